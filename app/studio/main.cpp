@@ -1,0 +1,133 @@
+// kiln-studio [SCRIPT] [--db PATH] [--screenshot PNG]: opens the session store in the studio
+// window. With SCRIPT, runs it through `kiln run` in the background and shows the new session;
+// otherwise shows the newest session. --screenshot grabs the window once the first session and
+// stage are on screen, writes the PNG and exits (README screenshot, `make run` check on Xvfb).
+#include "storage/store.h"
+#include "viewers/script_runner.h"
+#include "viewers/studio_window.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFileInfo>
+#include <QMessageBox>
+#include <QStandardPaths>
+#include <QTimer>
+
+#include <cstdio>
+#include <memory>
+#include <utility>
+
+using kiln::viewers::ScriptRunner;
+using kiln::viewers::StudioWindow;
+
+namespace {
+
+constexpr int kScreenshotTimeoutMs = 180'000;  // a run compiles with LLVM: allow for slow machines
+
+// Errors go to stderr always, and to a dialog when someone is looking at the screen.
+void fail(const QString& message, bool headless) {
+  std::fprintf(stderr, "kiln-studio: %s\n", qPrintable(message));
+  if (!headless) QMessageBox::critical(nullptr, QStringLiteral("Kiln Studio"), message);
+}
+
+// The `kiln` command line: --kiln, else next to this executable (build tree and install
+// share a directory), else on PATH.
+QString findKiln(const QString& given) {
+  if (!given.isEmpty()) return QFileInfo(given).absoluteFilePath();
+  const QString sibling = QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("kiln"));
+  if (QFileInfo(sibling).isExecutable()) return sibling;
+  const QString onPath = QStandardPaths::findExecutable(QStringLiteral("kiln"));
+  return onPath.isEmpty() ? sibling : onPath;
+}
+
+// Writes the window to `path` once it has settled (and, with a script, once the run is over).
+void armScreenshot(StudioWindow& window, const QString& path, bool waitForRun) {
+  auto runOver = std::make_shared<bool>(!waitForRun);
+  auto runFailed = std::make_shared<bool>(false);
+  auto done = std::make_shared<bool>(false);  // settled() may come again before the grab
+  auto grab = [&window, path, done, runFailed](bool timedOut) {
+    if (std::exchange(*done, true)) return;
+    const bool saved = window.grab().save(path, "PNG");
+    if (!saved) std::fprintf(stderr, "kiln-studio: could not write %s\n", qPrintable(path));
+    if (timedOut) std::fprintf(stderr, "kiln-studio: timed out waiting for the studio; saved what it showed\n");
+    // A check of `make run` must not pass on a screenshot of a failed run.
+    QCoreApplication::exit(saved && !timedOut && !*runFailed ? 0 : 1);
+  };
+  auto maybeGrab = [&window, runOver, grab] {
+    // Let pending resizes and repaints land before grabbing; grab() checks it is still settled.
+    if (*runOver && window.isSettled())
+      QTimer::singleShot(200, &window, [&window, grab] { if (window.isSettled()) grab(false); });
+  };
+  QObject::connect(&window, &StudioWindow::settled, &window, maybeGrab);
+  // Connected after the window's own handler, so the window has already reacted to the run.
+  QObject::connect(window.scriptRunner(), &ScriptRunner::finished, &window,
+                   [runOver, runFailed, maybeGrab](qint64 sessionId, const QString& error) {
+                     if (!error.isEmpty()) std::fprintf(stderr, "kiln-studio: %s\n", qPrintable(error));
+                     *runFailed = sessionId == 0;
+                     *runOver = true;
+                     maybeGrab();
+                   });
+  QTimer::singleShot(kScreenshotTimeoutMs, &window, [grab] { grab(true); });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  QApplication::setApplicationName(QStringLiteral("kiln-studio"));
+  QApplication::setApplicationVersion(QStringLiteral(KILN_VERSION));
+
+  QCommandLineParser parser;
+  parser.setApplicationDescription(QStringLiteral("Kiln Studio: step through every stage of a Kiln compile."));
+  parser.addHelpOption();
+  parser.addVersionOption();
+  parser.addPositionalArgument(QStringLiteral("script"), QStringLiteral("Python script to run and show."),
+                               QStringLiteral("[SCRIPT]"));
+  const QCommandLineOption dbOption(QStringLiteral("db"), QStringLiteral("Session store (default: %1).")
+                                        .arg(QString::fromStdString(kiln::storage::defaultStorePath())),
+                                    QStringLiteral("PATH"));
+  const QCommandLineOption shotOption(QStringLiteral("screenshot"),
+                                      QStringLiteral("Write the window to PNG once loaded, then exit."),
+                                      QStringLiteral("PNG"));
+  const QCommandLineOption kilnOption(QStringLiteral("kiln"), QStringLiteral("The kiln executable used to run scripts."),
+                                      QStringLiteral("PATH"));
+  parser.addOptions({dbOption, shotOption, kilnOption});
+  parser.process(app);
+
+  const QString screenshot = parser.value(shotOption);
+  const bool headless = !screenshot.isEmpty() || QGuiApplication::platformName() == QLatin1String("offscreen");
+  const QStringList args = parser.positionalArguments();
+  if (args.size() > 1) {
+    fail(QStringLiteral("expected at most one script, got %1").arg(args.size()), true);
+    return 2;
+  }
+  const QString script = args.value(0);
+  if (!script.isEmpty() && !QFileInfo(script).isFile()) {
+    fail(QStringLiteral("no such script: %1").arg(script), headless);
+    return 1;
+  }
+
+  const QString db = parser.isSet(dbOption) ? parser.value(dbOption)
+                                            : QString::fromStdString(kiln::storage::defaultStorePath());
+  std::unique_ptr<kiln::storage::Store> store;
+  try {
+    QDir().mkpath(QFileInfo(db).absolutePath());  // the first run has no data directory yet
+    store = kiln::storage::Store::open(db.toStdString());
+  } catch (const std::exception& e) {
+    fail(QStringLiteral("cannot open the session store %1:\n%2").arg(db, QString::fromUtf8(e.what())), headless);
+    return 1;
+  }
+
+  StudioWindow window(*store, findKiln(parser.value(kilnOption)));
+  window.resize(1500, 950);
+  if (!screenshot.isEmpty()) armScreenshot(window, screenshot, !script.isEmpty());
+  window.show();
+  if (script.isEmpty()) {
+    window.selectNewestSession();
+  } else {
+    window.refreshSessions();  // show what is there while the script runs
+    window.runScript(script);
+  }
+  return app.exec();
+}

@@ -1,0 +1,54 @@
+// CompileContext: what torch.compile hands its callables to. It owns the frames (one per
+// compiled function or module forward), their caches and compile ids, and drives a capture
+// and the chosen backend on a cache miss. Every step is reported to the session sink.
+#pragma once
+
+#include "engine/python/interpreter.h"
+#include "engine/session/sink.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kiln::codegen { class KernelCompiler; }
+
+namespace kiln::capture {
+
+struct CompileOptions {
+  std::string backend = "inductor";  // inductor | aot_eager | eager
+  bool fullgraph = false;
+  std::optional<bool> dynamic;       // None = automatic dynamic
+  std::string mode = "default";
+};
+
+struct Frame;  // frame.h
+
+class CompileContext {
+ public:
+  CompileContext(session::SessionSink& sink, codegen::KernelCompiler* cpu, std::string scriptFile);
+  ~CompileContext();
+
+  // torch.compile(fn_or_module, ...) and module.compile(...).
+  py::Value compile(py::Interpreter& in, const py::Value& target, const CompileOptions& opts);
+  void compileModuleInPlace(py::Interpreter& in, const py::Value& module, const CompileOptions& opts);
+  // Called by a compiled callable: cache lookup, capture on a miss, then run.
+  py::Value call(py::Interpreter& in, const std::shared_ptr<Frame>& frame, py::CallArgs& args, const py::Value& self);
+
+  session::SessionSink& sink() { return sink_; }
+  codegen::KernelCompiler* cpuCompiler() { return cpu_; }
+  const std::string& scriptFile() const { return file_; }
+  int frameCount() const { return static_cast<int>(frames_.size()); }
+
+ private:
+  std::shared_ptr<Frame> newFrame(const py::Value& fn, const CompileOptions& opts);
+  session::SessionSink& sink_;
+  codegen::KernelCompiler* cpu_;
+  std::string file_;
+  std::vector<std::shared_ptr<Frame>> frames_;
+};
+
+// Parses torch.compile's keyword arguments (backend=, fullgraph=, dynamic=, mode=, options=).
+CompileOptions parseCompileOptions(py::Interpreter& in, const py::CallArgs& args);
+
+}  // namespace kiln::capture

@@ -1,0 +1,317 @@
+// Kernel IR -> LLVM IR: the loop nest, the placement of instructions around the reduction nest,
+// and the CpuKernelFn entry point. Per-op semantics live in llvm_ops.cpp.
+//
+// For a kernel with loops i0, i1 (parallel) and r0 (reduction) the emitted code is
+//
+//   void kiln.name(void* const* buffers, int64_t begin, int64_t end) {   // entry point (ABI)
+//     kiln.name.body(buffers[0], buffers[1], ..., begin, end);            // always inlined
+//   }
+//   void kiln.name.body(T* noalias buf0, ..., int64_t begin, int64_t end) {
+//     for (i0 = max(begin, 0); i0 < min(end, N0); ++i0)
+//       for (i1 = 0; i1 < N1; ++i1) {
+//         <pre: instructions independent of r0>
+//         acc = identity;
+//         for (r0 = 0; r0 < R0; ++r0) { <inner: reads indexed by r0>; acc = step(acc, x); }
+//         <post: instructions consuming reduce results>
+//       }
+//   }
+//
+// The noalias parameters of the inlined body become alias scopes, which lets the loop
+// vectorizer skip runtime overlap checks; simple counted loops with i64 induction variables
+// keep SCEV happy.
+#include "engine/codegen/llvm/llvm_emitter.h"
+
+#include "engine/codegen/llvm/llvm_ops.h"
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <stdexcept>
+#include <unordered_map>
+
+namespace kiln::codegen::llvmcg {
+
+namespace {
+
+using ir::DType;
+using kir::Instr;
+using kir::Op;
+using llvm::Value;
+
+// Where an instruction runs relative to the reduction nest (see the file comment).
+enum class Phase { Pre, Inner, Post };
+
+bool isReduce(Op op) { return op == Op::ReduceSum || op == Op::ReduceMax || op == Op::ReduceMin; }
+bool isCompare(Op op) {
+  return op == Op::Lt || op == Op::Le || op == Op::Gt || op == Op::Ge || op == Op::Eq ||
+         op == Op::Ne;
+}
+
+// torch's promotion among the supported types: bool < i32 < i64 < f32 < f64.
+DType promote(DType a, DType b) {
+  auto rank = [](DType d) {
+    switch (d) {
+      case DType::Bool: return 0;
+      case DType::Int32: return 1;
+      case DType::Int64: return 2;
+      case DType::Float32: return 3;
+      default: return 4;
+    }
+  };
+  return rank(a) >= rank(b) ? a : b;
+}
+
+class KernelEmitter {
+ public:
+  KernelEmitter(const kir::Kernel& k, llvm::Module& m)
+      : k_(k), m_(m), b_(m.getContext()), ops_(b_, m) {}
+
+  void emit() {
+    classify();
+    emitBody();
+    emitEntry();
+  }
+
+ private:
+  void classify() {
+    std::unordered_map<int, Phase> valuePhase;
+    for (const Instr& in : k_.body) {
+      Phase p = Phase::Pre;
+      for (int o : in.operands) {
+        Phase q = valuePhase.at(o);
+        if (q != Phase::Pre) p = q;
+      }
+      if (in.op == Op::Load || in.op == Op::Store)
+        for (const auto& t : in.index.terms)
+          if (k_.loops[t.loop].reduction && t.coeff != 0) p = Phase::Inner;
+      // The accumulation step runs in the nest; the reduced value is available after it.
+      placement_.push_back(isReduce(in.op) ? Phase::Inner : p);
+      if (in.op != Op::Store) valuePhase[in.id] = isReduce(in.op) ? Phase::Post : p;
+    }
+    for (const auto& l : k_.loops) parallelLoops_ += l.reduction ? 0 : 1;
+  }
+
+  void emitBody() {
+    auto& ctx = m_.getContext();
+    std::vector<llvm::Type*> params(k_.buffers.size(), b_.getPtrTy());
+    params.push_back(b_.getInt64Ty());
+    params.push_back(b_.getInt64Ty());
+    body_ = llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), params, false),
+                                   llvm::GlobalValue::InternalLinkage, kernelSymbol(k_) + ".body", m_);
+    body_->addFnAttr(llvm::Attribute::AlwaysInline);
+    body_->addFnAttr(llvm::Attribute::NoUnwind);
+    for (size_t i = 0; i < k_.buffers.size(); ++i) {
+      llvm::Argument* a = body_->getArg(i);
+      a->setName(k_.buffers[i].name);
+      a->addAttr(llvm::Attribute::NoAlias);
+      a->addAttr(llvm::Attribute::NoCapture);
+      if (!k_.buffers[i].output) a->addAttr(llvm::Attribute::ReadOnly);
+      buffers_.push_back(a);
+    }
+    Value* begin = body_->getArg(k_.buffers.size());
+    Value* end = body_->getArg(k_.buffers.size() + 1);
+    begin->setName("begin");
+    end->setName("end");
+
+    b_.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", body_));
+    for (const Instr& in : k_.body)
+      if (isReduce(in.op)) acc_[in.id] = b_.CreateAlloca(ops_.type(in.dtype), nullptr, "acc");
+    ivs_.assign(k_.loops.size(), nullptr);
+    emitParallel(0, begin, end);
+    b_.CreateRetVoid();
+  }
+
+  // The CpuKernelFn entry point: unpack the buffer array and call the noalias body.
+  void emitEntry() {
+    auto* fnTy = llvm::FunctionType::get(
+        b_.getVoidTy(), {b_.getPtrTy(), b_.getInt64Ty(), b_.getInt64Ty()}, false);
+    auto* f = llvm::Function::Create(fnTy, llvm::GlobalValue::ExternalLinkage, kernelSymbol(k_), m_);
+    f->addFnAttr(llvm::Attribute::NoUnwind);
+    f->getArg(0)->setName("buffers");
+    f->getArg(1)->setName("begin");
+    f->getArg(2)->setName("end");
+    b_.SetInsertPoint(llvm::BasicBlock::Create(m_.getContext(), "entry", f));
+    std::vector<Value*> args;
+    for (size_t i = 0; i < k_.buffers.size(); ++i) {
+      Value* slot = b_.CreateConstInBoundsGEP1_64(b_.getPtrTy(), f->getArg(0), i);
+      args.push_back(b_.CreateAlignedLoad(b_.getPtrTy(), slot, llvm::Align(8),
+                                          k_.buffers[i].name + ".ptr"));
+    }
+    args.push_back(f->getArg(1));
+    args.push_back(f->getArg(2));
+    b_.CreateCall(body_, args);
+    b_.CreateRetVoid();
+  }
+
+  // for (iv = lo; iv < hi; ++iv) body(iv); leaves the builder in the exit block.
+  template <class Body>
+  void emitLoop(Value* lo, Value* hi, const std::string& name, Body body) {
+    auto& ctx = m_.getContext();
+    llvm::BasicBlock* pre = b_.GetInsertBlock();
+    auto* header = llvm::BasicBlock::Create(ctx, name + ".header", body_);
+    auto* inside = llvm::BasicBlock::Create(ctx, name + ".body", body_);
+    auto* exit = llvm::BasicBlock::Create(ctx, name + ".exit", body_);
+    b_.CreateBr(header);
+    b_.SetInsertPoint(header);
+    llvm::PHINode* iv = b_.CreatePHI(b_.getInt64Ty(), 2, name);
+    iv->addIncoming(lo, pre);
+    b_.CreateCondBr(b_.CreateICmpSLT(iv, hi), inside, exit);
+    b_.SetInsertPoint(inside);
+    body(iv);
+    Value* next = b_.CreateAdd(iv, b_.getInt64(1), name + ".next", /*HasNUW=*/true,
+                               /*HasNSW=*/true);
+    iv->addIncoming(next, b_.GetInsertBlock());
+    b_.CreateBr(header);
+    b_.SetInsertPoint(exit);
+  }
+
+  void emitParallel(size_t level, Value* begin, Value* end) {
+    if (level == parallelLoops_) {
+      emitPoint();
+      return;
+    }
+    const kir::Loop& l = k_.loops[level];
+    Value* lo = b_.getInt64(0);
+    Value* hi = b_.getInt64(l.extent);
+    if (level == 0) {  // the runtime's [begin, end), clamped to the loop
+      lo = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, begin, lo);
+      hi = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, end, hi);
+    }
+    emitLoop(lo, hi, l.var, [&](Value* iv) {
+      ivs_[level] = iv;
+      emitParallel(level + 1, begin, end);
+    });
+  }
+
+  void emitPoint() {
+    emitPhase(Phase::Pre);
+    if (parallelLoops_ == k_.loops.size()) return;
+    for (const Instr& in : k_.body)
+      if (isReduce(in.op)) b_.CreateStore(ops_.reduceIdentity(in.op, in.dtype), acc_.at(in.id));
+    emitReduction(parallelLoops_);
+    for (const Instr& in : k_.body)
+      if (isReduce(in.op)) define(in, b_.CreateLoad(ops_.type(in.dtype), acc_.at(in.id)));
+    emitPhase(Phase::Post);
+  }
+
+  void emitReduction(size_t level) {
+    if (level == k_.loops.size()) {
+      emitPhase(Phase::Inner);
+      return;
+    }
+    const kir::Loop& l = k_.loops[level];
+    emitLoop(b_.getInt64(0), b_.getInt64(l.extent), l.var, [&](Value* iv) {
+      ivs_[level] = iv;
+      emitReduction(level + 1);
+    });
+  }
+
+  void emitPhase(Phase p) {
+    for (size_t i = 0; i < k_.body.size(); ++i)
+      if (placement_[i] == p) emitInstr(k_.body[i]);
+  }
+
+  void define(const Instr& in, Value* v) {
+    values_[in.id] = v;
+    types_[in.id] = in.dtype;
+  }
+
+  // The operand converted to `to` (a no-op when the kernel is already consistently typed).
+  Value* operand(const Instr& in, size_t i, DType to) {
+    int id = in.operands[i];
+    return ops_.convert(values_.at(id), types_.at(id), to);
+  }
+
+  Value* address(const Instr& in) {
+    Value* idx = b_.getInt64(in.index.offset);
+    for (const auto& t : in.index.terms) {
+      if (t.coeff == 0) continue;  // broadcast dimension
+      Value* term = ivs_[t.loop];
+      if (t.coeff != 1) term = b_.CreateMul(term, b_.getInt64(t.coeff), "", false, true);
+      idx = b_.CreateAdd(idx, term, "", false, /*HasNSW=*/true);
+    }
+    const kir::Buffer& buf = k_.buffers[in.buffer];
+    return b_.CreateInBoundsGEP(ops_.memType(buf.dtype), buffers_[in.buffer], idx,
+                                buf.name + ".addr");
+  }
+
+  void emitInstr(const Instr& in) {
+    std::string name = "v" + std::to_string(in.id);
+    switch (in.op) {
+      case Op::Load: {
+        DType d = k_.buffers[in.buffer].dtype;
+        Value* v = b_.CreateLoad(ops_.memType(d), address(in), name);
+        define(in, ops_.convert(ops_.fromMemory(v, d), d, in.dtype));
+        return;
+      }
+      case Op::Store: {
+        DType d = k_.buffers[in.buffer].dtype;
+        Value* v = ops_.convert(operand(in, 0, in.dtype), in.dtype, d);
+        b_.CreateStore(ops_.toMemory(v, d), address(in));
+        return;
+      }
+      case Op::Const: define(in, ops_.constant(in.constant, in.dtype)); return;
+      case Op::Cast: define(in, operand(in, 0, in.dtype)); return;
+      case Op::Where: {
+        Value* c = operand(in, 0, DType::Bool);
+        define(in, b_.CreateSelect(c, operand(in, 1, in.dtype), operand(in, 2, in.dtype), name));
+        return;
+      }
+      case Op::ReduceSum:
+      case Op::ReduceMax:
+      case Op::ReduceMin: {
+        llvm::AllocaInst* acc = acc_.at(in.id);
+        Value* cur = b_.CreateLoad(acc->getAllocatedType(), acc);
+        b_.CreateStore(ops_.reduceStep(in.op, cur, operand(in, 0, in.dtype), in.dtype), acc);
+        return;  // defined after the nest (emitPoint)
+      }
+      default: break;
+    }
+    if (isCompare(in.op)) {
+      DType common = promote(types_.at(in.operands[0]), types_.at(in.operands[1]));
+      Value* r = ops_.compare(in.op, operand(in, 0, common), operand(in, 1, common), common);
+      define(in, ops_.convert(r, DType::Bool, in.dtype));
+    } else if (in.operands.size() == 1) {
+      define(in, ops_.unary(in.op, operand(in, 0, in.dtype), in.dtype));
+    } else {
+      define(in, ops_.binary(in.op, operand(in, 0, in.dtype), operand(in, 1, in.dtype),
+                             in.dtype));
+    }
+    if (auto* v = llvm::dyn_cast<llvm::Instruction>(values_[in.id]); v && !v->hasName())
+      v->setName(name);
+  }
+
+  const kir::Kernel& k_;
+  llvm::Module& m_;
+  llvm::IRBuilder<> b_;
+  OpEmitter ops_;
+  llvm::Function* body_ = nullptr;
+  size_t parallelLoops_ = 0;
+  std::vector<Phase> placement_;  // per body instruction
+  std::vector<Value*> buffers_;   // the body's buffer parameters
+  std::vector<Value*> ivs_;       // per loop, set while emitting inside it
+  std::unordered_map<int, Value*> values_;
+  std::unordered_map<int, DType> types_;
+  std::unordered_map<int, llvm::AllocaInst*> acc_;  // reduce id -> accumulator
+};
+
+}  // namespace
+
+std::string kernelSymbol(const kir::Kernel& k) { return "kiln." + k.name; }
+
+std::unique_ptr<llvm::Module> emitKernel(const kir::Kernel& k, llvm::LLVMContext& ctx) {
+  if (std::string err = kir::verify(k); !err.empty())
+    throw std::runtime_error("kernel " + k.name + " is malformed: " + err);
+  auto m = std::make_unique<llvm::Module>(k.name, ctx);
+  KernelEmitter(k, *m).emit();
+  std::string problems;
+  llvm::raw_string_ostream os(problems);
+  if (llvm::verifyModule(*m, &os))
+    throw std::runtime_error("internal error: invalid LLVM IR for kernel " + k.name + ": " +
+                             problems);
+  return m;
+}
+
+}  // namespace kiln::codegen::llvmcg

@@ -1,0 +1,171 @@
+// The host target, the O3 pipeline with glibc vector math, assembly printing and the LLJIT.
+#include "engine/codegen/llvm/llvm_jit.h"
+
+#include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/DynamicLibrary.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+
+#include <mutex>
+#include <stdexcept>
+
+namespace kiln::codegen::llvmcg {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& what, llvm::Error err) {
+  throw std::runtime_error("LLVM CPU backend: " + what + ": " + llvm::toString(std::move(err)));
+}
+
+template <class T>
+T check(const std::string& what, llvm::Expected<T> v) {
+  if (!v) fail(what, v.takeError());
+  return std::move(*v);
+}
+
+llvm::orc::JITTargetMachineBuilder hostMachine() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+  });
+  auto jtmb = check("detecting the host CPU", llvm::orc::JITTargetMachineBuilder::detectHost());
+  jtmb.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  return jtmb;
+}
+
+// glibc has vector tanh and erf (since 2.35), but LLVM 19's LIBMVEC_X86 table does not list
+// them; these entries follow the table's own pattern (SSE "b" and AVX2 "d" variants).
+const llvm::VecDesc kExtraLibmvec[] = {
+    {"tanhf", "_ZGVbN4v_tanhf", llvm::ElementCount::getFixed(4), false, "_ZGV_LLVM_N4v"},
+    {"tanhf", "_ZGVdN8v_tanhf", llvm::ElementCount::getFixed(8), false, "_ZGV_LLVM_N8v"},
+    {"tanh", "_ZGVbN2v_tanh", llvm::ElementCount::getFixed(2), false, "_ZGV_LLVM_N2v"},
+    {"tanh", "_ZGVdN4v_tanh", llvm::ElementCount::getFixed(4), false, "_ZGV_LLVM_N4v"},
+    {"erff", "_ZGVbN4v_erff", llvm::ElementCount::getFixed(4), false, "_ZGV_LLVM_N4v"},
+    {"erff", "_ZGVdN8v_erff", llvm::ElementCount::getFixed(8), false, "_ZGV_LLVM_N8v"},
+    {"erf", "_ZGVbN2v_erf", llvm::ElementCount::getFixed(2), false, "_ZGV_LLVM_N2v"},
+    {"erf", "_ZGVdN4v_erf", llvm::ElementCount::getFixed(4), false, "_ZGV_LLVM_N4v"},
+};
+bool gExtraLibmvecAvailable = false;
+
+HostInfo detectHost() {
+  auto jtmb = hostMachine();
+  HostInfo h;
+  h.triple = jtmb.getTargetTriple().str();
+  h.cpu = jtmb.getCPU();
+  h.features = jtmb.getFeatures().getString();
+  if (jtmb.getTargetTriple().getArch() != llvm::Triple::x86_64 ||
+      !jtmb.getTargetTriple().isOSLinux()) {
+    h.vectorMathNote = "scalar libm calls: libmvec is only used on x86-64 Linux";
+    return h;
+  }
+  // The table names AVX2 ("d") variants; without AVX2 they would fault, so stay scalar.
+  if (h.features.find("+avx2") == std::string::npos) {
+    h.vectorMathNote = "scalar libm calls: the host has no AVX2";
+    return h;
+  }
+  std::string err;
+  // RTLD_GLOBAL, so the JIT's search of the current process finds the _ZGV* symbols.
+  if (llvm::sys::DynamicLibrary::LoadLibraryPermanently("libmvec.so.1", &err)) {
+    h.vectorMathNote = "scalar libm calls: cannot load libmvec.so.1: " + err;
+    return h;
+  }
+  if (!llvm::sys::DynamicLibrary::SearchForAddressOfSymbol("_ZGVdN8v_expf")) {
+    h.vectorMathNote = "scalar libm calls: libmvec.so.1 lacks _ZGVdN8v_expf";
+    return h;
+  }
+  gExtraLibmvecAvailable = true;
+  for (const auto& d : kExtraLibmvec)
+    gExtraLibmvecAvailable &=
+        llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(d.getVectorFnName().str()) != nullptr;
+  h.vectorMath = true;
+  h.vectorMathNote = gExtraLibmvecAvailable ? "libmvec (exp, log, sin, cos, pow, tanh, erf)"
+                                            : "libmvec (exp, log, sin, cos, pow)";
+  return h;
+}
+
+}  // namespace
+
+const HostInfo& hostInfo() {
+  static const HostInfo h = detectHost();
+  return h;
+}
+
+LlvmJit::LlvmJit() {
+  hostInfo();  // loads libmvec before the JIT's process-symbol generator looks anything up
+  auto jtmb = hostMachine();
+  tm_ = check("creating the target machine", jtmb.createTargetMachine());
+  jit_ = check("creating the JIT",
+               llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(jtmb)).create());
+  // libm, libmvec and libc calls of the generated code resolve against this process.
+  auto gen = check("creating the process symbol generator",
+                   llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+                       jit_->getDataLayout().getGlobalPrefix()));
+  jit_->getMainJITDylib().addGenerator(std::move(gen));
+}
+
+LlvmJit::~LlvmJit() = default;
+
+void LlvmJit::optimize(llvm::Module& m) {
+  m.setTargetTriple(tm_->getTargetTriple().str());
+  m.setDataLayout(tm_->createDataLayout());
+
+  // Declared in this order so they are destroyed in the reverse one.
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+
+  llvm::TargetLibraryInfoImpl tlii(tm_->getTargetTriple());
+  if (hostInfo().vectorMath) {
+    tlii.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86,
+                                            tm_->getTargetTriple());
+    if (gExtraLibmvecAvailable) tlii.addVectorizableFunctions(kExtraLibmvec);
+  }
+  // Registered before the PassBuilder's defaults so the vectorizer sees the vector library.
+  fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tlii); });
+
+  llvm::PipelineTuningOptions pto;
+  pto.LoopVectorization = true;
+  pto.SLPVectorization = true;
+  llvm::PassBuilder pb(tm_.get(), pto);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(m, mam);
+}
+
+std::string LlvmJit::assembly(const llvm::Module& m) {
+  // Code generation rewrites the module, and the JIT needs it intact.
+  std::unique_ptr<llvm::Module> clone = llvm::CloneModule(m);
+  llvm::SmallString<0> text;
+  llvm::raw_svector_ostream os(text);
+  llvm::legacy::PassManager pm;
+  if (tm_->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
+    throw std::runtime_error("LLVM CPU backend: the host target cannot emit assembly");
+  pm.run(*clone);
+  return std::string(text.str());
+}
+
+void* LlvmJit::add(std::unique_ptr<llvm::Module> m, std::unique_ptr<llvm::LLVMContext> ctx,
+                   const std::string& symbol) {
+  if (llvm::Error err =
+          jit_->addIRModule(llvm::orc::ThreadSafeModule(std::move(m), std::move(ctx))))
+    fail("adding " + symbol + " to the JIT", std::move(err));
+  auto addr = check("compiling " + symbol, jit_->lookup(symbol));
+  return addr.toPtr<void*>();
+}
+
+}  // namespace kiln::codegen::llvmcg

@@ -1,0 +1,49 @@
+// The host target, the optimisation pipeline and the ORC LLJIT session behind the CPU backend.
+// LLVM types are only forward-declared so this header stays cheap.
+#pragma once
+
+#include <memory>
+#include <string>
+
+namespace llvm {
+class LLVMContext;
+class Module;
+class TargetMachine;
+namespace orc {
+class LLJIT;
+}  // namespace orc
+}  // namespace llvm
+
+namespace kiln::codegen::llvmcg {
+
+// What the host offers generated code; detected once per process.
+struct HostInfo {
+  std::string triple, cpu, features;
+  // Whether loops calling exp/log/sin/cos/tanh/erf/pow may use glibc's libmvec variants.
+  bool vectorMath = false;
+  std::string vectorMathNote;  // why vector math is on or off, for diagnostics
+};
+const HostInfo& hostInfo();
+
+// One JIT session. Each compiled batch owns one, so freeing the batch frees its code.
+class LlvmJit {
+ public:
+  LlvmJit();  // throws std::runtime_error when the host target is unavailable
+  ~LlvmJit();
+  LlvmJit(const LlvmJit&) = delete;
+  LlvmJit& operator=(const LlvmJit&) = delete;
+
+  // Sets the host triple and data layout, then runs the O3 pipeline tuned for the host CPU.
+  void optimize(llvm::Module& m);
+  // Native assembly of `m` (emitted from a clone; the module is left as is).
+  std::string assembly(const llvm::Module& m);
+  // Hands the module to the JIT, compiles it and returns the address of `symbol`.
+  void* add(std::unique_ptr<llvm::Module> m, std::unique_ptr<llvm::LLVMContext> ctx,
+            const std::string& symbol);
+
+ private:
+  std::unique_ptr<llvm::orc::LLJIT> jit_;
+  std::unique_ptr<llvm::TargetMachine> tm_;  // for the optimiser's cost model and assembly
+};
+
+}  // namespace kiln::codegen::llvmcg

@@ -1,0 +1,149 @@
+#include "engine/ir/text.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+
+namespace kiln::ir {
+
+std::string pyFloat(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[40];
+  for (int prec = 1; prec <= 17; ++prec) {
+    std::snprintf(buf, sizeof buf, "%.*g", prec, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  std::string s = buf;
+  if (s.find_first_of(".en") == std::string::npos) s += ".0";
+  return s;
+}
+
+namespace {
+
+const std::map<std::string, std::string> kInfix = {
+    {"_operator.add", "+"}, {"_operator.sub", "-"}, {"_operator.mul", "*"}, {"_operator.truediv", "/"},
+    {"_operator.floordiv", "//"}, {"_operator.mod", "%"}, {"_operator.pow", "**"}, {"_operator.matmul", "@"},
+    {"_operator.lt", "<"}, {"_operator.le", "<="}, {"_operator.gt", ">"}, {"_operator.ge", ">="},
+    {"_operator.eq", "=="}, {"_operator.ne", "!="}, {"_operator.and_", "&"}, {"_operator.or_", "|"}};
+
+std::string callTarget(const std::string& t) {
+  if (t.rfind("aten.", 0) == 0 || t.rfind("prims.", 0) == 0) return "torch.ops." + t;
+  return t;
+}
+
+std::string stringRepr(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'' || c == '\\') out += '\\';
+    if (c == '\n') { out += "\\n"; continue; }
+    out += c;
+  }
+  return out + "'";
+}
+
+}  // namespace
+
+std::string printArg(const Graph& g, const Arg& a) {
+  switch (a.kind) {
+    case Arg::Kind::Node: {
+      const Node* n = g.find(a.node);
+      return n ? n->name : "%" + std::to_string(a.node);
+    }
+    case Arg::Kind::None: return "None";
+    case Arg::Kind::Bool: return a.b ? "True" : "False";
+    case Arg::Kind::Int: return std::to_string(a.i);
+    case Arg::Kind::Float: return pyFloat(a.f);
+    case Arg::Kind::String: return stringRepr(a.s);
+    case Arg::Kind::DType: return std::string(torchName(a.dtype));
+    case Arg::Kind::List: {
+      std::string out = "[";
+      for (size_t i = 0; i < a.list.size(); ++i) out += (i ? ", " : "") + printArg(g, a.list[i]);
+      return out + "]";
+    }
+  }
+  return "?";
+}
+
+std::string printGraph(const Graph& g, const PrintOptions& opts) {
+  std::string out = "class GraphModule(torch.nn.Module):\n    def forward(self";
+  for (const Node* p : g.placeholders()) {
+    out += ", " + p->target;
+    if (!p->types.empty()) out += ": \"" + p->types[0].str() + "\"";
+  }
+  out += "):\n";
+  bool anyRename = false;
+  for (const Node* p : g.placeholders())
+    if (p->name != p->target) {
+      out += "        " + p->name + " = " + p->target + "\n";
+      anyRename = true;
+    }
+  // Last use of every value, for FX's "x = None" bookkeeping.
+  std::map<int, int> lastUse;
+  for (const auto& n : g.nodes) forEachNodeArg(n, [&](int id) { lastUse[id] = n.id; });
+  std::string prevLoc;
+  bool first = true;
+  for (const auto& n : g.nodes) {
+    if (n.kind == NodeKind::Placeholder) continue;
+    if (n.kind == NodeKind::Output) {
+      out += "        return (";
+      const auto& refs = n.args.empty() ? std::vector<Arg>{} : n.args[0].list;
+      for (size_t i = 0; i < refs.size(); ++i) out += (i ? ", " : "") + printArg(g, refs[i]);
+      out += refs.size() == 1 ? ",)\n" : ")\n";
+      continue;
+    }
+    if (opts.provenanceComments && n.prov.loc.valid()) {
+      std::string loc = "# File: " + n.prov.loc.file + ":" + std::to_string(n.prov.loc.line) + " in " + n.prov.loc.function +
+                        ", code: " + n.prov.loc.code;
+      if (loc != prevLoc) {
+        if (!first || anyRename) out += "\n";
+        out += "        " + loc + "\n";
+        prevLoc = loc;
+      }
+    }
+    first = false;
+    std::string expr;
+    auto infix = kInfix.find(n.target);
+    if (n.kind == NodeKind::CallFunction && infix != kInfix.end() && n.args.size() == 2 && n.kwargs.empty()) {
+      expr = printArg(g, n.args[0]) + " " + infix->second + " " + printArg(g, n.args[1]);
+    } else if (n.kind == NodeKind::CallFunction && n.target == "_operator.neg" && n.args.size() == 1) {
+      expr = "-" + printArg(g, n.args[0]);
+    } else {
+      std::vector<std::string> parts;
+      size_t startArg = 0;
+      if (n.kind == NodeKind::CallMethod) {
+        expr = (n.args.empty() ? std::string("?") : printArg(g, n.args[0])) + "." + n.target + "(";
+        startArg = 1;
+      } else {
+        expr = callTarget(n.target) + "(";
+      }
+      for (size_t i = startArg; i < n.args.size(); ++i) parts.push_back(printArg(g, n.args[i]));
+      for (const auto& [k, v] : n.kwargs) parts.push_back(k + " = " + printArg(g, v));
+      for (size_t i = 0; i < parts.size(); ++i) expr += (i ? ", " : "") + parts[i];
+      expr += ")";
+    }
+    out += "        " + n.name;
+    if (!n.types.empty()) out += ": \"" + n.types[0].str() + "\"";
+    out += " = " + expr;
+    if (opts.deadValues) {
+      std::vector<std::string> dead;
+      std::vector<int> seen;
+      forEachNodeArg(n, [&](int id) {
+        if (lastUse[id] != n.id || std::find(seen.begin(), seen.end(), id) != seen.end()) return;
+        seen.push_back(id);
+        if (const Node* d = g.find(id)) dead.push_back(d->name);
+      });
+      if (!dead.empty()) {
+        out += ";  ";
+        for (const auto& d : dead) out += d + " = ";
+        out += "None";
+      }
+    }
+    if (!n.kernel.empty()) out += "  # " + n.kernel;
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace kiln::ir

@@ -1,0 +1,62 @@
+#include "engine/ir/types.h"
+
+namespace kiln::ir {
+
+namespace {
+struct DTypeInfo {
+  DType d;
+  std::string_view shortName, torchName;
+  size_t size;
+  bool floating;
+};
+constexpr DTypeInfo kDTypes[] = {
+    {DType::Float32, "f32", "torch.float32", 4, true},
+    {DType::Float64, "f64", "torch.float64", 8, true},
+    {DType::Int64, "i64", "torch.int64", 8, false},
+    {DType::Int32, "i32", "torch.int32", 4, false},
+    {DType::Bool, "b8", "torch.bool", 1, false},
+    {DType::Float16, "f16", "torch.float16", 2, true},
+    {DType::BFloat16, "bf16", "torch.bfloat16", 2, true},
+};
+const DTypeInfo& info(DType d) { return kDTypes[static_cast<int>(d)]; }
+}  // namespace
+
+std::string_view shortName(DType d) { return info(d).shortName; }
+std::string_view torchName(DType d) { return info(d).torchName; }
+size_t itemSize(DType d) { return info(d).size; }
+bool isFloating(DType d) { return info(d).floating; }
+
+std::optional<DType> dtypeFromShort(std::string_view s) {
+  for (const auto& i : kDTypes)
+    if (i.shortName == s) return i.d;
+  return std::nullopt;
+}
+
+std::optional<DType> dtypeFromTorch(std::string_view s) {
+  if (s.starts_with("torch.")) s.remove_prefix(6);
+  for (const auto& i : kDTypes)
+    if (i.torchName.substr(6) == s) return i.d;
+  return std::nullopt;
+}
+
+std::string TensorType::str() const {
+  std::string out(shortName(dtype));
+  out += '[';
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (i) out += ", ";
+    out += sizes[i].str();
+  }
+  out += ']';
+  return out;
+}
+
+int64_t TensorType::numel() const {
+  int64_t n = 1;
+  for (const auto& d : sizes) {
+    if (d.symbolic()) return -1;
+    n *= d.value;
+  }
+  return n;
+}
+
+}  // namespace kiln::ir

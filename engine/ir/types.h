@@ -1,0 +1,69 @@
+// Types shared by every graph stage: dtypes, (possibly symbolic) dims, tensor types,
+// source locations and provenance.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kiln::ir {
+
+enum class DType : uint8_t { Float32, Float64, Int64, Int32, Bool, Float16, BFloat16 };
+
+// FX's short spelling ("f32", "i64", "b8", ...), used in every text form.
+std::string_view shortName(DType d);
+// PyTorch's spelling ("torch.float32").
+std::string_view torchName(DType d);
+std::optional<DType> dtypeFromShort(std::string_view s);
+std::optional<DType> dtypeFromTorch(std::string_view s);  // "float32" or "torch.float32"
+size_t itemSize(DType d);
+bool isFloating(DType d);
+
+// One dimension: a concrete size or a symbol ("s0"). Symbols arrive with dynamic shapes.
+struct Dim {
+  int64_t value = 0;
+  std::string symbol;
+  Dim() = default;
+  Dim(int64_t v) : value(v) {}  // NOLINT: sizes read naturally as integers
+  static Dim sym(std::string name) { Dim d; d.symbol = std::move(name); return d; }
+  bool symbolic() const { return !symbol.empty(); }
+  std::string str() const { return symbolic() ? symbol : std::to_string(value); }
+  bool operator==(const Dim&) const = default;
+};
+
+struct TensorType {
+  DType dtype = DType::Float32;
+  std::vector<Dim> sizes;
+  std::vector<Dim> strides;  // empty means contiguous
+  std::string device = "cpu";
+  bool requiresGrad = false;
+
+  // FX readable form: f32[16, 16]
+  std::string str() const;
+  int64_t numel() const;  // -1 when symbolic
+  bool operator==(const TensorType&) const = default;
+};
+
+struct SourceLoc {
+  std::string file;
+  int line = 0;
+  int col = 0;
+  int endLine = 0;
+  int endCol = 0;
+  std::string function;
+  std::string code;  // the source line, stripped
+  bool valid() const { return line > 0; }
+};
+
+// Where a node came from: the user's source, the nn.Module path, and the ids of the nodes of
+// the previous stage it was derived from. This is what links a source line to every stage.
+struct Provenance {
+  SourceLoc loc;
+  std::string modulePath;
+  std::vector<int> from;
+  std::vector<SourceLoc> userStack;
+};
+
+}  // namespace kiln::ir

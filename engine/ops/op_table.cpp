@@ -1,0 +1,108 @@
+#include "engine/ops/op_table.h"
+
+#include <stdexcept>
+
+namespace kiln::ops {
+
+std::vector<int64_t> Val::ints() const {
+  if (kind == Kind::Int) return {i};
+  if (kind != Kind::List) throw tensor::TorchError("TypeError", "expected a sequence of ints");
+  std::vector<int64_t> out;
+  for (const auto& v : list) {
+    if (v.kind != Kind::Int && v.kind != Kind::Bool) throw tensor::TorchError("TypeError", "expected a sequence of ints");
+    out.push_back(v.kind == Kind::Int ? v.i : v.b);
+  }
+  return out;
+}
+
+namespace {
+std::vector<OpDef>& table() {
+  static std::vector<OpDef> t = [] {
+    std::vector<OpDef> v;
+    registerPointwiseOps(v);
+    registerReductionOps(v);
+    registerViewOps(v);
+    registerCreationOps(v);
+    return v;
+  }();
+  return t;
+}
+}  // namespace
+
+const OpDef* findOp(std::string_view name) {
+  for (const auto& o : table())
+    if (o.name == name) return &o;
+  return nullptr;
+}
+
+const OpDef& op(std::string_view name) {
+  const OpDef* o = findOp(name);
+  if (!o) throw std::logic_error("unknown op " + std::string(name));
+  return *o;
+}
+
+std::vector<const OpDef*> allOps() {
+  std::vector<const OpDef*> out;
+  for (const auto& o : table()) out.push_back(&o);
+  return out;
+}
+
+Val EagerDispatcher::call(const OpDef& op, const std::vector<Val>& args) {
+  if (!op.eager) {
+    if (op.decompose) return op.decompose(*this, args);
+    throw std::logic_error("op " + op.name + " has no eager kernel");
+  }
+  return Val::of(op.eager(args));
+}
+
+Val MetaDispatcher::call(const OpDef& op, const std::vector<Val>& args) {
+  return Val::sym(op.meta(args));
+}
+
+namespace {
+// Category order: bool < integral < floating.
+int category(ir::DType d) { return d == ir::DType::Bool ? 0 : ir::isFloating(d) ? 2 : 1; }
+int rank(ir::DType d) {
+  switch (d) {
+    case ir::DType::Bool: return 0;
+    case ir::DType::Int32: return 1;
+    case ir::DType::Int64: return 2;
+    case ir::DType::Float16: return 3;
+    case ir::DType::BFloat16: return 4;
+    case ir::DType::Float32: return 5;
+    case ir::DType::Float64: return 6;
+  }
+  return 0;
+}
+ir::DType higher(ir::DType a, ir::DType b) { return rank(a) >= rank(b) ? a : b; }
+}  // namespace
+
+ir::DType promoteTypes(const Val& a, const Val& b) {
+  // PyTorch: dimensioned tensors win over zero-dim tensors, which win over Python scalars,
+  // unless the lower-priority operand is of a higher category (bool < int < float).
+  auto prio = [](const Val& v) {
+    if (v.kind == Val::Kind::Tensor || v.kind == Val::Kind::Sym) return v.tensorType().sizes.empty() ? 1 : 2;
+    return 0;
+  };
+  auto dt = [](const Val& v) {
+    if (v.isTensor()) return v.tensorType().dtype;
+    if (v.kind == Val::Kind::Float) return ir::DType::Float32;  // default dtype for Python floats
+    if (v.kind == Val::Kind::Int) return ir::DType::Int64;
+    return ir::DType::Bool;
+  };
+  ir::DType da = dt(a), db = dt(b);
+  int pa = prio(a), pb = prio(b);
+  if (pa == pb) return higher(da, db);
+  const Val& hi = pa > pb ? a : b;
+  ir::DType dhi = pa > pb ? da : db, dlo = pa > pb ? db : da;
+  (void)hi;
+  if (category(dlo) > category(dhi)) {
+    // A float scalar with an int tensor gives the default dtype, a float 0-dim tensor its own.
+    const Val& lo = pa > pb ? b : a;
+    if (!lo.isTensor()) return category(dlo) == 2 ? ir::DType::Float32 : ir::DType::Int64;
+    return dlo;
+  }
+  return dhi;
+}
+
+}  // namespace kiln::ops

@@ -1,0 +1,74 @@
+// THE op table: one entry per ATen-level op. Everything the compiler knows about an op lives
+// in its entry: shape/dtype inference (meta), the eager reference kernel, an optional
+// decomposition into other ops, and for pointwise ops the scalar body used by code generation.
+// Passes, the scheduler and the runtime look ops up here; no op knowledge lives elsewhere.
+#pragma once
+
+#include "engine/ops/val.h"
+#include "engine/schedule/kernel_ir.h"
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kiln::ops {
+
+class Dispatcher;
+
+enum class OpKind { Pointwise, Reduction, View, Creation, Extern };
+
+// Emits kernel IR for one pointwise op given the SSA ids of its tensor operands (in argument
+// order) and the op's full argument list (scalars come from there). Returns the result id.
+struct PointwiseEmitter {
+  virtual ~PointwiseEmitter() = default;
+  virtual int emit(kir::Op op, std::vector<int> operands, ir::DType dtype) = 0;
+  virtual int constant(double v, ir::DType dtype) = 0;
+};
+
+struct OpDef {
+  std::string name;  // "aten.mul.Tensor"
+  OpKind kind = OpKind::Extern;
+  std::function<ir::TensorType(const std::vector<Val>&)> meta;
+  std::function<tensor::Tensor(const std::vector<Val>&)> eager;
+  // Rewrites the op into other (core) ops; empty for core ops.
+  std::function<Val(Dispatcher&, const std::vector<Val>&)> decompose;
+  // Pointwise ops only: the scalar body.
+  std::function<int(PointwiseEmitter&, const std::vector<int>& operands, const std::vector<Val>& args,
+                    ir::DType resultType)> pointwise;
+};
+
+const OpDef* findOp(std::string_view name);
+const OpDef& op(std::string_view name);  // throws std::logic_error for an unknown op
+std::vector<const OpDef*> allOps();
+
+// Runs ops: eagerly on real tensors, or by recording nodes into a graph (capture, lowering).
+class Dispatcher {
+ public:
+  virtual ~Dispatcher() = default;
+  virtual Val call(const OpDef& op, const std::vector<Val>& args) = 0;
+  Val call(std::string_view name, const std::vector<Val>& args) { return call(op(name), args); }
+};
+
+// Runs every op's eager kernel.
+class EagerDispatcher : public Dispatcher {
+ public:
+  Val call(const OpDef& op, const std::vector<Val>& args) override;
+};
+
+// Only infers result types (fake tensors): used to type captured nodes.
+class MetaDispatcher : public Dispatcher {
+ public:
+  Val call(const OpDef& op, const std::vector<Val>& args) override;
+};
+
+// PyTorch's type promotion for a binary op (tensor/scalar categories, dim-0 tensors).
+ir::DType promoteTypes(const Val& a, const Val& b);
+
+// Registration, one function per family (explicit: no static self-registration).
+void registerPointwiseOps(std::vector<OpDef>& table);
+void registerReductionOps(std::vector<OpDef>& table);
+void registerViewOps(std::vector<OpDef>& table);
+void registerCreationOps(std::vector<OpDef>& table);
+
+}  // namespace kiln::ops

@@ -1,0 +1,245 @@
+// Pointwise ops: unary and binary elementwise math, comparisons, where, casts.
+// Each entry gives meta (broadcast + promotion), the eager kernel and the codegen body.
+#include "engine/ops/op_table.h"
+
+#include <cmath>
+
+namespace kiln::ops {
+
+using tensor::Shape;
+using tensor::Tensor;
+using tensor::TorchError;
+
+namespace {
+
+ir::TensorType broadcastType(const std::vector<Val>& args, ir::DType dtype) {
+  Shape sizes;
+  bool first = true;
+  ir::TensorType out;
+  for (const auto& a : args) {
+    if (!a.isTensor()) continue;
+    ir::TensorType t = a.tensorType();
+    Shape s;
+    for (const auto& d : t.sizes) s.push_back(d.value);
+    sizes = first ? s : tensor::broadcastShapes(sizes, s);
+    first = false;
+  }
+  out.dtype = dtype;
+  for (auto s : sizes) out.sizes.emplace_back(s);
+  return out;
+}
+
+Tensor asTensor(const Val& v, ir::DType dtype) {
+  if (v.kind == Val::Kind::Tensor) return v.t;
+  return Tensor::scalar(v.number(), dtype);
+}
+
+double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+double pyFmod(double a, double b) {
+  double r = std::fmod(a, b);
+  if (r != 0 && ((r < 0) != (b < 0))) r += b;
+  return r;
+}
+
+struct Unary {
+  const char* name;
+  kir::Op op;
+  double (*fn)(double);
+  bool floatOnly;  // integer inputs produce float (exp of an int tensor is float32)
+};
+
+const Unary kUnary[] = {
+    {"aten.neg.default", kir::Op::Neg, [](double x) { return -x; }, false},
+    {"aten.exp.default", kir::Op::Exp, [](double x) { return std::exp(x); }, true},
+    {"aten.log.default", kir::Op::Log, [](double x) { return std::log(x); }, true},
+    {"aten.sin.default", kir::Op::Sin, [](double x) { return std::sin(x); }, true},
+    {"aten.cos.default", kir::Op::Cos, [](double x) { return std::cos(x); }, true},
+    {"aten.tanh.default", kir::Op::Tanh, [](double x) { return std::tanh(x); }, true},
+    {"aten.sqrt.default", kir::Op::Sqrt, [](double x) { return std::sqrt(x); }, true},
+    {"aten.rsqrt.default", kir::Op::Rsqrt, [](double x) { return 1.0 / std::sqrt(x); }, true},
+    {"aten.abs.default", kir::Op::Abs, [](double x) { return std::fabs(x); }, false},
+    {"aten.sigmoid.default", kir::Op::Sigmoid, sigmoid, true},
+    {"aten.erf.default", kir::Op::Erf, [](double x) { return std::erf(x); }, true},
+    {"aten.reciprocal.default", kir::Op::Recip, [](double x) { return 1.0 / x; }, true},
+    {"aten.floor.default", kir::Op::Floor, [](double x) { return std::floor(x); }, false},
+    {"aten.ceil.default", kir::Op::Ceil, [](double x) { return std::ceil(x); }, false},
+};
+
+struct Binary {
+  const char* name;
+  kir::Op op;
+  double (*fn)(double, double);
+  int64_t (*ifn)(int64_t, int64_t);  // integer path (exact); null: compute in double
+  enum Result { Promote, Float, Bool } result;
+};
+
+int64_t floorDivMod(int64_t a, int64_t b) {
+  if (b == 0) throw TorchError("ZeroDivisionError", "ZeroDivisionError");
+  int64_t r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0))) r += b;
+  return r;
+}
+
+const Binary kBinary[] = {
+    {"aten.add.Tensor", kir::Op::Add, [](double a, double b) { return a + b; }, [](int64_t a, int64_t b) { return a + b; }, Binary::Promote},
+    {"aten.sub.Tensor", kir::Op::Sub, [](double a, double b) { return a - b; }, [](int64_t a, int64_t b) { return a - b; }, Binary::Promote},
+    {"aten.mul.Tensor", kir::Op::Mul, [](double a, double b) { return a * b; }, [](int64_t a, int64_t b) { return a * b; }, Binary::Promote},
+    {"aten.div.Tensor", kir::Op::Div, [](double a, double b) { return a / b; }, nullptr, Binary::Float},
+    {"aten.remainder.Tensor", kir::Op::Mod, pyFmod, floorDivMod, Binary::Promote},
+    {"aten.maximum.default", kir::Op::Max, [](double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b); }, [](int64_t a, int64_t b) { return std::max(a, b); }, Binary::Promote},
+    {"aten.minimum.default", kir::Op::Min, [](double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b); }, [](int64_t a, int64_t b) { return std::min(a, b); }, Binary::Promote},
+    {"aten.pow.Tensor_Tensor", kir::Op::Pow, [](double a, double b) { return std::pow(a, b); }, nullptr, Binary::Promote},
+    {"aten.lt.Tensor", kir::Op::Lt, [](double a, double b) { return double(a < b); }, nullptr, Binary::Bool},
+    {"aten.le.Tensor", kir::Op::Le, [](double a, double b) { return double(a <= b); }, nullptr, Binary::Bool},
+    {"aten.gt.Tensor", kir::Op::Gt, [](double a, double b) { return double(a > b); }, nullptr, Binary::Bool},
+    {"aten.ge.Tensor", kir::Op::Ge, [](double a, double b) { return double(a >= b); }, nullptr, Binary::Bool},
+    {"aten.eq.Tensor", kir::Op::Eq, [](double a, double b) { return double(a == b); }, nullptr, Binary::Bool},
+    {"aten.ne.Tensor", kir::Op::Ne, [](double a, double b) { return double(a != b); }, nullptr, Binary::Bool},
+};
+
+ir::DType unaryType(const Val& x, bool floatOnly) {
+  ir::DType d = x.tensorType().dtype;
+  return floatOnly && !ir::isFloating(d) ? ir::DType::Float32 : d;
+}
+
+ir::DType binaryType(const Binary& b, const Val& x, const Val& y) {
+  ir::DType p = promoteTypes(x, y);
+  if (b.result == Binary::Bool) return ir::DType::Bool;
+  if (b.result == Binary::Float && !ir::isFloating(p)) return ir::DType::Float32;
+  return p;
+}
+
+Tensor unaryKernel(const Unary& u, const Tensor& x, ir::DType outType) {
+  Tensor out = Tensor::empty(x.sizes(), outType);
+  Shape os = out.strides();
+  forEachIndex<2>(x.sizes(), {&os, &x.strides()}, [&](const std::array<int64_t, 2>& o) {
+    out.storeAt(o[0], u.fn(x.loadAt(o[1])));
+  });
+  return out;
+}
+
+Tensor binaryKernel(const Binary& b, const Val& xv, const Val& yv, ir::DType outType) {
+  // Scalars take the computation type so that int math stays exact.
+  ir::DType compute = b.result == Binary::Promote ? outType : promoteTypes(xv, yv);
+  Tensor x = asTensor(xv, compute), y = asTensor(yv, compute);
+  Shape sizes = tensor::broadcastShapes(x.sizes(), y.sizes());
+  Tensor out = Tensor::empty(sizes, outType);
+  Shape os = out.strides(), xs = tensor::broadcastStrides(x, sizes), ys = tensor::broadcastStrides(y, sizes);
+  if (!ir::isFloating(compute) && b.ifn) {
+    forEachIndex<3>(sizes, {&os, &xs, &ys}, [&](const std::array<int64_t, 3>& o) {
+      out.storeIntAt(o[0], b.ifn(x.loadIntAt(o[1]), y.loadIntAt(o[2])));
+    });
+  } else {
+    forEachIndex<3>(sizes, {&os, &xs, &ys}, [&](const std::array<int64_t, 3>& o) {
+      out.storeAt(o[0], b.fn(x.loadAt(o[1]), y.loadAt(o[2])));
+    });
+  }
+  return out;
+}
+
+}  // namespace
+
+void registerPointwiseOps(std::vector<OpDef>& t) {
+  for (const Unary& u : kUnary) {
+    OpDef d;
+    d.name = u.name;
+    d.kind = OpKind::Pointwise;
+    d.meta = [&u](const std::vector<Val>& a) {
+      ir::TensorType ty = a.at(0).tensorType();
+      ty.dtype = unaryType(a[0], u.floatOnly);
+      ty.strides.clear();
+      ty.requiresGrad = false;
+      return ty;
+    };
+    d.eager = [&u](const std::vector<Val>& a) { return unaryKernel(u, a.at(0).t, unaryType(a[0], u.floatOnly)); };
+    d.pointwise = [&u](PointwiseEmitter& e, const std::vector<int>& in, const std::vector<Val>&, ir::DType rt) {
+      return e.emit(u.op, {in.at(0)}, rt);
+    };
+    t.push_back(std::move(d));
+  }
+
+  // relu: Inductor lowers it to maximum(x, 0); the ATen graph keeps aten.relu.
+  {
+    OpDef d;
+    d.name = "aten.relu.default";
+    d.kind = OpKind::Pointwise;
+    d.meta = [](const std::vector<Val>& a) { ir::TensorType ty = a.at(0).tensorType(); ty.strides.clear(); ty.requiresGrad = false; return ty; };
+    d.eager = [](const std::vector<Val>& a) {
+      const Tensor& x = a.at(0).t;
+      Tensor out = Tensor::empty(x.sizes(), x.dtype());
+      Shape os = out.strides();
+      forEachIndex<2>(x.sizes(), {&os, &x.strides()}, [&](const std::array<int64_t, 2>& o) {
+        double v = x.loadAt(o[1]);
+        out.storeAt(o[0], std::isnan(v) ? v : std::max(v, 0.0));
+      });
+      return out;
+    };
+    d.pointwise = [](PointwiseEmitter& e, const std::vector<int>& in, const std::vector<Val>&, ir::DType rt) {
+      return e.emit(kir::Op::Max, {in.at(0), e.constant(0.0, rt)}, rt);
+    };
+    t.push_back(std::move(d));
+  }
+
+  for (const Binary& b : kBinary) {
+    OpDef d;
+    d.name = b.name;
+    d.kind = OpKind::Pointwise;
+    d.meta = [&b](const std::vector<Val>& a) { return broadcastType(a, binaryType(b, a.at(0), a.at(1))); };
+    d.eager = [&b](const std::vector<Val>& a) { return binaryKernel(b, a.at(0), a.at(1), binaryType(b, a.at(0), a.at(1))); };
+    d.pointwise = [&b](PointwiseEmitter& e, const std::vector<int>& in, const std::vector<Val>& args, ir::DType rt) {
+      // Operands are computed in the promoted type; comparisons produce bool.
+      ir::DType compute = b.result == Binary::Bool ? promoteTypes(args.at(0), args.at(1)) : rt;
+      if (b.result == Binary::Float && !ir::isFloating(compute)) compute = rt;
+      size_t next = 0;
+      auto operand = [&](const Val& v) {
+        if (v.isTensor()) {
+          int id = in.at(next++);
+          return v.tensorType().dtype == compute ? id : e.emit(kir::Op::Cast, {id}, compute);
+        }
+        return e.constant(v.number(), compute);
+      };
+      int x = operand(args.at(0));
+      int y = operand(args.at(1));
+      return e.emit(b.op, {x, y}, rt);
+    };
+    t.push_back(std::move(d));
+  }
+
+  // silu: one of Inductor's default decompositions (x * sigmoid(x)).
+  {
+    OpDef d;
+    d.name = "aten.silu.default";
+    d.kind = OpKind::Pointwise;
+    d.meta = [](const std::vector<Val>& a) { ir::TensorType ty = a.at(0).tensorType(); ty.strides.clear(); ty.requiresGrad = false; return ty; };
+    d.decompose = [](Dispatcher& disp, const std::vector<Val>& a) {
+      Val s = disp.call("aten.sigmoid.default", {a.at(0)});
+      return disp.call("aten.mul.Tensor", {a.at(0), s});
+    };
+    t.push_back(std::move(d));
+  }
+
+  // Dtype conversion as Inductor spells it after decomposition.
+  {
+    OpDef d;
+    d.name = "prims.convert_element_type.default";
+    d.kind = OpKind::Pointwise;
+    d.meta = [](const std::vector<Val>& a) { ir::TensorType ty = a.at(0).tensorType(); ty.dtype = a.at(1).dtype; ty.strides.clear(); ty.requiresGrad = false; return ty; };
+    d.eager = [](const std::vector<Val>& a) { return a.at(0).t.to(a.at(1).dtype); };
+    d.pointwise = [](PointwiseEmitter& e, const std::vector<int>& in, const std::vector<Val>&, ir::DType rt) {
+      return e.emit(kir::Op::Cast, {in.at(0)}, rt);
+    };
+    t.push_back(std::move(d));
+  }
+  // clone: a copy (eval-mode dropout, contiguous) is pointwise identity.
+  {
+    OpDef d;
+    d.name = "aten.clone.default";
+    d.kind = OpKind::Pointwise;
+    d.meta = [](const std::vector<Val>& a) { ir::TensorType ty = a.at(0).tensorType(); ty.strides.clear(); return ty; };
+    d.eager = [](const std::vector<Val>& a) { return a.at(0).t.clone(); };
+    d.pointwise = [](PointwiseEmitter&, const std::vector<int>& in, const std::vector<Val>&, ir::DType) { return in.at(0); };
+    t.push_back(std::move(d));
+  }
+}
+
+}  // namespace kiln::ops

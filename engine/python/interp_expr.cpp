@@ -1,0 +1,830 @@
+// Expression evaluation, attribute access, operators and calls.
+#include "engine/python/interpreter.h"
+
+#include "engine/python/pyformat.h"
+#include "engine/torch/tensor_protocol.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace kiln::py {
+
+namespace {
+int64_t asInt(const Value& v) { return v->kind == VK::Bool ? static_cast<BoolObj*>(v.get())->v : static_cast<IntObj*>(v.get())->v; }
+bool isIntLike(const Value& v) { return v->kind == VK::Int || v->kind == VK::Bool; }
+bool isNumber(const Value& v) { return v->kind == VK::Int || v->kind == VK::Bool || v->kind == VK::Float; }
+double asDouble(const Value& v) { return v->kind == VK::Float ? static_cast<FloatObj*>(v.get())->v : double(asInt(v)); }
+
+int64_t floorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+int64_t floorMod(int64_t a, int64_t b) {
+  int64_t r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0))) r += b;
+  return r;
+}
+bool mulOverflows(int64_t a, int64_t b, int64_t* out) { return __builtin_mul_overflow(a, b, out); }
+}  // namespace
+
+Value Interpreter::eval(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::Name: {
+      frames_.back().span = e.span;
+      return lookupName(e.name, e.span);
+    }
+    case ExprKind::Int:
+      if (e.bigInt) { frames_.back().span = e.span; raise("OverflowError", "integer literal " + e.str + " is too large for Kiln (64-bit ints)"); }
+      return makeInt(e.ival);
+    case ExprKind::Float: return makeFloat(e.fval);
+    case ExprKind::Str: return makeStr(e.str);
+    case ExprKind::Bool: return makeBool(e.bval);
+    case ExprKind::None: return None();
+    case ExprKind::Ellipsis: { static Value v = std::make_shared<Obj>(VK::Ellipsis); return v; }
+    case ExprKind::FString: return evalFString(e);
+    case ExprKind::Attribute: {
+      Value obj = eval(*e.target);
+      frames_.back().span = e.span;
+      return getAttr(obj, e.name);
+    }
+    case ExprKind::Call: return evalCall(e);
+    case ExprKind::BinOp: {
+      Value a = eval(*e.a);
+      Value b = eval(*e.b);
+      frames_.back().span = e.span;
+      return binaryOp(e.name, a, b);
+    }
+    case ExprKind::UnaryOp: {
+      Value a = eval(*e.a);
+      frames_.back().span = e.span;
+      if (e.name == "not") {
+        if (a->kind == VK::Tensor) return makeBool(!truthy(a));
+        return makeBool(!truthy(a));
+      }
+      if (a->kind == VK::Tensor) {
+        if (Value r = torchapi::tensorUnary(*this, e.name, a)) return r;
+      }
+      if (e.name == "-") {
+        if (a->kind == VK::Float) return makeFloat(-asDouble(a));
+        if (isIntLike(a)) return makeInt(-asInt(a));
+      } else if (e.name == "+") {
+        if (a->kind == VK::Float) return a;
+        if (isIntLike(a)) return makeInt(asInt(a));
+      } else if (e.name == "~") {
+        if (isIntLike(a)) return makeInt(~asInt(a));
+      }
+      raise("TypeError", "bad operand type for unary " + e.name + ": '" + typeName(a) + "'");
+    }
+    case ExprKind::BoolOp: {
+      Value v;
+      for (const auto& x : e.items) {
+        v = eval(*x);
+        bool t = truthy(v);
+        if (e.name == "and" && !t) return v;
+        if (e.name == "or" && t) return v;
+      }
+      return v;
+    }
+    case ExprKind::Compare: {
+      Value left = eval(*e.items[0]);
+      Value result;
+      for (size_t i = 0; i < e.ops.size(); ++i) {
+        Value right = eval(*e.items[i + 1]);
+        frames_.back().span = e.span;
+        result = compare(e.ops[i], left, right);
+        if (i + 1 < e.ops.size() && !truthy(result)) return result;
+        left = right;
+      }
+      return result;
+    }
+    case ExprKind::Subscript: {
+      Value obj = eval(*e.target);
+      Value idx = eval(*e.a);
+      frames_.back().span = e.span;
+      return subscript(obj, idx);
+    }
+    case ExprKind::Slice: {
+      auto s = std::make_shared<SliceObj>();
+      s->start = e.a ? eval(*e.a) : None();
+      s->stop = e.b ? eval(*e.b) : None();
+      s->step = e.c ? eval(*e.c) : None();
+      return s;
+    }
+    case ExprKind::Tuple:
+    case ExprKind::List:
+    case ExprKind::Set: {
+      std::vector<Value> items;
+      for (const auto& x : e.items) {
+        if (x->kind == ExprKind::Starred) {
+          auto more = iterate(eval(*x->target));
+          items.insert(items.end(), more.begin(), more.end());
+        } else {
+          items.push_back(eval(*x));
+        }
+      }
+      if (e.kind == ExprKind::Tuple) return makeTuple(std::move(items));
+      if (e.kind == ExprKind::List) return makeList(std::move(items));
+      // sets are represented as de-duplicated lists with set type semantics for membership
+      std::vector<Value> uniq;
+      for (auto& v : items) {
+        bool dup = false;
+        for (auto& u : uniq) dup = dup || equals(u, v);
+        if (!dup) uniq.push_back(v);
+      }
+      auto d = std::make_shared<DictObj>();
+      for (auto& v : uniq) d->set(v, None());
+      auto setCls = builtinClass("set");
+      auto inst = std::make_shared<InstanceObj>(setCls);
+      inst->native = d;
+      return inst;
+    }
+    case ExprKind::Dict: {
+      auto d = std::make_shared<DictObj>();
+      for (size_t i = 0; i < e.items.size(); ++i) {
+        if (!e.items[i]) {
+          Value other = eval(*e.values[i]);
+          if (other->kind != VK::Dict) raise("TypeError", "'" + typeName(other) + "' object is not a mapping");
+          for (auto& [k, v] : static_cast<DictObj*>(other.get())->items) d->set(k, v);
+          continue;
+        }
+        Value k = eval(*e.items[i]);
+        d->set(k, eval(*e.values[i]));
+      }
+      return d;
+    }
+    case ExprKind::Lambda: return makeFunction(nullptr, &e);
+    case ExprKind::IfExp: return truthy(eval(*e.target)) ? eval(*e.a) : eval(*e.b);
+    case ExprKind::ListComp:
+    case ExprKind::SetComp:
+    case ExprKind::DictComp:
+    case ExprKind::GeneratorExp: return evalComprehension(e);
+    case ExprKind::Starred: raise("SyntaxError", "can't use starred expression here");
+    case ExprKind::DoubleStarred: raise("SyntaxError", "invalid syntax");
+  }
+  raise("SystemError", "unknown expression");
+}
+
+Value Interpreter::evalComprehension(const Expr& e) {
+  // Comprehensions run in their own scope, as in Python 3.
+  auto scope = std::make_shared<Scope>();
+  Frame& outer = frames_.back();
+  scope->parent = outer.locals ? outer.scope : nullptr;
+  std::set<std::string>* locals = new std::set<std::string>();
+  std::unique_ptr<std::set<std::string>> own(locals);
+  std::set<std::string> dummy;
+  for (const auto& g : e.generators) {
+    std::set<std::string> names;
+    std::function<void(const Expr&)> collect = [&](const Expr& t) {
+      if (t.kind == ExprKind::Name) names.insert(t.name);
+      for (auto& x : t.items) collect(*x);
+      if (t.kind == ExprKind::Starred) collect(*t.target);
+    };
+    collect(*g.target);
+    locals->insert(names.begin(), names.end());
+  }
+  // The first iterable is evaluated in the enclosing scope.
+  Value firstIter = eval(*e.generators[0].iter);
+  std::vector<Value> results;
+  auto dict = std::make_shared<DictObj>();
+  Frame f;
+  f.scope = scope;
+  f.module = outer.module;
+  f.locals = locals;
+  f.globalsDecl = outer.globalsDecl;
+  f.function = outer.function;
+  f.span = e.span;
+  // Names of the enclosing function must stay visible: chain the outer scope.
+  if (!outer.locals) scope->parent = nullptr;
+  FrameGuard g(*this, f);
+  std::function<void(size_t)> loop = [&](size_t gi) {
+    const Comprehension& gen = e.generators[gi];
+    std::vector<Value> items = iterate(gi == 0 ? firstIter : eval(*gen.iter));
+    for (auto& v : items) {
+      assign(*gen.target, v);
+      bool ok = true;
+      for (const auto& c : gen.ifs)
+        if (!truthy(eval(*c))) { ok = false; break; }
+      if (!ok) continue;
+      if (gi + 1 < e.generators.size()) { loop(gi + 1); continue; }
+      if (e.kind == ExprKind::DictComp) {
+        Value k = eval(*e.a);
+        dict->set(k, eval(*e.b));
+      } else {
+        results.push_back(eval(*e.a));
+      }
+    }
+  };
+  loop(0);
+  if (e.kind == ExprKind::DictComp) return dict;
+  if (e.kind == ExprKind::SetComp) {
+    auto d = std::make_shared<DictObj>();
+    for (auto& v : results) d->set(v, None());
+    auto inst = std::make_shared<InstanceObj>(builtinClass("set"));
+    inst->native = d;
+    return inst;
+  }
+  if (e.kind == ExprKind::GeneratorExp) {
+    auto it = std::make_shared<IteratorObj>();
+    it->items = std::move(results);
+    return it;
+  }
+  return makeList(std::move(results));
+}
+
+Value Interpreter::evalFString(const Expr& e) {
+  std::string out;
+  for (const auto& part : e.items) {
+    if (part->kind == ExprKind::Str) { out += part->str; continue; }
+    Value v = eval(*part->target);
+    if (part->conversion == 'r') v = makeStr(repr(v));
+    else if (part->conversion == 's') v = makeStr(str(v));
+    if (!part->formatSpec.empty()) {
+      out += formatValue(*this, v, part->formatSpec);
+    } else {
+      out += str(v);
+    }
+  }
+  return makeStr(out);
+}
+
+Value Interpreter::evalCall(const Expr& e) {
+  Value fn;
+  // Method calls on tensors keep their receiver so capture records Tensor methods.
+  fn = eval(*e.target);
+  CallArgs args;
+  args.span = e.span;
+  for (const auto& a : e.items) {
+    if (a->kind == ExprKind::Starred) {
+      auto more = iterate(eval(*a->target));
+      args.args.insert(args.args.end(), more.begin(), more.end());
+    } else {
+      args.args.push_back(eval(*a));
+    }
+  }
+  for (const auto& k : e.keywords) {
+    Value v = eval(*k.value);
+    if (k.name.empty()) {
+      if (v->kind != VK::Dict) raise("TypeError", "argument after ** must be a mapping, not " + typeName(v));
+      for (auto& [kk, vv] : static_cast<DictObj*>(v.get())->items) {
+        if (kk->kind != VK::Str) raise("TypeError", "keywords must be strings");
+        args.kwargs.emplace_back(static_cast<StrObj*>(kk.get())->v, vv);
+      }
+    } else {
+      args.kwargs.emplace_back(k.name, v);
+    }
+  }
+  frames_.back().span = e.span;
+  Span saved = e.span;
+  Value r = call(fn, args);
+  frames_.back().span = saved;
+  return r;
+}
+
+Value Interpreter::call(const Value& fn, CallArgs& args) {
+  switch (fn->kind) {
+    case VK::Function: return callFunction(*static_cast<FunctionObj*>(fn.get()), args, nullptr);
+    case VK::Builtin: return static_cast<BuiltinObj*>(fn.get())->fn(*this, args);
+    case VK::BoundMethod: {
+      auto* bm = static_cast<BoundMethodObj*>(fn.get());
+      if (bm->fn->kind == VK::Function) return callFunction(*static_cast<FunctionObj*>(bm->fn.get()), args, bm->self);
+      args.args.insert(args.args.begin(), bm->self);
+      return call(bm->fn, args);
+    }
+    case VK::Class: return instantiate(std::static_pointer_cast<ClassObj>(fn), args);
+    case VK::Instance: {
+      Value c = getAttrOrNull(fn, "__call__");
+      if (c) return call(c, args);
+      break;
+    }
+    default: break;
+  }
+  raise("TypeError", "'" + typeName(fn) + "' object is not callable");
+}
+
+Value Interpreter::instantiate(const std::shared_ptr<ClassObj>& cls, CallArgs& args) {
+  // Builtin classes (int, float, list, nn.Linear ...) construct through __new__ natives.
+  Value nw = cls->lookup("__new__");
+  if (nw && nw->kind == VK::Builtin) {
+    CallArgs a = args;
+    a.args.insert(a.args.begin(), cls);
+    Value obj = call(nw, a);
+    if (obj->kind != VK::Instance || !static_cast<InstanceObj*>(obj.get())->cls->isSubclassOf(cls.get())) return obj;
+    Value init = cls->lookup("__init__");
+    if (init && init->kind == VK::Function) {
+      CallArgs b = args;
+      callFunction(*static_cast<FunctionObj*>(init.get()), b, obj);
+    }
+    return obj;
+  }
+  auto inst = std::make_shared<InstanceObj>(cls);
+  Value init = cls->lookup("__init__");
+  if (init) {
+    if (init->kind == VK::Function) {
+      callFunction(*static_cast<FunctionObj*>(init.get()), args, inst);
+    } else {
+      CallArgs a = args;
+      a.args.insert(a.args.begin(), inst);
+      call(init, a);
+    }
+  } else if (!args.args.empty() && !cls->isException) {
+    raise("TypeError", cls->name + "() takes no arguments");
+  }
+  if (cls->isException && !inst->dict->getStr("args")) inst->dict->setStr("args", makeTuple(args.args));
+  return inst;
+}
+
+Value Interpreter::getAttrOrNull(const Value& obj, const std::string& name) {
+  try {
+    return getAttr(obj, name);
+  } catch (const PyError& e) {
+    if (e.type() == "AttributeError") return nullptr;
+    throw;
+  }
+}
+
+Value Interpreter::getAttr(const Value& obj, const std::string& name) {
+  switch (obj->kind) {
+    case VK::Module: {
+      auto* m = static_cast<ModuleObj*>(obj.get());
+      auto it = m->scope->vars.find(name);
+      if (it != m->scope->vars.end()) return it->second;
+      auto sub = modules_.find(m->name + "." + name);
+      if (sub != modules_.end()) return sub->second;
+      if (name == "__name__") return makeStr(m->name);
+      raise("AttributeError", "module '" + m->name + "' has no attribute '" + name + "'");
+    }
+    case VK::Instance: {
+      auto* inst = static_cast<InstanceObj*>(obj.get());
+      // data descriptors (properties) first
+      Value clsAttr = inst->cls->lookup(name);
+      if (clsAttr && clsAttr->kind == VK::Instance && static_cast<InstanceObj*>(clsAttr.get())->cls->name == "property") {
+        Value fget = static_cast<InstanceObj*>(clsAttr.get())->dict->getStr("fget");
+        CallArgs a;
+        a.args.push_back(obj);
+        return call(fget, a);
+      }
+      if (Value v = inst->dict->getStr(name)) return v;
+      if (clsAttr) {
+        if (clsAttr->kind == VK::Function || clsAttr->kind == VK::Builtin) return std::make_shared<BoundMethodObj>(obj, clsAttr);
+        if (clsAttr->kind == VK::Instance && static_cast<InstanceObj*>(clsAttr.get())->cls->name == "staticmethod")
+          return static_cast<InstanceObj*>(clsAttr.get())->dict->getStr("fn");
+        if (clsAttr->kind == VK::Instance && static_cast<InstanceObj*>(clsAttr.get())->cls->name == "classmethod")
+          return std::make_shared<BoundMethodObj>(inst->cls, static_cast<InstanceObj*>(clsAttr.get())->dict->getStr("fn"));
+        return clsAttr;
+      }
+      if (name == "__class__") return inst->cls;
+      if (name == "__dict__") return inst->dict;
+      Value ga = inst->cls->lookup("__getattr__");
+      if (ga) {
+        CallArgs a;
+        a.args.push_back(makeStr(name));
+        return call(std::make_shared<BoundMethodObj>(obj, ga), a);
+      }
+      raise("AttributeError", "'" + inst->cls->name + "' object has no attribute '" + name + "'");
+    }
+    case VK::Class: {
+      auto* c = static_cast<ClassObj*>(obj.get());
+      Value v = c->lookup(name);
+      if (v) {
+        if (v->kind == VK::Instance && static_cast<InstanceObj*>(v.get())->cls->name == "staticmethod")
+          return static_cast<InstanceObj*>(v.get())->dict->getStr("fn");
+        if (v->kind == VK::Instance && static_cast<InstanceObj*>(v.get())->cls->name == "classmethod")
+          return std::make_shared<BoundMethodObj>(obj, static_cast<InstanceObj*>(v.get())->dict->getStr("fn"));
+        return v;
+      }
+      if (name == "__name__") return makeStr(c->name);
+      if (name == "__qualname__") return makeStr(c->qualname);
+      raise("AttributeError", "type object '" + c->name + "' has no attribute '" + name + "'");
+    }
+    case VK::Tensor: {
+      if (Value v = torchapi::tensorGetAttr(*this, obj, name)) return v;
+      raise("AttributeError", "'Tensor' object has no attribute '" + name + "'");
+    }
+    case VK::Function: {
+      auto* f = static_cast<FunctionObj*>(obj.get());
+      if (name == "__name__") return makeStr(f->name);
+      if (name == "__qualname__") return makeStr(f->qualname);
+      if (name == "__doc__") return f->def && !f->def->docstring.empty() ? makeStr(f->def->docstring) : None();
+      auto it = f->attrs.find(name);
+      if (it != f->attrs.end() && name != "__class_def__") return it->second;
+      raise("AttributeError", "'function' object has no attribute '" + name + "'");
+    }
+    case VK::Builtin: {
+      auto* b = static_cast<BuiltinObj*>(obj.get());
+      if (name == "__name__") return makeStr(b->name.substr(b->name.rfind('.') + 1));
+      raise("AttributeError", "'builtin_function_or_method' object has no attribute '" + name + "'");
+    }
+    case VK::BoundMethod: {
+      auto* bm = static_cast<BoundMethodObj*>(obj.get());
+      if (name == "__self__") return bm->self;
+      if (name == "__func__") return bm->fn;
+      return getAttr(bm->fn, name);
+    }
+    default: break;
+  }
+  // Methods of builtin types (str.join, list.append, dict.items ...) live on their classes.
+  std::string tn = typeName(obj);
+  if (auto cls = builtinClass(tn)) {
+    Value m = cls->lookup(name);
+    if (m) return std::make_shared<BoundMethodObj>(obj, m);
+  }
+  if (obj->kind == VK::DType) {
+    auto d = static_cast<DTypeObj*>(obj.get())->d;
+    if (name == "is_floating_point") return makeBuiltin("dtype.is_floating_point", [d](Interpreter&, CallArgs&) { return makeBool(ir::isFloating(d)); });
+    if (name == "itemsize") return makeInt(static_cast<int64_t>(ir::itemSize(d)));
+    if (name == "is_complex") return makeBuiltin("dtype.is_complex", [](Interpreter&, CallArgs&) { return False(); });
+  }
+  raise("AttributeError", "'" + tn + "' object has no attribute '" + name + "'");
+}
+
+void Interpreter::setAttr(const Value& obj, const std::string& name, Value v) {
+  if (obj->kind == VK::Instance) {
+    auto* inst = static_cast<InstanceObj*>(obj.get());
+    Value sa = inst->cls->lookup("__setattr__");
+    if (sa && sa->kind == VK::Builtin) {
+      CallArgs a;
+      a.args = {obj, makeStr(name), std::move(v)};
+      call(sa, a);
+      return;
+    }
+    inst->dict->setStr(name, std::move(v));
+    return;
+  }
+  if (obj->kind == VK::Function) {
+    static_cast<FunctionObj*>(obj.get())->attrs[name] = std::move(v);
+    return;
+  }
+  if (obj->kind == VK::Class) {
+    static_cast<ClassObj*>(obj.get())->dict[name] = std::move(v);
+    return;
+  }
+  if (obj->kind == VK::Module) {
+    static_cast<ModuleObj*>(obj.get())->scope->vars[name] = std::move(v);
+    return;
+  }
+  if (obj->kind == VK::Tensor) {
+    auto* t = static_cast<TensorObj*>(obj.get());
+    if (name == "grad") { t->grad = v; return; }
+    if (name == "requires_grad") { t->t.setRequiresGrad(truthy(v)); return; }
+    if (name == "data" && v->kind == VK::Tensor) { t->t = static_cast<TensorObj*>(v.get())->t; return; }
+  }
+  raise("AttributeError", "'" + typeName(obj) + "' object attribute '" + name + "' is read-only");
+}
+
+bool Interpreter::truthy(const Value& v) {
+  switch (v->kind) {
+    case VK::None: return false;
+    case VK::Bool: return static_cast<BoolObj*>(v.get())->v;
+    case VK::Int: return static_cast<IntObj*>(v.get())->v != 0;
+    case VK::Float: return static_cast<FloatObj*>(v.get())->v != 0.0;
+    case VK::Str: return !static_cast<StrObj*>(v.get())->v.empty();
+    case VK::Tuple: return !static_cast<TupleObj*>(v.get())->items.empty();
+    case VK::List: return !static_cast<ListObj*>(v.get())->items.empty();
+    case VK::Dict: return !static_cast<DictObj*>(v.get())->items.empty();
+    case VK::Tensor: return torchapi::tensorTruthy(*this, v);
+    case VK::Instance: {
+      auto* inst = static_cast<InstanceObj*>(v.get());
+      if (inst->cls->name == "set") return !std::static_pointer_cast<DictObj>(inst->native)->items.empty();
+      if (Value b = inst->cls->lookup("__bool__")) { CallArgs a; return truthy(call(std::make_shared<BoundMethodObj>(v, b), a)); }
+      if (Value l = inst->cls->lookup("__len__")) { CallArgs a; return truthy(call(std::make_shared<BoundMethodObj>(v, l), a)); }
+      return true;
+    }
+    default: return true;
+  }
+}
+
+bool Interpreter::equals(const Value& a, const Value& b) { return truthy(compare("==", a, b)); }
+
+Value Interpreter::binaryOp(const std::string& opIn, const Value& a, const Value& b) {
+  std::string op = opIn;
+  bool inplace = false;
+  if (op.size() >= 2 && op.back() == '=' ) { op.pop_back(); inplace = true; }
+  if (a->kind == VK::Tensor || b->kind == VK::Tensor) {
+    if (Value r = torchapi::tensorBinary(*this, inplace ? op + "=" : op, a, b)) return r;
+  }
+  if (isNumber(a) && isNumber(b)) {
+    if (isIntLike(a) && isIntLike(b) && op != "/") {
+      int64_t x = asInt(a), y = asInt(b), r = 0;
+      if (op == "+") { if (__builtin_add_overflow(x, y, &r)) raise("OverflowError", "integer overflow (Kiln ints are 64-bit)"); return makeInt(r); }
+      if (op == "-") { if (__builtin_sub_overflow(x, y, &r)) raise("OverflowError", "integer overflow (Kiln ints are 64-bit)"); return makeInt(r); }
+      if (op == "*") { if (mulOverflows(x, y, &r)) raise("OverflowError", "integer overflow (Kiln ints are 64-bit)"); return makeInt(r); }
+      if (op == "//") { if (y == 0) raise("ZeroDivisionError", "integer division or modulo by zero"); return makeInt(floorDiv(x, y)); }
+      if (op == "%") { if (y == 0) raise("ZeroDivisionError", "integer modulo by zero"); return makeInt(floorMod(x, y)); }
+      if (op == "**") {
+        if (y < 0) return makeFloat(std::pow(double(x), double(y)));
+        int64_t res = 1;
+        for (int64_t i = 0; i < y; ++i)
+          if (mulOverflows(res, x, &res)) raise("OverflowError", "integer overflow (Kiln ints are 64-bit)");
+        return makeInt(res);
+      }
+      if (op == "&") return makeInt(x & y);
+      if (op == "|") return makeInt(x | y);
+      if (op == "^") return makeInt(x ^ y);
+      if (op == "<<") return makeInt(x << y);
+      if (op == ">>") return makeInt(x >> y);
+    } else {
+      double x = asDouble(a), y = asDouble(b);
+      if (op == "+") return makeFloat(x + y);
+      if (op == "-") return makeFloat(x - y);
+      if (op == "*") return makeFloat(x * y);
+      if (op == "/") { if (y == 0) raise("ZeroDivisionError", isIntLike(a) && isIntLike(b) ? "division by zero" : "float division by zero"); return makeFloat(x / y); }
+      if (op == "//") { if (y == 0) raise("ZeroDivisionError", "float floor division by zero"); return makeFloat(std::floor(x / y)); }
+      if (op == "%") {
+        if (y == 0) raise("ZeroDivisionError", "float modulo");
+        double r = std::fmod(x, y);
+        if (r != 0 && ((r < 0) != (y < 0))) r += y;
+        return makeFloat(r);
+      }
+      if (op == "**") {
+        if (x == 0 && y < 0) raise("ZeroDivisionError", "0.0 cannot be raised to a negative power");
+        return makeFloat(std::pow(x, y));
+      }
+    }
+  }
+  if (op == "+" && a->kind == VK::Str && b->kind == VK::Str) return makeStr(static_cast<StrObj*>(a.get())->v + static_cast<StrObj*>(b.get())->v);
+  if (op == "+" && a->kind == b->kind && (a->kind == VK::List || a->kind == VK::Tuple)) {
+    auto items = iterate(a);
+    auto more = iterate(b);
+    items.insert(items.end(), more.begin(), more.end());
+    return a->kind == VK::List ? makeList(items) : makeTuple(items);
+  }
+  if (op == "*" && ((a->kind == VK::Str || a->kind == VK::List || a->kind == VK::Tuple) && isIntLike(b))) {
+    int64_t n = std::max<int64_t>(0, asInt(b));
+    if (a->kind == VK::Str) {
+      std::string s;
+      for (int64_t i = 0; i < n; ++i) s += static_cast<StrObj*>(a.get())->v;
+      return makeStr(s);
+    }
+    auto items = iterate(a);
+    std::vector<Value> out;
+    for (int64_t i = 0; i < n; ++i) out.insert(out.end(), items.begin(), items.end());
+    return a->kind == VK::List ? makeList(out) : makeTuple(out);
+  }
+  if (op == "*" && isIntLike(a) && (b->kind == VK::Str || b->kind == VK::List || b->kind == VK::Tuple)) return binaryOp("*", b, a);
+  if (op == "%" && a->kind == VK::Str) return makeStr(percentFormat(*this, static_cast<StrObj*>(a.get())->v, b));
+  // User classes with operator methods.
+  static const std::map<std::string, std::pair<std::string, std::string>> kDunder = {
+      {"+", {"__add__", "__radd__"}}, {"-", {"__sub__", "__rsub__"}}, {"*", {"__mul__", "__rmul__"}},
+      {"/", {"__truediv__", "__rtruediv__"}}, {"@", {"__matmul__", "__rmatmul__"}}, {"//", {"__floordiv__", "__rfloordiv__"}},
+      {"%", {"__mod__", "__rmod__"}}, {"**", {"__pow__", "__rpow__"}}};
+  auto it = kDunder.find(op);
+  if (it != kDunder.end()) {
+    if (a->kind == VK::Instance)
+      if (Value m = static_cast<InstanceObj*>(a.get())->cls->lookup(it->second.first)) {
+        CallArgs ca;
+        ca.args.push_back(b);
+        return call(std::make_shared<BoundMethodObj>(a, m), ca);
+      }
+    if (b->kind == VK::Instance)
+      if (Value m = static_cast<InstanceObj*>(b.get())->cls->lookup(it->second.second)) {
+        CallArgs ca;
+        ca.args.push_back(a);
+        return call(std::make_shared<BoundMethodObj>(b, m), ca);
+      }
+  }
+  raise("TypeError", "unsupported operand type(s) for " + opIn + ": '" + typeName(a) + "' and '" + typeName(b) + "'");
+}
+
+Value Interpreter::compare(const std::string& op, const Value& a, const Value& b) {
+  if (op == "is") return makeBool(a == b || (a->kind == VK::None && b->kind == VK::None) ||
+                                  (a->kind == VK::Bool && b->kind == VK::Bool && asInt(a) == asInt(b)));
+  if (op == "is not") return makeBool(!truthy(compare("is", a, b)));
+  if (op == "in" || op == "not in") {
+    bool found = false;
+    if (b->kind == VK::Dict) found = static_cast<DictObj*>(b.get())->get(a) != nullptr;
+    else if (b->kind == VK::Str && a->kind == VK::Str) found = static_cast<StrObj*>(b.get())->v.find(static_cast<StrObj*>(a.get())->v) != std::string::npos;
+    else if (b->kind == VK::Instance && static_cast<InstanceObj*>(b.get())->cls->name == "set")
+      found = std::static_pointer_cast<DictObj>(static_cast<InstanceObj*>(b.get())->native)->get(a) != nullptr;
+    else
+      for (auto& v : iterate(b))
+        if (v == a || equals(v, a)) { found = true; break; }
+    return makeBool(op == "in" ? found : !found);
+  }
+  if (a->kind == VK::Tensor || b->kind == VK::Tensor) {
+    if (Value r = torchapi::tensorBinary(*this, op, a, b)) return r;
+  }
+  if (isNumber(a) && isNumber(b)) {
+    if (isIntLike(a) && isIntLike(b)) {
+      int64_t x = asInt(a), y = asInt(b);
+      if (op == "<") return makeBool(x < y);
+      if (op == "<=") return makeBool(x <= y);
+      if (op == ">") return makeBool(x > y);
+      if (op == ">=") return makeBool(x >= y);
+      if (op == "==") return makeBool(x == y);
+      if (op == "!=") return makeBool(x != y);
+    }
+    double x = asDouble(a), y = asDouble(b);
+    if (op == "<") return makeBool(x < y);
+    if (op == "<=") return makeBool(x <= y);
+    if (op == ">") return makeBool(x > y);
+    if (op == ">=") return makeBool(x >= y);
+    if (op == "==") return makeBool(x == y);
+    if (op == "!=") return makeBool(x != y);
+  }
+  if (a->kind == VK::Str && b->kind == VK::Str) {
+    int c = static_cast<StrObj*>(a.get())->v.compare(static_cast<StrObj*>(b.get())->v);
+    if (op == "<") return makeBool(c < 0);
+    if (op == "<=") return makeBool(c <= 0);
+    if (op == ">") return makeBool(c > 0);
+    if (op == ">=") return makeBool(c >= 0);
+    if (op == "==") return makeBool(c == 0);
+    if (op == "!=") return makeBool(c != 0);
+  }
+  if ((a->kind == VK::Tuple || a->kind == VK::List) && a->kind == b->kind) {
+    auto& x = a->kind == VK::Tuple ? static_cast<TupleObj*>(a.get())->items : static_cast<ListObj*>(a.get())->items;
+    auto& y = b->kind == VK::Tuple ? static_cast<TupleObj*>(b.get())->items : static_cast<ListObj*>(b.get())->items;
+    size_t n = std::min(x.size(), y.size());
+    for (size_t i = 0; i < n; ++i) {
+      if (!equals(x[i], y[i])) {
+        if (op == "==") return False();
+        if (op == "!=") return True();
+        return compare(op, x[i], y[i]);
+      }
+    }
+    if (op == "==") return makeBool(x.size() == y.size());
+    if (op == "!=") return makeBool(x.size() != y.size());
+    return compare(op, makeInt(static_cast<int64_t>(x.size())), makeInt(static_cast<int64_t>(y.size())));
+  }
+  if (op == "==") {
+    if (a->kind == VK::Dict && b->kind == VK::Dict) {
+      auto* x = static_cast<DictObj*>(a.get());
+      auto* y = static_cast<DictObj*>(b.get());
+      if (x->items.size() != y->items.size()) return False();
+      for (auto& [k, v] : x->items) {
+        Value o = y->get(k);
+        if (!o || !equals(v, o)) return False();
+      }
+      return True();
+    }
+    if (a->kind == VK::None || b->kind == VK::None) return makeBool(a->kind == b->kind);
+    if (a->kind == VK::DType && b->kind == VK::DType) return makeBool(static_cast<DTypeObj*>(a.get())->d == static_cast<DTypeObj*>(b.get())->d);
+    if (a->kind == VK::Instance) {
+      if (Value m = static_cast<InstanceObj*>(a.get())->cls->lookup("__eq__")) {
+        CallArgs ca;
+        ca.args.push_back(b);
+        return call(std::make_shared<BoundMethodObj>(a, m), ca);
+      }
+    }
+    return makeBool(a == b);
+  }
+  if (op == "!=") return makeBool(!equals(a, b));
+  raise("TypeError", "'" + op + "' not supported between instances of '" + typeName(a) + "' and '" + typeName(b) + "'");
+}
+
+namespace {
+// Python slice semantics over a sequence of length n.
+void sliceIndices(Interpreter& in, const SliceObj& s, int64_t n, int64_t* start, int64_t* stop, int64_t* step) {
+  auto get = [&](const Value& v, int64_t dflt) -> int64_t {
+    if (isNone(v)) return dflt;
+    if (!isIntLike(v)) in.raise("TypeError", "slice indices must be integers or None or have an __index__ method");
+    return asInt(v);
+  };
+  *step = get(s.step, 1);
+  if (*step == 0) in.raise("ValueError", "slice step cannot be zero");
+  int64_t lo = *step < 0 ? -1 : 0, hi = *step < 0 ? n - 1 : n;
+  auto clamp = [&](int64_t v) {
+    if (v < 0) v += n;
+    return std::clamp(v, lo, hi);
+  };
+  *start = isNone(s.start) ? (*step < 0 ? hi : lo) : clamp(get(s.start, 0));
+  *stop = isNone(s.stop) ? (*step < 0 ? lo : hi) : clamp(get(s.stop, 0));
+}
+}  // namespace
+
+Value Interpreter::subscript(const Value& obj, const Value& index) {
+  if (obj->kind == VK::Tensor) return torchapi::tensorSubscript(*this, obj, index);
+  if (obj->kind == VK::Dict) {
+    Value v = static_cast<DictObj*>(obj.get())->get(index);
+    if (!v) raise("KeyError", repr(index));
+    return v;
+  }
+  if (obj->kind == VK::List || obj->kind == VK::Tuple || obj->kind == VK::Str) {
+    int64_t n = obj->kind == VK::Str ? static_cast<int64_t>(static_cast<StrObj*>(obj.get())->v.size())
+                                     : static_cast<int64_t>(iterate(obj).size());
+    std::string what = obj->kind == VK::List ? "list" : obj->kind == VK::Tuple ? "tuple" : "string";
+    if (index->kind == VK::Slice) {
+      int64_t start, stop, step;
+      sliceIndices(*this, *static_cast<SliceObj*>(index.get()), n, &start, &stop, &step);
+      if (obj->kind == VK::Str) {
+        std::string s, &src = static_cast<StrObj*>(obj.get())->v;
+        for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) s += src[i];
+        return makeStr(s);
+      }
+      auto items = iterate(obj);
+      std::vector<Value> out;
+      for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) out.push_back(items[i]);
+      return obj->kind == VK::List ? makeList(out) : makeTuple(out);
+    }
+    if (!isIntLike(index)) {
+      if (index->kind == VK::Tensor) {
+        auto items = iterate(index);
+        (void)items;
+      }
+      raise("TypeError", what + " indices must be integers or slices, not " + typeName(index));
+    }
+    int64_t i = asInt(index);
+    if (i < 0) i += n;
+    if (i < 0 || i >= n) raise("IndexError", what + " index out of range");
+    if (obj->kind == VK::Str) return makeStr(std::string(1, static_cast<StrObj*>(obj.get())->v[i]));
+    return obj->kind == VK::List ? static_cast<ListObj*>(obj.get())->items[i] : static_cast<TupleObj*>(obj.get())->items[i];
+  }
+  if (obj->kind == VK::Instance) {
+    if (Value m = static_cast<InstanceObj*>(obj.get())->cls->lookup("__getitem__")) {
+      CallArgs ca;
+      ca.args.push_back(index);
+      return call(std::make_shared<BoundMethodObj>(obj, m), ca);
+    }
+  }
+  if (obj->kind == VK::Class) return obj;  // typing generics: List[int], Optional[Tensor]
+  raise("TypeError", "'" + typeName(obj) + "' object is not subscriptable");
+}
+
+void Interpreter::setSubscript(const Value& obj, const Value& index, Value v) {
+  if (obj->kind == VK::Tensor) { torchapi::tensorSetSubscript(*this, obj, index, v); return; }
+  if (obj->kind == VK::Dict) { static_cast<DictObj*>(obj.get())->set(index, std::move(v)); return; }
+  if (obj->kind == VK::List) {
+    auto& items = static_cast<ListObj*>(obj.get())->items;
+    if (!isIntLike(index)) raise("TypeError", "list indices must be integers or slices, not " + typeName(index));
+    int64_t i = asInt(index), n = static_cast<int64_t>(items.size());
+    if (i < 0) i += n;
+    if (i < 0 || i >= n) raise("IndexError", "list assignment index out of range");
+    items[i] = std::move(v);
+    return;
+  }
+  if (obj->kind == VK::Instance) {
+    if (Value m = static_cast<InstanceObj*>(obj.get())->cls->lookup("__setitem__")) {
+      CallArgs ca;
+      ca.args = {index, v};
+      call(std::make_shared<BoundMethodObj>(obj, m), ca);
+      return;
+    }
+  }
+  raise("TypeError", "'" + typeName(obj) + "' object does not support item assignment");
+}
+
+std::vector<Value> Interpreter::iterate(const Value& v) {
+  switch (v->kind) {
+    case VK::List: return static_cast<ListObj*>(v.get())->items;
+    case VK::Tuple: return static_cast<TupleObj*>(v.get())->items;
+    case VK::Str: {
+      std::vector<Value> out;
+      for (char c : static_cast<StrObj*>(v.get())->v) out.push_back(makeStr(std::string(1, c)));
+      return out;
+    }
+    case VK::Dict: {
+      std::vector<Value> out;
+      for (auto& [k, x] : static_cast<DictObj*>(v.get())->items) out.push_back(k);
+      return out;
+    }
+    case VK::Iterator: {
+      auto* it = static_cast<IteratorObj*>(v.get());
+      std::vector<Value> out;
+      if (it->isRange) {
+        int64_t count = it->rStep > 0 ? (it->rStop - it->rCur + it->rStep - 1) / it->rStep : (it->rCur - it->rStop - it->rStep - 1) / -it->rStep;
+        if (count > 100'000'000) raise("MemoryError", "range of " + std::to_string(count) + " items is too large to materialize");
+        for (int64_t i = it->rCur; it->rStep > 0 ? i < it->rStop : i > it->rStop; i += it->rStep) out.push_back(makeInt(i));
+        it->rCur = it->rStop;
+        return out;
+      }
+      out.assign(it->items.begin() + static_cast<int64_t>(it->pos), it->items.end());
+      it->pos = it->items.size();
+      return out;
+    }
+    case VK::Tensor: return torchapi::tensorIterate(*this, v);
+    case VK::Instance: {
+      auto* inst = static_cast<InstanceObj*>(v.get());
+      if (inst->cls->name == "set") {
+        std::vector<Value> out;
+        for (auto& [k, x] : std::static_pointer_cast<DictObj>(inst->native)->items) out.push_back(k);
+        return out;
+      }
+      if (Value m = inst->cls->lookup("__iter__")) {
+        CallArgs a;
+        return iterate(call(std::make_shared<BoundMethodObj>(v, m), a));
+      }
+      break;
+    }
+    default: break;
+  }
+  raise("TypeError", "'" + typeName(v) + "' object is not iterable");
+}
+
+bool Interpreter::isInstance(const Value& v, const Value& clsOrTuple) {
+  if (clsOrTuple->kind == VK::Tuple) {
+    for (auto& c : static_cast<TupleObj*>(clsOrTuple.get())->items)
+      if (isInstance(v, c)) return true;
+    return false;
+  }
+  if (clsOrTuple->kind != VK::Class) raise("TypeError", "isinstance() arg 2 must be a type, a tuple of types, or a union");
+  auto* cls = static_cast<ClassObj*>(clsOrTuple.get());
+  if (v->kind == VK::Instance) return static_cast<InstanceObj*>(v.get())->cls->isSubclassOf(cls);
+  std::string tn = typeName(v);
+  if (cls->name == "object") return true;
+  if (cls->name == tn) return true;
+  if (cls->name == "int" && v->kind == VK::Bool) return true;
+  if (cls->name == "Parameter" && v->kind == VK::Tensor) return static_cast<TensorObj*>(v.get())->t.requiresGrad();
+  return false;
+}
+
+}  // namespace kiln::py

@@ -1,0 +1,703 @@
+// Statement execution, name resolution, functions, classes and imports.
+#include "engine/python/interpreter.h"
+
+#include "engine/capture/tracer.h"
+#include "engine/python/parser.h"
+#include "engine/torch/tensor_protocol.h"
+
+#include <algorithm>
+
+namespace kiln::py {
+
+// Pushes a frame and pops it on every exit path; annotates escaping errors with the frame.
+struct FrameGuard {
+  Interpreter& in;
+  explicit FrameGuard(Interpreter& i, Interpreter::Frame f) : in(i) {
+    if (static_cast<int>(in.frames_.size()) >= Interpreter::kMaxDepth)
+      in.raise("RecursionError", "maximum recursion depth exceeded");
+    in.frames_.push_back(std::move(f));
+  }
+  ~FrameGuard() { in.frames_.pop_back(); }
+};
+
+Interpreter::Interpreter(std::ostream& out) : out_(out) {
+  installBuiltins();
+  torchapi::installModules(*this);
+}
+Interpreter::~Interpreter() {
+  // Break reference cycles (module scope <-> functions defined in it) so memory is returned.
+  for (auto& [n, m] : modules_) m->scope->vars.clear();
+  if (main_) main_->scope->vars.clear();
+}
+
+PyError Interpreter::makeError(const std::string& type, const std::string& message) {
+  PyError e(type, message);
+  return e;
+}
+
+void Interpreter::raise(const std::string& type, const std::string& message) { throw makeError(type, message); }
+
+TraceFrame Interpreter::currentLocation() const {
+  if (frames_.empty()) return TraceFrame{file_, "<module>", {}};
+  const Frame& f = frames_.back();
+  return TraceFrame{f.module ? f.module->file : file_, f.function, f.span};
+}
+
+std::vector<TraceFrame> Interpreter::userStack() const {
+  std::vector<TraceFrame> out;
+  for (const auto& f : frames_) out.push_back(TraceFrame{f.module ? f.module->file : file_, f.function, f.span});
+  return out;
+}
+
+Value Interpreter::builtin(const std::string& name) const {
+  auto it = builtins_.find(name);
+  return it == builtins_.end() ? nullptr : it->second;
+}
+
+void Interpreter::registerModule(std::shared_ptr<ModuleObj> m) { modules_[m->name] = std::move(m); }
+void Interpreter::registerClass(std::shared_ptr<ClassObj> c) { classes_[c->name] = std::move(c); }
+
+void Interpreter::runModule(const Module& m) {
+  file_ = m.file;
+  source_ = m.source;
+  main_ = std::make_shared<ModuleObj>("__main__");
+  main_->file = m.file;
+  main_->scope->vars["__name__"] = makeStr("__main__");
+  Frame f;
+  f.scope = main_->scope;
+  f.module = main_;
+  f.function = "<module>";
+  FrameGuard g(*this, f);
+  try {
+    execBody(m.body);
+  } catch (PyError& e) {
+    e.traceback.insert(e.traceback.begin(), TraceFrame{m.file, "<module>", frames_.back().span});
+    throw;
+  }
+}
+
+// ---- static scoping: which names a function body assigns ----
+
+namespace {
+void collectTargets(const Expr& e, std::set<std::string>& out) {
+  switch (e.kind) {
+    case ExprKind::Name: out.insert(e.name); break;
+    case ExprKind::Tuple:
+    case ExprKind::List:
+      for (auto& x : e.items) collectTargets(*x, out);
+      break;
+    case ExprKind::Starred: collectTargets(*e.target, out); break;
+    default: break;
+  }
+}
+
+void collectAssigned(const Body& body, std::set<std::string>& out, std::set<std::string>& globals) {
+  for (const auto& s : body) {
+    switch (s->kind) {
+      case StmtKind::Assign:
+        for (auto& t : s->targets) collectTargets(*t, out);
+        break;
+      case StmtKind::AugAssign:
+      case StmtKind::AnnAssign:
+        if (s->target) collectTargets(*s->target, out);
+        break;
+      case StmtKind::For:
+        collectTargets(*s->target, out);
+        collectAssigned(s->body, out, globals);
+        collectAssigned(s->orelse, out, globals);
+        break;
+      case StmtKind::While:
+        collectAssigned(s->body, out, globals);
+        collectAssigned(s->orelse, out, globals);
+        break;
+      case StmtKind::If:
+        collectAssigned(s->body, out, globals);
+        collectAssigned(s->orelse, out, globals);
+        break;
+      case StmtKind::With:
+        for (auto& it : s->items)
+          if (it.target) collectTargets(*it.target, out);
+        collectAssigned(s->body, out, globals);
+        break;
+      case StmtKind::Try:
+        collectAssigned(s->body, out, globals);
+        for (auto& h : s->handlers) {
+          if (!h.name.empty()) out.insert(h.name);
+          collectAssigned(h.body, out, globals);
+        }
+        collectAssigned(s->orelse, out, globals);
+        collectAssigned(s->finalbody, out, globals);
+        break;
+      case StmtKind::FunctionDef:
+      case StmtKind::ClassDef: out.insert(s->name); break;
+      case StmtKind::Import:
+        for (auto& a : s->names) out.insert(!a.asname.empty() ? a.asname : a.name.substr(0, a.name.find('.')));
+        break;
+      case StmtKind::ImportFrom:
+        for (auto& a : s->names) out.insert(!a.asname.empty() ? a.asname : a.name);
+        break;
+      case StmtKind::Delete:
+        for (auto& t : s->targets) collectTargets(*t, out);
+        break;
+      case StmtKind::Global:
+      case StmtKind::Nonlocal:
+        for (auto& t : s->targets) globals.insert((s->kind == StmtKind::Global ? "" : "^") + t->name);
+        break;
+      default: break;
+    }
+  }
+}
+}  // namespace
+
+const Interpreter::FnInfo& Interpreter::infoFor(const void* key, const Body* body, const std::vector<Param>& params,
+                                               const Expr*) {
+  auto it = fnInfo_.find(key);
+  if (it != fnInfo_.end()) return it->second;
+  FnInfo info;
+  std::set<std::string> decl;
+  if (body) collectAssigned(*body, info.locals, decl);
+  for (const auto& p : params) info.locals.insert(p.name);
+  for (const auto& d : decl) {
+    // "^name" marks nonlocal: neither local nor global.
+    std::string n = d[0] == '^' ? d.substr(1) : d;
+    info.locals.erase(n);
+    if (d[0] != '^') info.globals.insert(n);
+  }
+  return fnInfo_.emplace(key, std::move(info)).first->second;
+}
+
+Value Interpreter::lookupName(const std::string& name, const Span& span) {
+  (void)span;
+  Frame& f = frames_.back();
+  if (f.locals && f.locals->count(name) && !(f.globalsDecl && f.globalsDecl->count(name))) {
+    auto it = f.scope->vars.find(name);
+    if (it != f.scope->vars.end()) return it->second;
+    raise("UnboundLocalError", "cannot access local variable '" + name + "' where it is not associated with a value");
+  }
+  if (!(f.globalsDecl && f.globalsDecl->count(name))) {
+    for (Scope* s = f.locals ? f.scope->parent.get() : nullptr; s; s = s->parent.get()) {
+      auto it = s->vars.find(name);
+      if (it != s->vars.end()) return it->second;
+    }
+  }
+  auto& g = f.module->scope->vars;
+  auto it = g.find(name);
+  if (it != g.end()) return it->second;
+  auto b = builtins_.find(name);
+  if (b != builtins_.end()) return b->second;
+  raise("NameError", "name '" + name + "' is not defined");
+}
+
+void Interpreter::storeName(const std::string& name, Value v) {
+  Frame& f = frames_.back();
+  if (!f.locals) { f.scope->vars[name] = std::move(v); return; }
+  if (f.globalsDecl && f.globalsDecl->count(name)) { f.module->scope->vars[name] = std::move(v); return; }
+  if (tracer) tracer->nameHint(v, name);
+  if (f.locals->count(name)) { f.scope->vars[name] = std::move(v); return; }
+  // nonlocal: the nearest enclosing scope holding it
+  for (Scope* s = f.scope->parent.get(); s; s = s->parent.get()) {
+    auto it = s->vars.find(name);
+    if (it != s->vars.end()) { it->second = std::move(v); return; }
+  }
+  f.scope->vars[name] = std::move(v);
+}
+
+// ---- statements ----
+
+Interpreter::Flow Interpreter::execBody(const Body& body) {
+  for (const auto& s : body) {
+    Flow fl = exec(*s);
+    if (fl != Flow::Normal) return fl;
+  }
+  return Flow::Normal;
+}
+
+void Interpreter::assign(const Expr& t, Value v) {
+  switch (t.kind) {
+    case ExprKind::Name: storeName(t.name, std::move(v)); return;
+    case ExprKind::Attribute: {
+      Value obj = eval(*t.target);
+      frames_.back().span = t.span;
+      setAttr(obj, t.name, std::move(v));
+      return;
+    }
+    case ExprKind::Subscript: {
+      Value obj = eval(*t.target);
+      Value idx = eval(*t.a);
+      frames_.back().span = t.span;
+      setSubscript(obj, idx, std::move(v));
+      return;
+    }
+    case ExprKind::Tuple:
+    case ExprKind::List: {
+      std::vector<Value> items = iterate(v);
+      size_t starAt = t.items.size();
+      for (size_t i = 0; i < t.items.size(); ++i)
+        if (t.items[i]->kind == ExprKind::Starred) starAt = i;
+      if (starAt == t.items.size()) {
+        if (items.size() != t.items.size()) {
+          frames_.back().span = t.span;
+          if (items.size() > t.items.size()) raise("ValueError", "too many values to unpack (expected " + std::to_string(t.items.size()) + ")");
+          raise("ValueError", "not enough values to unpack (expected " + std::to_string(t.items.size()) + ", got " + std::to_string(items.size()) + ")");
+        }
+        for (size_t i = 0; i < items.size(); ++i) assign(*t.items[i], items[i]);
+        return;
+      }
+      size_t after = t.items.size() - starAt - 1;
+      if (items.size() < starAt + after)
+        raise("ValueError", "not enough values to unpack (expected at least " + std::to_string(starAt + after) + ", got " + std::to_string(items.size()) + ")");
+      for (size_t i = 0; i < starAt; ++i) assign(*t.items[i], items[i]);
+      std::vector<Value> mid(items.begin() + starAt, items.end() - after);
+      assign(*t.items[starAt]->target, makeList(mid));
+      for (size_t i = 0; i < after; ++i) assign(*t.items[starAt + 1 + i], items[items.size() - after + i]);
+      return;
+    }
+    case ExprKind::Starred: raise("SyntaxError", "starred assignment target must be in a list or tuple");
+    default: raise("SyntaxError", "cannot assign to expression");
+  }
+}
+
+void Interpreter::deleteTarget(const Expr& t) {
+  if (t.kind == ExprKind::Name) {
+    Frame& f = frames_.back();
+    if (!f.scope->vars.erase(t.name)) raise("NameError", "name '" + t.name + "' is not defined");
+    return;
+  }
+  if (t.kind == ExprKind::Subscript) {
+    Value obj = eval(*t.target);
+    Value idx = eval(*t.a);
+    if (obj->kind == VK::Dict) {
+      if (!static_cast<DictObj*>(obj.get())->erase(idx)) raise("KeyError", repr(idx));
+      return;
+    }
+    if (obj->kind == VK::List && idx->kind == VK::Int) {
+      auto& items = static_cast<ListObj*>(obj.get())->items;
+      int64_t i = static_cast<IntObj*>(idx.get())->v;
+      if (i < 0) i += static_cast<int64_t>(items.size());
+      if (i < 0 || i >= static_cast<int64_t>(items.size())) raise("IndexError", "list assignment index out of range");
+      items.erase(items.begin() + i);
+      return;
+    }
+  }
+  if (t.kind == ExprKind::Attribute) {
+    Value obj = eval(*t.target);
+    if (obj->kind == VK::Instance) {
+      static_cast<InstanceObj*>(obj.get())->dict->erase(makeStr(t.name));
+      return;
+    }
+  }
+  if (t.kind == ExprKind::Tuple || t.kind == ExprKind::List) {
+    for (auto& x : t.items) deleteTarget(*x);
+    return;
+  }
+  raise("TypeError", "cannot delete this target");
+}
+
+Interpreter::Flow Interpreter::exec(const Stmt& s) {
+  frames_.back().span = s.span;
+  switch (s.kind) {
+    case StmtKind::Expr: eval(*s.value); return Flow::Normal;
+    case StmtKind::Assign: {
+      Value v = eval(*s.value);
+      for (const auto& t : s.targets) assign(*t, v);
+      return Flow::Normal;
+    }
+    case StmtKind::AugAssign: {
+      const Expr& t = *s.target;
+      Value cur, obj, idx;
+      if (t.kind == ExprKind::Name) cur = lookupName(t.name, t.span);
+      else if (t.kind == ExprKind::Attribute) { obj = eval(*t.target); cur = getAttr(obj, t.name); }
+      else { obj = eval(*t.target); idx = eval(*t.a); cur = subscript(obj, idx); }
+      Value rhs = eval(*s.value);
+      frames_.back().span = s.span;
+      Value result;
+      // Mutable sequences extend in place (x += [...]); tensors use in-place ops.
+      if (s.op == "+" && cur->kind == VK::List) {
+        auto items = iterate(rhs);
+        auto& l = static_cast<ListObj*>(cur.get())->items;
+        l.insert(l.end(), items.begin(), items.end());
+        result = cur;
+      } else {
+        result = binaryOp(s.op + "=", cur, rhs);
+      }
+      if (t.kind == ExprKind::Name) storeName(t.name, result);
+      else if (t.kind == ExprKind::Attribute) setAttr(obj, t.name, result);
+      else setSubscript(obj, idx, result);
+      return Flow::Normal;
+    }
+    case StmtKind::AnnAssign:
+      if (s.value) assign(*s.target, eval(*s.value));
+      return Flow::Normal;
+    case StmtKind::Return:
+      frames_.back().returnValue = s.value ? eval(*s.value) : None();
+      return Flow::Return;
+    case StmtKind::If: {
+      bool c = truthy(eval(*s.test));
+      return execBody(c ? s.body : s.orelse);
+    }
+    case StmtKind::While: {
+      while (true) {
+        frames_.back().span = s.span;
+        if (!truthy(eval(*s.test))) return execBody(s.orelse);
+        Flow fl = execBody(s.body);
+        if (fl == Flow::Break) return Flow::Normal;
+        if (fl == Flow::Return) return fl;
+      }
+    }
+    case StmtKind::For: {
+      Value it = eval(*s.value);
+      frames_.back().span = s.value->span;
+      // Ranges iterate lazily so `for i in range(10**9): break` costs nothing.
+      if (it->kind == VK::Iterator && static_cast<IteratorObj*>(it.get())->isRange) {
+        auto* r = static_cast<IteratorObj*>(it.get());
+        for (int64_t i = r->rCur; r->rStep > 0 ? i < r->rStop : i > r->rStop; i += r->rStep) {
+          assign(*s.target, makeInt(i));
+          Flow fl = execBody(s.body);
+          if (fl == Flow::Break) return Flow::Normal;
+          if (fl == Flow::Return) return fl;
+        }
+        return execBody(s.orelse);
+      }
+      std::vector<Value> items = iterate(it);
+      for (auto& v : items) {
+        assign(*s.target, v);
+        Flow fl = execBody(s.body);
+        if (fl == Flow::Break) return Flow::Normal;
+        if (fl == Flow::Return) return fl;
+      }
+      return execBody(s.orelse);
+    }
+    case StmtKind::Break: return Flow::Break;
+    case StmtKind::Continue: return Flow::Continue;
+    case StmtKind::Pass: return Flow::Normal;
+    case StmtKind::FunctionDef: {
+      Value fn = makeFunction(&s, nullptr);
+      for (auto it = s.decorators.rbegin(); it != s.decorators.rend(); ++it) {
+        Value deco = eval(**it);
+        frames_.back().span = (*it)->span;
+        CallArgs a;
+        a.args.push_back(fn);
+        a.span = (*it)->span;
+        fn = call(deco, a);
+      }
+      storeName(s.name, fn);
+      return Flow::Normal;
+    }
+    case StmtKind::ClassDef: {
+      Value cls = makeClass(s);
+      for (auto it = s.decorators.rbegin(); it != s.decorators.rend(); ++it) {
+        CallArgs a;
+        a.args.push_back(cls);
+        cls = call(eval(**it), a);
+      }
+      storeName(s.name, cls);
+      return Flow::Normal;
+    }
+    case StmtKind::Import:
+    case StmtKind::ImportFrom: doImport(s); return Flow::Normal;
+    case StmtKind::Raise: {
+      if (!s.value) raise("RuntimeError", "No active exception to reraise");
+      Value exc = eval(*s.value);
+      if (exc->kind == VK::Class) {
+        CallArgs a;
+        exc = call(exc, a);
+      }
+      if (exc->kind != VK::Instance || !static_cast<InstanceObj*>(exc.get())->cls->isException)
+        raise("TypeError", "exceptions must derive from BaseException");
+      auto* inst = static_cast<InstanceObj*>(exc.get());
+      Value args = inst->dict->getStr("args");
+      std::string msg;
+      if (args && args->kind == VK::Tuple && !static_cast<TupleObj*>(args.get())->items.empty()) {
+        auto& items = static_cast<TupleObj*>(args.get())->items;
+        msg = items.size() == 1 ? str(items[0]) : repr(args);
+      }
+      throw PyError(inst->cls->name, msg, exc);
+    }
+    case StmtKind::Try: return execTry(s);
+    case StmtKind::With: return execWith(s);
+    case StmtKind::Assert: {
+      if (!truthy(eval(*s.test))) {
+        std::string msg = s.value2 ? str(eval(*s.value2)) : "";
+        frames_.back().span = s.span;
+        raise("AssertionError", msg);
+      }
+      return Flow::Normal;
+    }
+    case StmtKind::Global:
+    case StmtKind::Nonlocal: return Flow::Normal;
+    case StmtKind::Delete:
+      for (auto& t : s.targets) deleteTarget(*t);
+      return Flow::Normal;
+  }
+  return Flow::Normal;
+}
+
+Interpreter::Flow Interpreter::execTry(const Stmt& s) {
+  Flow result = Flow::Normal;
+  auto runFinally = [&] {
+    if (s.finalbody.empty()) return;
+    Flow f = execBody(s.finalbody);
+    if (f != Flow::Normal) result = f;
+  };
+  try {
+    result = execBody(s.body);
+  } catch (PyError& e) {
+    Value excVal = e.exception();
+    if (!excVal) {
+      auto cls = exceptionClass(e.type());
+      auto inst = std::make_shared<InstanceObj>(cls);
+      inst->dict->setStr("args", makeTuple({makeStr(e.message())}));
+      excVal = inst;
+      e.setException(excVal);
+    }
+    auto* inst = static_cast<InstanceObj*>(excVal.get());
+    for (const auto& h : s.handlers) {
+      bool match = !h.type;
+      if (h.type) {
+        Value t = eval(*h.type);
+        match = isInstance(excVal, t);
+      }
+      if (!match) continue;
+      if (!h.name.empty()) storeName(h.name, excVal);
+      try {
+        result = execBody(h.body);
+      } catch (...) {
+        runFinally();
+        throw;
+      }
+      (void)inst;
+      runFinally();
+      return result;
+    }
+    runFinally();
+    throw;
+  } catch (...) {
+    runFinally();
+    throw;
+  }
+  if (result == Flow::Normal && !s.orelse.empty()) result = execBody(s.orelse);
+  runFinally();
+  return result;
+}
+
+Interpreter::Flow Interpreter::execWith(const Stmt& s) {
+  std::vector<Value> managers;
+  for (const auto& item : s.items) {
+    Value m = eval(*item.context);
+    Value enter = getAttr(m, "__enter__");
+    CallArgs a;
+    Value v = call(enter, a);
+    if (item.target) assign(*item.target, v);
+    managers.push_back(m);
+  }
+  auto exitAll = [&] {
+    for (auto it = managers.rbegin(); it != managers.rend(); ++it) {
+      CallArgs a;
+      a.args = {None(), None(), None()};
+      call(getAttr(*it, "__exit__"), a);
+    }
+  };
+  Flow f;
+  try {
+    f = execBody(s.body);
+  } catch (...) {
+    exitAll();
+    throw;
+  }
+  exitAll();
+  return f;
+}
+
+// ---- functions and classes ----
+
+Value Interpreter::makeFunction(const Stmt* def, const Expr* lambda) {
+  auto fn = std::make_shared<FunctionObj>();
+  const std::vector<Param>& params = def ? def->params : lambda->params;
+  fn->name = def ? def->name : "<lambda>";
+  fn->qualname = fn->name;
+  fn->params = params;
+  for (const auto& p : params) fn->defaults.push_back(p.defaultValue ? eval(*p.defaultValue) : nullptr);
+  if (def) fn->def = std::shared_ptr<Stmt>(std::shared_ptr<Stmt>{}, const_cast<Stmt*>(def));
+  if (lambda) fn->lambda = std::shared_ptr<Expr>(std::shared_ptr<Expr>{}, const_cast<Expr*>(lambda));
+  Frame& f = frames_.back();
+  fn->closure = f.locals ? f.scope : nullptr;
+  fn->module = f.module;
+  return fn;
+}
+
+Value Interpreter::callFunction(FunctionObj& fn, CallArgs& args, const Value& self) {
+  auto scope = std::make_shared<Scope>();
+  scope->parent = fn.closure;
+  // Bind arguments Python-style.
+  std::vector<Value> positional;
+  if (self) positional.push_back(self);
+  positional.insert(positional.end(), args.args.begin(), args.args.end());
+  size_t pi = 0;
+  std::shared_ptr<TupleObj> varargs;
+  std::shared_ptr<DictObj> varkw;
+  const std::string& fname = fn.name;
+  for (size_t i = 0; i < fn.params.size(); ++i) {
+    const Param& p = fn.params[i];
+    if (p.kind == Param::Normal) {
+      if (pi < positional.size()) scope->vars[p.name] = positional[pi++];
+    } else if (p.kind == Param::VarArgs) {
+      varargs = std::make_shared<TupleObj>();
+      while (pi < positional.size()) varargs->items.push_back(positional[pi++]);
+      scope->vars[p.name] = varargs;
+    } else if (p.kind == Param::VarKw) {
+      varkw = std::make_shared<DictObj>();
+      scope->vars[p.name] = varkw;
+    }
+  }
+  if (pi < positional.size()) {
+    size_t maxPos = 0;
+    for (const auto& p : fn.params) maxPos += p.kind == Param::Normal;
+    raise("TypeError", fname + "() takes " + std::to_string(maxPos - (self ? 1 : 0)) + " positional argument" +
+                           (maxPos - (self ? 1 : 0) == 1 ? "" : "s") + " but " + std::to_string(positional.size() - (self ? 1 : 0)) +
+                           (positional.size() - (self ? 1 : 0) == 1 ? " was" : " were") + " given");
+  }
+  for (const auto& [k, v] : args.kwargs) {
+    bool found = false;
+    for (const auto& p : fn.params) {
+      if (p.name == k && (p.kind == Param::Normal || p.kind == Param::KwOnly)) {
+        if (scope->vars.count(k)) raise("TypeError", fname + "() got multiple values for argument '" + k + "'");
+        scope->vars[k] = v;
+        found = true;
+        break;
+      }
+    }
+    if (!found) {
+      if (!varkw) raise("TypeError", fname + "() got an unexpected keyword argument '" + k + "'");
+      varkw->setStr(k, v);
+    }
+  }
+  std::vector<std::string> missing;
+  for (size_t i = 0; i < fn.params.size(); ++i) {
+    const Param& p = fn.params[i];
+    if ((p.kind == Param::Normal || p.kind == Param::KwOnly) && !scope->vars.count(p.name)) {
+      if (fn.defaults[i]) scope->vars[p.name] = fn.defaults[i];
+      else missing.push_back(p.name);
+    }
+  }
+  if (!missing.empty()) {
+    std::string names;
+    for (size_t i = 0; i < missing.size(); ++i)
+      names += (i ? (i + 1 == missing.size() ? (missing.size() > 2 ? ", and " : " and ") : ", ") : "") + ("'" + missing[i] + "'");
+    raise("TypeError", fname + "() missing " + std::to_string(missing.size()) + " required positional argument" +
+                           (missing.size() == 1 ? "" : "s") + ": " + names);
+  }
+
+  const Body* body = fn.def ? &fn.def->body : nullptr;
+  const FnInfo& info = infoFor(fn.def ? static_cast<const void*>(fn.def.get()) : fn.lambda.get(), body, fn.params,
+                               fn.lambda.get());
+  Frame f;
+  f.scope = scope;
+  f.module = fn.module;
+  f.locals = &info.locals;
+  f.globalsDecl = &info.globals;
+  f.function = fn.name;
+  f.span = fn.def ? fn.def->span : fn.lambda->span;
+  if (self) f.classSelf = self;
+  auto cd = fn.attrs.find("__class_def__");
+  if (cd != fn.attrs.end()) f.classDef = std::static_pointer_cast<ClassObj>(cd->second);
+  FrameGuard g(*this, f);
+  try {
+    if (fn.lambda) return eval(*fn.lambda->target);
+    Flow fl = execBody(fn.def->body);
+    if (fl == Flow::Return) return frames_.back().returnValue;
+    return None();
+  } catch (PyError& e) {
+    e.traceback.insert(e.traceback.begin(), TraceFrame{fn.module ? fn.module->file : file_, fn.name, frames_.back().span});
+    throw;
+  }
+}
+
+Value Interpreter::makeClass(const Stmt& s) {
+  auto cls = std::make_shared<ClassObj>();
+  cls->name = s.name;
+  cls->qualname = s.name;
+  cls->module = frames_.back().module;
+  for (const auto& b : s.bases) {
+    Value bv = eval(*b);
+    if (bv->kind != VK::Class) raise("TypeError", "bases must be types");
+    cls->bases.push_back(std::static_pointer_cast<ClassObj>(bv));
+  }
+  // C3 is overkill for the models we run; a depth-first, duplicate-free MRO matches it for
+  // single inheritance and simple mixins.
+  cls->mro.push_back(cls);
+  for (const auto& b : cls->bases)
+    for (const auto& m : b->mro)
+      if (std::find(cls->mro.begin(), cls->mro.end(), m) == cls->mro.end()) cls->mro.push_back(m);
+  if (cls->bases.empty()) {
+    auto obj = builtinClass("object");
+    if (obj) cls->mro.push_back(obj);
+  }
+  for (const auto& m : cls->mro) cls->isException = cls->isException || m->isException;
+  // Execute the body in its own scope; functions defined there become methods.
+  Frame f;
+  f.scope = std::make_shared<Scope>();
+  f.module = frames_.back().module;
+  f.function = s.name;
+  f.span = s.span;
+  {
+    FrameGuard g(*this, f);
+    try {
+      execBody(s.body);
+    } catch (PyError& e) {
+      e.traceback.insert(e.traceback.begin(), TraceFrame{file_, s.name, frames_.back().span});
+      throw;
+    }
+    for (auto& [k, v] : frames_.back().scope->vars) {
+      if (v->kind == VK::Function) static_cast<FunctionObj*>(v.get())->attrs["__class_def__"] = cls;
+      cls->dict[k] = v;
+    }
+  }
+  cls->dict["__name__"] = makeStr(s.name);
+  cls->dict["__doc__"] = s.docstring.empty() ? None() : makeStr(s.docstring);
+  return cls;
+}
+
+void Interpreter::doImport(const Stmt& s) {
+  if (s.kind == StmtKind::Import) {
+    for (const auto& a : s.names) {
+      auto mod = importModule(a.name);
+      if (!a.asname.empty()) {
+        storeName(a.asname, mod);
+      } else {
+        std::string top = a.name.substr(0, a.name.find('.'));
+        storeName(top, importModule(top));
+      }
+    }
+    return;
+  }
+  if (s.level > 0) raise("ImportError", "attempted relative import with no known parent package");
+  auto mod = importModule(s.module);
+  for (const auto& a : s.names) {
+    if (a.name == "*") {
+      for (auto& [k, v] : mod->scope->vars)
+        if (!k.empty() && k[0] != '_') storeName(k, v);
+      continue;
+    }
+    auto it = mod->scope->vars.find(a.name);
+    Value v;
+    if (it != mod->scope->vars.end()) v = it->second;
+    else if (modules_.count(s.module + "." + a.name)) v = modules_[s.module + "." + a.name];
+    else raise("ImportError", "cannot import name '" + a.name + "' from '" + s.module + "'");
+    storeName(a.asname.empty() ? a.name : a.asname, v);
+  }
+}
+
+std::shared_ptr<ModuleObj> Interpreter::importModule(const std::string& dotted) {
+  auto it = modules_.find(dotted);
+  if (it != modules_.end()) return it->second;
+  static const std::set<std::string> kSandboxed = {"os", "sys", "subprocess", "socket", "shutil", "pathlib", "io",
+                                                   "builtins", "ctypes", "urllib", "requests", "http", "pickle",
+                                                   "importlib", "multiprocessing", "threading", "signal"};
+  std::string top = dotted.substr(0, dotted.find('.'));
+  if (kSandboxed.count(top))
+    raise("ImportError", "import of '" + dotted + "' is not allowed: Kiln runs scripts sandboxed (no os, sys, "
+                                                  "subprocess, files or network)");
+  raise("ModuleNotFoundError", "No module named '" + dotted + "'");
+}
+
+}  // namespace kiln::py

@@ -1,0 +1,147 @@
+// The interpreter for Kiln's Python subset: a tree walker over the AST. It runs the user's
+// whole script; compiled regions call back into engine/capture.
+#pragma once
+
+#include "engine/python/ast.h"
+#include "engine/python/objects.h"
+
+#include <exception>
+#include <map>
+#include <ostream>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace kiln::capture { class Tracer; class CompileContext; }
+
+namespace kiln::py {
+
+struct TraceFrame {
+  std::string file;
+  std::string function;
+  Span span;
+};
+
+// A Python exception propagating through C++. `traceback` is innermost last, like Python's.
+class PyError : public std::exception {
+ public:
+  PyError(std::string type, std::string message, Value exc = nullptr)
+      : type_(std::move(type)), message_(std::move(message)), exc_(std::move(exc)) {}
+  const char* what() const noexcept override { return message_.c_str(); }
+  const std::string& type() const { return type_; }
+  const std::string& message() const { return message_; }
+  const Value& exception() const { return exc_; }
+  void setException(Value v) { exc_ = std::move(v); }
+  std::vector<TraceFrame> traceback;
+
+ private:
+  std::string type_, message_;
+  Value exc_;
+};
+
+class Interpreter {
+ public:
+  explicit Interpreter(std::ostream& out);
+  ~Interpreter();
+
+  // Runs a parsed module as __main__. Throws PyError.
+  void runModule(const Module& m);
+  std::shared_ptr<ModuleObj> mainModule() const { return main_; }
+  const std::string& source() const { return source_; }
+  const std::string& file() const { return file_; }
+
+  // --- used by builtins, the torch module and capture ---
+  Value call(const Value& fn, CallArgs& args);
+  Value callFunction(FunctionObj& fn, CallArgs& args, const Value& self);
+  Value getAttr(const Value& obj, const std::string& name);
+  Value getAttrOrNull(const Value& obj, const std::string& name);
+  void setAttr(const Value& obj, const std::string& name, Value v);
+  bool truthy(const Value& v);
+  std::string repr(const Value& v);
+  std::string str(const Value& v);
+  std::vector<Value> iterate(const Value& v);
+  Value binaryOp(const std::string& op, const Value& a, const Value& b);
+  Value compare(const std::string& op, const Value& a, const Value& b);
+  bool equals(const Value& a, const Value& b);
+  Value subscript(const Value& obj, const Value& index);
+  void setSubscript(const Value& obj, const Value& index, Value v);
+  bool isInstance(const Value& v, const Value& classOrTuple);
+  std::ostream& out() { return out_; }
+
+  [[noreturn]] void raise(const std::string& type, const std::string& message);
+  std::shared_ptr<ClassObj> exceptionClass(const std::string& name);
+  std::shared_ptr<ClassObj> builtinClass(const std::string& name);  // int, float, str, list ...
+  std::shared_ptr<ModuleObj> importModule(const std::string& dotted);
+  void registerModule(std::shared_ptr<ModuleObj> m);
+  void registerClass(std::shared_ptr<ClassObj> c);
+  Value builtin(const std::string& name) const;
+
+  // Current user source location (innermost frame), for provenance.
+  TraceFrame currentLocation() const;
+  std::vector<TraceFrame> userStack() const;
+
+  // Capture: while a tracer is active, torch calls on fake tensors record graph nodes.
+  capture::Tracer* tracer = nullptr;
+  // The compiler hooks torch.compile'd callables use (set by the driver).
+  capture::CompileContext* compiler = nullptr;
+
+  // Guard against runaway recursion (Python's default limit).
+  static constexpr int kMaxDepth = 1000;
+
+ private:
+  enum class Flow { Normal, Break, Continue, Return };
+  struct Frame {
+    std::shared_ptr<Scope> scope;
+    std::shared_ptr<ModuleObj> module;
+    const std::set<std::string>* locals = nullptr;  // null at module level
+    const std::set<std::string>* globalsDecl = nullptr;
+    std::string function;
+    Span span;  // currently executing expression/statement
+    Value returnValue;
+    Value classSelf;  // for super(): the first argument of the method
+    std::shared_ptr<ClassObj> classDef;  // for super(): the class the method was defined in
+  };
+
+  std::ostream& out_;
+  std::string file_, source_;
+  std::shared_ptr<ModuleObj> main_;
+  std::map<std::string, std::shared_ptr<ModuleObj>> modules_;
+  std::unordered_map<std::string, Value> builtins_;
+  std::map<std::string, std::shared_ptr<ClassObj>> classes_;
+  std::vector<Frame> frames_;
+  // Per function body: names assigned (locals) and declared global/nonlocal.
+  struct FnInfo { std::set<std::string> locals, globals; };
+  std::map<const void*, FnInfo> fnInfo_;
+
+  void installBuiltins();
+  Flow execBody(const Body& body);
+  Flow exec(const Stmt& s);
+  Value eval(const Expr& e);
+  Value evalCall(const Expr& e);
+  Value evalComprehension(const Expr& e);
+  Value evalFString(const Expr& e);
+  void assign(const Expr& target, Value v);
+  void deleteTarget(const Expr& target);
+  Value lookupName(const std::string& name, const Span& span);
+  void storeName(const std::string& name, Value v);
+  Value makeFunction(const Stmt* def, const Expr* lambda);
+  Value makeClass(const Stmt& s);
+  void doImport(const Stmt& s);
+  Flow execTry(const Stmt& s);
+  Flow execWith(const Stmt& s);
+  const FnInfo& infoFor(const void* key, const Body* body, const std::vector<Param>& params, const Expr* lambdaBody);
+  Value instantiate(const std::shared_ptr<ClassObj>& cls, CallArgs& args);
+  Value superProxy(CallArgs& args);
+  PyError makeError(const std::string& type, const std::string& message);
+  friend struct FrameGuard;
+  friend class Builtins;
+};
+
+// Python-style rendering of an error: the traceback, each frame's source line with a caret
+// under the failing expression, then `Type: message`.
+std::string formatTraceback(const PyError& e, const std::string& source);
+std::string formatSyntaxError(const std::string& message, const std::string& file, int line, int col,
+                              const std::string& source);
+
+}  // namespace kiln::py

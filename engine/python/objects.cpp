@@ -1,0 +1,126 @@
+#include "engine/python/objects.h"
+
+#include <cmath>
+
+namespace kiln::py {
+
+Value None() { static Value v = std::make_shared<Obj>(VK::None); return v; }
+Value True() { static Value v = std::make_shared<BoolObj>(true); return v; }
+Value False() { static Value v = std::make_shared<BoolObj>(false); return v; }
+Value makeBool(bool b) { return b ? True() : False(); }
+Value makeInt(int64_t v) { return std::make_shared<IntObj>(v); }
+Value makeFloat(double v) { return std::make_shared<FloatObj>(v); }
+Value makeStr(std::string s) { return std::make_shared<StrObj>(std::move(s)); }
+Value makeTuple(std::vector<Value> items) { auto t = std::make_shared<TupleObj>(); t->items = std::move(items); return t; }
+Value makeList(std::vector<Value> items) { auto t = std::make_shared<ListObj>(); t->items = std::move(items); return t; }
+Value makeTensor(tensor::Tensor t) { return std::make_shared<TensorObj>(std::move(t)); }
+Value makeBuiltin(std::string name, NativeFn fn) { return std::make_shared<BuiltinObj>(std::move(name), std::move(fn)); }
+bool isNone(const Value& v) { return !v || v->kind == VK::None; }
+
+namespace {
+bool keyEquals(const Value& a, const Value& b) {
+  if (a == b) return true;
+  auto num = [](const Value& v, double* out) {
+    switch (v->kind) {
+      case VK::Int: *out = double(static_cast<IntObj*>(v.get())->v); return true;
+      case VK::Bool: *out = static_cast<BoolObj*>(v.get())->v; return true;
+      case VK::Float: *out = static_cast<FloatObj*>(v.get())->v; return true;
+      default: return false;
+    }
+  };
+  double x, y;
+  if (num(a, &x) && num(b, &y)) return x == y;
+  if (a->kind != b->kind) return false;
+  switch (a->kind) {
+    case VK::Str: return static_cast<StrObj*>(a.get())->v == static_cast<StrObj*>(b.get())->v;
+    case VK::None: return true;
+    case VK::DType: return static_cast<DTypeObj*>(a.get())->d == static_cast<DTypeObj*>(b.get())->d;
+    case VK::Tuple: {
+      auto& p = static_cast<TupleObj*>(a.get())->items;
+      auto& q = static_cast<TupleObj*>(b.get())->items;
+      if (p.size() != q.size()) return false;
+      for (size_t i = 0; i < p.size(); ++i)
+        if (!keyEquals(p[i], q[i])) return false;
+      return true;
+    }
+    default: return false;  // identity only
+  }
+}
+}  // namespace
+
+Value DictObj::get(const Value& key) const {
+  for (const auto& [k, v] : items)
+    if (keyEquals(k, key)) return v;
+  return nullptr;
+}
+
+void DictObj::set(const Value& key, Value v) {
+  for (auto& kv : items)
+    if (keyEquals(kv.first, key)) { kv.second = std::move(v); return; }
+  items.emplace_back(key, std::move(v));
+}
+
+bool DictObj::erase(const Value& key) {
+  for (auto it = items.begin(); it != items.end(); ++it)
+    if (keyEquals(it->first, key)) { items.erase(it); return true; }
+  return false;
+}
+
+Value DictObj::getStr(const std::string& key) const {
+  for (const auto& [k, v] : items)
+    if (k->kind == VK::Str && static_cast<StrObj*>(k.get())->v == key) return v;
+  return nullptr;
+}
+
+void DictObj::setStr(const std::string& key, Value v) {
+  for (auto& kv : items)
+    if (kv.first->kind == VK::Str && static_cast<StrObj*>(kv.first.get())->v == key) { kv.second = std::move(v); return; }
+  items.emplace_back(makeStr(key), std::move(v));
+}
+
+Value CallArgs::kwarg(const std::string& name) const {
+  for (const auto& [k, v] : kwargs)
+    if (k == name) return v;
+  return nullptr;
+}
+
+Value ClassObj::lookup(const std::string& name) const {
+  for (const auto& c : mro) {
+    auto it = c->dict.find(name);
+    if (it != c->dict.end()) return it->second;
+  }
+  return nullptr;
+}
+
+bool ClassObj::isSubclassOf(const ClassObj* other) const {
+  for (const auto& c : mro)
+    if (c.get() == other) return true;
+  return false;
+}
+
+std::string typeName(const Value& v) {
+  switch (v->kind) {
+    case VK::None: return "NoneType";
+    case VK::Bool: return "bool";
+    case VK::Int: return "int";
+    case VK::Float: return "float";
+    case VK::Str: return "str";
+    case VK::Tuple: return "tuple";
+    case VK::List: return "list";
+    case VK::Dict: return "dict";
+    case VK::Function: return "function";
+    case VK::Builtin: return "builtin_function_or_method";
+    case VK::Class: return "type";
+    case VK::Instance: return static_cast<InstanceObj*>(v.get())->cls->name;
+    case VK::Module: return "module";
+    case VK::BoundMethod: return "method";
+    case VK::Tensor: return "Tensor";
+    case VK::DType: return "dtype";
+    case VK::Slice: return "slice";
+    case VK::Ellipsis: return "ellipsis";
+    case VK::Iterator: return "iterator";
+  }
+  return "object";
+}
+
+}  // namespace kiln::py

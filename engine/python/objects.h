@@ -1,0 +1,160 @@
+// Python values as Kiln's interpreter sees them. Values are reference counted (shared_ptr),
+// so object lifetimes follow Python's: capture relies on knowing what is still alive.
+#pragma once
+
+#include "engine/ir/types.h"
+#include "engine/python/ast.h"
+#include "engine/tensor/tensor.h"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace kiln::py {
+
+enum class VK {
+  None, Bool, Int, Float, Str, Tuple, List, Dict, Function, Builtin, Class, Instance, Module,
+  BoundMethod, Tensor, DType, Slice, Ellipsis, Iterator,
+};
+
+struct Obj;
+using Value = std::shared_ptr<Obj>;
+
+struct Obj {
+  explicit Obj(VK k) : kind(k) {}
+  virtual ~Obj() = default;
+  VK kind;
+};
+
+struct IntObj : Obj { explicit IntObj(int64_t x) : Obj(VK::Int), v(x) {} int64_t v; };
+struct BoolObj : Obj { explicit BoolObj(bool x) : Obj(VK::Bool), v(x) {} bool v; };
+struct FloatObj : Obj { explicit FloatObj(double x) : Obj(VK::Float), v(x) {} double v; };
+struct StrObj : Obj { explicit StrObj(std::string x) : Obj(VK::Str), v(std::move(x)) {} std::string v; };
+struct TupleObj : Obj { TupleObj() : Obj(VK::Tuple) {} std::vector<Value> items; };
+struct ListObj : Obj { ListObj() : Obj(VK::List) {} std::vector<Value> items; };
+struct DTypeObj : Obj { explicit DTypeObj(ir::DType d) : Obj(VK::DType), d(d) {} ir::DType d; };
+struct SliceObj : Obj { SliceObj() : Obj(VK::Slice) {} Value start, stop, step; };
+
+// Insertion-ordered dict keyed by hashable scalars (str, int, bool, None, float, tuples of
+// those, and objects by identity).
+struct DictObj : Obj {
+  DictObj() : Obj(VK::Dict) {}
+  std::vector<std::pair<Value, Value>> items;
+  Value get(const Value& key) const;
+  void set(const Value& key, Value v);
+  bool erase(const Value& key);
+  Value getStr(const std::string& key) const;
+  void setStr(const std::string& key, Value v);
+};
+
+// Variables of one function activation (or of a module). Closures keep their defining scope
+// alive, which gives Python's cell semantics for reads and nonlocal writes.
+struct Scope {
+  std::unordered_map<std::string, Value> vars;
+  std::shared_ptr<Scope> parent;  // enclosing function scope (not globals)
+};
+
+struct ModuleObj : Obj {
+  explicit ModuleObj(std::string n) : Obj(VK::Module), name(std::move(n)), scope(std::make_shared<Scope>()) {}
+  std::string name;
+  std::string file;
+  std::shared_ptr<Scope> scope;  // module attributes = its globals
+};
+
+struct FunctionObj : Obj {
+  FunctionObj() : Obj(VK::Function) {}
+  std::string name, qualname;
+  StmtP def;                       // FunctionDef (null for lambdas)
+  ExprP lambda;                    // Lambda expression
+  std::vector<Param> params;
+  std::vector<Value> defaults;     // one per param (null = no default)
+  std::shared_ptr<Scope> closure;  // defining function scope (null at module level)
+  std::shared_ptr<ModuleObj> module;
+  std::unordered_map<std::string, Value> attrs;  // function attributes (__name__ etc. are computed)
+};
+
+class Interpreter;
+struct CallArgs {
+  std::vector<Value> args;
+  std::vector<std::pair<std::string, Value>> kwargs;
+  Span span;  // call site
+  Value kwarg(const std::string& name) const;
+  bool hasKwarg(const std::string& name) const { return kwarg(name) != nullptr; }
+};
+
+using NativeFn = std::function<Value(Interpreter&, CallArgs&)>;
+
+struct BuiltinObj : Obj {
+  BuiltinObj(std::string n, NativeFn f) : Obj(VK::Builtin), name(std::move(n)), fn(std::move(f)) {}
+  std::string name;  // qualified, e.g. "torch.cos", "print", "Tensor.relu"
+  NativeFn fn;
+};
+
+struct ClassObj : Obj {
+  ClassObj() : Obj(VK::Class) {}
+  std::string name, qualname;
+  std::vector<std::shared_ptr<ClassObj>> bases;
+  std::vector<std::shared_ptr<ClassObj>> mro;  // including itself
+  std::map<std::string, Value> dict;
+  std::shared_ptr<ModuleObj> module;
+  bool isException = false;
+  Value lookup(const std::string& name) const;  // along the MRO
+  bool isSubclassOf(const ClassObj* other) const;
+};
+
+struct InstanceObj : Obj {
+  explicit InstanceObj(std::shared_ptr<ClassObj> c) : Obj(VK::Instance), cls(std::move(c)) {}
+  std::shared_ptr<ClassObj> cls;
+  std::shared_ptr<DictObj> dict = std::make_shared<DictObj>();
+  // Native state some builtin classes attach (compiled module state, context managers ...).
+  std::shared_ptr<void> native;
+};
+
+struct BoundMethodObj : Obj {
+  BoundMethodObj(Value s, Value f) : Obj(VK::BoundMethod), self(std::move(s)), fn(std::move(f)) {}
+  Value self, fn;
+};
+
+// A tensor: real (eager) or fake (capture: only type + the graph node it stands for).
+struct TensorObj : Obj {
+  explicit TensorObj(tensor::Tensor x) : Obj(VK::Tensor), t(std::move(x)) {}
+  TensorObj(ir::TensorType ty, int node) : Obj(VK::Tensor), fake(true), type(std::move(ty)), node(node) {}
+  tensor::Tensor t;
+  bool fake = false;
+  ir::TensorType type;  // fake only
+  int node = -1;        // fake only: captured-graph node id
+  Value grad;           // .grad (None until set)
+  bool parameter = false;  // an nn.Parameter
+  ir::TensorType tensorType() const { return fake ? type : t.type(); }
+};
+
+// A Python iterator over a materialized sequence or a range.
+struct IteratorObj : Obj {
+  IteratorObj() : Obj(VK::Iterator) {}
+  std::vector<Value> items;
+  size_t pos = 0;
+  bool isRange = false;
+  int64_t rStart = 0, rStop = 0, rStep = 1, rCur = 0;
+};
+
+// Singletons and constructors.
+Value None();
+Value True();
+Value False();
+Value makeBool(bool b);
+Value makeInt(int64_t v);
+Value makeFloat(double v);
+Value makeStr(std::string s);
+Value makeTuple(std::vector<Value> items);
+Value makeList(std::vector<Value> items);
+Value makeTensor(tensor::Tensor t);
+Value makeBuiltin(std::string name, NativeFn fn);
+
+// The Python type name of a value ("int", "Tensor", "MyModule").
+std::string typeName(const Value& v);
+bool isNone(const Value& v);
+
+}  // namespace kiln::py

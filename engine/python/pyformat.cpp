@@ -1,0 +1,144 @@
+#include "engine/python/pyformat.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace kiln::py {
+
+std::string floatRepr(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[40];
+  for (int prec = 1; prec <= 17; ++prec) {
+    std::snprintf(buf, sizeof buf, "%.*g", prec, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  std::string s = buf;
+  // Python uses exponent form when exp < -4 or >= 16, and always shows a decimal point.
+  auto e = s.find('e');
+  if (e != std::string::npos) {
+    std::string mant = s.substr(0, e), ex = s.substr(e + 1);
+    int exp = std::atoi(ex.c_str());
+    if (exp >= -4 && exp < 16) {
+      std::snprintf(buf, sizeof buf, "%.17f", v);
+      // fall back to fixed notation with minimal digits
+      for (int prec = 0; prec <= 17; ++prec) {
+        std::snprintf(buf, sizeof buf, "%.*f", prec, v);
+        if (std::strtod(buf, nullptr) == v) break;
+      }
+      s = buf;
+      if (s.find('.') == std::string::npos) s += ".0";
+      return s;
+    }
+    char sign = ex[0] == '-' ? '-' : '+';
+    std::string digits = ex.substr(ex[0] == '-' || ex[0] == '+' ? 1 : 0);
+    while (digits.size() > 1 && digits[0] == '0') digits.erase(0, 1);
+    if (digits.size() < 2) digits = "0" + digits;
+    return mant + "e" + sign + digits;
+  }
+  if (s.find('.') == std::string::npos && s.find("inf") == std::string::npos && s.find("nan") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string formatValue(Interpreter& in, const Value& v, const std::string& spec) {
+  // [[fill]align][sign][0][width][,][.precision][type]
+  size_t i = 0;
+  char fill = ' ', align = 0, sign = '-';
+  if (spec.size() >= 2 && (spec[1] == '<' || spec[1] == '>' || spec[1] == '^' || spec[1] == '=')) { fill = spec[0]; align = spec[1]; i = 2; }
+  else if (!spec.empty() && (spec[0] == '<' || spec[0] == '>' || spec[0] == '^' || spec[0] == '=')) { align = spec[0]; i = 1; }
+  if (i < spec.size() && (spec[i] == '+' || spec[i] == '-' || spec[i] == ' ')) sign = spec[i++];
+  bool zero = false;
+  if (i < spec.size() && spec[i] == '0') { zero = true; ++i; }
+  int width = 0;
+  while (i < spec.size() && std::isdigit(static_cast<unsigned char>(spec[i]))) width = width * 10 + (spec[i++] - '0');
+  bool comma = false;
+  if (i < spec.size() && (spec[i] == ',' || spec[i] == '_')) { comma = true; ++i; }
+  int prec = -1;
+  if (i < spec.size() && spec[i] == '.') {
+    ++i;
+    prec = 0;
+    while (i < spec.size() && std::isdigit(static_cast<unsigned char>(spec[i]))) prec = prec * 10 + (spec[i++] - '0');
+  }
+  char type = i < spec.size() ? spec[i++] : 0;
+  if (i != spec.size()) in.raise("ValueError", "Invalid format specifier '" + spec + "' for object of type '" + typeName(v) + "'");
+  std::string body;
+  bool numeric = v->kind == VK::Int || v->kind == VK::Float || v->kind == VK::Bool;
+  if (v->kind == VK::Tensor && numeric == false) {
+    // f"{t:.3f}" formats a one-element tensor as its item (Tensor.__format__).
+    Value item = in.call(in.getAttr(v, "item"), *std::make_unique<CallArgs>());
+    return formatValue(in, item, spec);
+  }
+  if (numeric) {
+    double d = v->kind == VK::Float ? static_cast<FloatObj*>(v.get())->v : double(v->kind == VK::Int ? static_cast<IntObj*>(v.get())->v : static_cast<BoolObj*>(v.get())->v);
+    bool isInt = v->kind != VK::Float;
+    char buf[512];
+    if (type == 'd' || (type == 0 && isInt)) {
+      if (!isInt) in.raise("ValueError", "Unknown format code 'd' for object of type 'float'");
+      std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(d));
+      body = buf;
+    } else if (type == 'f' || type == 'F' || type == 'e' || type == 'E' || type == 'g' || type == 'G' || type == '%') {
+      double x = type == '%' ? d * 100 : d;
+      char t = type == '%' ? 'f' : type;
+      std::string f = std::string("%.") + std::to_string(prec < 0 ? 6 : prec) + t;
+      std::snprintf(buf, sizeof buf, f.c_str(), x);
+      body = buf;
+      if (type == '%') body += '%';
+    } else if (type == 0) {
+      if (prec >= 0) {
+        std::snprintf(buf, sizeof buf, "%.*g", prec, d);
+        body = buf;
+      } else {
+        body = floatRepr(d);
+      }
+    } else {
+      in.raise("ValueError", std::string("Unknown format code '") + type + "' for object of type '" + typeName(v) + "'");
+    }
+    if (comma) {
+      size_t start = body[0] == '-' ? 1 : 0;
+      size_t dot = body.find('.');
+      if (dot == std::string::npos) dot = body.size();
+      for (int64_t p = static_cast<int64_t>(dot) - 3; p > static_cast<int64_t>(start); p -= 3) body.insert(static_cast<size_t>(p), ",");
+    }
+    if (sign == '+' && d >= 0) body = "+" + body;
+    if (sign == ' ' && d >= 0) body = " " + body;
+    if (zero && !align) { fill = '0'; align = '='; }
+    if (!align) align = '>';
+  } else {
+    body = in.str(v);
+    if (prec >= 0 && static_cast<int>(body.size()) > prec) body = body.substr(0, static_cast<size_t>(prec));
+    if (!align) align = '<';
+  }
+  int pad = width - static_cast<int>(body.size());
+  if (pad <= 0) return body;
+  if (align == '<') return body + std::string(pad, fill);
+  if (align == '^') return std::string(pad / 2, fill) + body + std::string(pad - pad / 2, fill);
+  if (align == '=' && !body.empty() && (body[0] == '-' || body[0] == '+')) return body.substr(0, 1) + std::string(pad, fill) + body.substr(1);
+  return std::string(pad, fill) + body;
+}
+
+std::string percentFormat(Interpreter& in, const std::string& fmt, const Value& args) {
+  std::vector<Value> vals = args->kind == VK::Tuple ? static_cast<TupleObj*>(args.get())->items : std::vector<Value>{args};
+  std::string out;
+  size_t ai = 0;
+  for (size_t i = 0; i < fmt.size(); ++i) {
+    if (fmt[i] != '%') { out += fmt[i]; continue; }
+    if (i + 1 < fmt.size() && fmt[i + 1] == '%') { out += '%'; ++i; continue; }
+    size_t j = i + 1;
+    std::string spec;
+    while (j < fmt.size() && std::string("0123456789.-+ ").find(fmt[j]) != std::string::npos) spec += fmt[j++];
+    if (j >= fmt.size()) in.raise("ValueError", "incomplete format");
+    char t = fmt[j];
+    if (ai >= vals.size()) in.raise("TypeError", "not enough arguments for format string");
+    Value v = vals[ai++];
+    if (t == 's') out += formatValue(in, makeStr(in.str(v)), spec);
+    else if (t == 'r') out += in.repr(v);
+    else if (t == 'd' || t == 'i') out += formatValue(in, v->kind == VK::Float ? makeInt(static_cast<int64_t>(static_cast<FloatObj*>(v.get())->v)) : v, spec + "d");
+    else out += formatValue(in, v->kind == VK::Int ? makeFloat(double(static_cast<IntObj*>(v.get())->v)) : v, spec + t);
+    i = j;
+  }
+  if (ai < vals.size()) in.raise("TypeError", "not all arguments converted during string formatting");
+  return out;
+}
+
+}  // namespace kiln::py

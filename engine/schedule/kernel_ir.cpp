@@ -1,0 +1,165 @@
+// Kernel IR: the op table and the structural verifier. The text form is in kernel_ir_text.cpp.
+#include "engine/schedule/kernel_ir.h"
+
+#include <unordered_map>
+#include <unordered_set>
+
+namespace kiln::kir {
+
+namespace {
+
+struct OpInfo {
+  Op op;
+  std::string_view name;
+  int arity;
+};
+
+// Indexed by the enum value; the order must follow enum class Op.
+constexpr OpInfo kOps[] = {
+    {Op::Load, "load", 0},      {Op::Store, "store", 1},   {Op::Const, "const", 0},
+    {Op::Neg, "neg", 1},        {Op::Exp, "exp", 1},       {Op::Log, "log", 1},
+    {Op::Sin, "sin", 1},        {Op::Cos, "cos", 1},       {Op::Tanh, "tanh", 1},
+    {Op::Sqrt, "sqrt", 1},      {Op::Rsqrt, "rsqrt", 1},   {Op::Abs, "abs", 1},
+    {Op::Sigmoid, "sigmoid", 1}, {Op::Erf, "erf", 1},      {Op::Recip, "recip", 1},
+    {Op::Floor, "floor", 1},    {Op::Ceil, "ceil", 1},     {Op::Not, "not", 1},
+    {Op::Add, "add", 2},        {Op::Sub, "sub", 2},       {Op::Mul, "mul", 2},
+    {Op::Div, "div", 2},        {Op::Max, "max", 2},       {Op::Min, "min", 2},
+    {Op::Pow, "pow", 2},        {Op::Mod, "mod", 2},       {Op::Lt, "lt", 2},
+    {Op::Le, "le", 2},          {Op::Gt, "gt", 2},         {Op::Ge, "ge", 2},
+    {Op::Eq, "eq", 2},          {Op::Ne, "ne", 2},         {Op::And, "and", 2},
+    {Op::Or, "or", 2},          {Op::Where, "where", 3},   {Op::Cast, "cast", 1},
+    {Op::ReduceSum, "reduce_sum", 1}, {Op::ReduceMax, "reduce_max", 1},
+    {Op::ReduceMin, "reduce_min", 1},
+};
+constexpr size_t kOpCount = sizeof(kOps) / sizeof(kOps[0]);
+static_assert(kOps[kOpCount - 1].op == Op::ReduceMin, "kOps must list every Op in enum order");
+
+const OpInfo* info(Op op) {
+  auto i = static_cast<size_t>(op);
+  return i < kOpCount ? &kOps[i] : nullptr;
+}
+
+bool isReduce(Op op) { return op == Op::ReduceSum || op == Op::ReduceMax || op == Op::ReduceMin; }
+
+bool isIdentifier(const std::string& s) {
+  if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
+  for (char c : s)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
+      return false;
+  return true;
+}
+
+}  // namespace
+
+std::string_view opName(Op op) {
+  const OpInfo* i = info(op);
+  return i ? i->name : std::string_view("<bad op>");
+}
+
+bool opFromName(std::string_view name, Op* out) {
+  for (const auto& i : kOps) {
+    if (i.name == name) {
+      if (out) *out = i.op;
+      return true;
+    }
+  }
+  return false;
+}
+
+int opArity(Op op) {
+  const OpInfo* i = info(op);
+  return i ? i->arity : -1;
+}
+
+int64_t Kernel::pointCount() const {
+  int64_t n = 1;
+  for (const auto& l : loops) n *= l.extent;
+  return n;
+}
+
+std::string verify(const Kernel& k) {
+  auto at = [](size_t i) { return "instruction " + std::to_string(i) + ": "; };
+  // Names must be identifiers so the text form can be read back.
+  for (const std::string* s : {&k.name, &k.kind})
+    if (!isIdentifier(*s)) return "kernel name or kind '" + *s + "' is not an identifier";
+
+  std::unordered_set<std::string> names;
+  for (const auto& b : k.buffers) {
+    if (!isIdentifier(b.name)) return "buffer name '" + b.name + "' is not an identifier";
+    if (!names.insert(b.name).second) return "duplicate buffer name " + b.name;
+    for (int64_t d : b.shape)
+      if (d < 0) return "buffer " + b.name + " has a negative dimension";
+  }
+  bool sawReduction = false;
+  for (const auto& l : k.loops) {
+    if (!isIdentifier(l.var)) return "loop variable '" + l.var + "' is not an identifier";
+    if (!names.insert(l.var).second) return "duplicate name " + l.var;
+    if (l.extent < 0) return "loop " + l.var + " has a negative extent";
+    if (sawReduction && !l.reduction)
+      return "parallel loop " + l.var + " is nested inside a reduction loop";
+    sawReduction |= l.reduction;
+  }
+
+  // Where each value sits relative to the reduction nest: it reads data indexed by a reduction
+  // variable (inner), it consumes a reduce result (post), or neither. Inner and post may not
+  // meet in one instruction: that would need the nest to run twice.
+  struct Info { bool inner = false, post = false; };
+  std::unordered_map<int, Info> defined;
+  auto checkIndex = [&](const IndexExpr& e, bool* usesReduction) -> std::string {
+    for (const auto& t : e.terms) {
+      if (t.loop < 0 || t.loop >= static_cast<int>(k.loops.size()))
+        return "index term refers to loop " + std::to_string(t.loop) + " which does not exist";
+      if (k.loops[t.loop].reduction && t.coeff != 0) *usesReduction = true;
+    }
+    return "";
+  };
+
+  for (size_t n = 0; n < k.body.size(); ++n) {
+    const Instr& in = k.body[n];
+    const OpInfo* oi = info(in.op);
+    if (!oi) return at(n) + "invalid op";
+    if (static_cast<int>(in.operands.size()) != oi->arity)
+      return at(n) + std::string(oi->name) + " takes " + std::to_string(oi->arity) +
+             " operand(s), has " + std::to_string(in.operands.size());
+    if (in.op == Op::Store) {
+      if (in.id != -1) return at(n) + "store must not define a value";
+    } else if (in.id < 0) {
+      return at(n) + std::string(oi->name) + " must define a value %id >= 0";
+    } else if (defined.count(in.id)) {
+      return at(n) + "%" + std::to_string(in.id) + " is defined twice";
+    }
+
+    Info me;
+    for (int o : in.operands) {
+      auto it = defined.find(o);
+      if (it == defined.end())
+        return at(n) + "operand %" + std::to_string(o) + " is not defined before use";
+      me.inner |= it->second.inner;
+      me.post |= it->second.post;
+    }
+    if (in.op == Op::Load || in.op == Op::Store) {
+      if (in.buffer < 0 || in.buffer >= static_cast<int>(k.buffers.size()))
+        return at(n) + "buffer index " + std::to_string(in.buffer) + " out of range";
+      if (in.op == Op::Store && !k.buffers[in.buffer].output)
+        return at(n) + "store to input buffer " + k.buffers[in.buffer].name;
+      bool usesReduction = false;
+      if (auto err = checkIndex(in.index, &usesReduction); !err.empty()) return at(n) + err;
+      me.inner |= usesReduction;
+      if (in.op == Op::Store && usesReduction && me.post)
+        return at(n) + "store of a reduce result indexed by a reduction variable";
+    } else if (in.buffer != -1 || !in.index.terms.empty() || in.index.offset != 0) {
+      return at(n) + std::string(oi->name) + " has a buffer or index";
+    }
+    if (me.inner && me.post)
+      return at(n) + "mixes values of the reduction nest with a reduce result";
+    if (isReduce(in.op)) {
+      if (!sawReduction) return at(n) + "reduce in a kernel without reduction loops";
+      if (me.post) return at(n) + "reduce of a reduce result";
+      me = Info{false, true};
+    }
+    if (in.op != Op::Store) defined[in.id] = me;
+  }
+  return "";
+}
+
+}  // namespace kiln::kir

@@ -1,0 +1,104 @@
+// Kernel IR: loop-level, backend-neutral description of one generated kernel.
+//
+// A kernel iterates over `loops` (outermost first; the outermost loop is the one the runtime
+// splits across threads). Loops marked `reduction` are innermost and are reduced by Reduce
+// instructions. The body is a list of SSA instructions executed once per point of the
+// iteration space; loads and stores address buffers with affine index expressions over the
+// loop variables (strided and broadcast views are just coefficients, 0 for a broadcast dim).
+//
+// Text form (printed and parsed by kernel_ir_text.cpp):
+//
+//   kernel kernel_0 pointwise
+//     in buf0: f32[4096]
+//     out buf1: f32[4096]
+//     loop i0 in 0..4096
+//     %0 = load buf0[i0]
+//     %1 = const 2.0 : f32
+//     %2 = mul %0, %1
+//     store buf1[i0], %2
+//   end
+#pragma once
+
+#include "engine/ir/types.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kiln::kir {
+
+struct IndexTerm {
+  int loop = 0;        // index into Kernel::loops
+  int64_t coeff = 1;   // element stride
+  bool operator==(const IndexTerm&) const = default;
+};
+
+struct IndexExpr {
+  std::vector<IndexTerm> terms;
+  int64_t offset = 0;
+  bool operator==(const IndexExpr&) const = default;
+};
+
+struct Buffer {
+  std::string name;
+  ir::DType dtype = ir::DType::Float32;
+  std::vector<int64_t> shape;
+  bool output = false;
+  bool operator==(const Buffer&) const = default;
+};
+
+struct Loop {
+  std::string var;     // i0, i1 ... for parallel loops, r0 ... for reduction loops
+  int64_t extent = 1;
+  bool reduction = false;
+  bool operator==(const Loop&) const = default;
+};
+
+enum class Op {
+  Load, Store, Const,
+  // unary
+  Neg, Exp, Log, Sin, Cos, Tanh, Sqrt, Rsqrt, Abs, Sigmoid, Erf, Recip, Floor, Ceil, Not,
+  // binary
+  Add, Sub, Mul, Div, Max, Min, Pow, Mod,
+  Lt, Le, Gt, Ge, Eq, Ne, And, Or,
+  // other
+  Where, Cast, ReduceSum, ReduceMax, ReduceMin,
+};
+
+std::string_view opName(Op op);
+bool opFromName(std::string_view name, Op* out);
+int opArity(Op op);  // operands taken (Load: 0, Store: 1, Const: 0, Where: 3, ...)
+
+struct Instr {
+  int id = -1;                 // SSA value %id (-1 for Store)
+  Op op = Op::Const;
+  std::vector<int> operands;   // SSA ids
+  int buffer = -1;             // Load/Store: index into Kernel::buffers
+  IndexExpr index;             // Load/Store
+  double constant = 0.0;       // Const
+  ir::DType dtype = ir::DType::Float32;  // result type (Cast: target type)
+  bool operator==(const Instr&) const = default;
+};
+
+struct Kernel {
+  std::string name;
+  std::string kind = "pointwise";  // pointwise | reduction
+  std::vector<Buffer> buffers;     // the kernel's parameters, in call order
+  std::vector<Loop> loops;
+  std::vector<Instr> body;
+  std::vector<int> sourceNodes;    // ids of the ATen nodes fused into this kernel (provenance)
+  bool operator==(const Kernel&) const = default;
+
+  int64_t pointCount() const;      // product of loop extents
+};
+
+std::string print(const Kernel& k);
+std::string print(const std::vector<Kernel>& ks);
+// Throws kiln::ParseError (engine/support/error.h) with line:col on malformed text.
+Kernel parseKernel(std::string_view text);
+std::vector<Kernel> parseKernels(std::string_view text);
+// Structural checks (SSA defined before use, buffer indices, arities). Returns "" when valid.
+std::string verify(const Kernel& k);
+
+}  // namespace kiln::kir

@@ -1,0 +1,122 @@
+// The events the engine emits while it runs a script. Every stage of the compiler reports
+// through a SessionSink (sink.h); the store (storage/) writes them to SQLite and the studio
+// only ever reads the store, so a live run and a reopened session look the same.
+#pragma once
+
+#include "engine/ir/graph.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kiln::session {
+
+struct SessionStart {
+  std::string scriptPath;
+  std::string scriptText;
+  std::string optionsJson;     // {"eager": false, "backend": "inductor", ...}
+  std::string engineVersion;
+  int64_t startedAtMs = 0;     // unix epoch ms
+};
+
+// A compiled function (or a resume function): Dynamo's frame. Its id is the first number of
+// compile ids ("0/1" = frame 0, compile 1).
+struct FrameEvent {
+  int frameId = 0;
+  std::string name;            // function name (forward, resume_forward_at_44)
+  std::string file;
+  int firstLine = 0;
+  std::string kind = "function";  // function | resume
+  std::string source;          // the function's source; for resume functions the generated source
+};
+
+struct Guard {
+  std::string kind;            // TENSOR_MATCH, CONSTANT_MATCH, ID_MATCH, TYPE_MATCH, ...
+  std::string source;          // L['x'], G['SCALE'], L['self'].training ...
+  std::string text;            // printed like Dynamo's guard line
+  int line = 0;                // user line that caused the guard (0 = none)
+};
+
+// One cache entry being compiled: compile id, backend, guards, the transformed code.
+struct CompileEvent {
+  std::string compileId;       // "0/0"
+  int frameId = 0;
+  int compileIndex = 0;
+  std::string backend;         // inductor | aot_eager | eager
+  std::vector<Guard> guards;
+  std::string transformedCode; // Python source of the frame's transformed code
+  std::string status = "ok";   // ok | failed | skipped
+  std::string message;         // why it failed or was skipped
+};
+
+struct RuleHit {
+  std::string rule;            // "exp(log(x)) -> x"
+  int count = 0;
+  std::vector<int> nodes;      // ids (in the pass's input graph) it fired on
+};
+
+// A stage or pass snapshot of one compile. `stage` names: captured, aten, then one per pass
+// ("pass:simplify" ...), fused; `order` is the position in the pipeline.
+struct StageEvent {
+  std::string compileId;
+  std::string stage;
+  int order = 0;
+  std::string text;            // the stage's canonical IR text
+  ir::Graph graph;             // structured nodes with provenance
+  bool changed = true;
+  std::vector<RuleHit> rules;
+  double ms = 0.0;
+};
+
+struct KernelEvent {
+  std::string compileId;
+  std::string name;
+  std::string kind;            // pointwise | reduction | extern
+  std::string kernelIr;        // kernel IR text
+  std::string source;          // generated source (CUDA C++), "" on CPU
+  std::string llvmIr;
+  std::string assembly;
+  std::vector<int> nodeIds;    // ids of the fused-stage nodes it implements
+  std::vector<int> sourceLines;// user source lines of those nodes
+  double compileMs = 0.0;
+};
+
+// The compiled graph: ordered kernel launches, extern calls and buffer plan, as text.
+struct WrapperEvent {
+  std::string compileId;
+  std::string text;
+};
+
+struct GraphBreakEvent {
+  int frameId = 0;
+  std::string compileId;
+  std::string code;            // Kiln code: KB001 ...
+  std::string title;           // Dynamo's gb_type ("Data-dependent branching")
+  std::string explanation;
+  std::vector<std::string> hints;
+  std::string file;
+  int line = 0;
+  int col = 0;
+  std::vector<ir::SourceLoc> userStack;
+};
+
+struct RecompileEvent {
+  int frameId = 0;
+  std::string compileId;       // the compile id being created
+  std::vector<std::string> reasons;  // one line per failing cache entry ("0/0: n == 1")
+};
+
+struct TimingEvent {
+  std::string compileId;       // "" for whole-session timings
+  std::string phase;           // capture, lower, passes, schedule, codegen, run ...
+  double ms = 0.0;
+};
+
+struct SessionEnd {
+  std::string status;          // ok | error
+  std::string error;           // formatted error (traceback) when status == error
+  double totalMs = 0.0;
+  std::string outputsJson;     // the out* variables, in the oracle's outs.json form
+};
+
+}  // namespace kiln::session

@@ -1,0 +1,30 @@
+// SessionSink: where the engine reports what it does. The engine only knows this interface;
+// storage/ implements it over SQLite, tests implement it in memory.
+#pragma once
+
+#include "engine/session/events.h"
+
+namespace kiln::session {
+
+class SessionSink {
+ public:
+  virtual ~SessionSink() = default;
+  virtual void sessionStart(const SessionStart&) {}
+  virtual void frame(const FrameEvent&) {}
+  virtual void compile(const CompileEvent&) {}
+  virtual void stage(const StageEvent&) {}
+  virtual void kernel(const KernelEvent&) {}
+  virtual void wrapper(const WrapperEvent&) {}
+  virtual void graphBreak(const GraphBreakEvent&) {}
+  virtual void recompile(const RecompileEvent&) {}
+  virtual void timing(const TimingEvent&) {}
+  virtual void output(const std::string& text) { (void)text; }  // printed stdout, in chunks
+  // A compile finished: everything reported for it so far may be committed.
+  virtual void compileDone(const std::string& compileId) { (void)compileId; }
+  virtual void sessionEnd(const SessionEnd&) {}
+};
+
+// Ignores every event (runs that record nothing, tests).
+class NullSink : public SessionSink {};
+
+}  // namespace kiln::session

@@ -1,0 +1,103 @@
+// The eager runtime's tensor: a strided view over shared storage. This is the reference
+// implementation every compiled result is checked against, so it favours clarity.
+#pragma once
+
+#include "engine/ir/types.h"
+#include "engine/tensor/tensor_iter.h"
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kiln::tensor {
+
+using ir::DType;
+using Shape = std::vector<int64_t>;
+
+// A user-visible runtime error, worded like PyTorch's (RuntimeError, IndexError ...).
+class TorchError : public std::runtime_error {
+ public:
+  TorchError(std::string type, const std::string& msg) : std::runtime_error(msg), type_(std::move(type)) {}
+  const std::string& type() const { return type_; }
+
+ private:
+  std::string type_;
+};
+
+// Raw bytes, 64-byte aligned so generated kernels can use aligned vector loads.
+class Storage {
+ public:
+  explicit Storage(size_t bytes);
+  ~Storage();
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+  void* data() { return data_; }
+  const void* data() const { return data_; }
+  size_t bytes() const { return bytes_; }
+
+ private:
+  void* data_ = nullptr;
+  size_t bytes_ = 0;
+};
+
+class Tensor {
+ public:
+  Tensor() = default;
+  static Tensor empty(const Shape& sizes, DType dtype);
+  static Tensor zeros(const Shape& sizes, DType dtype);
+  static Tensor full(const Shape& sizes, double value, DType dtype);
+  static Tensor scalar(double value, DType dtype);
+  static Shape contiguousStrides(const Shape& sizes);
+
+  bool defined() const { return storage_ != nullptr; }
+  DType dtype() const { return dtype_; }
+  const Shape& sizes() const { return sizes_; }
+  const Shape& strides() const { return strides_; }
+  int64_t offset() const { return offset_; }
+  int64_t dim() const { return static_cast<int64_t>(sizes_.size()); }
+  int64_t numel() const;
+  int64_t size(int64_t d) const;
+  bool isContiguous() const;
+  bool requiresGrad() const { return requiresGrad_; }
+  void setRequiresGrad(bool v) { requiresGrad_ = v; }
+  const std::shared_ptr<Storage>& storage() const { return storage_; }
+
+  void* data() { return static_cast<char*>(storage_->data()) + offset_ * ir::itemSize(dtype_); }
+  const void* data() const { return static_cast<const char*>(storage_->data()) + offset_ * ir::itemSize(dtype_); }
+  template <typename T> T* ptr() { return static_cast<T*>(data()); }
+  template <typename T> const T* ptr() const { return static_cast<const T*>(data()); }
+
+  // Element access by storage offset (relative to data()), converting to/from double.
+  double loadAt(int64_t elemOffset) const;
+  void storeAt(int64_t elemOffset, double v);
+  int64_t loadIntAt(int64_t elemOffset) const;
+  void storeIntAt(int64_t elemOffset, int64_t v);
+
+  // Views share storage.
+  Tensor view(const Shape& sizes, const Shape& strides, int64_t offset) const;
+  Tensor contiguous() const;
+  Tensor clone() const;
+  Tensor to(DType d) const;
+  ir::TensorType type() const;
+
+  // Every element in row-major order as double (for printing, comparison, JSON).
+  std::vector<double> toDoubles() const;
+
+ private:
+  std::shared_ptr<Storage> storage_;
+  DType dtype_ = DType::Float32;
+  Shape sizes_;
+  Shape strides_;
+  int64_t offset_ = 0;
+  bool requiresGrad_ = false;
+};
+
+std::string shapeStr(const Shape& s);  // [2, 3]
+// Broadcasts two shapes the way PyTorch does; throws TorchError on mismatch.
+Shape broadcastShapes(const Shape& a, const Shape& b);
+// Strides of `t` expanded to `to` (0 for broadcast dims).
+Shape broadcastStrides(const Tensor& t, const Shape& to);
+
+}  // namespace kiln::tensor

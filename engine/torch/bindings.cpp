@@ -1,0 +1,92 @@
+#include "engine/torch/bindings.h"
+
+#include "engine/capture/tracer.h"
+
+namespace kiln::torchapi {
+
+using py::Value;
+using py::VK;
+
+ops::Val toVal(py::Interpreter& in, const Value& v) {
+  switch (v->kind) {
+    case VK::Tensor: {
+      auto* t = static_cast<py::TensorObj*>(v.get());
+      return t->fake ? ops::Val::sym(t->type, t->node) : ops::Val::of(t->t);
+    }
+    case VK::None: return ops::Val::none();
+    case VK::Bool: return ops::Val::boolean(static_cast<py::BoolObj*>(v.get())->v);
+    case VK::Int: return ops::Val::integer(static_cast<py::IntObj*>(v.get())->v);
+    case VK::Float: return ops::Val::real(static_cast<py::FloatObj*>(v.get())->v);
+    case VK::Str: return ops::Val::string(static_cast<py::StrObj*>(v.get())->v);
+    case VK::DType: return ops::Val::dtypeVal(static_cast<py::DTypeObj*>(v.get())->d);
+    case VK::Tuple:
+    case VK::List: {
+      std::vector<ops::Val> items;
+      for (auto& x : in.iterate(v)) items.push_back(toVal(in, x));
+      return ops::Val::listOf(std::move(items));
+    }
+    default: in.raise("TypeError", "expected a tensor, number or sequence, got " + py::typeName(v));
+  }
+}
+
+Value fromVal(py::Interpreter& in, const ops::Val& v) {
+  switch (v.kind) {
+    case ops::Val::Kind::Tensor: return py::makeTensor(v.t);
+    case ops::Val::Kind::Sym: in.raise("RuntimeError", "internal error: symbolic value escaped capture");
+    case ops::Val::Kind::None: return py::None();
+    case ops::Val::Kind::Int: return py::makeInt(v.i);
+    case ops::Val::Kind::Float: return py::makeFloat(v.f);
+    case ops::Val::Kind::Bool: return py::makeBool(v.b);
+    case ops::Val::Kind::DType: return std::make_shared<py::DTypeObj>(v.dtype);
+    case ops::Val::Kind::String: return py::makeStr(v.s);
+    case ops::Val::Kind::List: {
+      std::vector<Value> items;
+      for (const auto& x : v.list) items.push_back(fromVal(in, x));
+      return py::makeTuple(std::move(items));
+    }
+  }
+  return py::None();
+}
+
+void rethrow(py::Interpreter& in, const tensor::TorchError& e) { in.raise(e.type(), e.what()); }
+
+namespace {
+bool anyFake(const Value& v, py::Interpreter& in) {
+  if (v->kind == VK::Tensor) return static_cast<py::TensorObj*>(v.get())->fake;
+  if (v->kind == VK::Tuple || v->kind == VK::List)
+    for (auto& x : in.iterate(v))
+      if (anyFake(x, in)) return true;
+  return false;
+}
+}  // namespace
+
+Value callTorch(py::Interpreter& in, const std::string& target, ir::NodeKind kind, py::CallArgs& args) {
+  const TorchFn* fn = findTorchFn(target, kind);
+  if (!fn) in.raise("NotImplementedError", (kind == ir::NodeKind::CallMethod ? "Tensor." : "") + target + " is not supported by Kiln yet");
+  TArgs ta;
+  bool fake = false;
+  for (auto& a : args.args) {
+    ta.args.push_back(toVal(in, a));
+    fake = fake || anyFake(a, in);
+  }
+  for (auto& [k, v] : args.kwargs) {
+    ta.kwargs.emplace_back(k, toVal(in, v));
+    fake = fake || anyFake(v, in);
+  }
+  try {
+    if (fake) {
+      if (!in.tracer) in.raise("RuntimeError", "internal error: fake tensor outside capture");
+      ops::MetaDispatcher meta;
+      ops::Val r = fn->impl(meta, ta);
+      if (r.kind != ops::Val::Kind::Sym && r.kind != ops::Val::Kind::Tensor)
+        in.raise("NotImplementedError", "capturing " + target + " (non-tensor result) is not supported yet");
+      return in.tracer->record(in, target, kind, args.args, args.kwargs, r.tensorType());
+    }
+    ops::EagerDispatcher eager;
+    return fromVal(in, fn->impl(eager, ta));
+  } catch (const tensor::TorchError& e) {
+    rethrow(in, e);
+  }
+}
+
+}  // namespace kiln::torchapi

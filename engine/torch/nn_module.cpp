@@ -1,0 +1,174 @@
+#include "engine/torch/nn_module.h"
+
+#include "engine/capture/compile_context.h"
+
+namespace kiln::torchapi {
+
+using py::CallArgs;
+using py::Value;
+using py::VK;
+
+namespace {
+
+py::InstanceObj* inst(const Value& v) { return static_cast<py::InstanceObj*>(v.get()); }
+
+std::shared_ptr<py::DictObj> slot(py::Interpreter& in, const Value& self, const char* name) {
+  Value d = inst(self)->dict->getStr(name);
+  if (!d || d->kind != VK::Dict)
+    in.raise("AttributeError", "cannot assign module attributes before Module.__init__() call (missing " + std::string(name) + ")");
+  return std::static_pointer_cast<py::DictObj>(d);
+}
+
+bool isModule(py::Interpreter& in, const Value& v) {
+  if (v->kind != VK::Instance) return false;
+  auto base = in.builtinClass("Module");
+  return base && inst(v)->cls->isSubclassOf(base.get());
+}
+
+// named_parameters / named_buffers / named_modules walk, in registration order.
+void walk(py::Interpreter& in, const Value& m, const std::string& prefix, const char* slotName, std::vector<std::pair<std::string, Value>>& out) {
+  for (auto& [k, v] : slot(in, m, slotName)->items)
+    if (!py::isNone(v)) out.emplace_back(prefix + in.str(k), v);
+  for (auto& [k, child] : slot(in, m, "_modules")->items)
+    if (!py::isNone(child)) walk(in, child, prefix + in.str(k) + ".", slotName, out);
+}
+
+Value pairs(const std::vector<std::pair<std::string, Value>>& items) {
+  auto it = std::make_shared<py::IteratorObj>();
+  for (auto& [k, v] : items) it->items.push_back(py::makeTuple({py::makeStr(k), v}));
+  return it;
+}
+
+}  // namespace
+
+void installNn(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& nn) {
+  auto cls = std::make_shared<py::ClassObj>();
+  cls->name = "Module";
+  cls->qualname = "Module";
+  cls->mro.push_back(cls);
+  if (auto obj = in.builtinClass("object")) cls->mro.push_back(obj);
+  auto method = [&](const std::string& name, py::NativeFn fn) { cls->dict[name] = py::makeBuiltin("Module." + name, std::move(fn)); };
+
+  method("__init__", [](py::Interpreter&, CallArgs& a) {
+    auto* m = inst(a.args.at(0));
+    m->dict->setStr("training", py::True());
+    m->dict->setStr("_parameters", std::make_shared<py::DictObj>());
+    m->dict->setStr("_buffers", std::make_shared<py::DictObj>());
+    m->dict->setStr("_modules", std::make_shared<py::DictObj>());
+    return py::None();
+  });
+  method("__setattr__", [](py::Interpreter& in, CallArgs& a) {
+    const Value& self = a.args.at(0);
+    std::string name = in.str(a.args.at(1));
+    const Value& v = a.args.at(2);
+    auto* m = inst(self);
+    if (v->kind == VK::Tensor && static_cast<py::TensorObj*>(v.get())->parameter) {
+      slot(in, self, "_parameters")->setStr(name, v);
+      m->dict->erase(py::makeStr(name));
+      return py::None();
+    }
+    if (isModule(in, v)) {
+      slot(in, self, "_modules")->setStr(name, v);
+      m->dict->erase(py::makeStr(name));
+      return py::None();
+    }
+    for (const char* s : {"_parameters", "_buffers", "_modules"}) {
+      Value d = m->dict->getStr(s);
+      if (d && d->kind == VK::Dict && static_cast<py::DictObj*>(d.get())->getStr(name)) {
+        static_cast<py::DictObj*>(d.get())->setStr(name, v);
+        return py::None();
+      }
+    }
+    m->dict->setStr(name, v);
+    return py::None();
+  });
+  method("__getattr__", [](py::Interpreter& in, CallArgs& a) -> Value {
+    const Value& self = a.args.at(0);
+    std::string name = in.str(a.args.at(1));
+    for (const char* s : {"_parameters", "_buffers", "_modules"}) {
+      Value d = inst(self)->dict->getStr(s);
+      if (d && d->kind == VK::Dict)
+        if (Value v = static_cast<py::DictObj*>(d.get())->getStr(name)) return v;
+    }
+    in.raise("AttributeError", "'" + inst(self)->cls->name + "' object has no attribute '" + name + "'");
+  });
+  method("__call__", [](py::Interpreter& in, CallArgs& a) -> Value {
+    Value self = a.args.at(0);
+    CallArgs rest = a;
+    rest.args.erase(rest.args.begin());
+    if (auto st = std::static_pointer_cast<CompiledModuleState>(inst(self)->native); st && st->compiledCall)
+      return in.call(st->compiledCall, rest);
+    return in.call(in.getAttr(self, "forward"), rest);
+  });
+  method("forward", [](py::Interpreter& in, CallArgs& a) -> Value {
+    in.raise("NotImplementedError", "Module [" + inst(a.args.at(0))->cls->name + "] is missing the required \"forward\" function");
+  });
+  method("compile", [](py::Interpreter& in, CallArgs& a) {
+    if (!in.compiler) return py::None();  // --eager
+    CallArgs opts = a;
+    opts.args.clear();
+    in.compiler->compileModuleInPlace(in, a.args.at(0), capture::parseCompileOptions(in, opts));
+    return py::None();
+  });
+  method("train", [](py::Interpreter& in, CallArgs& a) {
+    bool mode = a.args.size() < 2 || in.truthy(a.args[1]);
+    std::function<void(const Value&)> set = [&](const Value& m) {
+      inst(m)->dict->setStr("training", py::makeBool(mode));
+      for (auto& [k, c] : slot(in, m, "_modules")->items)
+        if (!py::isNone(c)) set(c);
+    };
+    set(a.args.at(0));
+    return a.args[0];
+  });
+  method("eval", [](py::Interpreter& in, CallArgs& a) {
+    CallArgs b;
+    b.args = {py::False()};
+    return in.call(in.getAttr(a.args.at(0), "train"), b);
+  });
+  method("named_parameters", [](py::Interpreter& in, CallArgs& a) {
+    std::vector<std::pair<std::string, Value>> out;
+    walk(in, a.args.at(0), "", "_parameters", out);
+    return pairs(out);
+  });
+  method("parameters", [](py::Interpreter& in, CallArgs& a) {
+    std::vector<std::pair<std::string, Value>> out;
+    walk(in, a.args.at(0), "", "_parameters", out);
+    auto it = std::make_shared<py::IteratorObj>();
+    for (auto& [k, v] : out) it->items.push_back(v);
+    return Value(it);
+  });
+  method("named_buffers", [](py::Interpreter& in, CallArgs& a) {
+    std::vector<std::pair<std::string, Value>> out;
+    walk(in, a.args.at(0), "", "_buffers", out);
+    return pairs(out);
+  });
+  method("register_buffer", [](py::Interpreter& in, CallArgs& a) {
+    slot(in, a.args.at(0), "_buffers")->setStr(in.str(a.args.at(1)), a.args.at(2));
+    return py::None();
+  });
+  method("children", [](py::Interpreter& in, CallArgs& a) {
+    auto it = std::make_shared<py::IteratorObj>();
+    for (auto& [k, c] : slot(in, a.args.at(0), "_modules")->items) it->items.push_back(c);
+    return Value(it);
+  });
+  nn->scope->vars["Module"] = cls;
+  in.registerClass(cls);
+  in.registerModule(nn);
+
+  // nn.Parameter(tensor, requires_grad=True)
+  auto param = std::make_shared<py::ClassObj>();
+  param->name = param->qualname = "Parameter";
+  param->mro.push_back(param);
+  param->dict["__new__"] = py::makeBuiltin("Parameter.__new__", [](py::Interpreter& in, CallArgs& a) -> Value {
+    if (a.args.size() < 2 || a.args[1]->kind != VK::Tensor) in.raise("TypeError", "Parameter() expects a Tensor");
+    auto* src = static_cast<py::TensorObj*>(a.args[1].get());
+    auto p = std::make_shared<py::TensorObj>(src->t);
+    bool rg = !(a.args.size() > 2 && !in.truthy(a.args[2])) && !(a.kwarg("requires_grad") && !in.truthy(a.kwarg("requires_grad")));
+    p->t.setRequiresGrad(rg);
+    p->parameter = true;
+    return p;
+  });
+  nn->scope->vars["Parameter"] = param;
+}
+
+}  // namespace kiln::torchapi

@@ -1,0 +1,23 @@
+// How the interpreter treats Tensor values: operators, attributes, indexing, printing.
+// Implemented in engine/torch/ on top of the torch-level op bindings, so that operators on
+// fake tensors are captured like any other torch call.
+#pragma once
+
+#include "engine/python/interpreter.h"
+
+namespace kiln::torchapi {
+
+// Installs torch, torch.nn, torch.nn.functional, torch._dynamo, torch.compiler, math, typing.
+void installModules(py::Interpreter& in);
+
+// Returns null when the operator does not apply (so the interpreter raises its TypeError).
+py::Value tensorBinary(py::Interpreter& in, const std::string& op, const py::Value& a, const py::Value& b);
+py::Value tensorUnary(py::Interpreter& in, const std::string& op, const py::Value& a);
+py::Value tensorGetAttr(py::Interpreter& in, const py::Value& t, const std::string& name);
+py::Value tensorSubscript(py::Interpreter& in, const py::Value& t, const py::Value& index);
+void tensorSetSubscript(py::Interpreter& in, const py::Value& t, const py::Value& index, const py::Value& v);
+bool tensorTruthy(py::Interpreter& in, const py::Value& t);
+std::string tensorRepr(py::Interpreter& in, const py::Value& t);
+std::vector<py::Value> tensorIterate(py::Interpreter& in, const py::Value& t);
+
+}  // namespace kiln::torchapi

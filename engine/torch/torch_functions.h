@@ -1,0 +1,35 @@
+// The torch-level functions scripts call (torch.cos, Tensor.relu, x * 2 ...), each written
+// once against an ops::Dispatcher. The same definition runs eagerly, types captured nodes
+// (MetaDispatcher) and lowers captured graphs to ATen (a graph-recording dispatcher): this is
+// how Kiln mirrors AOTAutograd's retracing without a second copy of each op's semantics.
+#pragma once
+
+#include "engine/ir/graph.h"
+#include "engine/ops/op_table.h"
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kiln::torchapi {
+
+struct TArgs {
+  std::vector<ops::Val> args;
+  std::vector<std::pair<std::string, ops::Val>> kwargs;
+  const ops::Val* kw(const std::string& name) const;
+  // Positional argument i, or keyword `name`, or null.
+  const ops::Val* get(size_t i, const std::string& name) const;
+};
+
+struct TorchFn {
+  std::string target;  // as the captured graph names it: "torch.cos", "_operator.mul", "relu"
+  ir::NodeKind kind = ir::NodeKind::CallFunction;  // CallMethod for Tensor methods
+  std::function<ops::Val(ops::Dispatcher&, const TArgs&)> impl;
+};
+
+// Looks up a torch-level function by captured target and kind.
+const TorchFn* findTorchFn(const std::string& target, ir::NodeKind kind);
+const std::vector<TorchFn>& torchFns();
+
+}  // namespace kiln::torchapi

@@ -1,0 +1,297 @@
+// The modules scripts import: torch (functions, dtypes, compile, no_grad ...), torch.nn,
+// torch.nn.functional, torch._dynamo, torch.compiler, math, typing.
+#include "engine/torch/tensor_protocol.h"
+
+#include "engine/capture/compile_context.h"
+#include "engine/torch/bindings.h"
+#include "engine/torch/nn_module.h"
+
+#include <cmath>
+#include <numeric>
+
+namespace kiln::torchapi {
+
+using py::CallArgs;
+using py::Value;
+using py::VK;
+
+namespace {
+
+std::shared_ptr<py::ModuleObj> newModule(py::Interpreter& in, const std::string& name) {
+  auto m = std::make_shared<py::ModuleObj>(name);
+  m->scope->vars["__name__"] = py::makeStr(name);
+  in.registerModule(m);
+  return m;
+}
+
+void def(const std::shared_ptr<py::ModuleObj>& m, const std::string& name, py::NativeFn fn) {
+  m->scope->vars[name] = py::makeBuiltin(m->name + "." + name, std::move(fn));
+}
+
+ir::DType dtypeArg(py::Interpreter& in, const CallArgs& a, ir::DType dflt) {
+  Value d = a.kwarg("dtype");
+  if (!d || py::isNone(d)) return dflt;
+  if (d->kind != VK::DType) in.raise("TypeError", "dtype must be a torch.dtype, not " + py::typeName(d));
+  return static_cast<py::DTypeObj*>(d.get())->d;
+}
+
+// Shape from f(2, 3), f((2, 3)) or f([2, 3]).
+tensor::Shape shapeArgs(py::Interpreter& in, const CallArgs& a, size_t from = 0) {
+  std::vector<Value> dims;
+  if (a.args.size() == from + 1 && (a.args[from]->kind == VK::Tuple || a.args[from]->kind == VK::List)) dims = in.iterate(a.args[from]);
+  else dims.assign(a.args.begin() + static_cast<int64_t>(from), a.args.end());
+  if (Value s = a.kwarg("size")) dims = in.iterate(s);
+  tensor::Shape out;
+  for (auto& d : dims) {
+    if (d->kind != VK::Int) in.raise("TypeError", "size must be a sequence of ints, but got " + py::typeName(d));
+    out.push_back(static_cast<py::IntObj*>(d.get())->v);
+  }
+  return out;
+}
+
+double number(py::Interpreter& in, const Value& v) {
+  if (v->kind == VK::Int) return double(static_cast<py::IntObj*>(v.get())->v);
+  if (v->kind == VK::Float) return static_cast<py::FloatObj*>(v.get())->v;
+  if (v->kind == VK::Bool) return static_cast<py::BoolObj*>(v.get())->v;
+  if (v->kind == VK::Tensor && !static_cast<py::TensorObj*>(v.get())->fake && static_cast<py::TensorObj*>(v.get())->t.numel() == 1)
+    return static_cast<py::TensorObj*>(v.get())->t.loadAt(0);
+  in.raise("TypeError", "must be real number, not " + py::typeName(v));
+}
+
+// torch.tensor(data): infers dtype like PyTorch (bool < int64 < float32 by default).
+tensor::Tensor tensorFromData(py::Interpreter& in, const Value& data, std::optional<ir::DType> dtype) {
+  tensor::Shape shape;
+  std::vector<double> flat;
+  ir::DType inferred = ir::DType::Bool;
+  bool any = false;
+  std::function<void(const Value&, size_t)> walk = [&](const Value& v, size_t depth) {
+    if (v->kind == VK::List || v->kind == VK::Tuple) {
+      auto items = in.iterate(v);
+      if (shape.size() <= depth) shape.push_back(static_cast<int64_t>(items.size()));
+      else if (shape[depth] != static_cast<int64_t>(items.size()))
+        in.raise("ValueError", "expected sequence of length " + std::to_string(shape[depth]) + " at dim " + std::to_string(depth) + " (got " + std::to_string(items.size()) + ")");
+      for (auto& x : items) walk(x, depth + 1);
+      return;
+    }
+    if (depth != shape.size() && any) in.raise("ValueError", "inconsistent nesting in tensor data");
+    any = true;
+    if (v->kind == VK::Float) inferred = ir::DType::Float32;
+    else if (v->kind == VK::Int && inferred == ir::DType::Bool) inferred = ir::DType::Int64;
+    else if (v->kind == VK::Tensor) {
+      auto& t = static_cast<py::TensorObj*>(v.get())->t;
+      if (ir::isFloating(t.dtype())) inferred = ir::DType::Float32;
+      else if (inferred == ir::DType::Bool && t.dtype() != ir::DType::Bool) inferred = ir::DType::Int64;
+    } else if (v->kind != VK::Bool) {
+      in.raise("TypeError", "Could not infer dtype of " + py::typeName(v));
+    }
+    flat.push_back(number(in, v));
+  };
+  walk(data, 0);
+  tensor::Tensor t = tensor::Tensor::empty(shape, dtype.value_or(inferred));
+  for (size_t i = 0; i < flat.size(); ++i) t.storeAt(static_cast<int64_t>(i), flat[i]);
+  return t;
+}
+
+Value wrap(tensor::Tensor t, py::Interpreter& in, const CallArgs& a) {
+  if (Value rg = a.kwarg("requires_grad"); rg && in.truthy(rg)) t.setRequiresGrad(true);
+  return py::makeTensor(std::move(t));
+}
+
+// A context manager class whose __enter__/__exit__ are natives (torch.no_grad ...).
+Value contextManagerClass(py::Interpreter& in, const std::string& name, py::NativeFn enter, py::NativeFn exit) {
+  auto cls = std::make_shared<py::ClassObj>();
+  cls->name = cls->qualname = name;
+  cls->mro.push_back(cls);
+  if (auto obj = in.builtinClass("object")) cls->mro.push_back(obj);
+  cls->dict["__enter__"] = py::makeBuiltin(name + ".__enter__", std::move(enter));
+  cls->dict["__exit__"] = py::makeBuiltin(name + ".__exit__", std::move(exit));
+  cls->dict["__init__"] = py::makeBuiltin(name + ".__init__", [](py::Interpreter&, CallArgs&) { return py::None(); });
+  return cls;
+}
+
+}  // namespace
+
+void installModules(py::Interpreter& in) {
+  auto torch = newModule(in, "torch");
+  auto& T = torch->scope->vars;
+  for (auto [n, d] : {std::pair{"float32", ir::DType::Float32}, {"float", ir::DType::Float32}, {"float64", ir::DType::Float64},
+                      {"double", ir::DType::Float64}, {"int64", ir::DType::Int64}, {"long", ir::DType::Int64},
+                      {"int32", ir::DType::Int32}, {"int", ir::DType::Int32}, {"bool", ir::DType::Bool},
+                      {"float16", ir::DType::Float16}, {"half", ir::DType::Float16}, {"bfloat16", ir::DType::BFloat16}})
+    T[n] = std::make_shared<py::DTypeObj>(d);
+  T["pi"] = py::makeFloat(M_PI);
+  T["e"] = py::makeFloat(M_E);
+  T["inf"] = py::makeFloat(INFINITY);
+  T["nan"] = py::makeFloat(NAN);
+  T["__version__"] = py::makeStr("2.11.0+kiln");
+  // Tensor as a class for isinstance(x, torch.Tensor).
+  {
+    auto cls = std::make_shared<py::ClassObj>();
+    cls->name = cls->qualname = "Tensor";
+    cls->mro.push_back(cls);
+    T["Tensor"] = cls;
+  }
+  // Every torch-level function spelled torch.<name>.
+  for (const auto& f : torchFns()) {
+    if (f.kind != ir::NodeKind::CallFunction || f.target.rfind("torch.", 0) != 0) continue;
+    std::string rest = f.target.substr(6);
+    if (rest.find('.') != std::string::npos) continue;
+    std::string target = f.target;
+    def(torch, rest, [target](py::Interpreter& in, CallArgs& a) { return callTorch(in, target, ir::NodeKind::CallFunction, a); });
+  }
+  def(torch, "tensor", [](py::Interpreter& in, CallArgs& a) {
+    if (a.args.empty()) in.raise("TypeError", "tensor() missing 1 required positional arguments: \"data\"");
+    Value dt = a.kwarg("dtype");
+    std::optional<ir::DType> d;
+    if (dt && !py::isNone(dt)) d = static_cast<py::DTypeObj*>(dt.get())->d;
+    return wrap(tensorFromData(in, a.args[0], d), in, a);
+  });
+  def(torch, "arange", [](py::Interpreter& in, CallArgs& a) {
+    std::vector<Value> n = a.args;
+    if (Value e = a.kwarg("end")) n.push_back(e);
+    if (n.empty() || n.size() > 3) in.raise("TypeError", "arange() received an invalid combination of arguments");
+    Value start = n.size() >= 2 ? n[0] : py::makeInt(0), end = n.size() >= 2 ? n[1] : n[0], step = n.size() == 3 ? n[2] : py::makeInt(1);
+    if (Value s = a.kwarg("step")) step = s;
+    bool anyFloat = start->kind == VK::Float || end->kind == VK::Float || step->kind == VK::Float;
+    ir::DType dt = dtypeArg(in, a, anyFloat ? ir::DType::Float32 : ir::DType::Int64);
+    ops::EagerDispatcher e;
+    try {
+      ops::Val r = e.call("aten.arange.start_step", {toVal(in, start), toVal(in, end), toVal(in, step), ops::Val::dtypeVal(dt)});
+      return wrap(r.t, in, a);
+    } catch (const tensor::TorchError& err) { rethrow(in, err); }
+  });
+  def(torch, "linspace", [](py::Interpreter& in, CallArgs& a) {
+    if (a.args.size() < 3 && !a.kwarg("steps")) in.raise("TypeError", "linspace() missing required argument 'steps'");
+    Value steps = a.args.size() > 2 ? a.args[2] : a.kwarg("steps");
+    if (steps->kind != VK::Int) in.raise("TypeError", "linspace(): argument 'steps' must be int, not " + py::typeName(steps));
+    ops::EagerDispatcher e;
+    try {
+      ops::Val r = e.call("aten.linspace.default", {ops::Val::real(number(in, a.args.at(0))), ops::Val::real(number(in, a.args.at(1))),
+                                                     toVal(in, steps), ops::Val::dtypeVal(dtypeArg(in, a, ir::DType::Float32))});
+      return wrap(r.t, in, a);
+    } catch (const tensor::TorchError& err) { rethrow(in, err); }
+  });
+  auto filled = [](double v) {
+    return [v](py::Interpreter& in, CallArgs& a) {
+      try {
+        return wrap(tensor::Tensor::full(shapeArgs(in, a), v, dtypeArg(in, a, ir::DType::Float32)), in, a);
+      } catch (const tensor::TorchError& err) { rethrow(in, err); }
+    };
+  };
+  def(torch, "zeros", filled(0.0));
+  def(torch, "ones", filled(1.0));
+  def(torch, "empty", filled(0.0));
+  def(torch, "full", [](py::Interpreter& in, CallArgs& a) {
+    tensor::Shape s = shapeArgs(in, CallArgs{{a.args.at(0)}, {}, {}});
+    Value v = a.args.at(1);
+    ir::DType dflt = v->kind == VK::Float ? ir::DType::Float32 : v->kind == VK::Bool ? ir::DType::Bool : ir::DType::Int64;
+    try {
+      return wrap(tensor::Tensor::full(s, number(in, v), dtypeArg(in, a, dflt)), in, a);
+    } catch (const tensor::TorchError& err) { rethrow(in, err); }
+  });
+  for (auto [name, val] : {std::pair{"zeros_like", 0.0}, {"ones_like", 1.0}, {"empty_like", 0.0}}) {
+    double v = val;
+    def(torch, name, [v](py::Interpreter& in, CallArgs& a) {
+      if (a.args.empty() || a.args[0]->kind != VK::Tensor) in.raise("TypeError", "expected a Tensor");
+      auto ty = static_cast<py::TensorObj*>(a.args[0].get())->tensorType();
+      tensor::Shape s;
+      for (auto& d : ty.sizes) s.push_back(d.value);
+      return wrap(tensor::Tensor::full(s, v, dtypeArg(in, a, ty.dtype)), in, a);
+    });
+  }
+  def(torch, "is_tensor", [](py::Interpreter&, CallArgs& a) { return py::makeBool(!a.args.empty() && a.args[0]->kind == VK::Tensor); });
+  def(torch, "manual_seed", [](py::Interpreter&, CallArgs&) { return py::None(); });
+  def(torch, "is_grad_enabled", [](py::Interpreter&, CallArgs&) { return py::True(); });
+  def(torch, "compile", [](py::Interpreter& in, CallArgs& a) -> Value {
+    capture::CompileOptions opts = capture::parseCompileOptions(in, a);
+    if (a.args.empty() || py::isNone(a.args[0])) {
+      // @torch.compile(backend=...) returns a decorator.
+      return py::makeBuiltin("torch.compile.<decorator>", [opts](py::Interpreter& in, CallArgs& b) -> Value {
+        if (!in.compiler) return b.args.at(0);
+        return in.compiler->compile(in, b.args.at(0), opts);
+      });
+    }
+    if (!in.compiler) return a.args[0];  // --eager: torch.compile is the identity
+    return in.compiler->compile(in, a.args[0], opts);
+  });
+  T["no_grad"] = contextManagerClass(in, "no_grad", [](py::Interpreter&, CallArgs&) { return py::None(); },
+                                     [](py::Interpreter&, CallArgs&) { return py::False(); });
+  T["enable_grad"] = contextManagerClass(in, "enable_grad", [](py::Interpreter&, CallArgs&) { return py::None(); },
+                                         [](py::Interpreter&, CallArgs&) { return py::False(); });
+
+  auto nn = newModule(in, "torch.nn");
+  torch->scope->vars["nn"] = nn;
+  installNn(in, nn);
+  auto F = newModule(in, "torch.nn.functional");
+  nn->scope->vars["functional"] = F;
+  for (const auto& f : torchFns()) {
+    const std::string prefix = "torch.nn.functional.";
+    if (f.kind != ir::NodeKind::CallFunction || f.target.rfind(prefix, 0) != 0) continue;
+    std::string target = f.target;
+    def(F, f.target.substr(prefix.size()), [target](py::Interpreter& in, CallArgs& a) {
+      return callTorch(in, target, ir::NodeKind::CallFunction, a);
+    });
+  }
+
+  auto dynamo = newModule(in, "torch._dynamo");
+  torch->scope->vars["_dynamo"] = dynamo;
+  def(dynamo, "reset", [](py::Interpreter&, CallArgs&) { return py::None(); });
+  auto compiler = newModule(in, "torch.compiler");
+  torch->scope->vars["compiler"] = compiler;
+  def(compiler, "reset", [](py::Interpreter&, CallArgs&) { return py::None(); });
+
+  auto math = newModule(in, "math");
+  auto& M = math->scope->vars;
+  M["pi"] = py::makeFloat(M_PI);
+  M["e"] = py::makeFloat(M_E);
+  M["tau"] = py::makeFloat(2 * M_PI);
+  M["inf"] = py::makeFloat(INFINITY);
+  M["nan"] = py::makeFloat(NAN);
+  struct Fn1 { const char* name; double (*f)(double); };
+  for (Fn1 f : {Fn1{"sqrt", [](double x) { return std::sqrt(x); }}, Fn1{"exp", [](double x) { return std::exp(x); }},
+                Fn1{"log", [](double x) { return std::log(x); }}, Fn1{"sin", [](double x) { return std::sin(x); }},
+                Fn1{"cos", [](double x) { return std::cos(x); }}, Fn1{"tan", [](double x) { return std::tan(x); }},
+                Fn1{"tanh", [](double x) { return std::tanh(x); }}, Fn1{"erf", [](double x) { return std::erf(x); }},
+                Fn1{"fabs", [](double x) { return std::fabs(x); }}, Fn1{"log2", [](double x) { return std::log2(x); }},
+                Fn1{"log10", [](double x) { return std::log10(x); }}, Fn1{"atan", [](double x) { return std::atan(x); }}}) {
+    std::string n = f.name;
+    auto fn = f.f;
+    def(math, n, [n, fn](py::Interpreter& in, CallArgs& a) {
+      if (a.args.size() != 1) in.raise("TypeError", "math." + n + "() takes exactly one argument (" + std::to_string(a.args.size()) + " given)");
+      double x = number(in, a.args[0]);
+      if ((n == "sqrt" && x < 0) || ((n == "log" || n == "log2" || n == "log10") && x <= 0)) in.raise("ValueError", "math domain error");
+      if (n == "log" && a.args.size() == 2) return py::makeFloat(std::log(x) / std::log(number(in, a.args[1])));
+      return py::makeFloat(fn(x));
+    });
+  }
+  def(math, "log", [](py::Interpreter& in, CallArgs& a) {
+    double x = number(in, a.args.at(0));
+    if (x <= 0) in.raise("ValueError", "math domain error");
+    return py::makeFloat(a.args.size() > 1 ? std::log(x) / std::log(number(in, a.args[1])) : std::log(x));
+  });
+  def(math, "pow", [](py::Interpreter& in, CallArgs& a) { return py::makeFloat(std::pow(number(in, a.args.at(0)), number(in, a.args.at(1)))); });
+  def(math, "floor", [](py::Interpreter& in, CallArgs& a) { return py::makeInt(static_cast<int64_t>(std::floor(number(in, a.args.at(0))))); });
+  def(math, "ceil", [](py::Interpreter& in, CallArgs& a) { return py::makeInt(static_cast<int64_t>(std::ceil(number(in, a.args.at(0))))); });
+  def(math, "isclose", [](py::Interpreter& in, CallArgs& a) {
+    double x = number(in, a.args.at(0)), y = number(in, a.args.at(1));
+    double rt = a.kwarg("rel_tol") ? number(in, a.kwarg("rel_tol")) : 1e-9, at = a.kwarg("abs_tol") ? number(in, a.kwarg("abs_tol")) : 0.0;
+    return py::makeBool(std::fabs(x - y) <= std::max(rt * std::max(std::fabs(x), std::fabs(y)), at));
+  });
+  def(math, "isnan", [](py::Interpreter& in, CallArgs& a) { return py::makeBool(std::isnan(number(in, a.args.at(0)))); });
+  def(math, "isinf", [](py::Interpreter& in, CallArgs& a) { return py::makeBool(std::isinf(number(in, a.args.at(0)))); });
+  def(math, "prod", [](py::Interpreter& in, CallArgs& a) {
+    Value acc = a.kwarg("start") ? a.kwarg("start") : py::makeInt(1);
+    for (auto& v : in.iterate(a.args.at(0))) acc = in.binaryOp("*", acc, v);
+    return acc;
+  });
+
+  auto typing = newModule(in, "typing");
+  for (const char* n : {"List", "Dict", "Tuple", "Optional", "Union", "Any", "Callable", "Sequence", "Iterable"}) {
+    auto cls = std::make_shared<py::ClassObj>();
+    cls->name = cls->qualname = n;
+    cls->mro.push_back(cls);
+    typing->scope->vars[n] = cls;
+  }
+}
+
+}  // namespace kiln::torchapi

@@ -1,0 +1,285 @@
+#include "storage/graph_json.h"
+
+#include "storage/store.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <limits>
+
+namespace kiln::storage {
+
+using nlohmann::json;
+
+namespace {
+
+// Strings come from user scripts and may hold invalid UTF-8; replace such bytes rather than throw.
+std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+json parse(const std::string& text, const char* what) {
+  if (text.empty()) return json::array();  // older or hand-made rows may leave a column empty
+  try {
+    return json::parse(text);
+  } catch (const json::exception& e) {
+    throw StoreError(std::string("malformed ") + what + " JSON in the session store: " + e.what());
+  }
+}
+
+// Runs a reader over parsed JSON, turning type errors (a string where a number belongs) into
+// StoreError like parse errors.
+template <class F>
+auto readJson(const std::string& text, const char* what, F f) {
+  json j = parse(text, what);
+  try {
+    return f(j);
+  } catch (const json::exception& e) {
+    throw StoreError(std::string("malformed ") + what + " JSON in the session store: " + e.what());
+  }
+}
+
+ir::DType dtypeFrom(const std::string& s) {
+  auto d = ir::dtypeFromShort(s);
+  if (!d) throw StoreError("unknown dtype '" + s + "' in the session store");
+  return *d;
+}
+
+json dimToJson(const ir::Dim& d) {
+  if (!d.symbolic()) return d.value;
+  if (d.value == 0) return d.symbol;
+  return json{{"sym", d.symbol}, {"value", d.value}};  // a symbol that also carries a hint
+}
+
+ir::Dim dimFromJson(const json& j) {
+  if (j.is_number_integer()) return ir::Dim(j.get<int64_t>());
+  if (j.is_string()) return ir::Dim::sym(j.get<std::string>());
+  ir::Dim d = ir::Dim::sym(j.at("sym").get<std::string>());
+  d.value = j.at("value").get<int64_t>();
+  return d;
+}
+
+json dimsToJson(const std::vector<ir::Dim>& dims) {
+  json a = json::array();
+  for (const auto& d : dims) a.push_back(dimToJson(d));
+  return a;
+}
+
+std::vector<ir::Dim> dimsFromJson(const json& j) {
+  std::vector<ir::Dim> out;
+  for (const auto& d : j) out.push_back(dimFromJson(d));
+  return out;
+}
+
+json locToJson(const ir::SourceLoc& l) {
+  return json{{"file", l.file},         {"line", l.line},         {"col", l.col},
+              {"end_line", l.endLine}, {"end_col", l.endCol}, {"function", l.function},
+              {"code", l.code}};
+}
+
+ir::SourceLoc locFromJson(const json& j) {
+  ir::SourceLoc l;
+  l.file = j.value("file", "");
+  l.line = j.value("line", 0);
+  l.col = j.value("col", 0);
+  l.endLine = j.value("end_line", 0);
+  l.endCol = j.value("end_col", 0);
+  l.function = j.value("function", "");
+  l.code = j.value("code", "");
+  return l;
+}
+
+}  // namespace
+
+std::string nodeKindName(ir::NodeKind k) {
+  switch (k) {
+    case ir::NodeKind::Placeholder: return "placeholder";
+    case ir::NodeKind::CallFunction: return "call_function";
+    case ir::NodeKind::CallMethod: return "call_method";
+    case ir::NodeKind::GetAttr: return "get_attr";
+    case ir::NodeKind::Output: return "output";
+  }
+  return "call_function";
+}
+
+ir::NodeKind nodeKindFromName(const std::string& s) {
+  for (auto k : {ir::NodeKind::Placeholder, ir::NodeKind::CallFunction, ir::NodeKind::CallMethod,
+                 ir::NodeKind::GetAttr, ir::NodeKind::Output})
+    if (nodeKindName(k) == s) return k;
+  throw StoreError("unknown node kind '" + s + "' in the session store");
+}
+
+json argToJson(const ir::Arg& a) {
+  using K = ir::Arg::Kind;
+  switch (a.kind) {
+    case K::Node: return json{{"node", a.node}};
+    case K::None: return nullptr;
+    case K::Bool: return a.b;
+    case K::Int: return a.i;
+    case K::Float:
+      // JSON has no inf/nan (nlohmann would write null), yet -inf is a common constant
+      // (masked_fill), so non-finite floats get a tagged form.
+      if (std::isnan(a.f)) return json{{"float", "nan"}};
+      if (std::isinf(a.f)) return json{{"float", a.f > 0 ? "inf" : "-inf"}};
+      return a.f;
+    case K::String: return a.s;
+    case K::DType: return json{{"dtype", std::string(ir::shortName(a.dtype))}};
+    case K::List: {
+      json l = json::array();
+      for (const auto& x : a.list) l.push_back(argToJson(x));
+      return l;
+    }
+  }
+  return nullptr;
+}
+
+ir::Arg argFromJson(const json& j) {
+  switch (j.type()) {
+    case json::value_t::null: return ir::Arg::none();
+    case json::value_t::boolean: return ir::Arg::boolean(j.get<bool>());
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned: return ir::Arg::integer(j.get<int64_t>());
+    case json::value_t::number_float: return ir::Arg::real(j.get<double>());
+    case json::value_t::string: return ir::Arg::string(j.get<std::string>());
+    case json::value_t::array: {
+      std::vector<ir::Arg> l;
+      for (const auto& x : j) l.push_back(argFromJson(x));
+      return ir::Arg::listOf(std::move(l));
+    }
+    case json::value_t::object:
+      if (j.contains("node")) return ir::Arg::ref(j.at("node").get<int>());
+      if (j.contains("dtype")) return ir::Arg::dtypeArg(dtypeFrom(j.at("dtype").get<std::string>()));
+      if (j.contains("float")) {
+        auto s = j.at("float").get<std::string>();
+        if (s == "nan") return ir::Arg::real(std::numeric_limits<double>::quiet_NaN());
+        if (s == "inf") return ir::Arg::real(std::numeric_limits<double>::infinity());
+        if (s == "-inf") return ir::Arg::real(-std::numeric_limits<double>::infinity());
+      }
+      break;
+    default: break;
+  }
+  throw StoreError("malformed argument JSON in the session store: " + dump(j));
+}
+
+std::string argsToJson(const std::vector<ir::Arg>& args) {
+  json a = json::array();
+  for (const auto& x : args) a.push_back(argToJson(x));
+  return dump(a);
+}
+
+std::vector<ir::Arg> argsFromJson(const std::string& text) {
+  return readJson(text, "argument", [](const json& j) {
+    std::vector<ir::Arg> out;
+    for (const auto& x : j) out.push_back(argFromJson(x));
+    return out;
+  });
+}
+
+std::string kwargsToJson(const std::vector<std::pair<std::string, ir::Arg>>& kwargs) {
+  json a = json::array();
+  for (const auto& [k, v] : kwargs) a.push_back(json::array({k, argToJson(v)}));
+  return dump(a);
+}
+
+std::vector<std::pair<std::string, ir::Arg>> kwargsFromJson(const std::string& text) {
+  return readJson(text, "keyword argument", [](const json& j) {
+    std::vector<std::pair<std::string, ir::Arg>> out;
+    for (const auto& p : j) out.emplace_back(p.at(0).get<std::string>(), argFromJson(p.at(1)));
+    return out;
+  });
+}
+
+std::string typesToJson(const std::vector<ir::TensorType>& types) {
+  json a = json::array();
+  for (const auto& t : types)
+    a.push_back(json{{"dtype", std::string(ir::shortName(t.dtype))},
+                     {"sizes", dimsToJson(t.sizes)},
+                     {"strides", dimsToJson(t.strides)},
+                     {"device", t.device},
+                     {"requires_grad", t.requiresGrad}});
+  return dump(a);
+}
+
+std::vector<ir::TensorType> typesFromJson(const std::string& text) {
+  return readJson(text, "tensor type", [](const json& j) {
+    std::vector<ir::TensorType> out;
+    for (const auto& x : j) {
+      ir::TensorType t;
+      t.dtype = dtypeFrom(x.at("dtype").get<std::string>());
+      t.sizes = dimsFromJson(x.at("sizes"));
+      t.strides = dimsFromJson(x.value("strides", json::array()));
+      t.device = x.value("device", "cpu");
+      t.requiresGrad = x.value("requires_grad", false);
+      out.push_back(std::move(t));
+    }
+    return out;
+  });
+}
+
+std::string sourceLocsToJson(const std::vector<ir::SourceLoc>& locs) {
+  json a = json::array();
+  for (const auto& l : locs) a.push_back(locToJson(l));
+  return dump(a);
+}
+
+std::vector<ir::SourceLoc> sourceLocsFromJson(const std::string& text) {
+  return readJson(text, "source location", [](const json& j) {
+    std::vector<ir::SourceLoc> out;
+    for (const auto& x : j) out.push_back(locFromJson(x));
+    return out;
+  });
+}
+
+std::string intsToJson(const std::vector<int>& v) { return dump(json(v)); }
+
+std::vector<int> intsFromJson(const std::string& text) {
+  return readJson(text, "integer list", [](const json& j) { return j.get<std::vector<int>>(); });
+}
+
+std::string stringsToJson(const std::vector<std::string>& v) { return dump(json(v)); }
+
+std::vector<std::string> stringsFromJson(const std::string& text) {
+  return readJson(text, "string list", [](const json& j) { return j.get<std::vector<std::string>>(); });
+}
+
+std::string guardsToJson(const std::vector<session::Guard>& guards) {
+  json a = json::array();
+  for (const auto& g : guards)
+    a.push_back(json{{"kind", g.kind}, {"source", g.source}, {"text", g.text}, {"line", g.line}});
+  return dump(a);
+}
+
+std::vector<session::Guard> guardsFromJson(const std::string& text) {
+  return readJson(text, "guard", [](const json& j) {
+    std::vector<session::Guard> out;
+    for (const auto& x : j) {
+      session::Guard g;
+      g.kind = x.value("kind", "");
+      g.source = x.value("source", "");
+      g.text = x.value("text", "");
+      g.line = x.value("line", 0);
+      out.push_back(std::move(g));
+    }
+    return out;
+  });
+}
+
+std::string rulesToJson(const std::vector<session::RuleHit>& rules) {
+  json a = json::array();
+  for (const auto& r : rules) a.push_back(json{{"rule", r.rule}, {"count", r.count}, {"nodes", r.nodes}});
+  return dump(a);
+}
+
+std::vector<session::RuleHit> rulesFromJson(const std::string& text) {
+  return readJson(text, "rule", [](const json& j) {
+    std::vector<session::RuleHit> out;
+    for (const auto& x : j) {
+      session::RuleHit r;
+      r.rule = x.value("rule", "");
+      r.count = x.value("count", 0);
+      r.nodes = x.value("nodes", std::vector<int>{});
+      out.push_back(std::move(r));
+    }
+    return out;
+  });
+}
+
+}  // namespace kiln::storage

@@ -1,0 +1,258 @@
+#include "storage/session_writer.h"
+
+#include "storage/graph_json.h"
+#include "storage/process_liveness.h"
+
+#include <sqlite3.h>
+
+namespace kiln::storage {
+
+namespace {
+// Printed output is kept in memory and appended at each commit; a script that prints a lot
+// between compiles is flushed at this size so little is lost if it is killed.
+constexpr size_t kOutputFlushBytes = 64 * 1024;
+
+bool inMemory(const std::string& path) { return path.empty() || path == ":memory:"; }
+
+std::string baseName(const std::string& path) {
+  auto slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+}  // namespace
+
+SessionWriter::SessionWriter(Store::Impl& store) : store_(store) {
+  if (inMemory(store.path)) {
+    db_ = &store.db;  // a second connection to ":memory:" would be a different database
+  } else {
+    own_ = std::make_unique<Db>(store.path);
+    db_ = own_.get();
+  }
+}
+
+SessionWriter::~SessionWriter() {
+  if (sessionId_ == 0 || ended_) return;
+  // Destructors must not throw: if even this fails, readers see a dead "running" session,
+  // which they report as incomplete anyway once this process exits.
+  try {
+    if (db_->inTransaction()) db_->exec("ROLLBACK");
+    Transaction tx(*db_);
+    flushOutput();
+    Stmt(*db_, "UPDATE sessions SET status = 'incomplete', error = ? WHERE id = ?")
+        .bind(1, "the run stopped before its session ended")
+        .bind(2, sessionId_)
+        .run();
+    tx.commit();
+  } catch (...) {
+  }
+}
+
+void SessionWriter::sessionStart(const session::SessionStart& s) {
+  if (sessionId_ != 0) throw StoreError("sessionStart called twice on one session sink");
+  std::string name = baseName(s.scriptPath);
+  if (name.empty()) name = "session";
+  // Autocommit: the row must exist on disk before any event, so a crash is always visible.
+  Stmt st(*db_,
+          "INSERT INTO sessions (name, script_path, script_text, options_json, engine_version, status,"
+          " started_at_ms, pid) VALUES (?, ?, ?, ?, ?, 'running', ?, ?)");
+  st.bind(1, name).bind(2, s.scriptPath).bind(3, s.scriptText);
+  st.bind(4, s.optionsJson.empty() ? std::string("{}") : s.optionsJson).bind(5, s.engineVersion);
+  st.bind(6, s.startedAtMs).bind(7, currentPid());
+  st.run();
+  sessionId_ = db_->lastInsertId();
+  store_.lastSessionId = sessionId_;
+  if (!s.scriptText.empty()) {
+    beginEvent("sessionStart");
+    index("script", "", s.scriptText, false);
+    commit();
+  }
+}
+
+void SessionWriter::beginEvent(const char* event) {
+  if (sessionId_ == 0) throw StoreError(std::string(event) + " reported before sessionStart");
+  if (ended_) throw StoreError(std::string(event) + " reported after sessionEnd");
+  if (!db_->inTransaction()) db_->exec("BEGIN IMMEDIATE");
+}
+
+void SessionWriter::commit() {
+  if (db_->inTransaction()) db_->exec("COMMIT");
+}
+
+void SessionWriter::flushOutput() {
+  if (pendingOutput_.empty()) return;
+  Stmt(*db_, "UPDATE sessions SET stdout = stdout || ? WHERE id = ?")
+      .bind(1, pendingOutput_)
+      .bind(2, sessionId_)
+      .run();
+  pendingOutput_.clear();
+}
+
+void SessionWriter::index(const std::string& kind, const std::string& ref, const std::string& text,
+                          bool replace) {
+  std::string key = kind + '\n' + ref;
+  if (replace && indexed_.count(key))
+    Stmt(*db_, "DELETE FROM search_text WHERE session_id = ? AND kind = ? AND ref = ?")
+        .bind(1, sessionId_)
+        .bind(2, kind)
+        .bind(3, ref)
+        .run();
+  if (text.empty()) return;
+  Stmt(*db_, "INSERT INTO search_text (text, session_id, kind, ref) VALUES (?, ?, ?, ?)")
+      .bind(1, text)
+      .bind(2, sessionId_)
+      .bind(3, kind)
+      .bind(4, ref)
+      .run();
+  indexed_.insert(key);
+}
+
+void SessionWriter::frame(const session::FrameEvent& f) {
+  beginEvent("frame");
+  Stmt st(*db_,
+          "INSERT INTO frames (session_id, frame_id, name, file, first_line, kind, source)"
+          " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_id, frame_id) DO UPDATE SET"
+          " name = excluded.name, file = excluded.file, first_line = excluded.first_line,"
+          " kind = excluded.kind, source = excluded.source");
+  st.bind(1, sessionId_).bind(2, f.frameId).bind(3, f.name).bind(4, f.file).bind(5, f.firstLine);
+  st.bind(6, f.kind).bind(7, f.source).run();
+  index("frame", std::to_string(f.frameId), f.source, true);
+}
+
+void SessionWriter::compile(const session::CompileEvent& c) {
+  beginEvent("compile");
+  Stmt st(*db_,
+          "INSERT INTO compiles (session_id, compile_id, frame_id, compile_index, backend, status, message,"
+          " guards_json, transformed_code) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+          " ON CONFLICT (session_id, compile_id) DO UPDATE SET frame_id = excluded.frame_id,"
+          " compile_index = excluded.compile_index, backend = excluded.backend, status = excluded.status,"
+          " message = excluded.message, guards_json = excluded.guards_json,"
+          " transformed_code = excluded.transformed_code");
+  st.bind(1, sessionId_).bind(2, c.compileId).bind(3, c.frameId).bind(4, c.compileIndex);
+  st.bind(5, c.backend).bind(6, c.status).bind(7, c.message).bind(8, guardsToJson(c.guards));
+  st.bind(9, c.transformedCode).run();
+  index("transformed", c.compileId, c.transformedCode, true);
+}
+
+void SessionWriter::stage(const session::StageEvent& s) {
+  beginEvent("stage");
+  Stmt st(*db_,
+          "INSERT INTO stages (session_id, compile_id, stage, ord, text, changed, ms, rules_json, graph_name,"
+          " next_node_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  st.bind(1, sessionId_).bind(2, s.compileId).bind(3, s.stage).bind(4, s.order).bind(5, s.text);
+  st.bind(6, s.changed).bind(7, s.ms).bind(8, rulesToJson(s.rules)).bind(9, s.graph.name);
+  st.bind(10, s.graph.nextId()).run();
+  int64_t stageId = db_->lastInsertId();
+
+  Stmt node(*db_,
+            "INSERT INTO stage_nodes (stage_id, session_id, pos, node_id, name, kind, target, types_json,"
+            " args_json, kwargs_json, file, line, col, end_line, end_col, function, code, module_path,"
+            " from_json, user_stack_json, kernel)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  int pos = 0;
+  for (const auto& n : s.graph.nodes) {
+    const auto& loc = n.prov.loc;
+    node.bind(1, stageId).bind(2, sessionId_).bind(3, pos++).bind(4, n.id).bind(5, n.name);
+    node.bind(6, nodeKindName(n.kind)).bind(7, n.target).bind(8, typesToJson(n.types));
+    node.bind(9, argsToJson(n.args)).bind(10, kwargsToJson(n.kwargs));
+    node.bind(11, loc.file).bind(12, loc.line).bind(13, loc.col).bind(14, loc.endLine).bind(15, loc.endCol);
+    node.bind(16, loc.function).bind(17, loc.code).bind(18, n.prov.modulePath);
+    node.bind(19, intsToJson(n.prov.from)).bind(20, sourceLocsToJson(n.prov.userStack));
+    node.bind(21, n.kernel);
+    node.run();
+  }
+  index("stage", std::to_string(stageId), s.text, false);
+}
+
+void SessionWriter::kernel(const session::KernelEvent& k) {
+  beginEvent("kernel");
+  Stmt st(*db_,
+          "INSERT INTO kernels (session_id, compile_id, name, kind, kernel_ir, source, llvm_ir, assembly,"
+          " node_ids_json, source_lines_json, compile_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  st.bind(1, sessionId_).bind(2, k.compileId).bind(3, k.name).bind(4, k.kind).bind(5, k.kernelIr);
+  st.bind(6, k.source).bind(7, k.llvmIr).bind(8, k.assembly).bind(9, intsToJson(k.nodeIds));
+  st.bind(10, intsToJson(k.sourceLines)).bind(11, k.compileMs).run();
+  int64_t kernelId = db_->lastInsertId();
+  // Kernel IR and generated source are what users search; LLVM IR and assembly are too
+  // large and too repetitive to be worth indexing.
+  std::string text = k.name + "\n" + k.kernelIr;
+  if (!k.source.empty()) text += "\n" + k.source;
+  index("kernel", std::to_string(kernelId), text, false);
+}
+
+void SessionWriter::wrapper(const session::WrapperEvent& w) {
+  beginEvent("wrapper");
+  Stmt(*db_,
+       "INSERT INTO wrappers (session_id, compile_id, text) VALUES (?, ?, ?)"
+       " ON CONFLICT (session_id, compile_id) DO UPDATE SET text = excluded.text")
+      .bind(1, sessionId_)
+      .bind(2, w.compileId)
+      .bind(3, w.text)
+      .run();
+  index("wrapper", w.compileId, w.text, true);
+}
+
+void SessionWriter::graphBreak(const session::GraphBreakEvent& b) {
+  beginEvent("graphBreak");
+  Stmt st(*db_,
+          "INSERT INTO graph_breaks (session_id, frame_id, compile_id, code, title, explanation, hints_json,"
+          " file, line, col, user_stack_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  st.bind(1, sessionId_).bind(2, b.frameId).bind(3, b.compileId).bind(4, b.code).bind(5, b.title);
+  st.bind(6, b.explanation).bind(7, stringsToJson(b.hints)).bind(8, b.file).bind(9, b.line);
+  st.bind(10, b.col).bind(11, sourceLocsToJson(b.userStack)).run();
+}
+
+void SessionWriter::recompile(const session::RecompileEvent& r) {
+  beginEvent("recompile");
+  Stmt(*db_, "INSERT INTO recompiles (session_id, frame_id, compile_id, reasons_json) VALUES (?, ?, ?, ?)")
+      .bind(1, sessionId_)
+      .bind(2, r.frameId)
+      .bind(3, r.compileId)
+      .bind(4, stringsToJson(r.reasons))
+      .run();
+}
+
+void SessionWriter::timing(const session::TimingEvent& t) {
+  beginEvent("timing");
+  Stmt(*db_, "INSERT INTO timings (session_id, compile_id, phase, ms) VALUES (?, ?, ?, ?)")
+      .bind(1, sessionId_)
+      .bind(2, t.compileId)
+      .bind(3, t.phase)
+      .bind(4, t.ms)
+      .run();
+}
+
+void SessionWriter::output(const std::string& text) {
+  if (sessionId_ == 0) throw StoreError("output reported before sessionStart");
+  if (ended_) throw StoreError("output reported after sessionEnd");
+  pendingOutput_ += text;
+  if (pendingOutput_.size() < kOutputFlushBytes) return;
+  // Inside a compile's transaction the text commits with it; otherwise it commits now.
+  bool ownTransaction = !db_->inTransaction();
+  beginEvent("output");
+  flushOutput();
+  if (ownTransaction) commit();
+}
+
+void SessionWriter::compileDone(const std::string& compileId) {
+  (void)compileId;  // everything pending belongs to it (or to no compile); commit it all
+  beginEvent("compileDone");
+  flushOutput();
+  commit();
+}
+
+void SessionWriter::sessionEnd(const session::SessionEnd& e) {
+  if (e.status != "ok" && e.status != "error")
+    throw StoreError("sessionEnd status must be 'ok' or 'error', not '" + e.status + "'");
+  beginEvent("sessionEnd");
+  flushOutput();
+  Stmt(*db_, "UPDATE sessions SET status = ?, error = ?, total_ms = ?, outputs_json = ? WHERE id = ?")
+      .bind(1, e.status)
+      .bind(2, e.error)
+      .bind(3, e.totalMs)
+      .bind(4, e.outputsJson)
+      .bind(5, sessionId_)
+      .run();
+  commit();
+  ended_ = true;
+}
+
+}  // namespace kiln::storage

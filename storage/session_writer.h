@@ -1,0 +1,62 @@
+// SessionWriter: the SessionSink that records one session into the store.
+//
+// Crash safety comes from when it commits:
+//   sessionStart  inserts the session row ("running", this pid) and commits at once;
+//   events        go into one open transaction (BEGIN IMMEDIATE on the first event);
+//   compileDone   commits it, so a compile is stored whole or not at all;
+//   sessionEnd    writes status, error, total time and outputs and commits the rest.
+// A process killed in between loses only the compile in flight; SQLite's WAL rolls it back
+// on the next open and every earlier commit, and every earlier session, stays intact.
+//
+// The writer uses its own connection, so its open transaction never mixes with the Store's
+// reads or with renames/deletes done through the Store meanwhile.
+#pragma once
+
+#include "engine/session/sink.h"
+#include "storage/store_impl.h"
+
+#include <memory>
+#include <set>
+#include <string>
+
+namespace kiln::storage {
+
+class SessionWriter : public session::SessionSink {
+ public:
+  explicit SessionWriter(Store::Impl& store);
+  // A session dropped without sessionEnd (the engine threw) is marked "incomplete"; its
+  // unfinished compile is rolled back, exactly as after a crash.
+  ~SessionWriter() override;
+
+  void sessionStart(const session::SessionStart&) override;
+  void frame(const session::FrameEvent&) override;
+  void compile(const session::CompileEvent&) override;
+  void stage(const session::StageEvent&) override;
+  void kernel(const session::KernelEvent&) override;
+  void wrapper(const session::WrapperEvent&) override;
+  void graphBreak(const session::GraphBreakEvent&) override;
+  void recompile(const session::RecompileEvent&) override;
+  void timing(const session::TimingEvent&) override;
+  void output(const std::string& text) override;
+  void compileDone(const std::string& compileId) override;
+  void sessionEnd(const session::SessionEnd&) override;
+
+ private:
+  // Checks the session is open and starts the event transaction if none is open.
+  void beginEvent(const char* event);
+  void commit();
+  void flushOutput();
+  // Adds text to the full-text index; `replace` drops the earlier entry of the same kind/ref
+  // (frames, compiles and wrappers may be reported again with updated contents).
+  void index(const std::string& kind, const std::string& ref, const std::string& text, bool replace);
+
+  Store::Impl& store_;
+  std::unique_ptr<Db> own_;  // this writer's connection (null for in-memory stores)
+  Db* db_ = nullptr;
+  int64_t sessionId_ = 0;
+  bool ended_ = false;
+  std::string pendingOutput_;
+  std::set<std::string> indexed_;  // kind/ref pairs already in the search index
+};
+
+}  // namespace kiln::storage

@@ -1,0 +1,148 @@
+// The session store: one SQLite file (WAL) holding every run of every script.
+//
+// Writing: Store::beginSession() returns a SessionSink that records one session. The session
+// row is committed at once with status "running"; the events of each compile are committed in
+// one transaction (compileDone), the rest at sessionEnd. A process killed mid-run leaves its
+// session "running" with a dead pid: readers report it as "incomplete", and earlier sessions
+// are untouched.
+//
+// Reading: the studio and the CLI read only through this class.
+#pragma once
+
+#include "engine/ir/graph.h"
+#include "engine/session/sink.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kiln::storage {
+
+class StoreError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct SessionSummary {
+  int64_t id = 0;
+  std::string name;            // user-visible name (defaults to the script's file name)
+  std::string scriptPath;
+  std::string status;          // running | ok | error | incomplete
+  int64_t startedAtMs = 0;
+  double totalMs = 0.0;
+  int frameCount = 0;
+  int graphCount = 0;
+  int breakCount = 0;
+  int recompileCount = 0;
+};
+
+struct SessionDetail {
+  SessionSummary summary;
+  std::string scriptText;
+  std::string optionsJson;
+  std::string engineVersion;
+  std::string stdoutText;
+  std::string error;
+  std::string outputsJson;
+};
+
+struct FrameRow {
+  int frameId = 0;
+  std::string name, file, kind, source;
+  int firstLine = 0;
+};
+
+struct CompileRow {
+  std::string compileId;
+  int frameId = 0;
+  int compileIndex = 0;
+  std::string backend, status, message, transformedCode;
+  std::vector<session::Guard> guards;
+};
+
+struct StageRow {
+  int64_t id = 0;
+  std::string compileId;
+  std::string stage;
+  int order = 0;
+  bool changed = true;
+  double ms = 0.0;
+  std::vector<session::RuleHit> rules;
+};
+
+struct KernelRow {
+  int64_t id = 0;
+  std::string compileId, name, kind, kernelIr, source, llvmIr, assembly;
+  std::vector<int> nodeIds;
+  std::vector<int> sourceLines;
+  double compileMs = 0.0;
+};
+
+// A full-text search match (Store::search).
+struct SearchHit {
+  int64_t sessionId = 0;
+  std::string kind;     // script | frame | transformed | stage | kernel | wrapper
+  std::string ref;      // frame id, compile id, stage id or kernel id ("" for the script)
+  std::string snippet;  // the matching text around the match, matches in [brackets]
+};
+
+// A node of some stage that came from a given user source line (Store::nodesAtLine).
+struct LineNode {
+  int64_t stageId = 0;
+  int nodeId = 0;
+};
+
+class Store {
+ public:
+  // Opens (creating and migrating as needed) the store at `path`. Throws StoreError with a
+  // clear message for a file that is not a Kiln store, is damaged, or is from a newer Kiln.
+  static std::unique_ptr<Store> open(const std::string& path);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  static constexpr int kSchemaVersion = 1;
+  int schemaVersion() const;
+  const std::string& path() const;
+
+  // Starts recording a new session; the sink is valid while the Store lives.
+  std::unique_ptr<session::SessionSink> beginSession();
+  // The id of the session the most recent beginSession() sink created (0 before sessionStart).
+  int64_t lastSessionId() const;
+
+  std::vector<SessionSummary> sessions();                 // newest first
+  std::optional<SessionDetail> session(int64_t id);
+  std::vector<FrameRow> frames(int64_t sessionId);
+  std::vector<CompileRow> compiles(int64_t sessionId);
+  std::vector<StageRow> stages(int64_t sessionId, const std::string& compileId);  // by order
+  std::string stageText(int64_t stageId);
+  ir::Graph stageGraph(int64_t stageId);                   // structured nodes with provenance
+  std::vector<KernelRow> kernels(int64_t sessionId, const std::string& compileId);
+  std::string wrapperText(int64_t sessionId, const std::string& compileId);
+  std::vector<session::GraphBreakEvent> graphBreaks(int64_t sessionId);
+  std::vector<session::RecompileEvent> recompiles(int64_t sessionId);
+  std::vector<session::TimingEvent> timings(int64_t sessionId);
+
+  // Full-text search (FTS5) over scripts, frame sources, transformed code, stage IR, kernels
+  // and wrappers of every session; every word of `text` must match. Newest sessions first.
+  std::vector<SearchHit> search(const std::string& text, int limit = 100);
+  // Every stage node of the session whose provenance points at `line` of the user's script.
+  std::vector<LineNode> nodesAtLine(int64_t sessionId, int line);
+
+  void renameSession(int64_t id, const std::string& name);
+  void deleteSession(int64_t id);
+
+  struct Impl;
+
+ private:
+  explicit Store(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// The default store: $XDG_DATA_HOME/kiln/sessions.db (~/.local/share/kiln/sessions.db).
+std::string defaultStorePath();
+
+}  // namespace kiln::storage

@@ -1,0 +1,276 @@
+// The read side of the store: every query the studio and the CLI make.
+#include "storage/graph_json.h"
+#include "storage/process_liveness.h"
+#include "storage/store.h"
+#include "storage/store_impl.h"
+
+#include <sstream>
+
+namespace kiln::storage {
+
+namespace {
+
+constexpr const char* kSummaryColumns =
+    "s.id, s.name, s.script_path, s.status, s.pid, s.started_at_ms, s.total_ms,"
+    " (SELECT count(*) FROM frames f WHERE f.session_id = s.id),"
+    " (SELECT count(*) FROM compiles c WHERE c.session_id = s.id AND c.status = 'ok'),"
+    " (SELECT count(*) FROM graph_breaks b WHERE b.session_id = s.id),"
+    " (SELECT count(*) FROM recompiles r WHERE r.session_id = s.id)";
+
+SessionSummary readSummary(const Stmt& s) {
+  SessionSummary r;
+  r.id = s.int64(0);
+  r.name = s.text(1);
+  r.scriptPath = s.text(2);
+  r.status = effectiveStatus(s.text(3), s.int64(4));
+  r.startedAtMs = s.int64(5);
+  r.totalMs = s.real(6);
+  r.frameCount = s.integer(7);
+  r.graphCount = s.integer(8);
+  r.breakCount = s.integer(9);
+  r.recompileCount = s.integer(10);
+  return r;
+}
+
+// FTS5 query syntax treats '.', '(' and friends as operators; quoting each word makes any
+// user text a plain all-words query ("aten.exp" becomes the phrase "aten exp").
+std::string ftsQuery(const std::string& text) {
+  std::istringstream in(text);
+  std::string word, q;
+  while (in >> word) {
+    std::string quoted = "\"";
+    for (char c : word) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    q += (q.empty() ? "" : " ") + quoted + "\"";
+  }
+  return q;
+}
+
+}  // namespace
+
+std::vector<SessionSummary> Store::sessions() {
+  Stmt s(impl_->db, std::string("SELECT ") + kSummaryColumns +
+                        " FROM sessions s ORDER BY s.started_at_ms DESC, s.id DESC");
+  std::vector<SessionSummary> out;
+  while (s.step()) out.push_back(readSummary(s));
+  return out;
+}
+
+std::optional<SessionDetail> Store::session(int64_t id) {
+  Stmt s(impl_->db, std::string("SELECT ") + kSummaryColumns +
+                        ", s.script_text, s.options_json, s.engine_version, s.stdout, s.error, s.outputs_json"
+                        " FROM sessions s WHERE s.id = ?");
+  s.bind(1, id);
+  if (!s.step()) return std::nullopt;
+  SessionDetail d;
+  d.summary = readSummary(s);
+  d.scriptText = s.text(11);
+  d.optionsJson = s.text(12);
+  d.engineVersion = s.text(13);
+  d.stdoutText = s.text(14);
+  d.error = s.text(15);
+  d.outputsJson = s.text(16);
+  return d;
+}
+
+std::vector<FrameRow> Store::frames(int64_t sessionId) {
+  Stmt s(impl_->db,
+         "SELECT frame_id, name, file, kind, source, first_line FROM frames WHERE session_id = ?"
+         " ORDER BY frame_id");
+  s.bind(1, sessionId);
+  std::vector<FrameRow> out;
+  while (s.step())
+    out.push_back(FrameRow{s.integer(0), s.text(1), s.text(2), s.text(3), s.text(4), s.integer(5)});
+  return out;
+}
+
+std::vector<CompileRow> Store::compiles(int64_t sessionId) {
+  Stmt s(impl_->db,
+         "SELECT compile_id, frame_id, compile_index, backend, status, message, transformed_code, guards_json"
+         " FROM compiles WHERE session_id = ? ORDER BY frame_id, compile_index, compile_id");
+  s.bind(1, sessionId);
+  std::vector<CompileRow> out;
+  while (s.step()) {
+    CompileRow c;
+    c.compileId = s.text(0);
+    c.frameId = s.integer(1);
+    c.compileIndex = s.integer(2);
+    c.backend = s.text(3);
+    c.status = s.text(4);
+    c.message = s.text(5);
+    c.transformedCode = s.text(6);
+    c.guards = guardsFromJson(s.text(7));
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::vector<StageRow> Store::stages(int64_t sessionId, const std::string& compileId) {
+  Stmt s(impl_->db,
+         "SELECT id, compile_id, stage, ord, changed, ms, rules_json FROM stages"
+         " WHERE session_id = ? AND compile_id = ? ORDER BY ord, id");
+  s.bind(1, sessionId).bind(2, compileId);
+  std::vector<StageRow> out;
+  while (s.step()) {
+    StageRow r;
+    r.id = s.int64(0);
+    r.compileId = s.text(1);
+    r.stage = s.text(2);
+    r.order = s.integer(3);
+    r.changed = s.int64(4) != 0;
+    r.ms = s.real(5);
+    r.rules = rulesFromJson(s.text(6));
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::string Store::stageText(int64_t stageId) {
+  Stmt s(impl_->db, "SELECT text FROM stages WHERE id = ?");
+  s.bind(1, stageId);
+  if (!s.step()) throw StoreError("no stage " + std::to_string(stageId) + " in '" + impl_->path + "'");
+  return s.text(0);
+}
+
+ir::Graph Store::stageGraph(int64_t stageId) {
+  ir::Graph g;
+  int nextId = 0;
+  {
+    Stmt s(impl_->db, "SELECT graph_name, next_node_id FROM stages WHERE id = ?");
+    s.bind(1, stageId);
+    if (!s.step()) throw StoreError("no stage " + std::to_string(stageId) + " in '" + impl_->path + "'");
+    g.name = s.text(0);
+    nextId = s.integer(1);
+  }
+  Stmt s(impl_->db,
+         "SELECT node_id, name, kind, target, types_json, args_json, kwargs_json, file, line, col, end_line,"
+         " end_col, function, code, module_path, from_json, user_stack_json, kernel"
+         " FROM stage_nodes WHERE stage_id = ? ORDER BY pos");
+  s.bind(1, stageId);
+  while (s.step()) {
+    ir::Node n;
+    n.id = s.integer(0);
+    n.name = s.text(1);
+    n.kind = nodeKindFromName(s.text(2));
+    n.target = s.text(3);
+    n.types = typesFromJson(s.text(4));
+    n.args = argsFromJson(s.text(5));
+    n.kwargs = kwargsFromJson(s.text(6));
+    auto& loc = n.prov.loc;
+    loc.file = s.text(7);
+    loc.line = s.integer(8);
+    loc.col = s.integer(9);
+    loc.endLine = s.integer(10);
+    loc.endCol = s.integer(11);
+    loc.function = s.text(12);
+    loc.code = s.text(13);
+    n.prov.modulePath = s.text(14);
+    n.prov.from = intsFromJson(s.text(15));
+    n.prov.userStack = sourceLocsFromJson(s.text(16));
+    n.kernel = s.text(17);
+    // Appended directly: Graph::add would rename a node whose name it considers taken, and
+    // the stored graph must come back exactly as it was recorded.
+    g.nodes.push_back(std::move(n));
+  }
+  // Graph's id counter is private and only add() advances it. Adding and dropping a
+  // placeholder with the last id restores it, so new nodes get the ids they would have had.
+  if (nextId > 0) {
+    ir::Node probe;
+    probe.id = nextId - 1;
+    g.add(std::move(probe));
+    g.nodes.pop_back();
+  }
+  return g;
+}
+
+std::vector<KernelRow> Store::kernels(int64_t sessionId, const std::string& compileId) {
+  Stmt s(impl_->db,
+         "SELECT id, compile_id, name, kind, kernel_ir, source, llvm_ir, assembly, node_ids_json,"
+         " source_lines_json, compile_ms FROM kernels WHERE session_id = ? AND compile_id = ? ORDER BY id");
+  s.bind(1, sessionId).bind(2, compileId);
+  std::vector<KernelRow> out;
+  while (s.step()) {
+    KernelRow k;
+    k.id = s.int64(0);
+    k.compileId = s.text(1);
+    k.name = s.text(2);
+    k.kind = s.text(3);
+    k.kernelIr = s.text(4);
+    k.source = s.text(5);
+    k.llvmIr = s.text(6);
+    k.assembly = s.text(7);
+    k.nodeIds = intsFromJson(s.text(8));
+    k.sourceLines = intsFromJson(s.text(9));
+    k.compileMs = s.real(10);
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
+std::string Store::wrapperText(int64_t sessionId, const std::string& compileId) {
+  Stmt s(impl_->db, "SELECT text FROM wrappers WHERE session_id = ? AND compile_id = ?");
+  s.bind(1, sessionId).bind(2, compileId);
+  return s.step() ? s.text(0) : std::string();  // eager and failed compiles have no wrapper
+}
+
+std::vector<session::GraphBreakEvent> Store::graphBreaks(int64_t sessionId) {
+  Stmt s(impl_->db,
+         "SELECT frame_id, compile_id, code, title, explanation, hints_json, file, line, col, user_stack_json"
+         " FROM graph_breaks WHERE session_id = ? ORDER BY id");
+  s.bind(1, sessionId);
+  std::vector<session::GraphBreakEvent> out;
+  while (s.step()) {
+    session::GraphBreakEvent b;
+    b.frameId = s.integer(0);
+    b.compileId = s.text(1);
+    b.code = s.text(2);
+    b.title = s.text(3);
+    b.explanation = s.text(4);
+    b.hints = stringsFromJson(s.text(5));
+    b.file = s.text(6);
+    b.line = s.integer(7);
+    b.col = s.integer(8);
+    b.userStack = sourceLocsFromJson(s.text(9));
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+std::vector<session::RecompileEvent> Store::recompiles(int64_t sessionId) {
+  Stmt s(impl_->db, "SELECT frame_id, compile_id, reasons_json FROM recompiles WHERE session_id = ? ORDER BY id");
+  s.bind(1, sessionId);
+  std::vector<session::RecompileEvent> out;
+  while (s.step()) out.push_back({s.integer(0), s.text(1), stringsFromJson(s.text(2))});
+  return out;
+}
+
+std::vector<session::TimingEvent> Store::timings(int64_t sessionId) {
+  Stmt s(impl_->db, "SELECT compile_id, phase, ms FROM timings WHERE session_id = ? ORDER BY id");
+  s.bind(1, sessionId);
+  std::vector<session::TimingEvent> out;
+  while (s.step()) out.push_back({s.text(0), s.text(1), s.real(2)});
+  return out;
+}
+
+std::vector<SearchHit> Store::search(const std::string& text, int limit) {
+  std::string q = ftsQuery(text);
+  if (q.empty()) return {};
+  Stmt s(impl_->db,
+         "SELECT t.session_id, t.kind, t.ref, snippet(search_text, 0, '[', ']', '...', 12)"
+         " FROM search_text t JOIN sessions s ON s.id = t.session_id"
+         " WHERE search_text MATCH ? ORDER BY s.started_at_ms DESC, s.id DESC, t.rank LIMIT ?");
+  s.bind(1, q).bind(2, limit);
+  std::vector<SearchHit> out;
+  while (s.step()) out.push_back({s.int64(0), s.text(1), s.text(2), s.text(3)});
+  return out;
+}
+
+std::vector<LineNode> Store::nodesAtLine(int64_t sessionId, int line) {
+  Stmt s(impl_->db,
+         "SELECT stage_id, node_id FROM stage_nodes WHERE session_id = ? AND line = ? ORDER BY stage_id, pos");
+  s.bind(1, sessionId).bind(2, line);
+  std::vector<LineNode> out;
+  while (s.step()) out.push_back({s.int64(0), s.integer(1)});
+  return out;
+}
+
+}  // namespace kiln::storage

@@ -1,0 +1,179 @@
+// LLVM CPU backend: reductions (sum/max/min), placement around the reduction nest, and ranges.
+#include "tests/codegen/jit_test_util.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+namespace kiln::codegen {
+namespace {
+
+using testing::jit;
+using testing::ramp;
+
+constexpr const char* kRowSumMax = R"(kernel row_sum_max reduction
+  in x: f32[64, 1000]
+  out s: f32[64]
+  out m: f32[64]
+  out mn: f32[64]
+  loop i0 in 0..64
+  loop r0 in 0..1000 reduce
+  %0 = load x[i0*1000 + r0]
+  %1 = reduce_sum %0
+  store s[i0], %1
+  %2 = reduce_max %0
+  store m[i0], %2
+  %3 = reduce_min %0
+  store mn[i0], %3
+end
+)";
+
+TEST(LlvmReduction, RowSumMaxMin) {
+  auto x = ramp(64 * 1000, -1, 1);
+  x[7 * 1000 + 500] = std::numeric_limits<float>::quiet_NaN();  // row 7 max/min are NaN
+  std::vector<float> s(64), m(64), mn(64);
+  auto k = jit(kRowSumMax);
+  k.run({x.data(), s.data(), m.data(), mn.data()}, 0, 64);
+  for (int i = 0; i < 64; ++i) {
+    double sum = 0;
+    float mx = -INFINITY, mi = INFINITY;
+    for (int r = 0; r < 1000; ++r) {
+      float v = x[i * 1000 + r];
+      sum += v;
+      mx = std::max(mx, v);
+      mi = std::min(mi, v);
+    }
+    if (i == 7) {
+      EXPECT_TRUE(std::isnan(s[i]) && std::isnan(m[i]) && std::isnan(mn[i]));
+      continue;
+    }
+    // Partial sums per vector lane reorder the float additions.
+    EXPECT_NEAR(s[i], sum, 1e-4 * 1000) << i;
+    EXPECT_EQ(m[i], mx) << i;
+    EXPECT_EQ(mn[i], mi) << i;
+  }
+}
+
+TEST(LlvmReduction, SplitRangeMatchesOneCall) {
+  auto x = ramp(64 * 1000, -1, 1);
+  std::vector<float> s1(64), m1(64), n1(64), s2(64), m2(64), n2(64);
+  auto k = jit(kRowSumMax);
+  k.run({x.data(), s1.data(), m1.data(), n1.data()}, 0, 64);
+  k.run({x.data(), s2.data(), m2.data(), n2.data()}, 0, 17);
+  k.run({x.data(), s2.data(), m2.data(), n2.data()}, 17, 64);
+  EXPECT_EQ(s1, s2);
+  EXPECT_EQ(m1, m2);
+  EXPECT_EQ(n1, n2);
+}
+
+TEST(LlvmReduction, PreInnerAndPostPhases) {
+  // log(sum(exp(x * scale[i]))) + bias[i], plus y = x * scale written inside the nest.
+  auto k = jit(R"(kernel lse reduction
+  in x: f64[8, 300]
+  in scale: f64[8]
+  in bias: f64[8]
+  out y: f64[8, 300]
+  out out: f64[8]
+  loop i0 in 0..8
+  loop r0 in 0..300 reduce
+  %0 = load scale[i0]
+  %1 = load x[i0*300 + r0]
+  %2 = mul %1, %0
+  store y[i0*300 + r0], %2
+  %3 = exp %2
+  %4 = reduce_sum %3
+  %5 = log %4
+  %6 = load bias[i0]
+  %7 = add %5, %6
+  store out[i0], %7
+end
+)");
+  std::vector<double> x(8 * 300), scale(8), bias(8), y(8 * 300), out(8);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.1 * i);
+  for (int i = 0; i < 8; ++i) scale[i] = 0.5 + i, bias[i] = -i;
+  k.run({x.data(), scale.data(), bias.data(), y.data(), out.data()}, 0, 8);
+  for (int i = 0; i < 8; ++i) {
+    double sum = 0;
+    for (int r = 0; r < 300; ++r) {
+      ASSERT_EQ(y[i * 300 + r], x[i * 300 + r] * scale[i]);
+      sum += std::exp(x[i * 300 + r] * scale[i]);
+    }
+    EXPECT_NEAR(out[i], std::log(sum) + bias[i], 1e-12 * std::fabs(std::log(sum) + bias[i]));
+  }
+}
+
+TEST(LlvmReduction, ColumnSumOfIntegers) {
+  // Reduction over the strided dimension, accumulated in i64.
+  auto k = jit(R"(kernel colsum reduction
+  in x: i32[500, 37]
+  out s: i64[37]
+  loop i0 in 0..37
+  loop r0 in 0..500 reduce
+  %0 = load x[r0*37 + i0]
+  %1 = cast %0 : i64
+  %2 = reduce_sum %1
+  store s[i0], %2
+end
+)");
+  std::vector<int32_t> x(500 * 37);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int32_t>(i * 7919 % 100003) - 50000;
+  std::vector<int64_t> s(37);
+  k.run({x.data(), s.data()}, 0, 37);
+  for (int j = 0; j < 37; ++j) {
+    int64_t want = 0;
+    for (int r = 0; r < 500; ++r) want += x[r * 37 + j];
+    EXPECT_EQ(s[j], want) << j;
+  }
+}
+
+TEST(LlvmReduction, FullReductionIgnoresRange) {
+  // No parallel loop: the kernel runs its whole nest once, whatever range it is given.
+  auto k = jit(R"(kernel total reduction
+  in x: f32[64, 64]
+  out s: f32[]
+  loop r0 in 0..64 reduce
+  loop r1 in 0..64 reduce
+  %0 = load x[r0*64 + r1]
+  %1 = reduce_max %0
+  %2 = const 1.0 : f32
+  %3 = reduce_sum %2
+  %4 = add %1, %3
+  store s[0], %4
+end
+)");
+  auto x = ramp(64 * 64, -3, 2);
+  x[1234] = 9.5f;
+  float s = 0;
+  k.run({x.data(), &s}, 0, 1);
+  EXPECT_EQ(s, 9.5f + 4096.f);
+  s = 0;
+  k.run({x.data(), &s}, 5, 9);
+  EXPECT_EQ(s, 9.5f + 4096.f);
+}
+
+TEST(LlvmReduction, EmptyReductionGivesIdentity) {
+  auto k = jit(R"(kernel empty reduction
+  in x: f32[4, 0]
+  out s: f32[4]
+  out m: f32[4]
+  loop i0 in 0..4
+  loop r0 in 0..0 reduce
+  %0 = load x[i0*0 + r0]
+  %1 = reduce_sum %0
+  store s[i0], %1
+  %2 = reduce_max %0
+  store m[i0], %2
+end
+)");
+  std::vector<float> s(4, 7.f), m(4, 7.f);
+  float dummy = 0;
+  k.run({&dummy, s.data(), m.data()}, 0, 4);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(s[i], 0.f);
+    EXPECT_EQ(m[i], -INFINITY);
+  }
+}
+
+}  // namespace
+}  // namespace kiln::codegen

@@ -1,0 +1,89 @@
+#include "sample_session.h"
+
+namespace kiln::testing {
+namespace {
+
+const char* kScript =
+    "import torch\n"
+    "\n"
+    "@torch.compile\n"
+    "def f(x):\n"
+    "    y = torch.sin(x) * 2\n"
+    "    return torch.relu(y)\n"
+    "\n"
+    "out = f(torch.randn(8, 8))\n";
+
+ir::Node node(int id, std::string name, ir::NodeKind kind, std::string target, std::vector<ir::Arg> args,
+              int line, std::string kernel = {}) {
+  ir::Node n;
+  n.id = id;
+  n.name = std::move(name);
+  n.kind = kind;
+  n.target = std::move(target);
+  n.args = std::move(args);
+  if (kind != ir::NodeKind::Output) n.types.push_back(ir::TensorType{ir::DType::Float32, {8, 8}});
+  n.prov.loc.file = "sample.py";
+  n.prov.loc.line = line;
+  n.kernel = std::move(kernel);
+  return n;
+}
+
+// x -> sin -> mul(2) -> relu -> output, with the given op names and kernel.
+ir::Graph chain(const std::string& sin, const std::string& mul, const std::string& relu, const std::string& kernel) {
+  using K = ir::NodeKind;
+  ir::Graph g;
+  g.add(node(0, "l_x_", K::Placeholder, "L_x_", {}, 4));
+  g.add(node(1, "sin", K::CallFunction, sin, {ir::Arg::ref(0)}, kSinLine, kernel));
+  g.add(node(2, "mul", K::CallFunction, mul, {ir::Arg::ref(1), ir::Arg::integer(2)}, kSinLine, kernel));
+  g.add(node(3, "relu", K::CallFunction, relu, {ir::Arg::ref(2)}, kReluLine, kernel));
+  g.add(node(4, "output", K::Output, "output", {ir::Arg::listOf({ir::Arg::ref(3)})}, 0));
+  return g;
+}
+
+session::StageEvent stage(const std::string& name, int order, ir::Graph graph, bool changed) {
+  session::StageEvent s;
+  s.compileId = "0/0";
+  s.stage = name;
+  s.order = order;
+  s.graph = std::move(graph);
+  s.changed = changed;
+  s.text = "# stage " + name + "\n" + "def forward(self, l_x_: \"f32[8, 8]\"):\n    ...\n";
+  s.ms = 0.25;
+  return s;
+}
+
+}  // namespace
+
+SampleSession writeSampleSession(const std::string& dbPath) {
+  SampleSession out;
+  out.store = storage::Store::open(dbPath);
+  auto sink = out.store->beginSession();
+  sink->sessionStart({"sample.py", kScript, R"({"backend": "inductor"})", "test", 1700000000000});
+  sink->frame({0, "f", "sample.py", 4, "function", "def f(x): ..."});
+  session::CompileEvent compile;
+  compile.compileId = "0/0";
+  compile.backend = "inductor";
+  sink->compile(compile);
+  sink->stage(stage("captured", 0, chain("torch.sin", "_operator.mul", "torch.relu", ""), true));
+  sink->stage(stage("aten", 1, chain("aten.sin.default", "aten.mul.Tensor", "aten.relu.default", ""), true));
+  sink->stage(stage("pass:cse", 2, chain("aten.sin.default", "aten.mul.Tensor", "aten.relu.default", ""), false));
+  sink->stage(stage("fused", 3, chain("aten.sin.default", "aten.mul.Tensor", "aten.relu.default", "kernel_0"), true));
+  session::KernelEvent k;
+  k.compileId = "0/0";
+  k.name = "kernel_0";
+  k.kind = "pointwise";
+  k.kernelIr = "kernel kernel_0(in0: f32[64], out0: f32[64]) {\n  for i in 0..64 { out0[i] = relu(sin(in0[i]) * 2) }\n}\n";
+  k.llvmIr = "define void @kernel_0(ptr %in0, ptr %out0) {\n  ret void\n}\n";
+  k.assembly = "kernel_0:\n  ret\n";
+  k.nodeIds = {1, 2, 3};
+  k.sourceLines = {kSinLine, kReluLine};
+  sink->kernel(k);
+  sink->wrapper({"0/0", "def call(args):\n    kernel_0(args[0], buf0)\n    return (buf0,)\n"});
+  sink->compileDone("0/0");
+  sink->output("done\n");
+  sink->sessionEnd({"ok", "", 12.5, "{}"});
+  out.sessionId = out.store->lastSessionId();
+  return out;
+}
+
+}  // namespace kiln::testing

@@ -1,0 +1,24 @@
+// A store with one hand-built session for the GUI tests: a captured graph, an ATen graph, an
+// unchanged pass and a fused graph whose nodes sit in kernel_0, plus that kernel's texts.
+#pragma once
+
+#include "storage/store.h"
+
+#include <memory>
+#include <string>
+
+namespace kiln::testing {
+
+struct SampleSession {
+  std::unique_ptr<storage::Store> store;
+  int64_t sessionId = 0;
+};
+
+// Creates the store at `dbPath` and writes the session through Store::beginSession().
+SampleSession writeSampleSession(const std::string& dbPath);
+
+// Lines of the sample script the nodes point at.
+constexpr int kSinLine = 5;
+constexpr int kReluLine = 6;
+
+}  // namespace kiln::testing

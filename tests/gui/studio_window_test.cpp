@@ -1,0 +1,138 @@
+// The studio window on Qt's offscreen platform over a hand-built session: select the fused
+// stage, wait for the layout (off the UI thread), and check what is drawn, the text panes, the
+// source <-> node linking and a screenshot that is not blank.
+#include "sample_session.h"
+#include "viewers/graph_cluster_item.h"
+#include "viewers/graph_node_item.h"
+#include "viewers/graph_view.h"
+#include "viewers/session_list_model.h"
+#include "viewers/source_view.h"
+#include "viewers/stage_list_model.h"
+#include "viewers/studio_window.h"
+#include "viewers/text_pane.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QImage>
+#include <QPlainTextEdit>
+#include <QSet>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace kiln;
+using namespace kiln::viewers;
+
+class StudioWindowTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(dir_.isValid());
+    sample_ = testing::writeSampleSession(dir_.filePath(QStringLiteral("studio.db")).toStdString());
+    window_ = std::make_unique<StudioWindow>(*sample_.store, dir_.filePath(QStringLiteral("no-kiln")));
+    window_->resize(1400, 900);
+    window_->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+  }
+
+  void showsTheFusedStageWithItsKernel() {
+    window_->refreshSessions();
+    QVERIFY(window_->selectSession(sample_.sessionId));
+    QCOMPARE(window_->currentSessionId(), sample_.sessionId);
+    QCOMPARE(window_->sourceView()->toPlainText().split('\n').value(testing::kSinLine - 1),
+             QStringLiteral("    y = torch.sin(x) * 2"));
+
+    const int fused = 3;
+    QCOMPARE(StageListModel::label(window_->stageModel()->stageAt(fused)), QStringLiteral("[0/0] fused"));
+    QVERIFY(window_->selectStage(fused));
+    QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled() && !window_->graphView()->nodeItems().isEmpty(), 20000);
+
+    QSet<QString> names;
+    for (GraphNodeItem* n : window_->graphView()->nodeItems()) names.insert(n->name());
+    QCOMPARE(names, (QSet<QString>{"l_x_", "sin", "mul", "relu", "output"}));
+    const auto clusters = window_->graphView()->clusterItems();
+    QCOMPARE(clusters.size(), 1);
+    QCOMPARE(clusters[0]->kernelName(), QStringLiteral("kernel_0"));
+    for (GraphNodeItem* n : window_->graphView()->nodeItems()) {
+      const bool inKernel = clusters[0]->sceneBoundingRect().contains(n->sceneBoundingRect());
+      QCOMPARE(inKernel, n->kernel() == QStringLiteral("kernel_0"));
+    }
+
+    TextPane* text = window_->textPane();
+    QVERIFY(text->text(TextPane::StageIr).startsWith(QStringLiteral("# stage fused")));
+    QVERIFY(text->text(TextPane::KernelIr).contains(QStringLiteral("kernel kernel_0(")));
+    QVERIFY(text->text(TextPane::LlvmIr).contains(QStringLiteral("define void @kernel_0")));
+    QVERIFY(text->text(TextPane::Wrapper).contains(QStringLiteral("kernel_0(args[0], buf0)")));
+  }
+
+  void screenshotIsNotBlank() {
+    const QString path = QDir(QStringLiteral(KILN_BINARY_DIR)).filePath(QStringLiteral("tests/gui/studio_window.png"));
+    QVERIFY(window_->grab().save(path, "PNG"));
+    const QImage image(path);
+    QVERIFY(!image.isNull());
+    QCOMPARE(image.size(), window_->size() * window_->devicePixelRatio());
+    // A blank or unpainted window has a handful of colours; text, boxes and tints give many.
+    QSet<QRgb> colours;
+    for (int y = 0; y < image.height(); y += 3)
+      for (int x = 0; x < image.width(); x += 3) colours.insert(image.pixel(x, y));
+    QVERIFY2(colours.size() > 50, qPrintable(QStringLiteral("only %1 colours").arg(colours.size())));
+    // The graph view itself has content: its own grab must not be one flat colour.
+    const QImage graph = window_->graphView()->viewport()->grab().toImage();
+    QSet<QRgb> graphColours;
+    for (int y = 0; y < graph.height(); y += 2)
+      for (int x = 0; x < graph.width(); x += 2) graphColours.insert(graph.pixel(x, y));
+    QVERIFY(graphColours.size() > 10);
+  }
+
+  void sourceLineHighlightsItsNodes() {
+    emit window_->sourceView()->lineSelected(testing::kSinLine);
+    QSet<QString> lit;
+    for (GraphNodeItem* n : window_->graphView()->nodeItems())
+      if (n->highlighted()) lit.insert(n->name());
+    QCOMPARE(lit, (QSet<QString>{"sin", "mul"}));
+  }
+
+  void selectingANodeShowsItsLineAndKernel() {
+    QSignalSpy spy(window_->graphView(), &GraphView::nodeSelected);
+    for (GraphNodeItem* n : window_->graphView()->nodeItems())
+      if (n->name() == QStringLiteral("relu")) n->setSelected(true);
+    QVERIFY(!spy.isEmpty());
+    QCOMPARE(window_->sourceView()->highlightedLine(), testing::kReluLine);
+    QCOMPARE(window_->textPane()->currentIndex(), int(TextPane::KernelIr));
+  }
+
+  void capturedStageHasNoKernels() {
+    QVERIFY(window_->selectStage(0));
+    QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled(), 20000);
+    QCOMPARE(window_->graphView()->nodeItems().size(), 5);
+    QVERIFY(window_->graphView()->clusterItems().isEmpty());
+    QVERIFY(window_->textPane()->text(TextPane::StageIr).startsWith(QStringLiteral("# stage captured")));
+  }
+
+  void newestStageWins() {
+    // Asking for every stage in a row must end on the last one asked for, whatever order the
+    // layouts finish in.
+    for (int row = 0; row < window_->stageModel()->rowCount(); ++row) QVERIFY(window_->selectStage(row));
+    QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled(), 20000);
+    QCOMPARE(window_->currentStageId(), window_->stageModel()->stageAt(3).id);
+    QCOMPARE(window_->graphView()->clusterItems().size(), 1);
+    QVERIFY(window_->textPane()->text(TextPane::StageIr).startsWith(QStringLiteral("# stage fused")));
+  }
+
+  void cleanupTestCase() { window_.reset(); }
+
+ private:
+  QTemporaryDir dir_;
+  testing::SampleSession sample_;
+  std::unique_ptr<StudioWindow> window_;
+};
+
+int main(int argc, char** argv) {
+  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+  QApplication app(argc, argv);
+  StudioWindowTest test;
+  return QTest::qExec(&test, argc, argv);
+}
+
+#include "studio_window_test.moc"

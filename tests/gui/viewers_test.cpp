@@ -1,0 +1,125 @@
+// The studio's parts on their own: the models over a real store (checked by
+// QAbstractItemModelTester), the layout worker's newest-request-wins rule, and the script
+// runner's handling of the `kiln run` process.
+#include "sample_session.h"
+#include "viewers/graph_layout_worker.h"
+#include "viewers/script_runner.h"
+#include "viewers/session_list_model.h"
+#include "viewers/stage_list_model.h"
+
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QFile>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace kiln;
+using namespace kiln::viewers;
+
+class ViewersTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(dir_.isValid());
+    sample_ = testing::writeSampleSession(dir_.filePath(QStringLiteral("models.db")).toStdString());
+    QVERIFY(sample_.sessionId > 0);
+  }
+
+  void sessionListModel() {
+    SessionListModel model(*sample_.store);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.refresh();
+    QCOMPARE(model.rowCount(), 1);
+    QCOMPARE(model.columnCount(), int(SessionListModel::ColumnCount));
+    QCOMPARE(model.sessionIdAt(0), sample_.sessionId);
+    QCOMPARE(model.rowOf(sample_.sessionId), 0);
+    QCOMPARE(model.index(0, SessionListModel::Name).data().toString(), QStringLiteral("sample.py"));
+    QCOMPARE(model.index(0, SessionListModel::Status).data().toString(), QStringLiteral("ok"));
+    QCOMPARE(model.index(0, SessionListModel::Graphs).data().toInt(), 1);
+    model.refresh();  // a second reset must keep the tester happy too
+  }
+
+  void stageListModel() {
+    StageListModel model(*sample_.store);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.load(sample_.sessionId);
+    const QStringList expected{"[0/0] captured", "[0/0] aten", "[0/0] pass:cse", "[0/0] fused"};
+    QCOMPARE(model.rowCount(), int(expected.size()));
+    for (int row = 0; row < model.rowCount(); ++row)
+      QCOMPARE(model.index(row).data().toString(), expected[row]);
+    // The pass that changed nothing is dimmed; the others use the view's colour.
+    QVERIFY(model.index(2).data(Qt::ForegroundRole).isValid());
+    QVERIFY(!model.index(3).data(Qt::ForegroundRole).isValid());
+    QCOMPARE(model.defaultRow(), 3);
+    QCOMPARE(model.rowOfStage(model.stageAt(3).id), 3);
+    model.load(0);
+    QCOMPARE(model.rowCount(), 0);
+  }
+
+  void layoutWorkerDeliversOnlyTheNewest() {
+    const storage::StageRow fused = sample_.store->stages(sample_.sessionId, "0/0").back();
+    const ir::Graph graph = sample_.store->stageGraph(fused.id);
+    GraphLayoutWorker worker;
+    QSignalSpy spy(&worker, &GraphLayoutWorker::layoutReady);
+    worker.request(graph, {});
+    worker.request(ir::Graph{}, {});
+    const quint64 newest = worker.request(graph, {});
+    QVERIFY(worker.busy());
+    QTRY_VERIFY_WITH_TIMEOUT(!worker.busy(), 20000);
+    QTest::qWait(100);  // anything stale would have arrived by now
+    QCOMPARE(spy.size(), 1);
+    const auto layout = spy.at(0).at(0).value<GraphLayout>();
+    QCOMPARE(layout.requestId, newest);
+    QCOMPARE(layout.error, QString());
+    QCOMPARE(layout.nodes.size(), qsizetype(graph.nodes.size()));
+    QCOMPARE(layout.edges.size(), 4);  // x->sin->mul->relu->output
+    QCOMPARE(layout.clusters.size(), 1);
+    for (const auto& n : layout.nodes) QVERIFY(layout.bounds.contains(n.box));
+  }
+
+  void parsesTheLastSessionLine() {
+    QCOMPARE(ScriptRunner::parseSessionId(QStringLiteral("hello\nsession 3\nsession 12\nbye\n")), qint64(12));
+    QCOMPARE(ScriptRunner::parseSessionId(QStringLiteral("the session 4 is\n")), qint64(0));
+    QCOMPARE(ScriptRunner::parseSessionId(QString()), qint64(0));
+  }
+
+  void runnerReportsTheSession() {
+    // A stand-in for `kiln`: prints what a run prints and checks it was called as `run S --db P`.
+    const QString fake = dir_.filePath(QStringLiteral("kiln"));
+    QFile f(fake);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("#!/bin/sh\n[ \"$1\" = run ] && [ \"$3\" = --db ] || exit 3\necho \"script output\"\necho \"session 42\"\n");
+    f.close();
+    f.setPermissions(f.permissions() | QFile::ExeOwner);
+    ScriptRunner runner(fake);
+    QSignalSpy spy(&runner, &ScriptRunner::finished);
+    QVERIFY(runner.run(dir_.filePath(QStringLiteral("s.py")), dir_.filePath(QStringLiteral("x.db"))));
+    QVERIFY(spy.wait(10000));
+    QCOMPARE(spy.at(0).at(0).toLongLong(), qint64(42));
+    QCOMPARE(spy.at(0).at(1).toString(), QString());
+  }
+
+  void runnerReportsAMissingKiln() {
+    ScriptRunner runner(dir_.filePath(QStringLiteral("no-such-kiln")));
+    QSignalSpy spy(&runner, &ScriptRunner::finished);
+    runner.run(QStringLiteral("s.py"), QStringLiteral("x.db"));
+    QVERIFY(spy.wait(5000));
+    QCOMPARE(spy.at(0).at(0).toLongLong(), qint64(0));
+    QVERIFY(spy.at(0).at(1).toString().contains(QStringLiteral("not found")));
+  }
+
+ private:
+  QTemporaryDir dir_;
+  testing::SampleSession sample_;
+};
+
+int main(int argc, char** argv) {
+  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+  QApplication app(argc, argv);
+  ViewersTest test;
+  return QTest::qExec(&test, argc, argv);
+}
+
+#include "viewers_test.moc"

@@ -1,0 +1,106 @@
+// The JSON forms of IR values round-trip exactly; malformed JSON is a StoreError.
+#include "storage/graph_json.h"
+#include "storage/store.h"
+
+#include <nlohmann/json.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+namespace kiln::storage {
+namespace {
+
+ir::Arg roundTrip(const ir::Arg& a) { return argFromJson(nlohmann::json::parse(argToJson(a).dump())); }
+
+TEST(StorageGraphJson, EveryArgKindRoundTrips) {
+  std::vector<ir::Arg> args = {
+      ir::Arg::ref(7),
+      ir::Arg::none(),
+      ir::Arg::boolean(false),
+      ir::Arg::integer(std::numeric_limits<int64_t>::min()),
+      ir::Arg::integer(std::numeric_limits<int64_t>::max()),
+      ir::Arg::real(0.1),
+      ir::Arg::real(2.0),  // integral floats stay floats
+      ir::Arg::real(1e-300),
+      ir::Arg::real(-std::numeric_limits<double>::infinity()),
+      ir::Arg::real(std::numeric_limits<double>::infinity()),
+      ir::Arg::string(""),
+      ir::Arg::string("{\"node\": 1}"),  // a string that looks like a tagged form
+      ir::Arg::dtypeArg(ir::DType::BFloat16),
+      ir::Arg::listOf({}),
+      ir::Arg::listOf({ir::Arg::ref(1), ir::Arg::listOf({ir::Arg::real(1.5), ir::Arg::none()})}),
+  };
+  for (const auto& a : args) EXPECT_EQ(roundTrip(a), a) << argToJson(a).dump();
+  EXPECT_EQ(argsFromJson(argsToJson(args)), args);
+  EXPECT_EQ(roundTrip(ir::Arg::real(2.0)).kind, ir::Arg::Kind::Float);
+  EXPECT_EQ(roundTrip(ir::Arg::integer(2)).kind, ir::Arg::Kind::Int);
+}
+
+TEST(StorageGraphJson, NanRoundTripsAsNan) {
+  ir::Arg a = roundTrip(ir::Arg::real(std::nan("")));
+  EXPECT_EQ(a.kind, ir::Arg::Kind::Float);
+  EXPECT_TRUE(std::isnan(a.f));
+}
+
+TEST(StorageGraphJson, KwargsKeepTheirOrder) {
+  std::vector<std::pair<std::string, ir::Arg>> kw = {{"z", ir::Arg::integer(1)}, {"a", ir::Arg::none()}};
+  EXPECT_EQ(kwargsFromJson(kwargsToJson(kw)), kw);
+}
+
+TEST(StorageGraphJson, TensorTypesRoundTrip) {
+  ir::TensorType a;
+  a.dtype = ir::DType::Int64;
+  a.sizes = {ir::Dim::sym("s0"), 3, 0};
+  a.strides = {3, 1, 1};
+  a.device = "cuda:1";
+  a.requiresGrad = true;
+  ir::TensorType b;  // scalar, contiguous, cpu
+  ir::Dim hinted = ir::Dim::sym("s1");
+  hinted.value = 8;
+  ir::TensorType c;
+  c.sizes = {hinted};
+  std::vector<ir::TensorType> types = {a, b, c};
+  EXPECT_EQ(typesFromJson(typesToJson(types)), types);
+}
+
+TEST(StorageGraphJson, ListsGuardsAndRulesRoundTrip) {
+  std::vector<int> ints = {3, -1, 0};
+  EXPECT_EQ(intsFromJson(intsToJson(ints)), ints);
+  std::vector<std::string> strs = {"a", "", "line\nbreak"};
+  EXPECT_EQ(stringsFromJson(stringsToJson(strs)), strs);
+  auto guards = guardsFromJson(guardsToJson({{"ID_MATCH", "G['m']", "___check_obj_id(G['m'], 1)", 9}}));
+  ASSERT_EQ(guards.size(), 1u);
+  EXPECT_EQ(guards[0].kind, "ID_MATCH");
+  EXPECT_EQ(guards[0].line, 9);
+  auto rules = rulesFromJson(rulesToJson({{"x + 0 -> x", 3, {1, 2}}}));
+  ASSERT_EQ(rules.size(), 1u);
+  EXPECT_EQ(rules[0].nodes, (std::vector<int>{1, 2}));
+}
+
+TEST(StorageGraphJson, NodeKindNames) {
+  for (auto k : {ir::NodeKind::Placeholder, ir::NodeKind::CallFunction, ir::NodeKind::CallMethod,
+                 ir::NodeKind::GetAttr, ir::NodeKind::Output})
+    EXPECT_EQ(nodeKindFromName(nodeKindName(k)), k);
+  EXPECT_THROW(nodeKindFromName("call_everything"), StoreError);
+}
+
+TEST(StorageGraphJson, InvalidUtf8IsWrittenNotThrown) {
+  std::string bad = "caf\xe9";
+  std::string text;
+  EXPECT_NO_THROW(text = argsToJson({ir::Arg::string(bad)}));
+  EXPECT_EQ(argsFromJson(text).size(), 1u);
+}
+
+TEST(StorageGraphJson, MalformedJsonIsAStoreError) {
+  EXPECT_THROW(argsFromJson("[1, "), StoreError);
+  EXPECT_THROW(argsFromJson("[{\"what\": 1}]"), StoreError);
+  EXPECT_THROW(typesFromJson("[{\"dtype\": \"f99\", \"sizes\": []}]"), StoreError);
+  EXPECT_THROW(typesFromJson("[{\"dtype\": 3}]"), StoreError);
+  EXPECT_THROW(intsFromJson("[\"x\"]"), StoreError);
+  EXPECT_THROW(kwargsFromJson("[[1]]"), StoreError);
+}
+
+}  // namespace
+}  // namespace kiln::storage

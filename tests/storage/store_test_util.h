@@ -1,0 +1,60 @@
+// Shared by the storage tests and the kill-test writer process (so no gtest here): a temp
+// directory, a sample session with every kind of event (hand-built, graph with full
+// provenance), and raw SQL helpers. Comparisons are in store_compare.h.
+#pragma once
+
+#include "engine/session/sink.h"
+#include "storage/store.h"
+
+#include <string>
+#include <vector>
+
+namespace kiln::storage::testing {
+
+// A fresh directory under $TMPDIR, removed with its contents on destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+// Everything one session reports, in the order the engine would report it.
+struct SampleSession {
+  session::SessionStart start;
+  std::vector<session::FrameEvent> frames;
+  std::vector<session::CompileEvent> compiles;
+  std::vector<session::StageEvent> stages;
+  std::vector<session::KernelEvent> kernels;
+  std::vector<session::WrapperEvent> wrappers;
+  std::vector<session::GraphBreakEvent> breaks;
+  std::vector<session::RecompileEvent> recompiles;
+  std::vector<session::TimingEvent> timings;
+  std::vector<std::string> output;
+  session::SessionEnd end;
+};
+
+// A graph that uses every Arg kind (nested lists, -inf, dtype), symbolic and strided types,
+// provenance with a user stack, a kernel name, and an id counter past its last node.
+ir::Graph sampleGraph(int salt = 0);
+SampleSession sampleSession(const std::string& scriptName = "model.py");
+
+// Reports the sample through `sink` as the engine would: per compile its events then
+// compileDone, output in between, sessionEnd last (unless `end` is false).
+void writeSample(session::SessionSink& sink, const SampleSession& s, bool end = true);
+
+// A compile's worth of events for the kill test ("<frame>/0" with three stages and a kernel).
+void writeCompile(session::SessionSink& sink, int frame, bool done);
+
+// SQL helpers for inspecting a store file without the Store class.
+std::string queryText(const std::string& dbPath, const std::string& sql);
+long long queryInt(const std::string& dbPath, const std::string& sql);
+void execSql(const std::string& dbPath, const std::string& sql);
+
+}  // namespace kiln::storage::testing

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages Kiln needs, only those that are missing.
+# Run as root (make run / make test call it). Safe to run repeatedly.
+set -euo pipefail
+PKGS=(
+  cmake g++ make pkg-config ccache
+  qt6-base-dev qt6-svg-dev qt6-charts-dev libgl-dev
+  llvm-19-dev libz3-dev libzstd-dev zlib1g-dev libedit-dev libffi-dev libxml2-dev libcurl4-openssl-dev
+  libgraphviz-dev libsqlite3-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libopenblas-dev nlohmann-json3-dev libfmt-dev
+  xvfb x11-apps
+)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
+echo "bootstrap: installing ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+  echo "bootstrap: missing packages and not root; run: sudo apt-get install ${missing[*]}" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"

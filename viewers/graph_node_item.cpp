@@ -1,0 +1,46 @@
+#include "viewers/graph_node_item.h"
+
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
+
+namespace kiln::viewers {
+
+GraphNodeItem::GraphNodeItem(const LayoutNode& node, const QFont& font, double lineHeight)
+    : node_(node), font_(font), lineHeight_(lineHeight), rect_(QPointF(0, 0), node.box.size()) {
+  setPos(node.box.topLeft());
+  setFlag(ItemIsSelectable);
+  setZValue(2);
+  setToolTip(node.lines.join(QLatin1Char('\n')) +
+             (node.sourceLine > 0 ? QStringLiteral("\nline %1").arg(node.sourceLine) : QString()) +
+             (node.kernel.isEmpty() ? QString() : QStringLiteral("\nkernel ") + node.kernel));
+}
+
+void GraphNodeItem::setHighlighted(bool on) {
+  if (highlighted_ == on) return;
+  highlighted_ = on;
+  update();
+}
+
+QRectF GraphNodeItem::boundingRect() const { return rect_.adjusted(-2, -2, 2, 2); }
+
+void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) {
+  const bool selected = isSelected();
+  painter->setRenderHint(QPainter::Antialiasing);
+  painter->setPen(QPen(selected ? QColor(0x1f, 0x6f, 0xd0) : QColor(0x55, 0x5a, 0x64), selected ? 2.5 : 1.0));
+  painter->setBrush(highlighted_ ? QColor(0xff, 0xe0, 0x82) : QColor(0xfd, 0xfd, 0xfd));
+  painter->drawRoundedRect(rect_, 6, 6);
+
+  // The layout sized the box as the label lines plus padding: centre the lines in it.
+  const double top = (rect_.height() - lineHeight_ * node_.lines.size()) / 2;
+  QRectF line(rect_.left() + 4, rect_.top() + top, rect_.width() - 8, lineHeight_);
+  for (int i = 0; i < node_.lines.size(); ++i) {
+    QFont f = font_;
+    f.setBold(i == 0);
+    painter->setFont(f);
+    painter->setPen(i == 2 ? QColor(0x6a, 0x6f, 0x78) : QColor(0x20, 0x22, 0x26));
+    painter->drawText(line, Qt::AlignCenter, node_.lines[i]);
+    line.translate(0, lineHeight_);
+  }
+}
+
+}  // namespace kiln::viewers

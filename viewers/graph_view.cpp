@@ -1,0 +1,192 @@
+#include "viewers/graph_view.h"
+
+#include "viewers/graph_cluster_item.h"
+#include "viewers/graph_layout_worker.h"
+#include "viewers/graph_node_item.h"
+
+#include <QFontDatabase>
+#include <QFontMetricsF>
+#include <QGraphicsPathItem>
+#include <QGraphicsScene>
+#include <QGraphicsSimpleTextItem>
+#include <QLineF>
+#include <QWheelEvent>
+#include <QtMath>
+
+namespace kiln::viewers {
+namespace {
+
+constexpr double kMinZoom = 0.05;
+constexpr double kMaxZoom = 4.0;
+
+QPainterPath splinePath(const LayoutEdge& e) {
+  QPainterPath path;
+  if (e.spline.isEmpty()) return path;
+  path.moveTo(e.spline[0]);
+  for (qsizetype i = 1; i + 2 < e.spline.size(); i += 3)
+    path.cubicTo(e.spline[i], e.spline[i + 1], e.spline[i + 2]);
+  return path;
+}
+
+QPolygonF arrowHead(QPointF from, QPointF tip) {
+  const QLineF line(from, tip);
+  if (line.length() < 0.5) return {};
+  const QLineF unit = line.unitVector();
+  const QPointF dir(unit.dx(), unit.dy());
+  const QPointF normal(-dir.y(), dir.x());
+  const QPointF base = tip - dir * line.length();
+  const double half = std::max(2.5, line.length() * 0.4);
+  return QPolygonF({tip, base + normal * half, base - normal * half});
+}
+
+}  // namespace
+
+GraphView::GraphView(QWidget* parent)
+    : QGraphicsView(parent), worker_(new GraphLayoutWorker(this)) {
+  setScene(new QGraphicsScene(this));
+  setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+  setDragMode(ScrollHandDrag);
+  setTransformationAnchor(AnchorUnderMouse);
+  setBackgroundBrush(QColor(0xf4, 0xf5, 0xf7));
+  labelFont_ = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+  labelFont_.setPointSizeF(9);
+  QFont bold = labelFont_;
+  bold.setBold(true);
+  // Measure once, here on the UI thread; the worker never touches fonts.
+  const QFontMetricsF fm(bold);
+  metrics_.charWidth = fm.horizontalAdvance(QStringLiteral("M"));
+  metrics_.lineHeight = fm.lineSpacing();
+  metrics_.padding = 8;
+  connect(worker_, &GraphLayoutWorker::layoutReady, this, &GraphView::applyLayout);
+  connect(scene(), &QGraphicsScene::selectionChanged, this, &GraphView::onSelectionChanged);
+  showMessage(tr("No stage selected"));
+}
+
+void GraphView::showGraph(const ir::Graph& graph) {
+  graph_ = graph;
+  if (graph.nodes.empty()) {
+    worker_->cancel();
+    showMessage(tr("This stage has no graph"));
+    emit layoutFinished({});
+    return;
+  }
+  showMessage(tr("Laying out %1 nodes…").arg(graph.nodes.size()));
+  worker_->request(graph, metrics_);
+}
+
+void GraphView::clearGraph(const QString& message) {
+  worker_->cancel();
+  graph_ = {};
+  showMessage(message);
+}
+
+bool GraphView::isLayingOut() const { return worker_->busy(); }
+
+void GraphView::showMessage(const QString& message) {
+  fitted_ = false;
+  scene()->clear();
+  resetTransform();
+  if (message.isEmpty()) return;
+  auto* text = scene()->addSimpleText(message);
+  text->setBrush(QColor(0x70, 0x75, 0x80));
+  scene()->setSceneRect(text->boundingRect().adjusted(-20, -20, 20, 20));
+}
+
+void GraphView::applyLayout(const GraphLayout& layout) {
+  if (!layout.error.isEmpty()) {
+    showMessage(layout.error);
+    emit layoutFinished(layout.error);
+    return;
+  }
+  QGraphicsScene* s = scene();
+  const QSignalBlocker block(s);  // clearing the scene must not report a deselection
+  s->clear();
+  resetTransform();
+  QFont clusterFont = labelFont_;
+  clusterFont.setBold(true);
+  for (const auto& c : layout.clusters) s->addItem(new GraphClusterItem(c.kernel, c.box, clusterFont));
+  const QPen edgePen(QColor(0x5c, 0x63, 0x70), 1.2);
+  for (const auto& e : layout.edges) {
+    auto* path = s->addPath(splinePath(e), edgePen);
+    path->setZValue(1);
+    if (!e.spline.isEmpty()) {
+      auto* head = s->addPolygon(arrowHead(e.spline.last(), e.arrowTip), edgePen, edgePen.color());
+      head->setZValue(1);
+    }
+  }
+  for (const auto& n : layout.nodes) s->addItem(new GraphNodeItem(n, labelFont_, metrics_.lineHeight));
+  s->setSceneRect(layout.bounds.adjusted(-30, -30, 30, 30));
+  zoomToFit();
+  highlightLine(line_);
+  emit layoutFinished({});
+}
+
+void GraphView::zoomToFit() {
+  const QRectF r = scene()->sceneRect();
+  if (r.isEmpty()) return;
+  fitted_ = true;
+  fitInView(r, Qt::KeepAspectRatio);
+  // Small graphs stay at 100%: blowing them up only makes the text huge.
+  if (transform().m11() > 1.0) {
+    resetTransform();
+    centerOn(r.center());
+  }
+}
+
+void GraphView::wheelEvent(QWheelEvent* event) {
+  const double factor = qPow(1.0015, event->angleDelta().y());
+  const double zoom = transform().m11() * factor;
+  if (zoom < kMinZoom || zoom > kMaxZoom) return;
+  scale(factor, factor);
+  fitted_ = false;
+  event->accept();
+}
+
+void GraphView::resizeEvent(QResizeEvent* event) {
+  QGraphicsView::resizeEvent(event);
+  if (fitted_) zoomToFit();
+}
+
+QList<GraphNodeItem*> GraphView::nodeItems() const {
+  QList<GraphNodeItem*> out;
+  for (QGraphicsItem* item : scene()->items(Qt::AscendingOrder))
+    if (auto* n = qgraphicsitem_cast<GraphNodeItem*>(item)) out << n;
+  return out;
+}
+
+QList<GraphClusterItem*> GraphView::clusterItems() const {
+  QList<GraphClusterItem*> out;
+  for (QGraphicsItem* item : scene()->items(Qt::AscendingOrder))
+    if (auto* c = qgraphicsitem_cast<GraphClusterItem*>(item)) out << c;
+  return out;
+}
+
+void GraphView::highlightLine(int line) {
+  line_ = line;
+  GraphNodeItem* first = nullptr;
+  for (GraphNodeItem* n : nodeItems()) {
+    const bool on = line > 0 && n->sourceLine() == line;
+    n->setHighlighted(on);
+    if (on && !first) first = n;
+  }
+  if (first) ensureVisible(first);
+}
+
+void GraphView::selectNode(int id) {
+  scene()->clearSelection();
+  for (GraphNodeItem* n : nodeItems()) {
+    if (n->nodeId() != id) continue;
+    n->setSelected(true);
+    ensureVisible(n);
+  }
+}
+
+void GraphView::onSelectionChanged() {
+  const auto selected = scene()->selectedItems();
+  int id = -1;
+  for (QGraphicsItem* item : selected)
+    if (auto* n = qgraphicsitem_cast<GraphNodeItem*>(item)) id = n->nodeId();
+  emit nodeSelected(id);
+}
+
+}  // namespace kiln::viewers

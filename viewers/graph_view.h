@@ -1,0 +1,65 @@
+// GraphView: draws one stage's graph. showGraph() hands the graph to a GraphLayoutWorker and
+// returns at once; the scene is built when the layout arrives (a newer showGraph() wins).
+// Nodes are rounded boxes, edges follow Graphviz's splines, kernels are tinted groups.
+// Wheel zooms, drag pans, a click selects a node (nodeSelected), and highlightLine() marks
+// the nodes whose provenance points at a source line.
+#pragma once
+
+#include "engine/ir/graph.h"
+#include "viewers/graph_layout.h"
+
+#include <QFont>
+#include <QGraphicsView>
+
+namespace kiln::viewers {
+
+class GraphClusterItem;
+class GraphLayoutWorker;
+class GraphNodeItem;
+
+class GraphView : public QGraphicsView {
+  Q_OBJECT
+
+ public:
+  explicit GraphView(QWidget* parent = nullptr);
+
+  void showGraph(const ir::Graph& graph);
+  // Empties the view and shows `message` in its place.
+  void clearGraph(const QString& message = {});
+  bool isLayingOut() const;
+
+  void highlightLine(int line);  // 0 clears
+  int highlightedLine() const { return line_; }
+  void selectNode(int id);       // -1 clears
+  const ir::Node* node(int id) const { return graph_.find(id); }
+  const ir::Graph& graph() const { return graph_; }
+
+  QList<GraphNodeItem*> nodeItems() const;
+  QList<GraphClusterItem*> clusterItems() const;
+
+ public slots:
+  void zoomToFit();
+
+ signals:
+  void nodeSelected(int id);  // -1 when the selection is cleared
+  // The requested graph is on screen (`error` is empty) or could not be laid out.
+  void layoutFinished(const QString& error);
+
+ protected:
+  void wheelEvent(QWheelEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+
+ private:
+  void applyLayout(const GraphLayout& layout);
+  void showMessage(const QString& message);
+  void onSelectionChanged();
+
+  GraphLayoutWorker* worker_;
+  ir::Graph graph_;   // the graph being shown (provenance and node details)
+  QFont labelFont_;
+  LabelMetrics metrics_;
+  int line_ = 0;
+  bool fitted_ = false;  // still showing the whole graph: keep it fitted when resized
+};
+
+}  // namespace kiln::viewers

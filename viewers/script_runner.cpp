@@ -1,0 +1,98 @@
+#include "viewers/script_runner.h"
+
+#include <QFileInfo>
+#include <QRegularExpression>
+
+namespace kiln::viewers {
+namespace {
+
+constexpr int kErrorTailChars = 4000;  // enough for a traceback, not a whole log
+
+QString lastLine(const QString& text) {
+  const QString t = text.trimmed();
+  return t.mid(t.lastIndexOf(QLatin1Char('\n')) + 1);
+}
+
+}  // namespace
+
+ScriptRunner::ScriptRunner(QString kilnPath, QObject* parent)
+    : QObject(parent), kilnPath_(std::move(kilnPath)) {}
+
+ScriptRunner::~ScriptRunner() {
+  if (process_) {
+    process_->disconnect(this);
+    process_->kill();
+    process_->waitForFinished(2000);
+  }
+}
+
+bool ScriptRunner::run(const QString& script, const QString& dbPath) {
+  if (process_) return false;
+  script_ = QFileInfo(script).absoluteFilePath();
+  stdout_.clear();
+  stderr_.clear();
+  cancelled_ = false;
+  const QFileInfo kiln(kilnPath_);
+  if (kilnPath_.isEmpty() || !kiln.isFile() || !kiln.isExecutable()) {
+    // Reported asynchronously like every other outcome, so callers handle one path.
+    const QString error = tr("The kiln command line was not found (looked for \"%1\"); build the `kiln` target "
+                             "or pass --kiln PATH.").arg(kilnPath_);
+    QMetaObject::invokeMethod(this, [this, error] { emit finished(0, error); }, Qt::QueuedConnection);
+    return true;
+  }
+  process_ = new QProcess(this);
+  connect(process_, &QProcess::readyReadStandardOutput, this, &ScriptRunner::onReadyRead);
+  connect(process_, &QProcess::readyReadStandardError, this, &ScriptRunner::onReadyRead);
+  connect(process_, &QProcess::finished, this, &ScriptRunner::onFinished);
+  connect(process_, &QProcess::errorOccurred, this, &ScriptRunner::onError);
+  emit progress(tr("Running %1…").arg(QFileInfo(script_).fileName()));
+  process_->start(kilnPath_, {QStringLiteral("run"), script_, QStringLiteral("--db"), dbPath});
+  return true;
+}
+
+void ScriptRunner::cancel() {
+  if (!process_) return;
+  cancelled_ = true;
+  process_->kill();  // onFinished reports it
+}
+
+qint64 ScriptRunner::parseSessionId(const QString& out) {
+  static const QRegularExpression re(QStringLiteral("^session (\\d+)\\s*$"),
+                                     QRegularExpression::MultilineOption);
+  qint64 id = 0;
+  for (auto it = re.globalMatch(out); it.hasNext();) id = it.next().captured(1).toLongLong();
+  return id;
+}
+
+void ScriptRunner::onReadyRead() {
+  const QString out = QString::fromUtf8(process_->readAllStandardOutput());
+  const QString err = QString::fromUtf8(process_->readAllStandardError());
+  stdout_ += out;
+  stderr_ += err;
+  const QString line = lastLine(out.isEmpty() ? err : out);
+  if (!line.isEmpty()) emit progress(QFileInfo(script_).fileName() + QStringLiteral(": ") + line);
+}
+
+void ScriptRunner::onFinished(int exitCode, QProcess::ExitStatus status) {
+  onReadyRead();
+  const qint64 id = parseSessionId(stdout_);
+  QString error;
+  if (cancelled_) error = tr("Run of %1 stopped.").arg(script_);
+  else if (status == QProcess::CrashExit) error = tr("kiln crashed while running %1.").arg(script_);
+  else if (exitCode != 0) error = tr("kiln run exited with code %1:\n%2").arg(exitCode).arg(stderr_.right(kErrorTailChars).trimmed());
+  else if (id == 0) error = tr("kiln run finished but printed no session id.");
+  finish(id, error);
+}
+
+void ScriptRunner::onError(QProcess::ProcessError error) {
+  // Only a failed start skips finished(); every other error is followed by onFinished.
+  if (error == QProcess::FailedToStart) finish(0, tr("Could not start %1: %2").arg(kilnPath_, process_->errorString()));
+}
+
+void ScriptRunner::finish(qint64 sessionId, const QString& error) {
+  process_->deleteLater();
+  process_ = nullptr;
+  emit finished(sessionId, error);
+}
+
+}  // namespace kiln::viewers

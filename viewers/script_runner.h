@@ -1,0 +1,50 @@
+// ScriptRunner: runs `kiln run SCRIPT --db PATH` in a child process, so a script (and the
+// compiler) never runs inside the studio. The CLI prints the new session's id as a line
+// `session N`; the last such line on stdout names the session to show.
+#pragma once
+
+#include <QObject>
+#include <QProcess>
+#include <QString>
+
+namespace kiln::viewers {
+
+class ScriptRunner : public QObject {
+  Q_OBJECT
+
+ public:
+  // `kilnPath` is the `kiln` executable; the app decides where it is.
+  explicit ScriptRunner(QString kilnPath, QObject* parent = nullptr);
+  ~ScriptRunner() override;
+
+  const QString& kilnPath() const { return kilnPath_; }
+  bool isRunning() const { return process_ != nullptr; }
+  const QString& script() const { return script_; }
+  // Starts a run; false (and nothing emitted) when one is already running.
+  bool run(const QString& script, const QString& dbPath);
+  void cancel();
+
+  // The id in the last `session N` line of `out`, 0 when there is none.
+  static qint64 parseSessionId(const QString& out);
+
+ signals:
+  void progress(const QString& message);
+  // sessionId > 0 when the run stored a session (even one that ended with a Python error,
+  // which `error` then describes); sessionId == 0 with `error` when nothing was stored.
+  void finished(qint64 sessionId, const QString& error);
+
+ private:
+  void onReadyRead();
+  void onFinished(int exitCode, QProcess::ExitStatus status);
+  void onError(QProcess::ProcessError error);
+  void finish(qint64 sessionId, const QString& error);
+
+  QString kilnPath_;
+  QString script_;
+  QProcess* process_ = nullptr;
+  QString stdout_;
+  QString stderr_;
+  bool cancelled_ = false;
+};
+
+}  // namespace kiln::viewers

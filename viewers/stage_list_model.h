@@ -1,0 +1,41 @@
+// StageListModel: every stage and pass snapshot of a session in pipeline order, compile by
+// compile ("[0/0] captured", "[0/0] aten", "[0/0] pass:cse", ..., "[1/0] captured").
+// Passes that left the graph unchanged are dimmed; the tooltip lists the rules that fired.
+#pragma once
+
+#include "storage/store.h"
+
+#include <QAbstractListModel>
+
+#include <vector>
+
+namespace kiln::viewers {
+
+class StageListModel : public QAbstractListModel {
+  Q_OBJECT
+
+ public:
+  static constexpr int StageIdRole = Qt::UserRole + 1;
+  static constexpr int CompileIdRole = Qt::UserRole + 2;
+
+  explicit StageListModel(storage::Store& store, QObject* parent = nullptr);
+
+  // Loads the stages of `sessionId` (0 empties the list). Throws storage::StoreError.
+  void load(qint64 sessionId);
+  qint64 sessionId() const { return sessionId_; }
+  const storage::StageRow& stageAt(int row) const { return stages_.at(size_t(row)); }
+  int rowOfStage(qint64 stageId) const;   // -1 when absent
+  // The stage to open first: the last one of the first compile (the graph it ends with).
+  int defaultRow() const;
+  static QString label(const storage::StageRow& stage);
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+
+ private:
+  storage::Store& store_;
+  qint64 sessionId_ = 0;
+  std::vector<storage::StageRow> stages_;
+};
+
+}  // namespace kiln::viewers

@@ -1,0 +1,312 @@
+#include "viewers/studio_window.h"
+
+#include "viewers/graph_view.h"
+#include "viewers/script_runner.h"
+#include "viewers/session_list_model.h"
+#include "viewers/source_view.h"
+#include "viewers/stage_list_model.h"
+#include "viewers/text_pane.h"
+
+#include <QApplication>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListView>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTableView>
+
+namespace kiln::viewers {
+namespace {
+
+constexpr int kStatusMs = 8000;
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+// Graph breaks are reported against the file they happened in; only the script's own lines
+// can be marked in the source pane.
+bool sameFile(const std::string& file, const std::string& scriptPath) {
+  return file.empty() || file == scriptPath || QFileInfo(qs(file)).fileName() == QFileInfo(qs(scriptPath)).fileName();
+}
+
+}  // namespace
+
+StudioWindow::StudioWindow(storage::Store& store, const QString& kilnPath, QWidget* parent)
+    : QMainWindow(parent),
+      store_(store),
+      sessions_(new SessionListModel(store, this)),
+      stages_(new StageListModel(store, this)),
+      runner_(new ScriptRunner(kilnPath, this)) {
+  setWindowTitle(tr("Kiln Studio — %1").arg(qs(store.path())));
+  buildDocks();
+  buildMenus();
+
+  summary_ = new QLabel(this);
+  busy_ = new QProgressBar(this);
+  busy_->setRange(0, 0);  // a run reports no percentage: show activity only
+  busy_->setMaximumWidth(120);
+  busy_->hide();
+  statusBar()->addPermanentWidget(summary_);
+  statusBar()->addPermanentWidget(busy_);
+
+  connect(sessionTable_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          [this](const QModelIndex& current) {
+            if (current.isValid()) showSession(sessions_->sessionIdAt(current.row()));
+          });
+  connect(stageList_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          [this](const QModelIndex& current) {
+            if (current.isValid()) showStage(current.row());
+          });
+  connect(graph_, &GraphView::nodeSelected, this, &StudioWindow::onNodeSelected);
+  connect(graph_, &GraphView::layoutFinished, this, &StudioWindow::onLayoutFinished);
+  connect(source_, &SourceView::lineSelected, this, &StudioWindow::onLineSelected);
+  connect(runner_, &ScriptRunner::progress, this, [this](const QString& m) { statusBar()->showMessage(m); });
+  connect(runner_, &ScriptRunner::finished, this, &StudioWindow::onRunFinished);
+}
+
+StudioWindow::~StudioWindow() = default;
+
+void StudioWindow::buildDocks() {
+  source_ = new SourceView(this);
+  graph_ = new GraphView(this);
+  auto* centre = new QSplitter(Qt::Horizontal, this);
+  centre->addWidget(source_);
+  centre->addWidget(graph_);
+  centre->setStretchFactor(0, 2);
+  centre->setStretchFactor(1, 3);
+  setCentralWidget(centre);
+
+  sessionTable_ = new QTableView(this);
+  sessionTable_->setModel(sessions_);
+  sessionTable_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  sessionTable_->setSelectionMode(QAbstractItemView::SingleSelection);
+  sessionTable_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  sessionTable_->verticalHeader()->hide();
+  sessionTable_->horizontalHeader()->setStretchLastSection(true);
+  auto* sessionsDock = new QDockWidget(tr("Sessions"), this);
+  sessionsDock->setObjectName(QStringLiteral("sessions"));
+  sessionsDock->setWidget(sessionTable_);
+  addDockWidget(Qt::LeftDockWidgetArea, sessionsDock);
+
+  stageList_ = new QListView(this);
+  stageList_->setModel(stages_);
+  stageList_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  stageList_->setUniformItemSizes(true);
+  auto* stagesDock = new QDockWidget(tr("Stages and passes"), this);
+  stagesDock->setObjectName(QStringLiteral("stages"));
+  stagesDock->setWidget(stageList_);
+  addDockWidget(Qt::RightDockWidgetArea, stagesDock);
+
+  text_ = new TextPane(this);
+  auto* textDock = new QDockWidget(tr("Text"), this);
+  textDock->setObjectName(QStringLiteral("text"));
+  textDock->setWidget(text_);
+  addDockWidget(Qt::BottomDockWidgetArea, textDock);
+  resizeDocks({sessionsDock, stagesDock}, {430, 240}, Qt::Horizontal);
+  resizeDocks({textDock}, {260}, Qt::Vertical);
+}
+
+void StudioWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(tr("&Open Script…"), QKeySequence::Open, this, &StudioWindow::openScriptDialog);
+  stopAction_ = file->addAction(tr("&Stop Run"), this, [this] { runner_->cancel(); });
+  stopAction_->setEnabled(false);
+  file->addAction(tr("&Refresh Sessions"), QKeySequence::Refresh, this, [this] { refreshSessions(); });
+  file->addSeparator();
+  file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::closeAllWindows);
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  view->addAction(tr("&Fit Graph"), QKeySequence(Qt::CTRL | Qt::Key_0), graph_, &GraphView::zoomToFit);
+}
+
+bool StudioWindow::reloadSessionList() {
+  try {
+    sessions_->refresh();
+  } catch (const std::exception& e) {
+    reportError(tr("Could not read the session list"), e);
+    markSettled();
+    return false;
+  }
+  sessionTable_->resizeColumnsToContents();
+  if (sessions_->rowCount() > 0) return true;
+  sessionId_ = 0;
+  stages_->load(0);
+  source_->setSource({});
+  text_->clearAll();
+  graph_->clearGraph(tr("No sessions yet. File › Open Script… runs one."));
+  markSettled();
+  return false;
+}
+
+void StudioWindow::refreshSessions(qint64 sessionId) {
+  if (!reloadSessionList()) return;
+  if (sessionId > 0 && selectSession(sessionId)) return;
+  if (sessionId_ > 0 && selectSession(sessionId_)) return;
+  selectSession(sessions_->sessionIdAt(0));
+}
+
+void StudioWindow::selectNewestSession() {
+  if (reloadSessionList()) selectSession(sessions_->sessionIdAt(0));
+}
+
+bool StudioWindow::selectSession(qint64 sessionId) {
+  const int row = sessions_->rowOf(sessionId);
+  if (row < 0) return false;
+  const QModelIndex index = sessions_->index(row, 0);
+  if (sessionTable_->currentIndex().row() == row) showSession(sessionId);  // no change signal
+  else sessionTable_->setCurrentIndex(index);
+  sessionTable_->scrollTo(index);
+  return true;
+}
+
+bool StudioWindow::selectStage(int row) {
+  if (row < 0 || row >= stages_->rowCount()) return false;
+  if (stageList_->currentIndex().row() == row) showStage(row);
+  else stageList_->setCurrentIndex(stages_->index(row));
+  return true;
+}
+
+void StudioWindow::showSession(qint64 sessionId) {
+  sessionId_ = sessionId;
+  stageId_ = 0;
+  compileId_.clear();
+  text_->clearAll();
+  try {
+    const auto detail = store_.session(sessionId);
+    if (!detail) throw storage::StoreError("session " + std::to_string(sessionId) + " no longer exists");
+    const storage::SessionSummary& s = detail->summary;
+    source_->setSource(qs(detail->scriptText));
+    QList<LineMark> marks;
+    for (const auto& b : store_.graphBreaks(sessionId)) {
+      if (!sameFile(b.file, s.scriptPath)) continue;
+      QStringList tip{QStringLiteral("%1 graph break: %2").arg(qs(b.code), qs(b.title)), qs(b.explanation)};
+      for (const auto& h : b.hints) tip << QStringLiteral("hint: ") + qs(h);
+      marks << LineMark{b.line, QColor(0xd9, 0x48, 0x3b), tip.join(QLatin1Char('\n'))};
+    }
+    source_->setMarks(marks);
+    text_->setSessionOutput(qs(detail->stdoutText), qs(detail->error));
+    stages_->load(sessionId);
+    summary_->setText(tr("#%1 %2 · %3 · %4 graphs · %5 breaks · %6 recompiles")
+                          .arg(s.id).arg(qs(s.name), qs(s.status))
+                          .arg(s.graphCount).arg(s.breakCount).arg(s.recompileCount));
+  } catch (const std::exception& e) {
+    stages_->load(0);
+    graph_->clearGraph(tr("Could not read this session"));
+    reportError(tr("Could not read session %1").arg(sessionId), e);
+    markSettled();
+    return;
+  }
+  emit sessionShown(sessionId);
+  const int row = stages_->defaultRow();
+  if (row < 0) {
+    graph_->clearGraph(tr("This session compiled no graphs"));
+    markSettled();
+    return;
+  }
+  selectStage(row);
+}
+
+void StudioWindow::showStage(int row) {
+  const storage::StageRow& stage = stages_->stageAt(row);
+  stageId_ = stage.id;
+  try {
+    ir::Graph graph = store_.stageGraph(stage.id);
+    text_->setStageText(qs(store_.stageText(stage.id)));
+    if (stage.compileId != compileId_) {  // kernels and wrapper belong to the compile
+      compileId_ = stage.compileId;
+      text_->setKernels(store_.kernels(sessionId_, compileId_));
+      text_->setWrapper(qs(store_.wrapperText(sessionId_, compileId_)));
+    }
+    settled_ = false;
+    graph_->showGraph(graph);
+  } catch (const std::exception& e) {
+    compileId_.clear();
+    graph_->clearGraph(tr("Could not read this stage"));
+    reportError(tr("Could not read stage %1").arg(StageListModel::label(stage)), e);
+    markSettled();
+    return;
+  }
+  statusBar()->showMessage(tr("Laying out %1…").arg(StageListModel::label(stage)));
+  emit stageShown(stage.id);
+}
+
+void StudioWindow::onLayoutFinished(const QString& error) {
+  if (error.isEmpty()) statusBar()->showMessage(tr("%1 nodes").arg(graph_->graph().nodes.size()), kStatusMs);
+  else statusBar()->showMessage(error);
+  markSettled();
+}
+
+void StudioWindow::runScript(const QString& script) {
+  if (runner_->isRunning()) {
+    statusBar()->showMessage(tr("A script is already running: %1").arg(runner_->script()), kStatusMs);
+    return;
+  }
+  busy_->show();
+  stopAction_->setEnabled(true);
+  runner_->run(script, qs(store_.path()));
+}
+
+void StudioWindow::onRunFinished(qint64 sessionId, const QString& error) {
+  busy_->hide();
+  stopAction_->setEnabled(false);
+  if (sessionId > 0) {
+    // A script that raised still stored its session; its traceback is in the Output tab.
+    statusBar()->showMessage(error.isEmpty() ? tr("Session %1 stored").arg(sessionId)
+                                             : error.section(QLatin1Char('\n'), 0, 0), kStatusMs);
+    refreshSessions(sessionId);
+    return;
+  }
+  statusBar()->showMessage(tr("Run failed"), kStatusMs);
+  auto* box = new QMessageBox(QMessageBox::Warning, tr("Run failed"), error, QMessageBox::Ok, this);
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->open();  // not exec(): the UI keeps running
+  markSettled();
+}
+
+void StudioWindow::onNodeSelected(int nodeId) {
+  const ir::Node* n = nodeId >= 0 ? graph_->node(nodeId) : nullptr;
+  if (!n) {
+    statusBar()->clearMessage();
+    return;
+  }
+  QStringList parts{qs(n->name) + QStringLiteral(" = ") + qs(n->target)};
+  for (const auto& t : n->types) parts << qs(t.str());
+  if (n->prov.loc.line > 0) parts << tr("line %1").arg(n->prov.loc.line);
+  if (!n->prov.modulePath.empty()) parts << qs(n->prov.modulePath);
+  if (!n->kernel.empty()) parts << tr("kernel %1").arg(qs(n->kernel));
+  statusBar()->showMessage(parts.join(QStringLiteral(" · ")));
+  if (n->prov.loc.line > 0) source_->highlightLine(n->prov.loc.line);
+  if (!n->kernel.empty()) text_->showKernel(qs(n->kernel));
+}
+
+void StudioWindow::onLineSelected(int line) {
+  graph_->highlightLine(line);
+  int count = 0;
+  for (const auto& n : graph_->graph().nodes) count += n.prov.loc.line == line ? 1 : 0;
+  statusBar()->showMessage(tr("Line %1: %n node(s) in this stage", nullptr, count).arg(line), kStatusMs);
+}
+
+void StudioWindow::markSettled() {
+  settled_ = true;
+  emit settled();
+}
+
+void StudioWindow::openScriptDialog() {
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open Script"), QString(),
+                                                    tr("Python scripts (*.py);;All files (*)"));
+  if (!path.isEmpty()) runScript(path);
+}
+
+void StudioWindow::reportError(const QString& what, const std::exception& e) {
+  const QString message = what + QStringLiteral(": ") + QString::fromUtf8(e.what());
+  statusBar()->showMessage(message);
+  auto* box = new QMessageBox(QMessageBox::Critical, tr("Kiln Studio"), message, QMessageBox::Ok, this);
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->open();
+}
+
+}  // namespace kiln::viewers

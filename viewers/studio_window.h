@@ -1,0 +1,94 @@
+// StudioWindow: the kiln-studio main window. Sessions on the left, the script and the graph
+// of the selected stage in the middle, stages on the right, the stage's text forms below.
+// Reads only the store; scripts run in a `kiln` child process (ScriptRunner), and graph
+// layout runs on GraphView's worker thread, so the UI thread never waits for either.
+#pragma once
+
+#include "storage/store.h"
+
+#include <QMainWindow>
+
+#include <exception>
+
+class QLabel;
+class QListView;
+class QProgressBar;
+class QTableView;
+
+namespace kiln::viewers {
+
+class GraphView;
+class ScriptRunner;
+class SessionListModel;
+class SourceView;
+class StageListModel;
+class TextPane;
+
+class StudioWindow : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  // `kilnPath` is the `kiln` executable used to run scripts.
+  StudioWindow(storage::Store& store, const QString& kilnPath, QWidget* parent = nullptr);
+  ~StudioWindow() override;
+
+  // Re-reads the session list and selects `sessionId`, else the current session, else the
+  // newest one.
+  void refreshSessions(qint64 sessionId = 0);
+  void selectNewestSession();
+  bool selectSession(qint64 sessionId);
+  bool selectStage(int row);
+  // Runs `script` through `kiln run` and shows the session it stores.
+  void runScript(const QString& script);
+
+  // True once what is selected is fully on screen (see settled()); false while loading.
+  bool isSettled() const { return settled_; }
+  qint64 currentSessionId() const { return sessionId_; }
+  qint64 currentStageId() const { return stageId_; }
+  SessionListModel* sessionModel() const { return sessions_; }
+  StageListModel* stageModel() const { return stages_; }
+  GraphView* graphView() const { return graph_; }
+  SourceView* sourceView() const { return source_; }
+  TextPane* textPane() const { return text_; }
+  ScriptRunner* scriptRunner() const { return runner_; }
+
+ signals:
+  void sessionShown(qint64 sessionId);
+  void stageShown(qint64 stageId);
+  // What is selected is fully on screen: the stage's graph is laid out, or there is no graph
+  // to lay out (no session, no stages, a failed run or read).
+  void settled();
+
+ private:
+  void buildMenus();
+  void buildDocks();
+  bool reloadSessionList();  // false (and settled) when the list is empty or unreadable
+  void showSession(qint64 sessionId);
+  void showStage(int row);
+  void onRunFinished(qint64 sessionId, const QString& error);
+  void onNodeSelected(int nodeId);
+  void onLineSelected(int line);
+  void onLayoutFinished(const QString& error);
+  void openScriptDialog();
+  void markSettled();
+  void reportError(const QString& what, const std::exception& e);
+
+  storage::Store& store_;
+  SessionListModel* sessions_;
+  StageListModel* stages_;
+  ScriptRunner* runner_;
+  QTableView* sessionTable_ = nullptr;
+  QListView* stageList_ = nullptr;
+  SourceView* source_ = nullptr;
+  GraphView* graph_ = nullptr;
+  TextPane* text_ = nullptr;
+  QLabel* summary_ = nullptr;
+  QProgressBar* busy_ = nullptr;
+  QAction* stopAction_ = nullptr;
+  bool settled_ = false;
+  qint64 sessionId_ = 0;
+  qint64 stageId_ = 0;
+  std::string compileId_;  // compile whose kernels and wrapper the text pane holds
+};
+
+}  // namespace kiln::viewers

@@ -1,0 +1,94 @@
+#include "viewers/text_pane.h"
+
+#include <QFontDatabase>
+#include <QPlainTextEdit>
+#include <QScrollBar>
+#include <QStringList>
+
+namespace kiln::viewers {
+namespace {
+
+QString header(const storage::KernelRow& k) {
+  QStringList nodes, lines;
+  for (int n : k.nodeIds) nodes << QString::number(n);
+  for (int l : k.sourceLines) lines << QString::number(l);
+  QString h = QStringLiteral("──── %1 (%2)").arg(QString::fromStdString(k.name), QString::fromStdString(k.kind));
+  if (!nodes.isEmpty()) h += QStringLiteral(" · nodes ") + nodes.join(QStringLiteral(", "));
+  if (!lines.isEmpty()) h += QStringLiteral(" · lines ") + lines.join(QStringLiteral(", "));
+  return h + QStringLiteral(" · %1 ms ────").arg(k.compileMs, 0, 'f', 2);
+}
+
+}  // namespace
+
+TextPane::TextPane(QWidget* parent) : QTabWidget(parent) {
+  const QString titles[TabCount] = {tr("Stage IR"), tr("Kernel IR"), tr("Generated source"),
+                                    tr("LLVM IR"), tr("Assembly"), tr("Wrapper"), tr("Output")};
+  const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+  for (int t = 0; t < TabCount; ++t) {
+    auto* e = new QPlainTextEdit(this);
+    e->setReadOnly(true);
+    e->setLineWrapMode(QPlainTextEdit::NoWrap);
+    e->setFont(mono);
+    e->setPlaceholderText(tr("Nothing to show"));
+    editors_[t] = e;
+    addTab(e, titles[t]);
+  }
+  setTabVisible(KernelSource, false);  // only GPU kernels have source between kernel IR and LLVM IR
+}
+
+void TextPane::setText(Tab tab, const QString& text) { editors_[tab]->setPlainText(text); }
+
+QString TextPane::text(Tab tab) const { return editors_[tab]->toPlainText(); }
+
+void TextPane::setStageText(const QString& text) { setText(StageIr, text); }
+
+void TextPane::setWrapper(const QString& text) { setText(Wrapper, text); }
+
+void TextPane::setSessionOutput(const QString& stdoutText, const QString& error) {
+  setText(Output, error.isEmpty() ? stdoutText : stdoutText + QStringLiteral("\n") + error);
+}
+
+void TextPane::setKernels(const std::vector<storage::KernelRow>& kernels) {
+  const Tab tabs[] = {KernelIr, KernelSource, LlvmIr, Assembly};
+  QStringList texts[TabCount];
+  int lineCount[TabCount] = {};
+  for (Tab t : tabs) kernelLines_[t].clear();
+  bool anySource = false;
+  for (const auto& k : kernels) {
+    const std::string* parts[TabCount] = {};
+    parts[KernelIr] = &k.kernelIr;
+    parts[KernelSource] = &k.source;
+    parts[LlvmIr] = &k.llvmIr;
+    parts[Assembly] = &k.assembly;
+    anySource = anySource || !k.source.empty();
+    for (Tab t : tabs) {
+      const QString body = parts[t]->empty() ? tr("(none)") : QString::fromStdString(*parts[t]);
+      kernelLines_[t].insert(QString::fromStdString(k.name), lineCount[t]);
+      texts[t] << header(k) << body << QString();
+      lineCount[t] += 2 + int(body.count(QLatin1Char('\n'))) + 1;
+    }
+  }
+  for (Tab t : tabs) setText(t, texts[t].join(QLatin1Char('\n')));
+  setTabVisible(KernelSource, anySource);
+}
+
+void TextPane::clearAll() {
+  for (int t = 0; t < TabCount; ++t) {
+    editors_[t]->clear();
+    kernelLines_[t].clear();
+  }
+  setTabVisible(KernelSource, false);
+}
+
+void TextPane::showKernel(const QString& kernel) {
+  const int cur = currentIndex();
+  const bool onKernelTab = cur == KernelIr || cur == KernelSource || cur == LlvmIr || cur == Assembly;
+  if (!onKernelTab) setCurrentIndex(KernelIr);
+  for (Tab t : {KernelIr, KernelSource, LlvmIr, Assembly}) {
+    auto it = kernelLines_[t].constFind(kernel);
+    // With wrapping off each line is one block, so the scroll value is a line number.
+    if (it != kernelLines_[t].constEnd()) editors_[t]->verticalScrollBar()->setValue(*it);
+  }
+}
+
+}  // namespace kiln::viewers

@@ -1,0 +1,44 @@
+// TextPane: the text forms of what is selected, one monospace tab each: the stage's IR, the
+// compile's kernel IR, generated source (GPU only), LLVM IR, assembly and wrapper, and the
+// session's printed output. Kernel tabs hold every kernel of the compile under a header line;
+// showKernel() scrolls them to one.
+#pragma once
+
+#include "storage/store.h"
+
+#include <QHash>
+#include <QTabWidget>
+
+#include <vector>
+
+class QPlainTextEdit;
+
+namespace kiln::viewers {
+
+class TextPane : public QTabWidget {
+  Q_OBJECT
+
+ public:
+  enum Tab { StageIr, KernelIr, KernelSource, LlvmIr, Assembly, Wrapper, Output, TabCount };
+
+  explicit TextPane(QWidget* parent = nullptr);
+
+  void setStageText(const QString& text);
+  void setKernels(const std::vector<storage::KernelRow>& kernels);
+  void setWrapper(const QString& text);
+  void setSessionOutput(const QString& stdoutText, const QString& error);
+  void clearAll();
+
+  // Scrolls the kernel tabs to `kernel`, switching to the kernel IR tab unless one is showing.
+  void showKernel(const QString& kernel);
+  QPlainTextEdit* editor(Tab tab) const { return editors_[tab]; }
+  QString text(Tab tab) const;
+
+ private:
+  void setText(Tab tab, const QString& text);
+
+  QPlainTextEdit* editors_[TabCount] = {};
+  QHash<QString, int> kernelLines_[TabCount];  // kernel name -> line of its header, per tab
+};
+
+}  // namespace kiln::viewers
