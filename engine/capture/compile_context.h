@@ -3,6 +3,7 @@
 // and the chosen backend on a cache miss. Every step is reported to the session sink.
 #pragma once
 
+#include "engine/passes/pass_manager.h"
 #include "engine/python/interpreter.h"
 #include "engine/session/sink.h"
 
@@ -39,6 +40,10 @@ class CompileContext {
   codegen::KernelCompiler* cpuCompiler() { return cpu_; }
   const std::string& scriptFile() const { return file_; }
   int frameCount() const { return static_cast<int>(frames_.size()); }
+
+  // Pass-manager options every inductor compile uses (--disable-pass, --stop-after).
+  passes::PassManagerOptions passOptions;
+  static constexpr int kRecompileLimit = 8;  // Dynamo's recompile_limit
 
  private:
   std::shared_ptr<Frame> newFrame(const py::Value& fn, const CompileOptions& opts);

@@ -6,6 +6,7 @@
 
 #include "engine/ir/types.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <string>
@@ -72,6 +73,7 @@ class Graph {
   // A fresh unique name based on `hint` (FX style: hint, hint_1, hint_2 ...).
   std::string uniqueName(const std::string& hint) const;
   int nextId() const { return nextId_; }
+  void reserveIds(int next) { nextId_ = std::max(nextId_, next); }
   // Replace every use of `from` by `to` (in args, kwargs and the output).
   void replaceAllUses(int from, int to);
   void remove(int id);

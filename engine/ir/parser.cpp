@@ -5,6 +5,7 @@
 #include "engine/support/error.h"
 
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <map>
 

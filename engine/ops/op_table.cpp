@@ -23,6 +23,7 @@ std::vector<OpDef>& table() {
     registerReductionOps(v);
     registerViewOps(v);
     registerCreationOps(v);
+    registerWhereOp(v);
     return v;
   }();
   return t;

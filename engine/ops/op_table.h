@@ -53,12 +53,14 @@ class Dispatcher {
 // Runs every op's eager kernel.
 class EagerDispatcher : public Dispatcher {
  public:
+  using Dispatcher::call;
   Val call(const OpDef& op, const std::vector<Val>& args) override;
 };
 
 // Only infers result types (fake tensors): used to type captured nodes.
 class MetaDispatcher : public Dispatcher {
  public:
+  using Dispatcher::call;
   Val call(const OpDef& op, const std::vector<Val>& args) override;
 };
 
@@ -70,5 +72,6 @@ void registerPointwiseOps(std::vector<OpDef>& table);
 void registerReductionOps(std::vector<OpDef>& table);
 void registerViewOps(std::vector<OpDef>& table);
 void registerCreationOps(std::vector<OpDef>& table);
+void registerWhereOp(std::vector<OpDef>& table);
 
 }  // namespace kiln::ops

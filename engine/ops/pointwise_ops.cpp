@@ -6,6 +6,8 @@
 
 namespace kiln::ops {
 
+using tensor::forEachIndex;
+
 using tensor::Shape;
 using tensor::Tensor;
 using tensor::TorchError;
@@ -240,6 +242,61 @@ void registerPointwiseOps(std::vector<OpDef>& t) {
     d.pointwise = [](PointwiseEmitter&, const std::vector<int>& in, const std::vector<Val>&, ir::DType) { return in.at(0); };
     t.push_back(std::move(d));
   }
+}
+
+}  // namespace kiln::ops
+
+namespace kiln::ops {
+
+// where(cond, a, b): a and b may be tensors or scalars (ATen's where.self / ScalarSelf / ScalarOther).
+void registerWhereOp(std::vector<OpDef>& t) {
+  OpDef d;
+  d.name = "aten.where.self";
+  d.kind = OpKind::Pointwise;
+  d.meta = [](const std::vector<Val>& a) {
+    ir::DType dt = promoteTypes(a.at(1), a.at(2));
+    ir::TensorType out;
+    tensor::Shape sizes;
+    bool first = true;
+    for (const auto& v : a) {
+      if (!v.isTensor()) continue;
+      tensor::Shape s;
+      for (const auto& dim : v.tensorType().sizes) s.push_back(dim.value);
+      sizes = first ? s : tensor::broadcastShapes(sizes, s);
+      first = false;
+    }
+    out.dtype = dt;
+    for (auto s : sizes) out.sizes.emplace_back(s);
+    return out;
+  };
+  d.eager = [](const std::vector<Val>& a) {
+    ir::DType dt = promoteTypes(a.at(1), a.at(2));
+    auto asT = [&](const Val& v, ir::DType d2) { return v.kind == Val::Kind::Tensor ? v.t : tensor::Tensor::scalar(v.number(), d2); };
+    tensor::Tensor c = asT(a[0], ir::DType::Bool), x = asT(a[1], dt), y = asT(a[2], dt);
+    tensor::Shape sizes = tensor::broadcastShapes(tensor::broadcastShapes(c.sizes(), x.sizes()), y.sizes());
+    tensor::Tensor out = tensor::Tensor::empty(sizes, dt);
+    tensor::Shape os = out.strides(), cs = tensor::broadcastStrides(c, sizes), xs = tensor::broadcastStrides(x, sizes),
+                  ys = tensor::broadcastStrides(y, sizes);
+    forEachIndex<4>(sizes, {&os, &cs, &xs, &ys}, [&](const std::array<int64_t, 4>& o) {
+      out.storeAt(o[0], c.loadAt(o[1]) != 0 ? x.loadAt(o[2]) : y.loadAt(o[3]));
+    });
+    return out;
+  };
+  d.pointwise = [](PointwiseEmitter& e, const std::vector<int>& in, const std::vector<Val>& args, ir::DType rt) {
+    size_t next = 0;
+    auto operand = [&](const Val& v, ir::DType want) {
+      if (v.isTensor()) {
+        int id = in.at(next++);
+        return v.tensorType().dtype == want ? id : e.emit(kir::Op::Cast, {id}, want);
+      }
+      return e.constant(v.number(), want);
+    };
+    int c = operand(args.at(0), ir::DType::Bool);
+    int x = operand(args.at(1), rt);
+    int y = operand(args.at(2), rt);
+    return e.emit(kir::Op::Where, {c, x, y}, rt);
+  };
+  t.push_back(std::move(d));
 }
 
 }  // namespace kiln::ops

@@ -7,6 +7,8 @@
 
 namespace kiln::ops {
 
+using tensor::forEachIndex;
+
 using tensor::Shape;
 using tensor::Tensor;
 using tensor::TorchError;

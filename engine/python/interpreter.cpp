@@ -9,16 +9,6 @@
 
 namespace kiln::py {
 
-// Pushes a frame and pops it on every exit path; annotates escaping errors with the frame.
-struct FrameGuard {
-  Interpreter& in;
-  explicit FrameGuard(Interpreter& i, Interpreter::Frame f) : in(i) {
-    if (static_cast<int>(in.frames_.size()) >= Interpreter::kMaxDepth)
-      in.raise("RecursionError", "maximum recursion depth exceeded");
-    in.frames_.push_back(std::move(f));
-  }
-  ~FrameGuard() { in.frames_.pop_back(); }
-};
 
 Interpreter::Interpreter(std::ostream& out) : out_(out) {
   installBuiltins();

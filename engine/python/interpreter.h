@@ -138,6 +138,17 @@ class Interpreter {
   friend class Builtins;
 };
 
+// Pushes a frame and pops it on every exit path.
+struct FrameGuard {
+  Interpreter& in;
+  FrameGuard(Interpreter& i, Interpreter::Frame f) : in(i) {
+    if (static_cast<int>(in.frames_.size()) >= Interpreter::kMaxDepth)
+      in.raise("RecursionError", "maximum recursion depth exceeded");
+    in.frames_.push_back(std::move(f));
+  }
+  ~FrameGuard() { in.frames_.pop_back(); }
+};
+
 // Python-style rendering of an error: the traceback, each frame's source line with a caret
 // under the failing expression, then `Type: message`.
 std::string formatTraceback(const PyError& e, const std::string& source);

@@ -15,7 +15,8 @@ class Lexer {
     bool atLineStart = true;
     while (pos_ < s_.size()) {
       if (atLineStart && depth_ == 0) {
-        if (handleIndent()) { atLineStart = false; continue; }
+        // A blank or comment-only line is consumed whole; indentation is read on the next.
+        if (handleIndent()) continue;
         atLineStart = false;
         continue;
       }

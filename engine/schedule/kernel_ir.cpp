@@ -1,6 +1,7 @@
 // Kernel IR: the op table and the structural verifier. The text form is in kernel_ir_text.cpp.
 #include "engine/schedule/kernel_ir.h"
 
+#include <limits>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -72,8 +73,10 @@ int opArity(Op op) {
 }
 
 int64_t Kernel::pointCount() const {
+  // Saturates instead of overflowing on absurd (e.g. fuzzed) extents.
   int64_t n = 1;
-  for (const auto& l : loops) n *= l.extent;
+  for (const auto& l : loops)
+    if (__builtin_mul_overflow(n, l.extent, &n)) return std::numeric_limits<int64_t>::max();
   return n;
 }
 
@@ -150,6 +153,8 @@ std::string verify(const Kernel& k) {
     } else if (in.buffer != -1 || !in.index.terms.empty() || in.index.offset != 0) {
       return at(n) + std::string(oi->name) + " has a buffer or index";
     }
+    if (in.op != Op::Const && in.constant != 0.0)
+      return at(n) + std::string(oi->name) + " has a constant";
     if (me.inner && me.post)
       return at(n) + "mixes values of the reduction nest with a reduce result";
     if (isReduce(in.op)) {

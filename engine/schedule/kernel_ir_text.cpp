@@ -3,7 +3,9 @@
 // Printing is canonical, so print(parse(print(k))) == print(k) and parse(print(k)) == k.
 // Result dtypes are implied by the op and operands (see impliedType) and printed as a
 // trailing `: dtype` only when an instruction's dtype differs from the implied one, which keeps
-// the common text short while every Instr field still round-trips. The parser is a flat,
+// the common text short while every Instr field still round-trips. (A store has no result;
+// its dtype is implied by its buffer and ignored by code generators, which convert the stored
+// value to the buffer's dtype.) The parser is a flat,
 // line-oriented recursive-descent parser: no recursion on input, every step consumes input,
 // and every malformed input ends in kiln::ParseError with line:col.
 #include "engine/schedule/kernel_ir.h"
@@ -11,6 +13,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -434,7 +437,7 @@ class Parser {
       Instr in;
       in.op = Op::Store;
       advance();
-      access(k, in);
+      access(in);
       expectPunct(',');
       in.operands.push_back(operand());
       in.dtype = typeSuffix(impliedType(k, in, types_));
@@ -459,7 +462,7 @@ class Parser {
       fail(tok_, "unknown op '" + std::string(tok_.text) + "'");
     advance();
     if (in.op == Op::Load) {
-      access(k, in);
+      access(in);
     } else if (in.op == Op::Const) {
       in.constant = number();
       expectPunct(':');
@@ -490,7 +493,7 @@ class Parser {
   }
 
   // `buf[index]` of a load or store.
-  void access(const Kernel& k, Instr& in) {
+  void access(Instr& in) {
     Token at = tok_;
     std::string name = ident("a buffer name");
     auto it = names_.find(name);

@@ -9,6 +9,8 @@
 
 namespace kiln::torchapi {
 
+using tensor::forEachIndex;
+
 using py::Value;
 using py::VK;
 

@@ -247,9 +247,10 @@ class KernelEmitter {
         return;
       }
       case Op::Store: {
+        // A store has no result, so its dtype field is ignored: the value is converted
+        // straight to the buffer's dtype.
         DType d = k_.buffers[in.buffer].dtype;
-        Value* v = ops_.convert(operand(in, 0, in.dtype), in.dtype, d);
-        b_.CreateStore(ops_.toMemory(v, d), address(in));
+        b_.CreateStore(ops_.toMemory(operand(in, 0, d), d), address(in));
         return;
       }
       case Op::Const: define(in, ops_.constant(in.constant, in.dtype)); return;

@@ -1,0 +1,217 @@
+#include "app/cli/commands.h"
+
+#include "engine/driver/script_runner.h"
+#include "storage/store.h"
+
+#include <nlohmann/json.hpp>
+
+#include <ctime>
+#include <map>
+#include <set>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+namespace kiln::cli {
+
+namespace {
+
+// A tiny option reader: positional arguments and --flag / --key VALUE.
+struct Opts {
+  std::vector<std::string> positional;
+  std::map<std::string, std::vector<std::string>> values;
+  std::set<std::string> flags;
+  bool help = false;
+};
+
+Opts parse(const std::vector<std::string>& args, const std::set<std::string>& withValue, const std::set<std::string>& flagNames) {
+  Opts o;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--help" || a == "-h") { o.help = true; continue; }
+    if (a.rfind("--", 0) == 0) {
+      std::string key = a.substr(2), val;
+      auto eq = key.find('=');
+      if (eq != std::string::npos) { val = key.substr(eq + 1); key = key.substr(0, eq); }
+      if (withValue.count(key)) {
+        if (eq == std::string::npos) {
+          if (i + 1 >= args.size()) throw UsageError("--" + key + " needs a value");
+          val = args[++i];
+        }
+        o.values[key].push_back(val);
+      } else if (flagNames.count(key) && eq == std::string::npos) {
+        o.flags.insert(key);
+      } else {
+        throw UsageError("unknown option '" + a + "'");
+      }
+      continue;
+    }
+    o.positional.push_back(a);
+  }
+  return o;
+}
+
+std::string one(const Opts& o, const std::string& key, const std::string& dflt = "") {
+  auto it = o.values.find(key);
+  return it == o.values.end() ? dflt : it->second.back();
+}
+
+std::unique_ptr<storage::Store> openStore(const Opts& o) {
+  std::string path = one(o, "db");
+  if (path.empty()) path = storage::defaultStorePath();
+  return storage::Store::open(path);
+}
+
+std::string when(int64_t ms) {
+  std::time_t t = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  std::ostringstream s;
+  s << std::put_time(&tm, "%Y-%m-%d %H:%M:%S");
+  return s.str();
+}
+
+}  // namespace
+
+std::string usage() {
+  return "kiln - a torch.compile-style compiler you can see inside\n\n"
+         "usage:\n"
+         "  kiln run SCRIPT [--db PATH] [--eager] [--dump-outputs DIR] [--disable-pass NAME]... [--stop-after N]\n"
+         "      run a script; compiled regions are captured, compiled and recorded as a session\n"
+         "  kiln sessions [--db PATH]\n"
+         "      list the stored sessions, newest first\n"
+         "  kiln show SESSION [--stage NAME] [--db PATH]\n"
+         "      print a session: its frames, stages and kernels, or one stage's IR (captured, aten,\n"
+         "      pass:NAME, fused, kernels, wrapper)\n\n"
+         "The default store is " + storage::defaultStorePath() + "\n";
+}
+
+int cmdRun(const std::vector<std::string>& args) {
+  Opts o = parse(args, {"db", "dump-outputs", "disable-pass", "stop-after"}, {"eager"});
+  if (o.help) { std::cout << usage(); return 0; }
+  if (o.positional.size() != 1) throw UsageError("expected exactly one SCRIPT");
+  driver::RunOptions ro;
+  ro.scriptPath = o.positional[0];
+  ro.eager = o.flags.count("eager") > 0;
+  if (o.values.count("disable-pass"))
+    for (const auto& p : o.values.at("disable-pass")) ro.passes.disabled.insert(p);
+  if (std::string s = one(o, "stop-after"); !s.empty()) {
+    try { ro.passes.stopAfter = std::stoi(s); } catch (...) { throw UsageError("--stop-after needs a number"); }
+  }
+  auto store = openStore(o);
+  auto sink = store->beginSession();
+  driver::RunResult r = driver::runScript(ro, *sink, std::cout);
+  std::cout.flush();
+  sink.reset();
+  int64_t id = store->lastSessionId();
+  if (!r.error.empty()) std::cerr << r.error;
+  if (std::string dir = one(o, "dump-outputs"); !dir.empty() && r.exitCode == 0) {
+    std::filesystem::create_directories(dir);
+    std::ofstream f(std::filesystem::path(dir) / "outs.json");
+    f << r.outputsJson << "\n";
+    if (!f) {
+      std::cerr << "kiln: could not write " << dir << "/outs.json\n";
+      return 1;
+    }
+  }
+  std::cout << "session " << id << "\n";
+  return r.exitCode;
+}
+
+int cmdSessions(const std::vector<std::string>& args) {
+  Opts o = parse(args, {"db"}, {});
+  if (o.help) { std::cout << usage(); return 0; }
+  auto store = openStore(o);
+  auto list = store->sessions();
+  if (list.empty()) {
+    std::cout << "no sessions in " << store->path() << "\n";
+    return 0;
+  }
+  std::cout << std::left << std::setw(6) << "id" << std::setw(21) << "started" << std::setw(11) << "status" << std::setw(8)
+            << "graphs" << std::setw(8) << "breaks" << std::setw(11) << "recompiles" << "script\n";
+  for (const auto& s : list)
+    std::cout << std::left << std::setw(6) << s.id << std::setw(21) << when(s.startedAtMs) << std::setw(11) << s.status << std::setw(8)
+              << s.graphCount << std::setw(8) << s.breakCount << std::setw(11) << s.recompileCount << s.scriptPath << "\n";
+  return 0;
+}
+
+int cmdShow(const std::vector<std::string>& args) {
+  Opts o = parse(args, {"db", "stage", "compile"}, {});
+  if (o.help) { std::cout << usage(); return 0; }
+  if (o.positional.size() != 1) throw UsageError("expected exactly one SESSION id");
+  int64_t id = 0;
+  try { id = std::stoll(o.positional[0]); } catch (...) { throw UsageError("SESSION must be a number (see kiln sessions)"); }
+  auto store = openStore(o);
+  auto s = store->session(id);
+  if (!s) {
+    std::cerr << "kiln show: no session " << id << " in " << store->path() << "\n";
+    return 1;
+  }
+  std::string stage = one(o, "stage");
+  std::string wantCompile = one(o, "compile");
+  auto compiles = store->compiles(id);
+  if (stage.empty()) {
+    std::cout << "session " << id << ": " << s->summary.scriptPath << " (" << s->summary.status << ", " << std::fixed
+              << std::setprecision(1) << s->summary.totalMs << " ms)\n";
+    for (const auto& f : store->frames(id)) std::cout << "frame " << f.frameId << ": " << f.name << " (" << f.file << ":" << f.firstLine << ")\n";
+    for (const auto& c : compiles) {
+      std::cout << "  [" << c.compileId << "] backend=" << c.backend << " status=" << c.status << (c.message.empty() ? "" : " (" + c.message + ")") << "\n";
+      for (const auto& st : store->stages(id, c.compileId))
+        std::cout << "    stage " << std::left << std::setw(16) << st.stage << (st.changed ? "" : " (unchanged)") << "\n";
+      for (const auto& k : store->kernels(id, c.compileId)) std::cout << "    kernel " << k.name << "\n";
+    }
+    for (const auto& b : store->graphBreaks(id)) std::cout << "graph break " << b.code << " at " << b.file << ":" << b.line << ": " << b.title << "\n";
+    for (const auto& r : store->recompiles(id))
+      for (const auto& reason : r.reasons) std::cout << "recompile [" << r.compileId << "]: " << reason << "\n";
+    if (!s->error.empty()) std::cout << "error:\n" << s->error;
+    return 0;
+  }
+  bool found = false;
+  for (const auto& c : compiles) {
+    if (!wantCompile.empty() && c.compileId != wantCompile) continue;
+    if (stage == "kernels") {
+      for (const auto& k : store->kernels(id, c.compileId)) {
+        std::cout << "# [" << c.compileId << "] " << k.name << "\n" << k.kernelIr << "\n";
+        found = true;
+      }
+      continue;
+    }
+    if (stage == "llvm" || stage == "asm") {
+      for (const auto& k : store->kernels(id, c.compileId)) {
+        std::cout << "# [" << c.compileId << "] " << k.name << "\n" << (stage == "llvm" ? k.llvmIr : k.assembly) << "\n";
+        found = true;
+      }
+      continue;
+    }
+    if (stage == "wrapper") {
+      std::string w = store->wrapperText(id, c.compileId);
+      if (!w.empty()) { std::cout << "# [" << c.compileId << "] wrapper\n" << w; found = true; }
+      continue;
+    }
+    if (stage == "transformed") {
+      std::cout << "# [" << c.compileId << "] transformed code\n" << c.transformedCode;
+      found = true;
+      continue;
+    }
+    for (const auto& st : store->stages(id, c.compileId)) {
+      if (st.stage != stage && st.stage != "pass:" + stage) continue;
+      std::cout << "# [" << c.compileId << "] " << st.stage;
+      if (!st.rules.empty()) {
+        std::cout << "  rules:";
+        for (const auto& r : st.rules) std::cout << " " << r.rule << " (x" << r.count << ")";
+      }
+      std::cout << "\n" << store->stageText(st.id);
+      found = true;
+    }
+  }
+  if (!found) {
+    std::cerr << "kiln show: session " << id << " has no stage '" << stage << "'";
+    std::cerr << " (stages: captured, aten, pass:<name>, fused, kernels, llvm, asm, wrapper, transformed)\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace kiln::cli

@@ -1,0 +1,19 @@
+// The kiln subcommands. Each returns the process exit code.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kiln::cli {
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::string usage();
+int cmdRun(const std::vector<std::string>& args);
+int cmdSessions(const std::vector<std::string>& args);
+int cmdShow(const std::vector<std::string>& args);
+
+}  // namespace kiln::cli

@@ -1,0 +1,31 @@
+// kiln: the command line. Wiring only: parses arguments, opens the store, calls the engine.
+//   kiln run SCRIPT [--db PATH] [--eager] [--dump-outputs DIR] [--disable-pass NAME] [--stop-after N]
+//   kiln sessions [--db PATH]
+//   kiln show SESSION [--stage NAME] [--db PATH]
+#include "app/cli/commands.h"
+
+#include <cstring>
+#include <iostream>
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    std::cout << kiln::cli::usage();
+    return args.empty() ? 2 : 0;
+  }
+  std::string cmd = args[0];
+  args.erase(args.begin());
+  try {
+    if (cmd == "run") return kiln::cli::cmdRun(args);
+    if (cmd == "sessions") return kiln::cli::cmdSessions(args);
+    if (cmd == "show") return kiln::cli::cmdShow(args);
+  } catch (const kiln::cli::UsageError& e) {
+    std::cerr << "kiln " << cmd << ": " << e.what() << "\n(see kiln " << cmd << " --help)\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "kiln: " << e.what() << "\n";
+    return 1;
+  }
+  std::cerr << "kiln: unknown command '" << cmd << "'\n\n" << kiln::cli::usage();
+  return 2;
+}

@@ -1,0 +1,79 @@
+#include "engine/capture/guards.h"
+
+namespace kiln::capture {
+
+namespace {
+// Dynamo prints dtypes in guard failures by their c10 ScalarType names.
+std::string scalarTypeName(ir::DType d) {
+  switch (d) {
+    case ir::DType::Float32: return "Float";
+    case ir::DType::Float64: return "Double";
+    case ir::DType::Int64: return "Long";
+    case ir::DType::Int32: return "Int";
+    case ir::DType::Bool: return "Bool";
+    case ir::DType::Float16: return "Half";
+    case ir::DType::BFloat16: return "BFloat16";
+  }
+  return "?";
+}
+}  // namespace
+
+std::string Guard::check(py::Interpreter& in, const std::vector<py::Value>& args) const {
+  if (argIndex < 0 || argIndex >= static_cast<int>(args.size())) return "missing argument '" + name + "'";
+  const py::Value& v = args[argIndex];
+  switch (kind) {
+    case Kind::TensorMatch: {
+      if (v->kind != py::VK::Tensor)
+        return "expected type of '" + name + "' to be <class 'torch.Tensor'>, but found <class '" + py::typeName(v) + "'>";
+      ir::TensorType actual = static_cast<py::TensorObj*>(v.get())->tensorType();
+      std::string t = "tensor '" + name + "' ";
+      if (actual.dtype != type.dtype) return t + "dtype mismatch. expected " + scalarTypeName(type.dtype) + ", actual " + scalarTypeName(actual.dtype);
+      if (actual.requiresGrad != type.requiresGrad) return t + "requires_grad mismatch. expected requires_grad=" + (type.requiresGrad ? "1" : "0");
+      if (actual.sizes.size() != type.sizes.size())
+        return t + "rank mismatch. expected " + std::to_string(type.sizes.size()) + ", actual " + std::to_string(actual.sizes.size());
+      for (size_t i = 0; i < type.sizes.size(); ++i)
+        if (!type.sizes[i].symbolic() && actual.sizes[i].value != type.sizes[i].value)
+          return t + "size mismatch at index " + std::to_string(i) + ". expected " + type.sizes[i].str() + ", actual " + actual.sizes[i].str();
+      for (size_t i = 0; i < type.strides.size() && i < actual.strides.size(); ++i)
+        if (!type.strides[i].symbolic() && actual.strides[i].value != type.strides[i].value)
+          return t + "stride mismatch at index " + std::to_string(i) + ". expected " + type.strides[i].str() + ", actual " + actual.strides[i].str();
+      return "";
+    }
+    case Kind::ConstantMatch:
+      if (py::typeName(v) != py::typeName(constant) || !in.equals(v, constant)) return name + " == " + in.repr(constant);
+      return "";
+    case Kind::TypeMatch:
+      if (py::typeName(v) != typeName) return "type(" + name + ") == " + typeName;
+      return "";
+  }
+  return "";
+}
+
+session::Guard Guard::record(py::Interpreter& in) const {
+  session::Guard g;
+  g.source = source;
+  g.line = line;
+  switch (kind) {
+    case Kind::TensorMatch: {
+      g.kind = "TENSOR_MATCH";
+      std::string sizes, strides;
+      for (size_t i = 0; i < type.sizes.size(); ++i) sizes += (i ? ", " : "") + (type.sizes[i].symbolic() ? "None" : type.sizes[i].str());
+      for (size_t i = 0; i < type.strides.size(); ++i) strides += (i ? ", " : "") + (type.strides[i].symbolic() ? "None" : type.strides[i].str());
+      g.text = "check_tensor(" + source + ", Tensor, DispatchKeySet(CPU, BackendSelect, ADInplaceOrView, AutogradCPU), " +
+               std::string(ir::torchName(type.dtype)) + ", device=None, requires_grad=" + (type.requiresGrad ? "True" : "False") +
+               ", size=[" + sizes + "], stride=[" + strides + "])";
+      break;
+    }
+    case Kind::ConstantMatch:
+      g.kind = "CONSTANT_MATCH";
+      g.text = source + " == " + in.repr(constant);
+      break;
+    case Kind::TypeMatch:
+      g.kind = "TYPE_MATCH";
+      g.text = "___check_type_id(" + source + ", " + typeName + ")";
+      break;
+  }
+  return g;
+}
+
+}  // namespace kiln::capture

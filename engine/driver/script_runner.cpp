@@ -1,0 +1,178 @@
+#include "engine/driver/script_runner.h"
+
+#include "engine/capture/compile_context.h"
+#include "engine/capture/tracer.h"
+#include "engine/codegen/kernel_compiler.h"
+#include "engine/python/parser.h"
+#include "engine/support/error.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <streambuf>
+
+namespace kiln::driver {
+
+namespace {
+
+// Copies what the script prints to the caller's stream and into the session, in chunks.
+class TeeBuf : public std::streambuf {
+ public:
+  TeeBuf(std::ostream& out, session::SessionSink& sink) : out_(out), sink_(sink) {}
+  ~TeeBuf() override { flushToSink(); }
+  void flushToSink() {
+    if (!pending_.empty()) sink_.output(pending_);
+    pending_.clear();
+  }
+
+ protected:
+  int overflow(int c) override {
+    if (c == EOF) return 0;
+    char ch = static_cast<char>(c);
+    return xsputn(&ch, 1) == 1 ? c : EOF;
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    out_.write(s, n);
+    pending_.append(s, static_cast<size_t>(n));
+    if (pending_.size() > 4096) flushToSink();
+    return n;
+  }
+  int sync() override {
+    out_.flush();
+    return 0;
+  }
+
+ private:
+  std::ostream& out_;
+  session::SessionSink& sink_;
+  std::string pending_;
+};
+
+nlohmann::json outValue(py::Interpreter& in, const py::Value& v) {
+  nlohmann::json j;
+  switch (v->kind) {
+    case py::VK::Tensor: {
+      const tensor::Tensor& t = static_cast<py::TensorObj*>(v.get())->t;
+      std::string dt(ir::torchName(t.dtype()));
+      j["dtype"] = dt.substr(6);
+      // The oracle writes 0-d tensors as shape [1] (numpy's atleast_1d) and Python scalars as [].
+      j["shape"] = t.dim() == 0 ? std::vector<int64_t>{1} : t.sizes();
+      nlohmann::json data = nlohmann::json::array();
+      for (double x : t.toDoubles()) {
+        if (t.dtype() == ir::DType::Bool) data.push_back(x != 0);
+        else if (!ir::isFloating(t.dtype())) data.push_back(static_cast<int64_t>(x));
+        else if (std::isnan(x)) data.push_back("nan");
+        else if (std::isinf(x)) data.push_back(x > 0 ? "inf" : "-inf");
+        else data.push_back(x);
+      }
+      j["data"] = data;
+      return j;
+    }
+    case py::VK::Float: j = {{"dtype", "float64"}, {"shape", nlohmann::json::array()}, {"data", {static_cast<py::FloatObj*>(v.get())->v}}}; return j;
+    case py::VK::Int: j = {{"dtype", "int64"}, {"shape", nlohmann::json::array()}, {"data", {static_cast<py::IntObj*>(v.get())->v}}}; return j;
+    case py::VK::Bool: j = {{"dtype", "bool"}, {"shape", nlohmann::json::array()}, {"data", {static_cast<py::BoolObj*>(v.get())->v}}}; return j;
+    case py::VK::Str: return static_cast<py::StrObj*>(v.get())->v;
+    default: return in.repr(v);
+  }
+}
+
+std::string collectOutputs(py::Interpreter& in) {
+  static const std::regex kOut("^out(_([0-9]+))?$");
+  std::vector<std::pair<int, std::string>> names;
+  for (const auto& [k, v] : in.mainModule()->scope->vars) {
+    std::smatch m;
+    if (std::regex_match(k, m, kOut)) names.emplace_back(m[2].matched ? std::stoi(m[2]) : -1, k);
+  }
+  std::sort(names.begin(), names.end());
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (const auto& [i, k] : names) j[k] = outValue(in, in.mainModule()->scope->vars.at(k));
+  return j.dump();
+}
+
+std::string baseName(const std::string& p) { return p.substr(p.find_last_of('/') + 1); }
+
+}  // namespace
+
+RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ostream& out) {
+  RunResult res;
+  auto t0 = std::chrono::steady_clock::now();
+  std::ifstream f(opts.scriptPath, std::ios::binary);
+  std::string source;
+  if (f) {
+    std::ostringstream ss;
+    ss << f.rdbuf();
+    source = ss.str();
+  }
+  session::SessionStart start;
+  start.scriptPath = opts.scriptPath;
+  start.scriptText = source;
+  nlohmann::json o = {{"eager", opts.eager}, {"backend", "inductor"}};
+  if (!opts.passes.disabled.empty()) o["disabled_passes"] = opts.passes.disabled;
+  if (opts.passes.stopAfter >= 0) o["stop_after"] = opts.passes.stopAfter;
+  start.optionsJson = o.dump();
+  start.engineVersion = KILN_VERSION;
+  start.startedAtMs = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  sink.sessionStart(start);
+
+  auto finish = [&](const std::string& status) {
+    session::SessionEnd e;
+    e.status = status;
+    e.error = res.error;
+    e.outputsJson = res.outputsJson;
+    e.totalMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    sink.sessionEnd(e);
+  };
+  if (!f) {
+    res.exitCode = 1;
+    res.error = "kiln: can't open file '" + opts.scriptPath + "': No such file or directory\n";
+    finish("error");
+    return res;
+  }
+  // What the traceback shows as the file name: the path as given (like `python path`).
+  const std::string& file = opts.scriptPath;
+  py::Module m;
+  try {
+    m = py::parseModule(source, file);
+  } catch (const ParseError& e) {
+    std::string msg = e.what();
+    res.error = py::formatSyntaxError(msg, file, e.where().line, e.where().col, source);
+    res.exitCode = 1;
+    finish("error");
+    return res;
+  }
+  std::unique_ptr<codegen::KernelCompiler> cpu;
+  std::unique_ptr<capture::CompileContext> compiler;
+  TeeBuf tee(out, sink);
+  std::ostream scriptOut(&tee);
+  {
+    py::Interpreter in(scriptOut);
+    if (!opts.eager) {
+      cpu = codegen::makeLlvmCpuCompiler();
+      compiler = std::make_unique<capture::CompileContext>(sink, cpu.get(), baseName(file));
+      compiler->passOptions = opts.passes;
+      in.compiler = compiler.get();
+    }
+    try {
+      in.runModule(m);
+      res.outputsJson = collectOutputs(in);
+    } catch (const py::PyError& e) {
+      res.error = py::formatTraceback(e, source);
+      res.exitCode = 1;
+    } catch (const capture::Unsupported& u) {
+      res.error = "torch._dynamo.exc.Unsupported: " + u.title + "\n  Explanation: " + u.explanation + "\n";
+      res.exitCode = 1;
+    } catch (const std::exception& e) {
+      res.error = std::string("kiln: internal error: ") + e.what() + "\n";
+      res.exitCode = 1;
+    }
+    scriptOut.flush();
+    tee.flushToSink();
+  }
+  finish(res.exitCode == 0 ? "ok" : "error");
+  return res;
+}
+
+}  // namespace kiln::driver

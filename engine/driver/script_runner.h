@@ -1,0 +1,29 @@
+// Runs one script end to end: parse, interpret (compiled regions captured and compiled),
+// collect the out* variables, and report everything to a session sink.
+#pragma once
+
+#include "engine/passes/pass_manager.h"
+#include "engine/session/sink.h"
+
+#include <ostream>
+#include <string>
+
+namespace kiln::driver {
+
+struct RunOptions {
+  std::string scriptPath;
+  bool eager = false;                 // torch.compile returns its argument unchanged
+  passes::PassManagerOptions passes;
+};
+
+struct RunResult {
+  int exitCode = 0;                   // 0 ok, 1 the script raised or failed to parse
+  std::string error;                  // the formatted traceback / syntax error
+  std::string outputsJson;            // {"out": {...}, "out_1": ...} as the corpus oracle writes it
+};
+
+// `out` receives what the script prints; errors are returned (and reported to the sink),
+// not printed.
+RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ostream& out);
+
+}  // namespace kiln::driver

@@ -1,0 +1,65 @@
+#include "engine/passes/lower_to_aten.h"
+
+#include "engine/ops/graph_dispatcher.h"
+#include "engine/torch/torch_functions.h"
+
+#include <map>
+#include <stdexcept>
+
+namespace kiln::passes {
+
+ir::Graph lowerToAten(const ir::Graph& captured) {
+  ir::Graph out;
+  out.name = captured.name;
+  ops::GraphDispatcher d(out);
+  std::map<int, ops::Val> env;  // captured node id -> its ATen value
+  int argIndex = 0;
+  auto mapArg = [&](const ir::Arg& a, auto&& self) -> ops::Val {
+    if (a.kind == ir::Arg::Kind::Node) {
+      auto it = env.find(a.node);
+      if (it == env.end()) throw std::logic_error("lowering: use of an undefined value");
+      return it->second;
+    }
+    if (a.kind == ir::Arg::Kind::List) {
+      std::vector<ops::Val> items;
+      for (const auto& x : a.list) items.push_back(self(x, self));
+      return ops::Val::listOf(std::move(items));
+    }
+    return ops::GraphDispatcher::fromArg(captured, a);
+  };
+  for (const auto& n : captured.nodes) {
+    if (n.kind == ir::NodeKind::Placeholder) {
+      ir::Node p;
+      p.kind = ir::NodeKind::Placeholder;
+      p.name = p.target = "arg" + std::to_string(argIndex++) + "_1";
+      p.types = n.types;
+      p.prov.from = {n.id};
+      int id = out.add(std::move(p)).id;
+      env[n.id] = ops::Val::sym(n.types.at(0), id);
+      continue;
+    }
+    if (n.kind == ir::NodeKind::Output) {
+      ir::Node o;
+      o.kind = ir::NodeKind::Output;
+      o.name = o.target = "output";
+      std::vector<ir::Arg> refs;
+      for (const auto& a : n.args.at(0).list) refs.push_back(ops::GraphDispatcher::toArg(mapArg(a, mapArg)));
+      o.args.push_back(ir::Arg::listOf(std::move(refs)));
+      out.add(std::move(o));
+      continue;
+    }
+    const torchapi::TorchFn* fn = torchapi::findTorchFn(n.target, n.kind);
+    if (!fn) throw std::runtime_error("lowering: no ATen lowering for captured op '" + n.target + "'");
+    torchapi::TArgs ta;
+    for (const auto& a : n.args) ta.args.push_back(mapArg(a, mapArg));
+    for (const auto& [k, a] : n.kwargs) ta.kwargs.emplace_back(k, mapArg(a, mapArg));
+    d.provenance = n.prov;
+    d.provenance.from = {n.id};
+    ops::Val r = fn->impl(d, ta);
+    if (r.kind != ops::Val::Kind::Sym) throw std::runtime_error("lowering: '" + n.target + "' did not produce a tensor");
+    env[n.id] = r;
+  }
+  return out;
+}
+
+}  // namespace kiln::passes

@@ -1,0 +1,14 @@
+// Lowering: the captured (torch-level) graph -> the ATen graph, as AOTAutograd produces it.
+// Each captured node is re-run through its torch-level definition with a dispatcher that
+// records ATen ops, so the ATen graph says exactly what eager execution would have done.
+// Inputs are renamed arg0_1, arg1_1 ... as in AOT graphs; every ATen node's provenance points
+// at the captured node it came from.
+#pragma once
+
+#include "engine/ir/graph.h"
+
+namespace kiln::passes {
+
+ir::Graph lowerToAten(const ir::Graph& captured);
+
+}  // namespace kiln::passes

@@ -1,0 +1,35 @@
+// The one shape every pass has: graph in, PassResult out. Passes never print and never emit
+// events; the pass manager verifies, times and snapshots around them.
+#pragma once
+
+#include "engine/ir/graph.h"
+#include "engine/session/events.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kiln::passes {
+
+struct PassContext {
+  bool training = false;  // module mode when known (conv/bn folding only in eval)
+};
+
+struct PassResult {
+  ir::Graph graph;
+  bool changed = false;
+  std::vector<session::RuleHit> rules;
+
+  // Records that `rule` fired on node `id` (of the input graph).
+  void fired(const std::string& rule, int id);
+};
+
+using PassFn = PassResult (*)(const ir::Graph&, PassContext&);
+
+struct PassInfo {
+  const char* name;         // stable name: disable with --disable-pass NAME
+  const char* description;  // one line for the studio's stepper
+  PassFn run;
+};
+
+}  // namespace kiln::passes

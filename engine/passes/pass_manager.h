@@ -1,0 +1,34 @@
+// The pass manager: runs the pipeline over a graph, verifying after every pass, timing it and
+// handing a snapshot to the caller. Passes can be disabled by name and the pipeline stopped
+// after pass N (bisection).
+#pragma once
+
+#include "engine/passes/pass.h"
+
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace kiln::passes {
+
+struct PassManagerOptions {
+  std::set<std::string> disabled;
+  int stopAfter = -1;  // run passes [0, stopAfter]; -1 = all
+};
+
+struct PassSnapshot {
+  std::string name;
+  int index = 0;
+  const ir::Graph* graph = nullptr;  // valid during the callback
+  bool changed = false;
+  bool skipped = false;              // disabled or past stopAfter
+  std::vector<session::RuleHit> rules;
+  double ms = 0.0;
+};
+
+// Throws std::logic_error naming the pass when a pass produces an invalid graph.
+ir::Graph runPipeline(const ir::Graph& input, PassContext& ctx, const PassManagerOptions& opts,
+                      const std::function<void(const PassSnapshot&)>& onPass);
+
+}  // namespace kiln::passes

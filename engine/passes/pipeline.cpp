@@ -1,0 +1,25 @@
+#include "engine/passes/pipeline.h"
+
+#include "engine/passes/cse.h"
+#include "engine/passes/dce.h"
+#include "engine/passes/decompose.h"
+#include "engine/passes/simplify.h"
+#include "engine/schedule/fusion.h"
+
+namespace kiln::passes {
+
+const std::vector<PassInfo>& pipeline() {
+  static const std::vector<PassInfo> kPipeline = {
+      // Expand composite ops into the core ATen set the later passes and codegen know.
+      {"decompose", "decompose composite ops into core ATen ops", decompose},
+      // Algebraic identities; they leave dead producers behind for dce.
+      {"simplify", "algebraic simplification (exp(log x), x*1, x+0, ...)", simplify},
+      {"cse", "common-subexpression elimination", cse},
+      {"dce", "dead-code elimination", dce},
+      // Last: group pointwise ops into kernels (the fused stage).
+      {"fuse", "fuse pointwise ops into kernels", schedule::fuse},
+  };
+  return kPipeline;
+}
+
+}  // namespace kiln::passes

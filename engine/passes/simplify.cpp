@@ -1,0 +1,83 @@
+#include "engine/passes/simplify.h"
+
+#include "engine/passes/rebuilder.h"
+
+#include <cmath>
+
+namespace kiln::passes {
+
+namespace {
+
+bool isConst(const ir::Arg& a, double v) { return a.isNumber() && a.number() == v; }
+
+const ir::Node* producer(const ir::Graph& g, const ir::Arg& a, const char* target) {
+  if (a.kind != ir::Arg::Kind::Node) return nullptr;
+  const ir::Node* p = g.find(a.node);
+  return p && p->target == target ? p : nullptr;
+}
+
+// The identity rewrites keep x only if x already has the node's type (no promotion/broadcast).
+bool sameType(const ir::Graph& g, const ir::Arg& x, const ir::Node& n) {
+  if (x.kind != ir::Arg::Kind::Node) return false;
+  const ir::Node* p = g.find(x.node);
+  return p && !p->types.empty() && !n.types.empty() && p->types[0].dtype == n.types[0].dtype && p->types[0].sizes == n.types[0].sizes;
+}
+
+}  // namespace
+
+PassResult simplify(const ir::Graph& g, PassContext&) {
+  PassResult r;
+  Rebuilder rb(g);
+  for (const auto& n : g.nodes) {
+    if (n.kind != ir::NodeKind::CallFunction) { rb.copy(n); continue; }
+    const std::string& t = n.target;
+    if (t == "aten.exp.default") {
+      if (const ir::Node* lg = producer(g, n.args.at(0), "aten.log.default")) {
+        const ir::Arg& x = lg->args.at(0);
+        if (sameType(g, x, n)) {
+          auto& d = rb.dispatcher(n);
+          ops::Val xv = rb.argValue(x);
+          ops::Val neg = d.call("aten.lt.Tensor", {xv, ops::Val::integer(0)});
+          rb.replace(n.id, d.call("aten.where.self", {neg, ops::Val::real(NAN), xv}));
+          r.fired("exp(log(x)) -> where(x < 0, nan, x)", n.id);
+          continue;
+        }
+      }
+    }
+    if (t == "aten.log.default") {
+      if (const ir::Node* ex = producer(g, n.args.at(0), "aten.exp.default"); ex && sameType(g, ex->args.at(0), n)) {
+        rb.replaceWithNode(n.id, rb.remap(ex->args.at(0)).node);
+        r.fired("log(exp(x)) -> x", n.id);
+        continue;
+      }
+    }
+    if (t == "aten.neg.default") {
+      if (const ir::Node* ng = producer(g, n.args.at(0), "aten.neg.default"); ng && sameType(g, ng->args.at(0), n)) {
+        rb.replaceWithNode(n.id, rb.remap(ng->args.at(0)).node);
+        r.fired("neg(neg(x)) -> x", n.id);
+        continue;
+      }
+    }
+    if (n.args.size() == 2 && n.kwargs.empty()) {
+      const ir::Arg &a = n.args[0], &b = n.args[1];
+      const ir::Arg* keep = nullptr;
+      const char* rule = nullptr;
+      if (t == "aten.mul.Tensor" && isConst(b, 1) && sameType(g, a, n)) { keep = &a; rule = "x * 1 -> x"; }
+      else if (t == "aten.mul.Tensor" && isConst(a, 1) && sameType(g, b, n)) { keep = &b; rule = "1 * x -> x"; }
+      else if (t == "aten.add.Tensor" && isConst(b, 0) && sameType(g, a, n)) { keep = &a; rule = "x + 0 -> x"; }
+      else if (t == "aten.add.Tensor" && isConst(a, 0) && sameType(g, b, n)) { keep = &b; rule = "0 + x -> x"; }
+      else if (t == "aten.sub.Tensor" && isConst(b, 0) && sameType(g, a, n)) { keep = &a; rule = "x - 0 -> x"; }
+      else if (t == "aten.div.Tensor" && isConst(b, 1) && sameType(g, a, n)) { keep = &a; rule = "x / 1 -> x"; }
+      if (keep) {
+        rb.replaceWithNode(n.id, rb.remap(*keep).node);
+        r.fired(rule, n.id);
+        continue;
+      }
+    }
+    rb.copy(n);
+  }
+  r.graph = rb.take();
+  return r;
+}
+
+}  // namespace kiln::passes

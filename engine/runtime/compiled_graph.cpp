@@ -1,0 +1,154 @@
+#include "engine/runtime/compiled_graph.h"
+
+#include "engine/ir/text.h"
+#include "engine/ops/graph_dispatcher.h"
+#include "engine/runtime/thread_pool.h"
+#include "engine/torch/torch_functions.h"
+
+#include <map>
+#include <stdexcept>
+
+namespace kiln::runtime {
+
+namespace {
+
+ops::Val argVal(const ir::Arg& a, const std::map<int, tensor::Tensor>& env) {
+  switch (a.kind) {
+    case ir::Arg::Kind::Node: return ops::Val::of(env.at(a.node));
+    case ir::Arg::Kind::List: {
+      std::vector<ops::Val> items;
+      for (const auto& x : a.list) items.push_back(argVal(x, env));
+      return ops::Val::listOf(std::move(items));
+    }
+    default: return ops::GraphDispatcher::fromArg(ir::Graph{}, a);
+  }
+}
+
+std::vector<tensor::Tensor> collectOutputs(const ir::Graph& g, const std::map<int, tensor::Tensor>& env) {
+  std::vector<tensor::Tensor> out;
+  for (const auto& a : g.output()->args.at(0).list) out.push_back(env.at(a.node));
+  return out;
+}
+
+void bindInputs(const ir::Graph& g, const std::vector<tensor::Tensor>& inputs, std::map<int, tensor::Tensor>& env) {
+  auto ph = g.placeholders();
+  if (ph.size() != inputs.size())
+    throw std::runtime_error("compiled graph expects " + std::to_string(ph.size()) + " inputs, got " + std::to_string(inputs.size()));
+  for (size_t i = 0; i < ph.size(); ++i) env[ph[i]->id] = inputs[i];
+}
+
+// Threshold above which a kernel's outer loop is split over the pool (small kernels lose more
+// to synchronisation than they gain).
+constexpr int64_t kParallelPoints = 1 << 16;
+
+}  // namespace
+
+CompiledGraph::CompiledGraph(ir::Graph fused, schedule::ScheduledGraph sched, std::shared_ptr<codegen::CompiledModule> module)
+    : g_(std::move(fused)), sched_(std::move(sched)), module_(std::move(module)) {}
+
+std::vector<tensor::Tensor> CompiledGraph::run(const std::vector<tensor::Tensor>& inputs) const {
+  std::map<int, tensor::Tensor> env;
+  bindInputs(g_, inputs, env);
+  for (const auto& st : sched_.steps) {
+    if (st.kind == schedule::Step::Kind::Extern) {
+      const ir::Node& n = *g_.find(st.node);
+      const ops::OpDef& op = ops::op(n.target);
+      std::vector<ops::Val> args;
+      for (const auto& a : n.args) args.push_back(argVal(a, env));
+      env[n.id] = op.eager(args);
+      continue;
+    }
+    const kir::Kernel& k = sched_.kernels[st.kernel];
+    const codegen::CompiledKernel& ck = module_->kernels.at(st.kernel);
+    std::vector<void*> bufs;
+    size_t b = 0;
+    for (int id : st.inputNodes) {
+      tensor::Tensor t = env.at(id);
+      // Kernels index inputs with the strides they were compiled for: placeholders carry
+      // theirs (guarded), everything else is assumed contiguous.
+      const ir::Node* src = g_.find(id);
+      if (src->kind != ir::NodeKind::Placeholder && !t.isContiguous()) t = t.contiguous(), env[id] = t;
+      bufs.push_back(const_cast<void*>(t.data()));
+      ++b;
+    }
+    for (int id : st.outputNodes) {
+      const ir::TensorType& ty = g_.find(id)->types.at(0);
+      tensor::Shape s;
+      for (const auto& d : ty.sizes) s.push_back(d.value);
+      tensor::Tensor t = tensor::Tensor::empty(s, ty.dtype);
+      env[id] = t;
+      bufs.push_back(env[id].data());
+      ++b;
+    }
+    int64_t outer = k.loops.empty() ? 1 : k.loops[0].extent;
+    void* const* bp = bufs.data();
+    if (k.pointCount() >= kParallelPoints && outer > 1)
+      ThreadPool::instance().parallelFor(outer, [&](int64_t lo, int64_t hi) { ck.fn(bp, lo, hi); });
+    else
+      ck.fn(bp, 0, outer);
+  }
+  return collectOutputs(g_, env);
+}
+
+std::string CompiledGraph::wrapperText() const {
+  std::string out = "def call(args):\n    ";
+  for (const ir::Node* p : g_.placeholders()) out += p->name + ", ";
+  out += "= args\n";
+  for (const auto& st : sched_.steps) {
+    if (st.kind == schedule::Step::Kind::Extern) {
+      const ir::Node& n = *g_.find(st.node);
+      out += "    " + n.name + " = extern_kernels." + n.target + "(";
+      for (size_t i = 0; i < n.args.size(); ++i) out += (i ? ", " : "") + ir::printArg(g_, n.args[i]);
+      out += ")  # " + n.types.at(0).str() + ", eager fallback\n";
+      continue;
+    }
+    const kir::Kernel& k = sched_.kernels[st.kernel];
+    for (int id : st.outputNodes) {
+      const ir::Node& n = *g_.find(id);
+      out += "    " + n.name + " = empty_strided_cpu(" + n.types.at(0).str() + ")\n";
+    }
+    out += "    " + k.name + "(";
+    std::vector<std::string> names;
+    for (int id : st.inputNodes) names.push_back(g_.find(id)->name);
+    for (int id : st.outputNodes) names.push_back(g_.find(id)->name);
+    for (size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];
+    out += ")  # " + std::to_string(k.pointCount()) + " points";
+    if (k.pointCount() >= kParallelPoints && !k.loops.empty() && k.loops[0].extent > 1) out += ", parallel over " + k.loops[0].var;
+    out += "\n";
+  }
+  out += "    return (";
+  const auto& refs = g_.output()->args.at(0).list;
+  for (size_t i = 0; i < refs.size(); ++i) out += (i ? ", " : "") + ir::printArg(g_, refs[i]);
+  out += refs.size() == 1 ? ",)\n" : ")\n";
+  return out;
+}
+
+std::vector<tensor::Tensor> runAtenGraph(const ir::Graph& g, const std::vector<tensor::Tensor>& inputs) {
+  std::map<int, tensor::Tensor> env;
+  bindInputs(g, inputs, env);
+  for (const auto& n : g.nodes) {
+    if (!n.isCall()) continue;
+    std::vector<ops::Val> args;
+    for (const auto& a : n.args) args.push_back(argVal(a, env));
+    env[n.id] = ops::op(n.target).eager(args);
+  }
+  return collectOutputs(g, env);
+}
+
+std::vector<tensor::Tensor> runTorchGraph(const ir::Graph& g, const std::vector<tensor::Tensor>& inputs) {
+  std::map<int, tensor::Tensor> env;
+  bindInputs(g, inputs, env);
+  ops::EagerDispatcher eager;
+  for (const auto& n : g.nodes) {
+    if (!n.isCall()) continue;
+    const torchapi::TorchFn* fn = torchapi::findTorchFn(n.target, n.kind);
+    if (!fn) throw std::runtime_error("no eager definition for captured op " + n.target);
+    torchapi::TArgs ta;
+    for (const auto& a : n.args) ta.args.push_back(argVal(a, env));
+    for (const auto& [k, a] : n.kwargs) ta.kwargs.emplace_back(k, argVal(a, env));
+    env[n.id] = fn->impl(eager, ta).t;
+  }
+  return collectOutputs(g, env);
+}
+
+}  // namespace kiln::runtime

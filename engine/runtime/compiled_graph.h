@@ -1,0 +1,37 @@
+// A compiled graph: the wrapper Inductor calls output_code. An ordered list of kernel launches
+// (generated code) and extern calls (eager kernels) over buffers; printable as text.
+#pragma once
+
+#include "engine/codegen/kernel_compiler.h"
+#include "engine/ir/graph.h"
+#include "engine/schedule/kernel_builder.h"
+#include "engine/tensor/tensor.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kiln::runtime {
+
+class CompiledGraph {
+ public:
+  CompiledGraph(ir::Graph fused, schedule::ScheduledGraph sched, std::shared_ptr<codegen::CompiledModule> module);
+  // Runs on real tensors (one per graph input, in order); returns the graph outputs.
+  std::vector<tensor::Tensor> run(const std::vector<tensor::Tensor>& inputs) const;
+  // The wrapper as Python-like text (def call(args): ... kernel launches ... return (...)).
+  std::string wrapperText() const;
+  const schedule::ScheduledGraph& schedule() const { return sched_; }
+  const ir::Graph& graph() const { return g_; }
+
+ private:
+  ir::Graph g_;
+  schedule::ScheduledGraph sched_;
+  std::shared_ptr<codegen::CompiledModule> module_;
+};
+
+// Runs a graph op by op with eager kernels: the aot_eager backend (ATen graphs) and the
+// eager backend (captured graphs, through their torch-level definitions).
+std::vector<tensor::Tensor> runAtenGraph(const ir::Graph& g, const std::vector<tensor::Tensor>& inputs);
+std::vector<tensor::Tensor> runTorchGraph(const ir::Graph& g, const std::vector<tensor::Tensor>& inputs);
+
+}  // namespace kiln::runtime

@@ -1,0 +1,69 @@
+#include "engine/runtime/thread_pool.h"
+
+#include <algorithm>
+
+namespace kiln::runtime {
+
+ThreadPool& ThreadPool::instance() {
+  static ThreadPool pool(std::max(1u, std::thread::hardware_concurrency()));
+  return pool;
+}
+
+ThreadPool::ThreadPool(unsigned threads) {
+  for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this] { work(); });
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  for (auto& t : workers_) t.join();
+}
+
+void ThreadPool::work() {
+  uint64_t seen = 0;
+  while (true) {
+    std::unique_lock<std::mutex> l(mu_);
+    cv_.wait(l, [&] { return stop_ || (generation_ != seen && nextChunk_ < chunks_); });
+    if (stop_) return;
+    seen = generation_;
+    while (nextChunk_ < chunks_) {
+      int64_t c = nextChunk_++;
+      const auto* job = job_;
+      int64_t b = c * chunk_, e = std::min(n_, b + chunk_);
+      l.unlock();
+      (*job)(b, e);
+      l.lock();
+      if (++finished_ == chunks_) done_.notify_all();
+    }
+  }
+}
+
+void ThreadPool::parallelFor(int64_t n, const std::function<void(int64_t, int64_t)>& fn) {
+  if (n <= 0) return;
+  if (workers_.empty() || n == 1) { fn(0, n); return; }
+  std::unique_lock<std::mutex> l(mu_);
+  job_ = &fn;
+  n_ = n;
+  chunks_ = std::min<int64_t>(n, size());
+  chunk_ = (n + chunks_ - 1) / chunks_;
+  chunks_ = (n + chunk_ - 1) / chunk_;
+  nextChunk_ = 0;
+  finished_ = 0;
+  ++generation_;
+  cv_.notify_all();
+  while (nextChunk_ < chunks_) {
+    int64_t c = nextChunk_++;
+    int64_t b = c * chunk_, e = std::min(n_, b + chunk_);
+    l.unlock();
+    fn(b, e);
+    l.lock();
+    ++finished_;
+  }
+  done_.wait(l, [&] { return finished_ == chunks_; });
+  job_ = nullptr;
+}
+
+}  // namespace kiln::runtime

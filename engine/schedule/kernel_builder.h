@@ -1,0 +1,31 @@
+// Lowers the fused graph to kernel IR and an execution order: one kir::Kernel per fused
+// group, extern steps (eager kernels) for every other op, ordered so each step's inputs are
+// ready (a topological order over kernels and externs).
+#pragma once
+
+#include "engine/ir/graph.h"
+#include "engine/schedule/kernel_ir.h"
+
+#include <vector>
+
+namespace kiln::schedule {
+
+struct Step {
+  enum class Kind { Kernel, Extern };
+  Kind kind = Kind::Extern;
+  int kernel = -1;               // index into ScheduledGraph::kernels
+  int node = -1;                 // Extern: the node to run eagerly
+  std::vector<int> inputNodes;   // Kernel: node ids bound to the kernel's input buffers, in order
+  std::vector<int> outputNodes;  // Kernel: node ids its output buffers produce, in order
+};
+
+struct ScheduledGraph {
+  std::vector<kir::Kernel> kernels;
+  std::vector<Step> steps;
+  int generatedNodes = 0;  // call nodes inside kernels
+  int externNodes = 0;     // call nodes run as extern (eager) kernels
+};
+
+ScheduledGraph scheduleGraph(const ir::Graph& fused);
+
+}  // namespace kiln::schedule
