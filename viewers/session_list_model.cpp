@@ -42,7 +42,8 @@ QVariant SessionListModel::data(const QModelIndex& index, int role) const {
         case Name: return QString::fromStdString(s.name);
         case Status: return QString::fromStdString(s.status);
         case Started:
-          return QDateTime::fromMSecsSinceEpoch(s.startedAtMs).toString(QStringLiteral("yyyy-MM-dd hh:mm:ss"));
+          if (s.startedAtMs <= 0) return QString();  // not recorded: better blank than 1970
+          return QDateTime::fromMSecsSinceEpoch(s.startedAtMs).toString(QStringLiteral("yyyy-MM-dd hh:mm"));
         case Graphs: return s.graphCount;
         case Breaks: return s.breakCount;
         case Recompiles: return s.recompileCount;

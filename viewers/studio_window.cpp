@@ -107,7 +107,7 @@ void StudioWindow::buildDocks() {
   textDock->setObjectName(QStringLiteral("text"));
   textDock->setWidget(text_);
   addDockWidget(Qt::BottomDockWidgetArea, textDock);
-  resizeDocks({sessionsDock, stagesDock}, {430, 240}, Qt::Horizontal);
+  resizeDocks({sessionsDock, stagesDock}, {470, 240}, Qt::Horizontal);
   resizeDocks({textDock}, {260}, Qt::Vertical);
 }
 

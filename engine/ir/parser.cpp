@@ -237,7 +237,8 @@ Graph parseGraph(std::string_view text, const std::string& fileName) {
         n.name = n.target;
         if (p.eat(":")) n.types.push_back(p.type(p.quoted()));
         if (names.count(n.name)) p.fail("duplicate input '" + n.name + "'");
-        names[n.name] = g.add(std::move(n)).id;
+        std::string key = n.name;  // (the assignment's right side runs first and moves n)
+        names[key] = g.add(std::move(n)).id;
       }
       p.expect(")");
       p.expect(":");
@@ -334,7 +335,8 @@ Graph parseGraph(std::string_view text, const std::string& fileName) {
     if (!p.atEnd()) p.fail("unexpected text '" + std::string(p.rest()) + "'");
     if (names.count(n.name)) p.fail("duplicate value name '" + n.name + "'");
     n.prov.loc = loc;
-    names[n.name] = g.add(std::move(n)).id;
+    std::string key = n.name;
+    names[key] = g.add(std::move(n)).id;
   }
   if (!sawDef) throw ParseError("graph text: no 'def forward' found", Location{fileName, lineNo, 1});
   if (!sawReturn) throw ParseError("graph text: missing return", Location{fileName, lineNo, 1});

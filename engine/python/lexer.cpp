@@ -44,9 +44,15 @@ class Lexer {
       if (c == '"' || c == '\'') { lexString(); continue; }
       lexOp();
     }
+    // An unclosed bracket is reported by the parser when it reaches the end (CPython reports
+    // a syntax error inside the brackets first, if there is one).
+    if (depth_ > 0) {
+      const Open& o = openStack_.back();
+      push(Tok::End, std::string(1, o.ch), o.line, o.col, o.line, o.col + 1);
+      return std::move(out_);
+    }
     if (!out_.empty() && out_.back().kind != Tok::Newline && out_.back().kind != Tok::Dedent)
       push(Tok::Newline, "\n", line_, col(), line_, col());
-    if (depth_ > 0) error("'" + std::string(1, openStack_.back().ch) + "' was never closed", openStack_.back().line, openStack_.back().col);
     while (indents_.size() > 1) { indents_.pop_back(); push(Tok::Dedent, "", line_, 1, line_, 1); }
     push(Tok::End, "", line_, col(), line_, col());
     return std::move(out_);
@@ -90,7 +96,7 @@ class Lexer {
       if (out_.empty() || out_.back().kind != Tok::Newline)
         throw ParseError("IndentationError: unexpected indent", Location{file_, line_, col()});
       indents_.push_back(width);
-      push(Tok::Indent, "", line_, 1, line_, col());
+      push(Tok::Indent, "", line_, col(), line_, col());
     } else {
       while (width < indents_.back()) {
         indents_.pop_back();

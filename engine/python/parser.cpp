@@ -67,7 +67,12 @@ class Parser {
     return Span{s.line, s.col, prev.endLine, prev.endCol};
   }
 
-  [[noreturn]] void fail(const std::string& msg, const Token& at) { throw ParseError(msg, Location{file_, at.line, at.col}); }
+  [[noreturn]] void fail(const std::string& msg, const Token& at) {
+    // Reaching the end inside brackets: say which bracket was never closed, as CPython does.
+    if (at.kind == Tok::End && !at.text.empty())
+      throw ParseError("SyntaxError: '" + at.text + "' was never closed", Location{file_, at.line, at.col});
+    throw ParseError(msg, Location{file_, at.line, at.col});
+  }
   [[noreturn]] void invalid() {
     if (at(Tok::Newline) || at(Tok::End)) fail("SyntaxError: invalid syntax", cur());
     if (at(Tok::Indent)) fail("IndentationError: unexpected indent", cur());

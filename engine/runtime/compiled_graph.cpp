@@ -55,7 +55,8 @@ std::vector<tensor::Tensor> CompiledGraph::run(const std::vector<tensor::Tensor>
       const ops::OpDef& op = ops::op(n.target);
       std::vector<ops::Val> args;
       for (const auto& a : n.args) args.push_back(argVal(a, env));
-      env[n.id] = op.eager(args);
+      ops::EagerDispatcher eager;  // runs a decomposition when the op has no kernel of its own
+      env[n.id] = eager.call(op, args).t;
       continue;
     }
     const kir::Kernel& k = sched_.kernels[st.kernel];
@@ -130,7 +131,8 @@ std::vector<tensor::Tensor> runAtenGraph(const ir::Graph& g, const std::vector<t
     if (!n.isCall()) continue;
     std::vector<ops::Val> args;
     for (const auto& a : n.args) args.push_back(argVal(a, env));
-    env[n.id] = ops::op(n.target).eager(args);
+    ops::EagerDispatcher eager;
+    env[n.id] = eager.call(ops::op(n.target), args).t;
   }
   return collectOutputs(g, env);
 }

@@ -241,7 +241,9 @@ end
   b[5] = -1;
   k.run({a.data(), b.data(), q.data(), r.data(), p.data()}, 0, 64);
   for (int i = 0; i < 64; ++i) {
-    if (i != 5) EXPECT_EQ(q[i], floorDiv(a[i], b[i])) << a[i] << " // " << b[i];
+    if (i != 5) {
+      EXPECT_EQ(q[i], floorDiv(a[i], b[i])) << a[i] << " // " << b[i];
+    }
     EXPECT_EQ(r[i], i == 5 ? 0 : floorMod(a[i], b[i])) << a[i] << " % " << b[i];
     int32_t base = static_cast<int32_t>(a[i]), e = static_cast<int32_t>(floorMod(b[i], 3));
     int32_t want = 1;
@@ -267,6 +269,58 @@ end
   k.run({a.data(), b.data(), r.data()}, 0, 6);
   const double want[] = {1.5, 0.5, -0.5, -1.5, 0.0, std::fmod(1.0, 0.3)};
   for (int i = 0; i < 6; ++i) EXPECT_DOUBLE_EQ(r[i], want[i]) << i;
+}
+
+TEST(LlvmPointwise, BoolLogicAndStoreConversion) {
+  auto k = jit(R"(kernel logic pointwise
+  in a: b8[4]
+  in b: b8[4]
+  in n: i64[4]
+  out x: b8[4]
+  out y: f32[4]
+  out z: i32[4]
+  loop i0 in 0..4
+  %0 = load a[i0]
+  %1 = load b[i0]
+  %2 = not %0
+  %3 = and %2, %1
+  %4 = eq %0, %1
+  %5 = or %3, %4
+  store x[i0], %5
+  %6 = load n[i0]
+  %7 = where %0, %6, %6
+  %8 = gt %0, %1
+  %9 = cast %8 : i64
+  %10 = add %7, %9
+  store y[i0], %10
+  %11 = not %6
+  store z[i0], %11
+end
+)");
+  uint8_t a[] = {0, 0, 1, 1}, b[] = {0, 1, 0, 1}, x[4];
+  int64_t n[] = {1, -2, (int64_t(1) << 40) + 1, 7};
+  float y[4];
+  int32_t z[4];
+  k.run({a, b, n, x, y, z}, 0, 4);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(x[i], ((!a[i] && b[i]) || a[i] == b[i]) ? 1 : 0) << i;
+    EXPECT_EQ(y[i], static_cast<float>(n[i] + (a[i] > b[i] ? 1 : 0))) << i;  // i64 -> f32
+    EXPECT_EQ(z[i], static_cast<int32_t>(~n[i])) << i;                      // i64 -> i32 wraps
+  }
+  // The store's own dtype field plays no part: only the buffer's dtype decides the conversion.
+  kir::Kernel kern = kir::parseKernel(R"(kernel st pointwise
+  in n: i64[2]
+  out y: i64[2]
+  loop i0 in 0..2
+  %0 = load n[i0]
+  store y[i0], %0 : f32
+end
+)");
+  auto k2 = jit(kir::print(kern));
+  int64_t big[] = {(int64_t(1) << 53) + 1, -3}, out[2];
+  k2.run({big, out}, 0, 2);
+  EXPECT_EQ(out[0], big[0]);
+  EXPECT_EQ(out[1], -3);
 }
 
 TEST(LlvmPointwise, ScalarKernelIgnoresRange) {

@@ -1,0 +1,14 @@
+// Compares out* values in the oracle's outs.json form, with the corpus tolerance:
+// |a - b| <= 1e-4 * max(1, max|b|) + 1e-3 * |b| elementwise; NaN must match NaN.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace kiln::test {
+
+// "" when equal within tolerance, else a description of the first difference.
+std::string compareOuts(const nlohmann::json& actual, const nlohmann::json& expected);
+
+}  // namespace kiln::test

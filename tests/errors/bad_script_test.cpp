@@ -1,0 +1,92 @@
+#include "storage/store.h"
+#include "tests/support/golden.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <sys/wait.h>
+
+namespace kiln {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct KilnRun {
+  int exitCode = -1;
+  std::string out, err;
+};
+
+KilnRun runKiln(const std::string& args, const fs::path& dir) {
+  fs::path errFile = dir / "stderr.txt";
+  std::string cmd = std::string(KILN_CLI) + " " + args + " 2>'" + errFile.string() + "'";
+  KilnRun r;
+  FILE* p = popen(cmd.c_str(), "r");
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  int status = pclose(p);
+  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+  r.err = test::readFile(errFile.string());
+  return r;
+}
+
+TEST(BadScripts, ClearErrorNonZeroExitStoreIntact) {
+  fs::path dir = fs::path(KILN_BINARY_DIR) / "tests/errors/work";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string db = (dir / "s.db").string();
+  // A good session first: it must survive every bad run.
+  fs::path good = dir / "good.py";
+  test::writeFile(good.string(), "import torch\n\n@torch.compile\ndef f(x):\n    return x.sin() + 1\n\nout = f(torch.ones(8))\n");
+  KilnRun first = runKiln("run '" + good.string() + "' --db '" + db + "'", dir);
+  ASSERT_EQ(first.exitCode, 0) << first.err;
+
+  fs::path scripts = fs::path(KILN_SOURCE_DIR) / "tests/errors/scripts";
+  int cases = 0;
+  for (const auto& f : fs::directory_iterator(scripts)) {
+    if (f.path().extension() != ".py") continue;
+    SCOPED_TRACE(f.path().filename().string());
+    ++cases;
+    KilnRun r = runKiln("run '" + f.path().string() + "' --db '" + db + "'", dir);
+    EXPECT_EQ(r.exitCode, 1) << r.err;
+    fs::path exp = f.path();
+    exp.replace_extension(".expected");
+    std::string expected = test::readFile(exp.string());
+    // The traceback names the script as it was given on the command line.
+    for (size_t at; (at = expected.find("SCRIPT")) != std::string::npos;) expected.replace(at, 6, f.path().string());
+    EXPECT_NE(r.err.find(expected), std::string::npos) << "stderr was:\n" << r.err << "\nexpected to contain:\n" << expected;
+  }
+  EXPECT_GE(cases, 7);
+
+  auto store = storage::Store::open(db);
+  auto sessions = store->sessions();
+  ASSERT_EQ(sessions.size(), static_cast<size_t>(cases + 1));
+  const auto& oldest = sessions.back();
+  EXPECT_EQ(oldest.status, "ok");
+  EXPECT_EQ(oldest.graphCount, 1);
+  for (size_t i = 0; i + 1 < sessions.size(); ++i) {
+    EXPECT_EQ(sessions[i].status, "error");
+    auto d = store->session(sessions[i].id);
+    ASSERT_TRUE(d);
+    EXPECT_FALSE(d->error.empty());
+  }
+  EXPECT_FALSE(store->stages(oldest.id, "0/0").empty());
+}
+
+TEST(BadScripts, UsageErrors) {
+  fs::path dir = fs::path(KILN_BINARY_DIR) / "tests/errors/work2";
+  fs::create_directories(dir);
+  EXPECT_EQ(runKiln("run", dir).exitCode, 2);
+  EXPECT_EQ(runKiln("frobnicate", dir).exitCode, 2);
+  KilnRun missing = runKiln("run /nonexistent/x.py --db '" + (dir / "s.db").string() + "'", dir);
+  EXPECT_EQ(missing.exitCode, 1);
+  EXPECT_NE(missing.err.find("can't open file"), std::string::npos);
+  test::writeFile((dir / "junk.db").string(), "this is not a database, just text that is long enough to look like a header....");
+  KilnRun junk = runKiln("sessions --db '" + (dir / "junk.db").string() + "'", dir);
+  EXPECT_EQ(junk.exitCode, 1);
+  EXPECT_NE(junk.err.find("junk.db"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kiln

@@ -1,0 +1,90 @@
+#include "engine/python/interpreter.h"
+#include "engine/python/parser.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+namespace kiln::py {
+namespace {
+
+std::string run(const std::string& src) {
+  std::ostringstream out;
+  Interpreter in(out);
+  Module m = parseModule(src, "t.py");
+  in.runModule(m);
+  return out.str();
+}
+
+std::string errorOf(const std::string& src) {
+  std::ostringstream out;
+  Interpreter in(out);
+  Module m = parseModule(src, "t.py");
+  try {
+    in.runModule(m);
+  } catch (const PyError& e) {
+    return formatTraceback(e, src);
+  }
+  return "no error";
+}
+
+struct Case {
+  const char* src;
+  const char* out;
+};
+
+TEST(Interpreter, PythonSemantics) {
+  Case cases[] = {
+      {"print(7 // -2, 7 % -2, -7 // 2, 2 ** 10, 7 / 2, 1e16, 0.1 + 0.2, 3.0)", "-4 -1 -4 1024 3.5 1e+16 0.30000000000000004 3.0\n"},
+      {"a, *b, c = range(5)\nprint(a, b, c)", "0 [1, 2, 3] 4\n"},
+      {"print(1 < 2 < 3, 1 < 3 < 2, not [], [] or 'x', 0 and 1)", "True False True x 0\n"},
+      {"d = {'a': 1}\nd['b'] = 2\nprint(d, len(d), list(d.items()), 'a' in d)", "{'a': 1, 'b': 2} 2 [('a', 1), ('b', 2)] True\n"},
+      {"print([x * x for x in range(4) if x % 2], {k: v for k, v in zip('ab', (1, 2))}, sum(i for i in range(5)))", "[1, 9] {'a': 1, 'b': 2} 10\n"},
+      {"def f(a, b=2, *args, c=3, **kw):\n    return a, b, args, c, kw\nprint(f(1), f(1, 5, 6, c=7, d=8))", "(1, 2, (), 3, {}) (1, 5, (6,), 7, {'d': 8})\n"},
+      {"def mk():\n    n = 0\n    def inc():\n        nonlocal n\n        n += 1\n        return n\n    return inc\ni = mk()\ni()\nprint(i())", "2\n"},
+      {"class A:\n    k = 1\n    def __init__(self, v):\n        self.v = v\n    def get(self):\n        return self.v + self.k\n"
+       "class B(A):\n    def __init__(self):\n        super().__init__(10)\n    @property\n    def twice(self):\n        return self.get() * 2\n"
+       "b = B()\nprint(b.get(), b.twice, isinstance(b, A), type(b).__name__)",
+       "11 22 True B\n"},
+      {"try:\n    raise ValueError('bad')\nexcept ValueError as e:\n    print('caught', e)\nfinally:\n    print('done')", "caught bad\ndone\n"},
+      {"x = 5\nprint(f'{x:>3}|{x * 1.5:.2f}|{x!r}|{\"s\"}')", "  5|7.50|5|s\n"},
+      {"print('%d items, %.1f%%' % (3, 12.34), '{} {:>4}'.format('a', 7))", "3 items, 12.3% a    7\n"},
+      {"print(sorted([3, 1, 2], reverse=True), max([1, 5, 2]), min(4, 2, key=lambda v: -v), abs(-3), round(2.5), round(3.14159, 2))",
+       "[3, 2, 1] 5 4 3 2 3.14\n"},
+      {"import math\nprint(math.prod((2, 3, 4)), math.sqrt(16.0), math.floor(-1.5))", "24 4.0 -2\n"},
+      {"for i in range(3):\n    if i == 1:\n        continue\n    print(i)\nelse:\n    print('end')", "0\n2\nend\n"},
+  };
+  for (const auto& c : cases) EXPECT_EQ(run(c.src), c.out) << c.src;
+}
+
+TEST(Interpreter, TensorsPrintLikePyTorch) {
+  EXPECT_EQ(run("import torch\nprint(torch.arange(4))"), "tensor([0, 1, 2, 3])\n");
+  EXPECT_EQ(run("import torch\nprint(torch.linspace(0.0, 1.0, 3))"), "tensor([0.0000, 0.5000, 1.0000])\n");
+  EXPECT_EQ(run("import torch\nprint(torch.ones(2, 2) * 2)"), "tensor([[2., 2.],\n        [2., 2.]])\n");
+  EXPECT_EQ(run("import torch\nprint(torch.arange(3).to(torch.float64) / 4)"), "tensor([0.0000, 0.2500, 0.5000], dtype=torch.float64)\n");
+  EXPECT_EQ(run("import torch\nx = torch.arange(6).reshape(2, 3)\nprint(x.shape, x[1], x[:, 0], x.sum().item())"),
+            "(2, 3) tensor([3, 4, 5]) tensor([0, 3]) 15\n");
+}
+
+TEST(Interpreter, ErrorsHavePythonTracebacks) {
+  std::string e = errorOf("def f(x):\n    return x + undefined_name\n\nf(1)\n");
+  EXPECT_EQ(e,
+            "Traceback (most recent call last):\n"
+            "  File \"t.py\", line 4, in <module>\n"
+            "    f(1)\n"
+            "  File \"t.py\", line 2, in f\n"
+            "    return x + undefined_name\n"
+            "               ^^^^^^^^^^^^^^\n"
+            "NameError: name 'undefined_name' is not defined\n");
+  EXPECT_NE(errorOf("x = [1, 2]\nx[5]\n").find("IndexError: list index out of range"), std::string::npos);
+  EXPECT_NE(errorOf("1 / 0\n").find("ZeroDivisionError: division by zero"), std::string::npos);
+  EXPECT_NE(errorOf("def f():\n    return f()\nf()\n").find("RecursionError: maximum recursion depth exceeded"), std::string::npos);
+  EXPECT_NE(errorOf("import os\n").find("ImportError: import of 'os' is not allowed"), std::string::npos);
+  EXPECT_NE(errorOf("import torch\ntorch.ones(2, 3) + torch.ones(4)\n")
+                .find("RuntimeError: The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1"),
+            std::string::npos);
+  EXPECT_NE(errorOf("'a' + 1\n").find("TypeError: unsupported operand type(s) for +: 'str' and 'int'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kiln::py
