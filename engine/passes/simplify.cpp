@@ -25,9 +25,33 @@ bool sameType(const ir::Graph& g, const ir::Arg& x, const ir::Node& n) {
 
 }  // namespace
 
+namespace {
+
+// A rewrite consumes its pattern: interior nodes it matched (the log of exp(log x)) are erased
+// when nothing else uses them, as a pattern rewriter erases dead matched ops. Other dead code
+// is left to dce.
+void eraseDeadMatched(ir::Graph& g, std::vector<int> matched) {
+  bool erased = true;
+  while (erased) {
+    erased = false;
+    for (auto it = matched.begin(); it != matched.end();) {
+      if (g.find(*it) && g.users(*it).empty()) {
+        g.remove(*it);
+        it = matched.erase(it);
+        erased = true;
+      } else {
+        ++it;
+      }
+    }
+  }
+}
+
+}  // namespace
+
 PassResult simplify(const ir::Graph& g, PassContext&) {
   PassResult r;
   Rebuilder rb(g);
+  std::vector<int> matched;  // interior nodes of fired patterns
   for (const auto& n : g.nodes) {
     if (n.kind != ir::NodeKind::CallFunction) { rb.copy(n); continue; }
     const std::string& t = n.target;
@@ -40,6 +64,7 @@ PassResult simplify(const ir::Graph& g, PassContext&) {
           ops::Val neg = d.call("aten.lt.Tensor", {xv, ops::Val::integer(0)});
           rb.replace(n.id, d.call("aten.where.self", {neg, ops::Val::real(NAN), xv}));
           r.fired("exp(log(x)) -> where(x < 0, nan, x)", n.id);
+          matched.push_back(lg->id);
           continue;
         }
       }
@@ -48,6 +73,7 @@ PassResult simplify(const ir::Graph& g, PassContext&) {
       if (const ir::Node* ex = producer(g, n.args.at(0), "aten.exp.default"); ex && sameType(g, ex->args.at(0), n)) {
         rb.replaceWithNode(n.id, rb.remap(ex->args.at(0)).node);
         r.fired("log(exp(x)) -> x", n.id);
+        matched.push_back(ex->id);
         continue;
       }
     }
@@ -55,6 +81,7 @@ PassResult simplify(const ir::Graph& g, PassContext&) {
       if (const ir::Node* ng = producer(g, n.args.at(0), "aten.neg.default"); ng && sameType(g, ng->args.at(0), n)) {
         rb.replaceWithNode(n.id, rb.remap(ng->args.at(0)).node);
         r.fired("neg(neg(x)) -> x", n.id);
+        matched.push_back(ng->id);
         continue;
       }
     }
@@ -77,6 +104,7 @@ PassResult simplify(const ir::Graph& g, PassContext&) {
     rb.copy(n);
   }
   r.graph = rb.take();
+  eraseDeadMatched(r.graph, matched);
   return r;
 }
 

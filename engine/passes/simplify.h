@@ -2,7 +2,8 @@
 //   exp(log(x))  -> where(x < 0, nan, x)   (exact: log of a negative is nan, exp(log 0) = 0)
 //   log(exp(x))  -> x                      (exact up to overflow of exp, which Inductor ignores too)
 //   x * 1, 1 * x -> x      x + 0, x - 0 -> x      x / 1 -> x      neg(neg(x)) -> x
-// Identities only fire when they keep the result's dtype and shape.
+// Identities only fire when they keep the result's dtype and shape. The interior nodes a rule
+// matched (the log of exp(log x)) are erased when nothing else uses them.
 #pragma once
 
 #include "engine/passes/pass.h"

@@ -103,28 +103,24 @@ kir::Kernel buildKernel(const ir::Graph& g, const std::string& name, const std::
   const size_t nd = shape.size();
   // Per buffer, the element stride of each iteration dim (0 where broadcast).
   std::vector<std::vector<int64_t>> bstrides;
-  for (int id : inputs) {
+  // Inputs are read with their own strides, broadcast to the iteration shape (stride 0);
+  // outputs are written contiguously.
+  auto addBuffer = [&](int id, bool output) {
     const ir::TensorType& t = g.find(id)->types.at(0);
     kir::Buffer b;
-    b.name = "in_" + g.find(id)->name;
+    b.name = (output ? "out_" : "in_") + g.find(id)->name;
     b.dtype = t.dtype;
     b.shape = concreteSizes(t);
-    k.buffers.push_back(b);
-    std::vector<int64_t> st = stridesOf(t), full(nd, 0);
+    b.output = output;
+    std::vector<int64_t> st = output ? stridesOf(ir::TensorType{t.dtype, t.sizes, {}, t.device, false}) : stridesOf(t);
+    std::vector<int64_t> full(nd, 0);
     size_t lead = nd - b.shape.size();
     for (size_t i = 0; i < b.shape.size(); ++i) full[lead + i] = b.shape[i] == 1 ? 0 : st[i];
-    bstrides.push_back(full);
-  }
-  for (int id : outputs) {
-    const ir::TensorType& t = g.find(id)->types.at(0);
-    kir::Buffer b;
-    b.name = "out_" + g.find(id)->name;
-    b.dtype = t.dtype;
-    b.shape = concreteSizes(t);
-    b.output = true;
-    k.buffers.push_back(b);
-    bstrides.push_back(stridesOf(ir::TensorType{t.dtype, t.sizes, {}, t.device, false}));
-  }
+    k.buffers.push_back(std::move(b));
+    bstrides.push_back(std::move(full));
+  };
+  for (int id : inputs) addBuffer(id, false);
+  for (int id : outputs) addBuffer(id, true);
   // Collapse adjacent dims that are contiguous for every buffer: fewer, longer loops vectorize.
   std::vector<int64_t> sizes = shape;
   for (int64_t d = static_cast<int64_t>(sizes.size()) - 2; d >= 0; --d) {
