@@ -61,7 +61,12 @@ py::Value Tracer::record(py::Interpreter& in, const std::string& target, ir::Nod
   for (const auto& a : args) n.args.push_back(toArg(in, a));
   for (const auto& [k, v] : kwargs) n.kwargs.emplace_back(k, toArg(in, v));
   n.types.push_back(result);
+  // Provenance is the innermost frame of the user's script: calls made inside library code
+  // (an nn.Linear's forward in the prelude) are attributed to the user line that led there,
+  // as Dynamo attributes them.
   py::TraceFrame here = in.currentLocation();
+  for (const auto& f : in.userStack())
+    if (f.file == in.file()) here = f;
   n.prov.loc.file = file_;
   n.prov.loc.line = here.span.line;
   n.prov.loc.col = here.span.col;
@@ -78,6 +83,7 @@ py::Value Tracer::record(py::Interpreter& in, const std::string& target, ir::Nod
   size_t b = text.find_first_not_of(" \t");
   n.prov.loc.code = b == std::string::npos ? "" : text.substr(b);
   for (const auto& f : in.userStack()) {
+    if (f.file != in.file()) continue;
     ir::SourceLoc l;
     l.file = file_;
     l.line = f.span.line;

@@ -159,7 +159,7 @@ RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ost
       in.runModule(m);
       res.outputsJson = collectOutputs(in);
     } catch (const py::PyError& e) {
-      res.error = py::formatTraceback(e, source);
+      res.error = py::formatTraceback(e, in.sources());
       res.exitCode = 1;
     } catch (const capture::Unsupported& u) {
       res.error = "torch._dynamo.exc.Unsupported: " + u.title + "\n  Explanation: " + u.explanation + "\n";

@@ -747,11 +747,18 @@ std::string lineOf(const std::string& source, int line) {
 }  // namespace
 
 std::string formatTraceback(const PyError& e, const std::string& source) {
+  std::map<std::string, std::string> one;
+  for (const auto& f : e.traceback) one[f.file] = source;
+  return formatTraceback(e, one);
+}
+
+std::string formatTraceback(const PyError& e, const std::map<std::string, std::string>& sources) {
   std::string out = "Traceback (most recent call last):\n";
   for (size_t i = 0; i < e.traceback.size(); ++i) {
     const TraceFrame& f = e.traceback[i];
     out += "  File \"" + f.file + "\", line " + std::to_string(f.span.line) + ", in " + f.function + "\n";
-    std::string text = lineOf(source, f.span.line);
+    auto src = sources.find(f.file);
+    std::string text = src == sources.end() ? "" : lineOf(src->second, f.span.line);
     size_t indent = text.find_first_not_of(" \t");
     if (indent == std::string::npos) continue;
     out += "    " + text.substr(indent) + "\n";

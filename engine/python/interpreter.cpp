@@ -3,6 +3,7 @@
 
 #include "engine/capture/tracer.h"
 #include "engine/python/parser.h"
+#include "engine/torch/prelude.h"
 #include "engine/torch/tensor_protocol.h"
 
 #include <algorithm>
@@ -13,6 +14,7 @@ namespace kiln::py {
 Interpreter::Interpreter(std::ostream& out) : out_(out) {
   installBuiltins();
   torchapi::installModules(*this);
+  torchapi::runPrelude(*this);
 }
 Interpreter::~Interpreter() {
   // Break reference cycles (module scope <-> functions defined in it) so memory is returned.
@@ -47,9 +49,28 @@ Value Interpreter::builtin(const std::string& name) const {
 void Interpreter::registerModule(std::shared_ptr<ModuleObj> m) { modules_[m->name] = std::move(m); }
 void Interpreter::registerClass(std::shared_ptr<ClassObj> c) { classes_[c->name] = std::move(c); }
 
+void Interpreter::runInModule(const std::shared_ptr<ModuleObj>& target, Module m) {
+  auto owned = std::make_unique<Module>(std::move(m));
+  sources_[owned->file] = owned->source;
+  Frame f;
+  f.scope = target->scope;
+  f.module = target;
+  f.function = "<module>";
+  FrameGuard g(*this, f);
+  try {
+    execBody(owned->body);
+  } catch (PyError& e) {
+    e.traceback.insert(e.traceback.begin(), TraceFrame{owned->file, "<module>", frames_.back().span});
+    ownedModules_.push_back(std::move(owned));
+    throw;
+  }
+  ownedModules_.push_back(std::move(owned));
+}
+
 void Interpreter::runModule(const Module& m) {
   file_ = m.file;
   source_ = m.source;
+  sources_[m.file] = m.source;
   main_ = std::make_shared<ModuleObj>("__main__");
   main_->file = m.file;
   main_->scope->vars["__name__"] = makeStr("__main__");

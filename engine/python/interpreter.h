@@ -47,6 +47,10 @@ class Interpreter {
 
   // Runs a parsed module as __main__. Throws PyError.
   void runModule(const Module& m);
+  // Runs library code (the torch prelude) in an existing module's scope; keeps the AST alive.
+  void runInModule(const std::shared_ptr<ModuleObj>& target, Module m);
+  // Source text by file name, for tracebacks through library code.
+  const std::map<std::string, std::string>& sources() const { return sources_; }
   std::shared_ptr<ModuleObj> mainModule() const { return main_; }
   const std::string& source() const { return source_; }
   const std::string& file() const { return file_; }
@@ -110,6 +114,8 @@ class Interpreter {
   std::unordered_map<std::string, Value> builtins_;
   std::map<std::string, std::shared_ptr<ClassObj>> classes_;
   std::vector<Frame> frames_;
+  std::vector<std::unique_ptr<Module>> ownedModules_;
+  std::map<std::string, std::string> sources_;
   // Per function body: names assigned (locals) and declared global/nonlocal.
   struct FnInfo { std::set<std::string> locals, globals; };
   std::map<const void*, FnInfo> fnInfo_;
@@ -152,6 +158,7 @@ struct FrameGuard {
 // Python-style rendering of an error: the traceback, each frame's source line with a caret
 // under the failing expression, then `Type: message`.
 std::string formatTraceback(const PyError& e, const std::string& source);
+std::string formatTraceback(const PyError& e, const std::map<std::string, std::string>& sources);
 std::string formatSyntaxError(const std::string& message, const std::string& file, int line, int col,
                               const std::string& source);
 

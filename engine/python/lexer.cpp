@@ -26,7 +26,8 @@ class Lexer {
             out_.back().kind != Tok::Dedent)
           push(Tok::Newline, "\n", line_, col(), line_, col() + 1);
         advanceLine();
-        atLineStart = true;
+        // Inside brackets lines join implicitly: indentation means nothing there.
+        atLineStart = depth_ == 0;
         continue;
       }
       if (c == ' ' || c == '\t' || c == '\r' || c == '\f') { ++pos_; continue; }

@@ -22,11 +22,19 @@ struct TArgs {
   const ops::Val* get(size_t i, const std::string& name) const;
 };
 
+// Argument i (or keyword `name`); TypeError worded like PyTorch's when missing / not a tensor.
+const ops::Val& needArg(const TArgs& a, size_t i, const std::string& name, const std::string& fn);
+const ops::Val& tensorArg(const TArgs& a, size_t i, const std::string& name, const std::string& fn);
+
 struct TorchFn {
   std::string target;  // as the captured graph names it: "torch.cos", "_operator.mul", "relu"
   ir::NodeKind kind = ir::NodeKind::CallFunction;  // CallMethod for Tensor methods
   std::function<ops::Val(ops::Dispatcher&, const TArgs&)> impl;
 };
+
+// Registration, one function per family file (fns_*.cpp), called in torch_functions.cpp.
+void registerPointwiseFns(std::vector<TorchFn>& t);
+void registerShapeFns(std::vector<TorchFn>& t);
 
 // Looks up a torch-level function by captured target and kind.
 const TorchFn* findTorchFn(const std::string& target, ir::NodeKind kind);

@@ -1,0 +1,87 @@
+// Torch-level pointwise functions: torch.exp / Tensor.exp, Python operators (_operator.mul),
+// F.relu, binary ops with alpha=, reflected operators.
+#include "engine/torch/torch_functions.h"
+
+namespace kiln::torchapi {
+
+using ops::Dispatcher;
+using ops::Val;
+using tensor::TorchError;
+
+namespace {
+
+// Python operator -> ATen op: scalars stay scalars (aten.mul.Tensor(x, 2) as in AOT graphs).
+Val binary(Dispatcher& d, const std::string& aten, const Val& a, const Val& b) { return d.call(aten, {a, b}); }
+
+void unary(std::vector<TorchFn>& t, const std::string& name, const std::string& aten) {
+  auto impl = [aten, name](Dispatcher& d, const TArgs& a) { return d.call(aten, {tensorArg(a, 0, "input", name)}); };
+  t.push_back({"torch." + name, ir::NodeKind::CallFunction, impl});
+  t.push_back({name, ir::NodeKind::CallMethod, impl});
+}
+
+struct BinarySpec { const char* op; const char* method; const char* torchFn; const char* aten; };
+const BinarySpec kBinaries[] = {
+    {"add", "add", "torch.add", "aten.add.Tensor"},
+    {"sub", "sub", "torch.sub", "aten.sub.Tensor"},
+    {"mul", "mul", "torch.mul", "aten.mul.Tensor"},
+    {"truediv", "div", "torch.div", "aten.div.Tensor"},
+    {"mod", "remainder", "torch.remainder", "aten.remainder.Tensor"},
+    {"lt", "lt", "torch.lt", "aten.lt.Tensor"},
+    {"le", "le", "torch.le", "aten.le.Tensor"},
+    {"gt", "gt", "torch.gt", "aten.gt.Tensor"},
+    {"ge", "ge", "torch.ge", "aten.ge.Tensor"},
+    {"eq", "eq", "torch.eq", "aten.eq.Tensor"},
+    {"ne", "ne", "torch.ne", "aten.ne.Tensor"},
+    {"pow", "pow", "torch.pow", "aten.pow.Tensor_Tensor"},
+    {nullptr, "maximum", "torch.maximum", "aten.maximum.default"},
+    {nullptr, "minimum", "torch.minimum", "aten.minimum.default"},
+};
+
+}  // namespace
+
+void registerPointwiseFns(std::vector<TorchFn>& t) {
+  for (const char* n : {"exp", "log", "sin", "cos", "tanh", "sqrt", "rsqrt", "abs", "sigmoid", "erf", "neg", "reciprocal",
+                        "floor", "ceil", "relu"})
+    unary(t, n, std::string("aten.") + n + ".default");
+  t.push_back({"_operator.neg", ir::NodeKind::CallFunction,
+               [](Dispatcher& d, const TArgs& a) { return d.call("aten.neg.default", {a.args.at(0)}); }});
+  t.push_back({"torch.nn.functional.relu", ir::NodeKind::CallFunction,
+               [](Dispatcher& d, const TArgs& a) { return d.call("aten.relu.default", {tensorArg(a, 0, "input", "relu")}); }});
+  t.push_back({"torch.nn.functional.silu", ir::NodeKind::CallFunction,
+               [](Dispatcher& d, const TArgs& a) { return d.call("aten.silu.default", {tensorArg(a, 0, "input", "silu")}); }});
+  for (const auto& b : kBinaries) {
+    std::string aten = b.aten;
+    auto impl = [aten](Dispatcher& d, const TArgs& a) {
+      const Val* other = a.get(1, "other");
+      if (!other) throw TorchError("TypeError", "missing required argument 'other'");
+      const Val& self = a.args.at(0);
+      // alpha (torch.add(x, y, alpha=2)) scales the second operand first.
+      if (const Val* alpha = a.kw("alpha"); alpha && alpha->number() != 1.0) {
+        Val scaled = d.call("aten.mul.Tensor", {*other, *alpha});
+        return binary(d, aten, self, scaled);
+      }
+      return binary(d, aten, self, *other);
+    };
+    if (b.op) {
+      std::string op = b.op;
+      // Reflected operators (2 * x) keep Python's operand order in the graph: mul(2, x) is
+      // recorded as `2 * l_x_`, and the ATen op takes the tensor first.
+      t.push_back({"_operator." + op, ir::NodeKind::CallFunction, [aten, op](Dispatcher& d, const TArgs& a) {
+                     const Val& x = a.args.at(0);
+                     const Val& y = a.args.at(1);
+                     if (!x.isTensor() && y.isTensor()) {
+                       if (op == "add" || op == "mul" || op == "eq" || op == "ne") return binary(d, aten, y, x);
+                       // scalar - tensor etc.: materialize the scalar as a 0-dim tensor of y's dtype
+                       ir::DType dt = ops::promoteTypes(x, y);
+                       Val xs = d.call("aten.full.default", {Val::listOf({}), x, Val::dtypeVal(dt)});
+                       return binary(d, aten, xs, y);
+                     }
+                     return binary(d, aten, x, y);
+                   }});
+    }
+    t.push_back({b.torchFn, ir::NodeKind::CallFunction, impl});
+    t.push_back({b.method, ir::NodeKind::CallMethod, impl});
+  }
+}
+
+}  // namespace kiln::torchapi
