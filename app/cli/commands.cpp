@@ -1,6 +1,8 @@
 #include "app/cli/commands.h"
 
 #include "engine/driver/script_runner.h"
+#include "engine/session/explain.h"
+#include "engine/session/tee_sink.h"
 #include "storage/store.h"
 
 #include <nlohmann/json.hpp>
@@ -78,8 +80,10 @@ std::string when(int64_t ms) {
 std::string usage() {
   return "kiln - a torch.compile-style compiler you can see inside\n\n"
          "usage:\n"
-         "  kiln run SCRIPT [--db PATH] [--eager] [--dump-outputs DIR] [--disable-pass NAME]... [--stop-after N]\n"
+         "  kiln run SCRIPT [--db PATH] [--eager] [--dump-outputs DIR] [--logs NAMES] [--disable-pass NAME]... [--stop-after N]\n"
          "      run a script; compiled regions are captured, compiled and recorded as a session\n"
+         "  kiln explain SCRIPT [--json] [--db PATH]\n"
+         "      run a script and report what capture did: graphs, graph breaks, recompiles, guards\n"
          "  kiln sessions [--db PATH]\n"
          "      list the stored sessions, newest first\n"
          "  kiln show SESSION [--stage NAME] [--db PATH]\n"
@@ -89,7 +93,7 @@ std::string usage() {
 }
 
 int cmdRun(const std::vector<std::string>& args) {
-  Opts o = parse(args, {"db", "dump-outputs", "disable-pass", "stop-after"}, {"eager"});
+  Opts o = parse(args, {"db", "dump-outputs", "disable-pass", "stop-after", "logs"}, {"eager"});
   if (o.help) { std::cout << usage(); return 0; }
   if (o.positional.size() != 1) throw UsageError("expected exactly one SCRIPT");
   driver::RunOptions ro;
@@ -102,10 +106,14 @@ int cmdRun(const std::vector<std::string>& args) {
   }
   auto store = openStore(o);
   auto sink = store->beginSession();
-  driver::RunResult r = driver::runScript(ro, *sink, std::cout);
+  session::ExplainReport report;
+  session::TeeSink tee({sink.get(), &report});
+  driver::RunResult r = driver::runScript(ro, tee, std::cout);
   std::cout.flush();
   sink.reset();
   int64_t id = store->lastSessionId();
+  // TORCH_LOGS-style output goes to stderr, as PyTorch's logging does.
+  if (std::string logs = one(o, "logs"); !logs.empty()) std::cerr << report.logs(logs);
   if (!r.error.empty()) std::cerr << r.error;
   if (std::string dir = one(o, "dump-outputs"); !dir.empty() && r.exitCode == 0) {
     std::filesystem::create_directories(dir);
@@ -117,6 +125,24 @@ int cmdRun(const std::vector<std::string>& args) {
     }
   }
   std::cout << "session " << id << "\n";
+  return r.exitCode;
+}
+
+int cmdExplain(const std::vector<std::string>& args) {
+  Opts o = parse(args, {"db"}, {"json"});
+  if (o.help) { std::cout << usage(); return 0; }
+  if (o.positional.size() != 1) throw UsageError("expected exactly one SCRIPT");
+  driver::RunOptions ro;
+  ro.scriptPath = o.positional[0];
+  auto store = openStore(o);
+  auto sink = store->beginSession();
+  session::ExplainReport report;
+  session::TeeSink tee({sink.get(), &report});
+  // The script's own printing goes to stderr so that stdout holds only the report.
+  driver::RunResult r = driver::runScript(ro, tee, std::cerr);
+  sink.reset();
+  if (!r.error.empty()) std::cerr << r.error;
+  std::cout << (o.flags.count("json") ? report.json() + "\n" : report.text());
   return r.exitCode;
 }
 

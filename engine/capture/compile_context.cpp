@@ -2,7 +2,13 @@
 
 #include "engine/capture/frame.h"
 #include "engine/driver/backends.h"
+#include "engine/capture/resume.h"
+#include "engine/capture/tracer.h"
+#include "engine/python/unparse.h"
 #include "engine/runtime/compiled_graph.h"
+
+#include <algorithm>
+#include <set>
 #include "engine/torch/nn_module.h"
 
 #include <chrono>
@@ -60,9 +66,10 @@ py::FunctionObj* forwardOf(py::Interpreter& in, const Value& module) {
 
 Value CompileContext::compile(py::Interpreter& in, const Value& target, const CompileOptions& opts) {
   if (target->kind == VK::Function) {
-    auto frame = newFrame(target, opts);
+    auto frame = frameFor(target, opts);
     auto* fn = static_cast<py::FunctionObj*>(target.get());
-    return py::makeBuiltin(fn->name, [this, frame](py::Interpreter& in, CallArgs& a) { return call(in, frame, a, nullptr); });
+    Value f = target;
+    return py::makeBuiltin(fn->name, [this, frame, f](py::Interpreter& in, CallArgs& a) { return callWith(in, frame, f, a, nullptr); });
   }
   if (target->kind == VK::Instance && in.getAttrOrNull(target, "_modules")) {
     // torch.compile(module) -> OptimizedModule: calls go through the compiled forward, every
@@ -70,7 +77,7 @@ Value CompileContext::compile(py::Interpreter& in, const Value& target, const Co
     forwardOf(in, target);
     Value fwd = in.getAttr(target, "forward");
     if (fwd->kind == VK::BoundMethod) fwd = static_cast<py::BoundMethodObj*>(fwd.get())->fn;
-    auto frame = newFrame(fwd, opts);
+    auto frame = frameFor(fwd, opts);
     auto cls = std::make_shared<py::ClassObj>();
     cls->name = cls->qualname = "OptimizedModule";
     cls->mro.push_back(cls);
@@ -89,7 +96,7 @@ Value CompileContext::compile(py::Interpreter& in, const Value& target, const Co
   }
   if (target->kind == VK::BoundMethod) {
     auto* bm = static_cast<py::BoundMethodObj*>(target.get());
-    auto frame = newFrame(bm->fn, opts);
+    auto frame = frameFor(bm->fn, opts);
     Value self = bm->self;
     return py::makeBuiltin(frame->name, [this, frame, self](py::Interpreter& in, CallArgs& a) { return call(in, frame, a, self); });
   }
@@ -100,7 +107,7 @@ void CompileContext::compileModuleInPlace(py::Interpreter& in, const Value& modu
   forwardOf(in, module);
   Value fwd = in.getAttr(module, "forward");
   if (fwd->kind == VK::BoundMethod) fwd = static_cast<py::BoundMethodObj*>(fwd.get())->fn;
-  auto frame = newFrame(fwd, opts);
+  auto frame = frameFor(fwd, opts);
   auto st = std::make_shared<torchapi::CompiledModuleState>();
   std::weak_ptr<py::Obj> weakSelf = module;  // the module owns the state: avoid a cycle
   st->compiledCall = py::makeBuiltin("compiled forward", [this, frame, weakSelf](py::Interpreter& in, CallArgs& a) {
@@ -112,10 +119,9 @@ void CompileContext::compileModuleInPlace(py::Interpreter& in, const Value& modu
 
 namespace {
 
-// The frame's arguments by parameter position (self excluded), from positional + keyword
-// arguments and defaults. Empty optional when the signature is beyond what capture handles.
-bool bindArgs(py::Interpreter& in, py::FunctionObj& fn, const CallArgs& a, bool hasSelf, std::vector<Value>& out,
-              std::vector<std::string>& names) {
+// Binds a call's arguments to the function's parameters (self excluded): names and values in
+// parameter order. False when the signature is beyond what capture handles (*args, **kwargs).
+bool bindArgs(py::FunctionObj& fn, const CallArgs& a, bool hasSelf, std::vector<Value>& out, std::vector<std::string>& names) {
   size_t first = hasSelf ? 1 : 0;
   for (size_t i = first; i < fn.params.size(); ++i) {
     const auto& p = fn.params[i];
@@ -127,63 +133,107 @@ bool bindArgs(py::Interpreter& in, py::FunctionObj& fn, const CallArgs& a, bool 
     if (fn.defaults[i]) { out.push_back(fn.defaults[i]); continue; }
     return false;  // let the normal call raise the TypeError
   }
-  (void)in;
   return a.args.size() <= names.size();
 }
 
-void buildTemplate(py::Interpreter& in, const Value& v, OutputTemplate& t, std::vector<int>& outputs) {
-  if (v->kind == VK::Tensor && static_cast<py::TensorObj*>(v.get())->fake) {
-    int node = static_cast<py::TensorObj*>(v.get())->node;
-    t.kind = OutputTemplate::Kind::GraphOutput;
-    auto it = std::find(outputs.begin(), outputs.end(), node);
-    t.index = static_cast<int>(it - outputs.begin());
-    if (it == outputs.end()) outputs.push_back(node);
-    return;
+std::string baseName(const std::string& path) { return path.substr(path.find_last_of('/') + 1); }
+
+struct InterceptScope {
+  py::Interpreter& in;
+  explicit InterceptScope(py::Interpreter& i) : in(i) { ++in.interceptDepth; }
+  ~InterceptScope() { --in.interceptDepth; }
+};
+
+ValueTemplate makeTemplate(py::Interpreter& in, Tracer& tr, const Value& v, std::vector<int>& outputs) {
+  ValueTemplate t;
+  if (v->kind == VK::Tensor) {
+    auto* tv = static_cast<py::TensorObj*>(v.get());
+    if (tv->fake) {
+      if (tv->node < 0 || tr.isInput(tv->node)) {
+        const Source* s = tv->node < 0 ? tr.sourceOf(v.get()) : tr.inputSource(tv->node);
+        if (s) {
+          t.kind = ValueTemplate::Kind::FromSource;
+          t.source = *s;
+          return t;
+        }
+      }
+      int node = tr.nodeOf(v);
+      t.kind = ValueTemplate::Kind::GraphOutput;
+      auto it = std::find(outputs.begin(), outputs.end(), node);
+      t.index = static_cast<int>(it - outputs.begin());
+      if (it == outputs.end()) outputs.push_back(node);
+      return t;
+    }
   }
   if (v->kind == VK::Tuple || v->kind == VK::List) {
-    t.kind = v->kind == VK::Tuple ? OutputTemplate::Kind::Tuple : OutputTemplate::Kind::List;
-    for (auto& x : in.iterate(v)) {
-      t.items.emplace_back();
-      buildTemplate(in, x, t.items.back(), outputs);
-    }
-    return;
+    t.kind = v->kind == VK::Tuple ? ValueTemplate::Kind::Tuple : ValueTemplate::Kind::List;
+    for (auto& x : in.iterate(v)) t.items.push_back(makeTemplate(in, tr, x, outputs));
+    return t;
   }
-  t.kind = OutputTemplate::Kind::Constant;
+  switch (v->kind) {
+    case VK::None: case VK::Bool: case VK::Int: case VK::Float: case VK::Str: case VK::DType:
+    case VK::Function: case VK::Builtin: case VK::Class: case VK::Module:
+      break;
+    default:
+      if (const Source* s = tr.sourceOf(v.get())) {
+        t.kind = ValueTemplate::Kind::FromSource;
+        t.source = *s;
+        return t;
+      }
+  }
+  t.kind = ValueTemplate::Kind::Constant;
   t.constant = v;
+  return t;
 }
 
-Value instantiate(const OutputTemplate& t, const std::vector<tensor::Tensor>& outs) {
+Value instantiate(py::Interpreter& in, const ValueTemplate& t, const std::vector<tensor::Tensor>& outs,
+                  const std::map<std::string, Value>& locals, const py::ModuleObj& globals) {
   switch (t.kind) {
-    case OutputTemplate::Kind::GraphOutput: return py::makeTensor(outs.at(static_cast<size_t>(t.index)));
-    case OutputTemplate::Kind::Constant: return t.constant;
-    case OutputTemplate::Kind::Tuple:
-    case OutputTemplate::Kind::List: {
+    case ValueTemplate::Kind::GraphOutput: return py::makeTensor(outs.at(static_cast<size_t>(t.index)));
+    case ValueTemplate::Kind::Constant: return t.constant;
+    case ValueTemplate::Kind::FromSource: {
+      Value v = t.source.fetch(in, locals, globals);
+      if (!v) in.raise("RuntimeError", "compiled code could not read " + t.source.text());
+      return v;
+    }
+    case ValueTemplate::Kind::Method: return in.getAttr(instantiate(in, t.items.at(0), outs, locals, globals), t.method);
+    case ValueTemplate::Kind::Tuple:
+    case ValueTemplate::Kind::List: {
       std::vector<Value> items;
-      for (const auto& x : t.items) items.push_back(instantiate(x, outs));
-      return t.kind == OutputTemplate::Kind::Tuple ? py::makeTuple(items) : py::makeList(items);
+      for (const auto& x : t.items) items.push_back(instantiate(in, x, outs, locals, globals));
+      return t.kind == ValueTemplate::Kind::Tuple ? py::makeTuple(items) : py::makeList(items);
     }
   }
   return py::None();
 }
 
-std::string templateExpr(const OutputTemplate& t, py::Interpreter& in) {
+std::string show(py::Interpreter& in, const ValueTemplate& t) {
   switch (t.kind) {
-    case OutputTemplate::Kind::GraphOutput: return "graph_out_0[" + std::to_string(t.index) + "]";
-    case OutputTemplate::Kind::Constant: return in.repr(t.constant);
-    case OutputTemplate::Kind::Tuple:
-    case OutputTemplate::Kind::List: {
-      std::string s = t.kind == OutputTemplate::Kind::Tuple ? "(" : "[";
-      for (size_t i = 0; i < t.items.size(); ++i) s += (i ? ", " : "") + templateExpr(t.items[i], in);
-      if (t.kind == OutputTemplate::Kind::Tuple && t.items.size() == 1) s += ",";
-      return s + (t.kind == OutputTemplate::Kind::Tuple ? ")" : "]");
+    case ValueTemplate::Kind::GraphOutput: return "graph_out_0[" + std::to_string(t.index) + "]";
+    case ValueTemplate::Kind::Constant:
+      if (t.constant->kind == VK::Function) return static_cast<py::FunctionObj*>(t.constant.get())->name;
+      if (t.constant->kind == VK::Builtin) return static_cast<py::BuiltinObj*>(t.constant.get())->name;
+      return in.repr(t.constant);
+    case ValueTemplate::Kind::FromSource: return t.source.display();
+    case ValueTemplate::Kind::Method: return show(in, t.items.at(0)) + "." + t.method;
+    case ValueTemplate::Kind::Tuple:
+    case ValueTemplate::Kind::List: {
+      std::string s = t.kind == ValueTemplate::Kind::Tuple ? "(" : "[";
+      for (size_t i = 0; i < t.items.size(); ++i) s += (i ? ", " : "") + show(in, t.items[i]);
+      if (t.kind == ValueTemplate::Kind::Tuple && t.items.size() == 1) s += ",";
+      return s + (t.kind == ValueTemplate::Kind::Tuple ? ")" : "]");
     }
   }
   return "None";
 }
 
-Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::vector<Value>& args) {
+Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::string, Value>& locals, const py::ModuleObj& globals) {
   std::vector<tensor::Tensor> inputs;
-  for (const auto& src : e.inputs) inputs.push_back(static_cast<py::TensorObj*>(args.at(static_cast<size_t>(src.argIndex)).get())->t);
+  for (const auto& src : e.inputs) {
+    Value v = src.fetch(in, locals, globals);
+    if (!v || v->kind != VK::Tensor) in.raise("RuntimeError", "compiled code could not read its input " + src.text());
+    inputs.push_back(static_cast<py::TensorObj*>(v.get())->t);
+  }
   std::vector<tensor::Tensor> outs;
   if (e.run) {
     try {
@@ -192,39 +242,127 @@ Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::vector<Value
       in.raise(err.type(), err.what());
     }
   }
-  return instantiate(e.output, outs);
+  auto inst = [&](const ValueTemplate& t) { return instantiate(in, t, outs, locals, globals); };
+  const BreakPlan& p = e.plan;
+  switch (p.kind) {
+    case BreakPlan::Kind::None: return inst(e.output);
+    case BreakPlan::Kind::Call: {
+      // The unsupported call runs eagerly, then the rest of the function in its resume function.
+      CallArgs call;
+      for (const auto& a : p.args) call.args.push_back(inst(a));
+      for (const auto& [k, a] : p.kwargs) call.kwargs.emplace_back(k, inst(a));
+      std::vector<Value> stack;
+      for (const auto& s : p.stack) stack.push_back(inst(s));
+      Value result = in.call(inst(p.callee), call);
+      CallArgs next;
+      next.args = stack;
+      if (p.resultUsed) next.args.push_back(result);
+      for (const auto& l : p.live) next.args.push_back(inst(l));
+      return in.call(p.resume, next);
+    }
+    case BreakPlan::Kind::Branch: {
+      bool taken = in.truthy(inst(p.test));
+      CallArgs next;
+      for (const auto& l : p.live) next.args.push_back(inst(l));
+      return in.call(taken ? p.resume : p.resumeElse, next);
+    }
+  }
+  return py::None();
 }
 
-std::string baseName(const std::string& path) { return path.substr(path.find_last_of('/') + 1); }
+std::string frameSource(py::Interpreter& in, py::FunctionObj& fn) {
+  if (!fn.def) return "";
+  if (fn.def->name.rfind("torch_dynamo_resume_in_", 0) == 0) return py::unparse(*fn.def);
+  const std::string& src = in.source();
+  int line = 1;
+  size_t p = 0, start = std::string::npos, end = src.size();
+  while (p < src.size()) {
+    if (line == fn.def->span.line && start == std::string::npos) start = p;
+    if (src[p] == '\n') {
+      ++line;
+      if (line > fn.def->span.endLine && start != std::string::npos) { end = p; break; }
+    }
+    ++p;
+  }
+  return start == std::string::npos ? "" : src.substr(start, end - start);
+}
+
+Value makeResume(const py::StmtP& def, py::FunctionObj& original) {
+  auto f = std::make_shared<py::FunctionObj>();
+  f->name = f->qualname = def->name;
+  f->def = def;
+  f->params = def->params;
+  f->defaults.assign(def->params.size(), nullptr);
+  f->closure = original.closure;
+  f->module = original.module;
+  return f;
+}
 
 }  // namespace
 
+std::shared_ptr<Frame> CompileContext::frameFor(const Value& fnValue, const CompileOptions& opts) {
+  auto* fn = static_cast<py::FunctionObj*>(fnValue.get());
+  const void* code = fn->def ? static_cast<const void*>(fn->def.get()) : static_cast<const void*>(fn->lambda.get());
+  auto it = byCode_.find(code);
+  if (it != byCode_.end()) return it->second;
+  auto frame = newFrame(fnValue, opts);
+  if (fn->name.rfind("torch_dynamo_resume_in_", 0) == 0) frame->kind = "resume";
+  byCode_.emplace(code, frame);
+  return frame;
+}
+
+Value CompileContext::callWith(py::Interpreter& in, const std::shared_ptr<Frame>& frame, const Value& fnValue, CallArgs& args,
+                               const Value& self) {
+  // One frame per code; the call runs the function object it was made with (its closure).
+  Value saved = frame->fn;
+  frame->fn = fnValue;
+  struct Restore { std::shared_ptr<Frame> f; Value v; ~Restore() { f->fn = v; } } restore{frame, saved};
+  return call(in, frame, args, self);
+}
+
+Value CompileContext::callIntercepted(py::Interpreter& in, const Value& fnValue, CallArgs& args, const Value& self) {
+  auto frame = frameFor(fnValue, activeOpts_.empty() ? CompileOptions{} : activeOpts_.back());
+  return callWith(in, frame, fnValue, args, self);
+}
+
 Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& frame, CallArgs& a, const Value& self) {
   auto* fn = static_cast<py::FunctionObj*>(frame->fn.get());
+  InterceptScope active(in);
+  activeOpts_.push_back(frame->opts);
+  struct Pop { std::vector<CompileOptions>& v; ~Pop() { v.pop_back(); } } pop{activeOpts_};
   auto eager = [&]() {
     CallArgs copy = a;
     return in.callFunction(*fn, copy, self);
   };
   // Nested compiled calls during a capture are inlined, as Dynamo inlines them.
-  if (frame->skip || in.tracer) return eager();
+  if (frame->skip || in.tracer || !fn->def) return eager();
   std::vector<Value> args;
   std::vector<std::string> names;
-  if (!bindArgs(in, *fn, a, self != nullptr, args, names)) return eager();
+  if (!bindArgs(*fn, a, self != nullptr, args, names)) return eager();
+  std::map<std::string, Value> locals;
+  std::string selfName = self && !fn->params.empty() ? fn->params[0].name : "";
+  if (self) locals[selfName] = self;
+  for (size_t i = 0; i < names.size(); ++i) locals[names[i]] = args[i];
+  // Closure cells read like locals (Dynamo's L['offset'] for a free variable).
+  for (py::Scope* sc = fn->closure.get(); sc; sc = sc->parent.get())
+    for (const auto& [k, v] : sc->vars) locals.emplace(k, v);
+  const py::ModuleObj& globals = *fn->module;
 
   // Cache lookup, newest entry first.
   std::vector<std::string> reasons;
   for (auto it = frame->cache.rbegin(); it != frame->cache.rend(); ++it) {
     std::string failure;
+    const Guard* failed = nullptr;
     for (const auto& g : it->guards) {
-      failure = g.check(in, args);
-      if (!failure.empty()) break;
+      failure = g.check(in, locals, globals);
+      if (!failure.empty()) { failed = &g; break; }
     }
-    if (failure.empty()) return runEntry(in, *it, args);
-    reasons.push_back(it->compileId + ": " + failure);
+    if (!failed) return runEntry(in, *it, locals, globals);
+    reasons.push_back(failed->verboseReason(it->compileId, failure));
   }
   if (frame->compiles >= kRecompileLimit) {
     frame->skip = true;
-    frame->skipReason = "recompile_limit reached";
+    frame->skipReason = "recompile_limit reached: " + (reasons.empty() ? std::string() : reasons.front());
     return eager();
   }
   if (frame->id < 0) {
@@ -234,20 +372,9 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
     fe.frameId = frame->id;
     fe.name = frame->name;
     fe.file = baseName(file_);
-    fe.firstLine = fn->def ? fn->def->span.line : 0;
-    fe.kind = "function";
-    if (fn->def) {
-      // The function's source text, for the frames panel.
-      const std::string& src = in.source();
-      int line = 1;
-      size_t p = 0, start = std::string::npos, end = src.size();
-      while (p < src.size()) {
-        if (line == fn->def->span.line && start == std::string::npos) start = p;
-        if (src[p] == '\n') { ++line; if (line > fn->def->span.endLine && start != std::string::npos) { end = p; break; } }
-        ++p;
-      }
-      if (start != std::string::npos) fe.source = src.substr(start, end - start);
-    }
+    fe.firstLine = fn->def->span.line;
+    fe.kind = frame->kind;
+    fe.source = frameSource(in, *fn);
     sink_.frame(fe);
   }
   std::string cid = std::to_string(frame->id) + "/" + std::to_string(frame->compiles++);
@@ -255,44 +382,44 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
 
   // Capture: evaluate the function with fake tensors standing for tensor arguments.
   auto t0 = std::chrono::steady_clock::now();
-  Tracer tracer(baseName(file_));
+  Tracer tracer(in, baseName(file_), fn->module);
   tracer.graph.name = frame->name;
   CacheEntry entry;
   entry.compileId = cid;
   CallArgs fakeArgs;
-  for (size_t i = 0; i < args.size(); ++i) {
-    Guard g;
-    g.name = names[i];
-    g.source = "L['" + names[i] + "']";
-    g.argIndex = static_cast<int>(i);
-    g.line = fn->def ? fn->def->span.line : 0;
-    if (args[i]->kind == VK::Tensor && !static_cast<py::TensorObj*>(args[i].get())->fake) {
-      const tensor::Tensor& t = static_cast<py::TensorObj*>(args[i].get())->t;
-      fakeArgs.args.push_back(tracer.addInput(names[i], t, InputSource{g.source, static_cast<int>(i)}));
-      g.kind = Guard::Kind::TensorMatch;
-      g.type = t.type();
-    } else {
-      fakeArgs.args.push_back(args[i]);
-      g.kind = Guard::Kind::ConstantMatch;
-      g.constant = args[i];
-    }
-    entry.guards.push_back(std::move(g));
-  }
-  entry.inputs = tracer.inputs;
-  Value result;
+  Value fakeSelf = self ? tracer.bindArg(selfName, self) : nullptr;
+  for (size_t i = 0; i < args.size(); ++i) fakeArgs.args.push_back(tracer.bindArg(names[i], args[i]));
+  for (py::Scope* sc = fn->closure.get(); sc; sc = sc->parent.get())
+    for (const auto& [k, v] : sc->vars)
+      if (!tracer.argValues.count(k)) tracer.addClosure(k, v);
+  tracer.topDepth = in.depth() + 1;
+  std::vector<int> outputs;
+  session::CompileEvent ce;
+  ce.compileId = cid;
+  ce.frameId = frame->id;
+  ce.compileIndex = frame->compiles - 1;
+  ce.backend = frame->opts.backend;
+  std::string code;
+  std::string params;
+  for (size_t i = 0; i < names.size(); ++i) params += (i ? ", " : "") + names[i];
+  if (self) params = selfName + (params.empty() ? "" : ", " + params);
+  std::string fnName = "__compiled_fn_" + std::to_string(frame->id) + "_" + cid.substr(cid.find('/') + 1);
+  std::string breakLine;
+
   in.tracer = &tracer;
   try {
-    result = in.callFunction(*fn, fakeArgs, self);
+    Value result = in.callFunction(*fn, fakeArgs, fakeSelf);
     in.tracer = nullptr;
+    entry.output = makeTemplate(in, tracer, result, outputs);
+    breakLine = "    return " + show(in, entry.output) + "\n";
   } catch (Unsupported& u) {
     in.tracer = nullptr;
-    // The skeleton cannot resume after a break yet: the frame runs eagerly from now on.
     session::GraphBreakEvent b;
     b.frameId = frame->id;
     b.compileId = cid;
     b.code = u.code;
     b.title = u.title;
-    b.explanation = u.explanation + " Kiln cannot resume after a graph break yet, so the frame runs eagerly.";
+    b.explanation = u.explanation;
     b.hints = u.hints;
     b.file = baseName(file_);
     b.line = u.where.span.line;
@@ -305,49 +432,122 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
       l.function = f.function;
       b.userStack.push_back(l);
     }
+    if (frame->opts.fullgraph) {
+      sink_.graphBreak(b);
+      ce.status = "failed";
+      ce.message = u.title;
+      sink_.compile(ce);
+      sink_.compileDone(cid);
+      in.raise("Unsupported", u.title + "\n  Explanation: " + u.explanation);
+    }
+    std::set<std::string> bound;
+    if (u.scope)
+      for (const auto& [k, v] : u.scope->vars) bound.insert(k);
+    ResumePlan plan;
+    if (u.at != Unsupported::At::Unknown) plan = planResume(*fn->def, u, bound);
+    if (plan.resumable) {
+      auto key = std::make_pair(static_cast<const void*>(u.stmt), static_cast<const void*>(u.expr));
+      auto cached = resumeCache_.find(key);
+      if (cached != resumeCache_.end()) {
+        plan.resume = cached->second.first;
+        plan.resumeElse = cached->second.second;
+      } else {
+        resumeCache_[key] = {plan.resume, plan.resumeElse};
+      }
+    }
+    else plan.whyNot = "graph break outside a call or branch Kiln can resume after";
+    if (!plan.resumable) {
+      b.explanation += " Kiln cannot resume after this break (" + plan.whyNot + "), so the frame runs eagerly.";
+      sink_.graphBreak(b);
+      ce.status = "skipped";
+      ce.message = plan.whyNot;
+      sink_.compile(ce);
+      sink_.compileDone(cid);
+      frame->skip = true;
+      frame->skipReason = plan.whyNot;
+      return eager();
+    }
     sink_.graphBreak(b);
-    session::CompileEvent ce;
-    ce.compileId = cid;
-    ce.frameId = frame->id;
-    ce.compileIndex = frame->compiles - 1;
-    ce.backend = frame->opts.backend;
-    ce.status = "skipped";
-    ce.message = u.title;
-    sink_.compile(ce);
-    sink_.compileDone(cid);
-    if (frame->opts.fullgraph) in.raise("Unsupported", u.title + "\n  Explanation: " + u.explanation);
-    frame->skip = true;
-    return eager();
+    if (u.at == Unsupported::At::Call) tracer.truncate(u.graphSize);
+    BreakPlan& bp = entry.plan;
+    auto valueOf = [&](const py::Expr* e) -> Value {
+      auto it = tracer.exprValues.find(e);
+      return it == tracer.exprValues.end() ? py::None() : it->second;
+    };
+    auto localValue = [&](const std::string& n) -> Value {
+      auto it = u.scope->vars.find(n);
+      return it == u.scope->vars.end() ? py::None() : it->second;
+    };
+    std::string body;
+    if (u.at == Unsupported::At::Call) {
+      bp.kind = BreakPlan::Kind::Call;
+      const py::Expr* calleeExpr = u.expr->target.get();
+      Value recv = calleeExpr->kind == py::ExprKind::Attribute ? valueOf(calleeExpr->target.get()) : nullptr;
+      if (recv && recv->kind == VK::Tensor) {
+        bp.callee.kind = ValueTemplate::Kind::Method;
+        bp.callee.method = calleeExpr->name;
+        bp.callee.items.push_back(makeTemplate(in, tracer, recv, outputs));
+      } else {
+        bp.callee = makeTemplate(in, tracer, u.callee, outputs);
+      }
+      for (const auto& s : plan.stack) bp.stack.push_back(makeTemplate(in, tracer, valueOf(s), outputs));
+      for (const auto& v : u.args) bp.args.push_back(makeTemplate(in, tracer, v, outputs));
+      for (const auto& [k, v] : u.kwargs) bp.kwargs.emplace_back(k, makeTemplate(in, tracer, v, outputs));
+      bp.resultUsed = plan.resultUsed;
+    } else {
+      bp.kind = BreakPlan::Kind::Branch;
+      bp.test = makeTemplate(in, tracer, u.callee, outputs);
+    }
+    for (const auto& n : plan.live) bp.live.push_back(makeTemplate(in, tracer, localValue(n), outputs));
+    bp.resumeDef = plan.resume;
+    bp.resumeElseDef = plan.resumeElse;
+    bp.resume = makeResume(plan.resume, *fn);
+    if (plan.resumeElse) bp.resumeElse = makeResume(plan.resumeElse, *fn);
+    // Transformed code, as depyf would show it.
+    std::string stackNames, liveArgs;
+    for (size_t i = 0; i < bp.stack.size(); ++i) breakLine += "    ___stack" + std::to_string(i) + " = " + show(in, bp.stack[i]) + "\n";
+    for (const auto& l : bp.live) liveArgs += ", " + show(in, l);
+    if (bp.kind == BreakPlan::Kind::Call) {
+      std::string callText = show(in, bp.callee) + "(";
+      for (size_t i = 0; i < bp.args.size(); ++i) callText += (i ? ", " : "") + show(in, bp.args[i]);
+      for (const auto& [k, v] : bp.kwargs) callText += (bp.args.empty() && &k == &bp.kwargs.front().first ? "" : ", ") + k + "=" + show(in, v);
+      callText += ")";
+      std::string resName = "___stack" + std::to_string(bp.stack.size());
+      breakLine += "    " + (bp.resultUsed ? resName + " = " : std::string()) + callText + "  # graph break: " + u.title + "\n";
+      std::string resumeArgs;
+      for (size_t i = 0; i < bp.stack.size(); ++i) resumeArgs += (i ? ", " : "") + std::string("___stack") + std::to_string(i);
+      if (bp.resultUsed) resumeArgs += (resumeArgs.empty() ? "" : ", ") + resName;
+      resumeArgs += resumeArgs.empty() && !liveArgs.empty() ? liveArgs.substr(2) : liveArgs;
+      breakLine += "    return " + plan.resume->name + "(" + resumeArgs + ")\n";
+    } else {
+      std::string live = liveArgs.empty() ? "" : liveArgs.substr(2);
+      breakLine += "    if " + show(in, bp.test) + ":  # graph break: " + u.title + "\n";
+      breakLine += "        return " + plan.resume->name + "(" + live + ")\n";
+      breakLine += "    return " + plan.resumeElse->name + "(" + live + ")\n";
+    }
   } catch (...) {
     in.tracer = nullptr;
     throw;
   }
-  std::vector<int> outputs;
-  buildTemplate(in, result, entry.output, outputs);
   tracer.finish(outputs);
   double captureMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   sink_.timing(session::TimingEvent{cid, "capture", captureMs});
+  for (const auto& i : tracer.inputs) entry.inputs.push_back(i.source);
+  entry.guards = tracer.guards;
 
-  // The transformed code: what the frame runs from now on for arguments passing the guards.
-  std::string params;
-  for (size_t i = 0; i < names.size(); ++i) params += (i ? ", " : "") + names[i];
-  std::string fnName = "__compiled_fn_" + std::to_string(frame->id) + "_" + cid.substr(cid.find('/') + 1);
-  std::string code = "def __transformed_code_" + cid.substr(cid.find('/') + 1) + "_for_" + frame->name + "(" +
-                     (self ? std::string("self") + (params.empty() ? "" : ", ") : "") + params + "):\n";
   int ops = tracer.graph.opCount();
+  code = "def __transformed_code_" + cid.substr(cid.find('/') + 1) + "_for_" + frame->name + "(" + params + "):\n";
   if (ops > 0) {
     std::string inputsText;
-    for (size_t i = 0; i < entry.inputs.size(); ++i) inputsText += (i ? ", " : "") + names[static_cast<size_t>(entry.inputs[i].argIndex)];
+    for (size_t i = 0; i < entry.inputs.size(); ++i) inputsText += (i ? ", " : "") + entry.inputs[i].display();
     code += "    graph_out_0 = " + fnName + "(" + inputsText + ")  # [" + cid + "] " + std::to_string(ops) + " ops\n";
   }
-  code += "    return " + templateExpr(entry.output, in) + "\n";
+  code += breakLine;
+  if (entry.plan.resumeDef) {
+    code += "\n\n" + py::unparse(*entry.plan.resumeDef);
+    if (entry.plan.resumeElseDef) code += "\n\n" + py::unparse(*entry.plan.resumeElseDef);
+  }
   entry.transformedCode = code;
-
-  session::CompileEvent ce;
-  ce.compileId = cid;
-  ce.frameId = frame->id;
-  ce.compileIndex = frame->compiles - 1;
-  ce.backend = frame->opts.backend;
   for (const auto& g : entry.guards) ce.guards.push_back(g.record(in));
   ce.transformedCode = code;
   if (ops > 0) {
@@ -367,7 +567,7 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
   sink_.compile(ce);
   sink_.compileDone(cid);
   frame->cache.push_back(std::move(entry));
-  return runEntry(in, frame->cache.back(), args);
+  return runEntry(in, frame->cache.back(), locals, globals);
 }
 
 }  // namespace kiln::capture

@@ -7,6 +7,7 @@
 #include "engine/python/interpreter.h"
 #include "engine/session/sink.h"
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -35,6 +36,12 @@ class CompileContext {
   void compileModuleInPlace(py::Interpreter& in, const py::Value& module, const CompileOptions& opts);
   // Called by a compiled callable: cache lookup, capture on a miss, then run.
   py::Value call(py::Interpreter& in, const std::shared_ptr<Frame>& frame, py::CallArgs& args, const py::Value& self);
+  // A user function called while a compiled function runs (its eager parts, resume functions):
+  // compiled as a frame of its own, keyed by its code (one frame per function definition).
+  py::Value callIntercepted(py::Interpreter& in, const py::Value& fn, py::CallArgs& args, const py::Value& self);
+  // Runs `frame` for the function object `fn` (same code as the frame's, maybe another closure).
+  py::Value callWith(py::Interpreter& in, const std::shared_ptr<Frame>& frame, const py::Value& fn, py::CallArgs& args,
+                     const py::Value& self);
 
   session::SessionSink& sink() { return sink_; }
   codegen::KernelCompiler* cpuCompiler() { return cpu_; }
@@ -51,6 +58,12 @@ class CompileContext {
   codegen::KernelCompiler* cpu_;
   std::string file_;
   std::vector<std::shared_ptr<Frame>> frames_;
+  std::map<const void*, std::shared_ptr<Frame>> byCode_;  // intercepted frames by function definition
+  std::vector<CompileOptions> activeOpts_;                 // options of the compiled calls running
+  // Resume functions by break site (statement, expression): recompiles of a frame that break
+  // at the same place reuse the same resume code, so they share its frame, as in Dynamo.
+  std::map<std::pair<const void*, const void*>, std::pair<py::StmtP, py::StmtP>> resumeCache_;
+  std::shared_ptr<Frame> frameFor(const py::Value& fn, const CompileOptions& opts);
 };
 
 // Parses torch.compile's keyword arguments (backend=, fullgraph=, dynamic=, mode=, options=).

@@ -1,10 +1,10 @@
-// A frame in Dynamo's sense: one compiled function (or module forward) with its cache of
-// compiled entries, looked up newest first.
+// A frame in Dynamo's sense: one compiled function (or module forward, or resume function)
+// with its cache of compiled entries, looked up newest first.
 #pragma once
 
 #include "engine/capture/compile_context.h"
 #include "engine/capture/guards.h"
-#include "engine/capture/tracer.h"
+#include "engine/capture/source.h"
 #include "engine/ir/graph.h"
 
 #include <functional>
@@ -17,32 +17,51 @@ namespace kiln::capture {
 // Runs a compiled graph on real tensors.
 using GraphRunner = std::function<std::vector<tensor::Tensor>(const std::vector<tensor::Tensor>&)>;
 
-// Where each part of the function's return value comes from: a graph output or a constant.
-struct OutputTemplate {
-  enum class Kind { GraphOutput, Constant, Tuple, List } kind = Kind::Constant;
-  int index = -1;               // GraphOutput
-  py::Value constant;           // Constant
-  std::vector<OutputTemplate> items;
+// How the compiled code rebuilds a Python value: from a graph output, a constant, a source
+// (an argument, a parameter, a global), or a container/method of those.
+struct ValueTemplate {
+  enum class Kind { GraphOutput, Constant, FromSource, Tuple, List, Method } kind = Kind::Constant;
+  int index = -1;            // GraphOutput
+  py::Value constant;        // Constant
+  Source source;             // FromSource
+  std::vector<ValueTemplate> items;  // Tuple/List; Method: items[0] is the receiver
+  std::string method;        // Method: attribute name
+};
+
+// What an entry does after its graph when the capture hit a graph break.
+struct BreakPlan {
+  enum class Kind { None, Call, Branch } kind = Kind::None;
+  ValueTemplate callee;                 // Call: the unsupported call, run eagerly
+  std::vector<ValueTemplate> args;
+  std::vector<std::pair<std::string, ValueTemplate>> kwargs;
+  std::vector<ValueTemplate> stack;     // Call: values already evaluated in the statement
+  bool resultUsed = true;
+  ValueTemplate test;                   // Branch: the tensor branched on
+  std::vector<ValueTemplate> live;      // live locals passed on
+  py::Value resume, resumeElse;         // the resume functions (FunctionObj)
+  py::StmtP resumeDef, resumeElseDef;   // their ASTs (owned here)
 };
 
 struct CacheEntry {
   std::string compileId;
   std::vector<Guard> guards;
-  std::vector<InputSource> inputs;
+  std::vector<Source> inputs;   // graph inputs, in placeholder order
   GraphRunner run;              // null when the graph was empty (nothing to run)
-  OutputTemplate output;
+  ValueTemplate output;         // the return value (no break)
+  BreakPlan plan;
   std::string transformedCode;  // Python source of what the entry runs
 };
 
 struct Frame {
-  int id = 0;
+  int id = -1;                  // numbered at first compile, as Dynamo numbers frames
   std::string name;
   py::Value fn;                 // the FunctionObj (forward for modules)
   CompileOptions opts;
   std::vector<CacheEntry> cache;
   int compiles = 0;
-  bool skip = false;            // run eagerly from now on (unsupported construct, recompile limit)
+  bool skip = false;            // run eagerly from now on (cannot resume, recompile limit)
   std::string skipReason;
+  std::string kind = "function";  // function | resume
 };
 
 }  // namespace kiln::capture

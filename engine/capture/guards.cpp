@@ -18,9 +18,10 @@ std::string scalarTypeName(ir::DType d) {
 }
 }  // namespace
 
-std::string Guard::check(py::Interpreter& in, const std::vector<py::Value>& args) const {
-  if (argIndex < 0 || argIndex >= static_cast<int>(args.size())) return "missing argument '" + name + "'";
-  const py::Value& v = args[argIndex];
+std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Value>& locals, const py::ModuleObj& globals) const {
+  const std::string name = source.display();
+  py::Value v = source.fetch(in, locals, globals);
+  if (!v) return name + " is missing";
   switch (kind) {
     case Kind::TensorMatch: {
       if (v->kind != py::VK::Tensor)
@@ -40,6 +41,7 @@ std::string Guard::check(py::Interpreter& in, const std::vector<py::Value>& args
       return "";
     }
     case Kind::ConstantMatch:
+      if (py::isNone(constant)) return py::isNone(v) ? "" : name + " is None";
       if (py::typeName(v) != py::typeName(constant) || !in.equals(v, constant)) return name + " == " + in.repr(constant);
       return "";
     case Kind::TypeMatch:
@@ -49,9 +51,25 @@ std::string Guard::check(py::Interpreter& in, const std::vector<py::Value>& args
   return "";
 }
 
+std::string Guard::verboseReason(const std::string& compileId, const std::string& failure) const {
+  std::string head = compileId + ": " + failure;
+  if (kind != Kind::ConstantMatch || where.line <= 0) return head;
+  std::string guardText = failure;
+  if (guardText.size() < 56) guardText += std::string(56 - guardText.size(), ' ');
+  std::string out = compileId + ": " + guardText + " # " + where.code + "  # " + where.file + ":" + std::to_string(where.line) +
+                    " in " + where.function;
+  if (moduleIntAttr)
+    out += " (HINT: torch.compile considers integer attributes of the nn.Module to be static. If you are observing "
+           "recompilation, you might want to make this integer dynamic using "
+           "torch._dynamo.config.allow_unspec_int_on_nn_module = True, or convert this integer into a tensor.)";
+  out += "\nUser stack trace:\n  File \"" + where.file + "\", line " + std::to_string(where.line) + ", in " + where.function +
+         "\n    " + where.code;
+  return out;
+}
+
 session::Guard Guard::record(py::Interpreter& in) const {
   session::Guard g;
-  g.source = source;
+  g.source = source.text();
   g.line = line;
   switch (kind) {
     case Kind::TensorMatch: {
@@ -59,18 +77,18 @@ session::Guard Guard::record(py::Interpreter& in) const {
       std::string sizes, strides;
       for (size_t i = 0; i < type.sizes.size(); ++i) sizes += (i ? ", " : "") + (type.sizes[i].symbolic() ? "None" : type.sizes[i].str());
       for (size_t i = 0; i < type.strides.size(); ++i) strides += (i ? ", " : "") + (type.strides[i].symbolic() ? "None" : type.strides[i].str());
-      g.text = "check_tensor(" + source + ", Tensor, DispatchKeySet(CPU, BackendSelect, ADInplaceOrView, AutogradCPU), " +
+      g.text = "check_tensor(" + source.text() + ", Tensor, DispatchKeySet(CPU, BackendSelect, ADInplaceOrView, AutogradCPU), " +
                std::string(ir::torchName(type.dtype)) + ", device=None, requires_grad=" + (type.requiresGrad ? "True" : "False") +
                ", size=[" + sizes + "], stride=[" + strides + "])";
       break;
     }
     case Kind::ConstantMatch:
       g.kind = "CONSTANT_MATCH";
-      g.text = source + " == " + in.repr(constant);
+      g.text = source.text() + " == " + in.repr(constant);
       break;
     case Kind::TypeMatch:
       g.kind = "TYPE_MATCH";
-      g.text = "___check_type_id(" + source + ", " + typeName + ")";
+      g.text = "___check_type_id(" + source.text() + ", " + typeName + ")";
       break;
   }
   return g;

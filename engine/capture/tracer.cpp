@@ -1,38 +1,245 @@
 #include "engine/capture/tracer.h"
 
+#include <algorithm>
+#include <cctype>
+
 namespace kiln::capture {
 
-std::string fxBaseName(const std::string& target) {
-  std::string base = target.substr(target.rfind('.') + 1);
-  if (base == "truediv") return "truediv";
-  return base;
+std::string fxBaseName(const std::string& target) { return target.substr(target.rfind('.') + 1); }
+
+namespace {
+bool isConstant(const py::Value& v) {
+  switch (v->kind) {
+    case py::VK::None: case py::VK::Bool: case py::VK::Int: case py::VK::Float: case py::VK::Str: return true;
+    default: return false;
+  }
+}
+py::TensorObj* asTensor(const py::Value& v) { return v && v->kind == py::VK::Tensor ? static_cast<py::TensorObj*>(v.get()) : nullptr; }
+}  // namespace
+
+Tracer::Tracer(py::Interpreter& in, std::string fileBaseName, std::shared_ptr<py::ModuleObj> globals)
+    : in_(in), file_(std::move(fileBaseName)), globals_(std::move(globals)) {}
+
+py::Value Tracer::bindArg(const std::string& name, const py::Value& v) {
+  argValues[name] = v;
+  Source src = Source::local(name);
+  if (py::TensorObj* t = asTensor(v); t && !t->fake) {
+    auto fake = std::make_shared<py::TensorObj>(t->t.type(), -1);
+    lazy_[fake.get()] = t->t;
+    sources_[fake.get()] = src;
+    sources_[v.get()] = src;
+    liftedBy_[v.get()] = fake;
+    return fake;
+  }
+  if (isConstant(v)) guardConstant(src, v);
+  else sources_.emplace(v.get(), src);
+  return v;
 }
 
-py::Value Tracer::addInput(const std::string& localName, const tensor::Tensor& example, InputSource src) {
+ir::SourceLoc Tracer::here() const {
+  py::TraceFrame f = in_.currentLocation();
+  ir::SourceLoc l;
+  l.file = f.file == in_.file() ? file_ : f.file.substr(f.file.find_last_of('/') + 1);
+  l.line = f.span.line;
+  l.col = f.span.col;
+  l.function = f.function;
+  auto src = in_.sources().find(f.file);
+  if (src != in_.sources().end()) {
+    const std::string& text = src->second;
+    int line = 1;
+    size_t p = 0;
+    while (line < f.span.line && p < text.size()) { if (text[p] == '\n') ++line; ++p; }
+    size_t e = text.find('\n', p);
+    std::string code = text.substr(p, e == std::string::npos ? std::string::npos : e - p);
+    size_t b = code.find_first_not_of(" \t");
+    l.code = b == std::string::npos ? "" : code.substr(b);
+  }
+  return l;
+}
+
+void Tracer::guardConstant(const Source& src, const py::Value& v, bool moduleAttr) {
+  if (!guarded_.insert(src.text()).second) return;
+  Guard g;
+  g.kind = Guard::Kind::ConstantMatch;
+  g.source = src;
+  g.constant = v;
+  g.where = here();
+  g.line = g.where.line;
+  g.moduleIntAttr = moduleAttr && v->kind == py::VK::Int;
+  guards.push_back(std::move(g));
+}
+
+int Tracer::realize(py::TensorObj* t) {
+  auto it = lazy_.find(t);
+  if (it == lazy_.end()) return t->node;
+  const Source& src = sources_.at(t);
   ir::Node n;
   n.kind = ir::NodeKind::Placeholder;
-  n.target = "L_" + localName + "_";
-  n.name = "l_" + localName + "_";
-  n.types.push_back(example.type());
-  ir::Node& added = graph.add(std::move(n));
-  named_.insert(added.id);
-  inputs.push_back(std::move(src));
-  ir::TensorType fakeType = example.type();
-  return std::make_shared<py::TensorObj>(fakeType, added.id);
+  n.target = src.placeholderName();
+  n.name = n.target;
+  std::transform(n.name.begin(), n.name.end(), n.name.begin(), [](unsigned char c) { return std::tolower(c); });
+  n.types.push_back(it->second.type());
+  // Inputs go after the existing inputs, before any computation.
+  n.id = graph.nextId();
+  graph.reserveIds(n.id + 1);
+  n.name = graph.uniqueName(n.name);
+  size_t at = 0;
+  while (at < graph.nodes.size() && graph.nodes[at].kind == ir::NodeKind::Placeholder) ++at;
+  graph.nodes.insert(graph.nodes.begin() + static_cast<long>(at), n);
+  named_.insert(n.id);
+  t->node = n.id;
+  realized_[n.id] = {t, it->second};
+  inputs.push_back(GraphInput{src, n.id});
+  Guard g;
+  g.kind = Guard::Kind::TensorMatch;
+  g.source = src;
+  g.type = it->second.type();
+  g.line = in_.currentLocation().span.line;
+  guards.push_back(std::move(g));
+  lazy_.erase(it);
+  return n.id;
 }
 
-ir::Arg Tracer::toArg(py::Interpreter& in, const py::Value& v) {
+int Tracer::nodeOf(const py::Value& v) {
+  py::TensorObj* t = asTensor(v);
+  if (!t || !t->fake) return -1;
+  return t->node >= 0 ? t->node : realize(t);
+}
+
+bool Tracer::isInput(int node) const {
+  for (const auto& i : inputs)
+    if (i.node == node) return true;
+  return false;
+}
+
+const Source* Tracer::inputSource(int node) const {
+  for (const auto& i : inputs)
+    if (i.node == node) return &i.source;
+  return nullptr;
+}
+
+py::Value Tracer::lift(const tensor::Tensor& real, const Source& src) {
+  auto fake = std::make_shared<py::TensorObj>(real.type(), -1);
+  lazy_[fake.get()] = real;
+  sources_[fake.get()] = src;
+  realize(fake.get());  // attribute reads realize at once (Dynamo's input order relies on it)
+  return fake;
+}
+
+bool Tracer::search(const py::Value& root, const Source& src, const py::Obj* target, int depth, std::set<const py::Obj*>& seen) {
+  if (!root || !seen.insert(root.get()).second) return false;
+  sources_.emplace(root.get(), src);
+  if (root.get() == target) return true;
+  if (depth <= 0) return false;
+  if (root->kind == py::VK::Instance) {
+    auto* inst = static_cast<py::InstanceObj*>(root.get());
+    bool module = false;
+    for (const char* slot : {"_parameters", "_buffers", "_modules"}) {
+      py::Value d = inst->dict->getStr(slot);
+      if (!d || d->kind != py::VK::Dict) continue;
+      module = true;
+      for (auto& [k, v] : static_cast<py::DictObj*>(d.get())->items)
+        if (k->kind == py::VK::Str && search(v, src.attr(slot).item(static_cast<py::StrObj*>(k.get())->v), target, depth - 1, seen))
+          return true;
+    }
+    for (auto& [k, v] : inst->dict->items) {
+      if (k->kind != py::VK::Str) continue;
+      const std::string& name = static_cast<py::StrObj*>(k.get())->v;
+      if (module && (name == "_parameters" || name == "_buffers" || name == "_modules")) continue;
+      if (search(v, src.attr(name), target, depth - 1, seen)) return true;
+    }
+  }
+  return false;
+}
+
+const Source* Tracer::sourceOf(const py::Obj* o) {
+  auto it = sources_.find(o);
+  if (it != sources_.end()) return &it->second;
+  std::set<const py::Obj*> seen;
+  for (const auto& [name, v] : argValues)
+    if (search(v, Source::local(name), o, 6, seen)) return &sources_.at(o);
+  for (const auto& [name, v] : closureValues)
+    if (search(v, Source::local(name), o, 6, seen)) return &sources_.at(o);
+  for (const auto& [name, v] : globals_->scope->vars) {
+    if (!v || v->kind == py::VK::Module || v->kind == py::VK::Function || v->kind == py::VK::Builtin || v->kind == py::VK::Class) continue;
+    if (search(v, Source::global(name), o, 6, seen)) return &sources_.at(o);
+  }
+  return nullptr;
+}
+
+py::Value Tracer::onAttribute(const py::Value& obj, const std::string& name, py::Value result) {
+  const Source* base = sourceOf(obj.get());
+  if (!base) return result;
+  Source src = base->attr(name);
+  if (obj->kind == py::VK::Instance) {
+    auto* inst = static_cast<py::InstanceObj*>(obj.get());
+    for (const char* slot : {"_parameters", "_buffers", "_modules"}) {
+      py::Value d = inst->dict->getStr(slot);
+      if (d && d->kind == py::VK::Dict && static_cast<py::DictObj*>(d.get())->getStr(name) && !inst->dict->getStr(name)) {
+        src = base->attr(slot).item(name);
+        break;
+      }
+    }
+  }
+  if (py::TensorObj* t = asTensor(result); t && !t->fake) {
+    auto it = liftedBy_.find(result.get());
+    if (it != liftedBy_.end()) return it->second;
+    py::Value fake = lift(t->t, src);
+    liftedBy_[result.get()] = fake;
+    return fake;
+  }
+  bool module = obj->kind == py::VK::Instance && static_cast<py::InstanceObj*>(obj.get())->dict->getStr("_modules");
+  if (isConstant(result)) guardConstant(src, result, module);
+  else sources_.emplace(result.get(), src);
+  return result;
+}
+
+py::Value Tracer::onClosure(const std::string& name, py::Value v) {
+  if (!closureValues.count(name) || closureValues[name] != v) return v;
+  Source src = Source::local(name);
+  if (py::TensorObj* t = asTensor(v); t && !t->fake) {
+    auto it = liftedBy_.find(v.get());
+    if (it != liftedBy_.end()) return it->second;
+    py::Value fake = lift(t->t, src);
+    liftedBy_[v.get()] = fake;
+    return fake;
+  }
+  if (isConstant(v)) guardConstant(src, v);
+  else sources_.emplace(v.get(), src);
+  return v;
+}
+
+py::Value Tracer::onGlobal(const std::string& name, py::Value v) {
+  Source src = Source::global(name);
+  if (py::TensorObj* t = asTensor(v); t && !t->fake) {
+    auto it = liftedBy_.find(v.get());
+    if (it != liftedBy_.end()) return it->second;
+    py::Value fake = lift(t->t, src);
+    liftedBy_[v.get()] = fake;
+    return fake;
+  }
+  if (isConstant(v)) guardConstant(src, v);
+  else if (v->kind == py::VK::Instance) sources_.emplace(v.get(), src);
+  return v;
+}
+
+ir::Arg Tracer::toArg(const py::Value& v) {
   switch (v->kind) {
     case py::VK::Tensor: {
       auto* t = static_cast<py::TensorObj*>(v.get());
       if (!t->fake) {
-        // A real tensor captured from outside (a global or closure): Dynamo lifts it to an
-        // input; the skeleton reports it as unsupported rather than baking in a constant.
+        auto lifted = liftedBy_.find(v.get());
+        if (lifted != liftedBy_.end()) return ir::Arg::ref(nodeOf(lifted->second));
+        if (const Source* s = sourceOf(v.get())) {
+          py::Value fake = lift(t->t, *s);
+          liftedBy_[v.get()] = fake;
+          return ir::Arg::ref(nodeOf(fake));
+        }
         throw Unsupported("KB010", "Tensor from outside the compiled region",
-                          "A tensor that is neither an argument nor computed in the function was used; lifting such "
-                          "tensors to graph inputs is not implemented yet.");
+                          "A tensor that is neither reachable from the function's arguments or globals nor computed in "
+                          "the function was used; Kiln cannot make it a graph input.");
       }
-      return ir::Arg::ref(t->node);
+      return ir::Arg::ref(nodeOf(v));
     }
     case py::VK::None: return ir::Arg::none();
     case py::VK::Bool: return ir::Arg::boolean(static_cast<py::BoolObj*>(v.get())->v);
@@ -43,7 +250,7 @@ ir::Arg Tracer::toArg(py::Interpreter& in, const py::Value& v) {
     case py::VK::Tuple:
     case py::VK::List: {
       std::vector<ir::Arg> items;
-      for (auto& x : in.iterate(v)) items.push_back(toArg(in, x));
+      for (auto& x : in_.iterate(v)) items.push_back(toArg(x));
       return ir::Arg::listOf(std::move(items));
     }
     default:
@@ -52,29 +259,28 @@ ir::Arg Tracer::toArg(py::Interpreter& in, const py::Value& v) {
   }
 }
 
-py::Value Tracer::record(py::Interpreter& in, const std::string& target, ir::NodeKind kind, const std::vector<py::Value>& args,
+py::Value Tracer::record(const std::string& target, ir::NodeKind kind, const std::vector<py::Value>& args,
                          const std::vector<std::pair<std::string, py::Value>>& kwargs, const ir::TensorType& result) {
   ir::Node n;
   n.kind = kind;
   n.target = target;
   n.name = fxBaseName(target);
-  for (const auto& a : args) n.args.push_back(toArg(in, a));
-  for (const auto& [k, v] : kwargs) n.kwargs.emplace_back(k, toArg(in, v));
+  for (const auto& a : args) n.args.push_back(toArg(a));
+  for (const auto& [k, v] : kwargs) n.kwargs.emplace_back(k, toArg(v));
   n.types.push_back(result);
   // Provenance is the innermost frame of the user's script: calls made inside library code
   // (an nn.Linear's forward in the prelude) are attributed to the user line that led there,
   // as Dynamo attributes them.
-  py::TraceFrame here = in.currentLocation();
-  for (const auto& f : in.userStack())
-    if (f.file == in.file()) here = f;
+  py::TraceFrame here = in_.currentLocation();
+  for (const auto& f : in_.userStack())
+    if (f.file == in_.file()) here = f;
   n.prov.loc.file = file_;
   n.prov.loc.line = here.span.line;
   n.prov.loc.col = here.span.col;
   n.prov.loc.endLine = here.span.endLine;
   n.prov.loc.endCol = here.span.endCol;
   n.prov.loc.function = here.function;
-  // The source line, stripped, as FX's "code:" comment shows it.
-  const std::string& src = in.source();
+  const std::string& src = in_.source();
   int line = 1;
   size_t p = 0;
   while (line < here.span.line && p < src.size()) { if (src[p] == '\n') ++line; ++p; }
@@ -82,8 +288,8 @@ py::Value Tracer::record(py::Interpreter& in, const std::string& target, ir::Nod
   std::string text = src.substr(p, e == std::string::npos ? std::string::npos : e - p);
   size_t b = text.find_first_not_of(" \t");
   n.prov.loc.code = b == std::string::npos ? "" : text.substr(b);
-  for (const auto& f : in.userStack()) {
-    if (f.file != in.file()) continue;
+  for (const auto& f : in_.userStack()) {
+    if (f.file != in_.file()) continue;
     ir::SourceLoc l;
     l.file = file_;
     l.line = f.span.line;
@@ -98,13 +304,33 @@ py::Value Tracer::record(py::Interpreter& in, const std::string& target, ir::Nod
 void Tracer::nameHint(const py::Value& v, const std::string& name) {
   if (v->kind != py::VK::Tensor) return;
   auto* t = static_cast<py::TensorObj*>(v.get());
-  if (!t->fake || named_.count(t->node)) return;
+  if (!t->fake || t->node < 0 || named_.count(t->node)) return;
   named_.insert(t->node);
   ir::Node* n = graph.find(t->node);
   if (!n || n->name == name) return;
-  std::string old = n->name;
   n->name = "";  // free the old name before choosing
   n->name = graph.uniqueName(name);
+}
+
+void Tracer::truncate(size_t nextIdAtBreak) {
+  int limit = static_cast<int>(nextIdAtBreak);
+  std::vector<GraphInput> kept;
+  for (const auto& i : inputs) {
+    if (i.node < limit) { kept.push_back(i); continue; }
+    // The input goes back to lazy: a later use realizes it again.
+    auto r = realized_.find(i.node);
+    if (r != realized_.end()) {
+      r->second.first->node = -1;
+      lazy_[r->second.first] = r->second.second;
+      realized_.erase(r);
+    }
+    guards.erase(std::remove_if(guards.begin(), guards.end(),
+                                [&](const Guard& g) { return g.kind == Guard::Kind::TensorMatch && g.source == i.source; }),
+                 guards.end());
+  }
+  inputs = kept;
+  graph.nodes.erase(std::remove_if(graph.nodes.begin(), graph.nodes.end(), [&](const ir::Node& n) { return n.id >= limit; }),
+                    graph.nodes.end());
 }
 
 void Tracer::finish(const std::vector<int>& outputs) {

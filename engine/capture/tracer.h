@@ -1,12 +1,20 @@
 // Tracer: builds the captured graph while the interpreter evaluates a compiled function with
-// fake tensors. Every torch-level call that touches a fake tensor becomes a node, named and
-// annotated the way Dynamo does it (node named after the op, renamed to the local variable it
-// is first stored into; source line, function and module path kept as provenance).
+// fake tensors, as Dynamo's symbolic evaluation does:
+//  - every torch-level call touching a fake tensor becomes a node, named after the op and
+//    renamed to the local it is first stored into, with source line and user stack;
+//  - tensors the function reads (arguments, module parameters and buffers, globals) become
+//    graph inputs when first used, named after their source (L_self_modules_fc_parameters_weight_),
+//    each with a TENSOR_MATCH guard;
+//  - Python constants it reads through a source (self.counter, G['SCALE'], n) become
+//    CONSTANT_MATCH guards.
 #pragma once
 
+#include "engine/capture/guards.h"
+#include "engine/capture/source.h"
 #include "engine/ir/graph.h"
 #include "engine/python/interpreter.h"
 
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -15,7 +23,8 @@
 namespace kiln::capture {
 
 // Thrown during capture when the function does something that must not be traced (a graph
-// break in Dynamo's terms). Carries Dynamo's gb_type title and explanation.
+// break). Carries Dynamo's gb_type title and explanation, and — filled in by the interpreter
+// as it unwinds — where in the top frame the break happened.
 class Unsupported : public std::runtime_error {
  public:
   Unsupported(std::string code, std::string title, std::string explanation, std::vector<std::string> hints = {})
@@ -25,36 +34,78 @@ class Unsupported : public std::runtime_error {
   std::vector<std::string> hints;
   py::TraceFrame where;
   std::vector<py::TraceFrame> stack;
+
+  // Where the break sits in the compiled (top) frame.
+  enum class At { Unknown, Call, Branch } at = At::Unknown;
+  const py::Stmt* stmt = nullptr;      // the top-frame statement being executed
+  const py::Expr* expr = nullptr;      // Call: the top-frame call expression; Branch: the test
+  py::Value callee;                    // Call: the callee value; Branch: the test value
+  std::vector<py::Value> args;         // Call: evaluated positional arguments
+  std::vector<std::pair<std::string, py::Value>> kwargs;
+  size_t graphSize = 0;                // node ids below this existed before the breaking call began
+  std::shared_ptr<py::Scope> scope;    // the compiled frame's variables when the break happened
 };
 
-// How a graph input is fetched when the compiled code runs.
-struct InputSource {
-  std::string source;  // Dynamo's spelling: L['x']
-  int argIndex = -1;   // positional argument of the frame
+struct GraphInput {
+  Source source;
+  int node = -1;
 };
 
 class Tracer {
  public:
-  explicit Tracer(std::string fileBaseName) : file_(std::move(fileBaseName)) {}
+  Tracer(py::Interpreter& in, std::string fileBaseName, std::shared_ptr<py::ModuleObj> globals);
 
-  // A graph input for a real tensor argument: a placeholder and the fake tensor standing for it.
-  py::Value addInput(const std::string& localName, const tensor::Tensor& example, InputSource src);
+  // Binds a frame argument: tensors become lazy graph inputs (realized at first use), Python
+  // constants get a CONSTANT_MATCH guard, objects become roots for finding sources.
+  py::Value bindArg(const std::string& name, const py::Value& v);
   // Records a call on fake tensors; returns the fake result.
-  py::Value record(py::Interpreter& in, const std::string& target, ir::NodeKind kind,
-                   const std::vector<py::Value>& args, const std::vector<std::pair<std::string, py::Value>>& kwargs,
-                   const ir::TensorType& result);
-  // A store of a fake tensor into a local: the node takes the variable's name (once).
+  py::Value record(const std::string& target, ir::NodeKind kind, const std::vector<py::Value>& args,
+                   const std::vector<std::pair<std::string, py::Value>>& kwargs, const ir::TensorType& result);
+  // Interpreter hooks while capturing (return the value the program should see).
+  py::Value onAttribute(const py::Value& obj, const std::string& name, py::Value result);
+  py::Value onGlobal(const std::string& name, py::Value v);
+  // A free variable of the compiled function: a source root, read like a local (L['offset']).
+  void addClosure(const std::string& name, const py::Value& v) { closureValues[name] = v; }
+  py::Value onClosure(const std::string& name, py::Value v);
   void nameHint(const py::Value& v, const std::string& name);
-  // Finishes the graph with an output node over `outputs` (node ids).
+  void onTopExpr(const py::Expr* e, const py::Value& v) { exprValues[e] = v; }
+
+  // The graph node a fake tensor stands for (realizing a lazy input); -1 if not fake.
+  int nodeOf(const py::Value& v);
+  // The source of a tensor/object the function can reach (arguments, globals), if any.
+  const Source* sourceOf(const py::Obj* o);
+  bool isInput(int node) const;
+  const Source* inputSource(int node) const;
+
+  // Truncates the graph to its first `n` nodes (a break inside a call discards the callee's ops).
+  void truncate(size_t n);
   void finish(const std::vector<int>& outputs);
 
   ir::Graph graph;
-  std::vector<InputSource> inputs;
+  std::vector<GraphInput> inputs;            // in placeholder order
+  std::vector<Guard> guards;
+  std::map<std::string, py::Value> argValues;  // frame arguments by name (capture-time values)
+  std::map<std::string, py::Value> closureValues;  // free variables by name
+  std::map<const py::Expr*, py::Value> exprValues;  // top-frame expression values (stack at a break)
+  size_t topDepth = 0;                        // interpreter frame depth of the compiled function
 
  private:
-  ir::Arg toArg(py::Interpreter& in, const py::Value& v);
+  ir::Arg toArg(const py::Value& v);
+  int realize(py::TensorObj* t);
+  py::Value lift(const tensor::Tensor& real, const Source& src);
+  void guardConstant(const Source& src, const py::Value& v, bool moduleAttr = false);
+  ir::SourceLoc here() const;
+  bool search(const py::Value& root, const Source& src, const py::Obj* target, int depth, std::set<const py::Obj*>& seen);
+
+  py::Interpreter& in_;
   std::string file_;
+  std::shared_ptr<py::ModuleObj> globals_;
   std::set<int> named_;
+  std::map<const py::Obj*, Source> sources_;        // known objects -> source
+  std::map<const py::Obj*, tensor::Tensor> lazy_;   // lazy fake inputs -> their real tensor
+  std::map<const py::Obj*, py::Value> liftedBy_;    // real TensorObj -> its fake stand-in
+  std::map<int, std::pair<py::TensorObj*, tensor::Tensor>> realized_;  // input node -> its fake and real tensor
+  std::set<std::string> guarded_;
 };
 
 // The FX name of a captured target: torch.cos -> cos, _operator.mul -> mul.

@@ -1,5 +1,7 @@
 #include "engine/ops/op_table.h"
 
+#include "engine/autograd/record.h"
+
 #include <stdexcept>
 
 namespace kiln::ops {
@@ -24,6 +26,11 @@ std::vector<OpDef>& table() {
     registerViewOps(v);
     registerCreationOps(v);
     registerWhereOp(v);
+    registerIndexOps(v);
+    registerNormOps(v);
+    registerLinalgOps(v);
+    registerRandomOps(v);
+    registerDerivatives(v);  // last: attaches backward formulas to the ops registered above
     return v;
   }();
   return t;
@@ -49,14 +56,29 @@ std::vector<const OpDef*> allOps() {
 }
 
 Val EagerDispatcher::call(const OpDef& op, const std::vector<Val>& args) {
+  if (op.eagerMulti) {
+    std::vector<Val> out;
+    for (auto& t : op.eagerMulti(args)) out.push_back(Val::of(std::move(t)));
+    Val r = Val::listOf(std::move(out));
+    autograd::recordEager(op, args, r);
+    return r;
+  }
   if (!op.eager) {
+    // A decomposition's ops record their own backward nodes (CompositeImplicitAutograd).
     if (op.decompose) return op.decompose(*this, args);
     throw std::logic_error("op " + op.name + " has no eager kernel");
   }
-  return Val::of(op.eager(args));
+  Val r = Val::of(op.eager(args));
+  autograd::recordEager(op, args, r);
+  return r;
 }
 
 Val MetaDispatcher::call(const OpDef& op, const std::vector<Val>& args) {
+  if (op.metaMulti) {
+    std::vector<Val> out;
+    for (auto& t : op.metaMulti(args)) out.push_back(Val::sym(std::move(t)));
+    return Val::listOf(std::move(out));
+  }
   return Val::sym(op.meta(args));
 }
 

@@ -26,6 +26,16 @@ struct PointwiseEmitter {
   virtual int constant(double v, ir::DType dtype) = 0;
 };
 
+// What a derivative formula sees (OpDef::backward): the op's arguments and result as the
+// forward saved them, the gradient of the result, and which arguments need a gradient.
+struct GradContext {
+  const std::vector<Val>& inputs;
+  const Val& output;      // a Val list for ops with several results
+  const Val& gradOutput;  // likewise (None where no gradient flows into a result)
+  std::vector<bool> needsGrad;  // per argument (a list argument counts once)
+  bool needs(size_t i) const { return i < needsGrad.size() && needsGrad[i]; }
+};
+
 struct OpDef {
   std::string name;  // "aten.mul.Tensor"
   OpKind kind = OpKind::Extern;
@@ -36,6 +46,15 @@ struct OpDef {
   // Pointwise ops only: the scalar body.
   std::function<int(PointwiseEmitter&, const std::vector<int>& operands, const std::vector<Val>& args,
                     ir::DType resultType)> pointwise;
+  // Ops with several results (max.dim, var_mean, native_layer_norm): every result's type and
+  // value; the dispatchers return them as a Val list. `meta` then gives the first result.
+  std::function<std::vector<ir::TensorType>(const std::vector<Val>&)> metaMulti;
+  std::function<std::vector<tensor::Tensor>(const std::vector<Val>&)> eagerMulti;
+  // The derivative (engine/autograd/derivatives_*.cpp attach them): one gradient per argument
+  // (None when it has none; a Val list for a list argument), written with ATen ops against a
+  // Dispatcher so eager backward runs it and a graph-recording dispatcher can trace it.
+  std::function<std::vector<Val>(Dispatcher&, const GradContext&)> backward;
+  std::string backwardName;  // grad_fn name as PyTorch prints it: "MulBackward0"
 };
 
 const OpDef* findOp(std::string_view name);
@@ -73,5 +92,11 @@ void registerReductionOps(std::vector<OpDef>& table);
 void registerViewOps(std::vector<OpDef>& table);
 void registerCreationOps(std::vector<OpDef>& table);
 void registerWhereOp(std::vector<OpDef>& table);
+void registerIndexOps(std::vector<OpDef>& table);
+void registerNormOps(std::vector<OpDef>& table);
+void registerLinalgOps(std::vector<OpDef>& table);  // mm/addmm/bmm, embedding, convolution, pooling, padding
+void registerRandomOps(std::vector<OpDef>& table);  // engine/torch/random.cpp
+// Attaches derivative formulas (engine/autograd/derivatives_*.cpp); runs after every family.
+void registerDerivatives(std::vector<OpDef>& table);
 
 }  // namespace kiln::ops

@@ -65,6 +65,14 @@ const Unary kUnary[] = {
     {"aten.reciprocal.default", kir::Op::Recip, [](double x) { return 1.0 / x; }, true},
     {"aten.floor.default", kir::Op::Floor, [](double x) { return std::floor(x); }, false},
     {"aten.ceil.default", kir::Op::Ceil, [](double x) { return std::ceil(x); }, false},
+    {"aten.sign.default", kir::Op::Const, [](double x) { return std::isnan(x) ? x : double((x > 0) - (x < 0)); }, false},
+    {"aten.log1p.default", kir::Op::Const, [](double x) { return std::log1p(x); }, true},
+    {"aten.expm1.default", kir::Op::Const, [](double x) { return std::expm1(x); }, true},
+    {"aten.log2.default", kir::Op::Const, [](double x) { return std::log2(x); }, true},
+    {"aten.trunc.default", kir::Op::Const, [](double x) { return std::trunc(x); }, false},
+    {"aten.round.default", kir::Op::Const, [](double x) { return std::nearbyint(x); }, false},
+    {"aten.tan.default", kir::Op::Const, [](double x) { return std::tan(x); }, true},
+    {"aten.atan.default", kir::Op::Const, [](double x) { return std::atan(x); }, true},
 };
 
 struct Binary {
@@ -79,6 +87,28 @@ int64_t floorDivMod(int64_t a, int64_t b) {
   if (b == 0) throw TorchError("ZeroDivisionError", "ZeroDivisionError");
   int64_t r = a % b;
   if (r != 0 && ((r < 0) != (b < 0))) r += b;
+  return r;
+}
+
+int64_t floorDiv(int64_t a, int64_t b) {
+  if (b == 0) throw TorchError("RuntimeError", "ZeroDivisionError");
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+double powFloat(double a, double b) { return std::pow(a, b); }
+int64_t ipow(int64_t a, int64_t b) {
+  if (b < 0) {
+    if (a == 1) return 1;
+    if (a == -1) return (b % 2) ? -1 : 1;
+    throw TorchError("RuntimeError", "Integers to negative integer powers are not allowed.");
+  }
+  int64_t r = 1;
+  while (b) {
+    if (b & 1) r *= a;
+    a *= a;
+    b >>= 1;
+  }
   return r;
 }
 
@@ -97,6 +127,19 @@ const Binary kBinary[] = {
     {"aten.ge.Tensor", kir::Op::Ge, [](double a, double b) { return double(a >= b); }, nullptr, Binary::Bool},
     {"aten.eq.Tensor", kir::Op::Eq, [](double a, double b) { return double(a == b); }, nullptr, Binary::Bool},
     {"aten.ne.Tensor", kir::Op::Ne, [](double a, double b) { return double(a != b); }, nullptr, Binary::Bool},
+    // pow(x, scalar): ints stay exact (x ** 2 of an int64 tensor is int64).
+    {"aten.pow.Tensor_Scalar", kir::Op::Pow, powFloat, ipow, Binary::Promote},
+    // clamp_min/clamp_max: NaN in x propagates, as torch.clamp does.
+    {"aten.clamp_min.default", kir::Op::Max, [](double a, double b) { return std::isnan(a) ? a : std::max(a, b); }, [](int64_t a, int64_t b) { return std::max(a, b); }, Binary::Promote},
+    {"aten.clamp_max.default", kir::Op::Min, [](double a, double b) { return std::isnan(a) ? a : std::min(a, b); }, [](int64_t a, int64_t b) { return std::min(a, b); }, Binary::Promote},
+    {"aten.logical_and.default", kir::Op::And, [](double a, double b) { return double(a != 0 && b != 0); }, nullptr, Binary::Bool},
+    {"aten.logical_or.default", kir::Op::Or, [](double a, double b) { return double(a != 0 || b != 0); }, nullptr, Binary::Bool},
+    {"aten.logical_xor.default", kir::Op::Ne, [](double a, double b) { return double((a != 0) != (b != 0)); }, nullptr, Binary::Bool},
+    {"aten.bitwise_and.Tensor", kir::Op::And, nullptr, [](int64_t a, int64_t b) { return a & b; }, Binary::Promote},
+    {"aten.bitwise_or.Tensor", kir::Op::Or, nullptr, [](int64_t a, int64_t b) { return a | b; }, Binary::Promote},
+    {"aten.bitwise_xor.Tensor", kir::Op::Ne, nullptr, [](int64_t a, int64_t b) { return a ^ b; }, Binary::Promote},
+    {"aten.floor_divide.default", kir::Op::Const, [](double a, double b) { return std::floor(a / b); }, floorDiv, Binary::Promote},
+    {"aten.atan2.default", kir::Op::Const, [](double a, double b) { return std::atan2(a, b); }, nullptr, Binary::Float},
 };
 
 ir::DType unaryType(const Val& x, bool floatOnly) {
@@ -114,6 +157,13 @@ ir::DType binaryType(const Binary& b, const Val& x, const Val& y) {
 Tensor unaryKernel(const Unary& u, const Tensor& x, ir::DType outType) {
   Tensor out = Tensor::empty(x.sizes(), outType);
   Shape os = out.strides();
+  if (x.dtype() == ir::DType::Float32 && outType == ir::DType::Float32) {
+    float* op = out.ptr<float>();
+    const float* xp = x.ptr<float>();
+    auto fn = u.fn;
+    forEachIndex<2>(x.sizes(), {&os, &x.strides()}, [&](const std::array<int64_t, 2>& o) { op[o[0]] = static_cast<float>(fn(xp[o[1]])); });
+    return out;
+  }
   forEachIndex<2>(x.sizes(), {&os, &x.strides()}, [&](const std::array<int64_t, 2>& o) {
     out.storeAt(o[0], u.fn(x.loadAt(o[1])));
   });
@@ -127,6 +177,24 @@ Tensor binaryKernel(const Binary& b, const Val& xv, const Val& yv, ir::DType out
   Shape sizes = tensor::broadcastShapes(x.sizes(), y.sizes());
   Tensor out = Tensor::empty(sizes, outType);
   Shape os = out.strides(), xs = tensor::broadcastStrides(x, sizes), ys = tensor::broadcastStrides(y, sizes);
+  if (!b.fn && ir::isFloating(compute))
+    throw TorchError("RuntimeError", std::string("\"") + (std::string(b.name).find("and") != std::string::npos ? "bitwise_and" :
+                                                          std::string(b.name).find("xor") != std::string::npos ? "bitwise_xor" : "bitwise_or") +
+                                         "_cpu\" not implemented for '" + (compute == ir::DType::Float64 ? "Double" : "Float") + "'");
+  if (compute == ir::DType::Float32 && outType == ir::DType::Float32 && x.dtype() == compute && y.dtype() == compute) {
+    // float32 fast path: typed pointers, no per-element dtype switch.
+    float* op = out.ptr<float>();
+    const float* xp = x.ptr<float>();
+    const float* yp = y.ptr<float>();
+    auto fn = b.fn;
+    if (x.isContiguous() && y.isContiguous() && x.sizes() == sizes && y.sizes() == sizes) {
+      const int64_t n = out.numel();
+      for (int64_t i = 0; i < n; ++i) op[i] = static_cast<float>(fn(xp[i], yp[i]));
+    } else {
+      forEachIndex<3>(sizes, {&os, &xs, &ys}, [&](const std::array<int64_t, 3>& o) { op[o[0]] = static_cast<float>(fn(xp[o[1]], yp[o[2]])); });
+    }
+    return out;
+  }
   if (!ir::isFloating(compute) && b.ifn) {
     forEachIndex<3>(sizes, {&os, &xs, &ys}, [&](const std::array<int64_t, 3>& o) {
       out.storeIntAt(o[0], b.ifn(x.loadIntAt(o[1]), y.loadIntAt(o[2])));
@@ -154,9 +222,11 @@ void registerPointwiseOps(std::vector<OpDef>& t) {
       return ty;
     };
     d.eager = [&u](const std::vector<Val>& a) { return unaryKernel(u, a.at(0).t, unaryType(a[0], u.floatOnly)); };
-    d.pointwise = [&u](PointwiseEmitter& e, const std::vector<int>& in, const std::vector<Val>&, ir::DType rt) {
-      return e.emit(u.op, {in.at(0)}, rt);
-    };
+    // Ops without a kernel-IR instruction (marked Const) run as extern calls for now.
+    if (u.op != kir::Op::Const)
+      d.pointwise = [&u](PointwiseEmitter& e, const std::vector<int>& in, const std::vector<Val>&, ir::DType rt) {
+        return e.emit(u.op, {in.at(0)}, rt);
+      };
     t.push_back(std::move(d));
   }
 
@@ -188,6 +258,10 @@ void registerPointwiseOps(std::vector<OpDef>& t) {
     d.kind = OpKind::Pointwise;
     d.meta = [&b](const std::vector<Val>& a) { return broadcastType(a, binaryType(b, a.at(0), a.at(1))); };
     d.eager = [&b](const std::vector<Val>& a) { return binaryKernel(b, a.at(0), a.at(1), binaryType(b, a.at(0), a.at(1))); };
+    if (b.op == kir::Op::Const || b.result == Binary::Bool && (b.op == kir::Op::And || b.op == kir::Op::Or) || !b.fn) {
+      t.push_back(std::move(d));
+      continue;
+    }
     d.pointwise = [&b](PointwiseEmitter& e, const std::vector<int>& in, const std::vector<Val>& args, ir::DType rt) {
       // Operands are computed in the promoted type; comparisons produce bool.
       ir::DType compute = b.result == Binary::Bool ? promoteTypes(args.at(0), args.at(1)) : rt;
@@ -204,6 +278,39 @@ void registerPointwiseOps(std::vector<OpDef>& t) {
       int y = operand(args.at(1));
       return e.emit(b.op, {x, y}, rt);
     };
+    t.push_back(std::move(d));
+  }
+
+  // logical_not: bool result; bitwise_not: ~x (bool: logical not, integers: two's complement).
+  for (bool logical : {true, false}) {
+    OpDef d;
+    d.name = logical ? "aten.logical_not.default" : "aten.bitwise_not.default";
+    d.kind = OpKind::Pointwise;
+    d.meta = [logical](const std::vector<Val>& a) {
+      ir::TensorType ty = a.at(0).tensorType();
+      if (!logical && ir::isFloating(ty.dtype))
+        throw TorchError("RuntimeError", "\"bitwise_not_cpu\" not implemented for 'Float'");
+      if (logical) ty.dtype = ir::DType::Bool;
+      ty.strides.clear();
+      ty.requiresGrad = false;
+      return ty;
+    };
+    d.eager = [logical, meta = d.meta](const std::vector<Val>& a) {
+      ir::DType dt = meta(a).dtype;
+      const Tensor& x = a.at(0).t;
+      Tensor out = Tensor::empty(x.sizes(), dt);
+      Shape os = out.strides();
+      forEachIndex<2>(x.sizes(), {&os, &x.strides()}, [&](const std::array<int64_t, 2>& o) {
+        if (logical || dt == ir::DType::Bool) out.storeIntAt(o[0], x.loadAt(o[1]) == 0.0);
+        else out.storeIntAt(o[0], ~x.loadIntAt(o[1]));
+      });
+      return out;
+    };
+    if (logical)
+      d.pointwise = [](PointwiseEmitter& e, const std::vector<int>& in, const std::vector<Val>& args, ir::DType rt) {
+        ir::DType src = args.at(0).tensorType().dtype;
+        return e.emit(kir::Op::Eq, {in.at(0), e.constant(0.0, src)}, rt);
+      };
     t.push_back(std::move(d));
   }
 

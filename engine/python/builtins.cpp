@@ -1,6 +1,7 @@
 // Python builtins: functions, builtin classes and their methods, exceptions, repr/str.
 #include "engine/python/interpreter.h"
 
+#include "engine/capture/tracer.h"
 #include "engine/python/pyformat.h"
 #include "engine/torch/tensor_protocol.h"
 
@@ -460,6 +461,23 @@ void Interpreter::installBuiltins() {
   }
 
   def("print", [](Interpreter& in, CallArgs& a) {
+    if (in.tracer) {
+      // print cannot be traced: a graph break, worded as Dynamo words it.
+      std::string types;
+      for (size_t i = 0; i < a.args.size(); ++i) types += (i ? ", '" : "'") + typeName(a.args[i]) + "'";
+      std::string sig = "[" + types + "]";
+      capture::Unsupported u("KB002", "Failed to trace builtin operator",
+                             "Dynamo does not know how to trace builtin operator `print` with argument types " + sig +
+                                 " (has_kwargs " + (a.kwargs.empty() ? "False" : "True") + ")",
+                             {"Avoid calling builtin `print` with argument types " + sig +
+                                  ". Consider using an equivalent alternative function/method to `print`.",
+                              "If you are attempting to call a logging function (e.g. `print`), you can try adding it to "
+                              "`torch._dynamo.config.reorderable_logging_functions`.",
+                              "Please report an issue to PyTorch."});
+      u.where = in.currentLocation();
+      u.stack = in.userStack();
+      throw u;
+    }
     std::string sep = " ", end = "\n";
     if (Value s = a.kwarg("sep"); s && !isNone(s)) sep = in.str(s);
     if (Value e = a.kwarg("end"); e && !isNone(e)) end = in.str(e);

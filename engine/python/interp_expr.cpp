@@ -1,7 +1,10 @@
 // Expression evaluation, attribute access, operators and calls.
 #include "engine/python/interpreter.h"
 
+#include "engine/capture/compile_context.h"
+#include "engine/capture/tracer.h"
 #include "engine/python/pyformat.h"
+#include "engine/torch/autograd_methods.h"
 #include "engine/torch/tensor_protocol.h"
 
 #include <algorithm>
@@ -29,6 +32,15 @@ bool mulOverflows(int64_t a, int64_t b, int64_t* out) { return __builtin_mul_ove
 }  // namespace
 
 Value Interpreter::eval(const Expr& e) {
+  if (!tracer) return evalExpr(e);
+  Value v = evalExpr(e);
+  // While capturing, the compiled frame's expression values are kept: at a graph break they
+  // are the evaluation stack the resume function receives.
+  if (frames_.size() == tracer->topDepth) tracer->onTopExpr(&e, v);
+  return v;
+}
+
+Value Interpreter::evalExpr(const Expr& e) {
   switch (e.kind) {
     case ExprKind::Name: {
       frames_.back().span = e.span;
@@ -46,7 +58,9 @@ Value Interpreter::eval(const Expr& e) {
     case ExprKind::Attribute: {
       Value obj = eval(*e.target);
       frames_.back().span = e.span;
-      return getAttr(obj, e.name);
+      Value v = getAttr(obj, e.name);
+      if (tracer) v = tracer->onAttribute(obj, e.name, v);
+      return v;
     }
     case ExprKind::Call: return evalCall(e);
     case ExprKind::BinOp: {
@@ -276,18 +290,46 @@ Value Interpreter::evalCall(const Expr& e) {
   }
   frames_.back().span = e.span;
   Span saved = e.span;
-  Value r = call(fn, args);
+  Value r;
+  if (tracer && frames_.size() == tracer->topDepth) {
+    // A graph break inside this call resumes after it: remember what was on the stack.
+    size_t mark = static_cast<size_t>(tracer->graph.nextId());
+    try {
+      r = call(fn, args);
+    } catch (capture::Unsupported& u) {
+      if (u.at == capture::Unsupported::At::Unknown) {
+        u.at = capture::Unsupported::At::Call;
+        u.expr = &e;
+        u.stmt = frames_.back().stmt;
+        u.callee = fn;
+        u.args = args.args;
+        u.kwargs = args.kwargs;
+        u.graphSize = mark;
+        u.scope = frames_.back().scope;
+      }
+      throw;
+    }
+  } else {
+    r = call(fn, args);
+  }
   frames_.back().span = saved;
   return r;
 }
 
 Value Interpreter::call(const Value& fn, CallArgs& args) {
   switch (fn->kind) {
-    case VK::Function: return callFunction(*static_cast<FunctionObj*>(fn.get()), args, nullptr);
+    case VK::Function:
+      if (interceptDepth > 0 && compiler && !tracer && isUserFunction(*static_cast<FunctionObj*>(fn.get())))
+        return compiler->callIntercepted(*this, fn, args, nullptr);
+      return callFunction(*static_cast<FunctionObj*>(fn.get()), args, nullptr);
     case VK::Builtin: return static_cast<BuiltinObj*>(fn.get())->fn(*this, args);
     case VK::BoundMethod: {
       auto* bm = static_cast<BoundMethodObj*>(fn.get());
-      if (bm->fn->kind == VK::Function) return callFunction(*static_cast<FunctionObj*>(bm->fn.get()), args, bm->self);
+      if (bm->fn->kind == VK::Function) {
+        if (interceptDepth > 0 && compiler && !tracer && isUserFunction(*static_cast<FunctionObj*>(bm->fn.get())))
+          return compiler->callIntercepted(*this, bm->fn, args, bm->self);
+        return callFunction(*static_cast<FunctionObj*>(bm->fn.get()), args, bm->self);
+      }
       args.args.insert(args.args.begin(), bm->self);
       return call(bm->fn, args);
     }
@@ -464,10 +506,7 @@ void Interpreter::setAttr(const Value& obj, const std::string& name, Value v) {
     return;
   }
   if (obj->kind == VK::Tensor) {
-    auto* t = static_cast<TensorObj*>(obj.get());
-    if (name == "grad") { t->grad = v; return; }
-    if (name == "requires_grad") { t->t.setRequiresGrad(truthy(v)); return; }
-    if (name == "data" && v->kind == VK::Tensor) { t->t = static_cast<TensorObj*>(v.get())->t; return; }
+    if (torchapi::autogradSetAttr(*this, obj, name, v)) return;  // .grad, .requires_grad, .data
   }
   raise("AttributeError", "'" + typeName(obj) + "' object attribute '" + name + "' is read-only");
 }

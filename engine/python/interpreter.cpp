@@ -188,12 +188,20 @@ Value Interpreter::lookupName(const std::string& name, const Span& span) {
   if (!(f.globalsDecl && f.globalsDecl->count(name))) {
     for (Scope* s = f.locals ? f.scope->parent.get() : nullptr; s; s = s->parent.get()) {
       auto it = s->vars.find(name);
-      if (it != s->vars.end()) return it->second;
+      if (it != s->vars.end()) {
+        if (tracer && frames_.size() == tracer->topDepth) return tracer->onClosure(name, it->second);
+        return it->second;
+      }
     }
   }
   auto& g = f.module->scope->vars;
   auto it = g.find(name);
-  if (it != g.end()) return it->second;
+  if (it != g.end()) {
+    // Globals of the user's script read while capturing are guarded (constants) or become
+    // graph inputs (tensors).
+    if (tracer && f.module == main_) return tracer->onGlobal(name, it->second);
+    return it->second;
+  }
   auto b = builtins_.find(name);
   if (b != builtins_.end()) return b->second;
   raise("NameError", "name '" + name + "' is not defined");
@@ -306,6 +314,7 @@ void Interpreter::deleteTarget(const Expr& t) {
 
 Interpreter::Flow Interpreter::exec(const Stmt& s) {
   frames_.back().span = s.span;
+  frames_.back().stmt = &s;
   switch (s.kind) {
     case StmtKind::Expr: eval(*s.value); return Flow::Normal;
     case StmtKind::Assign: {
@@ -317,7 +326,11 @@ Interpreter::Flow Interpreter::exec(const Stmt& s) {
       const Expr& t = *s.target;
       Value cur, obj, idx;
       if (t.kind == ExprKind::Name) cur = lookupName(t.name, t.span);
-      else if (t.kind == ExprKind::Attribute) { obj = eval(*t.target); cur = getAttr(obj, t.name); }
+      else if (t.kind == ExprKind::Attribute) {
+        obj = eval(*t.target);
+        cur = getAttr(obj, t.name);
+        if (tracer) cur = tracer->onAttribute(obj, t.name, cur);
+      }
       else { obj = eval(*t.target); idx = eval(*t.a); cur = subscript(obj, idx); }
       Value rhs = eval(*s.value);
       frames_.back().span = s.span;
@@ -343,7 +356,23 @@ Interpreter::Flow Interpreter::exec(const Stmt& s) {
       frames_.back().returnValue = s.value ? eval(*s.value) : None();
       return Flow::Return;
     case StmtKind::If: {
-      bool c = truthy(eval(*s.test));
+      Value v = eval(*s.test);
+      bool c;
+      try {
+        c = truthy(v);
+      } catch (capture::Unsupported& u) {
+        // A data-dependent branch in the compiled frame: it resumes in one of two functions.
+        if (tracer && frames_.size() == tracer->topDepth && u.at == capture::Unsupported::At::Unknown) {
+          u.at = capture::Unsupported::At::Branch;
+          u.stmt = &s;
+          u.expr = s.test.get();
+          u.callee = v;
+          u.graphSize = static_cast<size_t>(tracer->graph.nextId());
+          u.scope = frames_.back().scope;
+        }
+        throw;
+      }
+      frames_.back().stmt = &s;
       return execBody(c ? s.body : s.orelse);
     }
     case StmtKind::While: {

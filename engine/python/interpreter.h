@@ -89,6 +89,11 @@ class Interpreter {
   capture::Tracer* tracer = nullptr;
   // The compiler hooks torch.compile'd callables use (set by the driver).
   capture::CompileContext* compiler = nullptr;
+  // > 0 while a compiled function runs (Dynamo's frame callback is active): calls to the
+  // user's own functions from its eager parts are compiled as frames of their own.
+  int interceptDepth = 0;
+  size_t depth() const { return frames_.size(); }
+  bool isUserFunction(const FunctionObj& f) const { return f.module && f.module == main_; }
 
   // Guard against runaway recursion (Python's default limit).
   static constexpr int kMaxDepth = 1000;
@@ -104,6 +109,7 @@ class Interpreter {
     Span span;  // currently executing expression/statement
     Value returnValue;
     Value classSelf;  // for super(): the first argument of the method
+    const Stmt* stmt = nullptr;  // the statement executing (graph breaks resume after it)
     std::shared_ptr<ClassObj> classDef;  // for super(): the class the method was defined in
   };
 
@@ -124,6 +130,7 @@ class Interpreter {
   Flow execBody(const Body& body);
   Flow exec(const Stmt& s);
   Value eval(const Expr& e);
+  Value evalExpr(const Expr& e);
   Value evalCall(const Expr& e);
   Value evalComprehension(const Expr& e);
   Value evalFString(const Expr& e);

@@ -136,6 +136,7 @@ Tensor Tensor::view(const Shape& sizes, const Shape& strides, int64_t offset) co
   t.sizes_ = sizes;
   t.strides_ = strides;
   t.offset_ = offset;
+  t.autograd_.reset();  // a view is a new tensor (its own autograd identity)
   return t;
 }
 
@@ -153,7 +154,6 @@ Tensor Tensor::to(DType d) const {
     else
       out.storeAt(o[0], loadAt(o[1]));
   });
-  out.requiresGrad_ = false;
   return out;
 }
 
@@ -162,7 +162,7 @@ ir::TensorType Tensor::type() const {
   t.dtype = dtype_;
   for (auto s : sizes_) t.sizes.emplace_back(s);
   for (auto s : strides_) t.strides.emplace_back(s);
-  t.requiresGrad = requiresGrad_;
+  t.requiresGrad = requiresGrad();
   return t;
 }
 

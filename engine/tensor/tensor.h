@@ -11,9 +11,12 @@
 #include <string>
 #include <vector>
 
+namespace kiln::autograd { class Node; }
+
 namespace kiln::tensor {
 
 using ir::DType;
+struct AutogradMeta;
 using Shape = std::vector<int64_t>;
 
 // A user-visible runtime error, worded like PyTorch's (RuntimeError, IndexError ...).
@@ -60,8 +63,14 @@ class Tensor {
   int64_t numel() const;
   int64_t size(int64_t d) const;
   bool isContiguous() const;
-  bool requiresGrad() const { return requiresGrad_; }
-  void setRequiresGrad(bool v) { requiresGrad_ = v; }
+  // Autograd state lives in an AutogradMeta shared by every copy of this handle (like
+  // PyTorch's TensorImpl); views, clones and conversions are new tensors without it.
+  bool requiresGrad() const;
+  void setRequiresGrad(bool v);
+  const std::shared_ptr<AutogradMeta>& autograd() const { return autograd_; }
+  void setAutograd(std::shared_ptr<AutogradMeta> m) { autograd_ = std::move(m); }
+  // The same data as a new tensor outside the autograd graph (Tensor.detach()).
+  Tensor detach() const { Tensor t = *this; t.autograd_.reset(); return t; }
   const std::shared_ptr<Storage>& storage() const { return storage_; }
 
   void* data() { return static_cast<char*>(storage_->data()) + offset_ * ir::itemSize(dtype_); }
@@ -91,8 +100,25 @@ class Tensor {
   Shape sizes_;
   Shape strides_;
   int64_t offset_ = 0;
-  bool requiresGrad_ = false;
+  std::shared_ptr<AutogradMeta> autograd_;
 };
+
+// Per-tensor autograd state (engine/autograd records the graph; the tensor only carries it).
+struct AutogradMeta {
+  bool requiresGrad = false;
+  std::shared_ptr<autograd::Node> gradFn;          // null for leaves
+  int outputNr = 0;                                // which output of gradFn this tensor is
+  std::weak_ptr<autograd::Node> gradAccumulator;   // leaves: where backward accumulates .grad
+  Tensor grad;                                     // .grad (undefined = None)
+  bool retainsGrad = false;                        // non-leaf with retain_grad()
+};
+
+inline bool Tensor::requiresGrad() const { return autograd_ && autograd_->requiresGrad; }
+inline void Tensor::setRequiresGrad(bool v) {
+  if (!v && !autograd_) return;
+  if (!autograd_) autograd_ = std::make_shared<AutogradMeta>();
+  autograd_->requiresGrad = v;
+}
 
 std::string shapeStr(const Shape& s);  // [2, 3]
 // Broadcasts two shapes the way PyTorch does; throws TorchError on mismatch.

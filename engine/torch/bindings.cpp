@@ -80,7 +80,7 @@ Value callTorch(py::Interpreter& in, const std::string& target, ir::NodeKind kin
       ops::Val r = fn->impl(meta, ta);
       if (r.kind != ops::Val::Kind::Sym && r.kind != ops::Val::Kind::Tensor)
         in.raise("NotImplementedError", "capturing " + target + " (non-tensor result) is not supported yet");
-      return in.tracer->record(in, target, kind, args.args, args.kwargs, r.tensorType());
+      return in.tracer->record(target, kind, args.args, args.kwargs, r.tensorType());
     }
     ops::EagerDispatcher eager;
     return fromVal(in, fn->impl(eager, ta));

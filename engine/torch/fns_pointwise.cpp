@@ -11,7 +11,11 @@ using tensor::TorchError;
 namespace {
 
 // Python operator -> ATen op: scalars stay scalars (aten.mul.Tensor(x, 2) as in AOT graphs).
-Val binary(Dispatcher& d, const std::string& aten, const Val& a, const Val& b) { return d.call(aten, {a, b}); }
+Val binary(Dispatcher& d, const std::string& aten, const Val& a, const Val& b) {
+  // x ** 2 is pow.Tensor_Scalar in ATen graphs; a tensor exponent keeps pow.Tensor_Tensor.
+  if (aten == "aten.pow.Tensor_Tensor" && a.isTensor() && b.isScalar()) return d.call("aten.pow.Tensor_Scalar", {a, b});
+  return d.call(aten, {a, b});
+}
 
 void unary(std::vector<TorchFn>& t, const std::string& name, const std::string& aten) {
   auto impl = [aten, name](Dispatcher& d, const TArgs& a) { return d.call(aten, {tensorArg(a, 0, "input", name)}); };
@@ -33,6 +37,14 @@ const BinarySpec kBinaries[] = {
     {"eq", "eq", "torch.eq", "aten.eq.Tensor"},
     {"ne", "ne", "torch.ne", "aten.ne.Tensor"},
     {"pow", "pow", "torch.pow", "aten.pow.Tensor_Tensor"},
+    {"and_", "bitwise_and", "torch.bitwise_and", "aten.bitwise_and.Tensor"},
+    {"or_", "bitwise_or", "torch.bitwise_or", "aten.bitwise_or.Tensor"},
+    {"xor", "bitwise_xor", "torch.bitwise_xor", "aten.bitwise_xor.Tensor"},
+    {"floordiv", "floor_divide", "torch.floor_divide", "aten.floor_divide.default"},
+    {nullptr, "logical_and", "torch.logical_and", "aten.logical_and.default"},
+    {nullptr, "logical_or", "torch.logical_or", "aten.logical_or.default"},
+    {nullptr, "logical_xor", "torch.logical_xor", "aten.logical_xor.default"},
+    {nullptr, "atan2", "torch.atan2", "aten.atan2.default"},
     {nullptr, "maximum", "torch.maximum", "aten.maximum.default"},
     {nullptr, "minimum", "torch.minimum", "aten.minimum.default"},
 };
@@ -41,8 +53,20 @@ const BinarySpec kBinaries[] = {
 
 void registerPointwiseFns(std::vector<TorchFn>& t) {
   for (const char* n : {"exp", "log", "sin", "cos", "tanh", "sqrt", "rsqrt", "abs", "sigmoid", "erf", "neg", "reciprocal",
-                        "floor", "ceil", "relu"})
+                        "floor", "ceil", "relu", "sign", "log1p", "expm1", "log2", "trunc", "round", "tan", "atan",
+                        "logical_not", "bitwise_not"})
     unary(t, n, std::string("aten.") + n + ".default");
+  unary(t, "negative", "aten.neg.default");
+  unary(t, "absolute", "aten.abs.default");
+  unary(t, "sgn", "aten.sign.default");
+  unary(t, "silu", "aten.silu.default");
+  // ~x: logical not for bool tensors, bitwise not for integers.
+  t.push_back({"_operator.invert", ir::NodeKind::CallFunction,
+               [](Dispatcher& d, const TArgs& a) { return d.call("aten.bitwise_not.default", {tensorArg(a, 0, "input", "invert")}); }});
+  t.push_back({"square", ir::NodeKind::CallMethod,
+               [](Dispatcher& d, const TArgs& a) { return d.call("aten.pow.Tensor_Scalar", {a.args.at(0), Val::integer(2)}); }});
+  t.push_back({"torch.square", ir::NodeKind::CallFunction,
+               [](Dispatcher& d, const TArgs& a) { return d.call("aten.pow.Tensor_Scalar", {tensorArg(a, 0, "input", "square"), Val::integer(2)}); }});
   t.push_back({"_operator.neg", ir::NodeKind::CallFunction,
                [](Dispatcher& d, const TArgs& a) { return d.call("aten.neg.default", {a.args.at(0)}); }});
   t.push_back({"torch.nn.functional.relu", ir::NodeKind::CallFunction,
@@ -81,6 +105,12 @@ void registerPointwiseFns(std::vector<TorchFn>& t) {
     }
     t.push_back({b.torchFn, ir::NodeKind::CallFunction, impl});
     t.push_back({b.method, ir::NodeKind::CallMethod, impl});
+    // x.__eq__(0) and friends (Dynamo records some operators as these method calls).
+    if (b.op) {
+      std::string dunder = b.op;
+      if (dunder.back() == '_') dunder.pop_back();
+      t.push_back({"__" + dunder + "__", ir::NodeKind::CallMethod, impl});
+    }
   }
 }
 

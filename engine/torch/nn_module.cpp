@@ -162,7 +162,7 @@ void installNn(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& nn) {
   param->dict["__new__"] = py::makeBuiltin("Parameter.__new__", [](py::Interpreter& in, CallArgs& a) -> Value {
     if (a.args.size() < 2 || a.args[1]->kind != VK::Tensor) in.raise("TypeError", "Parameter() expects a Tensor");
     auto* src = static_cast<py::TensorObj*>(a.args[1].get());
-    auto p = std::make_shared<py::TensorObj>(src->t);
+    auto p = std::make_shared<py::TensorObj>(src->t.detach());  // shares the data, is its own leaf
     bool rg = !(a.args.size() > 2 && !in.truthy(a.args[2])) && !(a.kwarg("requires_grad") && !in.truthy(a.kwarg("requires_grad")));
     p->t.setRequiresGrad(rg);
     p->parameter = true;

@@ -2,7 +2,11 @@
 #include "engine/torch/tensor_protocol.h"
 
 #include "engine/capture/tracer.h"
+#include "engine/ops/index_ops.h"
+#include "engine/torch/autograd_methods.h"
 #include "engine/torch/bindings.h"
+#include "engine/torch/inplace.h"
+#include "engine/torch/indexing.h"
 #include "engine/torch/tensor_format.h"
 
 #include <map>
@@ -20,7 +24,8 @@ py::TensorObj* asTensor(const Value& v) { return static_cast<py::TensorObj*>(v.g
 
 const std::map<std::string, std::string> kOperators = {
     {"+", "add"}, {"-", "sub"}, {"*", "mul"}, {"/", "truediv"}, {"%", "mod"}, {"**", "pow"},
-    {"<", "lt"}, {"<=", "le"}, {">", "gt"}, {">=", "ge"}, {"==", "eq"}, {"!=", "ne"}};
+    {"<", "lt"}, {"<=", "le"}, {">", "gt"}, {">=", "ge"}, {"==", "eq"}, {"!=", "ne"},
+    {"&", "and_"}, {"|", "or_"}, {"^", "xor"}, {"//", "floordiv"}};
 
 bool isOperand(const Value& v) {
   return v->kind == VK::Tensor || v->kind == VK::Int || v->kind == VK::Float || v->kind == VK::Bool;
@@ -55,24 +60,14 @@ Value tensorBinary(py::Interpreter& in, const std::string& opIn, const Value& a,
   std::string op = opIn;
   bool inplace = op.size() >= 2 && op.back() == '=' && op != "==" && op != "!=" && op != "<=" && op != ">=";
   if (inplace) op.pop_back();
-  if (op == "@") in.raise("NotImplementedError", "matmul is not supported by Kiln yet");
-  if (op == "//") in.raise("NotImplementedError", "floor division of tensors is not supported by Kiln yet");
+  if (op == "@") { py::CallArgs mm; mm.args = {a, b}; return callTorch(in, "_operator.matmul", ir::NodeKind::CallFunction, mm); }
   auto it = kOperators.find(op);
   if (it == kOperators.end()) return nullptr;
   py::CallArgs args;
   args.args = {a, b};
   Value r = callTorch(in, "_operator." + it->second, ir::NodeKind::CallFunction, args);
-  if (inplace && a->kind == VK::Tensor && !asTensor(a)->fake && r->kind == VK::Tensor) {
-    // x += y mutates x (every alias sees it), as Tensor.__iadd__ does.
-    tensor::Tensor& dst = asTensor(a)->t;
-    const tensor::Tensor& src = asTensor(r)->t;
-    if (src.sizes() != dst.sizes())
-      in.raise("RuntimeError", "output with shape " + tensor::shapeStr(dst.sizes()) + " doesn't match the broadcast shape " +
-                                   tensor::shapeStr(src.sizes()));
-    tensor::Shape ss = src.strides();
-    forEachIndex<2>(dst.sizes(), {&dst.strides(), &ss}, [&](const std::array<int64_t, 2>& o) { dst.storeAt(o[0], src.loadAt(o[1])); });
-    return a;
-  }
+  // x += y mutates x (every alias sees it), as Tensor.__iadd__ does: the same path as x.add_(y).
+  if (inplace && a->kind == VK::Tensor) return inplaceAssign(in, a, r);
   return r;
 }
 
@@ -81,6 +76,7 @@ Value tensorUnary(py::Interpreter& in, const std::string& op, const Value& a) {
   args.args = {a};
   if (op == "-") return callTorch(in, "_operator.neg", ir::NodeKind::CallFunction, args);
   if (op == "+") return a;
+  if (op == "~") return callTorch(in, "_operator.invert", ir::NodeKind::CallFunction, args);
   return nullptr;
 }
 
@@ -92,13 +88,57 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
   if (name == "ndim") return py::makeInt(static_cast<int64_t>(ty.sizes.size()));
   if (name == "device") return py::makeStr("cpu");
   if (name == "is_cuda") return py::False();
-  if (name == "requires_grad") return py::makeBool(ty.requiresGrad);
-  if (name == "grad") return tv->grad ? tv->grad : py::None();
-  if (name == "is_leaf") return py::True();
-  if (name == "data") return tv->fake ? t : py::makeTensor(tv->t);
-  if (name == "T") {
-    in.raise("NotImplementedError", "Tensor.T is not supported by Kiln yet");
+  if (Value v = autogradAttr(in, t, name)) return v;  // requires_grad, grad, backward, detach ...
+  if (Value v = inplaceMethod(in, t, name)) return v;  // add_, copy_, zero_ ...
+  if (name == "T" || name == "mT") {
+    // x.T reverses every dim (x.mT the last two): a permute view.
+    int64_t nd = static_cast<int64_t>(ty.sizes.size());
+    if (name == "mT" && nd < 2) in.raise("RuntimeError", "tensor.mT is only supported on matrices or batches of matrices. Got " + std::to_string(nd) + "-D tensor.");
+    std::vector<Value> perm;
+    for (int64_t i = 0; i < nd; ++i) perm.push_back(py::makeInt(name == "T" ? nd - 1 - i : (i < nd - 2 ? i : (i == nd - 2 ? nd - 1 : nd - 2))));
+    py::CallArgs args;
+    args.args = {t, py::makeTuple(std::move(perm))};
+    return callTorch(in, "permute", ir::NodeKind::CallMethod, args);
   }
+  if (name == "is_floating_point")
+    return py::makeBuiltin("Tensor.is_floating_point", [t](py::Interpreter&, py::CallArgs&) {
+      return py::makeBool(ir::isFloating(asTensor(t)->tensorType().dtype));
+    });
+  if (name == "element_size")
+    return py::makeBuiltin("Tensor.element_size", [t](py::Interpreter&, py::CallArgs&) {
+      return py::makeInt(static_cast<int64_t>(ir::itemSize(asTensor(t)->tensorType().dtype)));
+    });
+  if (name == "itemsize") return py::makeInt(static_cast<int64_t>(ir::itemSize(ty.dtype)));
+  if (name == "nelement" || name == "ndimension")
+    return py::makeBuiltin("Tensor." + name, [t, name](py::Interpreter&, py::CallArgs&) {
+      ir::TensorType ty = asTensor(t)->tensorType();
+      return py::makeInt(name == "nelement" ? ty.numel() : static_cast<int64_t>(ty.sizes.size()));
+    });
+  if (name == "stride" || name == "storage_offset")
+    return py::makeBuiltin("Tensor." + name, [t, name](py::Interpreter& in, py::CallArgs& a) -> Value {
+      auto* x = asTensor(t);
+      tensor::Shape strides;
+      int64_t offset = 0;
+      if (x->fake) {
+        ir::TensorType ty = x->tensorType();
+        tensor::Shape sizes;
+        for (auto& d : ty.sizes) sizes.push_back(d.value);
+        if (ty.strides.size() == ty.sizes.size() && !ty.strides.empty()) for (auto& d : ty.strides) strides.push_back(d.value);
+        else strides = tensor::Tensor::contiguousStrides(sizes);
+      } else {
+        strides = x->t.strides();
+        offset = x->t.offset();
+      }
+      if (name == "storage_offset") return py::makeInt(offset);
+      if (a.args.empty()) {
+        std::vector<Value> v;
+        for (auto s : strides) v.push_back(py::makeInt(s));
+        return py::makeTuple(std::move(v));
+      }
+      if (a.args[0]->kind != VK::Int) in.raise("TypeError", "stride(): argument 'dim' must be int");
+      int64_t d = normDim(in, static_cast<py::IntObj*>(a.args[0].get())->v, static_cast<int64_t>(strides.size()));
+      return py::makeInt(strides[static_cast<size_t>(d)]);
+    });
   std::string n = name;
   Value self = t;
   if (name == "size")
@@ -154,14 +194,8 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
       };
       return rec(x->t);
     });
-  if (name == "detach" || name == "cpu")
-    return py::makeBuiltin("Tensor." + name, [self](py::Interpreter&, py::CallArgs&) -> Value {
-      auto* x = asTensor(self);
-      if (x->fake) return self;
-      tensor::Tensor d = x->t;
-      d.setRequiresGrad(false);
-      return py::makeTensor(d);
-    });
+  if (name == "cpu")  // already on the CPU: the tensor itself, as PyTorch returns
+    return py::makeBuiltin("Tensor.cpu", [self](py::Interpreter&, py::CallArgs&) -> Value { return self; });
   if (findTorchFn(n, ir::NodeKind::CallMethod))
     return py::makeBuiltin("Tensor." + n, [self, n](py::Interpreter& in, py::CallArgs& a) {
       a.args.insert(a.args.begin(), self);
@@ -170,71 +204,109 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
   return nullptr;
 }
 
-Value tensorSubscript(py::Interpreter& in, const Value& t, const Value& index) {
-  auto* tv = asTensor(t);
-  if (tv->fake) in.raise("NotImplementedError", "indexing tensors inside torch.compile'd code is not supported by Kiln yet");
-  const tensor::Tensor& x = tv->t;
-  std::vector<Value> idx = index->kind == VK::Tuple ? static_cast<py::TupleObj*>(index.get())->items : std::vector<Value>{index};
-  tensor::Shape sizes, strides;
-  int64_t offset = x.offset();
-  size_t dim = 0;
-  size_t consumed = 0;
-  for (auto& i : idx) consumed += (i->kind == VK::Int || i->kind == VK::Slice || i->kind == VK::Bool) ? 1 : 0;
-  for (size_t k = 0; k < idx.size(); ++k) {
-    const Value& i = idx[k];
-    if (i->kind == VK::None) { sizes.push_back(1); strides.push_back(0); continue; }
-    if (i->kind == VK::Ellipsis) {
-      size_t skip = static_cast<size_t>(x.dim()) - consumed;
-      for (size_t s = 0; s < skip; ++s, ++dim) { sizes.push_back(x.sizes()[dim]); strides.push_back(x.strides()[dim]); }
-      continue;
+namespace {
+
+// The Python index as the Val encoding _operator.getitem takes (see fns_index.cpp): tuples
+// become lists, slices ["slice", start, stop, step], Ellipsis "...", Python lists of ints or
+// bools index tensors.
+ops::Val indexVal(py::Interpreter& in, const Value& i, bool top) {
+  switch (i->kind) {
+    case VK::Tuple: {
+      if (!top) in.raise("IndexError", "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices");
+      std::vector<ops::Val> items;
+      for (auto& x : static_cast<py::TupleObj*>(i.get())->items) items.push_back(indexVal(in, x, false));
+      return ops::Val::listOf(std::move(items));
     }
-    if (dim >= static_cast<size_t>(x.dim())) in.raise("IndexError", "too many indices for tensor of dimension " + std::to_string(x.dim()));
-    int64_t n = x.sizes()[dim];
-    if (i->kind == VK::Int) {
-      int64_t j = static_cast<py::IntObj*>(i.get())->v;
-      if (j < -n || j >= n)
-        in.raise("IndexError", "index " + std::to_string(j) + " is out of bounds for dimension " + std::to_string(dim) + " with size " + std::to_string(n));
-      if (j < 0) j += n;
-      offset += j * x.strides()[dim];
-      ++dim;
-      continue;
-    }
-    if (i->kind == VK::Slice) {
+    case VK::Slice: {
       auto* s = static_cast<py::SliceObj*>(i.get());
-      auto get = [&](const Value& v, int64_t d) { return py::isNone(v) ? d : static_cast<py::IntObj*>(v.get())->v; };
-      int64_t step = get(s->step, 1);
-      if (step <= 0) in.raise("ValueError", "step must be greater than zero");
-      int64_t st = get(s->start, 0), en = get(s->stop, n);
-      if (st < 0) st += n;
-      if (en < 0) en += n;
-      st = std::clamp<int64_t>(st, 0, n);
-      en = std::clamp<int64_t>(en, st, n);
-      sizes.push_back((en - st + step - 1) / step);
-      strides.push_back(x.strides()[dim] * step);
-      offset += st * x.strides()[dim];
-      ++dim;
-      continue;
+      auto part = [&](const Value& v) {
+        if (py::isNone(v)) return ops::Val::none();
+        if (v->kind == VK::Int || v->kind == VK::Bool) return toVal(in, v);
+        if (v->kind == VK::Tensor && !static_cast<py::TensorObj*>(v.get())->fake && static_cast<py::TensorObj*>(v.get())->t.numel() == 1)
+          return ops::Val::integer(static_cast<py::TensorObj*>(v.get())->t.loadIntAt(0));
+        in.raise("TypeError", "slice indices must be integers or None or have an __index__ method");
+      };
+      return ops::Val::listOf({ops::Val::string("slice"), part(s->start), part(s->stop), part(s->step)});
     }
-    in.raise("NotImplementedError", "indexing with " + py::typeName(i) + " is not supported by Kiln yet");
+    case VK::Ellipsis: return ops::Val::string("...");
+    case VK::List: {
+      std::vector<Value> items = static_cast<py::ListObj*>(i.get())->items;
+      bool allBool = !items.empty();
+      for (auto& x : items) {
+        if (x->kind != VK::Int && x->kind != VK::Bool)
+          in.raise("NotImplementedError", "indexing with a nested or non-integer list is not supported by Kiln yet");
+        allBool = allBool && x->kind == VK::Bool;
+      }
+      tensor::Tensor t = tensor::Tensor::empty({static_cast<int64_t>(items.size())}, allBool ? ir::DType::Bool : ir::DType::Int64);
+      for (size_t k = 0; k < items.size(); ++k)
+        t.storeIntAt(static_cast<int64_t>(k), items[k]->kind == VK::Bool ? static_cast<py::BoolObj*>(items[k].get())->v
+                                                                           : static_cast<py::IntObj*>(items[k].get())->v);
+      return ops::Val::of(t);
+    }
+    case VK::Int:
+    case VK::Bool:
+    case VK::None:
+    case VK::Tensor: return toVal(in, i);
+    default:
+      in.raise("IndexError", "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices (got " +
+                                 py::typeName(i) + ")");
   }
-  for (; dim < static_cast<size_t>(x.dim()); ++dim) { sizes.push_back(x.sizes()[dim]); strides.push_back(x.strides()[dim]); }
-  return py::makeTensor(x.view(sizes, strides, offset));
+}
+
+}  // namespace
+
+Value tensorSubscript(py::Interpreter& in, const Value& t, const Value& index) {
+  const TorchFn* fn = findTorchFn("_operator.getitem", ir::NodeKind::CallFunction);
+  TArgs ta;
+  ta.args = {toVal(in, t), indexVal(in, index, true)};
+  bool fake = asTensor(t)->fake;
+  for (const auto& v : ta.args[1].kind == ops::Val::Kind::List ? ta.args[1].list : std::vector<ops::Val>{ta.args[1]})
+    fake = fake || v.kind == ops::Val::Kind::Sym;
+  try {
+    if (fake) {
+      // Recorded as Dynamo does: one _operator.getitem node taking the Python index.
+      if (!in.tracer) in.raise("RuntimeError", "internal error: fake tensor outside capture");
+      ops::MetaDispatcher meta;
+      ops::Val r = fn->impl(meta, ta);
+      return in.tracer->record("_operator.getitem", ir::NodeKind::CallFunction, {t, index}, {}, r.tensorType());
+    }
+    ops::EagerDispatcher eager;
+    return fromVal(in, fn->impl(eager, ta));
+  } catch (const tensor::TorchError& e) {
+    rethrow(in, e);
+  }
 }
 
 void tensorSetSubscript(py::Interpreter& in, const Value& t, const Value& index, const Value& v) {
-  Value view = tensorSubscript(in, t, index);
-  tensor::Tensor& dst = asTensor(view)->t;
-  if (v->kind == VK::Tensor) {
-    const tensor::Tensor& src = asTensor(v)->t;
-    tensor::Shape bs = tensor::broadcastStrides(src, dst.sizes());
-    forEachIndex<2>(dst.sizes(), {&dst.strides(), &bs}, [&](const std::array<int64_t, 2>& o) { dst.storeAt(o[0], src.loadAt(o[1])); });
-    return;
+  auto* tv = asTensor(t);
+  if (tv->fake) in.raise("NotImplementedError", "assigning to a tensor index inside torch.compile'd code is not supported by Kiln yet");
+  try {
+    ops::EagerDispatcher eager;
+    std::vector<ops::Val> adv;
+    ops::Val view = applyBasicIndexing(eager, toVal(in, t), indexVal(in, index, true), adv);
+    tensor::Tensor dst = view.t;  // shares t's storage
+    tensor::Tensor src;
+    if (v->kind == VK::Tensor) {
+      if (asTensor(v)->fake) in.raise("NotImplementedError", "assigning a traced tensor is not supported by Kiln yet");
+      src = asTensor(v)->t;
+    } else if (v->kind == VK::Float || v->kind == VK::Int || v->kind == VK::Bool) {
+      src = tensor::Tensor::scalar(toVal(in, v).number(), dst.dtype());
+    } else {
+      in.raise("TypeError", "can't assign a " + py::typeName(v) + " to a " + std::string(ir::torchName(dst.dtype())) + " tensor");
+    }
+    if (adv.empty()) {
+      ops::copyInto(dst, src);
+      return;
+    }
+    std::vector<std::optional<tensor::Tensor>> indices;
+    for (const auto& a : adv) {
+      if (a.isNone()) indices.emplace_back();
+      else indices.emplace_back(a.t);
+    }
+    ops::indexPutInPlace(dst, indices, src, false);
+  } catch (const tensor::TorchError& e) {
+    rethrow(in, e);
   }
-  double x = v->kind == VK::Float ? static_cast<py::FloatObj*>(v.get())->v
-             : v->kind == VK::Int ? double(static_cast<py::IntObj*>(v.get())->v)
-             : v->kind == VK::Bool ? double(static_cast<py::BoolObj*>(v.get())->v)
-             : (in.raise("TypeError", "can't assign a " + py::typeName(v) + " to a Tensor"), 0.0);
-  forEachIndex<1>(dst.sizes(), {&dst.strides()}, [&](const std::array<int64_t, 1>& o) { dst.storeAt(o[0], x); });
 }
 
 bool tensorTruthy(py::Interpreter& in, const Value& t) {

@@ -38,6 +38,10 @@ std::vector<TorchFn> build() {
   std::vector<TorchFn> t;
   registerPointwiseFns(t);
   registerShapeFns(t);
+  registerReductionFns(t);
+  registerIndexFns(t);
+  registerNnFunctionalFns(t);
+  registerLinalgFns(t);
   return t;
 }
 

@@ -35,6 +35,10 @@ struct TorchFn {
 // Registration, one function per family file (fns_*.cpp), called in torch_functions.cpp.
 void registerPointwiseFns(std::vector<TorchFn>& t);
 void registerShapeFns(std::vector<TorchFn>& t);
+void registerReductionFns(std::vector<TorchFn>& t);
+void registerIndexFns(std::vector<TorchFn>& t);
+void registerNnFunctionalFns(std::vector<TorchFn>& t);
+void registerLinalgFns(std::vector<TorchFn>& t);
 
 // Looks up a torch-level function by captured target and kind.
 const TorchFn* findTorchFn(const std::string& target, ir::NodeKind kind);

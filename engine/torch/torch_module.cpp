@@ -76,7 +76,7 @@ tensor::Tensor tensorFromData(py::Interpreter& in, const Value& data, std::optio
     if (depth != shape.size() && any) in.raise("ValueError", "inconsistent nesting in tensor data");
     any = true;
     if (v->kind == VK::Float) inferred = ir::DType::Float32;
-    else if (v->kind == VK::Int && inferred == ir::DType::Bool) inferred = ir::DType::Int64;
+    else if (v->kind == VK::Int) { if (inferred == ir::DType::Bool) inferred = ir::DType::Int64; }
     else if (v->kind == VK::Tensor) {
       auto& t = static_cast<py::TensorObj*>(v.get())->t;
       if (ir::isFloating(t.dtype())) inferred = ir::DType::Float32;
@@ -235,10 +235,9 @@ void installModules(py::Interpreter& in) {
 
   auto dynamo = newModule(in, "torch._dynamo");
   torch->scope->vars["_dynamo"] = dynamo;
-  def(dynamo, "reset", [](py::Interpreter&, CallArgs&) { return py::None(); });
   auto compiler = newModule(in, "torch.compiler");
   torch->scope->vars["compiler"] = compiler;
-  def(compiler, "reset", [](py::Interpreter&, CallArgs&) { return py::None(); });
+  installDynamo(in, dynamo, compiler);
 
   auto math = newModule(in, "math");
   auto& M = math->scope->vars;

@@ -1,0 +1,139 @@
+// ATen ops that exist for backward formulas (PyTorch has the same ones: slice_backward,
+// select_backward, embedding_dense_backward, scatter_add): each allocates the input-shaped
+// gradient and writes the incoming gradient into the part the forward read.
+#include "engine/autograd/derivative_util.h"
+#include "engine/ops/index_ops.h"
+
+#include <algorithm>
+
+namespace kiln::autograd::dv {
+
+using tensor::Tensor;
+using tensor::TorchError;
+
+namespace {
+
+ir::TensorType typeOfShape(const Shape& s, ir::DType dt) {
+  ir::TensorType t;
+  t.dtype = dt;
+  for (auto x : s) t.sizes.emplace_back(x);
+  return t;
+}
+
+int64_t wrap(int64_t d, int64_t nd) { return d < 0 ? d + nd : d; }
+
+// The view of a zero tensor of `sizes` that the forward slice/select produced.
+Tensor sliceView(Tensor& base, int64_t dim, int64_t start, int64_t end, int64_t step) {
+  Shape sizes = base.sizes(), strides = base.strides();
+  int64_t n = sizes[size_t(dim)];
+  if (start < 0) start += n;
+  if (end < 0) end += n;
+  start = std::clamp<int64_t>(start, 0, n);
+  end = std::clamp<int64_t>(end, start, n);
+  int64_t offset = base.offset() + start * strides[size_t(dim)];
+  sizes[size_t(dim)] = (end - start + step - 1) / step;
+  strides[size_t(dim)] *= step;
+  return base.view(sizes, strides, offset);
+}
+
+ops::OpDef backwardOp(const char* name) {
+  ops::OpDef d;
+  d.name = name;
+  d.kind = ops::OpKind::Extern;
+  return d;
+}
+
+}  // namespace
+
+void registerBackwardOps(std::vector<ops::OpDef>& t) {
+  {
+    auto d = backwardOp("aten.slice_backward.default");  // (grad, input_sizes, dim, start, end, step)
+    d.meta = [](const std::vector<Val>& a) { return typeOfShape(a.at(1).ints(), a.at(0).tensorType().dtype); };
+    d.eager = [](const std::vector<Val>& a) {
+      Tensor out = Tensor::zeros(a.at(1).ints(), a.at(0).t.dtype());
+      int64_t nd = out.dim();
+      int64_t n = out.sizes()[size_t(wrap(a.at(2).i, nd))];
+      Tensor v = sliceView(out, wrap(a.at(2).i, nd), a.at(3).isNone() ? 0 : a[3].i, a.at(4).isNone() ? n : a[4].i, a.at(5).i);
+      ops::copyInto(v, a[0].t);
+      return out;
+    };
+    t.push_back(std::move(d));
+  }
+  {
+    auto d = backwardOp("aten.select_backward.default");  // (grad, input_sizes, dim, index)
+    d.meta = [](const std::vector<Val>& a) { return typeOfShape(a.at(1).ints(), a.at(0).tensorType().dtype); };
+    d.eager = [](const std::vector<Val>& a) {
+      Tensor out = Tensor::zeros(a.at(1).ints(), a.at(0).t.dtype());
+      int64_t dim = wrap(a.at(2).i, out.dim());
+      int64_t idx = wrap(a.at(3).i, out.sizes()[size_t(dim)]);
+      Tensor v = sliceView(out, dim, idx, idx + 1, 1);
+      Shape s = v.sizes(), st = v.strides();
+      s.erase(s.begin() + dim);
+      st.erase(st.begin() + dim);
+      Tensor sel = v.view(s, st, v.offset());
+      ops::copyInto(sel, a[0].t);
+      return out;
+    };
+    t.push_back(std::move(d));
+  }
+  {
+    auto d = backwardOp("aten.scatter_add.default");  // (self, dim, index, src): out[index[i][j]][j] += src[i][j]
+    d.meta = [](const std::vector<Val>& a) { auto ty = a.at(0).tensorType(); ty.strides.clear(); ty.requiresGrad = false; return ty; };
+    d.eager = [](const std::vector<Val>& a) {
+      Tensor out = a.at(0).t.clone();
+      const Tensor& idx = a.at(2).t;
+      const Tensor& src = a.at(3).t;
+      int64_t nd = out.dim();
+      int64_t dim = wrap(a.at(1).i, nd);
+      std::vector<int64_t> pos(size_t(idx.dim()), 0);
+      for (int64_t lin = 0; lin < idx.numel(); ++lin) {
+        int64_t rem = lin, io = 0, so = 0, oo = 0;
+        for (int64_t k = idx.dim() - 1; k >= 0; --k) {
+          pos[size_t(k)] = rem % idx.sizes()[size_t(k)];
+          rem /= idx.sizes()[size_t(k)];
+        }
+        for (int64_t k = 0; k < idx.dim(); ++k) {
+          io += pos[size_t(k)] * idx.strides()[size_t(k)];
+          so += pos[size_t(k)] * src.strides()[size_t(k)];
+        }
+        int64_t target = idx.loadIntAt(io);
+        if (target < 0) target += out.sizes()[size_t(dim)];
+        if (target < 0 || target >= out.sizes()[size_t(dim)])
+          throw TorchError("RuntimeError", "index " + std::to_string(target) + " is out of bounds for dimension " + std::to_string(dim) +
+                                               " with size " + std::to_string(out.sizes()[size_t(dim)]));
+        for (int64_t k = 0; k < idx.dim(); ++k) oo += (k == dim ? target : pos[size_t(k)]) * out.strides()[size_t(k)];
+        out.storeAt(oo, out.loadAt(oo) + src.loadAt(so));
+      }
+      return out;
+    };
+    t.push_back(std::move(d));
+  }
+  {
+    // (grad [*, D], indices [*], num_weights, padding_idx, scale_grad_by_freq) -> [num_weights, D]
+    auto d = backwardOp("aten.embedding_dense_backward.default");
+    d.meta = [](const std::vector<Val>& a) {
+      auto g = a.at(0).tensorType();
+      return typeOfShape({a.at(2).i, g.sizes.empty() ? 1 : g.sizes.back().value}, g.dtype);
+    };
+    d.eager = [](const std::vector<Val>& a) {
+      Tensor g = a.at(0).t.contiguous();
+      Tensor idx = a.at(1).t.contiguous();
+      int64_t numWeights = a.at(2).i, pad = a.size() > 3 && !a[3].isNone() ? a[3].i : -1;
+      bool scale = a.size() > 4 && a[4].kind == Val::Kind::Bool && a[4].b;
+      int64_t dim = g.sizes().empty() ? 1 : g.sizes().back();
+      Tensor out = Tensor::zeros({numWeights, dim}, g.dtype());
+      std::vector<int64_t> counts(size_t(numWeights), 0);
+      for (int64_t i = 0; i < idx.numel(); ++i) counts[size_t(idx.loadIntAt(i))]++;
+      for (int64_t i = 0; i < idx.numel(); ++i) {
+        int64_t w = idx.loadIntAt(i);
+        if (w == pad) continue;
+        double s = scale ? 1.0 / double(counts[size_t(w)]) : 1.0;
+        for (int64_t j = 0; j < dim; ++j) out.storeAt(w * dim + j, out.loadAt(w * dim + j) + g.loadAt(i * dim + j) * s);
+      }
+      return out;
+    };
+    t.push_back(std::move(d));
+  }
+}
+
+}  // namespace kiln::autograd::dv

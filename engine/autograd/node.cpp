@@ -1,0 +1,176 @@
+#include "engine/autograd/node.h"
+
+#include "engine/autograd/grad_mode.h"
+
+#include <atomic>
+#include <cctype>
+#include <limits>
+
+namespace kiln::autograd {
+
+using ops::Val;
+using tensor::TorchError;
+
+namespace {
+std::atomic<uint64_t> nextSequenceNr{0};
+
+InputMeta metaOf(const Tensor& t) { return {t.sizes(), t.dtype()}; }
+
+// A formula must not read saved tensors of a node whose saved tensors were freed; the
+// released node hands formulas type-only values, and this dispatcher turns a use of one into
+// PyTorch's error.
+class BackwardDispatcher : public ops::Dispatcher {
+ public:
+  using Dispatcher::call;
+  Val call(const ops::OpDef& op, const std::vector<Val>& args) override {
+    for (const auto& a : args) {
+      bool freed = a.kind == Val::Kind::Sym;
+      for (const auto& x : a.list) freed = freed || x.kind == Val::Kind::Sym;
+      if (freed)
+        throw TorchError("RuntimeError",
+                         "Trying to backward through the graph a second time (or directly access saved tensors after they "
+                         "have already been freed). Saved intermediate values of the graph are freed when you call "
+                         ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+                         "graph a second time or if you need to access saved tensors after calling backward.");
+    }
+    return eager_.call(op, args);
+  }
+
+ private:
+  ops::EagerDispatcher eager_;
+};
+
+Val detached(const Val& v) {
+  Val out = v;
+  if (out.kind == Val::Kind::Tensor) out.t = out.t.detach();
+  for (auto& x : out.list) x = detached(x);
+  return out;
+}
+
+// After release: keep only types (shapes, dtypes) so shape-only formulas still work.
+Val typeOnly(const Val& v) {
+  if (v.kind == Val::Kind::Tensor) return Val::sym(v.t.type());
+  Val out = v;
+  for (auto& x : out.list) x = typeOnly(x);
+  return out;
+}
+
+}  // namespace
+
+Node::Node() : seq_(nextSequenceNr++) {}
+
+AccumulateGrad::AccumulateGrad(std::shared_ptr<tensor::AutogradMeta> leaf, InputMeta meta) : leaf_(std::move(leaf)) {
+  inputMeta_.push_back(meta);
+  outputMeta.push_back(std::move(meta));
+}
+
+std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>&& grads) {
+  Tensor g = grads.at(0);
+  if (!g.defined()) return {};
+  Tensor& dst = leaf_->grad;
+  if (!dst.defined()) {
+    // A fresh tensor, so later in-place updates of .grad never write into a graph buffer.
+    dst = isGradEnabled() ? g : g.detach().clone();
+    return {};
+  }
+  if (isGradEnabled()) {  // create_graph: the sum is itself differentiable
+    ops::EagerDispatcher d;
+    dst = d.call("aten.add.Tensor", {Val::of(dst), Val::of(g)}).t;
+    return {};
+  }
+  // grad += new_grad in place, as PyTorch does when grad mode is off.
+  tensor::Shape gs = tensor::broadcastStrides(g, dst.sizes());
+  tensor::forEachIndex<2>(dst.sizes(), {&dst.strides(), &gs}, [&](const std::array<int64_t, 2>& o) {
+    dst.storeAt(o[0], dst.loadAt(o[0]) + g.loadAt(o[1]));
+  });
+  return {};
+}
+
+OpNode::OpNode(const ops::OpDef& op, const std::vector<Val>& args, const Val& result) : op_(op) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const Val& a = args[i];
+    auto addEdge = [&](const Val& v, int listIdx) {
+      if (v.kind != Val::Kind::Tensor) return;
+      next_.push_back(v.t.requiresGrad() ? gradientEdge(v.t) : Edge{});
+      inputMeta_.push_back(metaOf(v.t));
+      edgeArg_.emplace_back(i, listIdx);
+    };
+    if (a.kind == Val::Kind::List)
+      for (size_t j = 0; j < a.list.size(); ++j) addEdge(a.list[j], static_cast<int>(j));
+    else
+      addEdge(a, -1);
+    saved_.push_back(detached(a));
+  }
+  savedResult_ = detached(result);
+  if (result.kind == Val::Kind::List) {
+    for (const auto& r : result.list) outputMeta.push_back(r.kind == Val::Kind::Tensor ? metaOf(r.t) : InputMeta{});
+  } else {
+    outputMeta.push_back(metaOf(result.t));
+  }
+}
+
+void OpNode::release() {
+  if (released_) return;
+  released_ = true;
+  for (auto& v : saved_) v = typeOnly(v);
+  savedResult_ = typeOnly(savedResult_);
+}
+
+std::string OpNode::name() const { return backwardName(op_); }
+
+std::vector<Tensor> OpNode::apply(std::vector<Tensor>&& grads) {
+  if (!op_.backward)
+    throw TorchError("RuntimeError", "the derivative for '" + op_.name + "' is not implemented in Kiln yet");
+  Val gradOut;
+  if (savedResult_.kind == Val::Kind::List) {
+    std::vector<Val> gs;
+    for (auto& g : grads) gs.push_back(g.defined() ? Val::of(g) : Val::none());
+    gradOut = Val::listOf(std::move(gs));
+  } else {
+    gradOut = Val::of(grads.at(0));
+  }
+  ops::GradContext ctx{saved_, savedResult_, gradOut, std::vector<bool>(saved_.size(), false)};
+  for (size_t k = 0; k < next_.size(); ++k)
+    if (next_[k].valid()) ctx.needsGrad[edgeArg_[k].first] = true;
+  BackwardDispatcher d;
+  std::vector<Val> argGrads = op_.backward(d, ctx);
+  std::vector<Tensor> out(next_.size());
+  for (size_t k = 0; k < next_.size(); ++k) {
+    if (!next_[k].valid()) continue;
+    auto [arg, idx] = edgeArg_[k];
+    if (arg >= argGrads.size()) continue;
+    const Val& g = idx < 0 ? argGrads[arg] : (argGrads[arg].kind == Val::Kind::List && size_t(idx) < argGrads[arg].list.size()
+                                                  ? argGrads[arg].list[idx] : Val::none());
+    if (g.kind == Val::Kind::Tensor) out[k] = g.t;
+  }
+  return out;
+}
+
+Edge gradientEdge(const Tensor& t) {
+  const auto& m = t.autograd();
+  if (!m || !m->requiresGrad) return {};
+  if (m->gradFn) return {m->gradFn, m->outputNr};
+  std::shared_ptr<Node> acc = m->gradAccumulator.lock();
+  if (!acc) {
+    acc = std::make_shared<AccumulateGrad>(m, InputMeta{t.sizes(), t.dtype()});
+    m->gradAccumulator = acc;
+  }
+  return {acc, 0};
+}
+
+std::string backwardName(const ops::OpDef& op) {
+  if (!op.backwardName.empty()) return op.backwardName;
+  // aten.native_layer_norm.default -> NativeLayerNormBackward0
+  std::string base = op.name.substr(op.name.find('.') + 1);
+  base = base.substr(0, base.find('.'));
+  std::string out;
+  bool up = true;
+  for (char c : base) {
+    if (c == '_') { up = true; continue; }
+    out += up ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+    up = false;
+  }
+  return out + "Backward0";
+}
+
+}  // namespace kiln::autograd

@@ -1,0 +1,360 @@
+#include "engine/capture/resume.h"
+
+#include "engine/capture/tracer.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace kiln::capture {
+
+using py::Body;
+using py::Expr;
+using py::ExprKind;
+using py::ExprP;
+using py::Stmt;
+using py::StmtKind;
+using py::StmtP;
+
+namespace {
+
+struct Level {
+  const Body* body;
+  size_t index;
+  const Stmt* owner;  // the compound statement owning `body` (null for the function body)
+};
+
+bool findPath(const Body& body, const Stmt* owner, const Stmt* target, std::vector<Level>& path) {
+  for (size_t i = 0; i < body.size(); ++i) {
+    const Stmt* s = body[i].get();
+    path.push_back(Level{&body, i, owner});
+    if (s == target) return true;
+    if (s->kind != StmtKind::FunctionDef && s->kind != StmtKind::ClassDef) {
+      for (const Body* b : {&s->body, &s->orelse, &s->finalbody})
+        if (findPath(*b, s, target, path)) return true;
+      for (const auto& h : s->handlers)
+        if (findPath(h.body, s, target, path)) return true;
+    }
+    path.pop_back();
+  }
+  return false;
+}
+
+bool contains(const Expr* root, const Expr* target) {
+  if (!root) return false;
+  if (root == target) return true;
+  for (const auto& x : root->items) if (contains(x.get(), target)) return true;
+  for (const auto& x : root->values) if (contains(x.get(), target)) return true;
+  for (const auto& k : root->keywords) if (contains(k.value.get(), target)) return true;
+  return contains(root->target.get(), target) || contains(root->a.get(), target) || contains(root->b.get(), target) ||
+         contains(root->c.get(), target);
+}
+
+ExprP stackName(int i, const py::Span& span) {
+  auto n = py::makeExpr(ExprKind::Name, span);
+  n->name = "___stack" + std::to_string(i);
+  return n;
+}
+
+// Copies the expression spine from `e` down to `target`, replacing `target` and every
+// sub-expression evaluated before it by stack names. `done` collects those, in order.
+class Substituter {
+ public:
+  Substituter(const Expr* target, std::vector<const Expr*>& done, std::string& whyNot) : target_(target), done_(done), why_(whyNot) {}
+
+  ExprP rewrite(const ExprP& e) {
+    if (!e || !contains(e.get(), target_)) return e;
+    if (e.get() == target_) return nullptr;  // placeholder for the result, filled by the caller
+    auto c = std::make_shared<Expr>(*e);
+    auto sub = [&](ExprP& slot) { slot = take(slot); };
+    switch (e->kind) {
+      case ExprKind::Call: {
+        if (contains(c->target.get(), target_)) { sub(c->target); break; }
+        stack(c->target);
+        for (auto& a : c->items) {
+          if (contains(a.get(), target_)) { sub(a); return c; }
+          stack(a);
+        }
+        for (auto& k : c->keywords) {
+          if (contains(k.value.get(), target_)) { sub(k.value); return c; }
+          stack(k.value);
+        }
+        break;
+      }
+      case ExprKind::BinOp:
+        if (contains(c->a.get(), target_)) sub(c->a);
+        else { stack(c->a); sub(c->b); }
+        break;
+      case ExprKind::Compare:
+      case ExprKind::BoolOp:
+      case ExprKind::Tuple:
+      case ExprKind::List:
+      case ExprKind::Set:
+      case ExprKind::FString:
+        for (auto& a : c->items) {
+          if (contains(a.get(), target_)) { sub(a); break; }
+          stack(a);
+        }
+        break;
+      case ExprKind::Subscript:
+        if (contains(c->target.get(), target_)) sub(c->target);
+        else { stack(c->target); sub(c->a); }
+        break;
+      case ExprKind::Attribute:
+      case ExprKind::Starred:
+        sub(c->target);
+        break;
+      case ExprKind::UnaryOp:
+        sub(c->a);
+        break;
+      default:
+        why_ = "graph break inside an expression Kiln cannot resume from";
+        break;
+    }
+    return c;
+  }
+
+  ExprP take(const ExprP& slot) {
+    ExprP r = rewrite(slot);
+    if (!r) {
+      resultSlot_ = true;
+      return result();
+    }
+    return r;
+  }
+
+  ExprP result() {
+    if (!resultExpr_) resultExpr_ = stackName(0, target_->span);  // renamed once the stack is known
+    return resultExpr_;
+  }
+  ExprP resultExpr_;
+  bool resultSlot_ = false;
+
+ private:
+  void stack(ExprP& slot) {
+    if (!slot) return;
+    // Constants need no stack slot: they are the same in the resume function.
+    switch (slot->kind) {
+      case ExprKind::Int: case ExprKind::Float: case ExprKind::Str: case ExprKind::Bool: case ExprKind::None: return;
+      default: break;
+    }
+    done_.push_back(slot.get());
+    slot = stackName(static_cast<int>(done_.size()) - 1, slot->span);
+  }
+  const Expr* target_;
+  std::vector<const Expr*>& done_;
+  std::string& why_;
+};
+
+void collectNames(const Expr* e, std::set<std::string>& out) {
+  if (!e) return;
+  if (e->kind == ExprKind::Name) out.insert(e->name);
+  for (const auto& x : e->items) collectNames(x.get(), out);
+  for (const auto& x : e->values) collectNames(x.get(), out);
+  for (const auto& k : e->keywords) collectNames(k.value.get(), out);
+  for (const auto& g : e->generators) {
+    collectNames(g.target.get(), out);
+    collectNames(g.iter.get(), out);
+    for (const auto& i : g.ifs) collectNames(i.get(), out);
+  }
+  for (const auto& p : e->params) collectNames(p.defaultValue.get(), out);
+  collectNames(e->target.get(), out);
+  collectNames(e->a.get(), out);
+  collectNames(e->b.get(), out);
+  collectNames(e->c.get(), out);
+}
+
+void collectNames(const Body& body, std::set<std::string>& out) {
+  for (const auto& s : body) {
+    for (const auto& t : s->targets) collectNames(t.get(), out);
+    collectNames(s->value.get(), out);
+    collectNames(s->target.get(), out);
+    collectNames(s->test.get(), out);
+    collectNames(s->value2.get(), out);
+    for (const auto& d : s->decorators) collectNames(d.get(), out);
+    for (const auto& b : s->bases) collectNames(b.get(), out);
+    for (const auto& it : s->items) {
+      collectNames(it.context.get(), out);
+      collectNames(it.target.get(), out);
+    }
+    for (const auto& p : s->params) collectNames(p.defaultValue.get(), out);
+    collectNames(s->body, out);
+    collectNames(s->orelse, out);
+    collectNames(s->finalbody, out);
+    for (const auto& h : s->handlers) {
+      collectNames(h.type.get(), out);
+      collectNames(h.body, out);
+    }
+  }
+}
+
+// Order of locals as CPython's co_varnames: parameters, then first assignment.
+void assignedOrder(const Body& body, std::vector<std::string>& out) {
+  auto add = [&](const std::string& n) { if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n); };
+  std::function<void(const Expr*)> targets = [&](const Expr* e) {
+    if (!e) return;
+    if (e->kind == ExprKind::Name) add(e->name);
+    for (const auto& x : e->items) targets(x.get());
+    if (e->kind == ExprKind::Starred) targets(e->target.get());
+  };
+  for (const auto& s : body) {
+    for (const auto& t : s->targets) targets(t.get());
+    if (s->kind == StmtKind::AugAssign || s->kind == StmtKind::AnnAssign || s->kind == StmtKind::For) targets(s->target.get());
+    for (const auto& it : s->items) targets(it.target.get());
+    if (s->kind == StmtKind::FunctionDef || s->kind == StmtKind::ClassDef) add(s->name);
+    if (s->kind != StmtKind::FunctionDef && s->kind != StmtKind::ClassDef) {
+      assignedOrder(s->body, out);
+      assignedOrder(s->orelse, out);
+      assignedOrder(s->finalbody, out);
+      for (const auto& h : s->handlers) {
+        if (!h.name.empty()) add(h.name);
+        assignedOrder(h.body, out);
+      }
+    }
+  }
+}
+
+bool resumableContext(const Stmt& with) {
+  // Context managers Dynamo models (and re-enters in the resume function): grad mode.
+  for (const auto& it : with.items) {
+    const Expr* c = it.context.get();
+    if (c->kind != ExprKind::Call || c->target->kind != ExprKind::Attribute) return false;
+    const std::string& n = c->target->name;
+    if (n != "no_grad" && n != "enable_grad" && n != "set_grad_enabled" && n != "inference_mode") return false;
+  }
+  return true;
+}
+
+StmtP makeFunction(const Stmt& fnDef, const std::string& name, const std::vector<std::string>& params, Body body, const py::Span& span) {
+  auto f = py::makeStmt(StmtKind::FunctionDef, span);
+  f->name = name;
+  for (const auto& p : params) f->params.push_back(py::Param{p, nullptr, py::Param::Normal});
+  if (body.empty()) body.push_back(py::makeStmt(StmtKind::Return, span));
+  f->body = std::move(body);
+  (void)fnDef;
+  return f;
+}
+
+}  // namespace
+
+ResumePlan planResume(const Stmt& fnDef, const Unsupported& u, const std::set<std::string>& bound) {
+  ResumePlan plan;
+  std::vector<Level> path;
+  if (!u.stmt || !findPath(fnDef.body, nullptr, u.stmt, path)) {
+    plan.whyNot = "graph break outside a statement Kiln can resume after";
+    return plan;
+  }
+  for (size_t i = 1; i < path.size(); ++i) {
+    const Stmt* owner = path[i].owner;
+    if (owner->kind == StmtKind::For || owner->kind == StmtKind::While) {
+      plan.whyNot = "graph break in loop";
+      return plan;
+    }
+    if (owner->kind == StmtKind::Try) {
+      plan.whyNot = "graph break in a try block";
+      return plan;
+    }
+    if (owner->kind == StmtKind::With && !resumableContext(*owner)) {
+      plan.whyNot = "Graph break under GenericContextWrappingVariable";
+      return plan;
+    }
+  }
+  const Stmt& s = *u.stmt;
+  plan.line = s.span.line;
+
+  // Statements after the break: the rest of the innermost block, then of each enclosing
+  // block; an enclosing `with` (grad mode) is re-entered around what remains inside it.
+  auto tail = [&](size_t k) { return Body(path[k].body->begin() + static_cast<long>(path[k].index) + 1, path[k].body->end()); };
+  auto continueAfter = [&](Body inner) {
+    Body acc = std::move(inner);
+    Body t = tail(path.size() - 1);
+    acc.insert(acc.end(), t.begin(), t.end());
+    for (size_t k = path.size() - 1; k >= 1; --k) {
+      const Stmt* owner = path[k].owner;
+      Body wrapped;
+      if (owner->kind == StmtKind::With && !acc.empty()) {
+        auto w = std::make_shared<Stmt>(*owner);
+        w->body = acc;
+        wrapped.push_back(w);
+      } else {
+        wrapped = acc;
+      }
+      Body up = tail(k - 1);
+      wrapped.insert(wrapped.end(), up.begin(), up.end());
+      acc = std::move(wrapped);
+    }
+    return acc;
+  };
+
+  std::string why;
+  std::vector<const Expr*> done;
+  Body first;  // the rewritten breaking statement (Call) or nothing (Branch)
+  if (u.at == Unsupported::At::Call) {
+    Substituter sub(u.expr, done, why);
+    StmtP copy = std::make_shared<Stmt>(s);
+    bool placed = false;
+    auto rewriteSlot = [&](ExprP& slot) {
+      if (placed || !slot || !contains(slot.get(), u.expr)) return;
+      slot = sub.take(slot);
+      placed = true;
+    };
+    if (s.kind == StmtKind::Expr && s.value.get() == u.expr) {
+      plan.resultUsed = false;  // the call's value was discarded
+    } else {
+      for (auto& t : copy->targets) rewriteSlot(t);
+      rewriteSlot(copy->value);
+      rewriteSlot(copy->test);
+      rewriteSlot(copy->value2);
+      for (auto& it : copy->items) rewriteSlot(it.context);
+      if (!placed || (s.kind != StmtKind::Assign && s.kind != StmtKind::Return && s.kind != StmtKind::Expr &&
+                      s.kind != StmtKind::AugAssign && s.kind != StmtKind::AnnAssign && s.kind != StmtKind::If)) {
+        plan.whyNot = why.empty() ? "graph break in a statement Kiln cannot resume from" : why;
+        return plan;
+      }
+      // The call's result is the last stack slot.
+      if (sub.resultExpr_) sub.resultExpr_->name = "___stack" + std::to_string(done.size());
+      first.push_back(copy);
+    }
+    if (!why.empty()) {
+      plan.whyNot = why;
+      return plan;
+    }
+    plan.stack = done;
+    Body rest = continueAfter(first);
+    std::set<std::string> used;
+    collectNames(rest, used);
+    std::vector<std::string> order;
+    for (const auto& p : fnDef.params) order.push_back(p.name);
+    assignedOrder(fnDef.body, order);
+    for (const auto& n : order)
+      if (used.count(n) && bound.count(n)) plan.live.push_back(n);
+    std::vector<std::string> params;
+    for (size_t i = 0; i < done.size(); ++i) params.push_back("___stack" + std::to_string(i));
+    if (plan.resultUsed) params.push_back("___stack" + std::to_string(done.size()));
+    params.insert(params.end(), plan.live.begin(), plan.live.end());
+    plan.resume = makeFunction(fnDef, "torch_dynamo_resume_in_" + fnDef.name + "_at_" + std::to_string(plan.line), params,
+                               std::move(rest), s.span);
+    plan.resumable = true;
+    return plan;
+  }
+  if (u.at == Unsupported::At::Branch && s.kind == StmtKind::If) {
+    Body onTrue = continueAfter(s.body);
+    Body onFalse = continueAfter(s.orelse);
+    std::set<std::string> used;
+    collectNames(onTrue, used);
+    collectNames(onFalse, used);
+    std::vector<std::string> order;
+    for (const auto& p : fnDef.params) order.push_back(p.name);
+    assignedOrder(fnDef.body, order);
+    for (const auto& n : order)
+      if (used.count(n) && bound.count(n)) plan.live.push_back(n);
+    std::string name = "torch_dynamo_resume_in_" + fnDef.name + "_at_" + std::to_string(plan.line);
+    plan.resume = makeFunction(fnDef, name, plan.live, std::move(onTrue), s.span);
+    plan.resumeElse = makeFunction(fnDef, name, plan.live, std::move(onFalse), s.span);
+    plan.resumable = true;
+    return plan;
+  }
+  plan.whyNot = "graph break Kiln cannot resume from";
+  return plan;
+}
+
+}  // namespace kiln::capture

@@ -1,0 +1,80 @@
+#include "engine/capture/source.h"
+
+#include <cctype>
+
+namespace kiln::capture {
+
+std::string Source::text() const {
+  std::string out;
+  for (const auto& s : steps) {
+    switch (s.kind) {
+      case Step::Kind::Local: out += "L['" + s.name + "']"; break;
+      case Step::Kind::Global: out += "G['" + s.name + "']"; break;
+      case Step::Kind::Attr: out += "." + s.name; break;
+      case Step::Kind::Item: out += "['" + s.name + "']"; break;
+    }
+  }
+  return out;
+}
+
+std::string Source::display() const {
+  std::string out;
+  for (const auto& s : steps) {
+    switch (s.kind) {
+      case Step::Kind::Local: out += s.name; break;
+      case Step::Kind::Global: out += "G['" + s.name + "']"; break;
+      case Step::Kind::Attr: out += "." + s.name; break;
+      case Step::Kind::Item: out += "['" + s.name + "']"; break;
+    }
+  }
+  return out;
+}
+
+std::string Source::placeholderName() const {
+  // Runs of anything but letters and digits (underscores included) become one underscore.
+  std::string t = text(), out;
+  bool pending = false;
+  for (char c : t) {
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      if (pending) out += '_';
+      pending = false;
+      out += c;
+    } else {
+      pending = true;
+    }
+  }
+  if (pending) out += '_';
+  return out;
+}
+
+py::Value Source::fetch(py::Interpreter& in, const std::map<std::string, py::Value>& locals, const py::ModuleObj& globals) const {
+  py::Value v;
+  for (const auto& s : steps) {
+    switch (s.kind) {
+      case Step::Kind::Local: {
+        auto it = locals.find(s.name);
+        if (it == locals.end()) return nullptr;
+        v = it->second;
+        break;
+      }
+      case Step::Kind::Global: {
+        auto it = globals.scope->vars.find(s.name);
+        if (it == globals.scope->vars.end()) return nullptr;
+        v = it->second;
+        break;
+      }
+      case Step::Kind::Attr:
+        v = in.getAttrOrNull(v, s.name);
+        if (!v) return nullptr;
+        break;
+      case Step::Kind::Item:
+        if (v->kind != py::VK::Dict) return nullptr;
+        v = static_cast<py::DictObj*>(v.get())->getStr(s.name);
+        if (!v) return nullptr;
+        break;
+    }
+  }
+  return v;
+}
+
+}  // namespace kiln::capture

@@ -1,0 +1,40 @@
+// Source: where a value the compiled code depends on lives, as Dynamo spells it
+// (L['self']._modules['fc']._parameters['weight'], G['SCALE'], L['x']). A source is both a
+// guard's subject and the recipe to fetch a graph input when the compiled code runs.
+#pragma once
+
+#include "engine/python/interpreter.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kiln::capture {
+
+struct Source {
+  struct Step {
+    enum class Kind { Local, Global, Attr, Item } kind;
+    std::string name;  // local/global/attribute name, or dict key
+  };
+  std::vector<Step> steps;
+
+  static Source local(const std::string& name) { return Source{{{Step::Kind::Local, name}}}; }
+  static Source global(const std::string& name) { return Source{{{Step::Kind::Global, name}}}; }
+  Source attr(const std::string& name) const { Source s = *this; s.steps.push_back({Step::Kind::Attr, name}); return s; }
+  Source item(const std::string& key) const { Source s = *this; s.steps.push_back({Step::Kind::Item, key}); return s; }
+  bool empty() const { return steps.empty(); }
+
+  // Dynamo's spelling: L['self']._modules['fc'].training
+  std::string text() const;
+  // The spelling guard failures use: self._modules['fc'].training, G['SCALE'], x
+  std::string display() const;
+  // FX placeholder name: L['self']._modules['fc']._parameters['weight'] -> L_self_modules_fc_parameters_weight_
+  std::string placeholderName() const;
+  bool operator<(const Source& o) const { return text() < o.text(); }
+  bool operator==(const Source& o) const { return text() == o.text(); }
+
+  // Reads the value now: locals from `locals`, globals from `globals`. Null when missing.
+  py::Value fetch(py::Interpreter& in, const std::map<std::string, py::Value>& locals, const py::ModuleObj& globals) const;
+};
+
+}  // namespace kiln::capture

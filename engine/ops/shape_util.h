@@ -1,0 +1,43 @@
+// Shape helpers shared by the view, index, reduction and normalization ops: strided geometry
+// of real or symbolic tensors, view stride computation, dim wrapping, reduced shapes.
+#pragma once
+
+#include "engine/ops/val.h"
+
+#include <optional>
+
+namespace kiln::ops {
+
+// Sizes/strides/offset of a tensor Val (a fake tensor's type: strides when recorded, else
+// contiguous; offset 0).
+struct Geom {
+  tensor::Shape sizes, strides;
+  int64_t offset = 0;
+};
+Geom geomOf(const Val& v);
+
+tensor::Shape inferViewShape(const tensor::Shape& requested, int64_t numel);
+// ATen's computeStride: strides for viewing (oldShape, oldStride) as newShape, if possible.
+std::optional<tensor::Shape> viewStrides(const tensor::Shape& oldShape, const tensor::Shape& oldStride, const tensor::Shape& newShape);
+// True when `x` can be viewed as `requested` (which may hold one -1) without a copy.
+bool viewable(const Val& x, const tensor::Shape& requested);
+bool isContiguousGeom(const tensor::Shape& sizes, const tensor::Shape& strides);
+// Wraps a possibly negative dim into [0, nd); IndexError worded like PyTorch's.
+int64_t wrapDim(int64_t d, int64_t nd);
+
+// Concrete sizes of a tensor Val.
+inline tensor::Shape sizesOf(const Val& v) {
+  if (v.kind == Val::Kind::Tensor) return v.t.sizes();
+  tensor::Shape s;
+  for (const auto& d : v.tensorType().sizes) s.push_back(d.value);
+  return s;
+}
+
+// Reduction dims: None or [] -> every dim; ints wrapped, duplicates rejected.
+std::vector<int64_t> reductionDims(const Val& dims, int64_t nd);
+// The type of a reduction of `in` over `dims`.
+ir::TensorType reducedType(const ir::TensorType& in, const std::vector<int64_t>& dims, bool keep, ir::DType dt);
+// A plain contiguous tensor type.
+ir::TensorType contiguousType(const tensor::Shape& sizes, ir::DType dt);
+
+}  // namespace kiln::ops

@@ -1,0 +1,141 @@
+#include "engine/session/explain.h"
+
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+
+namespace kiln::session {
+
+void ExplainReport::stage(const StageEvent& e) {
+  if (e.stage != "captured") return;
+  GraphInfo g;
+  g.compileId = e.compileId;
+  int frameId = std::stoi(e.compileId.substr(0, e.compileId.find('/')));
+  auto f = frames_.find(frameId);
+  g.frameName = f == frames_.end() ? e.graph.name : f->second.name;
+  for (const auto& n : e.graph.nodes) {
+    if (!n.isCall()) continue;
+    ++g.opCount;
+    g.ops.push_back(n.target);
+  }
+  g.readable = e.text;
+  graphs_.push_back(std::move(g));
+}
+
+std::string ExplainReport::json() const {
+  nlohmann::ordered_json j;
+  j["graph_count"] = graphs_.size();
+  nlohmann::ordered_json graphs = nlohmann::ordered_json::array();
+  for (const auto& g : graphs_) {
+    nlohmann::ordered_json x;
+    x["compile_id"] = g.compileId;
+    x["frame"] = {{"name", g.frameName}};
+    x["op_count"] = g.opCount;
+    x["ops"] = g.ops;
+    x["readable"] = g.readable;
+    graphs.push_back(x);
+  }
+  j["graphs"] = graphs;
+  j["graph_break_count"] = breaks_.size();
+  nlohmann::ordered_json breaks = nlohmann::ordered_json::array();
+  for (const auto& b : breaks_) {
+    nlohmann::ordered_json x;
+    x["code"] = b.code;
+    x["title"] = b.title;
+    x["explanation"] = b.explanation;
+    x["hints"] = b.hints;
+    x["file"] = b.file;
+    x["line"] = b.line;
+    x["compile_id"] = b.compileId;
+    breaks.push_back(x);
+  }
+  j["graph_breaks"] = breaks;
+  j["recompile_count"] = recompiles_.size();
+  nlohmann::ordered_json reasons = nlohmann::ordered_json::array();
+  // As the recompiles log lists them: one entry per line (reason, then its user stack).
+  for (const auto& r : recompiles_) {
+    nlohmann::ordered_json lines = nlohmann::ordered_json::array();
+    for (const auto& reason : r.reasons) {
+      size_t start = 0;
+      while (start <= reason.size()) {
+        size_t nl = reason.find('\n', start);
+        lines.push_back(reason.substr(start, nl == std::string::npos ? std::string::npos : nl - start));
+        if (nl == std::string::npos) break;
+        start = nl + 1;
+      }
+    }
+    reasons.push_back(lines);
+  }
+  j["recompile_reasons"] = reasons;
+  nlohmann::ordered_json guards = nlohmann::ordered_json::object();
+  for (const auto& c : compiles_) {
+    nlohmann::ordered_json gl = nlohmann::ordered_json::array();
+    for (const auto& g : c.guards) gl.push_back(g.kind + ": " + g.text);
+    guards[c.compileId] = gl;
+  }
+  j["guards"] = guards;
+  return j.dump(2);
+}
+
+std::string ExplainReport::text() const {
+  std::ostringstream o;
+  o << "Graph Count: " << graphs_.size() << "\n";
+  o << "Graph Break Count: " << breaks_.size() << "\n";
+  int ops = 0;
+  for (const auto& g : graphs_) ops += g.opCount;
+  o << "Op Count: " << ops << "\n";
+  o << "Recompile Count: " << recompiles_.size() << "\n";
+  if (!breaks_.empty()) {
+    o << "Break Reasons:\n";
+    for (size_t i = 0; i < breaks_.size(); ++i) {
+      const auto& b = breaks_[i];
+      o << "  Break Reason " << i + 1 << ": [" << b.code << "] " << b.title << "\n    " << b.explanation << "\n";
+      for (const auto& h : b.hints) o << "    Hint: " << h << "\n";
+      o << "    User Stack:\n";
+      for (const auto& s : b.userStack) o << "      <FrameSummary file " << s.file << ", line " << s.line << " in " << s.function << ">\n";
+    }
+  }
+  if (!recompiles_.empty()) {
+    o << "Recompiles:\n";
+    for (const auto& r : recompiles_) {
+      o << "  [" << r.compileId << "] triggered by the following guard failure(s):\n";
+      for (const auto& reason : r.reasons) o << "    - " << reason << "\n";
+    }
+  }
+  o << "Ops per Graph:\n";
+  for (const auto& g : graphs_) {
+    o << "  Ops " << g.compileId << " (" << g.frameName << "):\n";
+    for (const auto& op : g.ops) o << "    " << op << "\n";
+  }
+  return o.str();
+}
+
+std::string ExplainReport::logs(const std::string& names) const {
+  auto want = [&](const std::string& n) { return ("," + names + ",").find("," + n + ",") != std::string::npos; };
+  std::ostringstream o;
+  if (want("graph_breaks"))
+    for (const auto& b : breaks_) {
+      o << "[" << b.compileId << "] [__graph_breaks] Graph break in user code at " << b.file << ":" << b.line << "\n";
+      o << "[" << b.compileId << "] [__graph_breaks] Graph Break Reason: " << b.title << "\n";
+      o << "  Explanation: " << b.explanation << "\n";
+      for (const auto& h : b.hints) o << "  Hint: " << h << "\n";
+      o << "\nUser code traceback:\n";
+      for (const auto& s : b.userStack) o << "  File \"" << s.file << "\", line " << s.line << ", in " << s.function << "\n";
+    }
+  if (want("recompiles") || want("recompiles_verbose"))
+    for (const auto& r : recompiles_) {
+      o << "[" << r.compileId << "] [__recompiles] Recompiling function, triggered by the following guard failure(s):\n";
+      size_t shown = want("recompiles_verbose") ? r.reasons.size() : std::min<size_t>(1, r.reasons.size());
+      for (size_t i = 0; i < shown; ++i) o << "    - " << r.reasons[i] << "\n";
+    }
+  if (want("guards"))
+    for (const auto& c : compiles_) {
+      o << "[" << c.compileId << "] [__guards] GUARDS:\n";
+      for (const auto& g : c.guards) o << "| +- " << g.kind << ": " << g.text << "\n";
+    }
+  if (want("graph_code"))
+    for (const auto& g : graphs_) o << "[" << g.compileId << "] [__graph_code] TRACED GRAPH\n ===== __compiled_fn =====\n" << g.readable << "\n";
+  return o.str();
+}
+
+}  // namespace kiln::session

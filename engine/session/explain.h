@@ -1,0 +1,50 @@
+// ExplainReport: a sink that keeps what torch._dynamo.explain() and TORCH_LOGS report — graphs
+// (compile id, frame, ops, FX readable code), graph breaks, recompiles, guards — and prints it
+// as text or as JSON with the field names of the corpus oracle (graph_count, graphs[].op_count,
+// graph_break_count, recompile_count, recompile_reasons ...).
+#pragma once
+
+#include "engine/session/sink.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kiln::session {
+
+class ExplainReport : public SessionSink {
+ public:
+  struct GraphInfo {
+    std::string compileId;
+    std::string frameName;
+    int opCount = 0;
+    std::vector<std::string> ops;
+    std::string readable;
+  };
+
+  void frame(const FrameEvent& e) override { frames_[e.frameId] = e; }
+  void stage(const StageEvent& e) override;
+  void compile(const CompileEvent& e) override { compiles_.push_back(e); }
+  void graphBreak(const GraphBreakEvent& e) override { breaks_.push_back(e); }
+  void recompile(const RecompileEvent& e) override { recompiles_.push_back(e); }
+
+  const std::vector<GraphInfo>& graphs() const { return graphs_; }
+  const std::vector<GraphBreakEvent>& breaks() const { return breaks_; }
+  const std::vector<RecompileEvent>& recompiles() const { return recompiles_; }
+  const std::vector<CompileEvent>& compiles() const { return compiles_; }
+
+  std::string json() const;  // oracle field names
+  std::string text() const;  // explain()-style report
+  // TORCH_LOGS-style lines for the given comma-separated names (graph_breaks, recompiles,
+  // recompiles_verbose, guards, graph_code).
+  std::string logs(const std::string& names) const;
+
+ private:
+  std::map<int, FrameEvent> frames_;
+  std::vector<GraphInfo> graphs_;
+  std::vector<CompileEvent> compiles_;
+  std::vector<GraphBreakEvent> breaks_;
+  std::vector<RecompileEvent> recompiles_;
+};
+
+}  // namespace kiln::session

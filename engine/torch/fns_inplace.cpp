@@ -1,0 +1,207 @@
+#include "engine/torch/inplace.h"
+
+#include "engine/autograd/grad_mode.h"
+#include "engine/autograd/node.h"
+#include "engine/ops/index_ops.h"
+#include "engine/torch/bindings.h"
+#include "engine/torch/random.h"
+
+namespace kiln::torchapi {
+
+using ops::Val;
+using py::Value;
+using py::VK;
+using tensor::Tensor;
+using tensor::TorchError;
+
+namespace {
+
+py::TensorObj* obj(const Value& v) { return static_cast<py::TensorObj*>(v.get()); }
+
+std::string typeTitle(ir::DType d) {
+  switch (d) {
+    case ir::DType::Float32: return "Float";
+    case ir::DType::Float64: return "Double";
+    case ir::DType::Float16: return "Half";
+    case ir::DType::BFloat16: return "BFloat16";
+    case ir::DType::Int64: return "Long";
+    case ir::DType::Int32: return "Int";
+    case ir::DType::Bool: return "Bool";
+  }
+  return "?";
+}
+
+// c10::canCast: no floating -> integral and no non-bool -> bool.
+bool canCast(ir::DType from, ir::DType to) {
+  if (ir::isFloating(from) && !ir::isFloating(to)) return false;
+  if (from != ir::DType::Bool && to == ir::DType::Bool) return false;
+  return true;
+}
+
+void checkLeaf(const Tensor& t) {
+  if (autograd::isGradEnabled() && t.requiresGrad() && !t.autograd()->gradFn)
+    throw TorchError("RuntimeError", "a leaf Variable that requires grad is being used in an in-place operation.");
+}
+
+// Writes `r` (the new value) into self's elements; rebases self's history onto r's grad_fn.
+// `castAny`: copy_/fill_ convert any dtype; arithmetic in-place ops follow canCast.
+void writeBack(py::TensorObj* self, Val r, bool castAny) {
+  Tensor& dst = self->t;
+  if (!r.isTensor()) r = Val::of(Tensor::scalar(r.number(), dst.dtype()));
+  if (!castAny && !canCast(r.t.dtype(), dst.dtype()))
+    throw TorchError("RuntimeError", "result type " + typeTitle(r.t.dtype()) + " can't be cast to the desired output type " + typeTitle(dst.dtype()));
+  tensor::Shape b = tensor::broadcastShapes(dst.sizes(), r.t.sizes());
+  if (b != dst.sizes())
+    throw TorchError("RuntimeError", "output with shape " + tensor::shapeStr(dst.sizes()) + " doesn't match the broadcast shape " +
+                                         tensor::shapeStr(b));
+  checkLeaf(dst);
+  bool track = autograd::isGradEnabled() && r.t.requiresGrad();
+  if (track) {
+    // Make the recorded value exactly self's shape and dtype, so its grad_fn can be self's.
+    ops::EagerDispatcher d;
+    std::vector<Val> shape;
+    for (auto s : dst.sizes()) shape.push_back(Val::integer(s));
+    if (r.t.sizes() != dst.sizes()) r = d.call("aten.expand.default", {r, Val::listOf(shape)});
+    if (r.t.dtype() != dst.dtype()) r = d.call("prims.convert_element_type.default", {r, Val::dtypeVal(dst.dtype())});
+  }
+  Tensor src = r.t.storage() == dst.storage() ? r.t.clone() : r.t;
+  ops::copyInto(dst, src);
+  if (track) {
+    dst.setRequiresGrad(true);
+    const auto& m = dst.autograd();
+    const auto& rm = r.t.autograd();
+    m->gradFn = rm->gradFn;
+    m->outputNr = rm->outputNr;
+    if (m->gradFn && m->gradFn->outputs.size() > size_t(m->outputNr)) m->gradFn->outputs[size_t(m->outputNr)] = m;
+  }
+}
+
+double numberArg(const Val* v, double dflt) { return v && !v->isNone() ? v->number() : dflt; }
+
+// The new value of self for in-place method `name` (trailing underscore removed).
+Val newValue(py::Interpreter& in, ops::Dispatcher& d, const std::string& name, const TArgs& ta, bool& castAny) {
+  const Val& self = ta.args.at(0);
+  ir::DType dt = self.tensorType().dtype;
+  auto full = [&](const Val& v) {
+    std::vector<Val> shape;
+    for (auto s : self.t.sizes()) shape.push_back(Val::integer(s));
+    return d.call("aten.full.default", {Val::listOf(shape), v, Val::dtypeVal(dt)});
+  };
+  // When self requires grad, a constant result still goes through self so that the
+  // gradient flowing back through it is zero (ZeroBackward / FillBackward).
+  auto throughSelf = [&](const Val& v) {
+    if (!(autograd::isGradEnabled() && self.t.requiresGrad())) return v;
+    return d.call("aten.add.Tensor", {d.call("aten.mul.Tensor", {self, Val::integer(0)}), v});
+  };
+  if (name == "copy") {
+    castAny = true;
+    const Val* src = ta.get(1, "src");
+    if (!src || !src->isTensor()) in.raise("TypeError", "copy_(): argument 'src' (position 1) must be Tensor");
+    return *src;
+  }
+  if (name == "zero") {
+    castAny = true;
+    return throughSelf(full(Val::real(0.0)));
+  }
+  if (name == "fill") {
+    castAny = true;
+    const Val* v = ta.get(1, "value");
+    if (!v) in.raise("TypeError", "fill_() missing 1 required positional arguments: \"value\"");
+    if (v->isTensor()) {
+      if (!v->tensorType().sizes.empty())
+        in.raise("RuntimeError", "fill_ only supports 0-dimension value tensor but got tensor with " +
+                                     std::to_string(v->tensorType().sizes.size()) + " dimensions.");
+      return throughSelf(*v);
+    }
+    return throughSelf(full(*v));
+  }
+  if (name == "addcmul" || name == "addcdiv") {
+    const Val* t1 = ta.get(1, "tensor1");
+    const Val* t2 = ta.get(2, "tensor2");
+    if (!t1 || !t2) in.raise("TypeError", name + "_() missing required arguments 'tensor1' and 'tensor2'");
+    const Val* value = ta.get(3, "value");
+    // self + value * tensor1 (* or /) tensor2, evaluated left to right as ATen's kernel does.
+    Val scaled = value && value->number() != 1.0 ? d.call("aten.mul.Tensor", {*t1, *value}) : *t1;
+    Val term = d.call(name == "addcmul" ? "aten.mul.Tensor" : "aten.div.Tensor", {scaled, *t2});
+    return d.call("aten.add.Tensor", {self, term});
+  }
+  if ((name == "clamp" || name == "clamp_min" || name == "clamp_max") && !findTorchFn(name, ir::NodeKind::CallMethod)) {
+    const Val* lo = name == "clamp_max" ? nullptr : ta.get(1, name == "clamp" ? "min" : "min");
+    const Val* hi = name == "clamp_min" ? nullptr : ta.get(name == "clamp" ? 2 : 1, "max");
+    if ((!lo || lo->isNone()) && (!hi || hi->isNone())) in.raise("RuntimeError", "torch.clamp: At least one of 'min' or 'max' must not be None");
+    Val r = self;
+    if (lo && !lo->isNone()) r = d.call("aten.maximum.default", {r, *lo});
+    if (hi && !hi->isNone()) r = d.call("aten.minimum.default", {r, *hi});
+    return r;
+  }
+  const TorchFn* fn = findTorchFn(name, ir::NodeKind::CallMethod);
+  if (!fn) in.raise("NotImplementedError", "Tensor." + name + "_ is not supported by Kiln yet");
+  return fn->impl(d, ta);
+}
+
+// The random fills write directly (they have no autograd history: PyTorch's are in-place too).
+bool randomFill(py::Interpreter& in, const std::string& name, py::TensorObj* self, const TArgs& ta) {
+  if (name != "uniform" && name != "normal" && name != "random" && name != "bernoulli") return false;
+  checkLeaf(self->t);
+  Generator& g = defaultGenerator();
+  if (name == "uniform") uniformFill(self->t, numberArg(ta.get(1, "from"), 0.0), numberArg(ta.get(2, "to"), 1.0), g);
+  else if (name == "normal") normalFill(self->t, numberArg(ta.get(1, "mean"), 0.0), numberArg(ta.get(2, "std"), 1.0), g);
+  else if (name == "bernoulli") bernoulliFill(self->t, numberArg(ta.get(1, "p"), 0.5), g);
+  else {
+    const Val* a = ta.get(1, "from");
+    const Val* b = ta.get(2, "to");
+    if (!a) in.raise("NotImplementedError", "Tensor.random_() without bounds is not supported by Kiln yet");
+    int64_t from = b ? static_cast<int64_t>(a->number()) : 0, to = static_cast<int64_t>(b ? b->number() : a->number());
+    randomFromToFill(self->t, from, to, g);
+  }
+  return true;
+}
+
+const char* const kInplaceNames[] = {"copy_", "zero_", "fill_", "add_", "sub_", "mul_", "div_", "addcmul_", "addcdiv_", "clamp_",
+                                     "clamp_min_", "clamp_max_", "masked_fill_", "uniform_", "normal_", "random_", "bernoulli_",
+                                     "relu_", "sigmoid_", "tanh_", "exp_", "log_", "neg_", "sqrt_", "abs_", "pow_",
+                                     "floor_", "ceil_", "remainder_", "sin_", "cos_", "rsqrt_", "reciprocal_", "t_",
+                                     "unsqueeze_", "squeeze_"};
+
+}  // namespace
+
+Value inplaceMethod(py::Interpreter& in, const Value& selfValue, const std::string& name) {
+  bool known = false;
+  for (const char* n : kInplaceNames) known = known || name == n;
+  if (!known) return nullptr;
+  std::string base = name.substr(0, name.size() - 1);
+  return py::makeBuiltin("Tensor." + name, [selfValue, base, name](py::Interpreter& in, py::CallArgs& a) -> Value {
+    py::TensorObj* self = obj(selfValue);
+    if (self->fake)
+      in.raise("NotImplementedError", "in-place Tensor." + name + " inside torch.compile'd code is not supported by Kiln yet");
+    if (base == "t" || base == "unsqueeze" || base == "squeeze")
+      in.raise("NotImplementedError", "Tensor." + name + " (changes the tensor's shape in place) is not supported by Kiln yet");
+    TArgs ta;
+    ta.args.push_back(Val::of(self->t));
+    for (auto& v : a.args) ta.args.push_back(toVal(in, v));
+    for (auto& [k, v] : a.kwargs) ta.kwargs.emplace_back(k, toVal(in, v));
+    try {
+      if (randomFill(in, base, self, ta)) return selfValue;
+      ops::EagerDispatcher d;
+      bool castAny = false;
+      Val r = newValue(in, d, base, ta, castAny);
+      writeBack(self, std::move(r), castAny);
+    } catch (const TorchError& e) {
+      rethrow(in, e);
+    }
+    return selfValue;
+  });
+}
+
+Value inplaceAssign(py::Interpreter& in, const Value& selfValue, const Value& result) {
+  py::TensorObj* self = obj(selfValue);
+  if (self->fake || result->kind != VK::Tensor) return result;  // capture: x op= y rebinds x functionally
+  try {
+    writeBack(self, Val::of(obj(result)->t), false);
+  } catch (const TorchError& e) {
+    rethrow(in, e);
+  }
+  return selfValue;
+}
+
+}  // namespace kiln::torchapi

@@ -1,0 +1,204 @@
+// Torch-level torch.nn.functional functions (and their torch.* / Tensor-method spellings):
+// softmax/log_softmax, layer_norm, batch_norm, dropout, gelu, losses (mse, nll, cross_entropy).
+// Each lowers the way AOTAutograd does: F.softmax -> aten._softmax, F.layer_norm ->
+// native_layer_norm[0], eval dropout -> clone, cross_entropy -> _log_softmax + nll_loss_forward.
+#include "engine/ops/shape_util.h"
+#include "engine/torch/torch_functions.h"
+
+namespace kiln::torchapi {
+
+using ops::Dispatcher;
+using ops::Val;
+using tensor::TorchError;
+
+namespace {
+
+const Val kNone;
+const Val& opt(const TArgs& a, size_t i, const std::string& name) {
+  const Val* v = a.get(i, name);
+  return v ? *v : kNone;
+}
+int64_t ndim(const Val& v) { return static_cast<int64_t>(v.tensorType().sizes.size()); }
+
+// PyTorch's implicit softmax dim (deprecated, but still what dim=None means).
+int64_t softmaxDim(const Val& x, const Val& dim) {
+  if (!dim.isNone()) {
+    if (dim.kind != Val::Kind::Int) throw TorchError("TypeError", "softmax(): argument 'dim' must be int");
+    return dim.i;
+  }
+  int64_t nd = ndim(x);
+  return (nd == 0 || nd == 1 || nd == 3) ? 0 : 1;
+}
+
+Val softmaxLike(Dispatcher& d, const TArgs& a, bool log, size_t dtypeAt) {
+  const std::string fn = log ? "log_softmax" : "softmax";
+  Val x = tensorArg(a, 0, "input", fn);
+  int64_t dim = softmaxDim(x, opt(a, 1, "dim"));
+  const Val& dtype = opt(a, dtypeAt, "dtype");
+  if (dtype.kind == Val::Kind::DType && dtype.dtype != x.tensorType().dtype)
+    x = d.call("prims.convert_element_type.default", {x, dtype});
+  return d.call(log ? "aten._log_softmax.default" : "aten._softmax.default", {x, Val::integer(dim), Val::boolean(false)});
+}
+
+int64_t reductionCode(const Val& r, const std::string& fn) {
+  if (r.isNone()) return 1;
+  if (r.kind != Val::Kind::String) throw TorchError("TypeError", fn + "(): argument 'reduction' must be str");
+  if (r.s == "none") return 0;
+  if (r.s == "mean") return 1;
+  if (r.s == "sum") return 2;
+  throw TorchError("ValueError", r.s + " is not a valid value for reduction");
+}
+
+Val nllLoss(Dispatcher& d, const Val& logp, const Val& target, const Val& weight, int64_t reduction, int64_t ignoreIndex) {
+  Val r = d.call("aten.nll_loss_forward.default", {logp, target, weight, Val::integer(reduction), Val::integer(ignoreIndex)});
+  return r.list.at(0);
+}
+
+Val applyReduction(Dispatcher& d, const Val& loss, int64_t reduction) {
+  if (reduction == 0) return loss;
+  return d.call(reduction == 1 ? "aten.mean.default" : "aten.sum.default", {loss});
+}
+
+}  // namespace
+
+void registerNnFunctionalFns(std::vector<TorchFn>& t) {
+  // softmax(input, dim=None, _stacklevel=3, dtype=None) / Tensor.softmax(dim, dtype=None)
+  for (bool log : {false, true}) {
+    std::string name = log ? "log_softmax" : "softmax";
+    t.push_back({"torch.nn.functional." + name, ir::NodeKind::CallFunction,
+                 [log](Dispatcher& d, const TArgs& a) { return softmaxLike(d, a, log, 3); }});
+    t.push_back({"torch." + name, ir::NodeKind::CallFunction, [log](Dispatcher& d, const TArgs& a) { return softmaxLike(d, a, log, 2); }});
+    t.push_back({name, ir::NodeKind::CallMethod, [log](Dispatcher& d, const TArgs& a) { return softmaxLike(d, a, log, 2); }});
+  }
+  // layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05)
+  t.push_back({"torch.nn.functional.layer_norm", ir::NodeKind::CallFunction, [](Dispatcher& d, const TArgs& a) {
+                 const Val& x = tensorArg(a, 0, "input", "layer_norm");
+                 Val shape = needArg(a, 1, "normalized_shape", "layer_norm");
+                 if (shape.kind == Val::Kind::Int) shape = Val::listOf({shape});
+                 const Val& eps = opt(a, 4, "eps");
+                 Val r = d.call("aten.native_layer_norm.default",
+                                {x, shape, opt(a, 2, "weight"), opt(a, 3, "bias"), eps.isNone() ? Val::real(1e-5) : eps});
+                 return r.list.at(0);
+               }});
+  // batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-05)
+  t.push_back({"torch.nn.functional.batch_norm", ir::NodeKind::CallFunction, [](Dispatcher& d, const TArgs& a) {
+                 const Val& x = tensorArg(a, 0, "input", "batch_norm");
+                 const Val& rm = opt(a, 1, "running_mean");
+                 const Val& rv = opt(a, 2, "running_var");
+                 const Val& w = opt(a, 3, "weight");
+                 const Val& b = opt(a, 4, "bias");
+                 const Val* tr = a.get(5, "training");
+                 bool training = tr && tr->kind == Val::Kind::Bool && tr->b;
+                 const Val& mom = opt(a, 6, "momentum");
+                 const Val& epsV = opt(a, 7, "eps");
+                 Val momentum = mom.isNone() ? Val::real(0.1) : mom;
+                 Val eps = epsV.isNone() ? Val::real(1e-5) : epsV;
+                 tensor::Shape s = ops::sizesOf(x);
+                 if (training) {
+                   int64_t perChannel = 1;
+                   for (size_t i = 0; i < s.size(); ++i)
+                     if (i != 1) perChannel *= s[i];
+                   if (perChannel == 1) {
+                     std::string sz = "torch.Size([";
+                     for (size_t i = 0; i < s.size(); ++i) sz += (i ? ", " : "") + std::to_string(s[i]);
+                     throw TorchError("ValueError", "Expected more than 1 value per channel when training, got input size " + sz + "])");
+                   }
+                   Val r = d.call("aten._native_batch_norm_legit.default", {x, w, b, rm, rv, Val::boolean(true), momentum, eps});
+                   return r.list.at(0);
+                 }
+                 if (rm.isNone() || rv.isNone()) throw TorchError("ValueError", "running_mean and running_var must be defined in evaluation mode");
+                 Val r = d.call("aten._native_batch_norm_legit_no_training.default", {x, w, b, rm, rv, momentum, eps});
+                 return r.list.at(0);
+               }});
+  // dropout(input, p=0.5, training=True, inplace=False): the identity copy unless training.
+  auto dropout = [](Dispatcher& d, const TArgs& a) {
+    const Val& x = tensorArg(a, 0, "input", "dropout");
+    const Val& pv = opt(a, 1, "p");
+    double p = pv.isNone() ? 0.5 : pv.number();
+    if (p < 0.0 || p > 1.0)
+      throw TorchError("ValueError", "dropout probability has to be between 0 and 1, but got " + std::to_string(p));
+    const Val* tr = a.get(2, "training");
+    bool training = !tr || tr->isNone() || (tr->kind == Val::Kind::Bool && tr->b);
+    if (!training || p == 0.0) return d.call("aten.clone.default", {x});
+    return d.call("aten.native_dropout.default", {x, Val::real(p), Val::boolean(true)}).list.at(0);
+  };
+  t.push_back({"torch.nn.functional.dropout", ir::NodeKind::CallFunction, dropout});
+  t.push_back({"torch.dropout", ir::NodeKind::CallFunction, dropout});
+  // gelu(input, approximate='none'): Dynamo records torch._C._nn.gelu; F.gelu is the same function.
+  auto gelu = [](Dispatcher& d, const TArgs& a) {
+    const Val& x = tensorArg(a, 0, "input", "gelu");
+    const Val& approx = opt(a, 1, "approximate");
+    if (approx.isNone() || (approx.kind == Val::Kind::String && approx.s == "none")) return d.call("aten.gelu.default", {x});
+    return d.call("aten.gelu.default", {x, approx});
+  };
+  t.push_back({"torch._C._nn.gelu", ir::NodeKind::CallFunction, gelu});
+  t.push_back({"torch.nn.functional.gelu", ir::NodeKind::CallFunction, gelu});
+  t.push_back({"gelu", ir::NodeKind::CallMethod, gelu});
+  // mse_loss(input, target, size_average=None, reduce=None, reduction='mean'): core ATen
+  // decomposes it to sub, pow 2, mean/sum.
+  t.push_back({"torch.nn.functional.mse_loss", ir::NodeKind::CallFunction, [](Dispatcher& d, const TArgs& a) {
+                 const Val& x = tensorArg(a, 0, "input", "mse_loss");
+                 const Val& y = tensorArg(a, 1, "target", "mse_loss");
+                 int64_t red = reductionCode(opt(a, 4, "reduction"), "mse_loss");
+                 Val diff = d.call("aten.sub.Tensor", {x, y});
+                 Val sq = d.call("aten.pow.Tensor_Scalar", {diff, Val::integer(2)});
+                 return applyReduction(d, sq, red);
+               }});
+  // nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction='mean')
+  t.push_back({"torch.nn.functional.nll_loss", ir::NodeKind::CallFunction, [](Dispatcher& d, const TArgs& a) {
+                 const Val& x = tensorArg(a, 0, "input", "nll_loss");
+                 const Val& y = tensorArg(a, 1, "target", "nll_loss");
+                 const Val& ig = opt(a, 4, "ignore_index");
+                 return nllLoss(d, x, y, opt(a, 2, "weight"), reductionCode(opt(a, 6, "reduction"), "nll_loss"), ig.isNone() ? -100 : ig.i);
+               }});
+  // cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+  // reduction='mean', label_smoothing=0.0): log_softmax over the class dim + nll_loss; float
+  // targets of the input's shape are class probabilities.
+  t.push_back({"torch.nn.functional.cross_entropy", ir::NodeKind::CallFunction, [](Dispatcher& d, const TArgs& a) {
+                 const Val& x = tensorArg(a, 0, "input", "cross_entropy");
+                 const Val& y = tensorArg(a, 1, "target", "cross_entropy");
+                 const Val& ig = opt(a, 4, "ignore_index");
+                 int64_t red = reductionCode(opt(a, 6, "reduction"), "cross_entropy");
+                 const Val& ls = opt(a, 7, "label_smoothing");
+                 if (!ls.isNone() && ls.number() != 0.0)
+                   throw TorchError("NotImplementedError", "cross_entropy(label_smoothing=...) is not supported by Kiln yet");
+                 int64_t classDim = ndim(x) == 1 ? 0 : 1;
+                 Val logp = d.call("aten._log_softmax.default", {x, Val::integer(classDim), Val::boolean(false)});
+                 if (ir::isFloating(y.tensorType().dtype)) {
+                   if (!opt(a, 2, "weight").isNone())
+                     throw TorchError("NotImplementedError", "cross_entropy with probability targets and weight is not supported by Kiln yet");
+                   Val prod = d.call("aten.mul.Tensor", {logp, y});
+                   Val s = d.call("aten.sum.dim_IntList", {prod, Val::listOf({Val::integer(classDim)}), Val::boolean(false)});
+                   Val loss = d.call("aten.neg.default", {s});
+                   if (red == 1) {
+                     // mean over the batch (every non-class element), as PyTorch divides by N.
+                     tensor::Shape xs = ops::sizesOf(x);
+                     int64_t n = 1;
+                     for (size_t i = 0; i < xs.size(); ++i)
+                       if (static_cast<int64_t>(i) != classDim) n *= xs[i];
+                     Val total = d.call("aten.sum.default", {loss});
+                     return d.call("aten.div.Tensor", {total, Val::integer(n)});
+                   }
+                   return applyReduction(d, loss, red);
+                 }
+                 return nllLoss(d, logp, y, opt(a, 2, "weight"), red, ig.isNone() ? -100 : ig.i);
+               }});
+  // normalize(input, p=2.0, dim=1, eps=1e-12): x / max(norm, eps)
+  t.push_back({"torch.nn.functional.normalize", ir::NodeKind::CallFunction, [](Dispatcher& d, const TArgs& a) {
+                 const Val& x = tensorArg(a, 0, "input", "normalize");
+                 const Val& p = opt(a, 1, "p");
+                 const Val& dim = opt(a, 2, "dim");
+                 const Val& eps = opt(a, 3, "eps");
+                 Val n = d.call("aten.linalg_vector_norm.default", {x, p.isNone() ? Val::real(2.0) : p,
+                                                                    Val::listOf({dim.isNone() ? Val::integer(1) : dim}), Val::boolean(true), Val::none()});
+                 Val den = d.call("aten.clamp_min.default", {n, eps.isNone() ? Val::real(1e-12) : eps});
+                 Val e = d.call("aten.expand.default", {den, [&] {
+                                  std::vector<Val> v;
+                                  for (auto s : ops::sizesOf(x)) v.push_back(Val::integer(s));
+                                  return Val::listOf(v);
+                                }()});
+                 return d.call("aten.div.Tensor", {x, e});
+               }});
+}
+
+}  // namespace kiln::torchapi

@@ -1,0 +1,16 @@
+// In-place Tensor methods (add_, copy_, zero_, uniform_ ...) and augmented assignment
+// (x += y): the new value is computed with the torch-level functions, then written through
+// the tensor's strides into its storage, so every view of that storage sees it. With grad
+// mode on, the tensor's grad_fn is rebased onto the op that computed the new value.
+#pragma once
+
+#include "engine/python/interpreter.h"
+
+namespace kiln::torchapi {
+
+// The bound method for `name` when it is an in-place method of tensors, else null.
+py::Value inplaceMethod(py::Interpreter& in, const py::Value& self, const std::string& name);
+// x op= y: `result` is x op y computed out of place; writes it into x and returns x itself.
+py::Value inplaceAssign(py::Interpreter& in, const py::Value& self, const py::Value& result);
+
+}  // namespace kiln::torchapi
