@@ -8,6 +8,7 @@
 #include "engine/runtime/compiled_graph.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include "engine/torch/nn_module.h"
 
@@ -170,6 +171,15 @@ ValueTemplate makeTemplate(py::Interpreter& in, Tracer& tr, const Value& v, std:
     for (auto& x : in.iterate(v)) t.items.push_back(makeTemplate(in, tr, x, outputs));
     return t;
   }
+  if (v->kind == VK::Dict && !tr.sourceOf(v.get())) {
+    // A dict built in the function (Dynamo rebuilds it in the transformed code).
+    t.kind = ValueTemplate::Kind::Dict;
+    for (auto& [k, x] : static_cast<py::DictObj*>(v.get())->items) {
+      t.keys.push_back(k);
+      t.items.push_back(makeTemplate(in, tr, x, outputs));
+    }
+    return t;
+  }
   switch (v->kind) {
     case VK::None: case VK::Bool: case VK::Int: case VK::Float: case VK::Str: case VK::DType:
     case VK::Function: case VK::Builtin: case VK::Class: case VK::Module:
@@ -197,6 +207,11 @@ Value instantiate(py::Interpreter& in, const ValueTemplate& t, const std::vector
       return v;
     }
     case ValueTemplate::Kind::Method: return in.getAttr(instantiate(in, t.items.at(0), outs, locals, globals), t.method);
+    case ValueTemplate::Kind::Dict: {
+      auto d = std::make_shared<py::DictObj>();
+      for (size_t i = 0; i < t.keys.size(); ++i) d->set(t.keys[i], instantiate(in, t.items[i], outs, locals, globals));
+      return d;
+    }
     case ValueTemplate::Kind::Tuple:
     case ValueTemplate::Kind::List: {
       std::vector<Value> items;
@@ -216,6 +231,11 @@ std::string show(py::Interpreter& in, const ValueTemplate& t) {
       return in.repr(t.constant);
     case ValueTemplate::Kind::FromSource: return t.source.display();
     case ValueTemplate::Kind::Method: return show(in, t.items.at(0)) + "." + t.method;
+    case ValueTemplate::Kind::Dict: {
+      std::string s = "{";
+      for (size_t i = 0; i < t.keys.size(); ++i) s += (i ? ", " : "") + in.repr(t.keys[i]) + ": " + show(in, t.items[i]);
+      return s + "}";
+    }
     case ValueTemplate::Kind::Tuple:
     case ValueTemplate::Kind::List: {
       std::string s = t.kind == ValueTemplate::Kind::Tuple ? "(" : "[";
@@ -325,6 +345,52 @@ Value CompileContext::callIntercepted(py::Interpreter& in, const Value& fnValue,
   return callWith(in, frame, fnValue, args, self);
 }
 
+// Automatic dynamic shapes, as Dynamo does them: dims whose size changed between compiles of
+// this frame (or every dim, with dynamic=True) become symbolic in the new entry's guards, so
+// it serves any size there; sizes 0 and 1 stay specialized. Symbols are shared by equal sizes
+// (duck sizing) and printed in the captured graph.
+void CompileContext::applyAutomaticDynamic(Frame& frame, CacheEntry& e, ir::Graph& shown) {
+  if (frame.opts.dynamic && !*frame.opts.dynamic) return;
+  std::map<int64_t, std::string> symbols;
+  for (auto& g : e.guards) {
+    if (g.kind != Guard::Kind::TensorMatch) continue;
+    std::string key = g.source.text();
+    std::vector<int64_t> sizes;
+    for (const auto& d : g.type.sizes) sizes.push_back(d.value);
+    std::set<size_t>& dyn = frame.dynamicDims[key];
+    auto seen = frame.seenSizes.find(key);
+    for (size_t d = 0; d < sizes.size(); ++d) {
+      bool changed = seen != frame.seenSizes.end() && seen->second.size() == sizes.size() && seen->second[d] != sizes[d];
+      if ((frame.opts.dynamic && *frame.opts.dynamic) || changed) dyn.insert(d);
+    }
+    frame.seenSizes[key] = sizes;
+    bool any = false;
+    for (size_t d : dyn) {
+      if (d >= sizes.size() || sizes[d] < 2) continue;
+      auto sym = symbols.emplace(sizes[d], "s" + std::to_string(symbols.size())).first->second;
+      g.type.sizes[d] = ir::Dim::sym(sym);
+      g.type.sizes[d].value = sizes[d];
+      any = true;
+    }
+    if (any) {
+      g.type.strides.clear();
+      e.dynamic = true;
+    }
+  }
+  if (symbols.empty()) return;
+  for (auto& n : shown.nodes)
+    for (auto& t : n.types)
+      for (auto& d : t.sizes)
+        if (!d.symbolic()) {
+          auto it = symbols.find(d.value);
+          if (it != symbols.end()) {
+            int64_t v = d.value;
+            d = ir::Dim::sym(it->second);
+            d.value = v;
+          }
+        }
+}
+
 Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& frame, CallArgs& a, const Value& self) {
   auto* fn = static_cast<py::FunctionObj*>(frame->fn.get());
   InterceptScope active(in);
@@ -357,12 +423,30 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
       failure = g.check(in, locals, globals);
       if (!failure.empty()) { failed = &g; break; }
     }
-    if (!failed) return runEntry(in, *it, locals, globals);
+    if (!failed) {
+      if (!it->dynamic) return runEntry(in, *it, locals, globals);
+      // A dynamic entry serves every size its guards allow; Kiln's kernels are compiled per
+      // concrete shape, so each new shape is captured and compiled once more, silently.
+      std::string key;
+      for (const auto& src : it->inputs)
+        if (Value v = src.fetch(in, locals, globals); v && v->kind == VK::Tensor)
+          key += tensor::shapeStr(static_cast<py::TensorObj*>(v.get())->t.sizes());
+      auto sp = it->specialized.find(key);
+      if (sp == it->specialized.end()) {
+        session::NullSink quiet;
+        auto fresh = captureEntry(in, frame, self, selfName, args, names, it->compileId, quiet, false);
+        if (!fresh) return eager();
+        sp = it->specialized.emplace(key, std::make_shared<CacheEntry>(std::move(*fresh))).first;
+      }
+      return runEntry(in, *sp->second, locals, globals);
+    }
     reasons.push_back(failed->verboseReason(it->compileId, failure));
   }
   if (frame->compiles >= kRecompileLimit) {
+    // Dynamo logs the recompile, then finds the limit hit and runs the frame eagerly from now on.
+    sink_.recompile(session::RecompileEvent{frame->id, std::to_string(frame->id) + "/" + std::to_string(frame->compiles), reasons});
     frame->skip = true;
-    frame->skipReason = "recompile_limit reached: " + (reasons.empty() ? std::string() : reasons.front());
+    frame->skipReason = "torch._dynamo hit config.recompile_limit (8)";
     return eager();
   }
   if (frame->id < 0) {
@@ -380,6 +464,17 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
   std::string cid = std::to_string(frame->id) + "/" + std::to_string(frame->compiles++);
   if (!reasons.empty()) sink_.recompile(session::RecompileEvent{frame->id, cid, reasons});
 
+  auto entry = captureEntry(in, frame, self, selfName, args, names, cid, sink_, true);
+  if (!entry) return eager();
+  frame->cache.push_back(std::move(*entry));
+  return runEntry(in, frame->cache.back(), locals, globals);
+}
+
+std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, const std::shared_ptr<Frame>& frame, const Value& self,
+                                                       const std::string& selfName, const std::vector<Value>& args,
+                                                       const std::vector<std::string>& names, const std::string& cid,
+                                                       session::SessionSink& sink, bool firstCapture) {
+  auto* fn = static_cast<py::FunctionObj*>(frame->fn.get());
   // Capture: evaluate the function with fake tensors standing for tensor arguments.
   auto t0 = std::chrono::steady_clock::now();
   Tracer tracer(in, baseName(file_), fn->module);
@@ -433,11 +528,11 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
       b.userStack.push_back(l);
     }
     if (frame->opts.fullgraph) {
-      sink_.graphBreak(b);
+      // With fullgraph=True a break is an error, not a logged graph break.
       ce.status = "failed";
       ce.message = u.title;
-      sink_.compile(ce);
-      sink_.compileDone(cid);
+      sink.compile(ce);
+      sink.compileDone(cid);
       in.raise("Unsupported", u.title + "\n  Explanation: " + u.explanation);
     }
     std::set<std::string> bound;
@@ -458,16 +553,16 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
     else plan.whyNot = "graph break outside a call or branch Kiln can resume after";
     if (!plan.resumable) {
       b.explanation += " Kiln cannot resume after this break (" + plan.whyNot + "), so the frame runs eagerly.";
-      sink_.graphBreak(b);
+      sink.graphBreak(b);
       ce.status = "skipped";
       ce.message = plan.whyNot;
-      sink_.compile(ce);
-      sink_.compileDone(cid);
+      sink.compile(ce);
+      sink.compileDone(cid);
       frame->skip = true;
       frame->skipReason = plan.whyNot;
-      return eager();
+      return std::nullopt;
     }
-    sink_.graphBreak(b);
+    sink.graphBreak(b);
     if (u.at == Unsupported::At::Call) tracer.truncate(u.graphSize);
     BreakPlan& bp = entry.plan;
     auto valueOf = [&](const py::Expr* e) -> Value {
@@ -531,9 +626,11 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
   }
   tracer.finish(outputs);
   double captureMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  sink_.timing(session::TimingEvent{cid, "capture", captureMs});
+  sink.timing(session::TimingEvent{cid, "capture", captureMs});
   for (const auto& i : tracer.inputs) entry.inputs.push_back(i.source);
   entry.guards = tracer.guards;
+  ir::Graph shown = tracer.graph;
+  if (firstCapture) applyAutomaticDynamic(*frame, entry, shown);
 
   int ops = tracer.graph.opCount();
   code = "def __transformed_code_" + cid.substr(cid.find('/') + 1) + "_for_" + frame->name + "(" + params + "):\n";
@@ -556,7 +653,7 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
     bo.backend = frame->opts.backend;
     bo.passes = passOptions;
     try {
-      entry.run = driver::compileGraph(tracer.graph, cid, bo, sink_, cpu_);
+      entry.run = driver::compileGraph(tracer.graph, cid, bo, sink, cpu_, &shown);
     } catch (const std::exception& e) {
       ce.status = "failed";
       ce.message = std::string("backend compile failed, running the captured graph eagerly: ") + e.what();
@@ -564,10 +661,9 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
       entry.run = [g](const std::vector<tensor::Tensor>& in) { return runtime::runTorchGraph(g, in); };
     }
   }
-  sink_.compile(ce);
-  sink_.compileDone(cid);
-  frame->cache.push_back(std::move(entry));
-  return runEntry(in, frame->cache.back(), locals, globals);
+  sink.compile(ce);
+  sink.compileDone(cid);
+  return entry;
 }
 
 }  // namespace kiln::capture

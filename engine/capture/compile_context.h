@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include "engine/ir/graph.h"
 #include <string>
 #include <vector>
 
@@ -25,6 +26,7 @@ struct CompileOptions {
 };
 
 struct Frame;  // frame.h
+struct CacheEntry;
 
 class CompileContext {
  public:
@@ -64,6 +66,11 @@ class CompileContext {
   // at the same place reuse the same resume code, so they share its frame, as in Dynamo.
   std::map<std::pair<const void*, const void*>, std::pair<py::StmtP, py::StmtP>> resumeCache_;
   std::shared_ptr<Frame> frameFor(const py::Value& fn, const CompileOptions& opts);
+  std::optional<CacheEntry> captureEntry(py::Interpreter& in, const std::shared_ptr<Frame>& frame, const py::Value& self,
+                                         const std::string& selfName, const std::vector<py::Value>& args,
+                                         const std::vector<std::string>& names, const std::string& cid,
+                                         session::SessionSink& sink, bool firstCapture);
+  void applyAutomaticDynamic(Frame& frame, CacheEntry& e, ir::Graph& shown);
 };
 
 // Parses torch.compile's keyword arguments (backend=, fullgraph=, dynamic=, mode=, options=).

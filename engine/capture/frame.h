@@ -8,6 +8,8 @@
 #include "engine/ir/graph.h"
 
 #include <functional>
+#include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,11 +22,12 @@ using GraphRunner = std::function<std::vector<tensor::Tensor>(const std::vector<
 // How the compiled code rebuilds a Python value: from a graph output, a constant, a source
 // (an argument, a parameter, a global), or a container/method of those.
 struct ValueTemplate {
-  enum class Kind { GraphOutput, Constant, FromSource, Tuple, List, Method } kind = Kind::Constant;
+  enum class Kind { GraphOutput, Constant, FromSource, Tuple, List, Dict, Method } kind = Kind::Constant;
   int index = -1;            // GraphOutput
   py::Value constant;        // Constant
   Source source;             // FromSource
-  std::vector<ValueTemplate> items;  // Tuple/List; Method: items[0] is the receiver
+  std::vector<ValueTemplate> items;  // Tuple/List/Dict values; Method: items[0] is the receiver
+  std::vector<py::Value> keys;       // Dict keys (constants)
   std::string method;        // Method: attribute name
 };
 
@@ -50,6 +53,8 @@ struct CacheEntry {
   ValueTemplate output;         // the return value (no break)
   BreakPlan plan;
   std::string transformedCode;  // Python source of what the entry runs
+  bool dynamic = false;         // some input dims are symbolic (automatic dynamic shapes)
+  std::map<std::string, std::shared_ptr<CacheEntry>> specialized;  // dynamic: per concrete input shapes
 };
 
 struct Frame {
@@ -62,6 +67,8 @@ struct Frame {
   bool skip = false;            // run eagerly from now on (cannot resume, recompile limit)
   std::string skipReason;
   std::string kind = "function";  // function | resume
+  std::map<std::string, std::vector<int64_t>> seenSizes;   // per input source: sizes last compiled for
+  std::map<std::string, std::set<size_t>> dynamicDims;    // per input source: dims made dynamic
 };
 
 }  // namespace kiln::capture

@@ -12,6 +12,8 @@ std::string Source::text() const {
       case Step::Kind::Global: out += "G['" + s.name + "']"; break;
       case Step::Kind::Attr: out += "." + s.name; break;
       case Step::Kind::Item: out += "['" + s.name + "']"; break;
+      case Step::Kind::Index: out += "[" + s.name + "]"; break;
+      case Step::Kind::Const: out += s.name; break;
     }
   }
   return out;
@@ -25,6 +27,8 @@ std::string Source::display() const {
       case Step::Kind::Global: out += "G['" + s.name + "']"; break;
       case Step::Kind::Attr: out += "." + s.name; break;
       case Step::Kind::Item: out += "['" + s.name + "']"; break;
+      case Step::Kind::Index: out += "[" + s.name + "]"; break;
+      case Step::Kind::Const: out += s.name; break;
     }
   }
   return out;
@@ -51,6 +55,7 @@ py::Value Source::fetch(py::Interpreter& in, const std::map<std::string, py::Val
   py::Value v;
   for (const auto& s : steps) {
     switch (s.kind) {
+      case Step::Kind::Const: v = value; break;
       case Step::Kind::Local: {
         auto it = locals.find(s.name);
         if (it == locals.end()) return nullptr;
@@ -67,6 +72,14 @@ py::Value Source::fetch(py::Interpreter& in, const std::map<std::string, py::Val
         v = in.getAttrOrNull(v, s.name);
         if (!v) return nullptr;
         break;
+      case Step::Kind::Index: {
+        if (v->kind != py::VK::List && v->kind != py::VK::Tuple) return nullptr;
+        const auto& items = v->kind == py::VK::List ? static_cast<py::ListObj*>(v.get())->items : static_cast<py::TupleObj*>(v.get())->items;
+        size_t i = std::stoul(s.name);
+        if (i >= items.size()) return nullptr;
+        v = items[i];
+        break;
+      }
       case Step::Kind::Item:
         if (v->kind != py::VK::Dict) return nullptr;
         v = static_cast<py::DictObj*>(v.get())->getStr(s.name);

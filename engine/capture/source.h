@@ -13,15 +13,18 @@ namespace kiln::capture {
 
 struct Source {
   struct Step {
-    enum class Kind { Local, Global, Attr, Item } kind;
-    std::string name;  // local/global/attribute name, or dict key
+    enum class Kind { Local, Global, Attr, Item, Index, Const } kind;
+    std::string name;  // local/global/attribute name, dict key, or constant's name
   };
   std::vector<Step> steps;
+  py::Value value;  // Const: the value itself (kept alive by the cache entry)
 
   static Source local(const std::string& name) { return Source{{{Step::Kind::Local, name}}}; }
   static Source global(const std::string& name) { return Source{{{Step::Kind::Global, name}}}; }
+  static Source constant(const std::string& name, py::Value v) { Source s{{{Step::Kind::Const, name}}}; s.value = std::move(v); return s; }
   Source attr(const std::string& name) const { Source s = *this; s.steps.push_back({Step::Kind::Attr, name}); return s; }
   Source item(const std::string& key) const { Source s = *this; s.steps.push_back({Step::Kind::Item, key}); return s; }
+  Source index(size_t i) const { Source s = *this; s.steps.push_back({Step::Kind::Index, std::to_string(i)}); return s; }
   bool empty() const { return steps.empty(); }
 
   // Dynamo's spelling: L['self']._modules['fc'].training

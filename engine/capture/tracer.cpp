@@ -131,6 +131,17 @@ bool Tracer::search(const py::Value& root, const Source& src, const py::Obj* tar
   sources_.emplace(root.get(), src);
   if (root.get() == target) return true;
   if (depth <= 0) return false;
+  if (root->kind == py::VK::List || root->kind == py::VK::Tuple) {
+    const auto& items = root->kind == py::VK::List ? static_cast<py::ListObj*>(root.get())->items : static_cast<py::TupleObj*>(root.get())->items;
+    for (size_t i = 0; i < items.size() && i < 64; ++i)
+      if (search(items[i], src.index(i), target, depth - 1, seen)) return true;
+    return false;
+  }
+  if (root->kind == py::VK::Dict) {
+    for (auto& [k, v] : static_cast<py::DictObj*>(root.get())->items)
+      if (k->kind == py::VK::Str && search(v, src.item(static_cast<py::StrObj*>(k.get())->v), target, depth - 1, seen)) return true;
+    return false;
+  }
   if (root->kind == py::VK::Instance) {
     auto* inst = static_cast<py::InstanceObj*>(root.get());
     bool module = false;
@@ -235,9 +246,12 @@ ir::Arg Tracer::toArg(const py::Value& v) {
           liftedBy_[v.get()] = fake;
           return ir::Arg::ref(nodeOf(fake));
         }
-        throw Unsupported("KB010", "Tensor from outside the compiled region",
-                          "A tensor that is neither reachable from the function's arguments or globals nor computed in "
-                          "the function was used; Kiln cannot make it a graph input.");
+        // A tensor made outside the graph's view (by a call Kiln runs eagerly while capturing):
+        // it enters the graph as a constant input, like Dynamo's _tensor_constant attributes.
+        Source c = Source::constant("_tensor_constant" + std::to_string(constants_++), v);
+        py::Value fake = lift(t->t, c);
+        liftedBy_[v.get()] = fake;
+        return ir::Arg::ref(nodeOf(fake));
       }
       return ir::Arg::ref(nodeOf(v));
     }

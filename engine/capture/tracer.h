@@ -106,6 +106,7 @@ class Tracer {
   std::map<const py::Obj*, py::Value> liftedBy_;    // real TensorObj -> its fake stand-in
   std::map<int, std::pair<py::TensorObj*, tensor::Tensor>> realized_;  // input node -> its fake and real tensor
   std::set<std::string> guarded_;
+  int constants_ = 0;
 };
 
 // The FX name of a captured target: torch.cos -> cos, _operator.mul -> mul.

@@ -44,9 +44,9 @@ std::vector<int> sourceLines(const ir::Graph& g, const std::vector<int>& nodes) 
 }  // namespace
 
 capture::GraphRunner compileGraph(const ir::Graph& captured, const std::string& cid, const BackendOptions& opts,
-                                  session::SessionSink& sink, codegen::KernelCompiler* cpu) {
+                                  session::SessionSink& sink, codegen::KernelCompiler* cpu, const ir::Graph* shown) {
   int order = 0;
-  emitStage(sink, cid, "captured", order++, captured, true, {}, 0.0);
+  emitStage(sink, cid, "captured", order++, shown ? *shown : captured, true, {}, 0.0);
   if (opts.backend == "eager") {
     ir::Graph g = captured;
     return [g](const std::vector<tensor::Tensor>& in) { return runtime::runTorchGraph(g, in); };

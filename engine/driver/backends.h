@@ -20,7 +20,9 @@ struct BackendOptions {
 };
 
 // Throws std::runtime_error on an internal compiler failure (the caller falls back to eager).
+// `shown` (when given) is the captured graph as the user sees it (symbolic sizes); `captured`
+// is what gets compiled (concrete sizes).
 capture::GraphRunner compileGraph(const ir::Graph& captured, const std::string& compileId, const BackendOptions& opts,
-                                  session::SessionSink& sink, codegen::KernelCompiler* cpu);
+                                  session::SessionSink& sink, codegen::KernelCompiler* cpu, const ir::Graph* shown = nullptr);
 
 }  // namespace kiln::driver

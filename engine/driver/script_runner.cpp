@@ -55,6 +55,7 @@ nlohmann::json outValue(py::Interpreter& in, const py::Value& v) {
   nlohmann::json j;
   switch (v->kind) {
     case py::VK::Tensor: {
+      if (static_cast<py::TensorObj*>(v.get())->fake) return "<fake tensor escaped capture>";
       const tensor::Tensor& t = static_cast<py::TensorObj*>(v.get())->t;
       std::string dt(ir::torchName(t.dtype()));
       j["dtype"] = dt.substr(6);

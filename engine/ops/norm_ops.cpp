@@ -286,8 +286,15 @@ void registerNormOps(std::vector<OpDef>& t) {
       int64_t nd = static_cast<int64_t>(a[0].tensorType().sizes.size());
       std::vector<int64_t> dims;
       for (int64_t i = axis; i < nd; ++i) dims.push_back(i);
-      Val vm = disp.call("aten.var_mean.correction", {a[0], ints(dims), Val::integer(0), Val::boolean(true)});
-      Val var = vm.list.at(0), mean = vm.list.at(1);
+      Val var, mean;
+      if (disp.multiOutput()) {
+        Val vm = disp.call("aten.var_mean.correction", {a[0], ints(dims), Val::integer(0), Val::boolean(true)});
+        var = vm.list.at(0);
+        mean = vm.list.at(1);
+      } else {  // a dispatcher without multi-output nodes: the two reductions separately
+        var = disp.call("aten.var.correction", {a[0], ints(dims), Val::integer(0), Val::boolean(true)});
+        mean = disp.call("aten.mean.dim", {a[0], ints(dims), Val::boolean(true)});
+      }
       Val rstd = disp.call("aten.rsqrt.default", {disp.call("aten.add.Tensor", {var, a.at(4)})});
       Val out = disp.call("aten.mul.Tensor", {disp.call("aten.sub.Tensor", {a[0], mean}), rstd});
       if (!a.at(2).isNone()) out = disp.call("aten.mul.Tensor", {out, a[2]});
@@ -400,6 +407,8 @@ void registerNormOps(std::vector<OpDef>& t) {
     d.meta = [mm = d.metaMulti](const std::vector<Val>& a) { return mm(a)[0]; };
     d.decompose = [](Dispatcher& disp, const std::vector<Val>& a) {
       double p = a.at(1).number();
+      if (!disp.multiOutput())
+        throw TorchError("NotImplementedError", "training-mode dropout in a captured graph is not supported by Kiln yet");
       if (!findOp("aten.rand_like.default"))
         throw TorchError("NotImplementedError", "training-mode dropout needs aten.rand_like.default (Kiln's RNG), which is not available");
       Val r = disp.call("aten.rand_like.default", {a[0]});

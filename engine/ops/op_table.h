@@ -67,6 +67,10 @@ class Dispatcher {
   virtual ~Dispatcher() = default;
   virtual Val call(const OpDef& op, const std::vector<Val>& args) = 0;
   Val call(std::string_view name, const std::vector<Val>& args) { return call(op(name), args); }
+  // True when multi-output ops (OpDef::eagerMulti/metaMulti) come back as a Val list. Graph-
+  // recording dispatchers have no multi-output nodes yet: torch-level functions then use
+  // single-output decompositions (layer_norm as var + mean + ..., max(dim) as amax + argmax).
+  virtual bool multiOutput() const { return false; }
 };
 
 // Runs every op's eager kernel.
@@ -74,6 +78,7 @@ class EagerDispatcher : public Dispatcher {
  public:
   using Dispatcher::call;
   Val call(const OpDef& op, const std::vector<Val>& args) override;
+  bool multiOutput() const override { return true; }
 };
 
 // Only infers result types (fake tensors): used to type captured nodes.
@@ -81,6 +86,7 @@ class MetaDispatcher : public Dispatcher {
  public:
   using Dispatcher::call;
   Val call(const OpDef& op, const std::vector<Val>& args) override;
+  bool multiOutput() const override { return true; }
 };
 
 // PyTorch's type promotion for a binary op (tensor/scalar categories, dim-0 tensors).

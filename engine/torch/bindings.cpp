@@ -73,6 +73,31 @@ Value callTorch(py::Interpreter& in, const std::string& target, ir::NodeKind kin
     ta.kwargs.emplace_back(k, toVal(in, v));
     fake = fake || anyFake(v, in);
   }
+  // While capturing, tensors the function reaches through its arguments, closures or globals
+  // (a list of tensors, say) are graph inputs too: the call is recorded.
+  if (in.tracer && !fake) {
+    auto sourced = [&](const py::Value& v) {
+      return v->kind == VK::Tensor && in.tracer->sourceOf(v.get()) != nullptr;
+    };
+    for (auto& a : args.args) fake = fake || sourced(a);
+    for (auto& [k, v] : args.kwargs) fake = fake || sourced(v);
+    if (fake) {
+      for (auto& a : ta.args)
+        if (a.kind == ops::Val::Kind::Tensor) a = ops::Val::sym(a.t.type());
+      for (auto& [k, a] : ta.kwargs)
+        if (a.kind == ops::Val::Kind::Tensor) a = ops::Val::sym(a.t.type());
+    }
+  }
+  // Ops whose output shape depends on the data cannot be captured (Dynamo: "Dynamic shape
+  // operator", a graph break unless capture_dynamic_output_shape_ops is set).
+  if (fake && (target == "torch.nonzero" || target == "nonzero")) {
+    capture::Unsupported u("KB006", "Dynamic shape operator",
+                           "Operator `aten.nonzero.default`'s output shape depends on input Tensor data.",
+                           {"Enable tracing of dynamic shape operators with `torch._dynamo.config.capture_dynamic_output_shape_ops = True`"});
+    u.where = in.currentLocation();
+    u.stack = in.userStack();
+    throw u;
+  }
   try {
     if (fake) {
       if (!in.tracer) in.raise("RuntimeError", "internal error: fake tensor outside capture");

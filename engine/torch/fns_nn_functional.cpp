@@ -49,7 +49,37 @@ int64_t reductionCode(const Val& r, const std::string& fn) {
   throw TorchError("ValueError", r.s + " is not a valid value for reduction");
 }
 
+// nll_loss from single-output ops (core ATen's decomposition): gather the target's log
+// probability, mask ignored targets, weight, reduce.
+Val nllLossDecomposed(Dispatcher& d, const Val& logpIn, const Val& targetIn, const Val& weight, int64_t reduction, int64_t ignoreIndex) {
+  Val logp = logpIn, target = targetIn;
+  bool unbatched = ndim(logp) == 1;
+  if (unbatched) {
+    logp = d.call("aten.unsqueeze.default", {logp, Val::integer(0)});
+    target = d.call("aten.unsqueeze.default", {target, Val::integer(0)});
+  }
+  Val mask = d.call("aten.ne.Tensor", {target, Val::integer(ignoreIndex)});
+  Val safe = d.call("aten.where.self", {mask, target, Val::integer(0)});
+  Val picked = d.call("aten.gather.default", {logp, Val::integer(1), d.call("aten.unsqueeze.default", {safe, Val::integer(1)})});
+  Val loss = d.call("aten.neg.default", {d.call("aten.squeeze.dim", {picked, Val::integer(1)})});
+  ir::DType dt = logp.tensorType().dtype;
+  Val w = d.call("prims.convert_element_type.default", {mask, Val::dtypeVal(dt)});
+  if (!weight.isNone()) {
+    std::vector<Val> shape;
+    for (auto s : ops::sizesOf(safe)) shape.push_back(Val::integer(s));
+    Val flat = d.call("aten.view.default", {d.call("aten.clone.default", {safe}), Val::listOf({Val::integer(-1)})});
+    Val wt = d.call("aten.view.default", {d.call("aten.index_select.default", {weight, Val::integer(0), flat}), Val::listOf(shape)});
+    w = d.call("aten.mul.Tensor", {wt, w});
+  }
+  loss = d.call("aten.mul.Tensor", {loss, w});
+  if (reduction == 0) return unbatched ? d.call("aten.squeeze.dim", {loss, Val::integer(0)}) : loss;
+  Val total = d.call("aten.sum.default", {loss});
+  if (reduction == 2) return total;
+  return d.call("aten.div.Tensor", {total, d.call("aten.sum.default", {w})});
+}
+
 Val nllLoss(Dispatcher& d, const Val& logp, const Val& target, const Val& weight, int64_t reduction, int64_t ignoreIndex) {
+  if (!d.multiOutput()) return nllLossDecomposed(d, logp, target, weight, reduction, ignoreIndex);
   Val r = d.call("aten.nll_loss_forward.default", {logp, target, weight, Val::integer(reduction), Val::integer(ignoreIndex)});
   return r.list.at(0);
 }
@@ -76,9 +106,10 @@ void registerNnFunctionalFns(std::vector<TorchFn>& t) {
                  Val shape = needArg(a, 1, "normalized_shape", "layer_norm");
                  if (shape.kind == Val::Kind::Int) shape = Val::listOf({shape});
                  const Val& eps = opt(a, 4, "eps");
-                 Val r = d.call("aten.native_layer_norm.default",
-                                {x, shape, opt(a, 2, "weight"), opt(a, 3, "bias"), eps.isNone() ? Val::real(1e-5) : eps});
-                 return r.list.at(0);
+                 std::vector<Val> args = {x, shape, opt(a, 2, "weight"), opt(a, 3, "bias"), eps.isNone() ? Val::real(1e-5) : eps};
+                 // Without multi-output nodes the decomposition is recorded directly.
+                 if (!d.multiOutput()) return ops::op("aten.native_layer_norm.default").decompose(d, args).list.at(0);
+                 return d.call("aten.native_layer_norm.default", args).list.at(0);
                }});
   // batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-05)
   t.push_back({"torch.nn.functional.batch_norm", ir::NodeKind::CallFunction, [](Dispatcher& d, const TArgs& a) {
@@ -103,12 +134,15 @@ void registerNnFunctionalFns(std::vector<TorchFn>& t) {
                      for (size_t i = 0; i < s.size(); ++i) sz += (i ? ", " : "") + std::to_string(s[i]);
                      throw TorchError("ValueError", "Expected more than 1 value per channel when training, got input size " + sz + "])");
                    }
+                   if (!d.multiOutput())
+                     throw TorchError("NotImplementedError", "training-mode batch_norm in a captured graph is not supported by Kiln yet");
                    Val r = d.call("aten._native_batch_norm_legit.default", {x, w, b, rm, rv, Val::boolean(true), momentum, eps});
                    return r.list.at(0);
                  }
                  if (rm.isNone() || rv.isNone()) throw TorchError("ValueError", "running_mean and running_var must be defined in evaluation mode");
-                 Val r = d.call("aten._native_batch_norm_legit_no_training.default", {x, w, b, rm, rv, momentum, eps});
-                 return r.list.at(0);
+                 std::vector<Val> args = {x, w, b, rm, rv, momentum, eps};
+                 if (!d.multiOutput()) return ops::op("aten._native_batch_norm_legit_no_training.default").decompose(d, args).list.at(0);
+                 return d.call("aten._native_batch_norm_legit_no_training.default", args).list.at(0);
                }});
   // dropout(input, p=0.5, training=True, inplace=False): the identity copy unless training.
   auto dropout = [](Dispatcher& d, const TArgs& a) {
@@ -120,6 +154,8 @@ void registerNnFunctionalFns(std::vector<TorchFn>& t) {
     const Val* tr = a.get(2, "training");
     bool training = !tr || tr->isNone() || (tr->kind == Val::Kind::Bool && tr->b);
     if (!training || p == 0.0) return d.call("aten.clone.default", {x});
+    if (!d.multiOutput())
+      throw TorchError("NotImplementedError", "training-mode dropout in a captured graph is not supported by Kiln yet");
     return d.call("aten.native_dropout.default", {x, Val::real(p), Val::boolean(true)}).list.at(0);
   };
   t.push_back({"torch.nn.functional.dropout", ir::NodeKind::CallFunction, dropout});

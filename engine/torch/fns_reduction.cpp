@@ -1,6 +1,7 @@
 // Torch-level reductions (Tensor methods and torch.* functions): sum/mean/prod, max/min (all,
 // along a dim -> (values, indices), or elementwise with a tensor), amax/amin, argmax/argmin,
 // var/std (+ _mean), logsumexp, norm, any/all. Each maps onto one ATen reduction.
+#include "engine/ops/shape_util.h"
 #include "engine/torch/torch_functions.h"
 
 namespace kiln::torchapi {
@@ -52,7 +53,11 @@ Val maxMin(Dispatcher& d, const TArgs& a, bool isMax) {
   if (dim.isTensor()) return d.call(isMax ? "aten.maximum.default" : "aten.minimum.default", {x, dim});
   if (const Val* other = a.kw("other")) return d.call(isMax ? "aten.maximum.default" : "aten.minimum.default", {x, *other});
   if (dim.isNone()) return d.call(isMax ? "aten.max.default" : "aten.min.default", {x});
-  return d.call(isMax ? "aten.max.dim" : "aten.min.dim", {x, dim, Val::boolean(flag(a, 2, "keepdim"))});
+  Val keep = Val::boolean(flag(a, 2, "keepdim"));
+  if (!d.multiOutput())  // values and indices as two single-output reductions
+    return Val::listOf({d.call(isMax ? "aten.amax.default" : "aten.amin.default", {x, Val::listOf({dim}), keep}),
+                        d.call(isMax ? "aten.argmax.default" : "aten.argmin.default", {x, dim, keep})});
+  return d.call(isMax ? "aten.max.dim" : "aten.min.dim", {x, dim, keep});
 }
 
 // var / std: (input, dim=None, unbiased=True, keepdim=False) or (..., *, correction=1, keepdim=False);
@@ -73,7 +78,11 @@ Val varLike(Dispatcher& d, const TArgs& a, const std::string& fn, const std::str
   if (const Val* c = a.kw("correction"); c && !c->isNone()) correction = *c;
   const Val* keep = next < 99 ? a.get(next, "keepdim") : a.kw("keepdim");
   if (correction.isNone()) correction = Val::integer(1);
-  return d.call(aten, {x, dimList(dim), correction, Val::boolean(keep && keep->kind == Val::Kind::Bool && keep->b)});
+  Val keepV = Val::boolean(keep && keep->kind == Val::Kind::Bool && keep->b);
+  if (aten == "aten.var_mean.correction" && !d.multiOutput())
+    return Val::listOf({d.call("aten.var.correction", {x, dimList(dim), correction, keepV}),
+                        dim.isNone() ? d.call("aten.mean.default", {x}) : d.call("aten.mean.dim", {x, dimList(dim), keepV})});
+  return d.call(aten, {x, dimList(dim), correction, keepV});
 }
 
 void both(std::vector<TorchFn>& t, const std::string& name, std::function<Val(Dispatcher&, const TArgs&)> impl) {

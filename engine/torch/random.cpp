@@ -38,7 +38,7 @@ void forEachElement(Tensor& t, F&& f) {
 
 void floatingOnly(const Tensor& t, const char* what) {
   if (!ir::isFloating(t.dtype()) || t.dtype() == ir::DType::Float16 || t.dtype() == ir::DType::BFloat16)
-    throw TorchError("RuntimeError", std::string(what) + " not implemented for '" + std::string(ir::torchName(t.dtype())) + "'");
+    throw TorchError("RuntimeError", std::string(what) + " not implemented for '" + std::string(std::string(ir::torchName(t.dtype()))) + "'");
 }
 
 // normal_fill_16: Box-Muller on 16 uniforms in place, the first 8 giving cos, the last 8 sin.

@@ -262,6 +262,12 @@ Value tensorSubscript(py::Interpreter& in, const Value& t, const Value& index) {
   bool fake = asTensor(t)->fake;
   for (const auto& v : ta.args[1].kind == ops::Val::Kind::List ? ta.args[1].list : std::vector<ops::Val>{ta.args[1]})
     fake = fake || v.kind == ops::Val::Kind::Sym;
+  // While capturing, a real tensor the function reaches through its inputs is a graph input
+  // (as callTorch treats it): the indexing is recorded.
+  if (!fake && in.tracer && in.tracer->sourceOf(t.get())) {
+    fake = true;
+    ta.args[0] = ops::Val::sym(asTensor(t)->t.type());
+  }
   try {
     if (fake) {
       // Recorded as Dynamo does: one _operator.getitem node taking the Python index.
