@@ -263,6 +263,7 @@ Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::str
     }
   }
   auto inst = [&](const ValueTemplate& t) { return instantiate(in, t, outs, locals, globals); };
+  for (const auto& [obj, attr, value] : e.sideEffects) in.setAttr(inst(obj), attr, inst(value));
   const BreakPlan& p = e.plan;
   switch (p.kind) {
     case BreakPlan::Kind::None: return inst(e.output);
@@ -505,10 +506,12 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
   try {
     Value result = in.callFunction(*fn, fakeArgs, fakeSelf);
     in.tracer = nullptr;
+    tracer.undoSideEffects();
     entry.output = makeTemplate(in, tracer, result, outputs);
     breakLine = "    return " + show(in, entry.output) + "\n";
   } catch (Unsupported& u) {
     in.tracer = nullptr;
+    tracer.undoSideEffects();
     session::GraphBreakEvent b;
     b.frameId = frame->id;
     b.compileId = cid;
@@ -622,7 +625,15 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
     }
   } catch (...) {
     in.tracer = nullptr;
+    tracer.undoSideEffects();
     throw;
+  }
+  // Side effects become part of what the entry does after its graph.
+  for (const auto& se : tracer.sideEffects) {
+    ValueTemplate obj;
+    obj.kind = ValueTemplate::Kind::FromSource;
+    obj.source = se.object;
+    entry.sideEffects.emplace_back(obj, se.attr, makeTemplate(in, tracer, se.value, outputs));
   }
   tracer.finish(outputs);
   double captureMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

@@ -8,6 +8,7 @@
 #include "engine/ir/graph.h"
 
 #include <functional>
+#include <tuple>
 #include <map>
 #include <set>
 #include <memory>
@@ -52,6 +53,8 @@ struct CacheEntry {
   GraphRunner run;              // null when the graph was empty (nothing to run)
   ValueTemplate output;         // the return value (no break)
   BreakPlan plan;
+  // Attribute stores to replay after the graph runs: (object, attribute, value).
+  std::vector<std::tuple<ValueTemplate, std::string, ValueTemplate>> sideEffects;
   std::string transformedCode;  // Python source of what the entry runs
   bool dynamic = false;         // some input dims are symbolic (automatic dynamic shapes)
   std::map<std::string, std::shared_ptr<CacheEntry>> specialized;  // dynamic: per concrete input shapes

@@ -326,6 +326,24 @@ void Tracer::nameHint(const py::Value& v, const std::string& name) {
   n->name = graph.uniqueName(name);
 }
 
+void Tracer::onSetAttr(const py::Value& obj, const std::string& name, const py::Value& value) {
+  if (obj->kind != py::VK::Instance) return;
+  const Source* src = sourceOf(obj.get());
+  if (!src) return;  // an object made during capture: nothing to replay
+  SideEffect e;
+  e.object = *src;
+  e.attr = name;
+  e.value = value;
+  e.target = obj;
+  e.old = in_.getAttrOrNull(obj, name);
+  sideEffects.push_back(std::move(e));
+}
+
+void Tracer::undoSideEffects() {
+  for (auto it = sideEffects.rbegin(); it != sideEffects.rend(); ++it)
+    if (it->old) in_.setAttr(it->target, it->attr, it->old);
+}
+
 void Tracer::truncate(size_t nextIdAtBreak) {
   int limit = static_cast<int>(nextIdAtBreak);
   std::vector<GraphInput> kept;

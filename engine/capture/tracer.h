@@ -68,6 +68,18 @@ class Tracer {
   void addClosure(const std::string& name, const py::Value& v) { closureValues[name] = v; }
   py::Value onClosure(const std::string& name, py::Value v);
   void nameHint(const py::Value& v, const std::string& name);
+  // An attribute store on an object that existed before capture (self.counter += 1): it is
+  // recorded so the compiled code replays it, and undone when capture ends — capture itself
+  // leaves no trace on the program's objects, as Dynamo's side-effect tracking.
+  void onSetAttr(const py::Value& obj, const std::string& name, const py::Value& value);
+  void undoSideEffects();
+  struct SideEffect {
+    Source object;
+    std::string attr;
+    py::Value value;           // capture-time value (may be a fake tensor)
+    py::Value target, old;     // for undo
+  };
+  std::vector<SideEffect> sideEffects;
   void onTopExpr(const py::Expr* e, const py::Value& v) { exprValues[e] = v; }
 
   // The graph node a fake tensor stands for (realizing a lazy input); -1 if not fake.

@@ -481,6 +481,7 @@ Value Interpreter::getAttr(const Value& obj, const std::string& name) {
 }
 
 void Interpreter::setAttr(const Value& obj, const std::string& name, Value v) {
+  if (tracer) tracer->onSetAttr(obj, name, v);
   if (obj->kind == VK::Instance) {
     auto* inst = static_cast<InstanceObj*>(obj.get());
     Value sa = inst->cls->lookup("__setattr__");

@@ -12,3 +12,9 @@ py::Value autogradAttr(py::Interpreter& in, const py::Value& t, const std::strin
 bool autogradSetAttr(py::Interpreter& in, const py::Value& t, const std::string& name, const py::Value& v);
 
 }  // namespace kiln::torchapi
+
+namespace kiln::torchapi {
+// torch.no_grad / enable_grad / set_grad_enabled / is_grad_enabled and the random functions
+// (manual_seed, rand, randn, randint, *_like, normal) on the torch module.
+void installGradModeAndRandom(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& torch);
+}  // namespace kiln::torchapi

@@ -1,6 +1,7 @@
 #include "engine/torch/inplace.h"
 
 #include "engine/autograd/grad_mode.h"
+#include "engine/capture/tracer.h"
 #include "engine/autograd/node.h"
 #include "engine/ops/index_ops.h"
 #include "engine/torch/bindings.h"
@@ -172,8 +173,15 @@ Value inplaceMethod(py::Interpreter& in, const Value& selfValue, const std::stri
   std::string base = name.substr(0, name.size() - 1);
   return py::makeBuiltin("Tensor." + name, [selfValue, base, name](py::Interpreter& in, py::CallArgs& a) -> Value {
     py::TensorObj* self = obj(selfValue);
-    if (self->fake)
-      in.raise("NotImplementedError", "in-place Tensor." + name + " inside torch.compile'd code is not supported by Kiln yet");
+    if (self->fake) {
+      // Capture records the mutation as Dynamo does (`add_ = l_x_.add_(1)`); later uses of the
+      // tensor keep referring to it. Lowering in-place nodes to ATen is not done yet.
+      if (!in.tracer) in.raise("RuntimeError", "internal error: fake tensor outside capture");
+      std::vector<Value> args{selfValue};
+      args.insert(args.end(), a.args.begin(), a.args.end());
+      in.tracer->record(name, ir::NodeKind::CallMethod, args, a.kwargs, self->tensorType());
+      return selfValue;
+    }
     if (base == "t" || base == "unsqueeze" || base == "squeeze")
       in.raise("NotImplementedError", "Tensor." + name + " (changes the tensor's shape in place) is not supported by Kiln yet");
     TArgs ta;

@@ -3,6 +3,7 @@
 #include "engine/torch/tensor_protocol.h"
 
 #include "engine/capture/compile_context.h"
+#include "engine/torch/autograd_methods.h"
 #include "engine/torch/bindings.h"
 #include "engine/torch/nn_module.h"
 
@@ -97,17 +98,6 @@ Value wrap(tensor::Tensor t, py::Interpreter& in, const CallArgs& a) {
   return py::makeTensor(std::move(t));
 }
 
-// A context manager class whose __enter__/__exit__ are natives (torch.no_grad ...).
-Value contextManagerClass(py::Interpreter& in, const std::string& name, py::NativeFn enter, py::NativeFn exit) {
-  auto cls = std::make_shared<py::ClassObj>();
-  cls->name = cls->qualname = name;
-  cls->mro.push_back(cls);
-  if (auto obj = in.builtinClass("object")) cls->mro.push_back(obj);
-  cls->dict["__enter__"] = py::makeBuiltin(name + ".__enter__", std::move(enter));
-  cls->dict["__exit__"] = py::makeBuiltin(name + ".__exit__", std::move(exit));
-  cls->dict["__init__"] = py::makeBuiltin(name + ".__init__", [](py::Interpreter&, CallArgs&) { return py::None(); });
-  return cls;
-}
 
 }  // namespace
 
@@ -200,8 +190,6 @@ void installModules(py::Interpreter& in) {
     });
   }
   def(torch, "is_tensor", [](py::Interpreter&, CallArgs& a) { return py::makeBool(!a.args.empty() && a.args[0]->kind == VK::Tensor); });
-  def(torch, "manual_seed", [](py::Interpreter&, CallArgs&) { return py::None(); });
-  def(torch, "is_grad_enabled", [](py::Interpreter&, CallArgs&) { return py::True(); });
   def(torch, "compile", [](py::Interpreter& in, CallArgs& a) -> Value {
     capture::CompileOptions opts = capture::parseCompileOptions(in, a);
     if (a.args.empty() || py::isNone(a.args[0])) {
@@ -214,14 +202,15 @@ void installModules(py::Interpreter& in) {
     if (!in.compiler) return a.args[0];  // --eager: torch.compile is the identity
     return in.compiler->compile(in, a.args[0], opts);
   });
-  T["no_grad"] = contextManagerClass(in, "no_grad", [](py::Interpreter&, CallArgs&) { return py::None(); },
-                                     [](py::Interpreter&, CallArgs&) { return py::False(); });
-  T["enable_grad"] = contextManagerClass(in, "enable_grad", [](py::Interpreter&, CallArgs&) { return py::None(); },
-                                         [](py::Interpreter&, CallArgs&) { return py::False(); });
+
+  installGradModeAndRandom(in, torch);
 
   auto nn = newModule(in, "torch.nn");
   torch->scope->vars["nn"] = nn;
   installNn(in, nn);
+  // Filled by the prelude (engine/torch/prelude/torch.nn.init.py, torch.optim.py).
+  nn->scope->vars["init"] = newModule(in, "torch.nn.init");
+  torch->scope->vars["optim"] = newModule(in, "torch.optim");
   auto F = newModule(in, "torch.nn.functional");
   nn->scope->vars["functional"] = F;
   for (const auto& f : torchFns()) {

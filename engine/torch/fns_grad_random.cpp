@@ -1,0 +1,209 @@
+// torch.manual_seed / rand / randn / randint / rand_like / randn_like / normal, and the grad
+// mode API: torch.no_grad / enable_grad / set_grad_enabled (context managers and decorators),
+// torch.is_grad_enabled.
+#include "engine/autograd/grad_mode.h"
+#include "engine/torch/autograd_methods.h"
+#include "engine/torch/bindings.h"
+#include "engine/torch/random.h"
+
+namespace kiln::torchapi {
+
+using py::CallArgs;
+using py::Value;
+using py::VK;
+using tensor::Tensor;
+using tensor::TorchError;
+
+namespace {
+
+void def(const std::shared_ptr<py::ModuleObj>& m, const std::string& name, py::NativeFn fn) {
+  m->scope->vars[name] = py::makeBuiltin(m->name + "." + name, std::move(fn));
+}
+
+int64_t intOf(py::Interpreter& in, const Value& v, const char* what) {
+  if (v->kind == VK::Int) return static_cast<py::IntObj*>(v.get())->v;
+  if (v->kind == VK::Bool) return static_cast<py::BoolObj*>(v.get())->v;
+  in.raise("TypeError", std::string(what) + " must be int, not " + py::typeName(v));
+}
+
+double numberOf(py::Interpreter& in, const Value& v) {
+  if (v->kind == VK::Float) return static_cast<py::FloatObj*>(v.get())->v;
+  return double(intOf(in, v, "argument"));
+}
+
+// f(2, 3), f((2, 3)), f([2, 3]) or size=(2, 3)
+tensor::Shape sizeArgs(py::Interpreter& in, const std::vector<Value>& args, const CallArgs& a) {
+  std::vector<Value> dims = args;
+  if (dims.size() == 1 && (dims[0]->kind == VK::Tuple || dims[0]->kind == VK::List)) dims = in.iterate(dims[0]);
+  if (Value s = a.kwarg("size")) dims = in.iterate(s);
+  tensor::Shape out;
+  for (auto& d : dims) out.push_back(intOf(in, d, "size"));
+  return out;
+}
+
+ir::DType dtypeOf(py::Interpreter& in, const CallArgs& a, ir::DType dflt) {
+  Value d = a.kwarg("dtype");
+  if (!d || py::isNone(d)) return dflt;
+  if (d->kind != VK::DType) in.raise("TypeError", "dtype must be a torch.dtype, not " + py::typeName(d));
+  return static_cast<py::DTypeObj*>(d.get())->d;
+}
+
+Value finish(py::Interpreter& in, Tensor t, const CallArgs& a) {
+  if (Value rg = a.kwarg("requires_grad"); rg && in.truthy(rg)) {
+    if (!ir::isFloating(t.dtype())) in.raise("RuntimeError", "only Tensors of floating point and complex dtype can require gradients");
+    t.setRequiresGrad(true);
+  }
+  return py::makeTensor(std::move(t));
+}
+
+const Tensor& tensorOf(py::Interpreter& in, const Value& v, const char* fn) {
+  if (v->kind != VK::Tensor || static_cast<py::TensorObj*>(v.get())->fake)
+    in.raise("TypeError", std::string(fn) + "(): argument 'input' (position 1) must be Tensor, not " + py::typeName(v));
+  return static_cast<py::TensorObj*>(v.get())->t;
+}
+
+// A grad-mode context manager class: `mode(self_args)` decides the mode on entry; with
+// `immediate` (set_grad_enabled) the mode is set at construction, as PyTorch does, so the
+// call also works as a plain function.
+Value gradModeClass(py::Interpreter& in, const std::string& name, bool immediate, std::function<bool(py::Interpreter&, CallArgs&)> mode) {
+  auto cls = std::make_shared<py::ClassObj>();
+  cls->name = cls->qualname = name;
+  cls->mro.push_back(cls);
+  if (auto o = in.builtinClass("object")) cls->mro.push_back(o);
+  auto wrapper = [name](bool enabled, Value fn) {
+    return py::makeBuiltin(name + ".<decorated>", [enabled, fn](py::Interpreter& in, CallArgs& a) {
+      autograd::GradModeGuard g(enabled);
+      return in.call(fn, a);
+    });
+  };
+  cls->dict["__new__"] = py::makeBuiltin(name + ".__new__", [mode, wrapper, immediate](py::Interpreter& in, CallArgs& a) -> Value {
+    auto c = std::static_pointer_cast<py::ClassObj>(a.args.at(0));
+    CallArgs rest = a;
+    rest.args.erase(rest.args.begin());
+    // @torch.no_grad without parentheses decorates directly.
+    if (!immediate && rest.args.size() == 1 &&
+        (rest.args[0]->kind == VK::Function || rest.args[0]->kind == VK::BoundMethod || rest.args[0]->kind == VK::Builtin))
+      return wrapper(mode(in, rest), rest.args[0]);
+    bool enabled = mode(in, rest);
+    auto inst = std::make_shared<py::InstanceObj>(c);
+    inst->dict->setStr("_enabled", py::makeBool(enabled));
+    inst->dict->setStr("_prev", py::makeBool(autograd::isGradEnabled()));
+    if (immediate) autograd::setGradEnabled(enabled);
+    return inst;
+  });
+  cls->dict["__enter__"] = py::makeBuiltin(name + ".__enter__", [immediate](py::Interpreter& in, CallArgs& a) {
+    auto* self = static_cast<py::InstanceObj*>(a.args.at(0).get());
+    if (!immediate) self->dict->setStr("_prev", py::makeBool(autograd::isGradEnabled()));
+    autograd::setGradEnabled(in.truthy(self->dict->getStr("_enabled")));
+    return py::None();
+  });
+  cls->dict["__exit__"] = py::makeBuiltin(name + ".__exit__", [](py::Interpreter& in, CallArgs& a) {
+    auto* self = static_cast<py::InstanceObj*>(a.args.at(0).get());
+    autograd::setGradEnabled(in.truthy(self->dict->getStr("_prev")));
+    return py::False();
+  });
+  cls->dict["__call__"] = py::makeBuiltin(name + ".__call__", [wrapper](py::Interpreter& in, CallArgs& a) -> Value {
+    auto* self = static_cast<py::InstanceObj*>(a.args.at(0).get());
+    if (a.args.size() != 2) in.raise("TypeError", "a grad mode decorator takes one function");
+    return wrapper(in.truthy(self->dict->getStr("_enabled")), a.args[1]);
+  });
+  return cls;
+}
+
+}  // namespace
+
+void installGradModeAndRandom(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& torch) {
+  auto& T = torch->scope->vars;
+  T["no_grad"] = gradModeClass(in, "no_grad", false, [](py::Interpreter&, CallArgs&) { return false; });
+  T["enable_grad"] = gradModeClass(in, "enable_grad", false, [](py::Interpreter&, CallArgs&) { return true; });
+  T["inference_mode"] = gradModeClass(in, "inference_mode", false, [](py::Interpreter& in, CallArgs& a) {
+    Value m = !a.args.empty() ? a.args[0] : a.kwarg("mode");
+    return m && !in.truthy(m);
+  });
+  T["set_grad_enabled"] = gradModeClass(in, "set_grad_enabled", true, [](py::Interpreter& in, CallArgs& a) {
+    Value m = !a.args.empty() ? a.args[0] : a.kwarg("mode");
+    if (!m || m->kind != VK::Bool) in.raise("TypeError", "set_grad_enabled(): argument 'mode' must be bool");
+    return in.truthy(m);
+  });
+  def(torch, "is_grad_enabled", [](py::Interpreter&, CallArgs&) { return py::makeBool(autograd::isGradEnabled()); });
+  def(torch, "is_inference_mode_enabled", [](py::Interpreter&, CallArgs&) { return py::False(); });
+
+  def(torch, "manual_seed", [](py::Interpreter& in, CallArgs& a) {
+    if (a.args.empty()) in.raise("TypeError", "manual_seed() missing 1 required positional argument: 'seed'");
+    int64_t s = intOf(in, a.args[0], "seed");
+    defaultGenerator().manualSeed(static_cast<uint64_t>(s));
+    return py::None();
+  });
+  def(torch, "initial_seed", [](py::Interpreter&, CallArgs&) {
+    return py::makeInt(static_cast<int64_t>(defaultGenerator().initialSeed()));
+  });
+  auto filler = [](bool normal) {
+    return [normal](py::Interpreter& in, CallArgs& a) -> Value {
+      try {
+        Tensor t = Tensor::empty(sizeArgs(in, a.args, a), dtypeOf(in, a, ir::DType::Float32));
+        if (normal) normalFill(t, 0.0, 1.0, defaultGenerator());
+        else uniformFill(t, 0.0, 1.0, defaultGenerator());
+        return finish(in, std::move(t), a);
+      } catch (const TorchError& e) { rethrow(in, e); }
+    };
+  };
+  def(torch, "rand", filler(false));
+  def(torch, "randn", filler(true));
+  for (bool normal : {false, true}) {
+    def(torch, normal ? "randn_like" : "rand_like", [normal](py::Interpreter& in, CallArgs& a) -> Value {
+      if (a.args.empty()) in.raise("TypeError", "missing required argument 'input'");
+      const Tensor& x = tensorOf(in, a.args[0], normal ? "randn_like" : "rand_like");
+      try {
+        Tensor t = Tensor::empty(x.sizes(), dtypeOf(in, a, x.dtype()));
+        if (normal) normalFill(t, 0.0, 1.0, defaultGenerator());
+        else uniformFill(t, 0.0, 1.0, defaultGenerator());
+        return finish(in, std::move(t), a);
+      } catch (const TorchError& e) { rethrow(in, e); }
+    });
+  }
+  // randint(high, size) / randint(low, high, size)
+  def(torch, "randint", [](py::Interpreter& in, CallArgs& a) -> Value {
+    std::vector<Value> pos = a.args;
+    Value size = a.kwarg("size");
+    if (!size && !pos.empty() && (pos.back()->kind == VK::Tuple || pos.back()->kind == VK::List)) {
+      size = pos.back();
+      pos.pop_back();
+    }
+    if (Value lo = a.kwarg("low")) pos.insert(pos.begin(), lo);
+    if (Value hi = a.kwarg("high")) pos.push_back(hi);
+    if (!size || pos.empty() || pos.size() > 2) in.raise("TypeError", "randint() received an invalid combination of arguments");
+    int64_t low = pos.size() == 2 ? intOf(in, pos[0], "low") : 0, high = intOf(in, pos.back(), "high");
+    try {
+      Tensor t = Tensor::empty(sizeArgs(in, {size}, CallArgs{}), dtypeOf(in, a, ir::DType::Int64));
+      randomFromToFill(t, low, high, defaultGenerator());
+      return finish(in, std::move(t), a);
+    } catch (const TorchError& e) { rethrow(in, e); }
+  });
+  // normal(mean: float, std: float, size) or normal(mean, std) with tensors:
+  // normal_(0, 1) then * std + mean, as ATen's normal_out does.
+  def(torch, "normal", [](py::Interpreter& in, CallArgs& a) -> Value {
+    Value mean = !a.args.empty() ? a.args[0] : a.kwarg("mean");
+    Value std = a.args.size() > 1 ? a.args[1] : a.kwarg("std");
+    if (!mean) in.raise("TypeError", "normal() missing required argument 'mean'");
+    if (!std) std = py::makeFloat(1.0);
+    try {
+      if (mean->kind != VK::Tensor && std->kind != VK::Tensor) {
+        std::vector<Value> rest(a.args.begin() + std::min<size_t>(2, a.args.size()), a.args.end());
+        Tensor t = Tensor::empty(sizeArgs(in, rest, a), dtypeOf(in, a, ir::DType::Float32));
+        normalFill(t, numberOf(in, mean), numberOf(in, std), defaultGenerator());
+        return finish(in, std::move(t), a);
+      }
+      const Tensor& shapeFrom = mean->kind == VK::Tensor ? tensorOf(in, mean, "normal") : tensorOf(in, std, "normal");
+      tensor::Shape s = shapeFrom.sizes();
+      if (mean->kind == VK::Tensor && std->kind == VK::Tensor) s = tensor::broadcastShapes(tensorOf(in, mean, "normal").sizes(), tensorOf(in, std, "normal").sizes());
+      Tensor t = Tensor::empty(s, shapeFrom.dtype());
+      normalFill(t, 0.0, 1.0, defaultGenerator());
+      ops::EagerDispatcher d;
+      ops::Val r = d.call("aten.mul.Tensor", {ops::Val::of(t), toVal(in, std)});
+      r = d.call("aten.add.Tensor", {r, toVal(in, mean)});
+      return py::makeTensor(r.t);
+    } catch (const TorchError& e) { rethrow(in, e); }
+  });
+}
+
+}  // namespace kiln::torchapi
