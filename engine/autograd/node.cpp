@@ -113,6 +113,12 @@ void OpNode::release() {
   if (released_) return;
   released_ = true;
   for (auto& v : saved_) v = typeOnly(v);
+  // PyTorch wraps a Python number operand of a pointwise op (x * 2) into a saved tensor,
+  // so a second backward through such a node fails too; alpha stays an attribute.
+  if (op_.kind == ops::OpKind::Pointwise)
+    for (size_t i = 0; i < saved_.size() && i < 3; ++i)
+      if (saved_[i].isScalar() && !(i == 2 && (op_.name == "aten.add.Tensor" || op_.name == "aten.sub.Tensor")))
+        saved_[i] = Val::sym(ir::TensorType{});
   savedResult_ = typeOnly(savedResult_);
 }
 

@@ -596,6 +596,24 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
       bp.kind = BreakPlan::Kind::Branch;
       bp.test = makeTemplate(in, tracer, u.callee, outputs);
     }
+    // Python constants passed on to the resume function are specialized there: guard them here,
+    // at the break (Dynamo guards a live constant when it reconstructs it for the resume call).
+    ir::SourceLoc at;
+    at.file = baseName(file_);
+    at.line = u.stmt ? u.stmt->span.line : 0;
+    at.function = fn->name;
+    if (u.stmt) {
+      const std::string& src = in.source();
+      int line = 1;
+      size_t p = 0;
+      while (line < at.line && p < src.size()) { if (src[p] == '\n') ++line; ++p; }
+      size_t e = src.find('\n', p);
+      std::string code = src.substr(p, e == std::string::npos ? std::string::npos : e - p);
+      size_t b = code.find_first_not_of(" \t");
+      at.code = b == std::string::npos ? "" : code.substr(b);
+    }
+    for (const auto& n : plan.live) tracer.onLocalRead(n, localValue(n), &at);
+    entry.guards = tracer.guards;
     for (const auto& n : plan.live) bp.live.push_back(makeTemplate(in, tracer, localValue(n), outputs));
     bp.resumeDef = plan.resume;
     bp.resumeElseDef = plan.resumeElse;

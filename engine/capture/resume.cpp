@@ -260,6 +260,12 @@ ResumePlan planResume(const Stmt& fnDef, const Unsupported& u, const std::set<st
   }
   const Stmt& s = *u.stmt;
   plan.line = s.span.line;
+  // Resume functions of resume functions are named after the original function, as in Dynamo.
+  std::string baseName = fnDef.name;
+  if (baseName.rfind("torch_dynamo_resume_in_", 0) == 0) {
+    baseName = baseName.substr(23);
+    baseName = baseName.substr(0, baseName.rfind("_at_"));
+  }
 
   // Statements after the break: the rest of the innermost block, then of each enclosing
   // block; an enclosing `with` (grad mode) is re-entered around what remains inside it.
@@ -325,13 +331,15 @@ ResumePlan planResume(const Stmt& fnDef, const Unsupported& u, const std::set<st
     std::vector<std::string> order;
     for (const auto& p : fnDef.params) order.push_back(p.name);
     assignedOrder(fnDef.body, order);
+    // Stack names in the rest of the code are this break's new stack slots: an older ___stackN
+    // of the frame (a resume function's own parameter) is never live past the break.
     for (const auto& n : order)
-      if (used.count(n) && bound.count(n)) plan.live.push_back(n);
+      if (used.count(n) && bound.count(n) && n.rfind("___stack", 0) != 0) plan.live.push_back(n);
     std::vector<std::string> params;
     for (size_t i = 0; i < done.size(); ++i) params.push_back("___stack" + std::to_string(i));
     if (plan.resultUsed) params.push_back("___stack" + std::to_string(done.size()));
     params.insert(params.end(), plan.live.begin(), plan.live.end());
-    plan.resume = makeFunction(fnDef, "torch_dynamo_resume_in_" + fnDef.name + "_at_" + std::to_string(plan.line), params,
+    plan.resume = makeFunction(fnDef, "torch_dynamo_resume_in_" + baseName + "_at_" + std::to_string(plan.line), params,
                                std::move(rest), s.span);
     plan.resumable = true;
     return plan;
@@ -347,7 +355,7 @@ ResumePlan planResume(const Stmt& fnDef, const Unsupported& u, const std::set<st
     assignedOrder(fnDef.body, order);
     for (const auto& n : order)
       if (used.count(n) && bound.count(n)) plan.live.push_back(n);
-    std::string name = "torch_dynamo_resume_in_" + fnDef.name + "_at_" + std::to_string(plan.line);
+    std::string name = "torch_dynamo_resume_in_" + baseName + "_at_" + std::to_string(plan.line);
     plan.resume = makeFunction(fnDef, name, plan.live, std::move(onTrue), s.span);
     plan.resumeElse = makeFunction(fnDef, name, plan.live, std::move(onFalse), s.span);
     plan.resumable = true;

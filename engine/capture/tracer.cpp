@@ -31,9 +31,18 @@ py::Value Tracer::bindArg(const std::string& name, const py::Value& v) {
     liftedBy_[v.get()] = fake;
     return fake;
   }
-  if (isConstant(v)) guardConstant(src, v);
-  else sources_.emplace(v.get(), src);
+  // Python constants are guarded where they are first read (onLocalRead), as Dynamo does.
+  if (!isConstant(v)) sources_.emplace(v.get(), src);
   return v;
+}
+
+void Tracer::onLocalRead(const std::string& name, const py::Value& v, const ir::SourceLoc* at) {
+  if (!isConstant(v)) return;
+  // The value may have been copied to another local (s = ___stack0): guard the argument it is.
+  auto it = argValues.find(name);
+  if (it != argValues.end() && it->second == v) { guardConstant(Source::local(name), v, false, at); return; }
+  for (const auto& [arg, value] : argValues)
+    if (value == v) { guardConstant(Source::local(arg), v, false, at); return; }
 }
 
 ir::SourceLoc Tracer::here() const {
@@ -57,13 +66,13 @@ ir::SourceLoc Tracer::here() const {
   return l;
 }
 
-void Tracer::guardConstant(const Source& src, const py::Value& v, bool moduleAttr) {
+void Tracer::guardConstant(const Source& src, const py::Value& v, bool moduleAttr, const ir::SourceLoc* at) {
   if (!guarded_.insert(src.text()).second) return;
   Guard g;
   g.kind = Guard::Kind::ConstantMatch;
   g.source = src;
   g.constant = v;
-  g.where = here();
+  g.where = at ? *at : here();
   g.line = g.where.line;
   g.moduleIntAttr = moduleAttr && v->kind == py::VK::Int;
   guards.push_back(std::move(g));

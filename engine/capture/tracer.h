@@ -66,6 +66,7 @@ class Tracer {
   py::Value onGlobal(const std::string& name, py::Value v);
   // A free variable of the compiled function: a source root, read like a local (L['offset']).
   void addClosure(const std::string& name, const py::Value& v) { closureValues[name] = v; }
+  void onLocalRead(const std::string& name, const py::Value& v, const ir::SourceLoc* at = nullptr);
   py::Value onClosure(const std::string& name, py::Value v);
   void nameHint(const py::Value& v, const std::string& name);
   // An attribute store on an object that existed before capture (self.counter += 1): it is
@@ -105,7 +106,7 @@ class Tracer {
   ir::Arg toArg(const py::Value& v);
   int realize(py::TensorObj* t);
   py::Value lift(const tensor::Tensor& real, const Source& src);
-  void guardConstant(const Source& src, const py::Value& v, bool moduleAttr = false);
+  void guardConstant(const Source& src, const py::Value& v, bool moduleAttr = false, const ir::SourceLoc* at = nullptr);
   ir::SourceLoc here() const;
   bool search(const py::Value& root, const Source& src, const py::Obj* target, int depth, std::set<const py::Obj*>& seen);
 

@@ -182,7 +182,11 @@ Value Interpreter::lookupName(const std::string& name, const Span& span) {
   Frame& f = frames_.back();
   if (f.locals && f.locals->count(name) && !(f.globalsDecl && f.globalsDecl->count(name))) {
     auto it = f.scope->vars.find(name);
-    if (it != f.scope->vars.end()) return it->second;
+    if (it != f.scope->vars.end()) {
+      // Python constants passed in are guarded where they are first read, as Dynamo does.
+      if (tracer && frames_.size() == tracer->topDepth && !copyingName_) tracer->onLocalRead(name, it->second);
+      return it->second;
+    }
     raise("UnboundLocalError", "cannot access local variable '" + name + "' where it is not associated with a value");
   }
   if (!(f.globalsDecl && f.globalsDecl->count(name))) {
@@ -318,7 +322,16 @@ Interpreter::Flow Interpreter::exec(const Stmt& s) {
   switch (s.kind) {
     case StmtKind::Expr: eval(*s.value); return Flow::Normal;
     case StmtKind::Assign: {
-      Value v = eval(*s.value);
+      // `a = b` only moves a value: it is not a use that guards b (Dynamo guards at real uses).
+      copyingName_ = s.value->kind == ExprKind::Name;
+      Value v;
+      try {
+        v = eval(*s.value);
+      } catch (...) {
+        copyingName_ = false;
+        throw;
+      }
+      copyingName_ = false;
       for (const auto& t : s.targets) assign(*t, v);
       return Flow::Normal;
     }

@@ -121,6 +121,7 @@ class Interpreter {
   std::map<std::string, std::shared_ptr<ClassObj>> classes_;
   std::vector<Frame> frames_;
   std::vector<std::unique_ptr<Module>> ownedModules_;
+  bool copyingName_ = false;  // evaluating the right side of `a = b`
   std::map<std::string, std::string> sources_;
   // Per function body: names assigned (locals) and declared global/nonlocal.
   struct FnInfo { std::set<std::string> locals, globals; };

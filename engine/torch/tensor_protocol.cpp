@@ -1,6 +1,7 @@
 // Tensor values in the interpreter: operators, attributes and methods, indexing, printing.
 #include "engine/torch/tensor_protocol.h"
 
+#include "engine/autograd/node.h"
 #include "engine/capture/tracer.h"
 #include "engine/ops/index_ops.h"
 #include "engine/torch/autograd_methods.h"
@@ -329,7 +330,12 @@ bool tensorTruthy(py::Interpreter& in, const Value& t) {
 std::string tensorRepr(py::Interpreter&, const Value& t) {
   auto* tv = asTensor(t);
   if (tv->fake) return "FakeTensor(" + tv->type.str() + ")";
-  return formatTensor(tv->t, "tensor(", tv->t.requiresGrad());
+  const auto& meta = tv->t.autograd();
+  if (!meta || !meta->gradFn) return formatTensor(tv->t, "tensor(", tv->t.requiresGrad());
+  // A result of recorded ops prints its grad_fn instead: tensor(14., grad_fn=<SumBackward0>)
+  std::string s = formatTensor(tv->t, "tensor(", false);
+  s.pop_back();
+  return s + ", grad_fn=<" + meta->gradFn->name() + ">)";
 }
 
 std::vector<Value> tensorIterate(py::Interpreter& in, const Value& t) {
