@@ -84,6 +84,8 @@ std::string usage() {
          "      run a script; compiled regions are captured, compiled and recorded as a session\n"
          "  kiln explain SCRIPT [--json] [--db PATH]\n"
          "      run a script and report what capture did: graphs, graph breaks, recompiles, guards\n"
+         "  kiln bench SCRIPT|DIR [--eager] [--torch] [--repeat N] [--threads N]\n"
+         "      time scripts in Kiln (eager, compiled) and with --torch under PyTorch CPU eager\n"
          "  kiln sessions [--db PATH]\n"
          "      list the stored sessions, newest first\n"
          "  kiln show SESSION [--stage NAME] [--db PATH]\n"

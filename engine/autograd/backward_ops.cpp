@@ -137,3 +137,95 @@ void registerBackwardOps(std::vector<ops::OpDef>& t) {
 }
 
 }  // namespace kiln::autograd::dv
+
+namespace kiln::autograd::dv {
+
+namespace {
+
+// Pooling geometry of a [*, H, W] input and a [*, OH, OW] gradient.
+struct Planes {
+  int64_t planes, H, W, OH, OW;
+};
+
+Planes planesOf(const Tensor& x, const Tensor& g) {
+  int64_t nd = x.dim();
+  Planes p{1, x.sizes()[size_t(nd - 2)], x.sizes()[size_t(nd - 1)], g.sizes()[size_t(nd - 2)], g.sizes()[size_t(nd - 1)]};
+  for (int64_t i = 0; i < nd - 2; ++i) p.planes *= x.sizes()[size_t(i)];
+  return p;
+}
+
+std::pair<int64_t, int64_t> pairOf(const Val& v, std::pair<int64_t, int64_t> dflt) {
+  if (v.isNone()) return dflt;
+  auto xs = v.ints();
+  if (xs.empty()) return dflt;
+  return xs.size() == 1 ? std::pair{xs[0], xs[0]} : std::pair{xs[0], xs[1]};
+}
+
+}  // namespace
+
+void registerPoolingBackwardOps(std::vector<ops::OpDef>& t) {
+  {
+    // (grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    auto d = backwardOp("aten.avg_pool2d_backward.default");
+    d.meta = [](const std::vector<Val>& a) { auto ty = a.at(1).tensorType(); ty.strides.clear(); ty.requiresGrad = false; return ty; };
+    d.eager = [](const std::vector<Val>& a) {
+      Tensor g = a.at(0).t.contiguous();
+      const Tensor& x = a.at(1).t;
+      auto [kh, kw] = pairOf(a.at(2), {1, 1});
+      auto [sh, sw] = pairOf(a.size() > 3 ? a[3] : Val::none(), {kh, kw});
+      auto [ph, pw] = pairOf(a.size() > 4 ? a[4] : Val::none(), {0, 0});
+      bool includePad = a.size() > 6 && a[6].kind == Val::Kind::Bool ? a[6].b : true;
+      int64_t divisorOverride = a.size() > 7 && !a[7].isNone() ? a[7].i : 0;
+      Planes p = planesOf(x, g);
+      Tensor out = Tensor::zeros(x.sizes(), x.dtype());
+      for (int64_t n = 0; n < p.planes; ++n)
+        for (int64_t oh = 0; oh < p.OH; ++oh)
+          for (int64_t ow = 0; ow < p.OW; ++ow) {
+            int64_t h0 = oh * sh - ph, w0 = ow * sw - pw;
+            int64_t h1 = std::min(h0 + kh, p.H + ph), w1 = std::min(w0 + kw, p.W + pw);
+            int64_t poolSize = (h1 - h0) * (w1 - w0);
+            h0 = std::max<int64_t>(h0, 0);
+            w0 = std::max<int64_t>(w0, 0);
+            h1 = std::min(h1, p.H);
+            w1 = std::min(w1, p.W);
+            if (h0 >= h1 || w0 >= w1) continue;
+            int64_t divisor = divisorOverride ? divisorOverride : includePad ? poolSize : (h1 - h0) * (w1 - w0);
+            double v = g.loadAt((n * p.OH + oh) * p.OW + ow) / double(divisor);
+            for (int64_t h = h0; h < h1; ++h)
+              for (int64_t w = w0; w < w1; ++w) {
+                int64_t o = (n * p.H + h) * p.W + w;
+                out.storeAt(o, out.loadAt(o) + v);
+              }
+          }
+      return out;
+    };
+    t.push_back(std::move(d));
+  }
+  {
+    auto d = backwardOp("aten._adaptive_avg_pool2d_backward.default");  // (grad, self)
+    d.meta = [](const std::vector<Val>& a) { auto ty = a.at(1).tensorType(); ty.strides.clear(); ty.requiresGrad = false; return ty; };
+    d.eager = [](const std::vector<Val>& a) {
+      Tensor g = a.at(0).t.contiguous();
+      const Tensor& x = a.at(1).t;
+      Planes p = planesOf(x, g);
+      Tensor out = Tensor::zeros(x.sizes(), x.dtype());
+      auto start = [](int64_t o, int64_t in, int64_t out) { return (o * in) / out; };
+      auto end = [](int64_t o, int64_t in, int64_t out) { return ((o + 1) * in + out - 1) / out; };
+      for (int64_t n = 0; n < p.planes; ++n)
+        for (int64_t oh = 0; oh < p.OH; ++oh)
+          for (int64_t ow = 0; ow < p.OW; ++ow) {
+            int64_t h0 = start(oh, p.H, p.OH), h1 = end(oh, p.H, p.OH), w0 = start(ow, p.W, p.OW), w1 = end(ow, p.W, p.OW);
+            double v = g.loadAt((n * p.OH + oh) * p.OW + ow) / double((h1 - h0) * (w1 - w0));
+            for (int64_t h = h0; h < h1; ++h)
+              for (int64_t w = w0; w < w1; ++w) {
+                int64_t o = (n * p.H + h) * p.W + w;
+                out.storeAt(o, out.loadAt(o) + v);
+              }
+          }
+      return out;
+    };
+    t.push_back(std::move(d));
+  }
+}
+
+}  // namespace kiln::autograd::dv

@@ -6,6 +6,7 @@ namespace kiln::ops {
 // Registered last in op_table.cpp's table(): every family's ops exist by then.
 void registerDerivatives(std::vector<OpDef>& t) {
   autograd::dv::registerBackwardOps(t);
+  autograd::dv::registerPoolingBackwardOps(t);
   autograd::dv::registerPointwiseDerivatives(t);
   autograd::dv::registerReductionDerivatives(t);
   autograd::dv::registerViewDerivatives(t);

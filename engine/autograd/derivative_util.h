@@ -53,5 +53,6 @@ void registerReductionDerivatives(std::vector<ops::OpDef>& t);
 void registerViewDerivatives(std::vector<ops::OpDef>& t);
 void registerNnDerivatives(std::vector<ops::OpDef>& t);
 void registerBackwardOps(std::vector<ops::OpDef>& t);
+void registerPoolingBackwardOps(std::vector<ops::OpDef>& t);
 
 }  // namespace kiln::autograd::dv

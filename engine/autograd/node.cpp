@@ -22,6 +22,7 @@ InputMeta metaOf(const Tensor& t) { return {t.sizes(), t.dtype()}; }
 class BackwardDispatcher : public ops::Dispatcher {
  public:
   using Dispatcher::call;
+  bool multiOutput() const override { return true; }
   Val call(const ops::OpDef& op, const std::vector<Val>& args) override {
     for (const auto& a : args) {
       bool freed = a.kind == Val::Kind::Sym;

@@ -152,6 +152,25 @@ void registerRandomOps(std::vector<OpDef>& table) {
     return out;
   };
   table.push_back(std::move(d));
+  // rand_like(self) / randn_like(self): uniform [0, 1) / standard normal draws shaped like self.
+  for (bool normal : {false, true}) {
+    OpDef r;
+    r.name = normal ? "aten.randn_like.default" : "aten.rand_like.default";
+    r.kind = OpKind::Extern;
+    r.meta = [](const std::vector<Val>& a) {
+      ir::TensorType ty = a.at(0).tensorType();
+      ty.strides.clear();
+      ty.requiresGrad = false;
+      return ty;
+    };
+    r.eager = [normal](const std::vector<Val>& a) {
+      Tensor out = Tensor::empty(a.at(0).t.sizes(), a[0].t.dtype());
+      if (normal) torchapi::normalFill(out, 0.0, 1.0, torchapi::defaultGenerator());
+      else torchapi::uniformFill(out, 0.0, 1.0, torchapi::defaultGenerator());
+      return out;
+    };
+    table.push_back(std::move(r));
+  }
 }
 
 }  // namespace kiln::ops
