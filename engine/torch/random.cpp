@@ -164,7 +164,7 @@ void registerRandomOps(std::vector<OpDef>& table) {
       return ty;
     };
     r.eager = [normal](const std::vector<Val>& a) {
-      Tensor out = Tensor::empty(a.at(0).t.sizes(), a[0].t.dtype());
+      tensor::Tensor out = tensor::Tensor::empty(a.at(0).t.sizes(), a[0].t.dtype());
       if (normal) torchapi::normalFill(out, 0.0, 1.0, torchapi::defaultGenerator());
       else torchapi::uniformFill(out, 0.0, 1.0, torchapi::defaultGenerator());
       return out;
