@@ -270,6 +270,12 @@ ir::Arg Tracer::toArg(const py::Value& v) {
     case py::VK::Float: return ir::Arg::real(static_cast<py::FloatObj*>(v.get())->v);
     case py::VK::Str: return ir::Arg::string(static_cast<py::StrObj*>(v.get())->v);
     case py::VK::DType: return ir::Arg::dtypeArg(static_cast<py::DTypeObj*>(v.get())->d);
+    // Indices of _operator.getitem: slices and Ellipsis, encoded as the op table expects.
+    case py::VK::Slice: {
+      auto* sl = static_cast<py::SliceObj*>(v.get());
+      return ir::Arg::listOf({ir::Arg::string("slice"), toArg(sl->start), toArg(sl->stop), toArg(sl->step)});
+    }
+    case py::VK::Ellipsis: return ir::Arg::string("...");
     case py::VK::Tuple:
     case py::VK::List: {
       std::vector<ir::Arg> items;
@@ -322,6 +328,29 @@ py::Value Tracer::record(const std::string& target, ir::NodeKind kind, const std
   }
   ir::Node& added = graph.add(std::move(n));
   return std::make_shared<py::TensorObj>(result, added.id);
+}
+
+std::vector<py::Value> Tracer::recordMulti(const std::string& target, ir::NodeKind kind, const std::vector<py::Value>& args,
+                                           const std::vector<std::pair<std::string, py::Value>>& kwargs,
+                                           const std::vector<ir::TensorType>& results) {
+  // One node for the call (its value is a tuple), then one getitem node per element, as FX
+  // records `chunk = x.chunk(3)` and `getitem = chunk[0]` ...
+  py::Value first = record(target, kind, args, kwargs, results.empty() ? ir::TensorType{} : results[0]);
+  int callNode = static_cast<py::TensorObj*>(first.get())->node;
+  graph.find(callNode)->types = results;
+  std::vector<py::Value> out;
+  for (size_t i = 0; i < results.size(); ++i) {
+    ir::Node n;
+    n.kind = ir::NodeKind::CallFunction;
+    n.target = "_operator.getitem";
+    n.name = "getitem";
+    n.args = {ir::Arg::ref(callNode), ir::Arg::integer(static_cast<int64_t>(i))};
+    n.types = {results[i]};
+    n.prov = graph.find(callNode)->prov;
+    int id = graph.add(std::move(n)).id;
+    out.push_back(std::make_shared<py::TensorObj>(results[i], id));
+  }
+  return out;
 }
 
 void Tracer::nameHint(const py::Value& v, const std::string& name) {

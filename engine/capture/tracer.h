@@ -61,6 +61,11 @@ class Tracer {
   // Records a call on fake tensors; returns the fake result.
   py::Value record(const std::string& target, ir::NodeKind kind, const std::vector<py::Value>& args,
                    const std::vector<std::pair<std::string, py::Value>>& kwargs, const ir::TensorType& result);
+  // A call with several tensor results (chunk, split, unbind): the call node, then a getitem
+  // node per result; returns the getitems' fake tensors.
+  std::vector<py::Value> recordMulti(const std::string& target, ir::NodeKind kind, const std::vector<py::Value>& args,
+                                     const std::vector<std::pair<std::string, py::Value>>& kwargs,
+                                     const std::vector<ir::TensorType>& results);
   // Interpreter hooks while capturing (return the value the program should see).
   py::Value onAttribute(const py::Value& obj, const std::string& name, py::Value result);
   py::Value onGlobal(const std::string& name, py::Value v);

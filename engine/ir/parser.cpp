@@ -272,8 +272,8 @@ Graph parseGraph(std::string_view text, const std::string& fileName) {
     }
     Node n;
     n.name = name;
-    if (!p.eat(":")) p.fail("expected ':' and a type after '" + name + "'");
-    n.types.push_back(p.type(p.quoted()));
+    // Nodes whose value is a tuple (chunk, split) print without a type, as FX prints them.
+    if (p.eat(":")) n.types.push_back(p.type(p.quoted()));
     p.expect("=");
     // expression
     p.ws();
@@ -293,7 +293,42 @@ Graph parseGraph(std::string_view text, const std::string& fileName) {
       bool handled = false;
       if (std::isalpha(static_cast<unsigned char>(p.peek())) || p.peek() == '_') {
         std::string callee = p.dotted();
-        if (p.peek() == '(') {
+        if (p.peek() == '[' && names.count(callee)) {
+          // x[index]: _operator.getitem with a Python index
+          p.expect("[");
+          n.kind = NodeKind::CallFunction;
+          n.target = "_operator.getitem";
+          n.args.push_back(Arg::ref(names[callee]));
+          auto elem = [&]() -> Arg {
+            if (p.eat("...")) return Arg::string("...");
+            size_t save = p.pos();
+            if (p.eat("slice(")) {
+              std::vector<Arg> parts{Arg::string("slice")};
+              for (int i = 0; i < 3; ++i) {
+                parts.push_back(p.arg());
+                if (i < 2) p.expect(",");
+              }
+              p.expect(")");
+              return Arg::listOf(std::move(parts));
+            }
+            p.setPos(save);
+            return p.arg();
+          };
+          if (p.peek() == '(') {
+            p.expect("(");
+            std::vector<Arg> items;
+            while (p.peek() != ')') {
+              items.push_back(elem());
+              if (!p.eat(",")) break;
+            }
+            p.expect(")");
+            n.args.push_back(Arg::listOf(std::move(items)));
+          } else {
+            n.args.push_back(elem());
+          }
+          p.expect("]");
+          handled = true;
+        } else if (p.peek() == '(') {
           size_t dot = callee.rfind('.');
           std::string recv = dot == std::string::npos ? "" : callee.substr(0, dot);
           if (!recv.empty() && names.count(recv)) {

@@ -66,6 +66,18 @@ std::string printArg(const Graph& g, const Arg& a) {
   return "?";
 }
 
+std::string printIndex(const Graph& g, const Arg& a, bool top) {
+  if (a.kind == Arg::Kind::String && a.s == "...") return "...";
+  if (a.kind == Arg::Kind::List && a.list.size() == 4 && a.list[0].kind == Arg::Kind::String && a.list[0].s == "slice")
+    return "slice(" + printArg(g, a.list[1]) + ", " + printArg(g, a.list[2]) + ", " + printArg(g, a.list[3]) + ")";
+  if (top && a.kind == Arg::Kind::List) {
+    std::string out = "(";
+    for (size_t i = 0; i < a.list.size(); ++i) out += (i ? ", " : "") + printIndex(g, a.list[i], false);
+    return out + (a.list.size() == 1 ? ",)" : ")");
+  }
+  return printArg(g, a);
+}
+
 std::string printGraph(const Graph& g, const PrintOptions& opts) {
   std::string out = "class GraphModule(torch.nn.Module):\n    def forward(self";
   for (const Node* p : g.placeholders()) {
@@ -107,6 +119,8 @@ std::string printGraph(const Graph& g, const PrintOptions& opts) {
     auto infix = kInfix.find(n.target);
     if (n.kind == NodeKind::CallFunction && infix != kInfix.end() && n.args.size() == 2 && n.kwargs.empty()) {
       expr = printArg(g, n.args[0]) + " " + infix->second + " " + printArg(g, n.args[1]);
+    } else if (n.kind == NodeKind::CallFunction && n.target == "_operator.getitem" && n.args.size() == 2) {
+      expr = printArg(g, n.args[0]) + "[" + printIndex(g, n.args[1], true) + "]";
     } else if (n.kind == NodeKind::CallFunction && n.target == "_operator.neg" && n.args.size() == 1) {
       expr = "-" + printArg(g, n.args[0]);
     } else {
@@ -124,7 +138,7 @@ std::string printGraph(const Graph& g, const PrintOptions& opts) {
       expr += ")";
     }
     out += "        " + n.name;
-    if (!n.types.empty()) out += ": \"" + n.types[0].str() + "\"";
+    if (n.types.size() == 1) out += ": \"" + n.types[0].str() + "\"";  // tuples print without a type, as in FX
     out += " = " + expr;
     if (opts.deadValues) {
       std::vector<std::string> dead;

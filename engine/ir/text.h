@@ -24,5 +24,7 @@ Graph parseGraph(std::string_view text, const std::string& fileName = "<graph>")
 // One argument in FX's spelling (2.0, torch.float32, [1, 2], 'str').
 std::string printArg(const Graph& g, const Arg& a);
 std::string pyFloat(double v);
+// A getitem index in Python syntax: (slice(None, 8, None), 0), ..., 3
+std::string printIndex(const Graph& g, const Arg& a, bool top);
 
 }  // namespace kiln::ir

@@ -48,6 +48,14 @@ ir::Graph lowerToAten(const ir::Graph& captured) {
       out.add(std::move(o));
       continue;
     }
+    // getitem of a multi-result call picks the element (it is not an indexing op).
+    if (n.target == "_operator.getitem" && n.args.size() == 2 && n.args[0].isNode() && n.args[1].kind == ir::Arg::Kind::Int) {
+      auto src = env.find(n.args[0].node);
+      if (src != env.end() && src->second.kind == ops::Val::Kind::List) {
+        env[n.id] = src->second.list.at(static_cast<size_t>(n.args[1].i));
+        continue;
+      }
+    }
     const torchapi::TorchFn* fn = torchapi::findTorchFn(n.target, n.kind);
     if (!fn) throw std::runtime_error("lowering: no ATen lowering for captured op '" + n.target + "'");
     torchapi::TArgs ta;
@@ -56,7 +64,8 @@ ir::Graph lowerToAten(const ir::Graph& captured) {
     d.provenance = n.prov;
     d.provenance.from = {n.id};
     ops::Val r = fn->impl(d, ta);
-    if (r.kind != ops::Val::Kind::Sym) throw std::runtime_error("lowering: '" + n.target + "' did not produce a tensor");
+    if (r.kind != ops::Val::Kind::Sym && r.kind != ops::Val::Kind::List)
+      throw std::runtime_error("lowering: '" + n.target + "' did not produce a tensor");
     env[n.id] = r;
   }
   return out;

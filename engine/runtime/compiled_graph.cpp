@@ -141,14 +141,24 @@ std::vector<tensor::Tensor> runTorchGraph(const ir::Graph& g, const std::vector<
   std::map<int, tensor::Tensor> env;
   bindInputs(g, inputs, env);
   ops::EagerDispatcher eager;
+  std::map<int, std::vector<tensor::Tensor>> tuples;  // multi-result calls
   for (const auto& n : g.nodes) {
     if (!n.isCall()) continue;
+    if (n.target == "_operator.getitem" && n.args.size() == 2 && n.args[0].isNode() && tuples.count(n.args[0].node)) {
+      env[n.id] = tuples[n.args[0].node].at(static_cast<size_t>(n.args[1].i));
+      continue;
+    }
     const torchapi::TorchFn* fn = torchapi::findTorchFn(n.target, n.kind);
     if (!fn) throw std::runtime_error("no eager definition for captured op " + n.target);
     torchapi::TArgs ta;
     for (const auto& a : n.args) ta.args.push_back(argVal(a, env));
     for (const auto& [k, a] : n.kwargs) ta.kwargs.emplace_back(k, argVal(a, env));
-    env[n.id] = fn->impl(eager, ta).t;
+    ops::Val r = fn->impl(eager, ta);
+    if (r.kind == ops::Val::Kind::List) {
+      for (const auto& x : r.list) tuples[n.id].push_back(x.t);
+      continue;
+    }
+    env[n.id] = r.t;
   }
   return collectOutputs(g, env);
 }

@@ -112,7 +112,11 @@ kir::Kernel buildKernel(const ir::Graph& g, const std::string& name, const std::
     b.dtype = t.dtype;
     b.shape = concreteSizes(t);
     b.output = output;
-    std::vector<int64_t> st = output ? stridesOf(ir::TensorType{t.dtype, t.sizes, {}, t.device, false}) : stridesOf(t);
+    // Graph inputs are read with their own (guarded) strides; every other buffer is contiguous
+    // by the time the kernel runs (the runtime copies non-contiguous views), so it is indexed
+    // contiguously whatever strides its meta type carries.
+    bool placeholder = g.find(id)->kind == ir::NodeKind::Placeholder;
+    std::vector<int64_t> st = output || !placeholder ? stridesOf(ir::TensorType{t.dtype, t.sizes, {}, t.device, false}) : stridesOf(t);
     std::vector<int64_t> full(nd, 0);
     size_t lead = nd - b.shape.size();
     for (size_t i = 0; i < b.shape.size(); ++i) full[lead + i] = b.shape[i] == 1 ? 0 : st[i];

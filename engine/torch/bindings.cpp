@@ -103,6 +103,14 @@ Value callTorch(py::Interpreter& in, const std::string& target, ir::NodeKind kin
       if (!in.tracer) in.raise("RuntimeError", "internal error: fake tensor outside capture");
       ops::MetaDispatcher meta;
       ops::Val r = fn->impl(meta, ta);
+      if (r.kind == ops::Val::Kind::List) {
+        std::vector<ir::TensorType> types;
+        for (const auto& x : r.list) {
+          if (!x.isTensor()) in.raise("NotImplementedError", "capturing " + target + " (non-tensor results) is not supported yet");
+          types.push_back(x.tensorType());
+        }
+        return py::makeTuple(in.tracer->recordMulti(target, kind, args.args, args.kwargs, types));
+      }
       if (r.kind != ops::Val::Kind::Sym && r.kind != ops::Val::Kind::Tensor)
         in.raise("NotImplementedError", "capturing " + target + " (non-tensor result) is not supported yet");
       return in.tracer->record(target, kind, args.args, args.kwargs, r.tensorType());

@@ -256,7 +256,7 @@ class Sequential(Module):
         return list(iterator)[idx]
 
     def __getitem__(self, idx):
-        if isinstance(idx, slice):
+        if not isinstance(idx, int):  # a slice
             return Sequential(dict(list(self._modules.items())[idx]))
         return self._get_item_by_idx(self._modules.values(), idx)
 
@@ -294,7 +294,7 @@ class ModuleList(Module):
         return str(idx)
 
     def __getitem__(self, idx):
-        if isinstance(idx, slice):
+        if not isinstance(idx, int):  # a slice
             return ModuleList(list(self._modules.values())[idx])
         return self._modules[self._get_abs_string_index(idx)]
 

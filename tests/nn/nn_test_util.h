@@ -1,0 +1,58 @@
+// Runs a script in Kiln's interpreter and reads its variables back, for the nn tests.
+#pragma once
+
+#include "engine/python/interpreter.h"
+#include "engine/python/parser.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace kiln::nntest {
+
+struct Run {
+  std::ostringstream out;
+  std::unique_ptr<py::Interpreter> in = std::make_unique<py::Interpreter>(out);
+  std::string error;  // "Type: message" when the script raised
+
+  explicit Run(const std::string& src) {
+    try {
+      in->runModule(py::parseModule(src, "t.py"));
+    } catch (const py::PyError& e) {
+      error = e.type() + ": " + e.message();
+    }
+  }
+  py::Value var(const std::string& name) const {
+    auto& vars = in->mainModule()->scope->vars;
+    auto it = vars.find(name);
+    return it == vars.end() ? nullptr : it->second;
+  }
+  // A tensor's elements (row-major), a float/int, or a list of numbers, as doubles.
+  std::vector<double> values(const std::string& name) const {
+    py::Value v = var(name);
+    if (!v) ADD_FAILURE() << "no variable " << name;
+    if (!v) return {};
+    if (v->kind == py::VK::Tensor) return static_cast<py::TensorObj*>(v.get())->t.toDoubles();
+    if (v->kind == py::VK::Float) return {static_cast<py::FloatObj*>(v.get())->v};
+    if (v->kind == py::VK::Int) return {double(static_cast<py::IntObj*>(v.get())->v)};
+    if (v->kind == py::VK::Bool) return {double(static_cast<py::BoolObj*>(v.get())->v)};
+    std::vector<double> out;
+    for (auto& x : in->iterate(v)) {
+      if (x->kind == py::VK::Float) out.push_back(static_cast<py::FloatObj*>(x.get())->v);
+      else if (x->kind == py::VK::Int) out.push_back(double(static_cast<py::IntObj*>(x.get())->v));
+    }
+    return out;
+  }
+};
+
+inline void expectNear(const std::vector<double>& got, const std::vector<double>& want, double rel = 1e-5, double abs = 1e-6) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT_NEAR(got[i], want[i], abs + rel * std::fabs(want[i])) << "element " << i;
+}
+
+}  // namespace kiln::nntest

@@ -1,0 +1,72 @@
+// torch.optim: SGD (momentum, dampening, weight decay, Nesterov) and Adam/AdamW (bias
+// correction, weight decay, amsgrad) steps against PyTorch's numbers.
+#include "tests/nn/nn_test_util.h"
+
+namespace kiln::nntest {
+namespace {
+#include "tests/nn/reference_values.inc"
+
+std::string script(const std::string& make) {
+  return R"(
+import math
+import torch
+
+def det(shape, seed=0):
+    n = math.prod(shape)
+    k = torch.arange(n, dtype=torch.int64)
+    idx = (k * 7919 + seed * 104729) % 10007
+    return torch.sin(idx.to(torch.float32) * 0.37 + 0.1 * seed).reshape(shape)
+
+w = det((3, 2), 4).clone().requires_grad_(True)
+b = det((2,), 5).clone().requires_grad_(True)
+opt = )" + make + R"(
+for s in range(3):
+    opt.zero_grad()
+    loss = ((det((5, 3), 6 + s) @ w + b).tanh() ** 2).sum()
+    loss.backward()
+    opt.step()
+out = torch.cat([w.detach().reshape(-1), b.detach()])
+)";
+}
+
+TEST(Optim, MatchesPyTorch) {
+  struct Case { const char* make; const std::vector<double>* want; };
+  const Case cases[] = {
+      {"torch.optim.SGD([w, b], lr=0.1)", &kSgdPlain},
+      {"torch.optim.SGD([w, b], lr=0.1, momentum=0.9, dampening=0.1, weight_decay=0.01)", &kSgdMomentum},
+      {"torch.optim.SGD([w, b], lr=0.05, momentum=0.8, nesterov=True)", &kSgdNesterov},
+      {"torch.optim.Adam([w, b], lr=0.01)", &kAdam},
+      {"torch.optim.Adam([w, b], lr=0.02, betas=(0.8, 0.9), weight_decay=0.1, amsgrad=True)", &kAdamWd},
+      {"torch.optim.AdamW([w, b], lr=0.02)", &kAdamW},
+  };
+  for (const auto& c : cases) {
+    Run r(script(c.make));
+    ASSERT_EQ(r.error, "") << c.make;
+    SCOPED_TRACE(c.make);
+    expectNear(r.values("out"), *c.want, 1e-5, 1e-6);
+  }
+}
+
+TEST(Optim, ParamGroupsAndErrors) {
+  Run r(R"(
+import torch
+a = torch.ones(2, requires_grad=True)
+b = torch.ones(2, requires_grad=True)
+opt = torch.optim.SGD([{"params": [a]}, {"params": [b], "lr": 0.5}], lr=0.1)
+(a.sum() + b.sum()).backward()
+opt.step()
+lrs = [g["lr"] for g in opt.param_groups]
+opt.zero_grad()
+none = a.grad is None
+)");
+  ASSERT_EQ(r.error, "");
+  expectNear(r.values("a"), {0.9, 0.9});
+  expectNear(r.values("b"), {0.5, 0.5});
+  expectNear(r.values("lrs"), {0.1, 0.5});
+  expectNear(r.values("none"), {1});
+  EXPECT_EQ(Run("import torch\ntorch.optim.SGD([], lr=0.1)").error, "ValueError: optimizer got an empty parameter list");
+  EXPECT_EQ(Run("import torch\ntorch.optim.Adam([torch.ones(1, requires_grad=True)], lr=-1)").error, "ValueError: Invalid learning rate: -1");
+}
+
+}  // namespace
+}  // namespace kiln::nntest
