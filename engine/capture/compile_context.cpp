@@ -6,6 +6,7 @@
 #include "engine/capture/tracer.h"
 #include "engine/python/unparse.h"
 #include "engine/runtime/compiled_graph.h"
+#include "engine/torch/torch_functions.h"
 
 #include <algorithm>
 #include <optional>
@@ -263,6 +264,14 @@ Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::str
     }
   }
   auto inst = [&](const ValueTemplate& t) { return instantiate(in, t, outs, locals, globals); };
+  for (const auto& [src, index] : e.mutations) {
+    Value v = src.fetch(in, locals, globals);
+    if (!v || v->kind != VK::Tensor) continue;
+    tensor::Tensor& dst = static_cast<py::TensorObj*>(v.get())->t;
+    const tensor::Tensor& val = outs.at(static_cast<size_t>(index));
+    tensor::Shape vs = val.strides();
+    tensor::forEachIndex<2>(dst.sizes(), {&dst.strides(), &vs}, [&](const std::array<int64_t, 2>& o) { dst.storeAt(o[0], val.loadAt(o[1])); });
+  }
   for (const auto& [obj, attr, value] : e.sideEffects) in.setAttr(inst(obj), attr, inst(value));
   const BreakPlan& p = e.plan;
   switch (p.kind) {
@@ -645,6 +654,21 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
     in.tracer = nullptr;
     tracer.undoSideEffects();
     throw;
+  }
+  // Graph inputs mutated in place (buffer.add_(1)): their final value is a graph output the
+  // entry copies back into the input tensor (AOTAutograd's input mutations).
+  {
+    std::map<int, int> last;  // input node -> last in-place node on it
+    for (const auto& n : tracer.graph.nodes)
+      if (n.kind == ir::NodeKind::CallMethod && torchapi::isInplaceMethod(n.target) && !n.args.empty() && n.args[0].isNode() &&
+          tracer.isInput(n.args[0].node))
+        last[n.args[0].node] = n.id;
+    for (const auto& [input, node] : last) {
+      auto it = std::find(outputs.begin(), outputs.end(), node);
+      int index = static_cast<int>(it - outputs.begin());
+      if (it == outputs.end()) outputs.push_back(node);
+      entry.mutations.emplace_back(*tracer.inputSource(input), index);
+    }
   }
   // Side effects become part of what the entry does after its graph.
   for (const auto& se : tracer.sideEffects) {

@@ -55,6 +55,7 @@ struct CacheEntry {
   BreakPlan plan;
   // Attribute stores to replay after the graph runs: (object, attribute, value).
   std::vector<std::tuple<ValueTemplate, std::string, ValueTemplate>> sideEffects;
+  std::vector<std::pair<Source, int>> mutations;  // inputs mutated in place: source, graph output
   std::string transformedCode;  // Python source of what the entry runs
   bool dynamic = false;         // some input dims are symbolic (automatic dynamic shapes)
   std::map<std::string, std::shared_ptr<CacheEntry>> specialized;  // dynamic: per concrete input shapes

@@ -67,6 +67,9 @@ ir::Graph lowerToAten(const ir::Graph& captured) {
     if (r.kind != ops::Val::Kind::Sym && r.kind != ops::Val::Kind::List)
       throw std::runtime_error("lowering: '" + n.target + "' did not produce a tensor");
     env[n.id] = r;
+    // Functionalization: after x.add_(1), every later use of x is the new value.
+    if (n.kind == ir::NodeKind::CallMethod && torchapi::isInplaceMethod(n.target) && !n.args.empty() && n.args[0].isNode())
+      env[n.args[0].node] = r;
   }
   return out;
 }

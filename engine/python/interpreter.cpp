@@ -52,6 +52,7 @@ void Interpreter::registerClass(std::shared_ptr<ClassObj> c) { classes_[c->name]
 void Interpreter::runInModule(const std::shared_ptr<ModuleObj>& target, Module m) {
   auto owned = std::make_unique<Module>(std::move(m));
   sources_[owned->file] = owned->source;
+  if (target->file.empty()) target->file = owned->file;  // tracebacks and guards name library code by file
   Frame f;
   f.scope = target->scope;
   f.module = target;

@@ -159,6 +159,8 @@ std::vector<tensor::Tensor> runTorchGraph(const ir::Graph& g, const std::vector<
       continue;
     }
     env[n.id] = r.t;
+    if (n.kind == ir::NodeKind::CallMethod && torchapi::isInplaceMethod(n.target) && !n.args.empty() && n.args[0].isNode())
+      env[n.args[0].node] = r.t;
   }
   return collectOutputs(g, env);
 }

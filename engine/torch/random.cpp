@@ -24,11 +24,11 @@ namespace {
 // in float for float tensors and double for double tensors.
 float uniformFloat(Generator& g, float from, float to) {
   float x = static_cast<float>(g.random() & ((1u << 24) - 1)) * (1.0f / static_cast<float>(1u << 24));
-  return x * (to - from) + from;
+  return std::fma(x, to - from, from);  // ATen's kernels are built with FMA contraction
 }
 double uniformDouble(Generator& g, double from, double to) {
   double x = static_cast<double>(g.random64() & ((uint64_t(1) << 53) - 1)) * (1.0 / static_cast<double>(uint64_t(1) << 53));
-  return x * (to - from) + from;
+  return std::fma(x, to - from, from);
 }
 
 template <typename F>

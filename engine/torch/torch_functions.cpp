@@ -37,6 +37,7 @@ namespace {
 std::vector<TorchFn> build() {
   std::vector<TorchFn> t;
   registerPointwiseFns(t);
+  registerFunctionalizedFns(t);
   registerShapeFns(t);
   registerReductionFns(t);
   registerIndexFns(t);

@@ -40,6 +40,10 @@ void registerIndexFns(std::vector<TorchFn>& t);
 void registerNnFunctionalFns(std::vector<TorchFn>& t);
 void registerLinalgFns(std::vector<TorchFn>& t);
 
+void registerFunctionalizedFns(std::vector<TorchFn>& t);
+// add_, copy_ ...: in-place methods captured graphs functionalize (fns_functionalize.cpp).
+bool isInplaceMethod(const std::string& name);
+
 // Looks up a torch-level function by captured target and kind.
 const TorchFn* findTorchFn(const std::string& target, ir::NodeKind kind);
 const std::vector<TorchFn>& torchFns();

@@ -5,7 +5,7 @@ namespace kiln::nntest {
 namespace {
 
 TEST(GradMode, ContextManagersAndDecorators) {
-  Run r(R"(
+  Script r(R"(
 import torch
 x = torch.ones(2, requires_grad=True)
 flags = []

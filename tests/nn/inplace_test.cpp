@@ -6,7 +6,7 @@ namespace kiln::nntest {
 namespace {
 
 TEST(Inplace, WritesThroughViews) {
-  Run r(R"(
+  Script r(R"(
 import torch
 a = torch.zeros(2, 3)
 row = a[1]
@@ -44,21 +44,21 @@ f.zero_()
 }
 
 TEST(Inplace, Errors) {
-  EXPECT_EQ(Run("import torch\nx = torch.ones(3, requires_grad=True)\nx.add_(1)").error,
+  EXPECT_EQ(Script("import torch\nx = torch.ones(3, requires_grad=True)\nx.add_(1)").error,
             "RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.");
-  EXPECT_EQ(Run("import torch\nx = torch.ones(3, dtype=torch.int64)\nx += 1.5").error,
+  EXPECT_EQ(Script("import torch\nx = torch.ones(3, dtype=torch.int64)\nx += 1.5").error,
             "RuntimeError: result type Float can't be cast to the desired output type Long");
-  EXPECT_EQ(Run("import torch\nx = torch.ones(3)\nx.add_(torch.ones(2, 3))").error,
+  EXPECT_EQ(Script("import torch\nx = torch.ones(3)\nx.add_(torch.ones(2, 3))").error,
             "RuntimeError: output with shape [3] doesn't match the broadcast shape [2, 3]");
   // Under no_grad a leaf may be updated in place (what optimizers do).
-  Run ok("import torch\nx = torch.ones(3, requires_grad=True)\nwith torch.no_grad():\n    x -= 0.5\ny = x.detach()");
+  Script ok("import torch\nx = torch.ones(3, requires_grad=True)\nwith torch.no_grad():\n    x -= 0.5\ny = x.detach()");
   EXPECT_EQ(ok.error, "");
   expectNear(ok.values("y"), {0.5, 0.5, 0.5});
 }
 
 TEST(Inplace, RebasesHistory) {
   // y = 2x; y += x*x; d(sum y)/dx = 2 + 2x
-  Run r(R"(
+  Script r(R"(
 import torch
 x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 y = x * 2

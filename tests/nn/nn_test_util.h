@@ -14,12 +14,12 @@
 
 namespace kiln::nntest {
 
-struct Run {
+struct Script {
   std::ostringstream out;
   std::unique_ptr<py::Interpreter> in = std::make_unique<py::Interpreter>(out);
   std::string error;  // "Type: message" when the script raised
 
-  explicit Run(const std::string& src) {
+  explicit Script(const std::string& src) {
     try {
       in->runModule(py::parseModule(src, "t.py"));
     } catch (const py::PyError& e) {
@@ -44,6 +44,7 @@ struct Run {
     for (auto& x : in->iterate(v)) {
       if (x->kind == py::VK::Float) out.push_back(static_cast<py::FloatObj*>(x.get())->v);
       else if (x->kind == py::VK::Int) out.push_back(double(static_cast<py::IntObj*>(x.get())->v));
+      else if (x->kind == py::VK::Bool) out.push_back(double(static_cast<py::BoolObj*>(x.get())->v));
     }
     return out;
   }

@@ -40,7 +40,7 @@ TEST(Optim, MatchesPyTorch) {
       {"torch.optim.AdamW([w, b], lr=0.02)", &kAdamW},
   };
   for (const auto& c : cases) {
-    Run r(script(c.make));
+    Script r(script(c.make));
     ASSERT_EQ(r.error, "") << c.make;
     SCOPED_TRACE(c.make);
     expectNear(r.values("out"), *c.want, 1e-5, 1e-6);
@@ -48,7 +48,7 @@ TEST(Optim, MatchesPyTorch) {
 }
 
 TEST(Optim, ParamGroupsAndErrors) {
-  Run r(R"(
+  Script r(R"(
 import torch
 a = torch.ones(2, requires_grad=True)
 b = torch.ones(2, requires_grad=True)
@@ -64,8 +64,8 @@ none = a.grad is None
   expectNear(r.values("b"), {0.5, 0.5});
   expectNear(r.values("lrs"), {0.1, 0.5});
   expectNear(r.values("none"), {1});
-  EXPECT_EQ(Run("import torch\ntorch.optim.SGD([], lr=0.1)").error, "ValueError: optimizer got an empty parameter list");
-  EXPECT_EQ(Run("import torch\ntorch.optim.Adam([torch.ones(1, requires_grad=True)], lr=-1)").error, "ValueError: Invalid learning rate: -1");
+  EXPECT_EQ(Script("import torch\ntorch.optim.SGD([], lr=0.1)").error, "ValueError: optimizer got an empty parameter list");
+  EXPECT_EQ(Script("import torch\ntorch.optim.Adam([torch.ones(1, requires_grad=True)], lr=-1)").error, "ValueError: Invalid learning rate: -1");
 }
 
 }  // namespace

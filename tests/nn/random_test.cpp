@@ -7,7 +7,7 @@ namespace {
 #include "tests/nn/reference_values.inc"
 
 TEST(Random, MatchesPyTorchGenerator) {
-  Run r(R"(
+  Script r(R"(
 import torch
 torch.manual_seed(0)
 a = torch.rand(5)
@@ -39,7 +39,7 @@ h = torch.empty(40).bernoulli_(0.3)
 }
 
 TEST(Random, DefaultInitialization) {
-  Run r(R"(
+  Script r(R"(
 import torch
 import torch.nn as nn
 torch.manual_seed(0)
@@ -61,7 +61,7 @@ ew = e.weight
 }
 
 TEST(Random, SeedResetsTheCachedNormal) {
-  Run r(R"(
+  Script r(R"(
 import torch
 torch.manual_seed(5)
 a = torch.randn(3, dtype=torch.float64)
