@@ -2,6 +2,7 @@
 
 #include "engine/capture/frame.h"
 #include "engine/driver/backends.h"
+#include "engine/autograd/grad_mode.h"
 #include "engine/capture/resume.h"
 #include "engine/capture/tracer.h"
 #include "engine/python/unparse.h"
@@ -256,7 +257,18 @@ Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::str
     inputs.push_back(static_cast<py::TensorObj*>(v.get())->t);
   }
   std::vector<tensor::Tensor> outs;
-  if (e.run) {
+  // Inputs that require grad under grad mode: the graph runs op by op through the eager kernels,
+  // which record autograd, so backward() works (compiled backward graphs are not built yet).
+  bool needGrad = false;
+  if (autograd::isGradEnabled())
+    for (const auto& t : inputs) needGrad = needGrad || t.requiresGrad();
+  if (e.run && needGrad && e.captured) {
+    try {
+      outs = runtime::runTorchGraph(*e.captured, inputs);
+    } catch (const tensor::TorchError& err) {
+      in.raise(err.type(), err.what());
+    }
+  } else if (e.run) {
     try {
       outs = e.run(inputs);
     } catch (const tensor::TorchError& err) {
@@ -429,7 +441,13 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
   for (auto it = frame->cache.rbegin(); it != frame->cache.rend(); ++it) {
     std::string failure;
     const Guard* failed = nullptr;
+    static const Guard kGlobalState;  // stands for Dynamo's GLOBAL_STATE guard in the reason
+    if (it->gradMode != autograd::isGradEnabled()) {
+      failure = "GLOBAL_STATE changed: grad_mode";
+      failed = &kGlobalState;
+    }
     for (const auto& g : it->guards) {
+      if (failed) break;
       failure = g.check(in, locals, globals);
       if (!failure.empty()) { failed = &g; break; }
     }
@@ -682,6 +700,8 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
   sink.timing(session::TimingEvent{cid, "capture", captureMs});
   for (const auto& i : tracer.inputs) entry.inputs.push_back(i.source);
   entry.guards = tracer.guards;
+  entry.gradMode = autograd::isGradEnabled();
+  entry.captured = std::make_shared<ir::Graph>(tracer.graph);
   ir::Graph shown = tracer.graph;
   if (firstCapture) applyAutomaticDynamic(*frame, entry, shown);
 

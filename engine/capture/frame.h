@@ -56,6 +56,8 @@ struct CacheEntry {
   // Attribute stores to replay after the graph runs: (object, attribute, value).
   std::vector<std::tuple<ValueTemplate, std::string, ValueTemplate>> sideEffects;
   std::vector<std::pair<Source, int>> mutations;  // inputs mutated in place: source, graph output
+  std::shared_ptr<ir::Graph> captured;   // the captured graph (run eagerly when autograd must see it)
+  bool gradMode = true;                  // global grad mode at capture (Dynamo's GLOBAL_STATE guard)
   std::string transformedCode;  // Python source of what the entry runs
   bool dynamic = false;         // some input dims are symbolic (automatic dynamic shapes)
   std::map<std::string, std::shared_ptr<CacheEntry>> specialized;  // dynamic: per concrete input shapes
