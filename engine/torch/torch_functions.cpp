@@ -38,6 +38,7 @@ std::vector<TorchFn> build() {
   std::vector<TorchFn> t;
   registerPointwiseFns(t);
   registerFunctionalizedFns(t);
+  registerCreationFns(t);
   registerShapeFns(t);
   registerReductionFns(t);
   registerIndexFns(t);

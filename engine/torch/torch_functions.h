@@ -41,6 +41,7 @@ void registerNnFunctionalFns(std::vector<TorchFn>& t);
 void registerLinalgFns(std::vector<TorchFn>& t);
 
 void registerFunctionalizedFns(std::vector<TorchFn>& t);
+void registerCreationFns(std::vector<TorchFn>& t);
 // add_, copy_ ...: in-place methods captured graphs functionalize (fns_functionalize.cpp).
 bool isInplaceMethod(const std::string& name);
 

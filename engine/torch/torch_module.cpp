@@ -3,6 +3,7 @@
 #include "engine/torch/tensor_protocol.h"
 
 #include "engine/capture/compile_context.h"
+#include "engine/capture/tracer.h"
 #include "engine/torch/autograd_methods.h"
 #include "engine/torch/bindings.h"
 #include "engine/torch/nn_module.h"
@@ -98,6 +99,14 @@ Value wrap(tensor::Tensor t, py::Interpreter& in, const CallArgs& a) {
   return py::makeTensor(std::move(t));
 }
 
+// While capturing, a creation call is a graph node (torch.ones(4, 4) appears in Dynamo's
+// graphs); the eager result only supplies its type.
+Value recordCreation(py::Interpreter& in, const std::string& target, const CallArgs& a, const Value& result) {
+  if (!in.tracer || result->kind != VK::Tensor) return result;
+  return in.tracer->record(target, ir::NodeKind::CallFunction, a.args, a.kwargs,
+                           static_cast<py::TensorObj*>(result.get())->tensorType());
+}
+
 
 }  // namespace
 
@@ -147,7 +156,7 @@ void installModules(py::Interpreter& in) {
     ops::EagerDispatcher e;
     try {
       ops::Val r = e.call("aten.arange.start_step", {toVal(in, start), toVal(in, end), toVal(in, step), ops::Val::dtypeVal(dt)});
-      return wrap(r.t, in, a);
+      return recordCreation(in, "torch.arange", a, wrap(r.t, in, a));
     } catch (const tensor::TorchError& err) { rethrow(in, err); }
   });
   def(torch, "linspace", [](py::Interpreter& in, CallArgs& a) {
@@ -161,16 +170,16 @@ void installModules(py::Interpreter& in) {
       return wrap(r.t, in, a);
     } catch (const tensor::TorchError& err) { rethrow(in, err); }
   });
-  auto filled = [](double v) {
-    return [v](py::Interpreter& in, CallArgs& a) {
+  auto filled = [](double v, std::string target) {
+    return [v, target](py::Interpreter& in, CallArgs& a) {
       try {
-        return wrap(tensor::Tensor::full(shapeArgs(in, a), v, dtypeArg(in, a, ir::DType::Float32)), in, a);
+        return recordCreation(in, target, a, wrap(tensor::Tensor::full(shapeArgs(in, a), v, dtypeArg(in, a, ir::DType::Float32)), in, a));
       } catch (const tensor::TorchError& err) { rethrow(in, err); }
     };
   };
-  def(torch, "zeros", filled(0.0));
-  def(torch, "ones", filled(1.0));
-  def(torch, "empty", filled(0.0));
+  def(torch, "zeros", filled(0.0, "torch.zeros"));
+  def(torch, "ones", filled(1.0, "torch.ones"));
+  def(torch, "empty", filled(0.0, "torch.empty"));
   def(torch, "full", [](py::Interpreter& in, CallArgs& a) {
     tensor::Shape s = shapeArgs(in, CallArgs{{a.args.at(0)}, {}, {}});
     Value v = a.args.at(1);
@@ -181,12 +190,12 @@ void installModules(py::Interpreter& in) {
   });
   for (auto [name, val] : {std::pair{"zeros_like", 0.0}, {"ones_like", 1.0}, {"empty_like", 0.0}}) {
     double v = val;
-    def(torch, name, [v](py::Interpreter& in, CallArgs& a) {
+    def(torch, name, [v, name](py::Interpreter& in, CallArgs& a) {
       if (a.args.empty() || a.args[0]->kind != VK::Tensor) in.raise("TypeError", "expected a Tensor");
       auto ty = static_cast<py::TensorObj*>(a.args[0].get())->tensorType();
       tensor::Shape s;
       for (auto& d : ty.sizes) s.push_back(d.value);
-      return wrap(tensor::Tensor::full(s, v, dtypeArg(in, a, ty.dtype)), in, a);
+      return recordCreation(in, std::string("torch.") + name, a, wrap(tensor::Tensor::full(s, v, dtypeArg(in, a, ty.dtype)), in, a));
     });
   }
   def(torch, "is_tensor", [](py::Interpreter&, CallArgs& a) { return py::makeBool(!a.args.empty() && a.args[0]->kind == VK::Tensor); });
