@@ -10,6 +10,7 @@
 #include "engine/torch/torch_functions.h"
 
 #include <algorithm>
+#include <iostream>
 #include <optional>
 #include <set>
 #include "engine/torch/nn_module.h"
@@ -475,6 +476,11 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
     sink_.recompile(session::RecompileEvent{frame->id, std::to_string(frame->id) + "/" + std::to_string(frame->compiles), reasons});
     frame->skip = true;
     frame->skipReason = "torch._dynamo hit config.recompile_limit (8)";
+    // Dynamo's warning (torch._dynamo.convert_frame logs it); printed to stderr like Python's logging.
+    std::string last = reasons.empty() ? "" : reasons.front().substr(0, reasons.front().find('\n'));
+    std::cerr << "W kiln.capture: torch._dynamo hit config.recompile_limit (" << kRecompileLimit << ")\n   function: '"
+              << frame->name << "' (" << baseName(file_) << ":" << (fn->def ? fn->def->span.line : 0) << ")\n   last reason: " << last
+              << "\nTo log all recompilation reasons, use --logs recompiles.\n";
     return eager();
   }
   if (frame->id < 0) {

@@ -1,0 +1,4 @@
+import torch
+
+x = torch.arange(6)
+y = x[10]
