@@ -2,22 +2,6 @@
 
 namespace kiln::capture {
 
-namespace {
-// Dynamo prints dtypes in guard failures by their c10 ScalarType names.
-std::string scalarTypeName(ir::DType d) {
-  switch (d) {
-    case ir::DType::Float32: return "Float";
-    case ir::DType::Float64: return "Double";
-    case ir::DType::Int64: return "Long";
-    case ir::DType::Int32: return "Int";
-    case ir::DType::Bool: return "Bool";
-    case ir::DType::Float16: return "Half";
-    case ir::DType::BFloat16: return "BFloat16";
-  }
-  return "?";
-}
-}  // namespace
-
 std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Value>& locals, const py::ModuleObj& globals) const {
   const std::string name = source.display();
   py::Value v = source.fetch(in, locals, globals);
@@ -28,7 +12,7 @@ std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Va
         return "expected type of '" + name + "' to be <class 'torch.Tensor'>, but found <class '" + py::typeName(v) + "'>";
       ir::TensorType actual = static_cast<py::TensorObj*>(v.get())->tensorType();
       std::string t = "tensor '" + name + "' ";
-      if (actual.dtype != type.dtype) return t + "dtype mismatch. expected " + scalarTypeName(type.dtype) + ", actual " + scalarTypeName(actual.dtype);
+      if (actual.dtype != type.dtype) return t + "dtype mismatch. expected " + std::string(ir::scalarTypeName(type.dtype)) + ", actual " + ir::scalarTypeName(actual.dtype);
       if (actual.requiresGrad != type.requiresGrad) return t + "requires_grad mismatch. expected requires_grad=" + (type.requiresGrad ? "1" : "0");
       if (actual.sizes.size() != type.sizes.size())
         return t + "rank mismatch. expected " + std::to_string(type.sizes.size()) + ", actual " + std::to_string(actual.sizes.size());

@@ -4,35 +4,27 @@
 
 namespace kiln::capture {
 
-std::string Source::text() const {
+namespace {
+// Dynamo's spelling (L['x']) or the user's (x): they differ only in how locals print.
+std::string spell(const std::vector<Source::Step>& steps, bool dynamo) {
   std::string out;
   for (const auto& s : steps) {
     switch (s.kind) {
-      case Step::Kind::Local: out += "L['" + s.name + "']"; break;
-      case Step::Kind::Global: out += "G['" + s.name + "']"; break;
-      case Step::Kind::Attr: out += "." + s.name; break;
-      case Step::Kind::Item: out += "['" + s.name + "']"; break;
-      case Step::Kind::Index: out += "[" + s.name + "]"; break;
-      case Step::Kind::Const: out += s.name; break;
+      case Source::Step::Kind::Local: out += dynamo ? "L['" + s.name + "']" : s.name; break;
+      case Source::Step::Kind::Global: out += "G['" + s.name + "']"; break;
+      case Source::Step::Kind::Attr: out += "." + s.name; break;
+      case Source::Step::Kind::Item: out += "['" + s.name + "']"; break;
+      case Source::Step::Kind::Index: out += "[" + s.name + "]"; break;
+      case Source::Step::Kind::Const: out += s.name; break;
     }
   }
   return out;
 }
+}  // namespace
 
-std::string Source::display() const {
-  std::string out;
-  for (const auto& s : steps) {
-    switch (s.kind) {
-      case Step::Kind::Local: out += s.name; break;
-      case Step::Kind::Global: out += "G['" + s.name + "']"; break;
-      case Step::Kind::Attr: out += "." + s.name; break;
-      case Step::Kind::Item: out += "['" + s.name + "']"; break;
-      case Step::Kind::Index: out += "[" + s.name + "]"; break;
-      case Step::Kind::Const: out += s.name; break;
-    }
-  }
-  return out;
-}
+std::string Source::text() const { return spell(steps, true); }
+
+std::string Source::display() const { return spell(steps, false); }
 
 std::string Source::placeholderName() const {
   // Runs of anything but letters and digits (underscores included) become one underscore.

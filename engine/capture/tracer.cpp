@@ -201,22 +201,13 @@ py::Value Tracer::onAttribute(const py::Value& obj, const std::string& name, py:
       }
     }
   }
-  if (py::TensorObj* t = asTensor(result); t && !t->fake) {
-    auto it = liftedBy_.find(result.get());
-    if (it != liftedBy_.end()) return it->second;
-    py::Value fake = lift(t->t, src);
-    liftedBy_[result.get()] = fake;
-    return fake;
-  }
   bool module = obj->kind == py::VK::Instance && static_cast<py::InstanceObj*>(obj.get())->dict->getStr("_modules");
-  if (isConstant(result)) guardConstant(src, result, module);
-  else sources_.emplace(result.get(), src);
-  return result;
+  return readThrough(src, result, module);
 }
 
-py::Value Tracer::onClosure(const std::string& name, py::Value v) {
-  if (!closureValues.count(name) || closureValues[name] != v) return v;
-  Source src = Source::local(name);
+// A value read through `src`: a real tensor becomes (once) a graph input, a Python constant is
+// guarded, any other object is remembered as reachable from `src`.
+py::Value Tracer::readThrough(const Source& src, const py::Value& v, bool moduleAttr) {
   if (py::TensorObj* t = asTensor(v); t && !t->fake) {
     auto it = liftedBy_.find(v.get());
     if (it != liftedBy_.end()) return it->second;
@@ -224,23 +215,20 @@ py::Value Tracer::onClosure(const std::string& name, py::Value v) {
     liftedBy_[v.get()] = fake;
     return fake;
   }
-  if (isConstant(v)) guardConstant(src, v);
+  if (isConstant(v)) guardConstant(src, v, moduleAttr);
   else sources_.emplace(v.get(), src);
   return v;
 }
 
+py::Value Tracer::onClosure(const std::string& name, py::Value v) {
+  if (!closureValues.count(name) || closureValues[name] != v) return v;
+  return readThrough(Source::local(name), v, false);
+}
+
 py::Value Tracer::onGlobal(const std::string& name, py::Value v) {
-  Source src = Source::global(name);
-  if (py::TensorObj* t = asTensor(v); t && !t->fake) {
-    auto it = liftedBy_.find(v.get());
-    if (it != liftedBy_.end()) return it->second;
-    py::Value fake = lift(t->t, src);
-    liftedBy_[v.get()] = fake;
-    return fake;
-  }
-  if (isConstant(v)) guardConstant(src, v);
-  else if (v->kind == py::VK::Instance) sources_.emplace(v.get(), src);
-  return v;
+  // Functions, classes and modules read as globals need no guard for the corpus' purposes.
+  if (v->kind == py::VK::Function || v->kind == py::VK::Builtin || v->kind == py::VK::Class || v->kind == py::VK::Module) return v;
+  return readThrough(Source::global(name), v, false);
 }
 
 ir::Arg Tracer::toArg(const py::Value& v) {

@@ -111,6 +111,7 @@ class Tracer {
   ir::Arg toArg(const py::Value& v);
   int realize(py::TensorObj* t);
   py::Value lift(const tensor::Tensor& real, const Source& src);
+  py::Value readThrough(const Source& src, const py::Value& v, bool moduleAttr);
   void guardConstant(const Source& src, const py::Value& v, bool moduleAttr = false, const ir::SourceLoc* at = nullptr);
   ir::SourceLoc here() const;
   bool search(const py::Value& root, const Source& src, const py::Obj* target, int depth, std::set<const py::Obj*>& seen);

@@ -26,6 +26,19 @@ std::string_view torchName(DType d) { return info(d).torchName; }
 size_t itemSize(DType d) { return info(d).size; }
 bool isFloating(DType d) { return info(d).floating; }
 
+const char* scalarTypeName(DType d) {
+  switch (d) {
+    case DType::Float32: return "Float";
+    case DType::Float64: return "Double";
+    case DType::Int64: return "Long";
+    case DType::Int32: return "Int";
+    case DType::Bool: return "Bool";
+    case DType::Float16: return "Half";
+    case DType::BFloat16: return "BFloat16";
+  }
+  return "?";
+}
+
 std::optional<DType> dtypeFromShort(std::string_view s) {
   for (const auto& i : kDTypes)
     if (i.shortName == s) return i.d;

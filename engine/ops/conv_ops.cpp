@@ -64,22 +64,9 @@ const char* dtypeWord(ir::DType d) {
   }
 }
 
-const char* scalarTypeName(ir::DType d) {
-  switch (d) {
-    case ir::DType::Float32: return "Float";
-    case ir::DType::Float64: return "Double";
-    case ir::DType::Int64: return "Long";
-    case ir::DType::Int32: return "Int";
-    case ir::DType::Bool: return "Bool";
-    case ir::DType::Float16: return "Half";
-    case ir::DType::BFloat16: return "BFloat16";
-  }
-  return "?";
-}
-
 void requireFloat(ir::DType d, const char* kernel) {
   if (d != ir::DType::Float32 && d != ir::DType::Float64)
-    throw TorchError("RuntimeError", std::string("\"") + kernel + "\" not implemented for '" + scalarTypeName(d) + "'");
+    throw TorchError("RuntimeError", std::string("\"") + kernel + "\" not implemented for '" + ir::scalarTypeName(d) + "'");
 }
 
 // ---- convolution ------------------------------------------------------------------------
@@ -340,7 +327,7 @@ Tensor convolutionKernel(const std::vector<Val>& a) {
   const size_t spatial = w0.dim() >= 3 ? static_cast<size_t>(w0.dim() - 2) : 1;
   ConvParams p = convParams(a, spatial);
   if (x0.dtype() != w0.dtype())
-    throw TorchError("RuntimeError", std::string("expected scalar type ") + scalarTypeName(x0.dtype()) + " but found " + scalarTypeName(w0.dtype()));
+    throw TorchError("RuntimeError", std::string("expected scalar type ") + ir::scalarTypeName(x0.dtype()) + " but found " + ir::scalarTypeName(w0.dtype()));
   if (biasV.isTensor() && biasV.t.dtype() != x0.dtype())
     throw TorchError("RuntimeError", std::string("Input type (") + dtypeWord(x0.dtype()) + ") and bias type (" + dtypeWord(biasV.t.dtype()) +
                                          ") should be the same");
@@ -531,7 +518,7 @@ Tensor maxPoolKernel(const std::vector<Val>& a, Tensor* indices) {
     case ir::DType::Float64: maxPoolPlanes(x.ptr<double>(), out.ptr<double>(), ip, p); break;
     case ir::DType::Int64: maxPoolPlanes(x.ptr<int64_t>(), out.ptr<int64_t>(), ip, p); break;
     case ir::DType::Int32: maxPoolPlanes(x.ptr<int32_t>(), out.ptr<int32_t>(), ip, p); break;
-    default: throw TorchError("RuntimeError", std::string("\"max_pool2d\" not implemented for '") + scalarTypeName(x.dtype()) + "'");
+    default: throw TorchError("RuntimeError", std::string("\"max_pool2d\" not implemented for '") + ir::scalarTypeName(x.dtype()) + "'");
   }
   return out;
 }
@@ -550,7 +537,7 @@ Tensor avgPoolKernel(const std::vector<Val>& a) {
     case ir::DType::Float32: avgPoolPlanes<float, float>(x.ptr<float>(), out.ptr<float>(), p, countIncludePad, divisor); break;
     case ir::DType::Float64: avgPoolPlanes<double, double>(x.ptr<double>(), out.ptr<double>(), p, countIncludePad, divisor); break;
     case ir::DType::Int64: avgPoolPlanes<int64_t, int64_t>(x.ptr<int64_t>(), out.ptr<int64_t>(), p, countIncludePad, divisor); break;
-    default: throw TorchError("RuntimeError", std::string("\"avg_pool2d\" not implemented for '") + scalarTypeName(x.dtype()) + "'");
+    default: throw TorchError("RuntimeError", std::string("\"avg_pool2d\" not implemented for '") + ir::scalarTypeName(x.dtype()) + "'");
   }
   return out;
 }

@@ -36,19 +36,6 @@ const char* typeMetaName(ir::DType d) {
 }
 
 // c10's ScalarType names ("Float", "Long"), as in "self and mat2 must have the same dtype".
-const char* scalarTypeName(ir::DType d) {
-  switch (d) {
-    case ir::DType::Float32: return "Float";
-    case ir::DType::Float64: return "Double";
-    case ir::DType::Int64: return "Long";
-    case ir::DType::Int32: return "Int";
-    case ir::DType::Bool: return "Bool";
-    case ir::DType::Float16: return "Half";
-    case ir::DType::BFloat16: return "BFloat16";
-  }
-  return "?";
-}
-
 // A symbolic dim may equal anything: the guards of the captured graph decide, not the meta.
 bool sameDim(const ir::Dim& a, const ir::Dim& b) { return a == b || a.symbolic() || b.symbolic(); }
 
@@ -191,7 +178,7 @@ void checkMm(const ir::TensorType& a, const ir::TensorType& b) {
 // The expand of addmm's `self` to [m, n]; PyTorch's expand wording.
 void checkExpandable(const ir::TensorType& self, const std::vector<ir::Dim>& to) {
   if (self.sizes.size() > to.size())
-    throw TorchError("RuntimeError", "expand(torch." + std::string(scalarTypeName(self.dtype)) + "Tensor{" + shapeOf(self) +
+    throw TorchError("RuntimeError", "expand(torch." + std::string(ir::scalarTypeName(self.dtype)) + "Tensor{" + shapeOf(self) +
                                          "}, size=[" + to[0].str() + ", " + to[1].str() + "]): the number of sizes provided (" +
                                          std::to_string(to.size()) + ") must be greater or equal to the number of dimensions in the tensor (" +
                                          std::to_string(self.sizes.size()) + ")");
@@ -208,11 +195,11 @@ void checkExpandable(const ir::TensorType& self, const std::vector<ir::Dim>& to)
 
 void checkAddmm(const ir::TensorType& self, const ir::TensorType& m1, const ir::TensorType& m2) {
   if (self.dtype != m2.dtype)
-    throw TorchError("RuntimeError", std::string("self and mat2 must have the same dtype, but got ") + scalarTypeName(self.dtype) + " and " +
-                                         scalarTypeName(m2.dtype));
+    throw TorchError("RuntimeError", std::string("self and mat2 must have the same dtype, but got ") + ir::scalarTypeName(self.dtype) + " and " +
+                                         ir::scalarTypeName(m2.dtype));
   if (m1.dtype != m2.dtype)
-    throw TorchError("RuntimeError", std::string("mat1 and mat2 must have the same dtype, but got ") + scalarTypeName(m1.dtype) + " and " +
-                                         scalarTypeName(m2.dtype));
+    throw TorchError("RuntimeError", std::string("mat1 and mat2 must have the same dtype, but got ") + ir::scalarTypeName(m1.dtype) + " and " +
+                                         ir::scalarTypeName(m2.dtype));
   if (m1.sizes.size() != 2) throw TorchError("RuntimeError", "mat1 must be a matrix, got " + std::to_string(m1.sizes.size()) + "-D tensor");
   if (m2.sizes.size() != 2) throw TorchError("RuntimeError", "mat2 must be a matrix, got " + std::to_string(m2.sizes.size()) + "-D tensor");
   if (!sameDim(m1.sizes[1], m2.sizes[0]))
@@ -228,7 +215,7 @@ void checkBmm(const ir::TensorType& a, const ir::TensorType& b) {
     throw TorchError("RuntimeError", "Expected size for first two dimensions of batch2 tensor to be: [" + a.sizes[0].str() + ", " +
                                          a.sizes[2].str() + "] but got: [" + b.sizes[0].str() + ", " + b.sizes[1].str() + "].");
   if (a.dtype != b.dtype)
-    throw TorchError("RuntimeError", std::string("expected scalar type ") + scalarTypeName(a.dtype) + " but found " + scalarTypeName(b.dtype));
+    throw TorchError("RuntimeError", std::string("expected scalar type ") + ir::scalarTypeName(a.dtype) + " but found " + ir::scalarTypeName(b.dtype));
 }
 
 void checkMv(const ir::TensorType& m, const ir::TensorType& v) {
@@ -239,7 +226,7 @@ void checkMv(const ir::TensorType& m, const ir::TensorType& v) {
     throw TorchError("RuntimeError", "size mismatch, got input (" + m.sizes[0].str() + "), mat (" + m.sizes[0].str() + "x" + m.sizes[1].str() +
                                          "), vec (" + v.sizes[0].str() + ")");
   if (m.dtype != v.dtype)
-    throw TorchError("RuntimeError", std::string("expected scalar type ") + scalarTypeName(m.dtype) + " but found " + scalarTypeName(v.dtype));
+    throw TorchError("RuntimeError", std::string("expected scalar type ") + ir::scalarTypeName(m.dtype) + " but found " + ir::scalarTypeName(v.dtype));
 }
 
 void checkDot(const ir::TensorType& a, const ir::TensorType& b) {
@@ -247,8 +234,8 @@ void checkDot(const ir::TensorType& a, const ir::TensorType& b) {
     throw TorchError("RuntimeError", "1D tensors expected, but got " + std::to_string(a.sizes.size()) + "D and " +
                                          std::to_string(b.sizes.size()) + "D tensors");
   if (a.dtype != b.dtype)
-    throw TorchError("RuntimeError", std::string("dot : expected both vectors to have same dtype, but found ") + scalarTypeName(a.dtype) +
-                                         " and " + scalarTypeName(b.dtype));
+    throw TorchError("RuntimeError", std::string("dot : expected both vectors to have same dtype, but found ") + ir::scalarTypeName(a.dtype) +
+                                         " and " + ir::scalarTypeName(b.dtype));
   if (!sameDim(a.sizes[0], b.sizes[0]))
     throw TorchError("RuntimeError", "inconsistent tensor size, expected tensor [" + a.sizes[0].str() + "] and src [" + b.sizes[0].str() +
                                          "] to have the same number of elements, but got " + a.sizes[0].str() + " and " + b.sizes[0].str() +
@@ -331,7 +318,7 @@ Tensor dotKernel(const Tensor& a, const Tensor& b) {
 
 void checkEmbedding(const ir::TensorType& weight, const ir::TensorType& indices) {
   if (indices.dtype != ir::DType::Int64 && indices.dtype != ir::DType::Int32) {
-    std::string legacy = std::string("torch.") + scalarTypeName(indices.dtype) + "Tensor";
+    std::string legacy = std::string("torch.") + ir::scalarTypeName(indices.dtype) + "Tensor";
     throw TorchError("RuntimeError", "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got " +
                                          legacy + " instead (while checking arguments for embedding)");
   }

@@ -18,11 +18,6 @@ using tensor::TorchError;
 
 namespace {
 
-const Val kNone;
-const Val& opt(const TArgs& a, size_t i, const std::string& name) {
-  const Val* v = a.get(i, name);
-  return v ? *v : kNone;
-}
 
 bool isSlice(const Val& v) { return v.kind == Val::Kind::List && v.list.size() == 4 && v.list[0].kind == Val::Kind::String && v.list[0].s == "slice"; }
 bool isEllipsis(const Val& v) { return v.kind == Val::Kind::String && v.s == "..."; }

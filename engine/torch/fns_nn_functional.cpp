@@ -13,11 +13,6 @@ using tensor::TorchError;
 
 namespace {
 
-const Val kNone;
-const Val& opt(const TArgs& a, size_t i, const std::string& name) {
-  const Val* v = a.get(i, name);
-  return v ? *v : kNone;
-}
 int64_t ndim(const Val& v) { return static_cast<int64_t>(v.tensorType().sizes.size()); }
 
 // PyTorch's implicit softmax dim (deprecated, but still what dim=None means).

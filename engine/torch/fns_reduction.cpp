@@ -12,12 +12,6 @@ using tensor::TorchError;
 
 namespace {
 
-const Val kNone;
-
-const Val& opt(const TArgs& a, size_t i, const std::string& name) {
-  const Val* v = a.get(i, name);
-  return v ? *v : kNone;
-}
 bool flag(const TArgs& a, size_t i, const std::string& name) {
   const Val* v = a.get(i, name);
   return v && v->kind == Val::Kind::Bool && v->b;

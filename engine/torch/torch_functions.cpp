@@ -25,6 +25,12 @@ const Val& needArg(const TArgs& a, size_t i, const std::string& name, const std:
   return *v;
 }
 
+const Val& opt(const TArgs& a, size_t i, const std::string& name) {
+  static const Val kNone;
+  const Val* v = a.get(i, name);
+  return v ? *v : kNone;
+}
+
 const Val& tensorArg(const TArgs& a, size_t i, const std::string& name, const std::string& fn) {
   const Val& v = needArg(a, i, name, fn);
   if (!v.isTensor())

@@ -25,6 +25,8 @@ struct TArgs {
 // Argument i (or keyword `name`); TypeError worded like PyTorch's when missing / not a tensor.
 const ops::Val& needArg(const TArgs& a, size_t i, const std::string& name, const std::string& fn);
 const ops::Val& tensorArg(const TArgs& a, size_t i, const std::string& name, const std::string& fn);
+// Argument i (or keyword `name`), or None when absent.
+const ops::Val& opt(const TArgs& a, size_t i, const std::string& name);
 
 struct TorchFn {
   std::string target;  // as the captured graph names it: "torch.cos", "_operator.mul", "relu"
