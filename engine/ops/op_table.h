@@ -36,6 +36,15 @@ struct GradContext {
   bool needs(size_t i) const { return i < needsGrad.size() && needsGrad[i]; }
 };
 
+// How a reduction op is generated: which kernel IR reduction over which dims (normalized,
+// ascending), whether the result keeps them, and whether it is a mean (sum scaled by 1/n).
+struct ReductionSpec {
+  kir::Op op = kir::Op::ReduceSum;
+  std::vector<int64_t> dims;
+  bool keepdim = false;
+  bool mean = false;
+};
+
 struct OpDef {
   std::string name;  // "aten.mul.Tensor"
   OpKind kind = OpKind::Extern;
@@ -46,6 +55,8 @@ struct OpDef {
   // Pointwise ops only: the scalar body.
   std::function<int(PointwiseEmitter&, const std::vector<int>& operands, const std::vector<Val>& args,
                     ir::DType resultType)> pointwise;
+  // Reduction ops code generation can do (sum, mean, amax ...): the reduction to emit.
+  std::function<ReductionSpec(const std::vector<Val>&)> reduction;
   // Ops with several results (max.dim, var_mean, native_layer_norm): every result's type and
   // value; the dispatchers return them as a Val list. `meta` then gives the first result.
   std::function<std::vector<ir::TensorType>(const std::vector<Val>&)> metaMulti;

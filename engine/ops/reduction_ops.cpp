@@ -317,6 +317,9 @@ void registerReductionOps(std::vector<OpDef>& t) {
       ir::DType dt = accumType(a[0], argOr(a, dtAt));
       return reduce(castTo(a[0].t, dt), reductionDims(withDims ? argOr(a, 1) : Val::none(), a[0].t.dim()), withDims && keepArg(a, 2), Red::Sum, dt, "sum");
     };
+    d.reduction = [withDims](const std::vector<Val>& a) {
+      return ReductionSpec{kir::Op::ReduceSum, reductionDims(withDims ? argOr(a, 1) : Val::none(), ndim(a[0])), withDims && keepArg(a, 2), false};
+    };
     t.push_back(std::move(d));
   }
   // prod(x, dtype=None) / prod.dim_int(x, dim, keepdim=False, dtype=None)
@@ -346,6 +349,9 @@ void registerReductionOps(std::vector<OpDef>& t) {
       return meanOf(a[0].t, reductionDims(withDims ? argOr(a, 1) : Val::none(), a[0].t.dim()), withDims && keepArg(a, 2),
                     meanType(a[0], argOr(a, dtAt), "mean"));
     };
+    d.reduction = [withDims](const std::vector<Val>& a) {
+      return ReductionSpec{kir::Op::ReduceSum, reductionDims(withDims ? argOr(a, 1) : Val::none(), ndim(a[0])), withDims && keepArg(a, 2), true};
+    };
     t.push_back(std::move(d));
   }
   // amax/amin(x, dims=[], keepdim=False), max/min(x) over everything.
@@ -364,6 +370,10 @@ void registerReductionOps(std::vector<OpDef>& t) {
         throw TorchError("RuntimeError", fn + "(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
       return reduce(a[0].t, reductionDims(withDims ? argOr(a, 1) : Val::none(), a[0].t.dim()), withDims && keepArg(a, 2), red, a[0].t.dtype(),
                     fn.c_str());
+    };
+    d.reduction = [withDims, red](const std::vector<Val>& a) {
+      return ReductionSpec{red == Red::Max ? kir::Op::ReduceMax : kir::Op::ReduceMin,
+                           reductionDims(withDims ? argOr(a, 1) : Val::none(), ndim(a[0])), withDims && keepArg(a, 2), false};
     };
     t.push_back(std::move(d));
   }

@@ -10,6 +10,21 @@ namespace kiln::schedule {
 
 namespace {
 
+// A reduction code generation can emit (a kernel of its own; pointwise ops do not join it).
+bool isGeneratedReduction(const ir::Graph& g, const ir::Node& n) {
+  if (n.kind != ir::NodeKind::CallFunction) return false;
+  const ops::OpDef* op = ops::findOp(n.target);
+  if (!op || !op->reduction || n.args.empty() || !n.args[0].isNode() || n.types.size() != 1) return false;
+  const ir::Node* in = g.find(n.args[0].node);
+  if (!in || in->types.size() != 1) return false;
+  for (const auto* t : {&in->types[0], &n.types[0]}) {
+    if (t->dtype == ir::DType::Float16 || t->dtype == ir::DType::BFloat16) return false;
+    for (const auto& d : t->sizes)
+      if (d.symbolic() || d.value == 0) return false;
+  }
+  return true;
+}
+
 bool isPointwise(const ir::Node& n) {
   if (n.kind != ir::NodeKind::CallFunction) return false;
   const ops::OpDef* op = ops::findOp(n.target);
@@ -28,18 +43,28 @@ passes::PassResult fuse(const ir::Graph& g, passes::PassContext&) {
   int next = 0;
   // deps[n] = groups node n depends on (transitively), to reject fusions that would cycle.
   std::map<int, std::set<int>> deps;
+  std::set<int> reductionGroups;
   for (const auto& n : g.nodes) {
     std::set<int>& d = deps[n.id];
     ir::forEachNodeArg(n, [&](int a) {
       d.insert(deps[a].begin(), deps[a].end());
       if (group.count(a)) d.insert(group[a]);
     });
+    if (isGeneratedReduction(g, n)) {
+      int gid = next++;
+      group[n.id] = gid;
+      members[gid].push_back(n.id);
+      reductionGroups.insert(gid);
+      r.fired("reduction kernel", n.id);
+      continue;
+    }
     if (!isPointwise(n)) continue;
     int chosen = -1;
     std::string why;
     ir::forEachNodeArg(n, [&](int a) {
       if (chosen >= 0 || !group.count(a)) return;
       int gid = group[a];
+      if (reductionGroups.count(gid)) { why = "not fused: " + n.name + " consumes a reduction"; return; }
       const ir::Node* p = g.find(a);
       if (shapeKey(*p) != shapeKey(n)) { why = "not fused: " + n.name + " and " + p->name + " iterate over different shapes"; return; }
       // Any other input that reaches group gid through a non-member would create a cycle.

@@ -3,6 +3,7 @@
 #include "engine/ops/graph_dispatcher.h"
 #include "engine/ops/op_table.h"
 
+#include <algorithm>
 #include <map>
 #include <queue>
 #include <set>
@@ -165,6 +166,77 @@ kir::Kernel buildKernel(const ir::Graph& g, const std::string& name, const std::
   return k;
 }
 
+// One reduction op as a kernel: parallel loops over the kept dims, reduction loops (innermost)
+// over the reduced ones; the input is read with its strides (graph inputs) or contiguously.
+// mean divides the sum by the number of elements reduced, after the reduction.
+kir::Kernel buildReductionKernel(const ir::Graph& g, const std::string& name, int nodeId, std::vector<int>& inputs,
+                                 std::vector<int>& outputs) {
+  const ir::Node& n = *g.find(nodeId);
+  const ops::OpDef& op = ops::op(n.target);
+  std::vector<ops::Val> args;
+  for (const auto& a : n.args) args.push_back(ops::GraphDispatcher::fromArg(g, a));
+  ops::ReductionSpec spec = op.reduction(args);
+  std::sort(spec.dims.begin(), spec.dims.end());
+  const ir::Node& in = *g.find(n.args[0].node);
+  inputs.push_back(in.id);
+  outputs.push_back(n.id);
+  std::vector<int64_t> shape = concreteSizes(in.types[0]);
+  std::vector<int64_t> inStrides = in.kind == ir::NodeKind::Placeholder ? stridesOf(in.types[0])
+                                                                         : stridesOf(ir::TensorType{in.types[0].dtype, in.types[0].sizes, {}, "cpu", false});
+  const ir::TensorType& outType = n.types[0];
+  std::vector<int64_t> outShape = concreteSizes(outType);
+  std::vector<int64_t> outStrides = stridesOf(ir::TensorType{outType.dtype, outType.sizes, {}, "cpu", false});
+
+  kir::Kernel k;
+  k.name = name;
+  k.kind = "reduction";
+  k.sourceNodes = {nodeId};
+  k.buffers.push_back(kir::Buffer{"in_" + in.name, in.types[0].dtype, shape, false});
+  k.buffers.push_back(kir::Buffer{"out_" + n.name, outType.dtype, outShape, true});
+  // Loop order: kept dims (parallel, outermost first), then reduced dims (innermost).
+  std::vector<int64_t> kept, reduced;
+  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d)
+    (std::binary_search(spec.dims.begin(), spec.dims.end(), d) ? reduced : kept).push_back(d);
+  kir::IndexExpr inIdx, outIdx;
+  int64_t count = 1;
+  // Output strides follow the kept dims, skipping the size-1 dims keepdim leaves.
+  std::vector<int64_t> outDimStride;
+  for (size_t i = 0, od = 0; i < outShape.size(); ++i) outDimStride.push_back(outStrides[i]), (void)od;
+  size_t outPos = 0;
+  for (int64_t d : kept) {
+    int loop = static_cast<int>(k.loops.size());
+    k.loops.push_back(kir::Loop{"i" + std::to_string(loop), shape[d], false});
+    if (shape[d] != 1 && inStrides[d] != 0) inIdx.terms.push_back(kir::IndexTerm{loop, inStrides[d]});
+    // Position of this kept dim in the output: with keepdim it is d itself, else the next slot.
+    size_t od = spec.keepdim ? static_cast<size_t>(d) : outPos++;
+    if (shape[d] != 1) outIdx.terms.push_back(kir::IndexTerm{loop, outDimStride.at(od)});
+  }
+  for (int64_t d : reduced) {
+    int loop = static_cast<int>(k.loops.size());
+    k.loops.push_back(kir::Loop{"r" + std::to_string(loop - static_cast<int>(kept.size())), shape[d], true});
+    if (shape[d] != 1 && inStrides[d] != 0) inIdx.terms.push_back(kir::IndexTerm{loop, inStrides[d]});
+    count *= shape[d];
+  }
+  if (reduced.empty()) {
+    // Nothing to reduce (a 0-d input): a copy.
+    k.loops.push_back(kir::Loop{"r0", 1, true});
+  }
+  Emitter em(k);
+  // float32 sums accumulate in float64, like the eager kernels: the result is the correctly
+  // rounded sum, so it agrees with PyTorch's cascade summation to the last bit in practice
+  // (values that come back to Python through .item() are compared exactly by guards).
+  ir::DType outDt = outType.dtype;
+  ir::DType acc = spec.op == kir::Op::ReduceSum && outDt == ir::DType::Float32 ? ir::DType::Float64 : outDt;
+  int x = em.load(0, inIdx, in.types[0].dtype);
+  if (in.types[0].dtype != acc) x = em.emit(kir::Op::Cast, {x}, acc);
+  int r = em.emit(spec.op, {x}, acc);
+  if (spec.mean) r = em.emit(kir::Op::Mul, {r, em.constant(1.0 / static_cast<double>(count), acc)}, acc);
+  if (acc != outDt) r = em.emit(kir::Op::Cast, {r}, outDt);
+  em.store(1, outIdx, r, outDt);
+  if (std::string err = kir::verify(k); !err.empty()) throw std::logic_error("kernel " + name + ": " + err);
+  return k;
+}
+
 }  // namespace
 
 ScheduledGraph scheduleGraph(const ir::Graph& g) {
@@ -217,7 +289,12 @@ ScheduledGraph scheduleGraph(const ir::Graph& g) {
     if (!unitKernel[u].empty()) {
       st.kind = Step::Kind::Kernel;
       st.kernel = static_cast<int>(s.kernels.size());
-      s.kernels.push_back(buildKernel(g, unitKernel[u], unitNodes[u], st.inputNodes, st.outputNodes));
+      const ir::Node& first = *g.find(unitNodes[u].front());
+      const ops::OpDef* fop = ops::findOp(first.target);
+      if (unitNodes[u].size() == 1 && fop && fop->reduction && fop->kind == ops::OpKind::Reduction)
+        s.kernels.push_back(buildReductionKernel(g, unitKernel[u], first.id, st.inputNodes, st.outputNodes));
+      else
+        s.kernels.push_back(buildKernel(g, unitKernel[u], unitNodes[u], st.inputNodes, st.outputNodes));
     } else {
       st.kind = Step::Kind::Extern;
       st.node = unitNodes[u].front();
