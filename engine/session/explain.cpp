@@ -6,7 +6,34 @@
 
 namespace kiln::session {
 
+namespace {
+bool isView(const std::string& t) {
+  static const char* const kViews[] = {"aten.view.default", "aten._unsafe_view.default", "aten.permute.default", "aten.transpose.int",
+                                       "aten.expand.default", "aten.unsqueeze.default", "aten.squeeze.dim", "aten.squeeze.dims",
+                                       "aten.squeeze.default", "aten.slice.Tensor", "aten.select.int", "aten.t.default", "aten.alias.default"};
+  for (const char* v : kViews)
+    if (t == v) return true;
+  return false;
+}
+bool isLibrary(const std::string& t) {
+  return t == "aten.mm.default" || t == "aten.addmm.default" || t == "aten.bmm.default" || t == "aten.convolution.default";
+}
+}  // namespace
+
 void ExplainReport::stage(const StageEvent& e) {
+  if (e.stage == "fused") {
+    for (auto& g : graphs_) {
+      if (g.compileId != e.compileId) continue;
+      for (const auto& n : e.graph.nodes) {
+        if (!n.isCall()) continue;
+        if (!n.kernel.empty()) ++g.generated;
+        else if (isView(n.target)) ++g.views;
+        else if (isLibrary(n.target)) ++g.library;
+        else { ++g.fallback; g.fallbackOps.push_back(n.target); }
+      }
+    }
+    return;
+  }
   if (e.stage != "captured") return;
   GraphInfo g;
   g.compileId = e.compileId;
@@ -33,6 +60,11 @@ std::string ExplainReport::json() const {
     x["op_count"] = g.opCount;
     x["ops"] = g.ops;
     x["readable"] = g.readable;
+    x["generated_nodes"] = g.generated;
+    x["fallback_nodes"] = g.fallback;
+    x["fallback_ops"] = g.fallbackOps;
+    x["view_nodes"] = g.views;
+    x["library_nodes"] = g.library;
     graphs.push_back(x);
   }
   j["graphs"] = graphs;
@@ -104,7 +136,8 @@ std::string ExplainReport::text() const {
   }
   o << "Ops per Graph:\n";
   for (const auto& g : graphs_) {
-    o << "  Ops " << g.compileId << " (" << g.frameName << "):\n";
+    o << "  Ops " << g.compileId << " (" << g.frameName << "): ATen nodes in generated kernels " << g.generated << ", fallbacks "
+      << g.fallback << ", BLAS " << g.library << ", views " << g.views << "\n";
     for (const auto& op : g.ops) o << "    " << op << "\n";
   }
   return o.str();

@@ -20,6 +20,10 @@ class ExplainReport : public SessionSink {
     int opCount = 0;
     std::vector<std::string> ops;
     std::string readable;
+    // ATen nodes of the fused stage: in generated kernels, in fallbacks (eager extern kernels),
+    // and free (views) or library calls (matmul/convolution through BLAS).
+    int generated = 0, fallback = 0, views = 0, library = 0;
+    std::vector<std::string> fallbackOps;
   };
 
   void frame(const FrameEvent& e) override { frames_[e.frameId] = e; }
