@@ -302,6 +302,12 @@ class KernelEmitter {
 
 std::string kernelSymbol(const kir::Kernel& k) { return "kiln." + k.name; }
 
+void emitKernelInto(const kir::Kernel& k, llvm::Module& m) {
+  if (std::string err = kir::verify(k); !err.empty())
+    throw std::runtime_error("kernel " + k.name + " is malformed: " + err);
+  KernelEmitter(k, m).emit();
+}
+
 std::unique_ptr<llvm::Module> emitKernel(const kir::Kernel& k, llvm::LLVMContext& ctx) {
   if (std::string err = kir::verify(k); !err.empty())
     throw std::runtime_error("kernel " + k.name + " is malformed: " + err);

@@ -1,5 +1,5 @@
-// Kernel IR -> LLVM IR for one kernel (one llvm::Module per kernel, so each kernel's optimized
-// IR and assembly can be shown on their own).
+// Kernel IR -> LLVM IR for one kernel: one function per kernel, in its own module or added to
+// the module of its graph.
 #pragma once
 
 #include "engine/schedule/kernel_ir.h"
@@ -23,5 +23,8 @@ std::string kernelSymbol(const kir::Kernel& k);
 // CpuKernelFn ABI) in a new module. The kernel must pass kir::verify. Throws std::runtime_error for ops
 // or dtypes the backend does not support.
 std::unique_ptr<llvm::Module> emitKernel(const kir::Kernel& k, llvm::LLVMContext& ctx);
+// The same, adding the kernel's function to an existing module (all kernels of a graph go into
+// one module so the optimizer, the assembly printer and the JIT each run once per graph).
+void emitKernelInto(const kir::Kernel& k, llvm::Module& m);
 
 }  // namespace kiln::codegen::llvmcg

@@ -168,4 +168,14 @@ void* LlvmJit::add(std::unique_ptr<llvm::Module> m, std::unique_ptr<llvm::LLVMCo
   return addr.toPtr<void*>();
 }
 
+std::vector<void*> LlvmJit::addAll(std::unique_ptr<llvm::Module> m, std::unique_ptr<llvm::LLVMContext> ctx,
+                                   const std::vector<std::string>& symbols) {
+  std::string name = m->getName().str();
+  if (llvm::Error err = jit_->addIRModule(llvm::orc::ThreadSafeModule(std::move(m), std::move(ctx))))
+    fail("adding " + name + " to the JIT", std::move(err));
+  std::vector<void*> out;
+  for (const auto& s : symbols) out.push_back(check("compiling " + s, jit_->lookup(s)).toPtr<void*>());
+  return out;
+}
+
 }  // namespace kiln::codegen::llvmcg

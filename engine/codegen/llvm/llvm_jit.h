@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace llvm {
 class LLVMContext;
@@ -40,6 +41,9 @@ class LlvmJit {
   // Hands the module to the JIT, compiles it and returns the address of `symbol`.
   void* add(std::unique_ptr<llvm::Module> m, std::unique_ptr<llvm::LLVMContext> ctx,
             const std::string& symbol);
+  // Adds a module holding several kernels and returns their entry points, in `symbols` order.
+  std::vector<void*> addAll(std::unique_ptr<llvm::Module> m, std::unique_ptr<llvm::LLVMContext> ctx,
+                            const std::vector<std::string>& symbols);
 
  private:
   std::unique_ptr<llvm::orc::LLJIT> jit_;
