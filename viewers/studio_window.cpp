@@ -210,6 +210,32 @@ void StudioWindow::showSession(qint64 sessionId) {
   selectStage(row);
 }
 
+std::string StudioWindow::captureReport(const std::string& compileId) {
+  std::string out;
+  int frameId = std::atoi(compileId.c_str());
+  for (const auto& f : store_.frames(sessionId_))
+    if (f.frameId == frameId) out += "Frame " + std::to_string(f.frameId) + ": " + f.name + " (" + f.file + ":" + std::to_string(f.firstLine) + ", " + f.kind + ")\n";
+  for (const auto& r : store_.recompiles(sessionId_)) {
+    if (r.compileId != compileId) continue;
+    out += "\nRecompiled [" + r.compileId + "], triggered by the following guard failure(s):\n";
+    for (const auto& reason : r.reasons) out += "    - " + reason + "\n";
+  }
+  for (const auto& b : store_.graphBreaks(sessionId_)) {
+    if (b.compileId != compileId) continue;
+    out += "\nGraph break [" + b.code + "] at " + b.file + ":" + std::to_string(b.line) + ": " + b.title + "\n  Explanation: " + b.explanation + "\n";
+    for (const auto& h : b.hints) out += "  Hint: " + h + "\n";
+    out += "  User stack:\n";
+    for (const auto& s : b.userStack) out += "    File \"" + s.file + "\", line " + std::to_string(s.line) + ", in " + s.function + "\n";
+  }
+  for (const auto& c : store_.compiles(sessionId_)) {
+    if (c.compileId != compileId) continue;
+    out += "\nGuards [" + c.compileId + "] (" + c.backend + ", " + c.status + (c.message.empty() ? "" : ": " + c.message) + "):\n";
+    for (const auto& g : c.guards) out += "  " + g.kind + ": " + g.text + "\n";
+    out += "\nTransformed code:\n" + c.transformedCode;
+  }
+  return out;
+}
+
 void StudioWindow::showStage(int row) {
   const storage::StageRow& stage = stages_->stageAt(row);
   stageId_ = stage.id;
@@ -220,6 +246,7 @@ void StudioWindow::showStage(int row) {
       compileId_ = stage.compileId;
       text_->setKernels(store_.kernels(sessionId_, compileId_));
       text_->setWrapper(qs(store_.wrapperText(sessionId_, compileId_)));
+      text_->setCapture(qs(captureReport(compileId_)));
     }
     settled_ = false;
     graph_->showGraph(graph);

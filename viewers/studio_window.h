@@ -60,6 +60,7 @@ class StudioWindow : public QMainWindow {
   void settled();
 
  private:
+  std::string captureReport(const std::string& compileId);
   void buildMenus();
   void buildDocks();
   bool reloadSessionList();  // false (and settled) when the list is empty or unreadable

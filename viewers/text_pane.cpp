@@ -21,7 +21,7 @@ QString header(const storage::KernelRow& k) {
 }  // namespace
 
 TextPane::TextPane(QWidget* parent) : QTabWidget(parent) {
-  const QString titles[TabCount] = {tr("Stage IR"), tr("Kernel IR"), tr("Generated source"),
+  const QString titles[TabCount] = {tr("Stage IR"), tr("Capture"), tr("Kernel IR"), tr("Generated source"),
                                     tr("LLVM IR"), tr("Assembly"), tr("Wrapper"), tr("Output")};
   const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
   for (int t = 0; t < TabCount; ++t) {
@@ -43,6 +43,8 @@ QString TextPane::text(Tab tab) const { return editors_[tab]->toPlainText(); }
 void TextPane::setStageText(const QString& text) { setText(StageIr, text); }
 
 void TextPane::setWrapper(const QString& text) { setText(Wrapper, text); }
+
+void TextPane::setCapture(const QString& text) { setText(Capture, text); }
 
 void TextPane::setSessionOutput(const QString& stdoutText, const QString& error) {
   setText(Output, error.isEmpty() ? stdoutText : stdoutText + QStringLiteral("\n") + error);

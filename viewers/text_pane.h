@@ -1,5 +1,5 @@
-// TextPane: the text forms of what is selected, one monospace tab each: the stage's IR, the
-// compile's kernel IR, generated source (GPU only), LLVM IR, assembly and wrapper, and the
+// TextPane: the text forms of what is selected, one monospace tab each: the stage's IR, what
+// capture did for the compile (breaks, recompiles, guards, transformed code), the compile's kernel IR, generated source (GPU only), LLVM IR, assembly and wrapper, and the
 // session's printed output. Kernel tabs hold every kernel of the compile under a header line;
 // showKernel() scrolls them to one.
 #pragma once
@@ -19,13 +19,16 @@ class TextPane : public QTabWidget {
   Q_OBJECT
 
  public:
-  enum Tab { StageIr, KernelIr, KernelSource, LlvmIr, Assembly, Wrapper, Output, TabCount };
+  enum Tab { StageIr, Capture, KernelIr, KernelSource, LlvmIr, Assembly, Wrapper, Output, TabCount };
 
   explicit TextPane(QWidget* parent = nullptr);
 
   void setStageText(const QString& text);
   void setKernels(const std::vector<storage::KernelRow>& kernels);
   void setWrapper(const QString& text);
+  // What capture did for the selected compile: graph breaks, recompile reasons, guards and the
+  // transformed code (with resume functions), as Dynamo's logs and depyf show them.
+  void setCapture(const QString& text);
   void setSessionOutput(const QString& stdoutText, const QString& error);
   void clearAll();
 

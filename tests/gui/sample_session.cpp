@@ -63,6 +63,8 @@ SampleSession writeSampleSession(const std::string& dbPath) {
   session::CompileEvent compile;
   compile.compileId = "0/0";
   compile.backend = "inductor";
+  compile.guards.push_back({"TENSOR_MATCH", "L['x']", "check_tensor(L['x'], Tensor, torch.float32, size=[64], stride=[1])", 4});
+  compile.transformedCode = "def __transformed_code_0_for_f(x):\n    graph_out_0 = __compiled_fn_0_0(x)\n    return graph_out_0[0]\n";
   sink->compile(compile);
   sink->stage(stage("captured", 0, chain("torch.sin", "_operator.mul", "torch.relu", ""), true));
   sink->stage(stage("aten", 1, chain("aten.sin.default", "aten.mul.Tensor", "aten.relu.default", ""), true));

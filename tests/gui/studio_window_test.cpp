@@ -64,6 +64,10 @@ class StudioWindowTest : public QObject {
     QVERIFY(text->text(TextPane::KernelIr).contains(QStringLiteral("kernel kernel_0(")));
     QVERIFY(text->text(TextPane::LlvmIr).contains(QStringLiteral("define void @kernel_0")));
     QVERIFY(text->text(TextPane::Wrapper).contains(QStringLiteral("kernel_0(args[0], buf0)")));
+    // The capture tab explains the compile: its frame, guards and transformed code.
+    QVERIFY(text->text(TextPane::Capture).contains(QStringLiteral("Frame 0: f")));
+    QVERIFY(text->text(TextPane::Capture).contains(QStringLiteral("TENSOR_MATCH: check_tensor(L['x']")));
+    QVERIFY(text->text(TextPane::Capture).contains(QStringLiteral("def __transformed_code_0_for_f(x):")));
   }
 
   void screenshotIsNotBlank() {
