@@ -44,7 +44,10 @@ constexpr int64_t kParallelPoints = 1 << 16;
 }  // namespace
 
 CompiledGraph::CompiledGraph(ir::Graph fused, schedule::ScheduledGraph sched, std::shared_ptr<codegen::CompiledModule> module)
-    : g_(std::move(fused)), sched_(std::move(sched)), module_(std::move(module)) {}
+    : g_(std::move(fused)), sched_(std::move(sched)), module_(std::move(module)) {
+  plan_ = planMemory(g_, sched_);
+  slots_.resize(plan_.slotElements.size());
+}
 
 std::vector<tensor::Tensor> CompiledGraph::run(const std::vector<tensor::Tensor>& inputs) const {
   std::map<int, tensor::Tensor> env;
@@ -76,7 +79,15 @@ std::vector<tensor::Tensor> CompiledGraph::run(const std::vector<tensor::Tensor>
       const ir::TensorType& ty = g_.find(id)->types.at(0);
       tensor::Shape s;
       for (const auto& d : ty.sizes) s.push_back(d.value);
-      tensor::Tensor t = tensor::Tensor::empty(s, ty.dtype);
+      tensor::Tensor t;
+      auto slot = plan_.slotOf.find(id);
+      if (slot != plan_.slotOf.end()) {
+        tensor::Tensor& base = slots_[static_cast<size_t>(slot->second)];
+        if (!base.defined()) base = tensor::Tensor::empty({plan_.slotElements[static_cast<size_t>(slot->second)]}, ty.dtype);
+        t = base.view(s, tensor::Tensor::contiguousStrides(s), 0);
+      } else {
+        t = tensor::Tensor::empty(s, ty.dtype);
+      }
       env[id] = t;
       bufs.push_back(env[id].data());
       ++b;
@@ -92,7 +103,8 @@ std::vector<tensor::Tensor> CompiledGraph::run(const std::vector<tensor::Tensor>
 }
 
 std::string CompiledGraph::wrapperText() const {
-  std::string out = "def call(args):\n    ";
+  std::string out = "# memory plan: " + plan_.summary() + "\n";
+  out += "def call(args):\n    ";
   for (const ir::Node* p : g_.placeholders()) out += p->name + ", ";
   out += "= args\n";
   for (const auto& st : sched_.steps) {
@@ -106,7 +118,11 @@ std::string CompiledGraph::wrapperText() const {
     const kir::Kernel& k = sched_.kernels[st.kernel];
     for (int id : st.outputNodes) {
       const ir::Node& n = *g_.find(id);
-      out += "    " + n.name + " = empty_strided_cpu(" + n.types.at(0).str() + ")\n";
+      auto slot = plan_.slotOf.find(id);
+      if (slot != plan_.slotOf.end())
+        out += "    " + n.name + " = slot" + std::to_string(slot->second) + ".view(" + n.types.at(0).str() + ")  # reused buffer\n";
+      else
+        out += "    " + n.name + " = empty_strided_cpu(" + n.types.at(0).str() + ")\n";
     }
     out += "    " + k.name + "(";
     std::vector<std::string> names;

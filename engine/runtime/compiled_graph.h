@@ -4,6 +4,7 @@
 
 #include "engine/codegen/kernel_compiler.h"
 #include "engine/ir/graph.h"
+#include "engine/runtime/memory_plan.h"
 #include "engine/schedule/kernel_builder.h"
 #include "engine/tensor/tensor.h"
 
@@ -27,6 +28,10 @@ class CompiledGraph {
   ir::Graph g_;
   schedule::ScheduledGraph sched_;
   std::shared_ptr<codegen::CompiledModule> module_;
+  MemoryPlan plan_;
+  // Slot storage, allocated on first use and kept across runs (intermediates only: graph
+  // outputs are fresh tensors every run, so callers may keep them).
+  mutable std::vector<tensor::Tensor> slots_;
 };
 
 // Runs a graph op by op with eager kernels: the aot_eager backend (ATen graphs) and the
