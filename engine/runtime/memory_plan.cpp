@@ -1,5 +1,7 @@
 #include "engine/runtime/memory_plan.h"
 
+#include "engine/ops/op_table.h"
+
 #include <algorithm>
 #include <set>
 
@@ -40,6 +42,8 @@ MemoryPlan planMemory(const ir::Graph& g, const schedule::ScheduledGraph& s) {
     const auto& st = s.steps[i];
     if (st.kind != schedule::Step::Kind::Extern) continue;
     const ir::Node& n = *g.find(st.node);
+    const ops::OpDef* op = ops::findOp(n.target);
+    if (!op || op->kind != ops::OpKind::View) continue;  // other externs make new tensors
     auto it = lastUse.find(n.id);
     if (it == lastUse.end()) continue;
     ir::forEachNodeArg(n, [&](int id) { lastUse[id] = std::max(lastUse[id], it->second); });
