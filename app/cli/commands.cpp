@@ -3,6 +3,7 @@
 #include "engine/driver/script_runner.h"
 #include "engine/session/explain.h"
 #include "engine/session/tee_sink.h"
+#include "storage/session_diff.h"
 #include "storage/store.h"
 
 #include <nlohmann/json.hpp>
@@ -86,6 +87,8 @@ std::string usage() {
          "      run a script and report what capture did: graphs, graph breaks, recompiles, guards\n"
          "  kiln bench SCRIPT|DIR [--eager] [--torch] [--repeat N] [--threads N]\n"
          "      time scripts in Kiln (eager, compiled) and with --torch under PyTorch CPU eager\n"
+         "  kiln diff SESSION_A SESSION_B [--json] [--db PATH]\n"
+         "      compare two sessions: graphs, breaks, recompiles, guards, captured graphs, kernels\n"
          "  kiln sessions [--db PATH]\n"
          "      list the stored sessions, newest first\n"
          "  kiln show SESSION [--stage NAME] [--db PATH]\n"
@@ -146,6 +149,18 @@ int cmdExplain(const std::vector<std::string>& args) {
   if (!r.error.empty()) std::cerr << r.error;
   std::cout << (o.flags.count("json") ? report.json() + "\n" : report.text());
   return r.exitCode;
+}
+
+int cmdDiff(const std::vector<std::string>& args) {
+  Opts o = parse(args, {"db"}, {"json"});
+  if (o.help) { std::cout << usage(); return 0; }
+  if (o.positional.size() != 2) throw UsageError("expected two SESSION ids");
+  int64_t a = 0, b = 0;
+  try { a = std::stoll(o.positional[0]); b = std::stoll(o.positional[1]); } catch (...) { throw UsageError("SESSION ids are numbers (see kiln sessions)"); }
+  auto store = openStore(o);
+  storage::SessionDiff d = storage::diffSessions(*store, a, b);
+  std::cout << (o.flags.count("json") ? d.json() + "\n" : d.text());
+  return 0;
 }
 
 int cmdSessions(const std::vector<std::string>& args) {

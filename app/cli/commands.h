@@ -14,6 +14,7 @@ struct UsageError : std::runtime_error {
 std::string usage();
 int cmdRun(const std::vector<std::string>& args);
 int cmdBench(const std::vector<std::string>& args);
+int cmdDiff(const std::vector<std::string>& args);
 int cmdExplain(const std::vector<std::string>& args);
 int cmdSessions(const std::vector<std::string>& args);
 int cmdShow(const std::vector<std::string>& args);

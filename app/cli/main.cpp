@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   try {
     if (cmd == "run") return kiln::cli::cmdRun(args);
     if (cmd == "bench") return kiln::cli::cmdBench(args);
+    if (cmd == "diff") return kiln::cli::cmdDiff(args);
     if (cmd == "explain") return kiln::cli::cmdExplain(args);
     if (cmd == "sessions") return kiln::cli::cmdSessions(args);
     if (cmd == "show") return kiln::cli::cmdShow(args);

@@ -88,5 +88,25 @@ TEST(BadScripts, UsageErrors) {
   EXPECT_NE(junk.err.find("junk.db"), std::string::npos);
 }
 
+TEST(BadScripts, DiffOfTwoRunsAndOfMissingSessions) {
+  fs::path dir = fs::path(KILN_BINARY_DIR) / "tests/errors/work3";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string db = "--db '" + (dir / "s.db").string() + "'";
+  test::writeFile((dir / "m.py").string(),
+                  "import torch\n\n@torch.compile\ndef f(x):\n    return torch.relu(x * 2 + 1)\n\nprint(f(torch.ones(4)))\n");
+  ASSERT_EQ(runKiln("run '" + (dir / "m.py").string() + "' " + db, dir).exitCode, 0);
+  ASSERT_EQ(runKiln("run '" + (dir / "m.py").string() + "' " + db, dir).exitCode, 0);
+  KilnRun same = runKiln("diff 1 2 " + db, dir);
+  EXPECT_EQ(same.exitCode, 0) << same.err;
+  EXPECT_NE(same.out.find("same script"), std::string::npos) << same.out;
+  EXPECT_NE(same.out.find("[0/0] f: captured graph equal"), std::string::npos) << same.out;
+  KilnRun missing = runKiln("diff 1 99 " + db, dir);
+  EXPECT_EQ(missing.exitCode, 1);
+  EXPECT_NE(missing.err.find("no session 99"), std::string::npos) << missing.err;
+  EXPECT_EQ(runKiln("diff 1 " + db, dir).exitCode, 2);
+  EXPECT_EQ(runKiln("diff one two " + db, dir).exitCode, 2);
+}
+
 }  // namespace
 }  // namespace kiln

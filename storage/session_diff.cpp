@@ -1,0 +1,203 @@
+#include "storage/session_diff.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace kiln::storage {
+
+namespace {
+
+std::vector<std::string> lines(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream is(s);
+  std::string l;
+  while (std::getline(is, l)) out.push_back(l);
+  return out;
+}
+
+struct Side {
+  std::map<std::string, std::string> captured;   // compile id -> captured stage text
+  std::map<std::string, int> ops;
+  std::map<std::string, std::string> kernels;    // compile id -> all kernel IR
+  std::map<std::string, int> kernelCount;
+  std::map<std::string, std::set<std::string>> guards;
+  std::map<int, std::string> frameNames;
+};
+
+Side load(Store& store, int64_t id) {
+  Side s;
+  for (const auto& f : store.frames(id)) s.frameNames[f.frameId] = f.name;
+  for (const auto& c : store.compiles(id)) {
+    for (const auto& g : c.guards) s.guards[c.compileId].insert(g.kind + ": " + g.text);
+    for (const auto& st : store.stages(id, c.compileId)) {
+      if (st.stage != "captured") continue;
+      s.captured[c.compileId] = store.stageText(st.id);
+      int ops = 0;
+      for (const auto& n : store.stageGraph(st.id).nodes) ops += n.isCall() ? 1 : 0;
+      s.ops[c.compileId] = ops;
+    }
+    for (const auto& k : store.kernels(id, c.compileId)) {
+      s.kernels[c.compileId] += k.kernelIr;
+      ++s.kernelCount[c.compileId];
+    }
+  }
+  return s;
+}
+
+std::string frameOf(const Side& s, const std::string& cid) {
+  auto it = s.frameNames.find(std::atoi(cid.c_str()));
+  return it == s.frameNames.end() ? "" : it->second;
+}
+
+}  // namespace
+
+std::string unifiedLineDiff(const std::string& a, const std::string& b) {
+  std::vector<std::string> x = lines(a), y = lines(b);
+  size_t n = x.size(), m = y.size();
+  // Trim the common head and tail first: two runs of one script usually differ in a few lines.
+  size_t head = 0;
+  while (head < n && head < m && x[head] == y[head]) ++head;
+  size_t tail = 0;
+  while (tail < n - head && tail < m - head && x[n - 1 - tail] == y[m - 1 - tail]) ++tail;
+  if (head == n && head == m) return "";
+  std::string out;
+  for (size_t k = 0; k < head; ++k) out += "  " + x[k] + "\n";
+  std::vector<std::string> tailLines(x.end() - tail, x.end());
+  x = std::vector<std::string>(x.begin() + head, x.end() - tail);
+  y = std::vector<std::string>(y.begin() + head, y.end() - tail);
+  n = x.size();
+  m = y.size();
+  // The LCS table is n*m; past a few million cells show the middle as replaced wholesale.
+  if (n * m > 4'000'000) {
+    for (const auto& l : x) out += "- " + l + "\n";
+    for (const auto& l : y) out += "+ " + l + "\n";
+    for (const auto& l : tailLines) out += "  " + l + "\n";
+    return out;
+  }
+  std::vector<std::vector<int>> L(n + 1, std::vector<int>(m + 1, 0));
+  for (size_t i = n; i-- > 0;)
+    for (size_t j = m; j-- > 0;) L[i][j] = x[i] == y[j] ? L[i + 1][j + 1] + 1 : std::max(L[i + 1][j], L[i][j + 1]);
+  size_t i = 0, j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && x[i] == y[j]) { out += "  " + x[i] + "\n"; ++i; ++j; }
+    else if (i < n && (j == m || L[i + 1][j] >= L[i][j + 1])) { out += "- " + x[i] + "\n"; ++i; }  // removals first, as diff(1) does
+    else { out += "+ " + y[j] + "\n"; ++j; }
+  }
+  for (const auto& l : tailLines) out += "  " + l + "\n";
+  return out;
+}
+
+SessionDiff diffSessions(Store& store, int64_t a, int64_t b) {
+  auto da = store.session(a), db = store.session(b);
+  if (!da) throw StoreError("no session " + std::to_string(a) + " in " + store.path());
+  if (!db) throw StoreError("no session " + std::to_string(b) + " in " + store.path());
+  SessionDiff d;
+  d.a = a;
+  d.b = b;
+  d.scriptA = da->summary.scriptPath;
+  d.scriptB = db->summary.scriptPath;
+  d.sameScript = da->scriptText == db->scriptText;
+  d.graphsA = da->summary.graphCount;
+  d.graphsB = db->summary.graphCount;
+  d.breaksA = da->summary.breakCount;
+  d.breaksB = db->summary.breakCount;
+  d.recompilesA = da->summary.recompileCount;
+  d.recompilesB = db->summary.recompileCount;
+  d.totalMsA = da->summary.totalMs;
+  d.totalMsB = db->summary.totalMs;
+  auto breaks = [&](int64_t id) {
+    std::multiset<std::string> s;
+    for (const auto& br : store.graphBreaks(id)) s.insert(br.file + ":" + std::to_string(br.line) + " " + br.title);
+    return s;
+  };
+  auto ba = breaks(a), bb = breaks(b);
+  std::set_difference(ba.begin(), ba.end(), bb.begin(), bb.end(), std::back_inserter(d.breaksOnlyA));
+  std::set_difference(bb.begin(), bb.end(), ba.begin(), ba.end(), std::back_inserter(d.breaksOnlyB));
+  Side sa = load(store, a), sb = load(store, b);
+  std::set<std::string> ids;
+  for (const auto& [k, v] : sa.captured) ids.insert(k);
+  for (const auto& [k, v] : sb.captured) ids.insert(k);
+  for (const auto& cid : ids) {
+    CompileDiff c;
+    c.compileId = cid;
+    c.inA = sa.captured.count(cid) > 0;
+    c.inB = sb.captured.count(cid) > 0;
+    c.frame = c.inA ? frameOf(sa, cid) : frameOf(sb, cid);
+    c.opsA = c.inA ? sa.ops[cid] : 0;
+    c.opsB = c.inB ? sb.ops[cid] : 0;
+    c.kernelsA = sa.kernelCount[cid];
+    c.kernelsB = sb.kernelCount[cid];
+    if (c.inA && c.inB) {
+      c.capturedUnifiedDiff = unifiedLineDiff(sa.captured[cid], sb.captured[cid]);
+      c.capturedTextDiffers = !c.capturedUnifiedDiff.empty();
+      c.kernelTextDiffers = sa.kernels[cid] != sb.kernels[cid];
+    }
+    const auto& ga = sa.guards[cid];
+    const auto& gb = sb.guards[cid];
+    std::set_difference(ga.begin(), ga.end(), gb.begin(), gb.end(), std::back_inserter(c.guardsOnlyA));
+    std::set_difference(gb.begin(), gb.end(), ga.begin(), ga.end(), std::back_inserter(c.guardsOnlyB));
+    d.compiles.push_back(std::move(c));
+  }
+  return d;
+}
+
+std::string SessionDiff::text() const {
+  std::ostringstream o;
+  o << "session " << a << " (" << scriptA << ") vs session " << b << " (" << scriptB << ")"
+    << (sameScript ? ", same script" : ", different scripts") << "\n";
+  o << "  graphs " << graphsA << " -> " << graphsB << ", graph breaks " << breaksA << " -> " << breaksB << ", recompiles "
+    << recompilesA << " -> " << recompilesB << ", total " << totalMsA << " ms -> " << totalMsB << " ms\n";
+  for (const auto& s : breaksOnlyA) o << "  - break only in " << a << ": " << s << "\n";
+  for (const auto& s : breaksOnlyB) o << "  + break only in " << b << ": " << s << "\n";
+  for (const auto& c : compiles) {
+    o << "[" << c.compileId << "] " << c.frame << ": ";
+    if (!c.inA) o << "only in " << b;
+    else if (!c.inB) o << "only in " << a;
+    else o << (c.capturedTextDiffers ? "captured graph differs" : "captured graph equal") << ", ops " << c.opsA << " -> " << c.opsB
+           << ", kernels " << c.kernelsA << " -> " << c.kernelsB << (c.kernelTextDiffers ? " (kernel IR differs)" : "");
+    o << "\n";
+    for (const auto& g : c.guardsOnlyA) o << "    - guard " << g << "\n";
+    for (const auto& g : c.guardsOnlyB) o << "    + guard " << g << "\n";
+    if (c.capturedTextDiffers)
+      for (const auto& l : lines(c.capturedUnifiedDiff))
+        if (l[0] != ' ') o << "    " << l << "\n";
+  }
+  return o.str();
+}
+
+std::string SessionDiff::json() const {
+  nlohmann::ordered_json j;
+  j["a"] = a;
+  j["b"] = b;
+  j["same_script"] = sameScript;
+  j["graph_count"] = {graphsA, graphsB};
+  j["graph_break_count"] = {breaksA, breaksB};
+  j["recompile_count"] = {recompilesA, recompilesB};
+  j["total_ms"] = {totalMsA, totalMsB};
+  j["breaks_only_a"] = breaksOnlyA;
+  j["breaks_only_b"] = breaksOnlyB;
+  nlohmann::ordered_json cs = nlohmann::ordered_json::array();
+  for (const auto& c : compiles) {
+    nlohmann::ordered_json x;
+    x["compile_id"] = c.compileId;
+    x["frame"] = c.frame;
+    x["in_a"] = c.inA;
+    x["in_b"] = c.inB;
+    x["op_count"] = {c.opsA, c.opsB};
+    x["kernel_count"] = {c.kernelsA, c.kernelsB};
+    x["captured_differs"] = c.capturedTextDiffers;
+    x["kernels_differ"] = c.kernelTextDiffers;
+    x["guards_only_a"] = c.guardsOnlyA;
+    x["guards_only_b"] = c.guardsOnlyB;
+    x["captured_diff"] = c.capturedUnifiedDiff;
+    cs.push_back(x);
+  }
+  j["compiles"] = cs;
+  return j.dump(2);
+}
+
+}  // namespace kiln::storage

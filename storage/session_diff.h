@@ -1,0 +1,44 @@
+// The difference between two stored sessions (two runs of a script, two option sets, ...):
+// frames matched by name, graph/break/recompile counts, per-compile captured-graph and kernel
+// text differences, guards and timings. `kiln diff A B` prints it; the studio will show it.
+#pragma once
+
+#include "storage/store.h"
+
+#include <string>
+#include <vector>
+
+namespace kiln::storage {
+
+struct CompileDiff {
+  std::string compileId;     // present in A, B or both
+  std::string frame;         // frame name
+  bool inA = false, inB = false;
+  int opsA = 0, opsB = 0;    // captured-graph call nodes
+  int kernelsA = 0, kernelsB = 0;
+  bool capturedTextDiffers = false;
+  bool kernelTextDiffers = false;
+  std::vector<std::string> guardsOnlyA, guardsOnlyB;
+  std::string capturedUnifiedDiff;  // line diff of the captured graphs ("" when equal)
+};
+
+struct SessionDiff {
+  int64_t a = 0, b = 0;
+  std::string scriptA, scriptB;
+  bool sameScript = false;
+  int graphsA = 0, graphsB = 0, breaksA = 0, breaksB = 0, recompilesA = 0, recompilesB = 0;
+  std::vector<std::string> breaksOnlyA, breaksOnlyB;  // "file:line title"
+  std::vector<CompileDiff> compiles;
+  double totalMsA = 0, totalMsB = 0;
+
+  std::string text() const;
+  std::string json() const;
+};
+
+// Throws StoreError when a session does not exist.
+SessionDiff diffSessions(Store& store, int64_t a, int64_t b);
+
+// A minimal line diff ("- line" / "+ line" / "  line"), longest-common-subsequence based.
+std::string unifiedLineDiff(const std::string& a, const std::string& b);
+
+}  // namespace kiln::storage
