@@ -48,6 +48,11 @@ Side load(Store& store, int64_t id) {
   return s;
 }
 
+std::string baseName(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
 std::string frameOf(const Side& s, const std::string& cid) {
   auto it = s.frameNames.find(std::atoi(cid.c_str()));
   return it == s.frameNames.end() ? "" : it->second;
@@ -55,39 +60,41 @@ std::string frameOf(const Side& s, const std::string& cid) {
 
 }  // namespace
 
-std::string unifiedLineDiff(const std::string& a, const std::string& b) {
-  std::vector<std::string> x = lines(a), y = lines(b);
-  size_t n = x.size(), m = y.size();
+std::string unifiedLineDiff(const std::string& a, const std::string& b, const std::string& renameA,
+                            const std::string& renameB) {
+  const std::vector<std::string> da = lines(a), db = lines(b);  // what is shown
+  std::vector<std::string> ka = da, kb = db;                    // what is compared
+  if (!renameA.empty() && renameA != renameB)
+    for (auto& l : ka)
+      for (size_t p = l.find(renameA); p != std::string::npos; p = l.find(renameA, p + renameB.size()))
+        l.replace(p, renameA.size(), renameB);
+  const size_t n0 = ka.size(), m0 = kb.size();
   // Trim the common head and tail first: two runs of one script usually differ in a few lines.
   size_t head = 0;
-  while (head < n && head < m && x[head] == y[head]) ++head;
+  while (head < n0 && head < m0 && ka[head] == kb[head]) ++head;
   size_t tail = 0;
-  while (tail < n - head && tail < m - head && x[n - 1 - tail] == y[m - 1 - tail]) ++tail;
-  if (head == n && head == m) return "";
+  while (tail < n0 - head && tail < m0 - head && ka[n0 - 1 - tail] == kb[m0 - 1 - tail]) ++tail;
+  if (head == n0 && head == m0) return "";
   std::string out;
-  for (size_t k = 0; k < head; ++k) out += "  " + x[k] + "\n";
-  std::vector<std::string> tailLines(x.end() - tail, x.end());
-  x = std::vector<std::string>(x.begin() + head, x.end() - tail);
-  y = std::vector<std::string>(y.begin() + head, y.end() - tail);
-  n = x.size();
-  m = y.size();
-  // The LCS table is n*m; past a few million cells show the middle as replaced wholesale.
-  if (n * m > 4'000'000) {
-    for (const auto& l : x) out += "- " + l + "\n";
-    for (const auto& l : y) out += "+ " + l + "\n";
-    for (const auto& l : tailLines) out += "  " + l + "\n";
-    return out;
+  for (size_t k = 0; k < head; ++k) out += "  " + db[k] + "\n";  // equal lines are shown as B has them
+  const size_t n = n0 - head - tail, m = m0 - head - tail;
+  auto x = [&](size_t i) -> const std::string& { return ka[head + i]; };
+  auto y = [&](size_t j) -> const std::string& { return kb[head + j]; };
+  if (n * m > 4'000'000) {  // the LCS table is n*m: past a few million cells replace the middle wholesale
+    for (size_t i = 0; i < n; ++i) out += "- " + da[head + i] + "\n";
+    for (size_t j = 0; j < m; ++j) out += "+ " + db[head + j] + "\n";
+  } else {
+    std::vector<std::vector<int>> L(n + 1, std::vector<int>(m + 1, 0));
+    for (size_t i = n; i-- > 0;)
+      for (size_t j = m; j-- > 0;) L[i][j] = x(i) == y(j) ? L[i + 1][j + 1] + 1 : std::max(L[i + 1][j], L[i][j + 1]);
+    size_t i = 0, j = 0;
+    while (i < n || j < m) {
+      if (i < n && j < m && x(i) == y(j)) { out += "  " + db[head + j] + "\n"; ++i; ++j; }
+      else if (i < n && (j == m || L[i + 1][j] >= L[i][j + 1])) { out += "- " + da[head + i] + "\n"; ++i; }  // removals first, as diff(1) does
+      else { out += "+ " + db[head + j] + "\n"; ++j; }
+    }
   }
-  std::vector<std::vector<int>> L(n + 1, std::vector<int>(m + 1, 0));
-  for (size_t i = n; i-- > 0;)
-    for (size_t j = m; j-- > 0;) L[i][j] = x[i] == y[j] ? L[i + 1][j + 1] + 1 : std::max(L[i + 1][j], L[i][j + 1]);
-  size_t i = 0, j = 0;
-  while (i < n || j < m) {
-    if (i < n && j < m && x[i] == y[j]) { out += "  " + x[i] + "\n"; ++i; ++j; }
-    else if (i < n && (j == m || L[i + 1][j] >= L[i][j + 1])) { out += "- " + x[i] + "\n"; ++i; }  // removals first, as diff(1) does
-    else { out += "+ " + y[j] + "\n"; ++j; }
-  }
-  for (const auto& l : tailLines) out += "  " + l + "\n";
+  for (size_t k = m0 - tail; k < m0; ++k) out += "  " + db[k] + "\n";
   return out;
 }
 
@@ -132,7 +139,8 @@ SessionDiff diffSessions(Store& store, int64_t a, int64_t b) {
     c.kernelsA = sa.kernelCount[cid];
     c.kernelsB = sb.kernelCount[cid];
     if (c.inA && c.inB) {
-      c.capturedUnifiedDiff = unifiedLineDiff(sa.captured[cid], sb.captured[cid]);
+      // Two copies of one script differ in name only: "# File: a.py:9" vs "# File: b.py:9" is no change.
+      c.capturedUnifiedDiff = unifiedLineDiff(sa.captured[cid], sb.captured[cid], baseName(d.scriptA), baseName(d.scriptB));
       c.capturedTextDiffers = !c.capturedUnifiedDiff.empty();
       c.kernelTextDiffers = sa.kernels[cid] != sb.kernels[cid];
     }
@@ -147,6 +155,8 @@ SessionDiff diffSessions(Store& store, int64_t a, int64_t b) {
 
 std::string SessionDiff::text() const {
   std::ostringstream o;
+  o.setf(std::ios::fixed);
+  o.precision(1);
   o << "session " << a << " (" << scriptA << ") vs session " << b << " (" << scriptB << ")"
     << (sameScript ? ", same script" : ", different scripts") << "\n";
   o << "  graphs " << graphsA << " -> " << graphsB << ", graph breaks " << breaksA << " -> " << breaksB << ", recompiles "

@@ -38,7 +38,10 @@ struct SessionDiff {
 // Throws StoreError when a session does not exist.
 SessionDiff diffSessions(Store& store, int64_t a, int64_t b);
 
-// A minimal line diff ("- line" / "+ line" / "  line"), longest-common-subsequence based.
-std::string unifiedLineDiff(const std::string& a, const std::string& b);
+// A minimal line diff ("- line" / "+ line" / "  line"), longest-common-subsequence based; ""
+// when equal. Lines of `a` are compared with `renameA` replaced by `renameB` (a script's file
+// name) but shown as they are.
+std::string unifiedLineDiff(const std::string& a, const std::string& b, const std::string& renameA = {},
+                            const std::string& renameB = {});
 
 }  // namespace kiln::storage

@@ -1,5 +1,6 @@
 #include "viewers/studio_window.h"
 
+#include "storage/session_diff.h"
 #include "viewers/graph_view.h"
 #include "viewers/script_runner.h"
 #include "viewers/session_list_model.h"
@@ -20,6 +21,8 @@
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTableView>
+
+#include <algorithm>
 
 namespace kiln::viewers {
 namespace {
@@ -84,7 +87,7 @@ void StudioWindow::buildDocks() {
   sessionTable_ = new QTableView(this);
   sessionTable_->setModel(sessions_);
   sessionTable_->setSelectionBehavior(QAbstractItemView::SelectRows);
-  sessionTable_->setSelectionMode(QAbstractItemView::SingleSelection);
+  sessionTable_->setSelectionMode(QAbstractItemView::ExtendedSelection);  // Ctrl+click a second one to diff
   sessionTable_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   sessionTable_->verticalHeader()->hide();
   sessionTable_->horizontalHeader()->setStretchLastSection(true);
@@ -119,6 +122,9 @@ void StudioWindow::buildMenus() {
   file->addAction(tr("&Refresh Sessions"), QKeySequence::Refresh, this, [this] { refreshSessions(); });
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::closeAllWindows);
+  QMenu* session = menuBar()->addMenu(tr("&Session"));
+  session->addAction(tr("&Diff Selected Sessions"), QKeySequence(Qt::CTRL | Qt::Key_D), this,
+                     &StudioWindow::diffSelectedSessions);
   QMenu* view = menuBar()->addMenu(tr("&View"));
   view->addAction(tr("&Fit Graph"), QKeySequence(Qt::CTRL | Qt::Key_0), graph_, &GraphView::zoomToFit);
 }
@@ -320,6 +326,37 @@ void StudioWindow::onLineSelected(int line) {
 void StudioWindow::markSettled() {
   settled_ = true;
   emit settled();
+}
+
+void StudioWindow::diffSelectedSessions() {
+  QList<qint64> ids;
+  for (const QModelIndex& row : sessionTable_->selectionModel()->selectedRows()) ids << sessions_->sessionIdAt(row.row());
+  if (ids.size() != 2) {
+    statusBar()->showMessage(tr("Select two sessions to diff (Ctrl+click the second one)"));
+    return;
+  }
+  std::sort(ids.begin(), ids.end());
+  diffSessions(ids[0], ids[1]);
+}
+
+bool StudioWindow::diffSessions(qint64 a, qint64 b) {
+  try {
+    const storage::SessionDiff d = storage::diffSessions(store_, a, b);
+    QString text = qs(d.text());
+    for (const auto& c : d.compiles)
+      if (c.capturedTextDiffers)
+        text += QStringLiteral("\n──── [%1] captured graph, session %2 → %3 ────\n%4")
+                    .arg(qs(c.compileId))
+                    .arg(a)
+                    .arg(b)
+                    .arg(qs(c.capturedUnifiedDiff));
+    text_->setDiff(text);
+    statusBar()->showMessage(tr("Session %1 vs %2").arg(a).arg(b));
+    return true;
+  } catch (const std::exception& e) {
+    statusBar()->showMessage(tr("Could not diff sessions %1 and %2: %3").arg(a).arg(b).arg(QString::fromUtf8(e.what())));
+    return false;
+  }
 }
 
 void StudioWindow::openScriptDialog() {

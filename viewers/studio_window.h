@@ -38,6 +38,10 @@ class StudioWindow : public QMainWindow {
   void selectNewestSession();
   bool selectSession(qint64 sessionId);
   bool selectStage(int row);
+  // Shows `kiln diff a b` in the Diff tab; false (and a status message) when a session is missing.
+  bool diffSessions(qint64 a, qint64 b);
+  // Diffs the two sessions selected in the session list (older first).
+  void diffSelectedSessions();
   // Runs `script` through `kiln run` and shows the session it stores.
   void runScript(const QString& script);
 

@@ -22,7 +22,7 @@ QString header(const storage::KernelRow& k) {
 
 TextPane::TextPane(QWidget* parent) : QTabWidget(parent) {
   const QString titles[TabCount] = {tr("Stage IR"), tr("Capture"), tr("Kernel IR"), tr("Generated source"),
-                                    tr("LLVM IR"), tr("Assembly"), tr("Wrapper"), tr("Output")};
+                                    tr("LLVM IR"), tr("Assembly"), tr("Wrapper"), tr("Output"), tr("Diff")};
   const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
   for (int t = 0; t < TabCount; ++t) {
     auto* e = new QPlainTextEdit(this);
@@ -45,6 +45,11 @@ void TextPane::setStageText(const QString& text) { setText(StageIr, text); }
 void TextPane::setWrapper(const QString& text) { setText(Wrapper, text); }
 
 void TextPane::setCapture(const QString& text) { setText(Capture, text); }
+
+void TextPane::setDiff(const QString& text) {
+  setText(Diff, text);
+  setCurrentIndex(Diff);
+}
 
 void TextPane::setSessionOutput(const QString& stdoutText, const QString& error) {
   setText(Output, error.isEmpty() ? stdoutText : stdoutText + QStringLiteral("\n") + error);
@@ -76,6 +81,7 @@ void TextPane::setKernels(const std::vector<storage::KernelRow>& kernels) {
 
 void TextPane::clearAll() {
   for (int t = 0; t < TabCount; ++t) {
+    if (t == Diff) continue;  // a diff spans two sessions; it stays until the next diff
     editors_[t]->clear();
     kernelLines_[t].clear();
   }

@@ -1,6 +1,6 @@
 // TextPane: the text forms of what is selected, one monospace tab each: the stage's IR, what
 // capture did for the compile (breaks, recompiles, guards, transformed code), the compile's kernel IR, generated source (GPU only), LLVM IR, assembly and wrapper, and the
-// session's printed output. Kernel tabs hold every kernel of the compile under a header line;
+// session's printed output, and the diff of two sessions. Kernel tabs hold every kernel of the compile under a header line;
 // showKernel() scrolls them to one.
 #pragma once
 
@@ -19,7 +19,7 @@ class TextPane : public QTabWidget {
   Q_OBJECT
 
  public:
-  enum Tab { StageIr, Capture, KernelIr, KernelSource, LlvmIr, Assembly, Wrapper, Output, TabCount };
+  enum Tab { StageIr, Capture, KernelIr, KernelSource, LlvmIr, Assembly, Wrapper, Output, Diff, TabCount };
 
   explicit TextPane(QWidget* parent = nullptr);
 
@@ -30,6 +30,8 @@ class TextPane : public QTabWidget {
   // transformed code (with resume functions), as Dynamo's logs and depyf show them.
   void setCapture(const QString& text);
   void setSessionOutput(const QString& stdoutText, const QString& error);
+  // `kiln diff` of two sessions; switches to the Diff tab. Kept when another session is shown.
+  void setDiff(const QString& text);
   void clearAll();
 
   // Scrolls the kernel tabs to `kernel`, switching to the kernel IR tab unless one is showing.

@@ -1,6 +1,6 @@
-// kiln-studio [SCRIPT] [--db PATH] [--screenshot PNG]: opens the session store in the studio
+// kiln-studio [SCRIPT] [--db PATH] [--diff A,B] [--screenshot PNG]: opens the session store in the studio
 // window. With SCRIPT, runs it through `kiln run` in the background and shows the new session;
-// otherwise shows the newest session. --screenshot grabs the window once the first session and
+// otherwise shows the newest session (with --diff, session B and the diff of A and B). --screenshot grabs the window once the first session and
 // stage are on screen, writes the PNG and exits (README screenshot, `make run` check on Xvfb).
 #include "storage/store.h"
 #include "viewers/script_runner.h"
@@ -92,7 +92,9 @@ int main(int argc, char** argv) {
                                       QStringLiteral("PNG"));
   const QCommandLineOption kilnOption(QStringLiteral("kiln"), QStringLiteral("The kiln executable used to run scripts."),
                                       QStringLiteral("PATH"));
-  parser.addOptions({dbOption, shotOption, kilnOption});
+  const QCommandLineOption diffOption(QStringLiteral("diff"), QStringLiteral("Show the diff of sessions A and B (as kiln diff A B)."),
+                                      QStringLiteral("A,B"));
+  parser.addOptions({dbOption, shotOption, kilnOption, diffOption});
   parser.process(app);
 
   const QString screenshot = parser.value(shotOption);
@@ -103,6 +105,19 @@ int main(int argc, char** argv) {
     return 2;
   }
   const QString script = args.value(0);
+  qint64 diffA = 0, diffB = 0;
+  if (parser.isSet(diffOption)) {
+    const QStringList ids = parser.value(diffOption).split(QLatin1Char(','));
+    bool okA = false, okB = false;
+    if (ids.size() == 2) {
+      diffA = ids[0].trimmed().toLongLong(&okA);
+      diffB = ids[1].trimmed().toLongLong(&okB);
+    }
+    if (!okA || !okB || !script.isEmpty()) {
+      fail(QStringLiteral("--diff takes two session ids, A,B (see kiln sessions), and no script"), true);
+      return 2;
+    }
+  }
   if (!script.isEmpty() && !QFileInfo(script).isFile()) {
     fail(QStringLiteral("no such script: %1").arg(script), headless);
     return 1;
@@ -123,7 +138,13 @@ int main(int argc, char** argv) {
   window.resize(1500, 950);
   if (!screenshot.isEmpty()) armScreenshot(window, screenshot, !script.isEmpty());
   window.show();
-  if (script.isEmpty()) {
+  if (diffA != 0) {
+    window.refreshSessions(diffB);
+    if (!window.diffSessions(diffA, diffB)) {
+      fail(QStringLiteral("no session %1 or %2 in %3 (see kiln sessions)").arg(diffA).arg(diffB).arg(db), headless);
+      return 1;
+    }
+  } else if (script.isEmpty()) {
     window.selectNewestSession();
   } else {
     window.refreshSessions();  // show what is there while the script runs

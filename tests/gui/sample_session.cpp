@@ -52,21 +52,20 @@ session::StageEvent stage(const std::string& name, int order, ir::Graph graph, b
   return s;
 }
 
-}  // namespace
-
-SampleSession writeSampleSession(const std::string& dbPath) {
-  SampleSession out;
-  out.store = storage::Store::open(dbPath);
-  auto sink = out.store->beginSession();
-  sink->sessionStart({"sample.py", kScript, R"({"backend": "inductor"})", "test", 1700000000000});
+int64_t writeSession(storage::Store& store, bool changed) {
+  auto sink = store.beginSession();
+  sink->sessionStart({"sample.py", kScript, R"({"backend": "inductor"})", "test", 1700000000000 + (changed ? 60000 : 0)});
   sink->frame({0, "f", "sample.py", 4, "function", "def f(x): ..."});
   session::CompileEvent compile;
   compile.compileId = "0/0";
   compile.backend = "inductor";
   compile.guards.push_back({"TENSOR_MATCH", "L['x']", "check_tensor(L['x'], Tensor, torch.float32, size=[64], stride=[1])", 4});
+  if (changed) compile.guards.push_back({"CONSTANT_MATCH", "G['SCALE']", "G['SCALE'] == 2", 5});
   compile.transformedCode = "def __transformed_code_0_for_f(x):\n    graph_out_0 = __compiled_fn_0_0(x)\n    return graph_out_0[0]\n";
   sink->compile(compile);
-  sink->stage(stage("captured", 0, chain("torch.sin", "_operator.mul", "torch.relu", ""), true));
+  auto captured = stage("captured", 0, chain("torch.sin", "_operator.mul", "torch.relu", ""), true);
+  if (changed) captured.text += "    # scaled by G['SCALE']\n";
+  sink->stage(captured);
   sink->stage(stage("aten", 1, chain("aten.sin.default", "aten.mul.Tensor", "aten.relu.default", ""), true));
   sink->stage(stage("pass:cse", 2, chain("aten.sin.default", "aten.mul.Tensor", "aten.relu.default", ""), false));
   sink->stage(stage("fused", 3, chain("aten.sin.default", "aten.mul.Tensor", "aten.relu.default", "kernel_0"), true));
@@ -84,8 +83,18 @@ SampleSession writeSampleSession(const std::string& dbPath) {
   sink->compileDone("0/0");
   sink->output("done\n");
   sink->sessionEnd({"ok", "", 12.5, "{}"});
-  out.sessionId = out.store->lastSessionId();
+  return store.lastSessionId();
+}
+
+}  // namespace
+
+SampleSession writeSampleSession(const std::string& dbPath) {
+  SampleSession out;
+  out.store = storage::Store::open(dbPath);
+  out.sessionId = writeSession(*out.store, false);
   return out;
 }
+
+int64_t appendChangedSampleSession(storage::Store& store) { return writeSession(store, true); }
 
 }  // namespace kiln::testing

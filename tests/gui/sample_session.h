@@ -17,6 +17,10 @@ struct SampleSession {
 // Creates the store at `dbPath` and writes the session through Store::beginSession().
 SampleSession writeSampleSession(const std::string& dbPath);
 
+// Appends a second run of the sample to `store` in which the captured graph's text gained a
+// line and the compile gained a guard, as a changed script would; returns its session id.
+int64_t appendChangedSampleSession(storage::Store& store);
+
 // Lines of the sample script the nodes point at.
 constexpr int kSinLine = 5;
 constexpr int kReluLine = 6;

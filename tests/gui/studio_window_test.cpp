@@ -17,6 +17,7 @@
 #include <QPlainTextEdit>
 #include <QSet>
 #include <QSignalSpy>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -122,6 +123,31 @@ class StudioWindowTest : public QObject {
     QCOMPARE(window_->currentStageId(), window_->stageModel()->stageAt(3).id);
     QCOMPARE(window_->graphView()->clusterItems().size(), 1);
     QVERIFY(window_->textPane()->text(TextPane::StageIr).startsWith(QStringLiteral("# stage fused")));
+  }
+
+  void diffOfTwoSelectedSessions() {
+    const qint64 first = sample_.sessionId;
+    const qint64 second = testing::appendChangedSampleSession(*sample_.store);
+    window_->refreshSessions(second);
+    QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled(), 20000);
+    QCOMPARE(window_->sessionModel()->rowCount(), 2);
+    auto* table = window_->findChild<QTableView*>();
+    QVERIFY(table);
+    table->selectAll();
+    window_->diffSelectedSessions();
+    TextPane* text = window_->textPane();
+    QCOMPARE(text->currentIndex(), int(TextPane::Diff));
+    const QString diff = text->text(TextPane::Diff);
+    QVERIFY2(diff.startsWith(QStringLiteral("session %1 (sample.py) vs session %2").arg(first).arg(second)), qPrintable(diff));
+    QVERIFY2(diff.contains(QStringLiteral("[0/0] f: captured graph differs")), qPrintable(diff));
+    QVERIFY2(diff.contains(QStringLiteral("+ guard CONSTANT_MATCH: G['SCALE'] == 2")), qPrintable(diff));
+    QVERIFY2(diff.contains(QStringLiteral("+     # scaled by G['SCALE']")), qPrintable(diff));
+    // Showing another session keeps the diff; a missing session leaves it alone too.
+    QVERIFY(window_->selectSession(first));
+    QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled(), 20000);
+    QCOMPARE(text->text(TextPane::Diff), diff);
+    QVERIFY(!window_->diffSessions(first, second + 100));
+    QCOMPARE(text->text(TextPane::Diff), diff);
   }
 
   void cleanupTestCase() { window_.reset(); }

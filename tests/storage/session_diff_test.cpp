@@ -17,6 +17,14 @@ TEST(SessionDiff, LineDiffMarksInsertionsAndRemovals) {
   EXPECT_EQ(unifiedLineDiff("", "z\n"), "+ z\n");
 }
 
+TEST(SessionDiff, RenamedScriptIsNotAChange) {
+  const std::string a = "# File: a.py:9 in f\ny = x * 2\n# File: a.py:10 in f\nz = y.relu()\n";
+  const std::string b = "# File: b.py:9 in f\ny = x * 2\n# File: b.py:10 in f\nz = y.gelu()\n";
+  EXPECT_EQ(unifiedLineDiff(a, b, "a.py", "b.py"),
+            "  # File: b.py:9 in f\n  y = x * 2\n  # File: b.py:10 in f\n- z = y.relu()\n+ z = y.gelu()\n");
+  EXPECT_NE(unifiedLineDiff(a, b).find("- # File: a.py:9 in f\n"), std::string::npos);  // no rename, a change
+}
+
 TEST(SessionDiff, HugeInputsFallBackToWholesaleReplacement) {
   std::string a, b;
   for (int i = 0; i < 3000; ++i) {
