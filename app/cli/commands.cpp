@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <ctime>
 #include <map>
 #include <set>
@@ -91,6 +92,10 @@ std::string usage() {
          "      compare two sessions: graphs, breaks, recompiles, guards, captured graphs, kernels\n"
          "  kiln sessions [--db PATH]\n"
          "      list the stored sessions, newest first\n"
+         "  kiln search TEXT [--limit N] [--db PATH]\n"
+         "      full-text search over scripts, captured code, stage IR, kernels and wrappers\n"
+         "  kiln rename SESSION NAME [--db PATH]     kiln rm SESSION... [--db PATH]\n"
+         "      name a session (shown by kiln sessions and the studio), or delete sessions\n"
          "  kiln show SESSION [--stage NAME] [--db PATH]\n"
          "      print a session: its frames, stages and kernels, or one stage's IR (captured, aten,\n"
          "      pass:NAME, fused, kernels, wrapper)\n\n"
@@ -173,10 +178,73 @@ int cmdSessions(const std::vector<std::string>& args) {
     return 0;
   }
   std::cout << std::left << std::setw(6) << "id" << std::setw(21) << "started" << std::setw(11) << "status" << std::setw(8)
-            << "graphs" << std::setw(8) << "breaks" << std::setw(11) << "recompiles" << "script\n";
+            << "graphs" << std::setw(8) << "breaks" << std::setw(11) << "recompiles" << std::setw(24) << "name" << "script\n";
   for (const auto& s : list)
     std::cout << std::left << std::setw(6) << s.id << std::setw(21) << when(s.startedAtMs) << std::setw(11) << s.status << std::setw(8)
-              << s.graphCount << std::setw(8) << s.breakCount << std::setw(11) << s.recompileCount << s.scriptPath << "\n";
+              << s.graphCount << std::setw(8) << s.breakCount << std::setw(11) << s.recompileCount << std::setw(24) << s.name << s.scriptPath << "\n";
+  return 0;
+}
+
+namespace {
+
+int64_t sessionId(const std::string& text) {
+  try {
+    size_t used = 0;
+    int64_t id = std::stoll(text, &used);
+    if (used == text.size() && id > 0) return id;
+  } catch (...) {
+  }
+  throw UsageError("'" + text + "' is not a SESSION id (see kiln sessions)");
+}
+
+}  // namespace
+
+int cmdSearch(const std::vector<std::string>& args) {
+  Opts o = parse(args, {"db", "limit"}, {});
+  if (o.help) { std::cout << usage(); return 0; }
+  if (o.positional.empty()) throw UsageError("expected TEXT to search for");
+  std::string text;
+  for (const auto& p : o.positional) text += (text.empty() ? "" : " ") + p;
+  int limit = 50;
+  if (std::string s = one(o, "limit"); !s.empty()) {
+    try { limit = std::stoi(s); } catch (...) { throw UsageError("--limit needs a number"); }
+  }
+  auto store = openStore(o);
+  auto hits = store->search(text, limit);
+  if (hits.empty()) {
+    std::cout << "no matches for '" << text << "' in " << store->path() << "\n";
+    return 1;  // as grep: scripts can test for a match
+  }
+  for (const auto& h : hits) {
+    std::string snippet = h.snippet;
+    std::replace(snippet.begin(), snippet.end(), '\n', ' ');
+    std::cout << "session " << h.sessionId << "  " << h.kind << (h.ref.empty() ? "" : " " + h.ref) << ": " << snippet << "\n";
+  }
+  return 0;
+}
+
+int cmdRename(const std::vector<std::string>& args) {
+  Opts o = parse(args, {"db"}, {});
+  if (o.help) { std::cout << usage(); return 0; }
+  if (o.positional.size() != 2) throw UsageError("expected SESSION and NAME");
+  int64_t id = sessionId(o.positional[0]);
+  auto store = openStore(o);
+  store->renameSession(id, o.positional[1]);
+  std::cout << "session " << id << " is now '" << o.positional[1] << "'\n";
+  return 0;
+}
+
+int cmdRm(const std::vector<std::string>& args) {
+  Opts o = parse(args, {"db"}, {});
+  if (o.help) { std::cout << usage(); return 0; }
+  if (o.positional.empty()) throw UsageError("expected one or more SESSION ids");
+  std::vector<int64_t> ids;
+  for (const auto& p : o.positional) ids.push_back(sessionId(p));  // all valid before any is deleted
+  auto store = openStore(o);
+  for (int64_t id : ids) {
+    store->deleteSession(id);
+    std::cout << "deleted session " << id << "\n";
+  }
   return 0;
 }
 

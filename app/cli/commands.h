@@ -17,6 +17,9 @@ int cmdBench(const std::vector<std::string>& args);
 int cmdDiff(const std::vector<std::string>& args);
 int cmdExplain(const std::vector<std::string>& args);
 int cmdSessions(const std::vector<std::string>& args);
+int cmdSearch(const std::vector<std::string>& args);
+int cmdRename(const std::vector<std::string>& args);
+int cmdRm(const std::vector<std::string>& args);
 int cmdShow(const std::vector<std::string>& args);
 
 }  // namespace kiln::cli

@@ -1,7 +1,5 @@
 // kiln: the command line. Wiring only: parses arguments, opens the store, calls the engine.
-//   kiln run SCRIPT [--db PATH] [--eager] [--dump-outputs DIR] [--disable-pass NAME] [--stop-after N]
-//   kiln sessions [--db PATH]
-//   kiln show SESSION [--stage NAME] [--db PATH]
+// The commands and their options are listed in usage() (app/cli/commands.cpp).
 #include "app/cli/commands.h"
 
 #include <cstring>
@@ -22,6 +20,9 @@ int main(int argc, char** argv) {
     if (cmd == "explain") return kiln::cli::cmdExplain(args);
     if (cmd == "sessions") return kiln::cli::cmdSessions(args);
     if (cmd == "show") return kiln::cli::cmdShow(args);
+    if (cmd == "search") return kiln::cli::cmdSearch(args);
+    if (cmd == "rename") return kiln::cli::cmdRename(args);
+    if (cmd == "rm") return kiln::cli::cmdRm(args);
   } catch (const kiln::cli::UsageError& e) {
     std::cerr << "kiln " << cmd << ": " << e.what() << "\n(see kiln " << cmd << " --help)\n";
     return 2;

@@ -106,6 +106,23 @@ TEST(BadScripts, DiffOfTwoRunsAndOfMissingSessions) {
   EXPECT_NE(missing.err.find("no session 99"), std::string::npos) << missing.err;
   EXPECT_EQ(runKiln("diff 1 " + db, dir).exitCode, 2);
   EXPECT_EQ(runKiln("diff one two " + db, dir).exitCode, 2);
+
+  // Sessions can be searched, renamed and deleted; bad ids are refused before anything changes.
+  KilnRun found = runKiln("search relu " + db, dir);
+  EXPECT_EQ(found.exitCode, 0) << found.err;
+  EXPECT_NE(found.out.find("session 2  script: "), std::string::npos) << found.out;
+  EXPECT_NE(found.out.find("[relu]"), std::string::npos) << found.out;
+  EXPECT_EQ(runKiln("search nosuchwordanywhere " + db, dir).exitCode, 1);
+  EXPECT_EQ(runKiln("rename 2 'relu baseline' " + db, dir).exitCode, 0);
+  EXPECT_NE(runKiln("sessions " + db, dir).out.find("relu baseline"), std::string::npos);
+  EXPECT_EQ(runKiln("rename 9 x " + db, dir).exitCode, 1);
+  EXPECT_EQ(runKiln("rm 1 x " + db, dir).exitCode, 2);
+  KilnRun gone = runKiln("rm 1 " + db, dir);
+  EXPECT_EQ(gone.exitCode, 0) << gone.err;
+  EXPECT_EQ(runKiln("diff 1 2 " + db, dir).exitCode, 1);
+  KilnRun left = runKiln("sessions " + db, dir);
+  EXPECT_NE(left.out.find("relu baseline"), std::string::npos) << left.out;
+  EXPECT_EQ(left.out.find("\n1 "), std::string::npos) << left.out;
 }
 
 }  // namespace
