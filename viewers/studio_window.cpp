@@ -13,7 +13,9 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListView>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -125,6 +127,9 @@ void StudioWindow::buildMenus() {
   QMenu* session = menuBar()->addMenu(tr("&Session"));
   session->addAction(tr("&Diff Selected Sessions"), QKeySequence(Qt::CTRL | Qt::Key_D), this,
                      &StudioWindow::diffSelectedSessions);
+  session->addAction(tr("&Rename Session…"), QKeySequence(Qt::Key_F2), this, &StudioWindow::renameCurrentSessionDialog);
+  session->addAction(tr("De&lete Selected Sessions…"), QKeySequence::Delete, this,
+                     &StudioWindow::deleteSelectedSessionsDialog);
   QMenu* view = menuBar()->addMenu(tr("&View"));
   view->addAction(tr("&Fit Graph"), QKeySequence(Qt::CTRL | Qt::Key_0), graph_, &GraphView::zoomToFit);
 }
@@ -328,9 +333,57 @@ void StudioWindow::markSettled() {
   emit settled();
 }
 
-void StudioWindow::diffSelectedSessions() {
+QList<qint64> StudioWindow::selectedSessionIds() const {
   QList<qint64> ids;
   for (const QModelIndex& row : sessionTable_->selectionModel()->selectedRows()) ids << sessions_->sessionIdAt(row.row());
+  return ids;
+}
+
+bool StudioWindow::renameSession(qint64 sessionId, const QString& name) {
+  try {
+    store_.renameSession(sessionId, name.toStdString());
+  } catch (const std::exception& e) {
+    statusBar()->showMessage(tr("Could not rename session %1: %2").arg(sessionId).arg(QString::fromUtf8(e.what())));
+    return false;
+  }
+  refreshSessions(sessionId);
+  return true;
+}
+
+bool StudioWindow::deleteSessions(const QList<qint64>& sessionIds) {
+  QStringList failed;
+  for (qint64 id : sessionIds) {
+    try {
+      store_.deleteSession(id);
+    } catch (const std::exception& e) {
+      failed << QString::fromUtf8(e.what());
+    }
+  }
+  refreshSessions();  // shows the current session if it is still there, else the newest
+  if (!failed.isEmpty()) statusBar()->showMessage(tr("Could not delete: %1").arg(failed.join(QStringLiteral("; "))));
+  return failed.isEmpty();
+}
+
+void StudioWindow::renameCurrentSessionDialog() {
+  if (sessionId_ <= 0) return;
+  const int row = sessions_->rowOf(sessionId_);
+  const QString current = sessions_->data(sessions_->index(row, SessionListModel::Name)).toString();
+  bool ok = false;
+  const QString name = QInputDialog::getText(this, tr("Rename Session"), tr("Name of session %1:").arg(sessionId_),
+                                             QLineEdit::Normal, current, &ok);
+  if (ok && !name.trimmed().isEmpty()) renameSession(sessionId_, name.trimmed());
+}
+
+void StudioWindow::deleteSelectedSessionsDialog() {
+  const QList<qint64> ids = selectedSessionIds();
+  if (ids.isEmpty()) return;
+  const auto answer = QMessageBox::question(this, tr("Delete Sessions"),
+                                            tr("Delete %n session(s) and everything recorded in them?", nullptr, int(ids.size())));
+  if (answer == QMessageBox::Yes) deleteSessions(ids);
+}
+
+void StudioWindow::diffSelectedSessions() {
+  QList<qint64> ids = selectedSessionIds();
   if (ids.size() != 2) {
     statusBar()->showMessage(tr("Select two sessions to diff (Ctrl+click the second one)"));
     return;

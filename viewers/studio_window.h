@@ -42,6 +42,9 @@ class StudioWindow : public QMainWindow {
   bool diffSessions(qint64 a, qint64 b);
   // Diffs the two sessions selected in the session list (older first).
   void diffSelectedSessions();
+  // Store edits; each reports a failure in the status bar and returns false.
+  bool renameSession(qint64 sessionId, const QString& name);
+  bool deleteSessions(const QList<qint64>& sessionIds);
   // Runs `script` through `kiln run` and shows the session it stores.
   void runScript(const QString& script);
 
@@ -75,6 +78,9 @@ class StudioWindow : public QMainWindow {
   void onLineSelected(int line);
   void onLayoutFinished(const QString& error);
   void openScriptDialog();
+  QList<qint64> selectedSessionIds() const;
+  void renameCurrentSessionDialog();
+  void deleteSelectedSessionsDialog();
   void markSettled();
   void reportError(const QString& what, const std::exception& e);
 

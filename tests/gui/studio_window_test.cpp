@@ -150,6 +150,25 @@ class StudioWindowTest : public QObject {
     QCOMPARE(text->text(TextPane::Diff), diff);
   }
 
+  void renameAndDeleteSessions() {
+    QCOMPARE(window_->sessionModel()->rowCount(), 2);  // after diffOfTwoSelectedSessions
+    const qint64 first = sample_.sessionId;
+    const qint64 second = window_->sessionModel()->sessionIdAt(0);
+    QVERIFY(window_->renameSession(first, QStringLiteral("baseline")));
+    const int row = window_->sessionModel()->rowOf(first);
+    QCOMPARE(window_->sessionModel()->data(window_->sessionModel()->index(row, SessionListModel::Name)).toString(),
+             QStringLiteral("baseline"));
+    QVERIFY(!window_->renameSession(first + 100, QStringLiteral("nope")));
+    QVERIFY(window_->selectSession(second));
+    QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled(), 20000);
+    QVERIFY(window_->deleteSessions({second}));
+    QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled(), 20000);
+    QCOMPARE(window_->sessionModel()->rowCount(), 1);
+    QCOMPARE(window_->currentSessionId(), first);  // the deleted one was shown: the newest left is
+    QVERIFY(!window_->deleteSessions({second}));   // already gone
+    QCOMPARE(window_->sessionModel()->rowCount(), 1);
+  }
+
   void cleanupTestCase() { window_.reset(); }
 
  private:
