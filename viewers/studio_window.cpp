@@ -3,6 +3,7 @@
 #include "storage/session_diff.h"
 #include "viewers/graph_view.h"
 #include "viewers/script_runner.h"
+#include "viewers/search_panel.h"
 #include "viewers/session_list_model.h"
 #include "viewers/source_view.h"
 #include "viewers/stage_list_model.h"
@@ -98,6 +99,13 @@ void StudioWindow::buildDocks() {
   sessionsDock->setWidget(sessionTable_);
   addDockWidget(Qt::LeftDockWidgetArea, sessionsDock);
 
+  search_ = new SearchPanel(store_, this);
+  auto* searchDock = new QDockWidget(tr("Search"), this);
+  searchDock->setObjectName(QStringLiteral("search"));
+  searchDock->setWidget(search_);
+  addDockWidget(Qt::LeftDockWidgetArea, searchDock);
+  connect(search_, &SearchPanel::hitActivated, this, &StudioWindow::showSearchHit);
+
   stageList_ = new QListView(this);
   stageList_->setModel(stages_);
   stageList_->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -127,6 +135,10 @@ void StudioWindow::buildMenus() {
   QMenu* session = menuBar()->addMenu(tr("&Session"));
   session->addAction(tr("&Diff Selected Sessions"), QKeySequence(Qt::CTRL | Qt::Key_D), this,
                      &StudioWindow::diffSelectedSessions);
+  session->addAction(tr("&Search Sessions…"), QKeySequence::Find, this, [this] {
+    search_->field()->setFocus();
+    search_->field()->selectAll();
+  });
   session->addAction(tr("&Rename Session…"), QKeySequence(Qt::Key_F2), this, &StudioWindow::renameCurrentSessionDialog);
   session->addAction(tr("De&lete Selected Sessions…"), QKeySequence::Delete, this,
                      &StudioWindow::deleteSelectedSessionsDialog);
@@ -410,6 +422,16 @@ bool StudioWindow::diffSessions(qint64 a, qint64 b) {
     statusBar()->showMessage(tr("Could not diff sessions %1 and %2: %3").arg(a).arg(b).arg(QString::fromUtf8(e.what())));
     return false;
   }
+}
+
+void StudioWindow::showSearchHit(qint64 sessionId, qint64 stageId) {
+  if (sessions_->rowOf(sessionId) < 0) refreshSessions();  // a session recorded since the list was read
+  if (!selectSession(sessionId)) {
+    statusBar()->showMessage(tr("Session %1 is no longer in the store").arg(sessionId));
+    return;
+  }
+  for (int row = 0; stageId > 0 && row < stages_->rowCount(); ++row)
+    if (stages_->stageAt(row).id == stageId) selectStage(row);
 }
 
 void StudioWindow::openScriptDialog() {

@@ -19,6 +19,7 @@ namespace kiln::viewers {
 
 class GraphView;
 class ScriptRunner;
+class SearchPanel;
 class SessionListModel;
 class SourceView;
 class StageListModel;
@@ -57,6 +58,7 @@ class StudioWindow : public QMainWindow {
   GraphView* graphView() const { return graph_; }
   SourceView* sourceView() const { return source_; }
   TextPane* textPane() const { return text_; }
+  SearchPanel* searchPanel() const { return search_; }
   ScriptRunner* scriptRunner() const { return runner_; }
 
  signals:
@@ -78,6 +80,7 @@ class StudioWindow : public QMainWindow {
   void onLineSelected(int line);
   void onLayoutFinished(const QString& error);
   void openScriptDialog();
+  void showSearchHit(qint64 sessionId, qint64 stageId);
   QList<qint64> selectedSessionIds() const;
   void renameCurrentSessionDialog();
   void deleteSelectedSessionsDialog();
@@ -93,6 +96,7 @@ class StudioWindow : public QMainWindow {
   SourceView* source_ = nullptr;
   GraphView* graph_ = nullptr;
   TextPane* text_ = nullptr;
+  SearchPanel* search_ = nullptr;
   QLabel* summary_ = nullptr;
   QProgressBar* busy_ = nullptr;
   QAction* stopAction_ = nullptr;

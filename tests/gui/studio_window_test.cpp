@@ -5,6 +5,7 @@
 #include "viewers/graph_cluster_item.h"
 #include "viewers/graph_node_item.h"
 #include "viewers/graph_view.h"
+#include "viewers/search_panel.h"
 #include "viewers/session_list_model.h"
 #include "viewers/source_view.h"
 #include "viewers/stage_list_model.h"
@@ -148,6 +149,28 @@ class StudioWindowTest : public QObject {
     QCOMPARE(text->text(TextPane::Diff), diff);
     QVERIFY(!window_->diffSessions(first, second + 100));
     QCOMPARE(text->text(TextPane::Diff), diff);
+  }
+
+  void searchHitShowsItsSessionAndStage() {
+    SearchPanel* search = window_->searchPanel();
+    QVERIFY(search);
+    QCOMPARE(search->search(QStringLiteral("nosuchwordanywhere")), 0);
+    QVERIFY(search->search(QStringLiteral("stage")) > 0);  // every sample stage's text says "# stage NAME"
+    int stageHit = -1;
+    for (int i = 0; i < search->hitCount(); ++i)
+      if (search->hitAt(i).kind == "stage" && search->hitAt(i).sessionId == sample_.sessionId) stageHit = i;
+    QVERIFY(stageHit >= 0);
+    const qint64 stageId = QString::fromStdString(search->hitAt(stageHit).ref).toLongLong();
+    QVERIFY(window_->selectSession(sample_.sessionId));
+    QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled(), 20000);
+    const int other = window_->stageModel()->stageAt(0).id == stageId ? 1 : 0;  // start elsewhere
+    QVERIFY(window_->selectStage(other));
+    QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled(), 20000);
+    QVERIFY(window_->currentStageId() != stageId);
+    search->activate(stageHit);
+    QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled(), 20000);
+    QCOMPARE(window_->currentSessionId(), sample_.sessionId);
+    QCOMPARE(window_->currentStageId(), stageId);
   }
 
   void renameAndDeleteSessions() {
