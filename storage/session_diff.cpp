@@ -25,20 +25,20 @@ struct Side {
   std::map<std::string, std::string> kernels;    // compile id -> all kernel IR
   std::map<std::string, int> kernelCount;
   std::map<std::string, std::set<std::string>> guards;
-  std::map<int, std::string> frameNames;
+  std::map<std::string, std::string> frames;     // compile id -> frame name
 };
 
 Side load(Store& store, int64_t id) {
   Side s;
-  for (const auto& f : store.frames(id)) s.frameNames[f.frameId] = f.name;
+  std::map<int, std::string> frameNames;
+  for (const auto& f : store.frames(id)) frameNames[f.frameId] = f.name;
   for (const auto& c : store.compiles(id)) {
+    s.frames[c.compileId] = frameNames[c.frameId];
     for (const auto& g : c.guards) s.guards[c.compileId].insert(g.kind + ": " + g.text);
     for (const auto& st : store.stages(id, c.compileId)) {
       if (st.stage != "captured") continue;
       s.captured[c.compileId] = store.stageText(st.id);
-      int ops = 0;
-      for (const auto& n : store.stageGraph(st.id).nodes) ops += n.isCall() ? 1 : 0;
-      s.ops[c.compileId] = ops;
+      s.ops[c.compileId] = store.stageGraph(st.id).opCount();
     }
     for (const auto& k : store.kernels(id, c.compileId)) {
       s.kernels[c.compileId] += k.kernelIr;
@@ -53,10 +53,6 @@ std::string baseName(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-std::string frameOf(const Side& s, const std::string& cid) {
-  auto it = s.frameNames.find(std::atoi(cid.c_str()));
-  return it == s.frameNames.end() ? "" : it->second;
-}
 
 }  // namespace
 
@@ -133,7 +129,7 @@ SessionDiff diffSessions(Store& store, int64_t a, int64_t b) {
     c.compileId = cid;
     c.inA = sa.captured.count(cid) > 0;
     c.inB = sb.captured.count(cid) > 0;
-    c.frame = c.inA ? frameOf(sa, cid) : frameOf(sb, cid);
+    c.frame = c.inA ? sa.frames[cid] : sb.frames[cid];
     c.opsA = c.inA ? sa.ops[cid] : 0;
     c.opsB = c.inB ? sb.ops[cid] : 0;
     c.kernelsA = sa.kernelCount[cid];

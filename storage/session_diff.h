@@ -1,6 +1,6 @@
 // The difference between two stored sessions (two runs of a script, two option sets, ...):
 // frames matched by name, graph/break/recompile counts, per-compile captured-graph and kernel
-// text differences, guards and timings. `kiln diff A B` prints it; the studio will show it.
+// text differences, guards and timings. `kiln diff A B` prints it; the studio's Diff tab shows it.
 #pragma once
 
 #include "storage/store.h"

@@ -235,9 +235,10 @@ void StudioWindow::showSession(qint64 sessionId) {
 
 std::string StudioWindow::captureReport(const std::string& compileId) {
   std::string out;
-  int frameId = std::atoi(compileId.c_str());
+  const auto compiles = store_.compiles(sessionId_);
+  const auto compile = std::find_if(compiles.begin(), compiles.end(), [&](const auto& c) { return c.compileId == compileId; });
   for (const auto& f : store_.frames(sessionId_))
-    if (f.frameId == frameId) out += "Frame " + std::to_string(f.frameId) + ": " + f.name + " (" + f.file + ":" + std::to_string(f.firstLine) + ", " + f.kind + ")\n";
+    if (compile != compiles.end() && f.frameId == compile->frameId) out += "Frame " + std::to_string(f.frameId) + ": " + f.name + " (" + f.file + ":" + std::to_string(f.firstLine) + ", " + f.kind + ")\n";
   for (const auto& r : store_.recompiles(sessionId_)) {
     if (r.compileId != compileId) continue;
     out += "\nRecompiled [" + r.compileId + "], triggered by the following guard failure(s):\n";
@@ -250,8 +251,8 @@ std::string StudioWindow::captureReport(const std::string& compileId) {
     out += "  User stack:\n";
     for (const auto& s : b.userStack) out += "    File \"" + s.file + "\", line " + std::to_string(s.line) + ", in " + s.function + "\n";
   }
-  for (const auto& c : store_.compiles(sessionId_)) {
-    if (c.compileId != compileId) continue;
+  if (compile != compiles.end()) {
+    const auto& c = *compile;
     out += "\nGuards [" + c.compileId + "] (" + c.backend + ", " + c.status + (c.message.empty() ? "" : ": " + c.message) + "):\n";
     for (const auto& g : c.guards) out += "  " + g.kind + ": " + g.text + "\n";
     out += "\nTransformed code:\n" + c.transformedCode;
@@ -430,8 +431,7 @@ void StudioWindow::showSearchHit(qint64 sessionId, qint64 stageId) {
     statusBar()->showMessage(tr("Session %1 is no longer in the store").arg(sessionId));
     return;
   }
-  for (int row = 0; stageId > 0 && row < stages_->rowCount(); ++row)
-    if (stages_->stageAt(row).id == stageId) selectStage(row);
+  if (stageId > 0) selectStage(stages_->rowOfStage(stageId));
 }
 
 void StudioWindow::openScriptDialog() {

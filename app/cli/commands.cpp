@@ -68,6 +68,16 @@ std::unique_ptr<storage::Store> openStore(const Opts& o) {
   return storage::Store::open(path);
 }
 
+int64_t sessionId(const std::string& text) {
+  try {
+    size_t used = 0;
+    int64_t id = std::stoll(text, &used);
+    if (used == text.size() && id > 0) return id;
+  } catch (...) {
+  }
+  throw UsageError("'" + text + "' is not a SESSION id (see kiln sessions)");
+}
+
 std::string when(int64_t ms) {
   std::time_t t = static_cast<std::time_t>(ms / 1000);
   std::tm tm{};
@@ -160,8 +170,7 @@ int cmdDiff(const std::vector<std::string>& args) {
   Opts o = parse(args, {"db"}, {"json"});
   if (o.help) { std::cout << usage(); return 0; }
   if (o.positional.size() != 2) throw UsageError("expected two SESSION ids");
-  int64_t a = 0, b = 0;
-  try { a = std::stoll(o.positional[0]); b = std::stoll(o.positional[1]); } catch (...) { throw UsageError("SESSION ids are numbers (see kiln sessions)"); }
+  int64_t a = sessionId(o.positional[0]), b = sessionId(o.positional[1]);
   auto store = openStore(o);
   storage::SessionDiff d = storage::diffSessions(*store, a, b);
   std::cout << (o.flags.count("json") ? d.json() + "\n" : d.text());
@@ -184,20 +193,6 @@ int cmdSessions(const std::vector<std::string>& args) {
               << s.graphCount << std::setw(8) << s.breakCount << std::setw(11) << s.recompileCount << std::setw(24) << s.name << s.scriptPath << "\n";
   return 0;
 }
-
-namespace {
-
-int64_t sessionId(const std::string& text) {
-  try {
-    size_t used = 0;
-    int64_t id = std::stoll(text, &used);
-    if (used == text.size() && id > 0) return id;
-  } catch (...) {
-  }
-  throw UsageError("'" + text + "' is not a SESSION id (see kiln sessions)");
-}
-
-}  // namespace
 
 int cmdSearch(const std::vector<std::string>& args) {
   Opts o = parse(args, {"db", "limit"}, {});
@@ -252,8 +247,7 @@ int cmdShow(const std::vector<std::string>& args) {
   Opts o = parse(args, {"db", "stage", "compile"}, {});
   if (o.help) { std::cout << usage(); return 0; }
   if (o.positional.size() != 1) throw UsageError("expected exactly one SESSION id");
-  int64_t id = 0;
-  try { id = std::stoll(o.positional[0]); } catch (...) { throw UsageError("SESSION must be a number (see kiln sessions)"); }
+  int64_t id = sessionId(o.positional[0]);
   auto store = openStore(o);
   auto s = store->session(id);
   if (!s) {
@@ -282,16 +276,10 @@ int cmdShow(const std::vector<std::string>& args) {
   bool found = false;
   for (const auto& c : compiles) {
     if (!wantCompile.empty() && c.compileId != wantCompile) continue;
-    if (stage == "kernels") {
+    if (stage == "kernels" || stage == "llvm" || stage == "asm") {
       for (const auto& k : store->kernels(id, c.compileId)) {
-        std::cout << "# [" << c.compileId << "] " << k.name << "\n" << k.kernelIr << "\n";
-        found = true;
-      }
-      continue;
-    }
-    if (stage == "llvm" || stage == "asm") {
-      for (const auto& k : store->kernels(id, c.compileId)) {
-        std::cout << "# [" << c.compileId << "] " << k.name << "\n" << (stage == "llvm" ? k.llvmIr : k.assembly) << "\n";
+        const std::string& text = stage == "kernels" ? k.kernelIr : stage == "llvm" ? k.llvmIr : k.assembly;
+        std::cout << "# [" << c.compileId << "] " << k.name << "\n" << text << "\n";
         found = true;
       }
       continue;

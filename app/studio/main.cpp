@@ -113,7 +113,7 @@ int main(int argc, char** argv) {
       diffA = ids[0].trimmed().toLongLong(&okA);
       diffB = ids[1].trimmed().toLongLong(&okB);
     }
-    if (!okA || !okB || !script.isEmpty()) {
+    if (!okA || !okB || diffA <= 0 || diffB <= 0 || !script.isEmpty()) {
       fail(QStringLiteral("--diff takes two session ids, A,B (see kiln sessions), and no script"), true);
       return 2;
     }
@@ -138,7 +138,7 @@ int main(int argc, char** argv) {
   window.resize(1500, 950);
   if (!screenshot.isEmpty()) armScreenshot(window, screenshot, !script.isEmpty());
   window.show();
-  if (diffA != 0) {
+  if (parser.isSet(diffOption)) {
     window.refreshSessions(diffB);
     if (!window.diffSessions(diffA, diffB)) {
       fail(QStringLiteral("no session %1 or %2 in %3 (see kiln sessions)").arg(diffA).arg(diffB).arg(db), headless);
