@@ -646,7 +646,6 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
       at.code = b == std::string::npos ? "" : code.substr(b);
     }
     for (const auto& n : plan.live) tracer.onLocalRead(n, localValue(n), &at);
-    entry.guards = tracer.guards;
     for (const auto& n : plan.live) bp.live.push_back(makeTemplate(in, tracer, localValue(n), outputs));
     bp.resumeDef = plan.resume;
     bp.resumeElseDef = plan.resumeElse;

@@ -45,11 +45,6 @@ class CompileContext {
   py::Value callWith(py::Interpreter& in, const std::shared_ptr<Frame>& frame, const py::Value& fn, py::CallArgs& args,
                      const py::Value& self);
 
-  session::SessionSink& sink() { return sink_; }
-  codegen::KernelCompiler* cpuCompiler() { return cpu_; }
-  const std::string& scriptFile() const { return file_; }
-  int frameCount() const { return static_cast<int>(frames_.size()); }
-
   // Pass-manager options every inductor compile uses (--disable-pass, --stop-after).
   passes::PassManagerOptions passOptions;
   static constexpr int kRecompileLimit = 8;  // Dynamo's recompile_limit

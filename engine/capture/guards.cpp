@@ -28,9 +28,6 @@ std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Va
       if (py::isNone(constant)) return py::isNone(v) ? "" : name + " is None";
       if (py::typeName(v) != py::typeName(constant) || !in.equals(v, constant)) return name + " == " + in.repr(constant);
       return "";
-    case Kind::TypeMatch:
-      if (py::typeName(v) != typeName) return "type(" + name + ") == " + typeName;
-      return "";
   }
   return "";
 }
@@ -69,10 +66,6 @@ session::Guard Guard::record(py::Interpreter& in) const {
     case Kind::ConstantMatch:
       g.kind = "CONSTANT_MATCH";
       g.text = source.text() + " == " + in.repr(constant);
-      break;
-    case Kind::TypeMatch:
-      g.kind = "TYPE_MATCH";
-      g.text = "___check_type_id(" + source.text() + ", " + typeName + ")";
       break;
   }
   return g;

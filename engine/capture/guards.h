@@ -12,12 +12,11 @@
 namespace kiln::capture {
 
 struct Guard {
-  enum class Kind { TensorMatch, ConstantMatch, TypeMatch };
+  enum class Kind { TensorMatch, ConstantMatch };
   Kind kind = Kind::TensorMatch;
   Source source;
   ir::TensorType type;  // TensorMatch
   py::Value constant;   // ConstantMatch
-  std::string typeName; // TypeMatch
   int line = 0;         // user line that made the guard
   ir::SourceLoc where;  // where the guarded value was read (file, line, function, code)
   bool moduleIntAttr = false;  // an int attribute of an nn.Module (Dynamo adds a hint)

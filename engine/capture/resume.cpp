@@ -115,11 +115,7 @@ class Substituter {
 
   ExprP take(const ExprP& slot) {
     ExprP r = rewrite(slot);
-    if (!r) {
-      resultSlot_ = true;
-      return result();
-    }
-    return r;
+    return r ? r : result();
   }
 
   ExprP result() {
@@ -127,7 +123,6 @@ class Substituter {
     return resultExpr_;
   }
   ExprP resultExpr_;
-  bool resultSlot_ = false;
 
  private:
   void stack(ExprP& slot) {

@@ -15,8 +15,6 @@ class GraphDispatcher : public Dispatcher {
   Val call(const OpDef& op, const std::vector<Val>& args) override;
   // Provenance stamped on every node recorded until changed.
   ir::Provenance provenance;
-  // Called for each recorded node (lets passes log which nodes a rule produced).
-  std::vector<int> recorded;
 
   static ir::Arg toArg(const Val& v);
   // The graph value of an argument (a node ref becomes a Sym with the node's type).

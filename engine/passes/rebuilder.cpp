@@ -4,7 +4,7 @@
 
 namespace kiln::passes {
 
-Rebuilder::Rebuilder(const ir::Graph& in) : in_(in), d_(out_) {
+Rebuilder::Rebuilder(const ir::Graph& in) : d_(out_) {
   out_.name = in.name;
   out_.reserveIds(in.nextId());
 }
@@ -35,13 +35,6 @@ int Rebuilder::copy(const ir::Node& n) {
 void Rebuilder::replace(int oldId, const ops::Val& v) {
   if (v.kind != ops::Val::Kind::Sym) throw std::logic_error("rebuild: replacement is not a graph value");
   map_[oldId] = v.node;
-}
-
-ops::Val Rebuilder::value(int oldId) const {
-  auto it = map_.find(oldId);
-  if (it == map_.end()) throw std::logic_error("rebuild: value of an unmapped node");
-  const ir::Node* n = out_.find(it->second);
-  return ops::Val::sym(n->types.at(0), n->id);
 }
 
 ops::Val Rebuilder::argValue(const ir::Arg& a) const {

@@ -19,18 +19,14 @@ class Rebuilder {
   // Makes old node `oldId` stand for new value `v` (a replacement).
   void replace(int oldId, const ops::Val& v);
   void replaceWithNode(int oldId, int newId) { map_[oldId] = newId; }
-  // The (new) value an old node's result now is.
-  ops::Val value(int oldId) const;
   ops::Val argValue(const ir::Arg& a) const;
   ir::Arg remap(const ir::Arg& a) const;
   // Sets provenance for nodes recorded by dispatcher() while replacing old node `n`.
   ops::GraphDispatcher& dispatcher(const ir::Node& replacing);
 
   ir::Graph take() { return std::move(out_); }
-  const ir::Graph& in() const { return in_; }
 
  private:
-  const ir::Graph& in_;
   ir::Graph out_;
   ops::GraphDispatcher d_;
   std::map<int, int> map_;

@@ -65,7 +65,6 @@ std::vector<tensor::Tensor> CompiledGraph::run(const std::vector<tensor::Tensor>
     const kir::Kernel& k = sched_.kernels[st.kernel];
     const codegen::CompiledKernel& ck = module_->kernels.at(st.kernel);
     std::vector<void*> bufs;
-    size_t b = 0;
     for (int id : st.inputNodes) {
       tensor::Tensor t = env.at(id);
       // Kernels index inputs with the strides they were compiled for: placeholders carry
@@ -73,7 +72,6 @@ std::vector<tensor::Tensor> CompiledGraph::run(const std::vector<tensor::Tensor>
       const ir::Node* src = g_.find(id);
       if (src->kind != ir::NodeKind::Placeholder && !t.isContiguous()) t = t.contiguous(), env[id] = t;
       bufs.push_back(const_cast<void*>(t.data()));
-      ++b;
     }
     for (int id : st.outputNodes) {
       const ir::TensorType& ty = g_.find(id)->types.at(0);
@@ -90,7 +88,6 @@ std::vector<tensor::Tensor> CompiledGraph::run(const std::vector<tensor::Tensor>
       }
       env[id] = t;
       bufs.push_back(env[id].data());
-      ++b;
     }
     int64_t outer = k.loops.empty() ? 1 : k.loops[0].extent;
     void* const* bp = bufs.data();

@@ -199,9 +199,6 @@ kir::Kernel buildReductionKernel(const ir::Graph& g, const std::string& name, in
     (std::binary_search(spec.dims.begin(), spec.dims.end(), d) ? reduced : kept).push_back(d);
   kir::IndexExpr inIdx, outIdx;
   int64_t count = 1;
-  // Output strides follow the kept dims, skipping the size-1 dims keepdim leaves.
-  std::vector<int64_t> outDimStride;
-  for (size_t i = 0, od = 0; i < outShape.size(); ++i) outDimStride.push_back(outStrides[i]), (void)od;
   size_t outPos = 0;
   for (int64_t d : kept) {
     int loop = static_cast<int>(k.loops.size());
@@ -209,7 +206,7 @@ kir::Kernel buildReductionKernel(const ir::Graph& g, const std::string& name, in
     if (shape[d] != 1 && inStrides[d] != 0) inIdx.terms.push_back(kir::IndexTerm{loop, inStrides[d]});
     // Position of this kept dim in the output: with keepdim it is d itself, else the next slot.
     size_t od = spec.keepdim ? static_cast<size_t>(d) : outPos++;
-    if (shape[d] != 1) outIdx.terms.push_back(kir::IndexTerm{loop, outDimStride.at(od)});
+    if (shape[d] != 1) outIdx.terms.push_back(kir::IndexTerm{loop, outStrides.at(od)});
   }
   for (int64_t d : reduced) {
     int loop = static_cast<int>(k.loops.size());

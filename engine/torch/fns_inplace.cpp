@@ -126,15 +126,6 @@ Val newValue(py::Interpreter& in, ops::Dispatcher& d, const std::string& name, c
     Val term = d.call(name == "addcmul" ? "aten.mul.Tensor" : "aten.div.Tensor", {scaled, *t2});
     return d.call("aten.add.Tensor", {self, term});
   }
-  if ((name == "clamp" || name == "clamp_min" || name == "clamp_max") && !findTorchFn(name, ir::NodeKind::CallMethod)) {
-    const Val* lo = name == "clamp_max" ? nullptr : ta.get(1, name == "clamp" ? "min" : "min");
-    const Val* hi = name == "clamp_min" ? nullptr : ta.get(name == "clamp" ? 2 : 1, "max");
-    if ((!lo || lo->isNone()) && (!hi || hi->isNone())) in.raise("RuntimeError", "torch.clamp: At least one of 'min' or 'max' must not be None");
-    Val r = self;
-    if (lo && !lo->isNone()) r = d.call("aten.maximum.default", {r, *lo});
-    if (hi && !hi->isNone()) r = d.call("aten.minimum.default", {r, *hi});
-    return r;
-  }
   const TorchFn* fn = findTorchFn(name, ir::NodeKind::CallMethod);
   if (!fn) in.raise("NotImplementedError", "Tensor." + name + "_ is not supported by Kiln yet");
   return fn->impl(d, ta);

@@ -238,19 +238,6 @@ void installModules(py::Interpreter& in) {
       return callTorch(in, target, ir::NodeKind::CallFunction, a);
     });
   }
-  // PyTorch's F re-exports some torch-level builtins (F.linear is torch._C._nn.linear,
-  // F.conv2d is torch.conv2d); captured graphs name them by those targets.
-  for (const auto& f : torchFns()) {
-    const std::string nnPrefix = "torch._C._nn.";
-    std::string name;
-    if (f.kind != ir::NodeKind::CallFunction) continue;
-    if (f.target.rfind(nnPrefix, 0) == 0) name = f.target.substr(nnPrefix.size());
-    for (const char* conv : {"conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"})
-      if (f.target == std::string("torch.") + conv) name = conv;
-    if (name.empty() || F->scope->vars.count(name)) continue;
-    std::string target = f.target;
-    def(F, name, [target](py::Interpreter& in, CallArgs& a) { return callTorch(in, target, ir::NodeKind::CallFunction, a); });
-  }
 
   auto dynamo = newModule(in, "torch._dynamo");
   torch->scope->vars["_dynamo"] = dynamo;
@@ -267,7 +254,7 @@ void installModules(py::Interpreter& in) {
   M["nan"] = py::makeFloat(NAN);
   struct Fn1 { const char* name; double (*f)(double); };
   for (Fn1 f : {Fn1{"sqrt", [](double x) { return std::sqrt(x); }}, Fn1{"exp", [](double x) { return std::exp(x); }},
-                Fn1{"log", [](double x) { return std::log(x); }}, Fn1{"sin", [](double x) { return std::sin(x); }},
+                Fn1{"sin", [](double x) { return std::sin(x); }},
                 Fn1{"cos", [](double x) { return std::cos(x); }}, Fn1{"tan", [](double x) { return std::tan(x); }},
                 Fn1{"tanh", [](double x) { return std::tanh(x); }}, Fn1{"erf", [](double x) { return std::erf(x); }},
                 Fn1{"fabs", [](double x) { return std::fabs(x); }}, Fn1{"log2", [](double x) { return std::log2(x); }},
@@ -277,12 +264,11 @@ void installModules(py::Interpreter& in) {
     def(math, n, [n, fn](py::Interpreter& in, CallArgs& a) {
       if (a.args.size() != 1) in.raise("TypeError", "math." + n + "() takes exactly one argument (" + std::to_string(a.args.size()) + " given)");
       double x = number(in, a.args[0]);
-      if ((n == "sqrt" && x < 0) || ((n == "log" || n == "log2" || n == "log10") && x <= 0)) in.raise("ValueError", "math domain error");
-      if (n == "log" && a.args.size() == 2) return py::makeFloat(std::log(x) / std::log(number(in, a.args[1])));
+      if ((n == "sqrt" && x < 0) || ((n == "log2" || n == "log10") && x <= 0)) in.raise("ValueError", "math domain error");
       return py::makeFloat(fn(x));
     });
   }
-  def(math, "log", [](py::Interpreter& in, CallArgs& a) {
+  def(math, "log", [](py::Interpreter& in, CallArgs& a) {  // log(x[, base])
     double x = number(in, a.args.at(0));
     if (x <= 0) in.raise("ValueError", "math domain error");
     return py::makeFloat(a.args.size() > 1 ? std::log(x) / std::log(number(in, a.args[1])) : std::log(x));

@@ -25,7 +25,6 @@
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
-#include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include <stdexcept>
@@ -306,19 +305,6 @@ void emitKernelInto(const kir::Kernel& k, llvm::Module& m) {
   if (std::string err = kir::verify(k); !err.empty())
     throw std::runtime_error("kernel " + k.name + " is malformed: " + err);
   KernelEmitter(k, m).emit();
-}
-
-std::unique_ptr<llvm::Module> emitKernel(const kir::Kernel& k, llvm::LLVMContext& ctx) {
-  if (std::string err = kir::verify(k); !err.empty())
-    throw std::runtime_error("kernel " + k.name + " is malformed: " + err);
-  auto m = std::make_unique<llvm::Module>(k.name, ctx);
-  KernelEmitter(k, *m).emit();
-  std::string problems;
-  llvm::raw_string_ostream os(problems);
-  if (llvm::verifyModule(*m, &os))
-    throw std::runtime_error("internal error: invalid LLVM IR for kernel " + k.name + ": " +
-                             problems);
-  return m;
 }
 
 }  // namespace kiln::codegen::llvmcg

@@ -19,12 +19,10 @@ namespace kiln::codegen::llvmcg {
 // otherwise receive the backend's own calls to fmod).
 std::string kernelSymbol(const kir::Kernel& k);
 
-// Builds `void kiln.<k.name>(void* const* buffers, int64_t begin, int64_t end)` (the
-// CpuKernelFn ABI) in a new module. The kernel must pass kir::verify. Throws std::runtime_error for ops
-// or dtypes the backend does not support.
-std::unique_ptr<llvm::Module> emitKernel(const kir::Kernel& k, llvm::LLVMContext& ctx);
-// The same, adding the kernel's function to an existing module (all kernels of a graph go into
-// one module so the optimizer, the assembly printer and the JIT each run once per graph).
+// Adds `void kiln.<k.name>(void* const* buffers, int64_t begin, int64_t end)` (the CpuKernelFn
+// ABI) to `m` (all kernels of a graph go into one module so the optimizer, the assembly printer
+// and the JIT each run once per graph). The kernel must pass kir::verify. Throws
+// std::runtime_error for ops or dtypes the backend does not support.
 void emitKernelInto(const kir::Kernel& k, llvm::Module& m);
 
 }  // namespace kiln::codegen::llvmcg

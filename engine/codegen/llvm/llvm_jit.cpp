@@ -159,15 +159,6 @@ std::string LlvmJit::assembly(const llvm::Module& m) {
   return std::string(text.str());
 }
 
-void* LlvmJit::add(std::unique_ptr<llvm::Module> m, std::unique_ptr<llvm::LLVMContext> ctx,
-                   const std::string& symbol) {
-  if (llvm::Error err =
-          jit_->addIRModule(llvm::orc::ThreadSafeModule(std::move(m), std::move(ctx))))
-    fail("adding " + symbol + " to the JIT", std::move(err));
-  auto addr = check("compiling " + symbol, jit_->lookup(symbol));
-  return addr.toPtr<void*>();
-}
-
 std::vector<void*> LlvmJit::addAll(std::unique_ptr<llvm::Module> m, std::unique_ptr<llvm::LLVMContext> ctx,
                                    const std::vector<std::string>& symbols) {
   std::string name = m->getName().str();

@@ -38,10 +38,8 @@ class LlvmJit {
   void optimize(llvm::Module& m);
   // Native assembly of `m` (emitted from a clone; the module is left as is).
   std::string assembly(const llvm::Module& m);
-  // Hands the module to the JIT, compiles it and returns the address of `symbol`.
-  void* add(std::unique_ptr<llvm::Module> m, std::unique_ptr<llvm::LLVMContext> ctx,
-            const std::string& symbol);
-  // Adds a module holding several kernels and returns their entry points, in `symbols` order.
+  // Hands a module holding several kernels to the JIT, compiles it and returns their entry
+  // points, in `symbols` order.
   std::vector<void*> addAll(std::unique_ptr<llvm::Module> m, std::unique_ptr<llvm::LLVMContext> ctx,
                             const std::vector<std::string>& symbols);
 
