@@ -3,6 +3,7 @@
 // gradient and writes the incoming gradient into the part the forward read.
 #include "engine/autograd/derivative_util.h"
 #include "engine/ops/index_ops.h"
+#include "engine/ops/shape_util.h"
 
 #include <algorithm>
 
@@ -12,13 +13,6 @@ using tensor::Tensor;
 using tensor::TorchError;
 
 namespace {
-
-ir::TensorType typeOfShape(const Shape& s, ir::DType dt) {
-  ir::TensorType t;
-  t.dtype = dt;
-  for (auto x : s) t.sizes.emplace_back(x);
-  return t;
-}
 
 int64_t wrap(int64_t d, int64_t nd) { return d < 0 ? d + nd : d; }
 
@@ -48,7 +42,7 @@ ops::OpDef backwardOp(const char* name) {
 void registerBackwardOps(std::vector<ops::OpDef>& t) {
   {
     auto d = backwardOp("aten.slice_backward.default");  // (grad, input_sizes, dim, start, end, step)
-    d.meta = [](const std::vector<Val>& a) { return typeOfShape(a.at(1).ints(), a.at(0).tensorType().dtype); };
+    d.meta = [](const std::vector<Val>& a) { return ops::contiguousType(a.at(1).ints(), a.at(0).tensorType().dtype); };
     d.eager = [](const std::vector<Val>& a) {
       Tensor out = Tensor::zeros(a.at(1).ints(), a.at(0).t.dtype());
       int64_t nd = out.dim();
@@ -61,7 +55,7 @@ void registerBackwardOps(std::vector<ops::OpDef>& t) {
   }
   {
     auto d = backwardOp("aten.select_backward.default");  // (grad, input_sizes, dim, index)
-    d.meta = [](const std::vector<Val>& a) { return typeOfShape(a.at(1).ints(), a.at(0).tensorType().dtype); };
+    d.meta = [](const std::vector<Val>& a) { return ops::contiguousType(a.at(1).ints(), a.at(0).tensorType().dtype); };
     d.eager = [](const std::vector<Val>& a) {
       Tensor out = Tensor::zeros(a.at(1).ints(), a.at(0).t.dtype());
       int64_t dim = wrap(a.at(2).i, out.dim());
@@ -78,7 +72,7 @@ void registerBackwardOps(std::vector<ops::OpDef>& t) {
   }
   {
     auto d = backwardOp("aten.scatter_add.default");  // (self, dim, index, src): out[index[i][j]][j] += src[i][j]
-    d.meta = [](const std::vector<Val>& a) { auto ty = a.at(0).tensorType(); ty.strides.clear(); ty.requiresGrad = false; return ty; };
+    d.meta = [](const std::vector<Val>& a) { return ops::plainType(a.at(0)); };
     d.eager = [](const std::vector<Val>& a) {
       Tensor out = a.at(0).t.clone();
       const Tensor& idx = a.at(2).t;
@@ -113,7 +107,7 @@ void registerBackwardOps(std::vector<ops::OpDef>& t) {
     auto d = backwardOp("aten.embedding_dense_backward.default");
     d.meta = [](const std::vector<Val>& a) {
       auto g = a.at(0).tensorType();
-      return typeOfShape({a.at(2).i, g.sizes.empty() ? 1 : g.sizes.back().value}, g.dtype);
+      return ops::contiguousType({a.at(2).i, g.sizes.empty() ? 1 : g.sizes.back().value}, g.dtype);
     };
     d.eager = [](const std::vector<Val>& a) {
       Tensor g = a.at(0).t.contiguous();
@@ -167,7 +161,7 @@ void registerPoolingBackwardOps(std::vector<ops::OpDef>& t) {
   {
     // (grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     auto d = backwardOp("aten.avg_pool2d_backward.default");
-    d.meta = [](const std::vector<Val>& a) { auto ty = a.at(1).tensorType(); ty.strides.clear(); ty.requiresGrad = false; return ty; };
+    d.meta = [](const std::vector<Val>& a) { return ops::plainType(a.at(1)); };
     d.eager = [](const std::vector<Val>& a) {
       Tensor g = a.at(0).t.contiguous();
       const Tensor& x = a.at(1).t;
@@ -203,7 +197,7 @@ void registerPoolingBackwardOps(std::vector<ops::OpDef>& t) {
   }
   {
     auto d = backwardOp("aten._adaptive_avg_pool2d_backward.default");  // (grad, self)
-    d.meta = [](const std::vector<Val>& a) { auto ty = a.at(1).tensorType(); ty.strides.clear(); ty.requiresGrad = false; return ty; };
+    d.meta = [](const std::vector<Val>& a) { return ops::plainType(a.at(1)); };
     d.eager = [](const std::vector<Val>& a) {
       Tensor g = a.at(0).t.contiguous();
       const Tensor& x = a.at(1).t;

@@ -1,5 +1,6 @@
 #include "engine/autograd/engine.h"
 
+#include "engine/autograd/derivative_util.h"
 #include "engine/autograd/grad_mode.h"
 #include "engine/autograd/node.h"
 
@@ -50,30 +51,14 @@ Tensor validate(const Node& fn, size_t index, Tensor g, const InputMeta& meta) {
       throw TorchError("RuntimeError", "Function " + fn.name() + " returned an invalid gradient at index " + std::to_string(index) +
                                            " - got " + tensor::shapeStr(g.sizes()) + " but expected shape compatible with " +
                                            tensor::shapeStr(meta.sizes));
-    g = sumToSize(g, meta.sizes);
-  }
-  if (g.dtype() != meta.dtype) {
     ops::EagerDispatcher d;
-    g = d.call("prims.convert_element_type.default", {Val::of(g), Val::dtypeVal(meta.dtype)}).t;
+    g = dv::sumTo(d, Val::of(g), meta.sizes).t;
   }
-  return g;
+  ops::EagerDispatcher d;
+  return dv::toDType(d, Val::of(g), meta.dtype).t;
 }
 
 }  // namespace
-
-Tensor sumToSize(const Tensor& grad, const Shape& sizes) {
-  if (grad.sizes() == sizes) return grad;
-  ops::EagerDispatcher d;
-  std::vector<Val> dims;
-  size_t lead = grad.sizes().size() - sizes.size();
-  for (size_t i = 0; i < grad.sizes().size(); ++i)
-    if (i < lead || (sizes[i - lead] == 1 && grad.sizes()[i] != 1)) dims.push_back(Val::integer(static_cast<int64_t>(i)));
-  Val r = Val::of(grad);
-  if (!dims.empty()) r = d.call("aten.sum.dim_IntList", {r, Val::listOf(dims), Val::boolean(true)});
-  std::vector<Val> shape;
-  for (auto s : sizes) shape.push_back(Val::integer(s));
-  return d.call("aten.view.default", {r, Val::listOf(shape)}).t;
-}
 
 void backward(const std::vector<Tensor>& roots, const std::vector<Tensor>& grads, bool retainGraph, bool createGraph) {
   GradModeGuard mode(createGraph);

@@ -14,7 +14,4 @@ namespace kiln::autograd {
 void backward(const std::vector<tensor::Tensor>& roots, const std::vector<tensor::Tensor>& grads, bool retainGraph,
               bool createGraph);
 
-// Sums `grad` down to `sizes` (the reverse of broadcasting).
-tensor::Tensor sumToSize(const tensor::Tensor& grad, const tensor::Shape& sizes);
-
 }  // namespace kiln::autograd

@@ -286,13 +286,6 @@ Tensor triangle(const Tensor& x, int64_t k, bool lower) {
   return out;
 }
 
-ir::TensorType sameType(const Val& x) {
-  ir::TensorType t = x.tensorType();
-  t.strides.clear();
-  t.requiresGrad = false;
-  return t;
-}
-
 }  // namespace
 
 Tensor indexGather(const Tensor& x, const std::vector<std::optional<Tensor>>& indices) {
@@ -370,7 +363,7 @@ void registerIndexOps(std::vector<OpDef>& t) {
     OpDef d;  // index_put(self, indices, values, accumulate=False): functional
     d.name = "aten.index_put.default";
     d.kind = OpKind::Extern;
-    d.meta = [](const std::vector<Val>& a) { return sameType(a.at(0)); };
+    d.meta = [](const std::vector<Val>& a) { return plainType(a.at(0)); };
     d.eager = [](const std::vector<Val>& a) {
       Tensor out = a.at(0).t.clone();
       Tensor v = a.at(2).kind == Val::Kind::Tensor ? a[2].t : Tensor::scalar(a[2].number(), out.dtype());
@@ -451,7 +444,7 @@ void registerIndexOps(std::vector<OpDef>& t) {
       if (s != sizesOf(a[0]))
         throw TorchError("RuntimeError", "masked_fill: mask of shape " + tensor::shapeStr(sizesOf(a[1])) +
                                              " cannot be broadcast to the input's shape " + tensor::shapeStr(sizesOf(a[0])));
-      return sameType(a[0]);
+      return plainType(a[0]);
     };
     d.eager = [meta = d.meta](const std::vector<Val>& a) {
       meta(a);
@@ -496,7 +489,7 @@ void registerIndexOps(std::vector<OpDef>& t) {
     d.meta = [lower](const std::vector<Val>& a) {
       if (a.at(0).tensorType().sizes.size() < 2)
         throw TorchError("RuntimeError", std::string(lower ? "tril" : "triu") + ": input tensor must have at least 2 dimensions");
-      return sameType(a[0]);
+      return plainType(a[0]);
     };
     d.eager = [lower](const std::vector<Val>& a) { return triangle(a.at(0).t, a.size() > 1 && !a[1].isNone() ? a[1].i : 0, lower); };
     t.push_back(std::move(d));

@@ -18,13 +18,6 @@ using tensor::TorchError;
 
 namespace {
 
-ir::TensorType plainType(const Val& x) {
-  ir::TensorType t = x.tensorType();
-  t.strides.clear();
-  t.requiresGrad = false;
-  return t;
-}
-
 Val ints(std::vector<int64_t> v) {
   std::vector<Val> out;
   for (auto x : v) out.push_back(Val::integer(x));

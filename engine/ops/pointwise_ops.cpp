@@ -1,6 +1,7 @@
 // Pointwise ops: unary and binary elementwise math, comparisons, where, casts.
 // Each entry gives meta (broadcast + promotion), the eager kernel and the codegen body.
 #include "engine/ops/op_table.h"
+#include "engine/ops/shape_util.h"
 
 #include <cmath>
 
@@ -235,7 +236,7 @@ void registerPointwiseOps(std::vector<OpDef>& t) {
     OpDef d;
     d.name = "aten.relu.default";
     d.kind = OpKind::Pointwise;
-    d.meta = [](const std::vector<Val>& a) { ir::TensorType ty = a.at(0).tensorType(); ty.strides.clear(); ty.requiresGrad = false; return ty; };
+    d.meta = [](const std::vector<Val>& a) { return plainType(a.at(0)); };
     d.eager = [](const std::vector<Val>& a) {
       const Tensor& x = a.at(0).t;
       Tensor out = Tensor::empty(x.sizes(), x.dtype());
@@ -319,7 +320,7 @@ void registerPointwiseOps(std::vector<OpDef>& t) {
     OpDef d;
     d.name = "aten.silu.default";
     d.kind = OpKind::Pointwise;
-    d.meta = [](const std::vector<Val>& a) { ir::TensorType ty = a.at(0).tensorType(); ty.strides.clear(); ty.requiresGrad = false; return ty; };
+    d.meta = [](const std::vector<Val>& a) { return plainType(a.at(0)); };
     d.decompose = [](Dispatcher& disp, const std::vector<Val>& a) {
       Val s = disp.call("aten.sigmoid.default", {a.at(0)});
       return disp.call("aten.mul.Tensor", {a.at(0), s});
@@ -351,31 +352,12 @@ void registerPointwiseOps(std::vector<OpDef>& t) {
   }
 }
 
-}  // namespace kiln::ops
-
-namespace kiln::ops {
-
 // where(cond, a, b): a and b may be tensors or scalars (ATen's where.self / ScalarSelf / ScalarOther).
 void registerWhereOp(std::vector<OpDef>& t) {
   OpDef d;
   d.name = "aten.where.self";
   d.kind = OpKind::Pointwise;
-  d.meta = [](const std::vector<Val>& a) {
-    ir::DType dt = promoteTypes(a.at(1), a.at(2));
-    ir::TensorType out;
-    tensor::Shape sizes;
-    bool first = true;
-    for (const auto& v : a) {
-      if (!v.isTensor()) continue;
-      tensor::Shape s;
-      for (const auto& dim : v.tensorType().sizes) s.push_back(dim.value);
-      sizes = first ? s : tensor::broadcastShapes(sizes, s);
-      first = false;
-    }
-    out.dtype = dt;
-    for (auto s : sizes) out.sizes.emplace_back(s);
-    return out;
-  };
+  d.meta = [](const std::vector<Val>& a) { return broadcastType(a, promoteTypes(a.at(1), a.at(2))); };
   d.eager = [](const std::vector<Val>& a) {
     ir::DType dt = promoteTypes(a.at(1), a.at(2));
     auto asT = [&](const Val& v, ir::DType d2) { return v.kind == Val::Kind::Tensor ? v.t : tensor::Tensor::scalar(v.number(), d2); };

@@ -51,6 +51,13 @@ ir::TensorType contiguousType(const Shape& sizes, ir::DType dt) {
   return t;
 }
 
+ir::TensorType plainType(const Val& x) {
+  ir::TensorType t = x.tensorType();
+  t.strides.clear();
+  t.requiresGrad = false;
+  return t;
+}
+
 namespace {
 
 // Where every output element's inputs live: one base offset per output element (row-major over
@@ -248,19 +255,6 @@ const Val& argOr(const std::vector<Val>& a, size_t i) {
 }
 int64_t ndim(const Val& v) { return static_cast<int64_t>(v.tensorType().sizes.size()); }
 
-std::string dtypeTitle(ir::DType d) {
-  switch (d) {
-    case ir::DType::Int64: return "Long";
-    case ir::DType::Int32: return "Int";
-    case ir::DType::Bool: return "Bool";
-    case ir::DType::Float16: return "Half";
-    case ir::DType::BFloat16: return "BFloat16";
-    case ir::DType::Float64: return "Double";
-    case ir::DType::Float32: return "Float";
-  }
-  return "?";
-}
-
 // sum/prod of ints and bools give int64; an explicit dtype= casts the input first.
 ir::DType accumType(const Val& x, const Val& dtype) {
   if (dtype.kind == Val::Kind::DType) return dtype.dtype;
@@ -275,12 +269,12 @@ ir::DType meanType(const Val& x, const Val& dtype, const char* fn) {
   ir::DType d = x.tensorType().dtype;
   if (!ir::isFloating(d))
     throw TorchError("RuntimeError", std::string(fn) + "(): could not infer output dtype. Input dtype must be either a floating point "
-                                                       "or complex dtype. Got: " + dtypeTitle(d));
+                                                       "or complex dtype. Got: " + ir::scalarTypeName(d));
   return d;
 }
 
 void floatOnly(const Val& x, const std::string& msg) {
-  if (!ir::isFloating(x.tensorType().dtype)) throw TorchError("RuntimeError", msg + dtypeTitle(x.tensorType().dtype));
+  if (!ir::isFloating(x.tensorType().dtype)) throw TorchError("RuntimeError", msg + ir::scalarTypeName(x.tensorType().dtype));
 }
 
 Tensor meanOf(const Tensor& x, const std::vector<int64_t>& dims, bool keep, ir::DType dt) {

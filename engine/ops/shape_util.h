@@ -39,5 +39,7 @@ std::vector<int64_t> reductionDims(const Val& dims, int64_t nd);
 ir::TensorType reducedType(const ir::TensorType& in, const std::vector<int64_t>& dims, bool keep, ir::DType dt);
 // A plain contiguous tensor type.
 ir::TensorType contiguousType(const tensor::Shape& sizes, ir::DType dt);
+// `x`'s type as a new result of the same shape and dtype has it: contiguous, no grad.
+ir::TensorType plainType(const Val& x);
 
 }  // namespace kiln::ops

@@ -19,19 +19,6 @@ namespace {
 
 py::TensorObj* obj(const Value& v) { return static_cast<py::TensorObj*>(v.get()); }
 
-std::string typeTitle(ir::DType d) {
-  switch (d) {
-    case ir::DType::Float32: return "Float";
-    case ir::DType::Float64: return "Double";
-    case ir::DType::Float16: return "Half";
-    case ir::DType::BFloat16: return "BFloat16";
-    case ir::DType::Int64: return "Long";
-    case ir::DType::Int32: return "Int";
-    case ir::DType::Bool: return "Bool";
-  }
-  return "?";
-}
-
 // c10::canCast: no floating -> integral and no non-bool -> bool.
 bool canCast(ir::DType from, ir::DType to) {
   if (ir::isFloating(from) && !ir::isFloating(to)) return false;
@@ -50,7 +37,7 @@ void writeBack(py::TensorObj* self, Val r, bool castAny) {
   Tensor& dst = self->t;
   if (!r.isTensor()) r = Val::of(Tensor::scalar(r.number(), dst.dtype()));
   if (!castAny && !canCast(r.t.dtype(), dst.dtype()))
-    throw TorchError("RuntimeError", "result type " + typeTitle(r.t.dtype()) + " can't be cast to the desired output type " + typeTitle(dst.dtype()));
+    throw TorchError("RuntimeError", "result type " + std::string(ir::scalarTypeName(r.t.dtype())) + " can't be cast to the desired output type " + ir::scalarTypeName(dst.dtype()));
   tensor::Shape b = tensor::broadcastShapes(dst.sizes(), r.t.sizes());
   if (b != dst.sizes())
     throw TorchError("RuntimeError", "output with shape " + tensor::shapeStr(dst.sizes()) + " doesn't match the broadcast shape " +
