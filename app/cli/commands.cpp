@@ -1,7 +1,7 @@
 #include "app/cli/commands.h"
 
 #include "engine/driver/script_runner.h"
-#include "engine/session/explain.h"
+#include "engine/driver/explain.h"
 #include "engine/session/tee_sink.h"
 #include "storage/session_diff.h"
 #include "storage/store.h"
@@ -126,7 +126,7 @@ int cmdRun(const std::vector<std::string>& args) {
   }
   auto store = openStore(o);
   auto sink = store->beginSession();
-  session::ExplainReport report;
+  driver::ExplainReport report;
   session::TeeSink tee({sink.get(), &report});
   driver::RunResult r = driver::runScript(ro, tee, std::cout);
   std::cout.flush();
@@ -156,7 +156,7 @@ int cmdExplain(const std::vector<std::string>& args) {
   ro.scriptPath = o.positional[0];
   auto store = openStore(o);
   auto sink = store->beginSession();
-  session::ExplainReport report;
+  driver::ExplainReport report;
   session::TeeSink tee({sink.get(), &report});
   // The script's own printing goes to stderr so that stdout holds only the report.
   driver::RunResult r = driver::runScript(ro, tee, std::cerr);

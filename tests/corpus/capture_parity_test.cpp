@@ -7,7 +7,7 @@
 // Programs Kiln does not handle yet are listed in capture_xfail.txt with the reason; the test
 // checks they still fail (so the list shrinks as work lands) and reports what differs.
 #include "engine/driver/script_runner.h"
-#include "engine/session/explain.h"
+#include "engine/driver/explain.h"
 #include "tests/corpus/outs_compare.h"
 
 #include <gtest/gtest.h>
@@ -60,7 +60,7 @@ struct Outcome {
 // Runs NAME compiled and lists every way it differs from the oracle.
 Outcome check(const std::string& name) {
   Outcome o;
-  session::ExplainReport rep;
+  driver::ExplainReport rep;
   std::ostringstream out;
   driver::RunOptions ro;
   ro.scriptPath = corpus("public/" + name + ".py");

@@ -1,19 +1,17 @@
-#include "engine/session/explain.h"
+#include "engine/driver/explain.h"
+
+#include "engine/ops/op_table.h"
 
 #include <nlohmann/json.hpp>
 
 #include <sstream>
 
-namespace kiln::session {
+namespace kiln::driver {
 
 namespace {
 bool isView(const std::string& t) {
-  static const char* const kViews[] = {"aten.view.default", "aten._unsafe_view.default", "aten.permute.default", "aten.transpose.int",
-                                       "aten.expand.default", "aten.unsqueeze.default", "aten.squeeze.dim", "aten.squeeze.dims",
-                                       "aten.squeeze.default", "aten.slice.Tensor", "aten.select.int", "aten.t.default", "aten.alias.default"};
-  for (const char* v : kViews)
-    if (t == v) return true;
-  return false;
+  const ops::OpDef* op = ops::findOp(t);
+  return op && op->kind == ops::OpKind::View;
 }
 bool isLibrary(const std::string& t) {
   return t == "aten.mm.default" || t == "aten.addmm.default" || t == "aten.bmm.default" || t == "aten.convolution.default";
@@ -40,11 +38,9 @@ void ExplainReport::stage(const StageEvent& e) {
   int frameId = std::stoi(e.compileId.substr(0, e.compileId.find('/')));
   auto f = frames_.find(frameId);
   g.frameName = f == frames_.end() ? e.graph.name : f->second.name;
-  for (const auto& n : e.graph.nodes) {
-    if (!n.isCall()) continue;
-    ++g.opCount;
-    g.ops.push_back(n.target);
-  }
+  g.opCount = e.graph.opCount();
+  for (const auto& n : e.graph.nodes)
+    if (n.isCall()) g.ops.push_back(n.target);
   g.readable = e.text;
   graphs_.push_back(std::move(g));
 }
@@ -171,4 +167,4 @@ std::string ExplainReport::logs(const std::string& names) const {
   return o.str();
 }
 
-}  // namespace kiln::session
+}  // namespace kiln::driver

@@ -1,7 +1,8 @@
 // ExplainReport: a sink that keeps what torch._dynamo.explain() and TORCH_LOGS report — graphs
 // (compile id, frame, ops, FX readable code), graph breaks, recompiles, guards — and prints it
 // as text or as JSON with the field names of the corpus oracle (graph_count, graphs[].op_count,
-// graph_break_count, recompile_count, recompile_reasons ...).
+// graph_break_count, recompile_count, recompile_reasons ...). In driver/ because it sorts fused
+// nodes by the op table's kinds (views) — session/ holds only the events.
 #pragma once
 
 #include "engine/session/sink.h"
@@ -10,9 +11,15 @@
 #include <string>
 #include <vector>
 
-namespace kiln::session {
+namespace kiln::driver {
 
-class ExplainReport : public SessionSink {
+using session::CompileEvent;
+using session::FrameEvent;
+using session::GraphBreakEvent;
+using session::RecompileEvent;
+using session::StageEvent;
+
+class ExplainReport : public session::SessionSink {
  public:
   struct GraphInfo {
     std::string compileId;
@@ -51,4 +58,4 @@ class ExplainReport : public SessionSink {
   std::vector<RecompileEvent> recompiles_;
 };
 
-}  // namespace kiln::session
+}  // namespace kiln::driver
