@@ -44,8 +44,12 @@ CompileOptions parseCompileOptions(py::Interpreter& in, const CallArgs& a) {
   return o;
 }
 
-CompileContext::CompileContext(session::SessionSink& sink, codegen::KernelCompiler* cpu, std::string scriptFile)
-    : sink_(sink), cpu_(cpu), file_(std::move(scriptFile)) {}
+namespace {
+std::string baseName(const std::string& path) { return path.substr(path.find_last_of('/') + 1); }
+}  // namespace
+
+CompileContext::CompileContext(session::SessionSink& sink, codegen::KernelCompiler* cpu, const std::string& scriptPath)
+    : sink_(sink), cpu_(cpu), file_(baseName(scriptPath)) {}
 CompileContext::~CompileContext() = default;
 
 std::shared_ptr<Frame> CompileContext::newFrame(const Value& fn, const CompileOptions& opts) {
@@ -139,8 +143,6 @@ bool bindArgs(py::FunctionObj& fn, const CallArgs& a, bool hasSelf, std::vector<
   }
   return a.args.size() <= names.size();
 }
-
-std::string baseName(const std::string& path) { return path.substr(path.find_last_of('/') + 1); }
 
 struct InterceptScope {
   py::Interpreter& in;
@@ -479,7 +481,7 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
     // Dynamo's warning (torch._dynamo.convert_frame logs it); printed to stderr like Python's logging.
     std::string last = reasons.empty() ? "" : reasons.front().substr(0, reasons.front().find('\n'));
     std::cerr << "W kiln.capture: torch._dynamo hit config.recompile_limit (" << kRecompileLimit << ")\n   function: '"
-              << frame->name << "' (" << baseName(file_) << ":" << (fn->def ? fn->def->span.line : 0) << ")\n   last reason: " << last
+              << frame->name << "' (" << file_ << ":" << (fn->def ? fn->def->span.line : 0) << ")\n   last reason: " << last
               << "\nTo log all recompilation reasons, use --logs recompiles.\n";
     return eager();
   }
@@ -489,7 +491,7 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
     session::FrameEvent fe;
     fe.frameId = frame->id;
     fe.name = frame->name;
-    fe.file = baseName(file_);
+    fe.file = file_;
     fe.firstLine = fn->def->span.line;
     fe.kind = frame->kind;
     fe.source = frameSource(in, *fn);
@@ -511,7 +513,7 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
   auto* fn = static_cast<py::FunctionObj*>(frame->fn.get());
   // Capture: evaluate the function with fake tensors standing for tensor arguments.
   auto t0 = std::chrono::steady_clock::now();
-  Tracer tracer(in, baseName(file_), fn->module);
+  Tracer tracer(in, file_, fn->module);
   tracer.graph.name = frame->name;
   CacheEntry entry;
   entry.compileId = cid;
@@ -552,7 +554,7 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
     b.title = u.title;
     b.explanation = u.explanation;
     b.hints = u.hints;
-    b.file = baseName(file_);
+    b.file = file_;
     b.line = u.where.span.line;
     b.col = u.where.span.col;
     for (const auto& f : u.stack) {
@@ -632,19 +634,10 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
     // Python constants passed on to the resume function are specialized there: guard them here,
     // at the break (Dynamo guards a live constant when it reconstructs it for the resume call).
     ir::SourceLoc at;
-    at.file = baseName(file_);
+    at.file = file_;
     at.line = u.stmt ? u.stmt->span.line : 0;
     at.function = fn->name;
-    if (u.stmt) {
-      const std::string& src = in.source();
-      int line = 1;
-      size_t p = 0;
-      while (line < at.line && p < src.size()) { if (src[p] == '\n') ++line; ++p; }
-      size_t e = src.find('\n', p);
-      std::string code = src.substr(p, e == std::string::npos ? std::string::npos : e - p);
-      size_t b = code.find_first_not_of(" \t");
-      at.code = b == std::string::npos ? "" : code.substr(b);
-    }
+    if (u.stmt) at.code = py::sourceLine(in.source(), at.line, true);
     for (const auto& n : plan.live) tracer.onLocalRead(n, localValue(n), &at);
     for (const auto& n : plan.live) bp.live.push_back(makeTemplate(in, tracer, localValue(n), outputs));
     bp.resumeDef = plan.resume;

@@ -30,7 +30,7 @@ struct CacheEntry;
 
 class CompileContext {
  public:
-  CompileContext(session::SessionSink& sink, codegen::KernelCompiler* cpu, std::string scriptFile);
+  CompileContext(session::SessionSink& sink, codegen::KernelCompiler* cpu, const std::string& scriptPath);
   ~CompileContext();
 
   // torch.compile(fn_or_module, ...) and module.compile(...).

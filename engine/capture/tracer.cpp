@@ -53,16 +53,7 @@ ir::SourceLoc Tracer::here() const {
   l.col = f.span.col;
   l.function = f.function;
   auto src = in_.sources().find(f.file);
-  if (src != in_.sources().end()) {
-    const std::string& text = src->second;
-    int line = 1;
-    size_t p = 0;
-    while (line < f.span.line && p < text.size()) { if (text[p] == '\n') ++line; ++p; }
-    size_t e = text.find('\n', p);
-    std::string code = text.substr(p, e == std::string::npos ? std::string::npos : e - p);
-    size_t b = code.find_first_not_of(" \t");
-    l.code = b == std::string::npos ? "" : code.substr(b);
-  }
+  if (src != in_.sources().end()) l.code = py::sourceLine(src->second, f.span.line, true);
   return l;
 }
 
@@ -297,14 +288,7 @@ py::Value Tracer::record(const std::string& target, ir::NodeKind kind, const std
   n.prov.loc.endLine = here.span.endLine;
   n.prov.loc.endCol = here.span.endCol;
   n.prov.loc.function = here.function;
-  const std::string& src = in_.source();
-  int line = 1;
-  size_t p = 0;
-  while (line < here.span.line && p < src.size()) { if (src[p] == '\n') ++line; ++p; }
-  size_t e = src.find('\n', p);
-  std::string text = src.substr(p, e == std::string::npos ? std::string::npos : e - p);
-  size_t b = text.find_first_not_of(" \t");
-  n.prov.loc.code = b == std::string::npos ? "" : text.substr(b);
+  n.prov.loc.code = py::sourceLine(in_.source(), here.span.line, true);
   for (const auto& f : in_.userStack()) {
     if (f.file != in_.file()) continue;
     ir::SourceLoc l;

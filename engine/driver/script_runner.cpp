@@ -93,7 +93,6 @@ std::string collectOutputs(py::Interpreter& in) {
   return j.dump();
 }
 
-std::string baseName(const std::string& p) { return p.substr(p.find_last_of('/') + 1); }
 
 }  // namespace
 
@@ -152,7 +151,7 @@ RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ost
     py::Interpreter in(scriptOut);
     if (!opts.eager) {
       cpu = codegen::makeLlvmCpuCompiler();
-      compiler = std::make_unique<capture::CompileContext>(sink, cpu.get(), baseName(file));
+      compiler = std::make_unique<capture::CompileContext>(sink, cpu.get(), file);
       compiler->passOptions = opts.passes;
       in.compiler = compiler.get();
     }

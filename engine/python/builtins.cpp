@@ -750,8 +750,7 @@ Value Interpreter::superProxy(CallArgs& a) {
 
 // ---- tracebacks ----
 
-namespace {
-std::string lineOf(const std::string& source, int line) {
+std::string sourceLine(const std::string& source, int line, bool stripIndent) {
   int cur = 1;
   size_t p = 0;
   while (cur < line && p < source.size()) {
@@ -760,9 +759,11 @@ std::string lineOf(const std::string& source, int line) {
   }
   if (cur != line) return "";
   size_t e = source.find('\n', p);
-  return source.substr(p, e == std::string::npos ? std::string::npos : e - p);
+  std::string text = source.substr(p, e == std::string::npos ? std::string::npos : e - p);
+  if (!stripIndent) return text;
+  size_t b = text.find_first_not_of(" \t");
+  return b == std::string::npos ? "" : text.substr(b);
 }
-}  // namespace
 
 std::string formatTraceback(const PyError& e, const std::string& source) {
   std::map<std::string, std::string> one;
@@ -776,7 +777,7 @@ std::string formatTraceback(const PyError& e, const std::map<std::string, std::s
     const TraceFrame& f = e.traceback[i];
     out += "  File \"" + f.file + "\", line " + std::to_string(f.span.line) + ", in " + f.function + "\n";
     auto src = sources.find(f.file);
-    std::string text = src == sources.end() ? "" : lineOf(src->second, f.span.line);
+    std::string text = src == sources.end() ? "" : sourceLine(src->second, f.span.line);
     size_t indent = text.find_first_not_of(" \t");
     if (indent == std::string::npos) continue;
     out += "    " + text.substr(indent) + "\n";
@@ -796,7 +797,7 @@ std::string formatTraceback(const PyError& e, const std::map<std::string, std::s
 
 std::string formatSyntaxError(const std::string& message, const std::string& file, int line, int col, const std::string& source) {
   std::string out = "  File \"" + file + "\", line " + std::to_string(line) + "\n";
-  std::string text = lineOf(source, line);
+  std::string text = sourceLine(source, line);
   size_t indent = text.find_first_not_of(" \t");
   if (indent != std::string::npos) {
     out += "    " + text.substr(indent) + "\n";

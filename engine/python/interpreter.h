@@ -163,6 +163,10 @@ struct FrameGuard {
   ~FrameGuard() { in.frames_.pop_back(); }
 };
 
+// Line `line` (1-based) of `source`, "" past the end; with `stripIndent` without its leading
+// blanks (as tracebacks and Dynamo's "code:" comments show it).
+std::string sourceLine(const std::string& source, int line, bool stripIndent = false);
+
 // Python-style rendering of an error: the traceback, each frame's source line with a caret
 // under the failing expression, then `Type: message`.
 std::string formatTraceback(const PyError& e, const std::string& source);
