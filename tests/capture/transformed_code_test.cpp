@@ -2,18 +2,16 @@
 // entry and the source of every resume function, compared with golden/NAME.txt. On a
 // mismatch NAME.txt.actual is written and the diff printed; accept a deliberate change with mv.
 #include "engine/driver/script_runner.h"
+#include "tests/support/corpus.h"
 #include "tests/support/golden.h"
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <map>
 #include <sstream>
 
 namespace kiln {
 namespace {
-
-namespace fs = std::filesystem;
 
 struct Collect : session::SessionSink {
   std::map<std::string, std::string> code;     // compile id -> transformed code
@@ -24,14 +22,6 @@ struct Collect : session::SessionSink {
   }
 };
 
-std::vector<std::string> breakPrograms() {
-  std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(std::string(KILN_SHARED_DIR) + "/corpus/public"))
-    if (e.path().extension() == ".py" && e.path().stem().string().rfind("gb_", 0) == 0) out.push_back(e.path().stem().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 class TransformedCode : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(TransformedCode, MatchesGolden) {
@@ -39,7 +29,7 @@ TEST_P(TransformedCode, MatchesGolden) {
   Collect c;
   std::ostringstream out;
   driver::RunOptions ro;
-  ro.scriptPath = std::string(KILN_SHARED_DIR) + "/corpus/public/" + name + ".py";
+  ro.scriptPath = test::corpusPath("public/" + name + ".py");
   driver::runScript(ro, c, out);
   std::string text;
   for (const auto& [cid, code] : c.code) text += "# [" + cid + "] transformed code\n" + code + "\n";
@@ -48,7 +38,7 @@ TEST_P(TransformedCode, MatchesGolden) {
   EXPECT_EQ(test::compareGolden(golden, text), "");
 }
 
-INSTANTIATE_TEST_SUITE_P(GraphBreaks, TransformedCode, ::testing::ValuesIn(breakPrograms()),
+INSTANTIATE_TEST_SUITE_P(GraphBreaks, TransformedCode, ::testing::ValuesIn(test::corpusPrograms("gb_")),
                          [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
 
 }  // namespace

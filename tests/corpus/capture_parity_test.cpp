@@ -9,11 +9,11 @@
 #include "engine/driver/script_runner.h"
 #include "engine/driver/explain.h"
 #include "tests/corpus/outs_compare.h"
+#include "tests/support/corpus.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -21,23 +21,6 @@
 
 namespace kiln {
 namespace {
-
-namespace fs = std::filesystem;
-
-std::string corpus(const std::string& rel) { return std::string(KILN_SHARED_DIR) + "/corpus/" + rel; }
-
-nlohmann::json load(const std::string& path) {
-  std::ifstream f(path);
-  return nlohmann::json::parse(f);
-}
-
-std::vector<std::string> programs() {
-  std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(corpus("public")))
-    if (e.path().extension() == ".py") out.push_back(e.path().stem().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 std::map<std::string, std::string> xfails() {
   std::map<std::string, std::string> out;
@@ -63,9 +46,9 @@ Outcome check(const std::string& name) {
   driver::ExplainReport rep;
   std::ostringstream out;
   driver::RunOptions ro;
-  ro.scriptPath = corpus("public/" + name + ".py");
+  ro.scriptPath = test::corpusPath("public/" + name + ".py");
   driver::RunResult r = driver::runScript(ro, rep, out);
-  auto oracle = load(corpus("oracle/" + name + ".json"));
+  auto oracle = test::loadCorpusJson("oracle/" + name + ".json");
   if (r.exitCode != 0) {
     o.problems.push_back("run failed: " + r.error.substr(0, 400));
     return o;
@@ -113,7 +96,7 @@ Outcome check(const std::string& name) {
     if (it != ours.end() && it->second == g["op_count"].get<int>()) ++o.opMatches;
   }
   // Outputs: the oracle's compiled values (a string when the compiled run raised).
-  auto outs = load(corpus("oracle/" + name + ".outs.json"));
+  auto outs = test::loadCorpusJson("oracle/" + name + ".outs.json");
   for (auto it = oracle["outs"].begin(); it != oracle["outs"].end(); ++it)
     if (it.value().contains("compiled_value") && it.value()["compiled"].value("kind", "") == "str")
       outs[it.key()] = it.value()["compiled_value"];
@@ -137,7 +120,7 @@ TEST_P(CorpusCapture, MatchesDynamo) {
   EXPECT_TRUE(o.problems.empty()) << name << " differs from real Dynamo:\n" << all;
 }
 
-INSTANTIATE_TEST_SUITE_P(Corpus, CorpusCapture, ::testing::ValuesIn(programs()),
+INSTANTIATE_TEST_SUITE_P(Corpus, CorpusCapture, ::testing::ValuesIn(test::corpusPrograms()),
                          [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
 
 // Eager runs (torch.compile as the identity) of every program give the oracle's outputs.
@@ -148,11 +131,11 @@ TEST_P(CorpusEager, MatchesPyTorch) {
   session::NullSink sink;
   std::ostringstream out;
   driver::RunOptions ro;
-  ro.scriptPath = corpus("public/" + name + ".py");
+  ro.scriptPath = test::corpusPath("public/" + name + ".py");
   ro.eager = true;
   driver::RunResult r = driver::runScript(ro, sink, out);
   std::string problem = r.exitCode != 0 ? "run failed: " + r.error.substr(0, 400)
-                                        : test::compareOuts(nlohmann::json::parse(r.outputsJson), load(corpus("oracle/" + name + ".outs.json")));
+                                        : test::compareOuts(nlohmann::json::parse(r.outputsJson), test::loadCorpusJson("oracle/" + name + ".outs.json"));
   static const auto xf = xfails();
   if (xf.count(name)) {
     if (!problem.empty()) std::cout << "[ XFAIL    ] " << name << " eager: " << problem << "\n";
@@ -161,7 +144,7 @@ TEST_P(CorpusEager, MatchesPyTorch) {
   EXPECT_EQ(problem, "") << name;
 }
 
-INSTANTIATE_TEST_SUITE_P(Corpus, CorpusEager, ::testing::ValuesIn(programs()),
+INSTANTIATE_TEST_SUITE_P(Corpus, CorpusEager, ::testing::ValuesIn(test::corpusPrograms()),
                          [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
 
 // Op counts per graph (CompileCounter semantics) match real Dynamo's on >= 90% of the graphs
@@ -169,7 +152,7 @@ INSTANTIATE_TEST_SUITE_P(Corpus, CorpusEager, ::testing::ValuesIn(programs()),
 TEST(CorpusCaptureSummary, OpCountsMatchOnNinetyPercentOfGraphs) {
   int graphs = 0, matches = 0, generated = 0, fallback = 0;
   static const auto xf = xfails();
-  for (const auto& name : programs()) {
+  for (const auto& name : test::corpusPrograms()) {
     if (xf.count(name)) continue;
     Outcome o = check(name);
     graphs += o.graphs;

@@ -1,10 +1,10 @@
 #include "engine/driver/script_runner.h"
 #include "tests/corpus/outs_compare.h"
+#include "tests/support/corpus.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -22,13 +22,6 @@ struct Recorder : session::SessionSink {
   void kernel(const session::KernelEvent& e) override { kernels.push_back(e.name); }
 };
 
-nlohmann::json load(const std::string& path) {
-  std::ifstream f(path);
-  return nlohmann::json::parse(f);
-}
-
-std::string corpus(const std::string& rel) { return std::string(KILN_SHARED_DIR) + "/corpus/" + rel; }
-
 class SeedProgram : public ::testing::TestWithParam<std::string> {};
 
 // The walking skeleton's programs. Issue 3 widens this to every program in the folder.
@@ -39,14 +32,14 @@ TEST_P(SeedProgram, CompiledMatchesOracle) {
   Recorder rec;
   std::ostringstream out;
   driver::RunOptions o;
-  o.scriptPath = corpus("public/" + name + ".py");
+  o.scriptPath = test::corpusPath("public/" + name + ".py");
   driver::RunResult r = driver::runScript(o, rec, out);
   ASSERT_EQ(r.exitCode, 0) << r.error;
-  auto expected = load(corpus("oracle/" + name + ".outs.json"));
+  auto expected = test::loadCorpusJson("oracle/" + name + ".outs.json");
   EXPECT_EQ(test::compareOuts(nlohmann::json::parse(r.outputsJson), expected), "");
 
   // The captured graphs read exactly like real Dynamo's (FX readable form).
-  auto oracle = load(corpus("oracle/" + name + ".json"));
+  auto oracle = test::loadCorpusJson("oracle/" + name + ".json");
   ASSERT_EQ(rec.captured.size(), oracle["graphs"].size());
   for (const auto& g : oracle["graphs"]) {
     std::string cid = g["compile_id"];
@@ -62,11 +55,11 @@ TEST_P(SeedProgram, EagerMatchesOracle) {
   session::NullSink sink;
   std::ostringstream out;
   driver::RunOptions o;
-  o.scriptPath = corpus("public/" + name + ".py");
+  o.scriptPath = test::corpusPath("public/" + name + ".py");
   o.eager = true;
   driver::RunResult r = driver::runScript(o, sink, out);
   ASSERT_EQ(r.exitCode, 0) << r.error;
-  EXPECT_EQ(test::compareOuts(nlohmann::json::parse(r.outputsJson), load(corpus("oracle/" + name + ".outs.json"))), "");
+  EXPECT_EQ(test::compareOuts(nlohmann::json::parse(r.outputsJson), test::loadCorpusJson("oracle/" + name + ".outs.json")), "");
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, SeedProgram, ::testing::ValuesIn(kPrograms));
