@@ -222,14 +222,6 @@ void installModules(py::Interpreter& in) {
   torch->scope->vars["optim"] = newModule(in, "torch.optim");
   auto F = newModule(in, "torch.nn.functional");
   nn->scope->vars["functional"] = F;
-  // F functions Dynamo records under their C++ names (F.linear is torch._C._nn.linear).
-  for (auto [alias, target] : {std::pair{"linear", "torch._C._nn.linear"}, {"conv2d", "torch.conv2d"}, {"conv1d", "torch.conv1d"},
-                               {"conv_transpose1d", "torch.conv_transpose1d"}, {"conv_transpose2d", "torch.conv_transpose2d"},
-                               {"avg_pool2d", "torch._C._nn.avg_pool2d"}, {"gelu", "torch._C._nn.gelu"}}) {
-    std::string t = target;
-    if (!findTorchFn(t, ir::NodeKind::CallFunction)) continue;
-    def(F, alias, [t](py::Interpreter& in, CallArgs& a) { return callTorch(in, t, ir::NodeKind::CallFunction, a); });
-  }
   for (const auto& f : torchFns()) {
     const std::string prefix = "torch.nn.functional.";
     if (f.kind != ir::NodeKind::CallFunction || f.target.rfind(prefix, 0) != 0) continue;
@@ -237,6 +229,15 @@ void installModules(py::Interpreter& in) {
     def(F, f.target.substr(prefix.size()), [target](py::Interpreter& in, CallArgs& a) {
       return callTorch(in, target, ir::NodeKind::CallFunction, a);
     });
+  }
+  // F functions Dynamo records under their C++ names (F.linear is torch._C._nn.linear): set
+  // last, so they replace the torch.nn.functional.* entries of the same name.
+  for (auto [alias, target] : {std::pair{"linear", "torch._C._nn.linear"}, {"conv2d", "torch.conv2d"}, {"conv1d", "torch.conv1d"},
+                               {"conv_transpose1d", "torch.conv_transpose1d"}, {"conv_transpose2d", "torch.conv_transpose2d"},
+                               {"avg_pool2d", "torch._C._nn.avg_pool2d"}, {"gelu", "torch._C._nn.gelu"}}) {
+    std::string t = target;
+    if (!findTorchFn(t, ir::NodeKind::CallFunction)) continue;
+    def(F, alias, [t](py::Interpreter& in, CallArgs& a) { return callTorch(in, t, ir::NodeKind::CallFunction, a); });
   }
 
   auto dynamo = newModule(in, "torch._dynamo");
