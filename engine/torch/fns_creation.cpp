@@ -55,6 +55,7 @@ void registerCreationFns(std::vector<TorchFn>& t) {
                  if (const Val* e = a.kw("end")) n.push_back(*e);
                  Val start = n.size() >= 2 ? n[0] : Val::integer(0), end = n.size() >= 2 ? n[1] : n.at(0);
                  Val step = n.size() == 3 ? n[2] : Val::integer(1);
+                 if (const Val* st = a.kw("step")) step = *st;  // as the eager torch.arange reads it
                  bool anyFloat = start.kind == Val::Kind::Float || end.kind == Val::Kind::Float || step.kind == Val::Kind::Float;
                  return d.call("aten.arange.start_step", {start, end, step, Val::dtypeVal(dtypeOr(a, anyFloat ? ir::DType::Float32 : ir::DType::Int64))});
                }});
