@@ -2,6 +2,7 @@
 // CPU eager (tools/torch_eager_bench.py, run with the system python3). Medians of --repeat runs
 // after one warm-up, each run in-process from parse to outputs.
 #include "app/cli/commands.h"
+#include "app/cli/options.h"
 
 #include "engine/driver/script_runner.h"
 
@@ -54,19 +55,12 @@ double torchMs(const std::string& script, int repeat, int threads) {
 }  // namespace
 
 int cmdBench(const std::vector<std::string>& args) {
-  std::vector<std::string> paths;
-  bool eagerOnly = false, withTorch = false;
-  int repeat = 5, threads = 1;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--eager") eagerOnly = true;
-    else if (a == "--torch") withTorch = true;
-    else if (a == "--repeat" && i + 1 < args.size()) repeat = std::max(1, std::atoi(args[++i].c_str()));
-    else if (a == "--threads" && i + 1 < args.size()) threads = std::max(1, std::atoi(args[++i].c_str()));
-    else if (a == "--help" || a == "-h") { std::cout << usage(); return 0; }
-    else if (a.rfind("--", 0) == 0) throw UsageError("unknown option '" + a + "'");
-    else paths.push_back(a);
-  }
+  Opts o = parse(args, {"repeat", "threads"}, {"eager", "torch"});
+  if (o.help) { std::cout << usage(); return 0; }
+  const std::vector<std::string>& paths = o.positional;
+  const bool eagerOnly = o.flags.count("eager") > 0, withTorch = o.flags.count("torch") > 0;
+  const int repeat = std::max(1, std::atoi(one(o, "repeat", "5").c_str()));
+  const int threads = std::max(1, std::atoi(one(o, "threads", "1").c_str()));
   if (paths.empty()) throw UsageError("expected a SCRIPT or a directory of scripts");
   std::vector<std::string> scripts;
   for (const auto& p : paths) {
@@ -79,7 +73,7 @@ int cmdBench(const std::vector<std::string>& args) {
   }
   std::sort(scripts.begin(), scripts.end());
   std::cout << std::left << std::setw(34) << "script" << std::right << std::setw(14) << "kiln eager ms";
-  if (!eagerOnly) std::cout << std::setw(16) << "kiln compiled ms";
+  if (!eagerOnly) std::cout << std::setw(18) << "kiln compiled ms";
   if (withTorch) std::cout << std::setw(16) << "torch eager ms" << std::setw(14) << "kiln/torch";
   std::cout << "\n";
   for (const auto& s : scripts) {
@@ -91,8 +85,8 @@ int cmdBench(const std::vector<std::string>& args) {
     std::cout << std::setw(14) << eager;
     if (!eagerOnly) {
       double compiled = medianMs(s, false, repeat, err);
-      if (compiled < 0) std::cout << std::setw(16) << "failed";
-      else std::cout << std::setw(16) << compiled;
+      if (compiled < 0) std::cout << std::setw(18) << "failed";
+      else std::cout << std::setw(18) << compiled;
     }
     if (withTorch) {
       double t = torchMs(s, repeat, threads);
