@@ -16,18 +16,6 @@ void registerDerivatives(std::vector<OpDef>& t) {
 
 namespace kiln::autograd::dv {
 
-Shape shapeOf(const Val& v) {
-  Shape s;
-  for (const auto& d : v.tensorType().sizes) s.push_back(d.value);
-  return s;
-}
-
-Val intList(const Shape& s) {
-  std::vector<Val> out;
-  for (auto x : s) out.push_back(Val::integer(x));
-  return Val::listOf(std::move(out));
-}
-
 std::vector<int64_t> reducedDims(const Val& dims, size_t nd) {
   std::vector<int64_t> out;
   std::vector<int64_t> given = dims.isNone() ? std::vector<int64_t>{} : dims.ints();
@@ -43,7 +31,7 @@ std::vector<int64_t> reducedDims(const Val& dims, size_t nd) {
 }
 
 Val sumTo(Dispatcher& d, const Val& g, const Shape& shape) {
-  Shape gs = shapeOf(g);
+  Shape gs = sizesOf(g);
   if (gs == shape) return g;
   std::vector<Val> dims;
   size_t lead = gs.size() - shape.size();
@@ -51,17 +39,17 @@ Val sumTo(Dispatcher& d, const Val& g, const Shape& shape) {
     if (i < lead || (shape[i - lead] == 1 && gs[i] != 1)) dims.push_back(Val::integer(static_cast<int64_t>(i)));
   Val r = g;
   if (!dims.empty()) r = d.call("aten.sum.dim_IntList", {r, Val::listOf(dims), Val::boolean(true)});
-  if (shapeOf(r) != shape) r = d.call("aten.view.default", {r, intList(shape)});
+  if (sizesOf(r) != shape) r = d.call("aten.view.default", {r, intList(shape)});
   return r;
 }
 
 Val expandTo(Dispatcher& d, const Val& g, const Shape& shape) {
-  if (shapeOf(g) == shape) return g;
+  if (sizesOf(g) == shape) return g;
   return d.call("aten.expand.default", {g, intList(shape)});
 }
 
 Val viewAs(Dispatcher& d, const Val& g, const Shape& shape) {
-  if (shapeOf(g) == shape) return g;
+  if (sizesOf(g) == shape) return g;
   Val src = g;
   if (g.kind == Val::Kind::Tensor && !g.t.isContiguous()) src = d.call("aten.clone.default", {g});
   return d.call("aten.view.default", {src, intList(shape)});
@@ -78,7 +66,7 @@ Val unreduce(Dispatcher& d, const Val& g, const Shape& inShape, const std::vecto
 }
 
 Val zerosLike(Dispatcher& d, const Val& like) {
-  return d.call("aten.full.default", {intList(shapeOf(like)), Val::real(0.0), Val::dtypeVal(like.tensorType().dtype)});
+  return d.call("aten.full.default", {intList(sizesOf(like)), Val::real(0.0), Val::dtypeVal(like.tensorType().dtype)});
 }
 
 Val toDType(Dispatcher& d, const Val& g, ir::DType dt) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "engine/ops/op_table.h"
+#include "engine/ops/shape_util.h"
 
 #include <string>
 #include <vector>
@@ -25,8 +26,8 @@ inline Val un(Dispatcher& d, const std::string& op, const Val& a) { return d.cal
 inline Val where(Dispatcher& d, const Val& c, const Val& a, const Val& b) { return d.call("aten.where.self", {c, a, b}); }
 inline Val cmp(Dispatcher& d, const std::string& op, const Val& a, const Val& b) { return d.call("aten." + op + ".Tensor", {a, b}); }
 
-Shape shapeOf(const Val& v);
-Val intList(const Shape& s);
+using ops::intList;
+using ops::sizesOf;
 // The dims of a reduction as the op saw them (None or [] = every dim), wrapped to >= 0.
 std::vector<int64_t> reducedDims(const Val& dims, size_t nd);
 // Sums a broadcast gradient back to `like`'s shape (and nothing when it already matches).

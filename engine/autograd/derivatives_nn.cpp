@@ -43,7 +43,7 @@ std::vector<Val> batchNormTrainGrad(Dispatcher& d, const GradContext& c, const V
   const Val& w = c.inputs.at(1);
   const Val& g = c.gradOutput.list.at(0);
   if (g.isNone()) return {};
-  Shape xs = shapeOf(x), cs = channelShape(xs);
+  Shape xs = sizesOf(x), cs = channelShape(xs);
   auto red = allBut(xs.size(), 1);
   double n = 1;
   for (auto r : red) n *= double(xs[size_t(r)]);
@@ -69,7 +69,7 @@ std::vector<Val> batchNormEvalGrad(Dispatcher& d, const GradContext& c, const Va
   const Val& w = c.inputs.at(1);
   const Val& g = c.gradOutput.list.at(0);
   if (g.isNone()) return {};
-  Shape xs = shapeOf(x), cs = channelShape(xs);
+  Shape xs = sizesOf(x), cs = channelShape(xs);
   auto red = allBut(xs.size(), 1);
   Val invstd = un(d, "rsqrt", add(d, rv, num(eps)));
   Val invB = viewAs(d, invstd, cs);
@@ -94,7 +94,7 @@ std::vector<Val> convolutionGrad(Dispatcher& d, const GradContext& c) {
   const Val& g = c.gradOutput;
   if (arg(c, 6).kind == Val::Kind::Bool && arg(c, 6).b)
     throw tensor::TorchError("NotImplementedError", "the derivative of a transposed convolution is not implemented in Kiln yet");
-  Shape xs = shapeOf(x), ws = shapeOf(w), gs = shapeOf(g);
+  Shape xs = sizesOf(x), ws = sizesOf(w), gs = sizesOf(g);
   size_t sp = xs.size() - 2;  // spatial dims
   Val stride = pairList(arg(c, 3), sp, 1), padding = pairList(arg(c, 4), sp, 0), dilation = pairList(arg(c, 5), sp, 1);
   int64_t groups = arg(c, 8).isNone() ? 1 : arg(c, 8).i;
@@ -122,7 +122,7 @@ std::vector<Val> convolutionGrad(Dispatcher& d, const GradContext& c) {
       Val r = d.call("aten.convolution.default", {xt, gt, Val::none(), dilation, padding, stride, Val::boolean(false), Val::listOf(zeros),
                                                   Val::integer(1)});
       r = d.call("aten.transpose.int", {r, Val::integer(0), Val::integer(1)});  // [cout, cin, k...]
-      Shape rs = shapeOf(r);
+      Shape rs = sizesOf(r);
       for (size_t i = 0; i < sp; ++i)
         if (rs[2 + i] != ws[2 + i])
           r = d.call("aten.slice.Tensor", {r, Val::integer(int64_t(2 + i)), Val::integer(0), Val::integer(ws[2 + i]), Val::integer(1)});
@@ -137,7 +137,7 @@ std::vector<Val> convolutionGrad(Dispatcher& d, const GradContext& c) {
 // Max pooling: the gradient goes to the position each window's maximum came from
 // (indices are flat h * W + w within each plane).
 Val maxPoolGrad(Dispatcher& d, const Val& g, const Val& x, const Val& indices) {
-  Shape xs = shapeOf(x), gs = shapeOf(g);
+  Shape xs = sizesOf(x), gs = sizesOf(g);
   int64_t planes = 1;
   for (size_t i = 0; i + 2 < xs.size(); ++i) planes *= xs[i];
   Val flatG = viewAs(d, g, {planes, gs[gs.size() - 2] * gs.back()});
@@ -152,16 +152,16 @@ void registerNnDerivatives(std::vector<ops::OpDef>& t) {
   // _softmax_backward_data: y * (g - sum(g * y, dim))
   def(t, "aten._softmax.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
     const Val& y = c.output;
-    std::vector<int64_t> dim{wrapDim(c.inputs.at(1).i, shapeOf(y).size())};
-    if (shapeOf(y).empty()) return {mul(d, c.gradOutput, num(0))};
+    std::vector<int64_t> dim{wrapDim(c.inputs.at(1).i, sizesOf(y).size())};
+    if (sizesOf(y).empty()) return {mul(d, c.gradOutput, num(0))};
     Val gy = mul(d, c.gradOutput, y);
     return {sub(d, gy, mul(d, y, sumDims(d, gy, dim, true)))};
   });
   // _log_softmax_backward_data: g - exp(y) * sum(g, dim)
   def(t, "aten._log_softmax.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
     const Val& y = c.output;
-    if (shapeOf(y).empty()) return {mul(d, c.gradOutput, num(0))};
-    std::vector<int64_t> dim{wrapDim(c.inputs.at(1).i, shapeOf(y).size())};
+    if (sizesOf(y).empty()) return {mul(d, c.gradOutput, num(0))};
+    std::vector<int64_t> dim{wrapDim(c.inputs.at(1).i, sizesOf(y).size())};
     return {sub(d, c.gradOutput, mul(d, un(d, "exp", y), sumDims(d, c.gradOutput, dim, true)))};
   });
   // native_layer_norm(x, normalized_shape, weight, bias, eps) -> (out, mean, rstd)
@@ -170,7 +170,7 @@ void registerNnDerivatives(std::vector<ops::OpDef>& t) {
     if (g.isNone()) return {};
     const Val& x = c.inputs[0];
     const Val& w = c.inputs.at(2);
-    Shape xs = shapeOf(x);
+    Shape xs = sizesOf(x);
     size_t axis = xs.size() - c.inputs.at(1).ints().size();
     std::vector<int64_t> inner, outer;
     double n = 1;
@@ -214,7 +214,7 @@ void registerNnDerivatives(std::vector<ops::OpDef>& t) {
     const Val& weight = arg(c, 2);
     int64_t reduction = arg(c, 3).isNone() ? 1 : arg(c, 3).i;
     int64_t ignore = arg(c, 4).isNone() ? -100 : arg(c, 4).i;
-    Shape xs = shapeOf(x);
+    Shape xs = sizesOf(x);
     size_t cdim = xs.size() >= 2 ? 1 : 0;
     Shape cs(xs.size(), 1);
     cs[cdim] = xs[cdim];
@@ -309,8 +309,8 @@ void registerNnDerivatives(std::vector<ops::OpDef>& t) {
   def(t, "aten.atan2.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
     const Val &y = c.inputs[0], &x = c.inputs[1];
     Val r = add(d, mul(d, x, x), mul(d, y, y));
-    return {c.needs(0) ? sumTo(d, div(d, mul(d, c.gradOutput, x), r), shapeOf(y)) : Val::none(),
-            c.needs(1) ? sumTo(d, div(d, mul(d, c.gradOutput, neg(d, y)), r), shapeOf(x)) : Val::none()};
+    return {c.needs(0) ? sumTo(d, div(d, mul(d, c.gradOutput, x), r), sizesOf(y)) : Val::none(),
+            c.needs(1) ? sumTo(d, div(d, mul(d, c.gradOutput, neg(d, y)), r), sizesOf(x)) : Val::none()};
   });
   for (const char* n : {"aten.round.default", "aten.sign.default", "aten.trunc.default"})
     def(t, n, [](Dispatcher& d, const GradContext& c) -> std::vector<Val> { return {mul(d, c.gradOutput, num(0))}; });
@@ -319,7 +319,7 @@ void registerNnDerivatives(std::vector<ops::OpDef>& t) {
   });
   // prod(x): grad * prod / x (the inputs are assumed non-zero).
   def(t, "aten.prod.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
-    return {div(d, expandTo(d, mul(d, c.gradOutput, c.output), shapeOf(c.inputs[0])), c.inputs[0])};
+    return {div(d, expandTo(d, mul(d, c.gradOutput, c.output), sizesOf(c.inputs[0])), c.inputs[0])};
   });
 }
 

@@ -18,7 +18,7 @@ void unary(std::vector<ops::OpDef>& t, const std::string& name, Unary f) {
 }
 
 Val gradFor(Dispatcher& d, const GradContext& c, size_t i, const Val& g) {
-  return c.inputs.at(i).isTensor() ? sumTo(d, g, shapeOf(c.inputs[i])) : Val::none();
+  return c.inputs.at(i).isTensor() ? sumTo(d, g, sizesOf(c.inputs[i])) : Val::none();
 }
 
 }  // namespace

@@ -22,7 +22,7 @@ Val sumKeep(Dispatcher& d, const Val& x, const std::vector<int64_t>& dims) {
 
 // amax/amin: grad / count * (self == result), over the reduced dims.
 Val selectedGrad(Dispatcher& d, const Val& g, const Val& x, const Val& out, const std::vector<int64_t>& dims, bool keep) {
-  Shape s = shapeOf(x);
+  Shape s = sizesOf(x);
   Val mask = cmp(d, "eq", x, unreduce(d, out, s, dims, keep));
   Val count = sumKeep(d, mask, dims);
   return mul(d, div(d, unreduce(d, g, s, dims, keep), count), mask);
@@ -30,7 +30,7 @@ Val selectedGrad(Dispatcher& d, const Val& g, const Val& x, const Val& out, cons
 
 // var_backward: (2 / (N - correction)) * grad * (self - mean(self, dims, keepdim=True))
 Val varGrad(Dispatcher& d, const Val& g, const Val& x, const std::vector<int64_t>& dims, const Val& correction, bool keep) {
-  Shape s = shapeOf(x);
+  Shape s = sizesOf(x);
   double corr = correction.isNone() ? 1.0 : correction.number();
   double n = double(countOf(s, dims));
   std::vector<Val> ds;
@@ -43,30 +43,30 @@ Val varGrad(Dispatcher& d, const Val& g, const Val& x, const std::vector<int64_t
 
 void registerReductionDerivatives(std::vector<ops::OpDef>& t) {
   def(t, "aten.sum.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
-    return {expandTo(d, c.gradOutput, shapeOf(c.inputs[0]))};
+    return {expandTo(d, c.gradOutput, sizesOf(c.inputs[0]))};
   });
   def(t, "aten.sum.dim_IntList", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
-    Shape s = shapeOf(c.inputs[0]);
+    Shape s = sizesOf(c.inputs[0]);
     return {unreduce(d, c.gradOutput, s, reducedDims(arg(c, 1), s.size()), keepArg(c, 2))};
   }, "SumBackward1");
   def(t, "aten.mean.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
-    Shape s = shapeOf(c.inputs[0]);
+    Shape s = sizesOf(c.inputs[0]);
     return {div(d, expandTo(d, c.gradOutput, s), num(double(std::max<int64_t>(countOf(s, reducedDims(Val::none(), s.size())), 1))))};
   });
   def(t, "aten.mean.dim", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
-    Shape s = shapeOf(c.inputs[0]);
+    Shape s = sizesOf(c.inputs[0]);
     auto dims = reducedDims(arg(c, 1), s.size());
     return {div(d, unreduce(d, c.gradOutput, s, dims, keepArg(c, 2)), num(double(countOf(s, dims))))};
   }, "MeanBackward1");
   for (const char* n : {"aten.amax.default", "aten.amin.default"})
     def(t, n, [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
-      Shape s = shapeOf(c.inputs[0]);
+      Shape s = sizesOf(c.inputs[0]);
       return {selectedGrad(d, c.gradOutput, c.inputs[0], c.output, reducedDims(arg(c, 1), s.size()), keepArg(c, 2))};
     });
   // max()/min() over everything: evenly_distribute_backward.
   for (const char* n : {"aten.max.default", "aten.min.default"})
     def(t, n, [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
-      Shape s = shapeOf(c.inputs[0]);
+      Shape s = sizesOf(c.inputs[0]);
       Val mask = cmp(d, "eq", c.inputs[0], c.output);
       Val count = d.call("aten.sum.default", {mask});
       return {mul(d, mask, expandTo(d, div(d, c.gradOutput, count), s))};
@@ -76,7 +76,7 @@ void registerReductionDerivatives(std::vector<ops::OpDef>& t) {
     def(t, n, [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
       const Val& g = c.gradOutput.list.at(0);
       if (g.isNone()) return {Val::none()};
-      Shape s = shapeOf(c.inputs[0]);
+      Shape s = sizesOf(c.inputs[0]);
       int64_t dim = arg(c, 1).i < 0 ? arg(c, 1).i + static_cast<int64_t>(s.size()) : arg(c, 1).i;
       bool keep = keepArg(c, 2);
       std::vector<int64_t> dims = s.empty() ? std::vector<int64_t>{} : std::vector<int64_t>{dim};
@@ -96,17 +96,17 @@ void registerReductionDerivatives(std::vector<ops::OpDef>& t) {
       return {where(d, hit, unreduce(d, g, s, dims, keep), num(0))};
     });
   def(t, "aten.var.correction", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
-    Shape s = shapeOf(c.inputs[0]);
+    Shape s = sizesOf(c.inputs[0]);
     return {varGrad(d, c.gradOutput, c.inputs[0], reducedDims(arg(c, 1), s.size()), arg(c, 2), keepArg(c, 3))};
   });
   // std_backward: var_backward(grad / (2 * result)), zero where the result is zero.
   def(t, "aten.std.correction", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
-    Shape s = shapeOf(c.inputs[0]);
+    Shape s = sizesOf(c.inputs[0]);
     Val g = where(d, cmp(d, "eq", c.output, num(0)), num(0), div(d, c.gradOutput, mul(d, c.output, num(2))));
     return {varGrad(d, g, c.inputs[0], reducedDims(arg(c, 1), s.size()), arg(c, 2), keepArg(c, 3))};
   });
   def(t, "aten.var_mean.correction", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
-    Shape s = shapeOf(c.inputs[0]);
+    Shape s = sizesOf(c.inputs[0]);
     auto dims = reducedDims(arg(c, 1), s.size());
     bool keep = keepArg(c, 3);
     Val out = Val::none();
@@ -121,7 +121,7 @@ void registerReductionDerivatives(std::vector<ops::OpDef>& t) {
   });
   // grad * exp(self - result)
   def(t, "aten.logsumexp.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
-    Shape s = shapeOf(c.inputs[0]);
+    Shape s = sizesOf(c.inputs[0]);
     auto dims = reducedDims(arg(c, 1), s.size());
     bool keep = keepArg(c, 2);
     return {mul(d, unreduce(d, c.gradOutput, s, dims, keep), un(d, "exp", sub(d, c.inputs[0], unreduce(d, c.output, s, dims, keep))))};
@@ -129,7 +129,7 @@ void registerReductionDerivatives(std::vector<ops::OpDef>& t) {
   // norm_backward for a finite p: grad * self * |self|^(p-2) / norm^(p-1) (zero where norm is 0).
   def(t, "aten.linalg_vector_norm.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
     const Val& x = c.inputs[0];
-    Shape s = shapeOf(x);
+    Shape s = sizesOf(x);
     double p = arg(c, 1).isNone() ? 2.0 : arg(c, 1).number();
     auto dims = reducedDims(arg(c, 2), s.size());
     bool keep = keepArg(c, 3);

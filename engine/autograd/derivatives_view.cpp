@@ -7,7 +7,7 @@ namespace kiln::autograd::dv {
 namespace {
 int64_t wrapDim(int64_t d, size_t nd) { return d < 0 ? d + static_cast<int64_t>(nd) : d; }
 
-std::vector<Val> sameShape(Dispatcher& d, const GradContext& c) { return {viewAs(d, c.gradOutput, shapeOf(c.inputs[0]))}; }
+std::vector<Val> sameShape(Dispatcher& d, const GradContext& c) { return {viewAs(d, c.gradOutput, sizesOf(c.inputs[0]))}; }
 }  // namespace
 
 void registerViewDerivatives(std::vector<ops::OpDef>& t) {
@@ -25,25 +25,25 @@ void registerViewDerivatives(std::vector<ops::OpDef>& t) {
     return {d.call("aten.transpose.int", {c.gradOutput, c.inputs.at(1), c.inputs.at(2)})};
   });
   def(t, "aten.expand.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
-    return {sumTo(d, c.gradOutput, shapeOf(c.inputs[0]))};
+    return {sumTo(d, c.gradOutput, sizesOf(c.inputs[0]))};
   });
   def(t, "aten.slice.Tensor", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
     auto a = [&](size_t i, Val dflt) { return i < c.inputs.size() && !c.inputs[i].isNone() ? c.inputs[i] : dflt; };
-    return {d.call("aten.slice_backward.default", {c.gradOutput, intList(shapeOf(c.inputs[0])), a(1, Val::integer(0)), a(2, Val::none()),
+    return {d.call("aten.slice_backward.default", {c.gradOutput, intList(sizesOf(c.inputs[0])), a(1, Val::integer(0)), a(2, Val::none()),
                                                    a(3, Val::none()), a(4, Val::integer(1))})};
   });
   def(t, "aten.select.int", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
-    return {d.call("aten.select_backward.default", {c.gradOutput, intList(shapeOf(c.inputs[0])), c.inputs.at(1), c.inputs.at(2)})};
+    return {d.call("aten.select_backward.default", {c.gradOutput, intList(sizesOf(c.inputs[0])), c.inputs.at(1), c.inputs.at(2)})};
   });
   // cat(tensors, dim): each input gets its slice of the gradient.
   def(t, "aten.cat.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
     const auto& xs = c.inputs.at(0).list;
-    size_t nd = shapeOf(c.output).size();
+    size_t nd = sizesOf(c.output).size();
     int64_t dim = c.inputs.size() > 1 && !c.inputs[1].isNone() ? wrapDim(c.inputs[1].i, nd) : 0;
     std::vector<Val> grads;
     int64_t at = 0;
     for (const auto& x : xs) {
-      Shape s = shapeOf(x);
+      Shape s = sizesOf(x);
       if (s.size() == 1 && s[0] == 0 && nd != 1) { grads.push_back(Val::none()); continue; }  // legacy empty input
       int64_t n = s[size_t(dim)];
       grads.push_back(d.call("aten.slice.Tensor", {c.gradOutput, Val::integer(dim), Val::integer(at), Val::integer(at + n), Val::integer(1)}));
@@ -58,11 +58,11 @@ void registerViewDerivatives(std::vector<ops::OpDef>& t) {
   def(t, "aten.index_put.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
     // self keeps the gradient where it was not overwritten; values get what their positions got.
     Val gs = d.call("aten.index_put.default", {c.gradOutput, c.inputs.at(1), zerosLike(d, c.inputs.at(2)), Val::boolean(false)});
-    Val gv = c.needs(2) ? sumTo(d, d.call("aten.index.Tensor", {c.gradOutput, c.inputs.at(1)}), shapeOf(c.inputs[2])) : Val::none();
+    Val gv = c.needs(2) ? sumTo(d, d.call("aten.index.Tensor", {c.gradOutput, c.inputs.at(1)}), sizesOf(c.inputs[2])) : Val::none();
     return {gs, Val::none(), gv};
   });
   def(t, "aten.index_select.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
-    size_t nd = shapeOf(c.inputs[0]).size();
+    size_t nd = sizesOf(c.inputs[0]).size();
     int64_t dim = wrapDim(c.inputs.at(1).i, nd);
     std::vector<Val> idx(size_t(dim), Val::none());
     idx.push_back(c.inputs.at(2));
@@ -91,7 +91,7 @@ void registerViewDerivatives(std::vector<ops::OpDef>& t) {
     const Val& g = c.gradOutput;
     double beta = c.inputs.size() > 3 && c.inputs[3].isScalar() ? c.inputs[3].number() : 1.0;
     double alpha = c.inputs.size() > 4 && c.inputs[4].isScalar() ? c.inputs[4].number() : 1.0;
-    Val gs = c.needs(0) ? sumTo(d, beta == 1.0 ? g : mul(d, g, num(beta)), shapeOf(c.inputs[0])) : Val::none();
+    Val gs = c.needs(0) ? sumTo(d, beta == 1.0 ? g : mul(d, g, num(beta)), sizesOf(c.inputs[0])) : Val::none();
     Val g1 = c.needs(1) ? d.call("aten.mm.default", {g, d.call("aten.t.default", {c.inputs[2]})}) : Val::none();
     Val g2 = c.needs(2) ? d.call("aten.mm.default", {d.call("aten.t.default", {c.inputs[1]}), g}) : Val::none();
     if (alpha != 1.0) {
@@ -109,7 +109,7 @@ void registerViewDerivatives(std::vector<ops::OpDef>& t) {
   // mv(self [n, m], vec [m]): grad.ger(vec), self^T @ grad
   def(t, "aten.mv.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
     const Val& g = c.gradOutput;
-    Shape ms = shapeOf(c.inputs[0]);
+    Shape ms = sizesOf(c.inputs[0]);
     Val gm = c.needs(0) ? mul(d, viewAs(d, g, {ms[0], 1}), viewAs(d, c.inputs[1], {1, ms[1]})) : Val::none();
     Val gv = c.needs(1) ? d.call("aten.mv.default", {d.call("aten.t.default", {c.inputs[0]}), g}) : Val::none();
     return {gm, gv};
@@ -122,7 +122,7 @@ void registerViewDerivatives(std::vector<ops::OpDef>& t) {
   def(t, "aten.embedding.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
     Val pad = c.inputs.size() > 2 && !c.inputs[2].isNone() ? c.inputs[2] : Val::integer(-1);
     Val scale = c.inputs.size() > 3 && c.inputs[3].kind == Val::Kind::Bool ? c.inputs[3] : Val::boolean(false);
-    return {d.call("aten.embedding_dense_backward.default", {c.gradOutput, c.inputs.at(1), Val::integer(shapeOf(c.inputs[0])[0]), pad, scale}),
+    return {d.call("aten.embedding_dense_backward.default", {c.gradOutput, c.inputs.at(1), Val::integer(sizesOf(c.inputs[0])[0]), pad, scale}),
             Val::none()};
   });
 }

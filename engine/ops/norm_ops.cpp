@@ -18,11 +18,6 @@ using tensor::TorchError;
 
 namespace {
 
-Val ints(std::vector<int64_t> v) {
-  std::vector<Val> out;
-  for (auto x : v) out.push_back(Val::integer(x));
-  return Val::listOf(out);
-}
 
 // Offsets of x split into rows along `dim`: for every other index, the base offset; the row
 // elements are base + k * stride (k < len).
@@ -281,12 +276,12 @@ void registerNormOps(std::vector<OpDef>& t) {
       for (int64_t i = axis; i < nd; ++i) dims.push_back(i);
       Val var, mean;
       if (disp.multiOutput()) {
-        Val vm = disp.call("aten.var_mean.correction", {a[0], ints(dims), Val::integer(0), Val::boolean(true)});
+        Val vm = disp.call("aten.var_mean.correction", {a[0], intList(dims), Val::integer(0), Val::boolean(true)});
         var = vm.list.at(0);
         mean = vm.list.at(1);
       } else {  // a dispatcher without multi-output nodes: the two reductions separately
-        var = disp.call("aten.var.correction", {a[0], ints(dims), Val::integer(0), Val::boolean(true)});
-        mean = disp.call("aten.mean.dim", {a[0], ints(dims), Val::boolean(true)});
+        var = disp.call("aten.var.correction", {a[0], intList(dims), Val::integer(0), Val::boolean(true)});
+        mean = disp.call("aten.mean.dim", {a[0], intList(dims), Val::boolean(true)});
       }
       Val rstd = disp.call("aten.rsqrt.default", {disp.call("aten.add.Tensor", {var, a.at(4)})});
       Val out = disp.call("aten.mul.Tensor", {disp.call("aten.sub.Tensor", {a[0], mean}), rstd});
@@ -331,7 +326,7 @@ void registerNormOps(std::vector<OpDef>& t) {
       if (!a.at(1).isNone()) out = disp.call("aten.mul.Tensor", {out, channelView(disp, a[1], nd)});
       if (!a.at(2).isNone()) out = disp.call("aten.add.Tensor", {out, channelView(disp, a[2], nd)});
       ir::DType dt = a[0].tensorType().dtype;
-      Val empty = disp.call("aten.full.default", {ints({0}), Val::real(0.0), Val::dtypeVal(dt)});
+      Val empty = disp.call("aten.full.default", {intList({0}), Val::real(0.0), Val::dtypeVal(dt)});
       return Val::listOf({out, empty, empty});
     };
     t.push_back(std::move(d));

@@ -33,6 +33,13 @@ inline tensor::Shape sizesOf(const Val& v) {
   return s;
 }
 
+// Sizes as the int-list argument ATen ops take ([2, 3] for view, full, sum_to ...).
+inline Val intList(const tensor::Shape& s) {
+  std::vector<Val> out;
+  for (auto x : s) out.push_back(Val::integer(x));
+  return Val::listOf(std::move(out));
+}
+
 // Reduction dims: None or [] -> every dim; ints wrapped, duplicates rejected.
 std::vector<int64_t> reductionDims(const Val& dims, int64_t nd);
 // The type of a reduction of `in` over `dims`.

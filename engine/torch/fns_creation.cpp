@@ -2,6 +2,7 @@
 // graphs record them: these definitions lower the recorded calls to aten.full / aten.arange.
 // Eager calls from scripts go through the builtins in torch_module.cpp, which record into the
 // capture when one is active.
+#include "engine/ops/shape_util.h"
 #include "engine/torch/torch_functions.h"
 
 namespace kiln::torchapi {
@@ -23,12 +24,6 @@ Val sizesOf(const TArgs& a) {
   return Val::listOf(a.args);
 }
 
-Val shapeOf(const Val& t) {
-  std::vector<Val> s;
-  for (const auto& d : t.tensorType().sizes) s.push_back(Val::integer(d.value));
-  return Val::listOf(s);
-}
-
 }  // namespace
 
 void registerCreationFns(std::vector<TorchFn>& t) {
@@ -47,7 +42,7 @@ void registerCreationFns(std::vector<TorchFn>& t) {
     double v = value;
     t.push_back({name, ir::NodeKind::CallFunction, [v](Dispatcher& d, const TArgs& a) {
                    const Val& x = tensorArg(a, 0, "input", "zeros_like");
-                   return d.call("aten.full.default", {shapeOf(x), Val::real(v), Val::dtypeVal(dtypeOr(a, x.tensorType().dtype))});
+                   return d.call("aten.full.default", {ops::intList(ops::sizesOf(x)), Val::real(v), Val::dtypeVal(dtypeOr(a, x.tensorType().dtype))});
                  }});
   }
   t.push_back({"torch.arange", ir::NodeKind::CallFunction, [](Dispatcher& d, const TArgs& a) {

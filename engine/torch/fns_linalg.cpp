@@ -16,11 +16,6 @@ using tensor::TorchError;
 namespace {
 
 int64_t ndim(const Val& v) { return static_cast<int64_t>(v.tensorType().sizes.size()); }
-Val ints(const Shape& s) {
-  std::vector<Val> v;
-  for (auto x : s) v.push_back(Val::integer(x));
-  return Val::listOf(std::move(v));
-}
 Val integer(int64_t i) { return Val::integer(i); }
 int64_t prod(const Shape& s) {
   int64_t p = 1;
@@ -42,9 +37,9 @@ bool contiguous(const Val& v) {
 
 // Tensor.reshape as ATen decomposes it: a view when the strides allow, else clone + _unsafe_view.
 Val reshape(Dispatcher& d, const Val& x, const Shape& shape) {
-  if (ops::viewable(x, shape)) return d.call("aten.view.default", {x, ints(shape)});
+  if (ops::viewable(x, shape)) return d.call("aten.view.default", {x, ops::intList(shape)});
   Val c = d.call("aten.clone.default", {x});
-  return d.call("aten._unsafe_view.default", {c, ints(shape)});
+  return d.call("aten._unsafe_view.default", {c, ops::intList(shape)});
 }
 
 // x.mT: the last two dims swapped.
@@ -95,8 +90,8 @@ Val matmul(Dispatcher& d, const Val& a, const Val& b) {
     const bool t2Matrix = ndim(t2) == 2;
     if (t2Matrix) out.push_back(sizes(t2, "matmul")[1]);
     Val t1f = reshape(d, t1, {folded, s1.back()});
-    if (!t2Matrix) return d.call("aten._unsafe_view.default", {d.call("aten.mv.default", {t1f, t2}), ints(out)});
-    Val r = d.call("aten._unsafe_view.default", {d.call("aten.mm.default", {t1f, t2}), ints(out)});
+    if (!t2Matrix) return d.call("aten._unsafe_view.default", {d.call("aten.mv.default", {t1f, t2}), ops::intList(out)});
+    Val r = d.call("aten._unsafe_view.default", {d.call("aten.mm.default", {t1f, t2}), ops::intList(out)});
     if (!transpose) return r;
     Val rt = mT(d, r);
     return contiguous(rt) ? rt : d.call("aten.clone.default", {rt});
@@ -114,15 +109,15 @@ Val matmul(Dispatcher& d, const Val& a, const Val& b) {
   const bool vectorRhs = db == 1;
   if (vectorRhs) eb.push_back(m2);
   else eb.insert(eb.end(), {m2, p});
-  Val ta = reshape(d, d.call("aten.expand.default", {a, ints(ea)}), {bprod, n, m1});
-  Val tb = d.call("aten.expand.default", {b, ints(eb)});
+  Val ta = reshape(d, d.call("aten.expand.default", {a, ops::intList(ea)}), {bprod, n, m1});
+  Val tb = d.call("aten.expand.default", {b, ops::intList(eb)});
   tb = vectorRhs ? d.call("aten.unsqueeze.default", {reshape(d, tb, {bprod, m2}), integer(2)}) : reshape(d, tb, {bprod, m2, p});
   Shape out = batch;
   if (da > 1) out.push_back(n);
   if (db > 1) out.push_back(p);
   Val r = d.call("aten.bmm.default", {ta, tb});
   if (vectorRhs) r = d.call("aten.squeeze.dim", {r, integer(-1)});
-  return d.call("aten._unsafe_view.default", {r, ints(out)});
+  return d.call("aten._unsafe_view.default", {r, ops::intList(out)});
 }
 
 const Val* optTensor(const TArgs& a, size_t i, const std::string& name) {
@@ -147,7 +142,7 @@ Val linear(Dispatcher& d, const TArgs& a) {
     Val flat = reshape(d, x, {prod(lead), s.back()});
     Val r = d.call("aten.addmm.default", {*bias, flat, d.call("aten.t.default", {w})});
     lead.push_back(sizes(r, "linear")[1]);
-    return d.call("aten.view.default", {r, ints(lead)});
+    return d.call("aten.view.default", {r, ops::intList(lead)});
   }
   Val out = matmul(d, x, d.call("aten.t.default", {w}));
   if (bias) out = d.call("aten.add.Tensor", {out, *bias});
@@ -237,7 +232,7 @@ Val conv(Dispatcher& d, const TArgs& a, size_t spatial, bool transposed) {
               left[i] = right[i];
             }
           }
-          x = d.call("aten.constant_pad_nd.default", {x, ints(padNd), integer(0)});
+          x = d.call("aten.constant_pad_nd.default", {x, ops::intList(padNd), integer(0)});
         }
         padding = left;
       } else {
@@ -247,8 +242,8 @@ Val conv(Dispatcher& d, const TArgs& a, size_t spatial, bool transposed) {
       padding = intArg(a, 4, "padding", spatial, 0, fn);
     }
   }
-  Val out = d.call("aten.convolution.default", {x, weight, bias ? *bias : Val::none(), ints(stride), ints(padding), ints(dilation),
-                                                Val::boolean(transposed), ints(outputPadding), integer(groups)});
+  Val out = d.call("aten.convolution.default", {x, weight, bias ? *bias : Val::none(), ops::intList(stride), ops::intList(padding), ops::intList(dilation),
+                                                Val::boolean(transposed), ops::intList(outputPadding), integer(groups)});
   return unbatched ? d.call("aten.squeeze.dim", {out, integer(0)}) : out;
 }
 
@@ -276,8 +271,8 @@ Val maxPool2d(Dispatcher& d, const TArgs& a) {
   Shape dilation = intArg(a, 4, "dilation", 2, 1, "max_pool2d");
   const bool ceil = flag(a, 5, "ceil_mode", false);
   const bool withIndices = flag(a, 6, "return_indices", false);
-  std::vector<Val> args = trimDefaults({x, ints(kernel), ints(stride), ints(padding), ints(dilation), Val::boolean(ceil)},
-                                       {ints({0, 0}), ints({1, 1}), Val::boolean(false)}, 3);
+  std::vector<Val> args = trimDefaults({x, ops::intList(kernel), ops::intList(stride), ops::intList(padding), ops::intList(dilation), Val::boolean(ceil)},
+                                       {ops::intList({0, 0}), ops::intList({1, 1}), Val::boolean(false)}, 3);
   // F.max_pool2d(return_indices=True) returns (values, indices); without it Kiln records the
   // single-result aten.max_pool2d (see conv_ops.cpp).
   if (withIndices) return d.call("aten.max_pool2d_with_indices.default", args);
@@ -293,9 +288,9 @@ Val avgPool2d(Dispatcher& d, const TArgs& a) {
   Shape stride = !sv || sv->isNone() || (sv->kind == Val::Kind::List && sv->list.empty()) ? kernel : intList(*sv, 2, "avg_pool2d", "stride");
   Shape padding = intArg(a, 3, "padding", 2, 0, "avg_pool2d");
   const Val* div = a.get(6, "divisor_override");
-  std::vector<Val> args = trimDefaults({x, ints(kernel), ints(stride), ints(padding), Val::boolean(flag(a, 4, "ceil_mode", false)),
+  std::vector<Val> args = trimDefaults({x, ops::intList(kernel), ops::intList(stride), ops::intList(padding), Val::boolean(flag(a, 4, "ceil_mode", false)),
                                         Val::boolean(flag(a, 5, "count_include_pad", true)), div && !div->isNone() ? *div : Val::none()},
-                                       {ints({0, 0}), Val::boolean(false), Val::boolean(true), Val::none()}, 3);
+                                       {ops::intList({0, 0}), Val::boolean(false), Val::boolean(true), Val::none()}, 3);
   return d.call("aten.avg_pool2d.default", args);
 }
 
@@ -317,8 +312,8 @@ Val adaptiveAvgPool2d(Dispatcher& d, const TArgs& a) {
     }
   }
   if (out.size() == 2 && out[0] == 1 && out[1] == 1 && (in.size() == 3 || in.size() == 4))
-    return d.call("aten.mean.dim", {x, ints({-1, -2}), Val::boolean(true)});
-  return d.call("aten._adaptive_avg_pool2d.default", {x, ints(out)});
+    return d.call("aten.mean.dim", {x, ops::intList({-1, -2}), Val::boolean(true)});
+  return d.call("aten._adaptive_avg_pool2d.default", {x, ops::intList(out)});
 }
 
 // F.embedding(input, weight, padding_idx=None, max_norm=None, ...) -> aten.embedding(weight, input, padding_idx).
@@ -358,7 +353,7 @@ Val pad(Dispatcher& d, const TArgs& a) {
     throw TorchError("RuntimeError", "Padding length should be less than or equal to two times the input dimension but got padding length " +
                                          std::to_string(p.size()) + " and input of dimension " + std::to_string(ndim(x)));
   if (mode != "constant") throw TorchError("NotImplementedError", "F.pad with mode='" + mode + "' is not supported by Kiln yet");
-  return d.call("aten.constant_pad_nd.default", {x, ints(p), hasValue ? *value : integer(0)});
+  return d.call("aten.constant_pad_nd.default", {x, ops::intList(p), hasValue ? *value : integer(0)});
 }
 
 Val binaryTensors(Dispatcher& d, const TArgs& a, const char* op, const char* fn, const char* second) {
