@@ -37,12 +37,17 @@ struct GradContext {
 };
 
 // How a reduction op is generated: which kernel IR reduction over which dims (normalized,
-// ascending), whether the result keeps them, and whether it is a mean (sum scaled by 1/n).
+// ascending), whether the result keeps them, and whether it is a mean (sum scaled by 1/n) or a
+// variance (two passes: the mean, then the sum of squared deviations / (n - correction);
+// `sqrt` makes it a standard deviation).
 struct ReductionSpec {
   kir::Op op = kir::Op::ReduceSum;
   std::vector<int64_t> dims;
   bool keepdim = false;
   bool mean = false;
+  bool variance = false;
+  bool sqrt = false;
+  double correction = 1.0;
 };
 
 struct OpDef {

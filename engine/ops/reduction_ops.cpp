@@ -458,6 +458,13 @@ void registerReductionOps(std::vector<OpDef>& t) {
         for (int64_t i = 0; i < v.numel(); ++i) v.storeAt(i, std::sqrt(v.loadAt(i)));
       return v;
     };
+    d.reduction = [isStd](const std::vector<Val>& a) {
+      ReductionSpec r{kir::Op::ReduceSum, reductionDims(argOr(a, 1), ndim(a[0])), keepArg(a, 3), false};
+      r.variance = true;
+      r.sqrt = isStd;
+      r.correction = correctionArg(argOr(a, 2));
+      return r;
+    };
     t.push_back(std::move(d));
   }
   {

@@ -41,6 +41,12 @@ void bindInputs(const ir::Graph& g, const std::vector<tensor::Tensor>& inputs, s
 // to synchronisation than they gain).
 constexpr int64_t kParallelPoints = 1 << 16;
 
+// Only a parallel outer loop can be split: a kernel whose outermost loop reduces (a reduction
+// to a scalar) runs whole on one thread.
+bool splitOverThreads(const kir::Kernel& k) {
+  return !k.loops.empty() && !k.loops[0].reduction && k.loops[0].extent > 1 && k.pointCount() >= kParallelPoints;
+}
+
 }  // namespace
 
 CompiledGraph::CompiledGraph(ir::Graph fused, schedule::ScheduledGraph sched, std::shared_ptr<codegen::CompiledModule> module)
@@ -91,7 +97,7 @@ std::vector<tensor::Tensor> CompiledGraph::run(const std::vector<tensor::Tensor>
     }
     int64_t outer = k.loops.empty() ? 1 : k.loops[0].extent;
     void* const* bp = bufs.data();
-    if (k.pointCount() >= kParallelPoints && outer > 1)
+    if (splitOverThreads(k))
       ThreadPool::instance().parallelFor(outer, [&](int64_t lo, int64_t hi) { ck.fn(bp, lo, hi); });
     else
       ck.fn(bp, 0, outer);
@@ -127,7 +133,7 @@ std::string CompiledGraph::wrapperText() const {
     for (int id : st.outputNodes) names.push_back(g_.find(id)->name);
     for (size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];
     out += ")  # " + std::to_string(k.pointCount()) + " points";
-    if (k.pointCount() >= kParallelPoints && !k.loops.empty() && k.loops[0].extent > 1) out += ", parallel over " + k.loops[0].var;
+    if (splitOverThreads(k)) out += ", parallel over " + k.loops[0].var;
     out += "\n";
   }
   out += "    return (";

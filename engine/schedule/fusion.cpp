@@ -1,27 +1,57 @@
 #include "engine/schedule/fusion.h"
 
+#include "engine/ops/graph_dispatcher.h"
 #include "engine/ops/op_table.h"
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace kiln::schedule {
 
 namespace {
 
-// A reduction code generation can emit (a kernel of its own; pointwise ops do not join it).
-bool isGeneratedReduction(const ir::Graph& g, const ir::Node& n) {
-  if (n.kind != ir::NodeKind::CallFunction) return false;
-  const ops::OpDef* op = ops::findOp(n.target);
-  if (!op || !op->reduction || n.args.empty() || !n.args[0].isNode() || n.types.size() != 1) return false;
-  const ir::Node* in = g.find(n.args[0].node);
-  if (!in || in->types.size() != 1) return false;
-  for (const auto* t : {&in->types[0], &n.types[0]}) {
-    if (t->dtype == ir::DType::Float16 || t->dtype == ir::DType::BFloat16) return false;
-    for (const auto& d : t->sizes)
-      if (d.symbolic() || d.value == 0) return false;
+// Inductor's max_fusion_size: a kernel stops growing at this many nodes.
+constexpr size_t kMaxKernelNodes = 64;
+
+std::optional<std::vector<int64_t>> concrete(const ir::Node& n) {
+  if (n.types.size() != 1) return std::nullopt;
+  std::vector<int64_t> s;
+  for (const auto& d : n.types[0].sizes) {
+    if (d.symbolic()) return std::nullopt;
+    s.push_back(d.value);
   }
+  return s;
+}
+
+// A reduction code generation can emit, with the input shape it iterates over and the dims it
+// reduces (sorted).
+struct ReductionSite {
+  std::vector<int64_t> shape, dims;
+};
+
+std::optional<ReductionSite> generatedReduction(const ir::Graph& g, const ir::Node& n) {
+  if (n.kind != ir::NodeKind::CallFunction) return std::nullopt;
+  const ops::OpDef* op = ops::findOp(n.target);
+  if (!op || !op->reduction || op->kind != ops::OpKind::Reduction || n.args.empty() || !n.args[0].isNode() || n.types.size() != 1)
+    return std::nullopt;
+  const ir::Node* in = g.find(n.args[0].node);
+  if (!in || in->types.size() != 1) return std::nullopt;
+  for (const auto* t : {&in->types[0], &n.types[0]})
+    if (t->dtype == ir::DType::Float16 || t->dtype == ir::DType::BFloat16) return std::nullopt;
+  auto shape = concrete(*in);
+  if (!shape || !concrete(n) || std::count(shape->begin(), shape->end(), 0)) return std::nullopt;
+  std::vector<ops::Val> args;
+  for (const auto& a : n.args) args.push_back(ops::GraphDispatcher::fromArg(g, a));
+  ReductionSite site{*shape, op->reduction(args).dims};
+  std::sort(site.dims.begin(), site.dims.end());
+  return site;
+}
+
+bool trailing(const ReductionSite& site) {
+  for (size_t i = 0; i < site.dims.size(); ++i)
+    if (site.dims[i] != static_cast<int64_t>(site.shape.size() - site.dims.size() + i)) return false;
   return true;
 }
 
@@ -33,78 +63,210 @@ bool isPointwise(const ir::Node& n) {
 
 std::string shapeKey(const ir::Node& n) { return n.types.empty() ? "" : n.types[0].str().substr(n.types[0].str().find('[')); }
 
+// A kernel being formed. A pointwise group iterates over its members' shape; a reduction group
+// over `site.shape`, reducing `site.dims` (kernel_builder.cpp builds it).
+struct Group {
+  std::vector<int> members;
+  std::optional<ReductionSite> site;
+};
+
+// How node n's value lays out in reduction group `site`: the full iteration shape, the reduced
+// shape with kept size-1 dims, the reduced shape without them, or not at all.
+enum class Layout { Full, KeepDims, DropDims, None };
+
+Layout layoutIn(const ReductionSite& site, const ir::Node& n) {
+  auto s = concrete(n);
+  if (!s) return Layout::None;
+  if (*s == site.shape) return Layout::Full;
+  if (site.dims.empty()) return Layout::None;
+  std::vector<int64_t> keep, drop;
+  for (size_t d = 0; d < site.shape.size(); ++d) {
+    bool r = std::binary_search(site.dims.begin(), site.dims.end(), static_cast<int64_t>(d));
+    keep.push_back(r ? 1 : site.shape[d]);
+    if (!r) drop.push_back(site.shape[d]);
+  }
+  if (*s == keep) return Layout::KeepDims;
+  if (*s == drop) return Layout::DropDims;
+  return Layout::None;
+}
+
+class Fuser {
+ public:
+  explicit Fuser(const ir::Graph& g, passes::PassResult& r) : g_(g), r_(r) {}
+
+  void run() {
+    for (const auto& n : g_.nodes) {
+      std::set<int>& d = deps_[n.id];
+      ir::forEachNodeArg(n, [&](int a) {
+        d.insert(deps_[a].begin(), deps_[a].end());
+        if (group_.count(a)) d.insert(group_[a]);
+      });
+      if (auto site = generatedReduction(g_, n))
+        placeReduction(n, *site);
+      else if (isPointwise(n))
+        placePointwise(n);
+    }
+    name();
+  }
+
+ private:
+  // Joining group gid would make n wait on a node that waits on the group: a cycle.
+  bool cycle(const ir::Node& n, int gid) const {
+    bool c = false;
+    ir::forEachNodeArg(n, [&](int b) {
+      if (group_.count(b) && group_.at(b) == gid) return;
+      if (deps_.at(b).count(gid)) c = true;
+    });
+    return c;
+  }
+
+  bool full(int gid) const { return groups_[gid].members.size() >= kMaxKernelNodes; }
+
+  // Why pointwise node n cannot join group gid, or "" when it can.
+  std::string blockPointwise(const ir::Node& n, int gid) const {
+    const Group& G = groups_[gid];
+    if (full(gid)) return "not fused: " + n.name + " would grow the kernel past " + std::to_string(kMaxKernelNodes) + " nodes";
+    if (!G.site) {
+      if (shapeKey(*g_.find(G.members.front())) != shapeKey(n))
+        return "not fused: " + n.name + " and " + g_.find(G.members.front())->name + " iterate over different shapes";
+    } else {
+      Layout mine = layoutIn(*G.site, n);
+      if (mine == Layout::None) return "not fused: " + n.name + "'s shape does not fit the reduction kernel";
+      std::string why;
+      ir::forEachNodeArg(n, [&](int a) {
+        if (!why.empty() || !group_.count(a) || group_.at(a) != gid) return;
+        const ir::Node& p = *g_.find(a);
+        Layout theirs = layoutIn(*G.site, p);
+        if (mine == Layout::Full && theirs == Layout::DropDims)
+          why = "not fused: " + n.name + " reads " + p.name + " without the reduced dims kept";
+        else if (mine != Layout::Full && shapeKey(p) != shapeKey(n))
+          why = "not fused: " + n.name + " and " + p.name + " iterate over different shapes";
+      });
+      if (!why.empty()) return why;
+    }
+    if (cycle(n, gid)) return "not fused: " + n.name + " would make kernel wait on itself";
+    return "";
+  }
+
+  void placePointwise(const ir::Node& n) {
+    int chosen = -1;
+    std::string why;
+    // Vertical: into the kernel of a producer.
+    ir::forEachNodeArg(n, [&](int a) {
+      if (chosen >= 0 || !group_.count(a)) return;
+      std::string w = blockPointwise(n, group_[a]);
+      if (w.empty()) chosen = group_[a];
+      else if (why.empty()) why = w;
+    });
+    if (chosen >= 0) {
+      r_.fired(groups_[chosen].site ? "fused: pointwise into reduction kernel" : "fused: pointwise into producer's kernel", n.id);
+    } else if (int h = sibling(n, [&](int gid) { return blockPointwise(n, gid).empty(); }); h >= 0) {
+      chosen = h;
+      r_.fired("fused: horizontally with a kernel reading the same input", n.id);
+    } else if (!why.empty()) {
+      r_.fired(why, n.id);
+    }
+    join(n, chosen);
+  }
+
+  void placeReduction(const ir::Node& n, const ReductionSite& site) {
+    int x = n.args[0].node;
+    int chosen = -1;
+    if (group_.count(x)) {
+      int gid = group_[x];
+      const Group& G = groups_[gid];
+      std::string why;
+      if (full(gid)) why = "not fused: " + n.name + " would grow the kernel past " + std::to_string(kMaxKernelNodes) + " nodes";
+      else if (G.site && (G.site->shape != site.shape || G.site->dims != site.dims)) why = "not fused: " + n.name + " reduces a different iteration space than its producer's kernel";
+      else if (G.site && layoutIn(*G.site, *g_.find(x)) != Layout::Full) why = "not fused: " + n.name + " reduces a value its producer's kernel computes once per row";
+      if (why.empty()) {
+        chosen = gid;
+        r_.fired(G.site ? "fused: reduction into reduction kernel" : "fused: reduction with its pointwise prologue", n.id);
+      } else {
+        r_.fired(why, n.id);
+      }
+    }
+    if (chosen < 0) {
+      chosen = sibling(n, [&](int gid) {
+        const Group& G = groups_[gid];
+        if (full(gid) || cycle(n, gid)) return false;
+        if (G.site) return G.site->shape == site.shape && G.site->dims == site.dims;
+        // A pointwise sibling would be walked in the reduction's loop order: only worth it when
+        // the reduced dims are the innermost (contiguous) ones.
+        return concrete(*g_.find(G.members.front())) == site.shape && trailing(site);
+      });
+      if (chosen >= 0) r_.fired("fused: horizontally with a kernel reading the same input", n.id);
+      else r_.fired("reduction kernel", n.id);
+    }
+    join(n, chosen);
+    groups_[group_[n.id]].site = site;
+  }
+
+  // A group (other than through n's producers) whose members read one of n's inputs and that
+  // `ok` accepts; -1 if none.
+  template <class Ok>
+  int sibling(const ir::Node& n, Ok ok) const {
+    int found = -1;
+    ir::forEachNodeArg(n, [&](int a) {
+      if (found >= 0) return;
+      auto it = readers_.find(a);
+      if (it == readers_.end()) return;
+      for (int gid : it->second)
+        if (ok(gid)) { found = gid; return; }
+    });
+    return found;
+  }
+
+  void join(const ir::Node& n, int gid) {
+    if (gid < 0) {
+      gid = static_cast<int>(groups_.size());
+      groups_.emplace_back();
+    }
+    group_[n.id] = gid;
+    groups_[gid].members.push_back(n.id);
+    deps_[n.id].erase(gid);
+    ir::forEachNodeArg(n, [&](int a) {
+      auto& rs = readers_[a];
+      if (std::find(rs.begin(), rs.end(), gid) == rs.end()) rs.push_back(gid);
+    });
+  }
+
+  // Kernels are named after their ops, as Inductor's are: cpp_fused_<ops>_<n>.
+  void name() {
+    int index = 0;
+    std::map<int, std::string> names;
+    for (const auto& n : g_.nodes) {
+      if (!group_.count(n.id) || names.count(group_[n.id])) continue;
+      int gid = group_[n.id];
+      std::set<std::string> opNames;
+      for (int m : groups_[gid].members) {
+        std::string t = g_.find(m)->target;
+        size_t a = t.find('.'), b = t.find('.', a + 1);
+        opNames.insert(t.substr(a + 1, b - a - 1));
+      }
+      std::string nm = "cpp_fused";
+      for (const auto& o : opNames) nm += "_" + o;
+      names[gid] = nm + "_" + std::to_string(index++);
+    }
+    for (auto& n : r_.graph.nodes)
+      if (group_.count(n.id)) n.kernel = names[group_[n.id]];
+    r_.changed = !names.empty();
+  }
+
+  const ir::Graph& g_;
+  passes::PassResult& r_;
+  std::vector<Group> groups_;
+  std::map<int, int> group_;                  // node id -> group
+  std::map<int, std::set<int>> deps_;         // node id -> groups it depends on, transitively
+  std::map<int, std::vector<int>> readers_;   // node id -> groups with a member reading it
+};
+
 }  // namespace
 
 passes::PassResult fuse(const ir::Graph& g, passes::PassContext&) {
   passes::PassResult r;
   r.graph = g;
-  std::map<int, int> group;            // node id -> group number
-  std::map<int, std::vector<int>> members;
-  int next = 0;
-  // deps[n] = groups node n depends on (transitively), to reject fusions that would cycle.
-  std::map<int, std::set<int>> deps;
-  std::set<int> reductionGroups;
-  for (const auto& n : g.nodes) {
-    std::set<int>& d = deps[n.id];
-    ir::forEachNodeArg(n, [&](int a) {
-      d.insert(deps[a].begin(), deps[a].end());
-      if (group.count(a)) d.insert(group[a]);
-    });
-    if (isGeneratedReduction(g, n)) {
-      int gid = next++;
-      group[n.id] = gid;
-      members[gid].push_back(n.id);
-      reductionGroups.insert(gid);
-      r.fired("reduction kernel", n.id);
-      continue;
-    }
-    if (!isPointwise(n)) continue;
-    int chosen = -1;
-    std::string why;
-    ir::forEachNodeArg(n, [&](int a) {
-      if (chosen >= 0 || !group.count(a)) return;
-      int gid = group[a];
-      if (reductionGroups.count(gid)) { why = "not fused: " + n.name + " consumes a reduction"; return; }
-      const ir::Node* p = g.find(a);
-      if (shapeKey(*p) != shapeKey(n)) { why = "not fused: " + n.name + " and " + p->name + " iterate over different shapes"; return; }
-      // Any other input that reaches group gid through a non-member would create a cycle.
-      bool cycle = false;
-      ir::forEachNodeArg(n, [&](int b) {
-        if (b == a || (group.count(b) && group[b] == gid)) return;
-        if (deps[b].count(gid)) cycle = true;
-      });
-      if (cycle) { why = "not fused: " + n.name + " would make kernel wait on itself"; return; }
-      chosen = gid;
-    });
-    if (!why.empty() && chosen < 0) r.fired(why, n.id);
-    if (chosen < 0) {
-      chosen = next++;
-    } else {
-      r.fired("fused: pointwise into producer's kernel", n.id);
-    }
-    group[n.id] = chosen;
-    members[chosen].push_back(n.id);
-    d.erase(chosen);
-  }
-  // Name kernels after their ops, as Inductor does.
-  int index = 0;
-  std::map<int, std::string> names;
-  for (const auto& n : g.nodes) {
-    if (!group.count(n.id) || names.count(group[n.id])) continue;
-    int gid = group[n.id];
-    std::set<std::string> opNames;
-    for (int m : members[gid]) {
-      std::string t = g.find(m)->target;
-      size_t a = t.find('.'), b = t.find('.', a + 1);
-      opNames.insert(t.substr(a + 1, b - a - 1));
-    }
-    std::string name = "cpp_fused";
-    for (const auto& o : opNames) name += "_" + o;
-    names[gid] = name + "_" + std::to_string(index++);
-  }
-  for (auto& n : r.graph.nodes)
-    if (group.count(n.id)) n.kernel = names[group[n.id]];
-  r.changed = !names.empty();
+  Fuser(g, r).run();
   return r;
 }
 

@@ -34,36 +34,32 @@ std::vector<int64_t> stridesOf(const ir::TensorType& t) {
   return st;
 }
 
+// Appends instructions to a kernel, reusing an identical earlier instruction instead of adding
+// a copy (a kernel-local CSE: layer_norm's mean and var both start with the same sum).
 class Emitter : public ops::PointwiseEmitter {
  public:
   explicit Emitter(kir::Kernel& k) : k_(k) {}
   int emit(kir::Op op, std::vector<int> operands, ir::DType dtype) override {
     kir::Instr i;
-    i.id = next_++;
     i.op = op;
     i.operands = std::move(operands);
     i.dtype = dtype;
-    k_.body.push_back(i);
-    return i.id;
+    return add(std::move(i));
   }
   int constant(double v, ir::DType dtype) override {
     kir::Instr i;
-    i.id = next_++;
     i.op = kir::Op::Const;
     i.constant = v;
     i.dtype = dtype;
-    k_.body.push_back(i);
-    return i.id;
+    return add(std::move(i));
   }
   int load(int buffer, kir::IndexExpr idx, ir::DType dtype) {
     kir::Instr i;
-    i.id = next_++;
     i.op = kir::Op::Load;
     i.buffer = buffer;
     i.index = std::move(idx);
     i.dtype = dtype;
-    k_.body.push_back(i);
-    return i.id;
+    return add(std::move(i));
   }
   void store(int buffer, kir::IndexExpr idx, int value, ir::DType dtype) {
     kir::Instr i;
@@ -76,163 +72,210 @@ class Emitter : public ops::PointwiseEmitter {
   }
 
  private:
+  int add(kir::Instr i) {
+    for (const auto& prev : k_.body) {
+      if (prev.op == kir::Op::Store) continue;
+      kir::Instr probe = i;
+      probe.id = prev.id;
+      if (probe == prev) return prev.id;
+    }
+    i.id = next_++;
+    k_.body.push_back(i);
+    return i.id;
+  }
+
   kir::Kernel& k_;
   int next_ = 0;
 };
 
-kir::Kernel buildKernel(const ir::Graph& g, const std::string& name, const std::vector<int>& members,
-                        std::vector<int>& inputs, std::vector<int>& outputs) {
-  std::set<int> in(members.begin(), members.end());
-  // Inputs: values used by members but defined outside; outputs: members used outside.
-  for (int m : members)
-    ir::forEachNodeArg(*g.find(m), [&](int a) {
-      if (!in.count(a) && std::find(inputs.begin(), inputs.end(), a) == inputs.end()) inputs.push_back(a);
-    });
-  for (const auto& n : g.nodes) {
-    if (in.count(n.id)) continue;
-    ir::forEachNodeArg(n, [&](int a) {
-      if (in.count(a) && std::find(outputs.begin(), outputs.end(), a) == outputs.end()) outputs.push_back(a);
-    });
-  }
-  std::sort(outputs.begin(), outputs.end(), [&](int a, int b) { return g.indexOf(a) < g.indexOf(b); });
+// The loop each dim of a node's value runs over (-1: a size-1 dim of a keepdim reduction).
+using DimLoops = std::vector<int>;
 
-  kir::Kernel k;
-  k.name = name;
-  k.kind = "pointwise";
-  k.sourceNodes = members;
-  std::vector<int64_t> shape = concreteSizes(g.find(members.front())->types.at(0));
-  const size_t nd = shape.size();
-  // Per buffer, the element stride of each iteration dim (0 where broadcast).
-  std::vector<std::vector<int64_t>> bstrides;
-  // Inputs are read with their own strides, broadcast to the iteration shape (stride 0);
-  // outputs are written contiguously.
-  auto addBuffer = [&](int id, bool output) {
-    const ir::TensorType& t = g.find(id)->types.at(0);
+// Builds one kernel for a fused group: pointwise nodes over one iteration shape, or a group
+// around reductions that all reduce the same dims R of the same input shape S. Loops are S's
+// kept dims (parallel) then its reduced dims (reduction); a node whose value has shape S runs
+// per point of all loops, a node of the reduced shape (keepdim or not) once per parallel point
+// (kir::place sorts out the nests). Inputs are loaded where a member first needs them, with
+// their own (guarded) strides for graph inputs and contiguously for everything else (the
+// runtime makes non-contiguous intermediates contiguous); outputs are stored contiguously.
+class FusedKernelBuilder {
+ public:
+  FusedKernelBuilder(const ir::Graph& g, const std::string& name, const std::vector<int>& members)
+      : g_(g), members_(members), em_(k_) {
+    k_.name = name;
+    k_.sourceNodes = members;
+  }
+
+  kir::Kernel build(std::vector<int>& inputs, std::vector<int>& outputs) {
+    std::set<int> in(members_.begin(), members_.end());
+    // Inputs: values used by members but defined outside; outputs: members used outside.
+    for (int m : members_)
+      ir::forEachNodeArg(*g_.find(m), [&](int a) {
+        if (!in.count(a) && std::find(inputs.begin(), inputs.end(), a) == inputs.end()) inputs.push_back(a);
+      });
+    for (const auto& n : g_.nodes) {
+      if (in.count(n.id)) continue;
+      ir::forEachNodeArg(n, [&](int a) {
+        if (in.count(a) && std::find(outputs.begin(), outputs.end(), a) == outputs.end()) outputs.push_back(a);
+      });
+    }
+    std::sort(outputs.begin(), outputs.end(), [&](int a, int b) { return g_.indexOf(a) < g_.indexOf(b); });
+    for (int id : inputs) addBuffer(id, false);
+    for (int id : outputs) addBuffer(id, true);
+    iterationSpace();
+
+    for (int m : members_) {
+      const ir::Node& n = *g_.find(m);
+      const ops::OpDef& op = ops::op(n.target);
+      // A pointwise op reads its operands broadcast to its own shape, a reduction its input
+      // over the whole iteration space.
+      const DimLoops layout = op.pointwise ? dimLoops(n) : full_;
+      std::vector<int> operands;
+      std::vector<ops::Val> args;
+      for (const auto& a : n.args) {
+        args.push_back(ops::GraphDispatcher::fromArg(g_, a));
+        if (a.kind == ir::Arg::Kind::Node) operands.push_back(valueOf(a.node, layout));
+      }
+      ssa_[m] = op.pointwise ? op.pointwise(em_, operands, args, n.types.at(0).dtype)
+                             : emitReduction(op.reduction(args), operands.at(0), g_.find(n.args[0].node)->types[0].dtype, n.types[0].dtype);
+    }
+    for (size_t o = 0; o < outputs.size(); ++o) {
+      int b = static_cast<int>(inputs.size() + o);
+      em_.store(b, indexFor(b, dimLoops(*g_.find(outputs[o]))), ssa_.at(outputs[o]), k_.buffers[b].dtype);
+    }
+    kir::collapseLoops(k_);
+    if (std::string err = kir::verify(k_); !err.empty()) throw std::logic_error("kernel " + k_.name + ": " + err);
+    return std::move(k_);
+  }
+
+ private:
+  void addBuffer(int id, bool output) {
+    const ir::Node& n = *g_.find(id);
+    const ir::TensorType& t = n.types.at(0);
     kir::Buffer b;
-    b.name = (output ? "out_" : "in_") + g.find(id)->name;
+    b.name = (output ? "out_" : "in_") + n.name;
     b.dtype = t.dtype;
     b.shape = concreteSizes(t);
     b.output = output;
-    // Graph inputs are read with their own (guarded) strides; every other buffer is contiguous
-    // by the time the kernel runs (the runtime copies non-contiguous views), so it is indexed
-    // contiguously whatever strides its meta type carries.
-    bool placeholder = g.find(id)->kind == ir::NodeKind::Placeholder;
-    std::vector<int64_t> st = output || !placeholder ? stridesOf(ir::TensorType{t.dtype, t.sizes, {}, t.device, false}) : stridesOf(t);
-    std::vector<int64_t> full(nd, 0);
-    size_t lead = nd - b.shape.size();
-    for (size_t i = 0; i < b.shape.size(); ++i) full[lead + i] = b.shape[i] == 1 ? 0 : st[i];
-    k.buffers.push_back(std::move(b));
-    bstrides.push_back(std::move(full));
-  };
-  for (int id : inputs) addBuffer(id, false);
-  for (int id : outputs) addBuffer(id, true);
-  // Collapse adjacent dims that are contiguous for every buffer: fewer, longer loops vectorize.
-  std::vector<int64_t> sizes = shape;
-  for (int64_t d = static_cast<int64_t>(sizes.size()) - 2; d >= 0; --d) {
-    bool ok = true;
-    for (auto& st : bstrides) ok = ok && st[d] == st[d + 1] * sizes[d + 1];
-    if (!ok) continue;
-    sizes[d] *= sizes[d + 1];
-    sizes.erase(sizes.begin() + d + 1);
-    for (auto& st : bstrides) { st[d] = st[d + 1]; st.erase(st.begin() + d + 1); }
+    bool placeholder = n.kind == ir::NodeKind::Placeholder;
+    strides_.push_back(output || !placeholder ? stridesOf(ir::TensorType{t.dtype, t.sizes, {}, t.device, false}) : stridesOf(t));
+    bufferOf_[id] = static_cast<int>(k_.buffers.size());
+    k_.buffers.push_back(std::move(b));
   }
-  for (size_t d = 0; d < sizes.size(); ++d) k.loops.push_back(kir::Loop{"i" + std::to_string(d), sizes[d], false});
-  auto indexFor = [&](size_t buffer) {
-    kir::IndexExpr e;
-    for (size_t d = 0; d < sizes.size(); ++d)
-      if (bstrides[buffer][d] != 0 && sizes[d] != 1) e.terms.push_back(kir::IndexTerm{static_cast<int>(d), bstrides[buffer][d]});
-    return e;
-  };
 
-  Emitter em(k);
-  std::map<int, int> ssa;  // node id -> SSA value
-  for (size_t i = 0; i < inputs.size(); ++i) ssa[inputs[i]] = em.load(static_cast<int>(i), indexFor(i), k.buffers[i].dtype);
-  for (int m : members) {
-    const ir::Node& n = *g.find(m);
-    const ops::OpDef& op = ops::op(n.target);
-    std::vector<int> operands;
-    std::vector<ops::Val> args;
-    for (const auto& a : n.args) {
-      args.push_back(ops::GraphDispatcher::fromArg(g, a));
-      if (a.kind == ir::Arg::Kind::Node) operands.push_back(ssa.at(a.node));
+  // S and R from the group's reductions (all alike, as fusion guarantees), else the pointwise
+  // shape; then the loops.
+  void iterationSpace() {
+    bool haveReduction = false;
+    for (int m : members_) {
+      const ir::Node& n = *g_.find(m);
+      const ops::OpDef& op = ops::op(n.target);
+      if (op.pointwise) continue;
+      std::vector<ops::Val> args;
+      for (const auto& a : n.args) args.push_back(ops::GraphDispatcher::fromArg(g_, a));
+      std::vector<int64_t> dims = op.reduction(args).dims;
+      std::sort(dims.begin(), dims.end());
+      std::vector<int64_t> shape = concreteSizes(g_.find(n.args.at(0).node)->types.at(0));
+      if (haveReduction && (shape != shape_ || dims != reduced_))
+        throw std::logic_error("kernel " + k_.name + ": reductions over different iteration spaces");
+      haveReduction = true;
+      shape_ = shape;
+      reduced_ = dims;
     }
-    ssa[m] = op.pointwise(em, operands, args, n.types.at(0).dtype);
+    if (!haveReduction) shape_ = concreteSizes(g_.find(members_.front())->types.at(0));
+    k_.kind = haveReduction ? "reduction" : "pointwise";
+    full_.assign(shape_.size(), -1);
+    int nr = 0;
+    for (bool reduction : {false, true})
+      for (size_t d = 0; d < shape_.size(); ++d) {
+        if (std::binary_search(reduced_.begin(), reduced_.end(), static_cast<int64_t>(d)) != reduction) continue;
+        full_[d] = static_cast<int>(k_.loops.size());
+        std::string var = reduction ? "r" + std::to_string(nr++) : "i" + std::to_string(k_.loops.size());
+        k_.loops.push_back(kir::Loop{var, shape_[d], reduction});
+      }
+    // A reduction over no dims (a 0-d input) still needs a reduction loop: one point.
+    if (haveReduction && reduced_.empty()) k_.loops.push_back(kir::Loop{"r0", 1, true});
   }
-  for (size_t o = 0; o < outputs.size(); ++o) {
-    size_t b = inputs.size() + o;
-    em.store(static_cast<int>(b), indexFor(b), ssa.at(outputs[o]), k.buffers[b].dtype);
-  }
-  if (std::string err = kir::verify(k); !err.empty()) throw std::logic_error("kernel " + name + ": " + err);
-  return k;
-}
 
-// One reduction op as a kernel: parallel loops over the kept dims, reduction loops (innermost)
-// over the reduced ones; the input is read with its strides (graph inputs) or contiguously.
-// mean divides the sum by the number of elements reduced, after the reduction.
-kir::Kernel buildReductionKernel(const ir::Graph& g, const std::string& name, int nodeId, std::vector<int>& inputs,
-                                 std::vector<int>& outputs) {
-  const ir::Node& n = *g.find(nodeId);
-  const ops::OpDef& op = ops::op(n.target);
-  std::vector<ops::Val> args;
-  for (const auto& a : n.args) args.push_back(ops::GraphDispatcher::fromArg(g, a));
-  ops::ReductionSpec spec = op.reduction(args);
-  std::sort(spec.dims.begin(), spec.dims.end());
-  const ir::Node& in = *g.find(n.args[0].node);
-  inputs.push_back(in.id);
-  outputs.push_back(n.id);
-  std::vector<int64_t> shape = concreteSizes(in.types[0]);
-  std::vector<int64_t> inStrides = in.kind == ir::NodeKind::Placeholder ? stridesOf(in.types[0])
-                                                                         : stridesOf(ir::TensorType{in.types[0].dtype, in.types[0].sizes, {}, "cpu", false});
-  const ir::TensorType& outType = n.types[0];
-  std::vector<int64_t> outShape = concreteSizes(outType);
-  std::vector<int64_t> outStrides = stridesOf(ir::TensorType{outType.dtype, outType.sizes, {}, "cpu", false});
+  // Where each dim of node n's value runs: the full iteration shape, or the reduced shape with
+  // or without the kept size-1 dims.
+  DimLoops dimLoops(const ir::Node& n) const {
+    std::vector<int64_t> t = concreteSizes(n.types.at(0));
+    if (t == shape_) return full_;
+    DimLoops keep, drop;
+    std::vector<int64_t> keepShape, dropShape;
+    for (size_t d = 0; d < shape_.size(); ++d) {
+      bool r = std::binary_search(reduced_.begin(), reduced_.end(), static_cast<int64_t>(d));
+      keep.push_back(r ? -1 : full_[d]);
+      keepShape.push_back(r ? 1 : shape_[d]);
+      if (!r) { drop.push_back(full_[d]); dropShape.push_back(shape_[d]); }
+    }
+    if (!reduced_.empty() && t == keepShape) return keep;
+    if (!reduced_.empty() && t == dropShape) return drop;
+    throw std::logic_error("kernel " + k_.name + ": " + n.name + " does not fit the kernel's iteration space");
+  }
 
-  kir::Kernel k;
-  k.name = name;
-  k.kind = "reduction";
-  k.sourceNodes = {nodeId};
-  k.buffers.push_back(kir::Buffer{"in_" + in.name, in.types[0].dtype, shape, false});
-  k.buffers.push_back(kir::Buffer{"out_" + n.name, outType.dtype, outShape, true});
-  // Loop order: kept dims (parallel, outermost first), then reduced dims (innermost).
-  std::vector<int64_t> kept, reduced;
-  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d)
-    (std::binary_search(spec.dims.begin(), spec.dims.end(), d) ? reduced : kept).push_back(d);
-  kir::IndexExpr inIdx, outIdx;
-  int64_t count = 1;
-  size_t outPos = 0;
-  for (int64_t d : kept) {
-    int loop = static_cast<int>(k.loops.size());
-    k.loops.push_back(kir::Loop{"i" + std::to_string(loop), shape[d], false});
-    if (shape[d] != 1 && inStrides[d] != 0) inIdx.terms.push_back(kir::IndexTerm{loop, inStrides[d]});
-    // Position of this kept dim in the output: with keepdim it is d itself, else the next slot.
-    size_t od = spec.keepdim ? static_cast<size_t>(d) : outPos++;
-    if (shape[d] != 1) outIdx.terms.push_back(kir::IndexTerm{loop, outStrides.at(od)});
+  // Buffer b read or written in a value laid out over `loops`; its dims align to the right
+  // (broadcasting), size-1 and stride-0 dims add no term.
+  kir::IndexExpr indexFor(int b, const DimLoops& loops) const {
+    const auto& shape = k_.buffers[b].shape;
+    size_t lead = loops.size() - shape.size();
+    kir::IndexExpr e;
+    for (size_t i = 0; i < shape.size(); ++i) {
+      int l = loops[lead + i];
+      if (l >= 0 && shape[i] != 1 && strides_[b][i] != 0) e.terms.push_back(kir::IndexTerm{l, strides_[b][i]});
+    }
+    std::sort(e.terms.begin(), e.terms.end(), [](const auto& a, const auto& b) { return a.loop < b.loop; });
+    return e;
   }
-  for (int64_t d : reduced) {
-    int loop = static_cast<int>(k.loops.size());
-    k.loops.push_back(kir::Loop{"r" + std::to_string(loop - static_cast<int>(kept.size())), shape[d], true});
-    if (shape[d] != 1 && inStrides[d] != 0) inIdx.terms.push_back(kir::IndexTerm{loop, inStrides[d]});
-    count *= shape[d];
+
+  // The SSA value of node id as seen by a consumer laid out over `loops`: a member's value, or a
+  // load of the input (once per layout).
+  int valueOf(int id, const DimLoops& loops) {
+    if (auto it = ssa_.find(id); it != ssa_.end()) return it->second;
+    int b = bufferOf_.at(id);
+    kir::IndexExpr idx = indexFor(b, loops);
+    for (const auto& [key, v] : loads_)
+      if (key.first == b && key.second == idx) return v;
+    int v = em_.load(b, idx, k_.buffers[b].dtype);
+    loads_.push_back({{b, idx}, v});
+    return v;
   }
-  if (reduced.empty()) {
-    // Nothing to reduce (a 0-d input): a copy.
-    k.loops.push_back(kir::Loop{"r0", 1, true});
-  }
-  Emitter em(k);
+
   // float32 sums accumulate in float64, like the eager kernels: the result is the correctly
   // rounded sum, so it agrees with PyTorch's cascade summation to the last bit in practice
   // (values that come back to Python through .item() are compared exactly by guards).
-  ir::DType outDt = outType.dtype;
-  ir::DType acc = spec.op == kir::Op::ReduceSum && outDt == ir::DType::Float32 ? ir::DType::Float64 : outDt;
-  int x = em.load(0, inIdx, in.types[0].dtype);
-  if (in.types[0].dtype != acc) x = em.emit(kir::Op::Cast, {x}, acc);
-  int r = em.emit(spec.op, {x}, acc);
-  if (spec.mean) r = em.emit(kir::Op::Mul, {r, em.constant(1.0 / static_cast<double>(count), acc)}, acc);
-  if (acc != outDt) r = em.emit(kir::Op::Cast, {r}, outDt);
-  em.store(1, outIdx, r, outDt);
-  if (std::string err = kir::verify(k); !err.empty()) throw std::logic_error("kernel " + name + ": " + err);
-  return k;
-}
+  int emitReduction(const ops::ReductionSpec& spec, int x, ir::DType inDt, ir::DType outDt) {
+    int64_t count = 1;
+    for (int64_t d : reduced_) count *= shape_[d];
+    ir::DType acc = spec.op == kir::Op::ReduceSum && outDt == ir::DType::Float32 ? ir::DType::Float64 : outDt;
+    if (inDt != acc) x = em_.emit(kir::Op::Cast, {x}, acc);
+    int r;
+    if (spec.variance) {  // two passes, as the eager kernel: the mean, then squared deviations
+      int mean = em_.emit(kir::Op::Mul, {em_.emit(kir::Op::ReduceSum, {x}, acc), em_.constant(1.0 / static_cast<double>(count), acc)}, acc);
+      int dev = em_.emit(kir::Op::Sub, {x, mean}, acc);
+      int ss = em_.emit(kir::Op::ReduceSum, {em_.emit(kir::Op::Mul, {dev, dev}, acc)}, acc);
+      r = em_.emit(kir::Op::Div, {ss, em_.constant(std::max(0.0, static_cast<double>(count) - spec.correction), acc)}, acc);
+      if (spec.sqrt) r = em_.emit(kir::Op::Sqrt, {r}, acc);
+    } else {
+      r = em_.emit(spec.op, {x}, acc);
+      if (spec.mean) r = em_.emit(kir::Op::Mul, {r, em_.constant(1.0 / static_cast<double>(count), acc)}, acc);
+    }
+    if (acc != outDt) r = em_.emit(kir::Op::Cast, {r}, outDt);
+    return r;
+  }
+
+  const ir::Graph& g_;
+  const std::vector<int>& members_;
+  kir::Kernel k_;
+  Emitter em_;
+  std::vector<std::vector<int64_t>> strides_;  // per buffer, its element strides
+  std::map<int, int> bufferOf_;                // node id -> buffer index
+  std::map<int, int> ssa_;                     // member node id -> SSA value
+  std::vector<std::pair<std::pair<int, kir::IndexExpr>, int>> loads_;
+  std::vector<int64_t> shape_, reduced_;
+  DimLoops full_;
+};
 
 }  // namespace
 
@@ -286,12 +329,7 @@ ScheduledGraph scheduleGraph(const ir::Graph& g) {
     if (!unitKernel[u].empty()) {
       st.kind = Step::Kind::Kernel;
       st.kernel = static_cast<int>(s.kernels.size());
-      const ir::Node& first = *g.find(unitNodes[u].front());
-      const ops::OpDef* fop = ops::findOp(first.target);
-      if (unitNodes[u].size() == 1 && fop && fop->reduction && fop->kind == ops::OpKind::Reduction)
-        s.kernels.push_back(buildReductionKernel(g, unitKernel[u], first.id, st.inputNodes, st.outputNodes));
-      else
-        s.kernels.push_back(buildKernel(g, unitKernel[u], unitNodes[u], st.inputNodes, st.outputNodes));
+      s.kernels.push_back(FusedKernelBuilder(g, unitKernel[u], unitNodes[u]).build(st.inputNodes, st.outputNodes));
     } else {
       st.kind = Step::Kind::Extern;
       st.node = unitNodes[u].front();

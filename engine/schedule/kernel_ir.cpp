@@ -1,6 +1,7 @@
 // Kernel IR: the op table and the structural verifier. The text form is in kernel_ir_text.cpp.
 #include "engine/schedule/kernel_ir.h"
 
+#include <algorithm>
 #include <limits>
 #include <unordered_map>
 #include <unordered_set>
@@ -103,17 +104,11 @@ std::string verify(const Kernel& k) {
     sawReduction |= l.reduction;
   }
 
-  // Where each value sits relative to the reduction nest: it reads data indexed by a reduction
-  // variable (inner), it consumes a reduce result (post), or neither. Inner and post may not
-  // meet in one instruction: that would need the nest to run twice.
-  struct Info { bool inner = false, post = false; };
-  std::unordered_map<int, Info> defined;
-  auto checkIndex = [&](const IndexExpr& e, bool* usesReduction) -> std::string {
-    for (const auto& t : e.terms) {
+  std::unordered_set<int> defined;
+  auto checkIndex = [&](const IndexExpr& e) -> std::string {
+    for (const auto& t : e.terms)
       if (t.loop < 0 || t.loop >= static_cast<int>(k.loops.size()))
         return "index term refers to loop " + std::to_string(t.loop) + " which does not exist";
-      if (k.loops[t.loop].reduction && t.coeff != 0) *usesReduction = true;
-    }
     return "";
   };
 
@@ -132,39 +127,77 @@ std::string verify(const Kernel& k) {
       return at(n) + "%" + std::to_string(in.id) + " is defined twice";
     }
 
-    Info me;
-    for (int o : in.operands) {
-      auto it = defined.find(o);
-      if (it == defined.end())
+    for (int o : in.operands)
+      if (!defined.count(o))
         return at(n) + "operand %" + std::to_string(o) + " is not defined before use";
-      me.inner |= it->second.inner;
-      me.post |= it->second.post;
-    }
     if (in.op == Op::Load || in.op == Op::Store) {
       if (in.buffer < 0 || in.buffer >= static_cast<int>(k.buffers.size()))
         return at(n) + "buffer index " + std::to_string(in.buffer) + " out of range";
       if (in.op == Op::Store && !k.buffers[in.buffer].output)
         return at(n) + "store to input buffer " + k.buffers[in.buffer].name;
-      bool usesReduction = false;
-      if (auto err = checkIndex(in.index, &usesReduction); !err.empty()) return at(n) + err;
-      me.inner |= usesReduction;
-      if (in.op == Op::Store && usesReduction && me.post)
-        return at(n) + "store of a reduce result indexed by a reduction variable";
+      if (auto err = checkIndex(in.index); !err.empty()) return at(n) + err;
     } else if (in.buffer != -1 || !in.index.terms.empty() || in.index.offset != 0) {
       return at(n) + std::string(oi->name) + " has a buffer or index";
     }
     if (in.op != Op::Const && in.constant != 0.0)
       return at(n) + std::string(oi->name) + " has a constant";
-    if (me.inner && me.post)
-      return at(n) + "mixes values of the reduction nest with a reduce result";
-    if (isReduce(in.op)) {
-      if (!sawReduction) return at(n) + "reduce in a kernel without reduction loops";
-      if (me.post) return at(n) + "reduce of a reduce result";
-      me = Info{false, true};
-    }
-    if (in.op != Op::Store) defined[in.id] = me;
+    if (isReduce(in.op) && !sawReduction) return at(n) + "reduce in a kernel without reduction loops";
+    if (in.op != Op::Store) defined.insert(in.id);
   }
   return "";
+}
+
+Placement place(const Kernel& k) {
+  const size_t n = k.body.size();
+  Placement p;
+  p.inner.assign(n, false);
+  p.stage.assign(n, 0);
+  std::unordered_map<int, size_t> def;    // SSA id -> body index
+  std::vector<bool> valueInner(n, false);  // the value differs per reduction point
+  std::vector<int> valueStage(n, 0);       // nest (inner) or gap (outer) it is available from
+  std::vector<bool> root(n, false);
+  auto indexedByReduction = [&](const IndexExpr& e) {
+    for (const auto& t : e.terms)
+      if (k.loops.at(t.loop).reduction && t.coeff != 0) return true;
+    return false;
+  };
+  for (size_t i = 0; i < n; ++i) {
+    const Instr& in = k.body[i];
+    bool inner = false;
+    int stage = 0;
+    for (int o : in.operands) {
+      size_t j = def.at(o);
+      inner = inner || valueInner[j];
+      stage = std::max(stage, valueStage[j]);
+    }
+    if (in.op == Op::Load || in.op == Op::Store) inner = inner || indexedByReduction(in.index);
+    bool reduce = isReduce(in.op);
+    p.inner[i] = inner || reduce;
+    p.stage[i] = stage;
+    valueInner[i] = inner && !reduce;
+    valueStage[i] = reduce ? stage + 1 : stage;
+    if (reduce || (inner && in.op == Op::Store)) {
+      root[i] = true;
+      p.nests = std::max(p.nests, stage + 1);
+    }
+    if (in.op != Op::Store) def[in.id] = i;
+  }
+  p.nestBody.resize(p.nests);
+  for (int q = 0; q < p.nests; ++q) {
+    // Roots of nest q and, walking backwards, the inner values they use.
+    std::vector<bool> need(n, false);
+    for (size_t i = n; i-- > 0;) {
+      if (root[i] && p.stage[i] == q) need[i] = true;
+      if (!need[i]) continue;
+      for (int o : k.body[i].operands) {
+        size_t j = def.at(o);
+        if (valueInner[j]) need[j] = true;
+      }
+    }
+    for (size_t i = 0; i < n; ++i)
+      if (need[i]) p.nestBody[q].push_back(static_cast<int>(i));
+  }
+  return p;
 }
 
 }  // namespace kiln::kir

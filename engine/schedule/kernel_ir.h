@@ -6,6 +6,12 @@
 // iteration space; loads and stores address buffers with affine index expressions over the
 // loop variables (strided and broadcast views are just coefficients, 0 for a broadcast dim).
 //
+// A kernel may chain reductions (softmax: max, then a sum of exp(x - max), then a store of
+// exp(x - max) / sum): for each point of the parallel loops the reduction loops then run once
+// per "nest", in order, and a value computed inside one nest that a later nest needs is
+// recomputed there (loads are repeated, as Inductor's CPU kernels do). `place()` below says
+// where every instruction runs; code generators follow it.
+//
 // Text form (printed and parsed by kernel_ir_text.cpp):
 //
 //   kernel kernel_0 pointwise
@@ -92,6 +98,31 @@ struct Kernel {
 
   int64_t pointCount() const;      // product of loop extents
 };
+
+// Where each instruction of a kernel runs, for each point of the parallel loops:
+//
+//   gap 0 | nest 0 | gap 1 | nest 1 | ... | nest n-1 | gap n
+//
+// Outer instructions (not indexed by a reduction variable, directly or through operands) run
+// once, in the gap after the last nest whose reduce result they need. Inner instructions run
+// inside a nest: a reduce's accumulation step and an inner store are roots in the first nest
+// where all their operands exist; the inner values a root needs are (re)computed in its nest.
+// A reduce result is an outer value available from the gap after its nest.
+struct Placement {
+  std::vector<bool> inner;  // per body instruction
+  std::vector<int> stage;   // per body instruction: its gap (outer) or its nest (inner)
+  int nests = 0;            // 0 for kernels without reduce or inner store
+  // Per nest, the body indices to emit inside it in order: its roots and the inner values
+  // they need (an inner value used by two nests appears in both).
+  std::vector<std::vector<int>> nestBody;
+};
+Placement place(const Kernel& k);
+
+// Fewer, longer loops vectorize and split better: drops extent-1 loops (keeping one reduction
+// loop if the kernel reduces) and merges adjacent loops of the same kind that every load and
+// store walks contiguously (coefficient of the outer = coefficient of the inner * its extent).
+// Loops are renamed i0, i1, ... and r0, r1, ... (kernel_ir_collapse.cpp).
+void collapseLoops(Kernel& k);
 
 std::string print(const Kernel& k);
 std::string print(const std::vector<Kernel>& ks);

@@ -103,6 +103,48 @@ end
   }
 }
 
+// Chained reductions in one kernel (kir::place): a row softmax and a layer norm's two-pass
+// variance, each value recomputed in the nest that needs it.
+TEST(LlvmReduction, SoftmaxAndVarianceNests) {
+  auto k = jit(R"(kernel softmax_var reduction
+  in x: f32[16, 777]
+  out y: f32[16, 777]
+  out var: f32[16]
+  loop i0 in 0..16
+  loop r0 in 0..777 reduce
+  %0 = load x[i0*777 + r0]
+  %1 = reduce_max %0
+  %2 = sub %0, %1
+  %3 = exp %2
+  %4 = reduce_sum %3
+  %5 = div %3, %4
+  store y[i0*777 + r0], %5
+  %6 = cast %0 : f64
+  %7 = reduce_sum %6
+  %8 = const 777.0 : f64
+  %9 = div %7, %8
+  %10 = sub %6, %9
+  %11 = mul %10, %10
+  %12 = reduce_sum %11
+  %13 = div %12, %8
+  store var[i0], %13
+end
+)");
+  auto x = ramp(16 * 777, -30, 40);
+  std::vector<float> y(16 * 777), var(16);
+  k.run({x.data(), y.data(), var.data()}, 0, 16);
+  for (int i = 0; i < 16; ++i) {
+    double mx = -INFINITY, sum = 0, mean = 0, ss = 0;
+    for (int r = 0; r < 777; ++r) mx = std::max<double>(mx, x[i * 777 + r]);
+    for (int r = 0; r < 777; ++r) sum += std::exp(static_cast<float>(x[i * 777 + r] - mx)), mean += x[i * 777 + r];
+    mean /= 777;
+    for (int r = 0; r < 777; ++r) ss += (x[i * 777 + r] - mean) * (x[i * 777 + r] - mean);
+    for (int r = 0; r < 777; ++r)
+      ASSERT_NEAR(y[i * 777 + r], std::exp(static_cast<float>(x[i * 777 + r] - mx)) / sum, 1e-6) << i << " " << r;
+    EXPECT_NEAR(var[i], ss / 777, 1e-6 * ss / 777) << i;
+  }
+}
+
 TEST(LlvmReduction, ColumnSumOfIntegers) {
   // Reduction over the strided dimension, accumulated in i64.
   auto k = jit(R"(kernel colsum reduction

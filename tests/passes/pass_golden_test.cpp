@@ -1,12 +1,15 @@
 #include "engine/ir/text.h"
 #include "engine/passes/pipeline.h"
+#include "engine/codegen/kernel_compiler.h"
 #include "engine/runtime/compiled_graph.h"
+#include "engine/schedule/kernel_builder.h"
 #include "tests/support/golden.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <filesystem>
+#include <map>
 
 namespace kiln::passes {
 namespace {
@@ -32,10 +35,19 @@ std::vector<tensor::Tensor> inputsFor(const ir::Graph& g, double shift) {
   return out;
 }
 
-void expectSameResults(const ir::Graph& before, const ir::Graph& after, double shift) {
+// The fused graph runs through its generated kernels (scheduled, LLVM-compiled); every other
+// pass's output runs op by op.
+std::vector<tensor::Tensor> runAfter(const std::string& pass, const ir::Graph& g, const std::vector<tensor::Tensor>& in) {
+  if (pass != "fuse") return runtime::runAtenGraph(g, in);
+  schedule::ScheduledGraph sched = schedule::scheduleGraph(g);
+  auto module = codegen::makeLlvmCpuCompiler()->compile(sched.kernels, "golden");
+  return runtime::CompiledGraph(g, std::move(sched), module).run(in);
+}
+
+void expectSameResults(const std::string& pass, const ir::Graph& before, const ir::Graph& after, double shift) {
   auto in = inputsFor(before, shift);
   auto a = runtime::runAtenGraph(before, in);
-  auto b = runtime::runAtenGraph(after, in);
+  auto b = runAfter(pass, after, in);
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) {
     auto x = a[i].toDoubles(), y = b[i].toDoubles();
@@ -66,11 +78,11 @@ TEST(PassGolden, EveryCase) {
       EXPECT_EQ(diff, "");
       EXPECT_TRUE(r.changed) << "the case should exercise the pass";
       // The rewrite must not change what the graph computes (for log: inputs of both signs).
-      expectSameResults(in, r.graph, 0.0);
-      expectSameResults(in, r.graph, 2.5);
+      expectSameResults(pass->name, in, r.graph, 0.0);
+      expectSameResults(pass->name, in, r.graph, 2.5);
     }
   }
-  EXPECT_GE(cases, 7);
+  EXPECT_GE(cases, 12);
 }
 
 TEST(PassGolden, RulesAreRecorded) {
@@ -80,6 +92,26 @@ TEST(PassGolden, RulesAreRecorded) {
   ASSERT_EQ(r.rules.size(), 1u);
   EXPECT_EQ(r.rules[0].rule, "exp(log(x)) -> where(x < 0, nan, x)");
   EXPECT_EQ(r.rules[0].count, 1);
+}
+
+// Every pair the fusion pass considers leaves a decision: softmax is one kernel (the pointwise
+// ops and the second reduction fused into the first), and a mean without keepdim does not fuse
+// into a consumer that would broadcast it the wrong way.
+TEST(PassGolden, FusionDecisionsAreRecorded) {
+  auto rulesOf = [](const std::string& name) {
+    ir::Graph in = ir::parseGraph(test::readFile(std::string(KILN_SOURCE_DIR) + "/tests/passes/golden/fuse/" + name + ".in"));
+    PassContext ctx;
+    std::map<std::string, int> rules;
+    for (const auto& h : findPass("fuse")->run(in, ctx).rules) rules[h.rule] += h.count;
+    return rules;
+  };
+  EXPECT_EQ(rulesOf("softmax"), (std::map<std::string, int>{{"reduction kernel", 1},
+                                                           {"fused: pointwise into reduction kernel", 3},
+                                                           {"fused: reduction into reduction kernel", 1}}));
+  auto center = rulesOf("center_columns");
+  EXPECT_EQ(center.count("not fused: sub reads mean without the reduced dims kept"), 1u) << ::testing::PrintToString(center);
+  auto siblings = rulesOf("siblings");
+  EXPECT_GE(siblings["fused: horizontally with a kernel reading the same input"], 1) << ::testing::PrintToString(siblings);
 }
 
 }  // namespace

@@ -9,10 +9,12 @@
 //   void kiln.name.body(T* noalias buf0, ..., int64_t begin, int64_t end) {
 //     for (i0 = max(begin, 0); i0 < min(end, N0); ++i0)
 //       for (i1 = 0; i1 < N1; ++i1) {
-//         <pre: instructions independent of r0>
+//         <gap 0: instructions independent of r0>
 //         acc = identity;
-//         for (r0 = 0; r0 < R0; ++r0) { <inner: reads indexed by r0>; acc = step(acc, x); }
-//         <post: instructions consuming reduce results>
+//         for (r0 = 0; r0 < R0; ++r0) { <nest 0: reads indexed by r0>; acc = step(acc, x); }
+//         <gap 1: instructions consuming the reduce results of nest 0>
+//         for (r0 = 0; r0 < R0; ++r0) { <nest 1> }   // chained reductions (kir::place)
+//         ...
 //       }
 //   }
 //
@@ -38,9 +40,6 @@ using ir::DType;
 using kir::Instr;
 using kir::Op;
 using llvm::Value;
-
-// Where an instruction runs relative to the reduction nest (see the file comment).
-enum class Phase { Pre, Inner, Post };
 
 bool isReduce(Op op) { return op == Op::ReduceSum || op == Op::ReduceMax || op == Op::ReduceMin; }
 bool isCompare(Op op) {
@@ -75,20 +74,7 @@ class KernelEmitter {
 
  private:
   void classify() {
-    std::unordered_map<int, Phase> valuePhase;
-    for (const Instr& in : k_.body) {
-      Phase p = Phase::Pre;
-      for (int o : in.operands) {
-        Phase q = valuePhase.at(o);
-        if (q != Phase::Pre) p = q;
-      }
-      if (in.op == Op::Load || in.op == Op::Store)
-        for (const auto& t : in.index.terms)
-          if (k_.loops[t.loop].reduction && t.coeff != 0) p = Phase::Inner;
-      // The accumulation step runs in the nest; the reduced value is available after it.
-      placement_.push_back(isReduce(in.op) ? Phase::Inner : p);
-      if (in.op != Op::Store) valuePhase[in.id] = isReduce(in.op) ? Phase::Post : p;
-    }
+    placement_ = kir::place(k_);
     for (const auto& l : k_.loops) parallelLoops_ += l.reduction ? 0 : 1;
   }
 
@@ -185,31 +171,35 @@ class KernelEmitter {
   }
 
   void emitPoint() {
-    emitPhase(Phase::Pre);
-    if (parallelLoops_ == k_.loops.size()) return;
-    for (const Instr& in : k_.body)
-      if (isReduce(in.op)) b_.CreateStore(ops_.reduceIdentity(in.op, in.dtype), acc_.at(in.id));
-    emitReduction(parallelLoops_);
-    for (const Instr& in : k_.body)
-      if (isReduce(in.op)) define(in, b_.CreateLoad(ops_.type(in.dtype), acc_.at(in.id)));
-    emitPhase(Phase::Post);
+    for (int q = 0; q <= placement_.nests; ++q) {
+      emitGap(q);
+      if (q == placement_.nests) break;
+      for (int i : placement_.nestBody[q])
+        if (isReduce(k_.body[i].op))
+          b_.CreateStore(ops_.reduceIdentity(k_.body[i].op, k_.body[i].dtype), acc_.at(k_.body[i].id));
+      emitReduction(parallelLoops_, q);
+      for (int i : placement_.nestBody[q])
+        if (isReduce(k_.body[i].op))
+          define(k_.body[i], b_.CreateLoad(ops_.type(k_.body[i].dtype), acc_.at(k_.body[i].id)));
+    }
   }
 
-  void emitReduction(size_t level) {
+  void emitReduction(size_t level, int nest) {
     if (level == k_.loops.size()) {
-      emitPhase(Phase::Inner);
+      for (int i : placement_.nestBody[nest]) emitInstr(k_.body[i]);
       return;
     }
     const kir::Loop& l = k_.loops[level];
     emitLoop(b_.getInt64(0), b_.getInt64(l.extent), l.var, [&](Value* iv) {
       ivs_[level] = iv;
-      emitReduction(level + 1);
+      emitReduction(level + 1, nest);
     });
   }
 
-  void emitPhase(Phase p) {
+  // The outer instructions of gap q, once per point of the parallel loops.
+  void emitGap(int q) {
     for (size_t i = 0; i < k_.body.size(); ++i)
-      if (placement_[i] == p) emitInstr(k_.body[i]);
+      if (!placement_.inner[i] && placement_.stage[i] == q) emitInstr(k_.body[i]);
   }
 
   void define(const Instr& in, Value* v) {
@@ -265,7 +255,7 @@ class KernelEmitter {
         llvm::AllocaInst* acc = acc_.at(in.id);
         Value* cur = b_.CreateLoad(acc->getAllocatedType(), acc);
         b_.CreateStore(ops_.reduceStep(in.op, cur, operand(in, 0, in.dtype), in.dtype), acc);
-        return;  // defined after the nest (emitPoint)
+        return;  // defined after its nest (emitPoint)
       }
       default: break;
     }
@@ -289,7 +279,7 @@ class KernelEmitter {
   OpEmitter ops_;
   llvm::Function* body_ = nullptr;
   size_t parallelLoops_ = 0;
-  std::vector<Phase> placement_;  // per body instruction
+  kir::Placement placement_;
   std::vector<Value*> buffers_;   // the body's buffer parameters
   std::vector<Value*> ivs_;       // per loop, set while emitting inside it
   std::unordered_map<int, Value*> values_;

@@ -1,0 +1,66 @@
+// kir::collapseLoops: loop canonicalization applied to every generated kernel.
+#include "engine/schedule/kernel_ir.h"
+
+#include <algorithm>
+
+namespace kiln::kir {
+
+namespace {
+
+int64_t coeffOf(const IndexExpr& e, int loop) {
+  int64_t c = 0;
+  for (const auto& t : e.terms)
+    if (t.loop == loop) c += t.coeff;
+  return c;
+}
+
+// Removes loop l: terms on it go, later loops shift down by one.
+void eraseLoop(Kernel& k, int l) {
+  k.loops.erase(k.loops.begin() + l);
+  for (auto& in : k.body) {
+    auto& terms = in.index.terms;
+    terms.erase(std::remove_if(terms.begin(), terms.end(), [&](const IndexTerm& t) { return t.loop == l; }), terms.end());
+    for (auto& t : terms)
+      if (t.loop > l) --t.loop;
+  }
+}
+
+bool mergeable(const Kernel& k, int l) {
+  if (k.loops[l].reduction != k.loops[l + 1].reduction) return false;
+  for (const auto& in : k.body) {
+    if (in.op != Op::Load && in.op != Op::Store) continue;
+    if (coeffOf(in.index, l) != coeffOf(in.index, l + 1) * k.loops[l + 1].extent) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void collapseLoops(Kernel& k) {
+  // Extent-1 loops index nothing (their variable is always 0).
+  for (int l = static_cast<int>(k.loops.size()) - 1; l >= 0; --l) {
+    if (k.loops[l].extent != 1) continue;
+    int reductions = 0;
+    for (const auto& lp : k.loops) reductions += lp.reduction;
+    if (k.loops[l].reduction && reductions == 1) continue;  // a reduce needs a reduction loop
+    eraseLoop(k, l);
+  }
+  for (int l = static_cast<int>(k.loops.size()) - 2; l >= 0; --l) {
+    if (!mergeable(k, l)) continue;
+    k.loops[l].extent *= k.loops[l + 1].extent;
+    for (auto& in : k.body) {
+      auto& terms = in.index.terms;
+      terms.erase(std::remove_if(terms.begin(), terms.end(), [&](const IndexTerm& t) { return t.loop == l; }), terms.end());
+      for (auto& t : terms)
+        if (t.loop == l + 1) t.loop = l;
+    }
+    k.loops.erase(k.loops.begin() + l + 1);
+    for (auto& in : k.body)
+      for (auto& t : in.index.terms)
+        if (t.loop > l + 1) --t.loop;
+  }
+  int ni = 0, nr = 0;
+  for (auto& lp : k.loops) lp.var = lp.reduction ? "r" + std::to_string(nr++) : "i" + std::to_string(ni++);
+}
+
+}  // namespace kiln::kir
