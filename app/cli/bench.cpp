@@ -4,10 +4,13 @@
 #include "app/cli/commands.h"
 #include "app/cli/options.h"
 
+#include "engine/driver/frame_profile.h"
 #include "engine/driver/script_runner.h"
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <map>
 #include <cstdio>
 #include <filesystem>
 #include <iomanip>
@@ -50,6 +53,70 @@ double torchMs(const std::string& script, int repeat, int threads) {
   int rc = pclose(p);
   if (rc != 0 || out.empty()) return -1;
   try { return std::stod(out.substr(out.rfind('\n', out.size() - 2) == std::string::npos ? 0 : out.rfind('\n', out.size() - 2) + 1)); } catch (...) { return -1; }
+}
+
+// Collects each compile's phase times (the cold compile: nothing is cached across runs).
+struct PhaseSink : session::NullSink {
+  std::map<std::string, std::map<std::string, double>> ms;  // compile id -> phase -> ms
+  void timing(const session::TimingEvent& e) override { ms[e.compileId][e.phase] += e.ms; }
+};
+
+struct FrameRow {
+  std::string label;
+  driver::FrameProfile p;
+  std::map<std::string, double> phases;
+};
+
+// Runs the script compiled once (the cold compile), then times every compiled graph it called.
+std::vector<FrameRow> benchFrames(const std::string& script, int repeat, std::string& error) {
+  PhaseSink sink;
+  driver::CompiledFrameLog log;
+  std::ostringstream out;
+  driver::RunOptions ro;
+  ro.scriptPath = script;
+  ro.frameLog = &log;
+  driver::RunResult r = driver::runScript(ro, sink, out);
+  if (r.exitCode != 0) error = r.error.substr(0, r.error.find('\n', r.error.rfind("Error")));
+  std::vector<FrameRow> rows;
+  for (const auto& f : log.frames) {
+    if (!f->called) continue;
+    FrameRow row{std::filesystem::path(script).stem().string() + " [" + f->compileId + "]", driver::profileFrame(*f, repeat), sink.ms[f->compileId]};
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+void printFrames(const std::vector<FrameRow>& rows, double memcpyGb, double memcpyAllGb) {
+  const char* phases[] = {"capture", "lower", "passes", "schedule", "codegen"};
+  std::cout << std::left << std::setw(44) << "frame" << std::right << std::setw(11) << "eager ms" << std::setw(13) << "compiled ms"
+            << std::setw(9) << "speedup" << "   cold compile ms = capture + lower + passes + schedule + codegen\n";
+  double logSum = 0;
+  int n = 0;
+  for (const auto& r : rows) {
+    double total = 0;
+    for (const char* ph : phases) total += r.phases.count(ph) ? r.phases.at(ph) : 0.0;
+    std::cout << std::left << std::setw(44) << r.label << std::right << std::fixed << std::setprecision(3) << std::setw(11) << r.p.eagerMs
+              << std::setw(13) << r.p.compiledMs << std::setprecision(2) << std::setw(8) << r.p.eagerMs / r.p.compiledMs << "x   "
+              << std::setprecision(1) << total << " =";
+    for (size_t i = 0; i < 5; ++i) std::cout << (i ? " + " : " ") << (r.phases.count(phases[i]) ? r.phases.at(phases[i]) : 0.0);
+    std::cout << "\n";
+    if (r.p.compiledMs > 0 && r.p.eagerMs > 0) logSum += std::log(r.p.eagerMs / r.p.compiledMs), ++n;
+  }
+  if (n) std::cout << "geometric mean speedup (eager / compiled) over " << n << " frames: " << std::setprecision(2) << std::exp(logSum / n) << "x\n";
+  // The kernels that take the longest, with the bandwidth they reach.
+  std::vector<std::pair<std::string, driver::KernelProfile>> ks;
+  for (const auto& r : rows)
+    for (const auto& k : r.p.kernels) ks.push_back({r.label, k});
+  std::sort(ks.begin(), ks.end(), [](const auto& a, const auto& b) { return a.second.ms > b.second.ms; });
+  if (ks.empty()) return;
+  std::cout << "\nslowest generated kernels (bandwidth = bytes of their buffers / time, and as a fraction of memcpy over 64 MiB on the\n"
+               "same threads: " << std::setprecision(1) << memcpyAllGb << " GB/s; one thread: " << memcpyGb << " GB/s)\n";
+  for (size_t i = 0; i < ks.size() && i < 10; ++i) {
+    const auto& k = ks[i].second;
+    std::cout << "  " << std::left << std::setw(44) << ks[i].first << std::setw(52) << k.name << std::right << std::setprecision(3) << std::setw(9) << k.ms
+              << " ms " << std::setprecision(2) << std::setw(9) << static_cast<double>(k.bytes) / 1e6 << " MB " << std::setprecision(1) << std::setw(7)
+              << k.gbPerS() << " GB/s " << std::setw(5) << std::setprecision(0) << 100.0 * k.gbPerS() / memcpyAllGb << "%\n";
+  }
 }
 
 }  // namespace
@@ -95,6 +162,17 @@ int cmdBench(const std::vector<std::string>& args) {
     }
     std::cout << "\n" << std::flush;
   }
+  if (eagerOnly) return 0;
+  std::cout << "\nper compiled frame: medians of " << repeat << " runs after a warm-up, on the inputs of the graph's first call;\n"
+               "eager = the captured graph op by op with Kiln's eager kernels\n";
+  std::vector<FrameRow> all;
+  for (const auto& s : scripts) {
+    std::string err;
+    auto rows = benchFrames(s, repeat, err);
+    if (!err.empty()) std::cout << std::filesystem::path(s).stem().string() << ": " << err << "\n";
+    for (auto& r : rows) all.push_back(std::move(r));
+  }
+  printFrames(all, driver::memcpyGbPerS(size_t{64} << 20, 5, false), driver::memcpyGbPerS(size_t{64} << 20, 5, true));
   return 0;
 }
 

@@ -1,11 +1,13 @@
 // kiln: the command line. Wiring only: parses arguments, opens the store, calls the engine.
 // The commands and their options are listed in usage() (app/cli/commands.cpp).
 #include "app/cli/commands.h"
+#include "engine/tensor/tensor.h"
 
 #include <cstring>
 #include <iostream>
 
 int main(int argc, char** argv) {
+  kiln::tensor::keepLargeAllocations();
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     std::cout << kiln::cli::usage();

@@ -723,6 +723,7 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
     driver::BackendOptions bo;
     bo.backend = frame->opts.backend;
     bo.passes = passOptions;
+    bo.log = frameLog;
     try {
       entry.run = driver::compileGraph(tracer.graph, cid, bo, sink, cpu_, &shown);
     } catch (const std::exception& e) {

@@ -16,6 +16,8 @@
 
 namespace kiln::codegen { class KernelCompiler; }
 
+namespace kiln::driver { struct CompiledFrameLog; }
+
 namespace kiln::capture {
 
 struct CompileOptions {
@@ -47,6 +49,7 @@ class CompileContext {
 
   // Pass-manager options every inductor compile uses (--disable-pass, --stop-after).
   passes::PassManagerOptions passOptions;
+  driver::CompiledFrameLog* frameLog = nullptr;  // kiln bench: record every compiled graph
   static constexpr int kRecompileLimit = 8;  // Dynamo's recompile_limit
 
  private:

@@ -96,6 +96,17 @@ capture::GraphRunner compileGraph(const ir::Graph& captured, const std::string& 
   }
   auto graph = std::make_shared<runtime::CompiledGraph>(fused, std::move(sched), module);
   sink.wrapper(session::WrapperEvent{cid, graph->wrapperText()});
+  if (opts.log) {
+    auto frame = std::make_shared<CompiledFrame>(CompiledFrame{cid, captured, graph, {}, false});
+    opts.log->frames.push_back(frame);
+    return [graph, frame](const std::vector<tensor::Tensor>& in) {
+      if (!frame->called) {
+        frame->called = true;
+        for (const auto& t : in) frame->firstInputs.push_back(t.clone());
+      }
+      return graph->run(in);
+    };
+  }
   return [graph](const std::vector<tensor::Tensor>& in) { return graph->run(in); };
 }
 

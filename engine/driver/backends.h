@@ -10,13 +10,31 @@
 #include "engine/passes/pass_manager.h"
 #include "engine/session/sink.h"
 
+#include <memory>
 #include <string>
+#include <vector>
+
+namespace kiln::runtime { class CompiledGraph; }
 
 namespace kiln::driver {
+
+// What `kiln bench` needs of each graph the inductor backend compiled: the captured graph (its
+// eager reference), the wrapper, and a copy of the inputs of its first call.
+struct CompiledFrame {
+  std::string compileId;
+  ir::Graph captured;
+  std::shared_ptr<runtime::CompiledGraph> compiled;
+  std::vector<tensor::Tensor> firstInputs;
+  bool called = false;
+};
+struct CompiledFrameLog {
+  std::vector<std::shared_ptr<CompiledFrame>> frames;
+};
 
 struct BackendOptions {
   std::string backend = "inductor";
   passes::PassManagerOptions passes;
+  CompiledFrameLog* log = nullptr;  // when set, every inductor graph is recorded there
 };
 
 // Throws std::runtime_error on an internal compiler failure (the caller falls back to eager).

@@ -153,6 +153,7 @@ RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ost
       cpu = codegen::makeLlvmCpuCompiler();
       compiler = std::make_unique<capture::CompileContext>(sink, cpu.get(), file);
       compiler->passOptions = opts.passes;
+      compiler->frameLog = opts.frameLog;
       in.compiler = compiler.get();
     }
     try {

@@ -10,10 +10,13 @@
 
 namespace kiln::driver {
 
+struct CompiledFrameLog;  // backends.h
+
 struct RunOptions {
   std::string scriptPath;
   bool eager = false;                 // torch.compile returns its argument unchanged
   passes::PassManagerOptions passes;
+  CompiledFrameLog* frameLog = nullptr;  // kiln bench: every inductor graph and its first inputs
 };
 
 struct RunResult {

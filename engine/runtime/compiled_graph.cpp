@@ -5,6 +5,7 @@
 #include "engine/runtime/thread_pool.h"
 #include "engine/torch/torch_functions.h"
 
+#include <chrono>
 #include <map>
 #include <stdexcept>
 
@@ -55,9 +56,17 @@ CompiledGraph::CompiledGraph(ir::Graph fused, schedule::ScheduledGraph sched, st
   slots_.resize(plan_.slotElements.size());
 }
 
-std::vector<tensor::Tensor> CompiledGraph::run(const std::vector<tensor::Tensor>& inputs) const {
+std::vector<tensor::Tensor> CompiledGraph::run(const std::vector<tensor::Tensor>& inputs, std::vector<double>* stepMs) const {
   std::map<int, tensor::Tensor> env;
   bindInputs(g_, inputs, env);
+  if (stepMs) stepMs->clear();
+  auto t0 = std::chrono::steady_clock::now();
+  auto lap = [&] {
+    if (!stepMs) return;
+    auto t1 = std::chrono::steady_clock::now();
+    stepMs->push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    t0 = t1;
+  };
   for (const auto& st : sched_.steps) {
     if (st.kind == schedule::Step::Kind::Extern) {
       const ir::Node& n = *g_.find(st.node);
@@ -66,6 +75,7 @@ std::vector<tensor::Tensor> CompiledGraph::run(const std::vector<tensor::Tensor>
       for (const auto& a : n.args) args.push_back(argVal(a, env));
       ops::EagerDispatcher eager;  // runs a decomposition when the op has no kernel of its own
       env[n.id] = eager.call(op, args).t;
+      lap();
       continue;
     }
     const kir::Kernel& k = sched_.kernels[st.kernel];
@@ -101,6 +111,7 @@ std::vector<tensor::Tensor> CompiledGraph::run(const std::vector<tensor::Tensor>
       ThreadPool::instance().parallelFor(outer, [&](int64_t lo, int64_t hi) { ck.fn(bp, lo, hi); });
     else
       ck.fn(bp, 0, outer);
+    lap();
   }
   return collectOutputs(g_, env);
 }

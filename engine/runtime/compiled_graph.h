@@ -17,8 +17,9 @@ namespace kiln::runtime {
 class CompiledGraph {
  public:
   CompiledGraph(ir::Graph fused, schedule::ScheduledGraph sched, std::shared_ptr<codegen::CompiledModule> module);
-  // Runs on real tensors (one per graph input, in order); returns the graph outputs.
-  std::vector<tensor::Tensor> run(const std::vector<tensor::Tensor>& inputs) const;
+  // Runs on real tensors (one per graph input, in order); returns the graph outputs. With
+  // `stepMs`, also the wall time of every step (schedule().steps order), for kiln bench.
+  std::vector<tensor::Tensor> run(const std::vector<tensor::Tensor>& inputs, std::vector<double>* stepMs = nullptr) const;
   // The wrapper as Python-like text (def call(args): ... kernel launches ... return (...)).
   std::string wrapperText() const;
   const schedule::ScheduledGraph& schedule() const { return sched_; }

@@ -81,6 +81,16 @@ int64_t Kernel::pointCount() const {
   return n;
 }
 
+int64_t Kernel::bytes() const {
+  int64_t total = 0;
+  for (const auto& b : buffers) {
+    int64_t n = static_cast<int64_t>(ir::itemSize(b.dtype));
+    for (int64_t d : b.shape) n *= d;
+    total += n;
+  }
+  return total;
+}
+
 std::string verify(const Kernel& k) {
   auto at = [](size_t i) { return "instruction " + std::to_string(i) + ": "; };
   // Names must be identifiers so the text form can be read back.

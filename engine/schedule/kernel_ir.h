@@ -97,6 +97,7 @@ struct Kernel {
   bool operator==(const Kernel&) const = default;
 
   int64_t pointCount() const;      // product of loop extents
+  int64_t bytes() const;           // size of all its buffers: the least memory traffic of a call
 };
 
 // Where each instruction of a kernel runs, for each point of the parallel loops:

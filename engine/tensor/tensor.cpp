@@ -3,12 +3,18 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <malloc.h>
 
 namespace kiln::tensor {
 
 namespace {
 // Guard against scripts that ask for absurd amounts of memory: a clear error beats an OOM kill.
 constexpr size_t kMaxTensorBytes = size_t(8) << 30;
+}
+
+void keepLargeAllocations() {
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);  // blocks up to 1 GiB come from the heap and are reused
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);  // freed heap tops are kept up to 1 GiB
 }
 
 Storage::Storage(size_t bytes) : bytes_(bytes) {

@@ -29,6 +29,12 @@ class TorchError : public std::runtime_error {
   std::string type_;
 };
 
+// Makes the C allocator keep large blocks instead of returning each to the kernel (glibc maps
+// every block over 32 MiB afresh, so each 64 MiB result page-faults on its first write and a
+// fused elementwise kernel over 2^24 floats ran at a third of its speed: docs/perf.md). Called
+// once by `kiln` (process policy belongs to the executable; the studio runs scripts through it).
+void keepLargeAllocations();
+
 // Raw bytes, 64-byte aligned so generated kernels can use aligned vector loads.
 class Storage {
  public:
