@@ -11,6 +11,14 @@ namespace kiln::autograd {
 using ops::Val;
 using tensor::TorchError;
 
+TorchError secondBackwardError() {
+  return TorchError("RuntimeError",
+                    "Trying to backward through the graph a second time (or directly access saved tensors after they "
+                    "have already been freed). Saved intermediate values of the graph are freed when you call "
+                    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+                    "graph a second time or if you need to access saved tensors after calling backward.");
+}
+
 namespace {
 std::atomic<uint64_t> nextSequenceNr{0};
 
@@ -28,11 +36,7 @@ class BackwardDispatcher : public ops::Dispatcher {
       bool freed = a.kind == Val::Kind::Sym;
       for (const auto& x : a.list) freed = freed || x.kind == Val::Kind::Sym;
       if (freed)
-        throw TorchError("RuntimeError",
-                         "Trying to backward through the graph a second time (or directly access saved tensors after they "
-                         "have already been freed). Saved intermediate values of the graph are freed when you call "
-                         ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
-                         "graph a second time or if you need to access saved tensors after calling backward.");
+        throw secondBackwardError();
     }
     return eager_.call(op, args);
   }

@@ -87,6 +87,8 @@ class OpNode : public Node {
 
 // The edge a tensor's gradient flows into: its grad_fn, or its leaf accumulator (made once).
 Edge gradientEdge(const Tensor& t);
+// PyTorch's error for a backward through freed saved values (no retain_graph).
+tensor::TorchError secondBackwardError();
 
 // A formula's name for error messages and grad_fn repr: "MulBackward0".
 std::string backwardName(const ops::OpDef& op);

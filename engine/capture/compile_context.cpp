@@ -2,6 +2,7 @@
 
 #include "engine/capture/frame.h"
 #include "engine/driver/backends.h"
+#include "engine/autograd/compiled_function.h"
 #include "engine/autograd/grad_mode.h"
 #include "engine/capture/resume.h"
 #include "engine/capture/tracer.h"
@@ -252,6 +253,29 @@ std::string show(py::Interpreter& in, const ValueTemplate& t) {
   return "None";
 }
 
+// Per graph output: whether it depends on an input that requires grad (through any node).
+std::vector<bool> differentiableOutputs(const ir::Graph& g, const std::vector<tensor::Tensor>& inputs) {
+  std::set<int> reach;
+  size_t i = 0;
+  for (const ir::Node* p : g.placeholders()) {
+    if (i < inputs.size() && inputs[i].requiresGrad()) reach.insert(p->id);
+    ++i;
+  }
+  for (const auto& n : g.nodes) {
+    if (n.kind == ir::NodeKind::Placeholder || n.kind == ir::NodeKind::Output) continue;
+    bool r = false;
+    ir::forEachNodeArg(n, [&](int a) { r = r || reach.count(a) > 0; });
+    if (r) reach.insert(n.id);
+  }
+  std::vector<bool> out;
+  for (const auto& a : g.output()->args.at(0).list) {
+    bool r = false;
+    if (a.isNode()) r = reach.count(a.node) > 0;
+    out.push_back(r);
+  }
+  return out;
+}
+
 Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::string, Value>& locals, const py::ModuleObj& globals) {
   std::vector<tensor::Tensor> inputs;
   for (const auto& src : e.inputs) {
@@ -260,14 +284,21 @@ Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::str
     inputs.push_back(static_cast<py::TensorObj*>(v.get())->t);
   }
   std::vector<tensor::Tensor> outs;
-  // Inputs that require grad under grad mode: the graph runs op by op through the eager kernels,
-  // which record autograd, so backward() works (compiled backward graphs are not built yet).
+  // Inputs that require grad under grad mode: the compiled graph runs without recording, and
+  // its outputs get one CompiledFunctionBackward node that recomputes the graph eagerly when
+  // backward() reaches it (compiled backward graphs are not built yet).
   bool needGrad = false;
   if (autograd::isGradEnabled())
     for (const auto& t : inputs) needGrad = needGrad || t.requiresGrad();
   if (e.run && needGrad && e.captured) {
     try {
-      outs = runtime::runTorchGraph(*e.captured, inputs);
+      {
+        autograd::GradModeGuard off(false);
+        outs = e.run(inputs);
+      }
+      std::shared_ptr<ir::Graph> g = e.captured;
+      autograd::attachCompiledFunction([g](const std::vector<tensor::Tensor>& x) { return runtime::runTorchGraph(*g, x); }, inputs, outs,
+                                       differentiableOutputs(*g, inputs));
     } catch (const tensor::TorchError& err) {
       in.raise(err.type(), err.what());
     }
