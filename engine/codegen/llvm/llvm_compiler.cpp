@@ -12,6 +12,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <chrono>
+#include <future>
 #include <stdexcept>
 #include <unordered_set>
 
@@ -47,7 +48,8 @@ class LlvmCpuCompiler : public KernelCompiler {
         throw std::runtime_error("module " + moduleName + ": two kernels are named " + k.name);
 
     // One module for the whole batch: the O3 pipeline, the assembly printer and the JIT each
-    // run once, which is most of the cost of a compile (per-kernel modules cost ~13 ms each).
+    // run once, which is most of the cost of a compile (per-kernel modules cost ~13 ms each);
+    // the assembly printer runs on a second thread while the JIT compiles.
     auto out = std::make_shared<LlvmCompiledModule>();
     auto start = std::chrono::steady_clock::now();
     auto ctx = std::make_unique<llvm::LLVMContext>();
@@ -59,7 +61,7 @@ class LlvmCpuCompiler : public KernelCompiler {
       if (llvm::verifyModule(*m, &os)) throw std::runtime_error("internal error: invalid LLVM IR in " + moduleName + ": " + problems);
     }
     out->jit->optimize(*m);
-    std::string assembly = out->jit->assembly(*m);
+    std::future<std::string> assembly = out->jit->assemblyInBackground(*m);
     for (const auto& k : kernels) {
       CompiledKernel ck;
       ck.name = k.name;
@@ -68,12 +70,13 @@ class LlvmCpuCompiler : public KernelCompiler {
         f->print(irText, nullptr);
         irText.flush();
       }
-      ck.assembly = functionAssembly(assembly, llvmcg::kernelSymbol(k));
       out->kernels.push_back(std::move(ck));
     }
     std::vector<std::string> symbols;
     for (const auto& k : kernels) symbols.push_back(llvmcg::kernelSymbol(k));
     std::vector<void*> fns = out->jit->addAll(std::move(m), std::move(ctx), symbols);
+    const std::string text = assembly.get();
+    for (size_t i = 0; i < kernels.size(); ++i) out->kernels[i].assembly = functionAssembly(text, symbols[i]);
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     for (size_t i = 0; i < kernels.size(); ++i) {
       out->kernels[i].fn = reinterpret_cast<CpuKernelFn>(fns[i]);

@@ -2,6 +2,8 @@
 #include "engine/codegen/llvm/llvm_jit.h"
 
 #include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
@@ -10,10 +12,10 @@
 #include <llvm/IR/Module.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/DynamicLibrary.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
-#include <llvm/Transforms/Utils/Cloning.h>
 
 #include <mutex>
 #include <stdexcept>
@@ -147,16 +149,25 @@ void LlvmJit::optimize(llvm::Module& m) {
   pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(m, mam);
 }
 
-std::string LlvmJit::assembly(const llvm::Module& m) {
-  // Code generation rewrites the module, and the JIT needs it intact.
-  std::unique_ptr<llvm::Module> clone = llvm::CloneModule(m);
-  llvm::SmallString<0> text;
-  llvm::raw_svector_ostream os(text);
-  llvm::legacy::PassManager pm;
-  if (tm_->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
-    throw std::runtime_error("LLVM CPU backend: the host target cannot emit assembly");
-  pm.run(*clone);
-  return std::string(text.str());
+std::future<std::string> LlvmJit::assemblyInBackground(const llvm::Module& m) {
+  llvm::SmallString<0> bitcode;
+  {
+    llvm::raw_svector_ostream os(bitcode);
+    llvm::WriteBitcodeToFile(m, os);
+  }
+  return std::async(std::launch::async, [bitcode = std::move(bitcode)]() -> std::string {
+    llvm::LLVMContext ctx;
+    auto mod = check("reading the module back for the assembly printer",
+                     llvm::parseBitcodeFile(llvm::MemoryBufferRef(llvm::StringRef(bitcode.data(), bitcode.size()), "kernels"), ctx));
+    std::unique_ptr<llvm::TargetMachine> tm = check("creating the target machine", hostMachine().createTargetMachine());
+    llvm::SmallString<0> text;
+    llvm::raw_svector_ostream os(text);
+    llvm::legacy::PassManager pm;
+    if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
+      throw std::runtime_error("LLVM CPU backend: the host target cannot emit assembly");
+    pm.run(*mod);
+    return std::string(text.str());
+  });
 }
 
 std::vector<void*> LlvmJit::addAll(std::unique_ptr<llvm::Module> m, std::unique_ptr<llvm::LLVMContext> ctx,

@@ -2,6 +2,7 @@
 // LLVM types are only forward-declared so this header stays cheap.
 #pragma once
 
+#include <future>
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,8 +37,10 @@ class LlvmJit {
 
   // Sets the host triple and data layout, then runs the O3 pipeline tuned for the host CPU.
   void optimize(llvm::Module& m);
-  // Native assembly of `m` (emitted from a clone; the module is left as is).
-  std::string assembly(const llvm::Module& m);
+  // Native assembly of `m`, printed on another thread while the caller JIT-compiles `m`: the
+  // module is copied (as bitcode, into a context and target machine of the thread's own), so
+  // the two back-end runs overlap on two cores instead of following each other.
+  std::future<std::string> assemblyInBackground(const llvm::Module& m);
   // Hands a module holding several kernels to the JIT, compiles it and returns their entry
   // points, in `symbols` order.
   std::vector<void*> addAll(std::unique_ptr<llvm::Module> m, std::unique_ptr<llvm::LLVMContext> ctx,
