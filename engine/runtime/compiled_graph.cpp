@@ -3,6 +3,7 @@
 #include "engine/ir/text.h"
 #include "engine/ops/graph_dispatcher.h"
 #include "engine/runtime/thread_pool.h"
+#include "engine/tensor/tensor_iter.h"
 #include "engine/torch/torch_functions.h"
 
 #include <chrono>
@@ -48,6 +49,27 @@ bool splitOverThreads(const kir::Kernel& k) {
   return !k.loops.empty() && !k.loops[0].reduction && k.loops[0].extent > 1 && k.pointCount() >= kParallelPoints;
 }
 
+// Whether t's strides are `strides` on every dim that has more than one element (the only ones
+// a kernel's index uses).
+bool sameLayout(const tensor::Tensor& t, const std::vector<int64_t>& strides) {
+  if (t.strides().size() != strides.size()) return false;
+  for (size_t d = 0; d < strides.size(); ++d)
+    if (t.sizes()[d] > 1 && t.strides()[d] != strides[d]) return false;
+  return true;
+}
+
+// A copy of t laid out with `strides` (which may repeat elements: an expand's zero strides).
+tensor::Tensor relayout(const tensor::Tensor& t, const std::vector<int64_t>& strides) {
+  if (strides == tensor::Tensor::contiguousStrides(t.sizes())) return t.contiguous();
+  int64_t extent = 1;
+  for (size_t d = 0; d < strides.size(); ++d)
+    if (t.sizes()[d] > 0) extent += (t.sizes()[d] - 1) * strides[d];
+  tensor::Tensor out = tensor::Tensor::empty({extent}, t.dtype()).view(t.sizes(), strides, 0);
+  tensor::Shape src = t.strides();
+  tensor::forEachIndex<2>(t.sizes(), {&strides, &src}, [&](const std::array<int64_t, 2>& o) { out.storeAt(o[0], t.loadAt(o[1])); });
+  return out;
+}
+
 }  // namespace
 
 CompiledGraph::CompiledGraph(ir::Graph fused, schedule::ScheduledGraph sched, std::shared_ptr<codegen::CompiledModule> module)
@@ -81,12 +103,10 @@ std::vector<tensor::Tensor> CompiledGraph::run(const std::vector<tensor::Tensor>
     const kir::Kernel& k = sched_.kernels[st.kernel];
     const codegen::CompiledKernel& ck = module_->kernels.at(st.kernel);
     std::vector<void*> bufs;
-    for (int id : st.inputNodes) {
+    for (size_t i = 0; i < st.inputNodes.size(); ++i) {
+      int id = st.inputNodes[i];
       tensor::Tensor t = env.at(id);
-      // Kernels index inputs with the strides they were compiled for: placeholders carry
-      // theirs (guarded), everything else is assumed contiguous.
-      const ir::Node* src = g_.find(id);
-      if (src->kind != ir::NodeKind::Placeholder && !t.isContiguous()) t = t.contiguous(), env[id] = t;
+      if (!sameLayout(t, st.inputStrides.at(i))) t = relayout(t, st.inputStrides[i]), env[id] = t;
       bufs.push_back(const_cast<void*>(t.data()));
     }
     for (int id : st.outputNodes) {

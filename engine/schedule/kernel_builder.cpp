@@ -97,7 +97,7 @@ using DimLoops = std::vector<int>;
 // per point of all loops, a node of the reduced shape (keepdim or not) once per parallel point
 // (kir::place sorts out the nests). Inputs are loaded where a member first needs them, with
 // their own (guarded) strides for graph inputs and contiguously for everything else (the
-// runtime makes non-contiguous intermediates contiguous); outputs are stored contiguously.
+// runtime re-lays an input out if its strides differ); outputs are stored contiguously.
 class FusedKernelBuilder {
  public:
   FusedKernelBuilder(const ir::Graph& g, const std::string& name, const std::vector<int>& members)
@@ -106,7 +106,7 @@ class FusedKernelBuilder {
     k_.sourceNodes = members;
   }
 
-  kir::Kernel build(std::vector<int>& inputs, std::vector<int>& outputs) {
+  kir::Kernel build(std::vector<int>& inputs, std::vector<int>& outputs, std::vector<std::vector<int64_t>>& inputStrides) {
     std::set<int> in(members_.begin(), members_.end());
     // Inputs: values used by members but defined outside; outputs: members used outside.
     for (int m : members_)
@@ -122,6 +122,7 @@ class FusedKernelBuilder {
     std::sort(outputs.begin(), outputs.end(), [&](int a, int b) { return g_.indexOf(a) < g_.indexOf(b); });
     for (int id : inputs) addBuffer(id, false);
     for (int id : outputs) addBuffer(id, true);
+    inputStrides.assign(strides_.begin(), strides_.begin() + static_cast<std::ptrdiff_t>(inputs.size()));
     iterationSpace();
 
     for (int m : members_) {
@@ -157,8 +158,9 @@ class FusedKernelBuilder {
     b.dtype = t.dtype;
     b.shape = concreteSizes(t);
     b.output = output;
-    bool placeholder = n.kind == ir::NodeKind::Placeholder;
-    strides_.push_back(output || !placeholder ? stridesOf(ir::TensorType{t.dtype, t.sizes, {}, t.device, false}) : stridesOf(t));
+    // Outputs are written contiguously; inputs are read with the strides their type records
+    // (graph inputs: guarded; views: computed by the view's meta), contiguous when it has none.
+    strides_.push_back(output ? stridesOf(ir::TensorType{t.dtype, t.sizes, {}, t.device, false}) : stridesOf(t));
     bufferOf_[id] = static_cast<int>(k_.buffers.size());
     k_.buffers.push_back(std::move(b));
   }
@@ -329,7 +331,7 @@ ScheduledGraph scheduleGraph(const ir::Graph& g) {
     if (!unitKernel[u].empty()) {
       st.kind = Step::Kind::Kernel;
       st.kernel = static_cast<int>(s.kernels.size());
-      s.kernels.push_back(FusedKernelBuilder(g, unitKernel[u], unitNodes[u]).build(st.inputNodes, st.outputNodes));
+      s.kernels.push_back(FusedKernelBuilder(g, unitKernel[u], unitNodes[u]).build(st.inputNodes, st.outputNodes, st.inputStrides));
     } else {
       st.kind = Step::Kind::Extern;
       st.node = unitNodes[u].front();

@@ -130,7 +130,11 @@ class KernelEmitter {
     b_.CreateRetVoid();
   }
 
-  // for (iv = lo; iv < hi; ++iv) body(iv); leaves the builder in the exit block.
+  // for (iv = lo; iv < hi; ++iv) body(iv); leaves the builder in the exit block. Loops are
+  // marked llvm.loop.unroll.disable: fully unrolling small constant loops (a 2x4x8x8 transpose
+  // copy, a 2x10 GRU gate) gave straight-line blocks that the SLP vectorizer spent 30-40 ms per
+  // kernel on, for no measurable gain at run time; the loop vectorizer still interleaves
+  // (docs/perf.md: seed_mini_transformer codegen 330 -> 160 ms per compile).
   template <class Body>
   void emitLoop(Value* lo, Value* hi, const std::string& name, Body body) {
     auto& ctx = m_.getContext();
@@ -148,7 +152,14 @@ class KernelEmitter {
     Value* next = b_.CreateAdd(iv, b_.getInt64(1), name + ".next", /*HasNUW=*/true,
                                /*HasNSW=*/true);
     iv->addIncoming(next, b_.GetInsertBlock());
-    b_.CreateBr(header);
+    llvm::BranchInst* latch = b_.CreateBr(header);
+    {
+      auto& ctx = m_.getContext();
+      llvm::Metadata* disable = llvm::MDNode::get(ctx, llvm::MDString::get(ctx, "llvm.loop.unroll.disable"));
+      llvm::MDNode* id = llvm::MDNode::getDistinct(ctx, {nullptr, disable});
+      id->replaceOperandWith(0, id);
+      latch->setMetadata(llvm::LLVMContext::MD_loop, id);
+    }
     b_.SetInsertPoint(exit);
   }
 
