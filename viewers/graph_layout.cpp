@@ -50,6 +50,32 @@ QStringList nodeLabelLines(const ir::Node& node) {
   return lines;
 }
 
+QString graphToDot(const ir::Graph& graph) {
+  auto quote = [](QString t) {
+    t.replace(QLatin1Char('\\'), QStringLiteral("\\\\")).replace(QLatin1Char('"'), QStringLiteral("\\\""));
+    return QLatin1Char('"') + t + QLatin1Char('"');
+  };
+  QString out = QStringLiteral("digraph kiln {\n  rankdir=TB;\n  node [shape=box, style=rounded, fontname=monospace, fontsize=10];\n");
+  std::map<QString, QStringList> clusters;
+  for (const auto& n : graph.nodes) {
+    QString line = QStringLiteral("n%1 [label=%2];").arg(n.id).arg(quote(nodeLabelLines(n).join(QLatin1Char('\n'))));
+    if (n.kernel.empty()) out += QStringLiteral("  ") + line + QLatin1Char('\n');
+    else clusters[QString::fromStdString(n.kernel)] << line;
+  }
+  for (const auto& [kernel, lines] : clusters) {
+    out += QStringLiteral("  subgraph %1 {\n    label=%2;\n    style=filled;\n    fillcolor=\"#fbe3ef\";\n")
+               .arg(quote(QStringLiteral("cluster_") + kernel), quote(kernel));
+    for (const auto& l : lines) out += QStringLiteral("    ") + l + QLatin1Char('\n');
+    out += QStringLiteral("  }\n");
+  }
+  std::set<std::pair<int, int>> seen;
+  for (const auto& n : graph.nodes)
+    ir::forEachNodeArg(n, [&](int src) {
+      if (seen.insert({src, n.id}).second) out += QStringLiteral("  n%1 -> n%2;\n").arg(src).arg(n.id);
+    });
+  return out + QStringLiteral("}\n");
+}
+
 GraphLayout computeGraphLayout(const ir::Graph& graph, const LabelMetrics& metrics) {
   GraphLayout out;
   if (graph.nodes.empty()) return out;

@@ -55,6 +55,10 @@ struct LabelMetrics {
 // The label lines drawn in a node's box (long lines are elided to bound the node's width).
 QStringList nodeLabelLines(const ir::Node& node);
 
+// The graph as Graphviz DOT source with its labels and kernel clusters (what the studio's
+// "Export graph" writes for .dot files; `dot -Tsvg` renders it).
+QString graphToDot(const ir::Graph& graph);
+
 // Lays `graph` out with dot: one box per node, edges from argument references, nodes with a
 // `kernel` grouped in `subgraph cluster_<kernel>`. Callable from any thread; Graphviz is not
 // thread-safe, so every call holds one process-wide mutex while Graphviz runs.

@@ -21,12 +21,22 @@ void GraphNodeItem::setHighlighted(bool on) {
   update();
 }
 
+void GraphNodeItem::setChange(Change c) {
+  if (change_ == c) return;
+  change_ = c;
+  update();
+}
+
 QRectF GraphNodeItem::boundingRect() const { return rect_.adjusted(-2, -2, 2, 2); }
 
 void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) {
   const bool selected = isSelected();
   painter->setRenderHint(QPainter::Antialiasing);
-  painter->setPen(QPen(selected ? QColor(0x1f, 0x6f, 0xd0) : QColor(0x55, 0x5a, 0x64), selected ? 2.5 : 1.0));
+  QPen pen(QColor(0x55, 0x5a, 0x64), 1.0);
+  if (change_ == Change::Added) pen = QPen(QColor(0x2e, 0x9e, 0x4f), 3.0);
+  if (change_ == Change::Changed) pen = QPen(QColor(0xe0, 0x8e, 0x0b), 3.0);
+  if (selected) pen = QPen(QColor(0x1f, 0x6f, 0xd0), 3.0);
+  painter->setPen(pen);
   painter->setBrush(highlighted_ ? QColor(0xff, 0xe0, 0x82) : QColor(0xfd, 0xfd, 0xfd));
   painter->drawRoundedRect(rect_, 6, 6);
 

@@ -1,6 +1,7 @@
 // GraphNodeItem: one IR node in the graph view, a rounded box with its label lines (name,
 // op target, type). Selectable; "highlighted" marks nodes that come from the selected
-// source line.
+// source line; a change mark (green: added by the step into this stage, amber: changed) is drawn
+// as a thick border.
 #pragma once
 
 #include "viewers/graph_layout.h"
@@ -26,6 +27,10 @@ class GraphNodeItem : public QGraphicsItem {
   bool highlighted() const { return highlighted_; }
   void setHighlighted(bool on);
 
+  enum class Change { None, Added, Changed };
+  Change change() const { return change_; }
+  void setChange(Change c);
+
   QRectF boundingRect() const override;
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
@@ -35,6 +40,7 @@ class GraphNodeItem : public QGraphicsItem {
   double lineHeight_;
   QRectF rect_;  // local coordinates: (0, 0) is the box's top-left corner
   bool highlighted_ = false;
+  Change change_ = Change::None;
 };
 
 }  // namespace kiln::viewers

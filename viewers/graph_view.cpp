@@ -4,14 +4,21 @@
 #include "viewers/graph_layout_worker.h"
 #include "viewers/graph_node_item.h"
 
+#include <QFileInfo>
 #include <QFontDatabase>
 #include <QFontMetricsF>
 #include <QGraphicsPathItem>
 #include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
+#include <QImage>
 #include <QLineF>
+#include <QPainter>
+#include <QSaveFile>
+#include <QSvgGenerator>
 #include <QWheelEvent>
 #include <QtMath>
+
+#include <set>
 
 namespace kiln::viewers {
 namespace {
@@ -41,6 +48,61 @@ QPolygonF arrowHead(QPointF from, QPointF tip) {
 
 }  // namespace
 
+void GraphView::setChanges(const ir::GraphChanges& changes) {
+  changes_ = changes;
+  applyChanges();
+}
+
+void GraphView::applyChanges() {
+  const std::set<int> added(changes_.added.begin(), changes_.added.end());
+  const std::set<int> changed(changes_.changed.begin(), changes_.changed.end());
+  for (GraphNodeItem* item : nodeItems())
+    item->setChange(added.count(item->nodeId()) ? GraphNodeItem::Change::Added
+                    : changed.count(item->nodeId()) ? GraphNodeItem::Change::Changed
+                                                    : GraphNodeItem::Change::None);
+}
+
+bool GraphView::exportTo(const QString& path, QString* error) {
+  const QString suffix = QFileInfo(path).suffix().toLower();
+  auto fail = [&](const QString& why) {
+    if (error) *error = why;
+    return false;
+  };
+  if (graph_.nodes.empty()) return fail(tr("There is no graph to export"));
+  if (suffix == QLatin1String("dot") || suffix == QLatin1String("gv")) {
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Text)) return fail(f.errorString());
+    f.write(graphToDot(graph_).toUtf8());
+    return f.commit() ? true : fail(f.errorString());
+  }
+  if (isLayingOut() || nodeItems().isEmpty()) return fail(tr("The graph is still being laid out"));
+  const QRectF area = scene()->sceneRect();
+  if (suffix == QLatin1String("svg")) {
+    QSvgGenerator svg;
+    svg.setFileName(path);
+    svg.setSize(area.size().toSize());
+    svg.setViewBox(QRectF(QPointF(0, 0), area.size()));
+    svg.setTitle(QStringLiteral("Kiln graph"));
+    QPainter p;
+    if (!p.begin(&svg)) return fail(tr("Cannot write %1").arg(path));
+    scene()->render(&p, QRectF(QPointF(0, 0), area.size()), area);
+    p.end();
+    return QFileInfo(path).size() > 0 ? true : fail(tr("Cannot write %1").arg(path));
+  }
+  if (suffix == QLatin1String("png")) {
+    // Twice the scene's point size, capped so a huge graph stays a reasonable image.
+    const double scale = std::min(2.0, 16000.0 / std::max(area.width(), area.height()));
+    QImage image((area.size() * scale).toSize(), QImage::Format_ARGB32);
+    image.fill(Qt::white);
+    QPainter p(&image);
+    p.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+    scene()->render(&p, QRectF(QPointF(0, 0), image.size()), area);
+    p.end();
+    return image.save(path, "PNG") ? true : fail(tr("Cannot write %1").arg(path));
+  }
+  return fail(tr("Unknown export format '%1' (use .svg, .png or .dot)").arg(suffix));
+}
+
 GraphView::GraphView(QWidget* parent)
     : QGraphicsView(parent), worker_(new GraphLayoutWorker(this)) {
   setScene(new QGraphicsScene(this));
@@ -64,6 +126,7 @@ GraphView::GraphView(QWidget* parent)
 
 void GraphView::showGraph(const ir::Graph& graph) {
   graph_ = graph;
+  changes_ = {};
   if (graph.nodes.empty()) {
     worker_->cancel();
     showMessage(tr("This stage has no graph"));
@@ -118,6 +181,7 @@ void GraphView::applyLayout(const GraphLayout& layout) {
   s->setSceneRect(layout.bounds.adjusted(-30, -30, 30, 30));
   zoomToFit();
   highlightLine(line_);
+  applyChanges();
   emit layoutFinished({});
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "engine/ir/graph.h"
+#include "engine/ir/graph_diff.h"
 #include "viewers/graph_layout.h"
 
 #include <QFont>
@@ -29,6 +30,12 @@ class GraphView : public QGraphicsView {
   bool isLayingOut() const;
 
   void highlightLine(int line);  // 0 clears
+  // Marks the nodes the step into this stage added or changed (kept until the next showGraph).
+  void setChanges(const ir::GraphChanges& changes);
+  const ir::GraphChanges& changes() const { return changes_; }
+  // Writes what is on screen (the whole laid-out graph): SVG or PNG by the file's suffix, or
+  // the Graphviz DOT source of the graph (.dot / .gv). False with `error` set on failure.
+  bool exportTo(const QString& path, QString* error);
   int highlightedLine() const { return line_; }
   void selectNode(int id);       // -1 clears
   const ir::Node* node(int id) const { return graph_.find(id); }
@@ -59,6 +66,8 @@ class GraphView : public QGraphicsView {
   QFont labelFont_;
   LabelMetrics metrics_;
   int line_ = 0;
+  ir::GraphChanges changes_;
+  void applyChanges();
   bool fitted_ = false;  // still showing the whole graph: keep it fitted when resized
 };
 

@@ -1,5 +1,7 @@
 #include "viewers/studio_window.h"
 
+#include "engine/ir/graph_diff.h"
+#include "engine/ir/text.h"
 #include "storage/session_diff.h"
 #include "viewers/graph_view.h"
 #include "viewers/script_runner.h"
@@ -24,6 +26,7 @@
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTableView>
+#include <QTextBrowser>
 
 #include <algorithm>
 
@@ -38,6 +41,41 @@ QString qs(const std::string& s) { return QString::fromStdString(s); }
 // can be marked in the source pane.
 bool sameFile(const std::string& file, const std::string& scriptPath) {
   return file.empty() || file == scriptPath || QFileInfo(qs(file)).fileName() == QFileInfo(qs(scriptPath)).fileName();
+}
+
+QString esc(const std::string& s) { return qs(s).toHtmlEscaped(); }
+
+// The node inspector: op, arguments, types, provenance, kernel, and for the fused stage the
+// fusion decisions taken on the node.
+QString nodeReport(const ir::Graph& g, const ir::Node& n, const storage::StageRow& stage) {
+  QString h = QStringLiteral("<h3 style='margin:0'>%1</h3><p><code>%2</code></p><table>").arg(esc(n.name), esc(n.target.empty() ? "placeholder" : n.target));
+  auto row = [&](const QString& k, const QString& v) { h += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(k, v); };
+  QStringList types, args;
+  for (const auto& t : n.types) types << esc(t.str());
+  for (const auto& a : n.args) args << esc(ir::printArg(g, a));
+  for (const auto& [k, a] : n.kwargs) args << esc(k + "=" + ir::printArg(g, a));
+  row(QObject::tr("type"), types.join(QStringLiteral(", ")));
+  if (!args.isEmpty()) row(QObject::tr("arguments"), QStringLiteral("<code>%1</code>").arg(args.join(QStringLiteral(", "))));
+  const auto& loc = n.prov.loc;
+  if (loc.valid()) {
+    row(QObject::tr("source"), QStringLiteral("%1:%2:%3 in %4").arg(esc(loc.file)).arg(loc.line).arg(loc.col).arg(esc(loc.function)));
+    if (!loc.code.empty()) row(QString(), QStringLiteral("<code>%1</code>").arg(esc(loc.code)));
+  }
+  if (!n.prov.modulePath.empty()) row(QObject::tr("module"), esc(n.prov.modulePath));
+  for (const auto& f : n.prov.userStack) row(QObject::tr("called from"), QStringLiteral("%1:%2 in %3").arg(esc(f.file)).arg(f.line).arg(esc(f.function)));
+  if (!n.prov.from.empty()) {
+    QStringList from;
+    for (int id : n.prov.from) from << QString::number(id);
+    row(QObject::tr("derived from"), QObject::tr("nodes %1 of the previous stage").arg(from.join(QStringLiteral(", "))));
+  }
+  if (!n.kernel.empty()) row(QObject::tr("kernel"), esc(n.kernel));
+  h += QStringLiteral("</table>");
+  QStringList decisions;
+  if (stage.stage == "fused")
+    for (const auto& r : stage.rules)
+      if (std::find(r.nodes.begin(), r.nodes.end(), n.id) != r.nodes.end()) decisions << esc(r.rule);
+  if (!decisions.isEmpty()) h += QObject::tr("<p><b>Fusion</b><br>%1</p>").arg(decisions.join(QStringLiteral("<br>")));
+  return h;
 }
 
 }  // namespace
@@ -115,6 +153,13 @@ void StudioWindow::buildDocks() {
   stagesDock->setWidget(stageList_);
   addDockWidget(Qt::RightDockWidgetArea, stagesDock);
 
+  inspector_ = new QTextBrowser(this);
+  inspector_->setPlaceholderText(tr("Click a node to inspect it"));
+  auto* inspectorDock = new QDockWidget(tr("Node"), this);
+  inspectorDock->setObjectName(QStringLiteral("inspector"));
+  inspectorDock->setWidget(inspector_);
+  addDockWidget(Qt::RightDockWidgetArea, inspectorDock);
+
   text_ = new TextPane(this);
   auto* textDock = new QDockWidget(tr("Text"), this);
   textDock->setObjectName(QStringLiteral("text"));
@@ -130,6 +175,7 @@ void StudioWindow::buildMenus() {
   stopAction_ = file->addAction(tr("&Stop Run"), this, [this] { runner_->cancel(); });
   stopAction_->setEnabled(false);
   file->addAction(tr("&Refresh Sessions"), QKeySequence::Refresh, this, [this] { refreshSessions(); });
+  file->addAction(tr("&Export Graph…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, &StudioWindow::exportGraphDialog);
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::closeAllWindows);
   QMenu* session = menuBar()->addMenu(tr("&Session"));
@@ -144,6 +190,8 @@ void StudioWindow::buildMenus() {
                      &StudioWindow::deleteSelectedSessionsDialog);
   QMenu* view = menuBar()->addMenu(tr("&View"));
   view->addAction(tr("&Fit Graph"), QKeySequence(Qt::CTRL | Qt::Key_0), graph_, &GraphView::zoomToFit);
+  view->addAction(tr("&Next Stage"), QKeySequence(Qt::ALT | Qt::Key_Down), this, [this] { stepStage(1); });
+  view->addAction(tr("&Previous Stage"), QKeySequence(Qt::ALT | Qt::Key_Up), this, [this] { stepStage(-1); });
 }
 
 bool StudioWindow::reloadSessionList() {
@@ -274,6 +322,7 @@ void StudioWindow::showStage(int row) {
     }
     settled_ = false;
     graph_->showGraph(graph);
+    showStepReport(row, graph);
   } catch (const std::exception& e) {
     compileId_.clear();
     graph_->clearGraph(tr("Could not read this stage"));
@@ -283,6 +332,75 @@ void StudioWindow::showStage(int row) {
   }
   statusBar()->showMessage(tr("Laying out %1…").arg(StageListModel::label(stage)));
   emit stageShown(stage.id);
+}
+
+// The step into stage `row`: its rules (node names from the stage before it, the pass's input)
+// and, against that stage, the nodes added, removed and changed (coloured in the graph view).
+void StudioWindow::showStepReport(int row, const ir::Graph& graph) {
+  const storage::StageRow& stage = stages_->stageAt(row);
+  QString text = QStringLiteral("[%1] %2 · %3 ms · %4\n").arg(qs(stage.compileId), qs(stage.stage)).arg(stage.ms, 0, 'f', 2).arg(stage.changed ? tr("changed the graph") : tr("changed nothing"));
+  const bool hasPrev = row > 0 && stages_->stageAt(row - 1).compileId == stage.compileId;
+  ir::Graph prev;
+  if (hasPrev) {
+    try {
+      prev = store_.stageGraph(stages_->stageAt(row - 1).id);
+    } catch (const std::exception& e) {
+      reportError(tr("Could not read the previous stage"), e);
+    }
+  }
+  if (!stage.rules.empty()) {
+    text += stage.stage == "fused" ? tr("\nfusion decisions:\n") : tr("\nrules that fired:\n");
+    for (const auto& r : stage.rules) {
+      QStringList names;
+      for (int id : r.nodes) {
+        const ir::Node* n = prev.find(id) ? prev.find(id) : graph.find(id);
+        names << (n ? qs(n->name) : QString::number(id));
+      }
+      text += QStringLiteral("  %1  x%2  on %3\n").arg(qs(r.rule)).arg(r.count).arg(names.join(QStringLiteral(", ")));
+    }
+  }
+  // Captured -> ATen renames every node: a name diff would say "everything changed".
+  if (hasPrev && stages_->stageAt(row - 1).stage != "captured") {
+    ir::GraphChanges c = ir::diffGraphs(prev, graph);
+    graph_->setChanges(c);
+    auto names = [&](const std::vector<int>& ids) {
+      QStringList l;
+      for (int id : ids) l << qs(graph.find(id)->name);
+      return l.join(QStringLiteral(", "));
+    };
+    QStringList removed;
+    for (const auto& r : c.removed) removed << qs(r);
+    text += tr("\nagainst %1: %2 added (green), %3 changed (amber), %4 removed\n")
+                .arg(qs(stages_->stageAt(row - 1).stage))
+                .arg(c.added.size())
+                .arg(c.changed.size())
+                .arg(c.removed.size());
+    if (!c.added.empty()) text += tr("  added: ") + names(c.added) + QLatin1Char('\n');
+    if (!c.changed.empty()) text += tr("  changed: ") + names(c.changed) + QLatin1Char('\n');
+    if (!removed.isEmpty()) text += tr("  removed: ") + removed.join(QStringLiteral(", ")) + QLatin1Char('\n');
+  }
+  text_->setStepReport(text);
+}
+
+void StudioWindow::stepStage(int delta) {
+  int row = stageList_->currentIndex().row() + delta;
+  if (row >= 0 && row < stages_->rowCount()) selectStage(row);
+}
+
+bool StudioWindow::exportGraph(const QString& path) {
+  QString error;
+  if (!graph_->exportTo(path, &error)) {
+    statusBar()->showMessage(tr("Export failed: %1").arg(error), kStatusMs);
+    return false;
+  }
+  statusBar()->showMessage(tr("Graph written to %1").arg(path), kStatusMs);
+  return true;
+}
+
+void StudioWindow::exportGraphDialog() {
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export Graph"), QStringLiteral("graph.svg"),
+                                                    tr("SVG image (*.svg);;PNG image (*.png);;Graphviz DOT (*.dot)"));
+  if (!path.isEmpty()) exportGraph(path);
 }
 
 void StudioWindow::onLayoutFinished(const QString& error) {
@@ -322,8 +440,13 @@ void StudioWindow::onNodeSelected(int nodeId) {
   const ir::Node* n = nodeId >= 0 ? graph_->node(nodeId) : nullptr;
   if (!n) {
     statusBar()->clearMessage();
+    inspector_->clear();
     return;
   }
+  storage::StageRow stage;
+  for (int r = 0; r < stages_->rowCount(); ++r)
+    if (stages_->stageAt(r).id == stageId_) stage = stages_->stageAt(r);
+  inspector_->setHtml(nodeReport(graph_->graph(), *n, stage));
   QStringList parts{qs(n->name) + QStringLiteral(" = ") + qs(n->target)};
   for (const auto& t : n->types) parts << qs(t.str());
   if (n->prov.loc.line > 0) parts << tr("line %1").arg(n->prov.loc.line);

@@ -14,6 +14,7 @@ class QLabel;
 class QListView;
 class QProgressBar;
 class QTableView;
+class QTextBrowser;
 
 namespace kiln::viewers {
 
@@ -48,6 +49,10 @@ class StudioWindow : public QMainWindow {
   bool deleteSessions(const QList<qint64>& sessionIds);
   // Runs `script` through `kiln run` and shows the session it stores.
   void runScript(const QString& script);
+  // Writes the shown graph as SVG, PNG or DOT (by suffix); reports failures in the status bar.
+  bool exportGraph(const QString& path);
+  // Selects the next / previous stage of the stepper (Alt+Down / Alt+Up).
+  void stepStage(int delta);
 
   // True once what is selected is fully on screen (see settled()); false while loading.
   bool isSettled() const { return settled_; }
@@ -58,6 +63,7 @@ class StudioWindow : public QMainWindow {
   GraphView* graphView() const { return graph_; }
   SourceView* sourceView() const { return source_; }
   TextPane* textPane() const { return text_; }
+  QTextBrowser* inspector() const { return inspector_; }
   SearchPanel* searchPanel() const { return search_; }
   ScriptRunner* scriptRunner() const { return runner_; }
 
@@ -85,6 +91,8 @@ class StudioWindow : public QMainWindow {
   void renameCurrentSessionDialog();
   void deleteSelectedSessionsDialog();
   void markSettled();
+  void showStepReport(int row, const ir::Graph& graph);
+  void exportGraphDialog();
   void reportError(const QString& what, const std::exception& e);
 
   storage::Store& store_;
@@ -97,6 +105,7 @@ class StudioWindow : public QMainWindow {
   GraphView* graph_ = nullptr;
   TextPane* text_ = nullptr;
   SearchPanel* search_ = nullptr;
+  QTextBrowser* inspector_ = nullptr;
   QLabel* summary_ = nullptr;
   QProgressBar* busy_ = nullptr;
   QAction* stopAction_ = nullptr;

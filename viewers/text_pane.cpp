@@ -21,7 +21,7 @@ QString header(const storage::KernelRow& k) {
 }  // namespace
 
 TextPane::TextPane(QWidget* parent) : QTabWidget(parent) {
-  const QString titles[TabCount] = {tr("Stage IR"), tr("Capture"), tr("Kernel IR"), tr("Generated source"),
+  const QString titles[TabCount] = {tr("Stage IR"), tr("Step"), tr("Capture"), tr("Kernel IR"), tr("Generated source"),
                                     tr("LLVM IR"), tr("Assembly"), tr("Wrapper"), tr("Output"), tr("Diff")};
   const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
   for (int t = 0; t < TabCount; ++t) {
@@ -41,6 +41,8 @@ void TextPane::setText(Tab tab, const QString& text) { editors_[tab]->setPlainTe
 QString TextPane::text(Tab tab) const { return editors_[tab]->toPlainText(); }
 
 void TextPane::setStageText(const QString& text) { setText(StageIr, text); }
+
+void TextPane::setStepReport(const QString& text) { setText(Step, text); }
 
 void TextPane::setWrapper(const QString& text) { setText(Wrapper, text); }
 

@@ -1,4 +1,5 @@
-// TextPane: the text forms of what is selected, one monospace tab each: the stage's IR, what
+// TextPane: the text forms of what is selected, one monospace tab each: the stage's IR, what the
+// step into it changed, what
 // capture did for the compile (breaks, recompiles, guards, transformed code), the compile's kernel IR, generated source (GPU only), LLVM IR, assembly and wrapper, and the
 // session's printed output, and the diff of two sessions. Kernel tabs hold every kernel of the compile under a header line;
 // showKernel() scrolls them to one.
@@ -19,11 +20,14 @@ class TextPane : public QTabWidget {
   Q_OBJECT
 
  public:
-  enum Tab { StageIr, Capture, KernelIr, KernelSource, LlvmIr, Assembly, Wrapper, Output, Diff, TabCount };
+  enum Tab { StageIr, Step, Capture, KernelIr, KernelSource, LlvmIr, Assembly, Wrapper, Output, Diff, TabCount };
 
   explicit TextPane(QWidget* parent = nullptr);
 
   void setStageText(const QString& text);
+  // What the step into the selected stage did: rules that fired (for the fused stage, every
+  // fusion decision) and the nodes it added, removed and changed.
+  void setStepReport(const QString& text);
   void setKernels(const std::vector<storage::KernelRow>& kernels);
   void setWrapper(const QString& text);
   // What capture did for the selected compile: graph breaks, recompile reasons, guards and the

@@ -68,7 +68,9 @@ int64_t writeSession(storage::Store& store, bool changed) {
   sink->stage(captured);
   sink->stage(stage("aten", 1, chain("aten.sin.default", "aten.mul.Tensor", "aten.relu.default", ""), true));
   sink->stage(stage("pass:cse", 2, chain("aten.sin.default", "aten.mul.Tensor", "aten.relu.default", ""), false));
-  sink->stage(stage("fused", 3, chain("aten.sin.default", "aten.mul.Tensor", "aten.relu.default", "kernel_0"), true));
+  auto fused = stage("fused", 3, chain("aten.sin.default", "aten.mul.Tensor", "aten.relu.default", "kernel_0"), true);
+  fused.rules.push_back({"fused: pointwise into producer's kernel", 2, {2, 3}});
+  sink->stage(fused);
   session::KernelEvent k;
   k.compileId = "0/0";
   k.name = "kernel_0";

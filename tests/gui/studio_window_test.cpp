@@ -14,6 +14,8 @@
 
 #include <QApplication>
 #include <QDir>
+#include <QFile>
+#include <QTextBrowser>
 #include <QImage>
 #include <QPlainTextEdit>
 #include <QSet>
@@ -106,6 +108,64 @@ class StudioWindowTest : public QObject {
     QVERIFY(!spy.isEmpty());
     QCOMPARE(window_->sourceView()->highlightedLine(), testing::kReluLine);
     QCOMPARE(window_->textPane()->currentIndex(), int(TextPane::KernelIr));
+  }
+
+  // The fused stage against the pass before it: the three ops joined kernel_0 (changed, amber),
+  // the Step tab lists the fusion decisions by node name; Alt+Up steps back to that pass.
+  void stepperShowsWhatTheStepChanged() {
+    QVERIFY(window_->selectStage(3));
+    QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled() && !window_->graphView()->nodeItems().isEmpty(), 20000);
+    QSet<QString> changed;
+    for (GraphNodeItem* n : window_->graphView()->nodeItems())
+      if (n->change() == GraphNodeItem::Change::Changed) changed.insert(n->name());
+    QCOMPARE(changed, (QSet<QString>{"sin", "mul", "relu"}));
+    const QString step = window_->textPane()->text(TextPane::Step);
+    QVERIFY2(step.contains(QStringLiteral("fusion decisions:\n  fused: pointwise into producer's kernel  x2  on mul, relu")), qPrintable(step));
+    QVERIFY2(step.contains(QStringLiteral("against pass:cse: 0 added (green), 3 changed (amber), 0 removed")), qPrintable(step));
+    window_->stepStage(-1);
+    QCOMPARE(window_->stageModel()->stageAt(2).id, window_->currentStageId());
+    QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled(), 20000);
+    QVERIFY(window_->textPane()->text(TextPane::Step).contains(QStringLiteral("changed nothing")));
+    for (GraphNodeItem* n : window_->graphView()->nodeItems()) QCOMPARE(n->change(), GraphNodeItem::Change::None);
+  }
+
+  // The node inspector shows the op, type, source line and kernel, and the fusion decision.
+  void inspectorDescribesTheSelectedNode() {
+    QVERIFY(window_->selectStage(3));
+    QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled() && !window_->graphView()->nodeItems().isEmpty(), 20000);
+    window_->graphView()->selectNode(3);
+    const QString text = window_->inspector()->toPlainText();
+    QVERIFY2(text.contains(QStringLiteral("aten.relu.default")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("f32[8, 8]")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("sample.py:%1").arg(testing::kReluLine)), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("kernel_0")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("fused: pointwise into producer's kernel")), qPrintable(text));
+  }
+
+  // Export writes the laid-out graph as SVG and PNG and its DOT source; unknown suffixes fail.
+  void exportsSvgPngAndDot() {
+    QVERIFY(window_->selectStage(3));
+    QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled() && !window_->graphView()->nodeItems().isEmpty(), 20000);
+    const QString svg = dir_.filePath(QStringLiteral("g.svg")), png = dir_.filePath(QStringLiteral("g.png")),
+                  dot = dir_.filePath(QStringLiteral("g.dot"));
+    QVERIFY(window_->exportGraph(svg));
+    QVERIFY(window_->exportGraph(png));
+    QVERIFY(window_->exportGraph(dot));
+    QFile s(svg);
+    QVERIFY(s.open(QIODevice::ReadOnly));
+    const QByteArray svgText = s.readAll();
+    QVERIFY(svgText.contains("<svg"));
+    QVERIFY(svgText.contains("relu"));  // labels are drawn as text
+    const QImage image(png);
+    QVERIFY(!image.isNull());
+    QVERIFY(image.width() > 100);
+    QFile d(dot);
+    QVERIFY(d.open(QIODevice::ReadOnly));
+    const QByteArray dotText = d.readAll();
+    QVERIFY(dotText.startsWith("digraph kiln {"));
+    QVERIFY(dotText.contains("subgraph \"cluster_kernel_0\""));
+    QVERIFY(dotText.contains("n2 -> n3;"));
+    QVERIFY(!window_->exportGraph(dir_.filePath(QStringLiteral("g.bmpx"))));
   }
 
   void capturedStageHasNoKernels() {

@@ -1,0 +1,22 @@
+// What a pass (or any step between two graphs) changed: nodes matched by name, which every pass
+// keeps for the nodes it does not touch. Used by the studio's stepper to colour the nodes a pass
+// added or changed and list the ones it removed.
+#pragma once
+
+#include "engine/ir/graph.h"
+
+#include <string>
+#include <vector>
+
+namespace kiln::ir {
+
+struct GraphChanges {
+  std::vector<int> added;            // ids in `after` of nodes whose name `before` lacks
+  std::vector<int> changed;          // ids in `after`: same name, different op, arguments or type
+  std::vector<std::string> removed;  // names in `before` that `after` lacks
+  bool empty() const { return added.empty() && changed.empty() && removed.empty(); }
+};
+
+GraphChanges diffGraphs(const Graph& before, const Graph& after);
+
+}  // namespace kiln::ir
