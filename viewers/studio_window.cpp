@@ -7,9 +7,11 @@
 #include "viewers/script_runner.h"
 #include "viewers/search_panel.h"
 #include "viewers/session_list_model.h"
+#include "viewers/source_marks.h"
 #include "viewers/source_view.h"
 #include "viewers/stage_list_model.h"
 #include "viewers/text_pane.h"
+#include "viewers/timings_chart.h"
 
 #include <QApplication>
 #include <QDockWidget>
@@ -29,6 +31,7 @@
 #include <QTextBrowser>
 
 #include <algorithm>
+#include <map>
 
 namespace kiln::viewers {
 namespace {
@@ -153,6 +156,12 @@ void StudioWindow::buildDocks() {
   stagesDock->setWidget(stageList_);
   addDockWidget(Qt::RightDockWidgetArea, stagesDock);
 
+  timings_ = new TimingsChart(this);
+  auto* timingsDock = new QDockWidget(tr("Timings"), this);
+  timingsDock->setObjectName(QStringLiteral("timings"));
+  timingsDock->setWidget(timings_);
+  addDockWidget(Qt::BottomDockWidgetArea, timingsDock);
+
   inspector_ = new QTextBrowser(this);
   inspector_->setPlaceholderText(tr("Click a node to inspect it"));
   auto* inspectorDock = new QDockWidget(tr("Node"), this);
@@ -165,6 +174,8 @@ void StudioWindow::buildDocks() {
   textDock->setObjectName(QStringLiteral("text"));
   textDock->setWidget(text_);
   addDockWidget(Qt::BottomDockWidgetArea, textDock);
+  tabifyDockWidget(textDock, timingsDock);
+  textDock->raise();
   resizeDocks({sessionsDock, stagesDock}, {470, 240}, Qt::Horizontal);
   resizeDocks({textDock}, {260}, Qt::Vertical);
 }
@@ -258,7 +269,9 @@ void StudioWindow::showSession(qint64 sessionId) {
       for (const auto& h : b.hints) tip << QStringLiteral("hint: ") + qs(h);
       marks << LineMark{b.line, QColor(0xd9, 0x48, 0x3b), tip.join(QLatin1Char('\n'))};
     }
+    marks << recompileMarks(store_.recompiles(sessionId), store_.compiles(sessionId));
     source_->setMarks(marks);
+    timings_->setTimings(store_.timings(sessionId));
     text_->setSessionOutput(qs(detail->stdoutText), qs(detail->error));
     stages_->load(sessionId);
     summary_->setText(tr("#%1 %2 · %3 · %4 graphs · %5 breaks · %6 recompiles")

@@ -25,6 +25,7 @@ class SessionListModel;
 class SourceView;
 class StageListModel;
 class TextPane;
+class TimingsChart;
 
 class StudioWindow : public QMainWindow {
   Q_OBJECT
@@ -64,6 +65,7 @@ class StudioWindow : public QMainWindow {
   SourceView* sourceView() const { return source_; }
   TextPane* textPane() const { return text_; }
   QTextBrowser* inspector() const { return inspector_; }
+  TimingsChart* timings() const { return timings_; }
   SearchPanel* searchPanel() const { return search_; }
   ScriptRunner* scriptRunner() const { return runner_; }
 
@@ -106,6 +108,7 @@ class StudioWindow : public QMainWindow {
   TextPane* text_ = nullptr;
   SearchPanel* search_ = nullptr;
   QTextBrowser* inspector_ = nullptr;
+  TimingsChart* timings_ = nullptr;
   QLabel* summary_ = nullptr;
   QProgressBar* busy_ = nullptr;
   QAction* stopAction_ = nullptr;

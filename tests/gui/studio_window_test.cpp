@@ -11,8 +11,10 @@
 #include "viewers/stage_list_model.h"
 #include "viewers/studio_window.h"
 #include "viewers/text_pane.h"
+#include "viewers/timings_chart.h"
 
 #include <QApplication>
+#include <QChart>
 #include <QDir>
 #include <QFile>
 #include <QTextBrowser>
@@ -166,6 +168,15 @@ class StudioWindowTest : public QObject {
     QVERIFY(dotText.contains("subgraph \"cluster_kernel_0\""));
     QVERIFY(dotText.contains("n2 -> n3;"));
     QVERIFY(!window_->exportGraph(dir_.filePath(QStringLiteral("g.bmpx"))));
+  }
+
+  // The Timings dock charts the compile's phases from the store.
+  void timingsChartShowsEveryPhase() {
+    TimingsChart* chart = window_->timings();
+    QCOMPARE(chart->compiles(), QStringList{QStringLiteral("0/0")});
+    QCOMPARE(chart->phases(), (QStringList{"capture", "lower", "passes", "codegen"}));
+    QCOMPARE(chart->ms(QStringLiteral("codegen"), 0), 20.0);
+    QCOMPARE(chart->chart()->series().size(), 1);
   }
 
   void capturedStageHasNoKernels() {

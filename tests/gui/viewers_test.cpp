@@ -5,6 +5,7 @@
 #include "viewers/graph_layout_worker.h"
 #include "viewers/script_runner.h"
 #include "viewers/session_list_model.h"
+#include "viewers/source_marks.h"
 #include "viewers/stage_list_model.h"
 
 #include <QAbstractItemModelTester>
@@ -99,6 +100,24 @@ class ViewersTest : public QObject {
     QVERIFY(spy.wait(10000));
     QCOMPARE(spy.at(0).at(0).toLongLong(), qint64(42));
     QCOMPARE(spy.at(0).at(1).toString(), QString());
+  }
+
+  // A recompile reason marks the line of the guard that failed: a tensor mismatch by its
+  // source's name, a constant guard by its text; reasons naming no known guard mark nothing.
+  void recompileReasonsMarkTheirGuardLines() {
+    std::vector<storage::CompileRow> compiles(1);
+    compiles[0].compileId = "0/0";
+    compiles[0].guards = {{"TENSOR_MATCH", "L['x']", "check_tensor(L['x'], Tensor, torch.float32, size=[5, 7])", 19},
+                          {"CONSTANT_MATCH", "L['n']", "L['n'] == 1", 23}};
+    std::vector<session::RecompileEvent> recompiles = {
+        {0, "0/1", {"0/0: tensor 'x' dtype mismatch. expected Float, actual Double"}},
+        {0, "0/2", {"0/0: L['n'] == 1", "9/9: unknown == 3"}}};
+    QList<LineMark> marks = recompileMarks(recompiles, compiles);
+    QCOMPARE(marks.size(), 2);
+    QCOMPARE(marks[0].line, 19);
+    QVERIFY(marks[0].tooltip.contains(QStringLiteral("recompile [0/1]: 0/0: tensor 'x' dtype mismatch")));
+    QCOMPARE(marks[1].line, 23);
+    QCOMPARE(marks[1].tooltip, QStringLiteral("recompile [0/2]: 0/0: L['n'] == 1"));
   }
 
   void runnerReportsAMissingKiln() {
