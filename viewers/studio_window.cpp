@@ -14,6 +14,7 @@
 #include "viewers/timings_chart.h"
 
 #include <QApplication>
+#include <QCloseEvent>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -27,6 +28,7 @@
 #include <QProgressBar>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QSettings>
 #include <QTableView>
 #include <QTextBrowser>
 
@@ -37,6 +39,10 @@ namespace kiln::viewers {
 namespace {
 
 constexpr int kStatusMs = 8000;
+constexpr int kRecentScripts = 8;
+
+// The studio's persistent settings (window layout, recent scripts): ~/.config/Kiln/kiln-studio.conf.
+QSettings settings() { return QSettings(QStringLiteral("Kiln"), QStringLiteral("kiln-studio")); }
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
@@ -92,6 +98,11 @@ StudioWindow::StudioWindow(storage::Store& store, const QString& kilnPath, QWidg
   setWindowTitle(tr("Kiln Studio — %1").arg(qs(store.path())));
   buildDocks();
   buildMenus();
+  {
+    const QSettings s = settings();
+    restoreGeometry(s.value(QStringLiteral("geometry")).toByteArray());
+    restoreState(s.value(QStringLiteral("windowState")).toByteArray());
+  }
 
   summary_ = new QLabel(this);
   busy_ = new QProgressBar(this);
@@ -183,6 +194,8 @@ void StudioWindow::buildDocks() {
 void StudioWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   file->addAction(tr("&Open Script…"), QKeySequence::Open, this, &StudioWindow::openScriptDialog);
+  recentMenu_ = file->addMenu(tr("Open &Recent"));
+  connect(recentMenu_, &QMenu::aboutToShow, this, &StudioWindow::fillRecentMenu);
   stopAction_ = file->addAction(tr("&Stop Run"), this, [this] { runner_->cancel(); });
   stopAction_->setEnabled(false);
   file->addAction(tr("&Refresh Sessions"), QKeySequence::Refresh, this, [this] { refreshSessions(); });
@@ -429,7 +442,36 @@ void StudioWindow::runScript(const QString& script) {
   }
   busy_->show();
   stopAction_->setEnabled(true);
+  rememberScript(script);
   runner_->run(script, qs(store_.path()));
+}
+
+QStringList StudioWindow::recentScripts() const { return settings().value(QStringLiteral("recentScripts")).toStringList(); }
+
+void StudioWindow::rememberScript(const QString& script) {
+  QStringList recent = recentScripts();
+  const QString path = QFileInfo(script).absoluteFilePath();
+  recent.removeAll(path);
+  recent.prepend(path);
+  while (recent.size() > kRecentScripts) recent.removeLast();
+  settings().setValue(QStringLiteral("recentScripts"), recent);
+}
+
+void StudioWindow::fillRecentMenu() {
+  recentMenu_->clear();
+  const QStringList recent = recentScripts();
+  for (int i = 0; i < recent.size(); ++i) {
+    QAction* a = recentMenu_->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(recent[i]), this, [this, path = recent[i]] { runScript(path); });
+    a->setEnabled(QFileInfo::exists(recent[i]));
+  }
+  if (recent.isEmpty()) recentMenu_->addAction(tr("No recent scripts"))->setEnabled(false);
+}
+
+void StudioWindow::closeEvent(QCloseEvent* event) {
+  QSettings s = settings();
+  s.setValue(QStringLiteral("geometry"), saveGeometry());
+  s.setValue(QStringLiteral("windowState"), saveState());
+  QMainWindow::closeEvent(event);
 }
 
 void StudioWindow::onRunFinished(qint64 sessionId, const QString& error) {

@@ -11,6 +11,7 @@
 #include <exception>
 
 class QLabel;
+class QMenu;
 class QListView;
 class QProgressBar;
 class QTableView;
@@ -54,6 +55,8 @@ class StudioWindow : public QMainWindow {
   bool exportGraph(const QString& path);
   // Selects the next / previous stage of the stepper (Alt+Down / Alt+Up).
   void stepStage(int delta);
+  // Scripts run from the studio, newest first (File > Open Recent), kept in the settings.
+  QStringList recentScripts() const;
 
   // True once what is selected is fully on screen (see settled()); false while loading.
   bool isSettled() const { return settled_; }
@@ -68,6 +71,10 @@ class StudioWindow : public QMainWindow {
   TimingsChart* timings() const { return timings_; }
   SearchPanel* searchPanel() const { return search_; }
   ScriptRunner* scriptRunner() const { return runner_; }
+
+ protected:
+  // Saves the window geometry and dock layout for the next start.
+  void closeEvent(QCloseEvent* event) override;
 
  signals:
   void sessionShown(qint64 sessionId);
@@ -95,6 +102,8 @@ class StudioWindow : public QMainWindow {
   void markSettled();
   void showStepReport(int row, const ir::Graph& graph);
   void exportGraphDialog();
+  void rememberScript(const QString& script);
+  void fillRecentMenu();
   void reportError(const QString& what, const std::exception& e);
 
   storage::Store& store_;
@@ -112,6 +121,7 @@ class StudioWindow : public QMainWindow {
   QLabel* summary_ = nullptr;
   QProgressBar* busy_ = nullptr;
   QAction* stopAction_ = nullptr;
+  QMenu* recentMenu_ = nullptr;
   bool settled_ = false;
   qint64 sessionId_ = 0;
   qint64 stageId_ = 0;

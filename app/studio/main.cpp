@@ -76,6 +76,7 @@ void armScreenshot(StudioWindow& window, const QString& path, bool waitForRun) {
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
   QApplication::setApplicationName(QStringLiteral("kiln-studio"));
+  QApplication::setOrganizationName(QStringLiteral("Kiln"));
   QApplication::setApplicationVersion(QStringLiteral(KILN_VERSION));
 
   QCommandLineParser parser;

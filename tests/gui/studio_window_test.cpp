@@ -5,6 +5,7 @@
 #include "viewers/graph_cluster_item.h"
 #include "viewers/graph_node_item.h"
 #include "viewers/graph_view.h"
+#include "viewers/script_runner.h"
 #include "viewers/search_panel.h"
 #include "viewers/session_list_model.h"
 #include "viewers/source_view.h"
@@ -21,6 +22,8 @@
 #include <QImage>
 #include <QPlainTextEdit>
 #include <QSet>
+#include <QSettings>
+#include <QStandardPaths>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -34,6 +37,8 @@ class StudioWindowTest : public QObject {
 
  private slots:
   void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);  // settings go to ~/.qttest, not the user's
+    QSettings(QStringLiteral("Kiln"), QStringLiteral("kiln-studio")).clear();
     QVERIFY(dir_.isValid());
     sample_ = testing::writeSampleSession(dir_.filePath(QStringLiteral("studio.db")).toStdString());
     window_ = std::make_unique<StudioWindow>(*sample_.store, dir_.filePath(QStringLiteral("no-kiln")));
@@ -177,6 +182,22 @@ class StudioWindowTest : public QObject {
     QCOMPARE(chart->phases(), (QStringList{"capture", "lower", "passes", "codegen"}));
     QCOMPARE(chart->ms(QStringLiteral("codegen"), 0), 20.0);
     QCOMPARE(chart->chart()->series().size(), 1);
+  }
+
+  // Scripts run from the studio are remembered, newest first and without duplicates, and the
+  // window layout is saved on close.
+  void recentScriptsAndLayoutPersist() {
+    const QString a = dir_.filePath(QStringLiteral("a.py")), b = dir_.filePath(QStringLiteral("b.py"));
+    for (const QString& script : {a, b, a}) {
+      QSignalSpy done(window_->scriptRunner(), &ScriptRunner::finished);
+      window_->runScript(script);  // `kiln` is missing here: the run fails, the script is still recent
+      QVERIFY(done.wait(10000));
+    }
+    QCOMPARE(window_->recentScripts(), (QStringList{a, b}));
+    window_->close();
+    QVERIFY(!QSettings(QStringLiteral("Kiln"), QStringLiteral("kiln-studio")).value(QStringLiteral("windowState")).toByteArray().isEmpty());
+    window_->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
   }
 
   void capturedStageHasNoKernels() {
