@@ -28,7 +28,9 @@
 #include <QProgressBar>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QPointer>
 #include <QSettings>
+#include <QThreadPool>
 #include <QTableView>
 #include <QTextBrowser>
 
@@ -521,7 +523,7 @@ void StudioWindow::onLineSelected(int line) {
 
 void StudioWindow::markSettled() {
   settled_ = true;
-  emit settled();
+  if (isSettled()) emit settled();
 }
 
 QList<qint64> StudioWindow::selectedSessionIds() const {
@@ -584,23 +586,49 @@ void StudioWindow::diffSelectedSessions() {
 }
 
 bool StudioWindow::diffSessions(qint64 a, qint64 b) {
-  try {
-    const storage::SessionDiff d = storage::diffSessions(store_, a, b);
-    QString text = qs(d.text());
-    for (const auto& c : d.compiles)
-      if (c.capturedTextDiffers)
-        text += QStringLiteral("\n──── [%1] captured graph, session %2 → %3 ────\n%4")
-                    .arg(qs(c.compileId))
-                    .arg(a)
-                    .arg(b)
-                    .arg(qs(c.capturedUnifiedDiff));
-    text_->setDiff(text);
-    statusBar()->showMessage(tr("Session %1 vs %2").arg(a).arg(b));
-    return true;
-  } catch (const std::exception& e) {
-    statusBar()->showMessage(tr("Could not diff sessions %1 and %2: %3").arg(a).arg(b).arg(QString::fromUtf8(e.what())));
+  if (sessions_->rowOf(a) < 0 || sessions_->rowOf(b) < 0) {
+    statusBar()->showMessage(tr("Could not diff sessions %1 and %2: no such session (refresh the list?)").arg(a).arg(b), kStatusMs);
     return false;
   }
+  // The diff reads every stage and kernel of both sessions: on a pool thread with a connection
+  // of its own (SQLite in WAL mode lets it read while this one stays usable).
+  ++pendingReads_;
+  statusBar()->showMessage(tr("Diffing sessions %1 and %2…").arg(a).arg(b));
+  const std::string path = store_.path();
+  QPointer<StudioWindow> self(this);
+  QThreadPool::globalInstance()->start([self, path, a, b] {
+    QString text, error;
+    try {
+      auto store = storage::Store::open(path);
+      const storage::SessionDiff d = storage::diffSessions(*store, a, b);
+      text = qs(d.text());
+      for (const auto& c : d.compiles)
+        if (c.capturedTextDiffers)
+          text += QStringLiteral("\n──── [%1] captured graph, session %2 → %3 ────\n%4")
+                      .arg(qs(c.compileId))
+                      .arg(a)
+                      .arg(b)
+                      .arg(qs(c.capturedUnifiedDiff));
+    } catch (const std::exception& e) {
+      error = QString::fromUtf8(e.what());
+    }
+    QMetaObject::invokeMethod(qApp, [self, a, b, text, error] {
+      if (self) self->finishDiff(a, b, text, error);
+    }, Qt::QueuedConnection);
+  });
+  return true;
+}
+
+void StudioWindow::finishDiff(qint64 a, qint64 b, const QString& text, const QString& error) {
+  --pendingReads_;
+  if (error.isEmpty()) {
+    text_->setDiff(text);
+    statusBar()->showMessage(tr("Session %1 vs %2").arg(a).arg(b));
+  } else {
+    statusBar()->showMessage(tr("Could not diff sessions %1 and %2: %3").arg(a).arg(b).arg(error));
+  }
+  emit diffShown(a, b, error.isEmpty());
+  if (isSettled()) emit settled();
 }
 
 void StudioWindow::showSearchHit(qint64 sessionId, qint64 stageId) {

@@ -42,7 +42,8 @@ class StudioWindow : public QMainWindow {
   void selectNewestSession();
   bool selectSession(qint64 sessionId);
   bool selectStage(int row);
-  // Shows `kiln diff a b` in the Diff tab; false (and a status message) when a session is missing.
+  // Shows `kiln diff a b` in the Diff tab, computed off the UI thread (diffShown when it is
+  // there); false (and a status message) when a session is not in the list.
   bool diffSessions(qint64 a, qint64 b);
   // Diffs the two sessions selected in the session list (older first).
   void diffSelectedSessions();
@@ -59,7 +60,7 @@ class StudioWindow : public QMainWindow {
   QStringList recentScripts() const;
 
   // True once what is selected is fully on screen (see settled()); false while loading.
-  bool isSettled() const { return settled_; }
+  bool isSettled() const { return settled_ && pendingReads_ == 0; }
   qint64 currentSessionId() const { return sessionId_; }
   qint64 currentStageId() const { return stageId_; }
   SessionListModel* sessionModel() const { return sessions_; }
@@ -82,6 +83,7 @@ class StudioWindow : public QMainWindow {
   // What is selected is fully on screen: the stage's graph is laid out, or there is no graph
   // to lay out (no session, no stages, a failed run or read).
   void settled();
+  void diffShown(qint64 a, qint64 b, bool ok);
 
  private:
   std::string captureReport(const std::string& compileId);
@@ -102,6 +104,7 @@ class StudioWindow : public QMainWindow {
   void markSettled();
   void showStepReport(int row, const ir::Graph& graph);
   void exportGraphDialog();
+  void finishDiff(qint64 a, qint64 b, const QString& text, const QString& error);
   void rememberScript(const QString& script);
   void fillRecentMenu();
   void reportError(const QString& what, const std::exception& e);
@@ -123,6 +126,7 @@ class StudioWindow : public QMainWindow {
   QAction* stopAction_ = nullptr;
   QMenu* recentMenu_ = nullptr;
   bool settled_ = false;
+  int pendingReads_ = 0;  // store reads running on the thread pool (diffs)
   qint64 sessionId_ = 0;
   qint64 stageId_ = 0;
   std::string compileId_;  // compile whose kernels and wrapper the text pane holds

@@ -227,7 +227,10 @@ class StudioWindowTest : public QObject {
     auto* table = window_->findChild<QTableView*>();
     QVERIFY(table);
     table->selectAll();
+    QSignalSpy shown(window_.get(), &StudioWindow::diffShown);
     window_->diffSelectedSessions();
+    QVERIFY(shown.wait(20000));  // computed on a pool thread
+    QCOMPARE(shown.at(0).at(2).toBool(), true);
     TextPane* text = window_->textPane();
     QCOMPARE(text->currentIndex(), int(TextPane::Diff));
     const QString diff = text->text(TextPane::Diff);
