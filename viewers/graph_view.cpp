@@ -15,6 +15,7 @@
 #include <QPainter>
 #include <QSaveFile>
 #include <QSvgGenerator>
+#include <QMouseEvent>
 #include <QWheelEvent>
 #include <QtMath>
 
@@ -127,19 +128,62 @@ GraphView::GraphView(QWidget* parent)
 void GraphView::showGraph(const ir::Graph& graph) {
   graph_ = graph;
   changes_ = {};
-  if (graph.nodes.empty()) {
+  expanded_ = graph.nodes.size() > kCollapseAbove ? std::set<std::string>{} : modulePaths(graph);
+  relayout();
+}
+
+void GraphView::relayout() {
+  if (graph_.nodes.empty()) {
+    shown_ = {};
     worker_->cancel();
     showMessage(tr("This stage has no graph"));
     emit layoutFinished({});
     return;
   }
-  showMessage(tr("Laying out %1 nodes…").arg(graph.nodes.size()));
-  worker_->request(graph, metrics_);
+  shown_ = collapseByModule(graph_, expanded_);
+  showMessage(tr("Laying out %1 nodes…").arg(shown_.graph.nodes.size()));
+  worker_->request(shown_.graph, metrics_);
+}
+
+void GraphView::expandModule(const std::string& path) {
+  for (size_t dot = path.find('.'); dot != std::string::npos; dot = path.find('.', dot + 1)) expanded_.insert(path.substr(0, dot));
+  if (!expanded_.insert(path).second) return;
+  relayout();
+}
+
+void GraphView::collapseModule(const std::string& path) {
+  bool changed = false;
+  for (auto it = expanded_.begin(); it != expanded_.end();) {
+    if (*it == path || it->rfind(path + ".", 0) == 0) it = expanded_.erase(it), changed = true;
+    else ++it;
+  }
+  if (changed) relayout();
+}
+
+std::string GraphView::moduleOfBox(int id) const {
+  auto it = shown_.moduleOf.find(id);
+  return it == shown_.moduleOf.end() ? std::string() : it->second;
+}
+
+void GraphView::mouseDoubleClickEvent(QMouseEvent* event) {
+  if (auto* item = dynamic_cast<GraphNodeItem*>(itemAt(event->pos()))) {
+    const std::string box = moduleOfBox(item->nodeId());
+    if (!box.empty()) {
+      expandModule(box);
+      return;
+    }
+    if (const ir::Node* n = graph_.find(item->nodeId()); n && !n->prov.modulePath.empty()) {
+      collapseModule(n->prov.modulePath);
+      return;
+    }
+  }
+  QGraphicsView::mouseDoubleClickEvent(event);
 }
 
 void GraphView::clearGraph(const QString& message) {
   worker_->cancel();
   graph_ = {};
+  shown_ = {};
   showMessage(message);
 }
 

@@ -8,6 +8,7 @@
 #include "engine/ir/graph.h"
 #include "engine/ir/graph_diff.h"
 #include "viewers/graph_layout.h"
+#include "viewers/module_collapse.h"
 
 #include <QFont>
 #include <QGraphicsView>
@@ -24,7 +25,18 @@ class GraphView : public QGraphicsView {
  public:
   explicit GraphView(QWidget* parent = nullptr);
 
+  // Graphs above kCollapseAbove nodes open with every module folded (collapse by module scope);
+  // smaller ones open fully expanded.
+  static constexpr size_t kCollapseAbove = 400;
   void showGraph(const ir::Graph& graph);
+  // Unfolds / folds one module box (and, for collapse, everything under it); relays out.
+  void expandModule(const std::string& path);
+  void collapseModule(const std::string& path);
+  const std::set<std::string>& expandedModules() const { return expanded_; }
+  // The module a shown box folds, or "" when `id` is a node of the graph itself.
+  std::string moduleOfBox(int id) const;
+  // What is laid out: the graph with unexpanded modules folded.
+  const ir::Graph& shownGraph() const { return shown_.graph; }
   // Empties the view and shows `message` in its place.
   void clearGraph(const QString& message = {});
   bool isLayingOut() const;
@@ -38,7 +50,8 @@ class GraphView : public QGraphicsView {
   bool exportTo(const QString& path, QString* error);
   int highlightedLine() const { return line_; }
   void selectNode(int id);       // -1 clears
-  const ir::Node* node(int id) const { return graph_.find(id); }
+  // A node of the graph, or a module box shown in its place.
+  const ir::Node* node(int id) const { return graph_.find(id) ? graph_.find(id) : shown_.graph.find(id); }
   const ir::Graph& graph() const { return graph_; }
 
   QList<GraphNodeItem*> nodeItems() const;
@@ -54,6 +67,8 @@ class GraphView : public QGraphicsView {
 
  protected:
   void wheelEvent(QWheelEvent* event) override;
+  // On a module box: expand it; on a node inside an expanded module: fold that module.
+  void mouseDoubleClickEvent(QMouseEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
 
  private:
@@ -63,6 +78,9 @@ class GraphView : public QGraphicsView {
 
   GraphLayoutWorker* worker_;
   ir::Graph graph_;   // the graph being shown (provenance and node details)
+  CollapsedGraph shown_;             // graph_ with unexpanded modules folded: what is laid out
+  std::set<std::string> expanded_;
+  void relayout();
   QFont labelFont_;
   LabelMetrics metrics_;
   int line_ = 0;

@@ -298,8 +298,25 @@ py::Value Tracer::record(const std::string& target, ir::NodeKind kind, const std
     l.function = f.function;
     n.prov.userStack.push_back(l);
   }
+  if (!moduleStack_.empty()) n.prov.modulePath = moduleStack_.back();
   ir::Node& added = graph.add(std::move(n));
   return std::make_shared<py::TensorObj>(result, added.id);
+}
+
+void Tracer::enterModule(const py::Value& module) {
+  // L['self']._modules['blocks']._modules['0'] -> blocks.0; a module reached another way
+  // (a global, an attribute outside _modules) keeps its attribute and item names.
+  std::string path;
+  if (const Source* src = sourceOf(module.get())) {
+    for (size_t i = 1; i < src->steps.size(); ++i) {
+      const auto& st = src->steps[i];
+      if (st.kind == Source::Step::Kind::Attr && st.name == "_modules") continue;
+      path += (path.empty() ? "" : ".") + st.name;
+    }
+    if (src->steps.size() == 1 && src->steps[0].kind == Source::Step::Kind::Global) path = src->steps[0].name;
+  }
+  if (path.empty() && module->kind == py::VK::Instance) path = static_cast<py::InstanceObj*>(module.get())->cls->name;
+  moduleStack_.push_back(path);
 }
 
 std::vector<py::Value> Tracer::recordMulti(const std::string& target, ir::NodeKind kind, const std::vector<py::Value>& args,

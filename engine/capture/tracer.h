@@ -88,6 +88,12 @@ class Tracer {
   std::vector<SideEffect> sideEffects;
   void onTopExpr(const py::Expr* e, const py::Value& v) { exprValues[e] = v; }
 
+  // An nn.Module instance is being called / has returned: nodes recorded in between get its
+  // path below the compiled function's roots ("transformer_blocks.0.attention", as FX's
+  // nn_module_stack keys) as provenance, which the studio collapses and expands by.
+  void enterModule(const py::Value& module);
+  void leaveModule() { if (!moduleStack_.empty()) moduleStack_.pop_back(); }
+
   // The graph node a fake tensor stands for (realizing a lazy input); -1 if not fake.
   int nodeOf(const py::Value& v);
   // The source of a tensor/object the function can reach (arguments, globals), if any.
@@ -108,6 +114,7 @@ class Tracer {
   size_t topDepth = 0;                        // interpreter frame depth of the compiled function
 
  private:
+  std::vector<std::string> moduleStack_;
   ir::Arg toArg(const py::Value& v);
   int realize(py::TensorObj* t);
   py::Value lift(const tensor::Tensor& real, const Source& src);

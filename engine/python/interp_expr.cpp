@@ -336,8 +336,17 @@ Value Interpreter::call(const Value& fn, CallArgs& args) {
     case VK::Class: return instantiate(std::static_pointer_cast<ClassObj>(fn), args);
     case VK::Instance: {
       Value c = getAttrOrNull(fn, "__call__");
-      if (c) return call(c, args);
-      break;
+      if (!c) break;
+      // Calls of nn.Modules while capturing scope the nodes they record (module provenance).
+      if (tracer && static_cast<InstanceObj*>(fn.get())->dict->getStr("_modules")) {
+        tracer->enterModule(fn);
+        struct Leave {
+          capture::Tracer* t;
+          ~Leave() { t->leaveModule(); }
+        } leave{tracer};
+        return call(c, args);
+      }
+      return call(c, args);
     }
     default: break;
   }

@@ -4,6 +4,8 @@
 #include "sample_session.h"
 #include "viewers/graph_layout_worker.h"
 #include "viewers/script_runner.h"
+#include "viewers/graph_view.h"
+#include "viewers/module_collapse.h"
 #include "viewers/session_list_model.h"
 #include "viewers/source_marks.h"
 #include "viewers/stage_list_model.h"
@@ -17,6 +19,36 @@
 
 using namespace kiln;
 using namespace kiln::viewers;
+
+namespace {
+
+// x -> for each block i: blocks.i.attn (n nodes), blocks.i.mlp (n nodes) -> head (2 nodes) -> output.
+ir::Graph layered(int blocks, int n) {
+  ir::Graph g;
+  auto add = [&](ir::NodeKind kind, const std::string& target, int arg, const std::string& module) {
+    ir::Node node;
+    node.kind = kind;
+    node.target = target;
+    node.name = target;
+    if (arg >= 0) node.args.push_back(ir::Arg::ref(arg));
+    node.types.push_back(ir::TensorType{ir::DType::Float32, {4, 8}});
+    node.prov.modulePath = module;
+    return g.add(std::move(node)).id;
+  };
+  int last = add(ir::NodeKind::Placeholder, "x", -1, "");
+  for (int b = 0; b < blocks; ++b)
+    for (const char* m : {"attn", "mlp"})
+      for (int i = 0; i < n; ++i) last = add(ir::NodeKind::CallFunction, "aten.relu.default", last, "blocks." + std::to_string(b) + "." + m);
+  for (int i = 0; i < 2; ++i) last = add(ir::NodeKind::CallFunction, "aten.mul.Tensor", last, "head");
+  ir::Node out;
+  out.kind = ir::NodeKind::Output;
+  out.name = out.target = "output";
+  out.args.push_back(ir::Arg::listOf({ir::Arg::ref(last)}));
+  g.add(std::move(out));
+  return g;
+}
+
+}  // namespace
 
 class ViewersTest : public QObject {
   Q_OBJECT
@@ -118,6 +150,44 @@ class ViewersTest : public QObject {
     QVERIFY(marks[0].tooltip.contains(QStringLiteral("recompile [0/1]: 0/0: tensor 'x' dtype mismatch")));
     QCOMPARE(marks[1].line, 23);
     QCOMPARE(marks[1].tooltip, QStringLiteral("recompile [0/2]: 0/0: L['n'] == 1"));
+  }
+
+  // Collapse by module: a node shows as itself when all its module prefixes are expanded, else
+  // it folds into the box of its shortest unexpanded prefix; boxes keep their members' edges.
+  void collapseFoldsUnexpandedModules() {
+    ir::Graph g = layered(2, 3);  // x -> blocks.0.{attn, mlp} -> blocks.1.{attn, mlp} -> output
+    CollapsedGraph top = collapseByModule(g, {});
+    QCOMPARE(top.graph.nodes.size(), size_t(4));  // x, the blocks box, the head box, output
+    QCOMPARE(top.moduleOf.size(), size_t(2));
+    QCOMPARE(top.memberCount.at(top.graph.nodes[1].id), 12);
+    CollapsedGraph one = collapseByModule(g, {"blocks", "blocks.0"});
+    std::set<std::string> boxes;
+    for (const auto& [id, path] : one.moduleOf) boxes.insert(path);
+    QCOMPARE(boxes, (std::set<std::string>{"blocks.0.attn", "blocks.0.mlp", "blocks.1", "head"}));
+    // Edges follow the members: blocks.0.mlp reads blocks.0.attn, blocks.1 reads blocks.0.mlp.
+    auto idOf = [&](const std::string& p) { for (const auto& [id, path] : one.moduleOf) if (path == p) return id; return -1; };
+    QCOMPARE(one.graph.find(idOf("blocks.0.mlp"))->args.size(), size_t(1));
+    QCOMPARE(one.graph.find(idOf("blocks.0.mlp"))->args[0].node, idOf("blocks.0.attn"));
+    QCOMPARE(one.graph.find(idOf("blocks.1"))->args[0].node, idOf("blocks.0.mlp"));
+    QCOMPARE(collapseByModule(g, modulePaths(g)).graph.nodes.size(), g.nodes.size());
+  }
+
+  // The graph view opens a large graph folded and expands / folds on request.
+  void graphViewOpensLargeGraphsFolded() {
+    GraphView view;
+    view.resize(800, 600);
+    ir::Graph g = layered(40, 6);  // 40 blocks x 2 modules x 6 nodes + 4 = 484 nodes
+    QVERIFY(g.nodes.size() > GraphView::kCollapseAbove);
+    QSignalSpy laid(&view, &GraphView::layoutFinished);
+    view.showGraph(g);
+    QVERIFY(laid.wait(30000));
+    QCOMPARE(view.nodeItems().size(), 4);  // x, blocks, head, output
+    view.expandModule("blocks.3");
+    QVERIFY(laid.wait(30000));
+    QCOMPARE(view.nodeItems().size(), 4 - 1 + 39 + 2);  // blocks -> 39 other blocks + blocks.3's two modules
+    view.collapseModule("blocks");
+    QVERIFY(laid.wait(30000));
+    QCOMPARE(view.nodeItems().size(), 4);
   }
 
   void runnerReportsAMissingKiln() {

@@ -1,0 +1,93 @@
+#include "viewers/module_collapse.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace kiln::viewers {
+
+namespace {
+
+// "" when the node shows as itself, else the module box it folds into.
+std::string foldedInto(const std::string& path, const std::set<std::string>& expanded) {
+  size_t at = 0;
+  while (!path.empty()) {
+    size_t dot = path.find('.', at);
+    std::string prefix = path.substr(0, dot);
+    if (!expanded.count(prefix)) return prefix;
+    if (dot == std::string::npos) return "";
+    at = dot + 1;
+  }
+  return "";
+}
+
+}  // namespace
+
+std::set<std::string> modulePaths(const ir::Graph& g) {
+  std::set<std::string> out;
+  for (const auto& n : g.nodes) {
+    const std::string& p = n.prov.modulePath;
+    for (size_t dot = p.find('.'); dot != std::string::npos; dot = p.find('.', dot + 1)) out.insert(p.substr(0, dot));
+    if (!p.empty()) out.insert(p);
+  }
+  return out;
+}
+
+CollapsedGraph collapseByModule(const ir::Graph& g, const std::set<std::string>& expanded) {
+  CollapsedGraph c;
+  std::map<std::string, int> boxOf;  // module path -> box id
+  std::map<int, int> viewOf;         // original id -> id shown (itself or its box)
+  int nextBox = g.nextId();
+  for (const auto& n : g.nodes) {
+    const std::string box = n.kind == ir::NodeKind::Placeholder || n.kind == ir::NodeKind::Output ? "" : foldedInto(n.prov.modulePath, expanded);
+    if (box.empty()) {
+      viewOf[n.id] = n.id;
+      continue;
+    }
+    auto [it, fresh] = boxOf.emplace(box, nextBox);
+    if (fresh) ++nextBox;
+    viewOf[n.id] = it->second;
+    c.memberCount[it->second]++;
+  }
+  std::map<int, std::vector<int>> boxArgs;  // box id -> distinct producers outside it, in order
+  std::set<int> emitted;
+  for (const auto& n : g.nodes) {
+    const int v = viewOf.at(n.id);
+    if (v == n.id) {
+      ir::Node copy = n;
+      // Arguments that point into a box point at the box.
+      std::function<void(ir::Arg&)> remap = [&](ir::Arg& a) {
+        if (a.kind == ir::Arg::Kind::Node) a.node = viewOf.at(a.node);
+        for (auto& x : a.list) remap(x);
+      };
+      for (auto& a : copy.args) remap(a);
+      for (auto& [k, a] : copy.kwargs) remap(a);
+      c.graph.add(std::move(copy));
+      continue;
+    }
+    ir::forEachNodeArg(n, [&](int a) {
+      const int src = viewOf.at(a);
+      auto& args = boxArgs[v];
+      if (src != v && std::find(args.begin(), args.end(), src) == args.end()) args.push_back(src);
+    });
+    if (emitted.insert(v).second) {
+      ir::Node box;
+      box.id = v;
+      box.kind = ir::NodeKind::CallFunction;  // drawn as a box whose target says what it folds
+      c.moduleOf[v] = std::find_if(boxOf.begin(), boxOf.end(), [&](const auto& e) { return e.second == v; })->first;
+      box.name = c.moduleOf[v];
+      box.prov.modulePath = c.moduleOf[v];
+      c.graph.add(std::move(box));
+    }
+  }
+  for (auto& n : c.graph.nodes) {
+    auto it = boxArgs.find(n.id);
+    if (it == boxArgs.end() || !c.moduleOf.count(n.id)) continue;
+    n.target = "module, " + std::to_string(c.memberCount[n.id]) + " nodes";
+    for (int a : it->second) n.args.push_back(ir::Arg::ref(a));
+  }
+  for (auto& n : c.graph.nodes)
+    if (c.moduleOf.count(n.id) && n.target.empty()) n.target = "module, " + std::to_string(c.memberCount[n.id]) + " nodes";
+  return c;
+}
+
+}  // namespace kiln::viewers
