@@ -27,7 +27,7 @@ class GraphView : public QGraphicsView {
 
   // Graphs above kCollapseAbove nodes open with every module folded (collapse by module scope);
   // smaller ones open fully expanded.
-  static constexpr size_t kCollapseAbove = 400;
+  static constexpr size_t kCollapseAbove = 200;
   void showGraph(const ir::Graph& graph);
   // Unfolds / folds one module box (and, for collapse, everything under it); relays out.
   void expandModule(const std::string& path);

@@ -37,8 +37,17 @@ CollapsedGraph collapseByModule(const ir::Graph& g, const std::set<std::string>&
   std::map<std::string, int> boxOf;  // module path -> box id
   std::map<int, int> viewOf;         // original id -> id shown (itself or its box)
   int nextBox = g.nextId();
+  // Graph inputs have no module of their own; a parameter belongs where it is first used (a
+  // 48-block model has ~600 of them, which would otherwise stay unfolded side by side).
+  std::map<int, std::string> inputScope;
+  for (const auto& n : g.nodes)
+    ir::forEachNodeArg(n, [&](int a) {
+      const ir::Node* p = g.find(a);
+      if (p && p->kind == ir::NodeKind::Placeholder && !inputScope.count(a)) inputScope[a] = n.prov.modulePath;
+    });
   for (const auto& n : g.nodes) {
-    const std::string box = n.kind == ir::NodeKind::Placeholder || n.kind == ir::NodeKind::Output ? "" : foldedInto(n.prov.modulePath, expanded);
+    const std::string scope = n.kind == ir::NodeKind::Placeholder ? inputScope[n.id] : n.prov.modulePath;
+    const std::string box = n.kind == ir::NodeKind::Output ? "" : foldedInto(scope, expanded);
     if (box.empty()) {
       viewOf[n.id] = n.id;
       continue;
@@ -61,7 +70,7 @@ CollapsedGraph collapseByModule(const ir::Graph& g, const std::set<std::string>&
       };
       for (auto& a : copy.args) remap(a);
       for (auto& [k, a] : copy.kwargs) remap(a);
-      c.graph.add(std::move(copy));
+      c.graph.nodes.push_back(std::move(copy));  // names and ids are already unique
       continue;
     }
     ir::forEachNodeArg(n, [&](int a) {
@@ -76,9 +85,10 @@ CollapsedGraph collapseByModule(const ir::Graph& g, const std::set<std::string>&
       c.moduleOf[v] = std::find_if(boxOf.begin(), boxOf.end(), [&](const auto& e) { return e.second == v; })->first;
       box.name = c.moduleOf[v];
       box.prov.modulePath = c.moduleOf[v];
-      c.graph.add(std::move(box));
+      c.graph.nodes.push_back(std::move(box));
     }
   }
+  c.graph.reserveIds(nextBox);
   for (auto& n : c.graph.nodes) {
     auto it = boxArgs.find(n.id);
     if (it == boxArgs.end() || !c.moduleOf.count(n.id)) continue;

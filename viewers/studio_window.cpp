@@ -432,7 +432,11 @@ void StudioWindow::exportGraphDialog() {
 }
 
 void StudioWindow::onLayoutFinished(const QString& error) {
-  if (error.isEmpty()) statusBar()->showMessage(tr("%1 nodes").arg(graph_->graph().nodes.size()), kStatusMs);
+  const size_t all = graph_->graph().nodes.size(), shown = graph_->shownGraph().nodes.size();
+  if (error.isEmpty())
+    statusBar()->showMessage(shown == all ? tr("%1 nodes").arg(all)
+                                          : tr("%1 nodes, %2 boxes shown: double-click a module to expand it, a node to fold its module").arg(all).arg(shown),
+                             kStatusMs);
   else statusBar()->showMessage(error);
   markSettled();
 }

@@ -23,22 +23,30 @@ Node& Graph::add(Node n) {
   return nodes.back();
 }
 
+size_t Graph::slot(int id) const {
+  auto valid = [&](size_t i) { return i < nodes.size() && nodes[i].id == id; };
+  auto it = index_.find(id);
+  if (it != index_.end() && valid(it->second)) return it->second;
+  index_.clear();
+  index_.reserve(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) index_.emplace(nodes[i].id, i);  // first wins, as the scan did
+  it = index_.find(id);
+  return it != index_.end() && valid(it->second) ? it->second : nodes.size();
+}
+
 const Node* Graph::find(int id) const {
-  for (const auto& n : nodes)
-    if (n.id == id) return &n;
-  return nullptr;
+  size_t i = slot(id);
+  return i < nodes.size() ? &nodes[i] : nullptr;
 }
 
 Node* Graph::find(int id) {
-  for (auto& n : nodes)
-    if (n.id == id) return &n;
-  return nullptr;
+  size_t i = slot(id);
+  return i < nodes.size() ? &nodes[i] : nullptr;
 }
 
 int Graph::indexOf(int id) const {
-  for (size_t i = 0; i < nodes.size(); ++i)
-    if (nodes[i].id == id) return static_cast<int>(i);
-  return -1;
+  size_t i = slot(id);
+  return i < nodes.size() ? static_cast<int>(i) : -1;
 }
 
 std::vector<const Node*> Graph::placeholders() const {

@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace kiln::ir {
@@ -81,6 +82,10 @@ class Graph {
 
  private:
   int nextId_ = 0;
+  // id -> position in `nodes`, rebuilt when a lookup finds it stale (callers edit `nodes`
+  // directly): find() was a linear scan, which made passes over large graphs quadratic.
+  mutable std::unordered_map<int, size_t> index_;
+  size_t slot(int id) const;  // position of `id`, or nodes.size()
 };
 
 // Reads names out of args, recursively.

@@ -157,13 +157,15 @@ class ViewersTest : public QObject {
   void collapseFoldsUnexpandedModules() {
     ir::Graph g = layered(2, 3);  // x -> blocks.0.{attn, mlp} -> blocks.1.{attn, mlp} -> output
     CollapsedGraph top = collapseByModule(g, {});
-    QCOMPARE(top.graph.nodes.size(), size_t(4));  // x, the blocks box, the head box, output
+    // The blocks box (with the input x, which goes with its first user), the head box, output.
+    QCOMPARE(top.graph.nodes.size(), size_t(3));
     QCOMPARE(top.moduleOf.size(), size_t(2));
-    QCOMPARE(top.memberCount.at(top.graph.nodes[1].id), 12);
+    QCOMPARE(top.memberCount.at(top.graph.nodes[0].id), 13);
     CollapsedGraph one = collapseByModule(g, {"blocks", "blocks.0"});
     std::set<std::string> boxes;
     for (const auto& [id, path] : one.moduleOf) boxes.insert(path);
     QCOMPARE(boxes, (std::set<std::string>{"blocks.0.attn", "blocks.0.mlp", "blocks.1", "head"}));
+    QCOMPARE(one.graph.nodes.size(), size_t(5));  // the four boxes and output; x is in blocks.0.attn
     // Edges follow the members: blocks.0.mlp reads blocks.0.attn, blocks.1 reads blocks.0.mlp.
     auto idOf = [&](const std::string& p) { for (const auto& [id, path] : one.moduleOf) if (path == p) return id; return -1; };
     QCOMPARE(one.graph.find(idOf("blocks.0.mlp"))->args.size(), size_t(1));
@@ -181,13 +183,13 @@ class ViewersTest : public QObject {
     QSignalSpy laid(&view, &GraphView::layoutFinished);
     view.showGraph(g);
     QVERIFY(laid.wait(30000));
-    QCOMPARE(view.nodeItems().size(), 4);  // x, blocks, head, output
+    QCOMPARE(view.nodeItems().size(), 3);  // blocks (with x), head, output
     view.expandModule("blocks.3");
     QVERIFY(laid.wait(30000));
-    QCOMPARE(view.nodeItems().size(), 4 - 1 + 39 + 2);  // blocks -> 39 other blocks + blocks.3's two modules
+    QCOMPARE(view.nodeItems().size(), 3 - 1 + 39 + 2);  // blocks -> 39 other blocks + blocks.3's two modules
     view.collapseModule("blocks");
     QVERIFY(laid.wait(30000));
-    QCOMPARE(view.nodeItems().size(), 4);
+    QCOMPARE(view.nodeItems().size(), 3);
   }
 
   void runnerReportsAMissingKiln() {
