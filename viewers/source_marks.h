@@ -12,6 +12,10 @@
 
 namespace kiln::viewers {
 
+// The source line of the guard a recompile reason ("0/0: n == 1", "0/0: tensor 'x' dtype
+// mismatch ...") says failed, or 0 when no recorded guard matches.
+int guardLine(const std::string& reason, const std::vector<storage::CompileRow>& compiles);
+// One amber mark per such line, its tooltip listing the recompiles it caused.
 QList<LineMark> recompileMarks(const std::vector<session::RecompileEvent>& recompiles, const std::vector<storage::CompileRow>& compiles);
 
 }  // namespace kiln::viewers

@@ -3,6 +3,7 @@
 #include "engine/ir/graph_diff.h"
 #include "engine/ir/text.h"
 #include "storage/session_diff.h"
+#include "viewers/breaks_panel.h"
 #include "viewers/graph_view.h"
 #include "viewers/script_runner.h"
 #include "viewers/search_panel.h"
@@ -169,6 +170,16 @@ void StudioWindow::buildDocks() {
   stagesDock->setWidget(stageList_);
   addDockWidget(Qt::RightDockWidgetArea, stagesDock);
 
+  breaks_ = new BreaksPanel(this);
+  auto* breaksDock = new QDockWidget(tr("Breaks and recompiles"), this);
+  breaksDock->setObjectName(QStringLiteral("breaks"));
+  breaksDock->setWidget(breaks_);
+  addDockWidget(Qt::LeftDockWidgetArea, breaksDock);
+  connect(breaks_, &BreaksPanel::lineActivated, this, [this](int line) {
+    source_->highlightLine(line);
+    onLineSelected(line);
+  });
+
   timings_ = new TimingsChart(this);
   auto* timingsDock = new QDockWidget(tr("Timings"), this);
   timingsDock->setObjectName(QStringLiteral("timings"));
@@ -284,8 +295,11 @@ void StudioWindow::showSession(qint64 sessionId) {
       for (const auto& h : b.hints) tip << QStringLiteral("hint: ") + qs(h);
       marks << LineMark{b.line, QColor(0xd9, 0x48, 0x3b), tip.join(QLatin1Char('\n'))};
     }
-    marks << recompileMarks(store_.recompiles(sessionId), store_.compiles(sessionId));
+    const auto recompiles = store_.recompiles(sessionId);
+    const auto compiles = store_.compiles(sessionId);
+    marks << recompileMarks(recompiles, compiles);
     source_->setMarks(marks);
+    breaks_->setSession(store_.graphBreaks(sessionId), recompiles, compiles);
     timings_->setTimings(store_.timings(sessionId));
     text_->setSessionOutput(qs(detail->stdoutText), qs(detail->error));
     stages_->load(sessionId);
@@ -294,6 +308,7 @@ void StudioWindow::showSession(qint64 sessionId) {
                           .arg(s.graphCount).arg(s.breakCount).arg(s.recompileCount));
   } catch (const std::exception& e) {
     stages_->load(0);
+    breaks_->setSession({}, {}, {});
     graph_->clearGraph(tr("Could not read this session"));
     reportError(tr("Could not read session %1").arg(sessionId), e);
     markSettled();

@@ -19,6 +19,7 @@ class QTextBrowser;
 
 namespace kiln::viewers {
 
+class BreaksPanel;
 class GraphView;
 class ScriptRunner;
 class SearchPanel;
@@ -70,6 +71,7 @@ class StudioWindow : public QMainWindow {
   TextPane* textPane() const { return text_; }
   QTextBrowser* inspector() const { return inspector_; }
   TimingsChart* timings() const { return timings_; }
+  BreaksPanel* breaksPanel() const { return breaks_; }
   SearchPanel* searchPanel() const { return search_; }
   ScriptRunner* scriptRunner() const { return runner_; }
 
@@ -121,6 +123,7 @@ class StudioWindow : public QMainWindow {
   SearchPanel* search_ = nullptr;
   QTextBrowser* inspector_ = nullptr;
   TimingsChart* timings_ = nullptr;
+  BreaksPanel* breaks_ = nullptr;
   QLabel* summary_ = nullptr;
   QProgressBar* busy_ = nullptr;
   QAction* stopAction_ = nullptr;

@@ -4,6 +4,7 @@
 #include "sample_session.h"
 #include "viewers/graph_layout_worker.h"
 #include "viewers/script_runner.h"
+#include "viewers/breaks_panel.h"
 #include "viewers/graph_view.h"
 #include "viewers/module_collapse.h"
 #include "viewers/session_list_model.h"
@@ -190,6 +191,34 @@ class ViewersTest : public QObject {
     view.collapseModule("blocks");
     QVERIFY(laid.wait(30000));
     QCOMPARE(view.nodeItems().size(), 3);
+  }
+
+  // The breaks panel lists breaks (with hints and stack) and recompiles (with the failing
+  // guard's line); activating an entry reports its line.
+  void breaksPanelListsAndLinks() {
+    BreaksPanel panel;
+    session::GraphBreakEvent b;
+    b.compileId = "0/0";
+    b.code = "KB002";
+    b.title = "Data-dependent branching";
+    b.explanation = "Detected data-dependent branching.";
+    b.hints = {"Use torch.cond."};
+    b.line = 12;
+    std::vector<storage::CompileRow> compiles(1);
+    compiles[0].compileId = "0/0";
+    compiles[0].guards = {{"CONSTANT_MATCH", "L['n']", "L['n'] == 1", 23}};
+    panel.setSession({b}, {{0, "0/1", {"0/0: L['n'] == 1"}}}, compiles);
+    QCOMPARE(panel.breakCount(), 1);
+    QCOMPARE(panel.recompileCount(), 1);
+    QTreeWidgetItem* item = panel.topLevelItem(0)->child(0);
+    QCOMPARE(item->text(0), QStringLiteral("[0/0] KB002 Data-dependent branching"));
+    QCOMPARE(item->child(0)->text(2), QStringLiteral("Use torch.cond."));
+    QSignalSpy lines(&panel, &BreaksPanel::lineActivated);
+    emit panel.itemActivated(item, 0);
+    emit panel.itemActivated(panel.topLevelItem(1)->child(0)->child(0), 0);
+    QCOMPARE(lines.size(), 2);
+    QCOMPARE(lines.at(0).at(0).toInt(), 12);
+    QCOMPARE(lines.at(1).at(0).toInt(), 23);
   }
 
   void runnerReportsAMissingKiln() {

@@ -1,0 +1,69 @@
+#include "viewers/breaks_panel.h"
+
+#include "viewers/source_marks.h"
+
+#include <QHeaderView>
+
+namespace kiln::viewers {
+
+namespace {
+
+constexpr int kLineRole = Qt::UserRole + 1;
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+}  // namespace
+
+BreaksPanel::BreaksPanel(QWidget* parent) : QTreeWidget(parent) {
+  setColumnCount(3);
+  setHeaderLabels({tr("What"), tr("Line"), tr("Detail")});
+  header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+  setRootIsDecorated(true);
+  setWordWrap(true);
+  connect(this, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) {
+    const int line = item->data(0, kLineRole).toInt();
+    if (line > 0) emit lineActivated(line);
+  });
+  setSession({}, {}, {});
+}
+
+void BreaksPanel::setSession(const std::vector<session::GraphBreakEvent>& breaks, const std::vector<session::RecompileEvent>& recompiles,
+                             const std::vector<storage::CompileRow>& compiles) {
+  clear();
+  auto* b = new QTreeWidgetItem(this, {tr("Graph breaks (%1)").arg(breaks.size())});
+  for (const auto& e : breaks) {
+    auto* item = new QTreeWidgetItem(b, {QStringLiteral("[%1] %2 %3").arg(qs(e.compileId), qs(e.code), qs(e.title)),
+                                          e.line > 0 ? QString::number(e.line) : QString(), qs(e.explanation)});
+    item->setData(0, kLineRole, e.line);
+    QStringList tip{qs(e.title), qs(e.explanation)};
+    for (const auto& h : e.hints) {
+      tip << QStringLiteral("hint: ") + qs(h);
+      new QTreeWidgetItem(item, {tr("hint"), QString(), qs(h)});
+    }
+    for (const auto& f : e.userStack) {
+      auto* frame = new QTreeWidgetItem(item, {tr("called from"), QString::number(f.line), f.code.empty() ? QStringLiteral("in %1").arg(qs(f.function)) : QStringLiteral("%1 in %2").arg(qs(f.code), qs(f.function))});
+      frame->setData(0, kLineRole, f.line);
+    }
+    item->setToolTip(0, tip.join(QLatin1Char('\n')));
+    item->setToolTip(2, tip.join(QLatin1Char('\n')));
+  }
+  auto* r = new QTreeWidgetItem(this, {tr("Recompiles (%1)").arg(recompiles.size())});
+  for (const auto& e : recompiles) {
+    auto* item = new QTreeWidgetItem(r, {QStringLiteral("[%1] recompiled").arg(qs(e.compileId))});
+    int first = 0;
+    for (const auto& reason : e.reasons) {
+      const int line = guardLine(reason, compiles);
+      auto* why = new QTreeWidgetItem(item, {tr("guard failed"), line > 0 ? QString::number(line) : QString(), qs(reason)});
+      why->setData(0, kLineRole, line);
+      if (!first) first = line;
+    }
+    item->setData(0, kLineRole, first);
+    if (!e.reasons.empty()) item->setText(2, qs(e.reasons.front()));
+  }
+  expandAll();
+}
+
+int BreaksPanel::breakCount() const { return topLevelItem(0) ? topLevelItem(0)->childCount() : 0; }
+int BreaksPanel::recompileCount() const { return topLevelItem(1) ? topLevelItem(1)->childCount() : 0; }
+
+}  // namespace kiln::viewers
