@@ -3,6 +3,7 @@
 #include "engine/autograd/record.h"
 
 #include <stdexcept>
+#include <unordered_map>
 
 namespace kiln::ops {
 
@@ -35,12 +36,23 @@ std::vector<OpDef>& table() {
   }();
   return t;
 }
+
+// Name -> entry. Every eager call, capture, lowering and compiled extern step looks ops up by
+// name; a linear scan of the table with string compares showed up in profiles.
+const std::unordered_map<std::string_view, const OpDef*>& byName() {
+  static const std::unordered_map<std::string_view, const OpDef*> m = [] {
+    std::unordered_map<std::string_view, const OpDef*> out;
+    for (const auto& o : table()) out.emplace(o.name, &o);  // the first registration wins, as the scan did
+    return out;
+  }();
+  return m;
+}
 }  // namespace
 
 const OpDef* findOp(std::string_view name) {
-  for (const auto& o : table())
-    if (o.name == name) return &o;
-  return nullptr;
+  const auto& m = byName();
+  auto it = m.find(name);
+  return it == m.end() ? nullptr : it->second;
 }
 
 const OpDef& op(std::string_view name) {
