@@ -402,27 +402,42 @@ void StudioWindow::showStepReport(int row, const ir::Graph& graph) {
       text += QStringLiteral("  %1  x%2  on %3\n").arg(qs(r.rule)).arg(r.count).arg(names.join(QStringLiteral(", ")));
     }
   }
+  // Against the same stage of the diff's first session when this is its second one (a graph
+  // diff per stage, matched by node name), else against the stage before (what the step did).
   // Captured -> ATen renames every node: a name diff would say "everything changed".
-  if (hasPrev && stages_->stageAt(row - 1).stage != "captured") {
-    ir::GraphChanges c = ir::diffGraphs(prev, graph);
-    graph_->setChanges(c);
-    auto names = [&](const std::vector<int>& ids) {
-      QStringList l;
-      for (int id : ids) l << qs(graph.find(id)->name);
-      return l.join(QStringLiteral(", "));
-    };
-    QStringList removed;
-    for (const auto& r : c.removed) removed << qs(r);
-    text += tr("\nagainst %1: %2 added (green), %3 changed (amber), %4 removed\n")
-                .arg(qs(stages_->stageAt(row - 1).stage))
-                .arg(c.added.size())
-                .arg(c.changed.size())
-                .arg(c.removed.size());
-    if (!c.added.empty()) text += tr("  added: ") + names(c.added) + QLatin1Char('\n');
-    if (!c.changed.empty()) text += tr("  changed: ") + names(c.changed) + QLatin1Char('\n');
-    if (!removed.isEmpty()) text += tr("  removed: ") + removed.join(QStringLiteral(", ")) + QLatin1Char('\n');
+  if (diffBase_.second == sessionId_ && diffBase_.first > 0) {
+    try {
+      for (const auto& other : store_.stages(diffBase_.first, stage.compileId))
+        if (other.stage == stage.stage)
+          text += describeChanges(store_.stageGraph(other.id), graph, tr("session %1's [%2] %3").arg(diffBase_.first).arg(qs(stage.compileId), qs(stage.stage)));
+    } catch (const std::exception& e) {
+      reportError(tr("Could not read session %1").arg(diffBase_.first), e);
+    }
+  } else if (hasPrev && stages_->stageAt(row - 1).stage != "captured") {
+    text += describeChanges(prev, graph, qs(stages_->stageAt(row - 1).stage));
   }
   text_->setStepReport(text);
+}
+
+QString StudioWindow::describeChanges(const ir::Graph& before, const ir::Graph& graph, const QString& against) {
+  ir::GraphChanges c = ir::diffGraphs(before, graph);
+  graph_->setChanges(c);
+  auto names = [&](const std::vector<int>& ids) {
+    QStringList l;
+    for (int id : ids) l << qs(graph.find(id)->name);
+    return l.join(QStringLiteral(", "));
+  };
+  QStringList removed;
+  for (const auto& r : c.removed) removed << qs(r);
+  QString text = tr("\nagainst %1: %2 added (green), %3 changed (amber), %4 removed\n")
+                     .arg(against)
+                     .arg(c.added.size())
+                     .arg(c.changed.size())
+                     .arg(c.removed.size());
+  if (!c.added.empty()) text += tr("  added: ") + names(c.added) + QLatin1Char('\n');
+  if (!c.changed.empty()) text += tr("  changed: ") + names(c.changed) + QLatin1Char('\n');
+  if (!removed.isEmpty()) text += tr("  removed: ") + removed.join(QStringLiteral(", ")) + QLatin1Char('\n');
+  return text;
 }
 
 void StudioWindow::stepStage(int delta) {
@@ -642,7 +657,9 @@ void StudioWindow::finishDiff(qint64 a, qint64 b, const QString& text, const QSt
   --pendingReads_;
   if (error.isEmpty()) {
     text_->setDiff(text);
-    statusBar()->showMessage(tr("Session %1 vs %2").arg(a).arg(b));
+    diffBase_ = {a, b};
+    statusBar()->showMessage(tr("Session %1 vs %2: stages of session %2 are coloured against session %1's").arg(a).arg(b));
+    if (sessionId_ == b && stageId_ > 0) selectStage(stageList_->currentIndex().row());  // recolour what is shown
   } else {
     statusBar()->showMessage(tr("Could not diff sessions %1 and %2: %3").arg(a).arg(b).arg(error));
   }

@@ -8,6 +8,8 @@
 
 #include <QMainWindow>
 
+#include <utility>
+
 #include <exception>
 
 class QLabel;
@@ -105,6 +107,8 @@ class StudioWindow : public QMainWindow {
   void deleteSelectedSessionsDialog();
   void markSettled();
   void showStepReport(int row, const ir::Graph& graph);
+  // Marks `graph`'s nodes added / changed against `before` in the view; the Step tab's text.
+  QString describeChanges(const ir::Graph& before, const ir::Graph& graph, const QString& against);
   void exportGraphDialog();
   void finishDiff(qint64 a, qint64 b, const QString& text, const QString& error);
   void rememberScript(const QString& script);
@@ -129,7 +133,8 @@ class StudioWindow : public QMainWindow {
   QAction* stopAction_ = nullptr;
   QMenu* recentMenu_ = nullptr;
   bool settled_ = false;
-  int pendingReads_ = 0;  // store reads running on the thread pool (diffs)
+  int pendingReads_ = 0;
+  std::pair<qint64, qint64> diffBase_{0, 0};  // the last diff (a, b): b's stages are coloured against a's  // store reads running on the thread pool (diffs)
   qint64 sessionId_ = 0;
   qint64 stageId_ = 0;
   std::string compileId_;  // compile whose kernels and wrapper the text pane holds

@@ -68,7 +68,8 @@ int64_t writeSession(storage::Store& store, bool changed) {
   sink->stage(captured);
   sink->stage(stage("aten", 1, chain("aten.sin.default", "aten.mul.Tensor", "aten.relu.default", ""), true));
   sink->stage(stage("pass:cse", 2, chain("aten.sin.default", "aten.mul.Tensor", "aten.relu.default", ""), false));
-  auto fused = stage("fused", 3, chain("aten.sin.default", "aten.mul.Tensor", "aten.relu.default", "kernel_0"), true);
+  // The changed run's fused stage computes sigmoid where the first computes relu.
+  auto fused = stage("fused", 3, chain("aten.sin.default", "aten.mul.Tensor", changed ? "aten.sigmoid.default" : "aten.relu.default", "kernel_0"), true);
   fused.rules.push_back({"fused: pointwise into producer's kernel", 2, {2, 3}});
   sink->stage(fused);
   for (const auto& [phase, ms] : {std::pair<const char*, double>{"capture", 1.5}, {"lower", 0.5}, {"passes", 2.0}, {"codegen", changed ? 30.0 : 20.0}})

@@ -238,6 +238,14 @@ class StudioWindowTest : public QObject {
     QVERIFY2(diff.contains(QStringLiteral("[0/0] f: captured graph differs")), qPrintable(diff));
     QVERIFY2(diff.contains(QStringLiteral("+ guard CONSTANT_MATCH: G['SCALE'] == 2")), qPrintable(diff));
     QVERIFY2(diff.contains(QStringLiteral("+     # scaled by G['SCALE']")), qPrintable(diff));
+    // The second session's stages are now coloured against the first's: its fused stage
+    // computes sigmoid where the first computes relu.
+    QVERIFY(window_->selectStage(3));
+    QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled() && !window_->graphView()->nodeItems().isEmpty(), 20000);
+    const QString step = text->text(TextPane::Step);
+    QVERIFY2(step.contains(QStringLiteral("against session %1's [0/0] fused: 0 added (green), 1 changed (amber), 0 removed").arg(first)), qPrintable(step));
+    for (GraphNodeItem* n : window_->graphView()->nodeItems())
+      QCOMPARE(n->change() == GraphNodeItem::Change::Changed, n->name() == QStringLiteral("relu"));
     // Showing another session keeps the diff; a missing session leaves it alone too.
     QVERIFY(window_->selectSession(first));
     QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled(), 20000);
