@@ -157,7 +157,7 @@ ValueTemplate makeTemplate(py::Interpreter& in, Tracer& tr, const Value& v, std:
     auto* tv = static_cast<py::TensorObj*>(v.get());
     if (tv->fake) {
       if (tv->node < 0 || tr.isInput(tv->node)) {
-        const Source* s = tv->node < 0 ? tr.sourceOf(v.get()) : tr.inputSource(tv->node);
+        const Source* s = tv->node < 0 ? tr.sourceOf(v) : tr.inputSource(tv->node);
         if (s) {
           t.kind = ValueTemplate::Kind::FromSource;
           t.source = *s;
@@ -177,7 +177,7 @@ ValueTemplate makeTemplate(py::Interpreter& in, Tracer& tr, const Value& v, std:
     for (auto& x : in.iterate(v)) t.items.push_back(makeTemplate(in, tr, x, outputs));
     return t;
   }
-  if (v->kind == VK::Dict && !tr.sourceOf(v.get())) {
+  if (v->kind == VK::Dict && !tr.sourceOf(v)) {
     // A dict built in the function (Dynamo rebuilds it in the transformed code).
     t.kind = ValueTemplate::Kind::Dict;
     for (auto& [k, x] : static_cast<py::DictObj*>(v.get())->items) {
@@ -191,7 +191,7 @@ ValueTemplate makeTemplate(py::Interpreter& in, Tracer& tr, const Value& v, std:
     case VK::Function: case VK::Builtin: case VK::Class: case VK::Module:
       break;
     default:
-      if (const Source* s = tr.sourceOf(v.get())) {
+      if (const Source* s = tr.sourceOf(v)) {
         t.kind = ValueTemplate::Kind::FromSource;
         t.source = *s;
         return t;

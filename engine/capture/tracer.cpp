@@ -163,9 +163,16 @@ bool Tracer::search(const py::Value& root, const Source& src, const py::Obj* tar
   return false;
 }
 
-const Source* Tracer::sourceOf(const py::Obj* o) {
+const Source* Tracer::sourceOf(const py::Value& value) {
+  const py::Obj* o = value.get();
   auto it = sources_.find(o);
   if (it != sources_.end()) return &it->second;
+  // Tensors made by the trace and objects a search already missed are not reachable from the
+  // roots: every `.shape` or method looked up on them walked the whole module tree again, which
+  // made capture quadratic in model size (1.7 s for a 48-block transformer). Missed objects are
+  // held, so their addresses cannot be reused; an attribute store forgets them (onSetAttr).
+  if (py::TensorObj* t = asTensor(value); t && t->fake) return nullptr;
+  if (unreachable_.count(o)) return nullptr;
   std::set<const py::Obj*> seen;
   for (const auto& [name, v] : argValues)
     if (search(v, Source::local(name), o, 6, seen)) return &sources_.at(o);
@@ -175,11 +182,12 @@ const Source* Tracer::sourceOf(const py::Obj* o) {
     if (!v || v->kind == py::VK::Module || v->kind == py::VK::Function || v->kind == py::VK::Builtin || v->kind == py::VK::Class) continue;
     if (search(v, Source::global(name), o, 6, seen)) return &sources_.at(o);
   }
+  unreachable_.emplace(o, value);
   return nullptr;
 }
 
 py::Value Tracer::onAttribute(const py::Value& obj, const std::string& name, py::Value result) {
-  const Source* base = sourceOf(obj.get());
+  const Source* base = sourceOf(obj);
   if (!base) return result;
   Source src = base->attr(name);
   if (obj->kind == py::VK::Instance) {
@@ -229,7 +237,7 @@ ir::Arg Tracer::toArg(const py::Value& v) {
       if (!t->fake) {
         auto lifted = liftedBy_.find(v.get());
         if (lifted != liftedBy_.end()) return ir::Arg::ref(nodeOf(lifted->second));
-        if (const Source* s = sourceOf(v.get())) {
+        if (const Source* s = sourceOf(v)) {
           py::Value fake = lift(t->t, *s);
           liftedBy_[v.get()] = fake;
           return ir::Arg::ref(nodeOf(fake));
@@ -307,7 +315,7 @@ void Tracer::enterModule(const py::Value& module) {
   // L['self']._modules['blocks']._modules['0'] -> blocks.0; a module reached another way
   // (a global, an attribute outside _modules) keeps its attribute and item names.
   std::string path;
-  if (const Source* src = sourceOf(module.get())) {
+  if (const Source* src = sourceOf(module)) {
     for (size_t i = 1; i < src->steps.size(); ++i) {
       const auto& st = src->steps[i];
       if (st.kind == Source::Step::Kind::Attr && st.name == "_modules") continue;
@@ -354,8 +362,9 @@ void Tracer::nameHint(const py::Value& v, const std::string& name) {
 }
 
 void Tracer::onSetAttr(const py::Value& obj, const std::string& name, const py::Value& value) {
+  unreachable_.clear();  // the store may make a missed object reachable
   if (obj->kind != py::VK::Instance) return;
-  const Source* src = sourceOf(obj.get());
+  const Source* src = sourceOf(obj);
   if (!src) return;  // an object made during capture: nothing to replay
   SideEffect e;
   e.object = *src;

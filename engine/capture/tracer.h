@@ -97,7 +97,7 @@ class Tracer {
   // The graph node a fake tensor stands for (realizing a lazy input); -1 if not fake.
   int nodeOf(const py::Value& v);
   // The source of a tensor/object the function can reach (arguments, globals), if any.
-  const Source* sourceOf(const py::Obj* o);
+  const Source* sourceOf(const py::Value& v);
   bool isInput(int node) const;
   const Source* inputSource(int node) const;
 
@@ -115,6 +115,7 @@ class Tracer {
 
  private:
   std::vector<std::string> moduleStack_;
+  std::map<const py::Obj*, py::Value> unreachable_;  // searched for and not found (held alive)
   ir::Arg toArg(const py::Value& v);
   int realize(py::TensorObj* t);
   py::Value lift(const tensor::Tensor& real, const Source& src);

@@ -77,7 +77,7 @@ Value callTorch(py::Interpreter& in, const std::string& target, ir::NodeKind kin
   // (a list of tensors, say) are graph inputs too: the call is recorded.
   if (in.tracer && !fake) {
     auto sourced = [&](const py::Value& v) {
-      return v->kind == VK::Tensor && in.tracer->sourceOf(v.get()) != nullptr;
+      return v->kind == VK::Tensor && in.tracer->sourceOf(v) != nullptr;
     };
     for (auto& a : args.args) fake = fake || sourced(a);
     for (auto& [k, v] : args.kwargs) fake = fake || sourced(v);

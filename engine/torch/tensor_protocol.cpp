@@ -265,7 +265,7 @@ Value tensorSubscript(py::Interpreter& in, const Value& t, const Value& index) {
     fake = fake || v.kind == ops::Val::Kind::Sym;
   // While capturing, a real tensor the function reaches through its inputs is a graph input
   // (as callTorch treats it): the indexing is recorded.
-  if (!fake && in.tracer && in.tracer->sourceOf(t.get())) {
+  if (!fake && in.tracer && in.tracer->sourceOf(t)) {
     fake = true;
     ta.args[0] = ops::Val::sym(asTensor(t)->t.type());
   }
