@@ -85,6 +85,25 @@ PassResult simplify(const ir::Graph& g, PassContext&) {
         continue;
       }
     }
+    // Pointless views: a view, reshape or expand to the shape x already has, an identity
+    // permute. They cost an extern call each and hide the producer from fusion.
+    if (!n.args.empty() && n.kwargs.empty()) {
+      const char* rule = nullptr;
+      if ((t == "aten.view.default" || t == "aten._unsafe_view.default" || t == "aten.reshape.default" || t == "aten.expand.default") &&
+          sameType(g, n.args[0], n))
+        rule = t == "aten.expand.default" ? "expand(x, x.shape) -> x" : "view(x, x.shape) -> x";
+      if (t == "aten.permute.default" && n.args.size() == 2 && n.args[1].kind == ir::Arg::Kind::List && sameType(g, n.args[0], n)) {
+        bool identity = true;
+        for (size_t i = 0; i < n.args[1].list.size(); ++i)
+          identity = identity && n.args[1].list[i].isNumber() && n.args[1].list[i].number() == static_cast<double>(i);
+        if (identity) rule = "permute(x, identity) -> x";
+      }
+      if (rule) {
+        rb.replaceWithNode(n.id, rb.remap(n.args[0]).node);
+        r.fired(rule, n.id);
+        continue;
+      }
+    }
     if (n.args.size() == 2 && n.kwargs.empty()) {
       const ir::Arg &a = n.args[0], &b = n.args[1];
       const ir::Arg* keep = nullptr;
