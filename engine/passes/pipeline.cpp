@@ -1,5 +1,6 @@
 #include "engine/passes/pipeline.h"
 
+#include "engine/passes/addmm.h"
 #include "engine/passes/cse.h"
 #include "engine/passes/dce.h"
 #include "engine/passes/decompose.h"
@@ -14,6 +15,8 @@ const std::vector<PassInfo>& pipeline() {
       {"decompose", "decompose composite ops into core ATen ops", decompose},
       // Algebraic identities; they leave dead producers behind for dce.
       {"simplify", "algebraic simplification (exp(log x), x*1, x+0, ...)", simplify},
+      // mm + bias -> addmm (one BLAS call); the mm it absorbs is left for dce.
+      {"addmm", "fold a bias add into its matrix product (addmm)", foldAddmm},
       {"cse", "common-subexpression elimination", cse},
       {"dce", "dead-code elimination", dce},
       // Last: group pointwise ops into kernels (the fused stage).
