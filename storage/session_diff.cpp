@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <iomanip>
 #include <sstream>
 
 namespace kiln::storage {
@@ -121,6 +122,13 @@ SessionDiff diffSessions(Store& store, int64_t a, int64_t b) {
   std::set_difference(ba.begin(), ba.end(), bb.begin(), bb.end(), std::back_inserter(d.breaksOnlyA));
   std::set_difference(bb.begin(), bb.end(), ba.begin(), ba.end(), std::back_inserter(d.breaksOnlyB));
   Side sa = load(store, a), sb = load(store, b);
+  auto phases = [&](int64_t id) {
+    std::map<std::string, std::map<std::string, double>> ms;  // compile id -> phase -> ms
+    for (const auto& t : store.timings(id))
+      if (!t.compileId.empty()) ms[t.compileId][t.phase] += t.ms;
+    return ms;
+  };
+  auto pa = phases(a), pb = phases(b);
   std::set<std::string> ids;
   for (const auto& [k, v] : sa.captured) ids.insert(k);
   for (const auto& [k, v] : sb.captured) ids.insert(k);
@@ -144,6 +152,16 @@ SessionDiff diffSessions(Store& store, int64_t a, int64_t b) {
     const auto& gb = sb.guards[cid];
     std::set_difference(ga.begin(), ga.end(), gb.begin(), gb.end(), std::back_inserter(c.guardsOnlyA));
     std::set_difference(gb.begin(), gb.end(), ga.begin(), ga.end(), std::back_inserter(c.guardsOnlyB));
+    const std::vector<std::string> order = {"capture", "lower", "passes", "schedule", "codegen"};
+    std::set<std::string> seen;
+    auto addPhase = [&](const std::string& p) {
+      if (!seen.insert(p).second) return;
+      c.phaseMs.push_back({p, {pa[cid].count(p) ? pa[cid][p] : 0.0, pb[cid].count(p) ? pb[cid][p] : 0.0}});
+    };
+    for (const auto& p : order)
+      if (pa[cid].count(p) || pb[cid].count(p)) addPhase(p);
+    for (const auto& side : {pa[cid], pb[cid]})
+      for (const auto& [p, ms] : side) addPhase(p);
     d.compiles.push_back(std::move(c));
   }
   return d;
@@ -166,6 +184,15 @@ std::string SessionDiff::text() const {
     else o << (c.capturedTextDiffers ? "captured graph differs" : "captured graph equal") << ", ops " << c.opsA << " -> " << c.opsB
            << ", kernels " << c.kernelsA << " -> " << c.kernelsB << (c.kernelTextDiffers ? " (kernel IR differs)" : "");
     o << "\n";
+    if (!c.phaseMs.empty()) {
+      o << "    compile ms:";
+      for (const auto& [p, ms] : c.phaseMs) {
+        o << " " << p << " " << ms.first << " -> " << ms.second;
+        if (ms.first > 0.05) o << " (" << std::showpos << std::setprecision(0) << 100.0 * (ms.second - ms.first) / ms.first << "%" << std::noshowpos << std::setprecision(1) << ")";
+        o << ";";
+      }
+      o << "\n";
+    }
     for (const auto& g : c.guardsOnlyA) o << "    - guard " << g << "\n";
     for (const auto& g : c.guardsOnlyB) o << "    + guard " << g << "\n";
     if (c.capturedTextDiffers)
@@ -197,6 +224,9 @@ std::string SessionDiff::json() const {
     x["kernel_count"] = {c.kernelsA, c.kernelsB};
     x["captured_differs"] = c.capturedTextDiffers;
     x["kernels_differ"] = c.kernelTextDiffers;
+    nlohmann::ordered_json ph = nlohmann::ordered_json::object();
+    for (const auto& [p, ms] : c.phaseMs) ph[p] = {ms.first, ms.second};
+    x["compile_ms"] = ph;
     x["guards_only_a"] = c.guardsOnlyA;
     x["guards_only_b"] = c.guardsOnlyB;
     x["captured_diff"] = c.capturedUnifiedDiff;

@@ -20,6 +20,9 @@ struct CompileDiff {
   bool kernelTextDiffers = false;
   std::vector<std::string> guardsOnlyA, guardsOnlyB;
   std::string capturedUnifiedDiff;  // line diff of the captured graphs ("" when equal)
+  // Compile time per phase (capture, lower, passes, schedule, codegen) in A and in B, in
+  // pipeline order; a phase one side lacks counts 0 there.
+  std::vector<std::pair<std::string, std::pair<double, double>>> phaseMs;
 };
 
 struct SessionDiff {

@@ -70,6 +70,8 @@ TEST(SessionDiff, ReportsGraphGuardKernelAndBreakChanges) {
   sb.kernels.erase(sb.kernels.begin() + 1);  // 0/0 loses its reduction kernel
   sb.breaks.clear();
   sb.compiles.pop_back();  // and the failed 1/0 compile
+  for (auto& t : sb.timings)
+    if (t.phase == "codegen") t.ms = 6.125;  // codegen got twice as fast
   writeSample(*store->beginSession(), sa);
   int64_t a = store->lastSessionId();
   writeSample(*store->beginSession(), sb);
@@ -95,8 +97,13 @@ TEST(SessionDiff, ReportsGraphGuardKernelAndBreakChanges) {
   std::string text = d.text();
   EXPECT_NE(text.find("[0/0] forward: captured graph differs"), std::string::npos) << text;
   EXPECT_NE(text.find("- break only in " + std::to_string(a)), std::string::npos) << text;
+  // Per-phase compile times, in pipeline order, with the change in percent.
+  using Phase = std::pair<std::string, std::pair<double, double>>;
+  EXPECT_EQ(c0.phaseMs, (std::vector<Phase>{{"capture", {1.5, 1.5}}, {"codegen", {12.25, 6.125}}}));
+  EXPECT_NE(text.find("compile ms: capture 1.5 -> 1.5 (+0%); codegen 12.2 -> 6.1 (-50%);"), std::string::npos) << text;
   auto j = nlohmann::json::parse(d.json());
   EXPECT_EQ(j["compiles"][0]["kernel_count"], nlohmann::json::array({2, 1}));
+  EXPECT_EQ(j["compiles"][0]["compile_ms"]["codegen"], nlohmann::json::array({12.25, 6.125}));
   EXPECT_EQ(j["breaks_only_a"].size(), 1u);
 }
 
