@@ -35,6 +35,7 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QW
   QPen pen(QColor(0x55, 0x5a, 0x64), 1.0);
   if (change_ == Change::Added) pen = QPen(QColor(0x2e, 0x9e, 0x4f), 3.0);
   if (change_ == Change::Changed) pen = QPen(QColor(0xe0, 0x8e, 0x0b), 3.0);
+  if (change_ == Change::Removed) pen = QPen(QColor(0xd9, 0x48, 0x3b), 3.0, Qt::DashLine);
   if (selected) pen = QPen(QColor(0x1f, 0x6f, 0xd0), 3.0);
   painter->setPen(pen);
   painter->setBrush(highlighted_ ? QColor(0xff, 0xe0, 0x82) : QColor(0xfd, 0xfd, 0xfd));

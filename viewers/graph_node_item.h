@@ -1,7 +1,7 @@
 // GraphNodeItem: one IR node in the graph view, a rounded box with its label lines (name,
 // op target, type). Selectable; "highlighted" marks nodes that come from the selected
-// source line; a change mark (green: added by the step into this stage, amber: changed) is drawn
-// as a thick border.
+// source line; a change mark (green: added by the step into this stage, amber: changed, red:
+// gone in the graph compared with) is drawn as a thick border.
 #pragma once
 
 #include "viewers/graph_layout.h"
@@ -27,7 +27,7 @@ class GraphNodeItem : public QGraphicsItem {
   bool highlighted() const { return highlighted_; }
   void setHighlighted(bool on);
 
-  enum class Change { None, Added, Changed };
+  enum class Change { None, Added, Changed, Removed };
   Change change() const { return change_; }
   void setChange(Change c);
 

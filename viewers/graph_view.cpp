@@ -49,8 +49,9 @@ QPolygonF arrowHead(QPointF from, QPointF tip) {
 
 }  // namespace
 
-void GraphView::setChanges(const ir::GraphChanges& changes) {
+void GraphView::setChanges(const ir::GraphChanges& changes, bool asBefore) {
   changes_ = changes;
+  changesAsBefore_ = asBefore;
   applyChanges();
 }
 
@@ -58,7 +59,7 @@ void GraphView::applyChanges() {
   const std::set<int> added(changes_.added.begin(), changes_.added.end());
   const std::set<int> changed(changes_.changed.begin(), changes_.changed.end());
   for (GraphNodeItem* item : nodeItems())
-    item->setChange(added.count(item->nodeId()) ? GraphNodeItem::Change::Added
+    item->setChange(added.count(item->nodeId()) ? (changesAsBefore_ ? GraphNodeItem::Change::Removed : GraphNodeItem::Change::Added)
                     : changed.count(item->nodeId()) ? GraphNodeItem::Change::Changed
                                                     : GraphNodeItem::Change::None);
 }

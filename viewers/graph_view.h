@@ -43,7 +43,9 @@ class GraphView : public QGraphicsView {
 
   void highlightLine(int line);  // 0 clears
   // Marks the nodes the step into this stage added or changed (kept until the next showGraph).
-  void setChanges(const ir::GraphChanges& changes);
+  // With `asBefore`, the graph is the older side of a comparison: `changes` compares the newer
+  // graph with this one, so its "added" nodes are the ones the newer graph lost (drawn red).
+  void setChanges(const ir::GraphChanges& changes, bool asBefore = false);
   const ir::GraphChanges& changes() const { return changes_; }
   // Writes what is on screen (the whole laid-out graph): SVG or PNG by the file's suffix, or
   // the Graphviz DOT source of the graph (.dot / .gv). False with `error` set on failure.
@@ -85,6 +87,7 @@ class GraphView : public QGraphicsView {
   LabelMetrics metrics_;
   int line_ = 0;
   ir::GraphChanges changes_;
+  bool changesAsBefore_ = false;
   void applyChanges();
   bool fitted_ = false;  // still showing the whole graph: keep it fitted when resized
 };

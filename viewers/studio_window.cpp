@@ -4,6 +4,7 @@
 #include "engine/ir/text.h"
 #include "storage/session_diff.h"
 #include "viewers/breaks_panel.h"
+#include "viewers/graph_diff_view.h"
 #include "viewers/graph_view.h"
 #include "viewers/script_runner.h"
 #include "viewers/search_panel.h"
@@ -199,6 +200,13 @@ void StudioWindow::buildDocks() {
   textDock->setWidget(text_);
   addDockWidget(Qt::BottomDockWidgetArea, textDock);
   tabifyDockWidget(textDock, timingsDock);
+  graphDiff_ = new GraphDiffView(this);
+  graphDiffDock_ = new QDockWidget(tr("Graph diff"), this);
+  graphDiffDock_->setObjectName(QStringLiteral("graphDiff"));
+  graphDiffDock_->setWidget(graphDiff_);
+  addDockWidget(Qt::BottomDockWidgetArea, graphDiffDock_);
+  tabifyDockWidget(textDock, graphDiffDock_);
+  graphDiffDock_->hide();  // shown once a diff is active and a stage of its second session is
   textDock->raise();
   resizeDocks({sessionsDock, stagesDock}, {470, 240}, Qt::Horizontal);
   resizeDocks({textDock}, {260}, Qt::Vertical);
@@ -408,8 +416,14 @@ void StudioWindow::showStepReport(int row, const ir::Graph& graph) {
   if (diffBase_.second == sessionId_ && diffBase_.first > 0) {
     try {
       for (const auto& other : store_.stages(diffBase_.first, stage.compileId))
-        if (other.stage == stage.stage)
-          text += describeChanges(store_.stageGraph(other.id), graph, tr("session %1's [%2] %3").arg(diffBase_.first).arg(qs(stage.compileId), qs(stage.stage)));
+        if (other.stage == stage.stage) {
+          const ir::Graph base = store_.stageGraph(other.id);
+          text += describeChanges(base, graph, tr("session %1's [%2] %3").arg(diffBase_.first).arg(qs(stage.compileId), qs(stage.stage)));
+          graphDiff_->showPair(base, tr("session %1 [%2] %3").arg(diffBase_.first).arg(qs(stage.compileId), qs(stage.stage)), graph,
+                               tr("session %1 [%2] %3").arg(sessionId_).arg(qs(stage.compileId), qs(stage.stage)));
+          graphDiffDock_->show();
+          graphDiffDock_->raise();
+        }
     } catch (const std::exception& e) {
       reportError(tr("Could not read session %1").arg(diffBase_.first), e);
     }

@@ -13,6 +13,7 @@
 #include <exception>
 
 class QLabel;
+class QDockWidget;
 class QMenu;
 class QListView;
 class QProgressBar;
@@ -22,6 +23,7 @@ class QTextBrowser;
 namespace kiln::viewers {
 
 class BreaksPanel;
+class GraphDiffView;
 class GraphView;
 class ScriptRunner;
 class SearchPanel;
@@ -74,6 +76,7 @@ class StudioWindow : public QMainWindow {
   QTextBrowser* inspector() const { return inspector_; }
   TimingsChart* timings() const { return timings_; }
   BreaksPanel* breaksPanel() const { return breaks_; }
+  GraphDiffView* graphDiff() const { return graphDiff_; }
   SearchPanel* searchPanel() const { return search_; }
   ScriptRunner* scriptRunner() const { return runner_; }
 
@@ -128,6 +131,8 @@ class StudioWindow : public QMainWindow {
   QTextBrowser* inspector_ = nullptr;
   TimingsChart* timings_ = nullptr;
   BreaksPanel* breaks_ = nullptr;
+  GraphDiffView* graphDiff_ = nullptr;
+  QDockWidget* graphDiffDock_ = nullptr;
   QLabel* summary_ = nullptr;
   QProgressBar* busy_ = nullptr;
   QAction* stopAction_ = nullptr;

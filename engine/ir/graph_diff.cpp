@@ -9,15 +9,16 @@ namespace kiln::ir {
 namespace {
 
 // A node as its readable form shows it (arguments by name), without its id or provenance: what
-// a reader compares when stepping from one stage to the next. The kernel tag counts, so the
-// fused stage shows which nodes joined a kernel.
+// a reader compares when stepping from one stage to the next. Kernel membership counts, so the
+// fused stage shows which nodes joined a kernel; the kernel's name does not (it lists the ops
+// fused, so one changed op would rename every node's kernel in another session).
 std::string signature(const Graph& g, const Node& n) {
   std::string s = std::to_string(static_cast<int>(n.kind)) + " " + n.target + "(";
   for (const auto& a : n.args) s += printArg(g, a) + ",";
   for (const auto& [k, a] : n.kwargs) s += k + "=" + printArg(g, a) + ",";
   s += ")";
   for (const auto& t : n.types) s += " " + t.str();
-  return s + " " + n.kernel;
+  return s + (n.kernel.empty() ? "" : " in a kernel");
 }
 
 }  // namespace

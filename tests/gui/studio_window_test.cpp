@@ -3,6 +3,7 @@
 // source <-> node linking and a screenshot that is not blank.
 #include "sample_session.h"
 #include "viewers/graph_cluster_item.h"
+#include "viewers/graph_diff_view.h"
 #include "viewers/graph_node_item.h"
 #include "viewers/graph_view.h"
 #include "viewers/script_runner.h"
@@ -246,6 +247,12 @@ class StudioWindowTest : public QObject {
     QVERIFY2(step.contains(QStringLiteral("against session %1's [0/0] fused: 0 added (green), 1 changed (amber), 0 removed").arg(first)), qPrintable(step));
     for (GraphNodeItem* n : window_->graphView()->nodeItems())
       QCOMPARE(n->change() == GraphNodeItem::Change::Changed, n->name() == QStringLiteral("relu"));
+    // The Graph diff dock shows both fused stages side by side, relu amber on both sides.
+    GraphDiffView* pair = window_->graphDiff();
+    QTRY_VERIFY_WITH_TIMEOUT(pair->before()->nodeItems().size() == 5 && pair->after()->nodeItems().size() == 5, 20000);
+    for (GraphView* side : {pair->before(), pair->after()})
+      for (GraphNodeItem* n : side->nodeItems())
+        QCOMPARE(n->change() == GraphNodeItem::Change::Changed, n->name() == QStringLiteral("relu"));
     // Showing another session keeps the diff; a missing session leaves it alone too.
     QVERIFY(window_->selectSession(first));
     QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled(), 20000);

@@ -5,6 +5,8 @@
 #include "viewers/graph_layout_worker.h"
 #include "viewers/script_runner.h"
 #include "viewers/breaks_panel.h"
+#include "viewers/graph_diff_view.h"
+#include "viewers/graph_node_item.h"
 #include "viewers/graph_view.h"
 #include "viewers/module_collapse.h"
 #include "viewers/session_list_model.h"
@@ -219,6 +221,31 @@ class ViewersTest : public QObject {
     QCOMPARE(lines.size(), 2);
     QCOMPARE(lines.at(0).at(0).toInt(), 12);
     QCOMPARE(lines.at(1).at(0).toInt(), 23);
+  }
+
+  // Side by side: what B lost is red on A's side, what it gained green on its own.
+  void graphDiffViewMarksBothSides() {
+    GraphDiffView pair;
+    pair.resize(900, 500);
+    ir::Graph a = layered(1, 2), b = layered(1, 2);
+    b.nodes[2].target = "aten.sigmoid.default";             // changed
+    b.nodes[3].name = "fresh";                               // blocks.0.mlp's first op renamed: removed + added
+    pair.showPair(a, QStringLiteral("A"), b, QStringLiteral("B"));
+    QTRY_VERIFY_WITH_TIMEOUT(!pair.before()->nodeItems().isEmpty() && !pair.after()->nodeItems().isEmpty(), 20000);
+    auto marks = [](GraphView* v) {
+      std::map<std::string, GraphNodeItem::Change> m;
+      for (GraphNodeItem* n : v->nodeItems())
+        if (n->change() != GraphNodeItem::Change::None) m[n->name().toStdString()] = n->change();
+      return m;
+    };
+    // The renamed node's consumer reads another name now: changed too.
+    const std::string gone = a.nodes[3].name, changed = a.nodes[2].name, reader = a.nodes[4].name;
+    QCOMPARE(marks(pair.before()), (std::map<std::string, GraphNodeItem::Change>{{gone, GraphNodeItem::Change::Removed},
+                                                                                {changed, GraphNodeItem::Change::Changed},
+                                                                                {reader, GraphNodeItem::Change::Changed}}));
+    QCOMPARE(marks(pair.after()), (std::map<std::string, GraphNodeItem::Change>{{"fresh", GraphNodeItem::Change::Added},
+                                                                               {changed, GraphNodeItem::Change::Changed},
+                                                                               {reader, GraphNodeItem::Change::Changed}}));
   }
 
   void runnerReportsAMissingKiln() {
