@@ -4,6 +4,7 @@
 #include "engine/ir/text.h"
 #include "storage/session_diff.h"
 #include "viewers/breaks_panel.h"
+#include "viewers/frames_panel.h"
 #include "viewers/graph_diff_view.h"
 #include "viewers/graph_view.h"
 #include "viewers/script_runner.h"
@@ -171,11 +172,27 @@ void StudioWindow::buildDocks() {
   stagesDock->setWidget(stageList_);
   addDockWidget(Qt::RightDockWidgetArea, stagesDock);
 
+  frames_ = new FramesPanel(this);
+  auto* framesDock = new QDockWidget(tr("Frames"), this);
+  framesDock->setObjectName(QStringLiteral("frames"));
+  framesDock->setWidget(frames_);
+  addDockWidget(Qt::LeftDockWidgetArea, framesDock);
+  connect(frames_, &FramesPanel::compileActivated, this, [this](const QString& cid) {
+    // The compile's last stage (fused, or the last one it reached) and its Capture tab.
+    int row = -1;
+    for (int r = 0; r < stages_->rowCount(); ++r)
+      if (qs(stages_->stageAt(r).compileId) == cid) row = r;
+    if (row >= 0) selectStage(row);
+    text_->setCurrentIndex(TextPane::Capture);
+  });
+
   breaks_ = new BreaksPanel(this);
   auto* breaksDock = new QDockWidget(tr("Breaks and recompiles"), this);
   breaksDock->setObjectName(QStringLiteral("breaks"));
   breaksDock->setWidget(breaks_);
   addDockWidget(Qt::LeftDockWidgetArea, breaksDock);
+  tabifyDockWidget(framesDock, breaksDock);
+  breaksDock->raise();
   connect(breaks_, &BreaksPanel::lineActivated, this, [this](int line) {
     source_->highlightLine(line);
     onLineSelected(line);
@@ -308,6 +325,7 @@ void StudioWindow::showSession(qint64 sessionId) {
     marks << recompileMarks(recompiles, compiles);
     source_->setMarks(marks);
     breaks_->setSession(store_.graphBreaks(sessionId), recompiles, compiles);
+    frames_->setSession(store_.frames(sessionId), compiles, recompiles);
     timings_->setTimings(store_.timings(sessionId));
     text_->setSessionOutput(qs(detail->stdoutText), qs(detail->error));
     stages_->load(sessionId);
@@ -317,6 +335,7 @@ void StudioWindow::showSession(qint64 sessionId) {
   } catch (const std::exception& e) {
     stages_->load(0);
     breaks_->setSession({}, {}, {});
+    frames_->setSession({}, {}, {});
     graph_->clearGraph(tr("Could not read this session"));
     reportError(tr("Could not read session %1").arg(sessionId), e);
     markSettled();

@@ -23,6 +23,7 @@ class QTextBrowser;
 namespace kiln::viewers {
 
 class BreaksPanel;
+class FramesPanel;
 class GraphDiffView;
 class GraphView;
 class ScriptRunner;
@@ -77,6 +78,7 @@ class StudioWindow : public QMainWindow {
   TimingsChart* timings() const { return timings_; }
   BreaksPanel* breaksPanel() const { return breaks_; }
   GraphDiffView* graphDiff() const { return graphDiff_; }
+  FramesPanel* framesPanel() const { return frames_; }
   SearchPanel* searchPanel() const { return search_; }
   ScriptRunner* scriptRunner() const { return runner_; }
 
@@ -131,6 +133,7 @@ class StudioWindow : public QMainWindow {
   QTextBrowser* inspector_ = nullptr;
   TimingsChart* timings_ = nullptr;
   BreaksPanel* breaks_ = nullptr;
+  FramesPanel* frames_ = nullptr;
   GraphDiffView* graphDiff_ = nullptr;
   QDockWidget* graphDiffDock_ = nullptr;
   QLabel* summary_ = nullptr;

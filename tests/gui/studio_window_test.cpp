@@ -3,6 +3,7 @@
 // source <-> node linking and a screenshot that is not blank.
 #include "sample_session.h"
 #include "viewers/graph_cluster_item.h"
+#include "viewers/frames_panel.h"
 #include "viewers/graph_diff_view.h"
 #include "viewers/graph_node_item.h"
 #include "viewers/graph_view.h"
@@ -199,6 +200,25 @@ class StudioWindowTest : public QObject {
     QVERIFY(!QSettings(QStringLiteral("Kiln"), QStringLiteral("kiln-studio")).value(QStringLiteral("windowState")).toByteArray().isEmpty());
     window_->show();
     QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+  }
+
+  // The Frames dock lists frame 0 `f` with its compile [0/0]; activating it shows the
+  // compile's fused stage and its Capture tab.
+  void framesPanelListsCompiles() {
+    QVERIFY(window_->selectSession(sample_.sessionId));
+    QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled(), 20000);
+    FramesPanel* frames = window_->framesPanel();
+    QCOMPARE(frames->topLevelItemCount(), 1);
+    QTreeWidgetItem* frame = frames->topLevelItem(0);
+    QCOMPARE(frame->text(0), QStringLiteral("frame 0: f"));
+    QCOMPARE(frame->child(0)->text(0), QStringLiteral("[0/0]"));
+    QVERIFY2(frame->child(0)->text(1).startsWith(QStringLiteral("inductor")), qPrintable(frame->child(0)->text(1)));
+    QVERIFY(window_->selectStage(0));
+    QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled(), 20000);
+    emit frames->itemActivated(frame->child(0), 0);
+    QCOMPARE(window_->currentStageId(), window_->stageModel()->stageAt(3).id);
+    QCOMPARE(window_->textPane()->currentIndex(), int(TextPane::Capture));
+    QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled(), 20000);
   }
 
   void capturedStageHasNoKernels() {

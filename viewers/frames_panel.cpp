@@ -1,0 +1,48 @@
+#include "viewers/frames_panel.h"
+
+#include <QHeaderView>
+
+namespace kiln::viewers {
+
+namespace {
+
+constexpr int kCompileRole = Qt::UserRole + 1;
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+}  // namespace
+
+FramesPanel::FramesPanel(QWidget* parent) : QTreeWidget(parent) {
+  setColumnCount(2);
+  setHeaderLabels({tr("Frame / compile"), tr("Detail")});
+  header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+  connect(this, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) {
+    for (QTreeWidgetItem* i = item; i; i = i->parent())
+      if (const QString cid = i->data(0, kCompileRole).toString(); !cid.isEmpty()) {
+        emit compileActivated(cid);
+        return;
+      }
+  });
+}
+
+void FramesPanel::setSession(const std::vector<storage::FrameRow>& frames, const std::vector<storage::CompileRow>& compiles,
+                             const std::vector<session::RecompileEvent>& recompiles) {
+  clear();
+  for (const auto& f : frames) {
+    auto* frame = new QTreeWidgetItem(this, {QStringLiteral("frame %1: %2").arg(f.frameId).arg(qs(f.name)),
+                                             QStringLiteral("%1:%2 (%3)").arg(qs(f.file)).arg(f.firstLine).arg(qs(f.kind))});
+    for (const auto& c : compiles) {
+      if (c.frameId != f.frameId) continue;
+      auto* compile = new QTreeWidgetItem(frame, {QStringLiteral("[%1]").arg(qs(c.compileId)),
+                                                  tr("%1 · %2 · %n guard(s)", nullptr, int(c.guards.size())).arg(qs(c.backend), qs(c.status))});
+      compile->setData(0, kCompileRole, qs(c.compileId));
+      if (!c.message.empty()) compile->setToolTip(1, qs(c.message));
+      for (const auto& r : recompiles)
+        if (r.compileId == c.compileId)
+          for (const auto& reason : r.reasons) new QTreeWidgetItem(compile, {tr("recompiled because"), qs(reason)});
+    }
+  }
+  expandAll();
+}
+
+}  // namespace kiln::viewers
