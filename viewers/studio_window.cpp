@@ -18,6 +18,10 @@
 
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QMimeData>
+#include <QUrl>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -103,6 +107,7 @@ StudioWindow::StudioWindow(storage::Store& store, const QString& kilnPath, QWidg
   setWindowTitle(tr("Kiln Studio — %1").arg(qs(store.path())));
   buildDocks();
   buildMenus();
+  setAcceptDrops(true);
   {
     const QSettings s = settings();
     restoreGeometry(s.value(QStringLiteral("geometry")).toByteArray());
@@ -534,6 +539,33 @@ void StudioWindow::fillRecentMenu() {
     a->setEnabled(QFileInfo::exists(recent[i]));
   }
   if (recent.isEmpty()) recentMenu_->addAction(tr("No recent scripts"))->setEnabled(false);
+}
+
+namespace {
+
+// The first local .py file among the dropped URLs, or "".
+QString droppedScript(const QMimeData* mime) {
+  if (!mime || !mime->hasUrls()) return {};
+  for (const QUrl& url : mime->urls())
+    if (url.isLocalFile() && url.toLocalFile().endsWith(QStringLiteral(".py"))) return url.toLocalFile();
+  return {};
+}
+
+}  // namespace
+
+void StudioWindow::dragEnterEvent(QDragEnterEvent* event) {
+  if (!droppedScript(event->mimeData()).isEmpty()) event->acceptProposedAction();
+}
+
+void StudioWindow::dropEvent(QDropEvent* event) {
+  if (runDropped(event->mimeData())) event->acceptProposedAction();
+}
+
+bool StudioWindow::runDropped(const QMimeData* mime) {
+  const QString script = droppedScript(mime);
+  if (script.isEmpty()) return false;
+  runScript(script);
+  return true;
 }
 
 void StudioWindow::closeEvent(QCloseEvent* event) {

@@ -15,6 +15,7 @@
 class QLabel;
 class QDockWidget;
 class QMenu;
+class QMimeData;
 class QListView;
 class QProgressBar;
 class QTableView;
@@ -64,6 +65,8 @@ class StudioWindow : public QMainWindow {
   void stepStage(int delta);
   // Scripts run from the studio, newest first (File > Open Recent), kept in the settings.
   QStringList recentScripts() const;
+  // What a drop on the window does: runs the first local .py among `mime`'s URLs; false if none.
+  bool runDropped(const QMimeData* mime);
 
   // True once what is selected is fully on screen (see settled()); false while loading.
   bool isSettled() const { return settled_ && pendingReads_ == 0; }
@@ -85,6 +88,9 @@ class StudioWindow : public QMainWindow {
  protected:
   // Saves the window geometry and dock layout for the next start.
   void closeEvent(QCloseEvent* event) override;
+  // A .py file dropped on the window runs like File > Open Script.
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
 
  signals:
   void sessionShown(qint64 sessionId);

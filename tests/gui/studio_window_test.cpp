@@ -20,6 +20,9 @@
 #include <QChart>
 #include <QDir>
 #include <QFile>
+#include <QStatusBar>
+#include <QMimeData>
+#include <QUrl>
 #include <QTextBrowser>
 #include <QImage>
 #include <QPlainTextEdit>
@@ -219,6 +222,27 @@ class StudioWindowTest : public QObject {
     QCOMPARE(window_->currentStageId(), window_->stageModel()->stageAt(3).id);
     QCOMPARE(window_->textPane()->currentIndex(), int(TextPane::Capture));
     QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled(), 20000);
+  }
+
+  // Dragging a .py file over the window is accepted, other files are not; dropping one runs it
+  // (here `kiln` is missing, so the run fails, but it was started and the script became recent).
+  void droppingAScriptRunsIt() {
+    const QString script = dir_.filePath(QStringLiteral("dropped.py"));
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(script)});
+    QDragEnterEvent enterPy(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(window_.get(), &enterPy);
+    QVERIFY(enterPy.isAccepted());
+    QMimeData text;
+    text.setUrls({QUrl::fromLocalFile(dir_.filePath(QStringLiteral("notes.txt")))});
+    QDragEnterEvent enterTxt(QPoint(10, 10), Qt::CopyAction, &text, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(window_.get(), &enterTxt);
+    QVERIFY(!enterTxt.isAccepted());
+    QVERIFY(!window_->runDropped(&text));
+    QSignalSpy done(window_->scriptRunner(), &ScriptRunner::finished);
+    QVERIFY(window_->runDropped(&mime));
+    QTRY_VERIFY_WITH_TIMEOUT(done.count() >= 1, 10000);
+    QCOMPARE(window_->recentScripts().value(0), script);
   }
 
   void capturedStageHasNoKernels() {
