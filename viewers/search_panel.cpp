@@ -1,7 +1,10 @@
 #include "viewers/search_panel.h"
 
+#include <QApplication>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QPointer>
+#include <QThreadPool>
 #include <QVBoxLayout>
 
 namespace kiln::viewers {
@@ -18,14 +21,35 @@ SearchPanel::SearchPanel(storage::Store& store, QWidget* parent)
   connect(list_, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) { activate(list_->row(item)); });
 }
 
-int SearchPanel::search(const QString& text) {
+void SearchPanel::search(const QString& text) {
   list_->clear();
   hits_.clear();
-  try {
-    hits_ = store_.search(text.toStdString(), 200);
-  } catch (const std::exception& e) {
-    list_->addItem(tr("Search failed: %1").arg(QString::fromUtf8(e.what())));
-    return 0;
+  list_->addItem(tr("Searching…"));
+  const quint64 generation = ++generation_;
+  const std::string path = store_.path(), query = text.toStdString();
+  QPointer<SearchPanel> self(this);
+  QThreadPool::globalInstance()->start([self, generation, path, query, text] {
+    std::vector<storage::SearchHit> hits;
+    QString error;
+    try {
+      hits = storage::Store::open(path)->search(query, 200);
+    } catch (const std::exception& e) {
+      error = QString::fromUtf8(e.what());
+    }
+    QMetaObject::invokeMethod(qApp, [self, generation, text, hits = std::move(hits), error]() mutable {
+      if (self && generation == self->generation_) self->showHits(text, std::move(hits), error);
+    }, Qt::QueuedConnection);
+  });
+}
+
+void SearchPanel::showHits(const QString& text, std::vector<storage::SearchHit> hits, const QString& error) {
+  list_->clear();
+  hits_ = std::move(hits);
+  if (!error.isEmpty()) {
+    hits_.clear();
+    list_->addItem(tr("Search failed: %1").arg(error));
+    emit searchFinished(0);
+    return;
   }
   if (hits_.empty() && !text.trimmed().isEmpty()) list_->addItem(tr("No matches"));
   for (const auto& h : hits_) {
@@ -34,7 +58,7 @@ int SearchPanel::search(const QString& text) {
     auto* item = new QListWidgetItem(tr("#%1 %2: %3").arg(h.sessionId).arg(where, snippet), list_);
     item->setToolTip(snippet);
   }
-  return int(hits_.size());
+  emit searchFinished(int(hits_.size()));
 }
 
 void SearchPanel::activate(int row) {

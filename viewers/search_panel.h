@@ -1,6 +1,7 @@
 // SearchPanel: full-text search over every stored session (Store::search, SQLite FTS5) — scripts,
 // frames, transformed code, stage IR, kernels and wrappers. Activating a hit asks the window to
-// show that session (and stage, for a stage hit).
+// show that session (and stage, for a stage hit). The query runs on a pool thread with a store
+// connection of its own; a newer query makes an older one's results moot.
 #pragma once
 
 #include "storage/store.h"
@@ -21,14 +22,15 @@ class SearchPanel : public QWidget {
  public:
   explicit SearchPanel(storage::Store& store, QWidget* parent = nullptr);
 
-  // Runs the query and lists its hits; returns how many there are.
-  int search(const QString& text);
+  // Starts the query; searchFinished(hits) reports when its hits are listed.
+  void search(const QString& text);
   int hitCount() const { return int(hits_.size()); }
   const storage::SearchHit& hitAt(int row) const { return hits_.at(size_t(row)); }
   void activate(int row);
   QLineEdit* field() const { return field_; }
 
  signals:
+  void searchFinished(int hits);
   // `stageId` is 0 unless the hit is in a stage's IR.
   void hitActivated(qint64 sessionId, qint64 stageId);
 
@@ -37,6 +39,8 @@ class SearchPanel : public QWidget {
   QLineEdit* field_;
   QListWidget* list_;
   std::vector<storage::SearchHit> hits_;
+  quint64 generation_ = 0;  // the newest query; older results are dropped
+  void showHits(const QString& text, std::vector<storage::SearchHit> hits, const QString& error);
 };
 
 }  // namespace kiln::viewers

@@ -308,8 +308,13 @@ class StudioWindowTest : public QObject {
   void searchHitShowsItsSessionAndStage() {
     SearchPanel* search = window_->searchPanel();
     QVERIFY(search);
-    QCOMPARE(search->search(QStringLiteral("nosuchwordanywhere")), 0);
-    QVERIFY(search->search(QStringLiteral("stage")) > 0);  // every sample stage's text says "# stage NAME"
+    QSignalSpy found(search, &SearchPanel::searchFinished);
+    search->search(QStringLiteral("nosuchwordanywhere"));  // runs on a pool thread
+    QVERIFY(found.wait(10000));
+    QCOMPARE(found.takeFirst().at(0).toInt(), 0);
+    search->search(QStringLiteral("stage"));
+    QVERIFY(found.wait(10000));
+    QVERIFY(found.takeFirst().at(0).toInt() > 0);  // every sample stage's text says "# stage NAME"
     int stageHit = -1;
     for (int i = 0; i < search->hitCount(); ++i)
       if (search->hitAt(i).kind == "stage" && search->hitAt(i).sessionId == sample_.sessionId) stageHit = i;
