@@ -1,5 +1,7 @@
 #include "viewers/graph_node_item.h"
 
+#include "viewers/line_colour.h"
+
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
 
@@ -38,7 +40,7 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QW
   if (change_ == Change::Removed) pen = QPen(QColor(0xd9, 0x48, 0x3b), 3.0, Qt::DashLine);
   if (selected) pen = QPen(QColor(0x1f, 0x6f, 0xd0), 3.0);
   painter->setPen(pen);
-  painter->setBrush(highlighted_ ? QColor(0xff, 0xe0, 0x82) : QColor(0xfd, 0xfd, 0xfd));
+  painter->setBrush(highlighted_ ? lineColour(node_.sourceLine) : QColor(0xfd, 0xfd, 0xfd));
   painter->drawRoundedRect(rect_, 6, 6);
 
   // The layout sized the box as the label lines plus padding: centre the lines in it.

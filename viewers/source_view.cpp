@@ -1,5 +1,7 @@
 #include "viewers/source_view.h"
 
+#include "viewers/line_colour.h"
+
 #include <QFontDatabase>
 #include <QHelpEvent>
 #include <QPainter>
@@ -81,7 +83,7 @@ void SourceView::updateSelections() {
     selections << sel;
   };
   for (const auto& m : marks_) add(m.line, m.color.lighter(170));
-  if (current_ > 0) add(current_, QColor(0xff, 0xe0, 0x82));  // same yellow as graph highlights
+  if (current_ > 0) add(current_, lineColour(current_));  // the line's colour in every pane
   setExtraSelections(selections);
 }
 

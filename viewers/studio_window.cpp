@@ -615,6 +615,7 @@ void StudioWindow::onNodeSelected(int nodeId) {
 
 void StudioWindow::onLineSelected(int line) {
   graph_->highlightLine(line);
+  text_->highlightSourceLine(line);
   int count = 0;
   for (const auto& n : graph_->graph().nodes) count += n.prov.loc.line == line ? 1 : 0;
   statusBar()->showMessage(tr("Line %1: %n node(s) in this stage", nullptr, count).arg(line), kStatusMs);

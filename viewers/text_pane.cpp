@@ -1,9 +1,14 @@
 #include "viewers/text_pane.h"
 
+#include "viewers/line_colour.h"
+
 #include <QFontDatabase>
 #include <QPlainTextEdit>
 #include <QScrollBar>
 #include <QStringList>
+#include <QTextBlock>
+
+#include <algorithm>
 
 namespace kiln::viewers {
 namespace {
@@ -61,7 +66,7 @@ void TextPane::setKernels(const std::vector<storage::KernelRow>& kernels) {
   const Tab tabs[] = {KernelIr, KernelSource, LlvmIr, Assembly};
   QStringList texts[TabCount];
   int lineCount[TabCount] = {};
-  for (Tab t : tabs) kernelLines_[t].clear();
+  for (Tab t : tabs) kernelLines_[t].clear(), spans_[t].clear();
   bool anySource = false;
   for (const auto& k : kernels) {
     const std::string* parts[TabCount] = {};
@@ -74,18 +79,45 @@ void TextPane::setKernels(const std::vector<storage::KernelRow>& kernels) {
       const QString body = parts[t]->empty() ? tr("(none)") : QString::fromStdString(*parts[t]);
       kernelLines_[t].insert(QString::fromStdString(k.name), lineCount[t]);
       texts[t] << header(k) << body << QString();
+      const int first = lineCount[t];
       lineCount[t] += 2 + int(body.count(QLatin1Char('\n'))) + 1;
+      spans_[t].push_back({first, lineCount[t] - 2, k.sourceLines});
     }
   }
   for (Tab t : tabs) setText(t, texts[t].join(QLatin1Char('\n')));
   setTabVisible(KernelSource, anySource);
 }
 
+int TextPane::highlightSourceLine(int line) {
+  int kernels = 0;
+  for (Tab t : {KernelIr, KernelSource, LlvmIr, Assembly}) {
+    QList<QTextEdit::ExtraSelection> sels;
+    QPlainTextEdit* e = editors_[t];
+    for (const auto& span : spans_[t]) {
+      if (line <= 0 || std::find(span.sourceLines.begin(), span.sourceLines.end(), line) == span.sourceLines.end()) continue;
+      if (t == KernelIr) ++kernels;
+      for (int b = span.first; b <= span.last; ++b) {
+        const QTextBlock block = e->document()->findBlockByNumber(b);
+        if (!block.isValid()) break;
+        QTextEdit::ExtraSelection sel;
+        sel.format.setBackground(lineColour(line));
+        sel.format.setProperty(QTextFormat::FullWidthSelection, true);
+        sel.cursor = QTextCursor(block);
+        sels << sel;
+      }
+    }
+    e->setExtraSelections(sels);
+  }
+  return kernels;
+}
+
 void TextPane::clearAll() {
   for (int t = 0; t < TabCount; ++t) {
     if (t == Diff) continue;  // a diff spans two sessions; it stays until the next diff
     editors_[t]->clear();
+    editors_[t]->setExtraSelections({});
     kernelLines_[t].clear();
+    spans_[t].clear();
   }
   setTabVisible(KernelSource, false);
 }

@@ -38,6 +38,9 @@ class TextPane : public QTabWidget {
   void setDiff(const QString& text);
   void clearAll();
 
+  // Tints, in every kernel tab, the kernels generated from source line `line` (0 clears) in the
+  // line's colour; returns how many kernels that is.
+  int highlightSourceLine(int line);
   // Scrolls the kernel tabs to `kernel`, switching to the kernel IR tab unless one is showing.
   void showKernel(const QString& kernel);
   QPlainTextEdit* editor(Tab tab) const { return editors_[tab]; }
@@ -48,6 +51,11 @@ class TextPane : public QTabWidget {
 
   QPlainTextEdit* editors_[TabCount] = {};
   QHash<QString, int> kernelLines_[TabCount];  // kernel name -> line of its header, per tab
+  struct KernelSpan {
+    int first = 0, last = 0;   // text lines, per tab
+    std::vector<int> sourceLines;
+  };
+  std::vector<KernelSpan> spans_[TabCount];
 };
 
 }  // namespace kiln::viewers

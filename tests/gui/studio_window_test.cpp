@@ -7,6 +7,7 @@
 #include "viewers/graph_diff_view.h"
 #include "viewers/graph_node_item.h"
 #include "viewers/graph_view.h"
+#include "viewers/line_colour.h"
 #include "viewers/script_runner.h"
 #include "viewers/search_panel.h"
 #include "viewers/session_list_model.h"
@@ -111,6 +112,14 @@ class StudioWindowTest : public QObject {
     for (GraphNodeItem* n : window_->graphView()->nodeItems())
       if (n->highlighted()) lit.insert(n->name());
     QCOMPARE(lit, (QSet<QString>{"sin", "mul"}));
+    // The kernels generated from the line are tinted in the line's colour in every kernel tab.
+    QPlainTextEdit* ir = window_->textPane()->editor(TextPane::KernelIr);
+    QVERIFY(!ir->extraSelections().isEmpty());
+    QCOMPARE(ir->extraSelections().first().format.background().color(), lineColour(testing::kSinLine));
+    QVERIFY(!window_->textPane()->editor(TextPane::Assembly)->extraSelections().isEmpty());
+    QCOMPARE(window_->textPane()->highlightSourceLine(testing::kSinLine + 40), 0);  // no kernel there
+    QVERIFY(ir->extraSelections().isEmpty());
+    emit window_->sourceView()->lineSelected(testing::kSinLine);
   }
 
   void selectingANodeShowsItsLineAndKernel() {
