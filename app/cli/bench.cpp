@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <set>
 #include <cstdio>
 #include <filesystem>
 #include <iomanip>
@@ -87,6 +88,10 @@ std::vector<FrameRow> benchFrames(const std::string& script, int repeat, std::st
 }
 
 void printFrames(const std::vector<FrameRow>& rows, double memcpyGb, double memcpyAllGb) {
+  if (rows.empty()) {
+    std::cout << "no compiled graph was called\n";
+    return;
+  }
   const char* phases[] = {"capture", "lower", "passes", "schedule", "codegen"};
   std::cout << std::left << std::setw(44) << "frame" << std::right << std::setw(11) << "eager ms" << std::setw(13) << "compiled ms"
             << std::setw(9) << "speedup" << "   cold compile ms = capture + lower + passes + schedule + codegen\n";
@@ -143,16 +148,23 @@ int cmdBench(const std::vector<std::string>& args) {
   if (!eagerOnly) std::cout << std::setw(18) << "kiln compiled ms";
   if (withTorch) std::cout << std::setw(16) << "torch eager ms" << std::setw(14) << "kiln/torch";
   std::cout << "\n";
+  int failures = 0;
+  std::set<std::string> broken;  // scripts that fail eagerly: no frames to time
   for (const auto& s : scripts) {
     std::string err;
     std::string name = std::filesystem::path(s).stem().string();
     double eager = medianMs(s, true, repeat, err);
     std::cout << std::left << std::setw(34) << name << std::right << std::fixed << std::setprecision(2);
-    if (eager < 0) { std::cout << "  failed: " << err << "\n"; continue; }
+    if (eager < 0) {
+      std::cout << "  failed: " << err << "\n";
+      broken.insert(s);
+      ++failures;
+      continue;
+    }
     std::cout << std::setw(14) << eager;
     if (!eagerOnly) {
       double compiled = medianMs(s, false, repeat, err);
-      if (compiled < 0) std::cout << std::setw(18) << "failed";
+      if (compiled < 0) std::cout << std::setw(18) << "failed", ++failures;
       else std::cout << std::setw(18) << compiled;
     }
     if (withTorch) {
@@ -162,18 +174,28 @@ int cmdBench(const std::vector<std::string>& args) {
     }
     std::cout << "\n" << std::flush;
   }
-  if (eagerOnly) return 0;
+  auto done = [&] {
+    if (failures) std::cerr << "kiln bench: " << failures << " run(s) failed (see above)\n";
+    return failures ? 1 : 0;
+  };
+  if (eagerOnly) return done();
   std::cout << "\nper compiled frame: medians of " << repeat << " runs after a warm-up, on the inputs of the graph's first call;\n"
                "eager = the captured graph op by op with Kiln's eager kernels\n";
   std::vector<FrameRow> all;
   for (const auto& s : scripts) {
+    if (broken.count(s)) continue;
     std::string err;
     auto rows = benchFrames(s, repeat, err);
-    if (!err.empty()) std::cout << std::filesystem::path(s).stem().string() << ": " << err << "\n";
+    // The compiled run's traceback was summed up above; its last line says enough here.
+    if (!err.empty()) {
+      std::string last = err.substr(0, err.find_last_not_of('\n') + 1);
+      last = last.substr(last.rfind('\n') == std::string::npos ? 0 : last.rfind('\n') + 1);
+      std::cout << std::filesystem::path(s).stem().string() << " stopped early (frames before the error are timed): " << last << "\n";
+    }
     for (auto& r : rows) all.push_back(std::move(r));
   }
   printFrames(all, driver::memcpyGbPerS(size_t{64} << 20, 5, false), driver::memcpyGbPerS(size_t{64} << 20, 5, true));
-  return 0;
+  return done();
 }
 
 }  // namespace kiln::cli

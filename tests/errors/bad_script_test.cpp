@@ -125,5 +125,25 @@ TEST(BadScripts, DiffOfTwoRunsAndOfMissingSessions) {
   EXPECT_EQ(left.out.find("\n1 "), std::string::npos) << left.out;
 }
 
+// kiln bench: a good script gets a per-frame row; a failing one gets its error once and a
+// non-zero exit.
+TEST(BadScripts, BenchReportsFramesAndFailures) {
+  fs::path dir = fs::path(KILN_BINARY_DIR) / "tests/errors/work4";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  test::writeFile((dir / "good.py").string(),
+                  "import torch\n\n@torch.compile\ndef f(x):\n    return torch.relu(x * 2 + 1)\n\nr = f(torch.ones(64))\n");
+  KilnRun good = runKiln("bench '" + (dir / "good.py").string() + "' --repeat 2", dir);
+  EXPECT_EQ(good.exitCode, 0) << good.out << good.err;
+  EXPECT_NE(good.out.find("good [0/0]"), std::string::npos) << good.out;
+  EXPECT_NE(good.out.find("cpp_fused_add_mul_relu_0"), std::string::npos) << good.out;
+  test::writeFile((dir / "bad.py").string(), "import torch\nr = torch.ones(2).foo()\n");
+  KilnRun bad = runKiln("bench '" + (dir / "bad.py").string() + "' --repeat 1", dir);
+  EXPECT_EQ(bad.exitCode, 1);
+  EXPECT_NE(bad.out.find("AttributeError: 'Tensor' object has no attribute 'foo'"), std::string::npos) << bad.out;
+  EXPECT_EQ(bad.out.find("AttributeError", bad.out.find("AttributeError") + 1), std::string::npos) << "reported twice:\n" << bad.out;
+  EXPECT_NE(bad.err.find("1 run(s) failed"), std::string::npos) << bad.err;
+}
+
 }  // namespace
 }  // namespace kiln
