@@ -1,8 +1,12 @@
-// fuse: groups pointwise ATen nodes into kernels (the "fused" stage). A pointwise node joins
-// the kernel of a pointwise producer with the same iteration shape, unless one of its other
-// inputs depends on that kernel through a node outside it (which would make the kernel wait
-// on itself). Every pair considered is recorded as a rule hit: "fused: <consumer> into
-// <kernel>" or "not fused: <reason>". Kernels are named like Inductor's: cpp_fused_<ops>_<n>.
+// fuse: groups ATen nodes into kernels (the "fused" stage). A pointwise node joins the kernel
+// of a producer with the same iteration shape; a reduction joins its producer's kernel (its
+// pointwise prologue) or another reduction over the same shape and dims; a pointwise node of
+// the full or reduced (keepdim) shape joins a reduction kernel as its epilogue, so softmax,
+// layer_norm and RMSNorm become one kernel each. A node with no fusable producer may join a
+// kernel that reads one of its inputs (horizontal fusion). A join is refused when another input
+// depends on the kernel through a node outside it (the kernel would wait on itself) or the
+// kernel has 64 nodes. Every pair considered is recorded as a rule hit ("fused: ..." or
+// "not fused: <reason>"). Kernels are named like Inductor's: cpp_fused_<ops>_<n>.
 #pragma once
 
 #include "engine/passes/pass.h"
