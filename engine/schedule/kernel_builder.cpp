@@ -145,6 +145,7 @@ class FusedKernelBuilder {
       em_.store(b, indexFor(b, dimLoops(*g_.find(outputs[o]))), ssa_.at(outputs[o]), k_.buffers[b].dtype);
     }
     kir::collapseLoops(k_);
+    kir::storeOnceReloadLater(k_);
     if (std::string err = kir::verify(k_); !err.empty()) throw std::logic_error("kernel " + k_.name + ": " + err);
     return std::move(k_);
   }

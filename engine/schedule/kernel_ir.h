@@ -125,6 +125,12 @@ Placement place(const Kernel& k);
 // Loops are renamed i0, i1, ... and r0, r1, ... (kernel_ir_collapse.cpp).
 void collapseLoops(Kernel& k);
 
+// A transcendental (exp, log, tanh ...) computed in one reduction nest and recomputed in a later
+// one that stores to an output buffer over the same points is stored to that buffer where it is
+// first computed and loaded back in the later nest (softmax: exp(x - max) once, not twice;
+// kernel_ir_reuse.cpp).
+void storeOnceReloadLater(Kernel& k);
+
 std::string print(const Kernel& k);
 std::string print(const std::vector<Kernel>& ks);
 // Throws kiln::ParseError (engine/support/error.h) with line:col on malformed text.

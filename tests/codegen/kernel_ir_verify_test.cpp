@@ -68,6 +68,42 @@ TEST(KernelIrPlace, ChainedReductionsGetOneNestEach) {
   EXPECT_EQ(p.stage[5], 2);
 }
 
+// softmax's exp(x - max) is computed in the sum's nest, stored to y there, and the last nest
+// divides what it loads back from y: one exp per element instead of two.
+TEST(KernelIrReuse, ExpIsStoredOnceAndReloaded) {
+  KernelBuilder b("softmax", "reduction");
+  b.input("x", DType::Float32, {4, 8});
+  b.output("y", DType::Float32, {4, 8});
+  b.loop("i0", 4);
+  b.loop("r0", 8, true);
+  int x = b.load(0, KernelBuilder::index({{0, 8}, {1, 1}}));
+  int m = b.reduce(Op::ReduceMax, x);
+  int e = b.unary(Op::Exp, b.binary(Op::Sub, x, m));
+  int s = b.reduce(Op::ReduceSum, e);
+  b.store(1, KernelBuilder::index({{0, 8}, {1, 1}}), b.binary(Op::Div, e, s));
+  Kernel k = b.kernel();
+  storeOnceReloadLater(k);
+  ASSERT_EQ(verify(k), "");
+  Placement p = place(k);
+  ASSERT_EQ(p.nests, 3);
+  auto count = [&](int nest, Op op) {
+    int n = 0;
+    for (int i : p.nestBody[size_t(nest)]) n += k.body[size_t(i)].op == op;
+    return n;
+  };
+  EXPECT_EQ(count(1, Op::Exp), 1);
+  EXPECT_EQ(count(1, Op::Store), 1);  // exp(x - max) into y
+  EXPECT_EQ(count(2, Op::Exp), 0);
+  EXPECT_EQ(count(2, Op::Load), 1);   // read back from y (x is not needed there any more)
+  EXPECT_EQ(count(2, Op::Store), 1);
+  // A pointwise kernel or a cheap recomputation is left alone.
+  Kernel plain = b.kernel();
+  plain.body[3].op = Op::Neg;  // exp -> neg
+  Kernel before = plain;
+  storeOnceReloadLater(plain);
+  EXPECT_EQ(plain, before);
+}
+
 TEST(KernelIrPlace, PointwiseKernelHasNoNest) {
   KernelBuilder b("k");
   b.input("x", DType::Float32, {16});
