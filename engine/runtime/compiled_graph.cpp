@@ -2,8 +2,8 @@
 
 #include "engine/ir/text.h"
 #include "engine/ops/graph_dispatcher.h"
+#include "engine/ops/index_ops.h"
 #include "engine/runtime/thread_pool.h"
-#include "engine/tensor/tensor_iter.h"
 #include "engine/torch/torch_functions.h"
 
 #include <chrono>
@@ -65,8 +65,7 @@ tensor::Tensor relayout(const tensor::Tensor& t, const std::vector<int64_t>& str
   for (size_t d = 0; d < strides.size(); ++d)
     if (t.sizes()[d] > 0) extent += (t.sizes()[d] - 1) * strides[d];
   tensor::Tensor out = tensor::Tensor::empty({extent}, t.dtype()).view(t.sizes(), strides, 0);
-  tensor::Shape src = t.strides();
-  tensor::forEachIndex<2>(t.sizes(), {&strides, &src}, [&](const std::array<int64_t, 2>& o) { out.storeAt(o[0], t.loadAt(o[1])); });
+  ops::copyInto(out, t);
   return out;
 }
 
