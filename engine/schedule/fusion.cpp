@@ -1,7 +1,7 @@
 #include "engine/schedule/fusion.h"
 
-#include "engine/ops/graph_dispatcher.h"
 #include "engine/ops/op_table.h"
+#include "engine/schedule/iteration_space.h"
 
 #include <algorithm>
 #include <map>
@@ -17,41 +17,23 @@ constexpr size_t kMaxKernelNodes = 64;
 
 std::optional<std::vector<int64_t>> concrete(const ir::Node& n) {
   if (n.types.size() != 1) return std::nullopt;
-  std::vector<int64_t> s;
-  for (const auto& d : n.types[0].sizes) {
-    if (d.symbolic()) return std::nullopt;
-    s.push_back(d.value);
-  }
-  return s;
+  return concreteSizes(n.types[0]);
 }
 
-// A reduction code generation can emit, with the input shape it iterates over and the dims it
-// reduces (sorted).
-struct ReductionSite {
-  std::vector<int64_t> shape, dims;
-};
+using ReductionSite = IterationSpace;
 
+// A reduction code generation can emit: a concrete, non-empty input of a supported dtype.
 std::optional<ReductionSite> generatedReduction(const ir::Graph& g, const ir::Node& n) {
-  if (n.kind != ir::NodeKind::CallFunction) return std::nullopt;
-  const ops::OpDef* op = ops::findOp(n.target);
-  if (!op || !op->reduction || op->kind != ops::OpKind::Reduction || n.args.empty() || !n.args[0].isNode() || n.types.size() != 1)
-    return std::nullopt;
-  const ir::Node* in = g.find(n.args[0].node);
-  if (!in || in->types.size() != 1) return std::nullopt;
-  for (const auto* t : {&in->types[0], &n.types[0]})
+  auto site = reductionSpace(g, n);
+  if (!site || n.types.size() != 1 || !concrete(n) || std::count(site->shape.begin(), site->shape.end(), 0)) return std::nullopt;
+  for (const auto* t : {&g.find(n.args[0].node)->types[0], &n.types[0]})
     if (t->dtype == ir::DType::Float16 || t->dtype == ir::DType::BFloat16) return std::nullopt;
-  auto shape = concrete(*in);
-  if (!shape || !concrete(n) || std::count(shape->begin(), shape->end(), 0)) return std::nullopt;
-  std::vector<ops::Val> args;
-  for (const auto& a : n.args) args.push_back(ops::GraphDispatcher::fromArg(g, a));
-  ReductionSite site{*shape, op->reduction(args).dims};
-  std::sort(site.dims.begin(), site.dims.end());
   return site;
 }
 
 bool trailing(const ReductionSite& site) {
-  for (size_t i = 0; i < site.dims.size(); ++i)
-    if (site.dims[i] != static_cast<int64_t>(site.shape.size() - site.dims.size() + i)) return false;
+  for (size_t i = 0; i < site.reduced.size(); ++i)
+    if (site.reduced[i] != static_cast<int64_t>(site.shape.size() - site.reduced.size() + i)) return false;
   return true;
 }
 
@@ -64,30 +46,15 @@ bool isPointwise(const ir::Node& n) {
 std::string shapeKey(const ir::Node& n) { return n.types.empty() ? "" : n.types[0].str().substr(n.types[0].str().find('[')); }
 
 // A kernel being formed. A pointwise group iterates over its members' shape; a reduction group
-// over `site.shape`, reducing `site.dims` (kernel_builder.cpp builds it).
+// over `site.shape`, reducing `site.reduced` (kernel_builder.cpp builds it).
 struct Group {
   std::vector<int> members;
   std::optional<ReductionSite> site;
 };
 
-// How node n's value lays out in reduction group `site`: the full iteration shape, the reduced
-// shape with kept size-1 dims, the reduced shape without them, or not at all.
-enum class Layout { Full, KeepDims, DropDims, None };
-
 Layout layoutIn(const ReductionSite& site, const ir::Node& n) {
   auto s = concrete(n);
-  if (!s) return Layout::None;
-  if (*s == site.shape) return Layout::Full;
-  if (site.dims.empty()) return Layout::None;
-  std::vector<int64_t> keep, drop;
-  for (size_t d = 0; d < site.shape.size(); ++d) {
-    bool r = std::binary_search(site.dims.begin(), site.dims.end(), static_cast<int64_t>(d));
-    keep.push_back(r ? 1 : site.shape[d]);
-    if (!r) drop.push_back(site.shape[d]);
-  }
-  if (*s == keep) return Layout::KeepDims;
-  if (*s == drop) return Layout::DropDims;
-  return Layout::None;
+  return s ? schedule::layoutIn(site, *s) : Layout::None;
 }
 
 class Fuser {
@@ -177,7 +144,7 @@ class Fuser {
       const Group& G = groups_[gid];
       std::string why;
       if (full(gid)) why = "not fused: " + n.name + " would grow the kernel past " + std::to_string(kMaxKernelNodes) + " nodes";
-      else if (G.site && (G.site->shape != site.shape || G.site->dims != site.dims)) why = "not fused: " + n.name + " reduces a different iteration space than its producer's kernel";
+      else if (G.site && (G.site->shape != site.shape || G.site->reduced != site.reduced)) why = "not fused: " + n.name + " reduces a different iteration space than its producer's kernel";
       else if (G.site && layoutIn(*G.site, *g_.find(x)) != Layout::Full) why = "not fused: " + n.name + " reduces a value its producer's kernel computes once per row";
       if (why.empty()) {
         chosen = gid;
@@ -190,7 +157,7 @@ class Fuser {
       chosen = sibling(n, [&](int gid) {
         const Group& G = groups_[gid];
         if (full(gid) || cycle(n, gid)) return false;
-        if (G.site) return G.site->shape == site.shape && G.site->dims == site.dims;
+        if (G.site) return G.site->shape == site.shape && G.site->reduced == site.reduced;
         // A pointwise sibling would be walked in the reduction's loop order: only worth it when
         // the reduced dims are the innermost (contiguous) ones.
         return concrete(*g_.find(G.members.front())) == site.shape && trailing(site);

@@ -1,5 +1,7 @@
 #include "engine/schedule/kernel_builder.h"
 
+#include "engine/schedule/iteration_space.h"
+
 #include "engine/ops/graph_dispatcher.h"
 #include "engine/ops/op_table.h"
 
@@ -13,13 +15,10 @@ namespace kiln::schedule {
 
 namespace {
 
-std::vector<int64_t> concreteSizes(const ir::TensorType& t) {
-  std::vector<int64_t> s;
-  for (const auto& d : t.sizes) {
-    if (d.symbolic()) throw std::runtime_error("symbolic shapes are not supported by the CPU kernel builder yet");
-    s.push_back(d.value);
-  }
-  return s;
+std::vector<int64_t> sizesOrThrow(const ir::TensorType& t) {
+  auto s = concreteSizes(t);
+  if (!s) throw std::runtime_error("symbolic shapes are not supported by the CPU kernel builder yet");
+  return *s;
 }
 
 std::vector<int64_t> stridesOf(const ir::TensorType& t) {
@@ -28,7 +27,7 @@ std::vector<int64_t> stridesOf(const ir::TensorType& t) {
     for (const auto& d : t.strides) s.push_back(d.value);
     return s;
   }
-  std::vector<int64_t> sz = concreteSizes(t), st(sz.size());
+  std::vector<int64_t> sz = sizesOrThrow(t), st(sz.size());
   int64_t acc = 1;
   for (int64_t i = static_cast<int64_t>(sz.size()) - 1; i >= 0; --i) { st[i] = acc; acc *= std::max<int64_t>(sz[i], 1); }
   return st;
@@ -157,7 +156,7 @@ class FusedKernelBuilder {
     kir::Buffer b;
     b.name = (output ? "out_" : "in_") + n.name;
     b.dtype = t.dtype;
-    b.shape = concreteSizes(t);
+    b.shape = sizesOrThrow(t);
     b.output = output;
     // Outputs are written contiguously; inputs are read with the strides their type records
     // (graph inputs: guarded; views: computed by the view's meta), contiguous when it has none.
@@ -172,20 +171,16 @@ class FusedKernelBuilder {
     bool haveReduction = false;
     for (int m : members_) {
       const ir::Node& n = *g_.find(m);
-      const ops::OpDef& op = ops::op(n.target);
-      if (op.pointwise) continue;
-      std::vector<ops::Val> args;
-      for (const auto& a : n.args) args.push_back(ops::GraphDispatcher::fromArg(g_, a));
-      std::vector<int64_t> dims = op.reduction(args).dims;
-      std::sort(dims.begin(), dims.end());
-      std::vector<int64_t> shape = concreteSizes(g_.find(n.args.at(0).node)->types.at(0));
-      if (haveReduction && (shape != shape_ || dims != reduced_))
+      if (ops::op(n.target).pointwise) continue;
+      auto space = reductionSpace(g_, n);
+      if (!space) throw std::logic_error("kernel " + k_.name + ": " + n.name + " is not a reduction code generation can emit");
+      if (haveReduction && (space->shape != shape_ || space->reduced != reduced_))
         throw std::logic_error("kernel " + k_.name + ": reductions over different iteration spaces");
       haveReduction = true;
-      shape_ = shape;
-      reduced_ = dims;
+      shape_ = space->shape;
+      reduced_ = space->reduced;
     }
-    if (!haveReduction) shape_ = concreteSizes(g_.find(members_.front())->types.at(0));
+    if (!haveReduction) shape_ = sizesOrThrow(g_.find(members_.front())->types.at(0));
     k_.kind = haveReduction ? "reduction" : "pointwise";
     full_.assign(shape_.size(), -1);
     int nr = 0;
@@ -203,19 +198,16 @@ class FusedKernelBuilder {
   // Where each dim of node n's value runs: the full iteration shape, or the reduced shape with
   // or without the kept size-1 dims.
   DimLoops dimLoops(const ir::Node& n) const {
-    std::vector<int64_t> t = concreteSizes(n.types.at(0));
-    if (t == shape_) return full_;
-    DimLoops keep, drop;
-    std::vector<int64_t> keepShape, dropShape;
+    const Layout layout = layoutIn(IterationSpace{shape_, reduced_}, sizesOrThrow(n.types.at(0)));
+    if (layout == Layout::Full) return full_;
+    if (layout == Layout::None) throw std::logic_error("kernel " + k_.name + ": " + n.name + " does not fit the kernel's iteration space");
+    DimLoops loops;
     for (size_t d = 0; d < shape_.size(); ++d) {
-      bool r = std::binary_search(reduced_.begin(), reduced_.end(), static_cast<int64_t>(d));
-      keep.push_back(r ? -1 : full_[d]);
-      keepShape.push_back(r ? 1 : shape_[d]);
-      if (!r) { drop.push_back(full_[d]); dropShape.push_back(shape_[d]); }
+      const bool r = std::binary_search(reduced_.begin(), reduced_.end(), static_cast<int64_t>(d));
+      if (!r) loops.push_back(full_[d]);
+      else if (layout == Layout::KeepDims) loops.push_back(-1);
     }
-    if (!reduced_.empty() && t == keepShape) return keep;
-    if (!reduced_.empty() && t == dropShape) return drop;
-    throw std::logic_error("kernel " + k_.name + ": " + n.name + " does not fit the kernel's iteration space");
+    return loops;
   }
 
   // Buffer b read or written in a value laid out over `loops`; its dims align to the right
