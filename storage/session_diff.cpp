@@ -152,13 +152,12 @@ SessionDiff diffSessions(Store& store, int64_t a, int64_t b) {
     const auto& gb = sb.guards[cid];
     std::set_difference(ga.begin(), ga.end(), gb.begin(), gb.end(), std::back_inserter(c.guardsOnlyA));
     std::set_difference(gb.begin(), gb.end(), ga.begin(), ga.end(), std::back_inserter(c.guardsOnlyB));
-    const std::vector<std::string> order = {"capture", "lower", "passes", "schedule", "codegen"};
     std::set<std::string> seen;
     auto addPhase = [&](const std::string& p) {
       if (!seen.insert(p).second) return;
       c.phaseMs.push_back({p, {pa[cid].count(p) ? pa[cid][p] : 0.0, pb[cid].count(p) ? pb[cid][p] : 0.0}});
     };
-    for (const auto& p : order)
+    for (const auto& p : session::compilePhases())
       if (pa[cid].count(p) || pb[cid].count(p)) addPhase(p);
     for (const auto& side : {pa[cid], pb[cid]})
       for (const auto& [p, ms] : side) addPhase(p);

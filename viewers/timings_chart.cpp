@@ -10,14 +10,6 @@
 
 namespace kiln::viewers {
 
-namespace {
-
-// The compiler's phases in pipeline order; anything else a session recorded goes after them.
-const QStringList kPhaseOrder = {QStringLiteral("capture"), QStringLiteral("lower"), QStringLiteral("passes"),
-                                 QStringLiteral("schedule"), QStringLiteral("codegen")};
-
-}  // namespace
-
 TimingsChart::TimingsChart(QWidget* parent) : QChartView(parent) {
   setRenderHint(QPainter::Antialiasing);
   setMinimumHeight(120);
@@ -40,8 +32,12 @@ void TimingsChart::setTimings(const std::vector<session::TimingEvent>& timings) 
     if (!compiles_.contains(c)) compiles_ << c;
     if (!phases_.contains(p)) phases_ << p;
   }
+  // The compiler's phases in pipeline order; anything else a session recorded goes after them.
   std::stable_sort(phases_.begin(), phases_.end(), [](const QString& a, const QString& b) {
-    auto rank = [](const QString& p) { qsizetype i = kPhaseOrder.indexOf(p); return i < 0 ? kPhaseOrder.size() : i; };
+    auto rank = [](const QString& p) {
+      const auto& order = session::compilePhases();
+      return std::find(order.begin(), order.end(), p.toStdString()) - order.begin();
+    };
     return rank(a) < rank(b);
   });
   ms_.assign(size_t(phases_.size()), std::vector<double>(size_t(compiles_.size()), 0.0));

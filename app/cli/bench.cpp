@@ -92,18 +92,18 @@ void printFrames(const std::vector<FrameRow>& rows, double memcpyGb, double memc
     std::cout << "no compiled graph was called\n";
     return;
   }
-  const char* phases[] = {"capture", "lower", "passes", "schedule", "codegen"};
+  const auto& phases = session::compilePhases();
   std::cout << std::left << std::setw(44) << "frame" << std::right << std::setw(11) << "eager ms" << std::setw(13) << "compiled ms"
             << std::setw(9) << "speedup" << "   cold compile ms = capture + lower + passes + schedule + codegen\n";
   double logSum = 0;
   int n = 0;
   for (const auto& r : rows) {
     double total = 0;
-    for (const char* ph : phases) total += r.phases.count(ph) ? r.phases.at(ph) : 0.0;
+    for (const auto& ph : phases) total += r.phases.count(ph) ? r.phases.at(ph) : 0.0;
     std::cout << std::left << std::setw(44) << r.label << std::right << std::fixed << std::setprecision(3) << std::setw(11) << r.p.eagerMs
               << std::setw(13) << r.p.compiledMs << std::setprecision(2) << std::setw(8) << r.p.eagerMs / r.p.compiledMs << "x   "
               << std::setprecision(1) << total << " =";
-    for (size_t i = 0; i < 5; ++i) std::cout << (i ? " + " : " ") << (r.phases.count(phases[i]) ? r.phases.at(phases[i]) : 0.0);
+    for (size_t i = 0; i < phases.size(); ++i) std::cout << (i ? " + " : " ") << (r.phases.count(phases[i]) ? r.phases.at(phases[i]) : 0.0);
     std::cout << "\n";
     if (r.p.compiledMs > 0 && r.p.eagerMs > 0) logSum += std::log(r.p.eagerMs / r.p.compiledMs), ++n;
   }

@@ -112,6 +112,13 @@ struct TimingEvent {
   double ms = 0.0;
 };
 
+// The phases of one compile in pipeline order, as TimingEvent::phase names them (what kiln
+// bench, kiln diff and the studio's timings list and chart, in this order).
+inline const std::vector<std::string>& compilePhases() {
+  static const std::vector<std::string> phases = {"capture", "lower", "passes", "schedule", "codegen"};
+  return phases;
+}
+
 struct SessionEnd {
   std::string status;          // ok | error
   std::string error;           // formatted error (traceback) when status == error
