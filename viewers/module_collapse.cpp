@@ -53,50 +53,43 @@ CollapsedGraph collapseByModule(const ir::Graph& g, const std::set<std::string>&
       continue;
     }
     auto [it, fresh] = boxOf.emplace(box, nextBox);
-    if (fresh) ++nextBox;
+    if (fresh) c.moduleOf[nextBox++] = box;
     viewOf[n.id] = it->second;
     c.memberCount[it->second]++;
   }
-  std::map<int, std::vector<int>> boxArgs;  // box id -> distinct producers outside it, in order
-  std::set<int> emitted;
+  // Nodes in graph order, each box where its first member was; arguments that point into a box
+  // point at the box, and a box takes its members' producers outside it, once each.
+  std::map<int, size_t> boxAt;  // box id -> position in c.graph.nodes
+  std::function<void(ir::Arg&)> remap = [&](ir::Arg& a) {
+    if (a.kind == ir::Arg::Kind::Node) a.node = viewOf.at(a.node);
+    for (auto& x : a.list) remap(x);
+  };
   for (const auto& n : g.nodes) {
     const int v = viewOf.at(n.id);
     if (v == n.id) {
       ir::Node copy = n;
-      // Arguments that point into a box point at the box.
-      std::function<void(ir::Arg&)> remap = [&](ir::Arg& a) {
-        if (a.kind == ir::Arg::Kind::Node) a.node = viewOf.at(a.node);
-        for (auto& x : a.list) remap(x);
-      };
       for (auto& a : copy.args) remap(a);
       for (auto& [k, a] : copy.kwargs) remap(a);
       c.graph.nodes.push_back(std::move(copy));  // names and ids are already unique
       continue;
     }
-    ir::forEachNodeArg(n, [&](int a) {
-      const int src = viewOf.at(a);
-      auto& args = boxArgs[v];
-      if (src != v && std::find(args.begin(), args.end(), src) == args.end()) args.push_back(src);
-    });
-    if (emitted.insert(v).second) {
+    if (!boxAt.count(v)) {
       ir::Node box;
       box.id = v;
       box.kind = ir::NodeKind::CallFunction;  // drawn as a box whose target says what it folds
-      c.moduleOf[v] = std::find_if(boxOf.begin(), boxOf.end(), [&](const auto& e) { return e.second == v; })->first;
-      box.name = c.moduleOf[v];
-      box.prov.modulePath = c.moduleOf[v];
+      box.name = box.prov.modulePath = c.moduleOf.at(v);
+      box.target = "module, " + std::to_string(c.memberCount.at(v)) + " nodes";
+      boxAt[v] = c.graph.nodes.size();
       c.graph.nodes.push_back(std::move(box));
     }
+    ir::Node& box = c.graph.nodes[boxAt.at(v)];
+    ir::forEachNodeArg(n, [&](int a) {
+      const int src = viewOf.at(a);
+      const bool known = std::any_of(box.args.begin(), box.args.end(), [&](const ir::Arg& x) { return x.node == src; });
+      if (src != v && !known) box.args.push_back(ir::Arg::ref(src));
+    });
   }
   c.graph.reserveIds(nextBox);
-  for (auto& n : c.graph.nodes) {
-    auto it = boxArgs.find(n.id);
-    if (it == boxArgs.end() || !c.moduleOf.count(n.id)) continue;
-    n.target = "module, " + std::to_string(c.memberCount[n.id]) + " nodes";
-    for (int a : it->second) n.args.push_back(ir::Arg::ref(a));
-  }
-  for (auto& n : c.graph.nodes)
-    if (c.moduleOf.count(n.id) && n.target.empty()) n.target = "module, " + std::to_string(c.memberCount[n.id]) + " nodes";
   return c;
 }
 

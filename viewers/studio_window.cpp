@@ -139,6 +139,14 @@ StudioWindow::StudioWindow(storage::Store& store, const QString& kilnPath, QWidg
 
 StudioWindow::~StudioWindow() = default;
 
+QDockWidget* StudioWindow::addDock(const QString& title, const QString& name, QWidget* widget, Qt::DockWidgetArea area) {
+  auto* dock = new QDockWidget(title, this);
+  dock->setObjectName(name);  // saveState() restores docks by name
+  dock->setWidget(widget);
+  addDockWidget(area, dock);
+  return dock;
+}
+
 void StudioWindow::buildDocks() {
   source_ = new SourceView(this);
   graph_ = new GraphView(this);
@@ -156,32 +164,20 @@ void StudioWindow::buildDocks() {
   sessionTable_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   sessionTable_->verticalHeader()->hide();
   sessionTable_->horizontalHeader()->setStretchLastSection(true);
-  auto* sessionsDock = new QDockWidget(tr("Sessions"), this);
-  sessionsDock->setObjectName(QStringLiteral("sessions"));
-  sessionsDock->setWidget(sessionTable_);
-  addDockWidget(Qt::LeftDockWidgetArea, sessionsDock);
+  auto* sessionsDock = addDock(tr("Sessions"), QStringLiteral("sessions"), sessionTable_, Qt::LeftDockWidgetArea);
 
   search_ = new SearchPanel(store_, this);
-  auto* searchDock = new QDockWidget(tr("Search"), this);
-  searchDock->setObjectName(QStringLiteral("search"));
-  searchDock->setWidget(search_);
-  addDockWidget(Qt::LeftDockWidgetArea, searchDock);
+  auto* searchDock = addDock(tr("Search"), QStringLiteral("search"), search_, Qt::LeftDockWidgetArea);
   connect(search_, &SearchPanel::hitActivated, this, &StudioWindow::showSearchHit);
 
   stageList_ = new QListView(this);
   stageList_->setModel(stages_);
   stageList_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   stageList_->setUniformItemSizes(true);
-  auto* stagesDock = new QDockWidget(tr("Stages and passes"), this);
-  stagesDock->setObjectName(QStringLiteral("stages"));
-  stagesDock->setWidget(stageList_);
-  addDockWidget(Qt::RightDockWidgetArea, stagesDock);
+  auto* stagesDock = addDock(tr("Stages and passes"), QStringLiteral("stages"), stageList_, Qt::RightDockWidgetArea);
 
   frames_ = new FramesPanel(this);
-  auto* framesDock = new QDockWidget(tr("Frames"), this);
-  framesDock->setObjectName(QStringLiteral("frames"));
-  framesDock->setWidget(frames_);
-  addDockWidget(Qt::LeftDockWidgetArea, framesDock);
+  auto* framesDock = addDock(tr("Frames"), QStringLiteral("frames"), frames_, Qt::LeftDockWidgetArea);
   connect(frames_, &FramesPanel::compileActivated, this, [this](const QString& cid) {
     // The compile's last stage (fused, or the last one it reached) and its Capture tab.
     int row = -1;
@@ -192,10 +188,7 @@ void StudioWindow::buildDocks() {
   });
 
   breaks_ = new BreaksPanel(this);
-  auto* breaksDock = new QDockWidget(tr("Breaks and recompiles"), this);
-  breaksDock->setObjectName(QStringLiteral("breaks"));
-  breaksDock->setWidget(breaks_);
-  addDockWidget(Qt::LeftDockWidgetArea, breaksDock);
+  auto* breaksDock = addDock(tr("Breaks and recompiles"), QStringLiteral("breaks"), breaks_, Qt::LeftDockWidgetArea);
   tabifyDockWidget(framesDock, breaksDock);
   breaksDock->raise();
   connect(breaks_, &BreaksPanel::lineActivated, this, [this](int line) {
@@ -204,29 +197,17 @@ void StudioWindow::buildDocks() {
   });
 
   timings_ = new TimingsChart(this);
-  auto* timingsDock = new QDockWidget(tr("Timings"), this);
-  timingsDock->setObjectName(QStringLiteral("timings"));
-  timingsDock->setWidget(timings_);
-  addDockWidget(Qt::BottomDockWidgetArea, timingsDock);
+  auto* timingsDock = addDock(tr("Timings"), QStringLiteral("timings"), timings_, Qt::BottomDockWidgetArea);
 
   inspector_ = new QTextBrowser(this);
   inspector_->setPlaceholderText(tr("Click a node to inspect it"));
-  auto* inspectorDock = new QDockWidget(tr("Node"), this);
-  inspectorDock->setObjectName(QStringLiteral("inspector"));
-  inspectorDock->setWidget(inspector_);
-  addDockWidget(Qt::RightDockWidgetArea, inspectorDock);
+  auto* inspectorDock = addDock(tr("Node"), QStringLiteral("inspector"), inspector_, Qt::RightDockWidgetArea);
 
   text_ = new TextPane(this);
-  auto* textDock = new QDockWidget(tr("Text"), this);
-  textDock->setObjectName(QStringLiteral("text"));
-  textDock->setWidget(text_);
-  addDockWidget(Qt::BottomDockWidgetArea, textDock);
+  auto* textDock = addDock(tr("Text"), QStringLiteral("text"), text_, Qt::BottomDockWidgetArea);
   tabifyDockWidget(textDock, timingsDock);
   graphDiff_ = new GraphDiffView(this);
-  graphDiffDock_ = new QDockWidget(tr("Graph diff"), this);
-  graphDiffDock_->setObjectName(QStringLiteral("graphDiff"));
-  graphDiffDock_->setWidget(graphDiff_);
-  addDockWidget(Qt::BottomDockWidgetArea, graphDiffDock_);
+  graphDiffDock_ = addDock(tr("Graph diff"), QStringLiteral("graphDiff"), graphDiff_, Qt::BottomDockWidgetArea);
   tabifyDockWidget(textDock, graphDiffDock_);
   graphDiffDock_->hide();  // shown once a diff is active and a stage of its second session is
   textDock->raise();
@@ -599,10 +580,8 @@ void StudioWindow::onNodeSelected(int nodeId) {
     inspector_->clear();
     return;
   }
-  storage::StageRow stage;
-  for (int r = 0; r < stages_->rowCount(); ++r)
-    if (stages_->stageAt(r).id == stageId_) stage = stages_->stageAt(r);
-  inspector_->setHtml(nodeReport(graph_->graph(), *n, stage));
+  const int row = stages_->rowOfStage(stageId_);
+  inspector_->setHtml(nodeReport(graph_->graph(), *n, row >= 0 ? stages_->stageAt(row) : storage::StageRow{}));
   QStringList parts{qs(n->name) + QStringLiteral(" = ") + qs(n->target)};
   for (const auto& t : n->types) parts << qs(t.str());
   if (n->prov.loc.line > 0) parts << tr("line %1").arg(n->prov.loc.line);

@@ -104,6 +104,7 @@ class StudioWindow : public QMainWindow {
   std::string captureReport(const std::string& compileId);
   void buildMenus();
   void buildDocks();
+  QDockWidget* addDock(const QString& title, const QString& name, QWidget* widget, Qt::DockWidgetArea area);
   bool reloadSessionList();  // false (and settled) when the list is empty or unreadable
   void showSession(qint64 sessionId);
   void showStage(int row);

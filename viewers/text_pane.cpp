@@ -66,7 +66,7 @@ void TextPane::setKernels(const std::vector<storage::KernelRow>& kernels) {
   const Tab tabs[] = {KernelIr, KernelSource, LlvmIr, Assembly};
   QStringList texts[TabCount];
   int lineCount[TabCount] = {};
-  for (Tab t : tabs) kernelLines_[t].clear(), spans_[t].clear();
+  for (Tab t : tabs) spans_[t].clear();
   bool anySource = false;
   for (const auto& k : kernels) {
     const std::string* parts[TabCount] = {};
@@ -77,11 +77,10 @@ void TextPane::setKernels(const std::vector<storage::KernelRow>& kernels) {
     anySource = anySource || !k.source.empty();
     for (Tab t : tabs) {
       const QString body = parts[t]->empty() ? tr("(none)") : QString::fromStdString(*parts[t]);
-      kernelLines_[t].insert(QString::fromStdString(k.name), lineCount[t]);
       texts[t] << header(k) << body << QString();
       const int first = lineCount[t];
       lineCount[t] += 2 + int(body.count(QLatin1Char('\n'))) + 1;
-      spans_[t].push_back({first, lineCount[t] - 2, k.sourceLines});
+      spans_[t].push_back({QString::fromStdString(k.name), first, lineCount[t] - 2, k.sourceLines});
     }
   }
   for (Tab t : tabs) setText(t, texts[t].join(QLatin1Char('\n')));
@@ -116,7 +115,6 @@ void TextPane::clearAll() {
     if (t == Diff) continue;  // a diff spans two sessions; it stays until the next diff
     editors_[t]->clear();
     editors_[t]->setExtraSelections({});
-    kernelLines_[t].clear();
     spans_[t].clear();
   }
   setTabVisible(KernelSource, false);
@@ -127,9 +125,9 @@ void TextPane::showKernel(const QString& kernel) {
   const bool onKernelTab = cur == KernelIr || cur == KernelSource || cur == LlvmIr || cur == Assembly;
   if (!onKernelTab) setCurrentIndex(KernelIr);
   for (Tab t : {KernelIr, KernelSource, LlvmIr, Assembly}) {
-    auto it = kernelLines_[t].constFind(kernel);
     // With wrapping off each line is one block, so the scroll value is a line number.
-    if (it != kernelLines_[t].constEnd()) editors_[t]->verticalScrollBar()->setValue(*it);
+    for (const auto& span : spans_[t])
+      if (span.name == kernel) editors_[t]->verticalScrollBar()->setValue(span.first);
   }
 }
 

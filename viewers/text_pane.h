@@ -7,7 +7,6 @@
 
 #include "storage/store.h"
 
-#include <QHash>
 #include <QTabWidget>
 
 #include <vector>
@@ -50,9 +49,11 @@ class TextPane : public QTabWidget {
   void setText(Tab tab, const QString& text);
 
   QPlainTextEdit* editors_[TabCount] = {};
-  QHash<QString, int> kernelLines_[TabCount];  // kernel name -> line of its header, per tab
+  // Where each kernel sits in a kernel tab: its header line (where showKernel scrolls) to its
+  // last line, and the source lines it came from (what highlightSourceLine tints).
   struct KernelSpan {
-    int first = 0, last = 0;   // text lines, per tab
+    QString name;
+    int first = 0, last = 0;
     std::vector<int> sourceLines;
   };
   std::vector<KernelSpan> spans_[TabCount];
