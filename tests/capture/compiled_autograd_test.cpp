@@ -1,12 +1,10 @@
 // A compiled graph whose inputs require grad runs its generated code, and backward through its
 // outputs (CompiledFunctionBackward, recomputing the graph eagerly) gives the eager gradients.
-#include "engine/driver/backends.h"
-#include "engine/driver/script_runner.h"
+#include "tests/capture/run_script.h"
 #include "tests/support/golden.h"
 
 #include <gtest/gtest.h>
 
-#include <sstream>
 
 namespace kiln {
 namespace {
@@ -27,25 +25,13 @@ constexpr const char* kScript =
     "with torch.no_grad():\n"
     "    print(step(x).requires_grad)\n";
 
-std::string run(const std::string& path, bool eager, driver::CompiledFrameLog* log) {
-  session::NullSink sink;
-  std::ostringstream out;
-  driver::RunOptions ro;
-  ro.scriptPath = path;
-  ro.eager = eager;
-  ro.frameLog = log;
-  driver::RunResult r = driver::runScript(ro, sink, out);
-  EXPECT_EQ(r.exitCode, 0) << r.error;
-  return out.str();
-}
-
 TEST(CompiledAutograd, ForwardRunsCompiledAndGradientsMatchEager) {
   const std::string path = std::string(KILN_BINARY_DIR) + "/tests/capture/compiled_autograd.py";
   test::writeFile(path, kScript);
-  const std::string eager = run(path, true, nullptr);
+  const std::string eager = test::runPrinting(path, true);
   EXPECT_EQ(eager.substr(0, 5), "True\n") << eager;
   driver::CompiledFrameLog log;
-  EXPECT_EQ(run(path, false, &log), eager);
+  EXPECT_EQ(test::runPrinting(path, false, &log), eager);
   // The first call (grad mode on, parameters requiring grad) ran the compiled graph.
   ASSERT_FALSE(log.frames.empty());
   EXPECT_TRUE(log.frames.front()->called);
@@ -63,7 +49,7 @@ TEST(CompiledAutograd, GradFnIsCompiledFunctionBackward) {
                   "print(y.grad_fn.name())\n"
                   "y.sum().backward()\n"
                   "print(w.grad)\n");
-  std::string out = run(path, false, nullptr);
+  std::string out = test::runPrinting(path, false);
   EXPECT_EQ(out, "CompiledFunctionBackward\ntensor([ 0.0000,  0.5403, -0.8323])\n");
 }
 

@@ -1,25 +1,13 @@
 // Creation functions inside a compiled function give what they give eagerly: the captured call
 // keeps its keyword arguments (torch.arange(0, 10, step=2) once lowered with step 1).
-#include "engine/driver/script_runner.h"
+#include "tests/capture/run_script.h"
 #include "tests/support/golden.h"
 
 #include <gtest/gtest.h>
 
-#include <sstream>
 
 namespace kiln {
 namespace {
-
-std::string runPrinting(const std::string& path, bool eager) {
-  session::NullSink sink;
-  std::ostringstream out;
-  driver::RunOptions ro;
-  ro.scriptPath = path;
-  ro.eager = eager;
-  driver::RunResult r = driver::runScript(ro, sink, out);
-  EXPECT_EQ(r.exitCode, 0) << r.error;
-  return out.str();
-}
 
 TEST(CreationCapture, CompiledMatchesEager) {
   const std::string path = std::string(KILN_BINARY_DIR) + "/tests/capture/creation.py";
@@ -34,9 +22,9 @@ TEST(CreationCapture, CompiledMatchesEager) {
                   "    return x + a, b * 2, x * c, d\n"
                   "for t in f(torch.ones(5)):\n"
                   "    print(t)\n");
-  const std::string eager = runPrinting(path, true);
+  const std::string eager = test::runPrinting(path, true);
   EXPECT_NE(eager.find("tensor([1., 3., 5., 7., 9.])"), std::string::npos) << eager;
-  EXPECT_EQ(runPrinting(path, false), eager);
+  EXPECT_EQ(test::runPrinting(path, false), eager);
 }
 
 }  // namespace
