@@ -164,6 +164,8 @@ END;
 const std::vector<Migration>& migrations() {
   static const std::vector<Migration> kSteps = {
       {1, "initial schema: sessions, frames, compiles, stages and nodes, kernels, breaks, search", kSchemaV1},
+      {2, "recompiles record the user line of each failing guard",
+       "ALTER TABLE recompiles ADD COLUMN lines_json TEXT NOT NULL DEFAULT '[]';"},
   };
   return kSteps;
 }

@@ -202,11 +202,12 @@ void SessionWriter::graphBreak(const session::GraphBreakEvent& b) {
 
 void SessionWriter::recompile(const session::RecompileEvent& r) {
   beginEvent("recompile");
-  Stmt(*db_, "INSERT INTO recompiles (session_id, frame_id, compile_id, reasons_json) VALUES (?, ?, ?, ?)")
+  Stmt(*db_, "INSERT INTO recompiles (session_id, frame_id, compile_id, reasons_json, lines_json) VALUES (?, ?, ?, ?, ?)")
       .bind(1, sessionId_)
       .bind(2, r.frameId)
       .bind(3, r.compileId)
       .bind(4, stringsToJson(r.reasons))
+      .bind(5, intsToJson(r.lines))
       .run();
 }
 

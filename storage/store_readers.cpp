@@ -236,10 +236,10 @@ std::vector<session::GraphBreakEvent> Store::graphBreaks(int64_t sessionId) {
 }
 
 std::vector<session::RecompileEvent> Store::recompiles(int64_t sessionId) {
-  Stmt s(impl_->db, "SELECT frame_id, compile_id, reasons_json FROM recompiles WHERE session_id = ? ORDER BY id");
+  Stmt s(impl_->db, "SELECT frame_id, compile_id, reasons_json, lines_json FROM recompiles WHERE session_id = ? ORDER BY id");
   s.bind(1, sessionId);
   std::vector<session::RecompileEvent> out;
-  while (s.step()) out.push_back({s.integer(0), s.text(1), stringsFromJson(s.text(2))});
+  while (s.step()) out.push_back({s.integer(0), s.text(1), stringsFromJson(s.text(2)), intsFromJson(s.text(3))});
   return out;
 }
 

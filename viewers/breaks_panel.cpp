@@ -1,7 +1,5 @@
 #include "viewers/breaks_panel.h"
 
-#include "viewers/source_marks.h"
-
 #include <QHeaderView>
 
 namespace kiln::viewers {
@@ -24,11 +22,10 @@ BreaksPanel::BreaksPanel(QWidget* parent) : QTreeWidget(parent) {
     const int line = item->data(0, kLineRole).toInt();
     if (line > 0) emit lineActivated(line);
   });
-  setSession({}, {}, {});
+  setSession({}, {});
 }
 
-void BreaksPanel::setSession(const std::vector<session::GraphBreakEvent>& breaks, const std::vector<session::RecompileEvent>& recompiles,
-                             const std::vector<storage::CompileRow>& compiles) {
+void BreaksPanel::setSession(const std::vector<session::GraphBreakEvent>& breaks, const std::vector<session::RecompileEvent>& recompiles) {
   clear();
   auto* b = new QTreeWidgetItem(this, {tr("Graph breaks (%1)").arg(breaks.size())});
   for (const auto& e : breaks) {
@@ -51,9 +48,9 @@ void BreaksPanel::setSession(const std::vector<session::GraphBreakEvent>& breaks
   for (const auto& e : recompiles) {
     auto* item = new QTreeWidgetItem(r, {QStringLiteral("[%1] recompiled").arg(qs(e.compileId))});
     int first = 0;
-    for (const auto& reason : e.reasons) {
-      const int line = guardLine(reason, compiles);
-      auto* why = new QTreeWidgetItem(item, {tr("guard failed"), line > 0 ? QString::number(line) : QString(), qs(reason)});
+    for (size_t i = 0; i < e.reasons.size(); ++i) {
+      const int line = i < e.lines.size() ? e.lines[i] : 0;
+      auto* why = new QTreeWidgetItem(item, {tr("guard failed"), line > 0 ? QString::number(line) : QString(), qs(e.reasons[i])});
       why->setData(0, kLineRole, line);
       if (!first) first = line;
     }

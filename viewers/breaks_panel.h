@@ -18,8 +18,7 @@ class BreaksPanel : public QTreeWidget {
  public:
   explicit BreaksPanel(QWidget* parent = nullptr);
 
-  void setSession(const std::vector<session::GraphBreakEvent>& breaks, const std::vector<session::RecompileEvent>& recompiles,
-                  const std::vector<storage::CompileRow>& compiles);
+  void setSession(const std::vector<session::GraphBreakEvent>& breaks, const std::vector<session::RecompileEvent>& recompiles);
   int breakCount() const;
   int recompileCount() const;
 

@@ -308,9 +308,9 @@ void StudioWindow::showSession(qint64 sessionId) {
     }
     const auto recompiles = store_.recompiles(sessionId);
     const auto compiles = store_.compiles(sessionId);
-    marks << recompileMarks(recompiles, compiles);
+    marks << recompileMarks(recompiles);
     source_->setMarks(marks);
-    breaks_->setSession(store_.graphBreaks(sessionId), recompiles, compiles);
+    breaks_->setSession(store_.graphBreaks(sessionId), recompiles);
     frames_->setSession(store_.frames(sessionId), compiles, recompiles);
     timings_->setTimings(store_.timings(sessionId));
     text_->setSessionOutput(qs(detail->stdoutText), qs(detail->error));
@@ -320,7 +320,7 @@ void StudioWindow::showSession(qint64 sessionId) {
                           .arg(s.graphCount).arg(s.breakCount).arg(s.recompileCount));
   } catch (const std::exception& e) {
     stages_->load(0);
-    breaks_->setSession({}, {}, {});
+    breaks_->setSession({}, {});
     frames_->setSession({}, {}, {});
     graph_->clearGraph(tr("Could not read this session"));
     reportError(tr("Could not read session %1").arg(sessionId), e);

@@ -472,6 +472,7 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
 
   // Cache lookup, newest entry first.
   std::vector<std::string> reasons;
+  std::vector<int> lines;  // the failing guards' user lines, per reason
   for (auto it = frame->cache.rbegin(); it != frame->cache.rend(); ++it) {
     std::string failure;
     const Guard* failed = nullptr;
@@ -503,10 +504,11 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
       return runEntry(in, *sp->second, locals, globals);
     }
     reasons.push_back(failed->verboseReason(it->compileId, failure));
+    lines.push_back(failed->line);
   }
   if (frame->compiles >= kRecompileLimit) {
     // Dynamo logs the recompile, then finds the limit hit and runs the frame eagerly from now on.
-    sink_.recompile(session::RecompileEvent{frame->id, std::to_string(frame->id) + "/" + std::to_string(frame->compiles), reasons});
+    sink_.recompile(session::RecompileEvent{frame->id, std::to_string(frame->id) + "/" + std::to_string(frame->compiles), reasons, lines});
     frame->skip = true;
     frame->skipReason = "torch._dynamo hit config.recompile_limit (8)";
     // Dynamo's warning (torch._dynamo.convert_frame logs it); printed to stderr like Python's logging.
@@ -529,7 +531,7 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
     sink_.frame(fe);
   }
   std::string cid = std::to_string(frame->id) + "/" + std::to_string(frame->compiles++);
-  if (!reasons.empty()) sink_.recompile(session::RecompileEvent{frame->id, cid, reasons});
+  if (!reasons.empty()) sink_.recompile(session::RecompileEvent{frame->id, cid, reasons, lines});
 
   auto entry = captureEntry(in, frame, self, selfName, args, names, cid, sink_, true);
   if (!entry) return eager();

@@ -104,6 +104,7 @@ struct RecompileEvent {
   int frameId = 0;
   std::string compileId;       // the compile id being created
   std::vector<std::string> reasons;  // one line per failing cache entry ("0/0: n == 1")
+  std::vector<int> lines;            // per reason: the user line of the guard that failed (0 = none)
 };
 
 struct TimingEvent {

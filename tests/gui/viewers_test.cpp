@@ -137,17 +137,13 @@ class ViewersTest : public QObject {
     QCOMPARE(spy.at(0).at(1).toString(), QString());
   }
 
-  // A recompile reason marks the line of the guard that failed: a tensor mismatch by its
-  // source's name, a constant guard by its text; reasons naming no known guard mark nothing.
+  // A recompile reason marks the line of the guard that failed (the engine records it with the
+  // reason); reasons without a line mark nothing.
   void recompileReasonsMarkTheirGuardLines() {
-    std::vector<storage::CompileRow> compiles(1);
-    compiles[0].compileId = "0/0";
-    compiles[0].guards = {{"TENSOR_MATCH", "L['x']", "check_tensor(L['x'], Tensor, torch.float32, size=[5, 7])", 19},
-                          {"CONSTANT_MATCH", "L['n']", "L['n'] == 1", 23}};
     std::vector<session::RecompileEvent> recompiles = {
-        {0, "0/1", {"0/0: tensor 'x' dtype mismatch. expected Float, actual Double"}},
-        {0, "0/2", {"0/0: L['n'] == 1", "9/9: unknown == 3"}}};
-    QList<LineMark> marks = recompileMarks(recompiles, compiles);
+        {0, "0/1", {"0/0: tensor 'x' dtype mismatch. expected Float, actual Double"}, {19}},
+        {0, "0/2", {"0/0: L['n'] == 1", "9/9: unknown == 3"}, {23, 0}}};
+    QList<LineMark> marks = recompileMarks(recompiles);
     QCOMPARE(marks.size(), 2);
     QCOMPARE(marks[0].line, 19);
     QVERIFY(marks[0].tooltip.contains(QStringLiteral("recompile [0/1]: 0/0: tensor 'x' dtype mismatch")));
@@ -206,10 +202,7 @@ class ViewersTest : public QObject {
     b.explanation = "Detected data-dependent branching.";
     b.hints = {"Use torch.cond."};
     b.line = 12;
-    std::vector<storage::CompileRow> compiles(1);
-    compiles[0].compileId = "0/0";
-    compiles[0].guards = {{"CONSTANT_MATCH", "L['n']", "L['n'] == 1", 23}};
-    panel.setSession({b}, {{0, "0/1", {"0/0: L['n'] == 1"}}}, compiles);
+    panel.setSession({b}, {{0, "0/1", {"0/0: L['n'] == 1"}, {23}}});
     QCOMPARE(panel.breakCount(), 1);
     QCOMPARE(panel.recompileCount(), 1);
     QTreeWidgetItem* item = panel.topLevelItem(0)->child(0);

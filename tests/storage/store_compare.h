@@ -177,6 +177,7 @@ inline void expectSampleStored(Store& store, int64_t id, const SampleSession& s)
     EXPECT_EQ(recompiles[i].frameId, s.recompiles[i].frameId);
     EXPECT_EQ(recompiles[i].compileId, s.recompiles[i].compileId);
     EXPECT_EQ(recompiles[i].reasons, s.recompiles[i].reasons);
+    EXPECT_EQ(recompiles[i].lines, s.recompiles[i].lines);
   }
 
   // Timings come back in the order reported: per compile, then the session's own.

@@ -66,6 +66,22 @@ TEST(StorageMigration, VersionZeroDatabaseIsMigrated) {
   EXPECT_EQ(queryInt(path, "SELECT count(*) FROM sessions"), 1);
 }
 
+// A store written by the version-1 schema (recompiles without guard lines) opens, gains the
+// column, and keeps its recompiles, read back with no lines.
+TEST(StorageMigration, VersionOneDatabaseIsMigrated) {
+  TempDir dir;
+  std::string path = dir.file("v1.db");
+  execSql(path, migrations().at(0).sql + "PRAGMA user_version = 1; PRAGMA application_id = " + std::to_string(kApplicationId) + ";");
+  execSql(path, "INSERT INTO sessions (name, script_path, status) VALUES ('m.py', 'm.py', 'ok');"
+                "INSERT INTO recompiles (session_id, frame_id, compile_id, reasons_json) VALUES (1, 0, '0/1', '[\"0/0: n == 1\"]');");
+  auto store = Store::open(path);
+  EXPECT_EQ(store->schemaVersion(), Store::kSchemaVersion);
+  auto recompiles = store->recompiles(1);
+  ASSERT_EQ(recompiles.size(), 1u);
+  EXPECT_EQ(recompiles[0].reasons, std::vector<std::string>{"0/0: n == 1"});
+  EXPECT_TRUE(recompiles[0].lines.empty());
+}
+
 TEST(StorageMigration, ReopeningKeepsDataAndDoesNotMigrateAgain) {
   TempDir dir;
   std::string path = dir.file("s.db");

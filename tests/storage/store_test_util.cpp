@@ -202,7 +202,7 @@ SampleSession sampleSession(const std::string& scriptName) {
   b.userStack = {loc(50, "<module>", "out = forward(x)"), loc(44, "forward", "if x.sum() > 0:")};
   s.breaks = {b};
 
-  s.recompiles = {{0, "0/1", {"0/0: tensor 'L['x']' size mismatch at index 0. expected 16, actual 8", "n == 1"}}};
+  s.recompiles = {{0, "0/1", {"0/0: tensor 'L['x']' size mismatch at index 0. expected 16, actual 8", "n == 1"}, {12, 0}}};
   s.timings = {{"0/0", "capture", 1.5}, {"0/0", "codegen", 12.25}, {"", "run", 30.0}};
   s.output = {"hello\n", "tensor([1., 2.])\n", std::string(70 * 1024, 'x') + "\n"};
   s.end.status = "ok";
