@@ -4,6 +4,7 @@
 #include "engine/passes/cse.h"
 #include "engine/passes/dce.h"
 #include "engine/passes/decompose.h"
+#include "engine/passes/fold_conv_bn.h"
 #include "engine/passes/simplify.h"
 #include "engine/schedule/fusion.h"
 
@@ -15,6 +16,8 @@ const std::vector<PassInfo>& pipeline() {
       {"decompose", "decompose composite ops into core ATen ops", decompose},
       // Algebraic identities; they leave dead producers behind for dce.
       {"simplify", "algebraic simplification (exp(log x), x*1, x+0, ...)", simplify},
+      // conv + eval batch_norm (a per-channel affine) -> one convolution with folded weights.
+      {"fold_conv_bn", "fold eval batch_norm (per-channel affine) into the convolution before it", foldConvBn},
       // mm + bias -> addmm (one BLAS call); the mm it absorbs is left for dce.
       {"addmm", "fold a bias add into its matrix product (addmm)", foldAddmm},
       {"cse", "common-subexpression elimination", cse},

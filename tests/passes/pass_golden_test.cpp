@@ -114,5 +114,23 @@ TEST(PassGolden, FusionDecisionsAreRecorded) {
   EXPECT_GE(siblings["fused: horizontally with a kernel reading the same input"], 1) << ::testing::PrintToString(siblings);
 }
 
+// A per-channel operand computed from the convolution's own output is not a constant of the
+// affine map: centring by the per-channel mean must not fold into the weights.
+TEST(PassGolden, ConvBnFoldNeedsOperandsIndependentOfTheConvolution) {
+  const char* text = R"(class GraphModule(torch.nn.Module):
+    def forward(self, arg0_1: "f32[4, 2, 3, 3]", arg1_1: "f32[1, 2, 5, 5]"):
+        # File: m.py:4 in f, code: y = F.conv2d(x, w); return y - y.mean((0, 2, 3), keepdim=True)
+        convolution: "f32[1, 4, 3, 3]" = torch.ops.aten.convolution.default(arg1_1, arg0_1, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1);  arg1_1 = arg0_1 = None
+        mean: "f32[1, 4, 1, 1]" = torch.ops.aten.mean.dim(convolution, [0, 2, 3], True)
+        sub: "f32[1, 4, 3, 3]" = torch.ops.aten.sub.Tensor(convolution, mean);  convolution = mean = None
+        return (sub,)
+)";
+  ir::Graph in = ir::parseGraph(text);
+  PassContext ctx;
+  PassResult r = findPass("fold_conv_bn")->run(in, ctx);
+  EXPECT_TRUE(r.rules.empty());
+  EXPECT_EQ(ir::printGraph(r.graph), ir::printGraph(in));
+}
+
 }  // namespace
 }  // namespace kiln::passes
