@@ -1,6 +1,7 @@
 #include "engine/passes/pipeline.h"
 
 #include "engine/passes/addmm.h"
+#include "engine/passes/constant_fold.h"
 #include "engine/passes/cse.h"
 #include "engine/passes/dce.h"
 #include "engine/passes/decompose.h"
@@ -14,6 +15,8 @@ const std::vector<PassInfo>& pipeline() {
   static const std::vector<PassInfo> kPipeline = {
       // Expand composite ops into the core ATen set the later passes and codegen know.
       {"decompose", "decompose composite ops into core ATen ops", decompose},
+      // Compute constant subgraphs now; one-valued results become full(), a kernel literal.
+      {"constant_fold", "fold constant subgraphs with one value into full()", constantFold},
       // Algebraic identities; they leave dead producers behind for dce.
       {"simplify", "algebraic simplification (exp(log x), x*1, x+0, ...)", simplify},
       // conv + eval batch_norm (a per-channel affine) -> one convolution with folded weights.

@@ -1,5 +1,7 @@
 #include "engine/schedule/fusion.h"
 
+#include "engine/schedule/inline_constant.h"
+
 #include "engine/ops/op_table.h"
 #include "engine/schedule/iteration_space.h"
 
@@ -217,6 +219,16 @@ class Fuser {
     }
     for (auto& n : r_.graph.nodes)
       if (group_.count(n.id)) n.kernel = names[group_[n.id]];
+    // Constants all of whose users are kernel members become literals in those kernels.
+    for (auto& n : r_.graph.nodes) {
+      if (!inlineConstant(n)) continue;
+      std::vector<int> users = g_.users(n.id);
+      bool allInKernels = !users.empty();
+      for (int u : users) allInKernels = allInKernels && group_.count(u);
+      if (!allInKernels) continue;
+      n.kernel = names[group_[users.front()]];
+      r_.fired("fused: constant inlined as a literal into its users' kernels", n.id);
+    }
     r_.changed = !names.empty();
   }
 

@@ -1,5 +1,6 @@
 #include "engine/schedule/kernel_builder.h"
 
+#include "engine/schedule/inline_constant.h"
 #include "engine/schedule/iteration_space.h"
 
 #include "engine/ops/graph_dispatcher.h"
@@ -110,6 +111,7 @@ class FusedKernelBuilder {
     // Inputs: values used by members but defined outside; outputs: members used outside.
     for (int m : members_)
       ir::forEachNodeArg(*g_.find(m), [&](int a) {
+        if (inlineConstant(*g_.find(a))) return;  // a literal, not a buffer
         if (!in.count(a) && std::find(inputs.begin(), inputs.end(), a) == inputs.end()) inputs.push_back(a);
       });
     for (const auto& n : g_.nodes) {
@@ -228,6 +230,8 @@ class FusedKernelBuilder {
   // load of the input (once per layout).
   int valueOf(int id, const DimLoops& loops) {
     if (auto it = ssa_.find(id); it != ssa_.end()) return it->second;
+    const ir::Node& n = *g_.find(id);
+    if (auto c = inlineConstant(n)) return ssa_[id] = em_.constant(*c, n.types[0].dtype);
     int b = bufferOf_.at(id);
     kir::IndexExpr idx = indexFor(b, loops);
     for (const auto& [key, v] : loads_)
@@ -283,6 +287,7 @@ ScheduledGraph scheduleGraph(const ir::Graph& g) {
   std::map<int, int> unitOf;
   for (const auto& n : g.nodes) {
     if (!n.isCall()) continue;
+    if (!n.kernel.empty() && inlineConstant(n)) continue;  // a literal in its users' kernels
     if (!n.kernel.empty()) {
       auto it = kernelUnit.find(n.kernel);
       if (it == kernelUnit.end()) {

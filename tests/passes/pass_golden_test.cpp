@@ -54,6 +54,7 @@ void expectSameResults(const std::string& pass, const ir::Graph& before, const i
     ASSERT_EQ(x.size(), y.size());
     for (size_t k = 0; k < x.size(); ++k) {
       if (std::isnan(x[k])) { EXPECT_TRUE(std::isnan(y[k])) << "output " << i << "[" << k << "]"; continue; }
+      if (std::isinf(x[k])) { EXPECT_EQ(x[k], y[k]) << "output " << i << "[" << k << "]"; continue; }
       EXPECT_NEAR(x[k], y[k], 1e-5 * std::max(1.0, std::fabs(x[k]))) << "output " << i << "[" << k << "]";
     }
   }
