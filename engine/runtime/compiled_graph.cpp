@@ -7,6 +7,7 @@
 #include "engine/torch/torch_functions.h"
 
 #include <chrono>
+#include <set>
 #include <map>
 #include <stdexcept>
 
@@ -124,6 +125,11 @@ std::vector<tensor::Tensor> CompiledGraph::run(const std::vector<tensor::Tensor>
       env[id] = t;
       bufs.push_back(env[id].data());
     }
+    for (const auto& [out, in] : st.inPlace) {
+      tensor::Shape s;
+      for (const auto& d : g_.find(out)->types.at(0).sizes) s.push_back(d.value);
+      env[out] = env.at(in).view(s, tensor::Tensor::contiguousStrides(s), 0);
+    }
     int64_t outer = k.loops.empty() ? 1 : k.loops[0].extent;
     void* const* bp = bufs.data();
     if (splitOverThreads(k))
@@ -138,6 +144,7 @@ std::vector<tensor::Tensor> CompiledGraph::run(const std::vector<tensor::Tensor>
 std::string CompiledGraph::wrapperText() const {
   std::string out = "# memory plan: " + plan_.summary() + "\n";
   out += "def call(args):\n    ";
+  std::set<int> slotsUsed;
   for (const ir::Node* p : g_.placeholders()) out += p->name + ", ";
   out += "= args\n";
   for (const auto& st : sched_.steps) {
@@ -153,10 +160,13 @@ std::string CompiledGraph::wrapperText() const {
       const ir::Node& n = *g_.find(id);
       auto slot = plan_.slotOf.find(id);
       if (slot != plan_.slotOf.end())
-        out += "    " + n.name + " = slot" + std::to_string(slot->second) + ".view(" + n.types.at(0).str() + ")  # reused buffer\n";
+        out += "    " + n.name + " = slot" + std::to_string(slot->second) + ".view(" + n.types.at(0).str() + ")" +
+               (slotsUsed.insert(slot->second).second ? "\n" : "  # reused buffer\n");
       else
         out += "    " + n.name + " = empty_strided_cpu(" + n.types.at(0).str() + ")\n";
     }
+    for (const auto& [o, in] : st.inPlace)
+      out += "    " + g_.find(o)->name + " = " + g_.find(in)->name + "; del " + g_.find(in)->name + "  # reuse, written in place\n";
     out += "    " + k.name + "(";
     std::vector<std::string> names;
     for (int id : st.inputNodes) names.push_back(g_.find(id)->name);

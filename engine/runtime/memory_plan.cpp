@@ -1,6 +1,6 @@
 #include "engine/runtime/memory_plan.h"
 
-#include "engine/ops/op_table.h"
+#include "engine/schedule/lifetimes.h"
 
 #include <algorithm>
 #include <set>
@@ -18,36 +18,19 @@ int64_t elements(const ir::TensorType& t) {
 std::string MemoryPlan::summary() const {
   return std::to_string(planned) + " intermediate buffers in " + std::to_string(slotElements.size()) + " slots, peak " +
          std::to_string((peakBytes + 1023) / 1024) + " KiB (" + std::to_string((unplannedBytes + 1023) / 1024) +
-         " KiB without reuse)";
+         " KiB without reuse)" + (inPlace ? ", " + std::to_string(inPlace) + " written in place" : "");
 }
 
 MemoryPlan planMemory(const ir::Graph& g, const schedule::ScheduledGraph& s) {
   MemoryPlan plan;
   std::set<int> graphOutputs;
   if (const ir::Node* out = g.output()) ir::forEachNodeArg(*out, [&](int id) { graphOutputs.insert(id); });
-  // Last step using each value (graph outputs live to the end and are never planned).
-  std::map<int, size_t> lastUse;
-  for (size_t i = 0; i < s.steps.size(); ++i) {
-    const auto& st = s.steps[i];
-    if (st.kind == schedule::Step::Kind::Kernel)
-      for (int id : st.inputNodes) lastUse[id] = i;
-    else
-      ir::forEachNodeArg(*g.find(st.node), [&](int id) { lastUse[id] = i; });
-  }
-  // Graph outputs escape to the caller: they live past the last step, and so does everything
-  // they are views of (below).
-  for (int id : graphOutputs) lastUse[id] = s.steps.size();
-  // Views (extern steps) alias their input: the input must outlive every use of the view.
-  for (size_t i = s.steps.size(); i-- > 0;) {
-    const auto& st = s.steps[i];
-    if (st.kind != schedule::Step::Kind::Extern) continue;
-    const ir::Node& n = *g.find(st.node);
-    const ops::OpDef* op = ops::findOp(n.target);
-    if (!op || op->kind != ops::OpKind::View) continue;  // other externs make new tensors
-    auto it = lastUse.find(n.id);
-    if (it == lastUse.end()) continue;
-    ir::forEachNodeArg(n, [&](int id) { lastUse[id] = std::max(lastUse[id], it->second); });
-  }
+  std::map<int, size_t> lastUse = schedule::lastUses(g, s);
+  // An output written in place lives in its input's buffer: the buffer lives as long as the
+  // last of them (latest steps first, so chains of in-place outputs add up).
+  for (size_t i = s.steps.size(); i-- > 0;)
+    for (const auto& [out, in] : s.steps[i].inPlace)
+      if (lastUse.count(out)) lastUse[in] = std::max(lastUse[in], lastUse[out]);
   std::vector<std::pair<size_t, int>> busy;  // (last use, slot)
   std::vector<int> freeSlots;
   int64_t liveBytes = 0;
@@ -65,6 +48,10 @@ MemoryPlan planMemory(const ir::Graph& g, const schedule::ScheduledGraph& s) {
     }
     const auto& st = s.steps[i];
     if (st.kind != schedule::Step::Kind::Kernel) continue;
+    for (const auto& [out, in] : st.inPlace) {
+      ++plan.inPlace;
+      if (auto it = plan.slotOf.find(in); it != plan.slotOf.end()) plan.slotOf[out] = it->second;
+    }
     for (int id : st.outputNodes) {
       if (graphOutputs.count(id) || !lastUse.count(id) || lastUse[id] >= s.steps.size()) continue;
       const ir::TensorType& t = g.find(id)->types.at(0);

@@ -1,5 +1,6 @@
 #include "engine/schedule/kernel_builder.h"
 
+#include "engine/schedule/in_place.h"
 #include "engine/schedule/inline_constant.h"
 #include "engine/schedule/iteration_space.h"
 
@@ -339,6 +340,7 @@ ScheduledGraph scheduleGraph(const ir::Graph& g) {
       if (--waiting[v] == 0) ready.push({g.indexOf(unitNodes[v].front()), v});
   }
   if (s.steps.size() != nu) throw std::logic_error("scheduling: the fused graph has a cycle between kernels");
+  reuseInPlace(g, s);
   return s;
 }
 

@@ -21,6 +21,9 @@ struct Step {
   // when its actual strides differ.
   std::vector<std::vector<int64_t>> inputStrides;
   std::vector<int> outputNodes;  // Kernel: node ids its output buffers produce, in order
+  // Kernel: (output node, input node) pairs where the output overwrites the input's buffer,
+  // an `inout` buffer of the kernel (in_place.h); the output is not in outputNodes.
+  std::vector<std::pair<int, int>> inPlace;
 };
 
 struct ScheduledGraph {

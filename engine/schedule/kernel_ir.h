@@ -51,6 +51,9 @@ struct Buffer {
   ir::DType dtype = ir::DType::Float32;
   std::vector<int64_t> shape;
   bool output = false;
+  // An input the kernel overwrites with an output of the same size (in-place reuse, printed
+  // `inout`, Inductor's in_out_ptr): loaded and stored at the same index. `output` is set too.
+  bool inOut = false;
   bool operator==(const Buffer&) const = default;
 };
 

@@ -118,7 +118,7 @@ std::string print(const Kernel& k) {
     out += "\n";
   }
   for (const auto& b : k.buffers) {
-    out += b.output ? "  out " : "  in ";
+    out += b.inOut ? "  inout " : b.output ? "  out " : "  in ";
     out += b.name + ": " + std::string(ir::shortName(b.dtype)) + "[";
     for (size_t i = 0; i < b.shape.size(); ++i) out += (i ? ", " : "") + std::to_string(b.shape[i]);
     out += "]\n";
@@ -397,9 +397,10 @@ class Parser {
         advance();
         k.sourceNodes.push_back(smallInt("a node id"));
       }
-    } else if (isWord("in") || isWord("out")) {
+    } else if (isWord("in") || isWord("out") || isWord("inout")) {
       Buffer b;
-      b.output = isWord("out");
+      b.inOut = isWord("inout");
+      b.output = b.inOut || isWord("out");
       advance();
       Token at = tok_;
       b.name = ident("a buffer name");
@@ -445,7 +446,7 @@ class Parser {
     } else if (tok_.kind == Tok::Value) {
       k.body.push_back(instruction(k));
     } else {
-      unexpected("'nodes', 'in', 'out', 'loop', an instruction or 'end'");
+      unexpected("'nodes', 'in', 'out', 'inout', 'loop', an instruction or 'end'");
     }
     endOfLine();
   }

@@ -1,12 +1,15 @@
 // Memory planning: intermediate buffers with disjoint lifetimes share a slot; graph outputs and
 // the buffers they view are never reused (results survive the next run of the graph).
+#include "engine/codegen/kernel_compiler.h"
 #include "engine/driver/script_runner.h"
+#include "engine/runtime/compiled_graph.h"
 #include "engine/ir/text.h"
 #include "engine/runtime/memory_plan.h"
 #include "engine/schedule/kernel_builder.h"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -47,6 +50,58 @@ TEST(MemoryPlan, OutputsAndWhatTheyViewAreNotReused) {
   ASSERT_EQ(r.exitCode, 0) << r.error;
   // sin(2) ~ 0.909 must survive the second call, which computes zeros.
   EXPECT_NE(r.outputsJson.find("0.909"), std::string::npos) << r.outputsJson;
+}
+
+// exp feeds an extern mm and then a pointwise kernel that is its last reader: that kernel writes
+// its result over exp's buffer (an inout buffer, no new allocation), and computes the same.
+const char* kInPlace = R"(class GraphModule(torch.nn.Module):
+    def forward(self, arg0_1: "f32[4, 4]", arg1_1: "f32[4, 4]"):
+        exp: "f32[4, 4]" = torch.ops.aten.exp.default(arg0_1)  # k0
+        mm: "f32[4, 4]" = torch.ops.aten.mm.default(exp, arg1_1)
+        mul: "f32[4, 4]" = torch.ops.aten.mul.Tensor(exp, mm)  # k1
+        relu: "f32[4, 4]" = torch.ops.aten.relu.default(mul)  # k1
+        sum_1: "f32[]" = torch.ops.aten.sum.default(relu)
+        return (sum_1, mm)
+)";
+
+std::vector<tensor::Tensor> inPlaceInputs() {
+  tensor::Tensor a = tensor::Tensor::empty({4, 4}, ir::DType::Float32), b = a.clone();
+  for (int64_t i = 0; i < 16; ++i) a.storeAt(i, std::sin(0.7 * double(i))), b.storeAt(i, std::cos(0.3 * double(i)));
+  return {a, b};
+}
+
+TEST(InPlace, PointwiseKernelOverwritesTheBufferThatDiesWithIt) {
+  ir::Graph g = ir::parseGraph(kInPlace);
+  schedule::ScheduledGraph s = schedule::scheduleGraph(g);
+  int inPlace = 0;
+  for (const auto& st : s.steps) inPlace += static_cast<int>(st.inPlace.size());
+  ASSERT_EQ(inPlace, 1);
+  std::string text = kir::print(s.kernels.at(1));
+  EXPECT_NE(text.find("inout in_out_exp: f32[4, 4]"), std::string::npos) << text;
+  EXPECT_NE(text.find("store in_out_exp["), std::string::npos) << text;
+  EXPECT_EQ(kir::parseKernel(text), s.kernels.at(1));  // the text form round-trips
+  auto module = codegen::makeLlvmCpuCompiler()->compile(s.kernels, "in_place");
+  runtime::CompiledGraph cg(g, std::move(s), module);
+  EXPECT_NE(cg.wrapperText().find("relu = exp; del exp  # reuse, written in place"), std::string::npos) << cg.wrapperText();
+  auto in = inPlaceInputs();
+  auto want = runtime::runAtenGraph(g, in);
+  for (int run = 0; run < 2; ++run) {  // the second run reuses the planned slots
+    auto got = cg.run(in);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      auto x = want[i].toDoubles(), y = got[i].toDoubles();
+      for (size_t k = 0; k < x.size(); ++k) EXPECT_NEAR(x[k], y[k], 1e-4 * std::max(1.0, std::fabs(x[k]))) << i << "[" << k << "]";
+    }
+  }
+}
+
+// The same graph returning exp: the buffer escapes to the caller, so nothing is overwritten.
+TEST(InPlace, NeverOverwritesAGraphOutput) {
+  std::string text = kInPlace;
+  text.replace(text.find("return (sum_1, mm)"), 18, "return (sum_1, exp)");
+  ir::Graph g = ir::parseGraph(text);
+  schedule::ScheduledGraph s = schedule::scheduleGraph(g);
+  for (const auto& st : s.steps) EXPECT_TRUE(st.inPlace.empty());
 }
 
 }  // namespace
