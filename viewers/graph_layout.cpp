@@ -50,6 +50,19 @@ QStringList nodeLabelLines(const ir::Node& node) {
   return lines;
 }
 
+LayoutNode layoutNodeFor(const ir::Node& n, const LabelMetrics& metrics) {
+  LayoutNode ln;
+  ln.id = n.id;
+  ln.name = QString::fromStdString(n.name);
+  ln.lines = nodeLabelLines(n);
+  ln.kernel = QString::fromStdString(n.kernel);
+  ln.sourceLine = n.prov.loc.line;
+  qsizetype chars = 0;
+  for (const auto& l : ln.lines) chars = std::max(chars, l.size());
+  ln.box.setSize({chars * metrics.charWidth + 2 * metrics.padding, ln.lines.size() * metrics.lineHeight + 2 * metrics.padding * 0.75});
+  return ln;
+}
+
 QString graphToDot(const ir::Graph& graph) {
   auto quote = [](QString t) {
     t.replace(QLatin1Char('\\'), QStringLiteral("\\\\")).replace(QLatin1Char('"'), QStringLiteral("\\\""));
@@ -81,19 +94,7 @@ GraphLayout computeGraphLayout(const ir::Graph& graph, const LabelMetrics& metri
   if (graph.nodes.empty()) return out;
 
   // Sizes and labels do not need Graphviz: compute them before taking the lock.
-  for (const auto& n : graph.nodes) {
-    LayoutNode ln;
-    ln.id = n.id;
-    ln.name = QString::fromStdString(n.name);
-    ln.lines = nodeLabelLines(n);
-    ln.kernel = QString::fromStdString(n.kernel);
-    ln.sourceLine = n.prov.loc.line;
-    qsizetype chars = 0;
-    for (const auto& l : ln.lines) chars = std::max(chars, l.size());
-    ln.box.setSize({chars * metrics.charWidth + 2 * metrics.padding,
-                    ln.lines.size() * metrics.lineHeight + 2 * metrics.padding * 0.75});
-    out.nodes << ln;
-  }
+  for (const auto& n : graph.nodes) out.nodes << layoutNodeFor(n, metrics);
 
   std::lock_guard lock(graphvizMutex());
   GVC_t* gvc = graphvizContext();

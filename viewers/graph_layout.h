@@ -55,6 +55,9 @@ struct LabelMetrics {
 // The label lines drawn in a node's box (long lines are elided to bound the node's width).
 QStringList nodeLabelLines(const ir::Node& node);
 
+// A node's box (its size, not yet its place) and label, as the layout and the view use them.
+LayoutNode layoutNodeFor(const ir::Node& node, const LabelMetrics& metrics);
+
 // The graph as Graphviz DOT source with its labels and kernel clusters (what the studio's
 // "Export graph" writes for .dot files; `dot -Tsvg` renders it).
 QString graphToDot(const ir::Graph& graph);

@@ -3,6 +3,7 @@
 #include "viewers/graph_cluster_item.h"
 #include "viewers/graph_layout_worker.h"
 #include "viewers/graph_node_item.h"
+#include "viewers/layout_frame.h"
 
 #include <QFileInfo>
 #include <QFontDatabase>
@@ -129,8 +130,53 @@ GraphView::GraphView(QWidget* parent)
 void GraphView::showGraph(const ir::Graph& graph) {
   graph_ = graph;
   changes_ = {};
-  expanded_ = graph.nodes.size() > kCollapseAbove ? std::set<std::string>{} : modulePaths(graph);
+  const bool framed = !frameKey_.isEmpty() && fitsFrame(graph, frame_);
+  // Stepping inside one frame keeps what the user expanded and where they were looking.
+  keepView_ = framed && framedOnScreen_;
+  if (!keepView_) {
+    const ir::Graph& sized = framed ? frame_ : graph;
+    expanded_ = sized.nodes.size() > kCollapseAbove ? std::set<std::string>{} : modulePaths(sized);
+  }
   relayout();
+}
+
+void GraphView::setLayoutFrame(const QString& key, ir::Graph unionOfStages) {
+  if (key == frameKey_) return;
+  frameKey_ = key;
+  frame_ = std::move(unionOfStages);
+  frameLayout_.reset();
+  framedOnScreen_ = false;
+}
+
+void GraphView::clearLayoutFrame() {
+  frameKey_.clear();
+  frame_ = {};
+  frameShown_ = {};
+  frameLayout_.reset();
+  framedOnScreen_ = false;
+}
+
+// The frame's layout for the current expanded set (requested once), projected onto the graph.
+void GraphView::drawInFrame() {
+  if (frameLayout_ && frameLayoutExpanded_ == expanded_) {
+    if (auto projected = projectLayout(*frameLayout_, frameShown_, shown_, metrics_)) {
+      render(*projected);
+      framedOnScreen_ = true;
+      return;
+    }
+    // A node without a place in the frame: lay the graph out on its own.
+    awaitingFrame_ = false;
+    framedOnScreen_ = false;
+    keepView_ = false;
+    worker_->request(shown_.graph, metrics_);
+    return;
+  }
+  frameShown_ = collapseByModule(frame_, expanded_);
+  frameLayoutExpanded_ = expanded_;
+  frameLayout_.reset();
+  awaitingFrame_ = true;
+  if (!keepView_) showMessage(tr("Laying out %1 nodes…").arg(frameShown_.graph.nodes.size()));
+  worker_->request(frameShown_.graph, metrics_);
 }
 
 void GraphView::relayout() {
@@ -142,6 +188,13 @@ void GraphView::relayout() {
     return;
   }
   shown_ = collapseByModule(graph_, expanded_);
+  if (!frameKey_.isEmpty() && fitsFrame(graph_, frame_)) {
+    drawInFrame();
+    return;
+  }
+  awaitingFrame_ = false;
+  framedOnScreen_ = false;
+  keepView_ = false;
   showMessage(tr("Laying out %1 nodes…").arg(shown_.graph.nodes.size()));
   worker_->request(shown_.graph, metrics_);
 }
@@ -206,6 +259,23 @@ void GraphView::applyLayout(const GraphLayout& layout) {
     emit layoutFinished(layout.error);
     return;
   }
+  if (awaitingFrame_) {
+    awaitingFrame_ = false;
+    frameLayout_ = layout;
+    drawInFrame();
+    return;
+  }
+  framedOnScreen_ = false;
+  render(layout);
+}
+
+void GraphView::render(const GraphLayout& layout) {
+  // Stepping in a frame: the same zoom and the same point of the scene in the middle.
+  const bool keep = keepView_ && !scene()->items().isEmpty();
+  const QTransform zoom = transform();
+  const QPointF centre = mapToScene(viewport()->rect().center());
+  const bool wasFitted = fitted_;
+  keepView_ = false;
   QGraphicsScene* s = scene();
   const QSignalBlocker block(s);  // clearing the scene must not report a deselection
   s->clear();
@@ -224,7 +294,13 @@ void GraphView::applyLayout(const GraphLayout& layout) {
   }
   for (const auto& n : layout.nodes) s->addItem(new GraphNodeItem(n, labelFont_, metrics_.lineHeight));
   s->setSceneRect(layout.bounds.adjusted(-30, -30, 30, 30));
-  zoomToFit();
+  if (keep) {  // the frame's bounds are the same: the old zoom fits as well as it did
+    setTransform(zoom);
+    centerOn(centre);
+    fitted_ = wasFitted;
+  } else {
+    zoomToFit();
+  }
   highlightLine(line_);
   applyChanges();
   emit layoutFinished({});

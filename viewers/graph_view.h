@@ -13,6 +13,8 @@
 #include <QFont>
 #include <QGraphicsView>
 
+#include <optional>
+
 namespace kiln::viewers {
 
 class GraphClusterItem;
@@ -29,6 +31,13 @@ class GraphView : public QGraphicsView {
   // smaller ones open fully expanded.
   static constexpr size_t kCollapseAbove = 200;
   void showGraph(const ir::Graph& graph);
+  // The frame of reference for the graphs shown next (layout_frame.h): the union of the stages
+  // of one compile, named by `key`. Graphs that fit in it are drawn at its positions, laid out
+  // once; while it stays the same, stepping keeps the zoom, the scroll position and the
+  // expanded modules. Setting the key already set does nothing.
+  void setLayoutFrame(const QString& key, ir::Graph unionOfStages);
+  void clearLayoutFrame();
+  const QString& layoutFrameKey() const { return frameKey_; }
   // Unfolds / folds one module box (and, for collapse, everything under it); relays out.
   void expandModule(const std::string& path);
   void collapseModule(const std::string& path);
@@ -90,6 +99,18 @@ class GraphView : public QGraphicsView {
   bool changesAsBefore_ = false;
   void applyChanges();
   bool fitted_ = false;  // still showing the whole graph: keep it fitted when resized
+
+  // The layout frame (empty key: none) and its layout for the expanded set it was made with.
+  QString frameKey_;
+  ir::Graph frame_;
+  CollapsedGraph frameShown_;
+  std::optional<GraphLayout> frameLayout_;
+  std::set<std::string> frameLayoutExpanded_;
+  bool awaitingFrame_ = false;   // the pending request is the frame's layout
+  bool framedOnScreen_ = false;  // what is on screen was drawn in the current frame
+  bool keepView_ = false;        // the next drawing keeps the zoom and scroll position
+  void drawInFrame();
+  void render(const GraphLayout& layout);
 };
 
 }  // namespace kiln::viewers

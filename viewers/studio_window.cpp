@@ -1,5 +1,7 @@
 #include "viewers/studio_window.h"
 
+#include "viewers/layout_frame.h"
+
 #include "engine/ir/graph_diff.h"
 #include "engine/ir/text.h"
 #include "storage/session_diff.h"
@@ -7,6 +9,7 @@
 #include "viewers/frames_panel.h"
 #include "viewers/graph_diff_view.h"
 #include "viewers/graph_view.h"
+#include "viewers/layout_frame.h"
 #include "viewers/script_runner.h"
 #include "viewers/search_panel.h"
 #include "viewers/session_list_model.h"
@@ -377,6 +380,7 @@ void StudioWindow::showStage(int row) {
       text_->setCapture(qs(captureReport(compileId_)));
     }
     settled_ = false;
+    setLayoutFrameFor(stage);
     graph_->showGraph(graph);
     showStepReport(row, graph);
   } catch (const std::exception& e) {
@@ -388,6 +392,22 @@ void StudioWindow::showStage(int row) {
   }
   statusBar()->showMessage(tr("Laying out %1…").arg(StageListModel::label(stage)));
   emit stageShown(stage.id);
+}
+
+// ATen, the passes and the fused stage of one compile share node ids: the graph view lays out
+// their union once and keeps every node where it was while the user steps (layout_frame.h).
+// The captured graph has ids of its own and is laid out by itself.
+void StudioWindow::setLayoutFrameFor(const storage::StageRow& stage) {
+  if (stage.stage == "captured") {
+    graph_->clearLayoutFrame();
+    return;
+  }
+  const QString key = QStringLiteral("%1/%2").arg(sessionId_).arg(qs(stage.compileId));
+  if (graph_->layoutFrameKey() == key) return;
+  std::vector<ir::Graph> stages;
+  for (const auto& st : store_.stages(sessionId_, stage.compileId))
+    if (st.stage != "captured") stages.push_back(store_.stageGraph(st.id));
+  graph_->setLayoutFrame(key, unionOfStages(stages));
 }
 
 // The step into stage `row`: its rules (node names from the stage before it, the pass's input)

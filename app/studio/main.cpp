@@ -4,6 +4,7 @@
 // stage are on screen, writes the PNG and exits (README screenshot, `make run` check on Xvfb).
 #include "storage/store.h"
 #include "viewers/script_runner.h"
+#include "viewers/stage_list_model.h"
 #include "viewers/studio_window.h"
 
 #include <QApplication>
@@ -95,7 +96,10 @@ int main(int argc, char** argv) {
                                       QStringLiteral("PATH"));
   const QCommandLineOption diffOption(QStringLiteral("diff"), QStringLiteral("Show the diff of sessions A and B (as kiln diff A B)."),
                                       QStringLiteral("A,B"));
-  parser.addOptions({dbOption, shotOption, kilnOption, diffOption});
+  const QCommandLineOption stageOption(QStringLiteral("stage"),
+                                       QStringLiteral("Open this stage of the session's first compile (aten, pass:NAME, fused ...)."),
+                                       QStringLiteral("NAME"));
+  parser.addOptions({dbOption, shotOption, kilnOption, diffOption, stageOption});
   parser.process(app);
 
   const QString screenshot = parser.value(shotOption);
@@ -150,6 +154,20 @@ int main(int argc, char** argv) {
   } else {
     window.refreshSessions();  // show what is there while the script runs
     window.runScript(script);
+  }
+  if (parser.isSet(stageOption)) {
+    if (!script.isEmpty()) {
+      fail(QStringLiteral("--stage opens a stored session: give no script"), true);
+      return 2;
+    }
+    const std::string name = parser.value(stageOption).toStdString();
+    int row = -1;
+    for (int r = 0; r < window.stageModel()->rowCount() && row < 0; ++r)
+      if (window.stageModel()->stageAt(r).stage == name) row = r;
+    if (row < 0 || !window.selectStage(row)) {
+      fail(QStringLiteral("the session has no stage '%1'").arg(parser.value(stageOption)), headless);
+      return 1;
+    }
   }
   return app.exec();
 }

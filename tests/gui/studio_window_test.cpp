@@ -22,6 +22,7 @@
 #include <QDir>
 #include <QFile>
 #include <QStatusBar>
+#include <QMap>
 #include <QMimeData>
 #include <QUrl>
 #include <QTextBrowser>
@@ -148,6 +149,42 @@ class StudioWindowTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled(), 20000);
     QVERIFY(window_->textPane()->text(TextPane::Step).contains(QStringLiteral("changed nothing")));
     for (GraphNodeItem* n : window_->graphView()->nodeItems()) QCOMPARE(n->change(), GraphNodeItem::Change::None);
+  }
+
+  // Stepping ATen -> pass:cse -> fused keeps every node where it was (the union of the compile's
+  // stages is laid out once), keeps the user's zoom, and draws the kernel group only when fused.
+  void stepKeepsNodePositionsAndZoom() {
+    QCOMPARE(window_->stageModel()->stageAt(1).stage, std::string("aten"));
+    QVERIFY(window_->selectStage(1));
+    QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled() && !window_->graphView()->nodeItems().isEmpty(), 20000);
+    auto positions = [&] {
+      QMap<int, QPointF> at;
+      for (GraphNodeItem* n : window_->graphView()->nodeItems()) at[n->nodeId()] = n->sceneBoundingRect().center();
+      return at;
+    };
+    const QMap<int, QPointF> aten = positions();
+    QVERIFY(window_->graphView()->clusterItems().isEmpty());
+    window_->graphView()->scale(1.25, 1.25);
+    const QTransform zoom = window_->graphView()->transform();
+    for (int row : {2, 3}) {
+      window_->stepStage(+1);
+      QCOMPARE(window_->currentStageId(), window_->stageModel()->stageAt(row).id);
+      QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled() && !window_->graphView()->nodeItems().isEmpty(), 20000);
+      const QMap<int, QPointF> now = positions();
+      int shared = 0;
+      for (auto it = now.begin(); it != now.end(); ++it)
+        if (aten.contains(it.key())) {
+          ++shared;
+          QCOMPARE(it.value(), aten.value(it.key()));
+        }
+      QVERIFY(shared >= 4);
+      QCOMPARE(window_->graphView()->transform(), zoom);
+    }
+    QCOMPARE(window_->graphView()->clusterItems().size(), 1);
+    // The captured graph has ids of its own: laid out by itself, fitted again.
+    QVERIFY(window_->selectStage(0));
+    QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled() && !window_->graphView()->nodeItems().isEmpty(), 20000);
+    QVERIFY(window_->graphView()->layoutFrameKey().isEmpty());
   }
 
   // The node inspector shows the op, type, source line and kernel, and the fusion decision.

@@ -8,6 +8,7 @@
 #include "viewers/graph_diff_view.h"
 #include "viewers/graph_node_item.h"
 #include "viewers/graph_view.h"
+#include "viewers/layout_frame.h"
 #include "viewers/module_collapse.h"
 #include "viewers/session_list_model.h"
 #include "viewers/source_marks.h"
@@ -189,6 +190,34 @@ class ViewersTest : public QObject {
     view.collapseModule("blocks");
     QVERIFY(laid.wait(30000));
     QCOMPARE(view.nodeItems().size(), 3);
+  }
+
+  // The union of two stages keeps each stage's order, puts a node the later stage added after
+  // its predecessor there, and keeps a route for an edge only the earlier stage had.
+  void unionOfStagesKeepsEveryNodeAndEdge() {
+    ir::Graph a = layered(1, 2);  // x, 2 attn relus, 2 mlp relus, 2 head muls, output
+    ir::Graph b = a;
+    const int dropped = b.nodes[2].id, kept = b.nodes[3].id;  // drop the second attn relu
+    b.replaceAllUses(dropped, b.nodes[1].id);
+    b.remove(dropped);
+    ir::Node fresh;
+    fresh.kind = ir::NodeKind::CallFunction;
+    fresh.name = fresh.target = "aten.exp.default";
+    fresh.args.push_back(ir::Arg::ref(kept));
+    fresh.types.push_back(ir::TensorType{ir::DType::Float32, {4, 8}});
+    fresh.id = b.nextId();
+    b.reserveIds(fresh.id + 1);
+    b.nodes.insert(b.nodes.begin() + 3, fresh);  // after `kept`
+    ir::Graph u = unionOfStages({a, b});
+    QCOMPARE(u.nodes.size(), a.nodes.size() + 1);
+    QCOMPARE(u.indexOf(fresh.id), u.indexOf(kept) + 1);
+    QVERIFY(u.find(dropped));
+    // `kept` read `dropped` in a; in b it reads node 1: both edges are in the union.
+    std::set<int> producers;
+    ir::forEachNodeArg(*u.find(kept), [&](int p) { producers.insert(p); });
+    QCOMPARE(producers, (std::set<int>{dropped, b.nodes[1].id}));
+    QVERIFY(fitsFrame(a, u) && fitsFrame(b, u));
+    QVERIFY(!fitsFrame(layered(2, 2), u));
   }
 
   // The breaks panel lists breaks (with hints and stack) and recompiles (with the failing
