@@ -166,6 +166,15 @@ const std::vector<Migration>& migrations() {
       {1, "initial schema: sessions, frames, compiles, stages and nodes, kernels, breaks, search", kSchemaV1},
       {2, "recompiles record the user line of each failing guard",
        "ALTER TABLE recompiles ADD COLUMN lines_json TEXT NOT NULL DEFAULT '[]';"},
+      {3, "run profiles: eager vs compiled per compile, time per generated kernel",
+       "CREATE TABLE frame_profiles (id INTEGER PRIMARY KEY,"
+       " session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
+       " compile_id TEXT NOT NULL, eager_ms REAL NOT NULL, compiled_ms REAL NOT NULL, repeat INTEGER NOT NULL);"
+       "CREATE INDEX frame_profiles_by_session ON frame_profiles(session_id);"
+       "CREATE TABLE kernel_profiles (id INTEGER PRIMARY KEY,"
+       " session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
+       " compile_id TEXT NOT NULL, kernel TEXT NOT NULL, ms REAL NOT NULL, bytes INTEGER NOT NULL);"
+       "CREATE INDEX kernel_profiles_by_session ON kernel_profiles(session_id);"},
   };
   return kSteps;
 }

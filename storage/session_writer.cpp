@@ -221,6 +221,25 @@ void SessionWriter::timing(const session::TimingEvent& t) {
       .run();
 }
 
+void SessionWriter::profile(const session::ProfileEvent& p) {
+  beginEvent("profile");
+  Stmt(*db_, "INSERT INTO frame_profiles (session_id, compile_id, eager_ms, compiled_ms, repeat) VALUES (?, ?, ?, ?, ?)")
+      .bind(1, sessionId_)
+      .bind(2, p.compileId)
+      .bind(3, p.eagerMs)
+      .bind(4, p.compiledMs)
+      .bind(5, p.repeat)
+      .run();
+  for (const auto& k : p.kernels)
+    Stmt(*db_, "INSERT INTO kernel_profiles (session_id, compile_id, kernel, ms, bytes) VALUES (?, ?, ?, ?, ?)")
+        .bind(1, sessionId_)
+        .bind(2, p.compileId)
+        .bind(3, k.name)
+        .bind(4, k.ms)
+        .bind(5, k.bytes)
+        .run();
+}
+
 void SessionWriter::output(const std::string& text) {
   if (sessionId_ == 0) throw StoreError("output reported before sessionStart");
   if (ended_) throw StoreError("output reported after sessionEnd");

@@ -104,7 +104,7 @@ class Store {
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
   int schemaVersion() const;
   const std::string& path() const;
 
@@ -125,6 +125,8 @@ class Store {
   std::vector<session::GraphBreakEvent> graphBreaks(int64_t sessionId);
   std::vector<session::RecompileEvent> recompiles(int64_t sessionId);
   std::vector<session::TimingEvent> timings(int64_t sessionId);
+  // Run profiles (kiln run --profile), in the order recorded; empty when not profiled.
+  std::vector<session::ProfileEvent> profiles(int64_t sessionId);
 
   // Full-text search (FTS5) over scripts, frame sources, transformed code, stage IR, kernels
   // and wrappers of every session; every word of `text` must match. Newest sessions first.

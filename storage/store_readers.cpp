@@ -251,6 +251,26 @@ std::vector<session::TimingEvent> Store::timings(int64_t sessionId) {
   return out;
 }
 
+std::vector<session::ProfileEvent> Store::profiles(int64_t sessionId) {
+  std::vector<session::ProfileEvent> out;
+  Stmt f(impl_->db, "SELECT compile_id, eager_ms, compiled_ms, repeat FROM frame_profiles WHERE session_id = ? ORDER BY id");
+  f.bind(1, sessionId);
+  while (f.step()) {
+    session::ProfileEvent p;
+    p.compileId = f.text(0);
+    p.eagerMs = f.real(1);
+    p.compiledMs = f.real(2);
+    p.repeat = f.integer(3);
+    out.push_back(std::move(p));
+  }
+  Stmt k(impl_->db, "SELECT compile_id, kernel, ms, bytes FROM kernel_profiles WHERE session_id = ? ORDER BY id");
+  k.bind(1, sessionId);
+  while (k.step())
+    for (auto& p : out)
+      if (p.compileId == k.text(0)) p.kernels.push_back({k.text(1), k.real(2), k.int64(3)});
+  return out;
+}
+
 std::vector<SearchHit> Store::search(const std::string& text, int limit) {
   std::string q = ftsQuery(text);
   if (q.empty()) return {};

@@ -46,7 +46,10 @@ bool ScriptRunner::run(const QString& script, const QString& dbPath) {
   connect(process_, &QProcess::finished, this, &ScriptRunner::onFinished);
   connect(process_, &QProcess::errorOccurred, this, &ScriptRunner::onError);
   emit progress(tr("Running %1…").arg(QFileInfo(script_).fileName()));
-  process_->start(kilnPath_, {QStringLiteral("run"), script_, QStringLiteral("--db"), dbPath});
+  // Profiled (a few runs of each compiled graph after the script) so the Timings dock can show
+  // run and kernel times for it.
+  process_->start(kilnPath_, {QStringLiteral("run"), script_, QStringLiteral("--db"), dbPath, QStringLiteral("--profile"),
+                              QString::number(kProfileRuns)});
   return true;
 }
 

@@ -13,6 +13,8 @@ class ScriptRunner : public QObject {
   Q_OBJECT
 
  public:
+  static constexpr int kProfileRuns = 5;  // kiln run --profile N for the scripts it runs
+
   // `kilnPath` is the `kiln` executable; the app decides where it is.
   explicit ScriptRunner(QString kilnPath, QObject* parent = nullptr);
   ~ScriptRunner() override;

@@ -17,6 +17,7 @@
 #include "viewers/source_view.h"
 #include "viewers/stage_list_model.h"
 #include "viewers/text_pane.h"
+#include "viewers/profile_charts.h"
 #include "viewers/timings_chart.h"
 
 #include <QApplication>
@@ -41,6 +42,7 @@
 #include <QPointer>
 #include <QSettings>
 #include <QThreadPool>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTextBrowser>
 
@@ -199,8 +201,13 @@ void StudioWindow::buildDocks() {
     onLineSelected(line);
   });
 
+  // Compile phases, run time eager vs compiled, and kernel times: one dock, three tabs.
   timings_ = new TimingsChart(this);
-  auto* timingsDock = addDock(tr("Timings"), QStringLiteral("timings"), timings_, Qt::BottomDockWidgetArea);
+  profile_ = new ProfileCharts(this);
+  timingTabs_ = new QTabWidget(this);
+  timingTabs_->addTab(timings_, tr("Compile phases"));
+  timingTabs_->addTab(profile_, tr("Run and kernel times"));
+  auto* timingsDock = addDock(tr("Timings"), QStringLiteral("timings"), timingTabs_, Qt::BottomDockWidgetArea);
 
   inspector_ = new QTextBrowser(this);
   inspector_->setPlaceholderText(tr("Click a node to inspect it"));
@@ -316,6 +323,7 @@ void StudioWindow::showSession(qint64 sessionId) {
     breaks_->setSession(store_.graphBreaks(sessionId), recompiles);
     frames_->setSession(store_.frames(sessionId), compiles, recompiles);
     timings_->setTimings(store_.timings(sessionId));
+    profile_->setProfiles(store_.profiles(sessionId));
     text_->setSessionOutput(qs(detail->stdoutText), qs(detail->error));
     stages_->load(sessionId);
     summary_->setText(tr("#%1 %2 · %3 · %4 graphs · %5 breaks · %6 recompiles")
@@ -456,6 +464,16 @@ void StudioWindow::showStepReport(int row, const ir::Graph& graph) {
     text += describeChanges(prev, graph, qs(stages_->stageAt(row - 1).stage));
   }
   text_->setStepReport(text);
+}
+
+void StudioWindow::showTimingsTab(int tab) {
+  timingTabs_->setCurrentIndex(tab);
+  for (QWidget* w = timingTabs_->parentWidget(); w; w = w->parentWidget())
+    if (auto* dock = qobject_cast<QDockWidget*>(w)) {
+      dock->show();
+      dock->raise();
+      break;
+    }
 }
 
 QString StudioWindow::describeChanges(const ir::Graph& before, const ir::Graph& graph, const QString& against) {

@@ -18,6 +18,7 @@ class QMenu;
 class QMimeData;
 class QListView;
 class QProgressBar;
+class QTabWidget;
 class QTableView;
 class QTextBrowser;
 
@@ -25,6 +26,7 @@ namespace kiln::viewers {
 
 class BreaksPanel;
 class FramesPanel;
+class ProfileCharts;
 class GraphDiffView;
 class GraphView;
 class ScriptRunner;
@@ -79,6 +81,9 @@ class StudioWindow : public QMainWindow {
   TextPane* textPane() const { return text_; }
   QTextBrowser* inspector() const { return inspector_; }
   TimingsChart* timings() const { return timings_; }
+  ProfileCharts* profileCharts() const { return profile_; }
+  // Shows the Timings dock on tab 0 (compile phases) or 1 (run and kernel times).
+  void showTimingsTab(int tab);
   BreaksPanel* breaksPanel() const { return breaks_; }
   GraphDiffView* graphDiff() const { return graphDiff_; }
   FramesPanel* framesPanel() const { return frames_; }
@@ -140,6 +145,8 @@ class StudioWindow : public QMainWindow {
   SearchPanel* search_ = nullptr;
   QTextBrowser* inspector_ = nullptr;
   TimingsChart* timings_ = nullptr;
+  ProfileCharts* profile_ = nullptr;
+  QTabWidget* timingTabs_ = nullptr;
   BreaksPanel* breaks_ = nullptr;
   FramesPanel* frames_ = nullptr;
   GraphDiffView* graphDiff_ = nullptr;

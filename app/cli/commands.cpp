@@ -54,7 +54,9 @@ std::string usage() {
   return "kiln - a torch.compile-style compiler you can see inside\n\n"
          "usage:\n"
          "  kiln run SCRIPT [--db PATH] [--eager] [--dump-outputs DIR] [--logs NAMES] [--disable-pass NAME]... [--stop-after N]\n"
-         "      run a script; compiled regions are captured, compiled and recorded as a session\n"
+         "               [--profile N]\n"
+         "      run a script; compiled regions are captured, compiled and recorded as a session; with --profile,\n"
+         "      every compiled graph is then timed (eager vs compiled, per kernel; median of N runs) into the session\n"
          "  kiln explain SCRIPT [--json] [--db PATH]\n"
          "      run a script and report what capture did: graphs, graph breaks, recompiles, guards\n"
          "  kiln bench SCRIPT|DIR [--eager] [--torch] [--repeat N] [--threads N]\n"
@@ -75,12 +77,16 @@ std::string usage() {
 }
 
 int cmdRun(const std::vector<std::string>& args) {
-  Opts o = parse(args, {"db", "dump-outputs", "disable-pass", "stop-after", "logs"}, {"eager"});
+  Opts o = parse(args, {"db", "dump-outputs", "disable-pass", "stop-after", "logs", "profile"}, {"eager"});
   if (o.help) { std::cout << usage(); return 0; }
   if (o.positional.size() != 1) throw UsageError("expected exactly one SCRIPT");
   driver::RunOptions ro;
   ro.scriptPath = o.positional[0];
   ro.eager = o.flags.count("eager") > 0;
+  if (std::string s = one(o, "profile"); !s.empty()) {
+    try { ro.profileRepeat = std::stoi(s); } catch (...) { throw UsageError("--profile needs a number of runs"); }
+    if (ro.profileRepeat < 1 || ro.profileRepeat > 1000) throw UsageError("--profile takes 1 to 1000 runs");
+  }
   if (o.values.count("disable-pass"))
     for (const auto& p : o.values.at("disable-pass")) ro.passes.disabled.insert(p);
   if (std::string s = one(o, "stop-after"); !s.empty()) {
@@ -223,11 +229,25 @@ int cmdShow(const std::vector<std::string>& args) {
     std::cout << "session " << id << ": " << s->summary.scriptPath << " (" << s->summary.status << ", " << std::fixed
               << std::setprecision(1) << s->summary.totalMs << " ms)\n";
     for (const auto& f : store->frames(id)) std::cout << "frame " << f.frameId << ": " << f.name << " (" << f.file << ":" << f.firstLine << ")\n";
+    const auto profiles = store->profiles(id);
     for (const auto& c : compiles) {
       std::cout << "  [" << c.compileId << "] backend=" << c.backend << " status=" << c.status << (c.message.empty() ? "" : " (" + c.message + ")") << "\n";
       for (const auto& st : store->stages(id, c.compileId))
         std::cout << "    stage " << std::left << std::setw(16) << st.stage << (st.changed ? "" : " (unchanged)") << "\n";
-      for (const auto& k : store->kernels(id, c.compileId)) std::cout << "    kernel " << k.name << "\n";
+      const session::ProfileEvent* prof = nullptr;
+      for (const auto& p : profiles)
+        if (p.compileId == c.compileId) prof = &p;
+      if (prof)
+        std::cout << "    profile: eager " << std::setprecision(3) << prof->eagerMs << " ms, compiled " << prof->compiledMs << " ms ("
+                  << std::setprecision(2) << (prof->compiledMs > 0 ? prof->eagerMs / prof->compiledMs : 0.0) << "x), median of " << prof->repeat
+                  << " runs\n";
+      for (const auto& k : store->kernels(id, c.compileId)) {
+        std::cout << "    kernel " << k.name;
+        if (prof)
+          for (const auto& pk : prof->kernels)
+            if (pk.name == k.name) std::cout << "  " << std::setprecision(4) << pk.ms << " ms";
+        std::cout << "\n";
+      }
     }
     for (const auto& b : store->graphBreaks(id)) std::cout << "graph break " << b.code << " at " << b.file << ":" << b.line << ": " << b.title << "\n";
     for (const auto& r : store->recompiles(id))

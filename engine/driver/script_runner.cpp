@@ -3,6 +3,8 @@
 #include "engine/capture/compile_context.h"
 #include "engine/capture/tracer.h"
 #include "engine/codegen/kernel_compiler.h"
+#include "engine/driver/backends.h"
+#include "engine/driver/frame_profile.h"
 #include "engine/python/parser.h"
 #include "engine/support/error.h"
 
@@ -96,6 +98,29 @@ std::string collectOutputs(py::Interpreter& in) {
 
 }  // namespace
 
+namespace {
+
+// Every compiled graph the script called, timed on its first inputs. A graph that fails to
+// run again (it should not) is left out rather than failing a run that succeeded.
+void profileFrames(const CompiledFrameLog& log, int repeat, session::SessionSink& sink) {
+  for (const auto& f : log.frames) {
+    if (!f->called) continue;
+    try {
+      FrameProfile p = profileFrame(*f, repeat);
+      session::ProfileEvent e;
+      e.compileId = p.compileId;
+      e.eagerMs = p.eagerMs;
+      e.compiledMs = p.compiledMs;
+      e.repeat = repeat;
+      for (const auto& k : p.kernels) e.kernels.push_back({k.name, k.ms, k.bytes});
+      sink.profile(e);
+    } catch (const std::exception&) {
+    }
+  }
+}
+
+}  // namespace
+
 RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ostream& out) {
   RunResult res;
   auto t0 = std::chrono::steady_clock::now();
@@ -145,6 +170,8 @@ RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ost
   }
   std::unique_ptr<codegen::KernelCompiler> cpu;
   std::unique_ptr<capture::CompileContext> compiler;
+  CompiledFrameLog ownLog;  // --profile without a caller's log
+  CompiledFrameLog* frameLog = opts.frameLog ? opts.frameLog : opts.profileRepeat > 0 ? &ownLog : nullptr;
   TeeBuf tee(out, sink);
   std::ostream scriptOut(&tee);
   {
@@ -153,7 +180,7 @@ RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ost
       cpu = codegen::makeLlvmCpuCompiler();
       compiler = std::make_unique<capture::CompileContext>(sink, cpu.get(), file);
       compiler->passOptions = opts.passes;
-      compiler->frameLog = opts.frameLog;
+      compiler->frameLog = frameLog;
       in.compiler = compiler.get();
     }
     try {
@@ -172,6 +199,7 @@ RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ost
     scriptOut.flush();
     tee.flushToSink();
   }
+  if (opts.profileRepeat > 0 && frameLog) profileFrames(*frameLog, opts.profileRepeat, sink);
   finish(res.exitCode == 0 ? "ok" : "error");
   return res;
 }

@@ -17,6 +17,9 @@ struct RunOptions {
   bool eager = false;                 // torch.compile returns its argument unchanged
   passes::PassManagerOptions passes;
   CompiledFrameLog* frameLog = nullptr;  // kiln bench: every inductor graph and its first inputs
+  // kiln run --profile N: after the script, time every compiled graph it called (eager vs
+  // compiled, per kernel; median of N runs) and report a ProfileEvent for each. 0: don't.
+  int profileRepeat = 0;
 };
 
 struct RunResult {

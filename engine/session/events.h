@@ -113,6 +113,23 @@ struct TimingEvent {
   double ms = 0.0;
 };
 
+// What running a compiled graph costs (kiln run --profile, the studio's runs): on the inputs
+// of its first call, the median of `repeat` runs after a warm-up, eager (the captured graph op
+// by op) against compiled (the wrapper), and per generated kernel one launch's median time and
+// the bytes of its buffers.
+struct ProfileEvent {
+  std::string compileId;
+  double eagerMs = 0.0;
+  double compiledMs = 0.0;
+  int repeat = 0;
+  struct Kernel {
+    std::string name;
+    double ms = 0.0;
+    int64_t bytes = 0;
+  };
+  std::vector<Kernel> kernels;
+};
+
 // The phases of one compile in pipeline order, as TimingEvent::phase names them (what kiln
 // bench, kiln diff and the studio's timings list and chart, in this order).
 inline const std::vector<std::string>& compilePhases() {

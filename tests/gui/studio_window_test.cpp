@@ -8,6 +8,7 @@
 #include "viewers/graph_node_item.h"
 #include "viewers/graph_view.h"
 #include "viewers/line_colour.h"
+#include "viewers/profile_charts.h"
 #include "viewers/script_runner.h"
 #include "viewers/search_panel.h"
 #include "viewers/session_list_model.h"
@@ -233,6 +234,18 @@ class StudioWindowTest : public QObject {
     QCOMPARE(chart->phases(), (QStringList{"capture", "lower", "passes", "codegen"}));
     QCOMPARE(chart->ms(QStringLiteral("codegen"), 0), 20.0);
     QCOMPARE(chart->chart()->series().size(), 1);
+    // Run and kernel times from the session's profile.
+    ProfileCharts* prof = window_->profileCharts();
+    QCOMPARE(prof->compiles(), QStringList{QStringLiteral("[0/0]")});
+    QCOMPARE(prof->eagerMs(), std::vector<double>{0.4});
+    QCOMPARE(prof->compiledMs(), std::vector<double>{0.1});
+    QCOMPARE(prof->kernels(), QStringList{QStringLiteral("[0/0] kernel_0")});
+    QCOMPARE(prof->runChart()->chart()->series().size(), 1);
+    QVERIFY(prof->runChart()->chart()->title().contains(QStringLiteral("median of 5 runs")));
+    window_->showTimingsTab(1);
+    QTRY_VERIFY(prof->isVisible());
+    QVERIFY(window_->grab().save(QDir(QStringLiteral(KILN_BINARY_DIR)).filePath(QStringLiteral("tests/gui/studio_profile.png")), "PNG"));
+    window_->showTimingsTab(0);
   }
 
   // Scripts run from the studio are remembered, newest first and without duplicates, and the

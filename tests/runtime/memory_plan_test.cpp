@@ -52,6 +52,37 @@ TEST(MemoryPlan, OutputsAndWhatTheyViewAreNotReused) {
   EXPECT_NE(r.outputsJson.find("0.909"), std::string::npos) << r.outputsJson;
 }
 
+// kiln run --profile N: every compiled graph the script called is timed afterwards, eager
+// against compiled, with its kernels, and reported to the session.
+TEST(RunProfile, EveryCalledGraphIsTimedWithItsKernels) {
+  struct ProfileSink : session::NullSink {
+    std::vector<session::ProfileEvent> profiles;
+    std::vector<std::string> kernels;
+    void profile(const session::ProfileEvent& e) override { profiles.push_back(e); }
+    void kernel(const session::KernelEvent& e) override { kernels.push_back(e.name); }
+  } sink;
+  std::string path = std::string(KILN_BINARY_DIR) + "/tests/runtime/profiled.py";
+  std::ofstream(path) << "import torch\n@torch.compile\ndef f(x):\n    return (x * 2).sin().sum(dim=1)\n"
+                         "out = f(torch.ones(64, 64))\n";
+  std::ostringstream out;
+  driver::RunOptions ro;
+  ro.scriptPath = path;
+  ro.profileRepeat = 3;
+  driver::RunResult r = driver::runScript(ro, sink, out);
+  ASSERT_EQ(r.exitCode, 0) << r.error;
+  ASSERT_EQ(sink.profiles.size(), 1u);
+  const auto& p = sink.profiles[0];
+  EXPECT_EQ(p.compileId, "0/0");
+  EXPECT_EQ(p.repeat, 3);
+  EXPECT_GT(p.eagerMs, 0.0);
+  EXPECT_GT(p.compiledMs, 0.0);
+  ASSERT_EQ(p.kernels.size(), sink.kernels.size());
+  for (size_t i = 0; i < p.kernels.size(); ++i) {
+    EXPECT_EQ(p.kernels[i].name, sink.kernels[i]);
+    EXPECT_GT(p.kernels[i].bytes, 64 * 64 * 4 - 1);
+  }
+}
+
 // exp feeds an extern mm and then a pointwise kernel that is its last reader: that kernel writes
 // its result over exp's buffer (an inout buffer, no new allocation), and computes the same.
 const char* kInPlace = R"(class GraphModule(torch.nn.Module):

@@ -194,6 +194,21 @@ inline void expectSampleStored(Store& store, int64_t id, const SampleSession& s)
     EXPECT_EQ(timings[i].phase, wantT[i].phase);
     EXPECT_DOUBLE_EQ(timings[i].ms, wantT[i].ms);
   }
+
+  auto profiles = store.profiles(id);
+  ASSERT_EQ(profiles.size(), s.profiles.size());
+  for (size_t i = 0; i < profiles.size(); ++i) {
+    EXPECT_EQ(profiles[i].compileId, s.profiles[i].compileId);
+    EXPECT_DOUBLE_EQ(profiles[i].eagerMs, s.profiles[i].eagerMs);
+    EXPECT_DOUBLE_EQ(profiles[i].compiledMs, s.profiles[i].compiledMs);
+    EXPECT_EQ(profiles[i].repeat, s.profiles[i].repeat);
+    ASSERT_EQ(profiles[i].kernels.size(), s.profiles[i].kernels.size());
+    for (size_t k = 0; k < profiles[i].kernels.size(); ++k) {
+      EXPECT_EQ(profiles[i].kernels[k].name, s.profiles[i].kernels[k].name);
+      EXPECT_DOUBLE_EQ(profiles[i].kernels[k].ms, s.profiles[i].kernels[k].ms);
+      EXPECT_EQ(profiles[i].kernels[k].bytes, s.profiles[i].kernels[k].bytes);
+    }
+  }
 }
 
 }  // namespace kiln::storage::testing

@@ -204,6 +204,13 @@ SampleSession sampleSession(const std::string& scriptName) {
 
   s.recompiles = {{0, "0/1", {"0/0: tensor 'L['x']' size mismatch at index 0. expected 16, actual 8", "n == 1"}, {12, 0}}};
   s.timings = {{"0/0", "capture", 1.5}, {"0/0", "codegen", 12.25}, {"", "run", 30.0}};
+  session::ProfileEvent p;
+  p.compileId = "0/0";
+  p.eagerMs = 0.75;
+  p.compiledMs = 0.25;
+  p.repeat = 5;
+  p.kernels = {{"cpp_fused_mul_relu_0", 0.125, 8192}, {"cpp_fused_sum_1", 0.0625, 4096}};
+  s.profiles = {p};
   s.output = {"hello\n", "tensor([1., 2.])\n", std::string(70 * 1024, 'x') + "\n"};
   s.end.status = "ok";
   s.end.totalMs = 123.5;
@@ -234,6 +241,7 @@ void writeSample(session::SessionSink& sink, const SampleSession& s, bool end) {
   for (size_t i = 1; i < s.output.size(); ++i) sink.output(s.output[i]);
   for (const auto& t : s.timings)
     if (t.compileId.empty()) sink.timing(t);
+  for (const auto& p : s.profiles) sink.profile(p);
   if (end) sink.sessionEnd(s.end);
 }
 

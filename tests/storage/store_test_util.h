@@ -36,6 +36,7 @@ struct SampleSession {
   std::vector<session::GraphBreakEvent> breaks;
   std::vector<session::RecompileEvent> recompiles;
   std::vector<session::TimingEvent> timings;
+  std::vector<session::ProfileEvent> profiles;  // after the script, as kiln run --profile
   std::vector<std::string> output;
   session::SessionEnd end;
 };
