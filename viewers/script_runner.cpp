@@ -48,8 +48,9 @@ bool ScriptRunner::run(const QString& script, const QString& dbPath) {
   emit progress(tr("Running %1…").arg(QFileInfo(script_).fileName()));
   // Profiled (a few runs of each compiled graph after the script) so the Timings dock can show
   // run and kernel times for it.
+  stderrLine_.clear();
   process_->start(kilnPath_, {QStringLiteral("run"), script_, QStringLiteral("--db"), dbPath, QStringLiteral("--profile"),
-                              QString::number(kProfileRuns)});
+                              QString::number(kProfileRuns), QStringLiteral("--progress")});
   return true;
 }
 
@@ -67,17 +68,41 @@ qint64 ScriptRunner::parseSessionId(const QString& out) {
   return id;
 }
 
+bool ScriptRunner::parseProgress(const QString& line, int* percent, QString* what) {
+  static const QRegularExpression re(QStringLiteral("^kiln-progress: (\\d{1,3}) (.*)$"));
+  const auto m = re.match(line);
+  if (!m.hasMatch() || m.captured(1).toInt() > 100) return false;
+  *percent = m.captured(1).toInt();
+  *what = m.captured(2);
+  return true;
+}
+
 void ScriptRunner::onReadyRead() {
   const QString out = QString::fromUtf8(process_->readAllStandardOutput());
-  const QString err = QString::fromUtf8(process_->readAllStandardError());
+  // Progress lines are taken out of stderr; the rest is kept for the error report.
+  QString err;
+  const QStringList lines = (stderrLine_ + QString::fromUtf8(process_->readAllStandardError())).split(QLatin1Char('\n'));
+  stderrLine_ = lines.last();
+  QString status;
+  for (qsizetype i = 0; i + 1 < lines.size(); ++i) {
+    int pct = 0;
+    QString what;
+    if (parseProgress(lines[i], &pct, &what)) {
+      emit percent(pct);
+      status = what;
+    } else {
+      err += lines[i] + QLatin1Char('\n');
+    }
+  }
   stdout_ += out;
   stderr_ += err;
-  const QString line = lastLine(out.isEmpty() ? err : out);
+  const QString line = !status.isEmpty() ? status : lastLine(out.isEmpty() ? err : out);
   if (!line.isEmpty()) emit progress(QFileInfo(script_).fileName() + QStringLiteral(": ") + line);
 }
 
 void ScriptRunner::onFinished(int exitCode, QProcess::ExitStatus status) {
   onReadyRead();
+  stderr_ += stderrLine_;  // a last line without a newline
   const qint64 id = parseSessionId(stdout_);
   QString error;
   if (cancelled_) error = tr("Run of %1 stopped.").arg(script_);

@@ -28,15 +28,20 @@ class ScriptRunner : public QObject {
 
   // The id in the last `session N` line of `out`, 0 when there is none.
   static qint64 parseSessionId(const QString& out);
+  // A `kiln-progress: PERCENT WHAT` line of kiln run --progress: true with its parts.
+  static bool parseProgress(const QString& line, int* percent, QString* what);
 
  signals:
   void progress(const QString& message);
+  // How far the script has got (0-100: its top-level statements), from kiln run --progress.
+  void percent(int value);
   // sessionId > 0 when the run stored a session (even one that ended with a Python error,
   // which `error` then describes); sessionId == 0 with `error` when nothing was stored.
   void finished(qint64 sessionId, const QString& error);
 
  private:
   void onReadyRead();
+  QString stderrLine_;  // an incomplete stderr line, until its newline arrives
   void onFinished(int exitCode, QProcess::ExitStatus status);
   void onError(QProcess::ProcessError error);
   void finish(qint64 sessionId, const QString& error);

@@ -121,7 +121,7 @@ StudioWindow::StudioWindow(storage::Store& store, const QString& kilnPath, QWidg
 
   summary_ = new QLabel(this);
   busy_ = new QProgressBar(this);
-  busy_->setRange(0, 0);  // a run reports no percentage: show activity only
+  busy_->setRange(0, 0);  // activity only until the run reports how far it has got
   busy_->setMaximumWidth(120);
   busy_->hide();
   statusBar()->addPermanentWidget(summary_);
@@ -139,6 +139,10 @@ StudioWindow::StudioWindow(storage::Store& store, const QString& kilnPath, QWidg
   connect(graph_, &GraphView::layoutFinished, this, &StudioWindow::onLayoutFinished);
   connect(source_, &SourceView::lineSelected, this, &StudioWindow::onLineSelected);
   connect(runner_, &ScriptRunner::progress, this, [this](const QString& m) { statusBar()->showMessage(m); });
+  connect(runner_, &ScriptRunner::percent, this, [this](int value) {
+    busy_->setRange(0, 100);
+    busy_->setValue(value);
+  });
   connect(runner_, &ScriptRunner::finished, this, &StudioWindow::onRunFinished);
 }
 
@@ -533,6 +537,7 @@ void StudioWindow::runScript(const QString& script) {
     statusBar()->showMessage(tr("A script is already running: %1").arg(runner_->script()), kStatusMs);
     return;
   }
+  busy_->setRange(0, 0);
   busy_->show();
   stopAction_->setEnabled(true);
   rememberScript(script);

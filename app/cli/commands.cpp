@@ -54,9 +54,10 @@ std::string usage() {
   return "kiln - a torch.compile-style compiler you can see inside\n\n"
          "usage:\n"
          "  kiln run SCRIPT [--db PATH] [--eager] [--dump-outputs DIR] [--logs NAMES] [--disable-pass NAME]... [--stop-after N]\n"
-         "               [--profile N]\n"
+         "               [--profile N] [--progress]\n"
          "      run a script; compiled regions are captured, compiled and recorded as a session; with --profile,\n"
-         "      every compiled graph is then timed (eager vs compiled, per kernel; median of N runs) into the session\n"
+         "      every compiled graph is then timed (eager vs compiled, per kernel; median of N runs) into the session;\n"
+         "      --progress prints 'kiln-progress: PERCENT WHAT' lines to stderr as the script advances\n"
          "  kiln explain SCRIPT [--json] [--db PATH]\n"
          "      run a script and report what capture did: graphs, graph breaks, recompiles, guards\n"
          "  kiln bench SCRIPT|DIR [--eager] [--torch] [--repeat N] [--threads N]\n"
@@ -77,7 +78,7 @@ std::string usage() {
 }
 
 int cmdRun(const std::vector<std::string>& args) {
-  Opts o = parse(args, {"db", "dump-outputs", "disable-pass", "stop-after", "logs", "profile"}, {"eager"});
+  Opts o = parse(args, {"db", "dump-outputs", "disable-pass", "stop-after", "logs", "profile"}, {"eager", "progress"});
   if (o.help) { std::cout << usage(); return 0; }
   if (o.positional.size() != 1) throw UsageError("expected exactly one SCRIPT");
   driver::RunOptions ro;
@@ -87,6 +88,9 @@ int cmdRun(const std::vector<std::string>& args) {
     try { ro.profileRepeat = std::stoi(s); } catch (...) { throw UsageError("--profile needs a number of runs"); }
     if (ro.profileRepeat < 1 || ro.profileRepeat > 1000) throw UsageError("--profile takes 1 to 1000 runs");
   }
+  // Machine-readable progress on stderr for the studio: "kiln-progress: PERCENT WHAT".
+  if (o.flags.count("progress"))
+    ro.progress = [](int percent, const std::string& what) { std::cerr << "kiln-progress: " << percent << " " << what << std::endl; };
   if (o.values.count("disable-pass"))
     for (const auto& p : o.values.at("disable-pass")) ro.passes.disabled.insert(p);
   if (std::string s = one(o, "stop-after"); !s.empty()) {

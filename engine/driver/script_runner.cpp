@@ -6,10 +6,12 @@
 #include "engine/driver/backends.h"
 #include "engine/driver/frame_profile.h"
 #include "engine/python/parser.h"
+#include "engine/session/tee_sink.h"
 #include "engine/support/error.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <regex>
@@ -100,6 +102,21 @@ std::string collectOutputs(py::Interpreter& in) {
 
 namespace {
 
+// Passes every event on and reports each compile as progress (kiln run --progress).
+class ProgressSink : public session::TeeSink {
+ public:
+  ProgressSink(session::SessionSink& inner, const std::function<void(int, const std::string&)>& report, const int& percent)
+      : TeeSink({&inner}), report_(report), percent_(percent) {}
+  void compile(const session::CompileEvent& e) override {
+    TeeSink::compile(e);
+    report_(percent_, "compiling [" + e.compileId + "]");
+  }
+
+ private:
+  const std::function<void(int, const std::string&)>& report_;
+  const int& percent_;
+};
+
 // Every compiled graph the script called, timed on its first inputs. A graph that fails to
 // run again (it should not) is left out rather than failing a run that succeeded.
 void profileFrames(const CompiledFrameLog& log, int repeat, session::SessionSink& sink) {
@@ -170,6 +187,10 @@ RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ost
   }
   std::unique_ptr<codegen::KernelCompiler> cpu;
   std::unique_ptr<capture::CompileContext> compiler;
+  int percent = 0;
+  std::unique_ptr<ProgressSink> progressSink;
+  if (opts.progress) progressSink = std::make_unique<ProgressSink>(sink, opts.progress, percent);
+  session::SessionSink& compileSink = progressSink ? *progressSink : sink;
   CompiledFrameLog ownLog;  // --profile without a caller's log
   CompiledFrameLog* frameLog = opts.frameLog ? opts.frameLog : opts.profileRepeat > 0 ? &ownLog : nullptr;
   TeeBuf tee(out, sink);
@@ -178,11 +199,16 @@ RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ost
     py::Interpreter in(scriptOut);
     if (!opts.eager) {
       cpu = codegen::makeLlvmCpuCompiler();
-      compiler = std::make_unique<capture::CompileContext>(sink, cpu.get(), file);
+      compiler = std::make_unique<capture::CompileContext>(compileSink, cpu.get(), file);
       compiler->passOptions = opts.passes;
       compiler->frameLog = frameLog;
       in.compiler = compiler.get();
     }
+    if (opts.progress)
+      in.onModuleStatement = [&](size_t done, size_t total, int line) {
+        percent = static_cast<int>(done * 100 / std::max<size_t>(total, 1));
+        opts.progress(percent, "line " + std::to_string(line));
+      };
     try {
       in.runModule(m);
       res.outputsJson = collectOutputs(in);
@@ -199,7 +225,10 @@ RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ost
     scriptOut.flush();
     tee.flushToSink();
   }
-  if (opts.profileRepeat > 0 && frameLog) profileFrames(*frameLog, opts.profileRepeat, sink);
+  if (opts.profileRepeat > 0 && frameLog) {
+    if (opts.progress) opts.progress(100, "timing the compiled graphs");
+    profileFrames(*frameLog, opts.profileRepeat, sink);
+  }
   finish(res.exitCode == 0 ? "ok" : "error");
   return res;
 }

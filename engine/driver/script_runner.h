@@ -5,6 +5,7 @@
 #include "engine/passes/pass_manager.h"
 #include "engine/session/sink.h"
 
+#include <functional>
 #include <ostream>
 #include <string>
 
@@ -20,6 +21,9 @@ struct RunOptions {
   // kiln run --profile N: after the script, time every compiled graph it called (eager vs
   // compiled, per kernel; median of N runs) and report a ProfileEvent for each. 0: don't.
   int profileRepeat = 0;
+  // Progress of the run (kiln run --progress, read by the studio): percent of the script's
+  // top-level statements started, and what is happening ("line 12", "compiling [0/1]").
+  std::function<void(int percent, const std::string& what)> progress;
 };
 
 struct RunResult {

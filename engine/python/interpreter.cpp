@@ -81,7 +81,10 @@ void Interpreter::runModule(const Module& m) {
   f.function = "<module>";
   FrameGuard g(*this, f);
   try {
-    execBody(m.body);
+    for (size_t i = 0; i < m.body.size(); ++i) {
+      if (onModuleStatement) onModuleStatement(i, m.body.size(), m.body[i]->span.line);
+      if (exec(*m.body[i]) != Flow::Normal) break;
+    }
   } catch (PyError& e) {
     e.traceback.insert(e.traceback.begin(), TraceFrame{m.file, "<module>", frames_.back().span});
     throw;

@@ -6,6 +6,7 @@
 #include "engine/python/objects.h"
 
 #include <exception>
+#include <functional>
 #include <map>
 #include <ostream>
 #include <set>
@@ -47,6 +48,9 @@ class Interpreter {
 
   // Runs a parsed module as __main__. Throws PyError.
   void runModule(const Module& m);
+  // Called before each top-level statement of the module run: its index, the count and its
+  // line (how far a script has got: kiln run --progress).
+  std::function<void(size_t done, size_t total, int line)> onModuleStatement;
   // Runs library code (the torch prelude) in an existing module's scope; keeps the AST alive.
   void runInModule(const std::shared_ptr<ModuleObj>& target, Module m);
   // Source text by file name, for tracebacks through library code.

@@ -122,20 +122,34 @@ class ViewersTest : public QObject {
     QCOMPARE(ScriptRunner::parseSessionId(QString()), qint64(0));
   }
 
+  void parsesProgressLines() {
+    int pct = -1;
+    QString what;
+    QVERIFY(ScriptRunner::parseProgress(QStringLiteral("kiln-progress: 42 compiling [0/1]"), &pct, &what));
+    QCOMPARE(pct, 42);
+    QCOMPARE(what, QStringLiteral("compiling [0/1]"));
+    QVERIFY(!ScriptRunner::parseProgress(QStringLiteral("kiln-progress: 420 x"), &pct, &what));
+    QVERIFY(!ScriptRunner::parseProgress(QStringLiteral("Traceback: kiln-progress: 1 x"), &pct, &what));
+  }
+
   void runnerReportsTheSession() {
     // A stand-in for `kiln`: prints what a run prints and checks it was called as `run S --db P`.
     const QString fake = dir_.filePath(QStringLiteral("kiln"));
     QFile f(fake);
     QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write("#!/bin/sh\n[ \"$1\" = run ] && [ \"$3\" = --db ] || exit 3\necho \"script output\"\necho \"session 42\"\n");
+    f.write("#!/bin/sh\n[ \"$1\" = run ] && [ \"$3\" = --db ] || exit 3\necho \"script output\"\n"
+            "echo \"kiln-progress: 50 line 7\" >&2\necho \"a warning\" >&2\necho \"session 42\"\n");
     f.close();
     f.setPermissions(f.permissions() | QFile::ExeOwner);
     ScriptRunner runner(fake);
     QSignalSpy spy(&runner, &ScriptRunner::finished);
+    QSignalSpy percents(&runner, &ScriptRunner::percent);
     QVERIFY(runner.run(dir_.filePath(QStringLiteral("s.py")), dir_.filePath(QStringLiteral("x.db"))));
     QVERIFY(spy.wait(10000));
     QCOMPARE(spy.at(0).at(0).toLongLong(), qint64(42));
     QCOMPARE(spy.at(0).at(1).toString(), QString());
+    QCOMPARE(percents.size(), 1);
+    QCOMPARE(percents.at(0).at(0).toInt(), 50);
   }
 
   // A recompile reason marks the line of the guard that failed (the engine records it with the

@@ -68,6 +68,8 @@ TEST(RunProfile, EveryCalledGraphIsTimedWithItsKernels) {
   driver::RunOptions ro;
   ro.scriptPath = path;
   ro.profileRepeat = 3;
+  std::vector<std::pair<int, std::string>> progress;
+  ro.progress = [&](int pct, const std::string& what) { progress.emplace_back(pct, what); };
   driver::RunResult r = driver::runScript(ro, sink, out);
   ASSERT_EQ(r.exitCode, 0) << r.error;
   ASSERT_EQ(sink.profiles.size(), 1u);
@@ -81,6 +83,13 @@ TEST(RunProfile, EveryCalledGraphIsTimedWithItsKernels) {
     EXPECT_EQ(p.kernels[i].name, sink.kernels[i]);
     EXPECT_GT(p.kernels[i].bytes, 64 * 64 * 4 - 1);
   }
+  // --progress: statements in order (line 1 first), the compile in the third of three, then the
+  // timing.
+  ASSERT_GE(progress.size(), 4u);
+  EXPECT_EQ(progress.front(), (std::pair<int, std::string>{0, "line 1"}));
+  EXPECT_NE(std::find(progress.begin(), progress.end(), std::pair<int, std::string>{66, "compiling [0/0]"}), progress.end());
+  EXPECT_EQ(progress.back(), (std::pair<int, std::string>{100, "timing the compiled graphs"}));
+  for (size_t i = 1; i < progress.size(); ++i) EXPECT_GE(progress[i].first, progress[i - 1].first);
 }
 
 // exp feeds an extern mm and then a pointwise kernel that is its last reader: that kernel writes
