@@ -387,7 +387,7 @@ void StudioWindow::showStage(int row) {
     text_->setStageText(qs(store_.stageText(stage.id)));
     if (stage.compileId != compileId_) {  // kernels and wrapper belong to the compile
       compileId_ = stage.compileId;
-      text_->setKernels(store_.kernels(sessionId_, compileId_));
+      text_->setKernels(store_.kernels(sessionId_, compileId_), kernelNodeLines(stage.compileId, stage.stage == "fused" ? &graph : nullptr));
       text_->setWrapper(qs(store_.wrapperText(sessionId_, compileId_)));
       text_->setCapture(qs(captureReport(compileId_)));
     }
@@ -404,6 +404,23 @@ void StudioWindow::showStage(int row) {
   }
   statusBar()->showMessage(tr("Laying out %1…").arg(StageListModel::label(stage)));
   emit stageShown(stage.id);
+}
+
+// Source line of every node of the compile's fused graph (what kernel IR's `@N` names): the
+// stage on screen when it is the fused one, else read from the store.
+std::map<int, int> StudioWindow::kernelNodeLines(const std::string& compileId, const ir::Graph* fused) {
+  std::map<int, int> lines;
+  ir::Graph read;
+  if (!fused)
+    for (const auto& st : store_.stages(sessionId_, compileId))
+      if (st.stage == "fused") {
+        read = store_.stageGraph(st.id);
+        fused = &read;
+      }
+  if (fused)
+    for (const auto& n : fused->nodes)
+      if (n.prov.loc.line > 0) lines[n.id] = n.prov.loc.line;
+  return lines;
 }
 
 // ATen, the passes and the fused stage of one compile share node ids: the graph view lays out

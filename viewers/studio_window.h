@@ -125,6 +125,7 @@ class StudioWindow : public QMainWindow {
   void markSettled();
   void showStepReport(int row, const ir::Graph& graph);
   void setLayoutFrameFor(const storage::StageRow& stage);
+  std::map<int, int> kernelNodeLines(const std::string& compileId, const ir::Graph* fused);
   // Marks `graph`'s nodes added / changed against `before` in the view; the Step tab's text.
   QString describeChanges(const ir::Graph& before, const ir::Graph& graph, const QString& against);
   void exportGraphDialog();

@@ -62,7 +62,8 @@ void TextPane::setSessionOutput(const QString& stdoutText, const QString& error)
   setText(Output, error.isEmpty() ? stdoutText : stdoutText + QStringLiteral("\n") + error);
 }
 
-void TextPane::setKernels(const std::vector<storage::KernelRow>& kernels) {
+void TextPane::setKernels(const std::vector<storage::KernelRow>& kernels, std::map<int, int> nodeLines) {
+  nodeLines_ = std::move(nodeLines);
   const Tab tabs[] = {KernelIr, KernelSource, LlvmIr, Assembly};
   QStringList texts[TabCount];
   int lineCount[TabCount] = {};
@@ -87,6 +88,16 @@ void TextPane::setKernels(const std::vector<storage::KernelRow>& kernels) {
   setTabVisible(KernelSource, anySource);
 }
 
+// The source line of a kernel IR instruction, through its `@N` provenance; 0 for other lines.
+int TextPane::sourceLineOf(const QString& kernelIrLine) const {
+  const qsizetype at = kernelIrLine.lastIndexOf(QStringLiteral(" @"));
+  if (at < 0) return 0;
+  bool ok = false;
+  const int node = kernelIrLine.mid(at + 2).trimmed().toInt(&ok);
+  auto it = ok ? nodeLines_.find(node) : nodeLines_.end();
+  return it == nodeLines_.end() ? 0 : it->second;
+}
+
 int TextPane::highlightSourceLine(int line) {
   int kernels = 0;
   for (Tab t : {KernelIr, KernelSource, LlvmIr, Assembly}) {
@@ -98,6 +109,7 @@ int TextPane::highlightSourceLine(int line) {
       for (int b = span.first; b <= span.last; ++b) {
         const QTextBlock block = e->document()->findBlockByNumber(b);
         if (!block.isValid()) break;
+        if (t == KernelIr && !nodeLines_.empty() && b != span.first && sourceLineOf(block.text()) != line) continue;
         QTextEdit::ExtraSelection sel;
         sel.format.setBackground(lineColour(line));
         sel.format.setProperty(QTextFormat::FullWidthSelection, true);

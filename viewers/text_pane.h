@@ -9,6 +9,7 @@
 
 #include <QTabWidget>
 
+#include <map>
 #include <vector>
 
 class QPlainTextEdit;
@@ -27,7 +28,10 @@ class TextPane : public QTabWidget {
   // What the step into the selected stage did: rules that fired (for the fused stage, every
   // fusion decision) and the nodes it added, removed and changed.
   void setStepReport(const QString& text);
-  void setKernels(const std::vector<storage::KernelRow>& kernels);
+  // `nodeLines` maps the graph nodes kernel IR instructions name (`@N`) to their source lines:
+  // with it, a source line tints only its own instructions in the Kernel IR tab (and each
+  // kernel's header); the other kernel tabs tint whole kernels.
+  void setKernels(const std::vector<storage::KernelRow>& kernels, std::map<int, int> nodeLines = {});
   void setWrapper(const QString& text);
   // What capture did for the selected compile: graph breaks, recompile reasons, guards and the
   // transformed code (with resume functions), as Dynamo's logs and depyf show them.
@@ -57,6 +61,8 @@ class TextPane : public QTabWidget {
     std::vector<int> sourceLines;
   };
   std::vector<KernelSpan> spans_[TabCount];
+  std::map<int, int> nodeLines_;
+  int sourceLineOf(const QString& kernelIrLine) const;
 };
 
 }  // namespace kiln::viewers

@@ -69,8 +69,11 @@ class Emitter : public ops::PointwiseEmitter {
     i.index = std::move(idx);
     i.operands = {value};
     i.dtype = dtype;
+    i.node = node;
     k_.body.push_back(i);
   }
+
+  int node = -1;  // the graph node being emitted: every instruction added records it
 
  private:
   int add(kir::Instr i) {
@@ -78,9 +81,11 @@ class Emitter : public ops::PointwiseEmitter {
       if (prev.op == kir::Op::Store) continue;
       kir::Instr probe = i;
       probe.id = prev.id;
+      probe.node = prev.node;  // shared with the node that made it first
       if (probe == prev) return prev.id;
     }
     i.id = next_++;
+    i.node = node;
     k_.body.push_back(i);
     return i.id;
   }
@@ -130,6 +135,7 @@ class FusedKernelBuilder {
     for (int m : members_) {
       const ir::Node& n = *g_.find(m);
       const ops::OpDef& op = ops::op(n.target);
+      em_.node = m;
       // A pointwise op reads its operands broadcast to its own shape, a reduction its input
       // over the whole iteration space.
       const DimLoops layout = op.pointwise ? dimLoops(n) : full_;
@@ -144,6 +150,7 @@ class FusedKernelBuilder {
     }
     for (size_t o = 0; o < outputs.size(); ++o) {
       int b = static_cast<int>(inputs.size() + o);
+      em_.node = outputs[o];
       em_.store(b, indexFor(b, dimLoops(*g_.find(outputs[o]))), ssa_.at(outputs[o]), k_.buffers[b].dtype);
     }
     kir::collapseLoops(k_);

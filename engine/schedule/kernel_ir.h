@@ -87,6 +87,9 @@ struct Instr {
   IndexExpr index;             // Load/Store
   double constant = 0.0;       // Const
   ir::DType dtype = ir::DType::Float32;  // result type (Cast: target type)
+  // Provenance: the id of the graph node this instruction computes (or loads for, or stores),
+  // printed as a trailing `@N`; -1 when unknown. The studio colours kernel lines by it.
+  int node = -1;
   bool operator==(const Instr&) const = default;
 };
 

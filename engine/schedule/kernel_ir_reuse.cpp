@@ -56,12 +56,14 @@ void storeOnceReloadLater(Kernel& k) {
       reload.buffer = store.buffer;
       reload.index = store.index;
       reload.dtype = val.dtype;
+      reload.node = val.node;
       Instr keep;
       keep.op = Op::Store;
       keep.buffer = store.buffer;
       keep.index = store.index;
       keep.operands = {val.id};
       keep.dtype = val.dtype;
+      keep.node = store.node;
       size_t firstUser = k.body.size();
       for (size_t u = e + 1; u < k.body.size(); ++u) {
         if (!inNest(q, u) || !p.inner[u] || p.stage[u] != q) continue;

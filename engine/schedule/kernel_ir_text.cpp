@@ -143,6 +143,7 @@ std::string print(const Kernel& k) {
       out += (i ? ", %" : " %") + std::to_string(in.operands[i]);
     if (impliedType(k, in, types) != in.dtype)
       out += " : " + std::string(ir::shortName(in.dtype));
+    if (in.node >= 0) out += " @" + std::to_string(in.node);
     out += "\n";
     if (in.op != Op::Store) types[in.id] = in.dtype;
   }
@@ -226,7 +227,7 @@ class Lexer {
     } else if (c == '.' && pos_ + 1 < s_.size() && s_[pos_ + 1] == '.') {
       advance(2);
       t.kind = Tok::Punct;
-    } else if (std::strchr(":,[]+-*=", c) != nullptr && c != '\0') {
+    } else if (std::strchr(":,[]+-*=@", c) != nullptr && c != '\0') {
       advance(1);
       t.kind = Tok::Punct;
     } else {
@@ -442,9 +443,11 @@ class Parser {
       expectPunct(',');
       in.operands.push_back(operand());
       in.dtype = typeSuffix(impliedType(k, in, types_));
+      in.node = provenance();
       k.body.push_back(std::move(in));
     } else if (tok_.kind == Tok::Value) {
       k.body.push_back(instruction(k));
+      k.body.back().node = provenance();
     } else {
       unexpected("'nodes', 'in', 'out', 'inout', 'loop', an instruction or 'end'");
     }
@@ -483,6 +486,13 @@ class Parser {
     }
     types_[in.id] = in.dtype;
     return in;
+  }
+
+  // An optional trailing `@N`: the graph node an instruction comes from.
+  int provenance() {
+    if (!isPunct('@')) return -1;
+    advance();
+    return smallInt("a node id");
   }
 
   int operand() {

@@ -95,6 +95,27 @@ TEST(KernelIrText, IndexExpressions) {
   expectRoundTrip(b.kernel());
 }
 
+// Instructions name the graph node they come from as a trailing @N, which parses back; an
+// inout buffer (in-place reuse) too.
+TEST(KernelIrText, ProvenanceAndInoutBuffersRoundTrip) {
+  const char* text =
+      "kernel k pointwise\n"
+      "  inout in_out_x: f32[8]\n"
+      "  loop i0 in 0..8\n"
+      "  %0 = load in_out_x[i0] @12\n"
+      "  %1 = exp %0 @13\n"
+      "  store in_out_x[i0], %1 @13\n"
+      "end\n";
+  Kernel k = parseKernel(text);
+  ASSERT_EQ(k.body.size(), 3u);
+  EXPECT_EQ(k.body[0].node, 12);
+  EXPECT_EQ(k.body[2].node, 13);
+  EXPECT_TRUE(k.buffers[0].inOut && k.buffers[0].output);
+  EXPECT_EQ(print(k), text);
+  EXPECT_EQ(verify(k), "");
+  EXPECT_THROW(parseKernel(std::string(text).replace(std::string(text).find("@12"), 3, "@x")), ParseError);
+}
+
 TEST(KernelIrText, ConstantsAreShortAndExact) {
   const double values[] = {2.0,    0.1,      -0.5,  1e20,  1e-300, 5e-324,
                            1.0 / 3, 123456789.0, -0.0, std::numeric_limits<double>::infinity(),

@@ -85,7 +85,11 @@ int64_t writeSession(storage::Store& store, bool changed) {
   k.compileId = "0/0";
   k.name = "kernel_0";
   k.kind = "pointwise";
-  k.kernelIr = "kernel kernel_0(in0: f32[64], out0: f32[64]) {\n  for i in 0..64 { out0[i] = relu(sin(in0[i]) * 2) }\n}\n";
+  // Kernel IR as the engine prints it: every instruction names the node it comes from (@N).
+  k.kernelIr =
+      "kernel kernel_0 pointwise\n  nodes 1, 2, 3\n  in in_l_x_: f32[8, 8]\n  out out_relu: f32[8, 8]\n  loop i0 in 0..64\n"
+      "  %0 = load in_l_x_[i0] @1\n  %1 = sin %0 @1\n  %2 = const 2.0 : f32 @2\n  %3 = mul %1, %2 @2\n"
+      "  %4 = const 0.0 : f32 @3\n  %5 = max %3, %4 @3\n  store out_relu[i0], %5 @3\nend\n";
   k.llvmIr = "define void @kernel_0(ptr %in0, ptr %out0) {\n  ret void\n}\n";
   k.assembly = "kernel_0:\n  ret\n";
   k.nodeIds = {1, 2, 3};

@@ -35,6 +35,7 @@
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QTextBlock>
 #include <QTest>
 
 using namespace kiln;
@@ -80,7 +81,7 @@ class StudioWindowTest : public QObject {
 
     TextPane* text = window_->textPane();
     QVERIFY(text->text(TextPane::StageIr).startsWith(QStringLiteral("# stage fused")));
-    QVERIFY(text->text(TextPane::KernelIr).contains(QStringLiteral("kernel kernel_0(")));
+    QVERIFY(text->text(TextPane::KernelIr).contains(QStringLiteral("kernel kernel_0 pointwise")));
     QVERIFY(text->text(TextPane::LlvmIr).contains(QStringLiteral("define void @kernel_0")));
     QVERIFY(text->text(TextPane::Wrapper).contains(QStringLiteral("kernel_0(args[0], buf0)")));
     // The capture tab explains the compile: its frame, guards and transformed code.
@@ -114,10 +115,19 @@ class StudioWindowTest : public QObject {
     for (GraphNodeItem* n : window_->graphView()->nodeItems())
       if (n->highlighted()) lit.insert(n->name());
     QCOMPARE(lit, (QSet<QString>{"sin", "mul"}));
-    // The kernels generated from the line are tinted in the line's colour in every kernel tab.
+    // The kernels generated from the line are tinted in the line's colour in every kernel tab;
+    // in kernel IR only the kernel's header and the instructions of the line's nodes (@1, @2).
     QPlainTextEdit* ir = window_->textPane()->editor(TextPane::KernelIr);
     QVERIFY(!ir->extraSelections().isEmpty());
     QCOMPARE(ir->extraSelections().first().format.background().color(), lineColour(testing::kSinLine));
+    QStringList tinted;
+    for (const auto& sel : ir->extraSelections()) tinted << sel.cursor.block().text().trimmed();
+    QCOMPARE(tinted.size(), 1 + 4);
+    for (qsizetype i = 1; i < tinted.size(); ++i)
+      QVERIFY2(tinted[i].endsWith(QStringLiteral("@1")) || tinted[i].endsWith(QStringLiteral("@2")), qPrintable(tinted[i]));
+    emit window_->sourceView()->lineSelected(testing::kReluLine);
+    QCOMPARE(ir->extraSelections().size(), 1 + 3);  // header, const, max, store of relu (@3)
+    emit window_->sourceView()->lineSelected(testing::kSinLine);
     QVERIFY(!window_->textPane()->editor(TextPane::Assembly)->extraSelections().isEmpty());
     QCOMPARE(window_->textPane()->highlightSourceLine(testing::kSinLine + 40), 0);  // no kernel there
     QVERIFY(ir->extraSelections().isEmpty());
