@@ -106,10 +106,19 @@ int TextPane::highlightSourceLine(int line) {
     for (const auto& span : spans_[t]) {
       if (line <= 0 || std::find(span.sourceLines.begin(), span.sourceLines.end(), line) == span.sourceLines.end()) continue;
       if (t == KernelIr) ++kernels;
+      // Kernel IR and LLVM IR name the node of each line at its end (@N, ; @N); in assembly a
+      // `# @N` line names the node of the instructions after it, up to the next label.
+      const bool perLine = !nodeLines_.empty() && t != KernelSource;
+      int asmLine = 0;
       for (int b = span.first; b <= span.last; ++b) {
         const QTextBlock block = e->document()->findBlockByNumber(b);
         if (!block.isValid()) break;
-        if (t == KernelIr && !nodeLines_.empty() && b != span.first && sourceLineOf(block.text()) != line) continue;
+        const QString text = block.text();
+        if (t == Assembly) {
+          if (text.trimmed().startsWith(QStringLiteral("# @"))) asmLine = sourceLineOf(text);
+          else if (!text.isEmpty() && !text[0].isSpace()) asmLine = 0;  // a label
+        }
+        if (perLine && b != span.first && (t == Assembly ? asmLine : sourceLineOf(text)) != line) continue;
         QTextEdit::ExtraSelection sel;
         sel.format.setBackground(lineColour(line));
         sel.format.setProperty(QTextFormat::FullWidthSelection, true);

@@ -29,8 +29,8 @@ class TextPane : public QTabWidget {
   // fusion decision) and the nodes it added, removed and changed.
   void setStepReport(const QString& text);
   // `nodeLines` maps the graph nodes kernel IR instructions name (`@N`) to their source lines:
-  // with it, a source line tints only its own instructions in the Kernel IR tab (and each
-  // kernel's header); the other kernel tabs tint whole kernels.
+  // with it, a source line tints only its own lines (and each kernel's header) in the kernel
+  // IR, LLVM IR (`; @N`) and assembly (`# @N` before the instructions) tabs.
   void setKernels(const std::vector<storage::KernelRow>& kernels, std::map<int, int> nodeLines = {});
   void setWrapper(const QString& text);
   // What capture did for the selected compile: graph breaks, recompile reasons, guards and the

@@ -39,6 +39,28 @@ end
 #endif
 }
 
+// Instructions keep the graph node they came from (@N in kernel IR): `; @N` comments in the
+// LLVM IR and `# @N` lines in the assembly, from line-table debug info that is not shown itself.
+TEST(LlvmDump, NodeProvenanceReachesIrAndAssembly) {
+  auto k = jit(R"(kernel kernel_prov pointwise
+  in buf0: f32[4096]
+  out buf1: f32[4096]
+  loop i0 in 0..4096
+  %0 = load buf0[i0] @41
+  %1 = exp %0 @41
+  %2 = mul %1, %1 @42
+  store buf1[i0], %2 @42
+end
+)");
+  const CompiledKernel& ck = k.kernel();
+  EXPECT_NE(ck.llvmIr.find(" ; @41"), std::string::npos) << ck.llvmIr;
+  EXPECT_NE(ck.llvmIr.find(" ; @42"), std::string::npos) << ck.llvmIr;
+  EXPECT_EQ(ck.llvmIr.find("!dbg"), std::string::npos) << ck.llvmIr;
+  EXPECT_NE(ck.assembly.find("\t# @42\n"), std::string::npos) << ck.assembly;
+  EXPECT_EQ(ck.assembly.find(".loc\t"), std::string::npos) << ck.assembly;
+  EXPECT_EQ(ck.assembly.find(".section\t.debug"), std::string::npos) << ck.assembly;
+}
+
 TEST(LlvmDump, TranscendentalsUseLibmvecWithAvx2) {
 #if defined(__x86_64__) && defined(__linux__)
   if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "libmvec needs AVX2 here";

@@ -90,8 +90,10 @@ int64_t writeSession(storage::Store& store, bool changed) {
       "kernel kernel_0 pointwise\n  nodes 1, 2, 3\n  in in_l_x_: f32[8, 8]\n  out out_relu: f32[8, 8]\n  loop i0 in 0..64\n"
       "  %0 = load in_l_x_[i0] @1\n  %1 = sin %0 @1\n  %2 = const 2.0 : f32 @2\n  %3 = mul %1, %2 @2\n"
       "  %4 = const 0.0 : f32 @3\n  %5 = max %3, %4 @3\n  store out_relu[i0], %5 @3\nend\n";
-  k.llvmIr = "define void @kernel_0(ptr %in0, ptr %out0) {\n  ret void\n}\n";
-  k.assembly = "kernel_0:\n  ret\n";
+  k.llvmIr =
+      "define void @kernel_0(ptr %in0, ptr %out0) {\n  %v1 = call float @sinf(float %x) ; @1\n  %v3 = fmul float %v1, 2.0 ; @2\n"
+      "  %v5 = call float @llvm.maxnum.f32(float %v3, float 0.0) ; @3\n  ret void\n}\n";
+  k.assembly = "kernel_0:\n\t# @1\n\tcall\tsinf\n\t# @2\n\tvmulss\t%xmm1, %xmm0, %xmm0\n\t# @3\n\tvmaxss\t%xmm2, %xmm0, %xmm0\n.LBB0_1:\n\tret\n";
   k.nodeIds = {1, 2, 3};
   k.sourceLines = {kSinLine, kReluLine};
   sink->kernel(k);

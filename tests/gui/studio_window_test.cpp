@@ -125,8 +125,12 @@ class StudioWindowTest : public QObject {
     QCOMPARE(tinted.size(), 1 + 4);
     for (qsizetype i = 1; i < tinted.size(); ++i)
       QVERIFY2(tinted[i].endsWith(QStringLiteral("@1")) || tinted[i].endsWith(QStringLiteral("@2")), qPrintable(tinted[i]));
+    // LLVM IR names the node at the end of a line; assembly in a `# @N` line before its code.
+    QCOMPARE(window_->textPane()->editor(TextPane::LlvmIr)->extraSelections().size(), 1 + 2);
+    QCOMPARE(window_->textPane()->editor(TextPane::Assembly)->extraSelections().size(), 1 + 4);
     emit window_->sourceView()->lineSelected(testing::kReluLine);
     QCOMPARE(ir->extraSelections().size(), 1 + 3);  // header, const, max, store of relu (@3)
+    QCOMPARE(window_->textPane()->editor(TextPane::Assembly)->extraSelections().size(), 1 + 2);  // not ret after the label
     emit window_->sourceView()->lineSelected(testing::kSinLine);
     QVERIFY(!window_->textPane()->editor(TextPane::Assembly)->extraSelections().isEmpty());
     QCOMPARE(window_->textPane()->highlightSourceLine(testing::kSinLine + 40), 0);  // no kernel there

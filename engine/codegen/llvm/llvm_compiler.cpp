@@ -6,13 +6,18 @@
 #include "engine/codegen/llvm/llvm_emitter.h"
 #include "engine/codegen/llvm/llvm_jit.h"
 
+#include <llvm/IR/AssemblyAnnotationWriter.h>
+#include <llvm/IR/DIBuilder.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/Support/FormattedStream.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include <chrono>
+#include <regex>
 #include <future>
+#include <sstream>
 #include <stdexcept>
 #include <unordered_set>
 
@@ -28,6 +33,46 @@ std::string functionAssembly(const std::string& all, const std::string& symbol) 
   if (at == std::string::npos) return "";
   size_t end = all.find("\t.globl\t", at + 1);
   return all.substr(at, end == std::string::npos ? std::string::npos : end - at);
+}
+
+// Provenance in the printed code. Debug locations carry graph node ids as line numbers
+// (llvm_emitter.h); the LLVM IR gets them as `; @N` comments instead of `!dbg !K` references to
+// metadata that a function's text does not include, and the assembly's `.loc 1 N 0` directives
+// become `# @N` lines (the instructions after one compute node N). The debug sections
+// themselves are not shown.
+class NodeComments : public llvm::AssemblyAnnotationWriter {
+ public:
+  void printInfoComment(const llvm::Value& v, llvm::formatted_raw_ostream& os) override {
+    if (const auto* i = llvm::dyn_cast<llvm::Instruction>(&v))
+      if (const llvm::DebugLoc& dl = i->getDebugLoc(); dl && dl.getLine() > 0) os << " ; @" << dl.getLine();
+  }
+};
+
+std::string withoutDbgRefs(const std::string& ir) {
+  static const std::regex dbg(R"(,? !dbg ![0-9]+)");
+  return std::regex_replace(ir, dbg, "");
+}
+
+std::string readableAssembly(const std::string& fn) {
+  std::string out;
+  size_t pos = 0;
+  while (pos < fn.size()) {
+    size_t nl = fn.find('\n', pos);
+    std::string line = fn.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+    pos = nl == std::string::npos ? fn.size() : nl + 1;
+    if (line.rfind("\t.section\t.debug", 0) == 0) break;  // debug sections end the text
+    if (line.rfind("\t.loc\t", 0) == 0) {
+      // .loc FILE LINE COL [flags]
+      std::istringstream in(line.substr(6));
+      int file = 0, node = 0;
+      in >> file >> node;
+      if (node > 0) out += "\t# @" + std::to_string(node) + "\n";
+      continue;
+    }
+    if (line.rfind("\t.file\t", 0) == 0 || line.rfind(".Ltmp", 0) == 0 || line.rfind(".Lfunc_begin", 0) == 0) continue;
+    out += line + "\n";
+  }
+  return out;
 }
 
 class LlvmCompiledModule : public CompiledModule {
@@ -54,7 +99,16 @@ class LlvmCpuCompiler : public KernelCompiler {
     auto start = std::chrono::steady_clock::now();
     auto ctx = std::make_unique<llvm::LLVMContext>();
     auto m = std::make_unique<llvm::Module>(moduleName, *ctx);
-    for (const auto& k : kernels) llvmcg::emitKernelInto(k, *m);
+    {
+      // Line tables only: enough for node provenance in the IR and the assembly.
+      llvm::DIBuilder di(*m);
+      auto* cu = di.createCompileUnit(llvm::dwarf::DW_LANG_C, di.createFile(moduleName + ".kir", "."), "kiln", true, "", 0, "",
+                                      llvm::DICompileUnit::LineTablesOnly);
+      m->addModuleFlag(llvm::Module::Warning, "Debug Info Version", llvm::DEBUG_METADATA_VERSION);
+      m->addModuleFlag(llvm::Module::Warning, "Dwarf Version", 4);
+      for (const auto& k : kernels) llvmcg::emitKernelInto(k, *m, &di, cu);
+      di.finalize();
+    }
     {
       std::string problems;
       llvm::raw_string_ostream os(problems);
@@ -67,8 +121,10 @@ class LlvmCpuCompiler : public KernelCompiler {
       ck.name = k.name;
       if (llvm::Function* f = m->getFunction(llvmcg::kernelSymbol(k))) {
         llvm::raw_string_ostream irText(ck.llvmIr);
-        f->print(irText, nullptr);
+        NodeComments comments;
+        f->print(irText, &comments);
         irText.flush();
+        ck.llvmIr = withoutDbgRefs(ck.llvmIr);
       }
       out->kernels.push_back(std::move(ck));
     }
@@ -76,7 +132,7 @@ class LlvmCpuCompiler : public KernelCompiler {
     for (const auto& k : kernels) symbols.push_back(llvmcg::kernelSymbol(k));
     std::vector<void*> fns = out->jit->addAll(std::move(m), std::move(ctx), symbols);
     const std::string text = assembly.get();
-    for (size_t i = 0; i < kernels.size(); ++i) out->kernels[i].assembly = functionAssembly(text, symbols[i]);
+    for (size_t i = 0; i < kernels.size(); ++i) out->kernels[i].assembly = readableAssembly(functionAssembly(text, symbols[i]));
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     for (size_t i = 0; i < kernels.size(); ++i) {
       out->kernels[i].fn = reinterpret_cast<CpuKernelFn>(fns[i]);

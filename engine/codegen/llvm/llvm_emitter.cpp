@@ -25,10 +25,12 @@
 
 #include "engine/codegen/llvm/llvm_ops.h"
 
+#include <llvm/IR/DIBuilder.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -63,8 +65,8 @@ DType promote(DType a, DType b) {
 
 class KernelEmitter {
  public:
-  KernelEmitter(const kir::Kernel& k, llvm::Module& m)
-      : k_(k), m_(m), b_(m.getContext()), ops_(b_, m) {}
+  KernelEmitter(const kir::Kernel& k, llvm::Module& m, llvm::DIBuilder* di, llvm::DICompileUnit* cu)
+      : k_(k), m_(m), b_(m.getContext()), ops_(b_, m), di_(di), cu_(cu) {}
 
   void emit() {
     classify();
@@ -87,6 +89,8 @@ class KernelEmitter {
                                    llvm::GlobalValue::InternalLinkage, kernelSymbol(k_) + ".body", m_);
     body_->addFnAttr(llvm::Attribute::AlwaysInline);
     body_->addFnAttr(llvm::Attribute::NoUnwind);
+    bodyScope_ = subprogram(body_);
+    locate(0, bodyScope_);
     for (size_t i = 0; i < k_.buffers.size(); ++i) {
       llvm::Argument* a = body_->getArg(i);
       a->setName(k_.buffers[i].name);
@@ -118,6 +122,7 @@ class KernelEmitter {
     f->getArg(1)->setName("begin");
     f->getArg(2)->setName("end");
     b_.SetInsertPoint(llvm::BasicBlock::Create(m_.getContext(), "entry", f));
+    locate(0, subprogram(f));  // the call of the inlined body needs a location
     std::vector<Value*> args;
     for (size_t i = 0; i < k_.buffers.size(); ++i) {
       Value* slot = b_.CreateConstInBoundsGEP1_64(b_.getPtrTy(), f->getArg(0), i);
@@ -237,7 +242,27 @@ class KernelEmitter {
                                 buf.name + ".addr");
   }
 
+  // Debug info: one subprogram per function, its lines are graph node ids.
+  llvm::DISubprogram* subprogram(llvm::Function* f) {
+    if (!di_) return nullptr;
+    auto* type = di_->createSubroutineType(di_->getOrCreateTypeArray({}));
+    auto* sp = di_->createFunction(cu_->getFile(), f->getName(), f->getName(), cu_->getFile(), 0, type, 0,
+                                   llvm::DINode::FlagZero, llvm::DISubprogram::SPFlagDefinition);
+    f->setSubprogram(sp);
+    return sp;
+  }
+
+  void locate(int node, llvm::DISubprogram* scope) {
+    if (di_ && scope) b_.SetCurrentDebugLocation(llvm::DILocation::get(m_.getContext(), static_cast<unsigned>(std::max(node, 0)), 0, scope));
+  }
+
   void emitInstr(const Instr& in) {
+    locate(in.node, bodyScope_);
+    emitInstrAt(in);
+    locate(0, bodyScope_);  // loop control and accumulators belong to no node
+  }
+
+  void emitInstrAt(const Instr& in) {
     std::string name = "v" + std::to_string(in.id);
     switch (in.op) {
       case Op::Load: {
@@ -289,6 +314,9 @@ class KernelEmitter {
   llvm::IRBuilder<> b_;
   OpEmitter ops_;
   llvm::Function* body_ = nullptr;
+  llvm::DIBuilder* di_;
+  llvm::DICompileUnit* cu_;
+  llvm::DISubprogram* bodyScope_ = nullptr;
   size_t parallelLoops_ = 0;
   kir::Placement placement_;
   std::vector<Value*> buffers_;   // the body's buffer parameters
@@ -302,10 +330,10 @@ class KernelEmitter {
 
 std::string kernelSymbol(const kir::Kernel& k) { return "kiln." + k.name; }
 
-void emitKernelInto(const kir::Kernel& k, llvm::Module& m) {
+void emitKernelInto(const kir::Kernel& k, llvm::Module& m, llvm::DIBuilder* di, llvm::DICompileUnit* cu) {
   if (std::string err = kir::verify(k); !err.empty())
     throw std::runtime_error("kernel " + k.name + " is malformed: " + err);
-  KernelEmitter(k, m).emit();
+  KernelEmitter(k, m, di, cu).emit();
 }
 
 }  // namespace kiln::codegen::llvmcg

@@ -8,6 +8,8 @@
 #include <string>
 
 namespace llvm {
+class DIBuilder;
+class DICompileUnit;
 class LLVMContext;
 class Module;
 }  // namespace llvm
@@ -23,6 +25,9 @@ std::string kernelSymbol(const kir::Kernel& k);
 // ABI) to `m` (all kernels of a graph go into one module so the optimizer, the assembly printer
 // and the JIT each run once per graph). The kernel must pass kir::verify. Throws
 // std::runtime_error for ops or dtypes the backend does not support.
-void emitKernelInto(const kir::Kernel& k, llvm::Module& m);
+// With `di`, instructions carry a debug location whose line is the graph node the kernel IR
+// instruction came from (kir::Instr::node; 0 for loop control): the printed LLVM IR and the
+// assembly's .loc directives then say which node each line computes (see llvm_compiler.cpp).
+void emitKernelInto(const kir::Kernel& k, llvm::Module& m, llvm::DIBuilder* di = nullptr, llvm::DICompileUnit* cu = nullptr);
 
 }  // namespace kiln::codegen::llvmcg
