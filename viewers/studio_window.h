@@ -124,7 +124,10 @@ class StudioWindow : public QMainWindow {
   void deleteSelectedSessionsDialog();
   void markSettled();
   void showStepReport(int row, const ir::Graph& graph);
-  void setLayoutFrameFor(const storage::StageRow& stage);
+  void showInLayoutFrame(const storage::StageRow& stage, const ir::Graph& graph);
+  void finishLayoutFrame(const QString& key, ir::Graph frame, const QString& error);
+  QString pendingFrameKey_;    // the compile whose stages are being read for a layout frame
+  ir::Graph pendingFrameGraph_;  // the stage to show when they arrive
   std::map<int, int> kernelNodeLines(const std::string& compileId, const ir::Graph* fused);
   // Marks `graph`'s nodes added / changed against `before` in the view; the Step tab's text.
   QString describeChanges(const ir::Graph& before, const ir::Graph& graph, const QString& against);
