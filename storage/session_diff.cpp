@@ -129,6 +129,12 @@ SessionDiff diffSessions(Store& store, int64_t a, int64_t b) {
     return ms;
   };
   auto pa = phases(a), pb = phases(b);
+  auto profiles = [&](int64_t id) {
+    std::map<std::string, session::ProfileEvent> by;
+    for (auto& p : store.profiles(id)) by[p.compileId] = std::move(p);
+    return by;
+  };
+  auto prA = profiles(a), prB = profiles(b);
   std::set<std::string> ids;
   for (const auto& [k, v] : sa.captured) ids.insert(k);
   for (const auto& [k, v] : sb.captured) ids.insert(k);
@@ -147,6 +153,14 @@ SessionDiff diffSessions(Store& store, int64_t a, int64_t b) {
       c.capturedUnifiedDiff = unifiedLineDiff(sa.captured[cid], sb.captured[cid], baseName(d.scriptA), baseName(d.scriptB));
       c.capturedTextDiffers = !c.capturedUnifiedDiff.empty();
       c.kernelTextDiffers = sa.kernels[cid] != sb.kernels[cid];
+      if (c.kernelTextDiffers) c.kernelUnifiedDiff = unifiedLineDiff(sa.kernels[cid], sb.kernels[cid]);
+    }
+    if (prA.count(cid) && prB.count(cid)) {
+      c.profiled = true;
+      c.eagerMsA = prA[cid].eagerMs;
+      c.eagerMsB = prB[cid].eagerMs;
+      c.compiledMsA = prA[cid].compiledMs;
+      c.compiledMsB = prB[cid].compiledMs;
     }
     const auto& ga = sa.guards[cid];
     const auto& gb = sb.guards[cid];
@@ -165,6 +179,10 @@ SessionDiff diffSessions(Store& store, int64_t a, int64_t b) {
   }
   return d;
 }
+
+namespace {
+constexpr int kKernelDiffLines = 24;
+}  // namespace
 
 std::string SessionDiff::text() const {
   std::ostringstream o;
@@ -192,11 +210,29 @@ std::string SessionDiff::text() const {
       }
       o << "\n";
     }
+    if (c.profiled) {
+      auto delta = [&](double x, double y) {
+        std::ostringstream d;
+        d.setf(std::ios::fixed);
+        d.precision(3);
+        d << x << " -> " << y;
+        if (x > 0) d << " (" << std::showpos << std::setprecision(0) << 100.0 * (y - x) / x << "%)";
+        return d.str();
+      };
+      o << "    run ms: compiled " << delta(c.compiledMsA, c.compiledMsB) << "; eager " << delta(c.eagerMsA, c.eagerMsB) << "\n";
+    }
     for (const auto& g : c.guardsOnlyA) o << "    - guard " << g << "\n";
     for (const auto& g : c.guardsOnlyB) o << "    + guard " << g << "\n";
     if (c.capturedTextDiffers)
       for (const auto& l : lines(c.capturedUnifiedDiff))
         if (l[0] != ' ') o << "    " << l << "\n";
+    if (c.kernelTextDiffers) {
+      // The changed kernel lines, at most kKernelDiffLines of them (the JSON has them all).
+      int shown = 0, more = 0;
+      for (const auto& l : lines(c.kernelUnifiedDiff))
+        if (l[0] != ' ') (shown < kKernelDiffLines ? (o << "    kernels " << l << "\n", ++shown) : ++more);
+      if (more) o << "    kernels ... " << more << " more changed lines (kiln diff --json)\n";
+    }
   }
   return o.str();
 }
@@ -229,6 +265,10 @@ std::string SessionDiff::json() const {
     x["guards_only_a"] = c.guardsOnlyA;
     x["guards_only_b"] = c.guardsOnlyB;
     x["captured_diff"] = c.capturedUnifiedDiff;
+    x["kernel_diff"] = c.kernelUnifiedDiff;
+    if (c.profiled) {
+      x["run_ms"] = {{"eager", {c.eagerMsA, c.eagerMsB}}, {"compiled", {c.compiledMsA, c.compiledMsB}}};
+    }
     cs.push_back(x);
   }
   j["compiles"] = cs;

@@ -20,6 +20,10 @@ struct CompileDiff {
   bool kernelTextDiffers = false;
   std::vector<std::string> guardsOnlyA, guardsOnlyB;
   std::string capturedUnifiedDiff;  // line diff of the captured graphs ("" when equal)
+  std::string kernelUnifiedDiff;    // line diff of the kernels' IR ("" when equal)
+  // Run time from the sessions' profiles (kiln run --profile), when both sides have one.
+  bool profiled = false;
+  double eagerMsA = 0, eagerMsB = 0, compiledMsA = 0, compiledMsB = 0;
   // Compile time per phase (capture, lower, passes, schedule, codegen) in A and in B, in
   // pipeline order; a phase one side lacks counts 0 there.
   std::vector<std::pair<std::string, std::pair<double, double>>> phaseMs;

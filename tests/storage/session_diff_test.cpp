@@ -72,6 +72,7 @@ TEST(SessionDiff, ReportsGraphGuardKernelAndBreakChanges) {
   sb.compiles.pop_back();  // and the failed 1/0 compile
   for (auto& t : sb.timings)
     if (t.phase == "codegen") t.ms = 6.125;  // codegen got twice as fast
+  sb.profiles[0].compiledMs = 0.125;          // and the compiled graph runs in half the time
   writeSample(*store->beginSession(), sa);
   int64_t a = store->lastSessionId();
   writeSample(*store->beginSession(), sb);
@@ -101,7 +102,15 @@ TEST(SessionDiff, ReportsGraphGuardKernelAndBreakChanges) {
   using Phase = std::pair<std::string, std::pair<double, double>>;
   EXPECT_EQ(c0.phaseMs, (std::vector<Phase>{{"capture", {1.5, 1.5}}, {"codegen", {12.25, 6.125}}}));
   EXPECT_NE(text.find("compile ms: capture 1.5 -> 1.5 (+0%); codegen 12.2 -> 6.1 (-50%);"), std::string::npos) << text;
+  // Run time from both profiles, and the kernel IR lines that changed.
+  EXPECT_TRUE(c0.profiled);
+  EXPECT_FALSE(c1.profiled);  // 1/0 has no profile on either side
+  EXPECT_NE(text.find("run ms: compiled 0.250 -> 0.125 (-50%); eager 0.750 -> 0.750 (+0%)"), std::string::npos) << text;
+  EXPECT_FALSE(c0.kernelUnifiedDiff.empty());
+  EXPECT_NE(text.find("    kernels - "), std::string::npos) << text;
   auto j = nlohmann::json::parse(d.json());
+  EXPECT_EQ(j["compiles"][0]["run_ms"]["compiled"], nlohmann::json::array({0.25, 0.125}));
+  EXPECT_EQ(j["compiles"][0]["kernel_diff"], c0.kernelUnifiedDiff);
   EXPECT_EQ(j["compiles"][0]["kernel_count"], nlohmann::json::array({2, 1}));
   EXPECT_EQ(j["compiles"][0]["compile_ms"]["codegen"], nlohmann::json::array({12.25, 6.125}));
   EXPECT_EQ(j["breaks_only_a"].size(), 1u);
