@@ -1,6 +1,8 @@
 #include "app/cli/commands.h"
 #include "app/cli/options.h"
 
+#include "engine/codegen/cuda/cuda_source.h"
+#include "engine/codegen/kernel_compiler.h"
 #include "engine/driver/script_runner.h"
 #include "engine/driver/explain.h"
 #include "engine/session/tee_sink.h"
@@ -73,7 +75,7 @@ std::string usage() {
          "      name a session (shown by kiln sessions and the studio), or delete sessions\n"
          "  kiln show SESSION [--stage NAME] [--db PATH]\n"
          "      print a session: its frames, stages and kernels, or one stage's IR (captured, aten,\n"
-         "      pass:NAME, fused, kernels, wrapper)\n\n"
+         "      pass:NAME, fused, kernels, llvm, asm, wrapper; cuda: the kernels as CUDA C++, compiled with NVRTC)\n\n"
          "The default store is " + storage::defaultStorePath() + "\n";
 }
 
@@ -270,6 +272,23 @@ int cmdShow(const std::vector<std::string>& args) {
       }
       continue;
     }
+    if (stage == "cuda") {  // the stored kernel IR through the CUDA backend, now
+      std::vector<kir::Kernel> ks;
+      for (const auto& k : store->kernels(id, c.compileId)) ks.push_back(kir::parseKernel(k.kernelIr));
+      if (ks.empty()) continue;
+      std::cout << "# [" << c.compileId << "] CUDA C++\n" << codegen::cuda::cudaSource(ks);
+      std::string why;
+      if (auto nvrtc = codegen::makeCudaCompiler(&why)) {
+        auto m = nvrtc->compile(ks, "graph_" + c.compileId);
+        size_t bytes = 0;
+        for (const auto& k : m->kernels) bytes += k.assembly.size();
+        std::cout << "// NVRTC: " << m->kernels.size() << " kernels compiled to PTX (" << bytes << " bytes)\n";
+      } else {
+        std::cout << "// not compiled: " << why << "\n";
+      }
+      found = true;
+      continue;
+    }
     if (stage == "wrapper") {
       std::string w = store->wrapperText(id, c.compileId);
       if (!w.empty()) { std::cout << "# [" << c.compileId << "] wrapper\n" << w; found = true; }
@@ -293,7 +312,7 @@ int cmdShow(const std::vector<std::string>& args) {
   }
   if (!found) {
     std::cerr << "kiln show: session " << id << " has no stage '" << stage << "'";
-    std::cerr << " (stages: captured, aten, pass:<name>, fused, kernels, llvm, asm, wrapper, transformed)\n";
+    std::cerr << " (stages: captured, aten, pass:<name>, fused, kernels, llvm, asm, cuda, wrapper, transformed)\n";
     return 1;
   }
   return 0;

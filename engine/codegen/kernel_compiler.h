@@ -44,4 +44,10 @@ class KernelCompiler {
 // The LLVM ORC JIT CPU backend (engine/codegen/llvm/llvm_compiler.cpp).
 std::unique_ptr<KernelCompiler> makeLlvmCpuCompiler();
 
+// The CUDA backend (engine/codegen/cuda/): CUDA C++ through NVRTC to PTX, for the GPU found or,
+// without one, kDefaultCudaArch. Kernels carry `source` and PTX (`assembly`) and no CPU entry
+// point; cuda::CudaDevice runs them. nullptr, with `why` set, when NVRTC cannot be loaded.
+constexpr const char* kDefaultCudaArch = "compute_75";
+std::unique_ptr<KernelCompiler> makeCudaCompiler(std::string* why = nullptr);
+
 }  // namespace kiln::codegen

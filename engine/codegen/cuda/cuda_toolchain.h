@@ -1,0 +1,55 @@
+// NVRTC and the CUDA driver, found at run time with dlopen: Kiln links neither, so it builds and
+// runs where there is no CUDA at all, and the CUDA path says why it is unavailable ("libcuda.so.1
+// not found", "no CUDA device"). Only the C entry points Kiln uses are declared here.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kiln::codegen::cuda {
+
+class Nvrtc {
+ public:
+  // The process's NVRTC, or nullptr with `why` set when libnvrtc cannot be loaded.
+  static Nvrtc* instance(std::string* why);
+  // CUDA C++ -> PTX for `arch` ("compute_75"). Throws std::runtime_error with NVRTC's log.
+  std::string compileToPtx(const std::string& source, const std::string& name, const std::string& arch) const;
+  std::string version() const;
+
+ private:
+  Nvrtc() = default;
+  struct Fns;
+  const Fns* fns_ = nullptr;
+};
+
+// A host buffer bound to one kernel parameter: copied to the device before the launch and, for
+// outputs, back after it.
+struct HostBuffer {
+  void* data = nullptr;
+  size_t bytes = 0;
+  bool output = false;
+};
+
+class CudaDevice {
+ public:
+  // Device 0 through the driver API (primary context), or nullptr with `why` set: no
+  // libcuda.so.1, cuInit failed, or no device.
+  static CudaDevice* instance(std::string* why);
+  std::string name() const { return name_; }
+  // "compute_XY" for the device's compute capability (what NVRTC should target).
+  std::string arch() const { return arch_; }
+  // Loads `ptx`, launches `symbol` over `points` threads with the buffers' device copies and a
+  // trailing `long long points` argument, waits, and copies outputs back. Throws on any error.
+  void run(const std::string& ptx, const std::string& symbol, std::vector<HostBuffer>& buffers, int64_t points) const;
+
+ private:
+  CudaDevice() = default;
+  struct Fns;
+  const Fns* fns_ = nullptr;
+  void* context_ = nullptr;
+  std::string name_, arch_;
+};
+
+}  // namespace kiln::codegen::cuda
