@@ -18,6 +18,13 @@ bool isLibrary(const std::string& t) {
 }
 }  // namespace
 
+void ExplainReport::wrapper(const WrapperEvent& e) {
+  static const std::string kPrefix = "# memory plan: ";
+  if (e.text.rfind(kPrefix, 0) != 0) return;
+  for (auto& g : graphs_)
+    if (g.compileId == e.compileId) g.memoryPlan = e.text.substr(kPrefix.size(), e.text.find('\n') - kPrefix.size());
+}
+
 void ExplainReport::stage(const StageEvent& e) {
   if (e.stage == "fused") {
     for (auto& g : graphs_) {
@@ -61,6 +68,7 @@ std::string ExplainReport::json() const {
     x["fallback_ops"] = g.fallbackOps;
     x["view_nodes"] = g.views;
     x["library_nodes"] = g.library;
+    x["memory_plan"] = g.memoryPlan;
     graphs.push_back(x);
   }
   j["graphs"] = graphs;
@@ -134,6 +142,7 @@ std::string ExplainReport::text() const {
   for (const auto& g : graphs_) {
     o << "  Ops " << g.compileId << " (" << g.frameName << "): ATen nodes in generated kernels " << g.generated << ", fallbacks "
       << g.fallback << ", BLAS " << g.library << ", views " << g.views << "\n";
+    if (!g.memoryPlan.empty()) o << "    memory plan: " << g.memoryPlan << "\n";
     for (const auto& op : g.ops) o << "    " << op << "\n";
   }
   return o.str();

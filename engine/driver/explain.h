@@ -18,6 +18,7 @@ using session::FrameEvent;
 using session::GraphBreakEvent;
 using session::RecompileEvent;
 using session::StageEvent;
+using session::WrapperEvent;
 
 class ExplainReport : public session::SessionSink {
  public:
@@ -31,6 +32,9 @@ class ExplainReport : public session::SessionSink {
     // and free (views) or library calls (matmul/convolution through BLAS).
     int generated = 0, fallback = 0, views = 0, library = 0;
     std::vector<std::string> fallbackOps;
+    // The compiled graph's buffer plan (the wrapper's "# memory plan:" line): intermediates,
+    // slots, peak bytes, in-place reuse.
+    std::string memoryPlan;
   };
 
   void frame(const FrameEvent& e) override { frames_[e.frameId] = e; }
@@ -38,6 +42,7 @@ class ExplainReport : public session::SessionSink {
   void compile(const CompileEvent& e) override { compiles_.push_back(e); }
   void graphBreak(const GraphBreakEvent& e) override { breaks_.push_back(e); }
   void recompile(const RecompileEvent& e) override { recompiles_.push_back(e); }
+  void wrapper(const WrapperEvent& e) override;
 
   const std::vector<GraphInfo>& graphs() const { return graphs_; }
   const std::vector<GraphBreakEvent>& breaks() const { return breaks_; }

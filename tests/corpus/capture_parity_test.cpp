@@ -92,6 +92,9 @@ Outcome check(const std::string& name) {
     ourTargets[g.compileId] = g.ops;
     o.generated += g.generated;
     o.fallback += g.fallback;
+    // A graph with generated kernels reports its buffer plan (kiln explain's "memory plan").
+    if (g.generated > 0 && g.memoryPlan.find(" intermediate buffers in ") == std::string::npos)
+      o.problems.push_back("[" + g.compileId + "] no memory plan: '" + g.memoryPlan + "'");
   }
   for (const auto& g : oracle["graphs"]) {
     if (g.value("restarted", false)) continue;
