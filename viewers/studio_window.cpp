@@ -387,7 +387,11 @@ void StudioWindow::showStage(int row) {
     text_->setStageText(qs(store_.stageText(stage.id)));
     if (stage.compileId != compileId_) {  // kernels and wrapper belong to the compile
       compileId_ = stage.compileId;
-      text_->setKernels(store_.kernels(sessionId_, compileId_), kernelNodeLines(stage.compileId, stage.stage == "fused" ? &graph : nullptr));
+      std::map<std::string, double> runMs;
+      for (const auto& p : store_.profiles(sessionId_))
+        if (p.compileId == stage.compileId)
+          for (const auto& k : p.kernels) runMs[k.name] = k.ms;
+      text_->setKernels(store_.kernels(sessionId_, compileId_), kernelNodeLines(stage.compileId, stage.stage == "fused" ? &graph : nullptr), runMs);
       text_->setWrapper(qs(store_.wrapperText(sessionId_, compileId_)));
       text_->setCapture(qs(captureReport(compileId_)));
     }

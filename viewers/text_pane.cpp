@@ -13,14 +13,17 @@
 namespace kiln::viewers {
 namespace {
 
-QString header(const storage::KernelRow& k) {
+// `runMs` < 0: the session was not profiled.
+QString header(const storage::KernelRow& k, double runMs) {
   QStringList nodes, lines;
   for (int n : k.nodeIds) nodes << QString::number(n);
   for (int l : k.sourceLines) lines << QString::number(l);
   QString h = QStringLiteral("──── %1 (%2)").arg(QString::fromStdString(k.name), QString::fromStdString(k.kind));
   if (!nodes.isEmpty()) h += QStringLiteral(" · nodes ") + nodes.join(QStringLiteral(", "));
   if (!lines.isEmpty()) h += QStringLiteral(" · lines ") + lines.join(QStringLiteral(", "));
-  return h + QStringLiteral(" · %1 ms ────").arg(k.compileMs, 0, 'f', 2);
+  h += QStringLiteral(" · compiled in %1 ms").arg(k.compileMs, 0, 'f', 2);
+  if (runMs >= 0) h += QStringLiteral(" · runs in %1 ms").arg(runMs, 0, 'g', 3);
+  return h + QStringLiteral(" ────");
 }
 
 }  // namespace
@@ -62,7 +65,8 @@ void TextPane::setSessionOutput(const QString& stdoutText, const QString& error)
   setText(Output, error.isEmpty() ? stdoutText : stdoutText + QStringLiteral("\n") + error);
 }
 
-void TextPane::setKernels(const std::vector<storage::KernelRow>& kernels, std::map<int, int> nodeLines) {
+void TextPane::setKernels(const std::vector<storage::KernelRow>& kernels, std::map<int, int> nodeLines,
+                          const std::map<std::string, double>& runMs) {
   nodeLines_ = std::move(nodeLines);
   const Tab tabs[] = {KernelIr, KernelSource, LlvmIr, Assembly};
   QStringList texts[TabCount];
@@ -78,7 +82,8 @@ void TextPane::setKernels(const std::vector<storage::KernelRow>& kernels, std::m
     anySource = anySource || !k.source.empty();
     for (Tab t : tabs) {
       const QString body = parts[t]->empty() ? tr("(none)") : QString::fromStdString(*parts[t]);
-      texts[t] << header(k) << body << QString();
+      auto ms = runMs.find(k.name);
+      texts[t] << header(k, ms == runMs.end() ? -1.0 : ms->second) << body << QString();
       const int first = lineCount[t];
       lineCount[t] += 2 + int(body.count(QLatin1Char('\n'))) + 1;
       spans_[t].push_back({QString::fromStdString(k.name), first, lineCount[t] - 2, k.sourceLines});

@@ -31,7 +31,9 @@ class TextPane : public QTabWidget {
   // `nodeLines` maps the graph nodes kernel IR instructions name (`@N`) to their source lines:
   // with it, a source line tints only its own lines (and each kernel's header) in the kernel
   // IR, LLVM IR (`; @N`) and assembly (`# @N` before the instructions) tabs.
-  void setKernels(const std::vector<storage::KernelRow>& kernels, std::map<int, int> nodeLines = {});
+  // `runMs`: each kernel's time per launch from the session's profile (shown in its header).
+  void setKernels(const std::vector<storage::KernelRow>& kernels, std::map<int, int> nodeLines = {},
+                  const std::map<std::string, double>& runMs = {});
   void setWrapper(const QString& text);
   // What capture did for the selected compile: graph breaks, recompile reasons, guards and the
   // transformed code (with resume functions), as Dynamo's logs and depyf show them.

@@ -82,6 +82,7 @@ class StudioWindowTest : public QObject {
     TextPane* text = window_->textPane();
     QVERIFY(text->text(TextPane::StageIr).startsWith(QStringLiteral("# stage fused")));
     QVERIFY(text->text(TextPane::KernelIr).contains(QStringLiteral("kernel kernel_0 pointwise")));
+    QVERIFY2(text->text(TextPane::KernelIr).contains(QStringLiteral("· runs in 0.05 ms")), qPrintable(text->text(TextPane::KernelIr).left(300)));
     QVERIFY(text->text(TextPane::LlvmIr).contains(QStringLiteral("define void @kernel_0")));
     QVERIFY(text->text(TextPane::Wrapper).contains(QStringLiteral("kernel_0(args[0], buf0)")));
     // The capture tab explains the compile: its frame, guards and transformed code.
