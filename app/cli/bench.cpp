@@ -4,8 +4,13 @@
 #include "app/cli/commands.h"
 #include "app/cli/options.h"
 
+#include "engine/driver/backends.h"
 #include "engine/driver/frame_profile.h"
 #include "engine/driver/script_runner.h"
+#include "engine/ir/text.h"
+
+#include <nlohmann/json.hpp>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -14,6 +19,7 @@
 #include <set>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -43,17 +49,57 @@ double medianMs(const std::string& script, bool eager, int repeat, std::string& 
   return times[times.size() / 2];
 }
 
-double torchMs(const std::string& script, int repeat, int threads) {
-  std::string tool = std::string(KILN_SOURCE_DIR) + "/tools/torch_eager_bench.py";
-  std::string cmd = "/usr/bin/python3 '" + tool + "' '" + script + "' " + std::to_string(repeat) + " " + std::to_string(threads) + " 2>/dev/null";
+
+// One command's stdout: the median ms a tool printed on its last line, or -1.
+double lastNumber(const std::string& cmd) {
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return -1;
   char buf[256] = {0};
   std::string out;
   while (fgets(buf, sizeof buf, p)) out += buf;
-  int rc = pclose(p);
-  if (rc != 0 || out.empty()) return -1;
+  if (pclose(p) != 0 || out.empty()) return -1;
   try { return std::stod(out.substr(out.rfind('\n', out.size() - 2) == std::string::npos ? 0 : out.rfind('\n', out.size() - 2) + 1)); } catch (...) { return -1; }
+}
+
+const char* numpyName(ir::DType d) {
+  switch (d) {
+    case ir::DType::Float32: return "float32";
+    case ir::DType::Float64: return "float64";
+    case ir::DType::Int64: return "int64";
+    case ir::DType::Int32: return "int32";
+    case ir::DType::Bool: return "bool";
+    default: return nullptr;
+  }
+}
+
+double torchMs(const std::string& script, int repeat, int threads) {
+  std::string tool = std::string(KILN_SOURCE_DIR) + "/tools/torch_eager_bench.py";
+  return lastNumber("/usr/bin/python3 '" + tool + "' '" + script + "' " + std::to_string(repeat) + " " + std::to_string(threads) + " 2>/dev/null");
+}
+
+// The captured graph of a frame under PyTorch eager (tools/torch_frame_bench.py): its readable
+// form and the inputs of its first call go to a temporary directory. -1 when it cannot run.
+double torchFrameMs(const driver::CompiledFrame& f, int repeat, int threads) {
+  namespace fs = std::filesystem;
+  static int serial = 0;
+  fs::path dir = fs::temp_directory_path() / ("kiln-bench-" + std::to_string(getpid()) + "-" + std::to_string(serial++));
+  fs::create_directories(dir);
+  struct Cleanup { fs::path d; ~Cleanup() { std::error_code ec; fs::remove_all(d, ec); } } cleanup{dir};
+  std::ofstream(dir / "graph.py") << ir::printGraph(f.captured);
+  nlohmann::json specs = nlohmann::json::array();
+  for (size_t i = 0; i < f.firstInputs.size(); ++i) {
+    tensor::Tensor t = f.firstInputs[i].contiguous();
+    const char* dtype = numpyName(t.dtype());
+    if (!dtype) return -1;
+    std::string file = "in" + std::to_string(i) + ".bin";
+    std::ofstream(dir / file, std::ios::binary)
+        .write(static_cast<const char*>(t.data()), static_cast<std::streamsize>(t.numel() * static_cast<int64_t>(ir::itemSize(t.dtype()))));
+    specs.push_back({{"dtype", dtype}, {"shape", t.sizes()}, {"file", file}});
+  }
+  std::ofstream(dir / "inputs.json") << specs.dump();
+  const std::string tool = std::string(KILN_SOURCE_DIR) + "/tools/torch_frame_bench.py";
+  return lastNumber("/usr/bin/python3 '" + tool + "' '" + (dir / "graph.py").string() + "' '" + (dir / "inputs.json").string() + "' " +
+                    std::to_string(repeat) + " " + std::to_string(threads) + " 2>/dev/null");
 }
 
 // Collects each compile's phase times (the cold compile: nothing is cached across runs).
@@ -66,10 +112,11 @@ struct FrameRow {
   std::string label;
   driver::FrameProfile p;
   std::map<std::string, double> phases;
+  double torchMs = -1;  // the captured graph under PyTorch eager (--torch), -1 when not run
 };
 
 // Runs the script compiled once (the cold compile), then times every compiled graph it called.
-std::vector<FrameRow> benchFrames(const std::string& script, int repeat, std::string& error) {
+std::vector<FrameRow> benchFrames(const std::string& script, int repeat, std::string& error, bool withTorch, int threads) {
   PhaseSink sink;
   driver::CompiledFrameLog log;
   std::ostringstream out;
@@ -82,6 +129,7 @@ std::vector<FrameRow> benchFrames(const std::string& script, int repeat, std::st
   for (const auto& f : log.frames) {
     if (!f->called) continue;
     FrameRow row{std::filesystem::path(script).stem().string() + " [" + f->compileId + "]", driver::profileFrame(*f, repeat), sink.ms[f->compileId]};
+    if (withTorch) row.torchMs = torchFrameMs(*f, repeat, threads);
     rows.push_back(std::move(row));
   }
   return rows;
@@ -93,21 +141,33 @@ void printFrames(const std::vector<FrameRow>& rows, double memcpyGb, double memc
     return;
   }
   const auto& phases = session::compilePhases();
+  const bool torch = std::any_of(rows.begin(), rows.end(), [](const FrameRow& r) { return r.torchMs >= 0; });
   std::cout << std::left << std::setw(44) << "frame" << std::right << std::setw(11) << "eager ms" << std::setw(13) << "compiled ms"
-            << std::setw(9) << "speedup" << "   cold compile ms = capture + lower + passes + schedule + codegen\n";
-  double logSum = 0;
-  int n = 0;
+            << std::setw(9) << "speedup";
+  if (torch) std::cout << std::setw(11) << "torch ms" << std::setw(15) << "torch/compiled";
+  std::cout << "   cold compile ms = capture + lower + passes + schedule + codegen\n";
+  double logSum = 0, torchLogSum = 0;
+  int n = 0, torchN = 0;
   for (const auto& r : rows) {
     double total = 0;
     for (const auto& ph : phases) total += r.phases.count(ph) ? r.phases.at(ph) : 0.0;
     std::cout << std::left << std::setw(44) << r.label << std::right << std::fixed << std::setprecision(3) << std::setw(11) << r.p.eagerMs
-              << std::setw(13) << r.p.compiledMs << std::setprecision(2) << std::setw(8) << r.p.eagerMs / r.p.compiledMs << "x   "
-              << std::setprecision(1) << total << " =";
+              << std::setw(13) << r.p.compiledMs << std::setprecision(2) << std::setw(8) << r.p.eagerMs / r.p.compiledMs << "x";
+    if (torch && r.torchMs >= 0) {
+      std::cout << std::setprecision(3) << std::setw(11) << r.torchMs << std::setprecision(2) << std::setw(14) << r.torchMs / r.p.compiledMs << "x";
+      if (r.p.compiledMs > 0 && r.torchMs > 0) torchLogSum += std::log(r.torchMs / r.p.compiledMs), ++torchN;
+    } else if (torch) {
+      std::cout << std::setw(11) << "n/a" << std::setw(15) << "";
+    }
+    std::cout << "   " << std::setprecision(1) << total << " =";
     for (size_t i = 0; i < phases.size(); ++i) std::cout << (i ? " + " : " ") << (r.phases.count(phases[i]) ? r.phases.at(phases[i]) : 0.0);
     std::cout << "\n";
     if (r.p.compiledMs > 0 && r.p.eagerMs > 0) logSum += std::log(r.p.eagerMs / r.p.compiledMs), ++n;
   }
   if (n) std::cout << "geometric mean speedup (eager / compiled) over " << n << " frames: " << std::setprecision(2) << std::exp(logSum / n) << "x\n";
+  if (torchN)
+    std::cout << "geometric mean PyTorch eager / Kiln compiled over " << torchN << " frames: " << std::setprecision(2) << std::exp(torchLogSum / torchN)
+              << "x (PyTorch with --threads threads; n/a: the graph does not run under the installed PyTorch)\n";
   // The kernels that take the longest, with the bandwidth they reach.
   std::vector<std::pair<std::string, driver::KernelProfile>> ks;
   for (const auto& r : rows)
@@ -185,7 +245,7 @@ int cmdBench(const std::vector<std::string>& args) {
   for (const auto& s : scripts) {
     if (broken.count(s)) continue;
     std::string err;
-    auto rows = benchFrames(s, repeat, err);
+    auto rows = benchFrames(s, repeat, err, withTorch, threads);
     // The compiled run's traceback was summed up above; its last line says enough here.
     if (!err.empty()) {
       std::string last = err.substr(0, err.find_last_not_of('\n') + 1);
