@@ -20,7 +20,10 @@
 #include <QWheelEvent>
 #include <QtMath>
 
+#include <algorithm>
+#include <cctype>
 #include <set>
+#include <utility>
 
 namespace kiln::viewers {
 namespace {
@@ -200,9 +203,12 @@ void GraphView::relayout() {
 }
 
 void GraphView::expandModule(const std::string& path) {
-  for (size_t dot = path.find('.'); dot != std::string::npos; dot = path.find('.', dot + 1)) expanded_.insert(path.substr(0, dot));
-  if (!expanded_.insert(path).second) return;
-  relayout();
+  if (path.empty()) return;
+  bool added = false;
+  for (size_t dot = path.find('.'); dot != std::string::npos; dot = path.find('.', dot + 1))
+    added = expanded_.insert(path.substr(0, dot)).second || added;
+  added = expanded_.insert(path).second || added;
+  if (added) relayout();
 }
 
 void GraphView::collapseModule(const std::string& path) {
@@ -303,6 +309,12 @@ void GraphView::render(const GraphLayout& layout) {
   }
   highlightLine(line_);
   applyChanges();
+  if (revealAfterLayout_ >= 0 && shown_.graph.find(revealAfterLayout_)) {
+    const int id = std::exchange(revealAfterLayout_, -1);
+    selectNode(id);
+    for (GraphNodeItem* item : nodeItems())
+      if (item->nodeId() == id) centerOn(item);
+  }
   emit layoutFinished({});
 }
 
@@ -364,6 +376,45 @@ void GraphView::selectNode(int id) {
     n->setSelected(true);
     ensureVisible(n);
   }
+}
+
+std::vector<int> GraphView::findNodes(const QString& text) const {
+  std::vector<int> out;
+  const std::string needle = text.trimmed().toLower().toStdString();
+  if (needle.empty()) return out;
+  auto has = [&](std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s.find(needle) != std::string::npos;
+  };
+  for (const auto& n : graph_.nodes)
+    if (has(n.name) || has(n.target) || has(n.prov.modulePath)) out.push_back(n.id);
+  return out;
+}
+
+void GraphView::revealNode(int id) {
+  const ir::Node* n = graph_.find(id);
+  if (!n) return;
+  if (shown_.graph.find(id)) {
+    revealAfterLayout_ = -1;
+    selectNode(id);
+    for (GraphNodeItem* item : nodeItems())
+      if (item->nodeId() == id) centerOn(item);
+    return;
+  }
+  // Folded: expand the module it is in (and its parents), then select it once laid out. A graph
+  // input folds with its first user's module (module_collapse.cpp).
+  std::string path = n->prov.modulePath;
+  if (n->kind == ir::NodeKind::Placeholder)
+    for (const auto& user : graph_.nodes) {
+      bool uses = false;
+      ir::forEachNodeArg(user, [&](int a) { uses = uses || a == id; });
+      if (uses) {
+        path = user.prov.modulePath;
+        break;
+      }
+    }
+  revealAfterLayout_ = id;
+  expandModule(path);
 }
 
 void GraphView::onSelectionChanged() {

@@ -61,6 +61,12 @@ class GraphView : public QGraphicsView {
   bool exportTo(const QString& path, QString* error);
   int highlightedLine() const { return line_; }
   void selectNode(int id);       // -1 clears
+  // Find in graph: the nodes of the whole graph (folded ones too) whose name, op or module path
+  // contains `text` (case-insensitive), in graph order.
+  std::vector<int> findNodes(const QString& text) const;
+  // Selects node `id` and scrolls to it; a node inside a folded module has its module expanded
+  // first (a new layout), and is selected when that layout is on screen.
+  void revealNode(int id);
   // A node of the graph, or a module box shown in its place.
   const ir::Node* node(int id) const { return graph_.find(id) ? graph_.find(id) : shown_.graph.find(id); }
   const ir::Graph& graph() const { return graph_; }
@@ -99,6 +105,7 @@ class GraphView : public QGraphicsView {
   bool changesAsBefore_ = false;
   void applyChanges();
   bool fitted_ = false;  // still showing the whole graph: keep it fitted when resized
+  int revealAfterLayout_ = -1;  // revealNode() waiting for the layout of its expanded module
 
   // The layout frame (empty key: none) and its layout for the expanded set it was made with.
   QString frameKey_;

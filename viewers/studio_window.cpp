@@ -42,7 +42,9 @@
 #include <QPointer>
 #include <QSettings>
 #include <QThreadPool>
+#include <QHBoxLayout>
 #include <QTabWidget>
+#include <QVBoxLayout>
 #include <QTableView>
 #include <QTextBrowser>
 
@@ -159,9 +161,27 @@ QDockWidget* StudioWindow::addDock(const QString& title, const QString& name, QW
 void StudioWindow::buildDocks() {
   source_ = new SourceView(this);
   graph_ = new GraphView(this);
+  // Find in graph, above the view: matches in folded modules are revealed (expanded).
+  findField_ = new QLineEdit(this);
+  findField_->setPlaceholderText(tr("Find node (name, op or module): Enter next, Shift+Enter previous"));
+  findField_->setClearButtonEnabled(true);
+  findCount_ = new QLabel(this);
+  auto* graphPane = new QWidget(this);
+  auto* graphLayout = new QVBoxLayout(graphPane);
+  graphLayout->setContentsMargins(0, 0, 0, 0);
+  graphLayout->setSpacing(2);
+  auto* findRow = new QHBoxLayout;
+  findRow->addWidget(findField_);
+  findRow->addWidget(findCount_);
+  graphLayout->addLayout(findRow);
+  graphLayout->addWidget(graph_);
+  connect(findField_, &QLineEdit::textChanged, this, [this](const QString& t) { findInGraph(t, 0); });
+  connect(findField_, &QLineEdit::returnPressed, this, [this] {
+    findInGraph(findField_->text(), QApplication::keyboardModifiers() & Qt::ShiftModifier ? -1 : 1);
+  });
   auto* centre = new QSplitter(Qt::Horizontal, this);
   centre->addWidget(source_);
-  centre->addWidget(graph_);
+  centre->addWidget(graphPane);
   centre->setStretchFactor(0, 2);
   centre->setStretchFactor(1, 3);
   setCentralWidget(centre);
@@ -252,6 +272,10 @@ void StudioWindow::buildMenus() {
                      &StudioWindow::deleteSelectedSessionsDialog);
   QMenu* view = menuBar()->addMenu(tr("&View"));
   view->addAction(tr("&Fit Graph"), QKeySequence(Qt::CTRL | Qt::Key_0), graph_, &GraphView::zoomToFit);
+  view->addAction(tr("Find in &Graph…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F), this, [this] {
+    findField_->setFocus();
+    findField_->selectAll();
+  });
   view->addAction(tr("&Next Stage"), QKeySequence(Qt::ALT | Qt::Key_Down), this, [this] { stepStage(1); });
   view->addAction(tr("&Previous Stage"), QKeySequence(Qt::ALT | Qt::Key_Up), this, [this] { stepStage(-1); });
 }
@@ -396,6 +420,7 @@ void StudioWindow::showStage(int row) {
       text_->setCapture(qs(captureReport(compileId_)));
     }
     settled_ = false;
+    findText_.clear();  // matches are per stage: the next find searches this one
     showInLayoutFrame(stage, graph);
     showStepReport(row, graph);
   } catch (const std::exception& e) {
@@ -541,6 +566,25 @@ void StudioWindow::showTimingsTab(int tab) {
       dock->raise();
       break;
     }
+}
+
+int StudioWindow::findInGraph(const QString& text, int step) {
+  if (text != findText_) {  // a new search starts before the first match
+    findText_ = text;
+    findMatches_ = graph_->findNodes(text);
+    findAt_ = -1;
+  }
+  const int n = static_cast<int>(findMatches_.size());
+  if (n == 0) {
+    findCount_->setText(text.trimmed().isEmpty() ? QString() : tr("no match"));
+    return 0;
+  }
+  if (step != 0) {
+    findAt_ = ((findAt_ < 0 && step < 0 ? 0 : findAt_ + step) % n + n) % n;
+    graph_->revealNode(findMatches_[static_cast<size_t>(findAt_)]);
+  }
+  findCount_->setText(findAt_ < 0 ? tr("%n match(es)", nullptr, n) : tr("%1 of %2").arg(findAt_ + 1).arg(n));
+  return n;
 }
 
 QString StudioWindow::describeChanges(const ir::Graph& before, const ir::Graph& graph, const QString& against) {

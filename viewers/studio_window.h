@@ -13,6 +13,7 @@
 #include <exception>
 
 class QLabel;
+class QLineEdit;
 class QDockWidget;
 class QMenu;
 class QMimeData;
@@ -84,6 +85,9 @@ class StudioWindow : public QMainWindow {
   ProfileCharts* profileCharts() const { return profile_; }
   // Shows the Timings dock on tab 0 (compile phases) or 1 (run and kernel times).
   void showTimingsTab(int tab);
+  // Find in graph (the field above the graph view): `step` 0 counts the matches of `text` in the
+  // stage shown, +1 / -1 reveals the next / previous one. Returns the number of matches.
+  int findInGraph(const QString& text, int step);
   BreaksPanel* breaksPanel() const { return breaks_; }
   GraphDiffView* graphDiff() const { return graphDiff_; }
   FramesPanel* framesPanel() const { return frames_; }
@@ -150,6 +154,11 @@ class StudioWindow : public QMainWindow {
   QTextBrowser* inspector_ = nullptr;
   TimingsChart* timings_ = nullptr;
   ProfileCharts* profile_ = nullptr;
+  QLineEdit* findField_ = nullptr;
+  QLabel* findCount_ = nullptr;
+  QString findText_;
+  std::vector<int> findMatches_;
+  int findAt_ = -1;
   QTabWidget* timingTabs_ = nullptr;
   BreaksPanel* breaks_ = nullptr;
   FramesPanel* frames_ = nullptr;

@@ -203,6 +203,19 @@ class StudioWindowTest : public QObject {
     QVERIFY(window_->graphView()->layoutFrameKey().isEmpty());
   }
 
+  // The find field above the graph counts matches in the stage and steps through them.
+  void findInGraphStepsThroughMatches() {
+    QVERIFY(window_->selectStage(3));
+    QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled() && !window_->graphView()->nodeItems().isEmpty(), 20000);
+    QCOMPARE(window_->findInGraph(QStringLiteral("aten.mul"), 0), 1);
+    QCOMPARE(window_->findInGraph(QStringLiteral("aten.mul"), 1), 1);
+    QSet<QString> selected;
+    for (GraphNodeItem* n : window_->graphView()->nodeItems())
+      if (n->isSelected()) selected.insert(n->name());
+    QCOMPARE(selected, QSet<QString>{QStringLiteral("mul")});
+    QCOMPARE(window_->findInGraph(QStringLiteral("nothing like it"), 1), 0);
+  }
+
   // The node inspector shows the op, type, source line and kernel, and the fusion decision.
   void inspectorDescribesTheSelectedNode() {
     QVERIFY(window_->selectStage(3));

@@ -234,6 +234,27 @@ class ViewersTest : public QObject {
     QVERIFY(!fitsFrame(layered(2, 2), u));
   }
 
+  // Find in graph: a node folded into a module box is found and revealed (its module expanded,
+  // then selected).
+  void findRevealsFoldedNodes() {
+    GraphView view;
+    view.resize(800, 600);
+    ir::Graph g = layered(40, 6);
+    QSignalSpy laid(&view, &GraphView::layoutFinished);
+    view.showGraph(g);
+    QVERIFY(laid.wait(30000));
+    const std::vector<int> hits = view.findNodes(QStringLiteral("BLOCKS.7.MLP"));
+    QCOMPARE(hits.size(), size_t(6));
+    QVERIFY(view.findNodes(QStringLiteral("no such node")).empty());
+    QVERIFY(!view.shownGraph().find(hits[2]));  // folded
+    view.revealNode(hits[2]);
+    QVERIFY(laid.wait(30000));
+    QVERIFY(view.shownGraph().find(hits[2]));
+    bool selected = false;
+    for (GraphNodeItem* n : view.nodeItems()) selected = selected || (n->nodeId() == hits[2] && n->isSelected());
+    QVERIFY(selected);
+  }
+
   // The breaks panel lists breaks (with hints and stack) and recompiles (with the failing
   // guard's line); activating an entry reports its line.
   void breaksPanelListsAndLinks() {
