@@ -60,6 +60,28 @@ const llvm::VecDesc kExtraLibmvec[] = {
 };
 bool gExtraLibmvecAvailable = false;
 
+// LLVM 19's LIBMVEC_X86 table stops at AVX2 ("d", 256-bit); glibc also has the AVX-512 ("e")
+// variants, twice as wide. Listed for the libm names and the intrinsics the emitter uses.
+#define KILN_AVX512(f32, f64, vf32, vf64, params)                                                                    \
+  {f32, vf32, llvm::ElementCount::getFixed(16), false, "_ZGV_LLVM_N16" params},                                     \
+      {f64, vf64, llvm::ElementCount::getFixed(8), false, "_ZGV_LLVM_N8" params}
+const llvm::VecDesc kAvx512Libmvec[] = {
+    KILN_AVX512("expf", "exp", "_ZGVeN16v_expf", "_ZGVeN8v_exp", "v"),
+    KILN_AVX512("llvm.exp.f32", "llvm.exp.f64", "_ZGVeN16v_expf", "_ZGVeN8v_exp", "v"),
+    KILN_AVX512("logf", "log", "_ZGVeN16v_logf", "_ZGVeN8v_log", "v"),
+    KILN_AVX512("llvm.log.f32", "llvm.log.f64", "_ZGVeN16v_logf", "_ZGVeN8v_log", "v"),
+    KILN_AVX512("sinf", "sin", "_ZGVeN16v_sinf", "_ZGVeN8v_sin", "v"),
+    KILN_AVX512("llvm.sin.f32", "llvm.sin.f64", "_ZGVeN16v_sinf", "_ZGVeN8v_sin", "v"),
+    KILN_AVX512("cosf", "cos", "_ZGVeN16v_cosf", "_ZGVeN8v_cos", "v"),
+    KILN_AVX512("llvm.cos.f32", "llvm.cos.f64", "_ZGVeN16v_cosf", "_ZGVeN8v_cos", "v"),
+    KILN_AVX512("powf", "pow", "_ZGVeN16vv_powf", "_ZGVeN8vv_pow", "vv"),
+    KILN_AVX512("llvm.pow.f32", "llvm.pow.f64", "_ZGVeN16vv_powf", "_ZGVeN8vv_pow", "vv"),
+    KILN_AVX512("tanhf", "tanh", "_ZGVeN16v_tanhf", "_ZGVeN8v_tanh", "v"),
+    KILN_AVX512("erff", "erf", "_ZGVeN16v_erff", "_ZGVeN8v_erf", "v"),
+};
+#undef KILN_AVX512
+bool gAvx512LibmvecAvailable = false;
+
 HostInfo detectHost() {
   auto jtmb = hostMachine();
   HostInfo h;
@@ -93,6 +115,12 @@ HostInfo detectHost() {
   h.vectorMath = true;
   h.vectorMathNote = gExtraLibmvecAvailable ? "libmvec (exp, log, sin, cos, pow, tanh, erf)"
                                             : "libmvec (exp, log, sin, cos, pow)";
+  if (h.features.find("+avx512f") != std::string::npos) {
+    gAvx512LibmvecAvailable = true;
+    for (const auto& d : kAvx512Libmvec)
+      gAvx512LibmvecAvailable &= llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(d.getVectorFnName().str()) != nullptr;
+    if (gAvx512LibmvecAvailable) h.vectorMathNote += ", AVX-512 variants";
+  }
   return h;
 }
 
@@ -133,6 +161,7 @@ void LlvmJit::optimize(llvm::Module& m) {
     tlii.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86,
                                             tm_->getTargetTriple());
     if (gExtraLibmvecAvailable) tlii.addVectorizableFunctions(kExtraLibmvec);
+    if (gAvx512LibmvecAvailable) tlii.addVectorizableFunctions(kAvx512Libmvec);
   }
   // Registered before the PassBuilder's defaults so the vectorizer sees the vector library.
   fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tlii); });
