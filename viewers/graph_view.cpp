@@ -319,7 +319,9 @@ void GraphView::render(const GraphLayout& layout) {
 }
 
 void GraphView::zoomToFit() {
-  const QRectF r = scene()->sceneRect();
+  // What is drawn, not the scene rect: a stage shown in a layout frame covers part of the
+  // frame's area, and fitting the whole frame would draw it small.
+  const QRectF r = scene()->itemsBoundingRect().adjusted(-20, -20, 20, 20);
   if (r.isEmpty()) return;
   fitted_ = true;
   fitInView(r, Qt::KeepAspectRatio);

@@ -4,6 +4,8 @@
 // stage are on screen, writes the PNG and exits (README screenshot, `make run` check on Xvfb).
 #include "storage/store.h"
 #include "viewers/script_runner.h"
+#include "viewers/source_view.h"
+#include "viewers/text_pane.h"
 #include "viewers/stage_list_model.h"
 #include "viewers/studio_window.h"
 
@@ -99,7 +101,12 @@ int main(int argc, char** argv) {
   const QCommandLineOption stageOption(QStringLiteral("stage"),
                                        QStringLiteral("Open this stage of the session's first compile (aten, pass:NAME, fused ...)."),
                                        QStringLiteral("NAME"));
-  parser.addOptions({dbOption, shotOption, kilnOption, diffOption, stageOption});
+  const QCommandLineOption lineOption(QStringLiteral("line"), QStringLiteral("Select this source line (as a click on it does)."),
+                                      QStringLiteral("N"));
+  const QCommandLineOption tabOption(QStringLiteral("tab"),
+                                     QStringLiteral("Show this text tab: stage, step, capture, kernel, llvm, asm, wrapper, output, diff."),
+                                     QStringLiteral("NAME"));
+  parser.addOptions({dbOption, shotOption, kilnOption, diffOption, stageOption, lineOption, tabOption});
   parser.process(app);
 
   const QString screenshot = parser.value(shotOption);
@@ -168,6 +175,25 @@ int main(int argc, char** argv) {
       fail(QStringLiteral("the session has no stage '%1'").arg(parser.value(stageOption)), headless);
       return 1;
     }
+  }
+  if (parser.isSet(lineOption)) {
+    bool ok = false;
+    const int line = parser.value(lineOption).toInt(&ok);
+    if (!ok || line <= 0) {
+      fail(QStringLiteral("--line takes a line number"), true);
+      return 2;
+    }
+    window.sourceView()->highlightLine(line);
+    emit window.sourceView()->lineSelected(line);
+  }
+  if (parser.isSet(tabOption)) {
+    static const QStringList names = {"stage", "step", "capture", "kernel", "source", "llvm", "asm", "wrapper", "output", "diff"};
+    const qsizetype tab = names.indexOf(parser.value(tabOption));
+    if (tab < 0) {
+      fail(QStringLiteral("--tab takes one of: %1").arg(names.join(QStringLiteral(", "))), true);
+      return 2;
+    }
+    window.textPane()->setCurrentIndex(static_cast<int>(tab));
   }
   return app.exec();
 }
