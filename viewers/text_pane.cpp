@@ -132,6 +132,8 @@ int TextPane::highlightSourceLine(int line) {
       }
     }
     e->setExtraSelections(sels);
+    // Bring the first tinted line into view (with wrapping off a block is a scroll step).
+    if (!sels.isEmpty()) e->verticalScrollBar()->setValue(std::max(0, sels.first().cursor.blockNumber() - 1));
   }
   return kernels;
 }
