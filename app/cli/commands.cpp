@@ -160,11 +160,15 @@ int cmdSessions(const std::vector<std::string>& args) {
     std::cout << "no sessions in " << store->path() << "\n";
     return 0;
   }
+  size_t nameWidth = 4;  // the longest name, so the script column never runs into it
+  for (const auto& s : list) nameWidth = std::max(nameWidth, s.name.size());
   std::cout << std::left << std::setw(6) << "id" << std::setw(21) << "started" << std::setw(11) << "status" << std::setw(8)
-            << "graphs" << std::setw(8) << "breaks" << std::setw(11) << "recompiles" << std::setw(24) << "name" << "script\n";
+            << "graphs" << std::setw(8) << "breaks" << std::setw(11) << "recompiles" << std::setw(static_cast<int>(nameWidth)) << "name"
+            << " script\n";
   for (const auto& s : list)
     std::cout << std::left << std::setw(6) << s.id << std::setw(21) << when(s.startedAtMs) << std::setw(11) << s.status << std::setw(8)
-              << s.graphCount << std::setw(8) << s.breakCount << std::setw(11) << s.recompileCount << std::setw(24) << s.name << s.scriptPath << "\n";
+              << s.graphCount << std::setw(8) << s.breakCount << std::setw(11) << s.recompileCount << std::setw(static_cast<int>(nameWidth))
+              << s.name << " " << s.scriptPath << "\n";
   return 0;
 }
 
