@@ -106,7 +106,9 @@ int main(int argc, char** argv) {
   const QCommandLineOption tabOption(QStringLiteral("tab"),
                                      QStringLiteral("Show this text tab: stage, step, capture, kernel, llvm, asm, wrapper, output, diff."),
                                      QStringLiteral("NAME"));
-  parser.addOptions({dbOption, shotOption, kilnOption, diffOption, stageOption, lineOption, tabOption});
+  const QCommandLineOption sessionOption(QStringLiteral("open"), QStringLiteral("Open stored session ID (see kiln sessions) instead of the newest."),
+                                         QStringLiteral("ID"));
+  parser.addOptions({dbOption, shotOption, kilnOption, diffOption, stageOption, lineOption, tabOption, sessionOption});
   parser.process(app);
 
   const QString screenshot = parser.value(shotOption);
@@ -154,6 +156,14 @@ int main(int argc, char** argv) {
     window.refreshSessions(diffB);
     if (!window.diffSessions(diffA, diffB)) {
       fail(QStringLiteral("no session %1 or %2 in %3 (see kiln sessions)").arg(diffA).arg(diffB).arg(db), headless);
+      return 1;
+    }
+  } else if (parser.isSet(sessionOption)) {
+    bool ok = false;
+    const qint64 id = parser.value(sessionOption).toLongLong(&ok);
+    window.refreshSessions(id);
+    if (!ok || !script.isEmpty() || !window.selectSession(id)) {
+      fail(QStringLiteral("--open takes the id of a stored session (see kiln sessions), and no script"), headless);
       return 1;
     }
   } else if (script.isEmpty()) {
