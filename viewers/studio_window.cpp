@@ -15,6 +15,7 @@
 #include "viewers/session_list_model.h"
 #include "viewers/source_marks.h"
 #include "viewers/source_view.h"
+#include "viewers/stage_reader.h"
 #include "viewers/stage_list_model.h"
 #include "viewers/text_pane.h"
 #include "viewers/profile_charts.h"
@@ -376,80 +377,69 @@ void StudioWindow::showSession(qint64 sessionId) {
   selectStage(row);
 }
 
-std::string StudioWindow::captureReport(const std::string& compileId) {
-  std::string out;
-  const auto compiles = store_.compiles(sessionId_);
-  const auto compile = std::find_if(compiles.begin(), compiles.end(), [&](const auto& c) { return c.compileId == compileId; });
-  for (const auto& f : store_.frames(sessionId_))
-    if (compile != compiles.end() && f.frameId == compile->frameId) out += "Frame " + std::to_string(f.frameId) + ": " + f.name + " (" + f.file + ":" + std::to_string(f.firstLine) + ", " + f.kind + ")\n";
-  for (const auto& r : store_.recompiles(sessionId_)) {
-    if (r.compileId != compileId) continue;
-    out += "\nRecompiled [" + r.compileId + "], triggered by the following guard failure(s):\n";
-    for (const auto& reason : r.reasons) out += "    - " + reason + "\n";
-  }
-  for (const auto& b : store_.graphBreaks(sessionId_)) {
-    if (b.compileId != compileId) continue;
-    out += "\nGraph break [" + b.code + "] at " + b.file + ":" + std::to_string(b.line) + ": " + b.title + "\n  Explanation: " + b.explanation + "\n";
-    for (const auto& h : b.hints) out += "  Hint: " + h + "\n";
-    out += "  User stack:\n";
-    for (const auto& s : b.userStack) out += "    File \"" + s.file + "\", line " + std::to_string(s.line) + ", in " + s.function + "\n";
-  }
-  if (compile != compiles.end()) {
-    const auto& c = *compile;
-    out += "\nGuards [" + c.compileId + "] (" + c.backend + ", " + c.status + (c.message.empty() ? "" : ": " + c.message) + "):\n";
-    for (const auto& g : c.guards) out += "  " + g.kind + ": " + g.text + "\n";
-    out += "\nTransformed code:\n" + c.transformedCode;
-  }
-  return out;
-}
-
+// The stage's graph and texts are read on a pool thread with a connection of its own (a
+// 4,096-node stage takes ~50 ms to read); only the newest request is shown.
 void StudioWindow::showStage(int row) {
   const storage::StageRow& stage = stages_->stageAt(row);
   stageId_ = stage.id;
-  try {
-    ir::Graph graph = store_.stageGraph(stage.id);
-    text_->setStageText(qs(store_.stageText(stage.id)));
-    if (stage.compileId != compileId_) {  // kernels and wrapper belong to the compile
-      compileId_ = stage.compileId;
-      std::map<std::string, double> runMs;
-      for (const auto& p : store_.profiles(sessionId_))
-        if (p.compileId == stage.compileId)
-          for (const auto& k : p.kernels) runMs[k.name] = k.ms;
-      text_->setKernels(store_.kernels(sessionId_, compileId_), kernelNodeLines(stage.compileId, stage.stage == "fused" ? &graph : nullptr), runMs);
-      text_->setWrapper(qs(store_.wrapperText(sessionId_, compileId_)));
-      text_->setCapture(qs(captureReport(compileId_)));
+  settled_ = false;
+  findText_.clear();  // matches are per stage: the next find searches this one
+  StageRequest request;
+  request.sessionId = sessionId_;
+  request.stage = stage;
+  if (row > 0 && stages_->stageAt(row - 1).compileId == stage.compileId) request.previous = stages_->stageAt(row - 1);
+  if (diffBase_.second == sessionId_ && diffBase_.first > 0) request.diffBase = diffBase_.first;
+  // Kernels and wrapper belong to the compile: read them when the compile on screen differs.
+  request.withCompile = stage.compileId != compileId_;
+  const quint64 token = ++stageRequest_;
+  ++pendingReads_;
+  statusBar()->showMessage(tr("Reading %1…").arg(StageListModel::label(stage)));
+  const std::string path = store_.path();
+  QPointer<StudioWindow> self(this);
+  QThreadPool::globalInstance()->start([self, path, request, token, row] {
+    auto content = std::make_shared<StageContent>();
+    QString error;
+    try {
+      auto store = storage::Store::open(path);
+      *content = readStageContent(*store, request);
+    } catch (const std::exception& e) {
+      error = QString::fromUtf8(e.what());
     }
-    settled_ = false;
-    findText_.clear();  // matches are per stage: the next find searches this one
-    showInLayoutFrame(stage, graph);
-    showStepReport(row, graph);
-  } catch (const std::exception& e) {
+    QMetaObject::invokeMethod(qApp, [self, token, row, content, error] {
+      if (self) self->finishStage(token, row, *content, error);
+    }, Qt::QueuedConnection);
+  });
+}
+
+void StudioWindow::finishStage(quint64 token, int row, const StageContent& content, const QString& error) {
+  --pendingReads_;
+  if (token != stageRequest_ || row >= stages_->rowCount()) {  // a newer stage was asked for
+    if (isSettled()) emit settled();
+    return;
+  }
+  const storage::StageRow& stage = stages_->stageAt(row);
+  if (!error.isEmpty()) {
     compileId_.clear();
     graph_->clearGraph(tr("Could not read this stage"));
-    reportError(tr("Could not read stage %1").arg(StageListModel::label(stage)), e);
+    statusBar()->showMessage(tr("Could not read stage %1: %2").arg(StageListModel::label(stage), error));
     markSettled();
     return;
   }
+  text_->setStageText(qs(content.text));
+  if (content.withCompile) {
+    compileId_ = stage.compileId;
+    text_->setKernels(content.kernels, content.nodeLines, content.runMs);
+    text_->setWrapper(qs(content.wrapper));
+    text_->setCapture(qs(content.capture));
+    // New kernel text: tint the selected source line's lines in it again.
+    if (const int line = source_->highlightedLine(); line > 0) text_->highlightSourceLine(line);
+  }
+  showInLayoutFrame(stage, content.graph);
+  showStepReport(row, content);
   statusBar()->showMessage(tr("Laying out %1…").arg(StageListModel::label(stage)));
   emit stageShown(stage.id);
 }
 
-// Source line of every node of the compile's fused graph (what kernel IR's `@N` names): the
-// stage on screen when it is the fused one, else read from the store.
-std::map<int, int> StudioWindow::kernelNodeLines(const std::string& compileId, const ir::Graph* fused) {
-  std::map<int, int> lines;
-  ir::Graph read;
-  if (!fused)
-    for (const auto& st : store_.stages(sessionId_, compileId))
-      if (st.stage == "fused") {
-        read = store_.stageGraph(st.id);
-        fused = &read;
-      }
-  if (fused)
-    for (const auto& n : fused->nodes)
-      if (n.prov.loc.line > 0) lines[n.id] = n.prov.loc.line;
-  return lines;
-}
 
 // ATen, the passes and the fused stage of one compile share node ids: the graph view lays out
 // their union once and keeps every node where it was while the user steps (layout_frame.h).
@@ -512,18 +502,12 @@ void StudioWindow::finishLayoutFrame(const QString& key, ir::Graph frame, const 
 
 // The step into stage `row`: its rules (node names from the stage before it, the pass's input)
 // and, against that stage, the nodes added, removed and changed (coloured in the graph view).
-void StudioWindow::showStepReport(int row, const ir::Graph& graph) {
+void StudioWindow::showStepReport(int row, const StageContent& content) {
   const storage::StageRow& stage = stages_->stageAt(row);
+  const ir::Graph& graph = content.graph;
   QString text = QStringLiteral("[%1] %2 · %3 ms · %4\n").arg(qs(stage.compileId), qs(stage.stage)).arg(stage.ms, 0, 'f', 2).arg(stage.changed ? tr("changed the graph") : tr("changed nothing"));
-  const bool hasPrev = row > 0 && stages_->stageAt(row - 1).compileId == stage.compileId;
-  ir::Graph prev;
-  if (hasPrev) {
-    try {
-      prev = store_.stageGraph(stages_->stageAt(row - 1).id);
-    } catch (const std::exception& e) {
-      reportError(tr("Could not read the previous stage"), e);
-    }
-  }
+  static const ir::Graph kNone;
+  const ir::Graph& prev = content.previous ? *content.previous : kNone;
   if (!stage.rules.empty()) {
     text += stage.stage == "fused" ? tr("\nfusion decisions:\n") : tr("\nrules that fired:\n");
     for (const auto& r : stage.rules) {
@@ -539,20 +523,14 @@ void StudioWindow::showStepReport(int row, const ir::Graph& graph) {
   // diff per stage, matched by node name), else against the stage before (what the step did).
   // Captured -> ATen renames every node: a name diff would say "everything changed".
   if (diffBase_.second == sessionId_ && diffBase_.first > 0) {
-    try {
-      for (const auto& other : store_.stages(diffBase_.first, stage.compileId))
-        if (other.stage == stage.stage) {
-          const ir::Graph base = store_.stageGraph(other.id);
-          text += describeChanges(base, graph, tr("session %1's [%2] %3").arg(diffBase_.first).arg(qs(stage.compileId), qs(stage.stage)));
-          graphDiff_->showPair(base, tr("session %1 [%2] %3").arg(diffBase_.first).arg(qs(stage.compileId), qs(stage.stage)), graph,
-                               tr("session %1 [%2] %3").arg(sessionId_).arg(qs(stage.compileId), qs(stage.stage)));
-          graphDiffDock_->show();
-          graphDiffDock_->raise();
-        }
-    } catch (const std::exception& e) {
-      reportError(tr("Could not read session %1").arg(diffBase_.first), e);
+    if (content.base) {
+      text += describeChanges(*content.base, graph, tr("session %1's [%2] %3").arg(diffBase_.first).arg(qs(stage.compileId), qs(stage.stage)));
+      graphDiff_->showPair(*content.base, tr("session %1 [%2] %3").arg(diffBase_.first).arg(qs(stage.compileId), qs(stage.stage)), graph,
+                           tr("session %1 [%2] %3").arg(sessionId_).arg(qs(stage.compileId), qs(stage.stage)));
+      graphDiffDock_->show();
+      graphDiffDock_->raise();
     }
-  } else if (hasPrev && stages_->stageAt(row - 1).stage != "captured") {
+  } else if (content.previous && stages_->stageAt(row - 1).stage != "captured") {
     text += describeChanges(prev, graph, qs(stages_->stageAt(row - 1).stage));
   }
   text_->setStepReport(text);

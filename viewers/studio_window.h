@@ -35,6 +35,7 @@ class SearchPanel;
 class SessionListModel;
 class SourceView;
 class StageListModel;
+struct StageContent;
 class TextPane;
 class TimingsChart;
 
@@ -110,7 +111,6 @@ class StudioWindow : public QMainWindow {
   void diffShown(qint64 a, qint64 b, bool ok);
 
  private:
-  std::string captureReport(const std::string& compileId);
   void buildMenus();
   void buildDocks();
   QDockWidget* addDock(const QString& title, const QString& name, QWidget* widget, Qt::DockWidgetArea area);
@@ -127,12 +127,13 @@ class StudioWindow : public QMainWindow {
   void renameCurrentSessionDialog();
   void deleteSelectedSessionsDialog();
   void markSettled();
-  void showStepReport(int row, const ir::Graph& graph);
+  void showStepReport(int row, const StageContent& content);
+  void finishStage(quint64 token, int row, const StageContent& content, const QString& error);
+  quint64 stageRequest_ = 0;  // the newest showStage() request: older results are dropped
   void showInLayoutFrame(const storage::StageRow& stage, const ir::Graph& graph);
   void finishLayoutFrame(const QString& key, ir::Graph frame, const QString& error);
   QString pendingFrameKey_;    // the compile whose stages are being read for a layout frame
   ir::Graph pendingFrameGraph_;  // the stage to show when they arrive
-  std::map<int, int> kernelNodeLines(const std::string& compileId, const ir::Graph* fused);
   // Marks `graph`'s nodes added / changed against `before` in the view; the Step tab's text.
   QString describeChanges(const ir::Graph& before, const ir::Graph& graph, const QString& against);
   void exportGraphDialog();

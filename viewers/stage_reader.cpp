@@ -1,0 +1,67 @@
+#include "viewers/stage_reader.h"
+
+#include <algorithm>
+
+namespace kiln::viewers {
+
+std::string captureReport(storage::Store& store, int64_t sessionId, const std::string& compileId) {
+  std::string out;
+  const auto compiles = store.compiles(sessionId);
+  const auto compile = std::find_if(compiles.begin(), compiles.end(), [&](const auto& c) { return c.compileId == compileId; });
+  for (const auto& f : store.frames(sessionId))
+    if (compile != compiles.end() && f.frameId == compile->frameId)
+      out += "Frame " + std::to_string(f.frameId) + ": " + f.name + " (" + f.file + ":" + std::to_string(f.firstLine) + ", " + f.kind + ")\n";
+  for (const auto& r : store.recompiles(sessionId)) {
+    if (r.compileId != compileId) continue;
+    out += "\nRecompiled [" + r.compileId + "], triggered by the following guard failure(s):\n";
+    for (const auto& reason : r.reasons) out += "    - " + reason + "\n";
+  }
+  for (const auto& b : store.graphBreaks(sessionId)) {
+    if (b.compileId != compileId) continue;
+    out += "\nGraph break [" + b.code + "] at " + b.file + ":" + std::to_string(b.line) + ": " + b.title + "\n  Explanation: " + b.explanation + "\n";
+    for (const auto& h : b.hints) out += "  Hint: " + h + "\n";
+    out += "  User stack:\n";
+    for (const auto& s : b.userStack) out += "    File \"" + s.file + "\", line " + std::to_string(s.line) + ", in " + s.function + "\n";
+  }
+  if (compile != compiles.end()) {
+    const auto& c = *compile;
+    out += "\nGuards [" + c.compileId + "] (" + c.backend + ", " + c.status + (c.message.empty() ? "" : ": " + c.message) + "):\n";
+    for (const auto& g : c.guards) out += "  " + g.kind + ": " + g.text + "\n";
+    out += "\nTransformed code:\n" + c.transformedCode;
+  }
+  return out;
+}
+
+StageContent readStageContent(storage::Store& store, const StageRequest& r) {
+  StageContent c;
+  const storage::StageRow& stage = r.stage;
+  c.graph = store.stageGraph(stage.id);
+  c.text = store.stageText(stage.id);
+  if (r.previous) c.previous = store.stageGraph(r.previous->id);
+  if (r.diffBase > 0)
+    for (const auto& other : store.stages(r.diffBase, stage.compileId))
+      if (other.stage == stage.stage) c.base = store.stageGraph(other.id);
+  if (!r.withCompile) return c;
+  c.withCompile = true;
+  c.kernels = store.kernels(r.sessionId, stage.compileId);
+  c.wrapper = store.wrapperText(r.sessionId, stage.compileId);
+  c.capture = captureReport(store, r.sessionId, stage.compileId);
+  for (const auto& p : store.profiles(r.sessionId))
+    if (p.compileId == stage.compileId)
+      for (const auto& k : p.kernels) c.runMs[k.name] = k.ms;
+  // Kernel IR names fused-graph nodes (@N): their source lines, from the fused stage.
+  ir::Graph fusedRead;
+  const ir::Graph* fused = stage.stage == "fused" ? &c.graph : nullptr;
+  if (!fused)
+    for (const auto& st : store.stages(r.sessionId, stage.compileId))
+      if (st.stage == "fused") {
+        fusedRead = store.stageGraph(st.id);
+        fused = &fusedRead;
+      }
+  if (fused)
+    for (const auto& n : fused->nodes)
+      if (n.prov.loc.line > 0) c.nodeLines[n.id] = n.prov.loc.line;
+  return c;
+}
+
+}  // namespace kiln::viewers
