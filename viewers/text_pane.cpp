@@ -2,11 +2,14 @@
 
 #include "viewers/line_colour.h"
 
+#include <QComboBox>
 #include <QFontDatabase>
 #include <QPlainTextEdit>
 #include <QScrollBar>
+#include <QSplitter>
 #include <QStringList>
 #include <QTextBlock>
+#include <QVBoxLayout>
 
 #include <algorithm>
 
@@ -42,6 +45,51 @@ TextPane::TextPane(QWidget* parent) : QTabWidget(parent) {
     addTab(e, titles[t]);
   }
   setTabVisible(KernelSource, false);  // only GPU kernels have source between kernel IR and LLVM IR
+
+  // Side by side, as Compiler Explorer shows source and assembly.
+  auto* side = new QWidget(this);
+  auto* layout = new QVBoxLayout(side);
+  layout->setContentsMargins(0, 0, 0, 0);
+  auto* pick = new QComboBox(side);
+  pick->addItem(tr("Kernel IR | Assembly"), int(Assembly));
+  pick->addItem(tr("Kernel IR | LLVM IR"), int(LlvmIr));
+  pick->addItem(tr("Kernel IR | Generated source"), int(KernelSource));
+  auto* split = new QSplitter(Qt::Horizontal, side);
+  for (QPlainTextEdit** e : {&sideLeftEdit_, &sideRightEdit_}) {
+    *e = new QPlainTextEdit(split);
+    (*e)->setReadOnly(true);
+    (*e)->setLineWrapMode(QPlainTextEdit::NoWrap);
+    (*e)->setFont(mono);
+    (*e)->setPlaceholderText(tr("Nothing to show"));
+    split->addWidget(*e);
+  }
+  layout->addWidget(pick);
+  layout->addWidget(split);
+  sideIndex_ = addTab(side, tr("Side by side"));
+  connect(pick, &QComboBox::currentIndexChanged, this, [this, pick](int i) { setSideBySide(static_cast<Tab>(pick->itemData(i).toInt())); });
+  connect(sideLeftEdit_->verticalScrollBar(), &QScrollBar::valueChanged, this, [this] { syncSideBySide(); });
+}
+
+void TextPane::setSideBySide(Tab right) {
+  sideRight_ = right;
+  sideKernel_ = -1;
+  sideRightEdit_->setPlainText(editors_[right]->toPlainText());
+  int kernels = 0;
+  sideRightEdit_->setExtraSelections(tint(right, sideRightEdit_, line_, &kernels));
+  syncSideBySide();
+}
+
+// The right side follows the kernel at the top of the left side.
+void TextPane::syncSideBySide() {
+  // The line under the top one: tinting scrolls a header to the second line of the view.
+  const int top = sideLeftEdit_->verticalScrollBar()->value() + 1;
+  const auto& left = spans_[KernelIr];
+  int k = -1;
+  for (size_t i = 0; i < left.size(); ++i)
+    if (left[i].first <= top) k = static_cast<int>(i);
+  if (k < 0 || k == sideKernel_ || static_cast<size_t>(k) >= spans_[sideRight_].size()) return;
+  sideKernel_ = k;
+  sideRightEdit_->verticalScrollBar()->setValue(spans_[sideRight_][static_cast<size_t>(k)].first);
 }
 
 void TextPane::setText(Tab tab, const QString& text) { editors_[tab]->setPlainText(text); }
@@ -91,6 +139,8 @@ void TextPane::setKernels(const std::vector<storage::KernelRow>& kernels, std::m
   }
   for (Tab t : tabs) setText(t, texts[t].join(QLatin1Char('\n')));
   setTabVisible(KernelSource, anySource);
+  sideLeftEdit_->setPlainText(editors_[KernelIr]->toPlainText());
+  setSideBySide(sideRight_);
 }
 
 // The source line of a kernel IR instruction, through its `@N` provenance; 0 for other lines.
@@ -103,38 +153,51 @@ int TextPane::sourceLineOf(const QString& kernelIrLine) const {
   return it == nodeLines_.end() ? 0 : it->second;
 }
 
+QList<QTextEdit::ExtraSelection> TextPane::tint(Tab t, QPlainTextEdit* e, int line, int* kernels) const {
+  QList<QTextEdit::ExtraSelection> sels;
+  for (const auto& span : spans_[t]) {
+    if (line <= 0 || std::find(span.sourceLines.begin(), span.sourceLines.end(), line) == span.sourceLines.end()) continue;
+    ++*kernels;
+    // Kernel IR and LLVM IR name the node of each line at its end (@N, ; @N); in assembly a
+    // `# @N` line names the node of the instructions after it, up to the next label.
+    const bool perLine = !nodeLines_.empty() && t != KernelSource;
+    int asmLine = 0;
+    for (int b = span.first; b <= span.last; ++b) {
+      const QTextBlock block = e->document()->findBlockByNumber(b);
+      if (!block.isValid()) break;
+      const QString text = block.text();
+      if (t == Assembly) {
+        if (text.trimmed().startsWith(QStringLiteral("# @"))) asmLine = sourceLineOf(text);
+        else if (!text.isEmpty() && !text[0].isSpace()) asmLine = 0;  // a label
+      }
+      if (perLine && b != span.first && (t == Assembly ? asmLine : sourceLineOf(text)) != line) continue;
+      QTextEdit::ExtraSelection sel;
+      sel.format.setBackground(lineColour(line));
+      sel.format.setProperty(QTextFormat::FullWidthSelection, true);
+      sel.cursor = QTextCursor(block);
+      sels << sel;
+    }
+  }
+  return sels;
+}
+
 int TextPane::highlightSourceLine(int line) {
+  line_ = line;
   int kernels = 0;
   for (Tab t : {KernelIr, KernelSource, LlvmIr, Assembly}) {
-    QList<QTextEdit::ExtraSelection> sels;
+    int n = 0;
     QPlainTextEdit* e = editors_[t];
-    for (const auto& span : spans_[t]) {
-      if (line <= 0 || std::find(span.sourceLines.begin(), span.sourceLines.end(), line) == span.sourceLines.end()) continue;
-      if (t == KernelIr) ++kernels;
-      // Kernel IR and LLVM IR name the node of each line at its end (@N, ; @N); in assembly a
-      // `# @N` line names the node of the instructions after it, up to the next label.
-      const bool perLine = !nodeLines_.empty() && t != KernelSource;
-      int asmLine = 0;
-      for (int b = span.first; b <= span.last; ++b) {
-        const QTextBlock block = e->document()->findBlockByNumber(b);
-        if (!block.isValid()) break;
-        const QString text = block.text();
-        if (t == Assembly) {
-          if (text.trimmed().startsWith(QStringLiteral("# @"))) asmLine = sourceLineOf(text);
-          else if (!text.isEmpty() && !text[0].isSpace()) asmLine = 0;  // a label
-        }
-        if (perLine && b != span.first && (t == Assembly ? asmLine : sourceLineOf(text)) != line) continue;
-        QTextEdit::ExtraSelection sel;
-        sel.format.setBackground(lineColour(line));
-        sel.format.setProperty(QTextFormat::FullWidthSelection, true);
-        sel.cursor = QTextCursor(block);
-        sels << sel;
-      }
-    }
+    const QList<QTextEdit::ExtraSelection> sels = tint(t, e, line, &n);
+    if (t == KernelIr) kernels = n;
     e->setExtraSelections(sels);
     // Bring the first tinted line into view (with wrapping off a block is a scroll step).
     if (!sels.isEmpty()) e->verticalScrollBar()->setValue(std::max(0, sels.first().cursor.blockNumber() - 1));
   }
+  int n = 0;
+  const auto left = tint(KernelIr, sideLeftEdit_, line, &n);
+  sideLeftEdit_->setExtraSelections(left);
+  sideRightEdit_->setExtraSelections(tint(sideRight_, sideRightEdit_, line, &n));
+  if (!left.isEmpty()) sideLeftEdit_->verticalScrollBar()->setValue(std::max(0, left.first().cursor.blockNumber() - 1));
   return kernels;
 }
 
@@ -146,6 +209,11 @@ void TextPane::clearAll() {
     spans_[t].clear();
   }
   setTabVisible(KernelSource, false);
+  for (QPlainTextEdit* e : {sideLeftEdit_, sideRightEdit_}) {
+    e->clear();
+    e->setExtraSelections({});
+  }
+  sideKernel_ = -1;
 }
 
 void TextPane::showKernel(const QString& kernel) {

@@ -8,6 +8,7 @@
 #include "storage/store.h"
 
 #include <QTabWidget>
+#include <QTextEdit>
 
 #include <map>
 #include <vector>
@@ -51,6 +52,14 @@ class TextPane : public QTabWidget {
   QPlainTextEdit* editor(Tab tab) const { return editors_[tab]; }
   QString text(Tab tab) const;
 
+  // The "Side by side" tab (after Diff): kernel IR on the left, the same kernels' assembly, LLVM IR
+  // or generated source on the right (`setSideBySide`), kept on the same kernel as the left
+  // scrolls, and tinted for the selected source line like the other kernel tabs.
+  int sideBySideIndex() const { return sideIndex_; }
+  void setSideBySide(Tab right);  // LlvmIr, Assembly or KernelSource
+  Tab sideBySideRight() const { return sideRight_; }
+  QPlainTextEdit* sideEditor(bool right) const { return right ? sideRightEdit_ : sideLeftEdit_; }
+
  private:
   void setText(Tab tab, const QString& text);
 
@@ -65,6 +74,17 @@ class TextPane : public QTabWidget {
   std::vector<KernelSpan> spans_[TabCount];
   std::map<int, int> nodeLines_;
   int sourceLineOf(const QString& kernelIrLine) const;
+  // The tint of source line `line` for the kernels of tab `t`, as selections in editor `e`
+  // (which shows that tab's text).
+  QList<QTextEdit::ExtraSelection> tint(Tab t, QPlainTextEdit* e, int line, int* kernels) const;
+  void syncSideBySide();
+
+  int sideIndex_ = -1;
+  Tab sideRight_ = Assembly;
+  QPlainTextEdit* sideLeftEdit_ = nullptr;
+  QPlainTextEdit* sideRightEdit_ = nullptr;
+  int sideKernel_ = -1;  // the kernel the right side was last scrolled to
+  int line_ = 0;         // the source line tinted
 };
 
 }  // namespace kiln::viewers

@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
   const QCommandLineOption lineOption(QStringLiteral("line"), QStringLiteral("Select this source line (as a click on it does)."),
                                       QStringLiteral("N"));
   const QCommandLineOption tabOption(QStringLiteral("tab"),
-                                     QStringLiteral("Show this text tab: stage, step, capture, kernel, llvm, asm, wrapper, output, diff."),
+                                     QStringLiteral("Show this text tab: stage, step, capture, kernel, llvm, asm, wrapper, output, diff, side."),
                                      QStringLiteral("NAME"));
   const QCommandLineOption sessionOption(QStringLiteral("open"), QStringLiteral("Open stored session ID (see kiln sessions) instead of the newest."),
                                          QStringLiteral("ID"));
@@ -197,7 +197,7 @@ int main(int argc, char** argv) {
     emit window.sourceView()->lineSelected(line);
   }
   if (parser.isSet(tabOption)) {
-    static const QStringList names = {"stage", "step", "capture", "kernel", "source", "llvm", "asm", "wrapper", "output", "diff"};
+    static const QStringList names = {"stage", "step", "capture", "kernel", "source", "llvm", "asm", "wrapper", "output", "diff", "side"};
     const qsizetype tab = names.indexOf(parser.value(tabOption));
     if (tab < 0) {
       fail(QStringLiteral("--tab takes one of: %1").arg(names.join(QStringLiteral(", "))), true);

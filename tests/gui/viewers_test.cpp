@@ -13,12 +13,16 @@
 #include "viewers/session_list_model.h"
 #include "viewers/source_marks.h"
 #include "viewers/stage_list_model.h"
+#include "viewers/text_pane.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QTextBlock>
+#include <QPlainTextEdit>
+#include <QScrollBar>
 #include <QTest>
 
 using namespace kiln;
@@ -253,6 +257,46 @@ class ViewersTest : public QObject {
     bool selected = false;
     for (GraphNodeItem* n : view.nodeItems()) selected = selected || (n->nodeId() == hits[2] && n->isSelected());
     QVERIFY(selected);
+  }
+
+  // Side by side: kernel IR left, assembly (or LLVM IR) right; the right follows the kernel at
+  // the top of the left; a source line tints its lines on both sides.
+  void sideBySideFollowsTheKernel() {
+    TextPane pane;
+    pane.resize(900, 300);
+    std::vector<storage::KernelRow> ks(2);
+    for (int i = 0; i < 2; ++i) {
+      ks[i].name = "k" + std::to_string(i);
+      ks[i].kind = "pointwise";
+      ks[i].nodeIds = {10 + i};
+      ks[i].sourceLines = {3 + i};
+      ks[i].kernelIr = "kernel k" + std::to_string(i) + " pointwise\n" + std::string(40, '\n') + "  %0 = exp %9 @" + std::to_string(10 + i) + "\nend\n";
+      std::string nops;
+      for (int n = 0; n < 40; ++n) nops += "\tnop\n";
+      ks[i].assembly = "k" + std::to_string(i) + ":\n\t# @" + std::to_string(10 + i) + "\n\tvexp\n.LBB" + std::to_string(i) + ":\n" + nops + "\tret\n";
+      ks[i].llvmIr = "define void @k" + std::to_string(i) + "() {\n  ret void ; @" + std::to_string(10 + i) + "\n}\n";
+    }
+    pane.setKernels(ks, {{10, 3}, {11, 4}});
+    QVERIFY(pane.sideBySideIndex() >= 0);
+    QCOMPARE(pane.sideEditor(false)->toPlainText(), pane.text(TextPane::KernelIr));
+    QCOMPARE(pane.sideEditor(true)->toPlainText(), pane.text(TextPane::Assembly));
+    pane.setCurrentIndex(pane.sideBySideIndex());
+    pane.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&pane));
+    // Scroll the left side to the second kernel: the right side goes to the second kernel too.
+    const int second = pane.text(TextPane::KernelIr).left(pane.text(TextPane::KernelIr).indexOf(QStringLiteral("──── k1"))).count(QLatin1Char('\n'));
+    pane.sideEditor(false)->verticalScrollBar()->setValue(second);
+    const int rightTop = pane.sideEditor(true)->verticalScrollBar()->value();
+    QVERIFY2(pane.sideEditor(true)->document()->findBlockByNumber(rightTop).text().startsWith(QStringLiteral("──── k1")) ||
+                 pane.sideEditor(true)->verticalScrollBar()->value() == pane.sideEditor(true)->verticalScrollBar()->maximum(),
+             qPrintable(pane.sideEditor(true)->document()->findBlockByNumber(rightTop).text()));
+    // Line 4 (node 11, kernel k1): its header and its @11 lines on both sides.
+    QCOMPARE(pane.highlightSourceLine(4), 1);
+    QCOMPARE(pane.sideEditor(false)->extraSelections().size(), 2);  // header, the exp
+    QCOMPARE(pane.sideEditor(true)->extraSelections().size(), 1 + 2);  // header, # @11, vexp (not past the label)
+    pane.setSideBySide(TextPane::LlvmIr);
+    QCOMPARE(pane.sideEditor(true)->toPlainText(), pane.text(TextPane::LlvmIr));
+    QCOMPARE(pane.sideEditor(true)->extraSelections().size(), 2);  // header, the ret ; @11
   }
 
   // The breaks panel lists breaks (with hints and stack) and recompiles (with the failing
