@@ -45,6 +45,7 @@
 #include <QThreadPool>
 #include <QHBoxLayout>
 #include <QTabWidget>
+#include <QToolButton>
 #include <QVBoxLayout>
 #include <QTableView>
 #include <QTextBrowser>
@@ -127,8 +128,14 @@ StudioWindow::StudioWindow(storage::Store& store, const QString& kilnPath, QWidg
   busy_->setRange(0, 0);  // activity only until the run reports how far it has got
   busy_->setMaximumWidth(120);
   busy_->hide();
+  // A stop button beside the progress bar while a script runs (File › Stop Run does the same).
+  stopButton_ = new QToolButton(this);
+  stopButton_->setDefaultAction(stopAction_);
+  stopButton_->setToolButtonStyle(Qt::ToolButtonTextOnly);
+  stopButton_->hide();
   statusBar()->addPermanentWidget(summary_);
   statusBar()->addPermanentWidget(busy_);
+  statusBar()->addPermanentWidget(stopButton_);
 
   connect(sessionTable_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current) {
@@ -624,6 +631,7 @@ void StudioWindow::runScript(const QString& script) {
   }
   busy_->setRange(0, 0);
   busy_->show();
+  stopButton_->show();
   stopAction_->setEnabled(true);
   rememberScript(script);
   runner_->run(script, qs(store_.path()));
@@ -686,6 +694,7 @@ void StudioWindow::closeEvent(QCloseEvent* event) {
 
 void StudioWindow::onRunFinished(qint64 sessionId, const QString& error) {
   busy_->hide();
+  stopButton_->hide();
   stopAction_->setEnabled(false);
   if (sessionId > 0) {
     // A script that raised still stored its session; its traceback is in the Output tab.

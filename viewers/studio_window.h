@@ -20,6 +20,7 @@ class QMimeData;
 class QListView;
 class QProgressBar;
 class QTabWidget;
+class QToolButton;
 class QTableView;
 class QTextBrowser;
 
@@ -84,6 +85,7 @@ class StudioWindow : public QMainWindow {
   QTextBrowser* inspector() const { return inspector_; }
   TimingsChart* timings() const { return timings_; }
   ProfileCharts* profileCharts() const { return profile_; }
+  QToolButton* stopButton() const { return stopButton_; }
   // Shows the Timings dock on tab 0 (compile phases) or 1 (run and kernel times).
   void showTimingsTab(int tab);
   // Find in graph (the field above the graph view): `step` 0 counts the matches of `text` in the
@@ -156,6 +158,7 @@ class StudioWindow : public QMainWindow {
   TimingsChart* timings_ = nullptr;
   ProfileCharts* profile_ = nullptr;
   QLineEdit* findField_ = nullptr;
+  QToolButton* stopButton_ = nullptr;
   QLabel* findCount_ = nullptr;
   QString findText_;
   std::vector<int> findMatches_;

@@ -25,6 +25,7 @@
 #include <QStatusBar>
 #include <QMap>
 #include <QMimeData>
+#include <QToolButton>
 #include <QUrl>
 #include <QTextBrowser>
 #include <QImage>
@@ -328,7 +329,9 @@ class StudioWindowTest : public QObject {
     QVERIFY(!window_->runDropped(&text));
     QSignalSpy done(window_->scriptRunner(), &ScriptRunner::finished);
     QVERIFY(window_->runDropped(&mime));
+    QVERIFY(window_->stopButton()->isVisibleTo(window_.get()));  // the cancel button, while it runs
     QTRY_VERIFY_WITH_TIMEOUT(done.count() >= 1, 10000);
+    QVERIFY(!window_->stopButton()->isVisibleTo(window_.get()));
     QCOMPARE(window_->recentScripts().value(0), script);
   }
 
