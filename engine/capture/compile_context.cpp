@@ -401,6 +401,33 @@ Value CompileContext::callIntercepted(py::Interpreter& in, const Value& fnValue,
   return callWith(in, frame, fnValue, args, self);
 }
 
+// The graph inputs' types with the size symbols of a dynamic entry's guards (each symbolic dim
+// at the value `captured` has it now); empty when no input dim is symbolic.
+static std::vector<ir::TensorType> dynamicInputTypes(const std::vector<Guard>& guards, const std::vector<Source>& inputs,
+                                              const ir::Graph& captured) {
+  std::vector<ir::TensorType> types;
+  bool any = false;
+  auto ph = captured.placeholders();
+  for (size_t i = 0; i < ph.size(); ++i) {
+    if (ph[i]->types.size() != 1) return {};
+    ir::TensorType t = ph[i]->types[0];
+    const std::string key = i < inputs.size() ? inputs[i].text() : "";
+    for (const auto& g : guards) {
+      if (g.kind != Guard::Kind::TensorMatch || g.source.text() != key || g.type.sizes.size() != t.sizes.size()) continue;
+      for (size_t d = 0; d < t.sizes.size(); ++d)
+        if (g.type.sizes[d].symbolic()) {
+          int64_t v = t.sizes[d].value;
+          t.sizes[d] = ir::Dim::sym(g.type.sizes[d].symbol);
+          t.sizes[d].value = v;
+          t.strides.clear();
+          any = true;
+        }
+    }
+    types.push_back(std::move(t));
+  }
+  return any ? types : std::vector<ir::TensorType>{};
+}
+
 // Automatic dynamic shapes, as Dynamo does them: dims whose size changed between compiles of
 // this frame (or every dim, with dynamic=True) become symbolic in the new entry's guards, so
 // it serves any size there; sizes 0 and 1 stay specialized. Symbols are shared by equal sizes
@@ -410,6 +437,10 @@ void CompileContext::applyAutomaticDynamic(Frame& frame, CacheEntry& e, ir::Grap
   std::map<int64_t, std::string> symbols;
   for (auto& g : e.guards) {
     if (g.kind != Guard::Kind::TensorMatch) continue;
+    // Parameters, buffers and other tensors reached through an attribute keep static shapes
+    // (Dynamo's force_parameter_static_shapes / force_nn_module_property_static_shapes).
+    if (std::any_of(g.source.steps.begin(), g.source.steps.end(), [](const Source::Step& s) { return s.kind == Source::Step::Kind::Attr; }))
+      continue;
     std::string key = g.source.text();
     std::vector<int64_t> sizes;
     for (const auto& d : g.type.sizes) sizes.push_back(d.value);
@@ -488,8 +519,9 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
     }
     if (!failed) {
       if (!it->dynamic) return runEntry(in, *it, locals, globals);
-      // A dynamic entry serves every size its guards allow; Kiln's kernels are compiled per
-      // concrete shape, so each new shape is captured and compiled once more, silently.
+      // A dynamic entry serves every size its guards allow. Kiln captures each new shape again
+      // (quietly, on fake tensors) and runs the entry's kernels over size symbols at the new
+      // sizes; only where a shape gives other kernels is code generated for it.
       std::string key;
       for (const auto& src : it->inputs)
         if (Value v = src.fetch(in, locals, globals); v && v->kind == VK::Tensor)
@@ -497,7 +529,7 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
       auto sp = it->specialized.find(key);
       if (sp == it->specialized.end()) {
         session::NullSink quiet;
-        auto fresh = captureEntry(in, frame, self, selfName, args, names, it->compileId, quiet, false);
+        auto fresh = captureEntry(in, frame, self, selfName, args, names, it->compileId, quiet, false, &*it);
         if (!fresh) return eager();
         sp = it->specialized.emplace(key, std::make_shared<CacheEntry>(std::move(*fresh))).first;
       }
@@ -542,7 +574,7 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
 std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, const std::shared_ptr<Frame>& frame, const Value& self,
                                                        const std::string& selfName, const std::vector<Value>& args,
                                                        const std::vector<std::string>& names, const std::string& cid,
-                                                       session::SessionSink& sink, bool firstCapture) {
+                                                       session::SessionSink& sink, bool firstCapture, const CacheEntry* dynamicOf) {
   auto* fn = static_cast<py::FunctionObj*>(frame->fn.get());
   // Capture: evaluate the function with fake tensors standing for tensor arguments.
   auto t0 = std::chrono::steady_clock::now();
@@ -758,7 +790,13 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
     bo.passes = passOptions;
     bo.log = frameLog;
     try {
-      entry.run = driver::compileGraph(tracer.graph, cid, bo, sink, cpu_, &shown);
+      std::vector<ir::TensorType> dynInputs;
+      if (entry.dynamic || dynamicOf) dynInputs = dynamicInputTypes(dynamicOf ? dynamicOf->guards : entry.guards, entry.inputs, tracer.graph);
+      if (dynamicOf && dynamicOf->dynamicCode && !dynInputs.empty())
+        entry.run = driver::reuseDynamicCode(tracer.graph, dynInputs, *dynamicOf->dynamicCode, bo, nullptr);
+      if (!entry.run)
+        entry.run = driver::compileGraph(tracer.graph, cid, bo, sink, cpu_, &shown, dynInputs.empty() ? nullptr : &dynInputs,
+                                         &entry.dynamicCode);
     } catch (const std::exception& e) {
       ce.status = "failed";
       ce.message = std::string("backend compile failed, running the captured graph eagerly: ") + e.what();

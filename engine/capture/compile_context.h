@@ -67,7 +67,7 @@ class CompileContext {
   std::optional<CacheEntry> captureEntry(py::Interpreter& in, const std::shared_ptr<Frame>& frame, const py::Value& self,
                                          const std::string& selfName, const std::vector<py::Value>& args,
                                          const std::vector<std::string>& names, const std::string& cid,
-                                         session::SessionSink& sink, bool firstCapture);
+                                         session::SessionSink& sink, bool firstCapture, const CacheEntry* dynamicOf = nullptr);
   void applyAutomaticDynamic(Frame& frame, CacheEntry& e, ir::Graph& shown);
 };
 

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+namespace kiln::driver { struct DynamicCode; }
+
 namespace kiln::capture {
 
 // Runs a compiled graph on real tensors.
@@ -60,7 +62,11 @@ struct CacheEntry {
   bool gradMode = true;                  // global grad mode at capture (Dynamo's GLOBAL_STATE guard)
   std::string transformedCode;  // Python source of what the entry runs
   bool dynamic = false;         // some input dims are symbolic (automatic dynamic shapes)
-  std::map<std::string, std::shared_ptr<CacheEntry>> specialized;  // dynamic: per concrete input shapes
+  // Dynamic: the kernels over size symbols and their module (null when the graph's kernels had
+  // to be specialized), and per concrete input shapes the entry serving it (the same module at
+  // those sizes, or code compiled for that shape when the kernels differ there).
+  std::shared_ptr<driver::DynamicCode> dynamicCode;
+  std::map<std::string, std::shared_ptr<CacheEntry>> specialized;
 };
 
 struct Frame {

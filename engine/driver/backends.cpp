@@ -1,12 +1,15 @@
 #include "engine/driver/backends.h"
 
+#include "engine/ir/sym.h"
 #include "engine/ir/text.h"
 #include "engine/passes/lower_to_aten.h"
 #include "engine/passes/pipeline.h"
 #include "engine/runtime/compiled_graph.h"
 #include "engine/schedule/kernel_builder.h"
+#include "engine/schedule/symbolic_shapes.h"
 
 #include <chrono>
+#include <set>
 #include <stdexcept>
 
 namespace kiln::driver {
@@ -41,10 +44,99 @@ std::vector<int> sourceLines(const ir::Graph& g, const std::vector<int>& nodes) 
   return lines;
 }
 
+// The fused graph's schedule: over size symbols when the entry is dynamic and every node's sizes
+// can be expressed in them (and the kernels' members agree symbolically), else at the captured
+// shape with the reason in `note`.
+struct Planned {
+  ir::Graph fused;
+  schedule::ScheduledGraph sched;
+  bool symbolic = false;
+  std::string note;
+};
+
+Planned planKernels(const ir::Graph& fused, const std::vector<ir::TensorType>* dynamicInputs) {
+  Planned p;
+  if (dynamicInputs && !dynamicInputs->empty()) {
+    ir::Graph sg = fused;
+    std::string why;
+    size_t i = 0;
+    for (auto& n : sg.nodes) {
+      if (n.kind != ir::NodeKind::Placeholder || n.types.size() != 1) continue;
+      if (i >= dynamicInputs->size() || (*dynamicInputs)[i].sizes.size() != n.types[0].sizes.size()) {
+        why = "the placeholders do not match the entry's inputs";
+        break;
+      }
+      n.types[0] = (*dynamicInputs)[i++];
+    }
+    if (why.empty()) why = schedule::symbolizeShapes(sg);
+    if (why.empty()) {
+      try {
+        schedule::symbolValues(sg);  // one value per symbol
+        p.sched = schedule::scheduleGraph(sg);
+        p.fused = std::move(sg);
+        p.symbolic = true;
+        return p;
+      } catch (const std::runtime_error& e) {
+        why = e.what();
+      }
+    }
+    p.note = why;
+  }
+  p.fused = fused;
+  p.sched = schedule::scheduleGraph(fused);
+  return p;
+}
+
+std::string dynamicHeader(const Planned& p) {
+  if (p.symbolic) {
+    std::set<int> used;
+    auto note = [&](const std::string& e) { for (int s : ir::symbolsOf(e)) used.insert(s); };
+    for (const auto& k : p.sched.kernels) {
+      for (const auto& l : k.loops) note(l.extentSym);
+      for (const auto& b : k.buffers) for (const auto& e : b.shapeSym) note(e);
+      for (const auto& i : k.body) {
+        note(i.constSym);
+        for (const auto& t : i.index.terms) note(t.coeffSym);
+      }
+    }
+    if (used.empty()) return "# dynamic shapes: no kernel depends on the size symbols\n";
+    std::string syms;
+    for (int s : used) syms += (syms.empty() ? "" : ", ") + ("s" + std::to_string(s));
+    return "# dynamic shapes: the kernels run over " + syms + ", read from the inputs' sizes at every call\n";
+  }
+  if (!p.note.empty()) return "# dynamic shapes: kernels specialized to this shape (" + p.note + ")\n";
+  return "";
+}
+
+std::vector<kir::Kernel> withoutHints(const std::vector<kir::Kernel>& ks) {
+  std::vector<kir::Kernel> out;
+  for (const auto& k : ks) out.push_back(kir::withoutHints(k));
+  return out;
+}
+
 }  // namespace
 
+capture::GraphRunner reuseDynamicCode(const ir::Graph& captured, const std::vector<ir::TensorType>& dynamicInputs,
+                                      const DynamicCode& code, const BackendOptions& opts, std::string* why) {
+  ir::Graph aten = passes::lowerToAten(captured);
+  passes::PassContext ctx;
+  ir::Graph fused = passes::runPipeline(aten, ctx, opts.passes, [](const passes::PassSnapshot&) {});
+  Planned p = planKernels(fused, &dynamicInputs);
+  if (!p.symbolic) {
+    if (why) *why = p.note;
+    return nullptr;
+  }
+  if (withoutHints(p.sched.kernels) != code.kernels) {
+    if (why) *why = "the kernels at this shape differ from the dynamic entry's";
+    return nullptr;
+  }
+  auto graph = std::make_shared<runtime::CompiledGraph>(std::move(p.fused), std::move(p.sched), code.module);
+  return [graph](const std::vector<tensor::Tensor>& in) { return graph->run(in); };
+}
+
 capture::GraphRunner compileGraph(const ir::Graph& captured, const std::string& cid, const BackendOptions& opts,
-                                  session::SessionSink& sink, codegen::KernelCompiler* cpu, const ir::Graph* shown) {
+                                  session::SessionSink& sink, codegen::KernelCompiler* cpu, const ir::Graph* shown,
+                                  const std::vector<ir::TensorType>* dynamicInputs, std::shared_ptr<DynamicCode>* dynamicCode) {
   int order = 0;
   emitStage(sink, cid, "captured", order++, shown ? *shown : captured, true, {}, 0.0);
   if (opts.backend == "eager") {
@@ -69,7 +161,8 @@ capture::GraphRunner compileGraph(const ir::Graph& captured, const std::string& 
   sink.timing(session::TimingEvent{cid, "passes", msSince(t0)});
 
   t0 = std::chrono::steady_clock::now();
-  schedule::ScheduledGraph sched = schedule::scheduleGraph(fused);
+  Planned planned = planKernels(fused, dynamicInputs);
+  schedule::ScheduledGraph& sched = planned.sched;
   sink.timing(session::TimingEvent{cid, "schedule", msSince(t0)});
 
   t0 = std::chrono::steady_clock::now();
@@ -90,12 +183,16 @@ capture::GraphRunner compileGraph(const ir::Graph& captured, const std::string& 
     e.assembly = module->kernels[i].assembly;
     e.source = module->kernels[i].source;
     e.nodeIds = k.sourceNodes;
-    e.sourceLines = sourceLines(fused, k.sourceNodes);
+    e.sourceLines = sourceLines(planned.fused, k.sourceNodes);
     e.compileMs = module->kernels[i].compileMs;
     sink.kernel(e);
   }
-  auto graph = std::make_shared<runtime::CompiledGraph>(fused, std::move(sched), module);
-  sink.wrapper(session::WrapperEvent{cid, graph->wrapperText()});
+  if (planned.symbolic && dynamicCode) *dynamicCode = std::make_shared<DynamicCode>(DynamicCode{withoutHints(sched.kernels), module});
+  const std::string header = dynamicHeader(planned);
+  auto graph = std::make_shared<runtime::CompiledGraph>(std::move(planned.fused), std::move(sched), module);
+  std::string wrapper = graph->wrapperText();  // its first line is the memory plan (kiln explain reads it)
+  wrapper.insert(wrapper.find('\n') == std::string::npos ? wrapper.size() : wrapper.find('\n') + 1, header);
+  sink.wrapper(session::WrapperEvent{cid, wrapper});
   if (opts.log) {
     auto frame = std::make_shared<CompiledFrame>(CompiledFrame{cid, captured, graph, {}, false});
     opts.log->frames.push_back(frame);

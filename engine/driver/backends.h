@@ -37,10 +37,28 @@ struct BackendOptions {
   CompiledFrameLog* log = nullptr;  // when set, every inductor graph is recorded there
 };
 
+// What a dynamic entry keeps so that a call at another shape runs the same generated code: its
+// kernels over size symbols (hints cleared) and their compiled module.
+struct DynamicCode {
+  std::vector<kir::Kernel> kernels;
+  std::shared_ptr<codegen::CompiledModule> module;
+};
+
 // Throws std::runtime_error on an internal compiler failure (the caller falls back to eager).
 // `shown` (when given) is the captured graph as the user sees it (symbolic sizes); `captured`
-// is what gets compiled (concrete sizes).
+// is what gets compiled (concrete sizes). With `dynamicInputs` (one type per placeholder, with
+// the size symbols of a dynamic entry), the kernels are generated over those symbols where the
+// graph allows it (schedule/symbolic_shapes.h) and `dynamicCode` receives them for reuse.
 capture::GraphRunner compileGraph(const ir::Graph& captured, const std::string& compileId, const BackendOptions& opts,
-                                  session::SessionSink& sink, codegen::KernelCompiler* cpu, const ir::Graph* shown = nullptr);
+                                  session::SessionSink& sink, codegen::KernelCompiler* cpu, const ir::Graph* shown = nullptr,
+                                  const std::vector<ir::TensorType>* dynamicInputs = nullptr,
+                                  std::shared_ptr<DynamicCode>* dynamicCode = nullptr);
+
+// A dynamic entry called at a new shape: `captured` (that shape's capture) goes through
+// lowering, the passes and scheduling over the same symbols; when the kernels come out the same
+// as `code`'s, the returned runner runs `code`'s module at the new sizes (no code generation).
+// Otherwise nullptr, with the reason in `why`.
+capture::GraphRunner reuseDynamicCode(const ir::Graph& captured, const std::vector<ir::TensorType>& dynamicInputs,
+                                      const DynamicCode& code, const BackendOptions& opts, std::string* why);
 
 }  // namespace kiln::driver

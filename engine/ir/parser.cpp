@@ -1,6 +1,7 @@
 // Parser for the FX readable text form (see text.h). Line oriented: each statement is one
 // line; expressions are the small subset printGraph emits.
 #include "engine/ir/text.h"
+#include "engine/ir/sym.h"
 
 #include "engine/support/error.h"
 
@@ -86,7 +87,10 @@ class LineParser {
       std::string d = dims.substr(i, e == std::string::npos ? std::string::npos : e - i);
       while (!d.empty() && d[0] == ' ') d.erase(0, 1);
       if (d.empty()) fail("bad dimension in '" + text + "'");
-      if (std::isdigit(static_cast<unsigned char>(d[0]))) {
+      while (!d.empty() && d.back() == ' ') d.pop_back();
+      if (auto p = parseSym(d); p && !p->syms.empty()) {
+        t.sizes.push_back(Dim::sym(symText(*p)));  // a size expression of dynamic shapes: 16*s0
+      } else if (std::isdigit(static_cast<unsigned char>(d[0]))) {
         char* end = nullptr;
         long long v = std::strtoll(d.c_str(), &end, 10);
         if (*end) fail("bad dimension '" + d + "'");

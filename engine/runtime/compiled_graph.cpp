@@ -4,6 +4,7 @@
 #include "engine/ops/graph_dispatcher.h"
 #include "engine/ops/index_ops.h"
 #include "engine/runtime/thread_pool.h"
+#include "engine/schedule/symbolic_shapes.h"
 #include "engine/torch/torch_functions.h"
 
 #include <chrono>
@@ -75,6 +76,7 @@ tensor::Tensor relayout(const tensor::Tensor& t, const std::vector<int64_t>& str
 CompiledGraph::CompiledGraph(ir::Graph fused, schedule::ScheduledGraph sched, std::shared_ptr<codegen::CompiledModule> module)
     : g_(std::move(fused)), sched_(std::move(sched)), module_(std::move(module)) {
   plan_ = planMemory(g_, sched_);
+  sizes_ = schedule::symbolValues(g_);
   slots_.resize(plan_.slotElements.size());
 }
 
@@ -125,6 +127,7 @@ std::vector<tensor::Tensor> CompiledGraph::run(const std::vector<tensor::Tensor>
       env[id] = t;
       bufs.push_back(env[id].data());
     }
+    if (k.symbolic()) bufs.push_back(const_cast<int64_t*>(sizes_.data()));  // after the buffers
     for (const auto& [out, in] : st.inPlace) {
       tensor::Shape s;
       for (const auto& d : g_.find(out)->types.at(0).sizes) s.push_back(d.value);

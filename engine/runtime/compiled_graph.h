@@ -30,6 +30,9 @@ class CompiledGraph {
   schedule::ScheduledGraph sched_;
   std::shared_ptr<codegen::CompiledModule> module_;
   MemoryPlan plan_;
+  // Dynamic shapes: the values of the size symbols of the graph's placeholders (s<N> at N), the
+  // array symbolic kernels read after their buffers. The graph's types are the shape it runs at.
+  std::vector<int64_t> sizes_;
   // Slot storage, allocated on first use and kept across runs (intermediates only: graph
   // outputs are fresh tensors every run, so callers may keep them).
   mutable std::vector<tensor::Tensor> slots_;

@@ -72,7 +72,7 @@ int reuseInPlace(const ir::Graph& g, ScheduledGraph& s) {
         for (size_t p = 0; p < st.inputNodes.size(); ++p) {
           int in = st.inputNodes[p];
           const kir::Buffer& ib = k.buffers[p];
-          if (taken.count(p) || !madeByKernel.count(in) || lastUse[in] != i || ib.dtype != ob.dtype ||
+          if (taken.count(p) || !madeByKernel.count(in) || lastUse[in] != i || ib.dtype != ob.dtype || ib.shapeSym != ob.shapeSym ||
               elements(ib.shape) != elements(ob.shape) || st.inputStrides[p] != tensor::Tensor::contiguousStrides(ib.shape) ||
               viewed(g, in) || !sameIndexAccess(k, static_cast<int>(p), static_cast<int>(st.inputNodes.size() + o)))
             continue;

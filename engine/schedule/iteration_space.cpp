@@ -10,7 +10,7 @@ namespace kiln::schedule {
 std::optional<std::vector<int64_t>> concreteSizes(const ir::TensorType& t) {
   std::vector<int64_t> s;
   for (const auto& d : t.sizes) {
-    if (d.symbolic()) return std::nullopt;
+    if (d.symbolic() && d.value <= 0) return std::nullopt;  // a symbol without its hint (read from text)
     s.push_back(d.value);
   }
   return s;

@@ -16,7 +16,8 @@ struct IterationSpace {
   std::vector<int64_t> reduced;  // the dims it reduces, ascending
 };
 
-// Sizes of a type, or nullopt when one is symbolic.
+// Sizes of a type, a symbolic dim by its hint (the captured value); nullopt when a symbolic dim
+// has no hint (a graph read from text).
 std::optional<std::vector<int64_t>> concreteSizes(const ir::TensorType& t);
 
 // The iteration space of reduction node n (an op with a ReductionSpec and a concrete input), or

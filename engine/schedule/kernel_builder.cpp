@@ -3,6 +3,7 @@
 #include "engine/schedule/in_place.h"
 #include "engine/schedule/inline_constant.h"
 #include "engine/schedule/iteration_space.h"
+#include "engine/ir/sym.h"
 
 #include "engine/ops/graph_dispatcher.h"
 #include "engine/ops/op_table.h"
@@ -17,23 +18,29 @@ namespace kiln::schedule {
 
 namespace {
 
+// A type's sizes as hints (a symbolic dim's value at the captured shape).
 std::vector<int64_t> sizesOrThrow(const ir::TensorType& t) {
-  auto s = concreteSizes(t);
-  if (!s) throw std::runtime_error("symbolic shapes are not supported by the CPU kernel builder yet");
-  return *s;
+  std::vector<int64_t> s;
+  for (const auto& d : t.sizes) s.push_back(d.value);
+  return s;
 }
 
-std::vector<int64_t> stridesOf(const ir::TensorType& t) {
-  if (!t.strides.empty()) {
-    std::vector<int64_t> s;
-    for (const auto& d : t.strides) s.push_back(d.value);
-    return s;
-  }
-  std::vector<int64_t> sz = sizesOrThrow(t), st(sz.size());
-  int64_t acc = 1;
-  for (int64_t i = static_cast<int64_t>(sz.size()) - 1; i >= 0; --i) { st[i] = acc; acc *= std::max<int64_t>(sz[i], 1); }
-  return st;
+// Element strides as Dims: a size expression where dynamic shapes make them one.
+std::vector<ir::Dim> stridesOf(const ir::TensorType& t) {
+  return t.strides.empty() ? ir::contiguousStrides(t.sizes) : t.strides;
 }
+
+std::vector<int64_t> hints(const std::vector<ir::Dim>& ds) {
+  std::vector<int64_t> v;
+  for (const auto& d : ds) v.push_back(d.value);
+  return v;
+}
+
+// Thrown when a fused group's members disagree symbolically although their hints agree (fusion
+// decided on hints): the graph's kernels are then compiled per shape.
+struct SymbolicMismatch : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 // Appends instructions to a kernel, reusing an identical earlier instruction instead of adding
 // a copy (a kernel-local CSE: layer_norm's mean and var both start with the same sum).
@@ -75,7 +82,7 @@ class Emitter : public ops::PointwiseEmitter {
 
   int node = -1;  // the graph node being emitted: every instruction added records it
 
- private:
+ public:
   int add(kir::Instr i) {
     for (const auto& prev : k_.body) {
       if (prev.op == kir::Op::Store) continue;
@@ -90,6 +97,7 @@ class Emitter : public ops::PointwiseEmitter {
     return i.id;
   }
 
+ private:
   kir::Kernel& k_;
   int next_ = 0;
 };
@@ -129,7 +137,7 @@ class FusedKernelBuilder {
     std::sort(outputs.begin(), outputs.end(), [&](int a, int b) { return g_.indexOf(a) < g_.indexOf(b); });
     for (int id : inputs) addBuffer(id, false);
     for (int id : outputs) addBuffer(id, true);
-    inputStrides.assign(strides_.begin(), strides_.begin() + static_cast<std::ptrdiff_t>(inputs.size()));
+    for (size_t i = 0; i < inputs.size(); ++i) inputStrides.push_back(hints(strides_[i]));
     iterationSpace();
 
     for (int m : members_) {
@@ -167,10 +175,16 @@ class FusedKernelBuilder {
     b.name = (output ? "out_" : "in_") + n.name;
     b.dtype = t.dtype;
     b.shape = sizesOrThrow(t);
+    for (size_t d = 0; d < t.sizes.size(); ++d)
+      if (t.sizes[d].symbolic()) {
+        b.shapeSym.resize(t.sizes.size());
+        b.shapeSym[d] = t.sizes[d].symbol;
+      }
+    dims_.push_back(t.sizes);
     b.output = output;
     // Outputs are written contiguously; inputs are read with the strides their type records
     // (graph inputs: guarded; views: computed by the view's meta), contiguous when it has none.
-    strides_.push_back(output ? stridesOf(ir::TensorType{t.dtype, t.sizes, {}, t.device, false}) : stridesOf(t));
+    strides_.push_back(output ? ir::contiguousStrides(t.sizes) : stridesOf(t));
     bufferOf_[id] = static_cast<int>(k_.buffers.size());
     k_.buffers.push_back(std::move(b));
   }
@@ -189,8 +203,12 @@ class FusedKernelBuilder {
       haveReduction = true;
       shape_ = space->shape;
       reduced_ = space->reduced;
+      shapeDims_ = g_.find(n.args.at(0).node)->types.at(0).sizes;
     }
-    if (!haveReduction) shape_ = sizesOrThrow(g_.find(members_.front())->types.at(0));
+    if (!haveReduction) {
+      shapeDims_ = g_.find(members_.front())->types.at(0).sizes;
+      shape_ = sizesOrThrow(g_.find(members_.front())->types.at(0));
+    }
     k_.kind = haveReduction ? "reduction" : "pointwise";
     full_.assign(shape_.size(), -1);
     int nr = 0;
@@ -199,7 +217,7 @@ class FusedKernelBuilder {
         if (std::binary_search(reduced_.begin(), reduced_.end(), static_cast<int64_t>(d)) != reduction) continue;
         full_[d] = static_cast<int>(k_.loops.size());
         std::string var = reduction ? "r" + std::to_string(nr++) : "i" + std::to_string(k_.loops.size());
-        k_.loops.push_back(kir::Loop{var, shape_[d], reduction});
+        k_.loops.push_back(kir::Loop{var, shape_[d], reduction, shapeDims_[d].symbol});
       }
     // A reduction over no dims (a 0-d input) still needs a reduction loop: one point.
     if (haveReduction && reduced_.empty()) k_.loops.push_back(kir::Loop{"r0", 1, true});
@@ -209,14 +227,17 @@ class FusedKernelBuilder {
   // or without the kept size-1 dims.
   DimLoops dimLoops(const ir::Node& n) const {
     const Layout layout = layoutIn(IterationSpace{shape_, reduced_}, sizesOrThrow(n.types.at(0)));
-    if (layout == Layout::Full) return full_;
     if (layout == Layout::None) throw std::logic_error("kernel " + k_.name + ": " + n.name + " does not fit the kernel's iteration space");
     DimLoops loops;
+    std::vector<ir::Dim> expect;
     for (size_t d = 0; d < shape_.size(); ++d) {
-      const bool r = std::binary_search(reduced_.begin(), reduced_.end(), static_cast<int64_t>(d));
-      if (!r) loops.push_back(full_[d]);
-      else if (layout == Layout::KeepDims) loops.push_back(-1);
+      const bool r = layout != Layout::Full && std::binary_search(reduced_.begin(), reduced_.end(), static_cast<int64_t>(d));
+      if (!r) loops.push_back(full_[d]), expect.push_back(shapeDims_[d]);
+      else if (layout == Layout::KeepDims) loops.push_back(-1), expect.push_back(ir::Dim(1));
     }
+    if (expect != n.types.at(0).sizes)
+      throw SymbolicMismatch("kernel " + k_.name + ": " + n.name + " is " + n.types[0].str() + " in a kernel over " +
+                             ir::TensorType{n.types[0].dtype, shapeDims_}.str());
     return loops;
   }
 
@@ -228,7 +249,13 @@ class FusedKernelBuilder {
     kir::IndexExpr e;
     for (size_t i = 0; i < shape.size(); ++i) {
       int l = loops[lead + i];
-      if (l >= 0 && shape[i] != 1 && strides_[b][i] != 0) e.terms.push_back(kir::IndexTerm{l, strides_[b][i]});
+      const ir::Dim& st = strides_[b][i];
+      if (l < 0 || shape[i] == 1 || (!st.symbolic() && st.value == 0)) continue;
+      const ir::Dim& dim = dims_[b][i];
+      if (dim != ir::dimOf(k_.loops[l].extent, k_.loops[l].extentSym))
+        throw SymbolicMismatch("kernel " + k_.name + ": buffer " + k_.buffers[b].name + " dim " + dim.str() + " runs over loop " +
+                               (k_.loops[l].extentSym.empty() ? std::to_string(k_.loops[l].extent) : k_.loops[l].extentSym));
+      e.terms.push_back(kir::IndexTerm{l, st.value, st.symbol});
     }
     std::sort(e.terms.begin(), e.terms.end(), [](const auto& a, const auto& b) { return a.loop < b.loop; });
     return e;
@@ -254,19 +281,37 @@ class FusedKernelBuilder {
   // (values that come back to Python through .item() are compared exactly by guards).
   int emitReduction(const ops::ReductionSpec& spec, int x, ir::DType inDt, ir::DType outDt) {
     int64_t count = 1;
-    for (int64_t d : reduced_) count *= shape_[d];
+    ir::Dim countDim(1);
+    for (int64_t d : reduced_) count *= shape_[d], countDim = ir::dimMul(countDim, shapeDims_[static_cast<size_t>(d)]);
+    // With dynamic shapes the element count is a size expression: 1/n is computed in the kernel
+    // (in the accumulation type, as exact as the folded constant).
+    auto countConst = [&](ir::DType dt) {
+      kir::Instr c;
+      c.op = kir::Op::Const;
+      c.constant = static_cast<double>(count);
+      c.constSym = countDim.symbol;
+      c.dtype = dt;
+      return em_.add(std::move(c));
+    };
+    auto inverseCount = [&](ir::DType dt) {
+      if (!countDim.symbolic()) return em_.constant(1.0 / static_cast<double>(count), dt);
+      return em_.emit(kir::Op::Recip, {countConst(dt)}, dt);
+    };
     ir::DType acc = spec.op == kir::Op::ReduceSum && outDt == ir::DType::Float32 ? ir::DType::Float64 : outDt;
     if (inDt != acc) x = em_.emit(kir::Op::Cast, {x}, acc);
     int r;
     if (spec.variance) {  // two passes, as the eager kernel: the mean, then squared deviations
-      int mean = em_.emit(kir::Op::Mul, {em_.emit(kir::Op::ReduceSum, {x}, acc), em_.constant(1.0 / static_cast<double>(count), acc)}, acc);
+      int mean = em_.emit(kir::Op::Mul, {em_.emit(kir::Op::ReduceSum, {x}, acc), inverseCount(acc)}, acc);
       int dev = em_.emit(kir::Op::Sub, {x, mean}, acc);
       int ss = em_.emit(kir::Op::ReduceSum, {em_.emit(kir::Op::Mul, {dev, dev}, acc)}, acc);
-      r = em_.emit(kir::Op::Div, {ss, em_.constant(std::max(0.0, static_cast<double>(count) - spec.correction), acc)}, acc);
+      int dof = countDim.symbolic()
+                    ? em_.emit(kir::Op::Max, {em_.emit(kir::Op::Sub, {countConst(acc), em_.constant(spec.correction, acc)}, acc), em_.constant(0.0, acc)}, acc)
+                    : em_.constant(std::max(0.0, static_cast<double>(count) - spec.correction), acc);
+      r = em_.emit(kir::Op::Div, {ss, dof}, acc);
       if (spec.sqrt) r = em_.emit(kir::Op::Sqrt, {r}, acc);
     } else {
       r = em_.emit(spec.op, {x}, acc);
-      if (spec.mean) r = em_.emit(kir::Op::Mul, {r, em_.constant(1.0 / static_cast<double>(count), acc)}, acc);
+      if (spec.mean) r = em_.emit(kir::Op::Mul, {r, inverseCount(acc)}, acc);
     }
     if (acc != outDt) r = em_.emit(kir::Op::Cast, {r}, outDt);
     return r;
@@ -276,11 +321,13 @@ class FusedKernelBuilder {
   const std::vector<int>& members_;
   kir::Kernel k_;
   Emitter em_;
-  std::vector<std::vector<int64_t>> strides_;  // per buffer, its element strides
+  std::vector<std::vector<ir::Dim>> strides_;  // per buffer, its element strides
+  std::vector<std::vector<ir::Dim>> dims_;     // per buffer, its sizes
   std::map<int, int> bufferOf_;                // node id -> buffer index
   std::map<int, int> ssa_;                     // member node id -> SSA value
   std::vector<std::pair<std::pair<int, kir::IndexExpr>, int>> loads_;
   std::vector<int64_t> shape_, reduced_;
+  std::vector<ir::Dim> shapeDims_;  // shape_ with size expressions
   DimLoops full_;
 };
 

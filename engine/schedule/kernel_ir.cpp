@@ -1,6 +1,8 @@
 // Kernel IR: the op table and the structural verifier. The text form is in kernel_ir_text.cpp.
 #include "engine/schedule/kernel_ir.h"
 
+#include "engine/ir/sym.h"
+
 #include <algorithm>
 #include <limits>
 #include <unordered_map>
@@ -91,6 +93,52 @@ int64_t Kernel::bytes() const {
   return total;
 }
 
+bool Kernel::symbolic() const {
+  for (const auto& l : loops)
+    if (!l.extentSym.empty()) return true;
+  for (const auto& b : buffers)
+    if (!b.shapeSym.empty()) return true;
+  for (const auto& i : body) {
+    if (!i.constSym.empty()) return true;
+    for (const auto& t : i.index.terms)
+      if (!t.coeffSym.empty()) return true;
+  }
+  return false;
+}
+
+int64_t Kernel::pointCountAt(const std::vector<int64_t>& sizes) const {
+  int64_t n = 1;
+  for (const auto& l : loops) {
+    int64_t e = l.extentSym.empty() ? l.extent : ir::evalSym(l.extentSym, sizes);
+    if (__builtin_mul_overflow(n, e, &n)) return std::numeric_limits<int64_t>::max();
+  }
+  return n;
+}
+
+Kernel withoutHints(Kernel k) {
+  for (auto& l : k.loops)
+    if (!l.extentSym.empty()) l.extent = 0;
+  for (auto& b : k.buffers)
+    for (size_t d = 0; d < b.shapeSym.size() && d < b.shape.size(); ++d)
+      if (!b.shapeSym[d].empty()) b.shape[d] = 0;
+  for (auto& i : k.body) {
+    if (!i.constSym.empty()) i.constant = 0;
+    for (auto& t : i.index.terms)
+      if (!t.coeffSym.empty()) t.coeff = 0;
+  }
+  return k;
+}
+
+namespace {
+// "" for no expression or a valid one.
+std::string badSym(const std::string& e) {
+  if (e.empty()) return "";
+  auto p = ir::parseSym(e);
+  if (!p || p->syms.empty()) return "'" + e + "' is not a size expression (s0, 16*s0, s0*s1)";
+  return "";
+}
+}  // namespace
+
 std::string verify(const Kernel& k) {
   auto at = [](size_t i) { return "instruction " + std::to_string(i) + ": "; };
   // Names must be identifiers so the text form can be read back.
@@ -103,12 +151,18 @@ std::string verify(const Kernel& k) {
     if (!names.insert(b.name).second) return "duplicate buffer name " + b.name;
     for (int64_t d : b.shape)
       if (d < 0) return "buffer " + b.name + " has a negative dimension";
+    if (!b.shapeSym.empty() && b.shapeSym.size() != b.shape.size())
+      return "buffer " + b.name + " has " + std::to_string(b.shapeSym.size()) + " size expressions for " +
+             std::to_string(b.shape.size()) + " dims";
+    for (const auto& e : b.shapeSym)
+      if (!badSym(e).empty()) return "buffer " + b.name + ": " + badSym(e);
   }
   bool sawReduction = false;
   for (const auto& l : k.loops) {
     if (!isIdentifier(l.var)) return "loop variable '" + l.var + "' is not an identifier";
     if (!names.insert(l.var).second) return "duplicate name " + l.var;
     if (l.extent < 0) return "loop " + l.var + " has a negative extent";
+    if (!badSym(l.extentSym).empty()) return "loop " + l.var + ": " + badSym(l.extentSym);
     if (sawReduction && !l.reduction)
       return "parallel loop " + l.var + " is nested inside a reduction loop";
     sawReduction |= l.reduction;
@@ -119,6 +173,7 @@ std::string verify(const Kernel& k) {
     for (const auto& t : e.terms)
       if (t.loop < 0 || t.loop >= static_cast<int>(k.loops.size()))
         return "index term refers to loop " + std::to_string(t.loop) + " which does not exist";
+      else if (!badSym(t.coeffSym).empty()) return badSym(t.coeffSym);
     return "";
   };
 
@@ -149,8 +204,9 @@ std::string verify(const Kernel& k) {
     } else if (in.buffer != -1 || !in.index.terms.empty() || in.index.offset != 0) {
       return at(n) + std::string(oi->name) + " has a buffer or index";
     }
-    if (in.op != Op::Const && in.constant != 0.0)
+    if (in.op != Op::Const && (in.constant != 0.0 || !in.constSym.empty()))
       return at(n) + std::string(oi->name) + " has a constant";
+    if (!badSym(in.constSym).empty()) return at(n) + badSym(in.constSym);
     if (isReduce(in.op) && !sawReduction) return at(n) + "reduce in a kernel without reduction loops";
     if (in.op != Op::Store) defined.insert(in.id);
   }

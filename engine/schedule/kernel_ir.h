@@ -34,9 +34,14 @@
 
 namespace kiln::kir {
 
+// Dynamic shapes: a loop extent, a coefficient, a buffer dim or a constant may be a size
+// expression (engine/ir/sym.h: `s0`, `16*s0`), read from the size array the runtime passes
+// after the buffers. The integer beside it is its hint (its value at the captured shape); the
+// expression, when present, is what the generated code uses.
 struct IndexTerm {
   int loop = 0;        // index into Kernel::loops
   int64_t coeff = 1;   // element stride
+  std::string coeffSym;
   bool operator==(const IndexTerm&) const = default;
 };
 
@@ -54,6 +59,7 @@ struct Buffer {
   // An input the kernel overwrites with an output of the same size (in-place reuse, printed
   // `inout`, Inductor's in_out_ptr): loaded and stored at the same index. `output` is set too.
   bool inOut = false;
+  std::vector<std::string> shapeSym;  // empty, or per dim its size expression ("" = concrete)
   bool operator==(const Buffer&) const = default;
 };
 
@@ -61,6 +67,7 @@ struct Loop {
   std::string var;     // i0, i1 ... for parallel loops, r0 ... for reduction loops
   int64_t extent = 1;
   bool reduction = false;
+  std::string extentSym;
   bool operator==(const Loop&) const = default;
 };
 
@@ -86,6 +93,7 @@ struct Instr {
   int buffer = -1;             // Load/Store: index into Kernel::buffers
   IndexExpr index;             // Load/Store
   double constant = 0.0;       // Const
+  std::string constSym;        // Const: a size expression instead (its value, converted)
   ir::DType dtype = ir::DType::Float32;  // result type (Cast: target type)
   // Provenance: the id of the graph node this instruction computes (or loads for, or stores),
   // printed as a trailing `@N`; -1 when unknown. The studio colours kernel lines by it.
@@ -102,9 +110,16 @@ struct Kernel {
   std::vector<int> sourceNodes;    // ids of the ATen nodes fused into this kernel (provenance)
   bool operator==(const Kernel&) const = default;
 
-  int64_t pointCount() const;      // product of loop extents
+  int64_t pointCount() const;      // product of loop extents (hints)
   int64_t bytes() const;           // size of all its buffers: the least memory traffic of a call
+  bool symbolic() const;           // reads size expressions (dynamic shapes)
+  // Product of loop extents with size symbol values `sizes` (s<N> = sizes[N]).
+  int64_t pointCountAt(const std::vector<int64_t>& sizes) const;
 };
+
+// The kernel with hints cleared wherever a size expression stands: two kernels built for two
+// shapes of a dynamic graph are the same code exactly when these are equal.
+Kernel withoutHints(Kernel k);
 
 // Where each instruction of a kernel runs, for each point of the parallel loops:
 //

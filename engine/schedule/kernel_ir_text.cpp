@@ -9,6 +9,7 @@
 // line-oriented recursive-descent parser: no recursion on input, every step consumes input,
 // and every malformed input ends in kiln::ParseError with line:col.
 #include "engine/schedule/kernel_ir.h"
+#include "engine/ir/sym.h"
 #include "engine/support/error.h"
 
 #include <charconv>
@@ -94,7 +95,8 @@ void printIndex(std::string& out, const Kernel& k, const IndexExpr& e) {
     sign(t.coeff < 0);
     if (t.loop >= 0 && t.loop < static_cast<int>(k.loops.size())) out += k.loops[t.loop].var;
     else out += "<loop " + std::to_string(t.loop) + ">";
-    if (t.coeff != 1 && t.coeff != -1) out += "*" + magnitude(t.coeff);
+    if (!t.coeffSym.empty()) out += "*" + t.coeffSym;
+    else if (t.coeff != 1 && t.coeff != -1) out += "*" + magnitude(t.coeff);
   }
   if (e.offset != 0 || first) {
     sign(e.offset < 0);
@@ -120,11 +122,12 @@ std::string print(const Kernel& k) {
   for (const auto& b : k.buffers) {
     out += b.inOut ? "  inout " : b.output ? "  out " : "  in ";
     out += b.name + ": " + std::string(ir::shortName(b.dtype)) + "[";
-    for (size_t i = 0; i < b.shape.size(); ++i) out += (i ? ", " : "") + std::to_string(b.shape[i]);
+    for (size_t i = 0; i < b.shape.size(); ++i)
+      out += (i ? ", " : "") + (i < b.shapeSym.size() && !b.shapeSym[i].empty() ? b.shapeSym[i] : std::to_string(b.shape[i]));
     out += "]\n";
   }
   for (const auto& l : k.loops) {
-    out += "  loop " + l.var + " in 0.." + std::to_string(l.extent);
+    out += "  loop " + l.var + " in 0.." + (l.extentSym.empty() ? std::to_string(l.extent) : l.extentSym);
     out += l.reduction ? " reduce\n" : "\n";
   }
   std::unordered_map<int, DType> types;
@@ -138,7 +141,7 @@ std::string print(const Kernel& k) {
       out += "]";
       if (in.op == Op::Store) out += ",";
     }
-    if (in.op == Op::Const) out += " " + formatConst(in.constant, in.dtype);
+    if (in.op == Op::Const) out += " " + (in.constSym.empty() ? formatConst(in.constant, in.dtype) : in.constSym);
     for (size_t i = 0; i < in.operands.size(); ++i)
       out += (i ? ", %" : " %") + std::to_string(in.operands[i]);
     if (impliedType(k, in, types) != in.dtype)
@@ -345,6 +348,44 @@ class Parser {
     return negate ? static_cast<int64_t>(0 - m) : static_cast<int64_t>(m);
   }
 
+  // An integer, or a size expression of dynamic shapes (s0, 16*s0, s0*s1: `sym` gets its
+  // canonical text and the result is 0, the hint being unknown in text).
+  int64_t sizeExpr(const std::string& what, std::string& sym) {
+    if (tok_.kind == Tok::Int) {
+      Token at = tok_;
+      int64_t v = integer(what);
+      if (!isPunct('*')) return v;
+      std::string text = std::to_string(v);
+      while (isPunct('*')) {
+        advance();
+        text += "*" + symbolToken(what);
+      }
+      sym = ir::symText(*ir::parseSym(text));
+      (void)at;
+      return 0;
+    }
+    std::string text = symbolToken(what);
+    while (isPunct('*')) {
+      advance();
+      if (tok_.kind == Tok::Int) text += "*" + std::to_string(integer(what));
+      else text += "*" + symbolToken(what);
+    }
+    auto p = ir::parseSym(text);
+    if (!p) fail(tok_, "bad size expression '" + text + "'");
+    sym = ir::symText(*p);
+    return 0;
+  }
+
+  // One size symbol s<N>.
+  std::string symbolToken(const std::string& what) {
+    if (tok_.kind != Tok::Ident) unexpected(what);
+    std::string t(tok_.text);
+    auto p = ir::parseSym(t);
+    if (!p || p->syms.size() != 1 || p->coeff != 1 || names_.count(t)) fail(tok_, "'" + t + "' is not a size symbol (s0, s1, ...)");
+    advance();
+    return t;
+  }
+
   int smallInt(const std::string& what) {
     Token at = tok_;
     int64_t v = integer(what);
@@ -409,13 +450,22 @@ class Parser {
       expectPunct(':');
       b.dtype = dtype();
       expectPunct('[');
+      std::vector<std::string> syms;
+      bool anySym = false;
+      auto dim = [&] {
+        std::string e;
+        b.shape.push_back(sizeExpr("a dimension", e));
+        anySym |= !e.empty();
+        syms.push_back(std::move(e));
+      };
       if (!isPunct(']')) {
-        b.shape.push_back(integer("a dimension"));
+        dim();
         while (isPunct(',')) {
           advance();
-          b.shape.push_back(integer("a dimension"));
+          dim();
         }
       }
+      if (anySym) b.shapeSym = std::move(syms);
       expectPunct(']');
       k.buffers.push_back(std::move(b));
     } else if (isWord("loop")) {
@@ -429,7 +479,7 @@ class Parser {
       advance();
       if (!(tok_.kind == Tok::Punct && tok_.text == "..")) unexpected("'..'");
       advance();
-      l.extent = integer("a loop extent");
+      l.extent = sizeExpr("a loop extent", l.extentSym);
       if (isWord("reduce")) {
         advance();
         l.reduction = true;
@@ -468,7 +518,19 @@ class Parser {
     if (in.op == Op::Load) {
       access(in);
     } else if (in.op == Op::Const) {
-      in.constant = number();
+      if (tok_.kind == Tok::Ident && ir::parseSym(tok_.text)) in.constant = static_cast<double>(sizeExpr("a constant", in.constSym));
+      else in.constant = number();
+      if (in.constSym.empty() && isPunct('*')) {  // 16*s1
+        Token at = tok_;
+        if (in.constant != std::floor(in.constant) || in.constant < 1 || in.constant > 1e15) fail(at, "a size expression needs an integer factor");
+        std::string text = std::to_string(static_cast<int64_t>(in.constant));
+        while (isPunct('*')) {
+          advance();
+          text += "*" + symbolToken("a size symbol");
+        }
+        in.constSym = ir::symText(*ir::parseSym(text));
+        in.constant = 0;  // the hint is unknown in text
+      }
       expectPunct(':');
       in.dtype = dtype();
     } else {
@@ -534,7 +596,19 @@ class Parser {
         t.coeff = negative ? -1 : 1;
         if (isPunct('*')) {
           advance();
-          t.coeff = integer("a coefficient", negative);
+          Token at = tok_;
+          if (tok_.kind == Tok::Ident) t.coeff = sizeExpr("a coefficient", t.coeffSym);
+          else t.coeff = integer("a coefficient", negative);
+          if (t.coeffSym.empty() && isPunct('*')) {  // 16*s1: a constant times size symbols
+            std::string text = std::to_string(t.coeff);
+            while (isPunct('*')) {
+              advance();
+              text += "*" + symbolToken("a size symbol");
+            }
+            t.coeffSym = ir::symText(*ir::parseSym(text));
+            t.coeff = 0;
+          }
+          if (negative && !t.coeffSym.empty()) fail(at, "a size expression coefficient cannot be negative");
         }
         e.terms.push_back(t);
       } else if (tok_.kind == Tok::Int) {

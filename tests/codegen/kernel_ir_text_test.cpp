@@ -248,3 +248,40 @@ TEST(KernelIrText, ParseErrorsCarryLineAndColumn) {
 
 }  // namespace
 }  // namespace kiln::kir
+
+namespace kiln::kir {
+namespace {
+
+// Dynamic shapes: extents, coefficients, buffer dims and constants may be size expressions;
+// the text form reads them back, and the verifier rejects anything else where one stands.
+TEST(KernelIrText, SizeExpressionsRoundTrip) {
+  constexpr const char* kText = R"(kernel k_dyn reduction
+  in x: f32[s0, 16*s1]
+  out y: f32[s0]
+  loop i0 in 0..s0
+  loop r0 in 0..16*s1 reduce
+  %0 = load x[i0*16*s1 + r0]
+  %1 = cast %0 : f64
+  %2 = reduce_sum %1
+  %3 = const 16*s1 : f64
+  %4 = div %2, %3
+  store y[i0], %4
+end
+)";
+  Kernel k = parseKernel(kText);
+  EXPECT_EQ(verify(k), "");
+  EXPECT_TRUE(k.symbolic());
+  EXPECT_EQ(k.loops[1].extentSym, "16*s1");
+  EXPECT_EQ(k.body[0].index.terms[0].coeffSym, "16*s1");
+  EXPECT_EQ(k.buffers[0].shapeSym, (std::vector<std::string>{"s0", "16*s1"}));
+  EXPECT_EQ(print(k), kText);
+  EXPECT_EQ(k.pointCountAt({3, 2}), 3 * 32);
+  Kernel bad = k;
+  bad.loops[0].extentSym = "s0+1";
+  EXPECT_NE(verify(bad).find("is not a size expression"), std::string::npos);
+  // A loop variable is not a size symbol.
+  EXPECT_THROW(parseKernel("kernel k pointwise\n  in x: f32[i0]\n  loop i0 in 0..4\nend\n"), ParseError);
+}
+
+}  // namespace
+}  // namespace kiln::kir

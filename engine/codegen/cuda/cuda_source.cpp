@@ -1,5 +1,7 @@
 #include "engine/codegen/cuda/cuda_source.h"
 
+#include "engine/ir/sym.h"
+
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -132,6 +134,8 @@ class KernelWriter {
       const kir::Buffer& buf = k_.buffers[b];
       out_ += std::string(buf.output ? "" : "const ") + memType(buf.dtype) + "* __restrict__ " + paramName(k_, static_cast<int>(b)) + ", ";
     }
+    // Dynamic shapes: the size symbols' values (s<N> at ks[N]) come after the buffers.
+    if (k_.symbolic()) out_ += "const long long* __restrict__ ks, ";
     out_ += "long long points) {\n";
     line("long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;");
     line("if (t >= points) return;");
@@ -143,8 +147,8 @@ class KernelWriter {
       const kir::Loop& l = k_.loops[parallel[p]];
       if (p == 0) line("const long long " + l.var + " = t;");
       else {
-        line("const long long " + l.var + " = t % " + std::to_string(l.extent) + "LL;");
-        line("t /= " + std::to_string(l.extent) + "LL;");
+        line("const long long " + l.var + " = t % " + size(l.extent, l.extentSym) + ";");
+        line("t /= " + size(l.extent, l.extentSym) + ";");
       }
     }
     for (int q = 0; q <= place_.nests; ++q) {
@@ -170,7 +174,7 @@ class KernelWriter {
     int opened = 0;
     for (const auto& l : k_.loops)
       if (l.reduction) {
-        line("for (long long " + l.var + " = 0; " + l.var + " < " + std::to_string(l.extent) + "LL; ++" + l.var + ") {");
+        line("for (long long " + l.var + " = 0; " + l.var + " < " + size(l.extent, l.extentSym) + "; ++" + l.var + ") {");
         ++depth_, ++opened;
       }
     for (int i : place_.nestBody[q]) instr(k_.body[i]);
@@ -215,12 +219,22 @@ class KernelWriter {
     return std::to_string(v) + "LL";
   }
 
+  // A size: its literal, or its expression over ks[] (16*s0 -> (16LL * ks[0])).
+  std::string size(int64_t hint, const std::string& sym) const {
+    if (sym.empty()) return int64Literal(hint);
+    auto p = ir::parseSym(sym);
+    if (!p) throw std::runtime_error("kernel " + k_.name + ": bad size expression '" + sym + "'");
+    std::string e = p->coeff == 1 ? "" : int64Literal(p->coeff);
+    for (int v : p->syms) e += (e.empty() ? "" : " * ") + std::string("ks[") + std::to_string(v) + "]";
+    return "(" + e + ")";
+  }
+
   std::string index(const kir::IndexExpr& e) const {
     std::string s;
     for (const auto& t : e.terms) {
-      if (t.coeff == 0) continue;  // a broadcast dim
+      if (t.coeff == 0 && t.coeffSym.empty()) continue;  // a broadcast dim
       const std::string& var = k_.loops[static_cast<size_t>(t.loop)].var;
-      s += (s.empty() ? "" : " + ") + (t.coeff == 1 ? var : var + " * " + int64Literal(t.coeff));
+      s += (s.empty() ? "" : " + ") + (!t.coeffSym.empty() ? var + " * " + size(t.coeff, t.coeffSym) : t.coeff == 1 ? var : var + " * " + int64Literal(t.coeff));
     }
     if (e.offset != 0 || s.empty()) s += (s.empty() ? "" : " + ") + int64Literal(e.offset);
     return s;
@@ -249,7 +263,10 @@ class KernelWriter {
         line(paramName(k_, in.buffer) + "[" + index(in.index) + "] = " + v + ";" + at);
         return;
       }
-      case Op::Const: define(in, literal(in.constant, in.dtype)); break;
+      case Op::Const:
+        if (!in.constSym.empty()) define(in, "((" + std::string(cType(in.dtype)) + ")" + size(0, in.constSym) + ")");
+        else define(in, literal(in.constant, in.dtype));
+        break;
       case Op::Cast: define(in, operand(in, 0, in.dtype)); break;
       case Op::Where:
         define(in, "(" + operand(in, 0, DType::Bool) + " ? " + operand(in, 1, in.dtype) + " : " + operand(in, 2, in.dtype) + ")");

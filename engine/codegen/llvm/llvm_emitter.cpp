@@ -24,6 +24,7 @@
 #include "engine/codegen/llvm/llvm_emitter.h"
 
 #include "engine/codegen/llvm/llvm_ops.h"
+#include "engine/ir/sym.h"
 
 #include <llvm/IR/DIBuilder.h>
 #include <llvm/IR/IRBuilder.h>
@@ -83,6 +84,7 @@ class KernelEmitter {
   void emitBody() {
     auto& ctx = m_.getContext();
     std::vector<llvm::Type*> params(k_.buffers.size(), b_.getPtrTy());
+    if (symbolic_) params.push_back(b_.getPtrTy());  // the size symbols' values (dynamic shapes)
     params.push_back(b_.getInt64Ty());
     params.push_back(b_.getInt64Ty());
     body_ = llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), params, false),
@@ -99,14 +101,16 @@ class KernelEmitter {
       if (!k_.buffers[i].output) a->addAttr(llvm::Attribute::ReadOnly);
       buffers_.push_back(a);
     }
-    Value* begin = body_->getArg(k_.buffers.size());
-    Value* end = body_->getArg(k_.buffers.size() + 1);
+    const unsigned first = static_cast<unsigned>(k_.buffers.size()) + (symbolic_ ? 1 : 0);
+    Value* begin = body_->getArg(first);
+    Value* end = body_->getArg(first + 1);
     begin->setName("begin");
     end->setName("end");
 
     b_.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", body_));
     for (const Instr& in : k_.body)
       if (isReduce(in.op)) acc_[in.id] = b_.CreateAlloca(ops_.type(in.dtype), nullptr, "acc");
+    if (symbolic_) loadSizes(body_->getArg(static_cast<unsigned>(k_.buffers.size())));
     ivs_.assign(k_.loops.size(), nullptr);
     emitParallel(0, begin, end);
     b_.CreateRetVoid();
@@ -128,6 +132,10 @@ class KernelEmitter {
       Value* slot = b_.CreateConstInBoundsGEP1_64(b_.getPtrTy(), f->getArg(0), i);
       args.push_back(b_.CreateAlignedLoad(b_.getPtrTy(), slot, llvm::Align(8),
                                           k_.buffers[i].name + ".ptr"));
+    }
+    if (symbolic_) {  // the runtime passes the size array after the buffers
+      Value* slot = b_.CreateConstInBoundsGEP1_64(b_.getPtrTy(), f->getArg(0), k_.buffers.size());
+      args.push_back(b_.CreateAlignedLoad(b_.getPtrTy(), slot, llvm::Align(8), "sizes.ptr"));
     }
     args.push_back(f->getArg(1));
     args.push_back(f->getArg(2));
@@ -175,7 +183,7 @@ class KernelEmitter {
     }
     const kir::Loop& l = k_.loops[level];
     Value* lo = b_.getInt64(0);
-    Value* hi = b_.getInt64(l.extent);
+    Value* hi = size(l.extent, l.extentSym);
     if (level == 0) {  // the runtime's [begin, end), clamped to the loop
       lo = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, begin, lo);
       hi = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, end, hi);
@@ -206,7 +214,7 @@ class KernelEmitter {
       return;
     }
     const kir::Loop& l = k_.loops[level];
-    emitLoop(b_.getInt64(0), b_.getInt64(l.extent), l.var, [&](Value* iv) {
+    emitLoop(b_.getInt64(0), size(l.extent, l.extentSym), l.var, [&](Value* iv) {
       ivs_[level] = iv;
       emitReduction(level + 1, nest);
     });
@@ -232,9 +240,10 @@ class KernelEmitter {
   Value* address(const Instr& in) {
     Value* idx = b_.getInt64(in.index.offset);
     for (const auto& t : in.index.terms) {
-      if (t.coeff == 0) continue;  // broadcast dimension
+      if (t.coeff == 0 && t.coeffSym.empty()) continue;  // broadcast dimension
       Value* term = ivs_[t.loop];
-      if (t.coeff != 1) term = b_.CreateMul(term, b_.getInt64(t.coeff), "", false, true);
+      if (!t.coeffSym.empty()) term = b_.CreateMul(term, size(t.coeff, t.coeffSym), "", false, true);
+      else if (t.coeff != 1) term = b_.CreateMul(term, b_.getInt64(t.coeff), "", false, true);
       idx = b_.CreateAdd(idx, term, "", false, /*HasNSW=*/true);
     }
     const kir::Buffer& buf = k_.buffers[in.buffer];
@@ -278,7 +287,10 @@ class KernelEmitter {
         b_.CreateStore(ops_.toMemory(operand(in, 0, d), d), address(in));
         return;
       }
-      case Op::Const: define(in, ops_.constant(in.constant, in.dtype)); return;
+      case Op::Const:
+        if (!in.constSym.empty()) define(in, ops_.convert(size(0, in.constSym), DType::Int64, in.dtype));
+        else define(in, ops_.constant(in.constant, in.dtype));
+        return;
       case Op::Cast: define(in, operand(in, 0, in.dtype)); return;
       case Op::Where: {
         Value* c = operand(in, 0, DType::Bool);
@@ -309,7 +321,38 @@ class KernelEmitter {
       v->setName(name);
   }
 
+  // Dynamic shapes: every size expression the kernel uses is computed once, in the entry block,
+  // from the size array (s<N> at index N); loops, indices and constants then use the values.
+  void loadSizes(Value* sizes) {
+    std::vector<std::string> exprs;
+    for (const auto& l : k_.loops) exprs.push_back(l.extentSym);
+    for (const auto& in : k_.body) {
+      exprs.push_back(in.constSym);
+      for (const auto& t : in.index.terms) exprs.push_back(t.coeffSym);
+    }
+    std::unordered_map<int, Value*> symbol;
+    for (const auto& e : exprs) {
+      if (e.empty() || sizes_.count(e)) continue;
+      auto p = ir::parseSym(e);
+      if (!p) throw std::runtime_error("kernel " + k_.name + ": bad size expression '" + e + "'");
+      Value* v = b_.getInt64(p->coeff);
+      for (int s : p->syms) {
+        Value*& sv = symbol[s];
+        if (!sv) {
+          Value* slot = b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), sizes, static_cast<uint64_t>(s));
+          sv = b_.CreateAlignedLoad(b_.getInt64Ty(), slot, llvm::Align(8), "s" + std::to_string(s));
+        }
+        v = p->coeff == 1 && v == b_.getInt64(1) ? sv : b_.CreateMul(v, sv, e, true, true);
+      }
+      sizes_[e] = v;
+    }
+  }
+
+  Value* size(int64_t hint, const std::string& sym) { return sym.empty() ? b_.getInt64(hint) : sizes_.at(sym); }
+
   const kir::Kernel& k_;
+  bool symbolic_ = k_.symbolic();
+  std::unordered_map<std::string, Value*> sizes_;  // size expression -> its value
   llvm::Module& m_;
   llvm::IRBuilder<> b_;
   OpEmitter ops_;

@@ -1,0 +1,166 @@
+// Dynamic shapes end to end: a dynamic entry's kernels are generated once over size symbols and
+// serve every later shape (no code generation); a graph whose sizes cannot be expressed in the
+// symbols is compiled per shape and says why in its wrapper; results equal eager's.
+#include "engine/driver/backends.h"
+#include "engine/driver/script_runner.h"
+#include "engine/ir/sym.h"
+#include "engine/ir/text.h"
+#include "engine/schedule/kernel_builder.h"
+#include "engine/schedule/symbolic_shapes.h"
+#include "tests/corpus/outs_compare.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace kiln {
+namespace {
+
+struct Recorder : session::NullSink {
+  std::vector<session::KernelEvent> kernels;
+  std::vector<session::WrapperEvent> wrappers;
+  void kernel(const session::KernelEvent& e) override { kernels.push_back(e); }
+  void wrapper(const session::WrapperEvent& e) override { wrappers.push_back(e); }
+};
+
+struct Ran {
+  driver::RunResult result;
+  Recorder sink;
+  driver::CompiledFrameLog log;
+};
+
+void run(const std::string& name, const std::string& script, bool eager, Ran& r) {
+  std::string path = std::string(KILN_BINARY_DIR) + "/tests/runtime/" + name + ".py";
+  std::ofstream(path) << script;
+  std::ostringstream out;
+  driver::RunOptions ro;
+  ro.scriptPath = path;
+  ro.eager = eager;
+  ro.frameLog = &r.log;
+  r.result = driver::runScript(ro, r.sink, out);
+}
+
+void expectSameAsEager(const std::string& name, const std::string& script, const Ran& compiled) {
+  Ran eager;
+  run(name + "_eager", script, true, eager);
+  ASSERT_EQ(eager.result.exitCode, 0) << eager.result.error;
+  EXPECT_EQ(test::compareOuts(nlohmann::json::parse(compiled.result.outputsJson), nlohmann::json::parse(eager.result.outputsJson)), "");
+}
+
+const char* kSoftmaxMean = R"(import torch
+@torch.compile(dynamic=True)
+def f(x, w):
+    y = torch.softmax(x * 2.0, dim=-1) + x.mean(dim=1, keepdim=True)
+    return (y @ w).relu() + x.var(dim=1).sum()
+
+def t(*shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return torch.sin(torch.arange(n, dtype=torch.float32) * 0.37).reshape(shape)
+
+out = f(t(3, 5), t(5, 4))
+out_1 = f(t(7, 9), t(9, 6))
+out_2 = f(t(16, 33), t(33, 2))
+)";
+
+TEST(DynamicShapes, KernelsOverSymbolsServeEveryShape) {
+  Ran r;
+  run("softmax_mean", kSoftmaxMean, false, r);
+  ASSERT_EQ(r.result.exitCode, 0) << r.result.error;
+  // One graph compiled; the two later shapes ran its module at their sizes.
+  EXPECT_EQ(r.log.frames.size(), 1u);
+  ASSERT_FALSE(r.sink.kernels.empty());
+  bool symbolic = false;
+  for (const auto& k : r.sink.kernels) symbolic = symbolic || k.kernelIr.find("loop i0 in 0..s0") != std::string::npos;
+  EXPECT_TRUE(symbolic) << r.sink.kernels[0].kernelIr;
+  ASSERT_EQ(r.sink.wrappers.size(), 1u);
+  EXPECT_NE(r.sink.wrappers[0].text.find("# dynamic shapes: the kernels run over s0, s1"), std::string::npos) << r.sink.wrappers[0].text;
+  expectSameAsEager("softmax_mean", kSoftmaxMean, r);
+}
+
+// arange(x.shape[0]) is captured as arange(4): nothing tells that 4 is s0, so the kernels are
+// specialized, each new shape compiles its own, and the wrapper says why.
+const char* kArange = R"(import torch
+@torch.compile(dynamic=True)
+def f(x):
+    return x * torch.arange(x.shape[0], dtype=torch.float32).unsqueeze(1)
+
+out = f(torch.ones(4, 3))
+out_1 = f(torch.ones(6, 3) * 2)
+)";
+
+TEST(DynamicShapes, SizesFromPythonIntsAreSpecializedPerShape) {
+  Ran r;
+  run("arange", kArange, false, r);
+  ASSERT_EQ(r.result.exitCode, 0) << r.result.error;
+  EXPECT_EQ(r.log.frames.size(), 2u);
+  ASSERT_FALSE(r.sink.wrappers.empty());
+  EXPECT_NE(r.sink.wrappers[0].text.find("kernels specialized to this shape (arange"), std::string::npos) << r.sink.wrappers[0].text;
+  expectSameAsEager("arange", kArange, r);
+}
+
+// The analysis itself: a flatten and its inverse keep the symbols, a slice of a symbolic dim
+// has no rule.
+TEST(SymbolicShapes, ReshapeKeepsSymbolsAndSliceOfASymbolFails) {
+  const char* text = R"(class GraphModule(torch.nn.Module):
+    def forward(self, arg0_1: "f32[2, 3, 8]"):
+        view: "f32[6, 8]" = torch.ops.aten.view.default(arg0_1, [6, 8])
+        exp: "f32[6, 8]" = torch.ops.aten.exp.default(view)
+        view_1: "f32[2, 3, 8]" = torch.ops.aten.view.default(exp, [2, 3, 8])
+        sum_1: "f32[2, 3]" = torch.ops.aten.sum.dim_IntList(view_1, [2])
+        return (sum_1,)
+)";
+  ir::Graph g = ir::parseGraph(text);
+  auto sym = [](const char* s, int64_t v) { ir::Dim d = ir::Dim::sym(s); d.value = v; return d; };
+  for (auto& n : g.nodes)
+    if (n.kind == ir::NodeKind::Placeholder) n.types[0].sizes = {sym("s0", 2), sym("s1", 3), ir::Dim(8)};
+  ASSERT_EQ(schedule::symbolizeShapes(g), "");
+  std::string printed = ir::printGraph(g);
+  EXPECT_NE(printed.find("view: \"f32[s0*s1, 8]\""), std::string::npos) << printed;
+  EXPECT_NE(printed.find("view_1: \"f32[s0, s1, 8]\""), std::string::npos) << printed;
+  EXPECT_NE(printed.find("sum_1: \"f32[s0, s1]\""), std::string::npos) << printed;
+  EXPECT_EQ(schedule::symbolValues(g), (std::vector<int64_t>{2, 3}));
+
+  const char* sliced = R"(class GraphModule(torch.nn.Module):
+    def forward(self, arg0_1: "f32[6, 8]"):
+        slice_1: "f32[2, 8]" = torch.ops.aten.slice.Tensor(arg0_1, 0, 1, 3)
+        exp: "f32[2, 8]" = torch.ops.aten.exp.default(slice_1)
+        return (exp,)
+)";
+  ir::Graph s = ir::parseGraph(sliced);
+  for (auto& n : s.nodes)
+    if (n.kind == ir::NodeKind::Placeholder) n.types[0].sizes = {sym("s0", 6), ir::Dim(8)};
+  std::string before = ir::printGraph(s);
+  EXPECT_NE(schedule::symbolizeShapes(s).find("a slice of symbolic dim s0"), std::string::npos);
+  EXPECT_EQ(ir::printGraph(s), before);  // unchanged on failure
+}
+
+// Kernels built from a symbolic graph loop over the symbols, and read strides and element
+// counts as size expressions.
+TEST(SymbolicShapes, KernelIrCarriesSizeExpressions) {
+  const char* text = R"(class GraphModule(torch.nn.Module):
+    def forward(self, arg0_1: "f32[4, 6]"):
+        mean: "f32[4]" = torch.ops.aten.mean.dim(arg0_1, [1])  # k0
+        return (mean,)
+)";
+  ir::Graph g = ir::parseGraph(text);
+  auto sym = [](const char* s, int64_t v) { ir::Dim d = ir::Dim::sym(s); d.value = v; return d; };
+  for (auto& n : g.nodes)
+    if (n.kind == ir::NodeKind::Placeholder) n.types[0].sizes = {sym("s0", 4), sym("s1", 6)};
+  ASSERT_EQ(schedule::symbolizeShapes(g), "");
+  schedule::ScheduledGraph sched = schedule::scheduleGraph(g);
+  ASSERT_EQ(sched.kernels.size(), 1u);
+  std::string k = kir::print(sched.kernels[0]);
+  EXPECT_NE(k.find("in in_arg0_1: f32[s0, s1]"), std::string::npos) << k;
+  EXPECT_NE(k.find("loop i0 in 0..s0"), std::string::npos) << k;
+  EXPECT_NE(k.find("load in_arg0_1[i0*s1 + r0]"), std::string::npos) << k;
+  EXPECT_NE(k.find("const s1 : f64"), std::string::npos) << k;  // 1/n of the mean, n = s1
+  EXPECT_EQ(kir::parseKernel(k), kir::withoutHints(kir::parseKernel(k)));
+  EXPECT_TRUE(sched.kernels[0].symbolic());
+  EXPECT_EQ(sched.kernels[0].pointCountAt({10, 7}), 70);
+}
+
+}  // namespace
+}  // namespace kiln
