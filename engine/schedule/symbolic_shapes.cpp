@@ -22,6 +22,14 @@ struct NoRule {
   std::string why;
 };
 
+// A size symbol that meets a concrete size where the two must be equal (broadcasting s2 against
+// a [64] weight, the inner dims of a matmul): Dynamo guards s2 == 64 and specializes it; the
+// analysis restarts with s2 replaced by 64.
+struct Specialize {
+  int symbol;
+  int64_t value;
+};
+
 bool anySymbolic(const Dims& ds) {
   return std::any_of(ds.begin(), ds.end(), [](const Dim& d) { return d.symbolic(); });
 }
@@ -35,11 +43,30 @@ class Symbolizer {
   explicit Symbolizer(const ir::Graph& g) : g_(g) {}
 
   std::map<int, TensorType> run() {
+    for (;;) {
+      try {
+        return pass();
+      } catch (const Specialize& s) {
+        if (fixed_.count(s.symbol)) throw NoRule{"size symbol s" + std::to_string(s.symbol) + " specialized twice"};
+        fixed_[s.symbol] = s.value;
+      }
+    }
+  }
+
+ private:
+  std::map<int, TensorType> pass() {
+    types_.clear();
+    hints_.clear();
+    symHint_.clear();
     for (const auto& n : g_.nodes) {
       if (n.kind == ir::NodeKind::Placeholder) {
         if (n.types.size() != 1) continue;
-        types_[n.id] = n.types[0];
-        for (const auto& d : n.types[0].sizes)
+        TensorType t = n.types[0];
+        for (auto& d : t.sizes)
+          if (auto p = d.symbolic() ? ir::parseSym(d.symbol) : std::nullopt; p && p->syms.size() == 1 && fixed_.count(p->syms[0]))
+            d = Dim(p->coeff * fixed_.at(p->syms[0]));
+        types_[n.id] = t;
+        for (const auto& d : t.sizes)
           if (d.symbolic()) {
             hints_.insert(d.value);
             if (auto p = ir::parseSym(d.symbol); p && p->coeff == 1 && p->syms.size() == 1) symHint_[p->syms[0]] = d.value;
@@ -56,7 +83,17 @@ class Symbolizer {
     return types_;
   }
 
- private:
+  // Two sizes that must be equal: a lone symbol against a concrete size is specialized to it.
+  static void unify(const Dim& a, const Dim& b) {
+    if (a.symbolic() == b.symbolic()) return;
+    const Dim& s = a.symbolic() ? a : b;
+    const Dim& c = a.symbolic() ? b : a;
+    if (c.value == 1 || s.value != c.value) return;  // broadcasting, or an error eager reports
+    auto p = ir::parseSym(s.symbol);
+    if (p && p->coeff == 1 && p->syms.size() == 1) throw Specialize{p->syms[0], c.value};
+    throw NoRule{"size " + s.symbol + " must equal " + std::to_string(c.value)};
+  }
+
   const TensorType& in(const ir::Node& n, size_t i) const {
     if (i >= n.args.size() || !n.args[i].isNode()) throw NoRule{n.name + ": argument " + std::to_string(i) + " is not a tensor"};
     auto it = types_.find(n.args[i].node);
@@ -130,6 +167,7 @@ class Symbolizer {
   Dims broadcast(const ir::Node& n) const {
     const TensorType& out = n.types[0];
     Dims r(out.sizes.size());
+    std::vector<bool> seen(r.size(), false);
     for (size_t k = 0; k < r.size(); ++k) {
       size_t d = r.size() - 1 - k;
       r[d] = Dim(out.sizes[d].value);
@@ -139,10 +177,10 @@ class Symbolizer {
         const TensorType& t = types_.at(a.node);
         if (k >= t.sizes.size()) continue;
         const Dim& x = t.sizes[t.sizes.size() - 1 - k];
-        if (x.value == out.sizes[d].value && x.symbolic()) {
-          r[d] = x;
-          break;
-        }
+        if (x.value != out.sizes[d].value) continue;
+        if (seen[d]) unify(x, r[d]);
+        seen[d] = true;
+        if (x.symbolic()) r[d] = x;
       }
     }
     return r;
@@ -164,9 +202,19 @@ class Symbolizer {
 
   Dims externRule(const ir::Node& n) const {
     const std::string& op = n.target;
-    if (op == "aten.mm.default") return {in(n, 0).sizes.at(0), in(n, 1).sizes.at(1)};
-    if (op == "aten.addmm.default") return {in(n, 1).sizes.at(0), in(n, 2).sizes.at(1)};
-    if (op == "aten.bmm.default") return {in(n, 0).sizes.at(0), in(n, 0).sizes.at(1), in(n, 1).sizes.at(2)};
+    if (op == "aten.mm.default") {
+      unify(in(n, 0).sizes.at(1), in(n, 1).sizes.at(0));
+      return {in(n, 0).sizes.at(0), in(n, 1).sizes.at(1)};
+    }
+    if (op == "aten.addmm.default") {
+      unify(in(n, 1).sizes.at(1), in(n, 2).sizes.at(0));
+      return {in(n, 1).sizes.at(0), in(n, 2).sizes.at(1)};
+    }
+    if (op == "aten.bmm.default") {
+      unify(in(n, 0).sizes.at(0), in(n, 1).sizes.at(0));
+      unify(in(n, 0).sizes.at(2), in(n, 1).sizes.at(1));
+      return {in(n, 0).sizes.at(0), in(n, 0).sizes.at(1), in(n, 1).sizes.at(2)};
+    }
     if (op == "aten.clone.default" || op == "aten.contiguous.default" || op == "aten._to_copy.default" ||
         op == "aten.copy.default")
       return in(n, 0).sizes;
@@ -324,6 +372,7 @@ class Symbolizer {
   std::map<int, TensorType> types_;
   std::set<int64_t> hints_;     // values of the symbols
   std::map<int, int64_t> symHint_;  // symbol number -> its value
+  std::map<int, int64_t> fixed_;    // symbols specialized to a value
 };
 
 }  // namespace

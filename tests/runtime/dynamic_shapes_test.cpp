@@ -137,6 +137,25 @@ TEST(SymbolicShapes, ReshapeKeepsSymbolsAndSliceOfASymbolFails) {
   EXPECT_EQ(ir::printGraph(s), before);  // unchanged on failure
 }
 
+// A symbol that must equal a concrete size (broadcast against a [8] weight, a matmul's inner
+// dim) is specialized to it, as Dynamo guards and specializes it; the other symbols stay.
+TEST(SymbolicShapes, SymbolMeetingAStaticSizeIsSpecialized) {
+  const char* text = R"(class GraphModule(torch.nn.Module):
+    def forward(self, arg0_1: "f32[3, 8]", arg1_1: "f32[8]", arg2_1: "f32[8, 5]"):
+        mul: "f32[3, 8]" = torch.ops.aten.mul.Tensor(arg0_1, arg1_1)
+        mm: "f32[3, 5]" = torch.ops.aten.mm.default(mul, arg2_1)
+        return (mm,)
+)";
+  ir::Graph g = ir::parseGraph(text);
+  auto sym = [](const char* s, int64_t v) { ir::Dim d = ir::Dim::sym(s); d.value = v; return d; };
+  g.nodes[0].types[0].sizes = {sym("s0", 3), sym("s1", 8)};
+  ASSERT_EQ(schedule::symbolizeShapes(g), "");
+  std::string printed = ir::printGraph(g);
+  EXPECT_NE(printed.find("arg0_1: \"f32[s0, 8]\""), std::string::npos) << printed;
+  EXPECT_NE(printed.find("mm: \"f32[s0, 5]\""), std::string::npos) << printed;
+  EXPECT_EQ(schedule::symbolValues(g), (std::vector<int64_t>{3}));
+}
+
 // Kernels built from a symbolic graph loop over the symbols, and read strides and element
 // counts as size expressions.
 TEST(SymbolicShapes, KernelIrCarriesSizeExpressions) {
