@@ -9,6 +9,7 @@
 #include "engine/schedule/symbolic_shapes.h"
 
 #include <chrono>
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -54,21 +55,55 @@ struct Planned {
   std::string note;
 };
 
+// A copy of g whose placeholders carry the entry's size symbols and every other node its size
+// expressions; "" in `why`, or the reason it could not be done.
+ir::Graph symbolic(const ir::Graph& g, const std::vector<ir::TensorType>& dynamicInputs, std::string& why) {
+  ir::Graph sg = g;
+  size_t i = 0;
+  for (auto& n : sg.nodes) {
+    if (n.kind != ir::NodeKind::Placeholder || n.types.size() != 1) continue;
+    if (i >= dynamicInputs.size() || dynamicInputs[i].sizes.size() != n.types[0].sizes.size()) {
+      why = "the placeholders do not match the entry's inputs";
+      return sg;
+    }
+    n.types[0] = dynamicInputs[i++];
+  }
+  why = schedule::symbolizeShapes(sg);
+  return sg;
+}
+
+// What a stage of a dynamic graph shows: its symbolic sizes where they can be worked out.
+const ir::Graph& shownStage(const ir::Graph& g, const std::vector<ir::TensorType>* dynamicInputs, ir::Graph& storage) {
+  if (!dynamicInputs || dynamicInputs->empty()) return g;
+  std::string why;
+  storage = symbolic(g, *dynamicInputs, why);
+  return why.empty() ? storage : g;
+}
+
+// The captured graph with the sizes its ATen results have in `symAten` (the captured graph's
+// ops have no size rules of their own).
+ir::Graph capturedWithSymbols(const ir::Graph& captured, const ir::Graph& symAten, const std::map<int, int>& resultOf) {
+  ir::Graph shown = captured;
+  std::vector<const ir::Node*> atenInputs = symAten.placeholders();
+  size_t i = 0;
+  for (auto& n : shown.nodes) {
+    if (n.types.size() != 1) continue;
+    const ir::Node* a = nullptr;
+    if (n.kind == ir::NodeKind::Placeholder) a = i < atenInputs.size() ? atenInputs[i++] : nullptr;
+    else if (auto it = resultOf.find(n.id); it != resultOf.end()) a = symAten.find(it->second);
+    if (!a || a->types.size() != 1 || a->types[0].sizes.size() != n.types[0].sizes.size()) continue;
+    bool same = true;
+    for (size_t d = 0; d < n.types[0].sizes.size(); ++d) same = same && a->types[0].sizes[d].value == n.types[0].sizes[d].value;
+    if (same) n.types[0].sizes = a->types[0].sizes;
+  }
+  return shown;
+}
+
 Planned planKernels(const ir::Graph& fused, const std::vector<ir::TensorType>* dynamicInputs) {
   Planned p;
   if (dynamicInputs && !dynamicInputs->empty()) {
-    ir::Graph sg = fused;
     std::string why;
-    size_t i = 0;
-    for (auto& n : sg.nodes) {
-      if (n.kind != ir::NodeKind::Placeholder || n.types.size() != 1) continue;
-      if (i >= dynamicInputs->size() || (*dynamicInputs)[i].sizes.size() != n.types[0].sizes.size()) {
-        why = "the placeholders do not match the entry's inputs";
-        break;
-      }
-      n.types[0] = (*dynamicInputs)[i++];
-    }
-    if (why.empty()) why = schedule::symbolizeShapes(sg);
+    ir::Graph sg = symbolic(fused, *dynamicInputs, why);
     if (why.empty()) {
       try {
         schedule::symbolValues(sg);  // one value per symbol
@@ -138,15 +173,28 @@ capture::GraphRunner compileGraph(const ir::Graph& captured, const std::string& 
                                   session::SessionSink& sink, codegen::KernelCompiler* cpu, const ir::Graph* shown,
                                   const std::vector<ir::TensorType>* dynamicInputs, std::shared_ptr<DynamicCode>* dynamicCode) {
   int order = 0;
-  emitStage(sink, cid, "captured", order++, shown ? *shown : captured, true, {}, 0.0);
+  const bool dynamic = dynamicInputs && !dynamicInputs->empty() && opts.backend == "inductor";
+  if (!dynamic) emitStage(sink, cid, "captured", order++, shown ? *shown : captured, true, {}, 0.0);
+  else ++order;  // emitted after lowering, with the sizes the ATen graph's symbols give it
   if (opts.backend == "eager") {
     ir::Graph g = captured;
     return [g](const std::vector<tensor::Tensor>& in) { return runtime::runTorchGraph(g, in); };
   }
   auto t0 = std::chrono::steady_clock::now();
-  ir::Graph aten = passes::lowerToAten(captured);
+  std::map<int, int> resultOf;
+  ir::Graph aten;
+  try {
+    aten = passes::lowerToAten(captured, &resultOf);
+  } catch (...) {
+    if (dynamic) emitStage(sink, cid, "captured", 0, shown ? *shown : captured, true, {}, 0.0);
+    throw;
+  }
   double lowerMs = msSince(t0);
-  emitStage(sink, cid, "aten", order++, aten, true, {}, lowerMs);
+  ir::Graph storage;
+  const ir::Graph& shownAten = shownStage(aten, dynamicInputs, storage);
+  if (dynamic)
+    emitStage(sink, cid, "captured", 0, &shownAten == &aten && shown ? *shown : capturedWithSymbols(captured, shownAten, resultOf), true, {}, 0.0);
+  emitStage(sink, cid, "aten", order++, shownAten, true, {}, lowerMs);
   sink.timing(session::TimingEvent{cid, "lower", lowerMs});
   if (opts.backend == "aot_eager") {
     return [aten](const std::vector<tensor::Tensor>& in) { return runtime::runAtenGraph(aten, in); };
@@ -156,7 +204,9 @@ capture::GraphRunner compileGraph(const ir::Graph& captured, const std::string& 
   passes::PassContext ctx;
   t0 = std::chrono::steady_clock::now();
   ir::Graph fused = passes::runPipeline(aten, ctx, opts.passes, [&](const passes::PassSnapshot& s) {
-    emitStage(sink, cid, std::string(s.name == "fuse" ? "fused" : "pass:" + s.name), order++, *s.graph, s.changed, s.rules, s.ms);
+    ir::Graph st;
+    emitStage(sink, cid, std::string(s.name == "fuse" ? "fused" : "pass:" + s.name), order++, shownStage(*s.graph, dynamicInputs, st),
+              s.changed, s.rules, s.ms);
   });
   sink.timing(session::TimingEvent{cid, "passes", msSince(t0)});
 

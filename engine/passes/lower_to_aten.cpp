@@ -8,7 +8,7 @@
 
 namespace kiln::passes {
 
-ir::Graph lowerToAten(const ir::Graph& captured) {
+ir::Graph lowerToAten(const ir::Graph& captured, std::map<int, int>* resultOf) {
   ir::Graph out;
   out.name = captured.name;
   ops::GraphDispatcher d(out);
@@ -71,6 +71,9 @@ ir::Graph lowerToAten(const ir::Graph& captured) {
     if (n.kind == ir::NodeKind::CallMethod && torchapi::isInplaceMethod(n.target) && !n.args.empty() && n.args[0].isNode())
       env[n.args[0].node] = r;
   }
+  if (resultOf)
+    for (const auto& [c, v] : env)
+      if (v.kind == ops::Val::Kind::Sym && v.node >= 0) (*resultOf)[c] = v.node;
   return out;
 }
 

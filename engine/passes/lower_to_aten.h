@@ -7,8 +7,12 @@
 
 #include "engine/ir/graph.h"
 
+#include <map>
+
 namespace kiln::passes {
 
-ir::Graph lowerToAten(const ir::Graph& captured);
+// `resultOf` (when given) receives, per captured node with a tensor result, the ATen node that
+// holds it (the studio shows a dynamic graph's captured sizes from the ATen graph's symbols).
+ir::Graph lowerToAten(const ir::Graph& captured, std::map<int, int>* resultOf = nullptr);
 
 }  // namespace kiln::passes

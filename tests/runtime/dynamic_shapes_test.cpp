@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace kiln {
@@ -22,6 +23,8 @@ struct Recorder : session::NullSink {
   std::vector<session::WrapperEvent> wrappers;
   void kernel(const session::KernelEvent& e) override { kernels.push_back(e); }
   void wrapper(const session::WrapperEvent& e) override { wrappers.push_back(e); }
+  void stage(const session::StageEvent& e) override { stages[e.stage] = e.text; }
+  std::map<std::string, std::string> stages;
 };
 
 struct Ran {
@@ -77,7 +80,28 @@ TEST(DynamicShapes, KernelsOverSymbolsServeEveryShape) {
   EXPECT_TRUE(symbolic) << r.sink.kernels[0].kernelIr;
   ASSERT_EQ(r.sink.wrappers.size(), 1u);
   EXPECT_NE(r.sink.wrappers[0].text.find("# dynamic shapes: the kernels run over s0, s1"), std::string::npos) << r.sink.wrappers[0].text;
+  // Every stage shows the symbols, the captured one too (from its ATen results' sizes).
+  EXPECT_NE(r.sink.stages["captured"].find("L_x_: \"f32[s0, s1]\", L_w_: \"f32[s1, s2]\""), std::string::npos) << r.sink.stages["captured"];
+  EXPECT_NE(r.sink.stages["captured"].find("matmul: \"f32[s0, s2]\""), std::string::npos) << r.sink.stages["captured"];
+  EXPECT_NE(r.sink.stages["fused"].find("mm: \"f32[s0, s2]\""), std::string::npos) << r.sink.stages["fused"];
   expectSameAsEager("softmax_mean", kSoftmaxMean, r);
+}
+
+// Parameters keep static shapes under dynamic=True (Dynamo's force_parameter_static_shapes).
+TEST(DynamicShapes, ParametersStayStatic) {
+  const char* script = R"(import torch
+m = torch.nn.Linear(8, 8)
+f = torch.compile(m, dynamic=True)
+out = f(torch.ones(3, 8))
+out_1 = f(torch.ones(5, 8))
+)";
+  Ran r;
+  run("params_static", script, false, r);
+  ASSERT_EQ(r.result.exitCode, 0) << r.result.error;
+  const std::string& cap = r.sink.stages["captured"];
+  EXPECT_NE(cap.find("weight_: \"f32[8, 8]\""), std::string::npos) << cap;
+  EXPECT_NE(cap.find("L_input_: \"f32[s0, 8]\""), std::string::npos) << cap;
+  EXPECT_EQ(r.log.frames.size(), 1u);
 }
 
 // arange(x.shape[0]) is captured as arange(4): nothing tells that 4 is s0, so the kernels are
