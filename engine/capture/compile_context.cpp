@@ -528,6 +528,9 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
           key += tensor::shapeStr(static_cast<py::TensorObj*>(v.get())->t.sizes());
       auto sp = it->specialized.find(key);
       if (sp == it->specialized.end()) {
+        // Each shape keeps its wrapper and buffers; past 64 shapes they are dropped and
+        // re-derived on demand (a capture and a schedule, no code generation).
+        if (it->specialized.size() >= 64) it->specialized.clear();
         session::NullSink quiet;
         auto fresh = captureEntry(in, frame, self, selfName, args, names, it->compileId, quiet, false, &*it);
         if (!fresh) return eager();

@@ -1,5 +1,6 @@
 #include "engine/runtime/compiled_graph.h"
 
+#include "engine/ir/sym.h"
 #include "engine/ir/text.h"
 #include "engine/ops/graph_dispatcher.h"
 #include "engine/ops/index_ops.h"
@@ -144,6 +145,26 @@ std::vector<tensor::Tensor> CompiledGraph::run(const std::vector<tensor::Tensor>
   return collectOutputs(g_, env);
 }
 
+// A view's size list as its result's sizes when they carry size expressions (view(x, [s0*s1,
+// 64]) rather than the captured [6, 64]); any other argument as the graph text prints it.
+std::string CompiledGraph::sizeListOrArg(const ir::Node& n, size_t i) const {
+  const ir::Arg& a = n.args[i];
+  static const std::set<std::string> kSized = {"aten.view.default", "aten._unsafe_view.default", "aten.expand.default"};
+  if (i == 1 && a.kind == ir::Arg::Kind::List && kSized.count(n.target) && n.types.size() == 1 &&
+      a.list.size() == n.types[0].sizes.size()) {
+    std::string out = "[";
+    bool symbolic = false;
+    for (size_t d = 0; d < a.list.size(); ++d) {
+      const ir::Dim& dim = n.types[0].sizes[d];
+      if (a.list[d].kind != ir::Arg::Kind::Int || (a.list[d].i != dim.value && a.list[d].i != -1)) return ir::printArg(g_, a);
+      symbolic = symbolic || dim.symbolic();
+      out += (d ? ", " : "") + (a.list[d].i == -1 ? std::string("-1") : dim.str());
+    }
+    if (symbolic) return out + "]";
+  }
+  return ir::printArg(g_, a);
+}
+
 std::string CompiledGraph::wrapperText() const {
   std::string out = "# memory plan: " + plan_.summary() + "\n";
   out += "def call(args):\n    ";
@@ -154,7 +175,7 @@ std::string CompiledGraph::wrapperText() const {
     if (st.kind == schedule::Step::Kind::Extern) {
       const ir::Node& n = *g_.find(st.node);
       out += "    " + n.name + " = extern_kernels." + n.target + "(";
-      for (size_t i = 0; i < n.args.size(); ++i) out += (i ? ", " : "") + ir::printArg(g_, n.args[i]);
+      for (size_t i = 0; i < n.args.size(); ++i) out += (i ? ", " : "") + sizeListOrArg(n, i);
       out += ")  # " + n.types.at(0).str() + ", eager fallback\n";
       continue;
     }
@@ -174,8 +195,21 @@ std::string CompiledGraph::wrapperText() const {
     std::vector<std::string> names;
     for (int id : st.inputNodes) names.push_back(g_.find(id)->name);
     for (int id : st.outputNodes) names.push_back(g_.find(id)->name);
+    std::string points = std::to_string(k.pointCount());
+    if (k.symbolic()) {  // the size symbols follow the buffers (Inductor's ks0, ks1 ...)
+      std::set<int> used;
+      ir::Dim count(1);
+      for (const auto& l : k.loops) count = ir::dimMul(count, ir::dimOf(l.extent, l.extentSym));
+      for (const auto& b : k.buffers)
+        for (const auto& e : b.shapeSym)
+          for (int v : ir::symbolsOf(e)) used.insert(v);
+      for (const auto& l : k.loops)
+        for (int v : ir::symbolsOf(l.extentSym)) used.insert(v);
+      for (int v : used) names.push_back("s" + std::to_string(v));
+      points = count.str() + " (" + std::to_string(k.pointCountAt(sizes_)) + ")";
+    }
     for (size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];
-    out += ")  # " + std::to_string(k.pointCount()) + " points";
+    out += ")  # " + points + " points";
     if (splitOverThreads(k)) out += ", parallel over " + k.loops[0].var;
     out += "\n";
   }

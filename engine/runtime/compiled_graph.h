@@ -26,6 +26,7 @@ class CompiledGraph {
   const ir::Graph& graph() const { return g_; }
 
  private:
+  std::string sizeListOrArg(const ir::Node& n, size_t i) const;
   ir::Graph g_;
   schedule::ScheduledGraph sched_;
   std::shared_ptr<codegen::CompiledModule> module_;
