@@ -99,7 +99,8 @@ int main(int argc, char** argv) {
   const QCommandLineOption diffOption(QStringLiteral("diff"), QStringLiteral("Show the diff of sessions A and B (as kiln diff A B)."),
                                       QStringLiteral("A,B"));
   const QCommandLineOption stageOption(QStringLiteral("stage"),
-                                       QStringLiteral("Open this stage of the session's first compile (aten, pass:NAME, fused ...)."),
+                                       QStringLiteral("Open this stage of the session's first compile (aten, pass:NAME, fused ...), or of "
+                                                      "another one as '[0/1] fused'."),
                                        QStringLiteral("NAME"));
   const QCommandLineOption lineOption(QStringLiteral("line"), QStringLiteral("Select this source line (as a click on it does)."),
                                       QStringLiteral("N"));
@@ -180,7 +181,8 @@ int main(int argc, char** argv) {
     const std::string name = parser.value(stageOption).toStdString();
     int row = -1;
     for (int r = 0; r < window.stageModel()->rowCount() && row < 0; ++r)
-      if (window.stageModel()->stageAt(r).stage == name) row = r;
+      if (const auto& st = window.stageModel()->stageAt(r); st.stage == name || "[" + st.compileId + "] " + st.stage == name)
+        row = r;
     if (row < 0 || !window.selectStage(row)) {
       fail(QStringLiteral("the session has no stage '%1'").arg(parser.value(stageOption)), headless);
       return 1;
