@@ -529,14 +529,18 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
       auto sp = it->specialized.find(key);
       if (sp == it->specialized.end()) {
         // Each shape keeps its wrapper and buffers; past 64 shapes they are dropped and
-        // re-derived on demand (a capture and a schedule, no code generation).
+        // re-derived on demand (a capture and a schedule; code generation only for shapes
+        // whose kernels differ from the entry's).
         if (it->specialized.size() >= 64) it->specialized.clear();
         session::NullSink quiet;
         auto fresh = captureEntry(in, frame, self, selfName, args, names, it->compileId, quiet, false, &*it);
         if (!fresh) return eager();
         sp = it->specialized.emplace(key, std::make_shared<CacheEntry>(std::move(*fresh))).first;
       }
-      return runEntry(in, *sp->second, locals, globals);
+      // Held while it runs: user code it calls (a graph break) may call this function again
+      // and clear the per-shape entries.
+      std::shared_ptr<CacheEntry> keep = sp->second;
+      return runEntry(in, *keep, locals, globals);
     }
     reasons.push_back(failed->verboseReason(it->compileId, failure));
     lines.push_back(failed->line);

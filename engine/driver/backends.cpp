@@ -111,7 +111,7 @@ Planned planKernels(const ir::Graph& fused, const std::vector<ir::TensorType>* d
         p.fused = std::move(sg);
         p.symbolic = true;
         return p;
-      } catch (const std::runtime_error& e) {
+      } catch (const std::exception& e) {  // a symbolic mismatch, or any rule that did not hold
         why = e.what();
       }
     }
@@ -149,6 +149,15 @@ std::vector<kir::Kernel> withoutHints(const std::vector<kir::Kernel>& ks) {
   return out;
 }
 
+// Same code: the canonical text of the kernels without hints (exact constants; a NaN literal
+// equals itself there, unlike under operator==).
+bool sameKernels(const std::vector<kir::Kernel>& a, const std::vector<kir::Kernel>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (kir::print(kir::withoutHints(a[i])) != kir::print(kir::withoutHints(b[i]))) return false;
+  return true;
+}
+
 }  // namespace
 
 capture::GraphRunner reuseDynamicCode(const ir::Graph& captured, const std::vector<ir::TensorType>& dynamicInputs,
@@ -161,7 +170,7 @@ capture::GraphRunner reuseDynamicCode(const ir::Graph& captured, const std::vect
     if (why) *why = p.note;
     return nullptr;
   }
-  if (withoutHints(p.sched.kernels) != code.kernels) {
+  if (!sameKernels(p.sched.kernels, code.kernels)) {
     if (why) *why = "the kernels at this shape differ from the dynamic entry's";
     return nullptr;
   }

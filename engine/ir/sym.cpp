@@ -52,7 +52,8 @@ int64_t evalSym(std::string_view text, const std::vector<int64_t>& values) {
   auto p = parseSym(text);
   if (!p) throw std::invalid_argument("bad size expression '" + std::string(text) + "'");
   int64_t v = p->coeff;
-  for (int s : p->syms) v *= values.at(static_cast<size_t>(s));
+  for (int s : p->syms)
+    if (__builtin_mul_overflow(v, values.at(static_cast<size_t>(s)), &v)) throw std::overflow_error("size " + std::string(text) + " overflows");
   return v;
 }
 
@@ -81,26 +82,16 @@ Dim fromProduct(int64_t hint, const SymProduct& p) {
 }  // namespace
 
 Dim dimMul(const Dim& a, const Dim& b) {
-  if (!a.symbolic() && !b.symbolic()) return Dim(a.value * b.value);
+  int64_t hint = 0;
+  if (__builtin_mul_overflow(a.value, b.value, &hint)) throw std::overflow_error("size " + a.str() + " * " + b.str() + " overflows");
+  if (!a.symbolic() && !b.symbolic()) return Dim(hint);
   SymProduct pa = productOf(a), pb = productOf(b);
-  SymProduct r{pa.coeff * pb.coeff, pa.syms};
+  SymProduct r{0, pa.syms};
+  if (__builtin_mul_overflow(pa.coeff, pb.coeff, &r.coeff)) throw std::overflow_error("size " + a.str() + " * " + b.str() + " overflows");
   r.syms.insert(r.syms.end(), pb.syms.begin(), pb.syms.end());
   std::sort(r.syms.begin(), r.syms.end());
   if (r.coeff == 0) return Dim(0);
-  return fromProduct(a.value * b.value, r);
-}
-
-std::optional<Dim> dimDivExact(const Dim& a, const Dim& b) {
-  if (b.value == 0 || a.value % b.value != 0) return std::nullopt;
-  SymProduct pa = productOf(a), pb = productOf(b);
-  if (pb.coeff == 0 || pa.coeff % pb.coeff != 0) return std::nullopt;
-  SymProduct r{pa.coeff / pb.coeff, pa.syms};
-  for (int s : pb.syms) {
-    auto it = std::find(r.syms.begin(), r.syms.end(), s);
-    if (it == r.syms.end()) return std::nullopt;
-    r.syms.erase(it);
-  }
-  return fromProduct(a.value / b.value, r);
+  return fromProduct(hint, r);
 }
 
 Dim dimOf(int64_t hint, const std::string& sym) {

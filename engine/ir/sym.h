@@ -30,16 +30,15 @@ std::optional<SymProduct> parseSym(std::string_view text);
 // Canonical text: coefficient first (omitted when 1), then symbols ascending.
 std::string symText(const SymProduct& p);
 // The value of a size expression given each symbol's value (values[N] for sN). Throws
-// std::out_of_range for a symbol without a value and std::invalid_argument for bad text.
+// std::out_of_range for a symbol without a value, std::invalid_argument for bad text and
+// std::overflow_error when the value does not fit int64.
 int64_t evalSym(std::string_view text, const std::vector<int64_t>& values);
 // The symbol numbers a size expression reads.
 std::vector<int> symbolsOf(std::string_view text);
 
-// Dim arithmetic that keeps hint and expression together.
+// Dim arithmetic that keeps hint and expression together. Throws std::overflow_error when the
+// hint or the coefficient overflows int64.
 Dim dimMul(const Dim& a, const Dim& b);
-// a / b when the division is exact in both hint and expression (16*s0 / 4 = 4*s0,
-// s0*s1 / s1 = s0); nullopt otherwise.
-std::optional<Dim> dimDivExact(const Dim& a, const Dim& b);
 // A Dim from a hint and an expression text ("" = concrete).
 Dim dimOf(int64_t hint, const std::string& sym);
 // Contiguous strides of a shape, as Dims.

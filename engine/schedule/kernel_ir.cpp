@@ -148,6 +148,7 @@ std::string verify(const Kernel& k) {
   std::unordered_set<std::string> names;
   for (const auto& b : k.buffers) {
     if (!isIdentifier(b.name)) return "buffer name '" + b.name + "' is not an identifier";
+    if (ir::parseSym(b.name)) return "buffer name '" + b.name + "' reads as a size symbol";
     if (!names.insert(b.name).second) return "duplicate buffer name " + b.name;
     for (int64_t d : b.shape)
       if (d < 0) return "buffer " + b.name + " has a negative dimension";
@@ -160,6 +161,7 @@ std::string verify(const Kernel& k) {
   bool sawReduction = false;
   for (const auto& l : k.loops) {
     if (!isIdentifier(l.var)) return "loop variable '" + l.var + "' is not an identifier";
+    if (ir::parseSym(l.var)) return "loop variable '" + l.var + "' reads as a size symbol";
     if (!names.insert(l.var).second) return "duplicate name " + l.var;
     if (l.extent < 0) return "loop " + l.var + " has a negative extent";
     if (!badSym(l.extentSym).empty()) return "loop " + l.var + ": " + badSym(l.extentSym);
@@ -174,6 +176,7 @@ std::string verify(const Kernel& k) {
       if (t.loop < 0 || t.loop >= static_cast<int>(k.loops.size()))
         return "index term refers to loop " + std::to_string(t.loop) + " which does not exist";
       else if (!badSym(t.coeffSym).empty()) return badSym(t.coeffSym);
+      else if (!t.coeffSym.empty() && t.coeff < 0) return "a coefficient with a size expression is negative";
     return "";
   };
 
@@ -224,7 +227,7 @@ Placement place(const Kernel& k) {
   std::vector<bool> root(n, false);
   auto indexedByReduction = [&](const IndexExpr& e) {
     for (const auto& t : e.terms)
-      if (k.loops.at(t.loop).reduction && t.coeff != 0) return true;
+      if (k.loops.at(t.loop).reduction && (t.coeff != 0 || !t.coeffSym.empty())) return true;
     return false;
   };
   for (size_t i = 0; i < n; ++i) {

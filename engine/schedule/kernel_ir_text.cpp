@@ -600,6 +600,7 @@ class Parser {
           if (tok_.kind == Tok::Ident) t.coeff = sizeExpr("a coefficient", t.coeffSym);
           else t.coeff = integer("a coefficient", negative);
           if (t.coeffSym.empty() && isPunct('*')) {  // 16*s1: a constant times size symbols
+            if (negative) fail(at, "a size expression coefficient cannot be negative");
             std::string text = std::to_string(t.coeff);
             while (isPunct('*')) {
               advance();

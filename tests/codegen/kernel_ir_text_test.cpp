@@ -281,6 +281,31 @@ end
   EXPECT_NE(verify(bad).find("is not a size expression"), std::string::npos);
   // A loop variable is not a size symbol.
   EXPECT_THROW(parseKernel("kernel k pointwise\n  in x: f32[i0]\n  loop i0 in 0..4\nend\n"), ParseError);
+  // A size expression coefficient cannot be negative; names must not read as size symbols.
+  EXPECT_THROW(parseKernel("kernel k pointwise\n  in x: f32[s0]\n  out y: f32[s0]\n  loop i0 in 0..s0\n"
+                           "  %0 = load x[-i0*16*s0]\n  store y[i0], %0\nend\n"),
+               ParseError);
+  Kernel named = k;
+  named.buffers[0].name = "s1";
+  EXPECT_NE(verify(named).find("reads as a size symbol"), std::string::npos);
+}
+
+// A load indexed by a reduction loop through a size expression runs inside the reduction nest,
+// also when read from text (no hint): x.sum(0) over [s0, s1].
+TEST(KernelIrText, SymbolicCoefficientPlacesLoadInTheNest) {
+  Kernel k = parseKernel(R"(kernel colsum reduction
+  in x: f32[s0, s1]
+  out y: f32[s1]
+  loop i0 in 0..s1
+  loop r0 in 0..s0 reduce
+  %0 = load x[i0 + r0*s1]
+  %1 = reduce_sum %0
+  store y[i0], %1
+end
+)");
+  Placement p = place(k);
+  EXPECT_TRUE(p.inner[0]);
+  EXPECT_EQ(p.nests, 1);
 }
 
 }  // namespace

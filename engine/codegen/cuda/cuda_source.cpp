@@ -399,10 +399,10 @@ std::string cudaSymbol(const kir::Kernel& k) {
   return s;
 }
 
-int64_t cudaPoints(const kir::Kernel& k) {
+int64_t cudaPoints(const kir::Kernel& k, const std::vector<int64_t>& sizes) {
   int64_t n = 1;
   for (const auto& l : k.loops)
-    if (!l.reduction) n *= l.extent;
+    if (!l.reduction) n *= l.extentSym.empty() ? l.extent : ir::evalSym(l.extentSym, sizes);
   return n;
 }
 

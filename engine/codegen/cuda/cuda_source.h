@@ -25,7 +25,8 @@ namespace kiln::codegen::cuda {
 std::string cudaSymbol(const kir::Kernel& k);
 
 // How many threads a launch needs: the product of the parallel loop extents (1 with none).
-int64_t cudaPoints(const kir::Kernel& k);
+// `sizes`: the size symbols' values (s<N> at N) for a kernel over size expressions.
+int64_t cudaPoints(const kir::Kernel& k, const std::vector<int64_t>& sizes = {});
 
 // One translation unit with the helper functions and every kernel. Throws std::runtime_error
 // for dtypes the backend does not support (f16, bf16).
