@@ -56,8 +56,8 @@ class Symbolizer {
  private:
   std::map<int, TensorType> pass() {
     types_.clear();
-    hints_.clear();
     symHint_.clear();
+    hintSym_.clear();
     for (const auto& n : g_.nodes) {
       if (n.kind == ir::NodeKind::Placeholder) {
         if (n.types.size() != 1) continue;
@@ -68,8 +68,10 @@ class Symbolizer {
         types_[n.id] = t;
         for (const auto& d : t.sizes)
           if (d.symbolic()) {
-            hints_.insert(d.value);
-            if (auto p = ir::parseSym(d.symbol); p && p->coeff == 1 && p->syms.size() == 1) symHint_[p->syms[0]] = d.value;
+            if (auto p = ir::parseSym(d.symbol); p && p->coeff == 1 && p->syms.size() == 1) {
+              symHint_[p->syms[0]] = d.value;
+              hintSym_.emplace(d.value, p->syms[0]);
+            }
           }
         continue;
       }
@@ -110,34 +112,34 @@ class Symbolizer {
     return sym;
   }
 
-  // Whether a node's sizes may come from its int arguments rather than its inputs' sizes: a
-  // creation op (no tensor argument) or an op taking a size list or a slice bound.
-  bool sizesFromArgs(const ir::Node& n) const {
-    bool tensorArg = false;
-    ir::forEachNodeArg(n, [&](int) { tensorArg = true; });
-    if (!tensorArg) return true;
-    static const std::set<std::string> kSized = {
-        "aten.view.default", "aten._unsafe_view.default", "aten.expand.default", "aten.slice.Tensor",
-        "aten.as_strided.default", "aten.new_zeros.default", "aten.new_ones.default", "aten.new_full.default",
-        "aten.new_empty.default", "aten.repeat.default", "aten.constant_pad_nd.default"};
-    return kSized.count(n.target) > 0;
+  // A size taken from a Python int (torch.arange(x.shape[0]) is captured as arange(7): Kiln's
+  // graphs hold no SymInts) that equals a symbol's value is taken to be that symbol. A wrong
+  // guess costs no correctness: this shape's code is right either way, and another shape reuses
+  // the code only when its own capture gives the same kernels (a literal 7 stays 7 there).
+  Dim guess(int64_t v) const {
+    auto it = hintSym_.find(v);
+    return v > 1 && it != hintSym_.end() ? ir::dimOf(v, "s" + std::to_string(it->second)) : Dim(v);
   }
 
-  // A size computed without the symbols that equals one's hint may well stand for it (a
-  // torch.ones(x.shape[0]) was captured as ones(7)): nothing can tell, so no rule applies.
-  void concreteOnly(const ir::Node& n, const TensorType& t) const {
-    for (const auto& d : t.sizes)
-      if (d.value > 1 && hints_.count(d.value))
-        throw NoRule{n.name + " (" + n.target + "): its size " + std::to_string(d.value) +
-                     " equals a size symbol's value, and nothing says whether it depends on it"};
+  // Sizes of a node that reads no symbolic tensor: a creation op's from its int arguments
+  // (guessed), a slice's cut dim likewise (a static mask sliced to [:T, :T]); anything else's
+  // are its static inputs' and stay concrete.
+  TensorType staticInputs(const ir::Node& n, TensorType t) const {
+    bool tensorArg = false;
+    ir::forEachNodeArg(n, [&](int) { tensorArg = true; });
+    if (!tensorArg) {
+      for (auto& d : t.sizes) d = guess(d.value);
+    } else if (n.target == "aten.slice.Tensor") {
+      const TensorType& x = in(n, 0);
+      for (size_t d = 0; d < t.sizes.size() && d < x.sizes.size(); ++d)
+        if (t.sizes[d].value != x.sizes[d].value) t.sizes[d] = guess(t.sizes[d].value);
+    }
+    return t;
   }
 
   TensorType typeOf(const ir::Node& n) {
     TensorType t = n.types[0];
-    if (!readsSymbolic(n)) {
-      if (sizesFromArgs(n)) concreteOnly(n, t);
-      return t;
-    }
+    if (!readsSymbolic(n)) return staticInputs(n, t);
     const ops::OpDef* op = ops::findOp(n.target);
     if (!op) throw NoRule{n.name + ": unknown op " + n.target};
     Dims sizes, strides;
@@ -215,6 +217,11 @@ class Symbolizer {
       unify(in(n, 0).sizes.at(2), in(n, 1).sizes.at(1));
       return {in(n, 0).sizes.at(0), in(n, 0).sizes.at(1), in(n, 1).sizes.at(2)};
     }
+    if (op == "aten.embedding.default") {  // (weight, indices): indices' sizes + the embedding dim
+      Dims r = in(n, 1).sizes;
+      r.push_back(in(n, 0).sizes.at(1));
+      return r;
+    }
     if (op == "aten.clone.default" || op == "aten.contiguous.default" || op == "aten._to_copy.default" ||
         op == "aten.copy.default")
       return in(n, 0).sizes;
@@ -289,8 +296,7 @@ class Symbolizer {
           sizes.push_back(x.sizes[d - lead]);
           strides.push_back(xs[d - lead]);
         } else {
-          if (out > 1 && hints_.count(out)) throw NoRule{n.name + ": expands to " + std::to_string(out) + ", a size symbol's value"};
-          sizes.push_back(Dim(out));
+          sizes.push_back(guess(out));  // expanded to a Python int
           strides.push_back(Dim(0));
         }
       }
@@ -370,9 +376,9 @@ class Symbolizer {
 
   const ir::Graph& g_;
   std::map<int, TensorType> types_;
-  std::set<int64_t> hints_;     // values of the symbols
   std::map<int, int64_t> symHint_;  // symbol number -> its value
   std::map<int, int64_t> fixed_;    // symbols specialized to a value
+  std::map<int64_t, int> hintSym_;  // a value -> the (first) symbol with it
 };
 
 }  // namespace

@@ -6,10 +6,14 @@
 // expand, slice ...), the matmul family's output dims. The kernel builder then writes loops,
 // strides and element counts over those expressions, and one compiled module serves every shape.
 //
+// Kiln's graphs hold no SymInts: a size taken from a Python int (arange(x.shape[0]) captured as
+// arange(7)) that equals a symbol's value is guessed to be that symbol; the caller reuses code
+// for another shape only when that shape's own capture gives the same kernels, so a wrong guess
+// costs a compile, never a wrong result.
+//
 // Where no rule can say what a node's sizes are in terms of the symbols (an op without a rule
-// that reads symbolic inputs, a creation op whose size equals a symbol's hint, a slice that
-// cuts a symbolic dim), the analysis fails with the reason and the graph keeps its concrete
-// types: its kernels are then compiled for each shape (compile_context falls back).
+// that reads symbolic inputs, a slice that cuts a symbolic dim), the analysis fails with the
+// reason and the graph keeps its concrete types: its kernels are then compiled for each shape.
 #pragma once
 
 #include "engine/ir/graph.h"

@@ -104,8 +104,8 @@ out_1 = f(torch.ones(5, 8))
   EXPECT_EQ(r.log.frames.size(), 1u);
 }
 
-// arange(x.shape[0]) is captured as arange(4): nothing tells that 4 is s0, so the kernels are
-// specialized, each new shape compiles its own, and the wrapper says why.
+// arange(x.shape[0]) is captured as arange(4): 4 is s0's value, so it is taken to be s0, and the
+// next shape (whose capture has arange(6) with s0 = 6) reuses the module.
 const char* kArange = R"(import torch
 @torch.compile(dynamic=True)
 def f(x):
@@ -115,14 +115,33 @@ out = f(torch.ones(4, 3))
 out_1 = f(torch.ones(6, 3) * 2)
 )";
 
-TEST(DynamicShapes, SizesFromPythonIntsAreSpecializedPerShape) {
+TEST(DynamicShapes, SizesFromPythonIntsAreTakenAsTheirSymbol) {
   Ran r;
   run("arange", kArange, false, r);
   ASSERT_EQ(r.result.exitCode, 0) << r.result.error;
-  EXPECT_EQ(r.log.frames.size(), 2u);
+  EXPECT_EQ(r.log.frames.size(), 1u);
   ASSERT_FALSE(r.sink.wrappers.empty());
-  EXPECT_NE(r.sink.wrappers[0].text.find("kernels specialized to this shape (arange"), std::string::npos) << r.sink.wrappers[0].text;
+  EXPECT_NE(r.sink.wrappers[0].text.find("# dynamic shapes: the kernels run over s0"), std::string::npos) << r.sink.wrappers[0].text;
   expectSameAsEager("arange", kArange, r);
+}
+
+// A literal that happened to equal a symbol's value at the first shape: the next shape's capture
+// keeps it a literal, its kernels differ, and that shape gets code of its own (right results).
+const char* kLiteral = R"(import torch
+@torch.compile(dynamic=True)
+def f(x):
+    return x.sum() + (torch.arange(4, dtype=torch.float32) * x[0]).sum()
+
+out = f(torch.ones(4) * 3)
+out_1 = f(torch.ones(6) * 2)
+)";
+
+TEST(DynamicShapes, AWrongGuessCostsACompileNotAResult) {
+  Ran r;
+  run("literal", kLiteral, false, r);
+  ASSERT_EQ(r.result.exitCode, 0) << r.result.error;
+  EXPECT_EQ(r.log.frames.size(), 2u);
+  expectSameAsEager("literal", kLiteral, r);
 }
 
 // The analysis itself: a flatten and its inverse keep the symbols, a slice of a symbolic dim
