@@ -1,5 +1,7 @@
 #include "engine/driver/script_runner.h"
 
+#include "engine/torch/random.h"
+
 #include "engine/capture/compile_context.h"
 #include "engine/capture/tracer.h"
 #include "engine/codegen/kernel_compiler.h"
@@ -140,6 +142,9 @@ void profileFrames(const CompiledFrameLog& log, int repeat, session::SessionSink
 
 RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ostream& out) {
   RunResult res;
+  // Each script starts as a fresh Python process does: the default generator at PyTorch's
+  // default seed (runs in one process, like tests or kiln bench, used to continue its stream).
+  torchapi::defaultGenerator() = torchapi::Generator{};
   auto t0 = std::chrono::steady_clock::now();
   std::ifstream f(opts.scriptPath, std::ios::binary);
   std::string source;

@@ -51,6 +51,15 @@ void expectSameAsEager(const std::string& name, const std::string& script, const
   EXPECT_EQ(test::compareOuts(nlohmann::json::parse(compiled.result.outputsJson), nlohmann::json::parse(eager.result.outputsJson)), "");
 }
 
+// Runs `script` compiled: it must succeed, compile `graphs` graphs (the other calls reuse
+// their code) and give eager's results.
+void runCompiled(const std::string& name, const std::string& script, size_t graphs, Ran& r) {
+  run(name, script, false, r);
+  ASSERT_EQ(r.result.exitCode, 0) << r.result.error;
+  EXPECT_EQ(r.log.frames.size(), graphs);
+  expectSameAsEager(name, script, r);
+}
+
 const char* kSoftmaxMean = R"(import torch
 @torch.compile(dynamic=True)
 def f(x, w):
@@ -70,10 +79,8 @@ out_2 = f(t(16, 33), t(33, 2))
 
 TEST(DynamicShapes, KernelsOverSymbolsServeEveryShape) {
   Ran r;
-  run("softmax_mean", kSoftmaxMean, false, r);
-  ASSERT_EQ(r.result.exitCode, 0) << r.result.error;
   // One graph compiled; the two later shapes ran its module at their sizes.
-  EXPECT_EQ(r.log.frames.size(), 1u);
+  runCompiled("softmax_mean", kSoftmaxMean, 1, r);
   ASSERT_FALSE(r.sink.kernels.empty());
   bool symbolic = false;
   for (const auto& k : r.sink.kernels) symbolic = symbolic || k.kernelIr.find("loop i0 in 0..s0") != std::string::npos;
@@ -84,7 +91,6 @@ TEST(DynamicShapes, KernelsOverSymbolsServeEveryShape) {
   EXPECT_NE(r.sink.stages["captured"].find("L_x_: \"f32[s0, s1]\", L_w_: \"f32[s1, s2]\""), std::string::npos) << r.sink.stages["captured"];
   EXPECT_NE(r.sink.stages["captured"].find("matmul: \"f32[s0, s2]\""), std::string::npos) << r.sink.stages["captured"];
   EXPECT_NE(r.sink.stages["fused"].find("mm: \"f32[s0, s2]\""), std::string::npos) << r.sink.stages["fused"];
-  expectSameAsEager("softmax_mean", kSoftmaxMean, r);
 }
 
 // Parameters keep static shapes under dynamic=True (Dynamo's force_parameter_static_shapes).
@@ -96,12 +102,10 @@ out = f(torch.ones(3, 8))
 out_1 = f(torch.ones(5, 8))
 )";
   Ran r;
-  run("params_static", script, false, r);
-  ASSERT_EQ(r.result.exitCode, 0) << r.result.error;
+  runCompiled("params_static", script, 1, r);
   const std::string& cap = r.sink.stages["captured"];
   EXPECT_NE(cap.find("weight_: \"f32[8, 8]\""), std::string::npos) << cap;
   EXPECT_NE(cap.find("L_input_: \"f32[s0, 8]\""), std::string::npos) << cap;
-  EXPECT_EQ(r.log.frames.size(), 1u);
 }
 
 // arange(x.shape[0]) is captured as arange(4): 4 is s0's value, so it is taken to be s0, and the
@@ -117,12 +121,9 @@ out_1 = f(torch.ones(6, 3) * 2)
 
 TEST(DynamicShapes, SizesFromPythonIntsAreTakenAsTheirSymbol) {
   Ran r;
-  run("arange", kArange, false, r);
-  ASSERT_EQ(r.result.exitCode, 0) << r.result.error;
-  EXPECT_EQ(r.log.frames.size(), 1u);
+  runCompiled("arange", kArange, 1, r);
   ASSERT_FALSE(r.sink.wrappers.empty());
   EXPECT_NE(r.sink.wrappers[0].text.find("# dynamic shapes: the kernels run over s0"), std::string::npos) << r.sink.wrappers[0].text;
-  expectSameAsEager("arange", kArange, r);
 }
 
 // A literal that happened to equal a symbol's value at the first shape: the next shape's capture
@@ -138,10 +139,7 @@ out_1 = f(torch.ones(6) * 2)
 
 TEST(DynamicShapes, AWrongGuessCostsACompileNotAResult) {
   Ran r;
-  run("literal", kLiteral, false, r);
-  ASSERT_EQ(r.result.exitCode, 0) << r.result.error;
-  EXPECT_EQ(r.log.frames.size(), 2u);
-  expectSameAsEager("literal", kLiteral, r);
+  runCompiled("literal", kLiteral, 2, r);
 }
 
 // The analysis itself: a flatten and its inverse keep the symbols, a slice of a symbolic dim
