@@ -42,6 +42,19 @@ end
   store buf1[i0], %4 : i64
 end
 )",
+    // Dynamic shapes: size expressions in dims, extents, coefficients and constants.
+    R"(kernel kernel_2 reduction
+  in buf0: f32[s0, 16*s1]
+  out buf1: f32[s0]
+  loop i0 in 0..s0
+  loop r0 in 0..16*s1 reduce
+  %0 = load buf0[i0*16*s1 + r0]
+  %1 = reduce_sum %0
+  %2 = const 16*s1 : f32
+  %3 = div %1, %2
+  store buf1[i0], %3
+end
+)",
 };
 
 // xorshift64*: a fixed sequence, so a failure reproduces from the iteration number.
@@ -60,7 +73,7 @@ std::string mutate(std::string t, Rng& rng) {
   static const char* kFragments[] = {"%", "..", "[", "]", ",", ":", "-", "*", "+", "\n", "end",
                                      "%999999999999", "1e999", "nan", "inf", "reduce", "loop",
                                      "kernel k x\n", "0", "-9223372036854775808", "\x01", "\xff",
-                                     "#", "\r", "buf0", "i0", "%0", "load", "store", "\0"};
+                                     "#", "\r", "buf0", "i0", "%0", "load", "store", "\0", "s0", "s99999999", "*s1", "4*s0*s0", "s"};
   int edits = 1 + static_cast<int>(rng.below(4));
   for (int e = 0; e < edits; ++e) {
     size_t pos = rng.below(t.size() + 1);
