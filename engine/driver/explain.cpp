@@ -21,8 +21,14 @@ bool isLibrary(const std::string& t) {
 void ExplainReport::wrapper(const WrapperEvent& e) {
   static const std::string kPrefix = "# memory plan: ";
   if (e.text.rfind(kPrefix, 0) != 0) return;
-  for (auto& g : graphs_)
-    if (g.compileId == e.compileId) g.memoryPlan = e.text.substr(kPrefix.size(), e.text.find('\n') - kPrefix.size());
+  static const std::string kDynamic = "# dynamic shapes: ";
+  const size_t second = e.text.find('\n') + 1;
+  for (auto& g : graphs_) {
+    if (g.compileId != e.compileId) continue;
+    g.memoryPlan = e.text.substr(kPrefix.size(), second - 1 - kPrefix.size());
+    if (e.text.compare(second, kDynamic.size(), kDynamic) == 0)
+      g.dynamicShapes = e.text.substr(second + kDynamic.size(), e.text.find('\n', second) - second - kDynamic.size());
+  }
 }
 
 void ExplainReport::stage(const StageEvent& e) {
@@ -69,6 +75,7 @@ std::string ExplainReport::json() const {
     x["view_nodes"] = g.views;
     x["library_nodes"] = g.library;
     x["memory_plan"] = g.memoryPlan;
+    if (!g.dynamicShapes.empty()) x["dynamic_shapes"] = g.dynamicShapes;
     graphs.push_back(x);
   }
   j["graphs"] = graphs;
@@ -143,6 +150,7 @@ std::string ExplainReport::text() const {
     o << "  Ops " << g.compileId << " (" << g.frameName << "): ATen nodes in generated kernels " << g.generated << ", fallbacks "
       << g.fallback << ", BLAS " << g.library << ", views " << g.views << "\n";
     if (!g.memoryPlan.empty()) o << "    memory plan: " << g.memoryPlan << "\n";
+    if (!g.dynamicShapes.empty()) o << "    dynamic shapes: " << g.dynamicShapes << "\n";
     for (const auto& op : g.ops) o << "    " << op << "\n";
   }
   return o.str();

@@ -35,6 +35,9 @@ class ExplainReport : public session::SessionSink {
     // The compiled graph's buffer plan (the wrapper's "# memory plan:" line): intermediates,
     // slots, peak bytes, in-place reuse.
     std::string memoryPlan;
+    // A dynamic graph: the symbols its kernels run over, or why they were specialized (the
+    // wrapper's "# dynamic shapes:" line).
+    std::string dynamicShapes;
   };
 
   void frame(const FrameEvent& e) override { frames_[e.frameId] = e; }

@@ -2,6 +2,7 @@
 // serve every later shape (no code generation); a graph whose sizes cannot be expressed in the
 // symbols is compiled per shape and says why in its wrapper; results equal eager's.
 #include "engine/driver/backends.h"
+#include "engine/driver/explain.h"
 #include "engine/driver/script_runner.h"
 #include "engine/ir/sym.h"
 #include "engine/ir/text.h"
@@ -124,6 +125,20 @@ TEST(DynamicShapes, SizesFromPythonIntsAreTakenAsTheirSymbol) {
   runCompiled("arange", kArange, 1, r);
   ASSERT_FALSE(r.sink.wrappers.empty());
   EXPECT_NE(r.sink.wrappers[0].text.find("# dynamic shapes: the kernels run over s0"), std::string::npos) << r.sink.wrappers[0].text;
+}
+
+// kiln explain reports, per graph, what the kernels of a dynamic graph run over.
+TEST(DynamicShapes, ExplainSaysWhatKernelsRunOver) {
+  std::string path = std::string(KILN_BINARY_DIR) + "/tests/runtime/explain_dynamic.py";
+  std::ofstream(path) << kArange;
+  driver::ExplainReport report;
+  std::ostringstream out;
+  driver::RunOptions ro;
+  ro.scriptPath = path;
+  ASSERT_EQ(driver::runScript(ro, report, out).exitCode, 0);
+  ASSERT_EQ(report.graphs().size(), 1u);
+  EXPECT_EQ(report.graphs()[0].dynamicShapes, "the kernels run over s0, s1, read from the inputs' sizes at every call");
+  EXPECT_NE(report.text().find("    dynamic shapes: the kernels run over s0"), std::string::npos) << report.text();
 }
 
 // A literal that happened to equal a symbol's value at the first shape: the next shape's capture
