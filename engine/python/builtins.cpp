@@ -80,8 +80,10 @@ std::string Interpreter::repr(const Value& v) {
     }
     case VK::Tuple: {
       auto& items = static_cast<TupleObj*>(v.get())->items;
-      std::string out = "(";
+      const bool size = static_cast<TupleObj*>(v.get())->torchSize;
+      std::string out = size ? "torch.Size([" : "(";
       for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + repr(items[i]);
+      if (size) return out + "])";
       return out + (items.size() == 1 ? ",)" : ")");
     }
     case VK::List: {

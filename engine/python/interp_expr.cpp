@@ -596,7 +596,7 @@ Value Interpreter::binaryOp(const std::string& opIn, const Value& a, const Value
     auto items = iterate(a);
     auto more = iterate(b);
     items.insert(items.end(), more.begin(), more.end());
-    return a->kind == VK::List ? makeList(items) : makeTuple(items);
+    return a->kind == VK::List ? makeList(items) : isTorchSize(a) ? makeTorchSize(items) : makeTuple(items);
   }
   if (op == "*" && ((a->kind == VK::Str || a->kind == VK::List || a->kind == VK::Tuple) && isIntLike(b))) {
     int64_t n = std::max<int64_t>(0, asInt(b));
@@ -763,7 +763,7 @@ Value Interpreter::subscript(const Value& obj, const Value& index) {
       auto items = iterate(obj);
       std::vector<Value> out;
       for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) out.push_back(items[i]);
-      return obj->kind == VK::List ? makeList(out) : makeTuple(out);
+      return obj->kind == VK::List ? makeList(out) : isTorchSize(obj) ? makeTorchSize(out) : makeTuple(out);
     }
     if (!isIntLike(index)) {
       if (index->kind == VK::Tensor) {

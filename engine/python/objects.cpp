@@ -12,6 +12,13 @@ Value makeInt(int64_t v) { return std::make_shared<IntObj>(v); }
 Value makeFloat(double v) { return std::make_shared<FloatObj>(v); }
 Value makeStr(std::string s) { return std::make_shared<StrObj>(std::move(s)); }
 Value makeTuple(std::vector<Value> items) { auto t = std::make_shared<TupleObj>(); t->items = std::move(items); return t; }
+Value makeTorchSize(std::vector<Value> items) {
+  auto t = std::make_shared<TupleObj>();
+  t->items = std::move(items);
+  t->torchSize = true;
+  return t;
+}
+bool isTorchSize(const Value& v) { return v && v->kind == VK::Tuple && static_cast<TupleObj*>(v.get())->torchSize; }
 Value makeList(std::vector<Value> items) { auto t = std::make_shared<ListObj>(); t->items = std::move(items); return t; }
 Value makeTensor(tensor::Tensor t) { return std::make_shared<TensorObj>(std::move(t)); }
 Value makeBuiltin(std::string name, NativeFn fn) { return std::make_shared<BuiltinObj>(std::move(name), std::move(fn)); }

@@ -33,7 +33,9 @@ struct IntObj : Obj { explicit IntObj(int64_t x) : Obj(VK::Int), v(x) {} int64_t
 struct BoolObj : Obj { explicit BoolObj(bool x) : Obj(VK::Bool), v(x) {} bool v; };
 struct FloatObj : Obj { explicit FloatObj(double x) : Obj(VK::Float), v(x) {} double v; };
 struct StrObj : Obj { explicit StrObj(std::string x) : Obj(VK::Str), v(std::move(x)) {} std::string v; };
-struct TupleObj : Obj { TupleObj() : Obj(VK::Tuple) {} std::vector<Value> items; };
+// `torchSize`: a torch.Size (tensor.shape, tensor.size()): a tuple that prints as
+// torch.Size([2, 3]) and stays one when sliced or extended.
+struct TupleObj : Obj { TupleObj() : Obj(VK::Tuple) {} std::vector<Value> items; bool torchSize = false; };
 struct ListObj : Obj { ListObj() : Obj(VK::List) {} std::vector<Value> items; };
 struct DTypeObj : Obj { explicit DTypeObj(ir::DType d) : Obj(VK::DType), d(d) {} ir::DType d; };
 struct SliceObj : Obj { SliceObj() : Obj(VK::Slice) {} Value start, stop, step; };
@@ -149,6 +151,8 @@ Value makeInt(int64_t v);
 Value makeFloat(double v);
 Value makeStr(std::string s);
 Value makeTuple(std::vector<Value> items);
+Value makeTorchSize(std::vector<Value> items);
+bool isTorchSize(const Value& v);
 Value makeList(std::vector<Value> items);
 Value makeTensor(tensor::Tensor t);
 Value makeBuiltin(std::string name, NativeFn fn);

@@ -43,7 +43,7 @@ bool isOperand(const Value& v) {
 Value shapeTuple(const ir::TensorType& t) {
   std::vector<Value> dims;
   for (const auto& d : t.sizes) dims.push_back(py::makeInt(d.value));
-  return py::makeTuple(std::move(dims));
+  return py::makeTorchSize(std::move(dims));
 }
 
 int64_t normDim(py::Interpreter& in, int64_t d, int64_t nd) {

@@ -73,6 +73,23 @@ loss = [nn.MSELoss()(torch.tensor([1.0, 3.0]), torch.tensor([0.0, 0.0])).item(),
   expectNear(r.values("loss"), {5, 0.6931472, 2}, 1e-6);
 }
 
+// Pooling modules call the F functions with their stored arguments, as torch.nn does.
+TEST(Layers, PoolingModules) {
+  Script r(std::string(kDet) + R"(
+x = torch.arange(2 * 3 * 6 * 6, dtype=torch.float32).reshape(2, 3, 6, 6)
+mp = nn.MaxPool2d(2)(x)[0, 0]
+ap = nn.AvgPool2d(3, stride=3)(x)[0, 0]
+aap = nn.AdaptiveAvgPool2d((1, 1))(x)[1, 2, 0, 0]
+shape = torch.tensor(nn.AvgPool2d(3, stride=1, padding=1)(x).shape)
+text = repr(nn.MaxPool2d(2))
+)");
+  ASSERT_EQ(r.error, "");
+  expectNear(r.values("mp"), {7, 9, 11, 19, 21, 23, 31, 33, 35});
+  expectNear(r.values("ap"), {7, 10, 25, 28});
+  expectNear(r.values("aap"), {197.5});
+  expectNear(r.values("shape"), {2, 3, 6, 6});
+}
+
 TEST(Layers, ContainersAndModuleUtilities) {
   Script r(R"(
 import torch

@@ -63,7 +63,7 @@ TEST(Interpreter, TensorsPrintLikePyTorch) {
   EXPECT_EQ(run("import torch\nprint(torch.ones(2, 2) * 2)"), "tensor([[2., 2.],\n        [2., 2.]])\n");
   EXPECT_EQ(run("import torch\nprint(torch.arange(3).to(torch.float64) / 4)"), "tensor([0.0000, 0.2500, 0.5000], dtype=torch.float64)\n");
   EXPECT_EQ(run("import torch\nx = torch.arange(6).reshape(2, 3)\nprint(x.shape, x[1], x[:, 0], x.sum().item())"),
-            "(2, 3) tensor([3, 4, 5]) tensor([0, 3]) 15\n");
+            "torch.Size([2, 3]) tensor([3, 4, 5]) tensor([0, 3]) 15\n");
 }
 
 TEST(Interpreter, ErrorsHavePythonTracebacks) {
