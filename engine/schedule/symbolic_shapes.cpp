@@ -217,6 +217,22 @@ class Symbolizer {
       unify(in(n, 0).sizes.at(2), in(n, 1).sizes.at(1));
       return {in(n, 0).sizes.at(0), in(n, 0).sizes.at(1), in(n, 1).sizes.at(2)};
     }
+    // Convolutions and pooling over NC<spatial>: the batch dim (and a pool's channels) carry
+    // over; spatial sizes are floor divisions of the input's, which no size expression here
+    // represents, so they must be static.
+    static const std::set<std::string> kWindowed = {"aten.convolution.default", "aten.max_pool2d.default",
+                                                   "aten.avg_pool2d.default", "aten._adaptive_avg_pool2d.default"};
+    if (kWindowed.count(op)) {
+      const Dims& x = in(n, 0).sizes;
+      for (size_t d = 2; d < x.size(); ++d)
+        if (x[d].symbolic()) throw NoRule{n.name + ": " + op + " over symbolic spatial size " + x[d].str()};
+      if (op == "aten.convolution.default") unify(x.at(1), in(n, 1).sizes.at(1));
+      Dims r;
+      for (const auto& d : n.types[0].sizes) r.push_back(Dim(d.value));
+      r.at(0) = x.at(0);
+      if (op != "aten.convolution.default") r.at(1) = x.at(1);
+      return r;
+    }
     if (op == "aten.embedding.default") {  // (weight, indices): indices' sizes + the embedding dim
       Dims r = in(n, 1).sizes;
       r.push_back(in(n, 0).sizes.at(1));

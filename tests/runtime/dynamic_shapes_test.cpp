@@ -127,6 +127,32 @@ TEST(DynamicShapes, SizesFromPythonIntsAreTakenAsTheirSymbol) {
   EXPECT_NE(r.sink.wrappers[0].text.find("# dynamic shapes: the kernels run over s0"), std::string::npos) << r.sink.wrappers[0].text;
 }
 
+// A CNN called at four batch sizes: the second compile (automatic dynamic) runs its convolution,
+// pooling and classifier kernels over the batch size s0, and the last two batches reuse it.
+TEST(DynamicShapes, ConvNetOverTheBatchSize) {
+  const char* script = R"(import torch
+import torch.nn as nn
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.bn = nn.BatchNorm2d(8)
+        self.pool = nn.MaxPool2d(2)
+        self.fc = nn.Linear(8 * 4 * 4, 10)
+    def forward(self, x):
+        x = self.pool(torch.relu(self.bn(self.conv(x))))
+        return torch.softmax(self.fc(x.flatten(1)), dim=-1)
+m = Net().eval()
+f = torch.compile(m)
+outs = [f(torch.sin(torch.arange(n * 192, dtype=torch.float32)).reshape(n, 3, 8, 8)) for n in [2, 3, 5, 7]]
+out, out_1, out_2, out_3 = outs
+)";
+  Ran r;
+  runCompiled("convnet", script, 2, r);
+  ASSERT_EQ(r.sink.wrappers.size(), 2u);
+  EXPECT_NE(r.sink.wrappers[1].text.find("# dynamic shapes: the kernels run over s0"), std::string::npos) << r.sink.wrappers[1].text;
+}
+
 // kiln explain reports, per graph, what the kernels of a dynamic graph run over.
 TEST(DynamicShapes, ExplainSaysWhatKernelsRunOver) {
   std::string path = std::string(KILN_BINARY_DIR) + "/tests/runtime/explain_dynamic.py";
