@@ -9,8 +9,8 @@ namespace {
 
 class CompiledFunctionNode : public Node {
  public:
-  CompiledFunctionNode(GraphFn forward, const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs)
-      : forward_(std::move(forward)) {
+  CompiledFunctionNode(GraphFn forward, BackwardFn compiled, const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs)
+      : forward_(std::move(forward)), compiled_(std::move(compiled)) {
     for (const auto& t : inputs) {
       next_.push_back(t.requiresGrad() ? gradientEdge(t) : Edge{});
       inputMeta_.push_back(InputMeta{t.sizes(), t.dtype()});
@@ -21,6 +21,13 @@ class CompiledFunctionNode : public Node {
 
   std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
     if (released_) throw secondBackwardError();
+    if (compiled_ && !isGradEnabled()) {  // grad mode is on in backward only with create_graph=True
+      if (std::optional<std::vector<Tensor>> out = compiled_(saved_, grads)) {
+        for (size_t i = 0; i < out->size(); ++i)
+          if (!next_[i].valid()) (*out)[i] = Tensor();
+        return std::move(*out);
+      }
+    }
     std::vector<Tensor> leaves;
     {
       GradModeGuard on(true);
@@ -56,6 +63,7 @@ class CompiledFunctionNode : public Node {
 
  private:
   GraphFn forward_;
+  BackwardFn compiled_;
   std::vector<Tensor> saved_;
   bool released_ = false;
 };
@@ -63,8 +71,8 @@ class CompiledFunctionNode : public Node {
 }  // namespace
 
 void attachCompiledFunction(GraphFn eagerForward, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
-                            const std::vector<bool>& differentiable) {
-  auto node = std::make_shared<CompiledFunctionNode>(std::move(eagerForward), inputs, outputs);
+                            const std::vector<bool>& differentiable, BackwardFn compiledBackward) {
+  auto node = std::make_shared<CompiledFunctionNode>(std::move(eagerForward), std::move(compiledBackward), inputs, outputs);
   node->outputs.resize(outputs.size());
   for (size_t i = 0; i < outputs.size(); ++i) {
     if (i >= differentiable.size() || !differentiable[i] || !ir::isFloating(outputs[i].dtype())) continue;

@@ -51,7 +51,10 @@ Val expandTo(Dispatcher& d, const Val& g, const Shape& shape) {
 Val viewAs(Dispatcher& d, const Val& g, const Shape& shape) {
   if (sizesOf(g) == shape) return g;
   Val src = g;
-  if (g.kind == Val::Kind::Tensor && !g.t.isContiguous()) src = d.call("aten.clone.default", {g});
+  // A strided gradient (a graph value carries its strides in its type) is made contiguous first,
+  // as reshape would.
+  const bool contiguous = g.kind == Val::Kind::Tensor ? g.t.isContiguous() : g.tensorType().strides.empty();
+  if (!contiguous) src = d.call("aten.clone.default", {g});
   return d.call("aten.view.default", {src, intList(shape)});
 }
 

@@ -47,6 +47,11 @@ void registerPointwiseDerivatives(std::vector<ops::OpDef>& t) {
   unary(t, "erf", [](Dispatcher& d, const Val& g, const Val& x, const Val&) {
     return mul(d, mul(d, un(d, "exp", neg(d, mul(d, x, x))), num(2.0 / std::sqrt(M_PI))), g);
   });
+  // silu_backward: grad * s * (1 + x * (1 - s)), s = sigmoid(x)
+  unary(t, "silu", [](Dispatcher& d, const Val& g, const Val& x, const Val&) {
+    Val s = un(d, "sigmoid", x);
+    return mul(d, mul(d, g, s), add(d, num(1), mul(d, x, sub(d, num(1), s))));
+  });
   // -grad * (result * result)
   unary(t, "reciprocal", [](Dispatcher& d, const Val& g, const Val&, const Val& y) { return mul(d, neg(d, g), mul(d, y, y)); });
   for (const char* n : {"floor", "ceil"})

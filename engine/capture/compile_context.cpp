@@ -276,6 +276,15 @@ std::vector<bool> differentiableOutputs(const ir::Graph& g, const std::vector<te
   return out;
 }
 
+// The compiled backward of an entry as CompiledFunctionBackward calls it, when it was compiled for
+// the inputs' requires_grad as they are now; else null (backward recomputes eagerly).
+autograd::BackwardFn compiledBackward(const std::shared_ptr<driver::BackwardCode>& bw, const std::vector<tensor::Tensor>& inputs) {
+  if (!bw || bw->requiresGrad.size() != inputs.size()) return nullptr;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].requiresGrad() && !bw->requiresGrad[i]) return nullptr;
+  return bw->run;
+}
+
 Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::string, Value>& locals, const py::ModuleObj& globals) {
   std::vector<tensor::Tensor> inputs;
   for (const auto& src : e.inputs) {
@@ -298,7 +307,7 @@ Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::str
       }
       std::shared_ptr<ir::Graph> g = e.captured;
       autograd::attachCompiledFunction([g](const std::vector<tensor::Tensor>& x) { return runtime::runTorchGraph(*g, x); }, inputs, outs,
-                                       differentiableOutputs(*g, inputs));
+                                       differentiableOutputs(*g, inputs), compiledBackward(e.backward, inputs));
     } catch (const tensor::TorchError& err) {
       in.raise(err.type(), err.what());
     }
@@ -803,7 +812,7 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
         entry.run = driver::reuseDynamicCode(tracer.graph, dynInputs, *dynamicOf->dynamicCode, bo, nullptr);
       if (!entry.run)
         entry.run = driver::compileGraph(tracer.graph, cid, bo, sink, cpu_, &shown, dynInputs.empty() ? nullptr : &dynInputs,
-                                         &entry.dynamicCode);
+                                         &entry.dynamicCode, &entry.backward);
     } catch (const std::exception& e) {
       ce.status = "failed";
       ce.message = std::string("backend compile failed, running the captured graph eagerly: ") + e.what();

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace kiln::driver { struct DynamicCode; }
+namespace kiln::driver { struct DynamicCode; struct BackwardCode; }
 
 namespace kiln::capture {
 
@@ -66,6 +66,7 @@ struct CacheEntry {
   // to be specialized), and per concrete input shapes the entry serving it (the same module at
   // those sizes, or code compiled for that shape when the kernels differ there).
   std::shared_ptr<driver::DynamicCode> dynamicCode;
+  std::shared_ptr<driver::BackwardCode> backward;  // the compiled backward of a training graph
   std::map<std::string, std::shared_ptr<CacheEntry>> specialized;
 };
 

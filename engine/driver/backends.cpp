@@ -2,6 +2,7 @@
 
 #include "engine/ir/sym.h"
 #include "engine/ir/text.h"
+#include "engine/passes/backward_graph.h"
 #include "engine/passes/lower_to_aten.h"
 #include "engine/passes/pipeline.h"
 #include "engine/runtime/compiled_graph.h"
@@ -10,6 +11,7 @@
 
 #include <chrono>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
@@ -43,6 +45,25 @@ std::vector<int> sourceLines(const ir::Graph& g, const std::vector<int>& nodes) 
                                         std::find(lines.begin(), lines.end(), n->prov.loc.line) == lines.end())
       lines.push_back(n->prov.loc.line);
   return lines;
+}
+
+void emitKernels(session::SessionSink& sink, const std::string& cid, const ir::Graph& fused, const schedule::ScheduledGraph& sched,
+                 const codegen::CompiledModule* module) {
+  for (size_t i = 0; i < sched.kernels.size(); ++i) {
+    const kir::Kernel& k = sched.kernels[i];
+    session::KernelEvent e;
+    e.compileId = cid;
+    e.name = k.name;
+    e.kind = k.kind;
+    e.kernelIr = kir::print(k);
+    e.llvmIr = module->kernels[i].llvmIr;
+    e.assembly = module->kernels[i].assembly;
+    e.source = module->kernels[i].source;
+    e.nodeIds = k.sourceNodes;
+    e.sourceLines = sourceLines(fused, k.sourceNodes);
+    e.compileMs = module->kernels[i].compileMs;
+    sink.kernel(e);
+  }
 }
 
 // The fused graph's schedule: over size symbols when the entry is dynamic and every node's sizes
@@ -160,6 +181,78 @@ bool sameKernels(const std::vector<kir::Kernel>& a, const std::vector<kir::Kerne
 
 }  // namespace
 
+// The backward of a training graph, built the first time backward reaches it, as AOTAutograd
+// compiles backward lazily (inference never pays for it): traced (stage "backward:aten"), then
+// the same pipeline and code generation as the forward (stages "backward:pass:NAME",
+// "backward:fused"; kernels bw_*), its wrapper appended to the forward's.
+std::shared_ptr<BackwardCode> lazyBackward(const ir::Graph& aten, const std::string& cid, const BackendOptions& opts,
+                                           session::SessionSink& sink, codegen::KernelCompiler* cpu, int order,
+                                           const std::string& forwardWrapper) {
+  auto code = std::make_shared<BackwardCode>();
+  for (const ir::Node* p : aten.placeholders()) code->requiresGrad.push_back(!p->types.empty() && p->types[0].requiresGrad);
+  auto bg = std::make_shared<passes::BackwardGraph>();
+  auto forward = std::make_shared<ir::Graph>(aten);
+  auto passOpts = opts.passes;
+  auto graph = std::make_shared<std::shared_ptr<runtime::CompiledGraph>>();
+  auto failed = std::make_shared<bool>(false);
+  code->run = [=, &sink](const std::vector<tensor::Tensor>& inputs,
+                         const std::vector<tensor::Tensor>& outputGrads) -> std::optional<std::vector<tensor::Tensor>> {
+    if (*failed) return std::nullopt;
+    if (!*graph) {
+      std::string wrapper = forwardWrapper;
+      try {
+        auto t1 = std::chrono::steady_clock::now();
+        int ord = order;
+        *bg = passes::buildBackwardGraph(*forward);
+        emitStage(sink, cid, "backward:aten", ord++, bg->graph, true, {}, msSince(t1));
+        passes::PassContext ctx;
+        ir::Graph fused = passes::runPipeline(bg->graph, ctx, passOpts, [&](const passes::PassSnapshot& s) {
+          if (s.name != "fuse") emitStage(sink, cid, "backward:pass:" + s.name, ord++, *s.graph, s.changed, s.rules, s.ms);
+        });
+        for (auto& n : fused.nodes)
+          if (!n.kernel.empty()) n.kernel = "bw_" + n.kernel;  // distinct from the forward's kernels
+        emitStage(sink, cid, "backward:fused", ord++, fused, true, {}, 0.0);
+        schedule::ScheduledGraph sched = schedule::scheduleGraph(fused);
+        std::shared_ptr<codegen::CompiledModule> module;
+        if (!sched.kernels.empty()) {
+          if (!cpu) throw std::runtime_error("no CPU code generator available");
+          module = cpu->compile(sched.kernels, "graph_" + cid + "_backward");
+        }
+        emitKernels(sink, cid, fused, sched, module.get());
+        *graph = std::make_shared<runtime::CompiledGraph>(std::move(fused), std::move(sched), module);
+        wrapper += "\n# backward (" + std::to_string(bg->tangentOf.size()) + " tangents, " + std::to_string(bg->gradOf.size()) +
+                   " gradients; the forward is recomputed)\n" + (*graph)->wrapperText();
+        sink.timing(session::TimingEvent{cid, "backward", msSince(t1)});
+      } catch (const std::exception& e) {
+        *failed = true;
+        wrapper += "\n# backward: differentiated eagerly (" + std::string(e.what()) + ")\n";
+      }
+      sink.wrapper(session::WrapperEvent{cid, wrapper});
+      sink.compileDone(cid);
+      if (*failed) return std::nullopt;
+    }
+    // primals, then one tangent per differentiable output (zeros where no gradient flowed)
+    std::vector<tensor::Tensor> in = inputs;
+    auto ph = (*graph)->graph().placeholders();
+    for (size_t t = 0; t < bg->tangentOf.size(); ++t) {
+      const size_t j = static_cast<size_t>(bg->tangentOf[t]);
+      if (j < outputGrads.size() && outputGrads[j].defined()) {
+        in.push_back(outputGrads[j]);
+      } else {
+        const ir::TensorType& ty = ph.at(inputs.size() + t)->types.at(0);
+        tensor::Shape s;
+        for (const auto& d : ty.sizes) s.push_back(d.value);
+        in.push_back(tensor::Tensor::zeros(s, ty.dtype));
+      }
+    }
+    std::vector<tensor::Tensor> r = (*graph)->run(in);
+    std::vector<tensor::Tensor> grads(inputs.size());
+    for (size_t k = 0; k < bg->gradOf.size() && k < r.size(); ++k) grads.at(static_cast<size_t>(bg->gradOf[k])) = r[k];
+    return grads;
+  };
+  return code;
+}
+
 capture::GraphRunner reuseDynamicCode(const ir::Graph& captured, const std::vector<ir::TensorType>& dynamicInputs,
                                       const DynamicCode& code, const BackendOptions& opts, std::string* why) {
   ir::Graph aten = passes::lowerToAten(captured);
@@ -180,7 +273,8 @@ capture::GraphRunner reuseDynamicCode(const ir::Graph& captured, const std::vect
 
 capture::GraphRunner compileGraph(const ir::Graph& captured, const std::string& cid, const BackendOptions& opts,
                                   session::SessionSink& sink, codegen::KernelCompiler* cpu, const ir::Graph* shown,
-                                  const std::vector<ir::TensorType>* dynamicInputs, std::shared_ptr<DynamicCode>* dynamicCode) {
+                                  const std::vector<ir::TensorType>* dynamicInputs, std::shared_ptr<DynamicCode>* dynamicCode,
+                                  std::shared_ptr<BackwardCode>* backwardCode) {
   int order = 0;
   const bool dynamic = dynamicInputs && !dynamicInputs->empty() && opts.backend == "inductor";
   if (!dynamic) emitStage(sink, cid, "captured", order++, shown ? *shown : captured, true, {}, 0.0);
@@ -231,26 +325,17 @@ capture::GraphRunner compileGraph(const ir::Graph& captured, const std::string& 
     module = cpu->compile(sched.kernels, "graph_" + cid);
   }
   sink.timing(session::TimingEvent{cid, "codegen", msSince(t0)});
-  for (size_t i = 0; i < sched.kernels.size(); ++i) {
-    const kir::Kernel& k = sched.kernels[i];
-    session::KernelEvent e;
-    e.compileId = cid;
-    e.name = k.name;
-    e.kind = k.kind;
-    e.kernelIr = kir::print(k);
-    e.llvmIr = module->kernels[i].llvmIr;
-    e.assembly = module->kernels[i].assembly;
-    e.source = module->kernels[i].source;
-    e.nodeIds = k.sourceNodes;
-    e.sourceLines = sourceLines(planned.fused, k.sourceNodes);
-    e.compileMs = module->kernels[i].compileMs;
-    sink.kernel(e);
-  }
+  emitKernels(sink, cid, planned.fused, sched, module.get());
   if (planned.symbolic && dynamicCode) *dynamicCode = std::make_shared<DynamicCode>(DynamicCode{withoutHints(sched.kernels), module});
   const std::string header = dynamicHeader(planned);
   auto graph = std::make_shared<runtime::CompiledGraph>(std::move(planned.fused), std::move(sched), module);
   std::string wrapper = graph->wrapperText();  // its first line is the memory plan (kiln explain reads it)
   wrapper.insert(wrapper.find('\n') == std::string::npos ? wrapper.size() : wrapper.find('\n') + 1, header);
+  // Training graphs (an input requires grad) get a compiled backward; dynamic ones are
+  // differentiated eagerly (their backward would need the same size symbols).
+  bool training = false;
+  for (const ir::Node* p : captured.placeholders()) training = training || (!p->types.empty() && p->types[0].requiresGrad);
+  if (training && backwardCode && !dynamic) *backwardCode = lazyBackward(aten, cid, opts, sink, cpu, order, wrapper);
   sink.wrapper(session::WrapperEvent{cid, wrapper});
   if (opts.log) {
     auto frame = std::make_shared<CompiledFrame>(CompiledFrame{cid, captured, graph, {}, false});

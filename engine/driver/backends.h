@@ -10,7 +10,9 @@
 #include "engine/passes/pass_manager.h"
 #include "engine/session/sink.h"
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +46,17 @@ struct DynamicCode {
   std::shared_ptr<codegen::CompiledModule> module;
 };
 
+// The compiled backward of a graph whose inputs require grad (passes/backward_graph.h): from the
+// forward's inputs and the gradient of each forward output (undefined where none flowed), the
+// gradient of each forward input (undefined where none). Built and compiled on its first call;
+// nullopt when that failed (the caller then differentiates eagerly; the wrapper says why).
+struct BackwardCode {
+  std::function<std::optional<std::vector<tensor::Tensor>>(const std::vector<tensor::Tensor>& inputs,
+                                                           const std::vector<tensor::Tensor>& outputGrads)>
+      run;
+  std::vector<bool> requiresGrad;  // per forward input, as compiled
+};
+
 // Throws std::runtime_error on an internal compiler failure (the caller falls back to eager).
 // `shown` (when given) is the captured graph as the user sees it (symbolic sizes); `captured`
 // is what gets compiled (concrete sizes). With `dynamicInputs` (one type per placeholder, with
@@ -52,7 +65,8 @@ struct DynamicCode {
 capture::GraphRunner compileGraph(const ir::Graph& captured, const std::string& compileId, const BackendOptions& opts,
                                   session::SessionSink& sink, codegen::KernelCompiler* cpu, const ir::Graph* shown = nullptr,
                                   const std::vector<ir::TensorType>* dynamicInputs = nullptr,
-                                  std::shared_ptr<DynamicCode>* dynamicCode = nullptr);
+                                  std::shared_ptr<DynamicCode>* dynamicCode = nullptr,
+                                  std::shared_ptr<BackwardCode>* backwardCode = nullptr);
 
 // A dynamic entry called at a new shape: `captured` (that shape's capture) goes through
 // lowering, the passes and scheduling over the same symbols; when the kernels come out the same

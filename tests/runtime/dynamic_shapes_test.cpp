@@ -8,7 +8,7 @@
 #include "engine/ir/text.h"
 #include "engine/schedule/kernel_builder.h"
 #include "engine/schedule/symbolic_shapes.h"
-#include "tests/corpus/outs_compare.h"
+#include "tests/runtime/run_util.h"
 
 #include <gtest/gtest.h>
 
@@ -18,48 +18,6 @@
 
 namespace kiln {
 namespace {
-
-struct Recorder : session::NullSink {
-  std::vector<session::KernelEvent> kernels;
-  std::vector<session::WrapperEvent> wrappers;
-  void kernel(const session::KernelEvent& e) override { kernels.push_back(e); }
-  void wrapper(const session::WrapperEvent& e) override { wrappers.push_back(e); }
-  void stage(const session::StageEvent& e) override { stages[e.stage] = e.text; }
-  std::map<std::string, std::string> stages;
-};
-
-struct Ran {
-  driver::RunResult result;
-  Recorder sink;
-  driver::CompiledFrameLog log;
-};
-
-void run(const std::string& name, const std::string& script, bool eager, Ran& r) {
-  std::string path = std::string(KILN_BINARY_DIR) + "/tests/runtime/" + name + ".py";
-  std::ofstream(path) << script;
-  std::ostringstream out;
-  driver::RunOptions ro;
-  ro.scriptPath = path;
-  ro.eager = eager;
-  ro.frameLog = &r.log;
-  r.result = driver::runScript(ro, r.sink, out);
-}
-
-void expectSameAsEager(const std::string& name, const std::string& script, const Ran& compiled) {
-  Ran eager;
-  run(name + "_eager", script, true, eager);
-  ASSERT_EQ(eager.result.exitCode, 0) << eager.result.error;
-  EXPECT_EQ(test::compareOuts(nlohmann::json::parse(compiled.result.outputsJson), nlohmann::json::parse(eager.result.outputsJson)), "");
-}
-
-// Runs `script` compiled: it must succeed, compile `graphs` graphs (the other calls reuse
-// their code) and give eager's results.
-void runCompiled(const std::string& name, const std::string& script, size_t graphs, Ran& r) {
-  run(name, script, false, r);
-  ASSERT_EQ(r.result.exitCode, 0) << r.result.error;
-  EXPECT_EQ(r.log.frames.size(), graphs);
-  expectSameAsEager(name, script, r);
-}
 
 const char* kSoftmaxMean = R"(import torch
 @torch.compile(dynamic=True)

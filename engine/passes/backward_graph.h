@@ -1,0 +1,31 @@
+// The backward graph of a forward ATen graph, as AOTAutograd derives it: reverse-mode
+// differentiation through every op's derivative formula (the op table's OpDef::backward, the
+// same formulas eager autograd runs), recorded as ATen nodes by a graph dispatcher.
+//
+// Kiln's backward graph rematerializes: its inputs are the forward's inputs and one tangent per
+// differentiable forward output, and it recomputes the forward values the formulas need (the
+// forward runs generated code that saves nothing). The pass pipeline then fuses the recomputed
+// pointwise work into the gradient kernels and DCE drops what no gradient needs; matmuls and
+// convolutions are recomputed too (AOTAutograd's min-cut partitioner would save them instead).
+//
+//   placeholders: primals_1 .. primals_n (the forward's inputs), tangents_1 .. tangents_k
+//   outputs:      the gradient of every forward input that requires grad and is reached
+#pragma once
+
+#include "engine/ir/graph.h"
+
+#include <vector>
+
+namespace kiln::passes {
+
+struct BackwardGraph {
+  ir::Graph graph;
+  std::vector<int> tangentOf;  // per tangent placeholder: the forward output index it is for
+  std::vector<int> gradOf;     // per graph output: the forward input index it is the gradient of
+};
+
+// Throws std::runtime_error when an op on the way has no derivative formula, or a formula cannot
+// be recorded as a graph (the caller then differentiates eagerly).
+BackwardGraph buildBackwardGraph(const ir::Graph& forward);
+
+}  // namespace kiln::passes

@@ -1,0 +1,55 @@
+// Compiled backward graphs: a training graph's backward is traced from the op table's derivative
+// formulas, compiled through the same pipeline the first time backward reaches it, and gives
+// the gradients eager autograd gives; inference never builds one.
+#include "tests/runtime/run_util.h"
+
+namespace kiln {
+namespace {
+
+const char* kMlp = R"(import torch
+import torch.nn as nn
+torch.manual_seed(0)
+m = nn.Sequential(nn.Linear(8, 16), nn.LayerNorm(16), nn.GELU(), nn.Linear(16, 4), nn.Softmax(dim=-1))
+f = torch.compile(m)
+x = torch.randn(5, 8)
+y = torch.randn(5, 4)
+for step in range(2):
+    m.zero_grad()
+    loss = ((f(x) - y) ** 2).mean()
+    loss.backward()
+out = m[0].weight.grad
+out_1 = m[0].bias.grad
+out_2 = m[1].weight.grad
+out_3 = m[3].weight.grad
+out_4 = loss
+)";
+
+TEST(CompiledBackward, GradientsEqualEagerAutograd) {
+  Ran r;
+  runCompiled("mlp_backward", kMlp, 1, r);
+  EXPECT_TRUE(r.sink.stages.count("backward:aten"));
+  ASSERT_TRUE(r.sink.stages.count("backward:fused"));
+  // The forward's values are recomputed inside the backward's kernels.
+  EXPECT_NE(r.sink.stages["backward:fused"].find("# bw_cpp_fused_"), std::string::npos);
+  int bwKernels = 0;
+  for (const auto& k : r.sink.kernels) bwKernels += k.name.rfind("bw_", 0) == 0;
+  EXPECT_GT(bwKernels, 2);
+  ASSERT_FALSE(r.sink.wrappers.empty());
+  EXPECT_NE(r.sink.wrappers.back().text.find("# backward (1 tangents, 6 gradients; the forward is recomputed)"), std::string::npos)
+      << r.sink.wrappers.back().text;
+}
+
+TEST(CompiledBackward, InferenceBuildsNoBackward) {
+  const char* script = R"(import torch
+m = torch.nn.Linear(4, 4)
+f = torch.compile(m)
+out = f(torch.ones(2, 4))
+)";
+  Ran r;
+  runCompiled("inference_only", script, 1, r);
+  EXPECT_FALSE(r.sink.stages.count("backward:aten"));
+  for (const auto& k : r.sink.kernels) EXPECT_NE(k.name.rfind("bw_", 0), 0u) << k.name;
+}
+
+}  // namespace
+}  // namespace kiln
