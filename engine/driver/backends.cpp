@@ -2,6 +2,7 @@
 
 #include "engine/ir/sym.h"
 #include "engine/ir/text.h"
+#include "engine/ops/index_ops.h"
 #include "engine/passes/backward_graph.h"
 #include "engine/passes/lower_to_aten.h"
 #include "engine/passes/pipeline.h"
@@ -164,6 +165,25 @@ std::string dynamicHeader(const Planned& p) {
   return "";
 }
 
+using Mutations = std::vector<std::pair<int, int>>;  // (input index, graph output index)
+
+// A runner of an ATen graph that returns input mutations after its outputs: copies each final
+// value into its input, in place, and returns only the captured graph's outputs.
+capture::GraphRunner withInputMutations(capture::GraphRunner run, Mutations mutations) {
+  if (mutations.empty()) return run;
+  size_t userOutputs = static_cast<size_t>(mutations.front().second);
+  for (const auto& m : mutations) userOutputs = std::min(userOutputs, static_cast<size_t>(m.second));
+  return [run = std::move(run), mutations, userOutputs](const std::vector<tensor::Tensor>& in) {
+    std::vector<tensor::Tensor> outs = run(in);
+    for (const auto& [input, output] : mutations) {
+      tensor::Tensor dst = in.at(static_cast<size_t>(input));
+      ops::copyInto(dst, outs.at(static_cast<size_t>(output)));
+    }
+    outs.resize(userOutputs);
+    return outs;
+  };
+}
+
 std::vector<kir::Kernel> withoutHints(const std::vector<kir::Kernel>& ks) {
   std::vector<kir::Kernel> out;
   for (const auto& k : ks) out.push_back(kir::withoutHints(k));
@@ -185,7 +205,7 @@ bool sameKernels(const std::vector<kir::Kernel>& a, const std::vector<kir::Kerne
 // compiles backward lazily (inference never pays for it): traced (stage "backward:aten"), then
 // the same pipeline and code generation as the forward (stages "backward:pass:NAME",
 // "backward:fused"; kernels bw_*), its wrapper appended to the forward's.
-std::shared_ptr<BackwardCode> lazyBackward(const ir::Graph& aten, const std::string& cid, const BackendOptions& opts,
+std::shared_ptr<BackwardCode> lazyBackward(const ir::Graph& aten, size_t userOutputs, const std::string& cid, const BackendOptions& opts,
                                            session::SessionSink& sink, codegen::KernelCompiler* cpu, int order,
                                            const std::string& forwardWrapper) {
   auto code = std::make_shared<BackwardCode>();
@@ -203,7 +223,7 @@ std::shared_ptr<BackwardCode> lazyBackward(const ir::Graph& aten, const std::str
       try {
         auto t1 = std::chrono::steady_clock::now();
         int ord = order;
-        *bg = passes::buildBackwardGraph(*forward);
+        *bg = passes::buildBackwardGraph(*forward, userOutputs);
         emitStage(sink, cid, "backward:aten", ord++, bg->graph, true, {}, msSince(t1));
         passes::PassContext ctx;
         ir::Graph fused = passes::runPipeline(bg->graph, ctx, passOpts, [&](const passes::PassSnapshot& s) {
@@ -255,7 +275,8 @@ std::shared_ptr<BackwardCode> lazyBackward(const ir::Graph& aten, const std::str
 
 capture::GraphRunner reuseDynamicCode(const ir::Graph& captured, const std::vector<ir::TensorType>& dynamicInputs,
                                       const DynamicCode& code, const BackendOptions& opts, std::string* why) {
-  ir::Graph aten = passes::lowerToAten(captured);
+  Mutations mutations;
+  ir::Graph aten = passes::lowerToAten(captured, nullptr, &mutations);
   passes::PassContext ctx;
   ir::Graph fused = passes::runPipeline(aten, ctx, opts.passes, [](const passes::PassSnapshot&) {});
   Planned p = planKernels(fused, &dynamicInputs);
@@ -268,7 +289,7 @@ capture::GraphRunner reuseDynamicCode(const ir::Graph& captured, const std::vect
     return nullptr;
   }
   auto graph = std::make_shared<runtime::CompiledGraph>(std::move(p.fused), std::move(p.sched), code.module);
-  return [graph](const std::vector<tensor::Tensor>& in) { return graph->run(in); };
+  return withInputMutations([graph](const std::vector<tensor::Tensor>& in) { return graph->run(in); }, std::move(mutations));
 }
 
 capture::GraphRunner compileGraph(const ir::Graph& captured, const std::string& cid, const BackendOptions& opts,
@@ -285,9 +306,10 @@ capture::GraphRunner compileGraph(const ir::Graph& captured, const std::string& 
   }
   auto t0 = std::chrono::steady_clock::now();
   std::map<int, int> resultOf;
+  Mutations mutations;
   ir::Graph aten;
   try {
-    aten = passes::lowerToAten(captured, &resultOf);
+    aten = passes::lowerToAten(captured, &resultOf, &mutations);
   } catch (...) {
     if (dynamic) emitStage(sink, cid, "captured", 0, shown ? *shown : captured, true, {}, 0.0);
     throw;
@@ -300,7 +322,8 @@ capture::GraphRunner compileGraph(const ir::Graph& captured, const std::string& 
   emitStage(sink, cid, "aten", order++, shownAten, true, {}, lowerMs);
   sink.timing(session::TimingEvent{cid, "lower", lowerMs});
   if (opts.backend == "aot_eager") {
-    return [aten](const std::vector<tensor::Tensor>& in) { return runtime::runAtenGraph(aten, in); };
+    return withInputMutations([aten](const std::vector<tensor::Tensor>& in) { return runtime::runAtenGraph(aten, in); },
+                              std::move(mutations));
   }
   if (opts.backend != "inductor") throw std::runtime_error("unknown backend '" + opts.backend + "'");
 
@@ -335,20 +358,23 @@ capture::GraphRunner compileGraph(const ir::Graph& captured, const std::string& 
   // differentiated eagerly (their backward would need the same size symbols).
   bool training = false;
   for (const ir::Node* p : captured.placeholders()) training = training || (!p->types.empty() && p->types[0].requiresGrad);
-  if (training && backwardCode && !dynamic) *backwardCode = lazyBackward(aten, cid, opts, sink, cpu, order, wrapper);
+  if (training && backwardCode && !dynamic)
+    *backwardCode = lazyBackward(aten, captured.output()->args.at(0).list.size(), cid, opts, sink, cpu, order, wrapper);
   sink.wrapper(session::WrapperEvent{cid, wrapper});
   if (opts.log) {
     auto frame = std::make_shared<CompiledFrame>(CompiledFrame{cid, captured, graph, {}, false});
     opts.log->frames.push_back(frame);
-    return [graph, frame](const std::vector<tensor::Tensor>& in) {
-      if (!frame->called) {
-        frame->called = true;
-        for (const auto& t : in) frame->firstInputs.push_back(t.clone());
-      }
-      return graph->run(in);
-    };
+    return withInputMutations(
+        [graph, frame](const std::vector<tensor::Tensor>& in) {
+          if (!frame->called) {
+            frame->called = true;
+            for (const auto& t : in) frame->firstInputs.push_back(t.clone());
+          }
+          return graph->run(in);
+        },
+        std::move(mutations));
   }
-  return [graph](const std::vector<tensor::Tensor>& in) { return graph->run(in); };
+  return withInputMutations([graph](const std::vector<tensor::Tensor>& in) { return graph->run(in); }, std::move(mutations));
 }
 
 }  // namespace kiln::driver

@@ -16,6 +16,12 @@ class GraphDispatcher : public Dispatcher {
   // Provenance stamped on every node recorded until changed.
   ir::Provenance provenance;
 
+  void mutateInput(const Val& target, const Val& value) override {
+    if (target.kind == Val::Kind::Sym && value.kind == Val::Kind::Sym) mutations.emplace_back(target.node, value.node);
+  }
+  // (node updated in place, node holding its new value), in the order they happened.
+  std::vector<std::pair<int, int>> mutations;
+
   static ir::Arg toArg(const Val& v);
   // The graph value of an argument (a node ref becomes a Sym with the node's type).
   static Val fromArg(const ir::Graph& g, const ir::Arg& a);

@@ -359,6 +359,36 @@ void registerNormOps(std::vector<OpDef>& t) {
       }
       return std::vector<Tensor>{r.out, r.mean, r.invstd};
     };
+    // For graphs (Inductor's decomposition): batch statistics over every dim but the channels,
+    // the normalized output, and the running stats' momentum update as input mutations.
+    d.decompose = [](Dispatcher& disp, const std::vector<Val>& a) {
+      const Val& x = a.at(0);
+      const Shape s = sizesOf(x);
+      const int64_t nd = static_cast<int64_t>(s.size());
+      std::vector<int64_t> dims;
+      int64_t n = 1;
+      for (int64_t i = 0; i < nd; ++i)
+        if (i != 1) dims.push_back(i), n *= s[static_cast<size_t>(i)];
+      Val var = disp.call("aten.var.correction", {x, intList(dims), Val::integer(0), Val::boolean(true)});
+      Val mean = disp.call("aten.mean.dim", {x, intList(dims), Val::boolean(true)});
+      Val invstd = disp.call("aten.rsqrt.default", {disp.call("aten.add.Tensor", {var, a.at(7)})});
+      Val out = disp.call("aten.mul.Tensor", {disp.call("aten.sub.Tensor", {x, mean}), invstd});
+      if (!a.at(1).isNone()) out = disp.call("aten.mul.Tensor", {out, channelView(disp, a[1], nd)});
+      if (!a.at(2).isNone()) out = disp.call("aten.add.Tensor", {out, channelView(disp, a[2], nd)});
+      const Shape c = {s.size() > 1 ? s[1] : 1};
+      Val meanC = disp.call("aten.view.default", {mean, intList(c)});
+      Val varC = disp.call("aten.view.default", {var, intList(c)});
+      const double m = a.at(6).number();
+      if (!a.at(3).isNone())
+        disp.mutateInput(a[3], disp.call("aten.add.Tensor", {disp.call("aten.mul.Tensor", {a[3], Val::real(1 - m)}),
+                                                             disp.call("aten.mul.Tensor", {meanC, Val::real(m)})}));
+      if (!a.at(4).isNone()) {
+        const double unbias = static_cast<double>(n) / std::max<double>(static_cast<double>(n - 1), 1.0);
+        disp.mutateInput(a[4], disp.call("aten.add.Tensor", {disp.call("aten.mul.Tensor", {a[4], Val::real(1 - m)}),
+                                                             disp.call("aten.mul.Tensor", {varC, Val::real(m * unbias)})}));
+      }
+      return Val::listOf({out, meanC, disp.call("aten.view.default", {invstd, intList(c)})});
+    };
     t.push_back(std::move(d));
   }
   {

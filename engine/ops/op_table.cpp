@@ -1,6 +1,7 @@
 #include "engine/ops/op_table.h"
 
 #include "engine/autograd/record.h"
+#include "engine/ops/index_ops.h"
 
 #include <stdexcept>
 #include <unordered_map>
@@ -83,6 +84,13 @@ Val EagerDispatcher::call(const OpDef& op, const std::vector<Val>& args) {
   Val r = Val::of(op.eager(args));
   autograd::recordEager(op, args, r);
   return r;
+}
+
+void Dispatcher::mutateInput(const Val& target, const Val& value) {
+  if (target.kind == Val::Kind::Tensor && value.kind == Val::Kind::Tensor) {
+    tensor::Tensor t = target.t;
+    copyInto(t, value.t);
+  }
 }
 
 Val MetaDispatcher::call(const OpDef& op, const std::vector<Val>& args) {

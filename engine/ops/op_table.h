@@ -87,6 +87,10 @@ class Dispatcher {
   // recording dispatchers have no multi-output nodes yet: torch-level functions then use
   // single-output decompositions (layer_norm as var + mean + ..., max(dim) as amax + argmax).
   virtual bool multiOutput() const { return false; }
+  // An op's decomposition that updates an argument in place (training batch_norm's running
+  // stats): `target` takes `value`. Eager dispatchers copy it in; graph-recording ones record it
+  // for functionalization (the graph returns the new value, the caller copies it back).
+  virtual void mutateInput(const Val& target, const Val& value);
 };
 
 // Runs every op's eager kernel.

@@ -30,7 +30,7 @@ std::set<int> differentiable(const ir::Graph& g) {
 
 }  // namespace
 
-BackwardGraph buildBackwardGraph(const ir::Graph& forward) {
+BackwardGraph buildBackwardGraph(const ir::Graph& forward, size_t userOutputs) {
   BackwardGraph bw;
   ir::Graph& out = bw.graph;
   out.name = forward.name + "_backward";
@@ -64,7 +64,7 @@ BackwardGraph buildBackwardGraph(const ir::Graph& forward) {
     else it->second = d.call("aten.add.Tensor", {it->second, g});
   };
   std::vector<std::pair<int, Val>> seeds;
-  for (size_t j = 0; j < results.size(); ++j) {
+  for (size_t j = 0; j < results.size() && j < userOutputs; ++j) {
     if (!results[j].isNode() || !reach.count(results[j].node)) continue;
     const ir::Node* r = forward.find(results[j].node);
     ir::Node t;

@@ -14,6 +14,7 @@
 
 #include "engine/ir/graph.h"
 
+#include <cstdint>
 #include <vector>
 
 namespace kiln::passes {
@@ -26,6 +27,8 @@ struct BackwardGraph {
 
 // Throws std::runtime_error when an op on the way has no derivative formula, or a formula cannot
 // be recorded as a graph (the caller then differentiates eagerly).
-BackwardGraph buildBackwardGraph(const ir::Graph& forward);
+// Only the first `userOutputs` outputs get tangents (the rest are input mutations, which are not
+// differentiated: running stats are updated under no_grad).
+BackwardGraph buildBackwardGraph(const ir::Graph& forward, size_t userOutputs = SIZE_MAX);
 
 }  // namespace kiln::passes

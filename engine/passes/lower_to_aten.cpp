@@ -8,12 +8,15 @@
 
 namespace kiln::passes {
 
-ir::Graph lowerToAten(const ir::Graph& captured, std::map<int, int>* resultOf) {
+ir::Graph lowerToAten(const ir::Graph& captured, std::map<int, int>* resultOf, std::vector<std::pair<int, int>>* inputMutations) {
   ir::Graph out;
   out.name = captured.name;
   ops::GraphDispatcher d(out);
   std::map<int, ops::Val> env;  // captured node id -> its ATen value
   int argIndex = 0;
+  std::map<int, int> inputOf;          // ATen placeholder id -> input index
+  std::vector<std::pair<int, int>> mutated;  // (input index, node with its final value)
+  size_t seen = 0;                     // mutations of d already applied
   auto mapArg = [&](const ir::Arg& a, auto&& self) -> ops::Val {
     if (a.kind == ir::Arg::Kind::Node) {
       auto it = env.find(a.node);
@@ -35,6 +38,7 @@ ir::Graph lowerToAten(const ir::Graph& captured, std::map<int, int>* resultOf) {
       p.types = n.types;
       p.prov.from = {n.id};
       int id = out.add(std::move(p)).id;
+      inputOf[id] = argIndex - 1;
       env[n.id] = ops::Val::sym(n.types.at(0), id);
       continue;
     }
@@ -44,6 +48,10 @@ ir::Graph lowerToAten(const ir::Graph& captured, std::map<int, int>* resultOf) {
       o.name = o.target = "output";
       std::vector<ir::Arg> refs;
       for (const auto& a : n.args.at(0).list) refs.push_back(ops::GraphDispatcher::toArg(mapArg(a, mapArg)));
+      for (const auto& [input, node] : mutated) {
+        if (inputMutations) inputMutations->emplace_back(input, static_cast<int>(refs.size()));
+        refs.push_back(ir::Arg::ref(node));
+      }
       o.args.push_back(ir::Arg::listOf(std::move(refs)));
       out.add(std::move(o));
       continue;
@@ -67,6 +75,23 @@ ir::Graph lowerToAten(const ir::Graph& captured, std::map<int, int>* resultOf) {
     if (r.kind != ops::Val::Kind::Sym && r.kind != ops::Val::Kind::List)
       throw std::runtime_error("lowering: '" + n.target + "' did not produce a tensor");
     env[n.id] = r;
+    // An input updated inside an op's decomposition: later uses read the new value, and the
+    // graph returns its final value.
+    for (; seen < d.mutations.size(); ++seen) {
+      auto [target, value] = d.mutations[seen];
+      const ir::Node* v = out.find(value);
+      for (auto& [cid, val] : env)
+        if (val.kind == ops::Val::Kind::Sym && val.node == target) val = ops::Val::sym(v->types.at(0), value);
+      int root = target;
+      for (const auto& [input, node] : mutated)
+        if (node == target) root = -1 - input;  // a second update of an input
+      if (root < 0) {
+        for (auto& m : mutated)
+          if (m.second == target) m.second = value;
+      } else if (auto in = inputOf.find(target); in != inputOf.end()) {
+        mutated.emplace_back(in->second, value);
+      }
+    }
     // Functionalization: after x.add_(1), every later use of x is the new value.
     if (n.kind == ir::NodeKind::CallMethod && torchapi::isInplaceMethod(n.target) && !n.args.empty() && n.args[0].isNode())
       env[n.args[0].node] = r;

@@ -129,10 +129,10 @@ void registerNnFunctionalFns(std::vector<TorchFn>& t) {
                      for (size_t i = 0; i < s.size(); ++i) sz += (i ? ", " : "") + std::to_string(s[i]);
                      throw TorchError("ValueError", "Expected more than 1 value per channel when training, got input size " + sz + "])");
                    }
-                   if (!d.multiOutput())
-                     throw TorchError("NotImplementedError", "training-mode batch_norm in a captured graph is not supported by Kiln yet");
-                   Val r = d.call("aten._native_batch_norm_legit.default", {x, w, b, rm, rv, Val::boolean(true), momentum, eps});
-                   return r.list.at(0);
+                   std::vector<Val> args = {x, w, b, rm, rv, Val::boolean(true), momentum, eps};
+                   // In a graph: the decomposition, whose running-stat updates are input mutations.
+                   if (!d.multiOutput()) return ops::op("aten._native_batch_norm_legit.default").decompose(d, args).list.at(0);
+                   return d.call("aten._native_batch_norm_legit.default", args).list.at(0);
                  }
                  if (rm.isNone() || rv.isNone()) throw TorchError("ValueError", "running_mean and running_var must be defined in evaluation mode");
                  std::vector<Val> args = {x, w, b, rm, rv, momentum, eps};
