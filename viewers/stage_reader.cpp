@@ -61,6 +61,11 @@ StageContent readStageContent(storage::Store& store, const StageRequest& r) {
   if (fused)
     for (const auto& n : fused->nodes)
       if (n.prov.loc.line > 0) c.nodeLines[n.id] = n.prov.loc.line;
+  // The backward's kernels (bw_*) name nodes of the backward:fused stage: keyed -1 - id.
+  for (const auto& st : store.stages(r.sessionId, stage.compileId))
+    if (st.stage == "backward:fused")
+      for (const auto& n : (stage.stage == st.stage ? c.graph : store.stageGraph(st.id)).nodes)
+        if (n.prov.loc.line > 0) c.nodeLines[-1 - n.id] = n.prov.loc.line;
   return c;
 }
 

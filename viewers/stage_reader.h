@@ -29,7 +29,8 @@ struct StageContent {
   std::optional<ir::Graph> base;  // the diff base session's same stage, when it has one
   bool withCompile = false;  // the fields below were read (the compile changed)
   std::vector<storage::KernelRow> kernels;
-  std::map<int, int> nodeLines;             // fused-graph node id -> source line (kernel IR @N)
+  std::map<int, int> nodeLines;             // fused-graph node id -> source line (kernel IR @N);
+                                            // -1 - id for the backward's (kernels bw_*)
   std::map<std::string, double> runMs;      // kernel -> ms per launch, from the run profile
   std::string wrapper, capture;
 };

@@ -394,7 +394,9 @@ void StudioWindow::showStage(int row) {
   StageRequest request;
   request.sessionId = sessionId_;
   request.stage = stage;
-  if (row > 0 && stages_->stageAt(row - 1).compileId == stage.compileId) request.previous = stages_->stageAt(row - 1);
+  // The stage stepped from (backward:aten starts a graph of its own: it has none).
+  if (row > 0 && stages_->stageAt(row - 1).compileId == stage.compileId && stage.stage != "backward:aten")
+    request.previous = stages_->stageAt(row - 1);
   if (diffBase_.second == sessionId_ && diffBase_.first > 0) request.diffBase = diffBase_.first;
   // Kernels and wrapper belong to the compile: read them when the compile on screen differs.
   request.withCompile = stage.compileId != compileId_;
@@ -450,7 +452,8 @@ void StudioWindow::finishStage(quint64 token, int row, const StageContent& conte
 
 // ATen, the passes and the fused stage of one compile share node ids: the graph view lays out
 // their union once and keeps every node where it was while the user steps (layout_frame.h).
-// The captured graph has ids of its own and is laid out by itself. The union needs every stage
+// The captured graph has ids of its own and is laid out by itself; the backward stages
+// (backward:*) share ids among themselves only, so they get a frame of their own. The union needs every stage
 // of the compile (0.4 s of reading for a 4,096-node model): read on a pool thread with a
 // connection of its own, the graph shown when it arrives.
 void StudioWindow::showInLayoutFrame(const storage::StageRow& stage, const ir::Graph& graph) {
@@ -460,7 +463,8 @@ void StudioWindow::showInLayoutFrame(const storage::StageRow& stage, const ir::G
     graph_->showGraph(graph);
     return;
   }
-  const QString key = QStringLiteral("%1/%2").arg(sessionId_).arg(qs(stage.compileId));
+  const bool backward = stage.stage.rfind("backward:", 0) == 0;
+  const QString key = QStringLiteral("%1/%2%3").arg(sessionId_).arg(qs(stage.compileId)).arg(backward ? QStringLiteral("/backward") : QString());
   if (graph_->layoutFrameKey() == key) {
     pendingFrameKey_.clear();
     graph_->showGraph(graph);
@@ -474,14 +478,14 @@ void StudioWindow::showInLayoutFrame(const storage::StageRow& stage, const ir::G
   const std::string path = store_.path(), compileId = stage.compileId;
   const qint64 sessionId = sessionId_;
   QPointer<StudioWindow> self(this);
-  QThreadPool::globalInstance()->start([self, path, sessionId, compileId, key] {
+  QThreadPool::globalInstance()->start([self, path, sessionId, compileId, key, backward] {
     auto frame = std::make_shared<ir::Graph>();
     QString error;
     try {
       auto store = storage::Store::open(path);
       std::vector<ir::Graph> stages;
       for (const auto& st : store->stages(sessionId, compileId))
-        if (st.stage != "captured") stages.push_back(store->stageGraph(st.id));
+        if (st.stage != "captured" && (st.stage.rfind("backward:", 0) == 0) == backward) stages.push_back(store->stageGraph(st.id));
       *frame = unionOfStages(stages);
     } catch (const std::exception& e) {
       error = QString::fromUtf8(e.what());

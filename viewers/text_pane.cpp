@@ -144,12 +144,12 @@ void TextPane::setKernels(const std::vector<storage::KernelRow>& kernels, std::m
 }
 
 // The source line of a kernel IR instruction, through its `@N` provenance; 0 for other lines.
-int TextPane::sourceLineOf(const QString& kernelIrLine) const {
+int TextPane::sourceLineOf(const QString& kernelIrLine, bool backward) const {
   const qsizetype at = kernelIrLine.lastIndexOf(QStringLiteral(" @"));
   if (at < 0) return 0;
   bool ok = false;
   const int node = kernelIrLine.mid(at + 2).trimmed().toInt(&ok);
-  auto it = ok ? nodeLines_.find(node) : nodeLines_.end();
+  auto it = ok ? nodeLines_.find(backward ? -1 - node : node) : nodeLines_.end();
   return it == nodeLines_.end() ? 0 : it->second;
 }
 
@@ -161,16 +161,17 @@ QList<QTextEdit::ExtraSelection> TextPane::tint(Tab t, QPlainTextEdit* e, int li
     // Kernel IR and LLVM IR name the node of each line at its end (@N, ; @N); in assembly a
     // `# @N` line names the node of the instructions after it, up to the next label.
     const bool perLine = !nodeLines_.empty() && t != KernelSource;
+    const bool backward = span.name.startsWith(QStringLiteral("bw_"));  // its @N are backward nodes
     int asmLine = 0;
     for (int b = span.first; b <= span.last; ++b) {
       const QTextBlock block = e->document()->findBlockByNumber(b);
       if (!block.isValid()) break;
       const QString text = block.text();
       if (t == Assembly) {
-        if (text.trimmed().startsWith(QStringLiteral("# @"))) asmLine = sourceLineOf(text);
+        if (text.trimmed().startsWith(QStringLiteral("# @"))) asmLine = sourceLineOf(text, backward);
         else if (!text.isEmpty() && !text[0].isSpace()) asmLine = 0;  // a label
       }
-      if (perLine && b != span.first && (t == Assembly ? asmLine : sourceLineOf(text)) != line) continue;
+      if (perLine && b != span.first && (t == Assembly ? asmLine : sourceLineOf(text, backward)) != line) continue;
       QTextEdit::ExtraSelection sel;
       sel.format.setBackground(lineColour(line));
       sel.format.setProperty(QTextFormat::FullWidthSelection, true);

@@ -73,7 +73,7 @@ class TextPane : public QTabWidget {
   };
   std::vector<KernelSpan> spans_[TabCount];
   std::map<int, int> nodeLines_;
-  int sourceLineOf(const QString& kernelIrLine) const;
+  int sourceLineOf(const QString& kernelIrLine, bool backward) const;  // backward: a bw_* kernel
   // The tint of source line `line` for the kernels of tab `t`, as selections in editor `e`
   // (which shows that tab's text).
   QList<QTextEdit::ExtraSelection> tint(Tab t, QPlainTextEdit* e, int line, int* kernels) const;
