@@ -1,5 +1,7 @@
 #include "sample_session.h"
 
+#include <tuple>
+
 namespace kiln::testing {
 namespace {
 
@@ -105,6 +107,33 @@ int64_t writeSession(storage::Store& store, bool changed) {
 }
 
 }  // namespace
+
+int64_t appendTrainingSampleSession(storage::Store& store) {
+  using K = ir::NodeKind;
+  auto sink = store.beginSession();
+  sink->sessionStart({"sample.py", kScript, R"({"backend": "inductor"})", "test", 1700000120000});
+  sink->frame({0, "f", "sample.py", 4, "function", "def f(x): ..."});
+  session::CompileEvent compile;
+  compile.compileId = "0/0";
+  compile.backend = "inductor";
+  sink->compile(compile);
+  sink->stage(stage("captured", 0, chain("torch.sin", "_operator.mul", "torch.relu", ""), true));
+  sink->stage(stage("aten", 1, chain("aten.sin.default", "aten.mul.Tensor", "aten.relu.default", ""), true));
+  sink->stage(stage("fused", 2, chain("aten.sin.default", "aten.mul.Tensor", "aten.relu.default", "kernel_0"), true));
+  // The backward reuses ids 0..3 for other nodes: it must not share the forward's layout.
+  for (const auto& [name, kernel, order] : {std::tuple<const char*, const char*, int>{"backward:aten", "", 3}, {"backward:fused", "bw_kernel_0", 4}}) {
+    ir::Graph bw;
+    bw.add(node(0, "primals_1", K::Placeholder, "primals_1", {}, 4));
+    bw.add(node(1, "tangents_1", K::Placeholder, "tangents_1", {}, 0));
+    bw.add(node(2, "cos", K::CallFunction, "aten.cos.default", {ir::Arg::ref(0)}, kSinLine, kernel));
+    bw.add(node(3, "mul_1", K::CallFunction, "aten.mul.Tensor", {ir::Arg::ref(2), ir::Arg::ref(1)}, kSinLine, kernel));
+    bw.add(node(4, "output", K::Output, "output", {ir::Arg::listOf({ir::Arg::ref(3)})}, 0));
+    sink->stage(stage(name, order, std::move(bw), true));
+  }
+  sink->compileDone("0/0");
+  sink->sessionEnd({"ok", "", 10.0, "{}"});
+  return store.lastSessionId();
+}
 
 SampleSession writeSampleSession(const std::string& dbPath) {
   SampleSession out;

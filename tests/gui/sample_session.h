@@ -20,6 +20,9 @@ SampleSession writeSampleSession(const std::string& dbPath);
 // Appends a second run of the sample to `store` in which the captured graph's text gained a
 // line and the compile gained a guard, as a changed script would; returns its session id.
 int64_t appendChangedSampleSession(storage::Store& store);
+// A training run: forward stages, then backward:aten and backward:fused, whose node ids overlap
+// the forward's.
+int64_t appendTrainingSampleSession(storage::Store& store);
 
 // Lines of the sample script the nodes point at.
 constexpr int kSinLine = 5;

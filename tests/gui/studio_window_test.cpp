@@ -204,6 +204,31 @@ class StudioWindowTest : public QObject {
     QVERIFY(window_->graphView()->layoutFrameKey().isEmpty());
   }
 
+  // Backward stages have ids of their own: a layout frame of their own, never the forward's.
+  void backwardStagesHaveTheirOwnLayoutFrame() {
+    const int64_t training = testing::appendTrainingSampleSession(*sample_.store);
+    window_->refreshSessions();
+    QVERIFY(window_->selectSession(training));
+    QCOMPARE(window_->stageModel()->stageAt(4).stage, std::string("backward:fused"));
+    auto names = [&] {
+      QSet<QString> out;
+      for (GraphNodeItem* n : window_->graphView()->nodeItems()) out.insert(n->name());
+      return out;
+    };
+    QVERIFY(window_->selectStage(4));
+    QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled() && names().contains(QStringLiteral("tangents_1")), 20000);
+    QCOMPARE(names(), (QSet<QString>{"primals_1", "tangents_1", "cos", "mul_1", "output"}));
+    QVERIFY(window_->graphView()->layoutFrameKey().endsWith(QStringLiteral("/backward")));
+    QVERIFY(window_->selectStage(2));
+    QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled() && names().contains(QStringLiteral("relu")), 20000);
+    QCOMPARE(names(), (QSet<QString>{"l_x_", "sin", "mul", "relu", "output"}));
+    QVERIFY(!window_->graphView()->layoutFrameKey().endsWith(QStringLiteral("/backward")));
+    QVERIFY(window_->selectSession(sample_.sessionId));
+    QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled(), 20000);
+    sample_.store->deleteSession(training);  // later tests count the sessions
+    window_->refreshSessions();
+  }
+
   // The find field above the graph counts matches in the stage and steps through them.
   void findInGraphStepsThroughMatches() {
     QVERIFY(window_->selectStage(3));
