@@ -39,6 +39,51 @@ TEST(CompiledBackward, GradientsEqualEagerAutograd) {
       << r.sink.wrappers.back().text;
 }
 
+// A gradient for only one of two outputs (the other's tangent is zeros), an input that requires
+// grad, a graph break (two graphs, each with its backward), and create_graph=True (which takes
+// the eager recompute: its gradient must be differentiable again).
+TEST(CompiledBackward, PartialOutputsGraphBreaksAndCreateGraph) {
+  const char* script = R"(import torch
+torch.manual_seed(0)
+w = torch.randn(4, 3, requires_grad=True)
+b = torch.randn(3, requires_grad=True)
+
+@torch.compile
+def two(x):
+    h = x @ w + b
+    return h.tanh(), (h * h).sum(dim=0)
+
+x = torch.randn(5, 4, requires_grad=True)
+p, q = two(x)
+p.sum().backward()
+out = x.grad.clone()
+out_1 = w.grad.clone()
+out_2 = b.grad.clone()
+
+@torch.compile
+def brk(x):
+    y = torch.sin(x) * w.sum()
+    print("break")
+    return (y.cos() * b.sum()).sum()
+
+x2 = torch.randn(3, 3, requires_grad=True)
+brk(x2).backward()
+out_3 = x2.grad.clone()
+
+@torch.compile
+def cube(x):
+    return (x ** 3).sum()
+x3 = torch.tensor([1.0, 2.0], requires_grad=True)
+cube(x3).backward(create_graph=True)
+out_4 = x3.grad.detach().clone()
+)";
+  Ran r;
+  runCompiled("backward_cases", script, 4, r);
+  int backwards = 0;
+  for (const auto& w : r.sink.wrappers) backwards += w.text.find("# backward (") != std::string::npos;
+  EXPECT_EQ(backwards, 3);  // two, brk and its resume function; not cube (create_graph)
+}
+
 TEST(CompiledBackward, InferenceBuildsNoBackward) {
   const char* script = R"(import torch
 m = torch.nn.Linear(4, 4)
