@@ -18,6 +18,7 @@
 #include <map>
 #include <set>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -194,6 +195,8 @@ int cmdBench(const std::vector<std::string>& args) {
   const int repeat = std::max(1, std::atoi(one(o, "repeat", "5").c_str()));
   const int threads = std::max(1, std::atoi(one(o, "threads", "1").c_str()));
   if (paths.empty()) throw UsageError("expected a SCRIPT or a directory of scripts");
+  // Compiles are timed cold: the kernel cache (codegen/kernel_cache.h) stays off unless asked for.
+  ::setenv("KILN_CACHE", std::getenv("KILN_CACHE") ? std::getenv("KILN_CACHE") : "0", 1);
   std::vector<std::string> scripts;
   for (const auto& p : paths) {
     if (std::filesystem::is_directory(p)) {

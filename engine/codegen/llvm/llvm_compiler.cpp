@@ -2,10 +2,12 @@
 // All kernels of one batch (a graph) go into one LLVM module, optimized, printed and JIT-compiled
 // once; each kernel's IR and assembly are cut out of the module's for display. The JIT session
 // is owned by the returned CompiledModule.
+#include "engine/codegen/kernel_cache.h"
 #include "engine/codegen/kernel_compiler.h"
 #include "engine/codegen/llvm/llvm_emitter.h"
 #include "engine/codegen/llvm/llvm_jit.h"
 
+#include <llvm/Config/llvm-config.h>
 #include <llvm/IR/AssemblyAnnotationWriter.h>
 #include <llvm/IR/DIBuilder.h>
 #include <llvm/IR/LLVMContext.h>
@@ -15,6 +17,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <chrono>
+#include <optional>
 #include <regex>
 #include <future>
 #include <sstream>
@@ -75,6 +78,13 @@ std::string readableAssembly(const std::string& fn) {
   return out;
 }
 
+// What the machine code of a module depends on besides its kernels.
+std::string cacheKey(const std::vector<kir::Kernel>& kernels) {
+  const llvmcg::HostInfo& h = llvmcg::hostInfo();
+  return KernelCache::buildId() + ", llvm " LLVM_VERSION_STRING "\n" + h.triple + " " + h.cpu + " " + h.features + "\n" +
+         h.vectorMathNote + "\n" + kir::print(kernels);
+}
+
 class LlvmCompiledModule : public CompiledModule {
  public:
   // Declared before `kernels` is filled and destroyed after it: the code lives in the JIT.
@@ -97,6 +107,30 @@ class LlvmCpuCompiler : public KernelCompiler {
     // the assembly printer runs on a second thread while the JIT compiles.
     auto out = std::make_shared<LlvmCompiledModule>();
     auto start = std::chrono::steady_clock::now();
+    std::vector<std::string> symbols;
+    for (const auto& k : kernels) symbols.push_back(llvmcg::kernelSymbol(k));
+    // A module compiled before (this run or an earlier one): its machine code and texts.
+    KernelCache* cache = KernelCache::instance();
+    const std::string key = cache ? cacheKey(kernels) : "";
+    if (cache)
+      if (std::optional<CachedModule> hit = cache->load(key); hit && hit->names.size() == kernels.size()) {
+        try {
+          std::vector<void*> fns = out->jit->addObject(hit->object, symbols);
+          double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+          for (size_t i = 0; i < kernels.size(); ++i) {
+            CompiledKernel ck;
+            ck.name = kernels[i].name;
+            ck.llvmIr = hit->llvmIr[i];
+            ck.assembly = hit->assembly[i];
+            ck.fn = reinterpret_cast<CpuKernelFn>(fns[i]);
+            ck.compileMs = ms / static_cast<double>(kernels.size());
+            out->kernels.push_back(std::move(ck));
+          }
+          return out;
+        } catch (const std::exception&) {
+          out = std::make_shared<LlvmCompiledModule>();  // an unusable entry: compile afresh
+        }
+      }
     auto ctx = std::make_unique<llvm::LLVMContext>();
     auto m = std::make_unique<llvm::Module>(moduleName, *ctx);
     {
@@ -128,11 +162,15 @@ class LlvmCpuCompiler : public KernelCompiler {
       }
       out->kernels.push_back(std::move(ck));
     }
-    std::vector<std::string> symbols;
-    for (const auto& k : kernels) symbols.push_back(llvmcg::kernelSymbol(k));
-    std::vector<void*> fns = out->jit->addAll(std::move(m), std::move(ctx), symbols);
+    std::string object;
+    std::vector<void*> fns = out->jit->addAll(std::move(m), std::move(ctx), symbols, cache ? &object : nullptr);
     const std::string text = assembly.get();
     for (size_t i = 0; i < kernels.size(); ++i) out->kernels[i].assembly = readableAssembly(functionAssembly(text, symbols[i]));
+    if (cache && !object.empty()) {
+      CachedModule entry{key, {}, {}, {}, object};
+      for (const auto& k : out->kernels) entry.names.push_back(k.name), entry.llvmIr.push_back(k.llvmIr), entry.assembly.push_back(k.assembly);
+      cache->store(entry);
+    }
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     for (size_t i = 0; i < kernels.size(); ++i) {
       out->kernels[i].fn = reinterpret_cast<CpuKernelFn>(fns[i]);

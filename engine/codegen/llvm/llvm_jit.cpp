@@ -6,6 +6,8 @@
 #include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/ObjectCache.h>
+#include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/LegacyPassManager.h>
@@ -135,8 +137,26 @@ LlvmJit::LlvmJit() {
   hostInfo();  // loads libmvec before the JIT's process-symbol generator looks anything up
   auto jtmb = hostMachine();
   tm_ = check("creating the target machine", jtmb.createTargetMachine());
+  // The compiler hands every object it makes to an ObjectCache that keeps a copy, so the kernel
+  // cache can store it.
+  struct KeepObject : llvm::ObjectCache {
+    explicit KeepObject(std::shared_ptr<std::string> out) : out(std::move(out)) {}
+    void notifyObjectCompiled(const llvm::Module*, llvm::MemoryBufferRef obj) override { *out = obj.getBuffer().str(); }
+    std::unique_ptr<llvm::MemoryBuffer> getObject(const llvm::Module*) override { return nullptr; }
+    std::shared_ptr<std::string> out;
+  };
+  auto keep = std::make_shared<KeepObject>(lastObject_);
   jit_ = check("creating the JIT",
-               llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(jtmb)).create());
+               llvm::orc::LLJITBuilder()
+                   .setJITTargetMachineBuilder(std::move(jtmb))
+                   .setCompileFunctionCreator([keep](llvm::orc::JITTargetMachineBuilder b)
+                                                  -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
+                     auto tm = b.createTargetMachine();
+                     if (!tm) return tm.takeError();
+                     return std::make_unique<llvm::orc::TMOwningSimpleCompiler>(std::move(*tm), keep.get());
+                   })
+                   .create());
+  keepObject_ = keep;
   // libm, libmvec and libc calls of the generated code resolve against this process.
   auto gen = check("creating the process symbol generator",
                    llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
@@ -200,12 +220,21 @@ std::future<std::string> LlvmJit::assemblyInBackground(const llvm::Module& m) {
 }
 
 std::vector<void*> LlvmJit::addAll(std::unique_ptr<llvm::Module> m, std::unique_ptr<llvm::LLVMContext> ctx,
-                                   const std::vector<std::string>& symbols) {
+                                   const std::vector<std::string>& symbols, std::string* object) {
   std::string name = m->getName().str();
   if (llvm::Error err = jit_->addIRModule(llvm::orc::ThreadSafeModule(std::move(m), std::move(ctx))))
     fail("adding " + name + " to the JIT", std::move(err));
   std::vector<void*> out;
   for (const auto& s : symbols) out.push_back(check("compiling " + s, jit_->lookup(s)).toPtr<void*>());
+  if (object) *object = *lastObject_;
+  return out;
+}
+
+std::vector<void*> LlvmJit::addObject(const std::string& object, const std::vector<std::string>& symbols) {
+  if (llvm::Error err = jit_->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(object, "cached kernels")))
+    fail("loading cached kernels", std::move(err));
+  std::vector<void*> out;
+  for (const auto& s : symbols) out.push_back(check("linking cached " + s, jit_->lookup(s)).toPtr<void*>());
   return out;
 }
 

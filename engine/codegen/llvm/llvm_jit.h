@@ -43,10 +43,16 @@ class LlvmJit {
   std::future<std::string> assemblyInBackground(const llvm::Module& m);
   // Hands a module holding several kernels to the JIT, compiles it and returns their entry
   // points, in `symbols` order.
+  // points, in `symbols` order. `object` (when given) receives the compiled object file.
   std::vector<void*> addAll(std::unique_ptr<llvm::Module> m, std::unique_ptr<llvm::LLVMContext> ctx,
-                            const std::vector<std::string>& symbols);
+                            const std::vector<std::string>& symbols, std::string* object = nullptr);
+  // Links an object file compiled earlier (the kernel cache) and returns its entry points.
+  std::vector<void*> addObject(const std::string& object, const std::vector<std::string>& symbols);
 
  private:
+  // Declared before the JIT, so they outlive its compiler, which holds the ObjectCache.
+  std::shared_ptr<std::string> lastObject_ = std::make_shared<std::string>();  // the compiler's last output
+  std::shared_ptr<void> keepObject_;  // the ObjectCache that fills it
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   std::unique_ptr<llvm::TargetMachine> tm_;  // for the optimiser's cost model and assembly
 };
