@@ -812,7 +812,7 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
         entry.run = driver::reuseDynamicCode(tracer.graph, dynInputs, *dynamicOf->dynamicCode, bo, nullptr);
       if (!entry.run)
         entry.run = driver::compileGraph(tracer.graph, cid, bo, sink, cpu_, &shown, dynInputs.empty() ? nullptr : &dynInputs,
-                                         &entry.dynamicCode, &entry.backward);
+                                         &entry.dynamicCode, dynamicOf ? nullptr : &entry.backward);
     } catch (const std::exception& e) {
       ce.status = "failed";
       ce.message = std::string("backend compile failed, running the captured graph eagerly: ") + e.what();

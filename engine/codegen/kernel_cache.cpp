@@ -1,5 +1,6 @@
 #include "engine/codegen/kernel_cache.h"
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -56,7 +57,8 @@ KernelCache*& current() {
   static KernelCache* cache = [] () -> KernelCache* {
     if (const char* off = std::getenv("KILN_CACHE"); off && std::string(off) == "0") return nullptr;
     std::string dir = defaultDir();
-    if (dir.empty()) return nullptr;
+    // Without a way to tell this build from another, cached code could be a stale generator's.
+    if (dir.empty() || KernelCache::buildId().empty()) return nullptr;
     return new KernelCache(dir);  // lives for the process
   }();
   return cache;
@@ -75,9 +77,11 @@ const std::string& KernelCache::buildId() {
   static const std::string id = [] {
     std::error_code ec;
     const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-    if (ec) return std::string("unknown build");
+    if (ec) return std::string();
     const auto size = std::filesystem::file_size(exe, ec);
+    if (ec) return std::string();
     const auto time = std::filesystem::last_write_time(exe, ec).time_since_epoch().count();
+    if (ec) return std::string();
     return exe.string() + " " + std::to_string(size) + " " + std::to_string(time);
   }();
   return id;
@@ -90,6 +94,9 @@ std::string KernelCache::pathOf(const std::string& key) const {
 }
 
 std::optional<CachedModule> KernelCache::load(const std::string& key) const {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(pathOf(key), ec);
+  if (ec || size > (uint64_t{1} << 30)) return std::nullopt;  // absent, or not an entry of ours
   std::ifstream f(pathOf(key), std::ios::binary);
   if (!f) return std::nullopt;
   std::ostringstream ss;
@@ -123,7 +130,8 @@ void KernelCache::store(const CachedModule& m) const {
   }
   put(out, m.object);
   const std::string path = pathOf(m.key);
-  const std::string tmp = path + ".tmp" + std::to_string(::getpid());
+  static std::atomic<unsigned> serial{0};
+  const std::string tmp = path + ".tmp" + std::to_string(::getpid()) + "." + std::to_string(serial++);
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
     if (!f) return;

@@ -256,10 +256,13 @@ std::shared_ptr<BackwardCode> lazyBackward(const ir::Graph& aten, size_t userOut
     auto ph = (*graph)->graph().placeholders();
     for (size_t t = 0; t < bg->tangentOf.size(); ++t) {
       const size_t j = static_cast<size_t>(bg->tangentOf[t]);
+      const ir::TensorType& ty = ph.at(inputs.size() + t)->types.at(0);
       if (j < outputGrads.size() && outputGrads[j].defined()) {
+        // A root gradient of another dtype (y.backward(g) with g in f16): the eager recompute
+        // converts it; the compiled graph reads its buffers as what they were compiled for.
+        if (outputGrads[j].dtype() != ty.dtype || static_cast<size_t>(outputGrads[j].dim()) != ty.sizes.size()) return std::nullopt;
         in.push_back(outputGrads[j]);
       } else {
-        const ir::TensorType& ty = ph.at(inputs.size() + t)->types.at(0);
         tensor::Shape s;
         for (const auto& d : ty.sizes) s.push_back(d.value);
         in.push_back(tensor::Tensor::zeros(s, ty.dtype));

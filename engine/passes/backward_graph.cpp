@@ -1,5 +1,6 @@
 #include "engine/passes/backward_graph.h"
 
+#include "engine/autograd/derivative_util.h"
 #include "engine/ops/graph_dispatcher.h"
 
 #include <map>
@@ -57,8 +58,11 @@ BackwardGraph buildBackwardGraph(const ir::Graph& forward, size_t userOutputs) {
   const auto& results = output->args.at(0).list;
   // Tangents come before the recomputed forward so all placeholders lead the graph.
   std::map<int, Val> grad;  // forward node id -> its accumulated gradient
-  auto accumulate = [&](int id, const Val& g) {
-    if (!g.isTensor()) return;
+  auto accumulate = [&](int id, const Val& gIn) {
+    if (!gIn.isTensor()) return;
+    // In the forward node's dtype, as eager autograd's input validation casts it.
+    const ir::Node* fn = forward.find(id);
+    const Val g = fn && fn->types.size() == 1 ? autograd::dv::toDType(d, gIn, fn->types[0].dtype) : gIn;
     auto it = grad.find(id);
     if (it == grad.end()) grad.emplace(id, g);
     else it->second = d.call("aten.add.Tensor", {it->second, g});

@@ -90,6 +90,8 @@ ir::Graph lowerToAten(const ir::Graph& captured, std::map<int, int>* resultOf, s
           if (m.second == target) m.second = value;
       } else if (auto in = inputOf.find(target); in != inputOf.end()) {
         mutated.emplace_back(in->second, value);
+      } else {
+        throw std::runtime_error("lowering: '" + n.target + "' updates a value in place that is not a graph input");
       }
     }
     // Functionalization: after x.add_(1), every later use of x is the new value.

@@ -55,7 +55,10 @@ TEST(KernelCache, EntriesRoundTripAndDamageIsAMiss) {
 
 TEST(KernelCache, SecondCompileLoadsTheFirstOnesCode) {
   KernelCache cache(tempDir("cache_jit"));
-  KernelCache* before = KernelCache::use(&cache);
+  struct Restore {
+    KernelCache* before;
+    ~Restore() { KernelCache::use(before); }
+  } restore{KernelCache::use(&cache)};
   const char* text = R"(kernel cached_twice pointwise
   in x: f32[64]
   out y: f32[64]
@@ -71,7 +74,6 @@ end
   std::shared_ptr<CompiledModule> first = compile();
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(cache.dir()), {}), 1);
   std::shared_ptr<CompiledModule> second = compile();
-  KernelCache::use(before);
   ASSERT_EQ(second->kernels.size(), 1u);
   EXPECT_EQ(second->kernels[0].llvmIr, first->kernels[0].llvmIr);
   EXPECT_EQ(second->kernels[0].assembly, first->kernels[0].assembly);

@@ -226,7 +226,8 @@ std::vector<void*> LlvmJit::addAll(std::unique_ptr<llvm::Module> m, std::unique_
     fail("adding " + name + " to the JIT", std::move(err));
   std::vector<void*> out;
   for (const auto& s : symbols) out.push_back(check("compiling " + s, jit_->lookup(s)).toPtr<void*>());
-  if (object) *object = *lastObject_;
+  if (object) *object = std::move(*lastObject_);
+  lastObject_->clear();  // the JIT owns the code; the copy was only for the kernel cache
   return out;
 }
 
