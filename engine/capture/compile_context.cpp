@@ -285,12 +285,27 @@ autograd::BackwardFn compiledBackward(const std::shared_ptr<driver::BackwardCode
   return bw->run;
 }
 
+// Whether two of the inputs share storage (the same tensor, or views of one another).
+bool inputsShareStorage(const std::vector<tensor::Tensor>& inputs) {
+  std::set<const tensor::Storage*> seen;
+  for (const auto& t : inputs)
+    if (!seen.insert(t.storage().get()).second) return true;
+  return false;
+}
+
 Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::string, Value>& locals, const py::ModuleObj& globals) {
   std::vector<tensor::Tensor> inputs;
   for (const auto& src : e.inputs) {
     Value v = src.fetch(in, locals, globals);
     if (!v || v->kind != VK::Tensor) in.raise("RuntimeError", "compiled code could not read its input " + src.text());
+    if (static_cast<py::TensorObj*>(v.get())->fake)
+      in.raise("RuntimeError", "internal error: " + src.text() + " holds a fake tensor that escaped capture");
     inputs.push_back(static_cast<py::TensorObj*>(v.get())->t);
+  }
+  GraphRunner run = e.run;
+  if (run && e.mutates && e.captured && inputsShareStorage(inputs)) {
+    std::shared_ptr<ir::Graph> g = e.captured;
+    run = [g](const std::vector<tensor::Tensor>& x) { return runtime::runTorchGraph(*g, x); };
   }
   std::vector<tensor::Tensor> outs;
   // Inputs that require grad under grad mode: the compiled graph runs without recording, and
@@ -299,21 +314,21 @@ Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::str
   bool needGrad = false;
   if (autograd::isGradEnabled())
     for (const auto& t : inputs) needGrad = needGrad || t.requiresGrad();
-  if (e.run && needGrad && e.captured) {
+  if (run && needGrad && e.captured) {
     try {
       {
         autograd::GradModeGuard off(false);
-        outs = e.run(inputs);
+        outs = run(inputs);
       }
       std::shared_ptr<ir::Graph> g = e.captured;
-      autograd::attachCompiledFunction([g](const std::vector<tensor::Tensor>& x) { return runtime::runTorchGraph(*g, x); }, inputs, outs,
+      autograd::attachCompiledFunction([g](const std::vector<tensor::Tensor>& x) { return runtime::runTorchGraph(*g, x, /*functional=*/true); }, inputs, outs,
                                        differentiableOutputs(*g, inputs), compiledBackward(e.backward, inputs));
     } catch (const tensor::TorchError& err) {
       in.raise(err.type(), err.what());
     }
-  } else if (e.run) {
+  } else if (run) {
     try {
-      outs = e.run(inputs);
+      outs = run(inputs);
     } catch (const tensor::TorchError& err) {
       in.raise(err.type(), err.what());
     }
@@ -513,7 +528,8 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
   // Cache lookup, newest entry first.
   std::vector<std::string> reasons;
   std::vector<int> lines;  // the failing guards' user lines, per reason
-  for (auto it = frame->cache.rbegin(); it != frame->cache.rend(); ++it) {
+  for (auto pos = frame->cache.rbegin(); pos != frame->cache.rend(); ++pos) {
+    std::shared_ptr<CacheEntry> it = *pos;  // held while it runs
     std::string failure;
     const Guard* failed = nullptr;
     static const Guard kGlobalState;  // stands for Dynamo's GLOBAL_STATE guard in the reason
@@ -542,7 +558,7 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
         // whose kernels differ from the entry's).
         if (it->specialized.size() >= 64) it->specialized.clear();
         session::NullSink quiet;
-        auto fresh = captureEntry(in, frame, self, selfName, args, names, it->compileId, quiet, false, &*it);
+        auto fresh = captureEntry(in, frame, self, selfName, args, names, it->compileId, quiet, false, it.get());
         if (!fresh) return eager();
         sp = it->specialized.emplace(key, std::make_shared<CacheEntry>(std::move(*fresh))).first;
       }
@@ -583,8 +599,9 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
 
   auto entry = captureEntry(in, frame, self, selfName, args, names, cid, sink_, true);
   if (!entry) return eager();
-  frame->cache.push_back(std::move(*entry));
-  return runEntry(in, frame->cache.back(), locals, globals);
+  auto added = std::make_shared<CacheEntry>(std::move(*entry));
+  frame->cache.push_back(added);
+  return runEntry(in, *added, locals, globals);
 }
 
 std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, const std::shared_ptr<Frame>& frame, const Value& self,
@@ -754,10 +771,12 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
   }
   // Graph inputs mutated in place (buffer.add_(1)): their final value is a graph output the
   // entry copies back into the input tensor (AOTAutograd's input mutations).
+  for (const auto& n : tracer.graph.nodes)
+    if (torchapi::isInplaceNode(n)) entry.mutates = true;
   {
     std::map<int, int> last;  // input node -> last in-place node on it
     for (const auto& n : tracer.graph.nodes)
-      if (n.kind == ir::NodeKind::CallMethod && torchapi::isInplaceMethod(n.target) && !n.args.empty() && n.args[0].isNode() &&
+      if (torchapi::isInplaceNode(n) &&
           tracer.isInput(n.args[0].node))
         last[n.args[0].node] = n.id;
     for (const auto& [input, node] : last) {

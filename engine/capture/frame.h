@@ -60,6 +60,10 @@ struct CacheEntry {
   std::vector<std::pair<Source, int>> mutations;  // inputs mutated in place: source, graph output
   std::shared_ptr<ir::Graph> captured;   // the captured graph (run eagerly when autograd must see it)
   bool gradMode = true;                  // global grad mode at capture (Dynamo's GLOBAL_STATE guard)
+  // The graph updates a tensor in place. Compiled code assumes its inputs do not overlap in
+  // memory; a call whose inputs share storage then runs the captured graph eagerly, where the
+  // aliasing behaves as in the program (AOTAutograd handles such inputs with a synthetic base).
+  bool mutates = false;
   std::string transformedCode;  // Python source of what the entry runs
   bool dynamic = false;         // some input dims are symbolic (automatic dynamic shapes)
   // Dynamic: the kernels over size symbols and their module (null when the graph's kernels had
@@ -75,7 +79,8 @@ struct Frame {
   std::string name;
   py::Value fn;                 // the FunctionObj (forward for modules)
   CompileOptions opts;
-  std::vector<CacheEntry> cache;
+  // Held by pointer: an entry keeps running while the code it calls recompiles this frame.
+  std::vector<std::shared_ptr<CacheEntry>> cache;
   int compiles = 0;
   bool skip = false;            // run eagerly from now on (cannot resume, recompile limit)
   std::string skipReason;

@@ -24,6 +24,15 @@ std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Va
           return t + "stride mismatch at index " + std::to_string(i) + ". expected " + type.strides[i].str() + ", actual " + actual.strides[i].str();
       return "";
     }
+    case Kind::SequenceLength: {
+      bool ok = (v->kind == py::VK::List && static_cast<py::ListObj*>(v.get())->items.size() == static_cast<size_t>(length)) ||
+                (v->kind == py::VK::Tuple && static_cast<py::TupleObj*>(v.get())->items.size() == static_cast<size_t>(length));
+      return ok ? "" : "len(" + name + ") == " + std::to_string(length);
+    }
+    case Kind::DuplicateInput: {
+      py::Value o = other.fetch(in, locals, globals);
+      return o.get() == v.get() ? "" : name + " is " + other.display();
+    }
     case Kind::ConstantMatch:
       if (py::isNone(constant)) return py::isNone(v) ? "" : name + " is None";
       if (py::typeName(v) != py::typeName(constant) || !in.equals(v, constant)) return name + " == " + in.repr(constant);
@@ -63,6 +72,14 @@ session::Guard Guard::record(py::Interpreter& in) const {
                ", size=[" + sizes + "], stride=[" + strides + "])";
       break;
     }
+    case Kind::SequenceLength:
+      g.kind = "SEQUENCE_LENGTH";
+      g.text = "len(" + source.text() + ") == " + std::to_string(length);
+      break;
+    case Kind::DuplicateInput:
+      g.kind = "DUPLICATE_INPUT";
+      g.text = source.text() + " is " + other.text();
+      break;
     case Kind::ConstantMatch:
       g.kind = "CONSTANT_MATCH";
       g.text = source.text() + " == " + in.repr(constant);

@@ -12,11 +12,17 @@
 namespace kiln::capture {
 
 struct Guard {
-  enum class Kind { TensorMatch, ConstantMatch };
+  enum class Kind {
+    TensorMatch, ConstantMatch,
+    DuplicateInput,  // `source` is the same object as `other` (Dynamo's DUPLICATE_INPUT: `L['b'] is L['a']`)
+    SequenceLength,  // a list/tuple the function read keeps its length (`len(L['xs']) == 3`)
+  };
   Kind kind = Kind::TensorMatch;
   Source source;
   ir::TensorType type;  // TensorMatch
   py::Value constant;   // ConstantMatch
+  Source other;         // DuplicateInput
+  int64_t length = 0;   // SequenceLength
   int line = 0;         // user line that made the guard
   ir::SourceLoc where;  // where the guarded value was read (file, line, function, code)
   bool moduleIntAttr = false;  // an int attribute of an nn.Module (Dynamo adds a hint)

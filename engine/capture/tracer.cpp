@@ -24,6 +24,15 @@ py::Value Tracer::bindArg(const std::string& name, const py::Value& v) {
   argValues[name] = v;
   Source src = Source::local(name);
   if (py::TensorObj* t = asTensor(v); t && !t->fake) {
+    if (auto seen = liftedBy_.find(v.get()); seen != liftedBy_.end()) {
+      // The same tensor passed twice is one graph input; the entry holds while it stays so.
+      Guard g;
+      g.kind = Guard::Kind::DuplicateInput;
+      g.source = src;
+      g.other = sources_.at(v.get());
+      guards.push_back(std::move(g));
+      return seen->second;
+    }
     auto fake = std::make_shared<py::TensorObj>(t->t.type(), -1);
     lazy_[fake.get()] = t->t;
     sources_[fake.get()] = src;
@@ -219,6 +228,20 @@ py::Value Tracer::readThrough(const Source& src, const py::Value& v, bool module
   return v;
 }
 
+void Tracer::onSequence(const py::Value& v) {
+  if (v->kind != py::VK::List && v->kind != py::VK::Tuple) return;
+  if (py::isTorchSize(v)) return;  // sizes are guarded through their tensor
+  const Source* src = sourceOf(v);
+  if (!src || !guarded_.insert("len " + src->text()).second) return;
+  Guard g;
+  g.kind = Guard::Kind::SequenceLength;
+  g.source = *src;
+  g.length = static_cast<int64_t>(in_.iterate(v).size());
+  g.where = here();
+  g.line = g.where.line;
+  guards.push_back(std::move(g));
+}
+
 py::Value Tracer::onClosure(const std::string& name, py::Value v) {
   if (!closureValues.count(name) || closureValues[name] != v) return v;
   return readThrough(Source::local(name), v, false);
@@ -228,6 +251,14 @@ py::Value Tracer::onGlobal(const std::string& name, py::Value v) {
   // Functions, classes and modules read as globals need no guard for the corpus' purposes.
   if (v->kind == py::VK::Function || v->kind == py::VK::Builtin || v->kind == py::VK::Class || v->kind == py::VK::Module) return v;
   return readThrough(Source::global(name), v, false);
+}
+
+py::Value Tracer::fakeOf(const py::Value& v) {
+  py::TensorObj* t = asTensor(v);
+  if (!t) return nullptr;
+  if (t->fake) return v;
+  ir::Arg a = toArg(v);  // lifts it
+  return liftedBy_.at(v.get());
 }
 
 ir::Arg Tracer::toArg(const py::Value& v) {

@@ -69,6 +69,8 @@ class Tracer {
   // Interpreter hooks while capturing (return the value the program should see).
   py::Value onAttribute(const py::Value& obj, const std::string& name, py::Value result);
   py::Value onGlobal(const std::string& name, py::Value v);
+  // A list or tuple the function iterates, indexes or measures: its length is guarded.
+  void onSequence(const py::Value& v);
   // A free variable of the compiled function: a source root, read like a local (L['offset']).
   void addClosure(const std::string& name, const py::Value& v) { closureValues[name] = v; }
   void onLocalRead(const std::string& name, const py::Value& v, const ir::SourceLoc* at = nullptr);
@@ -94,6 +96,10 @@ class Tracer {
   void enterModule(const py::Value& module);
   void leaveModule() { if (!moduleStack_.empty()) moduleStack_.pop_back(); }
 
+  // The fake tensor standing for `v` in the graph: v itself when fake; for a real tensor the
+  // program reached through its arguments, closures or globals, its graph input (lifted once);
+  // for any other real tensor a constant input. Null for non-tensors.
+  py::Value fakeOf(const py::Value& v);
   // The graph node a fake tensor stands for (realizing a lazy input); -1 if not fake.
   int nodeOf(const py::Value& v);
   // The source of a tensor/object the function can reach (arguments, globals), if any.

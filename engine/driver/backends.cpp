@@ -2,6 +2,7 @@
 
 #include "engine/ir/sym.h"
 #include "engine/ir/text.h"
+#include "engine/ops/graph_dispatcher.h"
 #include "engine/ops/index_ops.h"
 #include "engine/passes/backward_graph.h"
 #include "engine/passes/lower_to_aten.h"
@@ -165,21 +166,40 @@ std::string dynamicHeader(const Planned& p) {
   return "";
 }
 
-using Mutations = std::vector<std::pair<int, int>>;  // (input index, graph output index)
+// What a runner of a functionalized ATen graph must do after the graph ran (AOTAutograd's
+// runtime wrapper): copy each mutated input's final value (returned after the captured
+// outputs) into the input, in place, and hand back outputs that are views of inputs as those
+// views of the real input tensors.
+struct Functionalized {
+  std::vector<std::pair<int, int>> mutations;  // (input index, graph output index)
+  std::vector<passes::OutputAlias> aliases;
+  size_t userOutputs = 0;
+};
 
-// A runner of an ATen graph that returns input mutations after its outputs: copies each final
-// value into its input, in place, and returns only the captured graph's outputs.
-capture::GraphRunner withInputMutations(capture::GraphRunner run, Mutations mutations) {
-  if (mutations.empty()) return run;
-  size_t userOutputs = static_cast<size_t>(mutations.front().second);
-  for (const auto& m : mutations) userOutputs = std::min(userOutputs, static_cast<size_t>(m.second));
-  return [run = std::move(run), mutations, userOutputs](const std::vector<tensor::Tensor>& in) {
+Functionalized functionalizedOf(passes::Lowered& l) {
+  return Functionalized{std::move(l.inputMutations), std::move(l.outputAliases), l.userOutputs};
+}
+
+capture::GraphRunner withFunctionalization(capture::GraphRunner run, Functionalized f) {
+  if (f.mutations.empty() && f.aliases.empty()) return run;
+  return [run = std::move(run), f](const std::vector<tensor::Tensor>& in) {
     std::vector<tensor::Tensor> outs = run(in);
-    for (const auto& [input, output] : mutations) {
+    for (const auto& [input, output] : f.mutations) {
       tensor::Tensor dst = in.at(static_cast<size_t>(input));
       ops::copyInto(dst, outs.at(static_cast<size_t>(output)));
     }
-    outs.resize(userOutputs);
+    outs.resize(f.userOutputs);
+    ops::EagerDispatcher eager;
+    const ir::Graph noNodes;
+    for (const auto& a : f.aliases) {
+      ops::Val v = ops::Val::of(in.at(a.input));
+      for (const auto& step : a.chain) {
+        std::vector<ops::Val> args{v};
+        for (const auto& x : step.args) args.push_back(ops::GraphDispatcher::fromArg(noNodes, x));
+        v = eager.call(step.op, args);
+      }
+      outs.at(a.output) = v.t;
+    }
     return outs;
   };
 }
@@ -278,8 +298,8 @@ std::shared_ptr<BackwardCode> lazyBackward(const ir::Graph& aten, size_t userOut
 
 capture::GraphRunner reuseDynamicCode(const ir::Graph& captured, const std::vector<ir::TensorType>& dynamicInputs,
                                       const DynamicCode& code, const BackendOptions& opts, std::string* why) {
-  Mutations mutations;
-  ir::Graph aten = passes::lowerToAten(captured, nullptr, &mutations);
+  passes::Lowered lowered = passes::lower(captured);
+  ir::Graph aten = std::move(lowered.graph);
   passes::PassContext ctx;
   ir::Graph fused = passes::runPipeline(aten, ctx, opts.passes, [](const passes::PassSnapshot&) {});
   Planned p = planKernels(fused, &dynamicInputs);
@@ -292,7 +312,7 @@ capture::GraphRunner reuseDynamicCode(const ir::Graph& captured, const std::vect
     return nullptr;
   }
   auto graph = std::make_shared<runtime::CompiledGraph>(std::move(p.fused), std::move(p.sched), code.module);
-  return withInputMutations([graph](const std::vector<tensor::Tensor>& in) { return graph->run(in); }, std::move(mutations));
+  return withFunctionalization([graph](const std::vector<tensor::Tensor>& in) { return graph->run(in); }, functionalizedOf(lowered));
 }
 
 capture::GraphRunner compileGraph(const ir::Graph& captured, const std::string& cid, const BackendOptions& opts,
@@ -308,16 +328,17 @@ capture::GraphRunner compileGraph(const ir::Graph& captured, const std::string& 
     return [g](const std::vector<tensor::Tensor>& in) { return runtime::runTorchGraph(g, in); };
   }
   auto t0 = std::chrono::steady_clock::now();
-  std::map<int, int> resultOf;
-  Mutations mutations;
-  ir::Graph aten;
+  passes::Lowered lowered;
   try {
-    aten = passes::lowerToAten(captured, &resultOf, &mutations);
+    lowered = passes::lower(captured);
   } catch (...) {
     if (dynamic) emitStage(sink, cid, "captured", 0, shown ? *shown : captured, true, {}, 0.0);
     throw;
   }
   double lowerMs = msSince(t0);
+  const ir::Graph aten = std::move(lowered.graph);
+  const std::map<int, int> resultOf = std::move(lowered.resultOf);
+  Functionalized functionalized = functionalizedOf(lowered);
   ir::Graph storage;
   const ir::Graph& shownAten = shownStage(aten, dynamicInputs, storage);
   if (dynamic)
@@ -325,8 +346,8 @@ capture::GraphRunner compileGraph(const ir::Graph& captured, const std::string& 
   emitStage(sink, cid, "aten", order++, shownAten, true, {}, lowerMs);
   sink.timing(session::TimingEvent{cid, "lower", lowerMs});
   if (opts.backend == "aot_eager") {
-    return withInputMutations([aten](const std::vector<tensor::Tensor>& in) { return runtime::runAtenGraph(aten, in); },
-                              std::move(mutations));
+    return withFunctionalization([aten](const std::vector<tensor::Tensor>& in) { return runtime::runAtenGraph(aten, in); },
+                                 std::move(functionalized));
   }
   if (opts.backend != "inductor") throw std::runtime_error("unknown backend '" + opts.backend + "'");
 
@@ -367,7 +388,7 @@ capture::GraphRunner compileGraph(const ir::Graph& captured, const std::string& 
   if (opts.log) {
     auto frame = std::make_shared<CompiledFrame>(CompiledFrame{cid, captured, graph, {}, false});
     opts.log->frames.push_back(frame);
-    return withInputMutations(
+    return withFunctionalization(
         [graph, frame](const std::vector<tensor::Tensor>& in) {
           if (!frame->called) {
             frame->called = true;
@@ -375,9 +396,9 @@ capture::GraphRunner compileGraph(const ir::Graph& captured, const std::string& 
           }
           return graph->run(in);
         },
-        std::move(mutations));
+        std::move(functionalized));
   }
-  return withInputMutations([graph](const std::vector<tensor::Tensor>& in) { return graph->run(in); }, std::move(mutations));
+  return withFunctionalization([graph](const std::vector<tensor::Tensor>& in) { return graph->run(in); }, std::move(functionalized));
 }
 
 }  // namespace kiln::driver

@@ -57,32 +57,52 @@ class TeeBuf : public std::streambuf {
   std::string pending_;
 };
 
-nlohmann::json outValue(py::Interpreter& in, const py::Value& v) {
-  nlohmann::json j;
+nlohmann::json number(double x) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  return x;
+}
+
+// One out* value in the oracle's form (its _collect_outs): tensors, Python scalars and strings
+// are entries; lists and tuples are split into NAME.0, NAME.1 ... (two levels down); None and
+// other objects are left out, as the oracle leaves them out of NAME.outs.json.
+void addOutput(py::Interpreter& in, nlohmann::ordered_json& j, const std::string& key, const py::Value& v, int depth) {
   switch (v->kind) {
     case py::VK::Tensor: {
-      if (static_cast<py::TensorObj*>(v.get())->fake) return "<fake tensor escaped capture>";
+      if (static_cast<py::TensorObj*>(v.get())->fake) {
+        j[key] = "<fake tensor escaped capture>";
+        return;
+      }
       const tensor::Tensor& t = static_cast<py::TensorObj*>(v.get())->t;
       std::string dt(ir::torchName(t.dtype()));
-      j["dtype"] = dt.substr(6);
+      nlohmann::json e;
+      e["dtype"] = dt.substr(6);
       // The oracle writes 0-d tensors as shape [1] (numpy's atleast_1d) and Python scalars as [].
-      j["shape"] = t.dim() == 0 ? std::vector<int64_t>{1} : t.sizes();
+      e["shape"] = t.dim() == 0 ? std::vector<int64_t>{1} : t.sizes();
       nlohmann::json data = nlohmann::json::array();
       for (double x : t.toDoubles()) {
         if (t.dtype() == ir::DType::Bool) data.push_back(x != 0);
         else if (!ir::isFloating(t.dtype())) data.push_back(static_cast<int64_t>(x));
-        else if (std::isnan(x)) data.push_back("nan");
-        else if (std::isinf(x)) data.push_back(x > 0 ? "inf" : "-inf");
-        else data.push_back(x);
+        else data.push_back(number(x));
       }
-      j["data"] = data;
-      return j;
+      e["data"] = data;
+      j[key] = e;
+      return;
     }
-    case py::VK::Float: j = {{"dtype", "float64"}, {"shape", nlohmann::json::array()}, {"data", {static_cast<py::FloatObj*>(v.get())->v}}}; return j;
-    case py::VK::Int: j = {{"dtype", "int64"}, {"shape", nlohmann::json::array()}, {"data", {static_cast<py::IntObj*>(v.get())->v}}}; return j;
-    case py::VK::Bool: j = {{"dtype", "bool"}, {"shape", nlohmann::json::array()}, {"data", {static_cast<py::BoolObj*>(v.get())->v}}}; return j;
-    case py::VK::Str: return static_cast<py::StrObj*>(v.get())->v;
-    default: return in.repr(v);
+    case py::VK::Float:
+      j[key] = {{"dtype", "float64"}, {"shape", nlohmann::json::array()}, {"data", {number(static_cast<py::FloatObj*>(v.get())->v)}}};
+      return;
+    case py::VK::Int: j[key] = {{"dtype", "int64"}, {"shape", nlohmann::json::array()}, {"data", {static_cast<py::IntObj*>(v.get())->v}}}; return;
+    case py::VK::Bool: j[key] = {{"dtype", "bool"}, {"shape", nlohmann::json::array()}, {"data", {static_cast<py::BoolObj*>(v.get())->v}}}; return;
+    case py::VK::Str: j[key] = static_cast<py::StrObj*>(v.get())->v; return;
+    case py::VK::List:
+    case py::VK::Tuple:
+      if (depth < 3) {
+        std::vector<py::Value> items = in.iterate(v);
+        for (size_t i = 0; i < items.size(); ++i) addOutput(in, j, key + "." + std::to_string(i), items[i], depth + 1);
+      }
+      return;
+    default: return;
   }
 }
 
@@ -95,8 +115,8 @@ std::string collectOutputs(py::Interpreter& in) {
   }
   std::sort(names.begin(), names.end());
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
-  for (const auto& [i, k] : names) j[k] = outValue(in, in.mainModule()->scope->vars.at(k));
-  return j.dump();
+  for (const auto& [i, k] : names) addOutput(in, j, k, in.mainModule()->scope->vars.at(k), 0);
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 

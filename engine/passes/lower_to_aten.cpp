@@ -3,105 +3,257 @@
 #include "engine/ops/graph_dispatcher.h"
 #include "engine/torch/torch_functions.h"
 
+#include <algorithm>
 #include <map>
+#include <set>
 #include <stdexcept>
 
 namespace kiln::passes {
 
-ir::Graph lowerToAten(const ir::Graph& captured, std::map<int, int>* resultOf, std::vector<std::pair<int, int>>* inputMutations) {
-  ir::Graph out;
-  out.name = captured.name;
-  ops::GraphDispatcher d(out);
-  std::map<int, ops::Val> env;  // captured node id -> its ATen value
-  int argIndex = 0;
-  std::map<int, int> inputOf;          // ATen placeholder id -> input index
-  std::vector<std::pair<int, int>> mutated;  // (input index, node with its final value)
-  size_t seen = 0;                     // mutations of d already applied
-  auto mapArg = [&](const ir::Arg& a, auto&& self) -> ops::Val {
+namespace {
+
+using ops::Val;
+
+// The ATen graph being built, with what functionalization needs to know about aliasing.
+class Lowering {
+ public:
+  explicit Lowering(const ir::Graph& captured) : captured_(captured), d_(out_.graph) { out_.graph.name = captured.name; }
+
+  Lowered run() {
+    for (const auto& n : captured_.nodes) {
+      if (n.kind == ir::NodeKind::Placeholder) placeholder(n);
+      else if (n.kind == ir::NodeKind::Output) output(n);
+      else call(n);
+    }
+    for (const auto& [c, v] : env_)
+      if (v.kind == Val::Kind::Sym && v.node >= 0) out_.resultOf[c] = v.node;
+    for (const auto& [c, same] : sameAs_)
+      if (auto it = out_.resultOf.find(canonical(c)); it != out_.resultOf.end()) out_.resultOf[c] = it->second;
+    return std::move(out_);
+  }
+
+ private:
+  const ir::Graph& captured_;
+  Lowered out_;
+  ops::GraphDispatcher d_;
+  std::map<int, Val> env_;        // captured node id -> its ATen value (canonical ids only)
+  std::map<int, int> sameAs_;     // in-place op node -> the node it updated (same tensor)
+  std::map<int, int> inputOf_;    // ATen placeholder id -> input index
+  std::map<int, int> viewBase_;   // ATen view node -> the ATen node it views
+  std::vector<std::pair<int, int>> mutated_;  // (input index, ATen node with its latest value)
+  size_t scanned_ = 0;            // ATen nodes already checked for being views
+  size_t seenMutations_ = 0;      // decomposition mutations already applied
+
+  int canonical(int c) const {
+    for (auto it = sameAs_.find(c); it != sameAs_.end(); it = sameAs_.find(c)) c = it->second;
+    return c;
+  }
+
+  Val mapArg(const ir::Arg& a) {
     if (a.kind == ir::Arg::Kind::Node) {
-      auto it = env.find(a.node);
-      if (it == env.end()) throw std::logic_error("lowering: use of an undefined value");
+      auto it = env_.find(canonical(a.node));
+      if (it == env_.end()) throw std::logic_error("lowering: use of an undefined value");
       return it->second;
     }
     if (a.kind == ir::Arg::Kind::List) {
-      std::vector<ops::Val> items;
-      for (const auto& x : a.list) items.push_back(self(x, self));
-      return ops::Val::listOf(std::move(items));
+      std::vector<Val> items;
+      for (const auto& x : a.list) items.push_back(mapArg(x));
+      return Val::listOf(std::move(items));
     }
-    return ops::GraphDispatcher::fromArg(captured, a);
-  };
-  for (const auto& n : captured.nodes) {
-    if (n.kind == ir::NodeKind::Placeholder) {
-      ir::Node p;
-      p.kind = ir::NodeKind::Placeholder;
-      p.name = p.target = "arg" + std::to_string(argIndex++) + "_1";
-      p.types = n.types;
-      p.prov.from = {n.id};
-      int id = out.add(std::move(p)).id;
-      inputOf[id] = argIndex - 1;
-      env[n.id] = ops::Val::sym(n.types.at(0), id);
-      continue;
+    return ops::GraphDispatcher::fromArg(captured_, a);
+  }
+
+  void placeholder(const ir::Node& n) {
+    ir::Node p;
+    p.kind = ir::NodeKind::Placeholder;
+    p.name = p.target = "arg" + std::to_string(inputOf_.size()) + "_1";
+    p.types = n.types;
+    p.prov.from = {n.id};
+    int id = out_.graph.add(std::move(p)).id;
+    inputOf_[id] = static_cast<int>(inputOf_.size());
+    env_[n.id] = Val::sym(n.types.at(0), id);
+    scanned_ = out_.graph.nodes.size();
+  }
+
+  // Remembers which new ATen nodes are views (they alias their first argument).
+  void noteViews() {
+    for (; scanned_ < out_.graph.nodes.size(); ++scanned_) {
+      const ir::Node& an = out_.graph.nodes[scanned_];
+      if (an.kind != ir::NodeKind::CallFunction || an.args.empty() || !an.args[0].isNode()) continue;
+      const ops::OpDef* od = ops::findOp(an.target);
+      if (od && od->kind == ops::OpKind::View) viewBase_[an.id] = an.args[0].node;
     }
-    if (n.kind == ir::NodeKind::Output) {
-      ir::Node o;
-      o.kind = ir::NodeKind::Output;
-      o.name = o.target = "output";
-      std::vector<ir::Arg> refs;
-      for (const auto& a : n.args.at(0).list) refs.push_back(ops::GraphDispatcher::toArg(mapArg(a, mapArg)));
-      for (const auto& [input, node] : mutated) {
-        if (inputMutations) inputMutations->emplace_back(input, static_cast<int>(refs.size()));
-        refs.push_back(ir::Arg::ref(node));
-      }
-      o.args.push_back(ir::Arg::listOf(std::move(refs)));
-      out.add(std::move(o));
-      continue;
+  }
+
+  // The ATen nodes from `node` up to its base: chain (innermost last) and the root.
+  int rootOf(int node, std::vector<int>* chain = nullptr) const {
+    std::vector<int> up;
+    for (auto it = viewBase_.find(node); it != viewBase_.end(); it = viewBase_.find(node)) {
+      up.push_back(node);
+      node = it->second;
     }
+    if (chain) chain->assign(up.rbegin(), up.rend());
+    return node;
+  }
+
+  // Applies the view ops of `chain` (ATen node ids, outermost first) to `base`.
+  Val replay(Val base, const std::vector<int>& chain) {
+    for (int id : chain) {
+      const ir::Node* vn = out_.graph.find(id);
+      std::string op = vn->target;
+      std::vector<ir::Arg> rest(vn->args.begin() + 1, vn->args.end());
+      std::vector<Val> args{base};
+      for (const auto& a : rest) args.push_back(ops::GraphDispatcher::fromArg(out_.graph, a));
+      base = d_.call(op, args);
+    }
+    noteViews();
+    return base;
+  }
+
+  std::vector<Val> sizesOf(const Val& v) const {
+    std::vector<Val> s;
+    for (const auto& dim : v.tensorType().sizes) s.push_back(Val::integer(dim.value));
+    return s;
+  }
+
+  Val flat(const Val& v) {
+    Val c = v.tensorType().strides.empty() ? v : d_.call("aten.clone.default", {v});
+    return d_.call("aten.view.default", {c, Val::listOf({Val::integer(-1)})});
+  }
+
+  // The base's new value after its view (reached through `chain`) took `value`: the view's
+  // positions come from replaying the chain on an iota of the base's shape.
+  Val scatterIntoBase(const Val& base, const std::vector<int>& chain, const Val& value) {
+    for (const auto& dim : base.tensorType().sizes)
+      if (dim.symbolic()) throw std::runtime_error("lowering: an in-place update of a view with symbolic sizes");
+    for (int id : chain)
+      if (out_.graph.find(id)->target == "aten.as_strided.default" && !base.tensorType().strides.empty())
+        throw std::runtime_error("lowering: an in-place update through as_strided of a non-contiguous tensor");
+    int64_t numel = 1;
+    for (const auto& dim : base.tensorType().sizes) numel *= dim.value;
+    Val iota = d_.call("aten.arange.start_step", {Val::integer(0), Val::integer(numel), Val::integer(1), Val::dtypeVal(ir::DType::Int64)});
+    iota = d_.call("aten.view.default", {iota, Val::listOf(sizesOf(base))});
+    noteViews();
+    Val index = flat(replay(iota, chain));
+    Val updated = d_.call("aten.index_put.default", {flat(base), Val::listOf({index}), flat(value), Val::boolean(false)});
+    Val r = d_.call("aten.view.default", {updated, Val::listOf(sizesOf(base))});
+    noteViews();
+    return r;
+  }
+
+  // The tensor `target` (an ATen node, possibly a view) now holds `value`: computes its base's
+  // new value and rebinds every captured value that aliases that base.
+  void update(int target, const Val& value) {
+    std::vector<int> chain;
+    const int root = rootOf(target, &chain);
+    Val newRoot = value;
+    if (!chain.empty()) {
+      const ir::Node* rn = out_.graph.find(root);
+      newRoot = scatterIntoBase(Val::sym(rn->types.at(0), root), chain, value);
+    }
+    auto rebind = [&](Val& v) {
+      if (v.kind != Val::Kind::Sym || v.node < 0) return;
+      std::vector<int> vc;
+      if (rootOf(v.node, &vc) != root) return;
+      v = vc.empty() ? newRoot : replay(newRoot, vc);
+    };
+    for (auto& [c, v] : env_) {
+      rebind(v);
+      for (auto& item : v.list) rebind(item);  // the results of a multi-result call (split, unbind)
+    }
+    if (auto in = inputOf_.find(root); in != inputOf_.end()) {
+      auto m = std::find_if(mutated_.begin(), mutated_.end(), [&](const auto& p) { return p.first == in->second; });
+      if (m == mutated_.end()) mutated_.emplace_back(in->second, newRoot.node);
+      else m->second = newRoot.node;
+    } else {
+      for (auto& m : mutated_)
+        if (m.second == root) m.second = newRoot.node;  // a second update of an input
+    }
+  }
+
+  void call(const ir::Node& n) {
     // getitem of a multi-result call picks the element (it is not an indexing op).
     if (n.target == "_operator.getitem" && n.args.size() == 2 && n.args[0].isNode() && n.args[1].kind == ir::Arg::Kind::Int) {
-      auto src = env.find(n.args[0].node);
-      if (src != env.end() && src->second.kind == ops::Val::Kind::List) {
-        env[n.id] = src->second.list.at(static_cast<size_t>(n.args[1].i));
-        continue;
+      auto src = env_.find(canonical(n.args[0].node));
+      if (src != env_.end() && src->second.kind == Val::Kind::List) {
+        env_[n.id] = src->second.list.at(static_cast<size_t>(n.args[1].i));
+        return;
       }
     }
     const torchapi::TorchFn* fn = torchapi::findTorchFn(n.target, n.kind);
     if (!fn) throw std::runtime_error("lowering: no ATen lowering for captured op '" + n.target + "'");
     torchapi::TArgs ta;
-    for (const auto& a : n.args) ta.args.push_back(mapArg(a, mapArg));
-    for (const auto& [k, a] : n.kwargs) ta.kwargs.emplace_back(k, mapArg(a, mapArg));
-    d.provenance = n.prov;
-    d.provenance.from = {n.id};
-    ops::Val r = fn->impl(d, ta);
-    if (r.kind != ops::Val::Kind::Sym && r.kind != ops::Val::Kind::List)
+    for (const auto& a : n.args) ta.args.push_back(mapArg(a));
+    for (const auto& [k, a] : n.kwargs) ta.kwargs.emplace_back(k, mapArg(a));
+    d_.provenance = n.prov;
+    d_.provenance.from = {n.id};
+    Val r = fn->impl(d_, ta);
+    if (r.kind != Val::Kind::Sym && r.kind != Val::Kind::List)
       throw std::runtime_error("lowering: '" + n.target + "' did not produce a tensor");
-    env[n.id] = r;
-    // An input updated inside an op's decomposition: later uses read the new value, and the
-    // graph returns its final value.
-    for (; seen < d.mutations.size(); ++seen) {
-      auto [target, value] = d.mutations[seen];
-      const ir::Node* v = out.find(value);
-      for (auto& [cid, val] : env)
-        if (val.kind == ops::Val::Kind::Sym && val.node == target) val = ops::Val::sym(v->types.at(0), value);
-      int root = target;
-      for (const auto& [input, node] : mutated)
-        if (node == target) root = -1 - input;  // a second update of an input
-      if (root < 0) {
-        for (auto& m : mutated)
-          if (m.second == target) m.second = value;
-      } else if (auto in = inputOf.find(target); in != inputOf.end()) {
-        mutated.emplace_back(in->second, value);
-      } else {
-        throw std::runtime_error("lowering: '" + n.target + "' updates a value in place that is not a graph input");
-      }
+    noteViews();
+    // An input updated inside an op's decomposition (training batch_norm's running stats).
+    for (; seenMutations_ < d_.mutations.size(); ++seenMutations_) {
+      auto [target, value] = d_.mutations[seenMutations_];
+      update(target, Val::sym(out_.graph.find(value)->types.at(0), value));
     }
-    // Functionalization: after x.add_(1), every later use of x is the new value.
-    if (n.kind == ir::NodeKind::CallMethod && torchapi::isInplaceMethod(n.target) && !n.args.empty() && n.args[0].isNode())
-      env[n.args[0].node] = r;
+    const bool inplace = torchapi::isInplaceNode(n);
+    if (!inplace) {
+      env_[n.id] = r;
+      return;
+    }
+    // `x.add_(1)` returns x: the node is the same tensor as its target from now on.
+    const int target = canonical(n.args[0].node);
+    sameAs_[n.id] = target;
+    const Val& old = env_.at(target);
+    if (old.kind != Val::Kind::Sym || old.node < 0) throw std::runtime_error("lowering: '" + n.target + "' on a value that is not a tensor");
+    update(old.node, r);
   }
-  if (resultOf)
-    for (const auto& [c, v] : env)
-      if (v.kind == ops::Val::Kind::Sym && v.node >= 0) (*resultOf)[c] = v.node;
-  return out;
+
+  void output(const ir::Node& n) {
+    ir::Node o;
+    o.kind = ir::NodeKind::Output;
+    o.name = o.target = "output";
+    std::vector<ir::Arg> refs;
+    const auto& results = n.args.at(0).list;
+    out_.userOutputs = results.size();
+    for (size_t i = 0; i < results.size(); ++i) {
+      Val v = mapArg(results[i]);
+      refs.push_back(ops::GraphDispatcher::toArg(v));
+      if (v.kind != Val::Kind::Sym || v.node < 0) continue;
+      std::vector<int> chain;
+      const int root = rootOf(v.node, &chain);
+      auto in = inputOf_.find(root);
+      if (chain.empty() || in == inputOf_.end()) continue;
+      OutputAlias alias;
+      alias.output = i;
+      alias.input = static_cast<size_t>(in->second);
+      for (int id : chain) {
+        const ir::Node* vn = out_.graph.find(id);
+        alias.chain.push_back(ViewStep{vn->target, std::vector<ir::Arg>(vn->args.begin() + 1, vn->args.end())});
+      }
+      out_.outputAliases.push_back(std::move(alias));
+    }
+    for (const auto& [input, node] : mutated_) {
+      // A final value the captured graph returns already (its last in-place node) is not
+      // returned twice.
+      auto same = std::find_if(refs.begin(), refs.end(), [&](const ir::Arg& a) { return a.isNode() && a.node == node; });
+      out_.inputMutations.emplace_back(input, static_cast<int>(same - refs.begin()));
+      if (same == refs.end()) refs.push_back(ir::Arg::ref(node));
+    }
+    o.args.push_back(ir::Arg::listOf(std::move(refs)));
+    out_.graph.add(std::move(o));
+  }
+};
+
+}  // namespace
+
+Lowered lower(const ir::Graph& captured) { return Lowering(captured).run(); }
+
+ir::Graph lowerToAten(const ir::Graph& captured, std::map<int, int>* resultOf, std::vector<std::pair<int, int>>* inputMutations) {
+  Lowered l = lower(captured);
+  if (resultOf) *resultOf = std::move(l.resultOf);
+  if (inputMutations) *inputMutations = std::move(l.inputMutations);
+  return std::move(l.graph);
 }
 
 }  // namespace kiln::passes

@@ -492,6 +492,7 @@ void Interpreter::installBuiltins() {
   def("len", [](Interpreter& in, CallArgs& a) -> Value {
     arity(in, a, 1, 1, "len");
     const Value& v = a.args[0];
+    if (in.tracer) in.tracer->onSequence(v);
     switch (v->kind) {
       case VK::Str: return makeInt(static_cast<int64_t>(static_cast<StrObj*>(v.get())->v.size()));
       case VK::List: return makeInt(static_cast<int64_t>(static_cast<ListObj*>(v.get())->items.size()));

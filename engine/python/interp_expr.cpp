@@ -749,6 +749,7 @@ Value Interpreter::subscript(const Value& obj, const Value& index) {
     return v;
   }
   if (obj->kind == VK::List || obj->kind == VK::Tuple || obj->kind == VK::Str) {
+    if (tracer) tracer->onSequence(obj);
     int64_t n = obj->kind == VK::Str ? static_cast<int64_t>(static_cast<StrObj*>(obj.get())->v.size())
                                      : static_cast<int64_t>(iterate(obj).size());
     std::string what = obj->kind == VK::List ? "list" : obj->kind == VK::Tuple ? "tuple" : "string";
@@ -813,6 +814,7 @@ void Interpreter::setSubscript(const Value& obj, const Value& index, Value v) {
 }
 
 std::vector<Value> Interpreter::iterate(const Value& v) {
+  if (tracer) tracer->onSequence(v);
   switch (v->kind) {
     case VK::List: return static_cast<ListObj*>(v.get())->items;
     case VK::Tuple: return static_cast<TupleObj*>(v.get())->items;
@@ -850,7 +852,21 @@ std::vector<Value> Interpreter::iterate(const Value& v) {
       }
       if (Value m = inst->cls->lookup("__iter__")) {
         CallArgs a;
-        return iterate(call(std::make_shared<BoundMethodObj>(v, m), a));
+        Value itv = call(std::make_shared<BoundMethodObj>(v, m), a);
+        if (itv.get() != v.get()) return iterate(itv);
+        Value next = inst->cls->lookup("__next__");
+        if (!next) raise("TypeError", "iter() returned non-iterator of type '" + typeName(v) + "'");
+        std::vector<Value> out;
+        while (true) {
+          CallArgs none;
+          try {
+            out.push_back(call(std::make_shared<BoundMethodObj>(v, next), none));
+          } catch (const PyError& e) {
+            if (e.type() == "StopIteration") break;
+            throw;
+          }
+        }
+        return out;
       }
       break;
     }

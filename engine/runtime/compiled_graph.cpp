@@ -233,7 +233,7 @@ std::vector<tensor::Tensor> runAtenGraph(const ir::Graph& g, const std::vector<t
   return collectOutputs(g, env);
 }
 
-std::vector<tensor::Tensor> runTorchGraph(const ir::Graph& g, const std::vector<tensor::Tensor>& inputs) {
+std::vector<tensor::Tensor> runTorchGraph(const ir::Graph& g, const std::vector<tensor::Tensor>& inputs, bool functional) {
   std::map<int, tensor::Tensor> env;
   bindInputs(g, inputs, env);
   ops::EagerDispatcher eager;
@@ -254,9 +254,20 @@ std::vector<tensor::Tensor> runTorchGraph(const ir::Graph& g, const std::vector<
       for (const auto& x : r.list) tuples[n.id].push_back(x.t);
       continue;
     }
-    env[n.id] = r.t;
-    if (n.kind == ir::NodeKind::CallMethod && torchapi::isInplaceMethod(n.target) && !n.args.empty() && n.args[0].isNode())
+    if (torchapi::isInplaceNode(n) && functional) {
+      env[n.id] = r.t;
       env[n.args[0].node] = r.t;
+      continue;
+    }
+    if (torchapi::isInplaceNode(n)) {
+      // A real in-place update: views of the same storage (and aliased inputs) see it, as in
+      // the program. The op table computes the new value functionally; it is written back.
+      tensor::Tensor dst = env.at(n.args[0].node);
+      ops::copyInto(dst, r.t.storage() == dst.storage() ? r.t.clone() : r.t);
+      env[n.id] = dst;
+      continue;
+    }
+    env[n.id] = r.t;
   }
   return collectOutputs(g, env);
 }

@@ -40,8 +40,11 @@ class CompiledGraph {
 };
 
 // Runs a graph op by op with eager kernels: the aot_eager backend (ATen graphs) and the
-// eager backend (captured graphs, through their torch-level definitions).
+// eager backend (captured graphs, through their torch-level definitions). A captured graph's
+// in-place ops update the real tensors (inputs and their views see it, as in the program)
+// unless `functional`: then they only make new values (a recomputation for autograd must not
+// update the inputs a second time).
 std::vector<tensor::Tensor> runAtenGraph(const ir::Graph& g, const std::vector<tensor::Tensor>& inputs);
-std::vector<tensor::Tensor> runTorchGraph(const ir::Graph& g, const std::vector<tensor::Tensor>& inputs);
+std::vector<tensor::Tensor> runTorchGraph(const ir::Graph& g, const std::vector<tensor::Tensor>& inputs, bool functional = false);
 
 }  // namespace kiln::runtime

@@ -72,13 +72,13 @@ Val newValue(py::Interpreter& in, ops::Dispatcher& d, const std::string& name, c
   ir::DType dt = self.tensorType().dtype;
   auto full = [&](const Val& v) {
     std::vector<Val> shape;
-    for (auto s : self.t.sizes()) shape.push_back(Val::integer(s));
+    for (const auto& s : self.tensorType().sizes) shape.push_back(Val::integer(s.value));
     return d.call("aten.full.default", {Val::listOf(shape), v, Val::dtypeVal(dt)});
   };
   // When self requires grad, a constant result still goes through self so that the
   // gradient flowing back through it is zero (ZeroBackward / FillBackward).
   auto throughSelf = [&](const Val& v) {
-    if (!(autograd::isGradEnabled() && self.t.requiresGrad())) return v;
+    if (!(autograd::isGradEnabled() && self.tensorType().requiresGrad)) return v;
     return d.call("aten.add.Tensor", {d.call("aten.mul.Tensor", {self, Val::integer(0)}), v});
   };
   if (name == "copy") {
@@ -142,25 +142,72 @@ const char* const kInplaceNames[] = {"copy_", "zero_", "fill_", "add_", "sub_", 
                                      "floor_", "ceil_", "remainder_", "sin_", "cos_", "rsqrt_", "reciprocal_", "t_",
                                      "unsqueeze_", "squeeze_"};
 
+bool randomFillName(const std::string& base) { return base == "uniform" || base == "normal" || base == "random" || base == "bernoulli"; }
+
+// The checks writeBack makes, on types only (capture).
+void checkUpdate(const ir::TensorType& dst, const Val& r, bool castAny) {
+  if (!r.isTensor()) return;
+  ir::TensorType rt = r.tensorType();
+  if (!castAny && !canCast(rt.dtype, dst.dtype))
+    throw TorchError("RuntimeError", "result type " + std::string(ir::scalarTypeName(rt.dtype)) + " can't be cast to the desired output type " + ir::scalarTypeName(dst.dtype));
+  tensor::Shape ds, rs;
+  for (const auto& d : dst.sizes) ds.push_back(d.value);
+  for (const auto& d : rt.sizes) rs.push_back(d.value);
+  tensor::Shape b = tensor::broadcastShapes(ds, rs);
+  if (b != ds)
+    throw TorchError("RuntimeError", "output with shape " + tensor::shapeStr(ds) + " doesn't match the broadcast shape " + tensor::shapeStr(b));
+}
+
+// Methods that change a tensor's shape or strides in place: not value updates.
+bool changesShape(const std::string& base) {
+  static const char* const kNames[] = {"t", "transpose", "unsqueeze", "squeeze", "resize", "resize_as", "swapaxes", "swapdims",
+                                       "as_strided", "detach"};
+  for (const char* n : kNames)
+    if (base == n) return true;
+  return false;
+}
+
 }  // namespace
 
 Value inplaceMethod(py::Interpreter& in, const Value& selfValue, const std::string& name) {
   bool known = false;
   for (const char* n : kInplaceNames) known = known || name == n;
+  if (!known && name.size() > 1 && name.back() == '_' && name.front() != '_')
+    known = findTorchFn(name.substr(0, name.size() - 1), ir::NodeKind::CallMethod) != nullptr;
   if (!known) return nullptr;
   std::string base = name.substr(0, name.size() - 1);
   return py::makeBuiltin("Tensor." + name, [selfValue, base, name](py::Interpreter& in, py::CallArgs& a) -> Value {
     py::TensorObj* self = obj(selfValue);
-    if (self->fake) {
+    Value fake = self->fake ? selfValue : nullptr;
+    // While capturing, a real tensor the function reached (a list item, a module buffer, a
+    // global) is a graph input: its update is recorded, never done at capture time.
+    if (!fake && in.tracer) fake = in.tracer->fakeOf(selfValue);
+    if (fake) {
       // Capture records the mutation as Dynamo does (`add_ = l_x_.add_(1)`); later uses of the
-      // tensor keep referring to it. Lowering in-place nodes to ATen is not done yet.
+      // tensor keep referring to it and lowering functionalizes it.
       if (!in.tracer) in.raise("RuntimeError", "internal error: fake tensor outside capture");
-      std::vector<Value> args{selfValue};
+      if (changesShape(base) || randomFillName(base))
+        in.raise("NotImplementedError", "Tensor." + name + " inside torch.compile'd code is not supported by Kiln yet");
+      // Type-check the update now (a dtype that cannot be cast, a shape that does not broadcast)
+      // so the program sees the error eager PyTorch raises.
+      TArgs ta;
+      ta.args.push_back(toVal(in, fake));
+      for (auto& v : a.args) ta.args.push_back(toVal(in, v));
+      for (auto& [k, v] : a.kwargs) ta.kwargs.emplace_back(k, toVal(in, v));
+      try {
+        ops::MetaDispatcher meta;
+        bool castAny = false;
+        Val r = newValue(in, meta, base, ta, castAny);
+        checkUpdate(obj(fake)->tensorType(), r, castAny);
+      } catch (const TorchError& e) {
+        rethrow(in, e);
+      }
+      std::vector<Value> args{fake};
       args.insert(args.end(), a.args.begin(), a.args.end());
-      in.tracer->record(name, ir::NodeKind::CallMethod, args, a.kwargs, self->tensorType());
-      return selfValue;
+      in.tracer->record(name, ir::NodeKind::CallMethod, args, a.kwargs, obj(fake)->tensorType());
+      return selfValue;  // the same object (a real tensor the function reached stays itself)
     }
-    if (base == "t" || base == "unsqueeze" || base == "squeeze")
+    if (changesShape(base))
       in.raise("NotImplementedError", "Tensor." + name + " (changes the tensor's shape in place) is not supported by Kiln yet");
     TArgs ta;
     ta.args.push_back(Val::of(self->t));
@@ -177,6 +224,22 @@ Value inplaceMethod(py::Interpreter& in, const Value& selfValue, const std::stri
     }
     return selfValue;
   });
+}
+
+Value inplaceOperator(py::Interpreter& in, const std::string& target, const Value& self, const Value& other) {
+  const TorchFn* fn = findTorchFn(target, ir::NodeKind::CallFunction);
+  if (!fn) in.raise("NotImplementedError", target + " inside torch.compile'd code is not supported by Kiln yet");
+  TArgs ta;
+  ta.args = {toVal(in, self), toVal(in, other)};
+  try {
+    ops::MetaDispatcher meta;
+    const TorchFn* outOfPlace = findTorchFn(outOfPlaceOperator(target), ir::NodeKind::CallFunction);
+    checkUpdate(obj(self)->tensorType(), outOfPlace->impl(meta, ta), false);
+  } catch (const TorchError& e) {
+    rethrow(in, e);
+  }
+  in.tracer->record(target, ir::NodeKind::CallFunction, {self, other}, {}, obj(self)->tensorType());
+  return self;
 }
 
 Value inplaceAssign(py::Interpreter& in, const Value& selfValue, const Value& result) {

@@ -12,5 +12,8 @@ namespace kiln::torchapi {
 py::Value inplaceMethod(py::Interpreter& in, const py::Value& self, const std::string& name);
 // x op= y: `result` is x op y computed out of place; writes it into x and returns x itself.
 py::Value inplaceAssign(py::Interpreter& in, const py::Value& self, const py::Value& result);
+// While capturing: x op= y on the fake tensor `self` recorded as `target` (_operator.iadd ...),
+// type-checked as the eager update would be; returns self.
+py::Value inplaceOperator(py::Interpreter& in, const std::string& target, const py::Value& self, const py::Value& other);
 
 }  // namespace kiln::torchapi

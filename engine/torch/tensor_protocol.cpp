@@ -66,8 +66,18 @@ Value tensorBinary(py::Interpreter& in, const std::string& opIn, const Value& a,
   if (it == kOperators.end()) return nullptr;
   py::CallArgs args;
   args.args = {a, b};
+  // x += y mutates x (every alias sees it), as Tensor.__iadd__ does. While capturing it is an
+  // in-place node (`operator.iadd(l_x_, l_y_)`) that lowering functionalizes like x.add_(y).
+  if (inplace && a->kind == VK::Tensor && in.tracer)
+    if (Value fake = in.tracer->fakeOf(a)) {
+      std::string name = it->second;
+      if (name.back() == '_') name.pop_back();  // and_ -> iand, as Python's operator module names it
+      inplaceOperator(in, "_operator.i" + name, fake, b);
+      // `x` keeps naming the same object: a real tensor the function reached stays itself (its
+      // later reads are the graph input, which lowering updates); never a fake in a real scope.
+      return a;
+    }
   Value r = callTorch(in, "_operator." + it->second, ir::NodeKind::CallFunction, args);
-  // x += y mutates x (every alias sees it), as Tensor.__iadd__ does: the same path as x.add_(y).
   if (inplace && a->kind == VK::Tensor) return inplaceAssign(in, a, r);
   return r;
 }

@@ -46,6 +46,12 @@ void registerFunctionalizedFns(std::vector<TorchFn>& t);
 void registerCreationFns(std::vector<TorchFn>& t);
 // add_, copy_ ...: in-place methods captured graphs functionalize (fns_functionalize.cpp).
 bool isInplaceMethod(const std::string& name);
+// A captured node that updates its first argument in place: an in-place method or x op= y.
+bool isInplaceNode(const ir::Node& n);
+// _operator.iadd -> _operator.add (the operator x op= y updates x with).
+std::string outOfPlaceOperator(const std::string& target);
+// `m_` for every method `m` that has no in-place form of its own (registered last).
+void addInplaceVariants(std::vector<TorchFn>& t);
 
 // Looks up a torch-level function by captured target and kind.
 const TorchFn* findTorchFn(const std::string& target, ir::NodeKind kind);

@@ -8,7 +8,8 @@
 // checks they still fail (so the list shrinks as work lands) and reports what differs.
 #include "engine/driver/script_runner.h"
 #include "engine/driver/explain.h"
-#include "tests/corpus/outs_compare.h"
+#include "tests/support/dynamo_parity.h"
+#include "tests/support/outs_compare.h"
 #include "tests/support/corpus.h"
 
 #include <gtest/gtest.h>
@@ -55,35 +56,7 @@ Outcome check(const std::string& name) {
     o.problems.push_back("run failed: " + r.error.substr(0, 400));
     return o;
   }
-  auto want = [&](const char* key) { return oracle[key].get<int>(); };
-  if (static_cast<int>(rep.graphs().size()) != want("graph_count"))
-    o.problems.push_back("graph_count " + std::to_string(rep.graphs().size()) + " vs " + std::to_string(want("graph_count")));
-  if (static_cast<int>(rep.breaks().size()) != want("graph_break_count"))
-    o.problems.push_back("graph_break_count " + std::to_string(rep.breaks().size()) + " vs " + std::to_string(want("graph_break_count")));
-  if (static_cast<int>(rep.recompiles().size()) != want("recompile_count"))
-    o.problems.push_back("recompile_count " + std::to_string(rep.recompiles().size()) + " vs " + std::to_string(want("recompile_count")));
-  // Recompile reasons: the failing guard of every cache entry, per recompile ("0/0: n == 1").
-  // The code comments after '#' name library files for guards read inside nn layers, which
-  // differ between PyTorch's and Kiln's sources, so they are not compared.
-  auto guardLines = [](const nlohmann::json& records) {
-    std::vector<std::vector<std::string>> out;
-    for (const auto& rec : records) {
-      std::vector<std::string> lines;
-      for (const auto& l : rec) {
-        std::string s = l.get<std::string>();
-        if (s.empty() || !std::isdigit(static_cast<unsigned char>(s[0]))) continue;
-        s = s.substr(0, s.find(" #"));
-        while (!s.empty() && s.back() == ' ') s.pop_back();
-        lines.push_back(s);
-      }
-      out.push_back(lines);
-    }
-    return out;
-  };
-  auto ourReasons = guardLines(nlohmann::json::parse(rep.json())["recompile_reasons"]);
-  auto theirReasons = guardLines(oracle["recompile_reasons"]);
-  if (ourReasons != theirReasons)
-    o.problems.push_back("recompile reasons " + nlohmann::json(ourReasons).dump() + " vs " + nlohmann::json(theirReasons).dump());
+  for (const auto& d : test::countDifferences(rep, oracle)) o.problems.push_back(d);
   // Op counts, graph by graph (the oracle also lists attempts Dynamo restarted; skip those).
   std::map<std::string, int> ours;
   std::map<std::string, std::vector<std::string>> ourTargets;
@@ -106,10 +79,7 @@ Outcome check(const std::string& name) {
     else o.targetMisses.push_back(name + " [" + g["compile_id"].get<std::string>() + "]");
   }
   // Outputs: the oracle's compiled values (a string when the compiled run raised).
-  auto outs = test::loadCorpusJson("oracle/" + name + ".outs.json");
-  for (auto it = oracle["outs"].begin(); it != oracle["outs"].end(); ++it)
-    if (it.value().contains("compiled_value") && it.value()["compiled"].value("kind", "") == "str")
-      outs[it.key()] = it.value()["compiled_value"];
+  auto outs = test::expectedCompiledOuts(oracle, test::loadCorpusJson("oracle/" + name + ".outs.json"));
   if (std::string d = test::compareOuts(nlohmann::json::parse(r.outputsJson), outs); !d.empty()) o.problems.push_back("outputs: " + d);
   return o;
 }

@@ -1,5 +1,5 @@
 #include "engine/driver/script_runner.h"
-#include "tests/corpus/outs_compare.h"
+#include "tests/support/outs_compare.h"
 #include "tests/support/corpus.h"
 
 #include <gtest/gtest.h>

@@ -4,7 +4,7 @@
 
 #include "engine/driver/backends.h"
 #include "engine/driver/script_runner.h"
-#include "tests/corpus/outs_compare.h"
+#include "tests/support/outs_compare.h"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,101 @@
+#include "tests/support/dynamo_parity.h"
+
+#include "engine/driver/script_runner.h"
+#include "tests/support/outs_compare.h"
+
+#include <cctype>
+#include <sstream>
+
+namespace kiln::test {
+
+nlohmann::json expectedCompiledOuts(const nlohmann::json& oracle, const nlohmann::json& eagerOuts, std::vector<std::string>* unrecorded) {
+  nlohmann::json outs = eagerOuts;
+  if (!oracle.contains("outs")) return outs;
+  for (auto it = oracle["outs"].begin(); it != oracle["outs"].end(); ++it) {
+    const auto& o = it.value();
+    if (o.value("match", true)) continue;
+    if (o.contains("compiled_value") && o["compiled"].value("kind", "") == "str") {
+      outs[it.key()] = o["compiled_value"];
+    } else if (o.contains("compiled_value") && o["compiled"].value("kind", "") != "tensor") {
+      // A Python scalar: stored like the eager file stores one (a 0-d entry).
+      const std::string kind = o["compiled"].value("kind", "");
+      nlohmann::json e;
+      e["dtype"] = kind == "bool" ? "bool" : kind == "int" ? "int64" : "float64";
+      e["shape"] = nlohmann::json::array();
+      e["data"] = nlohmann::json::array({o["compiled_value"]});
+      outs[it.key()] = e;
+    } else if (unrecorded) {
+      unrecorded->push_back(it.key());
+    }
+  }
+  return outs;
+}
+
+std::vector<std::string> countDifferences(const driver::ExplainReport& rep, const nlohmann::json& oracle) {
+  std::vector<std::string> out;
+  auto want = [&](const char* key) { return oracle.value(key, 0); };
+  auto differ = [&](const char* what, size_t ours, int theirs) {
+    if (static_cast<int>(ours) != theirs) out.push_back(std::string(what) + " " + std::to_string(ours) + " vs " + std::to_string(theirs));
+  };
+  differ("graph_count", rep.graphs().size(), want("graph_count"));
+  differ("graph_break_count", rep.breaks().size(), want("graph_break_count"));
+  differ("recompile_count", rep.recompiles().size(), want("recompile_count"));
+  // Recompile reasons: the failing guard of every cache entry, per recompile ("0/0: n == 1").
+  // The code comments after '#' name library files for guards read inside nn layers, which
+  // differ between PyTorch's and Kiln's sources, so they are not compared.
+  auto guardLines = [](const nlohmann::json& records) {
+    std::vector<std::vector<std::string>> lines;
+    for (const auto& rec : records) {
+      std::vector<std::string> one;
+      for (const auto& l : rec) {
+        std::string s = l.get<std::string>();
+        if (s.empty() || !std::isdigit(static_cast<unsigned char>(s[0]))) continue;
+        s = s.substr(0, s.find(" #"));
+        while (!s.empty() && s.back() == ' ') s.pop_back();
+        one.push_back(s);
+      }
+      lines.push_back(one);
+    }
+    return lines;
+  };
+  auto ours = guardLines(nlohmann::json::parse(rep.json())["recompile_reasons"]);
+  auto theirs = guardLines(oracle.value("recompile_reasons", nlohmann::json::array()));
+  if (ours != theirs) out.push_back("recompile reasons " + nlohmann::json(ours).dump() + " vs " + nlohmann::json(theirs).dump());
+  return out;
+}
+
+namespace {
+std::string firstLine(const std::string& s, size_t n = 300) {
+  std::string l = s.substr(0, s.find('\n'));
+  return l.size() > n ? l.substr(0, n) + "..." : l;
+}
+}  // namespace
+
+ParityResult checkParity(const std::string& script, const nlohmann::json& oracle, const nlohmann::json& eagerOuts) {
+  ParityResult r;
+  {
+    session::NullSink sink;
+    std::ostringstream out;
+    driver::RunOptions ro;
+    ro.scriptPath = script;
+    ro.eager = true;
+    driver::RunResult run = driver::runScript(ro, sink, out);
+    r.eager = run.exitCode != 0 ? "run failed: " + firstLine(run.error) : compareOuts(nlohmann::json::parse(run.outputsJson), eagerOuts);
+  }
+  driver::ExplainReport rep;
+  std::ostringstream out;
+  driver::RunOptions ro;
+  ro.scriptPath = script;
+  driver::RunResult run = driver::runScript(ro, rep, out);
+  if (run.exitCode != 0) {
+    r.compiled = r.counts = "run failed: " + firstLine(run.error);
+    return r;
+  }
+  r.compiled = compareOuts(nlohmann::json::parse(run.outputsJson), expectedCompiledOuts(oracle, eagerOuts, &r.unrecorded));
+  std::vector<std::string> diffs = countDifferences(rep, oracle);
+  for (const auto& d : diffs) r.counts += (r.counts.empty() ? "" : "; ") + d;
+  if (r.counts.empty() && !r.compiled.empty()) r.counts = "outputs: " + r.compiled;
+  return r;
+}
+
+}  // namespace kiln::test

@@ -1,0 +1,37 @@
+// What real PyTorch 2.11 did with a program (the oracle's NAME.json / NAME.outs.json) against
+// what Kiln does with it, in the three modes the conformance suite and the corpus test count:
+//  - eager:    Kiln's eager run (torch.compile as the identity) gives the oracle's eager outputs;
+//  - compiled: Kiln's compiled run gives real torch.compile's outputs (an "error: Class" string
+//              where the compiled run raised);
+//  - counts:   the compiled run also has Dynamo's numbers of graphs, graph breaks and
+//              recompiles, and the same recompile reasons.
+#pragma once
+
+#include "engine/driver/explain.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace kiln::test {
+
+// The outputs a compiled run must give: the eager outputs, except where the oracle's compiled
+// run gave another value it recorded. `unrecorded` receives the outputs whose compiled value
+// differs from eager's but was not recorded (only their shape is known): they are compared
+// with the eager value.
+nlohmann::json expectedCompiledOuts(const nlohmann::json& oracle, const nlohmann::json& eagerOuts,
+                                    std::vector<std::string>* unrecorded = nullptr);
+
+// Differences in graph / break / recompile counts and recompile reasons ("" entries never).
+std::vector<std::string> countDifferences(const driver::ExplainReport& report, const nlohmann::json& oracle);
+
+struct ParityResult {
+  std::string eager, compiled, counts;  // "" when the mode matches, else what differs
+  std::vector<std::string> unrecorded;
+};
+
+// Runs `script` eagerly and compiled (in process) and compares both with the oracle's files.
+ParityResult checkParity(const std::string& script, const nlohmann::json& oracle, const nlohmann::json& eagerOuts);
+
+}  // namespace kiln::test
