@@ -35,13 +35,13 @@ py::Value Tracer::bindArg(const std::string& name, const py::Value& v) {
     }
     auto fake = std::make_shared<py::TensorObj>(t->t.type(), -1);
     lazy_[fake.get()] = t->t;
-    sources_[fake.get()] = src;
-    sources_[v.get()] = src;
+    noteSource(fake, src, true);
+    noteSource(v, src, true);
     liftedBy_[v.get()] = fake;
     return fake;
   }
   // Python constants are guarded where they are first read (onLocalRead), as Dynamo does.
-  if (!isConstant(v)) sources_.emplace(v.get(), src);
+  if (!isConstant(v)) noteSource(v, src);
   return v;
 }
 
@@ -127,17 +127,24 @@ const Source* Tracer::inputSource(int node) const {
   return nullptr;
 }
 
+void Tracer::noteSource(const py::Value& v, const Source& src, bool replace) {
+  // Held: a source keyed by address must never be inherited by a new object at that address.
+  auto [it, added] = sources_.emplace(v.get(), src);
+  if (!added && replace) it->second = src;
+  if (added) held_.push_back(v);
+}
+
 py::Value Tracer::lift(const tensor::Tensor& real, const Source& src) {
   auto fake = std::make_shared<py::TensorObj>(real.type(), -1);
   lazy_[fake.get()] = real;
-  sources_[fake.get()] = src;
+  noteSource(fake, src, true);
   realize(fake.get());  // attribute reads realize at once (Dynamo's input order relies on it)
   return fake;
 }
 
 bool Tracer::search(const py::Value& root, const Source& src, const py::Obj* target, int depth, std::set<const py::Obj*>& seen) {
   if (!root || !seen.insert(root.get()).second) return false;
-  sources_.emplace(root.get(), src);
+  noteSource(root, src);
   if (root.get() == target) return true;
   if (depth <= 0) return false;
   if (root->kind == py::VK::List || root->kind == py::VK::Tuple) {
@@ -224,7 +231,7 @@ py::Value Tracer::readThrough(const Source& src, const py::Value& v, bool module
     return fake;
   }
   if (isConstant(v)) guardConstant(src, v, moduleAttr);
-  else sources_.emplace(v.get(), src);
+  else noteSource(v, src);
   return v;
 }
 

@@ -135,6 +135,8 @@ class Tracer {
   std::shared_ptr<py::ModuleObj> globals_;
   std::set<int> named_;
   std::map<const py::Obj*, Source> sources_;        // known objects -> source
+  std::vector<py::Value> held_;                      // the objects sources_ names, kept alive
+  void noteSource(const py::Value& v, const Source& src, bool replace = false);
   std::map<const py::Obj*, tensor::Tensor> lazy_;   // lazy fake inputs -> their real tensor
   std::map<const py::Obj*, py::Value> liftedBy_;    // real TensorObj -> its fake stand-in
   std::map<int, std::pair<py::TensorObj*, tensor::Tensor>> realized_;  // input node -> its fake and real tensor

@@ -24,6 +24,8 @@ enum class ExprKind {
   Name, Int, Float, Str, Bool, None, Ellipsis, FString,
   Attribute, Call, BinOp, UnaryOp, BoolOp, Compare, Subscript, Slice,
   Tuple, List, Dict, Set, Lambda, IfExp, ListComp, SetComp, DictComp, GeneratorExp, Starred, DoubleStarred,
+  Yield,      // `yield` / `yield x` (target may be null)
+  YieldFrom,  // `yield from it` (target)
 };
 
 struct Keyword {
@@ -110,6 +112,7 @@ struct Stmt {
   int level = 0;
   // FunctionDef: the source text of the def (for display and resume functions)
   std::string docstring;
+  bool isGenerator = false;    // FunctionDef: its body (not nested functions) contains yield
 };
 
 struct Module {

@@ -32,7 +32,7 @@ void arity(Interpreter& in, const CallArgs& a, size_t lo, size_t hi, const std::
 }
 Value makeRange(int64_t a, int64_t b, int64_t s) {
   auto it = std::make_shared<IteratorObj>();
-  it->isRange = true;
+  it->rangeObject = true;
   it->rStart = it->rCur = a;
   it->rStop = b;
   it->rStep = s;
@@ -505,8 +505,8 @@ void Interpreter::installBuiltins() {
       }
       case VK::Iterator: {
         auto* it = static_cast<IteratorObj*>(v.get());
-        if (it->isRange) {
-          int64_t n = it->rStep > 0 ? (it->rStop - it->rCur + it->rStep - 1) / it->rStep : (it->rCur - it->rStop - it->rStep - 1) / -it->rStep;
+        if (it->rangeObject) {
+          int64_t n = it->rStep > 0 ? (it->rStop - it->rStart + it->rStep - 1) / it->rStep : (it->rStart - it->rStop - it->rStep - 1) / -it->rStep;
           return makeInt(std::max<int64_t>(n, 0));
         }
         break;
@@ -531,46 +531,91 @@ void Interpreter::installBuiltins() {
     return makeRange(s, e, st);
   });
   def("enumerate", [](Interpreter& in, CallArgs& a) {
-    auto items = in.iterate(a.args.at(0));
+    if (a.args.empty()) in.raise("TypeError", "enumerate() missing required argument 'iterable'");
+    Value it = in.getIter(a.args[0]);
     int64_t start = a.args.size() > 1 ? toInt(in, a.args[1], "") : (a.kwarg("start") ? toInt(in, a.kwarg("start"), "") : 0);
-    auto it = std::make_shared<IteratorObj>();
-    for (size_t i = 0; i < items.size(); ++i) it->items.push_back(makeTuple({makeInt(start + static_cast<int64_t>(i)), items[i]}));
-    return Value(it);
+    auto n = std::make_shared<int64_t>(start);
+    return makeLazyIterator([&in, it, n]() -> Value {
+      Value v = in.nextItem(it);
+      if (!v) return nullptr;
+      return makeTuple({makeInt((*n)++), v});
+    }, "enumerate");
   });
   def("zip", [](Interpreter& in, CallArgs& a) {
-    std::vector<std::vector<Value>> seqs;
-    for (auto& x : a.args) seqs.push_back(in.iterate(x));
-    auto it = std::make_shared<IteratorObj>();
-    size_t n = seqs.empty() ? 0 : SIZE_MAX;
-    for (auto& s : seqs) n = std::min(n, s.size());
-    for (size_t i = 0; i < n; ++i) {
+    std::vector<Value> its;
+    for (auto& x : a.args) its.push_back(in.getIter(x));
+    bool strict = a.kwarg("strict") && in.truthy(a.kwarg("strict"));
+    return makeLazyIterator([&in, its, strict]() -> Value {
+      if (its.empty()) return nullptr;
       std::vector<Value> t;
-      for (auto& s : seqs) t.push_back(s[i]);
-      it->items.push_back(makeTuple(t));
-    }
-    return Value(it);
+      for (size_t i = 0; i < its.size(); ++i) {
+        Value v = in.nextItem(its[i]);
+        if (!v) {
+          if (strict) {
+            if (i > 0) in.raise("ValueError", "zip() argument " + std::to_string(i + 1) + " is shorter than argument" + (i > 1 ? "s 1-" + std::to_string(i) : " 1"));
+            for (size_t j = 1; j < its.size(); ++j)
+              if (in.nextItem(its[j])) in.raise("ValueError", "zip() argument " + std::to_string(j + 1) + " is longer than argument" + (j > 1 ? "s 1-" + std::to_string(j) : " 1"));
+          }
+          return nullptr;
+        }
+        t.push_back(v);
+      }
+      return makeTuple(t);
+    }, "zip");
   });
   def("reversed", [](Interpreter& in, CallArgs& a) {
-    auto items = in.iterate(a.args.at(0));
+    const Value& v = a.args.at(0);
+    if (v->kind == VK::Instance)
+      if (Value m = static_cast<InstanceObj*>(v.get())->cls->lookup("__reversed__")) {
+        CallArgs c;
+        return in.call(std::make_shared<BoundMethodObj>(v, m), c);
+      }
+    if (v->kind == VK::Iterator && !static_cast<IteratorObj*>(v.get())->rangeObject)
+      in.raise("TypeError", "'" + typeName(v) + "' object is not reversible");
+    auto items = in.iterate(v);
     std::reverse(items.begin(), items.end());
     auto it = std::make_shared<IteratorObj>();
     it->items = std::move(items);
+    it->typeName = "list_reverseiterator";
     return Value(it);
   });
   def("iter", [](Interpreter& in, CallArgs& a) {
-    auto it = std::make_shared<IteratorObj>();
-    it->items = in.iterate(a.args.at(0));
-    return Value(it);
+    arity(in, a, 1, 2, "iter");
+    if (a.args.size() == 2) {
+      // iter(callable, sentinel)
+      Value fn = a.args[0], sentinel = a.args[1];
+      return makeLazyIterator([&in, fn, sentinel]() -> Value {
+        CallArgs c;
+        Value v = in.call(fn, c);
+        return in.equals(v, sentinel) ? nullptr : v;
+      }, "callable_iterator");
+    }
+    return in.getIter(a.args[0]);
   });
   def("next", [](Interpreter& in, CallArgs& a) {
-    if (a.args.at(0)->kind != VK::Iterator) in.raise("TypeError", "'" + typeName(a.args[0]) + "' object is not an iterator");
-    auto* it = static_cast<IteratorObj*>(a.args[0].get());
-    if (it->isRange) {
-      if (it->rStep > 0 ? it->rCur < it->rStop : it->rCur > it->rStop) { int64_t v = it->rCur; it->rCur += it->rStep; return makeInt(v); }
-    } else if (it->pos < it->items.size()) {
-      return it->items[it->pos++];
+    arity(in, a, 1, 2, "next");
+    const Value& it = a.args[0];
+    bool isIter = it->kind == VK::Iterator || it->kind == VK::Generator ||
+                  (it->kind == VK::Instance && static_cast<InstanceObj*>(it.get())->cls->lookup("__next__"));
+    if (!isIter || (it->kind == VK::Iterator && static_cast<IteratorObj*>(it.get())->rangeObject))
+      in.raise("TypeError", "'" + typeName(it) + "' object is not an iterator");
+    if (it->kind == VK::Instance) {
+      // A user iterator's StopIteration (with its value) propagates as raised.
+      CallArgs c;
+      if (a.args.size() == 1) return in.call(std::make_shared<BoundMethodObj>(it, static_cast<InstanceObj*>(it.get())->cls->lookup("__next__")), c);
     }
+    Value v = in.nextItem(it);
+    if (v) return v;
     if (a.args.size() > 1) return a.args[1];
+    if (it->kind == VK::Generator) {
+      auto* g = static_cast<GeneratorObj*>(it.get());
+      if (g->returned && !isNone(g->returned)) {
+        CallArgs c;
+        c.args = {g->returned};
+        Value exc = in.call(in.exceptionClass("StopIteration"), c);
+        throw PyError("StopIteration", in.str(g->returned), exc);
+      }
+    }
     in.raise("StopIteration", "");
   });
   def("isinstance", [](Interpreter& in, CallArgs& a) { arity(in, a, 2, 2, "isinstance"); return makeBool(in.isInstance(a.args[0], a.args[1])); });
@@ -670,26 +715,32 @@ void Interpreter::installBuiltins() {
     return True();
   });
   def("map", [](Interpreter& in, CallArgs& a) {
-    std::vector<std::vector<Value>> seqs;
-    for (size_t i = 1; i < a.args.size(); ++i) seqs.push_back(in.iterate(a.args[i]));
-    size_t n = seqs.empty() ? 0 : SIZE_MAX;
-    for (auto& s : seqs) n = std::min(n, s.size());
-    auto it = std::make_shared<IteratorObj>();
-    for (size_t i = 0; i < n; ++i) {
+    if (a.args.size() < 2) in.raise("TypeError", "map() must have at least two arguments.");
+    std::vector<Value> its;
+    for (size_t i = 1; i < a.args.size(); ++i) its.push_back(in.getIter(a.args[i]));
+    Value fn = a.args[0];
+    return makeLazyIterator([&in, its, fn]() -> Value {
       CallArgs c;
-      for (auto& s : seqs) c.args.push_back(s[i]);
-      it->items.push_back(in.call(a.args[0], c));
-    }
-    return Value(it);
+      for (const auto& it : its) {
+        Value v = in.nextItem(it);
+        if (!v) return nullptr;
+        c.args.push_back(v);
+      }
+      return in.call(fn, c);
+    }, "map");
   });
   def("filter", [](Interpreter& in, CallArgs& a) {
-    auto it = std::make_shared<IteratorObj>();
-    for (auto& v : in.iterate(a.args.at(1))) {
-      CallArgs c;
-      c.args.push_back(v);
-      if (isNone(a.args[0]) ? in.truthy(v) : in.truthy(in.call(a.args[0], c))) it->items.push_back(v);
-    }
-    return Value(it);
+    arity(in, a, 2, 2, "filter");
+    Value it = in.getIter(a.args[1]);
+    Value fn = a.args[0];
+    return makeLazyIterator([&in, it, fn]() -> Value {
+      while (Value v = in.nextItem(it)) {
+        CallArgs c;
+        c.args.push_back(v);
+        if (isNone(fn) ? in.truthy(v) : in.truthy(in.call(fn, c))) return v;
+      }
+      return nullptr;
+    }, "filter");
   });
   def("id", [](Interpreter&, CallArgs& a) { return makeInt(static_cast<int64_t>(reinterpret_cast<intptr_t>(a.args.at(0).get()))); });
   def("type", [](Interpreter& in, CallArgs& a) -> Value {

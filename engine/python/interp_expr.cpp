@@ -3,6 +3,7 @@
 
 #include "engine/capture/compile_context.h"
 #include "engine/capture/tracer.h"
+#include "engine/python/coroutine.h"
 #include "engine/python/pyformat.h"
 #include "engine/torch/autograd_methods.h"
 #include "engine/torch/tensor_protocol.h"
@@ -171,8 +172,14 @@ Value Interpreter::evalExpr(const Expr& e) {
     case ExprKind::IfExp: return truthy(eval(*e.target)) ? eval(*e.a) : eval(*e.b);
     case ExprKind::ListComp:
     case ExprKind::SetComp:
-    case ExprKind::DictComp:
-    case ExprKind::GeneratorExp: return evalComprehension(e);
+    case ExprKind::DictComp: return evalComprehension(e);
+    case ExprKind::GeneratorExp: return makeGeneratorExpression(e);
+    case ExprKind::Yield: {
+      Value v = e.target ? eval(*e.target) : None();
+      frames_.back().span = e.span;
+      return yieldValue(std::move(v));
+    }
+    case ExprKind::YieldFrom: return evalYieldFrom(e);
     case ExprKind::Starred: raise("SyntaxError", "can't use starred expression here");
     case ExprKind::DoubleStarred: raise("SyntaxError", "invalid syntax");
   }
@@ -184,52 +191,32 @@ Value Interpreter::evalComprehension(const Expr& e) {
   auto scope = std::make_shared<Scope>();
   Frame& outer = frames_.back();
   scope->parent = outer.locals ? outer.scope : nullptr;
-  std::set<std::string>* locals = new std::set<std::string>();
-  std::unique_ptr<std::set<std::string>> own(locals);
-  std::set<std::string> dummy;
+  std::set<std::string> locals;
   for (const auto& g : e.generators) {
-    std::set<std::string> names;
     std::function<void(const Expr&)> collect = [&](const Expr& t) {
-      if (t.kind == ExprKind::Name) names.insert(t.name);
+      if (t.kind == ExprKind::Name) locals.insert(t.name);
       for (auto& x : t.items) collect(*x);
       if (t.kind == ExprKind::Starred) collect(*t.target);
     };
     collect(*g.target);
-    locals->insert(names.begin(), names.end());
   }
   // The first iterable is evaluated in the enclosing scope.
-  Value firstIter = eval(*e.generators[0].iter);
-  std::vector<Value> results;
-  auto dict = std::make_shared<DictObj>();
+  Value firstIter = getIter(eval(*e.generators[0].iter));
   Frame f;
   f.scope = scope;
   f.module = outer.module;
-  f.locals = locals;
+  f.locals = &locals;
   f.globalsDecl = outer.globalsDecl;
   f.function = outer.function;
   f.span = e.span;
-  // Names of the enclosing function must stay visible: chain the outer scope.
-  if (!outer.locals) scope->parent = nullptr;
+  f.generator = outer.generator;
   FrameGuard g(*this, f);
-  std::function<void(size_t)> loop = [&](size_t gi) {
-    const Comprehension& gen = e.generators[gi];
-    std::vector<Value> items = iterate(gi == 0 ? firstIter : eval(*gen.iter));
-    for (auto& v : items) {
-      assign(*gen.target, v);
-      bool ok = true;
-      for (const auto& c : gen.ifs)
-        if (!truthy(eval(*c))) { ok = false; break; }
-      if (!ok) continue;
-      if (gi + 1 < e.generators.size()) { loop(gi + 1); continue; }
-      if (e.kind == ExprKind::DictComp) {
-        Value k = eval(*e.a);
-        dict->set(k, eval(*e.b));
-      } else {
-        results.push_back(eval(*e.a));
-      }
-    }
-  };
-  loop(0);
+  std::vector<Value> results;
+  auto dict = std::make_shared<DictObj>();
+  runComprehension(e, firstIter, [&](Value v, Value value) {
+    if (e.kind == ExprKind::DictComp) dict->set(v, value);
+    else results.push_back(std::move(v));
+  });
   if (e.kind == ExprKind::DictComp) return dict;
   if (e.kind == ExprKind::SetComp) {
     auto d = std::make_shared<DictObj>();
@@ -238,12 +225,29 @@ Value Interpreter::evalComprehension(const Expr& e) {
     inst->native = d;
     return inst;
   }
-  if (e.kind == ExprKind::GeneratorExp) {
-    auto it = std::make_shared<IteratorObj>();
-    it->items = std::move(results);
-    return it;
-  }
   return makeList(std::move(results));
+}
+
+void Interpreter::runComprehension(const Expr& e, const Value& firstIter, const std::function<void(Value, Value)>& emit) {
+  std::function<void(size_t)> loop = [&](size_t gi) {
+    const Comprehension& gen = e.generators[gi];
+    Value it = gi == 0 ? firstIter : getIter(eval(*gen.iter));
+    while (Value v = nextItem(it)) {
+      assign(*gen.target, v);
+      bool ok = true;
+      for (const auto& c : gen.ifs)
+        if (!truthy(eval(*c))) { ok = false; break; }
+      if (!ok) continue;
+      if (gi + 1 < e.generators.size()) { loop(gi + 1); continue; }
+      if (e.kind == ExprKind::DictComp) {
+        Value k = eval(*e.a);
+        emit(k, eval(*e.b));
+      } else {
+        emit(eval(*e.a), nullptr);
+      }
+    }
+  };
+  loop(0);
 }
 
 Value Interpreter::evalFString(const Expr& e) {
@@ -465,6 +469,71 @@ Value Interpreter::getAttr(const Value& obj, const std::string& name) {
       auto* b = static_cast<BuiltinObj*>(obj.get());
       if (name == "__name__") return makeStr(b->name.substr(b->name.rfind('.') + 1));
       raise("AttributeError", "'builtin_function_or_method' object has no attribute '" + name + "'");
+    }
+    case VK::Generator: {
+      auto* g = static_cast<GeneratorObj*>(obj.get());
+      Value self = obj;
+      if (name == "__next__")
+        return makeBuiltin("generator.__next__", [self](Interpreter& in, CallArgs&) -> Value {
+          CallArgs c;
+          c.args = {self};
+          return in.call(in.builtin("next"), c);
+        });
+      if (name == "__iter__") return makeBuiltin("generator.__iter__", [self](Interpreter&, CallArgs&) { return self; });
+      if (name == "send")
+        return makeBuiltin("generator.send", [self](Interpreter& in, CallArgs& a) -> Value {
+          auto* gen = static_cast<GeneratorObj*>(self.get());
+          Value v = in.resumeGenerator(*gen, a.args.empty() ? None() : a.args[0]);
+          if (v) return v;
+          in.raise("StopIteration", gen->returned ? in.str(gen->returned) : "");
+        });
+      if (name == "throw")
+        return makeBuiltin("generator.throw", [self](Interpreter& in, CallArgs& a) -> Value {
+          auto* gen = static_cast<GeneratorObj*>(self.get());
+          if (a.args.empty()) in.raise("TypeError", "throw expected at least 1 argument, got 0");
+          Value exc = a.args[0];
+          if (exc->kind == VK::Class) {
+            CallArgs c;
+            if (a.args.size() > 1) c.args.push_back(a.args[1]);
+            exc = in.call(exc, c);
+          }
+          if (exc->kind != VK::Instance || !static_cast<InstanceObj*>(exc.get())->cls->isException)
+            in.raise("TypeError", "exceptions must be classes or instances deriving from BaseException, not " + typeName(exc));
+          auto* inst = static_cast<InstanceObj*>(exc.get());
+          Value args = inst->dict->getStr("args");
+          std::string msg = args && args->kind == VK::Tuple && !static_cast<TupleObj*>(args.get())->items.empty()
+                                ? in.str(static_cast<TupleObj*>(args.get())->items[0]) : "";
+          Value v = in.resumeGenerator(*gen, nullptr, std::make_exception_ptr(PyError(inst->cls->name, msg, exc)));
+          if (v) return v;
+          in.raise("StopIteration", "");
+        });
+      if (name == "close")
+        return makeBuiltin("generator.close", [self](Interpreter& in, CallArgs&) -> Value {
+          in.closeGenerator(*static_cast<GeneratorObj*>(self.get()));
+          return None();
+        });
+      if (name == "__name__") return makeStr(g->name);
+      if (name == "__qualname__") return makeStr(g->qualname);
+      if (name == "gi_running") return makeBool(g->co && g->co->running());
+      raise("AttributeError", "'generator' object has no attribute '" + name + "'");
+    }
+    case VK::Iterator: {
+      auto* it = static_cast<IteratorObj*>(obj.get());
+      Value self = obj;
+      if (it->rangeObject) {
+        if (name == "start") return makeInt(it->rStart);
+        if (name == "stop") return makeInt(it->rStop);
+        if (name == "step") return makeInt(it->rStep);
+        break;
+      }
+      if (name == "__next__")
+        return makeBuiltin(it->typeName + ".__next__", [self](Interpreter& in, CallArgs&) -> Value {
+          Value v = in.nextItem(self);
+          if (!v) in.raise("StopIteration", "");
+          return v;
+        });
+      if (name == "__iter__") return makeBuiltin(it->typeName + ".__iter__", [self](Interpreter&, CallArgs&) { return self; });
+      break;
     }
     case VK::BoundMethod: {
       auto* bm = static_cast<BoundMethodObj*>(obj.get());
@@ -813,67 +882,6 @@ void Interpreter::setSubscript(const Value& obj, const Value& index, Value v) {
   raise("TypeError", "'" + typeName(obj) + "' object does not support item assignment");
 }
 
-std::vector<Value> Interpreter::iterate(const Value& v) {
-  if (tracer) tracer->onSequence(v);
-  switch (v->kind) {
-    case VK::List: return static_cast<ListObj*>(v.get())->items;
-    case VK::Tuple: return static_cast<TupleObj*>(v.get())->items;
-    case VK::Str: {
-      std::vector<Value> out;
-      for (char c : static_cast<StrObj*>(v.get())->v) out.push_back(makeStr(std::string(1, c)));
-      return out;
-    }
-    case VK::Dict: {
-      std::vector<Value> out;
-      for (auto& [k, x] : static_cast<DictObj*>(v.get())->items) out.push_back(k);
-      return out;
-    }
-    case VK::Iterator: {
-      auto* it = static_cast<IteratorObj*>(v.get());
-      std::vector<Value> out;
-      if (it->isRange) {
-        int64_t count = it->rStep > 0 ? (it->rStop - it->rCur + it->rStep - 1) / it->rStep : (it->rCur - it->rStop - it->rStep - 1) / -it->rStep;
-        if (count > 100'000'000) raise("MemoryError", "range of " + std::to_string(count) + " items is too large to materialize");
-        for (int64_t i = it->rCur; it->rStep > 0 ? i < it->rStop : i > it->rStop; i += it->rStep) out.push_back(makeInt(i));
-        it->rCur = it->rStop;
-        return out;
-      }
-      out.assign(it->items.begin() + static_cast<int64_t>(it->pos), it->items.end());
-      it->pos = it->items.size();
-      return out;
-    }
-    case VK::Tensor: return torchapi::tensorIterate(*this, v);
-    case VK::Instance: {
-      auto* inst = static_cast<InstanceObj*>(v.get());
-      if (inst->cls->name == "set") {
-        std::vector<Value> out;
-        for (auto& [k, x] : std::static_pointer_cast<DictObj>(inst->native)->items) out.push_back(k);
-        return out;
-      }
-      if (Value m = inst->cls->lookup("__iter__")) {
-        CallArgs a;
-        Value itv = call(std::make_shared<BoundMethodObj>(v, m), a);
-        if (itv.get() != v.get()) return iterate(itv);
-        Value next = inst->cls->lookup("__next__");
-        if (!next) raise("TypeError", "iter() returned non-iterator of type '" + typeName(v) + "'");
-        std::vector<Value> out;
-        while (true) {
-          CallArgs none;
-          try {
-            out.push_back(call(std::make_shared<BoundMethodObj>(v, next), none));
-          } catch (const PyError& e) {
-            if (e.type() == "StopIteration") break;
-            throw;
-          }
-        }
-        return out;
-      }
-      break;
-    }
-    default: break;
-  }
-  raise("TypeError", "'" + typeName(v) + "' object is not iterable");
-}
 
 bool Interpreter::isInstance(const Value& v, const Value& clsOrTuple) {
   if (clsOrTuple->kind == VK::Tuple) {

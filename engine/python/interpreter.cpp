@@ -17,9 +17,20 @@ Interpreter::Interpreter(std::ostream& out) : out_(out) {
   torchapi::runPrelude(*this);
 }
 Interpreter::~Interpreter() {
+  // Suspended generators are closed while the interpreter still exists (their finally blocks
+  // run); any left over afterwards must not call back into it.
+  while (!liveGenerators_.empty()) {
+    GeneratorObj* g = *liveGenerators_.begin();
+    liveGenerators_.erase(liveGenerators_.begin());
+    try {
+      closeGenerator(*g);
+    } catch (...) {
+    }
+  }
   // Break reference cycles (module scope <-> functions defined in it) so memory is returned.
   for (auto& [n, m] : modules_) m->scope->vars.clear();
   if (main_) main_->scope->vars.clear();
+  for (GeneratorObj* g : liveGenerators_) g->in = nullptr;
 }
 
 PyError Interpreter::makeError(const std::string& type, const std::string& message) {
@@ -404,10 +415,12 @@ Interpreter::Flow Interpreter::exec(const Stmt& s) {
     case StmtKind::For: {
       Value it = eval(*s.value);
       frames_.back().span = s.value->span;
-      // Ranges iterate lazily so `for i in range(10**9): break` costs nothing.
-      if (it->kind == VK::Iterator && static_cast<IteratorObj*>(it.get())->isRange) {
+      // Ranges iterate without making an int per step a list item (`for i in range(10**9): break`).
+      if (it->kind == VK::Iterator && (static_cast<IteratorObj*>(it.get())->isRange || static_cast<IteratorObj*>(it.get())->rangeObject)) {
         auto* r = static_cast<IteratorObj*>(it.get());
-        for (int64_t i = r->rCur; r->rStep > 0 ? i < r->rStop : i > r->rStop; i += r->rStep) {
+        int64_t first = r->rangeObject ? r->rStart : r->rCur;
+        for (int64_t i = first; r->rStep > 0 ? i < r->rStop : i > r->rStop; i += r->rStep) {
+          if (!r->rangeObject) r->rCur = i + r->rStep;
           assign(*s.target, makeInt(i));
           Flow fl = execBody(s.body);
           if (fl == Flow::Break) return Flow::Normal;
@@ -415,8 +428,11 @@ Interpreter::Flow Interpreter::exec(const Stmt& s) {
         }
         return execBody(s.orelse);
       }
-      std::vector<Value> items = iterate(it);
-      for (auto& v : items) {
+      Value iter = getIter(it);
+      while (true) {
+        frames_.back().span = s.value->span;
+        Value v = nextItem(iter);
+        if (!v) break;
         assign(*s.target, v);
         Flow fl = execBody(s.body);
         if (fl == Flow::Break) return Flow::Normal;
@@ -657,6 +673,7 @@ Value Interpreter::callFunction(FunctionObj& fn, CallArgs& args, const Value& se
   if (self) f.classSelf = self;
   auto cd = fn.attrs.find("__class_def__");
   if (cd != fn.attrs.end()) f.classDef = std::static_pointer_cast<ClassObj>(cd->second);
+  if (fn.def && fn.def->isGenerator) return makeGenerator(fn, std::move(f));
   FrameGuard g(*this, f);
   try {
     if (fn.lambda) return eval(*fn.lambda->target);

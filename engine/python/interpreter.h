@@ -69,6 +69,14 @@ class Interpreter {
   std::string repr(const Value& v);
   std::string str(const Value& v);
   std::vector<Value> iterate(const Value& v);
+  // Python's iteration protocol: iter(v), then next items until null (StopIteration).
+  Value getIter(const Value& v);
+  Value nextItem(const Value& iterator);
+  // Runs a generator to its next yield: the value yielded, or null when it returned (its
+  // value in g.returned). `throwIn` is raised at the suspended yield (generator.throw()).
+  Value resumeGenerator(GeneratorObj& g, const Value& send, std::exception_ptr throwIn = nullptr);
+  // generator.close(): GeneratorExit at the suspended yield; its finally blocks run.
+  void closeGenerator(GeneratorObj& g);
   Value binaryOp(const std::string& op, const Value& a, const Value& b);
   Value compare(const std::string& op, const Value& a, const Value& b);
   bool equals(const Value& a, const Value& b);
@@ -113,6 +121,7 @@ class Interpreter {
     Span span;  // currently executing expression/statement
     Value returnValue;
     Value classSelf;  // for super(): the first argument of the method
+    GeneratorObj* generator = nullptr;  // the generator whose body runs in this frame
     const Stmt* stmt = nullptr;  // the statement executing (graph breaks resume after it)
     std::shared_ptr<ClassObj> classDef;  // for super(): the class the method was defined in
   };
@@ -138,6 +147,16 @@ class Interpreter {
   Value evalExpr(const Expr& e);
   Value evalCall(const Expr& e);
   Value evalComprehension(const Expr& e);
+  Value makeGenerator(FunctionObj& fn, Frame frame);
+  Value makeGeneratorExpression(const Expr& e);
+  Value yieldValue(Value v);
+  Value evalYieldFrom(const Expr& e);
+  // The comprehension loops of `e` in the current frame; `emit` receives each element (a
+  // dict comprehension's key and value).
+  void runComprehension(const Expr& e, const Value& firstIter, const std::function<void(Value, Value)>& emit);
+  std::set<GeneratorObj*> liveGenerators_;  // suspended generators, closed when the interpreter ends
+  std::vector<Value> handling_;  // exceptions being handled (innermost last): bare `raise`, __context__
+  friend struct GeneratorObj;
   Value evalFString(const Expr& e);
   void assign(const Expr& target, Value v);
   void deleteTarget(const Expr& target);

@@ -23,6 +23,12 @@ Value makeList(std::vector<Value> items) { auto t = std::make_shared<ListObj>();
 Value makeTensor(tensor::Tensor t) { return std::make_shared<TensorObj>(std::move(t)); }
 Value makeBuiltin(std::string name, NativeFn fn) { return std::make_shared<BuiltinObj>(std::move(name), std::move(fn)); }
 bool isNone(const Value& v) { return !v || v->kind == VK::None; }
+Value makeLazyIterator(std::function<Value()> next, std::string typeName) {
+  auto it = std::make_shared<IteratorObj>();
+  it->nextFn = std::move(next);
+  it->typeName = std::move(typeName);
+  return it;
+}
 
 namespace {
 bool keyEquals(const Value& a, const Value& b) {
@@ -125,7 +131,8 @@ std::string typeName(const Value& v) {
     case VK::DType: return "dtype";
     case VK::Slice: return "slice";
     case VK::Ellipsis: return "ellipsis";
-    case VK::Iterator: return "iterator";
+    case VK::Iterator: return static_cast<IteratorObj*>(v.get())->rangeObject ? "range" : static_cast<IteratorObj*>(v.get())->typeName;
+    case VK::Generator: return "generator";
   }
   return "object";
 }

@@ -6,6 +6,7 @@
 #include "engine/python/ast.h"
 #include "engine/tensor/tensor.h"
 
+#include <exception>
 #include <functional>
 #include <map>
 #include <memory>
@@ -17,7 +18,7 @@ namespace kiln::py {
 
 enum class VK {
   None, Bool, Int, Float, Str, Tuple, List, Dict, Function, Builtin, Class, Instance, Module,
-  BoundMethod, Tensor, DType, Slice, Ellipsis, Iterator,
+  BoundMethod, Tensor, DType, Slice, Ellipsis, Iterator, Generator,
 };
 
 struct Obj;
@@ -133,13 +134,38 @@ struct TensorObj : Obj {
   ir::TensorType tensorType() const { return fake ? type : t.type(); }
 };
 
-// A Python iterator over a materialized sequence or a range.
+// A Python iterator: over materialized items, a range, a live list or tuple (sees appends
+// made while iterating, as Python's list iterator does), or produced lazily by `nextFn`
+// (zip, map, enumerate over anything, including infinite generators).
+// `rangeObject` marks a range itself (a re-iterable sequence), not an iterator over one.
 struct IteratorObj : Obj {
   IteratorObj() : Obj(VK::Iterator) {}
   std::vector<Value> items;
   size_t pos = 0;
   bool isRange = false;
+  bool rangeObject = false;
   int64_t rStart = 0, rStop = 0, rStep = 1, rCur = 0;
+  Value seq;                        // live list/tuple
+  std::function<Value()> nextFn;    // lazy: the next item, or null at the end
+  std::string typeName = "iterator";  // what type() and repr() call it
+};
+
+class Coroutine;
+// A generator: a function body (or generator expression) running on a coroutine of its own,
+// suspended at each `yield`. Engine/python/generators.cpp drives it.
+struct GeneratorObj : Obj {
+  GeneratorObj();
+  ~GeneratorObj() override;
+  std::string name, qualname;
+  Interpreter* in = nullptr;        // null once the interpreter is gone
+  std::unique_ptr<Coroutine> co;
+  std::shared_ptr<void> frame;      // its interpreter frame while suspended (Interpreter::Frame)
+  std::shared_ptr<void> keepAlive;  // what the frame points to (a comprehension's local names)
+  Value yielded;                    // the value of the last yield
+  Value sent;                       // the value send() passes in (None for next())
+  Value returned;                   // the return value (StopIteration.value)
+  std::exception_ptr pending;       // thrown in at the yield by throw() / close()
+  bool finished() const;
 };
 
 // Singletons and constructors.
@@ -156,6 +182,8 @@ bool isTorchSize(const Value& v);
 Value makeList(std::vector<Value> items);
 Value makeTensor(tensor::Tensor t);
 Value makeBuiltin(std::string name, NativeFn fn);
+// A lazy native iterator: `next` returns the next item or null at the end.
+Value makeLazyIterator(std::function<Value()> next, std::string typeName = "iterator");
 
 // The Python type name of a value ("int", "Tensor", "MyModule").
 std::string typeName(const Value& v);

@@ -55,6 +55,8 @@ class Parser {
   std::string file_;
   size_t p_ = 0;
   int depthGuard_ = 0;
+  // One entry per function body being parsed: whether a yield was seen in it (a generator).
+  std::vector<bool> yieldSeen_;
 
   const Token& cur() const { return t_[p_]; }
   const Token& peek(int k = 1) const { return t_[std::min(p_ + k, t_.size() - 1)]; }
@@ -147,7 +149,7 @@ class Parser {
       if (k == "while") { body.push_back(parseWhile()); return; }
       if (k == "try") { body.push_back(parseTry()); return; }
       if (k == "with") { body.push_back(parseWith()); return; }
-      if (k == "async" || k == "yield" || k == "await") fail("SyntaxError: '" + k + "' is not supported by Kiln", t);
+      if (k == "async" || k == "await") fail("SyntaxError: '" + k + "' is not supported by Kiln", t);
     }
     parseSimpleStatements(body);
   }
@@ -223,7 +225,15 @@ class Parser {
     expectOp(")");
     if (acceptOp("->")) parseTest();
     s->decorators = std::move(decos);
-    s->body = parseBlock();
+    yieldSeen_.push_back(false);
+    try {
+      s->body = parseBlock();
+    } catch (...) {
+      yieldSeen_.pop_back();
+      throw;
+    }
+    s->isGenerator = yieldSeen_.back();
+    yieldSeen_.pop_back();
     s->docstring = docstringOf(s->body);
     s->span = from(s->span);
     return s;
@@ -250,7 +260,15 @@ class Parser {
       expectOp(")");
     }
     s->decorators = std::move(decos);
-    s->body = parseBlock();
+    yieldSeen_.push_back(false);
+    try {
+      s->body = parseBlock();
+    } catch (...) {
+      yieldSeen_.pop_back();
+      throw;
+    }
+    s->isGenerator = yieldSeen_.back();
+    yieldSeen_.pop_back();
     s->docstring = docstringOf(s->body);
     s->span = from(s->span);
     return s;
@@ -340,7 +358,7 @@ class Parser {
       if (k == "return") {
         ++p_;
         auto s = makeStmt(StmtKind::Return, sp);
-        if (!at(Tok::Newline) && !atOp(";") && !at(Tok::End)) s->value = parseTestListStarExpr();
+        if (!at(Tok::Newline) && !atOp(";") && !at(Tok::End)) s->value = atYield() ? parseYieldExpr() : parseTestListStarExpr();
         s->span = from(sp);
         return s;
       }
@@ -381,13 +399,13 @@ class Parser {
       if (k == "import") return parseImport();
       if (k == "from") return parseFromImport();
     }
-    ExprP first = parseTestListStarExpr();
+    ExprP first = atYield() ? parseYieldExpr() : parseTestListStarExpr();
     if (atOp("=")) {
       auto s = makeStmt(StmtKind::Assign, sp);
       checkAssignable(first);
       s->targets.push_back(first);
       while (acceptOp("=")) {
-        ExprP next = parseTestListStarExpr();
+        ExprP next = atYield() ? parseYieldExpr() : parseTestListStarExpr();
         s->targets.push_back(next);
       }
       s->value = s->targets.back();
@@ -404,7 +422,7 @@ class Parser {
         fail("SyntaxError: 'expression' is an illegal expression for augmented assignment", t);
       ++p_;
       s->target = first;
-      s->value = parseTestList();
+      s->value = atYield() ? parseYieldExpr() : parseTestList();
       s->span = from(sp);
       return s;
     }
@@ -565,7 +583,33 @@ class Parser {
     auto e = makeExpr(ExprKind::Lambda, sp);
     e->params = parseParams(":");
     expectOp(":");
+    yieldSeen_.push_back(false);
     e->target = parseTest();
+    bool gen = yieldSeen_.back();
+    yieldSeen_.pop_back();
+    if (gen) fail("SyntaxError: 'yield' inside lambda is not supported by Kiln", cur());
+    e->span = from(sp);
+    return e;
+  }
+
+  bool atYield() const { return cur().kind == Tok::Name && cur().text == "yield"; }
+
+  // yield_expr: `yield`, `yield a, b`, `yield from x` (a statement, an assignment's right
+  // side, or parenthesized).
+  ExprP parseYieldExpr() {
+    Span sp = spanOf(cur());
+    if (yieldSeen_.empty()) fail("SyntaxError: 'yield' outside function", cur());
+    ++p_;
+    yieldSeen_.back() = true;
+    if (acceptKw("from")) {
+      auto e = makeExpr(ExprKind::YieldFrom, sp);
+      e->target = parseTest();
+      e->span = from(sp);
+      return e;
+    }
+    auto e = makeExpr(ExprKind::Yield, sp);
+    if (!at(Tok::Newline) && !at(Tok::End) && !atOp(")") && !atOp(";") && !atOp("=") && !atOp("]") && !atOp("}"))
+      e->target = parseTestListStarExpr();
     e->span = from(sp);
     return e;
   }
@@ -882,6 +926,11 @@ class Parser {
       auto e = makeExpr(ExprKind::Tuple, sp);
       e->span = from(sp);
       return e;
+    }
+    if (atYield()) {
+      ExprP y = parseYieldExpr();
+      expectOp(")");
+      return y;
     }
     ExprP first = atOp("*") ? parseStarExpr() : parseTest();
     if (atKw("for")) {

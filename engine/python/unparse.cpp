@@ -158,6 +158,8 @@ std::string unparse(const Expr& e) {
     case ExprKind::GeneratorExp: return "(" + unparse(*e.a) + comprehension(e) + ")";
     case ExprKind::Starred: return "*" + sub(e.target, 20);
     case ExprKind::DoubleStarred: return "**" + sub(e.target, 20);
+    case ExprKind::Yield: return e.target ? "(yield " + unparse(*e.target) + ")" : "(yield)";
+    case ExprKind::YieldFrom: return "(yield from " + unparse(*e.target) + ")";
   }
   return "?";
 }

@@ -16,14 +16,22 @@ double num(const nlohmann::json& v) {
   return v.get<double>();
 }
 nlohmann::json asList(const nlohmann::json& d) { return d.is_array() ? d : nlohmann::json::array({d}); }
+
+// The oracle's files store a string as {"dtype": "str", "shape": [], "data": [s]}; runs and
+// compiled values give the plain string.
+nlohmann::json plainString(const nlohmann::json& v) {
+  if (v.is_object() && v.value("dtype", "") == "str" && v.contains("data") && v["data"].size() == 1) return v["data"][0];
+  return v;
+}
+
 }  // namespace
 
 std::string compareOuts(const nlohmann::json& actual, const nlohmann::json& expected) {
   for (auto it = expected.begin(); it != expected.end(); ++it) {
     const std::string& key = it.key();
     if (!actual.contains(key)) return key + ": missing";
-    const auto& e = it.value();
-    const auto& a = actual[key];
+    const auto e = plainString(it.value());
+    const auto a = plainString(actual[key]);
     if (e.is_string() || a.is_string()) {
       if (a != e) return key + ": expected " + e.dump() + ", got " + a.dump();
       continue;

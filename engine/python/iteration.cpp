@@ -1,0 +1,193 @@
+// Python's iteration protocol: iter() gives an iterator, next() its items until the end.
+// Iteration is lazy (a generator is resumed item by item, a list iterator sees appends made
+// while it runs); `iterate` materializes for the callers that need every item at once.
+#include "engine/capture/tracer.h"
+#include "engine/python/interpreter.h"
+#include "engine/torch/tensor_protocol.h"
+
+namespace kiln::py {
+
+namespace {
+Value rangeIterator(const IteratorObj& r) {
+  auto it = std::make_shared<IteratorObj>();
+  it->isRange = true;
+  it->rStart = it->rCur = r.rStart;
+  it->rStop = r.rStop;
+  it->rStep = r.rStep;
+  it->typeName = "range_iterator";
+  return it;
+}
+}  // namespace
+
+Value Interpreter::getIter(const Value& v) {
+  if (tracer) tracer->onSequence(v);
+  switch (v->kind) {
+    case VK::Iterator: {
+      auto* it = static_cast<IteratorObj*>(v.get());
+      return it->rangeObject ? rangeIterator(*it) : v;
+    }
+    case VK::Generator: return v;
+    case VK::List:
+    case VK::Tuple: {
+      auto it = std::make_shared<IteratorObj>();
+      it->seq = v;
+      it->typeName = v->kind == VK::List ? "list_iterator" : "tuple_iterator";
+      return it;
+    }
+    case VK::Str: {
+      auto it = std::make_shared<IteratorObj>();
+      // One item per code point (UTF-8 sequences stay whole).
+      const std::string& s = static_cast<StrObj*>(v.get())->v;
+      for (size_t i = 0; i < s.size();) {
+        size_t n = 1;
+        unsigned char c = static_cast<unsigned char>(s[i]);
+        if (c >= 0xF0) n = 4;
+        else if (c >= 0xE0) n = 3;
+        else if (c >= 0xC0) n = 2;
+        it->items.push_back(makeStr(s.substr(i, n)));
+        i += n;
+      }
+      it->typeName = "str_ascii_iterator";
+      return it;
+    }
+    case VK::Dict: {
+      auto* d = static_cast<DictObj*>(v.get());
+      auto keys = std::make_shared<std::vector<Value>>();
+      for (auto& [k, x] : d->items) keys->push_back(k);
+      size_t size = d->items.size();
+      auto pos = std::make_shared<size_t>(0);
+      Value hold = v;
+      return makeLazyIterator(
+          [this, hold, keys, size, pos]() -> Value {
+            if (static_cast<DictObj*>(hold.get())->items.size() != size) raise("RuntimeError", "dictionary changed size during iteration");
+            if (*pos >= keys->size()) return nullptr;
+            return (*keys)[(*pos)++];
+          },
+          "dict_keyiterator");
+    }
+    case VK::Tensor: {
+      auto it = std::make_shared<IteratorObj>();
+      it->items = torchapi::tensorIterate(*this, v);
+      return it;
+    }
+    case VK::Instance: {
+      auto* inst = static_cast<InstanceObj*>(v.get());
+      if (inst->cls->name == "set" || inst->cls->name == "frozenset") {
+        auto it = std::make_shared<IteratorObj>();
+        for (auto& [k, x] : std::static_pointer_cast<DictObj>(inst->native)->items) it->items.push_back(k);
+        it->typeName = "set_iterator";
+        return it;
+      }
+      if (Value m = inst->cls->lookup("__iter__")) {
+        CallArgs a;
+        Value r = call(std::make_shared<BoundMethodObj>(v, m), a);
+        if (r->kind == VK::Instance && static_cast<InstanceObj*>(r.get())->cls->lookup("__next__")) return r;
+        if (r->kind == VK::Iterator || r->kind == VK::Generator) return r;
+        raise("TypeError", "iter() returned non-iterator of type '" + typeName(r) + "'");
+      }
+      if (Value gi = inst->cls->lookup("__getitem__")) {
+        // The old sequence protocol: __getitem__(0), (1) ... until IndexError.
+        auto index = std::make_shared<int64_t>(0);
+        Value hold = v;
+        return makeLazyIterator(
+            [this, hold, gi, index]() -> Value {
+              CallArgs a;
+              a.args.push_back(makeInt((*index)++));
+              try {
+                return call(std::make_shared<BoundMethodObj>(hold, gi), a);
+              } catch (const PyError& e) {
+                if (e.type() == "IndexError" || e.type() == "StopIteration") return nullptr;
+                throw;
+              }
+            });
+      }
+      break;
+    }
+    case VK::Class: {
+      // Iterating a class goes through its metaclass (an Enum's members).
+      if (Value m = getAttrOrNull(v, "__class_iter__")) {
+        CallArgs a;
+        return getIter(call(m, a));
+      }
+      break;
+    }
+    default: break;
+  }
+  raise("TypeError", "'" + typeName(v) + "' object is not iterable");
+}
+
+Value Interpreter::nextItem(const Value& iterator) {
+  switch (iterator->kind) {
+    case VK::Iterator: {
+      auto* it = static_cast<IteratorObj*>(iterator.get());
+      if (it->nextFn) {
+        Value v = it->nextFn();
+        if (!v) it->nextFn = nullptr;  // exhausted for good (and drops what it held)
+        return v;
+      }
+      if (it->isRange) {
+        if (it->rStep > 0 ? it->rCur < it->rStop : it->rCur > it->rStop) {
+          int64_t v = it->rCur;
+          it->rCur += it->rStep;
+          return makeInt(v);
+        }
+        return nullptr;
+      }
+      if (it->seq) {
+        const auto& items = it->seq->kind == VK::List ? static_cast<ListObj*>(it->seq.get())->items : static_cast<TupleObj*>(it->seq.get())->items;
+        if (it->pos < items.size()) return items[it->pos++];
+        it->seq = nullptr;
+        return nullptr;
+      }
+      if (it->pos < it->items.size()) return it->items[it->pos++];
+      return nullptr;
+    }
+    case VK::Generator: return resumeGenerator(*static_cast<GeneratorObj*>(iterator.get()), nullptr);
+    case VK::Instance: {
+      Value m = static_cast<InstanceObj*>(iterator.get())->cls->lookup("__next__");
+      if (!m) break;
+      CallArgs a;
+      try {
+        return call(std::make_shared<BoundMethodObj>(iterator, m), a);
+      } catch (const PyError& e) {
+        if (e.type() == "StopIteration") return nullptr;
+        throw;
+      }
+    }
+    default: break;
+  }
+  raise("TypeError", "'" + typeName(iterator) + "' object is not an iterator");
+}
+
+std::vector<Value> Interpreter::iterate(const Value& v) {
+  if (tracer) tracer->onSequence(v);
+  switch (v->kind) {
+    case VK::List: return static_cast<ListObj*>(v.get())->items;
+    case VK::Tuple: return static_cast<TupleObj*>(v.get())->items;
+    case VK::Dict: {
+      std::vector<Value> out;
+      for (auto& [k, x] : static_cast<DictObj*>(v.get())->items) out.push_back(k);
+      return out;
+    }
+    case VK::Tensor: return torchapi::tensorIterate(*this, v);
+    case VK::Iterator: {
+      auto* it = static_cast<IteratorObj*>(v.get());
+      if (it->isRange || it->rangeObject) {
+        int64_t cur = it->rangeObject ? it->rStart : it->rCur;
+        int64_t count = it->rStep > 0 ? (it->rStop - cur + it->rStep - 1) / it->rStep : (cur - it->rStop - it->rStep - 1) / -it->rStep;
+        if (count > 100'000'000) raise("MemoryError", "range of " + std::to_string(count) + " items is too large to materialize");
+      }
+      break;
+    }
+    default: break;
+  }
+  std::vector<Value> out;
+  Value it = getIter(v);
+  while (Value x = nextItem(it)) {
+    out.push_back(std::move(x));
+    if (out.size() > 100'000'000) raise("MemoryError", "an iterable of more than 10^8 items cannot be materialized");
+  }
+  return out;
+}
+
+}  // namespace kiln::py

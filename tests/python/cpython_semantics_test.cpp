@@ -1,0 +1,54 @@
+// Every cpython/NAME.py prints in Kiln exactly what CPython printed for it (cpython/NAME.out).
+#include "engine/python/interpreter.h"
+#include "engine/python/parser.h"
+#include "tests/support/golden.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace kiln::py {
+namespace {
+
+const std::string kDir = std::string(KILN_SOURCE_DIR) + "/tests/python/cpython/";
+
+std::vector<std::string> scripts() {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(kDir))
+    if (e.path().extension() == ".py") out.push_back(e.path().stem().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string readText(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+class CPythonSemantics : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CPythonSemantics, PrintsWhatCPythonPrinted) {
+  const std::string src = readText(kDir + GetParam() + ".py");
+  std::ostringstream out;
+  {
+    Interpreter in(out);
+    Module m = parseModule(src, GetParam() + ".py");
+    try {
+      in.runModule(m);
+    } catch (const PyError& e) {
+      out << formatTraceback(e, src);
+    }
+  }
+  EXPECT_EQ(test::compareGolden(kDir + GetParam() + ".out", out.str()), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Scripts, CPythonSemantics, ::testing::ValuesIn(scripts()),
+                         [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
+
+}  // namespace
+}  // namespace kiln::py
