@@ -53,6 +53,25 @@ CompileContext::CompileContext(session::SessionSink& sink, codegen::KernelCompil
     : sink_(sink), cpu_(cpu), file_(baseName(scriptPath)) {}
 CompileContext::~CompileContext() = default;
 
+void CompileContext::reset() {
+  frames_.clear();
+  byCode_.clear();
+  resumeCache_.clear();
+}
+
+py::Value CompileContext::configValue(py::Interpreter& in, const std::string& name) {
+  auto cfg = in.importModule("torch._dynamo.config");
+  auto it = cfg->scope->vars.find(name);
+  return it == cfg->scope->vars.end() ? nullptr : it->second;
+}
+
+int CompileContext::recompileLimit(py::Interpreter& in) {
+  auto asInt = [](const py::Value& v, int dflt) { return v && v->kind == VK::Int ? static_cast<int>(static_cast<py::IntObj*>(v.get())->v) : dflt; };
+  int limit = asInt(configValue(in, "recompile_limit"), 8);
+  int old = asInt(configValue(in, "cache_size_limit"), 8);
+  return limit == 8 && old != 8 ? old : limit;
+}
+
 std::shared_ptr<Frame> CompileContext::newFrame(const Value& fn, const CompileOptions& opts) {
   auto f = std::make_shared<Frame>();
   f->fn = fn;
@@ -74,6 +93,8 @@ py::FunctionObj* forwardOf(py::Interpreter& in, const Value& module) {
 }  // namespace
 
 Value CompileContext::compile(py::Interpreter& in, const Value& target, const CompileOptions& opts) {
+  // A torch.compiler.disable'd function stays eager.
+  if (target->kind == VK::Builtin && static_cast<py::BuiltinObj*>(target.get())->dynamoDisabled) return target;
   if (target->kind == VK::Function) {
     auto frame = frameFor(target, opts);
     auto* fn = static_cast<py::FunctionObj*>(target.get());
@@ -202,6 +223,48 @@ ValueTemplate makeTemplate(py::Interpreter& in, Tracer& tr, const Value& v, std:
   return t;
 }
 
+// The Python side effects capture saw, as templates the entry replays (call before the
+// tracer undoes them: their final state is read here).
+void recordEffects(py::Interpreter& in, Tracer& tr, CacheEntry& e, std::vector<int>& outputs) {
+  auto itemTemplate = [&](const Value& v) {
+    if (const Source* s = tr.originalItemSource(v)) {
+      ValueTemplate t;
+      t.kind = ValueTemplate::Kind::FromSource;
+      t.source = *s;
+      return t;
+    }
+    return makeTemplate(in, tr, v, outputs);
+  };
+  for (const auto& c : tr.containerEffects) {
+    ContainerWrite w;
+    w.source = c.source;
+    w.kind = c.object->kind;
+    if (c.object->kind == VK::List) {
+      for (const auto& v : static_cast<py::ListObj*>(c.object.get())->items) w.items.push_back(itemTemplate(v));
+    } else if (c.object->kind == VK::Dict) {
+      for (const auto& [k, v] : static_cast<py::DictObj*>(c.object.get())->items) {
+        w.keys.push_back(itemTemplate(k));
+        w.values.push_back(itemTemplate(v));
+      }
+    } else {
+      auto d = std::static_pointer_cast<py::DictObj>(static_cast<py::InstanceObj*>(c.object.get())->native);
+      for (const auto& [k, v] : d->items) w.items.push_back(itemTemplate(k));
+    }
+    e.containerWrites.push_back(std::move(w));
+  }
+  for (const auto& v : tr.varEffects) {
+    VarWrite w;
+    w.global = v.module != nullptr;
+    w.name = v.name;
+    w.scope = v.scope;
+    auto& vars = v.module ? v.module->scope->vars : v.scope->vars;
+    auto it = vars.find(v.name);
+    if (it == vars.end()) w.deleted = true;
+    else w.value = itemTemplate(it->second);
+    e.varWrites.push_back(std::move(w));
+  }
+}
+
 Value instantiate(py::Interpreter& in, const ValueTemplate& t, const std::vector<tensor::Tensor>& outs,
                   const std::map<std::string, Value>& locals, const py::ModuleObj& globals) {
   switch (t.kind) {
@@ -262,7 +325,7 @@ std::vector<bool> differentiableOutputs(const ir::Graph& g, const std::vector<te
     ++i;
   }
   for (const auto& n : g.nodes) {
-    if (n.kind == ir::NodeKind::Placeholder || n.kind == ir::NodeKind::Output) continue;
+    if (n.kind == ir::NodeKind::Placeholder || n.kind == ir::NodeKind::Output || n.noGrad) continue;
     bool r = false;
     ir::forEachNodeArg(n, [&](int a) { r = r || reach.count(a) > 0; });
     if (r) reach.insert(n.id);
@@ -293,7 +356,62 @@ bool inputsShareStorage(const std::vector<tensor::Tensor>& inputs) {
   return false;
 }
 
-Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::string, Value>& locals, const py::ModuleObj& globals) {
+// The containers, globals and cells the function changed get the contents capture saw (all
+// values are computed before anything is written: a list may be rebuilt from its own items).
+template <typename Inst>
+void replayEffects(py::Interpreter& in, const CacheEntry& e, const py::FunctionObj* fn, const Inst& inst,
+                   const std::map<std::string, Value>& locals, const py::ModuleObj& globals) {
+  struct Pending {
+    Value target;
+    std::vector<Value> items, keys, values;
+  };
+  std::vector<Pending> pending;
+  for (const auto& w : e.containerWrites) {
+    Pending p;
+    p.target = w.source.fetch(in, locals, globals);
+    if (!p.target) in.raise("RuntimeError", "compiled code could not read " + w.source.text() + " to update it");
+    for (const auto& t : w.items) p.items.push_back(inst(t));
+    for (const auto& t : w.keys) p.keys.push_back(inst(t));
+    for (const auto& t : w.values) p.values.push_back(inst(t));
+    pending.push_back(std::move(p));
+  }
+  std::vector<std::pair<const VarWrite*, Value>> vars;
+  for (const auto& w : e.varWrites) vars.emplace_back(&w, w.deleted ? nullptr : inst(w.value));
+  for (size_t i = 0; i < pending.size(); ++i) {
+    const auto& w = e.containerWrites[i];
+    auto& p = pending[i];
+    if (w.kind == VK::List && p.target->kind == VK::List) {
+      static_cast<py::ListObj*>(p.target.get())->items = std::move(p.items);
+    } else if (w.kind == VK::Dict && p.target->kind == VK::Dict) {
+      auto* d = static_cast<py::DictObj*>(p.target.get());
+      d->items.clear();
+      for (size_t k = 0; k < p.keys.size(); ++k) d->items.emplace_back(p.keys[k], p.values[k]);
+    } else if (p.target->kind == VK::Instance) {
+      auto d = std::static_pointer_cast<py::DictObj>(static_cast<py::InstanceObj*>(p.target.get())->native);
+      d->items.clear();
+      for (auto& v : p.items) d->items.emplace_back(v, py::None());
+    }
+  }
+  for (const auto& [w, v] : vars) {
+    std::unordered_map<std::string, Value>* target = nullptr;
+    if (w->global) {
+      if (fn && fn->module) target = &fn->module->scope->vars;
+    } else {
+      // The cell of the function being run (another closure of the same code has its own).
+      for (py::Scope* sc = fn ? fn->closure.get() : nullptr; sc && !target; sc = sc->parent.get())
+        if (sc->vars.count(w->name)) target = &sc->vars;
+      if (!target)
+        if (auto sc = w->scope.lock()) target = &sc->vars;
+    }
+    if (!target) continue;
+    if (v) (*target)[w->name] = v;
+    else target->erase(w->name);
+  }
+  (void)globals;
+}
+
+Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::string, Value>& locals, const py::ModuleObj& globals,
+               const py::FunctionObj* fn) {
   std::vector<tensor::Tensor> inputs;
   for (const auto& src : e.inputs) {
     Value v = src.fetch(in, locals, globals);
@@ -343,6 +461,7 @@ Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::str
     tensor::forEachIndex<2>(dst.sizes(), {&dst.strides(), &vs}, [&](const std::array<int64_t, 2>& o) { dst.storeAt(o[0], val.loadAt(o[1])); });
   }
   for (const auto& [obj, attr, value] : e.sideEffects) in.setAttr(inst(obj), attr, inst(value));
+  replayEffects(in, e, fn, inst, locals, globals);
   const BreakPlan& p = e.plan;
   switch (p.kind) {
     case BreakPlan::Kind::None: return inst(e.output);
@@ -543,7 +662,7 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
       if (!failure.empty()) { failed = &g; break; }
     }
     if (!failed) {
-      if (!it->dynamic) return runEntry(in, *it, locals, globals);
+      if (!it->dynamic) return runEntry(in, *it, locals, globals, fn);
       // A dynamic entry serves every size its guards allow. Kiln captures each new shape again
       // (quietly, on fake tensors) and runs the entry's kernels over size symbols at the new
       // sizes; only where a shape gives other kernels is code generated for it.
@@ -565,19 +684,20 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
       // Held while it runs: user code it calls (a graph break) may call this function again
       // and clear the per-shape entries.
       std::shared_ptr<CacheEntry> keep = sp->second;
-      return runEntry(in, *keep, locals, globals);
+      return runEntry(in, *keep, locals, globals, fn);
     }
     reasons.push_back(failed->verboseReason(it->compileId, failure));
     lines.push_back(failed->line);
   }
-  if (frame->compiles >= kRecompileLimit) {
+  const int recompileLimit = CompileContext::recompileLimit(in);
+  if (frame->compiles >= recompileLimit) {
     // Dynamo logs the recompile, then finds the limit hit and runs the frame eagerly from now on.
     sink_.recompile(session::RecompileEvent{frame->id, std::to_string(frame->id) + "/" + std::to_string(frame->compiles), reasons, lines});
     frame->skip = true;
-    frame->skipReason = "torch._dynamo hit config.recompile_limit (8)";
+    frame->skipReason = "torch._dynamo hit config.recompile_limit (" + std::to_string(recompileLimit) + ")";
     // Dynamo's warning (torch._dynamo.convert_frame logs it); printed to stderr like Python's logging.
     std::string last = reasons.empty() ? "" : reasons.front().substr(0, reasons.front().find('\n'));
-    std::cerr << "W kiln.capture: torch._dynamo hit config.recompile_limit (" << kRecompileLimit << ")\n   function: '"
+    std::cerr << "W kiln.capture: torch._dynamo hit config.recompile_limit (" << recompileLimit << ")\n   function: '"
               << frame->name << "' (" << file_ << ":" << (fn->def ? fn->def->span.line : 0) << ")\n   last reason: " << last
               << "\nTo log all recompilation reasons, use --logs recompiles.\n";
     return eager();
@@ -601,20 +721,23 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
   if (!entry) return eager();
   auto added = std::make_shared<CacheEntry>(std::move(*entry));
   frame->cache.push_back(added);
-  return runEntry(in, *added, locals, globals);
+  return runEntry(in, *added, locals, globals, fn);
 }
 
 std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, const std::shared_ptr<Frame>& frame, const Value& self,
                                                        const std::string& selfName, const std::vector<Value>& args,
                                                        const std::vector<std::string>& names, const std::string& cid,
-                                                       session::SessionSink& sink, bool firstCapture, const CacheEntry* dynamicOf) {
+                                                       session::SessionSink& sink, bool firstCapture, const CacheEntry* dynamicOf,
+                                                       const StopAtCall* stopAt) {
   auto* fn = static_cast<py::FunctionObj*>(frame->fn.get());
   // Capture: evaluate the function with fake tensors standing for tensor arguments.
   auto t0 = std::chrono::steady_clock::now();
   Tracer tracer(in, file_, fn->module);
+  tracer.stopAt = stopAt;
   tracer.graph.name = frame->name;
   CacheEntry entry;
   entry.compileId = cid;
+  entry.gradMode = autograd::isGradEnabled();
   CallArgs fakeArgs;
   Value fakeSelf = self ? tracer.bindArg(selfName, self) : nullptr;
   for (size_t i = 0; i < args.size(); ++i) fakeArgs.args.push_back(tracer.bindArg(names[i], args[i]));
@@ -636,14 +759,28 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
   std::string breakLine;
 
   in.tracer = &tracer;
+  // Tracing leaves global state as it found it (a traced set_grad_enabled(False) is part of
+  // the graph's semantics, not of the capture).
+  const bool gradBefore = autograd::isGradEnabled();
   try {
     Value result = in.callFunction(*fn, fakeArgs, fakeSelf);
     in.tracer = nullptr;
+    autograd::setGradEnabled(gradBefore);
+    recordEffects(in, tracer, entry, outputs);
     tracer.undoSideEffects();
     entry.output = makeTemplate(in, tracer, result, outputs);
     breakLine = "    return " + show(in, entry.output) + "\n";
   } catch (Unsupported& u) {
     in.tracer = nullptr;
+    autograd::setGradEnabled(gradBefore);
+    if (u.at == Unsupported::At::Call && !stopAt && !frame->opts.fullgraph) {
+      // Capture again, stopping before the call that broke: what the call did the first time
+      // (nodes, side effects) must not be part of this entry.
+      tracer.undoSideEffects();
+      StopAtCall stop{u.expr, u.occurrence, std::make_shared<Unsupported>(u)};
+      return captureEntry(in, frame, self, selfName, args, names, cid, sink, firstCapture, dynamicOf, &stop);
+    }
+    recordEffects(in, tracer, entry, outputs);
     tracer.undoSideEffects();
     session::GraphBreakEvent b;
     b.frameId = frame->id;
@@ -766,6 +903,7 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
     }
   } catch (...) {
     in.tracer = nullptr;
+    autograd::setGradEnabled(gradBefore);
     tracer.undoSideEffects();
     throw;
   }
@@ -794,6 +932,7 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
     entry.sideEffects.emplace_back(obj, se.attr, makeTemplate(in, tracer, se.value, outputs));
   }
   tracer.finish(outputs);
+  tracer.guardNoAliasing();
   double captureMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   sink.timing(session::TimingEvent{cid, "capture", captureMs});
   for (const auto& i : tracer.inputs) entry.inputs.push_back(i.source);

@@ -20,6 +20,8 @@ namespace kiln::driver { struct CompiledFrameLog; }
 
 namespace kiln::capture {
 
+struct StopAtCall;
+
 struct CompileOptions {
   std::string backend = "inductor";  // inductor | aot_eager | eager
   bool fullgraph = false;
@@ -47,10 +49,17 @@ class CompileContext {
   py::Value callWith(py::Interpreter& in, const std::shared_ptr<Frame>& frame, const py::Value& fn, py::CallArgs& args,
                      const py::Value& self);
 
+  // torch._dynamo.reset(): every frame, cache entry and resume function is forgotten; frame
+  // ids start again at 0.
+  void reset();
+  // torch._dynamo.config.<name> (the current value; null when absent).
+  static py::Value configValue(py::Interpreter& in, const std::string& name);
+  // config.recompile_limit (or the old name cache_size_limit, when only that one was changed).
+  static int recompileLimit(py::Interpreter& in);
+
   // Pass-manager options every inductor compile uses (--disable-pass, --stop-after).
   passes::PassManagerOptions passOptions;
   driver::CompiledFrameLog* frameLog = nullptr;  // kiln bench: record every compiled graph
-  static constexpr int kRecompileLimit = 8;  // Dynamo's recompile_limit
 
  private:
   std::shared_ptr<Frame> newFrame(const py::Value& fn, const CompileOptions& opts);
@@ -67,7 +76,8 @@ class CompileContext {
   std::optional<CacheEntry> captureEntry(py::Interpreter& in, const std::shared_ptr<Frame>& frame, const py::Value& self,
                                          const std::string& selfName, const std::vector<py::Value>& args,
                                          const std::vector<std::string>& names, const std::string& cid,
-                                         session::SessionSink& sink, bool firstCapture, const CacheEntry* dynamicOf = nullptr);
+                                         session::SessionSink& sink, bool firstCapture, const CacheEntry* dynamicOf = nullptr,
+                                         const StopAtCall* stopAt = nullptr);
   void applyAutomaticDynamic(Frame& frame, CacheEntry& e, ir::Graph& shown);
 };
 

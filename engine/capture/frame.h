@@ -34,6 +34,24 @@ struct ValueTemplate {
   std::string method;        // Method: attribute name
 };
 
+// A list, dict or set that existed before the call, as the function left it: the entry gives it
+// these contents after its graph (items that were already in it are read from where they were).
+struct ContainerWrite {
+  Source source;
+  py::VK kind = py::VK::List;  // List, Dict, or Instance (a set)
+  std::vector<ValueTemplate> items;         // list items, set members
+  std::vector<ValueTemplate> keys, values;  // dict items
+};
+
+// A global or closure cell the function stored (`global n; n += 1`, nonlocal).
+struct VarWrite {
+  bool global = true;
+  std::string name;
+  std::weak_ptr<py::Scope> scope;  // the cell's scope at capture (used when the function's own closure lacks it)
+  bool deleted = false;
+  ValueTemplate value;
+};
+
 // What an entry does after its graph when the capture hit a graph break.
 struct BreakPlan {
   enum class Kind { None, Call, Branch } kind = Kind::None;
@@ -58,12 +76,16 @@ struct CacheEntry {
   // Attribute stores to replay after the graph runs: (object, attribute, value).
   std::vector<std::tuple<ValueTemplate, std::string, ValueTemplate>> sideEffects;
   std::vector<std::pair<Source, int>> mutations;  // inputs mutated in place: source, graph output
+  std::vector<ContainerWrite> containerWrites;     // Python side effects on existing containers
+  std::vector<VarWrite> varWrites;                 // and on globals / closure cells
   std::shared_ptr<ir::Graph> captured;   // the captured graph (run eagerly when autograd must see it)
   bool gradMode = true;                  // global grad mode at capture (Dynamo's GLOBAL_STATE guard)
   // The graph updates a tensor in place. Compiled code assumes its inputs do not overlap in
   // memory; a call whose inputs share storage then runs the captured graph eagerly, where the
   // aliasing behaves as in the program (AOTAutograd handles such inputs with a synthetic base).
   bool mutates = false;
+  // (A grad mode the function set with torch.set_grad_enabled(False) does not outlive the
+  // call: Dynamo restores global state after a compiled frame, and Kiln does as Dynamo does.)
   std::string transformedCode;  // Python source of what the entry runs
   bool dynamic = false;         // some input dims are symbolic (automatic dynamic shapes)
   // Dynamic: the kernels over size symbols and their module (null when the graph's kernels had

@@ -1,15 +1,66 @@
 #include "engine/capture/guards.h"
 
+#include <cstdio>
+
 namespace kiln::capture {
+
+namespace {
+
+std::string address(const void* p) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%lu", static_cast<unsigned long>(reinterpret_cast<uintptr_t>(p)));
+  return buf;
+}
+
+std::string classRepr(py::Interpreter& in, const py::Value& cls) {
+  if (!cls) return "<class 'NoneType'>";
+  if (cls->kind == py::VK::Class) {
+    auto* c = static_cast<py::ClassObj*>(cls.get());
+    bool builtinType = in.builtinClass(c->name).get() == c;
+    return "<class '" + std::string(builtinType ? "" : "__main__.") + c->qualname + "'>";
+  }
+  return "<class '" + in.str(cls) + "'>";
+}
+
+const py::FunctionObj* asFunction(const py::Value& v) {
+  if (v && v->kind == py::VK::Function) return static_cast<py::FunctionObj*>(v.get());
+  return nullptr;
+}
+
+}  // namespace
+
+py::Value typeKey(py::Interpreter& in, const py::Value& v) {
+  if (v->kind == py::VK::Instance) return static_cast<py::InstanceObj*>(v.get())->cls;
+  if (auto c = in.builtinClass(py::typeName(v))) return c;
+  return py::makeStr(py::typeName(v));
+}
 
 std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Value>& locals, const py::ModuleObj& globals) const {
   const std::string name = source.display();
+  if (kind == Kind::NoAliasing) {
+    std::vector<const py::Obj*> seen;
+    std::string names;
+    for (const auto& s : sources) {
+      py::Value v = s.fetch(in, locals, globals);
+      names += (names.empty() ? "\"" : ", \"") + s.display() + "\"";
+      if (v) seen.push_back(v.get());
+    }
+    for (size_t i = 0; i < seen.size(); ++i)
+      for (size_t j = i + 1; j < seen.size(); ++j)
+        if (seen[i] == seen[j]) return "Duplicate tensors found: [" + names + "]";
+    return "";
+  }
   py::Value v = source.fetch(in, locals, globals);
+  if (kind == Kind::HasAttr) {
+    bool has = v && in.getAttrOrNull(v, this->name) != nullptr;
+    if (has == expected) return "";
+    return std::string(expected ? "" : "not ") + "hasattr(" + name + ", '" + this->name + "')";
+  }
   if (!v) return name + " is missing";
   switch (kind) {
     case Kind::TensorMatch: {
       if (v->kind != py::VK::Tensor)
-        return "expected type of '" + name + "' to be <class 'torch.Tensor'>, but found <class '" + py::typeName(v) + "'>";
+        return "expected type of '" + name + "' to be a tensor type, ' but found " + classRepr(in, typeKey(in, v));
       ir::TensorType actual = static_cast<py::TensorObj*>(v.get())->tensorType();
       std::string t = "tensor '" + name + "' ";
       if (actual.dtype != type.dtype) return t + "dtype mismatch. expected " + std::string(ir::scalarTypeName(type.dtype)) + ", actual " + ir::scalarTypeName(actual.dtype);
@@ -24,26 +75,57 @@ std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Va
           return t + "stride mismatch at index " + std::to_string(i) + ". expected " + type.strides[i].str() + ", actual " + actual.strides[i].str();
       return "";
     }
-    case Kind::SequenceLength: {
-      bool ok = (v->kind == py::VK::List && static_cast<py::ListObj*>(v.get())->items.size() == static_cast<size_t>(length)) ||
-                (v->kind == py::VK::Tuple && static_cast<py::TupleObj*>(v.get())->items.size() == static_cast<size_t>(length));
-      return ok ? "" : "len(" + name + ") == " + std::to_string(length);
-    }
-    case Kind::DuplicateInput: {
-      py::Value o = other.fetch(in, locals, globals);
-      return o.get() == v.get() ? "" : name + " is " + other.display();
-    }
     case Kind::ConstantMatch:
       if (py::isNone(constant)) return py::isNone(v) ? "" : name + " is None";
       if (py::typeName(v) != py::typeName(constant) || !in.equals(v, constant)) return name + " == " + in.repr(constant);
       return "";
+    case Kind::DuplicateInput: {
+      py::Value o = other.fetch(in, locals, globals);
+      return o.get() == v.get() ? "" : other.display() + " is " + name;
+    }
+    case Kind::SequenceLength: {
+      bool ok = (v->kind == py::VK::List && static_cast<py::ListObj*>(v.get())->items.size() == static_cast<size_t>(length)) ||
+                (v->kind == py::VK::Tuple && static_cast<py::TupleObj*>(v.get())->items.size() == static_cast<size_t>(length)) ||
+                (v->kind == py::VK::Dict && static_cast<py::DictObj*>(v.get())->items.size() == static_cast<size_t>(length));
+      return ok ? "" : "len(" + name + ") == " + std::to_string(length);
+    }
+    case Kind::TypeMatch: {
+      py::Value t = typeKey(in, v);
+      bool same = t.get() == constant.get() || (t->kind == py::VK::Str && constant->kind == py::VK::Str && in.str(t) == in.str(constant));
+      return same ? "" : "___check_type_id(" + name + ", " + address(constant.get()) + "), type=" + classRepr(in, constant);
+    }
+    case Kind::IdMatch:
+      return v.get() == constant.get() ? "" : "___check_obj_id(" + name + ", " + address(constant.get()) + "), type=" + in.repr(constant);
+    case Kind::FunctionMatch: {
+      const py::FunctionObj* a = asFunction(v);
+      const py::FunctionObj* b = asFunction(constant);
+      bool same = a && b && a->def == b->def && a->lambda == b->lambda;
+      return same ? "" : "___check_obj_id(" + name + ".__code__, " + address(b ? static_cast<const void*>(b->def ? b->def.get() : nullptr) : nullptr) + ")";
+    }
+    case Kind::Contains: {
+      bool has = false;
+      if (v->kind == py::VK::Dict) has = static_cast<py::DictObj*>(v.get())->get(constant) != nullptr;
+      else has = in.truthy(in.compare("in", constant, v));
+      if (has == expected) return "";
+      std::string call = v->kind == py::VK::Dict ? "___dict_contains(" + in.repr(constant) + ", " + name + ")"
+                                                 : "set.__contains__(" + name + ", " + in.repr(constant) + ")";
+      return (expected ? "" : "not ") + call;
+    }
+    case Kind::DictKeys: {
+      if (v->kind != py::VK::Dict) return "list(dict.keys(" + name + ")) == " + in.repr(constant);
+      std::vector<py::Value> keys;
+      for (auto& [k, x] : static_cast<py::DictObj*>(v.get())->items) keys.push_back(k);
+      return in.equals(py::makeTuple(keys), constant) ? "" : "list(dict.keys(" + name + ")) == " + in.repr(py::makeList(in.iterate(constant)));
+    }
+    case Kind::HasAttr:
+    case Kind::NoAliasing: break;
   }
   return "";
 }
 
 std::string Guard::verboseReason(const std::string& compileId, const std::string& failure) const {
   std::string head = compileId + ": " + failure;
-  if (kind != Kind::ConstantMatch || where.line <= 0) return head;
+  if (kind == Kind::TensorMatch || kind == Kind::NoAliasing || kind == Kind::DuplicateInput || where.line <= 0) return head;
   std::string guardText = failure;
   if (guardText.size() < 56) guardText += std::string(56 - guardText.size(), ' ');
   std::string out = compileId + ": " + guardText + " # " + where.code + "  # " + where.file + ":" + std::to_string(where.line) +
@@ -72,17 +154,49 @@ session::Guard Guard::record(py::Interpreter& in) const {
                ", size=[" + sizes + "], stride=[" + strides + "])";
       break;
     }
+    case Kind::ConstantMatch:
+      g.kind = "CONSTANT_MATCH";
+      g.text = source.text() + (py::isNone(constant) ? " is None" : " == " + in.repr(constant));
+      break;
+    case Kind::DuplicateInput:
+      g.kind = "DUPLICATE_INPUT";
+      g.text = other.text() + " is " + source.text();
+      break;
+    case Kind::NoAliasing: {
+      g.kind = "NO_TENSOR_ALIASING";
+      std::string names;
+      for (const auto& s : sources) names += (names.empty() ? "" : ", ") + s.text();
+      g.text = "___check_tensors_no_aliasing(" + names + ")";
+      g.source = sources.empty() ? "" : sources.front().text();
+      break;
+    }
     case Kind::SequenceLength:
       g.kind = "SEQUENCE_LENGTH";
       g.text = "len(" + source.text() + ") == " + std::to_string(length);
       break;
-    case Kind::DuplicateInput:
-      g.kind = "DUPLICATE_INPUT";
-      g.text = source.text() + " is " + other.text();
+    case Kind::TypeMatch:
+      g.kind = "TYPE_MATCH";
+      g.text = "___check_type_id(" + source.text() + ", " + address(constant.get()) + "), type=" + classRepr(in, constant);
       break;
-    case Kind::ConstantMatch:
-      g.kind = "CONSTANT_MATCH";
-      g.text = source.text() + " == " + in.repr(constant);
+    case Kind::IdMatch:
+      g.kind = "ID_MATCH";
+      g.text = "___check_obj_id(" + source.text() + ", " + address(constant.get()) + ")";
+      break;
+    case Kind::FunctionMatch:
+      g.kind = "FUNCTION_MATCH";
+      g.text = "___check_obj_id(" + source.text() + ".__code__, " + address(asFunction(constant) ? static_cast<const void*>(asFunction(constant)->def.get()) : nullptr) + ")";
+      break;
+    case Kind::HasAttr:
+      g.kind = "HASATTR";
+      g.text = std::string(expected ? "" : "not ") + "hasattr(" + source.text() + ", '" + name + "')";
+      break;
+    case Kind::Contains:
+      g.kind = "DICT_CONTAINS";
+      g.text = std::string(expected ? "" : "not ") + "___dict_contains(" + in.repr(constant) + ", " + source.text() + ")";
+      break;
+    case Kind::DictKeys:
+      g.kind = "DICT_KEYS_MATCH";
+      g.text = "list(dict.keys(" + source.text() + ")) == " + in.repr(py::makeList(in.iterate(constant)));
       break;
   }
   return g;

@@ -13,7 +13,8 @@ std::string spell(const std::vector<Source::Step>& steps, bool dynamo) {
       case Source::Step::Kind::Local: out += dynamo ? "L['" + s.name + "']" : s.name; break;
       case Source::Step::Kind::Global: out += "G['" + s.name + "']"; break;
       case Source::Step::Kind::Attr: out += "." + s.name; break;
-      case Source::Step::Kind::Item: out += "['" + s.name + "']"; break;
+      case Source::Step::Kind::Item: out += s.key ? "[" + s.keyRepr + "]" : "['" + s.name + "']"; break;
+      case Source::Step::Kind::ClosureCell: out += ".__closure__[" + std::to_string(s.cell) + "].cell_contents"; break;
       case Source::Step::Kind::Index: out += "[" + s.name + "]"; break;
       case Source::Step::Kind::Const: out += s.name; break;
     }
@@ -23,6 +24,24 @@ std::string spell(const std::vector<Source::Step>& steps, bool dynamo) {
 }  // namespace
 
 std::string Source::text() const { return spell(steps, true); }
+
+Source Source::itemKey(const py::Value& key, const std::string& repr) const {
+  if (key->kind == py::VK::Str) return item(static_cast<py::StrObj*>(key.get())->v);
+  Source s = *this;
+  Step st{Step::Kind::Item, repr};
+  st.key = key;
+  st.keyRepr = repr;
+  s.steps.push_back(st);
+  return s;
+}
+
+Source Source::closureCell(const std::string& name, size_t i) const {
+  Source s = *this;
+  Step st{Step::Kind::ClosureCell, name};
+  st.cell = i;
+  s.steps.push_back(st);
+  return s;
+}
 
 std::string Source::display() const { return spell(steps, false); }
 
@@ -73,10 +92,30 @@ py::Value Source::fetch(py::Interpreter& in, const std::map<std::string, py::Val
         break;
       }
       case Step::Kind::Item:
-        if (v->kind != py::VK::Dict) return nullptr;
-        v = static_cast<py::DictObj*>(v.get())->getStr(s.name);
-        if (!v) return nullptr;
+        if (v->kind == py::VK::Dict) {
+          v = s.key ? static_cast<py::DictObj*>(v.get())->get(s.key) : static_cast<py::DictObj*>(v.get())->getStr(s.name);
+          if (!v) return nullptr;
+          break;
+        }
+        if (s.key && (v->kind == py::VK::List || v->kind == py::VK::Tuple) && s.key->kind == py::VK::Int) {
+          const auto& items = v->kind == py::VK::List ? static_cast<py::ListObj*>(v.get())->items : static_cast<py::TupleObj*>(v.get())->items;
+          int64_t i = static_cast<py::IntObj*>(s.key.get())->v;
+          if (i < 0) i += static_cast<int64_t>(items.size());
+          if (i < 0 || i >= static_cast<int64_t>(items.size())) return nullptr;
+          v = items[static_cast<size_t>(i)];
+          break;
+        }
+        return nullptr;
+      case Step::Kind::ClosureCell: {
+        if (v->kind != py::VK::Function) return nullptr;
+        auto* fn = static_cast<py::FunctionObj*>(v.get());
+        py::Value found;
+        for (py::Scope* sc = fn->closure.get(); sc && !found; sc = sc->parent.get())
+          if (auto it = sc->vars.find(s.name); it != sc->vars.end()) found = it->second;
+        if (!found) return nullptr;
+        v = found;
         break;
+      }
     }
   }
   return v;

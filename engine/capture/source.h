@@ -13,8 +13,11 @@ namespace kiln::capture {
 
 struct Source {
   struct Step {
-    enum class Kind { Local, Global, Attr, Item, Index, Const } kind;
-    std::string name;  // local/global/attribute name, dict key, or constant's name
+    enum class Kind { Local, Global, Attr, Item, Index, Const, ClosureCell } kind;
+    std::string name;  // local/global/attribute name, str dict key, constant's name, free variable
+    py::Value key;     // Item with a key that is not a str (an int, a tuple ...): the key itself
+    std::string keyRepr;  // its repr, as the source prints it
+    size_t cell = 0;   // ClosureCell: the free variable's index in __closure__
   };
   std::vector<Step> steps;
   py::Value value;  // Const: the value itself (kept alive by the cache entry)
@@ -25,6 +28,10 @@ struct Source {
   Source attr(const std::string& name) const { Source s = *this; s.steps.push_back({Step::Kind::Attr, name}); return s; }
   Source item(const std::string& key) const { Source s = *this; s.steps.push_back({Step::Kind::Item, key}); return s; }
   Source index(size_t i) const { Source s = *this; s.steps.push_back({Step::Kind::Index, std::to_string(i)}); return s; }
+  // d[key] for any constant key (a str key prints as d['k'], others by repr: d[1], d[(1, 2)]).
+  Source itemKey(const py::Value& key, const std::string& repr) const;
+  // fn.__closure__[i].cell_contents: the free variable `name` of a function.
+  Source closureCell(const std::string& name, size_t i) const;
   bool empty() const { return steps.empty(); }
 
   // Dynamo's spelling: L['self']._modules['fc'].training

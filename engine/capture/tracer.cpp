@@ -1,7 +1,10 @@
 #include "engine/capture/tracer.h"
 
+#include "engine/autograd/grad_mode.h"
+
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 namespace kiln::capture {
 
@@ -144,6 +147,7 @@ py::Value Tracer::lift(const tensor::Tensor& real, const Source& src) {
 
 bool Tracer::search(const py::Value& root, const Source& src, const py::Obj* target, int depth, std::set<const py::Obj*>& seen) {
   if (!root || !seen.insert(root.get()).second) return false;
+  if (isNew(root)) return false;
   noteSource(root, src);
   if (root.get() == target) return true;
   if (depth <= 0) return false;
@@ -188,6 +192,7 @@ const Source* Tracer::sourceOf(const py::Value& value) {
   // made capture quadratic in model size (1.7 s for a 48-block transformer). Missed objects are
   // held, so their addresses cannot be reused; an attribute store forgets them (onSetAttr).
   if (py::TensorObj* t = asTensor(value); t && t->fake) return nullptr;
+  if (isNew(value)) return nullptr;
   if (unreachable_.count(o)) return nullptr;
   std::set<const py::Obj*> seen;
   for (const auto& [name, v] : argValues)
@@ -205,6 +210,7 @@ const Source* Tracer::sourceOf(const py::Value& value) {
 py::Value Tracer::onAttribute(const py::Value& obj, const std::string& name, py::Value result) {
   const Source* base = sourceOf(obj);
   if (!base) return result;
+  if (obj->kind == py::VK::Instance) onType(obj);
   Source src = base->attr(name);
   if (obj->kind == py::VK::Instance) {
     auto* inst = static_cast<py::InstanceObj*>(obj.get());
@@ -223,16 +229,203 @@ py::Value Tracer::onAttribute(const py::Value& obj, const std::string& name, py:
 // A value read through `src`: a real tensor becomes (once) a graph input, a Python constant is
 // guarded, any other object is remembered as reachable from `src`.
 py::Value Tracer::readThrough(const Source& src, const py::Value& v, bool moduleAttr) {
+  // An object the trace made itself (a tensor created eagerly, a list stored into a global
+  // dict and read back) is not read through a source: it is a value of the trace.
+  if (isNew(v) && !(asTensor(v) && asTensor(v)->fake)) return v;
+  // (A builtin read as an attribute is a method made on each access, x.sum: never guarded.)
+  bool attrRead = !src.steps.empty() && src.steps.back().kind == Source::Step::Kind::Attr;
+  if (v->kind == py::VK::Function ||
+      (v->kind == py::VK::Builtin && !attrRead && !static_cast<py::BuiltinObj*>(v.get())->dynamoDisabled)) {
+    // The callable the graph was traced through: the same code (a Python function; its
+    // closure cells are guarded where read) or the same builtin.
+    Guard g;
+    g.kind = v->kind == py::VK::Function ? Guard::Kind::FunctionMatch : Guard::Kind::IdMatch;
+    g.source = src;
+    g.constant = v;
+    addGuard(std::move(g), "fn " + src.text());
+    noteSource(v, src);
+    return v;
+  }
   if (py::TensorObj* t = asTensor(v); t && !t->fake) {
     auto it = liftedBy_.find(v.get());
-    if (it != liftedBy_.end()) return it->second;
+    if (it != liftedBy_.end()) {
+      // The same tensor reached another way is the same graph input, while it stays so.
+      auto known = sources_.find(v.get());
+      if (known != sources_.end() && !(known->second == src)) {
+        Guard g;
+        g.kind = Guard::Kind::DuplicateInput;
+        g.source = src;
+        g.other = known->second;
+        addGuard(std::move(g), "dup " + src.text());
+      }
+      return it->second;
+    }
     py::Value fake = lift(t->t, src);
     liftedBy_[v.get()] = fake;
+    noteSource(v, src);
     return fake;
   }
   if (isConstant(v)) guardConstant(src, v, moduleAttr);
   else noteSource(v, src);
   return v;
+}
+
+void Tracer::addGuard(Guard g, const std::string& key) {
+  if (!guarded_.insert(key).second) return;
+  if (g.where.line <= 0) g.where = here();
+  g.line = g.where.line;
+  guards.push_back(std::move(g));
+}
+
+bool Tracer::isKey(const py::Value& v) {
+  switch (v->kind) {
+    case py::VK::None: case py::VK::Bool: case py::VK::Int: case py::VK::Float: case py::VK::Str: case py::VK::DType: return true;
+    case py::VK::Tuple:
+      for (const auto& x : static_cast<py::TupleObj*>(v.get())->items)
+        if (!isKey(x)) return false;
+      return true;
+    default: return false;
+  }
+}
+
+py::Value Tracer::onItem(const py::Value& container, const py::Value& key, py::Value result) {
+  if (container->kind != py::VK::Dict && container->kind != py::VK::List && container->kind != py::VK::Tuple) return result;
+  if (py::isTorchSize(container) || !isKey(key)) return result;
+  const Source* src = sourceOf(container);
+  if (!src) return result;
+  return readThrough(src->itemKey(key, in_.repr(key)), result, false);
+}
+
+void Tracer::onHasattr(const py::Value& obj, const std::string& name, bool result) {
+  const Source* src = sourceOf(obj);
+  if (!src) return;
+  Guard g;
+  g.kind = Guard::Kind::HasAttr;
+  g.source = *src;
+  g.name = name;
+  g.expected = result;
+  addGuard(std::move(g), "hasattr " + src->text() + " " + name);
+}
+
+void Tracer::onContains(const py::Value& container, const py::Value& key, bool result) {
+  bool set = container->kind == py::VK::Instance && static_cast<py::InstanceObj*>(container.get())->cls->name == "set";
+  if ((container->kind != py::VK::Dict && !set) || !isKey(key)) return;
+  const Source* src = sourceOf(container);
+  if (!src) return;
+  Guard g;
+  g.kind = Guard::Kind::Contains;
+  g.source = *src;
+  g.constant = key;
+  g.expected = result;
+  addGuard(std::move(g), "contains " + src->text() + " " + in_.repr(key));
+}
+
+void Tracer::onType(const py::Value& obj) {
+  if (obj->kind == py::VK::Tensor || isConstant(obj) || obj->kind == py::VK::Function || obj->kind == py::VK::Builtin ||
+      obj->kind == py::VK::Class || obj->kind == py::VK::Module)
+    return;
+  const Source* src = sourceOf(obj);
+  if (!src) return;
+  Guard g;
+  g.kind = Guard::Kind::TypeMatch;
+  g.source = *src;
+  g.constant = typeKey(in_, obj);
+  addGuard(std::move(g), "type " + src->text());
+}
+
+void Tracer::onDictKeys(const py::Value& dict) {
+  if (dict->kind != py::VK::Dict) return;
+  const Source* src = sourceOf(dict);
+  if (!src) return;
+  std::vector<py::Value> keys;
+  for (auto& [k, v] : static_cast<py::DictObj*>(dict.get())->items) {
+    if (!isKey(k)) return;
+    keys.push_back(k);
+  }
+  Guard g;
+  g.kind = Guard::Kind::DictKeys;
+  g.source = *src;
+  g.constant = py::makeTuple(keys);
+  addGuard(std::move(g), "keys " + src->text());
+}
+
+namespace {
+void loadsOf(const py::Expr* e, std::set<std::string>& out);
+void loadsOfBody(const py::Body& body, std::set<std::string>& out) {
+  for (const auto& st : body) {
+    if (!st) continue;
+    for (const auto& t : st->targets) loadsOf(t.get(), out);
+    loadsOf(st->value.get(), out);
+    loadsOf(st->target.get(), out);
+    loadsOf(st->test.get(), out);
+    loadsOf(st->value2.get(), out);
+    loadsOfBody(st->body, out);
+    loadsOfBody(st->orelse, out);
+    loadsOfBody(st->finalbody, out);
+    for (const auto& h : st->handlers) {
+      loadsOf(h.type.get(), out);
+      loadsOfBody(h.body, out);
+    }
+    for (const auto& w : st->items) loadsOf(w.context.get(), out);
+    for (const auto& d : st->decorators) loadsOf(d.get(), out);
+    if (st->kind == py::StmtKind::Nonlocal)
+      for (const auto& t : st->targets) out.insert(t->name);
+  }
+}
+void loadsOf(const py::Expr* e, std::set<std::string>& out) {
+  if (!e) return;
+  if (e->kind == py::ExprKind::Name) out.insert(e->name);
+  for (const auto& x : e->items) loadsOf(x.get(), out);
+  for (const auto& x : e->values) loadsOf(x.get(), out);
+  for (const auto& k : e->keywords) loadsOf(k.value.get(), out);
+  loadsOf(e->target.get(), out);
+  loadsOf(e->a.get(), out);
+  loadsOf(e->b.get(), out);
+  loadsOf(e->c.get(), out);
+  for (const auto& g : e->generators) {
+    loadsOf(g.target.get(), out);
+    loadsOf(g.iter.get(), out);
+    for (const auto& i : g.ifs) loadsOf(i.get(), out);
+  }
+}
+}  // namespace
+
+py::Value Tracer::onFreeVar(const py::FunctionObj* fn, const std::string& name, py::Value v) {
+  if (!fn) return v;
+  auto found = sources_.find(fn);
+  if (found == sources_.end()) return v;
+  const void* code = fn->def ? static_cast<const void*>(fn->def.get()) : static_cast<const void*>(fn->lambda.get());
+  auto fv = freeVars_.find(code);
+  if (fv == freeVars_.end()) {
+    // co_freevars: the names the body reads that live in enclosing function scopes, sorted.
+    std::set<std::string> loads;
+    if (fn->def) loadsOfBody(fn->def->body, loads);
+    if (fn->lambda) loadsOf(fn->lambda->target.get(), loads);
+    std::vector<std::string> names;
+    for (const auto& n : loads) {
+      bool param = false;
+      for (const auto& p : fn->params) param = param || p.name == n;
+      if (param) continue;
+      for (py::Scope* sc = fn->closure.get(); sc; sc = sc->parent.get())
+        if (sc->vars.count(n)) { names.push_back(n); break; }
+    }
+    fv = freeVars_.emplace(code, std::move(names)).first;
+  }
+  auto pos = std::find(fv->second.begin(), fv->second.end(), name);
+  if (pos == fv->second.end()) return v;
+  return readThrough(found->second.closureCell(name, static_cast<size_t>(pos - fv->second.begin())), v, false);
+}
+
+void Tracer::guardNoAliasing() {
+  std::vector<Source> srcs;
+  for (const auto& i : inputs)
+    if (i.source.steps.empty() || i.source.steps[0].kind != Source::Step::Kind::Const) srcs.push_back(i.source);
+  if (srcs.size() < 2) return;
+  Guard g;
+  g.kind = Guard::Kind::NoAliasing;
+  g.sources = srcs;
+  g.source = srcs.front();
+  guards.push_back(std::move(g));
 }
 
 void Tracer::onSequence(const py::Value& v) {
@@ -255,8 +448,9 @@ py::Value Tracer::onClosure(const std::string& name, py::Value v) {
 }
 
 py::Value Tracer::onGlobal(const std::string& name, py::Value v) {
-  // Functions, classes and modules read as globals need no guard for the corpus' purposes.
-  if (v->kind == py::VK::Function || v->kind == py::VK::Builtin || v->kind == py::VK::Class || v->kind == py::VK::Module) return v;
+  // Classes and modules read as globals are not guarded (a module's functions are found
+  // through it); a global function is guarded by its code, as Dynamo's FUNCTION_MATCH.
+  if (v->kind == py::VK::Class || v->kind == py::VK::Module) return v;
   return readThrough(Source::global(name), v, false);
 }
 
@@ -345,8 +539,18 @@ py::Value Tracer::record(const std::string& target, ir::NodeKind kind, const std
     n.prov.userStack.push_back(l);
   }
   if (!moduleStack_.empty()) n.prov.modulePath = moduleStack_.back();
+  n.noGrad = !autograd::isGradEnabled();
   ir::Node& added = graph.add(std::move(n));
   return std::make_shared<py::TensorObj>(result, added.id);
+}
+
+void Tracer::onGradMode(bool enabled) {
+  ir::Node n;
+  n.kind = ir::NodeKind::CallFunction;
+  n.target = "torch._C._set_grad_enabled";
+  n.name = "_set_grad_enabled";
+  n.args.push_back(ir::Arg::boolean(enabled));
+  graph.add(std::move(n));  // no result, no source location: "No stacktrace found" in FX
 }
 
 void Tracer::enterModule(const py::Value& module) {
@@ -416,6 +620,76 @@ void Tracer::onSetAttr(const py::Value& obj, const std::string& name, const py::
 void Tracer::undoSideEffects() {
   for (auto it = sideEffects.rbegin(); it != sideEffects.rend(); ++it)
     if (it->old) in_.setAttr(it->target, it->attr, it->old);
+  for (auto& e : containerEffects) {
+    switch (e.object->kind) {
+      case py::VK::List: static_cast<py::ListObj*>(e.object.get())->items = e.before; break;
+      case py::VK::Dict: static_cast<py::DictObj*>(e.object.get())->items = e.beforeDict; break;
+      default: {
+        auto d = std::static_pointer_cast<py::DictObj>(static_cast<py::InstanceObj*>(e.object.get())->native);
+        d->items.clear();
+        for (auto& v : e.before) d->items.emplace_back(v, py::None());
+      }
+    }
+  }
+  for (auto it = varEffects.rbegin(); it != varEffects.rend(); ++it) {
+    auto& vars = it->module ? it->module->scope->vars : it->scope->vars;
+    if (it->old) vars[it->name] = it->old;
+    else vars.erase(it->name);
+  }
+}
+
+void Tracer::onMutate(const py::Value& container) {
+  bool set = container->kind == py::VK::Instance && static_cast<py::InstanceObj*>(container.get())->cls->name == "set";
+  if (container->kind != py::VK::List && container->kind != py::VK::Dict && !set) return;
+  for (const auto& e : containerEffects)
+    if (e.object == container) return;
+  const Source* src = sourceOf(container);
+  if (!src) return;  // made during capture: nothing outside sees it
+  ContainerEffect e;
+  e.object = container;
+  e.source = *src;
+  if (container->kind == py::VK::List) {
+    e.before = static_cast<py::ListObj*>(container.get())->items;
+    onSequence(container);
+    for (size_t i = 0; i < e.before.size(); ++i) originalItems_.emplace(e.before[i].get(), src->index(i));
+  } else if (container->kind == py::VK::Dict) {
+    e.beforeDict = static_cast<py::DictObj*>(container.get())->items;
+    onDictKeys(container);
+    for (const auto& [k, v] : e.beforeDict)
+      if (isKey(k)) originalItems_.emplace(v.get(), src->itemKey(k, in_.repr(k)));
+  } else {
+    for (auto& [k, v] : std::static_pointer_cast<py::DictObj>(static_cast<py::InstanceObj*>(container.get())->native)->items)
+      e.before.push_back(k);
+  }
+  containerEffects.push_back(std::move(e));
+}
+
+const Source* Tracer::originalItemSource(const py::Value& v) {
+  auto it = originalItems_.find(v.get());
+  return it == originalItems_.end() ? nullptr : &it->second;
+}
+
+void Tracer::onStoreGlobal(const std::shared_ptr<py::ModuleObj>& module, const std::string& name) {
+  for (const auto& e : varEffects)
+    if (e.module == module && e.name == name) return;
+  VarEffect e;
+  e.module = module;
+  e.name = name;
+  auto it = module->scope->vars.find(name);
+  if (it != module->scope->vars.end()) e.old = it->second;
+  varEffects.push_back(std::move(e));
+}
+
+void Tracer::onStoreCell(const std::shared_ptr<py::Scope>& scope, const std::string& name) {
+  if (scope->serial >= firstScope) return;  // a cell of a function the trace itself is running
+  for (const auto& e : varEffects)
+    if (e.scope == scope && e.name == name) return;
+  VarEffect e;
+  e.scope = scope;
+  e.name = name;
+  auto it = scope->vars.find(name);
+  if (it != scope->vars.end()) e.old = it->second;
+  varEffects.push_back(std::move(e));
 }
 
 void Tracer::truncate(size_t nextIdAtBreak) {

@@ -43,7 +43,16 @@ class Unsupported : public std::runtime_error {
   std::vector<py::Value> args;         // Call: evaluated positional arguments
   std::vector<std::pair<std::string, py::Value>> kwargs;
   size_t graphSize = 0;                // node ids below this existed before the breaking call began
+  int occurrence = 0;                  // Call: which evaluation of `expr` in the frame broke (1-based)
   std::shared_ptr<py::Scope> scope;    // the compiled frame's variables when the break happened
+};
+
+// A capture that broke inside a call is run again, stopping before that call (Dynamo restarts
+// its analysis the same way), so nothing the call did is part of the graph or its side effects.
+struct StopAtCall {
+  const py::Expr* expr = nullptr;
+  int occurrence = 0;
+  std::shared_ptr<Unsupported> reason;
 };
 
 struct GraphInput {
@@ -71,6 +80,21 @@ class Tracer {
   py::Value onGlobal(const std::string& name, py::Value v);
   // A list or tuple the function iterates, indexes or measures: its length is guarded.
   void onSequence(const py::Value& v);
+  // container[key] read while capturing: the item is read through container's source
+  // (a constant gets CONSTANT_MATCH `d['k'] == 2`, a tensor becomes a graph input).
+  py::Value onItem(const py::Value& container, const py::Value& key, py::Value result);
+  // hasattr(obj, name) and `key in container` answered while capturing are guarded.
+  void onHasattr(const py::Value& obj, const std::string& name, bool result);
+  void onContains(const py::Value& container, const py::Value& key, bool result);
+  // The function looked at an object's type (isinstance, type(), attribute access): TYPE_MATCH.
+  void onType(const py::Value& obj);
+  // A dict's keys were iterated: they are guarded in order.
+  void onDictKeys(const py::Value& dict);
+  // A free variable `name` of function `fn` read (in a call below the compiled frame): read
+  // through fn.__closure__[i].cell_contents when fn has a source.
+  py::Value onFreeVar(const py::FunctionObj* fn, const std::string& name, py::Value v);
+  // Adds NO_TENSOR_ALIASING over the graph's tensor inputs (call before taking the guards).
+  void guardNoAliasing();
   // A free variable of the compiled function: a source root, read like a local (L['offset']).
   void addClosure(const std::string& name, const py::Value& v) { closureValues[name] = v; }
   void onLocalRead(const std::string& name, const py::Value& v, const ir::SourceLoc* at = nullptr);
@@ -81,6 +105,10 @@ class Tracer {
   // leaves no trace on the program's objects, as Dynamo's side-effect tracking.
   void onSetAttr(const py::Value& obj, const std::string& name, const py::Value& value);
   void undoSideEffects();
+  // The source an item that was in a mutated container before capture is read from (its
+  // position then); null when `v` is not one.
+  const Source* originalItemSource(const py::Value& v);
+  std::map<const py::Obj*, Source> originalItems_;
   struct SideEffect {
     Source object;
     std::string attr;
@@ -88,6 +116,34 @@ class Tracer {
     py::Value target, old;     // for undo
   };
   std::vector<SideEffect> sideEffects;
+
+  // A list, dict or set that existed before capture is about to be changed (append, d[k] = v,
+  // pop, add ...): its contents are saved first, restored when capture ends, and its final
+  // contents become part of what the entry does each call (Dynamo's mutable side effects).
+  // Its length is guarded, since the replay is relative to it.
+  void onMutate(const py::Value& container);
+  struct ContainerEffect {
+    py::Value object;
+    Source source;
+    std::vector<py::Value> before;                          // list items / set members
+    std::vector<std::pair<py::Value, py::Value>> beforeDict;  // dict items
+  };
+  std::vector<ContainerEffect> containerEffects;
+  // A global or a closure cell written while capturing (`global n; n += 1`, nonlocal): the old
+  // value comes back after capture, the new one is stored by the entry each call.
+  void onStoreGlobal(const std::shared_ptr<py::ModuleObj>& module, const std::string& name);
+  void onStoreCell(const std::shared_ptr<py::Scope>& scope, const std::string& name);
+  struct VarEffect {
+    std::shared_ptr<py::ModuleObj> module;  // a global
+    std::shared_ptr<py::Scope> scope;       // a closure cell
+    std::string name;
+    py::Value old;                          // null when it did not exist
+  };
+  std::vector<VarEffect> varEffects;
+  uint64_t firstScope = py::Scope::nextSerial();  // scopes with smaller serials existed before capture
+  uint64_t firstObject = py::Obj::nextSerial();   // objects with smaller serials existed before capture
+  // Made during the trace: it cannot be read through a source when the entry runs.
+  bool isNew(const py::Value& v) const { return v && v->serial >= firstObject; }
   void onTopExpr(const py::Expr* e, const py::Value& v) { exprValues[e] = v; }
 
   // An nn.Module instance is being called / has returned: nodes recorded in between get its
@@ -96,6 +152,9 @@ class Tracer {
   void enterModule(const py::Value& module);
   void leaveModule() { if (!moduleStack_.empty()) moduleStack_.pop_back(); }
 
+  // Grad mode changed while tracing (entering/leaving torch.no_grad(), set_grad_enabled):
+  // recorded as Dynamo records it, `torch._C._set_grad_enabled(False)`.
+  void onGradMode(bool enabled);
   // The fake tensor standing for `v` in the graph: v itself when fake; for a real tensor the
   // program reached through its arguments, closures or globals, its graph input (lifted once);
   // for any other real tensor a constant input. Null for non-tensors.
@@ -118,6 +177,8 @@ class Tracer {
   std::map<std::string, py::Value> closureValues;  // free variables by name
   std::map<const py::Expr*, py::Value> exprValues;  // top-frame expression values (stack at a break)
   size_t topDepth = 0;                        // interpreter frame depth of the compiled function
+  const StopAtCall* stopAt = nullptr;         // second pass: where to stop
+  std::map<const py::Expr*, int> topCalls;    // evaluations of each call expression in the frame
 
  private:
   std::vector<std::string> moduleStack_;
@@ -127,6 +188,9 @@ class Tracer {
   py::Value lift(const tensor::Tensor& real, const Source& src);
   py::Value readThrough(const Source& src, const py::Value& v, bool moduleAttr);
   void guardConstant(const Source& src, const py::Value& v, bool moduleAttr = false, const ir::SourceLoc* at = nullptr);
+  void addGuard(Guard g, const std::string& key);  // once per key
+  static bool isKey(const py::Value& v);           // a constant usable as a guarded dict key / index
+  std::map<const void*, std::vector<std::string>> freeVars_;  // per function definition, sorted (co_freevars)
   ir::SourceLoc here() const;
   bool search(const py::Value& root, const Source& src, const py::Obj* target, int depth, std::set<const py::Obj*>& seen);
 

@@ -1,5 +1,7 @@
 #include "engine/driver/script_runner.h"
 
+#include "engine/autograd/grad_mode.h"
+
 #include "engine/torch/random.h"
 
 #include "engine/capture/compile_context.h"
@@ -165,6 +167,11 @@ RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ost
   // Each script starts as a fresh Python process does: the default generator at PyTorch's
   // default seed (runs in one process, like tests or kiln bench, used to continue its stream).
   torchapi::defaultGenerator() = torchapi::Generator{};
+  // ... and with grad mode on (a script that left it off must not change the next one).
+  autograd::setGradEnabled(true);
+  struct RestoreGrad {
+    ~RestoreGrad() { autograd::setGradEnabled(true); }
+  } restoreGrad;
   auto t0 = std::chrono::steady_clock::now();
   std::ifstream f(opts.scriptPath, std::ios::binary);
   std::string source;

@@ -53,6 +53,9 @@ struct Node {
   std::vector<TensorType> types;  // result type(s); empty for the output node and non-tensor results
   Provenance prov;
   std::string kernel;  // fused stage: the kernel this node was scheduled into ("" = none)
+  // Computed with grad mode off (inside torch.no_grad() in the traced function): no gradient
+  // flows through it, in the compiled backward or in requires_grad of the outputs.
+  bool noGrad = false;
 
   bool isCall() const { return kind == NodeKind::CallFunction || kind == NodeKind::CallMethod; }
   const Arg* kwarg(const std::string& key) const;

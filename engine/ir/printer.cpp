@@ -105,9 +105,11 @@ std::string printGraph(const Graph& g, const PrintOptions& opts) {
       out += refs.size() == 1 ? ",)\n" : ")\n";
       continue;
     }
-    if (opts.provenanceComments && n.prov.loc.valid()) {
-      std::string loc = "# File: " + n.prov.loc.file + ":" + std::to_string(n.prov.loc.line) + " in " + n.prov.loc.function +
-                        ", code: " + n.prov.loc.code;
+    if (opts.provenanceComments && (n.prov.loc.valid() || !prevLoc.empty())) {
+      // FX marks nodes without a stack trace (a grad-mode change) after ones that had one.
+      std::string loc = n.prov.loc.valid() ? "# File: " + n.prov.loc.file + ":" + std::to_string(n.prov.loc.line) + " in " +
+                                                 n.prov.loc.function + ", code: " + n.prov.loc.code
+                                           : "# No stacktrace found for following nodes";
       if (loc != prevLoc) {
         if (!first || anyRename) out += "\n";
         out += "        " + loc + "\n";
@@ -143,6 +145,7 @@ std::string printGraph(const Graph& g, const PrintOptions& opts) {
     if (opts.deadValues) {
       std::vector<std::string> dead;
       std::vector<int> seen;
+      if (n.types.empty() && n.isCall() && !lastUse.count(n.id)) dead.push_back(n.name);  // a value nobody reads
       forEachNodeArg(n, [&](int id) {
         if (lastUse[id] != n.id || std::find(seen.begin(), seen.end(), id) != seen.end()) return;
         seen.push_back(id);

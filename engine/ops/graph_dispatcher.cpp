@@ -59,6 +59,7 @@ Val GraphDispatcher::call(const OpDef& op, const std::vector<Val>& args) {
   for (const auto& a : args) n.args.push_back(toArg(a));
   n.types.push_back(t);
   n.prov = provenance;
+  n.noGrad = noGrad;
   return Val::sym(t, g_.add(std::move(n)).id);
 }
 

@@ -15,6 +15,7 @@ class GraphDispatcher : public Dispatcher {
   Val call(const OpDef& op, const std::vector<Val>& args) override;
   // Provenance stamped on every node recorded until changed.
   ir::Provenance provenance;
+  bool noGrad = false;  // stamped likewise: the nodes come from a no-grad region
 
   void mutateInput(const Val& target, const Val& value) override {
     if (target.kind == Val::Kind::Sym && value.kind == Val::Kind::Sym) mutations.emplace_back(target.node, value.node);

@@ -21,7 +21,7 @@ std::set<int> differentiable(const ir::Graph& g) {
       if (!n.types.empty() && n.types[0].requiresGrad && ir::isFloating(n.types[0].dtype)) reach.insert(n.id);
       continue;
     }
-    if (!n.isCall() || n.types.size() != 1 || !ir::isFloating(n.types[0].dtype)) continue;
+    if (!n.isCall() || n.types.size() != 1 || !ir::isFloating(n.types[0].dtype) || n.noGrad) continue;
     bool r = false;
     ir::forEachNodeArg(n, [&](int a) { r = r || reach.count(a) > 0; });
     if (r) reach.insert(n.id);

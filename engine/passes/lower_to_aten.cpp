@@ -172,6 +172,10 @@ class Lowering {
   }
 
   void call(const ir::Node& n) {
+    // A grad-mode change (torch._C._set_grad_enabled) has no ATen op: the nodes after it carry
+    // the mode (noGrad), which is what the backward and requires_grad read.
+    if (n.target == "torch._C._set_grad_enabled") return;
+    d_.noGrad = n.noGrad;
     // getitem of a multi-result call picks the element (it is not an indexing op).
     if (n.target == "_operator.getitem" && n.args.size() == 2 && n.args[0].isNode() && n.args[1].kind == ir::Arg::Kind::Int) {
       auto src = env_.find(canonical(n.args[0].node));

@@ -111,13 +111,6 @@ std::string Interpreter::repr(const Value& v) {
     }
     case VK::Instance: {
       auto* inst = static_cast<InstanceObj*>(v.get());
-      if (inst->cls->name == "set") {
-        auto d = setItems(v);
-        if (d->items.empty()) return "set()";
-        std::string out = "{";
-        for (size_t i = 0; i < d->items.size(); ++i) out += (i ? ", " : "") + repr(d->items[i].first);
-        return out + "}";
-      }
       if (Value r = inst->cls->lookup("__repr__")) {
         CallArgs a;
         return str(call(std::make_shared<BoundMethodObj>(v, r), a));
@@ -333,119 +326,7 @@ void Interpreter::installBuiltins() {
     return makeStr(out + s.substr(p));
   });
 
-  auto listCls = cls("list", object);
-  method(listCls, "__new__", [](Interpreter& in, CallArgs& a) { return makeList(a.args.size() > 1 ? in.iterate(a.args[1]) : std::vector<Value>{}); });
-  auto lv = [](const Value& v) -> std::vector<Value>& { return static_cast<ListObj*>(v.get())->items; };
-  method(listCls, "append", [lv](Interpreter&, CallArgs& a) { lv(a.args[0]).push_back(a.args.at(1)); return None(); });
-  method(listCls, "extend", [lv](Interpreter& in, CallArgs& a) { auto x = in.iterate(a.args.at(1)); lv(a.args[0]).insert(lv(a.args[0]).end(), x.begin(), x.end()); return None(); });
-  method(listCls, "insert", [lv](Interpreter& in, CallArgs& a) {
-    auto& l = lv(a.args[0]);
-    int64_t i = toInt(in, a.args.at(1), ""), n = static_cast<int64_t>(l.size());
-    if (i < 0) i = std::max<int64_t>(0, i + n);
-    l.insert(l.begin() + std::min(i, n), a.args.at(2));
-    return None();
-  });
-  method(listCls, "pop", [lv](Interpreter& in, CallArgs& a) {
-    auto& l = lv(a.args[0]);
-    if (l.empty()) in.raise("IndexError", "pop from empty list");
-    int64_t i = a.args.size() > 1 ? toInt(in, a.args[1], "") : -1, n = static_cast<int64_t>(l.size());
-    if (i < 0) i += n;
-    if (i < 0 || i >= n) in.raise("IndexError", "pop index out of range");
-    Value v = l[i];
-    l.erase(l.begin() + i);
-    return v;
-  });
-  method(listCls, "index", [lv](Interpreter& in, CallArgs& a) {
-    auto& l = lv(a.args[0]);
-    for (size_t i = 0; i < l.size(); ++i)
-      if (in.equals(l[i], a.args.at(1))) return makeInt(static_cast<int64_t>(i));
-    in.raise("ValueError", in.repr(a.args[1]) + " is not in list");
-  });
-  method(listCls, "reverse", [lv](Interpreter&, CallArgs& a) { std::reverse(lv(a.args[0]).begin(), lv(a.args[0]).end()); return None(); });
-  method(listCls, "copy", [lv](Interpreter&, CallArgs& a) { return makeList(lv(a.args[0])); });
-  method(listCls, "clear", [lv](Interpreter&, CallArgs& a) { lv(a.args[0]).clear(); return None(); });
-  auto tupleCls = cls("tuple", object);
-  method(tupleCls, "__new__", [](Interpreter& in, CallArgs& a) { return makeTuple(a.args.size() > 1 ? in.iterate(a.args[1]) : std::vector<Value>{}); });
-  method(tupleCls, "index", [](Interpreter& in, CallArgs& a) {
-    auto items = in.iterate(a.args[0]);
-    for (size_t i = 0; i < items.size(); ++i)
-      if (in.equals(items[i], a.args.at(1))) return makeInt(static_cast<int64_t>(i));
-    in.raise("ValueError", "tuple.index(x): x not in tuple");
-  });
-  method(tupleCls, "count", [](Interpreter& in, CallArgs& a) {
-    int64_t c = 0;
-    for (auto& v : in.iterate(a.args[0])) c += in.equals(v, a.args.at(1));
-    return makeInt(c);
-  });
-  auto dictCls = cls("dict", object);
-  auto dv = [](const Value& v) { return static_cast<DictObj*>(v.get()); };
-  method(dictCls, "__new__", [dv](Interpreter& in, CallArgs& a) {
-    auto d = std::make_shared<DictObj>();
-    if (a.args.size() > 1) {
-      if (a.args[1]->kind == VK::Dict) d->items = dv(a.args[1])->items;
-      else
-        for (auto& kv : in.iterate(a.args[1])) {
-          auto p = in.iterate(kv);
-          if (p.size() != 2) in.raise("ValueError", "dictionary update sequence element has length " + std::to_string(p.size()) + "; 2 is required");
-          d->set(p[0], p[1]);
-        }
-    }
-    for (auto& [k, v] : a.kwargs) d->setStr(k, v);
-    return d;
-  });
-  method(dictCls, "items", [dv](Interpreter&, CallArgs& a) {
-    std::vector<Value> out;
-    for (auto& [k, v] : dv(a.args[0])->items) out.push_back(makeTuple({k, v}));
-    return makeList(out);
-  });
-  method(dictCls, "keys", [dv](Interpreter&, CallArgs& a) {
-    std::vector<Value> out;
-    for (auto& [k, v] : dv(a.args[0])->items) out.push_back(k);
-    return makeList(out);
-  });
-  method(dictCls, "values", [dv](Interpreter&, CallArgs& a) {
-    std::vector<Value> out;
-    for (auto& [k, v] : dv(a.args[0])->items) out.push_back(v);
-    return makeList(out);
-  });
-  method(dictCls, "get", [dv](Interpreter&, CallArgs& a) {
-    Value v = dv(a.args[0])->get(a.args.at(1));
-    return v ? v : (a.args.size() > 2 ? a.args[2] : None());
-  });
-  method(dictCls, "pop", [dv](Interpreter& in, CallArgs& a) {
-    Value v = dv(a.args[0])->get(a.args.at(1));
-    if (!v) {
-      if (a.args.size() > 2) return a.args[2];
-      in.raise("KeyError", in.repr(a.args[1]));
-    }
-    dv(a.args[0])->erase(a.args[1]);
-    return v;
-  });
-  method(dictCls, "setdefault", [dv](Interpreter&, CallArgs& a) {
-    Value v = dv(a.args[0])->get(a.args.at(1));
-    if (v) return v;
-    Value d = a.args.size() > 2 ? a.args[2] : None();
-    dv(a.args[0])->set(a.args[1], d);
-    return d;
-  });
-  method(dictCls, "update", [dv](Interpreter&, CallArgs& a) {
-    if (a.args.size() > 1 && a.args[1]->kind == VK::Dict)
-      for (auto& [k, v] : dv(a.args[1])->items) dv(a.args[0])->set(k, v);
-    for (auto& [k, v] : a.kwargs) dv(a.args[0])->setStr(k, v);
-    return None();
-  });
-  method(dictCls, "copy", [dv](Interpreter&, CallArgs& a) { auto d = std::make_shared<DictObj>(); d->items = dv(a.args[0])->items; return d; });
-  auto setCls = cls("set", object);
-  method(setCls, "__new__", [](Interpreter& in, CallArgs& a) {
-    auto d = std::make_shared<DictObj>();
-    if (a.args.size() > 1)
-      for (auto& v : in.iterate(a.args[1])) d->set(v, None());
-    auto inst = std::make_shared<InstanceObj>(in.builtinClass("set"));
-    inst->native = d;
-    return Value(inst);
-  });
-  method(setCls, "add", [](Interpreter&, CallArgs& a) { setItems(a.args[0])->set(a.args.at(1), None()); return None(); });
-  method(setCls, "__len__", [](Interpreter&, CallArgs& a) { return makeInt(static_cast<int64_t>(setItems(a.args[0])->items.size())); });
+  for (const char* n : {"list", "tuple", "dict", "set", "frozenset", "dict_keys", "dict_values", "dict_items"}) cls(n, object);
   auto prop = cls("property", object);
   method(prop, "__new__", [](Interpreter& in, CallArgs& a) {
     auto inst = std::make_shared<InstanceObj>(in.builtinClass("property"));
@@ -618,7 +499,11 @@ void Interpreter::installBuiltins() {
     }
     in.raise("StopIteration", "");
   });
-  def("isinstance", [](Interpreter& in, CallArgs& a) { arity(in, a, 2, 2, "isinstance"); return makeBool(in.isInstance(a.args[0], a.args[1])); });
+  def("isinstance", [](Interpreter& in, CallArgs& a) {
+    arity(in, a, 2, 2, "isinstance");
+    if (in.tracer) in.tracer->onType(a.args[0]);
+    return makeBool(in.isInstance(a.args[0], a.args[1]));
+  });
   def("issubclass", [](Interpreter& in, CallArgs& a) {
     if (a.args.at(0)->kind != VK::Class) in.raise("TypeError", "issubclass() arg 1 must be a class");
     if (a.args.at(1)->kind != VK::Class) in.raise("TypeError", "issubclass() arg 2 must be a class");
@@ -640,7 +525,9 @@ void Interpreter::installBuiltins() {
   });
   def("hasattr", [](Interpreter& in, CallArgs& a) {
     arity(in, a, 2, 2, "hasattr");
-    return makeBool(in.getAttrOrNull(a.args[0], in.str(a.args[1])) != nullptr);
+    bool has = in.getAttrOrNull(a.args[0], in.str(a.args[1])) != nullptr;
+    if (in.tracer) in.tracer->onHasattr(a.args[0], in.str(a.args[1]), has);
+    return makeBool(has);
   });
   auto minmax = [](bool isMax) {
     return [isMax](Interpreter& in, CallArgs& a) -> Value {
@@ -745,6 +632,7 @@ void Interpreter::installBuiltins() {
   def("id", [](Interpreter&, CallArgs& a) { return makeInt(static_cast<int64_t>(reinterpret_cast<intptr_t>(a.args.at(0).get()))); });
   def("type", [](Interpreter& in, CallArgs& a) -> Value {
     const Value& v = a.args.at(0);
+    if (in.tracer && a.args.size() == 1) in.tracer->onType(v);
     if (v->kind == VK::Instance) return static_cast<InstanceObj*>(v.get())->cls;
     if (auto c = in.builtinClass(typeName(v))) return c;
     auto c = std::make_shared<ClassObj>();
@@ -770,6 +658,7 @@ void Interpreter::installBuiltins() {
   B["__name__"] = makeStr("builtins");
   B["Ellipsis"] = std::make_shared<Obj>(VK::Ellipsis);
   B["NotImplemented"] = makeStr("NotImplemented");
+  installContainerMethods();
 }
 
 Value Interpreter::superProxy(CallArgs& a) {

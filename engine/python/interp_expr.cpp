@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 namespace kiln::py {
 
@@ -298,10 +299,19 @@ Value Interpreter::evalCall(const Expr& e) {
   if (tracer && frames_.size() == tracer->topDepth) {
     // A graph break inside this call resumes after it: remember what was on the stack.
     size_t mark = static_cast<size_t>(tracer->graph.nextId());
+    int occurrence = ++tracer->topCalls[&e];
     try {
+      // The second pass of a capture that broke in this call stops before it: nothing the
+      // call did the first time (graph nodes, side effects) is part of the graph.
+      if (tracer->stopAt && tracer->stopAt->expr == &e && tracer->stopAt->occurrence == occurrence) {
+        capture::Unsupported again = *tracer->stopAt->reason;
+        again.at = capture::Unsupported::At::Unknown;
+        throw again;
+      }
       r = call(fn, args);
     } catch (capture::Unsupported& u) {
       if (u.at == capture::Unsupported::At::Unknown) {
+        u.occurrence = occurrence;
         u.at = capture::Unsupported::At::Call;
         u.expr = &e;
         u.stmt = frames_.back().stmt;
@@ -586,6 +596,15 @@ void Interpreter::setAttr(const Value& obj, const std::string& name, Value v) {
   }
   if (obj->kind == VK::Tensor) {
     if (torchapi::autogradSetAttr(*this, obj, name, v)) return;  // .grad, .requires_grad, .data
+    // Any other attribute is the program's own (x.tag = 3), as on a Python object; PyTorch's
+    // own read-only attributes stay read-only.
+    static const std::set<std::string> kReadOnly = {"shape", "dtype", "ndim", "device", "is_cuda", "T", "mT", "grad_fn", "is_leaf"};
+    if (!kReadOnly.count(name)) {
+      auto* t = static_cast<TensorObj*>(obj.get());
+      if (!t->attrs) t->attrs = std::make_shared<DictObj>();
+      t->attrs->setStr(name, std::move(v));
+      return;
+    }
   }
   raise("AttributeError", "'" + typeName(obj) + "' object attribute '" + name + "' is read-only");
 }
@@ -708,6 +727,16 @@ Value Interpreter::compare(const std::string& op, const Value& a, const Value& b
   if (op == "is") return makeBool(a == b || (a->kind == VK::None && b->kind == VK::None) ||
                                   (a->kind == VK::Bool && b->kind == VK::Bool && asInt(a) == asInt(b)));
   if (op == "is not") return makeBool(!truthy(compare("is", a, b)));
+  if ((op == "in" || op == "not in") && tracer) {
+    Value r = compareValue(op, a, b);
+    tracer->onContains(b, a, truthy(r) == (op == "in"));
+    return r;
+  }
+  return compareValue(op, a, b);
+}
+
+Value Interpreter::compareValue(const std::string& op, const Value& a, const Value& b) {
+  if (op == "is") return compare(op, a, b);
   if (op == "in" || op == "not in") {
     bool found = false;
     if (b->kind == VK::Dict) found = static_cast<DictObj*>(b.get())->get(a) != nullptr;
@@ -811,6 +840,14 @@ void sliceIndices(Interpreter& in, const SliceObj& s, int64_t n, int64_t* start,
 }  // namespace
 
 Value Interpreter::subscript(const Value& obj, const Value& index) {
+  if (tracer && (obj->kind == VK::Dict || obj->kind == VK::List || obj->kind == VK::Tuple)) {
+    Value r = subscriptValue(obj, index);
+    return tracer->onItem(obj, index, r);
+  }
+  return subscriptValue(obj, index);
+}
+
+Value Interpreter::subscriptValue(const Value& obj, const Value& index) {
   if (obj->kind == VK::Tensor) return torchapi::tensorSubscript(*this, obj, index);
   if (obj->kind == VK::Dict) {
     Value v = static_cast<DictObj*>(obj.get())->get(index);
@@ -861,6 +898,7 @@ Value Interpreter::subscript(const Value& obj, const Value& index) {
 
 void Interpreter::setSubscript(const Value& obj, const Value& index, Value v) {
   if (obj->kind == VK::Tensor) { torchapi::tensorSetSubscript(*this, obj, index, v); return; }
+  if (tracer && (obj->kind == VK::Dict || obj->kind == VK::List)) tracer->onMutate(obj);
   if (obj->kind == VK::Dict) { static_cast<DictObj*>(obj.get())->set(index, std::move(v)); return; }
   if (obj->kind == VK::List) {
     auto& items = static_cast<ListObj*>(obj.get())->items;

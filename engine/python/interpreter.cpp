@@ -3,6 +3,7 @@
 
 #include "engine/capture/tracer.h"
 #include "engine/python/parser.h"
+#include "engine/python/stdlib.h"
 #include "engine/torch/prelude.h"
 #include "engine/torch/tensor_protocol.h"
 
@@ -209,6 +210,7 @@ Value Interpreter::lookupName(const std::string& name, const Span& span) {
       auto it = s->vars.find(name);
       if (it != s->vars.end()) {
         if (tracer && frames_.size() == tracer->topDepth) return tracer->onClosure(name, it->second);
+        if (tracer) return tracer->onFreeVar(f.fn, name, it->second);
         return it->second;
       }
     }
@@ -228,14 +230,28 @@ Value Interpreter::lookupName(const std::string& name, const Span& span) {
 
 void Interpreter::storeName(const std::string& name, Value v) {
   Frame& f = frames_.back();
-  if (!f.locals) { f.scope->vars[name] = std::move(v); return; }
-  if (f.globalsDecl && f.globalsDecl->count(name)) { f.module->scope->vars[name] = std::move(v); return; }
+  if (!f.locals) {
+    // Module level (or a class body): while capturing, a store to the script's globals is a
+    // side effect the entry replays.
+    if (tracer && f.module && f.scope == f.module->scope) tracer->onStoreGlobal(f.module, name);
+    f.scope->vars[name] = std::move(v);
+    return;
+  }
+  if (f.globalsDecl && f.globalsDecl->count(name)) {
+    if (tracer) tracer->onStoreGlobal(f.module, name);
+    f.module->scope->vars[name] = std::move(v);
+    return;
+  }
   if (tracer) tracer->nameHint(v, name);
   if (f.locals->count(name)) { f.scope->vars[name] = std::move(v); return; }
   // nonlocal: the nearest enclosing scope holding it
-  for (Scope* s = f.scope->parent.get(); s; s = s->parent.get()) {
+  for (std::shared_ptr<Scope> s = f.scope->parent; s; s = s->parent) {
     auto it = s->vars.find(name);
-    if (it != s->vars.end()) { it->second = std::move(v); return; }
+    if (it != s->vars.end()) {
+      if (tracer) tracer->onStoreCell(s, name);
+      it->second = std::move(v);
+      return;
+    }
   }
   f.scope->vars[name] = std::move(v);
 }
@@ -304,6 +320,7 @@ void Interpreter::deleteTarget(const Expr& t) {
   if (t.kind == ExprKind::Subscript) {
     Value obj = eval(*t.target);
     Value idx = eval(*t.a);
+    if (tracer && (obj->kind == VK::Dict || obj->kind == VK::List)) tracer->onMutate(obj);
     if (obj->kind == VK::Dict) {
       if (!static_cast<DictObj*>(obj.get())->erase(idx)) raise("KeyError", repr(idx));
       return;
@@ -366,6 +383,7 @@ Interpreter::Flow Interpreter::exec(const Stmt& s) {
       // Mutable sequences extend in place (x += [...]); tensors use in-place ops.
       if (s.op == "+" && cur->kind == VK::List) {
         auto items = iterate(rhs);
+        if (tracer) tracer->onMutate(cur);
         auto& l = static_cast<ListObj*>(cur.get())->items;
         l.insert(l.end(), items.begin(), items.end());
         result = cur;
@@ -669,6 +687,7 @@ Value Interpreter::callFunction(FunctionObj& fn, CallArgs& args, const Value& se
   f.locals = &info.locals;
   f.globalsDecl = &info.globals;
   f.function = fn.name;
+  f.fn = &fn;
   f.span = fn.def ? fn.def->span : fn.lambda->span;
   if (self) f.classSelf = self;
   auto cd = fn.attrs.find("__class_def__");
@@ -771,6 +790,25 @@ std::shared_ptr<ModuleObj> Interpreter::importModule(const std::string& dotted) 
   if (kSandboxed.count(top))
     raise("ImportError", "import of '" + dotted + "' is not allowed: Kiln runs scripts sandboxed (no os, sys, "
                                                   "subprocess, files or network)");
+  std::string source, fileName;
+  if (stdlibSource(dotted, source, fileName)) {
+    // A package's parent is imported first (collections before collections.abc).
+    if (dotted.find('.') != std::string::npos) importModule(dotted.substr(0, dotted.rfind('.')));
+    auto mod = std::make_shared<ModuleObj>(dotted);
+    mod->scope->vars["__name__"] = makeStr(dotted);
+    registerModule(mod);
+    try {
+      runInModule(mod, parseModule(source, "<kiln>/" + fileName));
+    } catch (...) {
+      modules_.erase(dotted);
+      throw;
+    }
+    if (dotted.find('.') != std::string::npos) {
+      auto parent = modules_.find(dotted.substr(0, dotted.rfind('.')));
+      if (parent != modules_.end()) parent->second->scope->vars[dotted.substr(dotted.rfind('.') + 1)] = mod;
+    }
+    return mod;
+  }
   raise("ModuleNotFoundError", "No module named '" + dotted + "'");
 }
 

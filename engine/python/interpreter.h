@@ -81,6 +81,8 @@ class Interpreter {
   Value compare(const std::string& op, const Value& a, const Value& b);
   bool equals(const Value& a, const Value& b);
   Value subscript(const Value& obj, const Value& index);
+  Value subscriptValue(const Value& obj, const Value& index);  // without capture's guards
+  Value compareValue(const std::string& op, const Value& a, const Value& b);
   void setSubscript(const Value& obj, const Value& index, Value v);
   bool isInstance(const Value& v, const Value& classOrTuple);
   std::ostream& out() { return out_; }
@@ -122,6 +124,7 @@ class Interpreter {
     Value returnValue;
     Value classSelf;  // for super(): the first argument of the method
     GeneratorObj* generator = nullptr;  // the generator whose body runs in this frame
+    const FunctionObj* fn = nullptr;     // the function whose body runs in this frame
     const Stmt* stmt = nullptr;  // the statement executing (graph breaks resume after it)
     std::shared_ptr<ClassObj> classDef;  // for super(): the class the method was defined in
   };
@@ -141,6 +144,13 @@ class Interpreter {
   std::map<const void*, FnInfo> fnInfo_;
 
   void installBuiltins();
+  void installContainerMethods();  // builtins_containers.cpp
+
+ public:
+  // A set (or frozenset) holding `items`.
+  Value makeSet(std::vector<Value> items, bool frozen = false);
+
+ private:
   Flow execBody(const Body& body);
   Flow exec(const Stmt& s);
   Value eval(const Expr& e);

@@ -51,6 +51,7 @@ Value Interpreter::getIter(const Value& v) {
       return it;
     }
     case VK::Dict: {
+      if (tracer) tracer->onDictKeys(v);
       auto* d = static_cast<DictObj*>(v.get());
       auto keys = std::make_shared<std::vector<Value>>();
       for (auto& [k, x] : d->items) keys->push_back(k);

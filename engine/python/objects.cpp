@@ -1,8 +1,20 @@
 #include "engine/python/objects.h"
 
+#include <atomic>
 #include <cmath>
 
 namespace kiln::py {
+
+namespace {
+std::atomic<uint64_t> gScopeSerial{0};
+}
+Scope::Scope() : serial(gScopeSerial++) {}
+namespace {
+uint64_t gObjSerial = 0;  // the interpreter is single-threaded; a race would only misorder, not corrupt
+}
+Obj::Obj(VK k) : kind(k), serial(gObjSerial++) {}
+uint64_t Obj::nextSerial() { return gObjSerial; }
+uint64_t Scope::nextSerial() { return gScopeSerial.load(); }
 
 Value None() { static Value v = std::make_shared<Obj>(VK::None); return v; }
 Value True() { static Value v = std::make_shared<BoolObj>(true); return v; }

@@ -25,9 +25,11 @@ struct Obj;
 using Value = std::shared_ptr<Obj>;
 
 struct Obj {
-  explicit Obj(VK k) : kind(k) {}
+  explicit Obj(VK k);
   virtual ~Obj() = default;
   VK kind;
+  uint64_t serial;  // creation order: capture tells objects made during a trace from older ones
+  static uint64_t nextSerial();
 };
 
 struct IntObj : Obj { explicit IntObj(int64_t x) : Obj(VK::Int), v(x) {} int64_t v; };
@@ -56,8 +58,11 @@ struct DictObj : Obj {
 // Variables of one function activation (or of a module). Closures keep their defining scope
 // alive, which gives Python's cell semantics for reads and nonlocal writes.
 struct Scope {
+  Scope();
   std::unordered_map<std::string, Value> vars;
   std::shared_ptr<Scope> parent;  // enclosing function scope (not globals)
+  uint64_t serial;                // creation order (capture tells scopes made during a trace)
+  static uint64_t nextSerial();   // the serial the next scope gets
 };
 
 struct ModuleObj : Obj {
@@ -94,6 +99,8 @@ struct BuiltinObj : Obj {
   BuiltinObj(std::string n, NativeFn f) : Obj(VK::Builtin), name(std::move(n)), fn(std::move(f)) {}
   std::string name;  // qualified, e.g. "torch.cos", "print", "Tensor.relu"
   NativeFn fn;
+  Value wrapped;         // the function a wrapper stands for (torch.compiler.disable(fn))
+  bool dynamoDisabled = false;  // torch.compiler.disable: never traced, a graph break when called from a trace
 };
 
 struct ClassObj : Obj {
@@ -131,6 +138,7 @@ struct TensorObj : Obj {
   int node = -1;        // fake only: captured-graph node id
   Value grad;           // .grad (None until set)
   bool parameter = false;  // an nn.Parameter
+  std::shared_ptr<DictObj> attrs;  // attributes the program set (x.tag = 3, Dynamo's marks)
   ir::TensorType tensorType() const { return fake ? type : t.type(); }
 };
 

@@ -1,5 +1,7 @@
 #include "engine/runtime/compiled_graph.h"
 
+#include "engine/autograd/grad_mode.h"
+
 #include "engine/ir/sym.h"
 #include "engine/ir/text.h"
 #include "engine/ops/graph_dispatcher.h"
@@ -238,8 +240,13 @@ std::vector<tensor::Tensor> runTorchGraph(const ir::Graph& g, const std::vector<
   bindInputs(g, inputs, env);
   ops::EagerDispatcher eager;
   std::map<int, std::vector<tensor::Tensor>> tuples;  // multi-result calls
+  autograd::GradModeGuard gradMode(autograd::isGradEnabled());  // the graph's own grad-mode changes end with it
   for (const auto& n : g.nodes) {
     if (!n.isCall()) continue;
+    if (n.target == "torch._C._set_grad_enabled") {
+      if (!n.args.empty() && n.args[0].kind == ir::Arg::Kind::Bool) autograd::setGradEnabled(n.args[0].b);
+      continue;
+    }
     if (n.target == "_operator.getitem" && n.args.size() == 2 && n.args[0].isNode() && tuples.count(n.args[0].node)) {
       env[n.id] = tuples[n.args[0].node].at(static_cast<size_t>(n.args[1].i));
       continue;

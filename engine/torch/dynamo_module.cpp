@@ -1,11 +1,172 @@
-// torch._dynamo and torch.compiler: what scripts call to steer capture.
+// torch._dynamo and torch.compiler: what scripts call to steer capture — graph_break, disable,
+// mark_dynamic / mark_static, is_compiling, reset, allow_in_graph and the config object.
 #include "engine/torch/tensor_protocol.h"
 
+#include "engine/capture/compile_context.h"
 #include "engine/capture/tracer.h"
 
 namespace kiln::torchapi {
 
 using py::CallArgs;
+using py::Value;
+using py::VK;
+
+namespace {
+
+// torch._dynamo.config: a module of options, with PyTorch 2.11's defaults; the ones Kiln reads
+// change what capture does (capture/compile_context.cpp reads them through configValue).
+void fillConfig(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& cfg) {
+  auto& d = cfg->scope->vars;
+  d["recompile_limit"] = py::makeInt(8);
+  d["cache_size_limit"] = py::makeInt(8);  // the old name; either may be set
+  d["accumulated_recompile_limit"] = py::makeInt(256);
+  d["accumulated_cache_size_limit"] = py::makeInt(256);
+  for (const char* off : {"verbose", "suppress_errors", "capture_scalar_outputs", "capture_dynamic_output_shape_ops",
+                          "specialize_int", "specialize_float", "nested_graph_breaks", "error_on_recompile",
+                          "fail_on_recompile_limit_hit", "allow_unspec_int_on_nn_module", "capture_func_transforms"})
+    d[off] = py::False();
+  for (const char* on : {"automatic_dynamic_shapes", "assume_static_by_default", "force_parameter_static_shapes",
+                         "force_nn_module_property_static_shapes", "optimize_ddp", "inline_inbuilt_nn_modules"})
+    d[on] = py::True();
+  // config.patch(name=value, ...) or patch({"name": value}): a context manager and decorator
+  // that sets options and restores them.
+  std::weak_ptr<py::ModuleObj> weak = cfg;
+  d["patch"] = py::makeBuiltin("torch._dynamo.config.patch", [weak](py::Interpreter& in, CallArgs& a) -> Value {
+    auto self = weak.lock();
+    std::vector<std::pair<std::string, Value>> changes;
+    for (size_t i = 0; i < a.args.size(); ++i) {
+      if (a.args[i]->kind == VK::Dict)
+        for (auto& [k, v] : static_cast<py::DictObj*>(a.args[i].get())->items) changes.emplace_back(in.str(k), v);
+      else if (a.args[i]->kind == VK::Str && i + 1 < a.args.size())
+        changes.emplace_back(in.str(a.args[i]), a.args[i + 1]), ++i;
+    }
+    for (auto& kv : a.kwargs) changes.push_back(kv);
+    for (const auto& [k, v] : changes)
+      if (!self->scope->vars.count(k)) in.raise("AttributeError", "torch._dynamo.config has no option '" + k + "'");
+    auto saved = std::make_shared<std::vector<std::pair<std::string, Value>>>();
+    auto enter = [self, changes, saved]() {
+      for (const auto& [k, v] : changes) {
+        saved->emplace_back(k, self->scope->vars[k]);
+        self->scope->vars[k] = v;
+      }
+    };
+    auto exit = [self, saved]() {
+      for (auto it = saved->rbegin(); it != saved->rend(); ++it) self->scope->vars[it->first] = it->second;
+      saved->clear();
+    };
+    auto pcls = std::make_shared<py::ClassObj>();
+    pcls->name = pcls->qualname = "ConfigPatch";
+    pcls->mro.push_back(pcls);
+    pcls->dict["__enter__"] = py::makeBuiltin("ConfigPatch.__enter__", [enter](py::Interpreter&, CallArgs&) {
+      enter();
+      return py::None();
+    });
+    pcls->dict["__exit__"] = py::makeBuiltin("ConfigPatch.__exit__", [exit](py::Interpreter&, CallArgs&) {
+      exit();
+      return py::False();
+    });
+    pcls->dict["__call__"] = py::makeBuiltin("ConfigPatch.__call__", [enter, exit](py::Interpreter&, CallArgs& c) -> Value {
+      Value fn = c.args.at(1);
+      return py::makeBuiltin("config.patch(...)", [enter, exit, fn](py::Interpreter& in, CallArgs& b) -> Value {
+        enter();
+        try {
+          Value r = in.call(fn, b);
+          exit();
+          return r;
+        } catch (...) {
+          exit();
+          throw;
+        }
+      });
+    });
+    return std::make_shared<py::InstanceObj>(pcls);
+  });
+  (void)in;
+}
+
+// The marks torch._dynamo.mark_dynamic / mark_static leave on a tensor, as PyTorch leaves
+// them (_dynamo_dynamic_indices / _dynamo_static_indices sets).
+void markDims(py::Interpreter& in, const Value& t, const Value& index, const char* attr) {
+  if (t->kind != VK::Tensor) in.raise("TypeError", std::string(attr == std::string("_dynamo_static_indices") ? "mark_static" : "mark_dynamic") + " expects a tensor, got " + py::typeName(t));
+  auto* tv = static_cast<py::TensorObj*>(t.get());
+  int64_t nd = static_cast<int64_t>(tv->tensorType().sizes.size());
+  std::vector<Value> dims;
+  if (py::isNone(index)) {
+    for (int64_t i = 0; i < nd; ++i) dims.push_back(py::makeInt(i));
+  } else if (index->kind == VK::List || index->kind == VK::Tuple) {
+    dims = in.iterate(index);
+  } else {
+    dims.push_back(index);
+  }
+  Value set = tv->attrs ? tv->attrs->getStr(attr) : nullptr;
+  if (!set) {
+    CallArgs none;
+    set = in.call(in.builtin("set"), none);
+    if (!tv->attrs) tv->attrs = std::make_shared<py::DictObj>();
+    tv->attrs->setStr(attr, set);
+  }
+  for (auto& d : dims) {
+    if (d->kind != VK::Int) in.raise("TypeError", "dimension indices must be ints");
+    int64_t i = static_cast<py::IntObj*>(d.get())->v;
+    if (i < 0) i += nd;
+    if (i < 0 || i >= nd) in.raise("IndexError", "Dimension out of range (expected to be in range of [" + std::to_string(-nd) + ", " + std::to_string(nd - 1) + "], but got " + std::to_string(static_cast<py::IntObj*>(d.get())->v) + ")");
+    CallArgs add;
+    add.args = {py::makeInt(i)};
+    in.call(in.getAttr(set, "add"), add);
+  }
+}
+
+// torch.compiler.disable(fn, recursive=True, reason=None): the function runs eagerly; called
+// from a traced function it is a graph break.
+Value disable(py::Interpreter& in, const Value& fn, bool recursive, const std::string& reason) {
+  if (fn->kind == VK::Builtin && static_cast<py::BuiltinObj*>(fn.get())->dynamoDisabled) return fn;
+  std::string name = fn->kind == VK::Function ? static_cast<py::FunctionObj*>(fn.get())->name : py::typeName(fn);
+  char addr[32];
+  std::snprintf(addr, sizeof addr, "%p", static_cast<void*>(fn.get()));
+  std::string shown = "<function " + name + " at " + addr + ">";
+  auto b = std::make_shared<py::BuiltinObj>(name, [fn, recursive, reason, shown](py::Interpreter& in, CallArgs& a) -> Value {
+    if (in.tracer) {
+      capture::Unsupported u("KB012", "Skip calling `torch.compiler.disable()`d function",
+                             "Skip calling function `" + shown + "` since it was wrapped with `torch.compiler.disable` (reason: " +
+                                 (reason.empty() ? std::string("None") : reason) + ")",
+                             {"Remove the `torch.compiler.disable` call"});
+      u.where = in.currentLocation();
+      u.stack = in.userStack();
+      throw u;
+    }
+    // recursive=True: nothing it calls is compiled either.
+    int saved = in.interceptDepth;
+    if (recursive) in.interceptDepth = 0;
+    struct Restore {
+      py::Interpreter& in;
+      int depth;
+      ~Restore() { in.interceptDepth = depth; }
+    } restore{in, saved};
+    if (fn->kind == VK::Function) return in.callFunction(*static_cast<py::FunctionObj*>(fn.get()), a, nullptr);
+    return in.call(fn, a);
+  });
+  b->wrapped = fn;
+  b->dynamoDisabled = true;
+  (void)in;
+  return b;
+}
+
+Value disableEntry(py::Interpreter& in, CallArgs& a) {
+  bool recursive = true;
+  std::string reason;
+  Value fn = a.args.empty() ? nullptr : a.args[0];
+  if (Value r = a.kwarg("recursive")) recursive = in.truthy(r);
+  if (a.args.size() > 1) recursive = in.truthy(a.args[1]);
+  if (Value r = a.kwarg("reason"); r && !py::isNone(r)) reason = in.str(r);
+  if (Value f = a.kwarg("fn")) fn = f;
+  if (!fn || py::isNone(fn))
+    return py::makeBuiltin("torch.compiler.disable.<decorator>", [recursive, reason](py::Interpreter& in, CallArgs& b) {
+      return disable(in, b.args.at(0), recursive, reason);
+    });
+  return disable(in, fn, recursive, reason);
+}
+
+}  // namespace
 
 void installDynamo(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& dynamo, const std::shared_ptr<py::ModuleObj>& compiler) {
   auto def = [](const std::shared_ptr<py::ModuleObj>& m, const std::string& name, py::NativeFn fn) {
@@ -21,9 +182,35 @@ void installDynamo(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& dy
     u.stack = in.userStack();
     throw u;
   });
-  for (const auto& m : {dynamo, compiler})
-    def(m, "reset", [](py::Interpreter&, CallArgs&) { return py::None(); });
-  (void)in;
+  for (const auto& m : {dynamo, compiler}) {
+    def(m, "reset", [](py::Interpreter& in, CallArgs&) {
+      if (in.compiler) in.compiler->reset();
+      return py::None();
+    });
+    def(m, "disable", disableEntry);
+    // True while Dynamo traces (Kiln: while capturing); compiled code never re-runs the test.
+    def(m, "is_compiling", [](py::Interpreter& in, CallArgs&) { return py::makeBool(in.tracer != nullptr); });
+    def(m, "is_dynamo_compiling", [](py::Interpreter& in, CallArgs&) { return py::makeBool(in.tracer != nullptr); });
+    def(m, "allow_in_graph", [](py::Interpreter&, CallArgs& a) { return a.args.at(0); });
+  }
+  def(dynamo, "mark_dynamic", [](py::Interpreter& in, CallArgs& a) {
+    markDims(in, a.args.at(0), a.args.size() > 1 ? a.args[1] : (a.kwarg("index") ? a.kwarg("index") : py::None()), "_dynamo_dynamic_indices");
+    return py::None();
+  });
+  def(dynamo, "maybe_mark_dynamic", [](py::Interpreter& in, CallArgs& a) {
+    markDims(in, a.args.at(0), a.args.size() > 1 ? a.args[1] : py::None(), "_dynamo_weak_dynamic_indices");
+    return py::None();
+  });
+  def(dynamo, "mark_static", [](py::Interpreter& in, CallArgs& a) {
+    markDims(in, a.args.at(0), a.args.size() > 1 ? a.args[1] : py::None(), "_dynamo_static_indices");
+    return py::None();
+  });
+  def(dynamo, "mark_static_address", [](py::Interpreter&, CallArgs&) { return py::None(); });
+  auto config = std::make_shared<py::ModuleObj>("torch._dynamo.config");
+  config->scope->vars["__name__"] = py::makeStr("torch._dynamo.config");
+  fillConfig(in, config);
+  in.registerModule(config);
+  dynamo->scope->vars["config"] = config;
 }
 
 }  // namespace kiln::torchapi

@@ -2,6 +2,7 @@
 // mode API: torch.no_grad / enable_grad / set_grad_enabled (context managers and decorators),
 // torch.is_grad_enabled.
 #include "engine/autograd/grad_mode.h"
+#include "engine/capture/tracer.h"
 #include "engine/torch/autograd_methods.h"
 #include "engine/torch/bindings.h"
 #include "engine/torch/random.h"
@@ -62,6 +63,12 @@ const Tensor& tensorOf(py::Interpreter& in, const Value& v, const char* fn) {
   return static_cast<py::TensorObj*>(v.get())->t;
 }
 
+// Sets grad mode; while capturing, a change is also a node of the graph.
+void setGradMode(py::Interpreter& in, bool enabled) {
+  if (in.tracer && enabled != autograd::isGradEnabled()) in.tracer->onGradMode(enabled);
+  autograd::setGradEnabled(enabled);
+}
+
 // A grad-mode context manager class: `mode(self_args)` decides the mode on entry; with
 // `immediate` (set_grad_enabled) the mode is set at construction, as PyTorch does, so the
 // call also works as a plain function.
@@ -72,7 +79,16 @@ Value gradModeClass(py::Interpreter& in, const std::string& name, bool immediate
   if (auto o = in.builtinClass("object")) cls->mro.push_back(o);
   auto wrapper = [name](bool enabled, Value fn) {
     return py::makeBuiltin(name + ".<decorated>", [enabled, fn](py::Interpreter& in, CallArgs& a) {
-      autograd::GradModeGuard g(enabled);
+      const bool prev = autograd::isGradEnabled();
+      setGradMode(in, enabled);
+      struct Restore {
+        py::Interpreter& in;
+        bool prev;
+        ~Restore() {
+          if (in.tracer && prev != autograd::isGradEnabled()) in.tracer->onGradMode(prev);
+          autograd::setGradEnabled(prev);
+        }
+      } restore{in, prev};
       return in.call(fn, a);
     });
   };
@@ -88,18 +104,18 @@ Value gradModeClass(py::Interpreter& in, const std::string& name, bool immediate
     auto inst = std::make_shared<py::InstanceObj>(c);
     inst->dict->setStr("_enabled", py::makeBool(enabled));
     inst->dict->setStr("_prev", py::makeBool(autograd::isGradEnabled()));
-    if (immediate) autograd::setGradEnabled(enabled);
+    if (immediate) setGradMode(in, enabled);
     return inst;
   });
   cls->dict["__enter__"] = py::makeBuiltin(name + ".__enter__", [immediate](py::Interpreter& in, CallArgs& a) {
     auto* self = static_cast<py::InstanceObj*>(a.args.at(0).get());
     if (!immediate) self->dict->setStr("_prev", py::makeBool(autograd::isGradEnabled()));
-    autograd::setGradEnabled(in.truthy(self->dict->getStr("_enabled")));
+    setGradMode(in, in.truthy(self->dict->getStr("_enabled")));
     return py::None();
   });
   cls->dict["__exit__"] = py::makeBuiltin(name + ".__exit__", [](py::Interpreter& in, CallArgs& a) {
     auto* self = static_cast<py::InstanceObj*>(a.args.at(0).get());
-    autograd::setGradEnabled(in.truthy(self->dict->getStr("_prev")));
+    setGradMode(in, in.truthy(self->dict->getStr("_prev")));
     return py::False();
   });
   cls->dict["__call__"] = py::makeBuiltin(name + ".__call__", [wrapper](py::Interpreter& in, CallArgs& a) -> Value {

@@ -94,6 +94,8 @@ Value tensorUnary(py::Interpreter& in, const std::string& op, const Value& a) {
 Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name) {
   auto* tv = asTensor(t);
   ir::TensorType ty = tv->tensorType();
+  if (tv->attrs)
+    if (Value v = tv->attrs->getStr(name)) return v;  // set by the program (x.tag = 3)
   if (name == "shape") return shapeTuple(ty);
   if (name == "dtype") return std::make_shared<py::DTypeObj>(ty.dtype);
   if (name == "ndim") return py::makeInt(static_cast<int64_t>(ty.sizes.size()));

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace kiln::py {
@@ -30,6 +31,20 @@ std::string readText(const std::string& path) {
   return ss.str();
 }
 
+// Scripts Kiln does not print exactly yet (known_failures.txt: NAME reason); each must still
+// differ, so the list only shrinks.
+std::map<std::string, std::string> knownFailures() {
+  std::map<std::string, std::string> out;
+  std::ifstream f(kDir + "known_failures.txt");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    auto sp = line.find(' ');
+    out[line.substr(0, sp)] = sp == std::string::npos ? "" : line.substr(sp + 1);
+  }
+  return out;
+}
+
 class CPythonSemantics : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(CPythonSemantics, PrintsWhatCPythonPrinted) {
@@ -44,7 +59,13 @@ TEST_P(CPythonSemantics, PrintsWhatCPythonPrinted) {
       out << formatTraceback(e, src);
     }
   }
-  EXPECT_EQ(test::compareGolden(kDir + GetParam() + ".out", out.str()), "");
+  static const auto known = knownFailures();
+  const std::string diff = test::compareGolden(kDir + GetParam() + ".out", out.str());
+  if (known.count(GetParam())) {
+    EXPECT_NE(diff, "") << GetParam() << " now prints what CPython printed: remove it from cpython/known_failures.txt";
+    return;
+  }
+  EXPECT_EQ(diff, "");
 }
 
 INSTANTIATE_TEST_SUITE_P(Scripts, CPythonSemantics, ::testing::ValuesIn(scripts()),
