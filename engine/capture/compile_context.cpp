@@ -174,6 +174,7 @@ struct InterceptScope {
 
 ValueTemplate makeTemplate(py::Interpreter& in, Tracer& tr, const Value& v, std::vector<int>& outputs) {
   ValueTemplate t;
+  if (!v) return t;  // a Constant with no value: an attribute the function deleted
   if (v->kind == VK::Tensor) {
     auto* tv = static_cast<py::TensorObj*>(v.get());
     if (tv->fake) {
@@ -265,26 +266,36 @@ void recordEffects(py::Interpreter& in, Tracer& tr, CacheEntry& e, std::vector<i
   }
 }
 
+// Values an entry reads through sources, fetched when the call starts (see runEntry).
+using Fetched = std::map<const ValueTemplate*, Value>;
+
+void fetchSources(py::Interpreter& in, const ValueTemplate& t, const std::map<std::string, Value>& locals,
+                  const py::ModuleObj& globals, Fetched& into) {
+  if (t.kind == ValueTemplate::Kind::FromSource) into[&t] = t.source.fetch(in, locals, globals);
+  for (const auto& x : t.items) fetchSources(in, x, locals, globals, into);
+}
+
 Value instantiate(py::Interpreter& in, const ValueTemplate& t, const std::vector<tensor::Tensor>& outs,
-                  const std::map<std::string, Value>& locals, const py::ModuleObj& globals) {
+                  const std::map<std::string, Value>& locals, const py::ModuleObj& globals, const Fetched& fetched) {
   switch (t.kind) {
     case ValueTemplate::Kind::GraphOutput: return py::makeTensor(outs.at(static_cast<size_t>(t.index)));
     case ValueTemplate::Kind::Constant: return t.constant;
     case ValueTemplate::Kind::FromSource: {
-      Value v = t.source.fetch(in, locals, globals);
+      auto early = fetched.find(&t);
+      Value v = early != fetched.end() && early->second ? early->second : t.source.fetch(in, locals, globals);
       if (!v) in.raise("RuntimeError", "compiled code could not read " + t.source.text());
       return v;
     }
-    case ValueTemplate::Kind::Method: return in.getAttr(instantiate(in, t.items.at(0), outs, locals, globals), t.method);
+    case ValueTemplate::Kind::Method: return in.getAttr(instantiate(in, t.items.at(0), outs, locals, globals, fetched), t.method);
     case ValueTemplate::Kind::Dict: {
       auto d = std::make_shared<py::DictObj>();
-      for (size_t i = 0; i < t.keys.size(); ++i) d->set(t.keys[i], instantiate(in, t.items[i], outs, locals, globals));
+      for (size_t i = 0; i < t.keys.size(); ++i) d->set(t.keys[i], instantiate(in, t.items[i], outs, locals, globals, fetched));
       return d;
     }
     case ValueTemplate::Kind::Tuple:
     case ValueTemplate::Kind::List: {
       std::vector<Value> items;
-      for (const auto& x : t.items) items.push_back(instantiate(in, x, outs, locals, globals));
+      for (const auto& x : t.items) items.push_back(instantiate(in, x, outs, locals, globals, fetched));
       return t.kind == ValueTemplate::Kind::Tuple ? py::makeTuple(items) : py::makeList(items);
     }
   }
@@ -420,6 +431,26 @@ Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::str
       in.raise("RuntimeError", "internal error: " + src.text() + " holds a fake tensor that escaped capture");
     inputs.push_back(static_cast<py::TensorObj*>(v.get())->t);
   }
+  // Everything else the entry reads through sources is read now too, as the frame read it before
+  // changing anything: the replayed side effects may move it (an item popped from a list).
+  Fetched fetched;
+  {
+    auto pre = [&](const ValueTemplate& t) { fetchSources(in, t, locals, globals, fetched); };
+    pre(e.output);
+    for (const auto& [obj, attr, value] : e.sideEffects) pre(obj), pre(value);
+    for (const auto& w : e.containerWrites) {
+      for (const auto& t : w.items) pre(t);
+      for (const auto& t : w.keys) pre(t);
+      for (const auto& t : w.values) pre(t);
+    }
+    for (const auto& w : e.varWrites) pre(w.value);
+    pre(e.plan.callee);
+    pre(e.plan.test);
+    for (const auto& t : e.plan.args) pre(t);
+    for (const auto& [k, t] : e.plan.kwargs) pre(t);
+    for (const auto& t : e.plan.stack) pre(t);
+    for (const auto& t : e.plan.live) pre(t);
+  }
   GraphRunner run = e.run;
   if (run && e.mutates && e.captured && inputsShareStorage(inputs)) {
     std::shared_ptr<ir::Graph> g = e.captured;
@@ -451,7 +482,7 @@ Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::str
       in.raise(err.type(), err.what());
     }
   }
-  auto inst = [&](const ValueTemplate& t) { return instantiate(in, t, outs, locals, globals); };
+  auto inst = [&](const ValueTemplate& t) { return instantiate(in, t, outs, locals, globals, fetched); };
   for (const auto& [src, index] : e.mutations) {
     Value v = src.fetch(in, locals, globals);
     if (!v || v->kind != VK::Tensor) continue;
@@ -460,7 +491,10 @@ Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::str
     tensor::Shape vs = val.strides();
     tensor::forEachIndex<2>(dst.sizes(), {&dst.strides(), &vs}, [&](const std::array<int64_t, 2>& o) { dst.storeAt(o[0], val.loadAt(o[1])); });
   }
-  for (const auto& [obj, attr, value] : e.sideEffects) in.setAttr(inst(obj), attr, inst(value));
+  for (const auto& [obj, attr, value] : e.sideEffects) {
+    if (value.kind == ValueTemplate::Kind::Constant && !value.constant) in.delAttr(inst(obj), attr);
+    else in.setAttr(inst(obj), attr, inst(value));
+  }
   replayEffects(in, e, fn, inst, locals, globals);
   const BreakPlan& p = e.plan;
   switch (p.kind) {

@@ -151,15 +151,23 @@ bool Tracer::search(const py::Value& root, const Source& src, const py::Obj* tar
   noteSource(root, src);
   if (root.get() == target) return true;
   if (depth <= 0) return false;
+  // Graph inputs are read when a call starts, before the entry replays the frame's mutations:
+  // a container the frame changed is searched as it was then.
+  const ContainerEffect* mutated = nullptr;
+  for (const auto& e : containerEffects)
+    if (e.object == root) mutated = &e;
   if (root->kind == py::VK::List || root->kind == py::VK::Tuple) {
-    const auto& items = root->kind == py::VK::List ? static_cast<py::ListObj*>(root.get())->items : static_cast<py::TupleObj*>(root.get())->items;
+    const auto& items = mutated ? mutated->before
+                        : root->kind == py::VK::List ? static_cast<py::ListObj*>(root.get())->items
+                                                     : static_cast<py::TupleObj*>(root.get())->items;
     for (size_t i = 0; i < items.size() && i < 64; ++i)
       if (search(items[i], src.index(i), target, depth - 1, seen)) return true;
     return false;
   }
   if (root->kind == py::VK::Dict) {
-    for (auto& [k, v] : static_cast<py::DictObj*>(root.get())->items)
-      if (k->kind == py::VK::Str && search(v, src.item(static_cast<py::StrObj*>(k.get())->v), target, depth - 1, seen)) return true;
+    for (auto& [k, v] : mutated ? mutated->beforeDict : static_cast<py::DictObj*>(root.get())->items)
+      if ((isKey(k) || k->kind == py::VK::Instance || k->kind == py::VK::Class) && search(v, src.itemKey(k, keyRepr(k)), target, depth - 1, seen))
+        return true;
     return false;
   }
   if (root->kind == py::VK::Instance) {
@@ -193,6 +201,7 @@ const Source* Tracer::sourceOf(const py::Value& value) {
   // held, so their addresses cannot be reused; an attribute store forgets them (onSetAttr).
   if (py::TensorObj* t = asTensor(value); t && t->fake) return nullptr;
   if (isNew(value)) return nullptr;
+  if (const Source* s = originalItemSource(value)) return s;  // taken out of a container the frame changed
   if (unreachable_.count(o)) return nullptr;
   std::set<const py::Obj*> seen;
   for (const auto& [name, v] : argValues)
@@ -277,6 +286,20 @@ void Tracer::addGuard(Guard g, const std::string& key) {
   guards.push_back(std::move(g));
 }
 
+// How a dict key is spelled in a source, without running user code (a user __repr__ could
+// have side effects while capturing): constants as Python prints them, Enum members as
+// <Field.A: 'a'>, other objects by identity.
+std::string Tracer::keyRepr(const py::Value& k) {
+  if (isKey(k)) return in_.repr(k);
+  if (k->kind == py::VK::Instance) {
+    auto* inst = static_cast<py::InstanceObj*>(k.get());
+    py::Value name = inst->dict->getStr("_name_"), value = inst->dict->getStr("_value_");
+    if (name && value && name->kind == py::VK::Str && isKey(value))
+      return "<" + inst->cls->name + "." + static_cast<py::StrObj*>(name.get())->v + ": " + in_.repr(value) + ">";
+  }
+  return in_.defaultRepr(k);
+}
+
 bool Tracer::isKey(const py::Value& v) {
   switch (v->kind) {
     case py::VK::None: case py::VK::Bool: case py::VK::Int: case py::VK::Float: case py::VK::Str: case py::VK::DType: return true;
@@ -290,10 +313,14 @@ bool Tracer::isKey(const py::Value& v) {
 
 py::Value Tracer::onItem(const py::Value& container, const py::Value& key, py::Value result) {
   if (container->kind != py::VK::Dict && container->kind != py::VK::List && container->kind != py::VK::Tuple) return result;
-  if (py::isTorchSize(container) || !isKey(key)) return result;
+  // A dict may also be keyed by objects (Enum members, classes, functions): the source holds
+  // the key object itself and looks it up again each call (L['d'][<Field.A: 'a'>]).
+  const bool objectKey = container->kind == py::VK::Dict &&
+                         (key->kind == py::VK::Instance || key->kind == py::VK::Class || key->kind == py::VK::Function);
+  if (py::isTorchSize(container) || !(isKey(key) || objectKey)) return result;
   const Source* src = sourceOf(container);
   if (!src) return result;
-  return readThrough(src->itemKey(key, in_.repr(key)), result, false);
+  return readThrough(src->itemKey(key, keyRepr(key)), result, false);
 }
 
 void Tracer::onHasattr(const py::Value& obj, const std::string& name, bool result) {
@@ -454,6 +481,23 @@ py::Value Tracer::onGlobal(const std::string& name, py::Value v) {
   return readThrough(Source::global(name), v, false);
 }
 
+bool Tracer::dependsOnInputs(const py::Value& v) {
+  py::TensorObj* t = asTensor(v);
+  if (!t) return false;
+  if (t->fake || sourceOf(v)) return true;
+  if (isNew(v)) return false;
+  Unsupported u("KB020", "Tensor of unknown origin",
+                "Kiln found a tensor that existed before this frame was compiled but cannot name where the frame reads it "
+                "from (it is not reachable through the frame's arguments, globals or closures by attributes, items or "
+                "indices Kiln can guard). Capturing it would freeze this call's values into the graph, so the frame "
+                "runs eagerly from here.",
+                {"Pass the tensor as an argument, or keep it in a module attribute, a list or a dict with string, "
+                 "number or Enum keys."});
+  u.where = in_.currentLocation();
+  u.stack = in_.userStack();
+  throw u;
+}
+
 py::Value Tracer::fakeOf(const py::Value& v) {
   py::TensorObj* t = asTensor(v);
   if (!t) return nullptr;
@@ -476,6 +520,7 @@ ir::Arg Tracer::toArg(const py::Value& v) {
         }
         // A tensor made outside the graph's view (by a call Kiln runs eagerly while capturing):
         // it enters the graph as a constant input, like Dynamo's _tensor_constant attributes.
+        dependsOnInputs(v);  // refuses an older tensor no source names
         Source c = Source::constant("_tensor_constant" + std::to_string(constants_++), v);
         py::Value fake = lift(t->t, c);
         liftedBy_[v.get()] = fake;
@@ -618,8 +663,11 @@ void Tracer::onSetAttr(const py::Value& obj, const std::string& name, const py::
 }
 
 void Tracer::undoSideEffects() {
-  for (auto it = sideEffects.rbegin(); it != sideEffects.rend(); ++it)
+  for (auto it = sideEffects.rbegin(); it != sideEffects.rend(); ++it) {
+    // Back to what it was: the old value, or no attribute at all.
     if (it->old) in_.setAttr(it->target, it->attr, it->old);
+    else if (in_.getAttrOrNull(it->target, it->attr)) in_.delAttr(it->target, it->attr);
+  }
   for (auto& e : containerEffects) {
     switch (e.object->kind) {
       case py::VK::List: static_cast<py::ListObj*>(e.object.get())->items = e.before; break;
@@ -656,7 +704,7 @@ void Tracer::onMutate(const py::Value& container) {
     e.beforeDict = static_cast<py::DictObj*>(container.get())->items;
     onDictKeys(container);
     for (const auto& [k, v] : e.beforeDict)
-      if (isKey(k)) originalItems_.emplace(v.get(), src->itemKey(k, in_.repr(k)));
+      if (isKey(k) || k->kind == py::VK::Instance || k->kind == py::VK::Class) originalItems_.emplace(v.get(), src->itemKey(k, keyRepr(k)));
   } else {
     for (auto& [k, v] : std::static_pointer_cast<py::DictObj>(static_cast<py::InstanceObj*>(container.get())->native)->items)
       e.before.push_back(k);

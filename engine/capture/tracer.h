@@ -143,6 +143,7 @@ class Tracer {
   uint64_t firstScope = py::Scope::nextSerial();  // scopes with smaller serials existed before capture
   uint64_t firstObject = py::Obj::nextSerial();   // objects with smaller serials existed before capture
   // Made during the trace: it cannot be read through a source when the entry runs.
+  std::string keyRepr(const py::Value& k);
   bool isNew(const py::Value& v) const { return v && v->serial >= firstObject; }
   void onTopExpr(const py::Expr* e, const py::Value& v) { exprValues[e] = v; }
 
@@ -155,6 +156,11 @@ class Tracer {
   // Grad mode changed while tracing (entering/leaving torch.no_grad(), set_grad_enabled):
   // recorded as Dynamo records it, `torch._C._set_grad_enabled(False)`.
   void onGradMode(bool enabled);
+  // Whether a tensor's value is the program's input rather than a capture-time constant:
+  // fake tensors and real ones read through a source. A real tensor that existed before
+  // capture but that no source names (reached through something Kiln cannot spell) would be
+  // baked into the graph with this call's values, so it stops capture instead (KB020).
+  bool dependsOnInputs(const py::Value& tensor);
   // The fake tensor standing for `v` in the graph: v itself when fake; for a real tensor the
   // program reached through its arguments, closures or globals, its graph input (lifted once);
   // for any other real tensor a constant input. Null for non-tensors.

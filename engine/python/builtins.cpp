@@ -102,7 +102,15 @@ std::string Interpreter::repr(const Value& v) {
     case VK::DType: return std::string(ir::torchName(static_cast<DTypeObj*>(v.get())->d));
     case VK::Function: return "<function " + static_cast<FunctionObj*>(v.get())->qualname + ">";
     case VK::Builtin: return "<built-in function " + static_cast<BuiltinObj*>(v.get())->name + ">";
-    case VK::Class: return "<class '" + static_cast<ClassObj*>(v.get())->name + "'>";
+    case VK::Class: {
+      auto* c = static_cast<ClassObj*>(v.get());
+      if (c->meta)
+        if (Value r = c->meta->lookup("__repr__"); r && r->kind == VK::Function) {
+          CallArgs a;
+          return str(call(bindAttr(r, v, c->meta), a));
+        }
+      return defaultRepr(v);
+    }
     case VK::Module: return "<module '" + static_cast<ModuleObj*>(v.get())->name + "'>";
     case VK::Ellipsis: return "Ellipsis";
     case VK::Slice: {
@@ -111,9 +119,12 @@ std::string Interpreter::repr(const Value& v) {
     }
     case VK::Instance: {
       auto* inst = static_cast<InstanceObj*>(v.get());
-      if (Value r = inst->cls->lookup("__repr__")) {
+      Value r = inst->cls->lookup("__repr__");
+      if (r && !(r->kind == VK::Builtin && static_cast<BuiltinObj*>(r.get())->name == "object.__repr__")) {
         CallArgs a;
-        return str(call(std::make_shared<BoundMethodObj>(v, r), a));
+        Value s = call(bindAttr(r, v, inst->cls), a);
+        if (s->kind != VK::Str) raise("TypeError", "__repr__ returned non-string (type " + typeName(s) + ")");
+        return static_cast<StrObj*>(s.get())->v;
       }
       if (inst->cls->isException) {
         Value args = inst->dict->getStr("args");
@@ -122,33 +133,55 @@ std::string Interpreter::repr(const Value& v) {
         for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + repr(items[i]);
         return out + ")";
       }
-      return "<" + inst->cls->name + " object>";
+      return defaultRepr(v);
     }
     default: return "<" + typeName(v) + ">";
   }
 }
 
 std::string Interpreter::str(const Value& v) {
-  if (v->kind == VK::Str) return static_cast<StrObj*>(v.get())->v;
-  if (v->kind == VK::Instance) {
-    auto* inst = static_cast<InstanceObj*>(v.get());
-    if (Value s = inst->cls->lookup("__str__")) {
+  if (v->kind == VK::Str && !v->sub) return static_cast<StrObj*>(v.get())->v;
+  if (v->kind == VK::Instance || v->sub) {
+    auto cls = classOf(v);
+    Value s = cls->lookup("__str__");
+    if (s && !(s->kind == VK::Builtin && static_cast<BuiltinObj*>(s.get())->name == "object.__str__")) {
       CallArgs a;
-      return str(call(std::make_shared<BoundMethodObj>(v, s), a));
+      Value r = call(bindAttr(s, v, cls), a);
+      if (r->kind != VK::Str) raise("TypeError", "__str__ returned non-string (type " + typeName(r) + ")");
+      return static_cast<StrObj*>(r.get())->v;
     }
-    if (inst->cls->isException) {
+    if (v->kind == VK::Instance && cls->isException) {
+      auto* inst = static_cast<InstanceObj*>(v.get());
       auto items = iterate(inst->dict->getStr("args") ? inst->dict->getStr("args") : makeTuple({}));
       if (items.empty()) return "";
-      if (items.size() == 1) return str(items[0]);
+      // KeyError shows its key as a repr (str(KeyError('k')) is "'k'").
+      if (items.size() == 1) return cls->isSubclassOf(builtinClass("KeyError").get()) ? repr(items[0]) : str(items[0]);
       return repr(makeTuple(items));
     }
+    if (v->kind == VK::Str) return static_cast<StrObj*>(v.get())->v;
   }
   return repr(v);
 }
 
+std::string Interpreter::defaultRepr(const Value& v) {
+  char addr[32];
+  std::snprintf(addr, sizeof addr, "%p", static_cast<const void*>(v.get()));
+  if (v->kind == VK::Class) {
+    auto* c = static_cast<ClassObj*>(v.get());
+    bool builtinType = !c->module && builtinClass(c->name).get() == c;
+    return "<class '" + std::string(builtinType ? "" : (c->module ? c->module->name + "." : "")) + c->qualname + "'>";
+  }
+  auto cls = classOf(v);
+  std::string mod = cls->module ? cls->module->name + "." : "";
+  return "<" + mod + cls->qualname + " object at " + addr + ">";
+}
+
 void Interpreter::installBuiltins() {
   auto& B = builtins_;
-  auto def = [&](const std::string& name, NativeFn fn) { B[name] = makeBuiltin(name, std::move(fn)); };
+  auto def = [&](const std::string& name, NativeFn fn) {
+    B[name] = makeBuiltin(name, std::move(fn));
+    static_cast<BuiltinObj*>(B[name].get())->isMethod = false;  // a function, not a method
+  };
   auto cls = [&](const std::string& name, std::shared_ptr<ClassObj> base = nullptr) {
     auto c = std::make_shared<ClassObj>();
     c->name = c->qualname = name;
@@ -168,35 +201,164 @@ void Interpreter::installBuiltins() {
 
   auto object = cls("object");
   method(object, "__init__", [](Interpreter&, CallArgs&) { return None(); });
-  // Exceptions
+  method(object, "__new__", [](Interpreter& in, CallArgs& a) -> Value {
+    if (a.args.empty() || a.args[0]->kind != VK::Class) in.raise("TypeError", "object.__new__(X): X is not a type object");
+    auto c = std::static_pointer_cast<ClassObj>(a.args[0]);
+    if (c->isSubclassOf(in.builtinClass("type").get())) in.raise("TypeError", "object.__new__(" + c->name + ") is not safe, use type.__new__()");
+    return std::make_shared<InstanceObj>(c);
+  });
+  method(object, "__setattr__", [](Interpreter& in, CallArgs& a) {
+    in.genericSetAttr(a.args.at(0), in.str(a.args.at(1)), a.args.at(2));
+    return None();
+  });
+  method(object, "__delattr__", [](Interpreter& in, CallArgs& a) {
+    Value self = a.args.at(0);
+    std::string name = in.str(a.args.at(1));
+    if (self->kind == VK::Instance && static_cast<InstanceObj*>(self.get())->dict->erase(makeStr(name))) return None();
+    in.raise("AttributeError", "'" + typeName(self) + "' object has no attribute '" + name + "'");
+  });
+  method(object, "__getattribute__", [](Interpreter& in, CallArgs& a) {
+    Value self = a.args.at(0);
+    std::string name = in.str(a.args.at(1));
+    if (self->kind == VK::Instance) {
+      bool found = false;
+      Value v = in.objectGetAttribute(self, name, &found);
+      if (found) return v;
+      in.raise("AttributeError", "'" + typeName(self) + "' object has no attribute '" + name + "'");
+    }
+    return in.getAttr(self, name);
+  });
+  method(object, "__eq__", [](Interpreter& in, CallArgs& a) { return a.args.at(0) == a.args.at(1) ? True() : in.builtin("NotImplemented"); });
+  method(object, "__ne__", [](Interpreter& in, CallArgs& a) {
+    Value eq = in.compare("==", a.args.at(0), a.args.at(1));
+    return makeBool(!in.truthy(eq));
+  });
+  method(object, "__hash__", [](Interpreter&, CallArgs& a) { return makeInt(static_cast<int64_t>(reinterpret_cast<intptr_t>(a.args.at(0).get()) >> 4)); });
+  method(object, "__repr__", [](Interpreter& in, CallArgs& a) { return makeStr(in.defaultRepr(a.args.at(0))); });
+  method(object, "__str__", [](Interpreter& in, CallArgs& a) { return makeStr(in.repr(a.args.at(0))); });
+  method(object, "__format__", [](Interpreter& in, CallArgs& a) {
+    std::string spec = a.args.size() > 1 ? in.str(a.args[1]) : "";
+    if (!spec.empty()) in.raise("TypeError", "unsupported format string passed to " + typeName(a.args[0]) + ".__format__");
+    return makeStr(in.str(a.args.at(0)));
+  });
+  // Pickle protocol 2 for plain instances: (copyreg.__newobj__, (cls,), __dict__). Objects with
+  // native state (builtin-type subclasses, compiled modules) cannot be rebuilt that way.
+  method(object, "__reduce_ex__", [](Interpreter& in, CallArgs& a) -> Value {
+    static const Value newobj = makeBuiltin("copyreg.__newobj__", [](Interpreter& in, CallArgs& a) -> Value {
+      if (a.args.empty()) in.raise("TypeError", "__newobj__() missing required argument 'cls'");
+      CallArgs na;
+      na.args = a.args;
+      return in.call(in.getAttr(a.args[0], "__new__"), na);
+    });
+    Value self = a.args.at(0);
+    auto* inst = self->kind == VK::Instance ? static_cast<InstanceObj*>(self.get()) : nullptr;
+    if (!inst || inst->native || self->sub) in.raise("TypeError", "cannot pickle '" + typeName(self) + "' object");
+    Value state = inst->dict->items.empty() ? None() : Value(inst->dict);
+    return makeTuple({newobj, makeTuple({inst->cls}), state});
+  });
+  object->dict["__reduce__"] = object->dict["__reduce_ex__"];
+  // type: the class of classes. type(x) is x's class; type(name, bases, dict) makes a class;
+  // metaclasses derive from it.
+  auto typeCls = cls("type", object);
+  method(typeCls, "__new__", [](Interpreter& in, CallArgs& a) -> Value {
+    if (a.args.size() == 2) {
+      if (in.tracer) in.tracer->onType(a.args[1]);
+      return in.classOf(a.args[1]);
+    }
+    if (a.args.size() != 4) in.raise("TypeError", "type() takes 1 or 3 arguments");
+    auto meta = std::static_pointer_cast<ClassObj>(a.args[0]);
+    std::vector<std::shared_ptr<ClassObj>> bases;
+    for (auto& b : in.iterate(a.args[2])) {
+      if (b->kind != VK::Class) in.raise("TypeError", "bases must be types");
+      bases.push_back(std::static_pointer_cast<ClassObj>(b));
+    }
+    if (a.args[3]->kind != VK::Dict) in.raise("TypeError", "type() argument 3 must be dict, not " + typeName(a.args[3]));
+    auto c = in.newClass(in.str(a.args[1]), bases, in.mainModule());
+    if (meta->name != "type" || meta->module) c->meta = meta;
+    std::unordered_map<std::string, Value> vars;
+    std::vector<std::string> order;
+    for (auto& [k, v] : static_cast<DictObj*>(a.args[3].get())->items) {
+      vars[in.str(k)] = v;
+      order.push_back(in.str(k));
+    }
+    std::string doc = vars.count("__doc__") && vars["__doc__"]->kind == VK::Str ? in.str(vars["__doc__"]) : "";
+    in.finishClass(c, vars, order, doc);
+    CallArgs kw;
+    kw.kwargs = a.kwargs;
+    in.initSubclass(c, kw);
+    return c;
+  });
+  method(typeCls, "__init__", [](Interpreter&, CallArgs&) { return None(); });
+  method(typeCls, "__setattr__", [](Interpreter& in, CallArgs& a) {
+    if (a.args.at(0)->kind != VK::Class) in.raise("TypeError", "descriptor '__setattr__' requires a 'type' object");
+    static_cast<ClassObj*>(a.args[0].get())->dict[in.str(a.args.at(1))] = a.args.at(2);
+    return None();
+  });
+  method(typeCls, "__delattr__", [](Interpreter& in, CallArgs& a) {
+    static_cast<ClassObj*>(a.args.at(0).get())->dict.erase(in.str(a.args.at(1)));
+    return None();
+  });
+  method(typeCls, "__getattribute__", [](Interpreter& in, CallArgs& a) { return in.getAttr(a.args.at(0), in.str(a.args.at(1))); });
+  method(typeCls, "__call__", [](Interpreter& in, CallArgs& a) -> Value {
+    auto c = std::static_pointer_cast<ClassObj>(a.args.at(0));
+    CallArgs rest = a;
+    rest.args.erase(rest.args.begin());
+    return in.createInstance(c, rest);
+  });
+  method(typeCls, "__repr__", [](Interpreter& in, CallArgs& a) { return makeStr(in.defaultRepr(a.args.at(0))); });
+  method(typeCls, "mro", [](Interpreter&, CallArgs& a) {
+    std::vector<Value> m;
+    for (auto& c : static_cast<ClassObj*>(a.args.at(0).get())->mro) m.push_back(c);
+    return makeList(m);
+  });
+  cls("super", object);
+  cls("code", object);
+  // Exceptions: Python's hierarchy (the parts scripts meet).
   auto baseExc = cls("BaseException", object);
   baseExc->isException = true;
-  auto exc = cls("Exception", baseExc);
-  for (const char* n : {"TypeError", "ValueError", "NameError", "AttributeError", "IndexError", "KeyError", "RuntimeError",
-                        "ZeroDivisionError", "AssertionError", "ImportError", "StopIteration", "NotImplementedError",
-                        "OverflowError", "MemoryError", "RecursionError", "LookupError", "ArithmeticError", "SyntaxError"})
-    cls(n, exc);
-  classes_["ModuleNotFoundError"] = nullptr;
-  cls("ModuleNotFoundError", classes_["ImportError"]);
-  cls("UnboundLocalError", classes_["NameError"]);
-  // IndexError/KeyError are LookupErrors; ZeroDivisionError/OverflowError ArithmeticErrors.
-  for (auto [child, parent] : {std::pair{"IndexError", "LookupError"}, {"KeyError", "LookupError"},
-                               {"ZeroDivisionError", "ArithmeticError"}, {"OverflowError", "ArithmeticError"},
-                               {"RecursionError", "RuntimeError"}, {"NotImplementedError", "RuntimeError"}}) {
-    auto c = classes_[child];
-    auto p = classes_[parent];
-    c->mro = {c};
-    for (auto& m : p->mro) c->mro.push_back(m);
-  }
-  for (auto& [n, c] : classes_)
-    if (c && c->isException) {
-      c->dict["__init__"] = makeBuiltin(n + ".__init__", [](Interpreter&, CallArgs& a) {
-        auto* inst = static_cast<InstanceObj*>(a.args[0].get());
-        inst->dict->setStr("args", makeTuple(std::vector<Value>(a.args.begin() + 1, a.args.end())));
-        return None();
-      });
+  const std::pair<const char*, const char*> kHierarchy[] = {
+      {"Exception", "BaseException"}, {"GeneratorExit", "BaseException"}, {"KeyboardInterrupt", "BaseException"},
+      {"SystemExit", "BaseException"},
+      {"ArithmeticError", "Exception"}, {"ZeroDivisionError", "ArithmeticError"}, {"OverflowError", "ArithmeticError"},
+      {"FloatingPointError", "ArithmeticError"},
+      {"LookupError", "Exception"}, {"IndexError", "LookupError"}, {"KeyError", "LookupError"},
+      {"RuntimeError", "Exception"}, {"RecursionError", "RuntimeError"}, {"NotImplementedError", "RuntimeError"},
+      {"TypeError", "Exception"}, {"ValueError", "Exception"}, {"UnicodeError", "ValueError"},
+      {"UnicodeDecodeError", "UnicodeError"}, {"UnicodeEncodeError", "UnicodeError"},
+      {"NameError", "Exception"}, {"UnboundLocalError", "NameError"},
+      {"AttributeError", "Exception"}, {"AssertionError", "Exception"}, {"StopIteration", "Exception"},
+      {"StopAsyncIteration", "Exception"}, {"ImportError", "Exception"}, {"ModuleNotFoundError", "ImportError"},
+      {"MemoryError", "Exception"}, {"BufferError", "Exception"}, {"EOFError", "Exception"}, {"ReferenceError", "Exception"},
+      {"SyntaxError", "Exception"}, {"IndentationError", "SyntaxError"}, {"TabError", "IndentationError"},
+      {"OSError", "Exception"}, {"FileNotFoundError", "OSError"}, {"FileExistsError", "OSError"},
+      {"PermissionError", "OSError"}, {"TimeoutError", "OSError"}, {"ConnectionError", "OSError"},
+      {"IsADirectoryError", "OSError"}, {"NotADirectoryError", "OSError"},
+      {"Warning", "Exception"}, {"UserWarning", "Warning"}, {"DeprecationWarning", "Warning"},
+      {"PendingDeprecationWarning", "Warning"}, {"RuntimeWarning", "Warning"}, {"SyntaxWarning", "Warning"},
+      {"FutureWarning", "Warning"}, {"ImportWarning", "Warning"}, {"UnicodeWarning", "Warning"},
+      {"BytesWarning", "Warning"}, {"ResourceWarning", "Warning"}};
+  for (const auto& [child, parent] : kHierarchy) cls(child, classes_.at(parent));
+  B["EnvironmentError"] = classes_["OSError"];
+  B["IOError"] = classes_["OSError"];
+  method(baseExc, "__init__", [](Interpreter&, CallArgs& a) {
+    auto* inst = static_cast<InstanceObj*>(a.args[0].get());
+    inst->dict->setStr("args", makeTuple(std::vector<Value>(a.args.begin() + 1, a.args.end())));
+    return None();
+  });
+  method(baseExc, "with_traceback", [](Interpreter&, CallArgs& a) { return a.args.at(0); });
+  method(baseExc, "add_note", [](Interpreter& in, CallArgs& a) {
+    auto* inst = static_cast<InstanceObj*>(a.args.at(0).get());
+    Value notes = inst->dict->getStr("__notes__");
+    if (!notes) {
+      notes = makeList({});
+      inst->dict->setStr("__notes__", notes);
     }
-
+    static_cast<ListObj*>(notes.get())->items.push_back(a.args.at(1));
+    (void)in;
+    return None();
+  });
+  for (const char* attr : {"__context__", "__cause__", "__traceback__"}) baseExc->dict[attr] = None();
+  baseExc->dict["__suppress_context__"] = False();
   // Scalar types: calling them converts.
   auto intCls = cls("int", object);
   method(intCls, "__new__", [](Interpreter& in, CallArgs& a) -> Value {
@@ -246,93 +408,41 @@ void Interpreter::installBuiltins() {
   method(floatCls, "is_integer", [](Interpreter& in, CallArgs& a) { double d = toDouble(in, a.args[0]); return makeBool(std::floor(d) == d); });
   auto boolCls = cls("bool", intCls);
   method(boolCls, "__new__", [](Interpreter& in, CallArgs& a) { return makeBool(a.args.size() > 1 && in.truthy(a.args[1])); });
-  auto strCls = cls("str", object);
-  method(strCls, "__new__", [](Interpreter& in, CallArgs& a) { return a.args.size() > 1 ? makeStr(in.str(a.args[1])) : makeStr(""); });
-  auto sv = [](const Value& v) -> const std::string& { return static_cast<StrObj*>(v.get())->v; };
-  method(strCls, "join", [sv](Interpreter& in, CallArgs& a) {
-    std::string out;
-    auto items = in.iterate(a.args.at(1));
-    for (size_t i = 0; i < items.size(); ++i) {
-      if (items[i]->kind != VK::Str) in.raise("TypeError", "sequence item " + std::to_string(i) + ": expected str instance, " + typeName(items[i]) + " found");
-      out += (i ? sv(a.args[0]) : "") + sv(items[i]);
-    }
-    return makeStr(out);
-  });
-  method(strCls, "format", [sv](Interpreter& in, CallArgs& a) {
-    const std::string& f = sv(a.args[0]);
-    std::string out;
-    size_t auto_ = 1;
-    for (size_t i = 0; i < f.size(); ++i) {
-      if (f[i] == '{' && i + 1 < f.size() && f[i + 1] == '{') { out += '{'; ++i; continue; }
-      if (f[i] == '}' && i + 1 < f.size() && f[i + 1] == '}') { out += '}'; ++i; continue; }
-      if (f[i] != '{') { out += f[i]; continue; }
-      size_t j = f.find('}', i);
-      if (j == std::string::npos) in.raise("ValueError", "Single '{' encountered in format string");
-      std::string field = f.substr(i + 1, j - i - 1), spec;
-      auto colon = field.find(':');
-      if (colon != std::string::npos) { spec = field.substr(colon + 1); field = field.substr(0, colon); }
-      Value v;
-      if (field.empty()) {
-        if (auto_ >= a.args.size()) in.raise("IndexError", "Replacement index " + std::to_string(auto_ - 1) + " out of range for positional args tuple");
-        v = a.args[auto_++];
-      } else if (std::isdigit(static_cast<unsigned char>(field[0]))) {
-        size_t k = std::stoul(field) + 1;
-        if (k >= a.args.size()) in.raise("IndexError", "Replacement index " + field + " out of range for positional args tuple");
-        v = a.args[k];
-      } else {
-        v = a.kwarg(field);
-        if (!v) in.raise("KeyError", "'" + field + "'");
-      }
-      out += spec.empty() ? in.str(v) : formatValue(in, v, spec);
-      i = j;
-    }
-    return makeStr(out);
-  });
-  method(strCls, "startswith", [sv](Interpreter&, CallArgs& a) { return makeBool(sv(a.args[0]).rfind(sv(a.args.at(1)), 0) == 0); });
-  method(strCls, "endswith", [sv](Interpreter&, CallArgs& a) {
-    const std::string &s = sv(a.args[0]), &x = sv(a.args.at(1));
-    return makeBool(s.size() >= x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0);
-  });
-  method(strCls, "upper", [sv](Interpreter&, CallArgs& a) { std::string s = sv(a.args[0]); for (auto& c : s) c = static_cast<char>(toupper(c)); return makeStr(s); });
-  method(strCls, "lower", [sv](Interpreter&, CallArgs& a) { std::string s = sv(a.args[0]); for (auto& c : s) c = static_cast<char>(tolower(c)); return makeStr(s); });
-  method(strCls, "strip", [sv](Interpreter&, CallArgs& a) {
-    std::string s = sv(a.args[0]);
-    size_t b = s.find_first_not_of(" \t\n\r"), e = s.find_last_not_of(" \t\n\r");
-    return makeStr(b == std::string::npos ? "" : s.substr(b, e - b + 1));
-  });
-  method(strCls, "split", [sv](Interpreter& in, CallArgs& a) {
-    const std::string& s = sv(a.args[0]);
-    std::vector<Value> out;
-    if (a.args.size() < 2 || isNone(a.args[1])) {
-      std::istringstream is(s);
-      std::string w;
-      while (is >> w) out.push_back(makeStr(w));
-      return makeList(out);
-    }
-    const std::string& sep = sv(a.args[1]);
-    if (sep.empty()) in.raise("ValueError", "empty separator");
-    size_t p = 0, q;
-    while ((q = s.find(sep, p)) != std::string::npos) { out.push_back(makeStr(s.substr(p, q - p))); p = q + sep.size(); }
-    out.push_back(makeStr(s.substr(p)));
-    return makeList(out);
-  });
-  method(strCls, "replace", [sv](Interpreter&, CallArgs& a) {
-    std::string s = sv(a.args[0]);
-    const std::string &from = sv(a.args.at(1)), &to = sv(a.args.at(2));
-    if (from.empty()) return makeStr(s);
-    std::string out;
-    size_t p = 0, q;
-    while ((q = s.find(from, p)) != std::string::npos) { out += s.substr(p, q - p) + to; p = q + from.size(); }
-    return makeStr(out + s.substr(p));
-  });
-
+  cls("str", object);
+  installStrMethods();
   for (const char* n : {"list", "tuple", "dict", "set", "frozenset", "dict_keys", "dict_values", "dict_items"}) cls(n, object);
   auto prop = cls("property", object);
-  method(prop, "__new__", [](Interpreter& in, CallArgs& a) {
+  auto makeProperty = [](Interpreter& in, Value fget, Value fset, Value fdel, Value doc) {
     auto inst = std::make_shared<InstanceObj>(in.builtinClass("property"));
-    inst->dict->setStr("fget", a.args.at(1));
+    inst->dict->setStr("fget", fget ? fget : None());
+    inst->dict->setStr("fset", fset ? fset : None());
+    inst->dict->setStr("fdel", fdel ? fdel : None());
+    inst->dict->setStr("__doc__", doc ? doc : None());
     return Value(inst);
+  };
+  method(prop, "__new__", [makeProperty](Interpreter& in, CallArgs& a) {
+    auto arg = [&](size_t i, const char* kw) -> Value { return i < a.args.size() ? a.args[i] : a.kwarg(kw); };
+    return makeProperty(in, arg(1, "fget"), arg(2, "fset"), arg(3, "fdel"), arg(4, "doc"));
   });
+  for (const char* which : {"getter", "setter", "deleter"}) {
+    std::string w = which;
+    method(prop, w, [w, makeProperty](Interpreter& in, CallArgs& a) {
+      auto* self = static_cast<InstanceObj*>(a.args.at(0).get());
+      Value fget = self->dict->getStr("fget"), fset = self->dict->getStr("fset"), fdel = self->dict->getStr("fdel");
+      (w == "getter" ? fget : w == "setter" ? fset : fdel) = a.args.at(1);
+      return makeProperty(in, fget, fset, fdel, self->dict->getStr("__doc__"));
+    });
+  }
+  // StopIteration.value (and SystemExit.code) read the first argument.
+  for (auto [name, attr] : {std::pair{"StopIteration", "value"}, {"SystemExit", "code"}}) {
+    auto getter = makeBuiltin(std::string(name) + "." + attr, [](Interpreter& in, CallArgs& a) -> Value {
+      auto* inst = static_cast<InstanceObj*>(a.args.at(0).get());
+      Value args = inst->dict->getStr("args");
+      auto items = args ? in.iterate(args) : std::vector<Value>{};
+      return items.empty() ? None() : items[0];
+    });
+    classes_[name]->dict[attr] = makeProperty(*this, getter, nullptr, nullptr, nullptr);
+  }
   for (const char* n : {"staticmethod", "classmethod"}) {
     auto c = cls(n, object);
     std::string name = n;
@@ -374,8 +484,14 @@ void Interpreter::installBuiltins() {
     arity(in, a, 1, 1, "len");
     const Value& v = a.args[0];
     if (in.tracer) in.tracer->onSequence(v);
+    if (v->sub || v->kind == VK::Class)
+      if (Value m = in.classOf(v)->lookup("__len__"); m && (m->kind == VK::Function || v->kind == VK::Class)) {
+        Value r = in.callDunder(v, "__len__", {});
+        if (r->kind != VK::Int) in.raise("TypeError", "'" + typeName(r) + "' object cannot be interpreted as an integer");
+        return r;
+      }
     switch (v->kind) {
-      case VK::Str: return makeInt(static_cast<int64_t>(static_cast<StrObj*>(v.get())->v.size()));
+      case VK::Str: return makeInt(strLength(static_cast<StrObj*>(v.get())->v));
       case VK::List: return makeInt(static_cast<int64_t>(static_cast<ListObj*>(v.get())->items.size()));
       case VK::Tuple: return makeInt(static_cast<int64_t>(static_cast<TupleObj*>(v.get())->items.size()));
       case VK::Dict: return makeInt(static_cast<int64_t>(static_cast<DictObj*>(v.get())->items.size()));
@@ -504,16 +620,12 @@ void Interpreter::installBuiltins() {
     if (in.tracer) in.tracer->onType(a.args[0]);
     return makeBool(in.isInstance(a.args[0], a.args[1]));
   });
-  def("issubclass", [](Interpreter& in, CallArgs& a) {
-    if (a.args.at(0)->kind != VK::Class) in.raise("TypeError", "issubclass() arg 1 must be a class");
-    if (a.args.at(1)->kind != VK::Class) in.raise("TypeError", "issubclass() arg 2 must be a class");
-    return makeBool(static_cast<ClassObj*>(a.args[0].get())->isSubclassOf(static_cast<ClassObj*>(a.args[1].get())));
-  });
   def("getattr", [](Interpreter& in, CallArgs& a) {
     arity(in, a, 2, 3, "getattr");
     if (a.args[1]->kind != VK::Str) in.raise("TypeError", "attribute name must be string, not '" + typeName(a.args[1]) + "'");
     if (a.args.size() == 3) {
       Value v = in.getAttrOrNull(a.args[0], static_cast<StrObj*>(a.args[1].get())->v);
+      if (in.tracer && !v) in.tracer->onHasattr(a.args[0], in.str(a.args[1]), false);
       return v ? v : a.args[2];
     }
     return in.getAttr(a.args[0], static_cast<StrObj*>(a.args[1].get())->v);
@@ -551,15 +663,6 @@ void Interpreter::installBuiltins() {
     Value acc = a.args.size() > 1 ? a.args[1] : (a.kwarg("start") ? a.kwarg("start") : makeInt(0));
     for (auto& v : in.iterate(a.args.at(0))) acc = in.binaryOp("+", acc, v);
     return acc;
-  });
-  def("abs", [](Interpreter& in, CallArgs& a) -> Value {
-    arity(in, a, 1, 1, "abs");
-    const Value& v = a.args[0];
-    if (v->kind == VK::Int) return makeInt(std::llabs(static_cast<IntObj*>(v.get())->v));
-    if (v->kind == VK::Bool) return makeInt(static_cast<BoolObj*>(v.get())->v);
-    if (v->kind == VK::Float) return makeFloat(std::fabs(static_cast<FloatObj*>(v.get())->v));
-    if (v->kind == VK::Tensor) { CallArgs c; return in.call(in.getAttr(v, "abs"), c); }
-    in.raise("TypeError", "bad operand type for abs(): '" + typeName(v) + "'");
   });
   def("round", [](Interpreter& in, CallArgs& a) -> Value {
     double d = toDouble(in, a.args.at(0));
@@ -630,16 +733,6 @@ void Interpreter::installBuiltins() {
     }, "filter");
   });
   def("id", [](Interpreter&, CallArgs& a) { return makeInt(static_cast<int64_t>(reinterpret_cast<intptr_t>(a.args.at(0).get()))); });
-  def("type", [](Interpreter& in, CallArgs& a) -> Value {
-    const Value& v = a.args.at(0);
-    if (in.tracer && a.args.size() == 1) in.tracer->onType(v);
-    if (v->kind == VK::Instance) return static_cast<InstanceObj*>(v.get())->cls;
-    if (auto c = in.builtinClass(typeName(v))) return c;
-    auto c = std::make_shared<ClassObj>();
-    c->name = typeName(v);
-    c->mro.push_back(c);
-    return Value(c);
-  });
   def("callable", [](Interpreter& in, CallArgs& a) {
     const Value& v = a.args.at(0);
     bool c = v->kind == VK::Function || v->kind == VK::Builtin || v->kind == VK::BoundMethod || v->kind == VK::Class ||
@@ -649,46 +742,27 @@ void Interpreter::installBuiltins() {
   def("repr", [](Interpreter& in, CallArgs& a) { return makeStr(in.repr(a.args.at(0))); });
   def("format", [](Interpreter& in, CallArgs& a) { return makeStr(formatValue(in, a.args.at(0), a.args.size() > 1 ? in.str(a.args[1]) : "")); });
   def("divmod", [](Interpreter& in, CallArgs& a) { return makeTuple({in.binaryOp("//", a.args.at(0), a.args.at(1)), in.binaryOp("%", a.args[0], a.args[1])}); });
-  def("pow", [](Interpreter& in, CallArgs& a) { return in.binaryOp("**", a.args.at(0), a.args.at(1)); });
-  def("super", [](Interpreter& in, CallArgs& a) { return in.superProxy(a); });
+
+  builtinClass("super")->dict["__new__"] = makeBuiltin("super.__new__", [](Interpreter& in, CallArgs& a) {
+    CallArgs rest = a;
+    rest.args.erase(rest.args.begin());
+    return in.superProxy(rest);
+  });
   def("open", [](Interpreter& in, CallArgs&) -> Value { in.raise("PermissionError", "open() is not available: Kiln runs scripts sandboxed (no files)"); });
   def("exec", [](Interpreter& in, CallArgs&) -> Value { in.raise("NotImplementedError", "exec() is not supported by Kiln"); });
   def("eval", [](Interpreter& in, CallArgs&) -> Value { in.raise("NotImplementedError", "eval() is not supported by Kiln"); });
   def("input", [](Interpreter& in, CallArgs&) -> Value { in.raise("NotImplementedError", "input() is not available: scripts run without standard input"); });
   B["__name__"] = makeStr("builtins");
   B["Ellipsis"] = std::make_shared<Obj>(VK::Ellipsis);
-  B["NotImplemented"] = makeStr("NotImplemented");
+  {
+    auto ni = cls("NotImplementedType", object);
+    method(ni, "__repr__", [](Interpreter&, CallArgs&) { return makeStr("NotImplemented"); });
+    method(ni, "__bool__", [](Interpreter&, CallArgs&) { return True(); });
+    B["NotImplemented"] = std::make_shared<InstanceObj>(ni);
+    B.erase("NotImplementedType");
+  }
   installContainerMethods();
-}
-
-Value Interpreter::superProxy(CallArgs& a) {
-  // super() in a method: look the attribute up after the defining class in self's MRO.
-  std::shared_ptr<ClassObj> start;
-  Value self;
-  if (a.args.size() == 2) {
-    start = std::static_pointer_cast<ClassObj>(a.args[0]);
-    self = a.args[1];
-  } else {
-    for (auto it = frames_.rbegin(); it != frames_.rend(); ++it)
-      if (it->classDef) { start = it->classDef; self = it->classSelf; break; }
-  }
-  if (!start || !self) raise("RuntimeError", "super(): no arguments");
-  auto proxyCls = std::make_shared<ClassObj>();
-  proxyCls->name = "super";
-  proxyCls->mro.push_back(proxyCls);
-  std::shared_ptr<ClassObj> selfCls = self->kind == VK::Instance ? static_cast<InstanceObj*>(self.get())->cls : std::static_pointer_cast<ClassObj>(self);
-  bool after = false;
-  for (auto& m : selfCls->mro) {
-    if (after) proxyCls->mro.push_back(m);
-    if (m == start) after = true;
-  }
-  auto proxy = std::make_shared<InstanceObj>(proxyCls);
-  // Bind lookups to the real self: copy methods as bound methods.
-  for (auto& m : proxyCls->mro)
-    for (auto& [k, v] : m->dict)
-      if (!proxy->dict->getStr(k) && (v->kind == VK::Function || v->kind == VK::Builtin))
-        proxy->dict->setStr(k, std::make_shared<BoundMethodObj>(self, v));
-  return proxy;
+  installMoreBuiltins();
 }
 
 // ---- tracebacks ----

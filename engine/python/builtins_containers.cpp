@@ -64,8 +64,17 @@ void Interpreter::installContainerMethods() {
     c->dict[name] = makeBuiltin(cls + "." + name, std::move(fn));
   };
 
+  auto isExactly = [](Interpreter& in, const Value& cls, const char* name) { return cls.get() == in.builtinClass(name).get(); };
   // ---- list ----
-  method("list", "__new__", [](Interpreter& in, CallArgs& a) { return makeList(a.args.size() > 1 ? in.iterate(a.args[1]) : std::vector<Value>{}); });
+  method("list", "__new__", [isExactly](Interpreter& in, CallArgs& a) {
+    if (!isExactly(in, a.args.at(0), "list")) return makeList({});
+    return makeList(a.args.size() > 1 ? in.iterate(a.args[1]) : std::vector<Value>{});
+  });
+  method("list", "__init__", [](Interpreter& in, CallArgs& a) {
+    if (a.args.at(0)->kind != VK::List || !a.args[0]->sub) return None();
+    listItems(a.args[0]) = a.args.size() > 1 ? in.iterate(a.args[1]) : std::vector<Value>{};
+    return None();
+  });
   method("list", "append", [](Interpreter& in, CallArgs& a) {
     touch(in, a.args[0]);
     listItems(a.args[0]).push_back(a.args.at(1));
@@ -178,11 +187,21 @@ void Interpreter::installContainerMethods() {
       ++i;
     }
   };
-  method("dict", "__new__", [addFrom](Interpreter& in, CallArgs& a) {
+  // dict(...) builds its items in __new__; a subclass's instance starts empty and its
+  // __init__ (dict.__init__ through super()) fills it, as in Python.
+  method("dict", "__new__", [addFrom, isExactly](Interpreter& in, CallArgs& a) {
     auto d = std::make_shared<DictObj>();
+    if (!isExactly(in, a.args.at(0), "dict")) return Value(d);
+    if (a.args.size() > 2) in.raise("TypeError", "dict expected at most 1 argument, got " + std::to_string(a.args.size() - 1));
     if (a.args.size() > 1) addFrom(in, *d, a.args[1]);
     for (auto& [k, v] : a.kwargs) d->setStr(k, v);
     return Value(d);
+  });
+  method("dict", "__init__", [addFrom](Interpreter& in, CallArgs& a) {
+    if (a.args.at(0)->kind != VK::Dict || !a.args[0]->sub) return None();  // dict(...) already filled it
+    if (a.args.size() > 1) addFrom(in, dictOf(a.args[0]), a.args[1]);
+    for (auto& [k, v] : a.kwargs) dictOf(a.args[0]).setStr(k, v);
+    return None();
   });
   for (const char* view : {"keys", "values", "items"}) {
     std::string kind = view;

@@ -81,6 +81,10 @@ Value Interpreter::evalExpr(const Expr& e) {
       if (a->kind == VK::Tensor) {
         if (Value r = torchapi::tensorUnary(*this, e.name, a)) return r;
       }
+      if (isUserObject(a)) {
+        const char* dunder = e.name == "-" ? "__neg__" : e.name == "+" ? "__pos__" : "__invert__";
+        if (Value r = callDunder(a, dunder, {}); r && !isNotImplemented(r)) return r;
+      }
       if (e.name == "-") {
         if (a->kind == VK::Float) return makeFloat(-asDouble(a));
         if (isIntLike(a)) return makeInt(-asInt(a));
@@ -367,119 +371,8 @@ Value Interpreter::call(const Value& fn, CallArgs& args) {
   raise("TypeError", "'" + typeName(fn) + "' object is not callable");
 }
 
-Value Interpreter::instantiate(const std::shared_ptr<ClassObj>& cls, CallArgs& args) {
-  // Builtin classes (int, float, list, nn.Linear ...) construct through __new__ natives.
-  Value nw = cls->lookup("__new__");
-  if (nw && nw->kind == VK::Builtin) {
-    CallArgs a = args;
-    a.args.insert(a.args.begin(), cls);
-    Value obj = call(nw, a);
-    if (obj->kind != VK::Instance || !static_cast<InstanceObj*>(obj.get())->cls->isSubclassOf(cls.get())) return obj;
-    Value init = cls->lookup("__init__");
-    if (init && init->kind == VK::Function) {
-      CallArgs b = args;
-      callFunction(*static_cast<FunctionObj*>(init.get()), b, obj);
-    }
-    return obj;
-  }
-  auto inst = std::make_shared<InstanceObj>(cls);
-  Value init = cls->lookup("__init__");
-  if (init) {
-    if (init->kind == VK::Function) {
-      callFunction(*static_cast<FunctionObj*>(init.get()), args, inst);
-    } else {
-      CallArgs a = args;
-      a.args.insert(a.args.begin(), inst);
-      call(init, a);
-    }
-  } else if (!args.args.empty() && !cls->isException) {
-    raise("TypeError", cls->name + "() takes no arguments");
-  }
-  if (cls->isException && !inst->dict->getStr("args")) inst->dict->setStr("args", makeTuple(args.args));
-  return inst;
-}
-
-Value Interpreter::getAttrOrNull(const Value& obj, const std::string& name) {
-  try {
-    return getAttr(obj, name);
-  } catch (const PyError& e) {
-    if (e.type() == "AttributeError") return nullptr;
-    throw;
-  }
-}
-
-Value Interpreter::getAttr(const Value& obj, const std::string& name) {
+Value Interpreter::iteratorAttr(const Value& obj, const std::string& name) {
   switch (obj->kind) {
-    case VK::Module: {
-      auto* m = static_cast<ModuleObj*>(obj.get());
-      auto it = m->scope->vars.find(name);
-      if (it != m->scope->vars.end()) return it->second;
-      auto sub = modules_.find(m->name + "." + name);
-      if (sub != modules_.end()) return sub->second;
-      if (name == "__name__") return makeStr(m->name);
-      raise("AttributeError", "module '" + m->name + "' has no attribute '" + name + "'");
-    }
-    case VK::Instance: {
-      auto* inst = static_cast<InstanceObj*>(obj.get());
-      // data descriptors (properties) first
-      Value clsAttr = inst->cls->lookup(name);
-      if (clsAttr && clsAttr->kind == VK::Instance && static_cast<InstanceObj*>(clsAttr.get())->cls->name == "property") {
-        Value fget = static_cast<InstanceObj*>(clsAttr.get())->dict->getStr("fget");
-        CallArgs a;
-        a.args.push_back(obj);
-        return call(fget, a);
-      }
-      if (Value v = inst->dict->getStr(name)) return v;
-      if (clsAttr) {
-        if (clsAttr->kind == VK::Function || clsAttr->kind == VK::Builtin) return std::make_shared<BoundMethodObj>(obj, clsAttr);
-        if (clsAttr->kind == VK::Instance && static_cast<InstanceObj*>(clsAttr.get())->cls->name == "staticmethod")
-          return static_cast<InstanceObj*>(clsAttr.get())->dict->getStr("fn");
-        if (clsAttr->kind == VK::Instance && static_cast<InstanceObj*>(clsAttr.get())->cls->name == "classmethod")
-          return std::make_shared<BoundMethodObj>(inst->cls, static_cast<InstanceObj*>(clsAttr.get())->dict->getStr("fn"));
-        return clsAttr;
-      }
-      if (name == "__class__") return inst->cls;
-      if (name == "__dict__") return inst->dict;
-      Value ga = inst->cls->lookup("__getattr__");
-      if (ga) {
-        CallArgs a;
-        a.args.push_back(makeStr(name));
-        return call(std::make_shared<BoundMethodObj>(obj, ga), a);
-      }
-      raise("AttributeError", "'" + inst->cls->name + "' object has no attribute '" + name + "'");
-    }
-    case VK::Class: {
-      auto* c = static_cast<ClassObj*>(obj.get());
-      Value v = c->lookup(name);
-      if (v) {
-        if (v->kind == VK::Instance && static_cast<InstanceObj*>(v.get())->cls->name == "staticmethod")
-          return static_cast<InstanceObj*>(v.get())->dict->getStr("fn");
-        if (v->kind == VK::Instance && static_cast<InstanceObj*>(v.get())->cls->name == "classmethod")
-          return std::make_shared<BoundMethodObj>(obj, static_cast<InstanceObj*>(v.get())->dict->getStr("fn"));
-        return v;
-      }
-      if (name == "__name__") return makeStr(c->name);
-      if (name == "__qualname__") return makeStr(c->qualname);
-      raise("AttributeError", "type object '" + c->name + "' has no attribute '" + name + "'");
-    }
-    case VK::Tensor: {
-      if (Value v = torchapi::tensorGetAttr(*this, obj, name)) return v;
-      raise("AttributeError", "'Tensor' object has no attribute '" + name + "'");
-    }
-    case VK::Function: {
-      auto* f = static_cast<FunctionObj*>(obj.get());
-      if (name == "__name__") return makeStr(f->name);
-      if (name == "__qualname__") return makeStr(f->qualname);
-      if (name == "__doc__") return f->def && !f->def->docstring.empty() ? makeStr(f->def->docstring) : None();
-      auto it = f->attrs.find(name);
-      if (it != f->attrs.end() && name != "__class_def__") return it->second;
-      raise("AttributeError", "'function' object has no attribute '" + name + "'");
-    }
-    case VK::Builtin: {
-      auto* b = static_cast<BuiltinObj*>(obj.get());
-      if (name == "__name__") return makeStr(b->name.substr(b->name.rfind('.') + 1));
-      raise("AttributeError", "'builtin_function_or_method' object has no attribute '" + name + "'");
-    }
     case VK::Generator: {
       auto* g = static_cast<GeneratorObj*>(obj.get());
       Value self = obj;
@@ -545,68 +438,9 @@ Value Interpreter::getAttr(const Value& obj, const std::string& name) {
       if (name == "__iter__") return makeBuiltin(it->typeName + ".__iter__", [self](Interpreter&, CallArgs&) { return self; });
       break;
     }
-    case VK::BoundMethod: {
-      auto* bm = static_cast<BoundMethodObj*>(obj.get());
-      if (name == "__self__") return bm->self;
-      if (name == "__func__") return bm->fn;
-      return getAttr(bm->fn, name);
-    }
     default: break;
   }
-  // Methods of builtin types (str.join, list.append, dict.items ...) live on their classes.
-  std::string tn = typeName(obj);
-  if (auto cls = builtinClass(tn)) {
-    Value m = cls->lookup(name);
-    if (m) return std::make_shared<BoundMethodObj>(obj, m);
-  }
-  if (obj->kind == VK::DType) {
-    auto d = static_cast<DTypeObj*>(obj.get())->d;
-    if (name == "is_floating_point") return makeBuiltin("dtype.is_floating_point", [d](Interpreter&, CallArgs&) { return makeBool(ir::isFloating(d)); });
-    if (name == "itemsize") return makeInt(static_cast<int64_t>(ir::itemSize(d)));
-    if (name == "is_complex") return makeBuiltin("dtype.is_complex", [](Interpreter&, CallArgs&) { return False(); });
-  }
-  raise("AttributeError", "'" + tn + "' object has no attribute '" + name + "'");
-}
-
-void Interpreter::setAttr(const Value& obj, const std::string& name, Value v) {
-  if (tracer) tracer->onSetAttr(obj, name, v);
-  if (obj->kind == VK::Instance) {
-    auto* inst = static_cast<InstanceObj*>(obj.get());
-    Value sa = inst->cls->lookup("__setattr__");
-    if (sa && sa->kind == VK::Builtin) {
-      CallArgs a;
-      a.args = {obj, makeStr(name), std::move(v)};
-      call(sa, a);
-      return;
-    }
-    inst->dict->setStr(name, std::move(v));
-    return;
-  }
-  if (obj->kind == VK::Function) {
-    static_cast<FunctionObj*>(obj.get())->attrs[name] = std::move(v);
-    return;
-  }
-  if (obj->kind == VK::Class) {
-    static_cast<ClassObj*>(obj.get())->dict[name] = std::move(v);
-    return;
-  }
-  if (obj->kind == VK::Module) {
-    static_cast<ModuleObj*>(obj.get())->scope->vars[name] = std::move(v);
-    return;
-  }
-  if (obj->kind == VK::Tensor) {
-    if (torchapi::autogradSetAttr(*this, obj, name, v)) return;  // .grad, .requires_grad, .data
-    // Any other attribute is the program's own (x.tag = 3), as on a Python object; PyTorch's
-    // own read-only attributes stay read-only.
-    static const std::set<std::string> kReadOnly = {"shape", "dtype", "ndim", "device", "is_cuda", "T", "mT", "grad_fn", "is_leaf"};
-    if (!kReadOnly.count(name)) {
-      auto* t = static_cast<TensorObj*>(obj.get());
-      if (!t->attrs) t->attrs = std::make_shared<DictObj>();
-      t->attrs->setStr(name, std::move(v));
-      return;
-    }
-  }
-  raise("AttributeError", "'" + typeName(obj) + "' object attribute '" + name + "' is read-only");
+  raise("AttributeError", "'" + typeName(obj) + "' object has no attribute '" + name + "'");
 }
 
 bool Interpreter::truthy(const Value& v) {
@@ -637,6 +471,8 @@ Value Interpreter::binaryOp(const std::string& opIn, const Value& a, const Value
   std::string op = opIn;
   bool inplace = false;
   if (op.size() >= 2 && op.back() == '=' ) { op.pop_back(); inplace = true; }
+  if (isUserObject(a) || isUserObject(b))
+    if (Value r = userBinary(op, a, b, inplace)) return r;
   if (a->kind == VK::Tensor || b->kind == VK::Tensor) {
     if (Value r = torchapi::tensorBinary(*this, inplace ? op + "=" : op, a, b)) return r;
   }
@@ -700,33 +536,69 @@ Value Interpreter::binaryOp(const std::string& opIn, const Value& a, const Value
   }
   if (op == "*" && isIntLike(a) && (b->kind == VK::Str || b->kind == VK::List || b->kind == VK::Tuple)) return binaryOp("*", b, a);
   if (op == "%" && a->kind == VK::Str) return makeStr(percentFormat(*this, static_cast<StrObj*>(a.get())->v, b));
-  // User classes with operator methods.
-  static const std::map<std::string, std::pair<std::string, std::string>> kDunder = {
-      {"+", {"__add__", "__radd__"}}, {"-", {"__sub__", "__rsub__"}}, {"*", {"__mul__", "__rmul__"}},
-      {"/", {"__truediv__", "__rtruediv__"}}, {"@", {"__matmul__", "__rmatmul__"}}, {"//", {"__floordiv__", "__rfloordiv__"}},
-      {"%", {"__mod__", "__rmod__"}}, {"**", {"__pow__", "__rpow__"}}};
-  auto it = kDunder.find(op);
-  if (it != kDunder.end()) {
-    if (a->kind == VK::Instance)
-      if (Value m = static_cast<InstanceObj*>(a.get())->cls->lookup(it->second.first)) {
-        CallArgs ca;
-        ca.args.push_back(b);
-        return call(std::make_shared<BoundMethodObj>(a, m), ca);
-      }
-    if (b->kind == VK::Instance)
-      if (Value m = static_cast<InstanceObj*>(b.get())->cls->lookup(it->second.second)) {
-        CallArgs ca;
-        ca.args.push_back(a);
-        return call(std::make_shared<BoundMethodObj>(b, m), ca);
-      }
-  }
   raise("TypeError", "unsupported operand type(s) for " + opIn + ": '" + typeName(a) + "' and '" + typeName(b) + "'");
+}
+
+bool Interpreter::isUserObject(const Value& v) { return v->kind == VK::Instance || v->sub != nullptr || v->kind == VK::Class; }
+
+bool Interpreter::isNotImplemented(const Value& v) { return v && v == builtin("NotImplemented"); }
+
+Value Interpreter::callDunder(const Value& self, const std::string& name, std::vector<Value> args) {
+  auto cls = classOf(self);
+  Value m = cls->lookup(name);
+  if (!m && self->kind == VK::Class) return nullptr;
+  if (!m) return nullptr;
+  CallArgs ca;
+  ca.args = std::move(args);
+  return call(bindAttr(m, self, cls), ca);
+}
+
+Value Interpreter::userBinary(const std::string& op, const Value& a, const Value& b, bool inplace) {
+  static const std::map<std::string, std::string> kNames = {
+      {"+", "add"}, {"-", "sub"}, {"*", "mul"}, {"/", "truediv"}, {"@", "matmul"}, {"//", "floordiv"}, {"%", "mod"},
+      {"**", "pow"}, {"&", "and"}, {"|", "or"}, {"^", "xor"}, {"<<", "lshift"}, {">>", "rshift"}};
+  auto it = kNames.find(op);
+  if (it == kNames.end()) return nullptr;
+  const std::string& n = it->second;
+  if (inplace && isUserObject(a))
+    if (Value r = callDunder(a, "__i" + n + "__", {b}); r && !isNotImplemented(r)) return r;
+  // A subclass's reflected method goes first (Python's rule for b's type deriving from a's).
+  bool bFirst = isUserObject(b) && classOf(b) != classOf(a) && classOf(b)->isSubclassOf(classOf(a).get()) &&
+                classOf(b)->lookup("__r" + n + "__");
+  if (bFirst)
+    if (Value r = callDunder(b, "__r" + n + "__", {a}); r && !isNotImplemented(r)) return r;
+  if (isUserObject(a))
+    if (Value r = callDunder(a, "__" + n + "__", {b}); r && !isNotImplemented(r)) return r;
+  if (!bFirst && isUserObject(b) && classOf(b) != classOf(a))
+    if (Value r = callDunder(b, "__r" + n + "__", {a}); r && !isNotImplemented(r)) return r;
+  return nullptr;
 }
 
 Value Interpreter::compare(const std::string& op, const Value& a, const Value& b) {
   if (op == "is") return makeBool(a == b || (a->kind == VK::None && b->kind == VK::None) ||
                                   (a->kind == VK::Bool && b->kind == VK::Bool && asInt(a) == asInt(b)));
   if (op == "is not") return makeBool(!truthy(compare("is", a, b)));
+  if ((op == "==" || op == "!=" || op == "<" || op == "<=" || op == ">" || op == ">=") && (isUserObject(a) || isUserObject(b)) &&
+      a->kind != VK::Tensor && b->kind != VK::Tensor) {
+    static const std::map<std::string, std::pair<std::string, std::string>> kRich = {
+        {"==", {"__eq__", "__eq__"}}, {"!=", {"__ne__", "__ne__"}}, {"<", {"__lt__", "__gt__"}},
+        {"<=", {"__le__", "__ge__"}}, {">", {"__gt__", "__lt__"}}, {">=", {"__ge__", "__le__"}}};
+    const auto& [mine, theirs] = kRich.at(op);
+    bool bFirst = isUserObject(b) && classOf(b) != classOf(a) && classOf(b)->isSubclassOf(classOf(a).get());
+    if (bFirst)
+      if (Value r = callDunder(b, theirs, {a}); r && !isNotImplemented(r)) return r;
+    if (isUserObject(a))
+      if (Value r = callDunder(a, mine, {b}); r && !isNotImplemented(r)) return r;
+    if (!bFirst && isUserObject(b))
+      if (Value r = callDunder(b, theirs, {a}); r && !isNotImplemented(r)) return r;
+    // Nothing decided: plain objects compare by identity; instances of user subclasses of
+    // builtin types compare as their builtin values (a namedtuple equals a tuple).
+    bool plain = a->kind == VK::Instance || b->kind == VK::Instance || a->kind == VK::Class || b->kind == VK::Class;
+    if (op == "==") return plain ? makeBool(a == b) : compareValue(op, a, b);
+    if (op == "!=") return plain ? makeBool(a != b) : compareValue(op, a, b);
+    if (!plain) return compareValue(op, a, b);  // a list subclass orders as a list
+    raise("TypeError", "'" + op + "' not supported between instances of '" + typeName(a) + "' and '" + typeName(b) + "'");
+  }
   if ((op == "in" || op == "not in") && tracer) {
     Value r = compareValue(op, a, b);
     tracer->onContains(b, a, truthy(r) == (op == "in"));
@@ -739,6 +611,12 @@ Value Interpreter::compareValue(const std::string& op, const Value& a, const Val
   if (op == "is") return compare(op, a, b);
   if (op == "in" || op == "not in") {
     bool found = false;
+    // A __contains__ of the container's class (a user class, a metaclass, a builtin subclass).
+    if (b->kind == VK::Instance || b->sub || b->kind == VK::Class)
+      if (Value m = classOf(b)->lookup("__contains__")) {
+        Value r = callDunder(b, "__contains__", {a});
+        return makeBool(truthy(r) == (op == "in"));
+      }
     if (b->kind == VK::Dict) found = static_cast<DictObj*>(b.get())->get(a) != nullptr;
     else if (b->kind == VK::Str && a->kind == VK::Str) found = static_cast<StrObj*>(b.get())->v.find(static_cast<StrObj*>(a.get())->v) != std::string::npos;
     else if (b->kind == VK::Instance && static_cast<InstanceObj*>(b.get())->cls->name == "set")
@@ -806,13 +684,6 @@ Value Interpreter::compareValue(const std::string& op, const Value& a, const Val
     }
     if (a->kind == VK::None || b->kind == VK::None) return makeBool(a->kind == b->kind);
     if (a->kind == VK::DType && b->kind == VK::DType) return makeBool(static_cast<DTypeObj*>(a.get())->d == static_cast<DTypeObj*>(b.get())->d);
-    if (a->kind == VK::Instance) {
-      if (Value m = static_cast<InstanceObj*>(a.get())->cls->lookup("__eq__")) {
-        CallArgs ca;
-        ca.args.push_back(b);
-        return call(std::make_shared<BoundMethodObj>(a, m), ca);
-      }
-    }
     return makeBool(a == b);
   }
   if (op == "!=") return makeBool(!equals(a, b));
@@ -849,23 +720,43 @@ Value Interpreter::subscript(const Value& obj, const Value& index) {
 
 Value Interpreter::subscriptValue(const Value& obj, const Value& index) {
   if (obj->kind == VK::Tensor) return torchapi::tensorSubscript(*this, obj, index);
+  // A user class's __getitem__ (on an instance, or on a subclass of a builtin type), a class's
+  // __class_getitem__ (List[int], Generic[T]) or its metaclass's __getitem__ (Color['RED']).
+  if (obj->kind == VK::Class) {
+    auto c = std::static_pointer_cast<ClassObj>(obj);
+    if (Value cg = c->lookup("__class_getitem__")) {
+      CallArgs a;
+      a.args = {index};
+      return call(bindAttr(cg, nullptr, c), a);
+    }
+    if (Value r = callDunder(obj, "__getitem__", {index})) return r;
+    raise("TypeError", "type '" + c->name + "' is not subscriptable");
+  }
+  if (obj->kind == VK::Instance || (obj->sub && classOf(obj)->lookup("__getitem__") &&
+                                     classOf(obj)->lookup("__getitem__")->kind == VK::Function)) {
+    if (Value r = callDunder(obj, "__getitem__", {index})) return r;
+    if (obj->kind == VK::Instance) raise("TypeError", "'" + typeName(obj) + "' object is not subscriptable");
+  }
   if (obj->kind == VK::Dict) {
     Value v = static_cast<DictObj*>(obj.get())->get(index);
-    if (!v) raise("KeyError", repr(index));
+    if (!v) {
+      // A dict subclass's __missing__ (defaultdict, Counter) supplies the value.
+      if (obj->sub)
+        if (Value r = callDunder(obj, "__missing__", {index})) return r;
+      raiseWith("KeyError", {index});
+    }
     return v;
   }
   if (obj->kind == VK::List || obj->kind == VK::Tuple || obj->kind == VK::Str) {
     if (tracer) tracer->onSequence(obj);
-    int64_t n = obj->kind == VK::Str ? static_cast<int64_t>(static_cast<StrObj*>(obj.get())->v.size())
+    int64_t n = obj->kind == VK::Str ? strLength(static_cast<StrObj*>(obj.get())->v)
                                      : static_cast<int64_t>(iterate(obj).size());
     std::string what = obj->kind == VK::List ? "list" : obj->kind == VK::Tuple ? "tuple" : "string";
     if (index->kind == VK::Slice) {
       int64_t start, stop, step;
       sliceIndices(*this, *static_cast<SliceObj*>(index.get()), n, &start, &stop, &step);
       if (obj->kind == VK::Str) {
-        std::string s, &src = static_cast<StrObj*>(obj.get())->v;
-        for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) s += src[i];
-        return makeStr(s);
+        return makeStr(strSlice(static_cast<StrObj*>(obj.get())->v, start, stop, step));
       }
       auto items = iterate(obj);
       std::vector<Value> out;
@@ -882,7 +773,7 @@ Value Interpreter::subscriptValue(const Value& obj, const Value& index) {
     int64_t i = asInt(index);
     if (i < 0) i += n;
     if (i < 0 || i >= n) raise("IndexError", what + " index out of range");
-    if (obj->kind == VK::Str) return makeStr(std::string(1, static_cast<StrObj*>(obj.get())->v[i]));
+    if (obj->kind == VK::Str) return makeStr(strSlice(static_cast<StrObj*>(obj.get())->v, i, i + 1, 1));
     return obj->kind == VK::List ? static_cast<ListObj*>(obj.get())->items[i] : static_cast<TupleObj*>(obj.get())->items[i];
   }
   if (obj->kind == VK::Instance) {
@@ -898,8 +789,31 @@ Value Interpreter::subscriptValue(const Value& obj, const Value& index) {
 
 void Interpreter::setSubscript(const Value& obj, const Value& index, Value v) {
   if (obj->kind == VK::Tensor) { torchapi::tensorSetSubscript(*this, obj, index, v); return; }
+  if (obj->sub && classOf(obj)->lookup("__setitem__") && classOf(obj)->lookup("__setitem__")->kind == VK::Function) {
+    callDunder(obj, "__setitem__", {index, std::move(v)});
+    return;
+  }
   if (tracer && (obj->kind == VK::Dict || obj->kind == VK::List)) tracer->onMutate(obj);
   if (obj->kind == VK::Dict) { static_cast<DictObj*>(obj.get())->set(index, std::move(v)); return; }
+  if (obj->kind == VK::List && index->kind == VK::Slice) {
+    // lst[a:b] = values (a step slice needs as many values as it selects).
+    auto& items = static_cast<ListObj*>(obj.get())->items;
+    std::vector<Value> values = iterate(v);
+    int64_t start, stop, step;
+    sliceIndices(*this, *static_cast<SliceObj*>(index.get()), static_cast<int64_t>(items.size()), &start, &stop, &step);
+    if (step == 1) {
+      stop = std::max(stop, start);
+      items.erase(items.begin() + start, items.begin() + stop);
+      items.insert(items.begin() + start, values.begin(), values.end());
+      return;
+    }
+    std::vector<int64_t> at;
+    for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) at.push_back(i);
+    if (at.size() != values.size())
+      raise("ValueError", "attempt to assign sequence of size " + std::to_string(values.size()) + " to extended slice of size " + std::to_string(at.size()));
+    for (size_t k = 0; k < at.size(); ++k) items[static_cast<size_t>(at[k])] = values[k];
+    return;
+  }
   if (obj->kind == VK::List) {
     auto& items = static_cast<ListObj*>(obj.get())->items;
     if (!isIntLike(index)) raise("TypeError", "list indices must be integers or slices, not " + typeName(index));
@@ -921,21 +835,5 @@ void Interpreter::setSubscript(const Value& obj, const Value& index, Value v) {
 }
 
 
-bool Interpreter::isInstance(const Value& v, const Value& clsOrTuple) {
-  if (clsOrTuple->kind == VK::Tuple) {
-    for (auto& c : static_cast<TupleObj*>(clsOrTuple.get())->items)
-      if (isInstance(v, c)) return true;
-    return false;
-  }
-  if (clsOrTuple->kind != VK::Class) raise("TypeError", "isinstance() arg 2 must be a type, a tuple of types, or a union");
-  auto* cls = static_cast<ClassObj*>(clsOrTuple.get());
-  if (v->kind == VK::Instance) return static_cast<InstanceObj*>(v.get())->cls->isSubclassOf(cls);
-  std::string tn = typeName(v);
-  if (cls->name == "object") return true;
-  if (cls->name == tn) return true;
-  if (cls->name == "int" && v->kind == VK::Bool) return true;
-  if (cls->name == "Parameter" && v->kind == VK::Tensor) return static_cast<TensorObj*>(v.get())->t.requiresGrad();
-  return false;
-}
 
 }  // namespace kiln::py

@@ -13,11 +13,21 @@ namespace kiln::py {
 
 
 Interpreter::Interpreter(std::ostream& out) : out_(out) {
+  setUserKeyEquals([this](const Value& a, const Value& b) {
+    auto defines = [&](const Value& v) {
+      if (v->kind != VK::Instance) return false;
+      Value eq = static_cast<InstanceObj*>(v.get())->cls->lookup("__eq__");
+      return eq && eq->kind == VK::Function;
+    };
+    if (!defines(a) && !defines(b)) return false;
+    return truthy(compare("==", a, b));
+  });
   installBuiltins();
   torchapi::installModules(*this);
   torchapi::runPrelude(*this);
 }
 Interpreter::~Interpreter() {
+  setUserKeyEquals(nullptr);
   // Suspended generators are closed while the interpreter still exists (their finally blocks
   // run); any left over afterwards must not call back into it.
   while (!liveGenerators_.empty()) {
@@ -40,6 +50,12 @@ PyError Interpreter::makeError(const std::string& type, const std::string& messa
 }
 
 void Interpreter::raise(const std::string& type, const std::string& message) { throw makeError(type, message); }
+
+void Interpreter::raiseWith(const std::string& type, std::vector<Value> args) {
+  auto inst = std::make_shared<InstanceObj>(exceptionClass(type));
+  inst->dict->setStr("args", makeTuple(std::move(args)));
+  throw errorFor(inst);
+}
 
 TraceFrame Interpreter::currentLocation() const {
   if (frames_.empty()) return TraceFrame{file_, "<module>", {}};
@@ -196,6 +212,15 @@ const Interpreter::FnInfo& Interpreter::infoFor(const void* key, const Body* bod
 Value Interpreter::lookupName(const std::string& name, const Span& span) {
   (void)span;
   Frame& f = frames_.back();
+  if (f.classBody) {
+    // A class body reads its own names, then the enclosing functions', then globals.
+    auto it = f.scope->vars.find(name);
+    if (it != f.scope->vars.end()) return it->second;
+    for (Scope* s = f.scope->parent.get(); s; s = s->parent.get()) {
+      auto pit = s->vars.find(name);
+      if (pit != s->vars.end()) return pit->second;
+    }
+  }
   if (f.locals && f.locals->count(name) && !(f.globalsDecl && f.globalsDecl->count(name))) {
     auto it = f.scope->vars.find(name);
     if (it != f.scope->vars.end()) {
@@ -230,9 +255,14 @@ Value Interpreter::lookupName(const std::string& name, const Span& span) {
 
 void Interpreter::storeName(const std::string& name, Value v) {
   Frame& f = frames_.back();
+  if (f.classBody) {
+    if (!f.scope->vars.count(name)) f.scopeOrder.push_back(name);
+    f.scope->vars[name] = std::move(v);
+    return;
+  }
   if (!f.locals) {
-    // Module level (or a class body): while capturing, a store to the script's globals is a
-    // side effect the entry replays.
+    // Module level: while capturing, a store to the script's globals is a side effect the
+    // entry replays.
     if (tracer && f.module && f.scope == f.module->scope) tracer->onStoreGlobal(f.module, name);
     f.scope->vars[name] = std::move(v);
     return;
@@ -320,9 +350,33 @@ void Interpreter::deleteTarget(const Expr& t) {
   if (t.kind == ExprKind::Subscript) {
     Value obj = eval(*t.target);
     Value idx = eval(*t.a);
+    frames_.back().span = t.span;
+    if (obj->kind == VK::Instance || (obj->sub && classOf(obj)->lookup("__delitem__") && classOf(obj)->lookup("__delitem__")->kind == VK::Function)) {
+      if (!callDunder(obj, "__delitem__", {idx})) raise("TypeError", "'" + typeName(obj) + "' object does not support item deletion");
+      return;
+    }
+    if (obj->kind == VK::Tensor) raise("TypeError", "'Tensor' object does not support item deletion");
     if (tracer && (obj->kind == VK::Dict || obj->kind == VK::List)) tracer->onMutate(obj);
     if (obj->kind == VK::Dict) {
-      if (!static_cast<DictObj*>(obj.get())->erase(idx)) raise("KeyError", repr(idx));
+      if (!static_cast<DictObj*>(obj.get())->erase(idx)) raiseWith("KeyError", {idx});
+      return;
+    }
+    if (obj->kind == VK::List && idx->kind == VK::Slice) {
+      auto& items = static_cast<ListObj*>(obj.get())->items;
+      std::vector<int64_t> drop;
+      Value keep = subscript(makeList(std::vector<Value>(items.size(), None())), idx);  // validates the slice
+      (void)keep;
+      auto* sl = static_cast<SliceObj*>(idx.get());
+      int64_t n = static_cast<int64_t>(items.size());
+      auto get = [&](const Value& v, int64_t d) { return isNone(v) ? d : static_cast<IntObj*>(v.get())->v; };
+      int64_t step = get(sl->step, 1);
+      int64_t lo = step < 0 ? -1 : 0, hi = step < 0 ? n - 1 : n;
+      auto clamp = [&](int64_t v) { if (v < 0) v += n; return std::clamp(v, lo, hi); };
+      int64_t start = isNone(sl->start) ? (step < 0 ? hi : lo) : clamp(get(sl->start, 0));
+      int64_t stop = isNone(sl->stop) ? (step < 0 ? lo : hi) : clamp(get(sl->stop, 0));
+      for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) drop.push_back(i);
+      std::sort(drop.rbegin(), drop.rend());
+      for (int64_t i : drop) items.erase(items.begin() + i);
       return;
     }
     if (obj->kind == VK::List && idx->kind == VK::Int) {
@@ -336,10 +390,9 @@ void Interpreter::deleteTarget(const Expr& t) {
   }
   if (t.kind == ExprKind::Attribute) {
     Value obj = eval(*t.target);
-    if (obj->kind == VK::Instance) {
-      static_cast<InstanceObj*>(obj.get())->dict->erase(makeStr(t.name));
-      return;
-    }
+    frames_.back().span = t.span;
+    delAttr(obj, t.name);
+    return;
   }
   if (t.kind == ExprKind::Tuple || t.kind == ExprKind::List) {
     for (auto& x : t.items) deleteTarget(*x);
@@ -395,9 +448,24 @@ Interpreter::Flow Interpreter::exec(const Stmt& s) {
       else setSubscript(obj, idx, result);
       return Flow::Normal;
     }
-    case StmtKind::AnnAssign:
+    case StmtKind::AnnAssign: {
+      // At module level and in a class body the annotation is kept in __annotations__ (what
+      // dataclasses and NamedTuple read), in order.
+      Frame& f = frames_.back();
+      if (!f.locals && s.target->kind == ExprKind::Name && s.value2) {
+        auto& vars = f.scope->vars;
+        auto it = vars.find("__annotations__");
+        if (it == vars.end() || it->second->kind != VK::Dict) {
+          vars["__annotations__"] = std::make_shared<DictObj>();
+          if (f.classBody) f.scopeOrder.push_back("__annotations__");
+          it = vars.find("__annotations__");
+        }
+        Value ann = eval(*s.value2);
+        static_cast<DictObj*>(it->second.get())->setStr(s.target->name, ann);
+      }
       if (s.value) assign(*s.target, eval(*s.value));
       return Flow::Normal;
+    }
     case StmtKind::Return:
       frames_.back().returnValue = s.value ? eval(*s.value) : None();
       return Flow::Return;
@@ -487,22 +555,35 @@ Interpreter::Flow Interpreter::exec(const Stmt& s) {
     case StmtKind::Import:
     case StmtKind::ImportFrom: doImport(s); return Flow::Normal;
     case StmtKind::Raise: {
-      if (!s.value) raise("RuntimeError", "No active exception to reraise");
+      if (!s.value) {
+        // A bare raise re-raises the exception being handled.
+        if (handling_.empty()) raise("RuntimeError", "No active exception to reraise");
+        throw errorFor(handling_.back());
+      }
       Value exc = eval(*s.value);
       if (exc->kind == VK::Class) {
+        if (!static_cast<ClassObj*>(exc.get())->isException) raise("TypeError", "exceptions must derive from BaseException");
         CallArgs a;
         exc = call(exc, a);
       }
       if (exc->kind != VK::Instance || !static_cast<InstanceObj*>(exc.get())->cls->isException)
         raise("TypeError", "exceptions must derive from BaseException");
       auto* inst = static_cast<InstanceObj*>(exc.get());
-      Value args = inst->dict->getStr("args");
-      std::string msg;
-      if (args && args->kind == VK::Tuple && !static_cast<TupleObj*>(args.get())->items.empty()) {
-        auto& items = static_cast<TupleObj*>(args.get())->items;
-        msg = items.size() == 1 ? str(items[0]) : repr(args);
+      if (s.value2) {
+        // raise X from Y: Y is the cause (None suppresses the context).
+        Value cause = eval(*s.value2);
+        if (cause->kind == VK::Class) {
+          CallArgs a;
+          cause = call(cause, a);
+        }
+        if (!isNone(cause) && !(cause->kind == VK::Instance && static_cast<InstanceObj*>(cause.get())->cls->isException))
+          raise("TypeError", "exception causes must derive from BaseException");
+        inst->dict->setStr("__cause__", cause);
+        inst->dict->setStr("__suppress_context__", True());
       }
-      throw PyError(inst->cls->name, msg, exc);
+      if (!handling_.empty() && handling_.back() != exc && !inst->dict->getStr("__context__"))
+        inst->dict->setStr("__context__", handling_.back());
+      throw errorFor(exc);
     }
     case StmtKind::Try: return execTry(s);
     case StmtKind::With: return execWith(s);
@@ -523,6 +604,22 @@ Interpreter::Flow Interpreter::exec(const Stmt& s) {
   return Flow::Normal;
 }
 
+PyError Interpreter::errorFor(const Value& exc) {
+  auto* inst = static_cast<InstanceObj*>(exc.get());
+  std::string msg = str(exc);
+  return PyError(inst->cls->name, msg, exc);
+}
+
+Value Interpreter::exceptionValue(PyError& e) {
+  if (Value v = e.exception()) return v;
+  // An error Kiln raised natively becomes an instance of its class with the message as args.
+  auto cls = exceptionClass(e.type());
+  auto inst = std::make_shared<InstanceObj>(cls);
+  inst->dict->setStr("args", e.message().empty() ? makeTuple({}) : makeTuple({makeStr(e.message())}));
+  e.setException(inst);
+  return inst;
+}
+
 Interpreter::Flow Interpreter::execTry(const Stmt& s) {
   Flow result = Flow::Normal;
   auto runFinally = [&] {
@@ -533,15 +630,7 @@ Interpreter::Flow Interpreter::execTry(const Stmt& s) {
   try {
     result = execBody(s.body);
   } catch (PyError& e) {
-    Value excVal = e.exception();
-    if (!excVal) {
-      auto cls = exceptionClass(e.type());
-      auto inst = std::make_shared<InstanceObj>(cls);
-      inst->dict->setStr("args", makeTuple({makeStr(e.message())}));
-      excVal = inst;
-      e.setException(excVal);
-    }
-    auto* inst = static_cast<InstanceObj*>(excVal.get());
+    Value excVal = exceptionValue(e);
     for (const auto& h : s.handlers) {
       bool match = !h.type;
       if (h.type) {
@@ -550,13 +639,27 @@ Interpreter::Flow Interpreter::execTry(const Stmt& s) {
       }
       if (!match) continue;
       if (!h.name.empty()) storeName(h.name, excVal);
+      handling_.push_back(excVal);
       try {
         result = execBody(h.body);
+      } catch (PyError& inner) {
+        // An exception raised while handling another has it as its context.
+        Value innerVal = exceptionValue(inner);
+        if (innerVal != excVal && innerVal->kind == VK::Instance) {
+          auto* ii = static_cast<InstanceObj*>(innerVal.get());
+          if (!ii->dict->getStr("__context__")) ii->dict->setStr("__context__", excVal);
+        }
+        handling_.pop_back();
+        runFinally();
+        throw;
       } catch (...) {
+        handling_.pop_back();
         runFinally();
         throw;
       }
-      (void)inst;
+      handling_.pop_back();
+      // `except E as e` unbinds e after the handler, as Python does.
+      if (!h.name.empty()) frames_.back().scope->vars.erase(h.name);
       runFinally();
       return result;
     }
@@ -573,29 +676,61 @@ Interpreter::Flow Interpreter::execTry(const Stmt& s) {
 
 Interpreter::Flow Interpreter::execWith(const Stmt& s) {
   std::vector<Value> managers;
+  auto exitWith = [&](size_t count, std::exception_ptr pending) {
+    // Each __exit__ sees the exception in flight (type, value, traceback) and may suppress it
+    // by returning a true value; one raised by an __exit__ replaces it.
+    for (size_t k = count; k-- > 0;) {
+      const Value& m = managers[k];
+      CallArgs a;
+      Value excVal;
+      if (pending) {
+        try {
+          std::rethrow_exception(pending);
+        } catch (PyError& e) {
+          excVal = exceptionValue(e);
+          pending = std::make_exception_ptr(e);
+        } catch (...) {
+        }
+      }
+      if (excVal) a.args = {classOf(excVal), excVal, None()};
+      else a.args = {None(), None(), None()};
+      try {
+        Value r = call(getAttr(m, "__exit__"), a);
+        if (excVal && truthy(r)) pending = nullptr;
+      } catch (...) {
+        pending = std::current_exception();
+      }
+    }
+    if (pending) std::rethrow_exception(pending);
+  };
   for (const auto& item : s.items) {
     Value m = eval(*item.context);
-    Value enter = getAttr(m, "__enter__");
+    Value enter = getAttrOrNull(m, "__enter__");
+    if (!enter || !getAttrOrNull(m, "__exit__"))
+      raise("TypeError", "'" + typeName(m) + "' object does not support the context manager protocol");
     CallArgs a;
-    Value v = call(enter, a);
-    if (item.target) assign(*item.target, v);
+    Value v;
+    try {
+      v = call(enter, a);
+      if (item.target) assign(*item.target, v);
+    } catch (...) {
+      exitWith(managers.size(), std::current_exception());
+      throw;
+    }
     managers.push_back(m);
   }
-  auto exitAll = [&] {
-    for (auto it = managers.rbegin(); it != managers.rend(); ++it) {
-      CallArgs a;
-      a.args = {None(), None(), None()};
-      call(getAttr(*it, "__exit__"), a);
-    }
-  };
   Flow f;
   try {
     f = execBody(s.body);
+  } catch (PyError&) {
+    exitWith(managers.size(), std::current_exception());
+    return Flow::Normal;  // suppressed by an __exit__
   } catch (...) {
-    exitAll();
+    // A graph break unwinding the trace: the managers exit as on a normal exit.
+    exitWith(managers.size(), nullptr);
     throw;
   }
-  exitAll();
+  exitWith(managers.size(), nullptr);
   return f;
 }
 
@@ -611,7 +746,8 @@ Value Interpreter::makeFunction(const Stmt* def, const Expr* lambda) {
   if (def) fn->def = std::shared_ptr<Stmt>(std::shared_ptr<Stmt>{}, const_cast<Stmt*>(def));
   if (lambda) fn->lambda = std::shared_ptr<Expr>(std::shared_ptr<Expr>{}, const_cast<Expr*>(lambda));
   Frame& f = frames_.back();
-  fn->closure = f.locals ? f.scope : nullptr;
+  // A function defined in a class body closes over the enclosing function, not the class.
+  fn->closure = f.locals ? f.scope : (f.classBody ? f.scope->parent : nullptr);
   fn->module = f.module;
   return fn;
 }
@@ -689,9 +825,15 @@ Value Interpreter::callFunction(FunctionObj& fn, CallArgs& args, const Value& se
   f.function = fn.name;
   f.fn = &fn;
   f.span = fn.def ? fn.def->span : fn.lambda->span;
-  if (self) f.classSelf = self;
   auto cd = fn.attrs.find("__class_def__");
-  if (cd != fn.attrs.end()) f.classDef = std::static_pointer_cast<ClassObj>(cd->second);
+  if (cd != fn.attrs.end()) {
+    f.classDef = std::static_pointer_cast<ClassObj>(cd->second);
+    // Zero-argument super() uses the method's first argument (self, or cls in __new__ and
+    // class methods).
+    f.classSelf = self ? self : (positional.empty() ? nullptr : positional[0]);
+  } else if (self) {
+    f.classSelf = self;
+  }
   if (fn.def && fn.def->isGenerator) return makeGenerator(fn, std::move(f));
   FrameGuard g(*this, f);
   try {
@@ -703,51 +845,6 @@ Value Interpreter::callFunction(FunctionObj& fn, CallArgs& args, const Value& se
     e.traceback.insert(e.traceback.begin(), TraceFrame{fn.module ? fn.module->file : file_, fn.name, frames_.back().span});
     throw;
   }
-}
-
-Value Interpreter::makeClass(const Stmt& s) {
-  auto cls = std::make_shared<ClassObj>();
-  cls->name = s.name;
-  cls->qualname = s.name;
-  cls->module = frames_.back().module;
-  for (const auto& b : s.bases) {
-    Value bv = eval(*b);
-    if (bv->kind != VK::Class) raise("TypeError", "bases must be types");
-    cls->bases.push_back(std::static_pointer_cast<ClassObj>(bv));
-  }
-  // C3 is overkill for the models we run; a depth-first, duplicate-free MRO matches it for
-  // single inheritance and simple mixins.
-  cls->mro.push_back(cls);
-  for (const auto& b : cls->bases)
-    for (const auto& m : b->mro)
-      if (std::find(cls->mro.begin(), cls->mro.end(), m) == cls->mro.end()) cls->mro.push_back(m);
-  if (cls->bases.empty()) {
-    auto obj = builtinClass("object");
-    if (obj) cls->mro.push_back(obj);
-  }
-  for (const auto& m : cls->mro) cls->isException = cls->isException || m->isException;
-  // Execute the body in its own scope; functions defined there become methods.
-  Frame f;
-  f.scope = std::make_shared<Scope>();
-  f.module = frames_.back().module;
-  f.function = s.name;
-  f.span = s.span;
-  {
-    FrameGuard g(*this, f);
-    try {
-      execBody(s.body);
-    } catch (PyError& e) {
-      e.traceback.insert(e.traceback.begin(), TraceFrame{file_, s.name, frames_.back().span});
-      throw;
-    }
-    for (auto& [k, v] : frames_.back().scope->vars) {
-      if (v->kind == VK::Function) static_cast<FunctionObj*>(v.get())->attrs["__class_def__"] = cls;
-      cls->dict[k] = v;
-    }
-  }
-  cls->dict["__name__"] = makeStr(s.name);
-  cls->dict["__doc__"] = s.docstring.empty() ? None() : makeStr(s.docstring);
-  return cls;
 }
 
 void Interpreter::doImport(const Stmt& s) {

@@ -65,9 +65,31 @@ class Interpreter {
   Value getAttr(const Value& obj, const std::string& name);
   Value getAttrOrNull(const Value& obj, const std::string& name);
   void setAttr(const Value& obj, const std::string& name, Value v);
+  void delAttr(const Value& obj, const std::string& name);
+  // object.__setattr__: the store without the class's __setattr__ hook (descriptors, then the
+  // instance dict).
+  void genericSetAttr(const Value& obj, const std::string& name, Value v);
+  // type(v): the class of an instance, a builtin type's class, a class's metaclass.
+  std::shared_ptr<ClassObj> classOf(const Value& v);
+  // The descriptor protocol: what reading `attr` (found on `owner`) through `instance` gives.
+  Value bindAttr(const Value& attr, const Value& instance, const std::shared_ptr<ClassObj>& owner);
+  // instance.__new__ and __init__, without a metaclass __call__ (object.__new__, type.__call__).
+  Value createInstance(const std::shared_ptr<ClassObj>& cls, CallArgs& args);
+  // A class as `class name(bases)` makes it (C3 MRO, inherited metaclass), before its body.
+  std::shared_ptr<ClassObj> newClass(const std::string& name, const std::vector<std::shared_ptr<ClassObj>>& bases,
+                                     const std::shared_ptr<ModuleObj>& module);
+  // Fills a new class from its body's namespace (methods know their class, __set_name__ ...).
+  void finishClass(const std::shared_ptr<ClassObj>& c, const std::unordered_map<std::string, Value>& vars,
+                   const std::vector<std::string>& order, const std::string& docstring);
+  void initSubclass(const std::shared_ptr<ClassObj>& c, CallArgs& kwargs);
   bool truthy(const Value& v);
   std::string repr(const Value& v);
   std::string str(const Value& v);
+  std::string defaultRepr(const Value& v);
+  // str.format: `fmt` with the replacement fields filled from args (args.args[0] is fmt itself).
+  std::string formatStr(const std::string& fmt, const CallArgs& args);  // <__main__.A object at 0x...>, <class '__main__.A'>
+  // object.__getattribute__: descriptors and the instance dict, without __getattr__.
+  Value objectGetAttribute(const Value& obj, const std::string& name, bool* found);
   std::vector<Value> iterate(const Value& v);
   // Python's iteration protocol: iter(v), then next items until null (StopIteration).
   Value getIter(const Value& v);
@@ -83,11 +105,19 @@ class Interpreter {
   Value subscript(const Value& obj, const Value& index);
   Value subscriptValue(const Value& obj, const Value& index);  // without capture's guards
   Value compareValue(const std::string& op, const Value& a, const Value& b);
+  // Operators on instances of user classes (and user subclasses of builtin types): the
+  // dunder protocol with reflected methods and NotImplemented; null when nothing handled it.
+  Value userBinary(const std::string& op, const Value& a, const Value& b, bool inplace);
+  Value callDunder(const Value& self, const std::string& name, std::vector<Value> args);  // null: no such method
+  bool isUserObject(const Value& v);
+  bool isNotImplemented(const Value& v);
   void setSubscript(const Value& obj, const Value& index, Value v);
   bool isInstance(const Value& v, const Value& classOrTuple);
   std::ostream& out() { return out_; }
 
   [[noreturn]] void raise(const std::string& type, const std::string& message);
+  // Raises an instance of exception class `type` made with `args` (KeyError(key) ...).
+  [[noreturn]] void raiseWith(const std::string& type, std::vector<Value> args);
   std::shared_ptr<ClassObj> exceptionClass(const std::string& name);
   std::shared_ptr<ClassObj> builtinClass(const std::string& name);  // int, float, str, list ...
   std::shared_ptr<ModuleObj> importModule(const std::string& dotted);
@@ -125,6 +155,8 @@ class Interpreter {
     Value classSelf;  // for super(): the first argument of the method
     GeneratorObj* generator = nullptr;  // the generator whose body runs in this frame
     const FunctionObj* fn = nullptr;     // the function whose body runs in this frame
+    bool classBody = false;              // a class body: its names are readable in it
+    std::vector<std::string> scopeOrder; // class body: names in the order they were bound
     const Stmt* stmt = nullptr;  // the statement executing (graph breaks resume after it)
     std::shared_ptr<ClassObj> classDef;  // for super(): the class the method was defined in
   };
@@ -145,6 +177,11 @@ class Interpreter {
 
   void installBuiltins();
   void installContainerMethods();  // builtins_containers.cpp
+  void installStrMethods();        // builtins_str.cpp
+  void installMoreBuiltins();      // builtins_more.cpp
+ public:
+  Value callBuiltin(const std::string& name, std::vector<Value> args);
+ private:
 
  public:
   // A set (or frozenset) holding `items`.
@@ -180,7 +217,18 @@ class Interpreter {
   const FnInfo& infoFor(const void* key, const Body* body, const std::vector<Param>& params, const Expr* lambdaBody);
   Value instantiate(const std::shared_ptr<ClassObj>& cls, CallArgs& args);
   Value superProxy(CallArgs& args);
+  Value superAttr(const Value& proxy, const std::string& name);
+  bool isDataDescriptor(const Value& attr);
+  Value instanceAttr(const Value& obj, const std::shared_ptr<ClassObj>& cls, const std::shared_ptr<DictObj>& dict,
+                     const std::string& name, bool* found);
+  Value iteratorAttr(const Value& obj, const std::string& name);  // generator/iterator methods
+  Value functionCode(const FunctionObj& f);
   PyError makeError(const std::string& type, const std::string& message);
+  PyError errorFor(const Value& exc);   // a PyError carrying the exception instance
+ public:
+  // The exception instance of an error (made from its type and message when Kiln raised it).
+  Value exceptionValue(PyError& e);
+ private:
   friend struct FrameGuard;
   friend class Builtins;
 };

@@ -21,6 +21,11 @@ Value rangeIterator(const IteratorObj& r) {
 
 Value Interpreter::getIter(const Value& v) {
   if (tracer) tracer->onSequence(v);
+  if (v->sub)
+    if (Value m = classOf(v)->lookup("__iter__"); m && m->kind == VK::Function) {
+      Value r = callDunder(v, "__iter__", {});
+      return r->kind == VK::Iterator || r->kind == VK::Generator ? r : getIter(r);
+    }
   switch (v->kind) {
     case VK::Iterator: {
       auto* it = static_cast<IteratorObj*>(v.get());
@@ -106,9 +111,10 @@ Value Interpreter::getIter(const Value& v) {
     }
     case VK::Class: {
       // Iterating a class goes through its metaclass (an Enum's members).
-      if (Value m = getAttrOrNull(v, "__class_iter__")) {
-        CallArgs a;
-        return getIter(call(m, a));
+      auto* c = static_cast<ClassObj*>(v.get());
+      if (c->meta && c->meta->lookup("__iter__")) {
+        Value r = callDunder(v, "__iter__", {});
+        return r->kind == VK::Iterator || r->kind == VK::Generator ? r : getIter(r);
       }
       break;
     }

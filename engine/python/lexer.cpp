@@ -181,38 +181,25 @@ class Lexer {
       if (ch == '\n') { val += '\n'; advanceLine(); continue; }
       if (ch == '\\' && pos_ + 1 < s_.size()) {
         char e = s_[pos_ + 1];
-        if (raw || fstr) {
-          // f-strings keep escapes for the f-string parser (braces), raw strings keep them as is.
-          if (fstr && !raw) {
-            pos_ += 2;
-            switch (e) {
-              case 'n': val += '\n'; break;
-              case 't': val += '\t'; break;
-              case '\\': val += '\\'; break;
-              case '\'': val += '\''; break;
-              case '"': val += '"'; break;
-              case '\n': ++line_; lineStart_ = pos_; break;
-              default: val += '\\'; val += e;
-            }
-            continue;
-          }
+        if (raw) {
+          // Raw strings keep escapes as written.
           val += ch;
           val += e;
           pos_ += 2;
           if (e == '\n') { ++line_; lineStart_ = pos_; }
           continue;
         }
+        if (fstr && (e == '{' || e == '}')) {  // left for the f-string parser
+          val += ch;
+          val += e;
+          pos_ += 2;
+          continue;
+        }
         pos_ += 2;
-        switch (e) {
-          case 'n': val += '\n'; break;
-          case 't': val += '\t'; break;
-          case 'r': val += '\r'; break;
-          case '0': val += '\0'; break;
-          case '\\': val += '\\'; break;
-          case '\'': val += '\''; break;
-          case '"': val += '"'; break;
-          case '\n': ++line_; lineStart_ = pos_; break;
-          default: val += '\\'; val += e;
+        if (e == '\n') { ++line_; lineStart_ = pos_; continue; }
+        if (!escape(e, val, l, c)) {
+          val += '\\';
+          val += e;
         }
         continue;
       }
@@ -220,6 +207,59 @@ class Lexer {
       ++pos_;
     }
     push(fstr ? Tok::FString : Tok::String, val, l, c, line_, col());
+  }
+
+  // One escape after a backslash (its letter `e` already consumed; \x, \u, \U and octal read
+  // their digits): appends the character as UTF-8. False for an unknown escape (kept as is).
+  bool escape(char e, std::string& val, int l, int c) {
+    auto hex = [&](int n) {
+      uint32_t v = 0;
+      for (int i = 0; i < n; ++i) {
+        if (pos_ >= s_.size() || !std::isxdigit(static_cast<unsigned char>(s_[pos_])))
+          error("(unicode error) truncated \\" + std::string(1, e) + std::string(n == 2 ? "XX" : n == 4 ? "XXXX" : "XXXXXXXX") + " escape", l, c);
+        char d = s_[pos_++];
+        v = v * 16 + static_cast<uint32_t>(std::isdigit(static_cast<unsigned char>(d)) ? d - '0' : std::tolower(d) - 'a' + 10);
+      }
+      return v;
+    };
+    auto utf8 = [&](uint32_t cp) {
+      if (cp > 0x10FFFF) error("(unicode error) illegal Unicode character", l, c);
+      if (cp < 0x80) val += static_cast<char>(cp);
+      else if (cp < 0x800) { val += static_cast<char>(0xC0 | (cp >> 6)); val += static_cast<char>(0x80 | (cp & 0x3F)); }
+      else if (cp < 0x10000) {
+        val += static_cast<char>(0xE0 | (cp >> 12));
+        val += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        val += static_cast<char>(0x80 | (cp & 0x3F));
+      } else {
+        val += static_cast<char>(0xF0 | (cp >> 18));
+        val += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+        val += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        val += static_cast<char>(0x80 | (cp & 0x3F));
+      }
+    };
+    switch (e) {
+      case 'n': val += '\n'; return true;
+      case 't': val += '\t'; return true;
+      case 'r': val += '\r'; return true;
+      case 'v': val += '\v'; return true;
+      case 'f': val += '\f'; return true;
+      case 'a': val += '\a'; return true;
+      case 'b': val += '\b'; return true;
+      case '\\': val += '\\'; return true;
+      case '\'': val += '\''; return true;
+      case '"': val += '"'; return true;
+      case 'x': utf8(hex(2)); return true;
+      case 'u': utf8(hex(4)); return true;
+      case 'U': utf8(hex(8)); return true;
+      default: break;
+    }
+    if (e >= '0' && e <= '7') {
+      uint32_t v = static_cast<uint32_t>(e - '0');
+      for (int i = 0; i < 2 && pos_ < s_.size() && s_[pos_] >= '0' && s_[pos_] <= '7'; ++i) v = v * 8 + static_cast<uint32_t>(s_[pos_++] - '0');
+      utf8(v);
+      return true;
+    }
+    return false;
   }
 
   void lexOp() {

@@ -42,9 +42,15 @@ Value makeLazyIterator(std::function<Value()> next, std::string typeName) {
   return it;
 }
 
+// Set by the interpreter: == between instances whose class defines __eq__ (a frozen dataclass
+// as a dict key). Null outside an interpreter: identity.
+thread_local std::function<bool(const Value&, const Value&)> gUserKeyEquals;
+void setUserKeyEquals(std::function<bool(const Value&, const Value&)> f) { gUserKeyEquals = std::move(f); }
+
 namespace {
 bool keyEquals(const Value& a, const Value& b) {
   if (a == b) return true;
+  if ((a->kind == VK::Instance || b->kind == VK::Instance) && gUserKeyEquals) return gUserKeyEquals(a, b);
   auto num = [](const Value& v, double* out) {
     switch (v->kind) {
       case VK::Int: *out = double(static_cast<IntObj*>(v.get())->v); return true;

@@ -24,11 +24,21 @@ enum class VK {
 struct Obj;
 using Value = std::shared_ptr<Obj>;
 
+struct ClassObj;
+struct DictObj;
+// An instance of a user subclass of a builtin type (class D(dict)): the value stays a dict (or
+// list, tuple, int ...), with the subclass and its own attributes.
+struct SubclassInfo {
+  std::shared_ptr<ClassObj> cls;
+  std::shared_ptr<DictObj> attrs;
+};
+
 struct Obj {
   explicit Obj(VK k);
   virtual ~Obj() = default;
   VK kind;
   uint64_t serial;  // creation order: capture tells objects made during a trace from older ones
+  std::shared_ptr<SubclassInfo> sub;
   static uint64_t nextSerial();
 };
 
@@ -100,6 +110,7 @@ struct BuiltinObj : Obj {
   std::string name;  // qualified, e.g. "torch.cos", "print", "Tensor.relu"
   NativeFn fn;
   Value wrapped;         // the function a wrapper stands for (torch.compiler.disable(fn))
+  bool isMethod = true;  // in a class, binds to the instance (a builtin type's method); module functions do not
   bool dynamoDisabled = false;  // torch.compiler.disable: never traced, a graph break when called from a trace
 };
 
@@ -110,6 +121,8 @@ struct ClassObj : Obj {
   std::vector<std::shared_ptr<ClassObj>> mro;  // including itself
   std::map<std::string, Value> dict;
   std::shared_ptr<ModuleObj> module;
+  std::shared_ptr<ClassObj> meta;  // its metaclass (null: type)
+  std::vector<std::string> order;  // names the class body defined, in order
   bool isException = false;
   Value lookup(const std::string& name) const;  // along the MRO
   bool isSubclassOf(const ClassObj* other) const;
@@ -192,6 +205,10 @@ Value makeTensor(tensor::Tensor t);
 Value makeBuiltin(std::string name, NativeFn fn);
 // A lazy native iterator: `next` returns the next item or null at the end.
 Value makeLazyIterator(std::function<Value()> next, std::string typeName = "iterator");
+
+// Dict keys that are instances of classes defining __eq__ compare through it (installed by the
+// interpreter for its thread).
+void setUserKeyEquals(std::function<bool(const Value&, const Value&)> f);
 
 // The Python type name of a value ("int", "Tensor", "MyModule").
 std::string typeName(const Value& v);

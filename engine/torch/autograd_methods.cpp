@@ -29,7 +29,7 @@ Value gradFnObject(py::Interpreter& in, const std::shared_ptr<autograd::Node>& n
 }
 
 [[noreturn]] void notInCapture(py::Interpreter& in, const std::string& what) {
-  in.raise("NotImplementedError", "Tensor." + what + " inside torch.compile'd code is not supported by Kiln yet");
+  notSupported(in, "Tensor." + what + " inside torch.compile'd code is not supported by Kiln yet");
 }
 
 void setRequiresGrad(py::Interpreter& in, py::TensorObj* x, bool v) {

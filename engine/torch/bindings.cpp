@@ -2,6 +2,8 @@
 
 #include "engine/capture/tracer.h"
 
+#include <functional>
+
 namespace kiln::torchapi {
 
 using py::Value;
@@ -48,7 +50,30 @@ Value fromVal(py::Interpreter& in, const ops::Val& v) {
   return py::None();
 }
 
-void rethrow(py::Interpreter& in, const tensor::TorchError& e) { in.raise(e.type(), e.what()); }
+void rethrow(py::Interpreter& in, const tensor::TorchError& e) {
+  if (in.tracer && std::string(e.type()) == "NotImplementedError") notSupported(in, e.what());
+  in.raise(e.type(), e.what());
+}
+
+void notSupported(py::Interpreter& in, const std::string& what) {
+  if (!in.tracer) in.raise("NotImplementedError", what);
+  capture::Unsupported u("KB030", "Operation Kiln does not support yet",
+                         what + ". PyTorch can capture this; Kiln cannot yet, so the frame runs eagerly from here.");
+  u.where = in.currentLocation();
+  u.stack = in.userStack();
+  throw u;
+}
+
+void breakOnRandomInCapture(py::Interpreter& in, const std::string& what) {
+  if (!in.tracer) return;
+  capture::Unsupported u("KB021", "Random operator Kiln does not capture",
+                         what + " draws random numbers; Kiln does not record it in a graph yet, and running it while "
+                                "capturing would freeze one draw into the graph. The frame runs eagerly from here.",
+                         {"Draw the random tensor outside the compiled function and pass it in."});
+  u.where = in.currentLocation();
+  u.stack = in.userStack();
+  throw u;
+}
 
 namespace {
 bool anyFake(const Value& v, py::Interpreter& in) {
@@ -62,7 +87,7 @@ bool anyFake(const Value& v, py::Interpreter& in) {
 
 Value callTorch(py::Interpreter& in, const std::string& target, ir::NodeKind kind, py::CallArgs& args) {
   const TorchFn* fn = findTorchFn(target, kind);
-  if (!fn) in.raise("NotImplementedError", (kind == ir::NodeKind::CallMethod ? "Tensor." : "") + target + " is not supported by Kiln yet");
+  if (!fn) notSupported(in, (kind == ir::NodeKind::CallMethod ? "Tensor." : "") + target + " is not supported by Kiln yet");
   TArgs ta;
   bool fake = false;
   for (auto& a : args.args) {
@@ -76,16 +101,26 @@ Value callTorch(py::Interpreter& in, const std::string& target, ir::NodeKind kin
   // While capturing, tensors the function reaches through its arguments, closures or globals
   // (a list of tensors, say) are graph inputs too: the call is recorded.
   if (in.tracer && !fake) {
-    auto sourced = [&](const py::Value& v) {
-      return v->kind == VK::Tensor && in.tracer->sourceOf(v) != nullptr;
+    std::function<bool(const py::Value&)> sourced = [&](const py::Value& v) {
+      if (v->kind == VK::Tensor) return in.tracer->dependsOnInputs(v);  // KB020 for a tensor of unknown origin
+      if (v->kind == VK::List || v->kind == VK::Tuple) {
+        bool any = false;
+        for (const auto& x : v->kind == VK::List ? static_cast<py::ListObj*>(v.get())->items : static_cast<py::TupleObj*>(v.get())->items)
+          any = sourced(x) || any;
+        return any;
+      }
+      return false;
     };
     for (auto& a : args.args) fake = fake || sourced(a);
     for (auto& [k, v] : args.kwargs) fake = fake || sourced(v);
     if (fake) {
-      for (auto& a : ta.args)
+      std::function<void(ops::Val&)> symbolic = [&](ops::Val& a) {
         if (a.kind == ops::Val::Kind::Tensor) a = ops::Val::sym(a.t.type());
-      for (auto& [k, a] : ta.kwargs)
-        if (a.kind == ops::Val::Kind::Tensor) a = ops::Val::sym(a.t.type());
+        if (a.kind == ops::Val::Kind::List)
+          for (auto& x : a.list) symbolic(x);
+      };
+      for (auto& a : ta.args) symbolic(a);
+      for (auto& [k, a] : ta.kwargs) symbolic(a);
     }
   }
   // Ops whose output shape depends on the data cannot be captured (Dynamo: "Dynamic shape
@@ -106,13 +141,13 @@ Value callTorch(py::Interpreter& in, const std::string& target, ir::NodeKind kin
       if (r.kind == ops::Val::Kind::List) {
         std::vector<ir::TensorType> types;
         for (const auto& x : r.list) {
-          if (!x.isTensor()) in.raise("NotImplementedError", "capturing " + target + " (non-tensor results) is not supported yet");
+          if (!x.isTensor()) notSupported(in, "capturing " + target + " (non-tensor results) is not supported yet");
           types.push_back(x.tensorType());
         }
         return py::makeTuple(in.tracer->recordMulti(target, kind, args.args, args.kwargs, types));
       }
       if (r.kind != ops::Val::Kind::Sym && r.kind != ops::Val::Kind::Tensor)
-        in.raise("NotImplementedError", "capturing " + target + " (non-tensor result) is not supported yet");
+        notSupported(in, "capturing " + target + " (non-tensor result) is not supported yet");
       return in.tracer->record(target, kind, args.args, args.kwargs, r.tensorType());
     }
     ops::EagerDispatcher eager;

@@ -14,7 +14,16 @@ py::Value fromVal(py::Interpreter& in, const ops::Val& v);
 // receiver is args.args[0]). Eager on real tensors, recorded when any tensor is fake.
 py::Value callTorch(py::Interpreter& in, const std::string& target, ir::NodeKind kind, py::CallArgs& args);
 
-// Rethrows engine errors (TorchError) as Python exceptions.
+// While capturing, a random draw Kiln does not record (torch.rand, Tensor.normal_ ...) would be
+// frozen into the graph as a constant, the same numbers every call: the frame breaks instead.
+void breakOnRandomInCapture(py::Interpreter& in, const std::string& what);
+
+// Something Kiln cannot do yet (not a PyTorch error): NotImplementedError, or while capturing a
+// graph break (KB030), so the frame runs eagerly from there instead of failing the program.
+[[noreturn]] void notSupported(py::Interpreter& in, const std::string& what);
+
+// Rethrows engine errors (TorchError) as Python exceptions (a NotImplementedError while
+// capturing is a Kiln gap: notSupported).
 [[noreturn]] void rethrow(py::Interpreter& in, const tensor::TorchError& e);
 
 }  // namespace kiln::torchapi

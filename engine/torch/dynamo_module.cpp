@@ -171,6 +171,8 @@ Value disableEntry(py::Interpreter& in, CallArgs& a) {
 void installDynamo(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& dynamo, const std::shared_ptr<py::ModuleObj>& compiler) {
   auto def = [](const std::shared_ptr<py::ModuleObj>& m, const std::string& name, py::NativeFn fn) {
     m->scope->vars[name] = py::makeBuiltin(m->name + "." + name, std::move(fn));
+    static_cast<py::BuiltinObj*>(m->scope->vars[name].get())->isMethod = false;  // a module function
+  static_cast<py::BuiltinObj*>(m->scope->vars[name].get())->isMethod = false;  // a module function
   };
   def(dynamo, "graph_break", [](py::Interpreter& in, CallArgs& a) -> py::Value {
     if (!in.tracer) return py::None();  // outside capture it does nothing, as in PyTorch

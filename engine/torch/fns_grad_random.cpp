@@ -19,6 +19,15 @@ namespace {
 
 void def(const std::shared_ptr<py::ModuleObj>& m, const std::string& name, py::NativeFn fn) {
   m->scope->vars[name] = py::makeBuiltin(m->name + "." + name, std::move(fn));
+  static_cast<py::BuiltinObj*>(m->scope->vars[name].get())->isMethod = false;  // a module function
+}
+
+// A random draw: while capturing it breaks the graph (see breakOnRandomInCapture).
+void defRandom(const std::shared_ptr<py::ModuleObj>& m, const std::string& name, py::NativeFn fn) {
+  def(m, name, [fn = std::move(fn), what = m->name + "." + name](py::Interpreter& in, CallArgs& a) {
+    breakOnRandomInCapture(in, what);
+    return fn(in, a);
+  });
 }
 
 int64_t intOf(py::Interpreter& in, const Value& v, const char* what) {
@@ -163,10 +172,10 @@ void installGradModeAndRandom(py::Interpreter& in, const std::shared_ptr<py::Mod
       } catch (const TorchError& e) { rethrow(in, e); }
     };
   };
-  def(torch, "rand", filler(false));
-  def(torch, "randn", filler(true));
+  defRandom(torch, "rand", filler(false));
+  defRandom(torch, "randn", filler(true));
   for (bool normal : {false, true}) {
-    def(torch, normal ? "randn_like" : "rand_like", [normal](py::Interpreter& in, CallArgs& a) -> Value {
+    defRandom(torch, normal ? "randn_like" : "rand_like", [normal](py::Interpreter& in, CallArgs& a) -> Value {
       if (a.args.empty()) in.raise("TypeError", "missing required argument 'input'");
       const Tensor& x = tensorOf(in, a.args[0], normal ? "randn_like" : "rand_like");
       try {
@@ -178,7 +187,7 @@ void installGradModeAndRandom(py::Interpreter& in, const std::shared_ptr<py::Mod
     });
   }
   // randint(high, size) / randint(low, high, size)
-  def(torch, "randint", [](py::Interpreter& in, CallArgs& a) -> Value {
+  defRandom(torch, "randint", [](py::Interpreter& in, CallArgs& a) -> Value {
     std::vector<Value> pos = a.args;
     Value size = a.kwarg("size");
     if (!size && !pos.empty() && (pos.back()->kind == VK::Tuple || pos.back()->kind == VK::List)) {
@@ -197,7 +206,7 @@ void installGradModeAndRandom(py::Interpreter& in, const std::shared_ptr<py::Mod
   });
   // normal(mean: float, std: float, size) or normal(mean, std) with tensors:
   // normal_(0, 1) then * std + mean, as ATen's normal_out does.
-  def(torch, "normal", [](py::Interpreter& in, CallArgs& a) -> Value {
+  defRandom(torch, "normal", [](py::Interpreter& in, CallArgs& a) -> Value {
     Value mean = !a.args.empty() ? a.args[0] : a.kwarg("mean");
     Value std = a.args.size() > 1 ? a.args[1] : a.kwarg("std");
     if (!mean) in.raise("TypeError", "normal() missing required argument 'mean'");

@@ -114,13 +114,14 @@ Val newValue(py::Interpreter& in, ops::Dispatcher& d, const std::string& name, c
     return d.call("aten.add.Tensor", {self, term});
   }
   const TorchFn* fn = findTorchFn(name, ir::NodeKind::CallMethod);
-  if (!fn) in.raise("NotImplementedError", "Tensor." + name + "_ is not supported by Kiln yet");
+  if (!fn) notSupported(in, "Tensor." + name + "_ is not supported by Kiln yet");
   return fn->impl(d, ta);
 }
 
 // The random fills write directly (they have no autograd history: PyTorch's are in-place too).
 bool randomFill(py::Interpreter& in, const std::string& name, py::TensorObj* self, const TArgs& ta) {
   if (name != "uniform" && name != "normal" && name != "random" && name != "bernoulli") return false;
+  breakOnRandomInCapture(in, "Tensor." + name + "_");
   checkLeaf(self->t);
   Generator& g = defaultGenerator();
   if (name == "uniform") uniformFill(self->t, numberArg(ta.get(1, "from"), 0.0), numberArg(ta.get(2, "to"), 1.0), g);
@@ -129,7 +130,7 @@ bool randomFill(py::Interpreter& in, const std::string& name, py::TensorObj* sel
   else {
     const Val* a = ta.get(1, "from");
     const Val* b = ta.get(2, "to");
-    if (!a) in.raise("NotImplementedError", "Tensor.random_() without bounds is not supported by Kiln yet");
+    if (!a) notSupported(in, "Tensor.random_() without bounds is not supported by Kiln yet");
     int64_t from = b ? static_cast<int64_t>(a->number()) : 0, to = static_cast<int64_t>(b ? b->number() : a->number());
     randomFromToFill(self->t, from, to, g);
   }
@@ -187,7 +188,7 @@ Value inplaceMethod(py::Interpreter& in, const Value& selfValue, const std::stri
       // tensor keep referring to it and lowering functionalizes it.
       if (!in.tracer) in.raise("RuntimeError", "internal error: fake tensor outside capture");
       if (changesShape(base) || randomFillName(base))
-        in.raise("NotImplementedError", "Tensor." + name + " inside torch.compile'd code is not supported by Kiln yet");
+        notSupported(in, "Tensor." + name + " inside torch.compile'd code is not supported by Kiln yet");
       // Type-check the update now (a dtype that cannot be cast, a shape that does not broadcast)
       // so the program sees the error eager PyTorch raises.
       TArgs ta;
@@ -208,7 +209,7 @@ Value inplaceMethod(py::Interpreter& in, const Value& selfValue, const std::stri
       return selfValue;  // the same object (a real tensor the function reached stays itself)
     }
     if (changesShape(base))
-      in.raise("NotImplementedError", "Tensor." + name + " (changes the tensor's shape in place) is not supported by Kiln yet");
+      notSupported(in, "Tensor." + name + " (changes the tensor's shape in place) is not supported by Kiln yet");
     TArgs ta;
     ta.args.push_back(Val::of(self->t));
     for (auto& v : a.args) ta.args.push_back(toVal(in, v));
@@ -228,7 +229,7 @@ Value inplaceMethod(py::Interpreter& in, const Value& selfValue, const std::stri
 
 Value inplaceOperator(py::Interpreter& in, const std::string& target, const Value& self, const Value& other) {
   const TorchFn* fn = findTorchFn(target, ir::NodeKind::CallFunction);
-  if (!fn) in.raise("NotImplementedError", target + " inside torch.compile'd code is not supported by Kiln yet");
+  if (!fn) notSupported(in, target + " inside torch.compile'd code is not supported by Kiln yet");
   TArgs ta;
   ta.args = {toVal(in, self), toVal(in, other)};
   try {

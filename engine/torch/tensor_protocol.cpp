@@ -176,7 +176,7 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
   if (name == "item")
     return py::makeBuiltin("Tensor.item", [self](py::Interpreter& in, py::CallArgs&) -> Value {
       auto* x = asTensor(self);
-      if (x->fake)
+      if (x->fake || (in.tracer && in.tracer->dependsOnInputs(self)))
         breakOn(in, "KB003", "Unsupported Tensor.item() call with capture_scalar_outputs=False",
                 "Dynamo does not support tracing `Tensor.item()` with config.capture_scalar_outputs=False.",
                 {"Set `torch._dynamo.config.capture_scalar_outputs = True` or `export TORCHDYNAMO_CAPTURE_SCALAR_OUTPUTS=1` "
@@ -191,7 +191,7 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
   if (name == "tolist")
     return py::makeBuiltin("Tensor.tolist", [self](py::Interpreter& in, py::CallArgs&) -> Value {
       auto* x = asTensor(self);
-      if (x->fake) breakOn(in, "KB005", "Tensor.tolist() with non-integer tensor", "Dynamo does not support tracing tolist().");
+      if (x->fake || (in.tracer && in.tracer->dependsOnInputs(self))) breakOn(in, "KB005", "Tensor.tolist() with non-integer tensor", "Dynamo does not support tracing tolist().");
       std::function<Value(tensor::Tensor)> rec = [&](tensor::Tensor t) -> Value {
         if (t.dim() == 0) {
           if (t.dtype() == ir::DType::Bool) return py::makeBool(t.loadAt(0) != 0);
@@ -247,7 +247,7 @@ ops::Val indexVal(py::Interpreter& in, const Value& i, bool top) {
       bool allBool = !items.empty();
       for (auto& x : items) {
         if (x->kind != VK::Int && x->kind != VK::Bool)
-          in.raise("NotImplementedError", "indexing with a nested or non-integer list is not supported by Kiln yet");
+          notSupported(in, "indexing with a nested or non-integer list is not supported by Kiln yet");
         allBool = allBool && x->kind == VK::Bool;
       }
       tensor::Tensor t = tensor::Tensor::empty({static_cast<int64_t>(items.size())}, allBool ? ir::DType::Bool : ir::DType::Int64);
@@ -298,7 +298,7 @@ Value tensorSubscript(py::Interpreter& in, const Value& t, const Value& index) {
 
 void tensorSetSubscript(py::Interpreter& in, const Value& t, const Value& index, const Value& v) {
   auto* tv = asTensor(t);
-  if (tv->fake) in.raise("NotImplementedError", "assigning to a tensor index inside torch.compile'd code is not supported by Kiln yet");
+  if (tv->fake) notSupported(in, "assigning to a tensor index inside torch.compile'd code is not supported by Kiln yet");
   try {
     ops::EagerDispatcher eager;
     std::vector<ops::Val> adv;
@@ -306,7 +306,7 @@ void tensorSetSubscript(py::Interpreter& in, const Value& t, const Value& index,
     tensor::Tensor dst = view.t;  // shares t's storage
     tensor::Tensor src;
     if (v->kind == VK::Tensor) {
-      if (asTensor(v)->fake) in.raise("NotImplementedError", "assigning a traced tensor is not supported by Kiln yet");
+      if (asTensor(v)->fake) notSupported(in, "assigning a traced tensor is not supported by Kiln yet");
       src = asTensor(v)->t;
     } else if (v->kind == VK::Float || v->kind == VK::Int || v->kind == VK::Bool) {
       src = tensor::Tensor::scalar(toVal(in, v).number(), dst.dtype());
@@ -330,7 +330,7 @@ void tensorSetSubscript(py::Interpreter& in, const Value& t, const Value& index,
 
 bool tensorTruthy(py::Interpreter& in, const Value& t) {
   auto* tv = asTensor(t);
-  if (tv->fake)
+  if (tv->fake || (in.tracer && in.tracer->dependsOnInputs(t)))
     breakOn(in, "KB001", "Data-dependent branching",
             "Detected data-dependent branching (e.g. `if my_tensor.sum() > 0:`). Dynamo does not support tracing dynamic control flow.",
             {"This graph break is fundamental - it is unlikely that Dynamo will ever be able to trace through your code. Consider finding a workaround.",
@@ -352,7 +352,7 @@ std::string tensorRepr(py::Interpreter&, const Value& t) {
 
 std::vector<Value> tensorIterate(py::Interpreter& in, const Value& t) {
   auto* tv = asTensor(t);
-  if (tv->fake) in.raise("NotImplementedError", "iterating over a tensor inside torch.compile'd code is not supported by Kiln yet");
+  if (tv->fake) notSupported(in, "iterating over a tensor inside torch.compile'd code is not supported by Kiln yet");
   if (tv->t.dim() == 0) in.raise("TypeError", "iteration over a 0-d tensor");
   std::vector<Value> out;
   for (int64_t i = 0; i < tv->t.sizes()[0]; ++i) out.push_back(tensorSubscript(in, t, py::makeInt(i)));

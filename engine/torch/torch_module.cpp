@@ -28,6 +28,7 @@ std::shared_ptr<py::ModuleObj> newModule(py::Interpreter& in, const std::string&
 
 void def(const std::shared_ptr<py::ModuleObj>& m, const std::string& name, py::NativeFn fn) {
   m->scope->vars[name] = py::makeBuiltin(m->name + "." + name, std::move(fn));
+  static_cast<py::BuiltinObj*>(m->scope->vars[name].get())->isMethod = false;  // a module function
 }
 
 ir::DType dtypeArg(py::Interpreter& in, const CallArgs& a, ir::DType dflt) {
@@ -290,13 +291,6 @@ void installModules(py::Interpreter& in) {
     return acc;
   });
 
-  auto typing = newModule(in, "typing");
-  for (const char* n : {"List", "Dict", "Tuple", "Optional", "Union", "Any", "Callable", "Sequence", "Iterable"}) {
-    auto cls = std::make_shared<py::ClassObj>();
-    cls->name = cls->qualname = n;
-    cls->mro.push_back(cls);
-    typing->scope->vars[n] = cls;
-  }
 }
 
 }  // namespace kiln::torchapi

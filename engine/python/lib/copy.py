@@ -93,12 +93,11 @@ def _set_state(y, state, deep, memo):
 def _reduce(x):
     """x.__reduce_ex__(4) (or x.__reduce__()), or None where the object has neither (Kiln's
     plain instances, which are then copied through their __dict__)."""
-    r = getattr(x, "__reduce_ex__", None)
-    if r is not None:
-        return r(4)
-    r = getattr(x, "__reduce__", None)
-    if r is not None:
-        return r()
+    cls = type(x)
+    if getattr(cls, "__reduce_ex__", None) is not object.__reduce_ex__:
+        return x.__reduce_ex__(4)
+    if getattr(cls, "__reduce__", None) is not object.__reduce__:
+        return x.__reduce__()
     return None
 
 

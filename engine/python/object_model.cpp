@@ -1,0 +1,737 @@
+// Python's object model: attribute lookup with descriptors (functions bind, staticmethod,
+// classmethod, property with setter and deleter, any object with __get__/__set__), __getattr__
+// and __setattr__ hooks, classes with metaclasses, __init_subclass__ and __set_name__,
+// __new__ / __init__, super(), isinstance, and instances of user subclasses of builtin types
+// (class D(dict) keeps its class while behaving as a dict).
+#include "engine/capture/tracer.h"
+#include "engine/python/coroutine.h"
+#include "engine/python/interpreter.h"
+#include "engine/torch/autograd_methods.h"
+#include "engine/torch/tensor_protocol.h"
+
+#include <algorithm>
+#include <set>
+
+namespace kiln::py {
+
+namespace {
+
+bool isNamedInstance(const Value& v, const char* cls) {
+  return v && v->kind == VK::Instance && static_cast<InstanceObj*>(v.get())->cls->name == cls;
+}
+
+}  // namespace
+
+std::shared_ptr<ClassObj> Interpreter::classOf(const Value& v) {
+  if (v->sub) return v->sub->cls;
+  switch (v->kind) {
+    case VK::Instance: return static_cast<InstanceObj*>(v.get())->cls;
+    case VK::Class: {
+      auto* c = static_cast<ClassObj*>(v.get());
+      return c->meta ? c->meta : builtinClass("type");
+    }
+    default: {
+      const std::string name = typeName(v);
+      if (auto c = builtinClass(name)) return c;
+      // A type with no class of its own yet (function, generator, module ...): made on demand,
+      // so type(x).__name__ and isinstance(x, object) work.
+      auto c = std::make_shared<ClassObj>();
+      c->name = c->qualname = name;
+      c->mro.push_back(c);
+      if (auto o = builtinClass("object")) c->mro.push_back(o);
+      classes_[name] = c;
+      return c;
+    }
+  }
+}
+
+bool Interpreter::isDataDescriptor(const Value& attr) {
+  if (!attr || attr->kind != VK::Instance) return false;
+  auto* inst = static_cast<InstanceObj*>(attr.get());
+  if (inst->cls->name == "property") return true;
+  return inst->cls->lookup("__set__") != nullptr || inst->cls->lookup("__delete__") != nullptr;
+}
+
+Value Interpreter::bindAttr(const Value& attr, const Value& instance, const std::shared_ptr<ClassObj>& owner) {
+  switch (attr->kind) {
+    case VK::Function: return instance ? std::make_shared<BoundMethodObj>(instance, attr) : attr;
+    case VK::Builtin: return instance && static_cast<BuiltinObj*>(attr.get())->isMethod ? std::make_shared<BoundMethodObj>(instance, attr) : attr;
+    case VK::Instance: {
+      auto* d = static_cast<InstanceObj*>(attr.get());
+      const std::string& cn = d->cls->name;
+      if (cn == "staticmethod") return d->dict->getStr("fn");
+      if (cn == "classmethod") {
+        Value target = owner ? Value(owner) : (instance ? Value(classOf(instance)) : nullptr);
+        return std::make_shared<BoundMethodObj>(target, d->dict->getStr("fn"));
+      }
+      if (cn == "property") {
+        if (!instance) return attr;
+        Value fget = d->dict->getStr("fget");
+        if (!fget || isNone(fget)) raise("AttributeError", "property has no getter");
+        CallArgs a;
+        a.args.push_back(instance);
+        return call(fget, a);
+      }
+      if (Value get = d->cls->lookup("__get__")) {
+        CallArgs a;
+        a.args = {instance ? instance : None(), owner ? Value(owner) : None()};
+        return call(std::make_shared<BoundMethodObj>(attr, get), a);
+      }
+      return attr;
+    }
+    default: return attr;
+  }
+}
+
+Value Interpreter::getAttrOrNull(const Value& obj, const std::string& name) {
+  try {
+    return getAttr(obj, name);
+  } catch (const PyError& e) {
+    if (e.type() == "AttributeError") return nullptr;
+    throw;
+  }
+}
+
+Value Interpreter::instanceAttr(const Value& obj, const std::shared_ptr<ClassObj>& cls, const std::shared_ptr<DictObj>& dict,
+                                const std::string& name, bool* found) {
+  *found = true;
+  Value clsAttr = cls->lookup(name);
+  if (isDataDescriptor(clsAttr)) return bindAttr(clsAttr, obj, cls);
+  if (dict)
+    if (Value v = dict->getStr(name)) return v;
+  if (clsAttr) return bindAttr(clsAttr, obj, cls);
+  if (name == "__class__") return cls;
+  if (name == "__dict__" && dict) return dict;
+  *found = false;
+  return nullptr;
+}
+
+Value Interpreter::objectGetAttribute(const Value& obj, const std::string& name, bool* found) {
+  auto* inst = static_cast<InstanceObj*>(obj.get());
+  return instanceAttr(obj, inst->cls, inst->dict, name, found);
+}
+
+Value Interpreter::getAttr(const Value& obj, const std::string& name) {
+  // Instances of user subclasses of builtin types: the user's class first.
+  if (obj->sub && obj->kind != VK::Instance) {
+    bool found = false;
+    Value v = instanceAttr(obj, obj->sub->cls, obj->sub->attrs, name, &found);
+    if (found) return v;
+  }
+  switch (obj->kind) {
+    case VK::Module: {
+      auto* m = static_cast<ModuleObj*>(obj.get());
+      auto it = m->scope->vars.find(name);
+      if (it != m->scope->vars.end()) return it->second;
+      auto sub = modules_.find(m->name + "." + name);
+      if (sub != modules_.end()) return sub->second;
+      if (name == "__name__") return makeStr(m->name);
+      if (name == "__dict__") {
+        auto d = std::make_shared<DictObj>();
+        for (const auto& [k, v] : m->scope->vars) d->setStr(k, v);
+        return d;
+      }
+      raise("AttributeError", "module '" + m->name + "' has no attribute '" + name + "'");
+    }
+    case VK::Instance: {
+      auto* inst = static_cast<InstanceObj*>(obj.get());
+      if (inst->cls->name == "super") return superAttr(obj, name);
+      bool found = false;
+      Value v = instanceAttr(obj, inst->cls, inst->dict, name, &found);
+      if (found) return v;
+      if (Value ga = inst->cls->lookup("__getattr__")) {
+        CallArgs a;
+        a.args.push_back(makeStr(name));
+        return call(bindAttr(ga, obj, inst->cls), a);
+      }
+      raise("AttributeError", "'" + inst->cls->name + "' object has no attribute '" + name + "'");
+    }
+    case VK::Class: {
+      auto c = std::static_pointer_cast<ClassObj>(obj);
+      // Its own MRO first (functions stay functions, classmethods bind to the class) ...
+      if (Value v = c->lookup(name)) return bindAttr(v, nullptr, c);
+      // ... then its metaclass (methods bind to the class object).
+      if (c->meta)
+        if (Value v = c->meta->lookup(name)) return bindAttr(v, obj, c->meta);
+      if (name == "__name__") return makeStr(c->name);
+      if (name == "__qualname__") return makeStr(c->qualname);
+      if (name == "__module__") return makeStr(c->module ? c->module->name : "builtins");
+      if (name == "__doc__") return None();
+      if (name == "__bases__") {
+        std::vector<Value> bases;
+        for (auto& b : c->bases) bases.push_back(b);
+        if (bases.empty() && c->name != "object")
+          if (auto o = builtinClass("object")) bases.push_back(o);
+        return makeTuple(bases);
+      }
+      if (name == "__base__") return c->bases.empty() ? (c->name == "object" ? None() : Value(builtinClass("object"))) : Value(c->bases[0]);
+      if (name == "__mro__") {
+        std::vector<Value> mro(c->mro.begin(), c->mro.end());
+        return makeTuple(mro);
+      }
+      if (name == "__dict__") {
+        auto d = std::make_shared<DictObj>();
+        for (const auto& [k, v] : c->dict) d->setStr(k, v);
+        return d;
+      }
+      if (name == "__class__") return classOf(obj);
+      if (name == "__subclasses__")
+        return makeBuiltin("type.__subclasses__", [](Interpreter& in, CallArgs&) -> Value {
+          in.raise("AttributeError", "__subclasses__ is not available: Kiln runs scripts sandboxed");
+        });
+      if (c->meta)
+        if (Value ga = c->meta->lookup("__getattr__")) {
+          CallArgs a;
+          a.args.push_back(makeStr(name));
+          return call(bindAttr(ga, obj, c->meta), a);
+        }
+      raise("AttributeError", "type object '" + c->name + "' has no attribute '" + name + "'");
+    }
+    case VK::Tensor: {
+      if (Value v = torchapi::tensorGetAttr(*this, obj, name)) return v;
+      raise("AttributeError", "'Tensor' object has no attribute '" + name + "'");
+    }
+    case VK::Function: {
+      auto* f = static_cast<FunctionObj*>(obj.get());
+      auto it = f->attrs.find(name);
+      if (it != f->attrs.end() && name != "__class_def__") return it->second;
+      if (name == "__name__") return makeStr(f->name);
+      if (name == "__qualname__") return makeStr(f->qualname);
+      if (name == "__module__") return makeStr(f->module ? f->module->name : "builtins");
+      if (name == "__doc__") return f->def && !f->def->docstring.empty() ? makeStr(f->def->docstring) : None();
+      if (name == "__defaults__") {
+        std::vector<Value> d;
+        for (size_t i = 0; i < f->params.size(); ++i)
+          if (f->params[i].kind == Param::Normal && f->defaults[i]) d.push_back(f->defaults[i]);
+        return d.empty() ? None() : makeTuple(d);
+      }
+      if (name == "__kwdefaults__") {
+        auto d = std::make_shared<DictObj>();
+        for (size_t i = 0; i < f->params.size(); ++i)
+          if (f->params[i].kind == Param::KwOnly && f->defaults[i]) d->setStr(f->params[i].name, f->defaults[i]);
+        return d->items.empty() ? None() : Value(d);
+      }
+      if (name == "__dict__") {
+        auto d = std::make_shared<DictObj>();
+        for (const auto& [k, v] : f->attrs)
+          if (k != "__class_def__") d->setStr(k, v);
+        return d;
+      }
+      if (name == "__annotations__") return std::make_shared<DictObj>();
+      if (name == "__code__") return functionCode(*f);
+      if (name == "__get__")
+        return makeBuiltin("function.__get__", [obj](Interpreter& in, CallArgs& a) -> Value {
+          if (a.args.empty() || isNone(a.args[0])) return obj;
+          (void)in;
+          return std::make_shared<BoundMethodObj>(a.args[0], obj);
+        });
+      if (name == "__globals__" || name == "__closure__" || name == "__builtins__")
+        raise("AttributeError", "function." + name + " is not available: Kiln runs scripts sandboxed");
+      if (name == "__call__") return obj;
+      raise("AttributeError", "'function' object has no attribute '" + name + "'");
+    }
+    case VK::Builtin: {
+      auto* b = static_cast<BuiltinObj*>(obj.get());
+      if (b->wrapped && name != "__wrapped__")
+        if (Value v = getAttrOrNull(b->wrapped, name)) return v;  // torch.compiler.disable(fn).__name__
+      if (name == "__name__") return makeStr(b->name.substr(b->name.rfind('.') + 1));
+      if (name == "__qualname__") return makeStr(b->name);
+      if (name == "__wrapped__" && b->wrapped) return b->wrapped;
+      if (name == "__call__") return obj;
+      if (name == "__doc__") return None();
+      raise("AttributeError", "'builtin_function_or_method' object has no attribute '" + name + "'");
+    }
+    case VK::BoundMethod: {
+      auto* bm = static_cast<BoundMethodObj*>(obj.get());
+      if (name == "__self__") return bm->self;
+      if (name == "__func__") return bm->fn;
+      return getAttr(bm->fn, name);
+    }
+    case VK::Generator:
+    case VK::Iterator: return iteratorAttr(obj, name);
+    default: break;
+  }
+  // Methods of builtin types (str.join, list.append, dict.items ...) live on their classes.
+  std::string tn = typeName(obj);
+  if (auto cls = builtinClass(tn)) {
+    if (Value m = cls->lookup(name)) return bindAttr(m, obj, cls);
+    if (name == "__class__") return cls;
+  }
+  if (obj->kind == VK::DType) {
+    auto d = static_cast<DTypeObj*>(obj.get())->d;
+    if (name == "is_floating_point") return makeBool(ir::isFloating(d));
+    if (name == "itemsize") return makeInt(static_cast<int64_t>(ir::itemSize(d)));
+    if (name == "is_complex") return False();
+    if (name == "is_signed") return makeBool(d != ir::DType::Bool);
+  }
+  raise("AttributeError", "'" + tn + "' object has no attribute '" + name + "'");
+}
+
+Value Interpreter::functionCode(const FunctionObj& f) {
+  // A read-only stand-in for the code object: what introspection usually asks.
+  auto cls = builtinClass("code");
+  auto code = std::make_shared<InstanceObj>(cls);
+  code->dict->setStr("co_name", makeStr(f.name));
+  code->dict->setStr("co_qualname", makeStr(f.qualname));
+  code->dict->setStr("co_filename", makeStr(f.module ? f.module->file : file_));
+  code->dict->setStr("co_firstlineno", makeInt(f.def ? f.def->span.line : f.lambda ? f.lambda->span.line : 0));
+  std::vector<Value> names;
+  int64_t argc = 0, kwonly = 0;
+  for (const auto& p : f.params) {
+    names.push_back(makeStr(p.name));
+    argc += p.kind == Param::Normal;
+    kwonly += p.kind == Param::KwOnly;
+  }
+  code->dict->setStr("co_varnames", makeTuple(names));
+  code->dict->setStr("co_argcount", makeInt(argc));
+  code->dict->setStr("co_kwonlyargcount", makeInt(kwonly));
+  int64_t flags = 0;
+  for (const auto& p : f.params) flags |= p.kind == Param::VarArgs ? 0x04 : p.kind == Param::VarKw ? 0x08 : 0;
+  if (f.def && f.def->isGenerator) flags |= 0x20;
+  code->dict->setStr("co_flags", makeInt(flags));
+  return code;
+}
+
+void Interpreter::setAttr(const Value& obj, const std::string& name, Value v) {
+  if (tracer) tracer->onSetAttr(obj, name, v);
+  std::shared_ptr<ClassObj> cls = obj->kind == VK::Instance || obj->sub ? classOf(obj) : nullptr;
+  if (cls) {
+    // A __setattr__ of the class (Python or native, as nn.Module's) decides; object's default
+    // is the plain store below.
+    Value sa = cls->lookup("__setattr__");
+    if (sa && !(sa->kind == VK::Builtin && static_cast<BuiltinObj*>(sa.get())->name == "object.__setattr__")) {
+      CallArgs a;
+      a.args = {makeStr(name), std::move(v)};
+      call(bindAttr(sa, obj, cls), a);
+      return;
+    }
+    genericSetAttr(obj, name, std::move(v));
+    return;
+  }
+  switch (obj->kind) {
+    case VK::Function:
+      static_cast<FunctionObj*>(obj.get())->attrs[name] = std::move(v);
+      return;
+    case VK::Class: {
+      auto* c = static_cast<ClassObj*>(obj.get());
+      if (c->meta)
+        if (Value sa = c->meta->lookup("__setattr__"); sa && sa->kind == VK::Function) {
+          CallArgs a;
+          a.args = {makeStr(name), std::move(v)};
+          call(bindAttr(sa, obj, c->meta), a);
+          return;
+        }
+      c->dict[name] = std::move(v);
+      return;
+    }
+    case VK::Module:
+      static_cast<ModuleObj*>(obj.get())->scope->vars[name] = std::move(v);
+      return;
+    case VK::Tensor: {
+      if (torchapi::autogradSetAttr(*this, obj, name, v)) return;  // .grad, .requires_grad, .data
+      // Any other attribute is the program's own (x.tag = 3), as on a Python object; PyTorch's
+      // own read-only attributes stay read-only.
+      static const std::set<std::string> kReadOnly = {"shape", "dtype", "ndim", "device", "is_cuda", "T", "mT", "grad_fn", "is_leaf"};
+      if (!kReadOnly.count(name)) {
+        auto* t = static_cast<TensorObj*>(obj.get());
+        if (!t->attrs) t->attrs = std::make_shared<DictObj>();
+        t->attrs->setStr(name, std::move(v));
+        return;
+      }
+      break;
+    }
+    default: break;
+  }
+  raise("AttributeError", "'" + typeName(obj) + "' object attribute '" + name + "' is read-only");
+}
+
+void Interpreter::genericSetAttr(const Value& obj, const std::string& name, Value v) {
+  auto cls = classOf(obj);
+  Value clsAttr = cls->lookup(name);
+  if (clsAttr && clsAttr->kind == VK::Instance) {
+    auto* d = static_cast<InstanceObj*>(clsAttr.get());
+    if (d->cls->name == "property") {
+      Value fset = d->dict->getStr("fset");
+      if (!fset || isNone(fset)) raise("AttributeError", "property '" + name + "' of '" + cls->name + "' object has no setter");
+      CallArgs a;
+      a.args = {obj, std::move(v)};
+      call(fset, a);
+      return;
+    }
+    if (Value set = d->cls->lookup("__set__")) {
+      CallArgs a;
+      a.args = {obj, std::move(v)};
+      call(std::make_shared<BoundMethodObj>(clsAttr, set), a);
+      return;
+    }
+  }
+  std::shared_ptr<DictObj> dict;
+  if (obj->kind == VK::Instance) dict = static_cast<InstanceObj*>(obj.get())->dict;
+  else if (obj->sub) {
+    if (!obj->sub->attrs) obj->sub->attrs = std::make_shared<DictObj>();
+    dict = obj->sub->attrs;
+  }
+  if (!dict) raise("AttributeError", "'" + typeName(obj) + "' object has no attribute '" + name + "'");
+  dict->setStr(name, std::move(v));
+}
+
+void Interpreter::delAttr(const Value& obj, const std::string& name) {
+  if (tracer) tracer->onSetAttr(obj, name, nullptr);
+  if (obj->kind == VK::Instance || obj->sub) {
+    auto cls = classOf(obj);
+    if (Value da = cls->lookup("__delattr__"); da && da->kind == VK::Function) {
+      CallArgs a;
+      a.args = {makeStr(name)};
+      call(bindAttr(da, obj, cls), a);
+      return;
+    }
+    Value clsAttr = cls->lookup(name);
+    if (clsAttr && clsAttr->kind == VK::Instance) {
+      auto* d = static_cast<InstanceObj*>(clsAttr.get());
+      if (d->cls->name == "property") {
+        Value fdel = d->dict->getStr("fdel");
+        if (!fdel || isNone(fdel)) raise("AttributeError", "property '" + name + "' of '" + cls->name + "' object has no deleter");
+        CallArgs a;
+        a.args = {obj};
+        call(fdel, a);
+        return;
+      }
+      if (Value del = d->cls->lookup("__delete__")) {
+        CallArgs a;
+        a.args = {obj};
+        call(std::make_shared<BoundMethodObj>(clsAttr, del), a);
+        return;
+      }
+    }
+    std::shared_ptr<DictObj> dict = obj->kind == VK::Instance ? static_cast<InstanceObj*>(obj.get())->dict : obj->sub->attrs;
+    if (!dict || !dict->erase(makeStr(name))) raise("AttributeError", "'" + cls->name + "' object has no attribute '" + name + "'");
+    return;
+  }
+  if (obj->kind == VK::Class) {
+    auto* c = static_cast<ClassObj*>(obj.get());
+    if (!c->dict.erase(name)) raise("AttributeError", "type object '" + c->name + "' has no attribute '" + name + "'");
+    return;
+  }
+  if (obj->kind == VK::Function) {
+    if (!static_cast<FunctionObj*>(obj.get())->attrs.erase(name)) raise("AttributeError", "'function' object has no attribute '" + name + "'");
+    return;
+  }
+  if (obj->kind == VK::Tensor) {
+    auto* t = static_cast<TensorObj*>(obj.get());
+    if (t->attrs && t->attrs->erase(makeStr(name))) return;
+  }
+  if (obj->kind == VK::Module) {
+    if (static_cast<ModuleObj*>(obj.get())->scope->vars.erase(name)) return;
+  }
+  raise("AttributeError", "'" + typeName(obj) + "' object has no attribute '" + name + "'");
+}
+
+// ---- instances ----
+
+Value Interpreter::instantiate(const std::shared_ptr<ClassObj>& cls, CallArgs& args) {
+  // A metaclass's __call__ (a Python one) takes over instance creation.
+  if (cls->meta)
+    if (Value mc = cls->meta->lookup("__call__"); mc && mc->kind == VK::Function) {
+      CallArgs a = args;
+      return callFunction(*static_cast<FunctionObj*>(mc.get()), a, cls);
+    }
+  return createInstance(cls, args);
+}
+
+Value Interpreter::createInstance(const std::shared_ptr<ClassObj>& cls, CallArgs& args) {
+  Value obj;
+  Value nw = cls->lookup("__new__");
+  if (nw && !(nw->kind == VK::Builtin && static_cast<BuiltinObj*>(nw.get())->name == "object.__new__")) {
+    // __new__ is a static method taking the class (Python's, or a builtin type's native one).
+    if (nw->kind == VK::Instance && static_cast<InstanceObj*>(nw.get())->cls->name == "staticmethod")
+      nw = static_cast<InstanceObj*>(nw.get())->dict->getStr("fn");
+    CallArgs a = args;
+    a.args.insert(a.args.begin(), cls);
+    obj = call(nw, a);
+    // A builtin type's __new__ makes the builtin value: a user subclass gets its class.
+    if (obj->kind != VK::Instance && obj->kind != VK::Class && !obj->sub && classOf(obj).get() != cls.get() &&
+        cls->isSubclassOf(classOf(obj).get())) {
+      obj->sub = std::make_shared<SubclassInfo>();
+      obj->sub->cls = cls;
+    }
+    if (!isInstance(obj, cls)) return obj;  // __new__ returned something else: no __init__
+  } else {
+    obj = std::make_shared<InstanceObj>(cls);
+  }
+  Value init = cls->lookup("__init__");
+  bool defaultInit = !init || (init->kind == VK::Builtin && static_cast<BuiltinObj*>(init.get())->name == "object.__init__");
+  if (!defaultInit) {
+    if (init->kind == VK::Function) {
+      CallArgs a = args;
+      callFunction(*static_cast<FunctionObj*>(init.get()), a, obj);
+    } else {
+      CallArgs a = args;
+      a.args.insert(a.args.begin(), obj);
+      call(init, a);
+    }
+  } else if (!args.args.empty() && !cls->isException && !nw) {
+    raise("TypeError", cls->name + "() takes no arguments");
+  }
+  if (cls->isException && obj->kind == VK::Instance && !static_cast<InstanceObj*>(obj.get())->dict->getStr("args"))
+    static_cast<InstanceObj*>(obj.get())->dict->setStr("args", makeTuple(args.args));
+  return obj;
+}
+
+bool Interpreter::isInstance(const Value& v, const Value& clsOrTuple) {
+  if (clsOrTuple->kind == VK::Tuple) {
+    for (auto& c : static_cast<TupleObj*>(clsOrTuple.get())->items)
+      if (isInstance(v, c)) return true;
+    return false;
+  }
+  if (clsOrTuple->kind != VK::Class) raise("TypeError", "isinstance() arg 2 must be a type, a tuple of types, or a union");
+  auto* cls = static_cast<ClassObj*>(clsOrTuple.get());
+  // An ABC's __instancecheck__ (on its metaclass) decides.
+  if (cls->meta)
+    if (Value ic = cls->meta->lookup("__instancecheck__"); ic && ic->kind == VK::Function) {
+      CallArgs a;
+      a.args = {v};
+      return truthy(call(bindAttr(ic, clsOrTuple, cls->meta), a));
+    }
+  if (cls->name == "object" && !cls->module) return true;
+  if (v->kind == VK::Tensor && cls->name == "Parameter") return static_cast<TensorObj*>(v.get())->parameter || static_cast<TensorObj*>(v.get())->t.requiresGrad();
+  auto c = classOf(v);
+  if (c && c->isSubclassOf(cls)) return true;
+  if (v->kind == VK::Bool && cls->name == "int" && !cls->module) return true;
+  return false;
+}
+
+// ---- classes ----
+
+std::shared_ptr<ClassObj> Interpreter::newClass(const std::string& name, const std::vector<std::shared_ptr<ClassObj>>& bases,
+                                               const std::shared_ptr<ModuleObj>& module) {
+  auto cls = std::make_shared<ClassObj>();
+  cls->name = name;
+  cls->qualname = name;
+  cls->module = module;
+  cls->bases = bases;
+  // C3 linearization (Python's MRO), falling back to depth-first for inconsistent hierarchies.
+  std::vector<std::vector<std::shared_ptr<ClassObj>>> seqs;
+  for (const auto& b : bases) seqs.push_back(b->mro);
+  seqs.push_back(bases);
+  cls->mro.push_back(cls);
+  while (true) {
+    seqs.erase(std::remove_if(seqs.begin(), seqs.end(), [](const auto& s) { return s.empty(); }), seqs.end());
+    if (seqs.empty()) break;
+    std::shared_ptr<ClassObj> next;
+    for (const auto& s : seqs) {
+      auto cand = s.front();
+      bool inTail = false;
+      for (const auto& t : seqs)
+        if (std::find(t.begin() + 1, t.end(), cand) != t.end()) inTail = true;
+      if (!inTail) {
+        next = cand;
+        break;
+      }
+    }
+    if (!next) {  // no consistent order: Python raises; keep going depth-first
+      for (const auto& b : bases)
+        for (const auto& m : b->mro)
+          if (std::find(cls->mro.begin(), cls->mro.end(), m) == cls->mro.end()) cls->mro.push_back(m);
+      break;
+    }
+    cls->mro.push_back(next);
+    for (auto& s : seqs)
+      if (!s.empty() && s.front() == next) s.erase(s.begin());
+  }
+  if (bases.empty()) {
+    auto obj = builtinClass("object");
+    if (obj && obj.get() != cls.get()) cls->mro.push_back(obj);
+  }
+  for (const auto& m : cls->mro) cls->isException = cls->isException || m->isException;
+  for (const auto& b : bases)
+    if (b->meta && !cls->meta) cls->meta = b->meta;  // a class's metaclass is inherited
+  return cls;
+}
+
+Value Interpreter::makeClass(const Stmt& s) {
+  std::vector<std::shared_ptr<ClassObj>> bases;
+  for (const auto& b : s.bases) {
+    Value bv = eval(*b);
+    if (bv->kind == VK::Instance)
+      if (Value mro = getAttrOrNull(bv, "__mro_entries__")) {  // typing.Generic[T], NamedTuple ...
+        CallArgs a;
+        a.args.push_back(makeTuple({}));
+        for (auto& e : iterate(call(mro, a)))
+          if (e->kind == VK::Class) bases.push_back(std::static_pointer_cast<ClassObj>(e));
+        continue;
+      }
+    if (bv->kind != VK::Class) raise("TypeError", "bases must be types");
+    bases.push_back(std::static_pointer_cast<ClassObj>(bv));
+  }
+  Value metaclass;
+  CallArgs classKw;
+  for (const auto& k : s.classKeywords) {
+    Value v = eval(*k.value);
+    if (k.name == "metaclass") metaclass = v;
+    else classKw.kwargs.emplace_back(k.name, v);
+  }
+  // Execute the body in its own scope (its names are readable in later statements of the
+  // body); functions defined there become methods.
+  std::vector<std::string> order;
+  Frame f;
+  f.scope = std::make_shared<Scope>();
+  f.scope->parent = frames_.back().locals ? frames_.back().scope : (frames_.back().classBody ? frames_.back().scope->parent : nullptr);
+  f.module = frames_.back().module;
+  f.function = s.name;
+  f.span = s.span;
+  f.classBody = true;
+  f.scope->vars["__module__"] = makeStr(f.module ? f.module->name : "__main__");
+  f.scope->vars["__qualname__"] = makeStr(s.name);
+  {
+    FrameGuard g(*this, f);
+    try {
+      execBody(s.body);
+    } catch (PyError& e) {
+      e.traceback.insert(e.traceback.begin(), TraceFrame{f.module ? f.module->file : file_, s.name, frames_.back().span});
+      throw;
+    }
+    order = frames_.back().scopeOrder;
+  }
+  Value cls;
+  std::shared_ptr<ClassObj> meta = metaclass && metaclass->kind == VK::Class ? std::static_pointer_cast<ClassObj>(metaclass) : nullptr;
+  if (!meta)
+    for (const auto& b : bases)
+      if (b->meta) meta = b->meta;
+  if (meta && meta->lookup("__new__") && meta->lookup("__new__")->kind != VK::Builtin) {
+    // A Python metaclass: M(name, bases, namespace, **kw) makes the class.
+    auto nsDict = std::make_shared<DictObj>();
+    for (const auto& name : order) {
+      auto it = f.scope->vars.find(name);
+      if (it != f.scope->vars.end()) nsDict->setStr(name, it->second);
+    }
+    for (auto& [k, v] : f.scope->vars)
+      if (!nsDict->getStr(k)) nsDict->setStr(k, v);
+    std::vector<Value> bv(bases.begin(), bases.end());
+    CallArgs a;
+    a.args = {makeStr(s.name), makeTuple(bv), nsDict};
+    a.kwargs = classKw.kwargs;
+    cls = call(meta, a);
+    if (cls->kind == VK::Class) {
+      auto c = std::static_pointer_cast<ClassObj>(cls);
+      for (auto& [k, v] : c->dict)
+        if (v->kind == VK::Function) static_cast<FunctionObj*>(v.get())->attrs["__class_def__"] = c;
+    }
+  } else {
+    auto c = newClass(s.name, bases, f.module);
+    if (meta) c->meta = meta;
+    finishClass(c, f.scope->vars, order, s.docstring);
+    if (meta)
+      if (Value mi = meta->lookup("__init__"); mi && mi->kind == VK::Function) {
+        auto nsDict = std::make_shared<DictObj>();
+        for (auto& [k, v] : c->dict) nsDict->setStr(k, v);
+        std::vector<Value> bv(bases.begin(), bases.end());
+        CallArgs a;
+        a.args = {makeStr(s.name), makeTuple(bv), nsDict};
+        callFunction(*static_cast<FunctionObj*>(mi.get()), a, c);
+      }
+    initSubclass(c, classKw);
+    cls = c;
+  }
+  return cls;
+}
+
+void Interpreter::finishClass(const std::shared_ptr<ClassObj>& c, const std::unordered_map<std::string, Value>& vars,
+                              const std::vector<std::string>& order, const std::string& docstring) {
+  for (auto& [k, v] : vars) {
+    if (v->kind == VK::Function) {
+      auto* fn = static_cast<FunctionObj*>(v.get());
+      fn->attrs["__class_def__"] = c;
+      if (fn->qualname.find('.') == std::string::npos) fn->qualname = c->qualname + "." + fn->name;
+    }
+    c->dict[k] = v;
+  }
+  // __new__ is a static method and __init_subclass__ / __class_getitem__ class methods, as in Python.
+  auto wrap = [&](const char* name, const char* kind) {
+    auto it = c->dict.find(name);
+    if (it == c->dict.end() || it->second->kind != VK::Function) return;
+    auto inst = std::make_shared<InstanceObj>(builtinClass(kind));
+    inst->dict->setStr("fn", it->second);
+    it->second = inst;
+  };
+  wrap("__new__", "staticmethod");
+  wrap("__init_subclass__", "classmethod");
+  wrap("__class_getitem__", "classmethod");
+  c->dict["__name__"] = makeStr(c->name);
+  c->dict["__doc__"] = docstring.empty() ? None() : makeStr(docstring);
+  if (!c->dict.count("__annotations__")) c->dict["__annotations__"] = std::make_shared<DictObj>();
+  c->order = order;
+  // __set_name__ on the descriptors of the body, in definition order.
+  for (const auto& name : order) {
+    auto it = c->dict.find(name);
+    if (it == c->dict.end() || it->second->kind != VK::Instance) continue;
+    if (Value sn = static_cast<InstanceObj*>(it->second.get())->cls->lookup("__set_name__")) {
+      CallArgs a;
+      a.args = {c, makeStr(name)};
+      call(std::make_shared<BoundMethodObj>(it->second, sn), a);
+    }
+  }
+}
+
+void Interpreter::initSubclass(const std::shared_ptr<ClassObj>& c, CallArgs& kwargs) {
+  // The nearest base's __init_subclass__ (a class method) sees the new class.
+  for (size_t i = 1; i < c->mro.size(); ++i) {
+    auto it = c->mro[i]->dict.find("__init_subclass__");
+    if (it == c->mro[i]->dict.end()) continue;
+    CallArgs a = kwargs;
+    a.args.clear();
+    call(bindAttr(it->second, nullptr, c), a);
+    return;
+  }
+  if (!kwargs.kwargs.empty()) raise("TypeError", c->name + ".__init_subclass__() takes no keyword arguments");
+}
+
+// ---- super() ----
+
+Value Interpreter::superProxy(CallArgs& a) {
+  std::shared_ptr<ClassObj> start;
+  Value self;
+  if (a.args.size() == 2) {
+    if (a.args[0]->kind != VK::Class) raise("TypeError", "super() argument 1 must be a type, not " + typeName(a.args[0]));
+    start = std::static_pointer_cast<ClassObj>(a.args[0]);
+    self = a.args[1];
+  } else {
+    for (auto it = frames_.rbegin(); it != frames_.rend(); ++it)
+      if (it->classDef) { start = it->classDef; self = it->classSelf; break; }
+  }
+  if (!start || !self) raise("RuntimeError", "super(): no arguments");
+  auto proxy = std::make_shared<InstanceObj>(builtinClass("super"));
+  proxy->dict->setStr("__thisclass__", start);
+  proxy->dict->setStr("__self__", self);
+  return proxy;
+}
+
+Value Interpreter::superAttr(const Value& proxy, const std::string& name) {
+  auto* p = static_cast<InstanceObj*>(proxy.get());
+  auto start = std::static_pointer_cast<ClassObj>(p->dict->getStr("__thisclass__"));
+  Value self = p->dict->getStr("__self__");
+  if (name == "__thisclass__") return start;
+  if (name == "__self__") return self;
+  // Look the attribute up after `start` in the MRO of self's class; when self is a class that
+  // is not an instance of `start` (a classmethod's super()), in self's own MRO.
+  std::shared_ptr<ClassObj> mroOwner;
+  Value instance;
+  if (isInstance(self, start)) {
+    mroOwner = classOf(self);
+    instance = self;
+  } else if (self->kind == VK::Class && static_cast<ClassObj*>(self.get())->isSubclassOf(start.get())) {
+    mroOwner = std::static_pointer_cast<ClassObj>(self);
+  } else {
+    raise("TypeError", "super(type, obj): obj must be an instance or subtype of type");
+  }
+  bool after = false;
+  for (const auto& m : mroOwner->mro) {
+    if (after) {
+      auto it = m->dict.find(name);
+      if (it != m->dict.end()) return bindAttr(it->second, instance, instance ? mroOwner : std::static_pointer_cast<ClassObj>(self));
+    }
+    if (m == start) after = true;
+  }
+  raise("AttributeError", "'super' object has no attribute '" + name + "'");
+}
+
+}  // namespace kiln::py
