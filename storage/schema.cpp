@@ -175,6 +175,12 @@ const std::vector<Migration>& migrations() {
        " session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
        " compile_id TEXT NOT NULL, kernel TEXT NOT NULL, ms REAL NOT NULL, bytes INTEGER NOT NULL);"
        "CREATE INDEX kernel_profiles_by_session ON kernel_profiles(session_id);"},
+      {4, "kiln run --verify: compiled graphs checked against eager, and what a mismatch was bisected to",
+       "CREATE TABLE verifications (id INTEGER PRIMARY KEY,"
+       " session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
+       " compile_id TEXT NOT NULL, call INTEGER NOT NULL, matched INTEGER NOT NULL, output INTEGER NOT NULL,"
+       " detail TEXT NOT NULL, culprit TEXT NOT NULL, bisection_json TEXT NOT NULL);"
+       "CREATE INDEX verifications_by_session ON verifications(session_id);"},
   };
   return kSteps;
 }

@@ -240,6 +240,21 @@ void SessionWriter::profile(const session::ProfileEvent& p) {
         .run();
 }
 
+void SessionWriter::verify(const session::VerifyEvent& v) {
+  beginEvent("verify");
+  Stmt(*db_, "INSERT INTO verifications (session_id, compile_id, call, matched, output, detail, culprit, bisection_json)"
+             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+      .bind(1, sessionId_)
+      .bind(2, v.compileId)
+      .bind(3, v.call)
+      .bind(4, v.matched ? 1 : 0)
+      .bind(5, v.output)
+      .bind(6, v.detail)
+      .bind(7, v.culprit)
+      .bind(8, stringsToJson(v.bisection))
+      .run();
+}
+
 void SessionWriter::output(const std::string& text) {
   if (sessionId_ == 0) throw StoreError("output reported before sessionStart");
   if (ended_) throw StoreError("output reported after sessionEnd");

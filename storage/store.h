@@ -104,7 +104,7 @@ class Store {
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
   int schemaVersion() const;
   const std::string& path() const;
 
@@ -127,6 +127,8 @@ class Store {
   std::vector<session::TimingEvent> timings(int64_t sessionId);
   // Run profiles (kiln run --profile), in the order recorded; empty when not profiled.
   std::vector<session::ProfileEvent> profiles(int64_t sessionId);
+  // kiln run --verify results, in the order recorded; empty when not verified.
+  std::vector<session::VerifyEvent> verifications(int64_t sessionId);
 
   // Full-text search (FTS5) over scripts, frame sources, transformed code, stage IR, kernels
   // and wrappers of every session; every word of `text` must match. Newest sessions first.

@@ -271,6 +271,25 @@ std::vector<session::ProfileEvent> Store::profiles(int64_t sessionId) {
   return out;
 }
 
+std::vector<session::VerifyEvent> Store::verifications(int64_t sessionId) {
+  std::vector<session::VerifyEvent> out;
+  Stmt s(impl_->db, "SELECT compile_id, call, matched, output, detail, culprit, bisection_json FROM verifications"
+                    " WHERE session_id = ? ORDER BY id");
+  s.bind(1, sessionId);
+  while (s.step()) {
+    session::VerifyEvent v;
+    v.compileId = s.text(0);
+    v.call = s.integer(1);
+    v.matched = s.integer(2) != 0;
+    v.output = s.integer(3);
+    v.detail = s.text(4);
+    v.culprit = s.text(5);
+    v.bisection = stringsFromJson(s.text(6));
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
 std::vector<SearchHit> Store::search(const std::string& text, int limit) {
   std::string q = ftsQuery(text);
   if (q.empty()) return {};

@@ -22,6 +22,9 @@ class ScriptRunner : public QObject {
   const QString& kilnPath() const { return kilnPath_; }
   bool isRunning() const { return process_ != nullptr; }
   const QString& script() const { return script_; }
+  // kiln run --verify for the runs that follow: every compiled graph checked against eager.
+  void setVerify(bool on) { verify_ = on; }
+  bool verify() const { return verify_; }
   // Starts a run; false (and nothing emitted) when one is already running.
   bool run(const QString& script, const QString& dbPath);
   void cancel();
@@ -52,6 +55,7 @@ class ScriptRunner : public QObject {
   QString stdout_;
   QString stderr_;
   bool cancelled_ = false;
+  bool verify_ = false;
 };
 
 }  // namespace kiln::viewers

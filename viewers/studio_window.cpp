@@ -19,6 +19,7 @@
 #include "viewers/stage_list_model.h"
 #include "viewers/text_pane.h"
 #include "viewers/profile_charts.h"
+#include "viewers/verify_panel.h"
 #include "viewers/timings_chart.h"
 
 #include <QApplication>
@@ -239,6 +240,8 @@ void StudioWindow::buildDocks() {
   timingTabs_ = new QTabWidget(this);
   timingTabs_->addTab(timings_, tr("Compile phases"));
   timingTabs_->addTab(profile_, tr("Run and kernel times"));
+  verify_ = new VerifyPanel(this);
+  timingTabs_->addTab(verify_, tr("Verify"));
   auto* timingsDock = addDock(tr("Timings"), QStringLiteral("timings"), timingTabs_, Qt::BottomDockWidgetArea);
 
   inspector_ = new QTextBrowser(this);
@@ -263,6 +266,15 @@ void StudioWindow::buildMenus() {
   recentMenu_ = file->addMenu(tr("Open &Recent"));
   connect(recentMenu_, &QMenu::aboutToShow, this, &StudioWindow::fillRecentMenu);
   stopAction_ = file->addAction(tr("&Stop Run"), this, [this] { runner_->cancel(); });
+  // Runs check every compiled graph against eager and bisect a difference (kiln run --verify).
+  verifyAction_ = file->addAction(tr("&Verify Compiled Graphs Against Eager"));
+  verifyAction_->setCheckable(true);
+  verifyAction_->setChecked(settings().value(QStringLiteral("verifyRuns"), false).toBool());
+  runner_->setVerify(verifyAction_->isChecked());
+  connect(verifyAction_, &QAction::toggled, this, [this](bool on) {
+    runner_->setVerify(on);
+    settings().setValue(QStringLiteral("verifyRuns"), on);
+  });
   stopAction_->setEnabled(false);
   file->addAction(tr("&Refresh Sessions"), QKeySequence::Refresh, this, [this] { refreshSessions(); });
   file->addAction(tr("&Export Graph…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, &StudioWindow::exportGraphDialog);
@@ -360,6 +372,10 @@ void StudioWindow::showSession(qint64 sessionId) {
     frames_->setSession(store_.frames(sessionId), compiles, recompiles);
     timings_->setTimings(store_.timings(sessionId));
     profile_->setProfiles(store_.profiles(sessionId));
+    verify_->setResults(store_.verifications(sessionId));
+    timingTabs_->setTabText(timingTabs_->indexOf(verify_), verify_->mismatchCount() > 0
+                                                               ? tr("Verify (%1 differ)").arg(verify_->mismatchCount())
+                                                               : tr("Verify"));
     text_->setSessionOutput(qs(detail->stdoutText), qs(detail->error));
     stages_->load(sessionId);
     summary_->setText(tr("#%1 %2 · %3 · %4 graphs · %5 breaks · %6 recompiles")

@@ -39,6 +39,7 @@ class StageListModel;
 struct StageContent;
 class TextPane;
 class TimingsChart;
+class VerifyPanel;
 
 class StudioWindow : public QMainWindow {
   Q_OBJECT
@@ -85,6 +86,8 @@ class StudioWindow : public QMainWindow {
   QTextBrowser* inspector() const { return inspector_; }
   TimingsChart* timings() const { return timings_; }
   ProfileCharts* profileCharts() const { return profile_; }
+  VerifyPanel* verifyPanel() const { return verify_; }
+  QAction* verifyAction() const { return verifyAction_; }
   QToolButton* stopButton() const { return stopButton_; }
   // Shows the Timings dock on tab 0 (compile phases) or 1 (run and kernel times).
   void showTimingsTab(int tab);
@@ -157,6 +160,7 @@ class StudioWindow : public QMainWindow {
   QTextBrowser* inspector_ = nullptr;
   TimingsChart* timings_ = nullptr;
   ProfileCharts* profile_ = nullptr;
+  VerifyPanel* verify_ = nullptr;
   QLineEdit* findField_ = nullptr;
   QToolButton* stopButton_ = nullptr;
   QLabel* findCount_ = nullptr;
@@ -171,6 +175,7 @@ class StudioWindow : public QMainWindow {
   QLabel* summary_ = nullptr;
   QProgressBar* busy_ = nullptr;
   QAction* stopAction_ = nullptr;
+  QAction* verifyAction_ = nullptr;  // File ▸ Verify Compiled Graphs Against Eager (kiln run --verify)
   QMenu* recentMenu_ = nullptr;
   bool settled_ = false;
   int pendingReads_ = 0;

@@ -5,6 +5,7 @@
 #include "engine/codegen/kernel_compiler.h"
 #include "engine/driver/script_runner.h"
 #include "engine/driver/explain.h"
+#include "engine/driver/verify.h"
 #include "engine/session/tee_sink.h"
 #include "storage/session_diff.h"
 #include "storage/store.h"
@@ -56,10 +57,12 @@ std::string usage() {
   return "kiln - a torch.compile-style compiler you can see inside\n\n"
          "usage:\n"
          "  kiln run SCRIPT [--db PATH] [--eager] [--dump-outputs DIR] [--logs NAMES] [--disable-pass NAME]... [--stop-after N]\n"
-         "               [--profile N] [--progress]\n"
+         "               [--profile N] [--progress] [--verify]\n"
          "      run a script; compiled regions are captured, compiled and recorded as a session; with --profile,\n"
          "      every compiled graph is then timed (eager vs compiled, per kernel; median of N runs) into the session;\n"
-         "      --progress prints 'kiln-progress: PERCENT WHAT' lines to stderr as the script advances\n"
+         "      --progress prints 'kiln-progress: PERCENT WHAT' lines to stderr as the script advances;\n"
+         "      --verify checks every compiled graph call against the graph run eagerly; a difference is bisected to\n"
+         "      the pass or fusion decision that introduced it, recorded in the session, and the run exits with 3\n"
          "  kiln explain SCRIPT [--json] [--db PATH]\n"
          "      run a script and report what capture did: graphs, graph breaks, recompiles, guards\n"
          "  kiln bench SCRIPT|DIR [--eager] [--torch] [--repeat N] [--threads N]\n"
@@ -80,12 +83,14 @@ std::string usage() {
 }
 
 int cmdRun(const std::vector<std::string>& args) {
-  Opts o = parse(args, {"db", "dump-outputs", "disable-pass", "stop-after", "logs", "profile"}, {"eager", "progress"});
+  Opts o = parse(args, {"db", "dump-outputs", "disable-pass", "stop-after", "logs", "profile"}, {"eager", "progress", "verify"});
   if (o.help) { std::cout << usage(); return 0; }
   if (o.positional.size() != 1) throw UsageError("expected exactly one SCRIPT");
   driver::RunOptions ro;
   ro.scriptPath = o.positional[0];
   ro.eager = o.flags.count("eager") > 0;
+  ro.verify = o.flags.count("verify") > 0;
+  if (ro.verify && ro.eager) throw UsageError("--verify checks compiled graphs; it cannot be used with --eager");
   if (std::string s = one(o, "profile"); !s.empty()) {
     try { ro.profileRepeat = std::stoi(s); } catch (...) { throw UsageError("--profile needs a number of runs"); }
     if (ro.profileRepeat < 1 || ro.profileRepeat > 1000) throw UsageError("--profile takes 1 to 1000 runs");
@@ -119,6 +124,14 @@ int cmdRun(const std::vector<std::string>& args) {
     }
   }
   std::cout << "session " << id << "\n";
+  if (r.verify) {
+    const driver::VerifyStats& v = *r.verify;
+    std::cerr << "kiln verify: " << v.graphs << " compiled graph" << (v.graphs == 1 ? "" : "s") << ", " << v.calls << " call"
+              << (v.calls == 1 ? "" : "s") << " checked against eager, " << v.mismatches << " differ"
+              << (v.mismatches == 1 ? "s" : "") << "\n";
+    for (const auto& line : v.reports) std::cerr << "  " << line << "\n";
+    if (v.mismatches > 0 && r.exitCode == 0) return 3;
+  }
   return r.exitCode;
 }
 

@@ -2,6 +2,7 @@
 
 #include "engine/capture/frame.h"
 #include "engine/driver/backends.h"
+#include "engine/driver/verify.h"
 #include "engine/autograd/compiled_function.h"
 #include "engine/autograd/grad_mode.h"
 #include "engine/capture/resume.h"
@@ -1005,6 +1006,8 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
       if (!entry.run)
         entry.run = driver::compileGraph(tracer.graph, cid, bo, sink, cpu_, &shown, dynInputs.empty() ? nullptr : &dynInputs,
                                          &entry.dynamicCode, dynamicOf ? nullptr : &entry.backward);
+      if (verifyStats && entry.run)
+        entry.run = driver::verifyingRunner(std::move(entry.run), entry.captured, cid, bo, cpu_, sink_, verifyStats);
     } catch (const std::exception& e) {
       ce.status = "failed";
       ce.message = std::string("backend compile failed, running the captured graph eagerly: ") + e.what();

@@ -16,7 +16,10 @@
 
 namespace kiln::codegen { class KernelCompiler; }
 
-namespace kiln::driver { struct CompiledFrameLog; }
+namespace kiln::driver {
+struct CompiledFrameLog;
+struct VerifyStats;
+}
 
 namespace kiln::capture {
 
@@ -60,6 +63,8 @@ class CompileContext {
   // Pass-manager options every inductor compile uses (--disable-pass, --stop-after).
   passes::PassManagerOptions passOptions;
   driver::CompiledFrameLog* frameLog = nullptr;  // kiln bench: record every compiled graph
+  // kiln run --verify: when set, every compiled graph is checked against eager (driver/verify.h).
+  std::shared_ptr<driver::VerifyStats> verifyStats;
 
  private:
   std::shared_ptr<Frame> newFrame(const py::Value& fn, const CompileOptions& opts);

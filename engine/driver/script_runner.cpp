@@ -9,6 +9,7 @@
 #include "engine/codegen/kernel_compiler.h"
 #include "engine/driver/backends.h"
 #include "engine/driver/frame_profile.h"
+#include "engine/driver/verify.h"
 #include "engine/python/parser.h"
 #include "engine/session/tee_sink.h"
 #include "engine/support/error.h"
@@ -234,6 +235,7 @@ RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ost
       compiler = std::make_unique<capture::CompileContext>(compileSink, cpu.get(), file);
       compiler->passOptions = opts.passes;
       compiler->frameLog = frameLog;
+      if (opts.verify) compiler->verifyStats = res.verify = std::make_shared<VerifyStats>();
       in.compiler = compiler.get();
     }
     if (opts.progress)

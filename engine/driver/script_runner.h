@@ -6,12 +6,14 @@
 #include "engine/session/sink.h"
 
 #include <functional>
+#include <memory>
 #include <ostream>
 #include <string>
 
 namespace kiln::driver {
 
 struct CompiledFrameLog;  // backends.h
+struct VerifyStats;       // verify.h
 
 struct RunOptions {
   std::string scriptPath;
@@ -24,12 +26,16 @@ struct RunOptions {
   // Progress of the run (kiln run --progress, read by the studio): percent of the script's
   // top-level statements started, and what is happening ("line 12", "compiling [0/1]").
   std::function<void(int percent, const std::string& what)> progress;
+  // kiln run --verify: every compiled graph call is checked against the captured graph run
+  // eagerly (driver/verify.h); results go to the sink and to RunResult::verify.
+  bool verify = false;
 };
 
 struct RunResult {
   int exitCode = 0;                   // 0 ok, 1 the script raised or failed to parse
   std::string error;                  // the formatted traceback / syntax error
   std::string outputsJson;            // {"out": {...}, "out_1": ...} as the corpus oracle writes it
+  std::shared_ptr<VerifyStats> verify;  // with RunOptions::verify
 };
 
 // `out` receives what the script prints; errors are returned (and reported to the sink),

@@ -166,8 +166,13 @@ class Lowering {
       if (m == mutated_.end()) mutated_.emplace_back(in->second, newRoot.node);
       else m->second = newRoot.node;
     } else {
-      for (auto& m : mutated_)
-        if (m.second == root) m.second = newRoot.node;  // a second update of an input
+      // A later update of an input: its current value is `root` or a view of it (the reshape
+      // an earlier scatter ended with), so it is that value replayed on the new root.
+      for (auto& m : mutated_) {
+        std::vector<int> mc;
+        if (rootOf(m.second, &mc) != root) continue;
+        m.second = mc.empty() ? newRoot.node : replay(newRoot, mc).node;
+      }
     }
   }
 
@@ -191,6 +196,7 @@ class Lowering {
     for (const auto& [k, a] : n.kwargs) ta.kwargs.emplace_back(k, mapArg(a));
     d_.provenance = n.prov;
     d_.provenance.from = {n.id};
+    const size_t nodesBefore = out_.graph.nodes.size();
     Val r = fn->impl(d_, ta);
     if (r.kind != Val::Kind::Sym && r.kind != Val::Kind::List)
       throw std::runtime_error("lowering: '" + n.target + "' did not produce a tensor");
@@ -210,6 +216,16 @@ class Lowering {
     sameAs_[n.id] = target;
     const Val& old = env_.at(target);
     if (old.kind != Val::Kind::Sym || old.node < 0) throw std::runtime_error("lowering: '" + n.target + "' on a value that is not a tensor");
+    // The new value must be a tensor of its own: `o.copy_(a)` lowers to `a` itself (or a view
+    // of it), and binding o to that node would make a later `o -= b` update `a` too.
+    if (r.kind == Val::Kind::Sym && r.node >= 0) {
+      const ir::Node* rn = out_.graph.find(r.node);
+      const bool fresh = rn && static_cast<size_t>(rn - out_.graph.nodes.data()) >= nodesBefore;
+      if (!fresh || viewBase_.count(r.node)) {
+        r = d_.call("aten.clone.default", {r});
+        noteViews();
+      }
+    }
     update(old.node, r);
   }
 

@@ -5,6 +5,7 @@
 #include "engine/ir/graph.h"
 #include "engine/session/events.h"
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -13,6 +14,10 @@ namespace kiln::passes {
 
 struct PassContext {
   bool training = false;  // module mode when known (conv/bn folding only in eval)
+  // The fuse pass makes at most this many fusion decisions (joins of a node into an existing
+  // kernel); -1: no limit. kiln run --verify bisects over it to find the decision that broke
+  // a graph.
+  int fusionLimit = -1;
 };
 
 struct PassResult {
@@ -24,11 +29,11 @@ struct PassResult {
   void fired(const std::string& rule, int id);
 };
 
-using PassFn = PassResult (*)(const ir::Graph&, PassContext&);
+using PassFn = std::function<PassResult(const ir::Graph&, PassContext&)>;
 
 struct PassInfo {
-  const char* name;         // stable name: disable with --disable-pass NAME
-  const char* description;  // one line for the studio's stepper
+  std::string name;         // stable name: disable with --disable-pass NAME
+  std::string description;  // one line for the studio's stepper
   PassFn run;
 };
 

@@ -11,7 +11,8 @@ namespace kiln::passes {
 ir::Graph runPipeline(const ir::Graph& input, PassContext& ctx, const PassManagerOptions& opts,
                       const std::function<void(const PassSnapshot&)>& onPass) {
   ir::Graph g = input;
-  const auto& list = pipeline();
+  const std::vector<PassInfo> list = pipeline();
+  ctx.fusionLimit = opts.fusionLimit;
   for (size_t i = 0; i < list.size(); ++i) {
     const PassInfo& p = list[i];
     PassSnapshot snap;
@@ -27,7 +28,7 @@ ir::Graph runPipeline(const ir::Graph& input, PassContext& ctx, const PassManage
     PassResult r = p.run(g, ctx);
     snap.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (std::string err = ir::verify(r.graph); !err.empty())
-      throw std::logic_error("pass '" + std::string(p.name) + "' produced an invalid graph: " + err);
+      throw std::logic_error("pass '" + p.name + "' produced an invalid graph: " + err);
     g = std::move(r.graph);
     snap.graph = &g;
     snap.changed = r.changed;

@@ -15,6 +15,7 @@ namespace kiln::passes {
 struct PassManagerOptions {
   std::set<std::string> disabled;
   int stopAfter = -1;  // run passes [0, stopAfter]; -1 = all
+  int fusionLimit = -1;  // PassContext::fusionLimit for the fuse pass
 };
 
 struct PassSnapshot {

@@ -9,10 +9,19 @@
 #include "engine/passes/simplify.h"
 #include "engine/schedule/fusion.h"
 
+#include <mutex>
+#include <stdexcept>
+
 namespace kiln::passes {
 
-const std::vector<PassInfo>& pipeline() {
-  static const std::vector<PassInfo> kPipeline = {
+namespace {
+std::mutex& registryMutex() {
+  static std::mutex m;
+  return m;
+}
+
+std::vector<PassInfo>& registry() {
+  static std::vector<PassInfo> kPipeline = {
       // Expand composite ops into the core ATen set the later passes and codegen know.
       {"decompose", "decompose composite ops into core ATen ops", decompose},
       // Compute constant subgraphs now; one-valued results become full(), a kernel literal.
@@ -29,6 +38,36 @@ const std::vector<PassInfo>& pipeline() {
       {"fuse", "fuse pointwise ops into kernels", schedule::fuse},
   };
   return kPipeline;
+}
+}  // namespace
+
+std::vector<PassInfo> pipeline() {
+  std::lock_guard<std::mutex> lock(registryMutex());
+  return registry();
+}
+
+void registerPass(PassInfo pass, const std::string& before) {
+  if (pass.name.empty() || !pass.run) throw std::invalid_argument("registerPass: a pass needs a name and a function");
+  std::lock_guard<std::mutex> lock(registryMutex());
+  auto& list = registry();
+  auto at = list.end();
+  for (auto it = list.begin(); it != list.end(); ++it) {
+    if (it->name == pass.name) throw std::invalid_argument("registerPass: a pass named '" + pass.name + "' exists");
+    if (it->name == before) at = it;
+  }
+  if (at == list.end()) throw std::invalid_argument("registerPass: no pass named '" + before + "' to insert before");
+  list.insert(at, std::move(pass));
+}
+
+bool unregisterPass(const std::string& name) {
+  std::lock_guard<std::mutex> lock(registryMutex());
+  auto& list = registry();
+  for (auto it = list.begin(); it != list.end(); ++it)
+    if (it->name == name) {
+      list.erase(it);
+      return true;
+    }
+  return false;
 }
 
 }  // namespace kiln::passes

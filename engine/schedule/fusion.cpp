@@ -61,7 +61,7 @@ Layout layoutIn(const ReductionSite& site, const ir::Node& n) {
 
 class Fuser {
  public:
-  explicit Fuser(const ir::Graph& g, passes::PassResult& r) : g_(g), r_(r) {}
+  Fuser(const ir::Graph& g, passes::PassResult& r, int limit) : g_(g), r_(r), fusionsLeft_(limit) {}
 
   void run() {
     for (const auto& n : g_.nodes) {
@@ -90,6 +90,16 @@ class Fuser {
   }
 
   bool full(int gid) const { return groups_[gid].members.size() >= kMaxKernelNodes; }
+
+  // Whether one more fusion decision is allowed (PassContext::fusionLimit); counts it.
+  bool mayFuse(const ir::Node& n) {
+    if (fusionsLeft_ == 0) {
+      r_.fired("not fused: " + n.name + " is past the fusion limit", n.id);
+      return false;
+    }
+    if (fusionsLeft_ > 0) --fusionsLeft_;
+    return true;
+  }
 
   // Why pointwise node n cannot join group gid, or "" when it can.
   std::string blockPointwise(const ir::Node& n, int gid) const {
@@ -127,9 +137,12 @@ class Fuser {
       if (w.empty()) chosen = group_[a];
       else if (why.empty()) why = w;
     });
-    if (chosen >= 0) {
+    int h = chosen >= 0 ? -1 : sibling(n, [&](int gid) { return blockPointwise(n, gid).empty(); });
+    if ((chosen >= 0 || h >= 0) && !mayFuse(n)) {
+      chosen = -1;
+    } else if (chosen >= 0) {
       r_.fired(groups_[chosen].site ? "fused: pointwise into reduction kernel" : "fused: pointwise into producer's kernel", n.id);
-    } else if (int h = sibling(n, [&](int gid) { return blockPointwise(n, gid).empty(); }); h >= 0) {
+    } else if (h >= 0) {
       chosen = h;
       r_.fired("fused: horizontally with a kernel reading the same input", n.id);
     } else if (!why.empty()) {
@@ -148,14 +161,14 @@ class Fuser {
       if (full(gid)) why = "not fused: " + n.name + " would grow the kernel past " + std::to_string(kMaxKernelNodes) + " nodes";
       else if (G.site && (G.site->shape != site.shape || G.site->reduced != site.reduced)) why = "not fused: " + n.name + " reduces a different iteration space than its producer's kernel";
       else if (G.site && layoutIn(*G.site, *g_.find(x)) != Layout::Full) why = "not fused: " + n.name + " reduces a value its producer's kernel computes once per row";
-      if (why.empty()) {
+      if (why.empty() && mayFuse(n)) {
         chosen = gid;
         r_.fired(G.site ? "fused: reduction into reduction kernel" : "fused: reduction with its pointwise prologue", n.id);
-      } else {
+      } else if (!why.empty()) {
         r_.fired(why, n.id);
       }
     }
-    if (chosen < 0) {
+    if (chosen < 0 && fusionsLeft_ != 0) {
       chosen = sibling(n, [&](int gid) {
         const Group& G = groups_[gid];
         if (full(gid) || cycle(n, gid)) return false;
@@ -164,8 +177,11 @@ class Fuser {
         // the reduced dims are the innermost (contiguous) ones.
         return concrete(*g_.find(G.members.front())) == site.shape && trailing(site);
       });
-      if (chosen >= 0) r_.fired("fused: horizontally with a kernel reading the same input", n.id);
+      if (chosen >= 0 && mayFuse(n)) r_.fired("fused: horizontally with a kernel reading the same input", n.id);
+      else if (chosen >= 0) chosen = -1;
       else r_.fired("reduction kernel", n.id);
+    } else if (chosen < 0) {
+      r_.fired("reduction kernel", n.id);
     }
     join(n, chosen);
     groups_[group_[n.id]].site = site;
@@ -238,14 +254,15 @@ class Fuser {
   std::map<int, int> group_;                  // node id -> group
   std::map<int, std::set<int>> deps_;         // node id -> groups it depends on, transitively
   std::map<int, std::vector<int>> readers_;   // node id -> groups with a member reading it
+  int fusionsLeft_ = -1;                      // -1: no limit
 };
 
 }  // namespace
 
-passes::PassResult fuse(const ir::Graph& g, passes::PassContext&) {
+passes::PassResult fuse(const ir::Graph& g, passes::PassContext& ctx) {
   passes::PassResult r;
   r.graph = g;
-  Fuser(g, r).run();
+  Fuser(g, r, ctx.fusionLimit).run();
   return r;
 }
 

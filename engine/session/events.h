@@ -130,6 +130,21 @@ struct ProfileEvent {
   std::vector<Kernel> kernels;
 };
 
+// kiln run --verify: a compiled graph's outputs against the captured graph run eagerly on the
+// same inputs. Reported once when a graph first agrees and once when it first differs.
+struct VerifyEvent {
+  std::string compileId;
+  int call = 0;              // which call of the graph (1-based) this is about
+  bool matched = true;
+  int output = -1;           // the first output that differs
+  std::string detail;        // "output 0 [2, 3] at [1, 0]: 2.5 compiled vs 1.5 eager (max abs diff 1)"
+  // What introduced the difference, found by recompiling with passes disabled one by one and
+  // then with fewer fusion decisions: "pass simplify", "fusion decision 3 of 7: ...", or
+  // "kernel code generation (...)"; empty when matched.
+  std::string culprit;
+  std::vector<std::string> bisection;  // each trial: "without simplify: matches" ...
+};
+
 // The phases of one compile in pipeline order, as TimingEvent::phase names them (what kiln
 // bench, kiln diff and the studio's timings list and chart, in this order).
 inline const std::vector<std::string>& compilePhases() {

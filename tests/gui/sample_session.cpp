@@ -83,6 +83,18 @@ int64_t writeSession(storage::Store& store, bool changed) {
   prof.repeat = 5;
   prof.kernels = {{"kernel_0", 0.05, 512}};
   sink->profile(prof);
+  // kiln run --verify: the first run's graph agrees with eager; the changed run's does not.
+  session::VerifyEvent ver;
+  ver.compileId = "0/0";
+  ver.call = 1;
+  ver.matched = !changed;
+  if (changed) {
+    ver.output = 0;
+    ver.detail = "output 0 [8, 8] at [0, 3]: 0.731 compiled vs 0.5 eager (40 of 64 elements differ, max abs diff 0.5)";
+    ver.culprit = "pass cse";
+    ver.bisection = {"lowered to ATen, run op by op (aot_eager): matches eager", "without cse: matches eager"};
+  }
+  sink->verify(ver);
   session::KernelEvent k;
   k.compileId = "0/0";
   k.name = "kernel_0";

@@ -2,6 +2,7 @@
 // stage, wait for the layout (off the UI thread), and check what is drawn, the text panes, the
 // source <-> node linking and a screenshot that is not blank.
 #include "sample_session.h"
+#include "viewers/verify_panel.h"
 #include "viewers/graph_cluster_item.h"
 #include "viewers/frames_panel.h"
 #include "viewers/graph_diff_view.h"
@@ -418,6 +419,25 @@ class StudioWindowTest : public QObject {
     QCOMPARE(text->text(TextPane::Diff), diff);
     QVERIFY(!window_->diffSessions(first, second + 100));
     QCOMPARE(text->text(TextPane::Diff), diff);
+    // kiln run --verify results: the first session's graph agrees with eager; the second's
+    // differs, blamed on cse, and its tab says so.
+    QCOMPARE(window_->verifyPanel()->checkedCount(), 1);
+    QCOMPARE(window_->verifyPanel()->mismatchCount(), 0);
+    QVERIFY(window_->selectSession(second));
+    QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled(), 20000);
+    VerifyPanel* verify = window_->verifyPanel();
+    QCOMPARE(verify->mismatchCount(), 1);
+    QCOMPARE(verify->topLevelItem(0)->text(2), QStringLiteral("introduced by pass cse"));
+    window_->showTimingsTab(2);
+    QTRY_VERIFY(verify->isVisible());
+    QVERIFY(window_->grab().save(QDir(QStringLiteral(KILN_BINARY_DIR)).filePath(QStringLiteral("tests/gui/studio_verify.png")), "PNG"));
+    window_->showTimingsTab(0);
+    // The toggle that makes studio runs verify is in the File menu and remembered.
+    QVERIFY(window_->verifyAction()->isCheckable());
+    const bool was = window_->verifyAction()->isChecked();
+    window_->verifyAction()->setChecked(!was);
+    QCOMPARE(window_->scriptRunner()->verify(), !was);
+    window_->verifyAction()->setChecked(was);
   }
 
   void searchHitShowsItsSessionAndStage() {

@@ -14,6 +14,7 @@
 #include "viewers/source_marks.h"
 #include "viewers/stage_list_model.h"
 #include "viewers/text_pane.h"
+#include "viewers/verify_panel.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
@@ -322,6 +323,34 @@ class ViewersTest : public QObject {
     QCOMPARE(lines.size(), 2);
     QCOMPARE(lines.at(0).at(0).toInt(), 12);
     QCOMPARE(lines.at(1).at(0).toInt(), 23);
+  }
+
+  // The verify panel says how to turn verification on when a session has none, lists each
+  // checked graph, and for one that differed the first difference, the culprit and the trials.
+  void verifyPanelShowsTheCulprit() {
+    VerifyPanel panel;
+    QCOMPARE(panel.topLevelItemCount(), 1);
+    QCOMPARE(panel.topLevelItem(0)->text(0), QStringLiteral("Not verified"));
+    session::VerifyEvent ok;
+    ok.compileId = "0/0";
+    ok.call = 1;
+    session::VerifyEvent bad;
+    bad.compileId = "1/0";
+    bad.call = 2;
+    bad.matched = false;
+    bad.output = 0;
+    bad.detail = "output 0 [4] at [1]: 2 compiled vs 1 eager";
+    bad.culprit = "pass simplify";
+    bad.bisection = {"without simplify: matches eager", "without cse: still differs"};
+    panel.setResults({ok, bad});
+    QCOMPARE(panel.checkedCount(), 2);
+    QCOMPARE(panel.mismatchCount(), 1);
+    QCOMPARE(panel.topLevelItemCount(), 2);
+    QTreeWidgetItem* item = panel.topLevelItem(1);
+    QCOMPARE(item->text(1), QStringLiteral("DIFFERS at call 2"));
+    QCOMPARE(item->text(2), QStringLiteral("introduced by pass simplify"));
+    QCOMPARE(item->child(0)->text(2), QString::fromStdString(bad.detail));
+    QCOMPARE(item->child(1)->childCount(), 2);
   }
 
   // Side by side: what B lost is red on A's side, what it gained green on its own.

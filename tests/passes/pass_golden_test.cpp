@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <optional>
 #include <map>
 
 namespace kiln::passes {
@@ -16,10 +17,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const PassInfo* findPass(const std::string& name) {
+std::optional<PassInfo> findPass(const std::string& name) {
   for (const auto& p : pipeline())
-    if (p.name == name) return &p;
-  return nullptr;
+    if (p.name == name) return p;
+  return std::nullopt;
 }
 
 // Deterministic inputs covering negative, zero and positive values.
@@ -64,8 +65,8 @@ TEST(PassGolden, EveryCase) {
   fs::path root = fs::path(KILN_SOURCE_DIR) / "tests/passes/golden";
   int cases = 0;
   for (const auto& dir : fs::directory_iterator(root)) {
-    const PassInfo* pass = findPass(dir.path().filename().string());
-    ASSERT_NE(pass, nullptr) << "no pass named " << dir.path().filename();
+    std::optional<PassInfo> pass = findPass(dir.path().filename().string());
+    ASSERT_TRUE(pass.has_value()) << "no pass named " << dir.path().filename();
     for (const auto& f : fs::directory_iterator(dir.path())) {
       if (f.path().extension() != ".in") continue;
       SCOPED_TRACE(f.path().string());

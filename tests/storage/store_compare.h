@@ -195,6 +195,18 @@ inline void expectSampleStored(Store& store, int64_t id, const SampleSession& s)
     EXPECT_DOUBLE_EQ(timings[i].ms, wantT[i].ms);
   }
 
+  auto verifications = store.verifications(id);
+  ASSERT_EQ(verifications.size(), s.verifications.size());
+  for (size_t i = 0; i < verifications.size(); ++i) {
+    EXPECT_EQ(verifications[i].compileId, s.verifications[i].compileId);
+    EXPECT_EQ(verifications[i].call, s.verifications[i].call);
+    EXPECT_EQ(verifications[i].matched, s.verifications[i].matched);
+    EXPECT_EQ(verifications[i].output, s.verifications[i].output);
+    EXPECT_EQ(verifications[i].detail, s.verifications[i].detail);
+    EXPECT_EQ(verifications[i].culprit, s.verifications[i].culprit);
+    EXPECT_EQ(verifications[i].bisection, s.verifications[i].bisection);
+  }
+
   auto profiles = store.profiles(id);
   ASSERT_EQ(profiles.size(), s.profiles.size());
   for (size_t i = 0; i < profiles.size(); ++i) {

@@ -211,6 +211,17 @@ SampleSession sampleSession(const std::string& scriptName) {
   p.repeat = 5;
   p.kernels = {{"cpp_fused_mul_relu_0", 0.125, 8192}, {"cpp_fused_sum_1", 0.0625, 4096}};
   s.profiles = {p};
+  session::VerifyEvent ok, bad;
+  ok.compileId = "0/0";
+  ok.call = 1;
+  bad.compileId = "0/1";
+  bad.call = 2;
+  bad.matched = false;
+  bad.output = 1;
+  bad.detail = "output 1 [16] at [3]: 2 compiled vs 1 eager (1 of 16 elements differ, max abs diff 1)";
+  bad.culprit = "fusion decision 2 of 3: relu into cpp_fused_mul_relu_0 (fused: pointwise into producer's kernel)";
+  bad.bisection = {"without cse: still differs", "1 fusion decisions: matches eager"};
+  s.verifications = {ok, bad};
   s.output = {"hello\n", "tensor([1., 2.])\n", std::string(70 * 1024, 'x') + "\n"};
   s.end.status = "ok";
   s.end.totalMs = 123.5;
@@ -236,6 +247,8 @@ void writeSample(session::SessionSink& sink, const SampleSession& s, bool end) {
       if (r.compileId == c.compileId) sink.recompile(r);
     for (const auto& t : s.timings)
       if (t.compileId == c.compileId) sink.timing(t);
+    for (const auto& v : s.verifications)
+      if (v.compileId == c.compileId) sink.verify(v);
     sink.compileDone(c.compileId);
   }
   for (size_t i = 1; i < s.output.size(); ++i) sink.output(s.output[i]);

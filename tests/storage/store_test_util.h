@@ -37,6 +37,7 @@ struct SampleSession {
   std::vector<session::RecompileEvent> recompiles;
   std::vector<session::TimingEvent> timings;
   std::vector<session::ProfileEvent> profiles;  // after the script, as kiln run --profile
+  std::vector<session::VerifyEvent> verifications;  // kiln run --verify
   std::vector<std::string> output;
   session::SessionEnd end;
 };

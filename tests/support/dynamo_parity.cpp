@@ -70,9 +70,26 @@ std::vector<std::string> countDifferences(const driver::ExplainReport& rep, cons
 }
 
 namespace {
-std::string firstLine(const std::string& s, size_t n = 300) {
-  std::string l = s.substr(0, s.find('\n'));
-  return l.size() > n ? l.substr(0, n) + "..." : l;
+// The exception a failed run ended with, and where: "NameError: ... (prog.py, line 12)".
+std::string failure(const std::string& s, size_t n = 300) {
+  std::vector<std::string> lines;
+  std::istringstream in(s);
+  for (std::string l; std::getline(in, l);)
+    if (l.find_first_not_of(' ') != std::string::npos) lines.push_back(l);
+  if (lines.empty()) return "(no message)";
+  std::string out = lines.back(), where;
+  for (auto it = lines.rbegin(); it != lines.rend(); ++it)
+    if (it->rfind("  File \"", 0) == 0) {
+      size_t b = it->rfind('/', it->find("\", line"));
+      where = it->substr(b == std::string::npos ? 8 : b + 1);
+      break;
+    }
+  if (!where.empty()) {
+    size_t q = where.find('"');
+    if (q != std::string::npos) where.erase(q, 1);
+    out += " (" + where + ")";
+  }
+  return out.size() > n ? out.substr(0, n) + "..." : out;
 }
 }  // namespace
 
@@ -85,7 +102,7 @@ ParityResult checkParity(const std::string& script, const nlohmann::json& oracle
     ro.scriptPath = script;
     ro.eager = true;
     driver::RunResult run = driver::runScript(ro, sink, out);
-    r.eager = run.exitCode != 0 ? "run failed: " + firstLine(run.error) : compareOuts(nlohmann::json::parse(run.outputsJson), eagerOuts);
+    r.eager = run.exitCode != 0 ? "run failed: " + failure(run.error) : compareOuts(nlohmann::json::parse(run.outputsJson), eagerOuts);
   }
   driver::ExplainReport rep;
   std::ostringstream out;
@@ -93,7 +110,7 @@ ParityResult checkParity(const std::string& script, const nlohmann::json& oracle
   ro.scriptPath = script;
   driver::RunResult run = driver::runScript(ro, rep, out);
   if (run.exitCode != 0) {
-    r.compiled = r.counts = "run failed: " + firstLine(run.error);
+    r.compiled = r.counts = "run failed: " + failure(run.error);
     return r;
   }
   r.compiled = compareOuts(nlohmann::json::parse(run.outputsJson), expectedCompiledOuts(oracle, eagerOuts, &r.unrecorded));
