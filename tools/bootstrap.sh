@@ -9,7 +9,7 @@ PKGS=(
   libgraphviz-dev libsqlite3-dev
   libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-14-dev
   libopenblas-dev nlohmann-json3-dev libfmt-dev
-  xvfb x11-apps
+  xvfb x11-apps python3
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -276,10 +276,13 @@ void fetchSources(py::Interpreter& in, const ValueTemplate& t, const std::map<st
   for (const auto& x : t.items) fetchSources(in, x, locals, globals, into);
 }
 
-Value instantiate(py::Interpreter& in, const ValueTemplate& t, const std::vector<tensor::Tensor>& outs,
+// `outs` holds one Python tensor per graph output, made on first use: every place an output
+// goes (the unsupported call's arguments, the live locals, the result) gets the same object,
+// as in the program (an in-place change of its autograd state must be seen by all of them).
+Value instantiate(py::Interpreter& in, const ValueTemplate& t, std::vector<Value>& outs,
                   const std::map<std::string, Value>& locals, const py::ModuleObj& globals, const Fetched& fetched) {
   switch (t.kind) {
-    case ValueTemplate::Kind::GraphOutput: return py::makeTensor(outs.at(static_cast<size_t>(t.index)));
+    case ValueTemplate::Kind::GraphOutput: return outs.at(static_cast<size_t>(t.index));
     case ValueTemplate::Kind::Constant: return t.constant;
     case ValueTemplate::Kind::FromSource: {
       auto early = fetched.find(&t);
@@ -483,7 +486,9 @@ Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::str
       in.raise(err.type(), err.what());
     }
   }
-  auto inst = [&](const ValueTemplate& t) { return instantiate(in, t, outs, locals, globals, fetched); };
+  std::vector<Value> outValues;
+  for (auto& t : outs) outValues.push_back(t.defined() ? py::makeTensor(t) : py::None());
+  auto inst = [&](const ValueTemplate& t) { return instantiate(in, t, outValues, locals, globals, fetched); };
   for (const auto& [src, index] : e.mutations) {
     Value v = src.fetch(in, locals, globals);
     if (!v || v->kind != VK::Tensor) continue;
@@ -834,6 +839,18 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
       l.col = f.span.col;
       l.function = f.function;
       b.userStack.push_back(l);
+    }
+    if (frame->opts.fullgraph && u.kilnLimitation) {
+      // PyTorch would capture this frame whole; Kiln cannot, and says so rather than failing.
+      b.explanation += " fullgraph=True asks for one graph, which Kiln cannot make here: the frame runs eagerly.";
+      sink.graphBreak(b);
+      ce.status = "skipped";
+      ce.message = u.title;
+      sink.compile(ce);
+      sink.compileDone(cid);
+      frame->skip = true;
+      frame->skipReason = u.title;
+      return std::nullopt;
     }
     if (frame->opts.fullgraph) {
       // With fullgraph=True a break is an error, not a logged graph break.

@@ -182,6 +182,32 @@ void collectNames(const Body& body, std::set<std::string>& out) {
   }
 }
 
+// Names `body` may read before writing them: what a resume function needs passed in. Simple
+// assignments at the top level kill their targets (`h = ___stack0` does not need the old h);
+// any other statement counts every name in it as read.
+std::set<std::string> liveReads(const Body& body) {
+  std::set<std::string> live, killed;
+  auto readAll = [&](const std::set<std::string>& names) {
+    for (const auto& n : names)
+      if (!killed.count(n)) live.insert(n);
+  };
+  for (const auto& s : body) {
+    bool simpleTargets = s->kind == StmtKind::Assign && !s->targets.empty();
+    for (const auto& t : s->targets) simpleTargets = simpleTargets && t && t->kind == ExprKind::Name;
+    if (simpleTargets) {
+      std::set<std::string> reads;
+      collectNames(s->value.get(), reads);
+      readAll(reads);
+      for (const auto& t : s->targets) killed.insert(t->name);
+      continue;
+    }
+    std::set<std::string> reads;
+    collectNames(Body{s}, reads);
+    readAll(reads);
+  }
+  return live;
+}
+
 // Order of locals as CPython's co_varnames: parameters, then first assignment.
 void assignedOrder(const Body& body, std::vector<std::string>& out) {
   auto add = [&](const std::string& n) { if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n); };
@@ -321,8 +347,7 @@ ResumePlan planResume(const Stmt& fnDef, const Unsupported& u, const std::set<st
     }
     plan.stack = done;
     Body rest = continueAfter(first);
-    std::set<std::string> used;
-    collectNames(rest, used);
+    std::set<std::string> used = liveReads(rest);
     std::vector<std::string> order;
     for (const auto& p : fnDef.params) order.push_back(p.name);
     assignedOrder(fnDef.body, order);

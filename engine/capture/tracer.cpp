@@ -185,6 +185,7 @@ bool Tracer::search(const py::Value& root, const Source& src, const py::Obj* tar
       if (k->kind != py::VK::Str) continue;
       const std::string& name = static_cast<py::StrObj*>(k.get())->v;
       if (module && (name == "_parameters" || name == "_buffers" || name == "_modules")) continue;
+      if (name.size() > 4 && name.rfind("__", 0) == 0) continue;  // __objclass__, __wrapped__ ...: not how code reaches things
       if (search(v, src.attr(name), target, depth - 1, seen)) return true;
     }
   }
@@ -347,6 +348,17 @@ void Tracer::onContains(const py::Value& container, const py::Value& key, bool r
   addGuard(std::move(g), "contains " + src->text() + " " + in_.repr(key));
 }
 
+void Tracer::onIdentity(const py::Value& v) {
+  if (!v || isConstant(v) || asTensor(v) || v->kind == py::VK::Function || v->kind == py::VK::Builtin || v->kind == py::VK::Module) return;
+  const Source* src = sourceOf(v);
+  if (!src) return;
+  Guard g;
+  g.kind = Guard::Kind::IdMatch;
+  g.source = *src;
+  g.constant = v;
+  addGuard(std::move(g), "id " + src->text());
+}
+
 void Tracer::onType(const py::Value& obj) {
   if (obj->kind == py::VK::Tensor || isConstant(obj) || obj->kind == py::VK::Function || obj->kind == py::VK::Builtin ||
       obj->kind == py::VK::Class || obj->kind == py::VK::Module)
@@ -493,6 +505,7 @@ bool Tracer::dependsOnInputs(const py::Value& v) {
                 "runs eagerly from here.",
                 {"Pass the tensor as an argument, or keep it in a module attribute, a list or a dict with string, "
                  "number or Enum keys."});
+  u.kilnLimitation = true;
   u.where = in_.currentLocation();
   u.stack = in_.userStack();
   throw u;
@@ -560,7 +573,7 @@ py::Value Tracer::record(const std::string& target, ir::NodeKind kind, const std
   n.name = fxBaseName(target);
   for (const auto& a : args) n.args.push_back(toArg(a));
   for (const auto& [k, v] : kwargs) n.kwargs.emplace_back(k, toArg(v));
-  n.types.push_back(result);
+  n.types.push_back(withRequiresGrad(n, result));
   // Provenance is the innermost frame of the user's script: calls made inside library code
   // (an nn.Linear's forward in the prelude) are attributed to the user line that led there,
   // as Dynamo attributes them.
@@ -586,7 +599,22 @@ py::Value Tracer::record(const std::string& target, ir::NodeKind kind, const std
   if (!moduleStack_.empty()) n.prov.modulePath = moduleStack_.back();
   n.noGrad = !autograd::isGradEnabled();
   ir::Node& added = graph.add(std::move(n));
-  return std::make_shared<py::TensorObj>(result, added.id);
+  return std::make_shared<py::TensorObj>(added.types[0], added.id);
+}
+
+// A result requires grad as the eager one would: grad mode on, a floating dtype, an argument
+// that requires grad, and not detach (x.requires_grad inside the frame, Function.apply's choice).
+ir::TensorType Tracer::withRequiresGrad(const ir::Node& n, ir::TensorType t) const {
+  t.requiresGrad = false;
+  if (!autograd::isGradEnabled() || !ir::isFloating(t.dtype) || n.target == "detach" || n.target == "torch.detach") return t;
+  std::function<void(const ir::Arg&)> scan = [&](const ir::Arg& a) {
+    if (a.isNode())
+      if (const ir::Node* p = graph.find(a.node); p && !p->types.empty() && p->types[0].requiresGrad) t.requiresGrad = true;
+    for (const auto& x : a.list) scan(x);
+  };
+  for (const auto& a : n.args) scan(a);
+  for (const auto& [k, a] : n.kwargs) scan(a);
+  return t;
 }
 
 void Tracer::onGradMode(bool enabled) {
@@ -621,7 +649,10 @@ std::vector<py::Value> Tracer::recordMulti(const std::string& target, ir::NodeKi
   // records `chunk = x.chunk(3)` and `getitem = chunk[0]` ...
   py::Value first = record(target, kind, args, kwargs, results.empty() ? ir::TensorType{} : results[0]);
   int callNode = static_cast<py::TensorObj*>(first.get())->node;
-  graph.find(callNode)->types = results;
+  const bool requiresGrad = static_cast<py::TensorObj*>(first.get())->type.requiresGrad;
+  std::vector<ir::TensorType> typed = results;
+  for (auto& t : typed) t.requiresGrad = requiresGrad && ir::isFloating(t.dtype);
+  graph.find(callNode)->types = typed;
   std::vector<py::Value> out;
   for (size_t i = 0; i < results.size(); ++i) {
     ir::Node n;
@@ -629,10 +660,10 @@ std::vector<py::Value> Tracer::recordMulti(const std::string& target, ir::NodeKi
     n.target = "_operator.getitem";
     n.name = "getitem";
     n.args = {ir::Arg::ref(callNode), ir::Arg::integer(static_cast<int64_t>(i))};
-    n.types = {results[i]};
+    n.types = {typed[i]};
     n.prov = graph.find(callNode)->prov;
     int id = graph.add(std::move(n)).id;
-    out.push_back(std::make_shared<py::TensorObj>(results[i], id));
+    out.push_back(std::make_shared<py::TensorObj>(typed[i], id));
   }
   return out;
 }

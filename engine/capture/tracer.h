@@ -32,6 +32,10 @@ class Unsupported : public std::runtime_error {
         hints(std::move(hints)) {}
   std::string code, title, explanation;
   std::vector<std::string> hints;
+  // A break for something PyTorch captures but Kiln cannot yet (KB020, KB021, KB030, KB031),
+  // not one Dynamo makes too: under fullgraph=True the frame then runs eagerly instead of
+  // failing the program.
+  bool kilnLimitation = false;
   py::TraceFrame where;
   std::vector<py::TraceFrame> stack;
 
@@ -86,6 +90,9 @@ class Tracer {
   // hasattr(obj, name) and `key in container` answered while capturing are guarded.
   void onHasattr(const py::Value& obj, const std::string& name, bool result);
   void onContains(const py::Value& container, const py::Value& key, bool result);
+  // The function compared an object by identity (`mode is Mode.SIN`, == without __eq__):
+  // ID_MATCH on it when it has a source (constants have CONSTANT_MATCH already).
+  void onIdentity(const py::Value& v);
   // The function looked at an object's type (isinstance, type(), attribute access): TYPE_MATCH.
   void onType(const py::Value& obj);
   // A dict's keys were iterated: they are guarded in order.
@@ -144,6 +151,7 @@ class Tracer {
   uint64_t firstObject = py::Obj::nextSerial();   // objects with smaller serials existed before capture
   // Made during the trace: it cannot be read through a source when the entry runs.
   std::string keyRepr(const py::Value& k);
+  ir::TensorType withRequiresGrad(const ir::Node& n, ir::TensorType t) const;
   bool isNew(const py::Value& v) const { return v && v->serial >= firstObject; }
   void onTopExpr(const py::Expr* e, const py::Value& v) { exprValues[e] = v; }
 

@@ -575,6 +575,7 @@ Value Interpreter::userBinary(const std::string& op, const Value& a, const Value
 }
 
 Value Interpreter::compare(const std::string& op, const Value& a, const Value& b) {
+  if (tracer && (op == "is" || op == "is not")) tracer->onIdentity(a), tracer->onIdentity(b);
   if (op == "is") return makeBool(a == b || (a->kind == VK::None && b->kind == VK::None) ||
                                   (a->kind == VK::Bool && b->kind == VK::Bool && asInt(a) == asInt(b)));
   if (op == "is not") return makeBool(!truthy(compare("is", a, b)));
@@ -594,6 +595,7 @@ Value Interpreter::compare(const std::string& op, const Value& a, const Value& b
     // Nothing decided: plain objects compare by identity; instances of user subclasses of
     // builtin types compare as their builtin values (a namedtuple equals a tuple).
     bool plain = a->kind == VK::Instance || b->kind == VK::Instance || a->kind == VK::Class || b->kind == VK::Class;
+    if (plain && tracer && (op == "==" || op == "!=")) tracer->onIdentity(a), tracer->onIdentity(b);
     if (op == "==") return plain ? makeBool(a == b) : compareValue(op, a, b);
     if (op == "!=") return plain ? makeBool(a != b) : compareValue(op, a, b);
     if (!plain) return compareValue(op, a, b);  // a list subclass orders as a list

@@ -59,6 +59,7 @@ void notSupported(py::Interpreter& in, const std::string& what) {
   if (!in.tracer) in.raise("NotImplementedError", what);
   capture::Unsupported u("KB030", "Operation Kiln does not support yet",
                          what + ". PyTorch can capture this; Kiln cannot yet, so the frame runs eagerly from here.");
+  u.kilnLimitation = true;
   u.where = in.currentLocation();
   u.stack = in.userStack();
   throw u;
@@ -70,6 +71,7 @@ void breakOnRandomInCapture(py::Interpreter& in, const std::string& what) {
                          what + " draws random numbers; Kiln does not record it in a graph yet, and running it while "
                                 "capturing would freeze one draw into the graph. The frame runs eagerly from here.",
                          {"Draw the random tensor outside the compiled function and pass it in."});
+  u.kilnLimitation = true;
   u.where = in.currentLocation();
   u.stack = in.userStack();
   throw u;

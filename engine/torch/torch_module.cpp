@@ -4,6 +4,7 @@
 
 #include "engine/capture/compile_context.h"
 #include "engine/capture/tracer.h"
+#include "engine/torch/autograd_function.h"
 #include "engine/torch/autograd_methods.h"
 #include "engine/torch/bindings.h"
 #include "engine/torch/nn_module.h"
@@ -129,6 +130,9 @@ void installModules(py::Interpreter& in) {
     auto cls = std::make_shared<py::ClassObj>();
     cls->name = cls->qualname = "Tensor";
     cls->mro.push_back(cls);
+    if (auto o = in.builtinClass("object")) cls->mro.push_back(o), cls->bases.push_back(o);
+    cls->module = torch;     // printed <class 'torch.Tensor'>
+    in.registerClass(cls);  // type(t) is torch.Tensor
     T["Tensor"] = cls;
   }
   // Every torch-level function spelled torch.<name>.
@@ -214,6 +218,12 @@ void installModules(py::Interpreter& in) {
   });
 
   installGradModeAndRandom(in, torch);
+  // torch.autograd: the native _attach_function here; Function and its helpers come from the
+  // prelude (torch.autograd.function.py, torch.autograd.py).
+  auto autogradModule = newModule(in, "torch.autograd");
+  torch->scope->vars["autograd"] = autogradModule;
+  autogradModule->scope->vars["function"] = newModule(in, "torch.autograd.function");
+  installAutogradFunction(in, autogradModule);
 
   auto nn = newModule(in, "torch.nn");
   torch->scope->vars["nn"] = nn;
