@@ -1,6 +1,8 @@
-// kiln-studio [SCRIPT] [--db PATH] [--diff A,B] [--screenshot PNG]: opens the session store in the studio
-// window. With SCRIPT, runs it through `kiln run` in the background and shows the new session;
-// otherwise shows the newest session (with --diff, session B and the diff of A and B). --screenshot grabs the window once the first session and
+// kiln-studio [SCRIPT] [--db PATH] [--open ID] [--diff A,B] [--stage NAME] [--line N] [--tab NAME]
+// [--screenshot PNG] [--kiln PATH]: opens the session store in the studio window. With SCRIPT, runs
+// it through `kiln run` in the background and shows the new session; otherwise shows the newest
+// session, or session ID with --open (with --diff, session B and the diff of A and B); --stage,
+// --line and --tab then pick what is shown. --screenshot grabs the window once the first session and
 // stage are on screen, writes the PNG and exits (README screenshot, `make run` check on Xvfb).
 #include "storage/store.h"
 #include "viewers/script_runner.h"

@@ -196,6 +196,13 @@ ValueTemplate makeTemplate(py::Interpreter& in, Tracer& tr, const Value& v, std:
     }
   }
   if (v->kind == VK::Tuple || v->kind == VK::List) {
+    // A container the frame received (an argument, a global's list) is that object, not a
+    // copy of what it held when the trace ran: `return xs` hands back xs itself.
+    if (const Source* s = tr.sourceOf(v)) {
+      t.kind = ValueTemplate::Kind::FromSource;
+      t.source = *s;
+      return t;
+    }
     t.kind = v->kind == VK::Tuple ? ValueTemplate::Kind::Tuple : ValueTemplate::Kind::List;
     for (auto& x : in.iterate(v)) t.items.push_back(makeTemplate(in, tr, x, outputs));
     return t;
@@ -220,6 +227,7 @@ ValueTemplate makeTemplate(py::Interpreter& in, Tracer& tr, const Value& v, std:
         return t;
       }
   }
+  tr.onUse(v);  // a list item the entry hands back as a constant
   t.kind = ValueTemplate::Kind::Constant;
   t.constant = v;
   return t;
@@ -706,10 +714,14 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
       // A dynamic entry serves every size its guards allow. Kiln captures each new shape again
       // (quietly, on fake tensors) and runs the entry's kernels over size symbols at the new
       // sizes; only where a shape gives other kernels is code generated for it.
+      // The key is the sizes and strides of every guarded tensor, graph input or not (a size read from a
+      // tensor that never enters the graph, torch.zeros(y.shape[0]), shapes the graph too).
       std::string key;
-      for (const auto& src : it->inputs)
-        if (Value v = src.fetch(in, locals, globals); v && v->kind == VK::Tensor)
-          key += tensor::shapeStr(static_cast<py::TensorObj*>(v.get())->t.sizes());
+      for (const auto& g : it->guards)
+        if (g.kind == Guard::Kind::TensorMatch)
+          if (Value v = g.source.fetch(in, locals, globals); v && v->kind == VK::Tensor)
+            key += tensor::shapeStr(static_cast<py::TensorObj*>(v.get())->t.sizes()) + "/" +
+                   tensor::shapeStr(static_cast<py::TensorObj*>(v.get())->t.strides());  // layouts lower differently
       auto sp = it->specialized.find(key);
       if (sp == it->specialized.end()) {
         // Each shape keeps its wrapper and buffers; past 64 shapes they are dropped and
@@ -762,6 +774,23 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
   auto added = std::make_shared<CacheEntry>(std::move(*entry));
   frame->cache.push_back(added);
   return runEntry(in, *added, locals, globals, fn);
+}
+
+// Dynamo checks a list's length before the guards on its items (the length check belongs to
+// the list's node of the guard tree, the items are its children): the first failing guard a
+// recompile reports is the length one.
+static void orderGuards(std::vector<Guard>& guards) {
+  for (size_t i = 0; i < guards.size(); ++i) {
+    if (guards[i].kind != Guard::Kind::SequenceLength) continue;
+    const std::string prefix = guards[i].source.text() + "[";
+    size_t first = i;
+    for (size_t j = 0; j < i; ++j)
+      if (guards[j].source.text().rfind(prefix, 0) == 0) { first = j; break; }
+    if (first == i) continue;
+    Guard g = std::move(guards[i]);
+    guards.erase(guards.begin() + static_cast<long>(i));
+    guards.insert(guards.begin() + static_cast<long>(first), std::move(g));
+  }
 }
 
 std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, const std::shared_ptr<Frame>& frame, const Value& self,
@@ -989,6 +1018,7 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
   sink.timing(session::TimingEvent{cid, "capture", captureMs});
   for (const auto& i : tracer.inputs) entry.inputs.push_back(i.source);
   entry.guards = tracer.guards;
+  orderGuards(entry.guards);
   entry.gradMode = autograd::isGradEnabled();
   entry.captured = std::make_shared<ir::Graph>(tracer.graph);
   ir::Graph shown = tracer.graph;

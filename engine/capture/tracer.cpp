@@ -112,6 +112,16 @@ int Tracer::realize(py::TensorObj* t) {
   return n.id;
 }
 
+void Tracer::guardMetadata(py::TensorObj* t) {
+  // x.shape, x.dtype, x.size() of an input that has not entered the graph: the trace now
+  // depends on its metadata, so the entry is guarded on it as Dynamo guards every tensor it
+  // wraps, used in the graph or not (a size printed after a break must not be a stale one).
+  // The guard is placed where the tensor enters the graph, or at the end (finish).
+  auto it = lazy_.find(t);
+  if (it == lazy_.end()) return;
+  metaRead_.emplace(sources_.at(t).text(), std::make_pair(sources_.at(t), it->second.type()));
+}
+
 int Tracer::nodeOf(const py::Value& v) {
   py::TensorObj* t = asTensor(v);
   if (!t || !t->fake) return -1;
@@ -218,6 +228,7 @@ const Source* Tracer::sourceOf(const py::Value& value) {
 }
 
 py::Value Tracer::onAttribute(const py::Value& obj, const std::string& name, py::Value result) {
+  if (py::TensorObj* t = asTensor(obj); t && t->fake) guardMetadata(t);
   const Source* base = sourceOf(obj);
   if (!base) return result;
   if (obj->kind == py::VK::Instance) onType(obj);
@@ -467,6 +478,37 @@ void Tracer::guardNoAliasing() {
   guards.push_back(std::move(g));
 }
 
+void Tracer::onIterate(const py::Value& v) {
+  onSequence(v);
+  // The items a loop or sum()/max()/sorted() reads are constants with a source (xs[0]): each
+  // is guarded when the trace uses its value (onUse), as Dynamo guards a list item it
+  // specializes on, and not when it is only passed along. A resume function's ___stack0 from
+  // .tolist() must not replay the first call's values.
+  if (v->kind != py::VK::List && v->kind != py::VK::Tuple) return;
+  if (py::isTorchSize(v)) return;
+  const Source* src = sourceOf(v);
+  if (!src) return;
+  Source base = *src;
+  std::vector<py::Value> items = v->kind == py::VK::List ? static_cast<py::ListObj*>(v.get())->items
+                                                         : static_cast<py::TupleObj*>(v.get())->items;
+  for (size_t i = 0; i < items.size(); ++i) {
+    const py::Value& item = items[i];
+    if (!item || !isConstant(item)) continue;
+    py::Value index = py::makeInt(static_cast<int64_t>(i));
+    Source s = base.itemKey(index, keyRepr(index));
+    // None and bools are shared objects: an address cannot tell whose item is used.
+    if (item->kind == py::VK::None || item->kind == py::VK::Bool) guardConstant(s, item, false, nullptr);
+    else pendingItems_.emplace(item.get(), std::make_pair(item, s));  // held: the address stays its own
+  }
+}
+
+void Tracer::onUse(const py::Value& v) {
+  if (!v || pendingItems_.empty()) return;
+  auto it = pendingItems_.find(v.get());
+  if (it == pendingItems_.end()) return;
+  guardConstant(it->second.second, it->second.first, false, nullptr);
+}
+
 void Tracer::onSequence(const py::Value& v) {
   if (v->kind != py::VK::List && v->kind != py::VK::Tuple) return;
   if (py::isTorchSize(v)) return;  // sizes are guarded through their tensor
@@ -520,6 +562,7 @@ py::Value Tracer::fakeOf(const py::Value& v) {
 }
 
 ir::Arg Tracer::toArg(const py::Value& v) {
+  onUse(v);  // a list item baked into the graph
   switch (v->kind) {
     case py::VK::Tensor: {
       auto* t = static_cast<py::TensorObj*>(v.get());
@@ -793,6 +836,18 @@ void Tracer::truncate(size_t nextIdAtBreak) {
 }
 
 void Tracer::finish(const std::vector<int>& outputs) {
+  // Inputs whose metadata the trace read but that never entered the graph (or left it at the
+  // break) are guarded all the same.
+  for (const auto& [text, meta] : metaRead_) {
+    bool guarded = std::any_of(guards.begin(), guards.end(),
+                               [&](const Guard& g) { return g.kind == Guard::Kind::TensorMatch && g.source.text() == text; });
+    if (guarded) continue;
+    Guard g;
+    g.kind = Guard::Kind::TensorMatch;
+    g.source = meta.first;
+    g.type = meta.second;
+    guards.push_back(std::move(g));
+  }
   ir::Node out;
   out.kind = ir::NodeKind::Output;
   out.name = "output";

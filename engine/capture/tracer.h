@@ -83,6 +83,8 @@ class Tracer {
   py::Value onAttribute(const py::Value& obj, const std::string& name, py::Value result);
   py::Value onGlobal(const std::string& name, py::Value v);
   // A list or tuple the function iterates, indexes or measures: its length is guarded.
+  void onIterate(const py::Value& v);  // a loop or builtin reads every item
+  void onUse(const py::Value& v);      // the trace depends on this value (arithmetic, a test, a graph constant)
   void onSequence(const py::Value& v);
   // container[key] read while capturing: the item is read through container's source
   // (a constant gets CONSTANT_MATCH `d['k'] == 2`, a tensor becomes a graph input).
@@ -151,6 +153,7 @@ class Tracer {
   uint64_t firstObject = py::Obj::nextSerial();   // objects with smaller serials existed before capture
   // Made during the trace: it cannot be read through a source when the entry runs.
   std::string keyRepr(const py::Value& k);
+  void guardMetadata(py::TensorObj* t);
   ir::TensorType withRequiresGrad(const ir::Node& n, ir::TensorType t) const;
   bool isNew(const py::Value& v) const { return v && v->serial >= firstObject; }
   void onTopExpr(const py::Expr* e, const py::Value& v) { exprValues[e] = v; }
@@ -216,6 +219,9 @@ class Tracer {
   std::vector<py::Value> held_;                      // the objects sources_ names, kept alive
   void noteSource(const py::Value& v, const Source& src, bool replace = false);
   std::map<const py::Obj*, tensor::Tensor> lazy_;   // lazy fake inputs -> their real tensor
+  std::map<std::string, std::pair<Source, ir::TensorType>> metaRead_;  // inputs whose metadata the trace read
+  // Constant items read by iterating a sourced list, guarded on first use (onUse).
+  std::map<const py::Obj*, std::pair<py::Value, Source>> pendingItems_;
   std::map<const py::Obj*, py::Value> liftedBy_;    // real TensorObj -> its fake stand-in
   std::map<int, std::pair<py::TensorObj*, tensor::Tensor>> realized_;  // input node -> its fake and real tensor
   std::set<std::string> guarded_;

@@ -40,6 +40,7 @@ class Lowering {
   std::map<int, int> sameAs_;     // in-place op node -> the node it updated (same tensor)
   std::map<int, int> inputOf_;    // ATen placeholder id -> input index
   std::map<int, int> viewBase_;   // ATen view node -> the ATen node it views
+  std::map<int, int> versionOf_;  // ATen node holding a later value of an input -> input index
   std::vector<std::pair<int, int>> mutated_;  // (input index, ATen node with its latest value)
   size_t scanned_ = 0;            // ATen nodes already checked for being views
   size_t seenMutations_ = 0;      // decomposition mutations already applied
@@ -94,6 +95,13 @@ class Lowering {
     }
     if (chain) chain->assign(up.rbegin(), up.rend());
     return node;
+  }
+
+  // The input whose storage ATen node `root` is (the placeholder or a later value), or -1.
+  int inputIndexOf(int root) const {
+    if (auto in = inputOf_.find(root); in != inputOf_.end()) return in->second;
+    if (auto v = versionOf_.find(root); v != versionOf_.end()) return v->second;
+    return -1;
   }
 
   // Applies the view ops of `chain` (ATen node ids, outermost first) to `base`.
@@ -161,6 +169,10 @@ class Lowering {
       rebind(v);
       for (auto& item : v.list) rebind(item);  // the results of a multi-result call (split, unbind)
     }
+    // The new root is the input's storage from now on: a view of it that the graph returns is
+    // a view of the input in the program, rebuilt on the real input after the copy-back.
+    if (int input = inputIndexOf(root); input >= 0 && newRoot.kind == Val::Kind::Sym && newRoot.node >= 0)
+      versionOf_[rootOf(newRoot.node)] = input;
     if (auto in = inputOf_.find(root); in != inputOf_.end()) {
       auto m = std::find_if(mutated_.begin(), mutated_.end(), [&](const auto& p) { return p.first == in->second; });
       if (m == mutated_.end()) mutated_.emplace_back(in->second, newRoot.node);
@@ -242,11 +254,11 @@ class Lowering {
       if (v.kind != Val::Kind::Sym || v.node < 0) continue;
       std::vector<int> chain;
       const int root = rootOf(v.node, &chain);
-      auto in = inputOf_.find(root);
-      if (chain.empty() || in == inputOf_.end()) continue;
+      const int input = inputIndexOf(root);
+      if (chain.empty() || input < 0) continue;
       OutputAlias alias;
       alias.output = i;
-      alias.input = static_cast<size_t>(in->second);
+      alias.input = static_cast<size_t>(input);
       for (int id : chain) {
         const ir::Node* vn = out_.graph.find(id);
         alias.chain.push_back(ViewStep{vn->target, std::vector<ir::Arg>(vn->args.begin() + 1, vn->args.end())});

@@ -34,8 +34,9 @@ std::vector<PassInfo>& registry() {
       {"addmm", "fold a bias add into its matrix product (addmm)", foldAddmm},
       {"cse", "common-subexpression elimination", cse},
       {"dce", "dead-code elimination", dce},
-      // Last: group pointwise ops into kernels (the fused stage).
-      {"fuse", "fuse pointwise ops into kernels", schedule::fuse},
+      // Last: group nodes into kernels (the fused stage): pointwise chains, reductions with their
+      // pointwise prologues and epilogues, horizontal fusion (engine/schedule/fusion.h).
+      {"fuse", "fuse pointwise ops and reductions into kernels", schedule::fuse},
   };
   return kPipeline;
 }

@@ -23,6 +23,29 @@ bool sameType(const ir::Graph& g, const ir::Arg& x, const ir::Node& n) {
   return p && !p->types.empty() && !n.types.empty() && p->types[0].dtype == n.types[0].dtype && p->types[0].sizes == n.types[0].sizes;
 }
 
+bool isOutput(const ir::Graph& g, int id) {
+  for (int u : g.users(id)) {
+    const ir::Node* n = g.find(u);
+    if (n && n->kind == ir::NodeKind::Output) return true;
+  }
+  return false;
+}
+
+// Replacing a computed output (x * 1) by x would hand the caller an alias the program never
+// made: of an input (mutated by the graph's copy-back, or later by the caller) or of another
+// output. Such an identity is kept, as Inductor's no-op removal keeps it.
+bool wouldAliasOutput(const ir::Graph& g, const ir::Node& n, const ir::Arg& x) {
+  if (!isOutput(g, n.id) || x.kind != ir::Arg::Kind::Node) return false;
+  const ir::Node* p = g.find(x.node);
+  while (p) {
+    if (p->kind == ir::NodeKind::Placeholder || isOutput(g, p->id)) return true;
+    const ops::OpDef* def = p->kind == ir::NodeKind::CallFunction ? ops::findOp(p->target) : nullptr;
+    if (!def || def->kind != ops::OpKind::View || p->args.empty() || p->args[0].kind != ir::Arg::Kind::Node) return false;
+    p = g.find(p->args[0].node);
+  }
+  return false;
+}
+
 }  // namespace
 
 namespace {
@@ -70,7 +93,8 @@ PassResult simplify(const ir::Graph& g, PassContext&) {
       }
     }
     if (t == "aten.log.default") {
-      if (const ir::Node* ex = producer(g, n.args.at(0), "aten.exp.default"); ex && sameType(g, ex->args.at(0), n)) {
+      if (const ir::Node* ex = producer(g, n.args.at(0), "aten.exp.default"); ex && sameType(g, ex->args.at(0), n) &&
+                                                                      !wouldAliasOutput(g, n, ex->args.at(0))) {
         rb.replaceWithNode(n.id, rb.remap(ex->args.at(0)).node);
         r.fired("log(exp(x)) -> x", n.id);
         matched.push_back(ex->id);
@@ -78,7 +102,8 @@ PassResult simplify(const ir::Graph& g, PassContext&) {
       }
     }
     if (t == "aten.neg.default") {
-      if (const ir::Node* ng = producer(g, n.args.at(0), "aten.neg.default"); ng && sameType(g, ng->args.at(0), n)) {
+      if (const ir::Node* ng = producer(g, n.args.at(0), "aten.neg.default"); ng && sameType(g, ng->args.at(0), n) &&
+                                                                      !wouldAliasOutput(g, n, ng->args.at(0))) {
         rb.replaceWithNode(n.id, rb.remap(ng->args.at(0)).node);
         r.fired("neg(neg(x)) -> x", n.id);
         matched.push_back(ng->id);
@@ -114,7 +139,7 @@ PassResult simplify(const ir::Graph& g, PassContext&) {
       else if (t == "aten.add.Tensor" && isConst(a, 0) && sameType(g, b, n)) { keep = &b; rule = "0 + x -> x"; }
       else if (t == "aten.sub.Tensor" && isConst(b, 0) && sameType(g, a, n)) { keep = &a; rule = "x - 0 -> x"; }
       else if (t == "aten.div.Tensor" && isConst(b, 1) && sameType(g, a, n)) { keep = &a; rule = "x / 1 -> x"; }
-      if (keep) {
+      if (keep && !wouldAliasOutput(g, n, *keep)) {
         rb.replaceWithNode(n.id, rb.remap(*keep).node);
         r.fired(rule, n.id);
         continue;

@@ -444,6 +444,7 @@ Value Interpreter::iteratorAttr(const Value& obj, const std::string& name) {
 }
 
 bool Interpreter::truthy(const Value& v) {
+  if (tracer) tracer->onUse(v);
   switch (v->kind) {
     case VK::None: return false;
     case VK::Bool: return static_cast<BoolObj*>(v.get())->v;
@@ -468,6 +469,7 @@ bool Interpreter::truthy(const Value& v) {
 bool Interpreter::equals(const Value& a, const Value& b) { return truthy(compare("==", a, b)); }
 
 Value Interpreter::binaryOp(const std::string& opIn, const Value& a, const Value& b) {
+  if (tracer) tracer->onUse(a), tracer->onUse(b);
   std::string op = opIn;
   bool inplace = false;
   if (op.size() >= 2 && op.back() == '=' ) { op.pop_back(); inplace = true; }
@@ -576,6 +578,7 @@ Value Interpreter::userBinary(const std::string& op, const Value& a, const Value
 
 Value Interpreter::compare(const std::string& op, const Value& a, const Value& b) {
   if (tracer && (op == "is" || op == "is not")) tracer->onIdentity(a), tracer->onIdentity(b);
+  if (tracer) tracer->onUse(a), tracer->onUse(b);
   if (op == "is") return makeBool(a == b || (a->kind == VK::None && b->kind == VK::None) ||
                                   (a->kind == VK::Bool && b->kind == VK::Bool && asInt(a) == asInt(b)));
   if (op == "is not") return makeBool(!truthy(compare("is", a, b)));

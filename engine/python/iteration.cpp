@@ -20,7 +20,7 @@ Value rangeIterator(const IteratorObj& r) {
 }  // namespace
 
 Value Interpreter::getIter(const Value& v) {
-  if (tracer) tracer->onSequence(v);
+  if (tracer) tracer->onIterate(v);
   if (v->sub)
     if (Value m = classOf(v)->lookup("__iter__"); m && m->kind == VK::Function) {
       Value r = callDunder(v, "__iter__", {});
@@ -167,7 +167,7 @@ Value Interpreter::nextItem(const Value& iterator) {
 }
 
 std::vector<Value> Interpreter::iterate(const Value& v) {
-  if (tracer) tracer->onSequence(v);
+  if (tracer) tracer->onIterate(v);
   switch (v->kind) {
     case VK::List: return static_cast<ListObj*>(v.get())->items;
     case VK::Tuple: return static_cast<TupleObj*>(v.get())->items;

@@ -1,6 +1,7 @@
 // torch.autograd.Function's native half: torch.autograd._attach_function wires the outputs of
 // a Function's forward into autograd (engine/autograd/custom_function.h). The Python half
-// (Function.apply, FunctionCtx, once_differentiable) is engine/torch/prelude/torch.autograd.py.
+// (Function.apply, FunctionCtx, once_differentiable) is
+// engine/torch/prelude/torch.autograd.function.py (re-exported by torch.autograd.py).
 #include "engine/autograd/custom_function.h"
 #include "engine/autograd/grad_mode.h"
 #include "engine/capture/tracer.h"

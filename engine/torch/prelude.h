@@ -1,7 +1,8 @@
 // The Python half of Kiln's torch library (engine/torch/prelude/*.py): nn layers, losses,
 // optimizers and init written in Python exactly as PyTorch writes them, so that capture inlines
 // their forward methods the way Dynamo inlines PyTorch's. Each file populates the module of
-// the same name (torch.nn.py -> torch.nn); files run in kPreludeOrder.
+// the same name (torch.nn.py -> torch.nn); files run in file-name order (cmake/embed_prelude.cmake
+// sorts them), so a file that imports another prelude module must sort after it.
 #pragma once
 
 #include <string>

@@ -10,7 +10,7 @@ namespace kiln::torchapi {
 // torch._dynamo (graph_break, reset) and torch.compiler (engine/torch/dynamo_module.cpp).
 void installDynamo(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& dynamo, const std::shared_ptr<py::ModuleObj>& compiler);
 
-// Installs torch, torch.nn, torch.nn.functional, torch._dynamo, torch.compiler, math, typing.
+// Installs torch, torch.nn, torch.nn.functional, torch._dynamo, torch.compiler, math.
 void installModules(py::Interpreter& in);
 
 // Returns null when the operator does not apply (so the interpreter raises its TypeError).

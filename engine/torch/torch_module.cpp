@@ -1,5 +1,5 @@
 // The modules scripts import: torch (functions, dtypes, compile, no_grad ...), torch.nn,
-// torch.nn.functional, torch._dynamo, torch.compiler, math, typing.
+// torch.nn.functional, torch._dynamo, torch.compiler, math.
 #include "engine/torch/tensor_protocol.h"
 
 #include "engine/capture/compile_context.h"

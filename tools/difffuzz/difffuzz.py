@@ -201,11 +201,16 @@ def check(e, c, verify):
 
 
 def run_seed(args, seed, env):
-    src = generate(seed)
-    d = os.path.join(args.workdir, "seed_%d" % seed)
+    if isinstance(seed, str):  # --programs: a file of the regression suite
+        with open(seed) as f:
+            src = f.read()
+        seed = os.path.splitext(os.path.basename(seed))[0]
+    else:
+        src = generate(seed)
+    d = os.path.join(args.workdir, "seed_%s" % seed)
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
-    prog = os.path.join(d, "prog_%d.py" % seed)
+    prog = os.path.join(d, "prog_%s.py" % seed)
     with open(prog, "w") as f:
         f.write(src)
     e = run_kiln(args.kiln, prog, os.path.join(d, "eager"), True, False, args.timeout, env)
@@ -220,7 +225,7 @@ def run_seed(args, seed, env):
 
 def keep(dirname, seed, src, e, c, reason):
     os.makedirs(dirname, exist_ok=True)
-    base = os.path.join(dirname, "seed_%d" % seed)
+    base = os.path.join(dirname, "seed_%s" % seed)
     with open(base + ".py", "w") as f:
         f.write(src)
     for tag, r in (("eager", e), ("compiled", c)):
@@ -230,7 +235,7 @@ def keep(dirname, seed, src, e, c, reason):
         with open("%s.%s.log" % (base, tag), "w") as f:
             f.write("# %s\n--- stdout\n%s\n--- stderr\n%s" % (r.describe(), r.stdout, r.stderr))
     with open(base + ".txt", "w") as f:
-        f.write("seed %d: %s\n" % (seed, reason))
+        f.write("seed %s: %s\n" % (seed, reason))
 
 
 def load_known(path):
@@ -260,6 +265,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--kiln", required=True, help="path to the kiln binary")
     ap.add_argument("--seeds", default=None, help="A:B runs seeds A..B inclusive; A: runs from A on (with --minutes)")
+    ap.add_argument("--programs", default=None, metavar="DIR",
+                    help="run the .py files of DIR (written by hand or reduced from failures) instead of generated seeds")
     ap.add_argument("--minutes", type=float, default=None, help="stop starting programs after this many minutes")
     ap.add_argument("--workdir", default=None, help="scratch folder (default: a temporary one)")
     ap.add_argument("--keep-failures", default=None, metavar="DIR", help="save failing programs and their outputs here")
@@ -276,6 +283,12 @@ def main(argv=None):
     args.kiln = os.path.abspath(args.kiln)
     if not os.access(args.kiln, os.X_OK):
         ap.error("no executable kiln at %s" % args.kiln)
+    files = None
+    if args.programs:
+        files = sorted(os.path.join(args.programs, f) for f in os.listdir(args.programs) if f.endswith(".py"))
+        if not files:
+            ap.error("no .py files in %s" % args.programs)
+        args.seeds = "0:%d" % (len(files) - 1)
     if args.seeds is None:
         if args.minutes is None:
             ap.error("give --seeds A:B or --minutes M")
@@ -309,7 +322,7 @@ def main(argv=None):
             if deadline is not None and time.time() >= deadline:
                 return None
             state["next"] = s + 1
-            return s
+            return files[s] if files else s
 
     def worker(job):
         env = dict(os.environ)
@@ -329,19 +342,19 @@ def main(argv=None):
             with lock:
                 if status == "fail" and seed in known:
                     counts["known"] += 1
-                    print("seed %d: known (%s): %s" % (seed, known[seed], reason), flush=True)
+                    print("seed %s: known (%s): %s" % (seed, known[seed], reason), flush=True)
                     continue
                 if status == "pass" and seed in known:
                     known_passing.append(seed)
-                    print("seed %d: listed in known_failures.txt but passes now" % seed, flush=True)
+                    print("seed %s: listed in known_failures.txt but passes now" % seed, flush=True)
                 counts[status] += 1
                 if status == "fail":
                     failed_seeds.append(seed)
-                    print("seed %d: FAIL %s" % (seed, reason), flush=True)
+                    print("seed %s: FAIL %s" % (seed, reason), flush=True)
                 elif status == "invalid":
-                    print("seed %d: invalid (generator produced unsupported code): %s" % (seed, reason), flush=True)
+                    print("seed %s: invalid (generator produced unsupported code): %s" % (seed, reason), flush=True)
                 elif args.verbose:
-                    print("seed %d: ok %.1fs %s" % (seed, secs, reason), flush=True)
+                    print("seed %s: ok %.1fs %s" % (seed, secs, reason), flush=True)
 
     threads = [threading.Thread(target=worker, args=(j,)) for j in range(max(1, args.jobs))]
     for t in threads:
@@ -357,7 +370,7 @@ def main(argv=None):
     if known_passing:
         print("difffuzz: known failing seeds that pass now: %s" % " ".join(map(str, sorted(known_passing))))
     if failed_seeds:
-        print("difffuzz: failing seeds: %s" % " ".join(map(str, sorted(failed_seeds))))
+        print("difffuzz: failing seeds: %s" % " ".join(map(str, sorted(failed_seeds, key=str))))
     print("difffuzz: %d programs, %d passed, %d failed, %d invalid, %.0f seconds" % (
         n, counts["pass"], counts["fail"], counts["invalid"], secs))
     return 1 if counts["fail"] else 0
