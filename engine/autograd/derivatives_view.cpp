@@ -35,6 +35,19 @@ void registerViewDerivatives(std::vector<ops::OpDef>& t) {
   def(t, "aten.select.int", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
     return {d.call("aten.select_backward.default", {c.gradOutput, intList(sizesOf(c.inputs[0])), c.inputs.at(1), c.inputs.at(2)})};
   });
+  // diagonal(self, offset, dim1, dim2) (diagonal_backward): the gradient written onto the same
+  // diagonal of zeros; the positions come from the diagonal of an iota of the input's shape.
+  def(t, "aten.diagonal.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
+    Shape s = sizesOf(c.inputs[0]);
+    int64_t n = 1;
+    for (auto x : s) n *= x;
+    std::vector<Val> diagArgs(c.inputs.begin(), c.inputs.end());
+    diagArgs[0] = viewAs(d, d.call("aten.arange.start_step", {Val::integer(0), Val::integer(n), Val::integer(1), Val::dtypeVal(ir::DType::Int64)}), s);
+    Val pos = viewAs(d, d.call("aten.diagonal.default", diagArgs), {-1});
+    Val flat = viewAs(d, zerosLike(d, c.inputs[0]), {n});
+    Val r = d.call("aten.index_put.default", {flat, Val::listOf({pos}), viewAs(d, c.gradOutput, {-1}), Val::boolean(false)});
+    return {viewAs(d, r, s)};
+  });
   // cat(tensors, dim): each input gets its slice of the gradient.
   def(t, "aten.cat.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
     const auto& xs = c.inputs.at(0).list;

@@ -216,6 +216,23 @@ ValueTemplate makeTemplate(py::Interpreter& in, Tracer& tr, const Value& v, std:
     }
     return t;
   }
+  if (v->kind == VK::Instance && tr.isNew(v) && !tr.sourceOf(v)) {
+    // A user object the function made (and returns, or hands to the code after a break): its
+    // attributes may be graph values, so it is made again from them after the graph, as
+    // Dynamo reconstructs new objects; never the traced object with fake tensors inside.
+    auto* inst = static_cast<py::InstanceObj*>(v.get());
+    static thread_local std::set<const py::Obj*> building;  // a cycle stays the traced object
+    if (!inst->native && building.insert(v.get()).second) {
+      t.kind = ValueTemplate::Kind::Object;
+      t.constant = v;
+      for (auto& [k, x] : inst->dict->items) {
+        t.keys.push_back(k);
+        t.items.push_back(makeTemplate(in, tr, x, outputs));
+      }
+      building.erase(v.get());
+      return t;
+    }
+  }
   switch (v->kind) {
     case VK::None: case VK::Bool: case VK::Int: case VK::Float: case VK::Str: case VK::DType:
     case VK::Function: case VK::Builtin: case VK::Class: case VK::Module:
@@ -304,6 +321,13 @@ Value instantiate(py::Interpreter& in, const ValueTemplate& t, std::vector<Value
       for (size_t i = 0; i < t.keys.size(); ++i) d->set(t.keys[i], instantiate(in, t.items[i], outs, locals, globals, fetched));
       return d;
     }
+    case ValueTemplate::Kind::Object: {
+      auto* traced = static_cast<py::InstanceObj*>(t.constant.get());
+      auto obj = std::make_shared<py::InstanceObj>(traced->cls);
+      obj->sub = traced->sub;
+      for (size_t i = 0; i < t.keys.size(); ++i) obj->dict->set(t.keys[i], instantiate(in, t.items[i], outs, locals, globals, fetched));
+      return obj;
+    }
     case ValueTemplate::Kind::Tuple:
     case ValueTemplate::Kind::List: {
       std::vector<Value> items;
@@ -323,6 +347,11 @@ std::string show(py::Interpreter& in, const ValueTemplate& t) {
       return in.repr(t.constant);
     case ValueTemplate::Kind::FromSource: return t.source.display();
     case ValueTemplate::Kind::Method: return show(in, t.items.at(0)) + "." + t.method;
+    case ValueTemplate::Kind::Object: {
+      std::string s = static_cast<py::InstanceObj*>(t.constant.get())->cls->name + "(";
+      for (size_t i = 0; i < t.keys.size(); ++i) s += (i ? ", " : "") + in.str(t.keys[i]) + "=" + show(in, t.items[i]);
+      return s + ")";
+    }
     case ValueTemplate::Kind::Dict: {
       std::string s = "{";
       for (size_t i = 0; i < t.keys.size(); ++i) s += (i ? ", " : "") + in.repr(t.keys[i]) + ": " + show(in, t.items[i]);
@@ -723,6 +752,16 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
             key += tensor::shapeStr(static_cast<py::TensorObj*>(v.get())->t.sizes()) + "/" +
                    tensor::shapeStr(static_cast<py::TensorObj*>(v.get())->t.strides());  // layouts lower differently
       auto sp = it->specialized.find(key);
+      if (sp != it->specialized.end()) {
+        // A shape's own trace may have read more than the entry's (an int used only in the
+        // branch this shape takes): its guards must hold too, or it is traced again.
+        for (const auto& g : sp->second->guards)
+          if (!g.check(in, locals, globals).empty()) {
+            it->specialized.erase(sp);
+            sp = it->specialized.end();
+            break;
+          }
+      }
       if (sp == it->specialized.end()) {
         // Each shape keeps its wrapper and buffers; past 64 shapes they are dropped and
         // re-derived on demand (a capture and a schedule; code generation only for shapes

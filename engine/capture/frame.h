@@ -25,7 +25,10 @@ using GraphRunner = std::function<std::vector<tensor::Tensor>(const std::vector<
 // How the compiled code rebuilds a Python value: from a graph output, a constant, a source
 // (an argument, a parameter, a global), or a container/method of those.
 struct ValueTemplate {
-  enum class Kind { GraphOutput, Constant, FromSource, Tuple, List, Dict, Method } kind = Kind::Constant;
+  // Object: an instance of a user class the function created (a dataclass it returns), made
+  // again after the graph with its attributes (`keys` names, `items` values); `constant` is
+  // the traced instance, for its class.
+  enum class Kind { GraphOutput, Constant, FromSource, Tuple, List, Dict, Method, Object } kind = Kind::Constant;
   int index = -1;            // GraphOutput
   py::Value constant;        // Constant
   Source source;             // FromSource

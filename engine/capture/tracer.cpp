@@ -37,12 +37,21 @@ py::Value Tracer::bindArg(const std::string& name, const py::Value& v) {
       return seen->second;
     }
     auto fake = std::make_shared<py::TensorObj>(t->t.type(), -1);
+    // Attributes the program set on the tensor (x.scale_hint = 0.5) are seen while tracing,
+    // on a copy: writes during the trace are side effects, replayed after the graph.
+    if (t->attrs) {
+      fake->attrs = std::make_shared<py::DictObj>();
+      fake->attrs->items = t->attrs->items;
+    }
     lazy_[fake.get()] = t->t;
     noteSource(fake, src, true);
     noteSource(v, src, true);
     liftedBy_[v.get()] = fake;
     return fake;
   }
+  // A function or builtin passed in (f(x, torch.sin)) is the code the graph was traced
+  // through: guarded by identity, as when it is read from anywhere else.
+  if (v->kind == py::VK::Function || v->kind == py::VK::Builtin || v->kind == py::VK::Class) return readThrough(src, v, false);
   // Python constants are guarded where they are first read (onLocalRead), as Dynamo does.
   if (!isConstant(v)) noteSource(v, src);
   return v;
@@ -267,6 +276,17 @@ py::Value Tracer::readThrough(const Source& src, const py::Value& v, bool module
     noteSource(v, src);
     return v;
   }
+  if (v->kind == py::VK::Class && !isNew(v)) {
+    // A class read from a closure cell, an argument or an attribute: the trace instantiated
+    // or read that class, so the entry holds while the same class is there (ID_MATCH).
+    Guard g;
+    g.kind = Guard::Kind::IdMatch;
+    g.source = src;
+    g.constant = v;
+    addGuard(std::move(g), "id " + src.text());
+    noteSource(v, src);
+    return v;
+  }
   if (py::TensorObj* t = asTensor(v); t && !t->fake) {
     auto it = liftedBy_.find(v.get());
     if (it != liftedBy_.end()) {
@@ -282,6 +302,11 @@ py::Value Tracer::readThrough(const Source& src, const py::Value& v, bool module
       return it->second;
     }
     py::Value fake = lift(t->t, src);
+    if (t->attrs) {  // as in bindArg
+      auto* f = static_cast<py::TensorObj*>(fake.get());
+      f->attrs = std::make_shared<py::DictObj>();
+      f->attrs->items = t->attrs->items;
+    }
     liftedBy_[v.get()] = fake;
     noteSource(v, src);
     return fake;
@@ -531,7 +556,13 @@ py::Value Tracer::onClosure(const std::string& name, py::Value v) {
 py::Value Tracer::onGlobal(const std::string& name, py::Value v) {
   // Classes and modules read as globals are not guarded (a module's functions are found
   // through it); a global function is guarded by its code, as Dynamo's FUNCTION_MATCH.
-  if (v->kind == py::VK::Class || v->kind == py::VK::Module) return v;
+  if (v->kind == py::VK::Module) return v;
+  if (v->kind == py::VK::Class) {
+    // Not guarded itself, but named: the class attributes and hasattr results the function
+    // reads through it are guarded (Config.scale, hasattr(Config, "shift")).
+    if (!isNew(v)) noteSource(v, Source::global(name));
+    return v;
+  }
   return readThrough(Source::global(name), v, false);
 }
 

@@ -193,10 +193,16 @@ capture::GraphRunner withFunctionalization(capture::GraphRunner run, Functionali
     const ir::Graph noNodes;
     for (const auto& a : f.aliases) {
       ops::Val v = ops::Val::of(in.at(a.input));
-      for (const auto& step : a.chain) {
-        std::vector<ops::Val> args{v};
-        for (const auto& x : step.args) args.push_back(ops::GraphDispatcher::fromArg(noNodes, x));
-        v = eager.call(step.op, args);
+      try {
+        for (const auto& step : a.chain) {
+          std::vector<ops::Val> args{v};
+          for (const auto& x : step.args) args.push_back(ops::GraphDispatcher::fromArg(noNodes, x));
+          v = eager.call(step.op, args);
+        }
+      } catch (const tensor::TorchError&) {
+        // The chain's view came from a reshape of the input's (contiguous) functional value;
+        // on the real, non-contiguous input that reshape is a copy, which the graph computed.
+        continue;
       }
       outs.at(a.output) = v.t;
     }

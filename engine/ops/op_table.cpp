@@ -31,6 +31,7 @@ std::vector<OpDef>& table() {
     registerIndexOps(v);
     registerNormOps(v);
     registerLinalgOps(v);
+    registerSortOps(v);
     registerRandomOps(v);
     registerDerivatives(v);  // last: attaches backward formulas to the ops registered above
     return v;

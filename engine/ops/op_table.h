@@ -121,6 +121,7 @@ void registerWhereOp(std::vector<OpDef>& table);
 void registerIndexOps(std::vector<OpDef>& table);
 void registerNormOps(std::vector<OpDef>& table);
 void registerLinalgOps(std::vector<OpDef>& table);  // mm/addmm/bmm, embedding, convolution, pooling, padding
+void registerSortOps(std::vector<OpDef>& table);    // argsort, topk indices, one_hot
 void registerRandomOps(std::vector<OpDef>& table);  // engine/torch/random.cpp
 // Attaches derivative formulas (engine/autograd/derivatives_*.cpp); runs after every family.
 void registerDerivatives(std::vector<OpDef>& table);

@@ -311,6 +311,30 @@ Geom asStridedGeom(const Geom& g, const std::vector<Val>& a) {
   return out;
 }
 
+// diagonal(self, offset=0, dim1=0, dim2=1): the two dims replaced by one (last) dim walking
+// the diagonal, as ATen's diagonal view.
+Geom diagonalGeom(const Geom& g, const std::vector<Val>& a) {
+  int64_t nd = static_cast<int64_t>(g.sizes.size());
+  int64_t offset = a.size() > 1 && !a[1].isNone() ? a[1].i : 0;
+  int64_t d1 = wrapDim(a.size() > 2 && !a[2].isNone() ? a[2].i : 0, nd);
+  int64_t d2 = wrapDim(a.size() > 3 && !a[3].isNone() ? a[3].i : 1, nd);
+  if (d1 == d2)
+    throw TorchError("RuntimeError", "diagonal dimensions cannot be identical " + std::to_string(d1) + ", " + std::to_string(d2));
+  Geom out{{}, {}, g.offset};
+  int64_t size;
+  if (offset >= 0) size = std::max<int64_t>(std::min(g.sizes[d1], g.sizes[d2] - offset), 0);
+  else size = std::max<int64_t>(std::min(g.sizes[d1] + offset, g.sizes[d2]), 0);
+  if (size > 0) out.offset += offset >= 0 ? offset * g.strides[d2] : -offset * g.strides[d1];
+  for (int64_t i = 0; i < nd; ++i)
+    if (i != d1 && i != d2) {
+      out.sizes.push_back(g.sizes[i]);
+      out.strides.push_back(g.strides[i]);
+    }
+  out.sizes.push_back(size);
+  out.strides.push_back(g.strides[d1] + g.strides[d2]);
+  return out;
+}
+
 }  // namespace
 
 void registerViewOps(std::vector<OpDef>& t) {
@@ -327,6 +351,7 @@ void registerViewOps(std::vector<OpDef>& t) {
   addView(t, "aten.select.int", selectGeom);
   addView(t, "aten.alias.default", aliasGeom);
   addView(t, "aten.as_strided.default", asStridedGeom);
+  addView(t, "aten.diagonal.default", diagonalGeom);
   // Inductor's core decompositions: transpose/t -> permute.
   for (auto& d : t) {
     if (d.name == "aten.transpose.int")

@@ -97,11 +97,28 @@ class Lowering {
     return node;
   }
 
-  // The input whose storage ATen node `root` is (the placeholder or a later value), or -1.
-  int inputIndexOf(int root) const {
-    if (auto in = inputOf_.find(root); in != inputOf_.end()) return in->second;
-    if (auto v = versionOf_.find(root); v != versionOf_.end()) return v->second;
+  // The input whose storage ATen node `node` is (the placeholder or a later value), or -1.
+  int inputIndexOf(int node) const {
+    if (auto in = inputOf_.find(node); in != inputOf_.end()) return in->second;
+    if (auto v = versionOf_.find(node); v != versionOf_.end()) return v->second;
     return -1;
+  }
+
+  // The input that `node` or a node it views is (a view of), or -1; `chain` gets the view
+  // nodes from there down to `node` (outermost first). A later value of an input has the
+  // input's shape, so the chain replays on the real input whatever its layout.
+  int inputAlong(int node, std::vector<int>* chain = nullptr) const {
+    std::vector<int> up;
+    for (;;) {
+      if (int input = inputIndexOf(node); input >= 0) {
+        if (chain) chain->assign(up.rbegin(), up.rend());
+        return input;
+      }
+      auto it = viewBase_.find(node);
+      if (it == viewBase_.end()) return -1;
+      up.push_back(node);
+      node = it->second;
+    }
   }
 
   // Applies the view ops of `chain` (ATen node ids, outermost first) to `base`.
@@ -171,8 +188,8 @@ class Lowering {
     }
     // The new root is the input's storage from now on: a view of it that the graph returns is
     // a view of the input in the program, rebuilt on the real input after the copy-back.
-    if (int input = inputIndexOf(root); input >= 0 && newRoot.kind == Val::Kind::Sym && newRoot.node >= 0)
-      versionOf_[rootOf(newRoot.node)] = input;
+    if (int input = inputAlong(target); input >= 0 && newRoot.kind == Val::Kind::Sym && newRoot.node >= 0)
+      versionOf_[newRoot.node] = input;
     if (auto in = inputOf_.find(root); in != inputOf_.end()) {
       auto m = std::find_if(mutated_.begin(), mutated_.end(), [&](const auto& p) { return p.first == in->second; });
       if (m == mutated_.end()) mutated_.emplace_back(in->second, newRoot.node);
@@ -253,8 +270,7 @@ class Lowering {
       refs.push_back(ops::GraphDispatcher::toArg(v));
       if (v.kind != Val::Kind::Sym || v.node < 0) continue;
       std::vector<int> chain;
-      const int root = rootOf(v.node, &chain);
-      const int input = inputIndexOf(root);
+      const int input = inputAlong(v.node, &chain);
       if (chain.empty() || input < 0) continue;
       OutputAlias alias;
       alias.output = i;

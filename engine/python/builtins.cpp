@@ -623,12 +623,16 @@ void Interpreter::installBuiltins() {
   def("getattr", [](Interpreter& in, CallArgs& a) {
     arity(in, a, 2, 3, "getattr");
     if (a.args[1]->kind != VK::Str) in.raise("TypeError", "attribute name must be string, not '" + typeName(a.args[1]) + "'");
+    const std::string& name = static_cast<StrObj*>(a.args[1].get())->v;
     if (a.args.size() == 3) {
-      Value v = in.getAttrOrNull(a.args[0], static_cast<StrObj*>(a.args[1].get())->v);
-      if (in.tracer && !v) in.tracer->onHasattr(a.args[0], in.str(a.args[1]), false);
+      Value v = in.getAttrOrNull(a.args[0], name);
+      if (in.tracer && !v) in.tracer->onHasattr(a.args[0], name, false);
+      // A found attribute is read as `obj.name` is: guarded (getattr(o, "flag", False)).
+      if (in.tracer && v) v = in.tracer->onAttribute(a.args[0], name, v);
       return v ? v : a.args[2];
     }
-    return in.getAttr(a.args[0], static_cast<StrObj*>(a.args[1].get())->v);
+    Value v = in.getAttr(a.args[0], name);
+    return in.tracer ? in.tracer->onAttribute(a.args[0], name, v) : v;
   });
   def("setattr", [](Interpreter& in, CallArgs& a) {
     arity(in, a, 3, 3, "setattr");
@@ -735,6 +739,7 @@ void Interpreter::installBuiltins() {
   def("id", [](Interpreter&, CallArgs& a) { return makeInt(static_cast<int64_t>(reinterpret_cast<intptr_t>(a.args.at(0).get()))); });
   def("callable", [](Interpreter& in, CallArgs& a) {
     const Value& v = a.args.at(0);
+    if (in.tracer) in.tracer->onType(v);  // the answer is the type's: TYPE_MATCH
     bool c = v->kind == VK::Function || v->kind == VK::Builtin || v->kind == VK::BoundMethod || v->kind == VK::Class ||
              (v->kind == VK::Instance && in.getAttrOrNull(v, "__call__"));
     return makeBool(c);

@@ -64,6 +64,15 @@ void storeOnceReloadLater(Kernel& k) {
       keep.operands = {val.id};
       keep.dtype = val.dtype;
       keep.node = store.node;
+      // The final store in nest q overwrites the buffer: a user that a later nest recomputes
+      // (a second softmax over the first one's result) would read that, not the value.
+      bool laterUse = false;
+      for (size_t u = e + 1; u < k.body.size() && !laterUse; ++u) {
+        if (!inNest(q, u) || !p.inner[u] || p.stage[u] != q) continue;
+        if (std::find(k.body[u].operands.begin(), k.body[u].operands.end(), val.id) == k.body[u].operands.end()) continue;
+        for (int r = q + 1; r < p.nests; ++r) laterUse = laterUse || inNest(r, u);
+      }
+      if (laterUse) continue;
       size_t firstUser = k.body.size();
       for (size_t u = e + 1; u < k.body.size(); ++u) {
         if (!inNest(q, u) || !p.inner[u] || p.stage[u] != q) continue;

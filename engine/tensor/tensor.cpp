@@ -10,7 +10,11 @@ namespace kiln::tensor {
 namespace {
 // Guard against scripts that ask for absurd amounts of memory: a clear error beats an OOM kill.
 constexpr size_t kMaxTensorBytes = size_t(8) << 30;
+thread_local bool inferenceMode = false;
 }
+
+bool inferenceModeEnabled() { return inferenceMode; }
+void setInferenceModeEnabled(bool enabled) { inferenceMode = enabled; }
 
 void keepLargeAllocations() {
   mallopt(M_MMAP_THRESHOLD, 1 << 30);  // blocks up to 1 GiB come from the heap and are reused
@@ -49,6 +53,7 @@ Tensor Tensor::empty(const Shape& sizes, DType dtype) {
   t.dtype_ = dtype;
   t.sizes_ = sizes;
   t.strides_ = contiguousStrides(sizes);
+  t.inference_ = inferenceMode;
   return t;
 }
 

@@ -35,6 +35,11 @@ class TorchError : public std::runtime_error {
 // once by `kiln` (process policy belongs to the executable; the studio runs scripts through it).
 void keepLargeAllocations();
 
+// torch.inference_mode: tensors allocated while it is on (this thread) are inference tensors
+// (Tensor.is_inference()); views share their base's flag, as PyTorch's do.
+bool inferenceModeEnabled();
+void setInferenceModeEnabled(bool enabled);
+
 // Raw bytes, 64-byte aligned so generated kernels can use aligned vector loads.
 class Storage {
  public:
@@ -78,6 +83,7 @@ class Tensor {
   // The same data as a new tensor outside the autograd graph (Tensor.detach()).
   Tensor detach() const { Tensor t = *this; t.autograd_.reset(); return t; }
   const std::shared_ptr<Storage>& storage() const { return storage_; }
+  bool isInference() const { return inference_; }
 
   void* data() { return static_cast<char*>(storage_->data()) + offset_ * ir::itemSize(dtype_); }
   const void* data() const { return static_cast<const char*>(storage_->data()) + offset_ * ir::itemSize(dtype_); }
@@ -106,6 +112,7 @@ class Tensor {
   Shape sizes_;
   Shape strides_;
   int64_t offset_ = 0;
+  bool inference_ = false;
   std::shared_ptr<AutogradMeta> autograd_;
 };
 

@@ -52,6 +52,11 @@ Value fromVal(py::Interpreter& in, const ops::Val& v) {
 
 void rethrow(py::Interpreter& in, const tensor::TorchError& e) {
   if (in.tracer && std::string(e.type()) == "NotImplementedError") notSupported(in, e.what());
+  // While capturing, an op that fails on its traced inputs fails the compile as Dynamo's does:
+  // TorchRuntimeError (a RuntimeError) carrying the original error (a TypeError about the
+  // arguments is left as it is).
+  if (in.tracer && std::string(e.type()) != "TypeError")
+    in.raise("TorchRuntimeError", "Dynamo failed to run FX node with fake tensors: got " + e.type() + "('" + e.what() + "')");
   in.raise(e.type(), e.what());
 }
 
@@ -127,10 +132,36 @@ Value callTorch(py::Interpreter& in, const std::string& target, ir::NodeKind kin
   }
   // Ops whose output shape depends on the data cannot be captured (Dynamo: "Dynamic shape
   // operator", a graph break unless capture_dynamic_output_shape_ops is set).
-  if (fake && (target == "torch.nonzero" || target == "nonzero")) {
+  const bool whereNonzero = target == "torch.where" && ta.args.size() == 1 && !ta.kw("input") && !ta.kw("other");  // where(cond)
+  if (fake && (target == "torch.nonzero" || target == "nonzero" || whereNonzero)) {
     capture::Unsupported u("KB006", "Dynamic shape operator",
                            "Operator `aten.nonzero.default`'s output shape depends on input Tensor data.",
                            {"Enable tracing of dynamic shape operators with `torch._dynamo.config.capture_dynamic_output_shape_ops = True`"});
+    u.where = in.currentLocation();
+    u.stack = in.userStack();
+    throw u;
+  }
+  // repeat_interleave with tensor repeats: the output size is the repeats' sum.
+  if (fake && (target == "torch.repeat_interleave" || target == "repeat_interleave")) {
+    const ops::Val* repeats = ta.get(1, "repeats");
+    if (!repeats || repeats->isTensor()) {
+      capture::Unsupported u("KB006", "Dynamic shape operator",
+                             "Operator `aten.repeat_interleave.Tensor`'s output shape depends on input Tensor data.",
+                             {"Enable tracing of dynamic shape operators with `torch._dynamo.config.capture_dynamic_output_shape_ops = True`"});
+      u.where = in.currentLocation();
+      u.stack = in.userStack();
+      throw u;
+    }
+  }
+  // A Python bool computed from tensor data (torch.equal, torch.allclose): Dynamo's
+  // "Data dependent operator" break.
+  if (fake && (target == "torch.equal" || target == "equal" || target == "torch.allclose" || target == "allclose")) {
+    const bool eq = target == "torch.equal" || target == "equal";
+    capture::Unsupported u("KB007", "Data dependent operator",
+                           std::string("Operator `") + (eq ? "aten.equal.default" : "aten.allclose.default") +
+                               "` has a non-Tensor output whose value is dependent on the data of Tensor inputs.",
+                           {"Consider wrapping the operator into a PyTorch-understood custom operator (see "
+                            "https://pytorch.org/tutorials/advanced/custom_ops_landing_page.html)"});
     u.where = in.currentLocation();
     u.stack = in.userStack();
     throw u;

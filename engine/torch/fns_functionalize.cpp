@@ -92,7 +92,11 @@ void addInplaceVariants(std::vector<TorchFn>& t) {
   }
   static const char* const kNotValueUpdates[] = {"t", "transpose", "unsqueeze", "squeeze", "resize", "resize_as", "swapaxes",
                                                  "swapdims", "as_strided", "detach", "requires_grad", "uniform", "normal",
-                                                 "random", "bernoulli", "exponential", "geometric", "cauchy", "log_normal"};
+                                                 "random", "bernoulli", "exponential", "geometric", "cauchy", "log_normal",
+                                                 // methods PyTorch has no in-place form of
+                                                 "outer", "ger", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "isclose",
+                                                 "allclose", "equal", "sort", "argsort", "topk", "msort", "new_zeros", "new_ones",
+                                                 "new_empty", "new_full", "repeat_interleave", "diagonal"};
   std::set<std::string> methods;
   for (const auto& f : t)
     if (f.kind == ir::NodeKind::CallMethod) methods.insert(f.target);

@@ -81,23 +81,28 @@ void setGradMode(py::Interpreter& in, bool enabled) {
 // A grad-mode context manager class: `mode(self_args)` decides the mode on entry; with
 // `immediate` (set_grad_enabled) the mode is set at construction, as PyTorch does, so the
 // call also works as a plain function.
-Value gradModeClass(py::Interpreter& in, const std::string& name, bool immediate, std::function<bool(py::Interpreter&, CallArgs&)> mode) {
+Value gradModeClass(py::Interpreter& in, const std::string& name, bool immediate, std::function<bool(py::Interpreter&, CallArgs&)> mode,
+                    bool inference = false) {
   auto cls = std::make_shared<py::ClassObj>();
   cls->name = cls->qualname = name;
   cls->mro.push_back(cls);
   if (auto o = in.builtinClass("object")) cls->mro.push_back(o);
-  auto wrapper = [name](bool enabled, Value fn) {
-    return py::makeBuiltin(name + ".<decorated>", [enabled, fn](py::Interpreter& in, CallArgs& a) {
+  // inference_mode also marks the tensors allocated inside as inference tensors.
+  auto wrapper = [name, inference](bool enabled, Value fn) {
+    return py::makeBuiltin(name + ".<decorated>", [enabled, fn, inference](py::Interpreter& in, CallArgs& a) {
       const bool prev = autograd::isGradEnabled();
+      const bool prevInference = tensor::inferenceModeEnabled();
       setGradMode(in, enabled);
+      if (inference) tensor::setInferenceModeEnabled(!enabled);
       struct Restore {
         py::Interpreter& in;
-        bool prev;
+        bool prev, prevInference;
         ~Restore() {
           if (in.tracer && prev != autograd::isGradEnabled()) in.tracer->onGradMode(prev);
           autograd::setGradEnabled(prev);
+          tensor::setInferenceModeEnabled(prevInference);
         }
-      } restore{in, prev};
+      } restore{in, prev, prevInference};
       return in.call(fn, a);
     });
   };
@@ -116,15 +121,22 @@ Value gradModeClass(py::Interpreter& in, const std::string& name, bool immediate
     if (immediate) setGradMode(in, enabled);
     return inst;
   });
-  cls->dict["__enter__"] = py::makeBuiltin(name + ".__enter__", [immediate](py::Interpreter& in, CallArgs& a) {
+  cls->dict["__enter__"] = py::makeBuiltin(name + ".__enter__", [immediate, inference](py::Interpreter& in, CallArgs& a) {
     auto* self = static_cast<py::InstanceObj*>(a.args.at(0).get());
     if (!immediate) self->dict->setStr("_prev", py::makeBool(autograd::isGradEnabled()));
-    setGradMode(in, in.truthy(self->dict->getStr("_enabled")));
+    const bool enabled = in.truthy(self->dict->getStr("_enabled"));
+    setGradMode(in, enabled);
+    if (inference) {
+      self->dict->setStr("_prev_inference", py::makeBool(tensor::inferenceModeEnabled()));
+      tensor::setInferenceModeEnabled(!enabled);
+    }
     return py::None();
   });
-  cls->dict["__exit__"] = py::makeBuiltin(name + ".__exit__", [](py::Interpreter& in, CallArgs& a) {
+  cls->dict["__exit__"] = py::makeBuiltin(name + ".__exit__", [inference](py::Interpreter& in, CallArgs& a) {
     auto* self = static_cast<py::InstanceObj*>(a.args.at(0).get());
     setGradMode(in, in.truthy(self->dict->getStr("_prev")));
+    if (inference)
+      if (Value p = self->dict->getStr("_prev_inference")) tensor::setInferenceModeEnabled(in.truthy(p));
     return py::False();
   });
   cls->dict["__call__"] = py::makeBuiltin(name + ".__call__", [wrapper](py::Interpreter& in, CallArgs& a) -> Value {
@@ -141,17 +153,35 @@ void installGradModeAndRandom(py::Interpreter& in, const std::shared_ptr<py::Mod
   auto& T = torch->scope->vars;
   T["no_grad"] = gradModeClass(in, "no_grad", false, [](py::Interpreter&, CallArgs&) { return false; });
   T["enable_grad"] = gradModeClass(in, "enable_grad", false, [](py::Interpreter&, CallArgs&) { return true; });
-  T["inference_mode"] = gradModeClass(in, "inference_mode", false, [](py::Interpreter& in, CallArgs& a) {
-    Value m = !a.args.empty() ? a.args[0] : a.kwarg("mode");
-    return m && !in.truthy(m);
-  });
+  T["inference_mode"] = gradModeClass(
+      in, "inference_mode", false,
+      [](py::Interpreter& in, CallArgs& a) {
+        Value m = !a.args.empty() ? a.args[0] : a.kwarg("mode");
+        return m && !in.truthy(m);
+      },
+      true);
   T["set_grad_enabled"] = gradModeClass(in, "set_grad_enabled", true, [](py::Interpreter& in, CallArgs& a) {
     Value m = !a.args.empty() ? a.args[0] : a.kwarg("mode");
     if (!m || m->kind != VK::Bool) in.raise("TypeError", "set_grad_enabled(): argument 'mode' must be bool");
     return in.truthy(m);
   });
   def(torch, "is_grad_enabled", [](py::Interpreter&, CallArgs&) { return py::makeBool(autograd::isGradEnabled()); });
-  def(torch, "is_inference_mode_enabled", [](py::Interpreter&, CallArgs&) { return py::False(); });
+  // Dynamo does not trace it: a graph break (gb0046).
+  def(torch, "is_inference_mode_enabled", [](py::Interpreter& in, CallArgs&) {
+    if (in.tracer) {
+      capture::Unsupported u("KB008", "Encountered torch.is_inference_mode_enabled during tracing",
+                             "torch.is_inference_mode_enabled() is not supported",
+                             {"This graph break is fundamental - it is unlikely that Dynamo will ever be able to trace through your code. "
+                              "Consider finding a workaround.",
+                              "Avoid using `tensor.is_inference()` and `torch.is_inference_mode_enabled()` in your compile code. This is "
+                              "primarily used in conjunction with `torch.inference_mode`. Consider using `torch.no_grad` instead because "
+                              "`torch.no_grad` leads to same improvements as `inference_mode` when `torch.compile` is used."});
+      u.where = in.currentLocation();
+      u.stack = in.userStack();
+      throw u;
+    }
+    return py::makeBool(tensor::inferenceModeEnabled());
+  });
 
   def(torch, "manual_seed", [](py::Interpreter& in, CallArgs& a) {
     if (a.args.empty()) in.raise("TypeError", "manual_seed() missing 1 required positional argument: 'seed'");

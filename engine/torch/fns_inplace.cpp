@@ -103,16 +103,6 @@ Val newValue(py::Interpreter& in, ops::Dispatcher& d, const std::string& name, c
     }
     return throughSelf(full(*v));
   }
-  if (name == "addcmul" || name == "addcdiv") {
-    const Val* t1 = ta.get(1, "tensor1");
-    const Val* t2 = ta.get(2, "tensor2");
-    if (!t1 || !t2) in.raise("TypeError", name + "_() missing required arguments 'tensor1' and 'tensor2'");
-    const Val* value = ta.get(3, "value");
-    // self + value * tensor1 (* or /) tensor2, evaluated left to right as ATen's kernel does.
-    Val scaled = value && value->number() != 1.0 ? d.call("aten.mul.Tensor", {*t1, *value}) : *t1;
-    Val term = d.call(name == "addcmul" ? "aten.mul.Tensor" : "aten.div.Tensor", {scaled, *t2});
-    return d.call("aten.add.Tensor", {self, term});
-  }
   const TorchFn* fn = findTorchFn(name, ir::NodeKind::CallMethod);
   if (!fn) notSupported(in, "Tensor." + name + "_ is not supported by Kiln yet");
   return fn->impl(d, ta);
@@ -168,13 +158,20 @@ bool changesShape(const std::string& base) {
   return false;
 }
 
+// The shape-changing in-place methods eager runs as "self becomes the view".
+bool isMetadataInplace(const std::string& base) {
+  return base == "t" || base == "transpose" || base == "unsqueeze" || base == "squeeze" || base == "swapaxes" || base == "swapdims";
+}
+
 }  // namespace
 
 Value inplaceMethod(py::Interpreter& in, const Value& selfValue, const std::string& name) {
   bool known = false;
   for (const char* n : kInplaceNames) known = known || name == n;
   if (!known && name.size() > 1 && name.back() == '_' && name.front() != '_')
-    known = findTorchFn(name.substr(0, name.size() - 1), ir::NodeKind::CallMethod) != nullptr;
+    // The in-place variants captured graphs know, and the shape-changing ones (transpose_ ...).
+    known = findTorchFn(name, ir::NodeKind::CallMethod) != nullptr ||
+            (changesShape(name.substr(0, name.size() - 1)) && findTorchFn(name.substr(0, name.size() - 1), ir::NodeKind::CallMethod));
   if (!known) return nullptr;
   std::string base = name.substr(0, name.size() - 1);
   return py::makeBuiltin("Tensor." + name, [selfValue, base, name](py::Interpreter& in, py::CallArgs& a) -> Value {
@@ -187,6 +184,15 @@ Value inplaceMethod(py::Interpreter& in, const Value& selfValue, const std::stri
       // Capture records the mutation as Dynamo does (`add_ = l_x_.add_(1)`); later uses of the
       // tensor keep referring to it and lowering functionalizes it.
       if (!in.tracer) in.raise("RuntimeError", "internal error: fake tensor outside capture");
+      if (changesShape(base) && in.tracer->isInput(in.tracer->nodeOf(fake))) {
+        // Dynamo does not trace an in-place view op on a graph input either (gb0148).
+        capture::Unsupported u("KB013", "Unsupported function call (delayed)",
+                               "Dynamo determined that a graph break should occur when calling `Tensor." + name +
+                                   "`. Reason: Getting an inplace view on a graph input is not supported");
+        u.where = in.currentLocation();
+        u.stack = in.userStack();
+        throw u;
+      }
       if (changesShape(base) || randomFillName(base))
         notSupported(in, "Tensor." + name + " inside torch.compile'd code is not supported by Kiln yet");
       // Type-check the update now (a dtype that cannot be cast, a shape that does not broadcast)
@@ -208,8 +214,28 @@ Value inplaceMethod(py::Interpreter& in, const Value& selfValue, const std::stri
       in.tracer->record(name, ir::NodeKind::CallMethod, args, a.kwargs, obj(fake)->tensorType());
       return selfValue;  // the same object (a real tensor the function reached stays itself)
     }
-    if (changesShape(base))
-      notSupported(in, "Tensor." + name + " (changes the tensor's shape in place) is not supported by Kiln yet");
+    if (changesShape(base)) {
+      // unsqueeze_, t_, transpose_ ...: self becomes the view the out-of-place method returns
+      // (same storage, new sizes and strides).
+      const TorchFn* fn = isMetadataInplace(base) ? findTorchFn(base, ir::NodeKind::CallMethod) : nullptr;
+      if (!fn) notSupported(in, "Tensor." + name + " (changes the tensor's shape in place) is not supported by Kiln yet");
+      if (self->t.requiresGrad())
+        notSupported(in, "Tensor." + name + " on a tensor that requires grad is not supported by Kiln yet");
+      TArgs ta;
+      ta.args.push_back(Val::of(self->t.detach()));
+      for (auto& v : a.args) ta.args.push_back(toVal(in, v));
+      for (auto& [k, v] : a.kwargs) ta.kwargs.emplace_back(k, toVal(in, v));
+      try {
+        ops::EagerDispatcher d;
+        Val r = fn->impl(d, ta);
+        Tensor v = r.t.detach();
+        v.setAutograd(self->t.autograd());
+        self->t = v;
+      } catch (const TorchError& e) {
+        rethrow(in, e);
+      }
+      return selfValue;
+    }
     TArgs ta;
     ta.args.push_back(Val::of(self->t));
     for (auto& v : a.args) ta.args.push_back(toVal(in, v));

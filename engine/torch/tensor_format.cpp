@@ -48,13 +48,12 @@ Formatter makeFormatter(const std::vector<double>& vals, bool floating) {
       mx = std::max(mx, a);
       mn = std::min(mn, a);
     }
-    if (any) {
-      if (f.intMode) {
-        f.sci = mx > 1e8;
-      } else {
-        f.sci = mx / mn > 1000.0 || mx > 1e8 || mn < 1e-4;
-      }
-    }
+    if (!any) return f;  // no nonzero finite value: width 1
+    f.sci = mx / mn > 1000.0 || mx > 1e8 || (!f.intMode && mn < 1e-4);
+    // The width comes from the nonzero finite values only (nan, inf and 0 are padded to it).
+    for (double v : vals)
+      if (std::isfinite(v) && v != 0) f.width = std::max(f.width, static_cast<int>(f.fmt(v).size()));
+    return f;
   }
   for (double v : vals) f.width = std::max(f.width, static_cast<int>(f.fmt(v).size()));
   return f;
@@ -127,6 +126,11 @@ std::string formatTensor(const tensor::Tensor& t, const std::string& prefix, boo
       if (i < 3 || i + 3 >= vals.size() || i % 97 == 0) sample.push_back(vals[i]);
   }
   Formatter f = makeFormatter(summarize ? sample : vals, floating);
+  if (t.dtype() == ir::DType::Bool) {  // the width of str(True) / str(False)
+    f.width = 4;
+    for (double v : summarize ? sample : vals)
+      if (v == 0) f.width = 5;
+  }
   std::string body;
   if (t.dim() == 0) {
     body = f.fmt(vals.at(0));

@@ -4,6 +4,7 @@
 #include "engine/autograd/node.h"
 #include "engine/capture/tracer.h"
 #include "engine/ops/index_ops.h"
+#include "engine/ops/shape_util.h"
 #include "engine/torch/autograd_methods.h"
 #include "engine/torch/bindings.h"
 #include "engine/torch/inplace.h"
@@ -171,7 +172,15 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
   if (name == "is_contiguous")
     return py::makeBuiltin("Tensor.is_contiguous", [self](py::Interpreter&, py::CallArgs&) {
       auto* x = asTensor(self);
-      return py::makeBool(x->fake ? true : x->t.isContiguous());
+      if (!x->fake) return py::makeBool(x->t.isContiguous());
+      // A fake tensor's strides are its type's (none recorded: contiguous). A permuted input
+      // is not contiguous while capturing either.
+      ir::TensorType ty = x->tensorType();
+      if (ty.strides.size() != ty.sizes.size() || ty.strides.empty()) return py::True();
+      tensor::Shape sizes, strides;
+      for (auto& d : ty.sizes) sizes.push_back(d.value);
+      for (auto& d : ty.strides) strides.push_back(d.value);
+      return py::makeBool(ops::isContiguousGeom(sizes, strides));
     });
   if (name == "item")
     return py::makeBuiltin("Tensor.item", [self](py::Interpreter& in, py::CallArgs&) -> Value {
@@ -206,6 +215,37 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
         return py::makeList(items);
       };
       return rec(x->t);
+    });
+  if (name == "__len__")  // len(t): the size of dim 0, as the builtin computes it
+    return py::makeBuiltin("Tensor.__len__", [self](py::Interpreter& in, py::CallArgs& a) -> Value {
+      if (!a.args.empty() || !a.kwargs.empty())
+        in.raise("TypeError", "__len__() takes no arguments (" + std::to_string(a.args.size() + a.kwargs.size()) + " given)");
+      py::CallArgs c;
+      c.args = {self};
+      return in.call(in.builtin("len"), c);
+    });
+  if (name == "is_inference")
+    return py::makeBuiltin("Tensor.is_inference", [self](py::Interpreter& in, py::CallArgs&) -> Value {
+      auto* x = asTensor(self);
+      if (x->fake || (in.tracer && in.tracer->dependsOnInputs(self)))
+        breakOn(in, "KB009", "Encountered tensor.is_inference() during tracing", "tensor.is_inference() is not supported",
+                {"This graph break is fundamental - it is unlikely that Dynamo will ever be able to trace through your code. Consider "
+                 "finding a workaround.",
+                 "Avoid using `tensor.is_inference()` and `torch.is_inference_mode_enabled()` in your compile code. This is primarily "
+                 "used in conjunction with `torch.inference_mode`. Consider using `torch.no_grad` instead because `torch.no_grad` leads "
+                 "to same improvements as `inference_mode` when `torch.compile` is used."});
+      return py::makeBool(x->t.isInference());
+    });
+  if (name == "new_tensor")  // torch.tensor(data) with self's dtype unless dtype= is given
+    return py::makeBuiltin("Tensor.new_tensor", [self](py::Interpreter& in, py::CallArgs& a) -> Value {
+      py::CallArgs c = a;
+      if (!c.kwarg("dtype") || py::isNone(c.kwarg("dtype"))) {
+        std::erase_if(c.kwargs, [](const auto& kv) { return kv.first == "dtype"; });
+        c.kwargs.emplace_back("dtype", std::make_shared<py::DTypeObj>(asTensor(self)->tensorType().dtype));
+      }
+      std::erase_if(c.kwargs, [](const auto& kv) { return kv.first == "device" || kv.first == "pin_memory"; });
+      Value tensorFn = in.importModule("torch")->scope->vars.at("tensor");
+      return in.call(tensorFn, c);
     });
   if (name == "cpu")  // already on the CPU: the tensor itself, as PyTorch returns
     return py::makeBuiltin("Tensor.cpu", [self](py::Interpreter&, py::CallArgs&) -> Value { return self; });
@@ -352,10 +392,13 @@ std::string tensorRepr(py::Interpreter&, const Value& t) {
 
 std::vector<Value> tensorIterate(py::Interpreter& in, const Value& t) {
   auto* tv = asTensor(t);
-  if (tv->fake) notSupported(in, "iterating over a tensor inside torch.compile'd code is not supported by Kiln yet");
-  if (tv->t.dim() == 0) in.raise("TypeError", "iteration over a 0-d tensor");
+  // A traced tensor unpacks as Dynamo records it: one getitem per row (`q, k, v = qkv`).
+  ir::TensorType ty = tv->tensorType();
+  if (ty.sizes.empty()) in.raise("TypeError", "iteration over a 0-d tensor");
+  if (tv->fake && ty.sizes[0].symbolic())
+    notSupported(in, "iterating over a tensor with a symbolic first dim inside torch.compile'd code is not supported by Kiln yet");
   std::vector<Value> out;
-  for (int64_t i = 0; i < tv->t.sizes()[0]; ++i) out.push_back(tensorSubscript(in, t, py::makeInt(i)));
+  for (int64_t i = 0; i < ty.sizes[0].value; ++i) out.push_back(tensorSubscript(in, t, py::makeInt(i)));
   return out;
 }
 

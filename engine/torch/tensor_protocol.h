@@ -10,6 +10,8 @@ namespace kiln::torchapi {
 // torch._dynamo (graph_break, reset) and torch.compiler (engine/torch/dynamo_module.cpp).
 void installDynamo(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& dynamo, const std::shared_ptr<py::ModuleObj>& compiler);
 
+// torch.finfo / torch.iinfo and torch._check (engine/torch/torch_misc.cpp).
+void installTorchMisc(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& torch);
 // Installs torch, torch.nn, torch.nn.functional, torch._dynamo, torch.compiler, math.
 void installModules(py::Interpreter& in);
 

@@ -50,6 +50,7 @@ std::vector<TorchFn> build() {
   registerIndexFns(t);
   registerNnFunctionalFns(t);
   registerLinalgFns(t);
+  registerMoreFns(t);
   addInplaceVariants(t);
   return t;
 }

@@ -41,6 +41,7 @@ void registerReductionFns(std::vector<TorchFn>& t);
 void registerIndexFns(std::vector<TorchFn>& t);
 void registerNnFunctionalFns(std::vector<TorchFn>& t);
 void registerLinalgFns(std::vector<TorchFn>& t);
+void registerMoreFns(std::vector<TorchFn>& t);  // sdpa, outer, equal/allclose, sort/topk, one_hot, new_*, index_* ...
 
 void registerFunctionalizedFns(std::vector<TorchFn>& t);
 void registerCreationFns(std::vector<TorchFn>& t);

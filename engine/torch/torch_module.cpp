@@ -143,6 +143,8 @@ void installModules(py::Interpreter& in) {
     std::string target = f.target;
     def(torch, rest, [target](py::Interpreter& in, CallArgs& a) { return callTorch(in, target, ir::NodeKind::CallFunction, a); });
   }
+  // Functions Dynamo records under another module's name (torch.einsum is torch.functional.einsum).
+  def(torch, "einsum", [](py::Interpreter& in, CallArgs& a) { return callTorch(in, "torch.functional.einsum", ir::NodeKind::CallFunction, a); });
   def(torch, "tensor", [](py::Interpreter& in, CallArgs& a) {
     if (a.args.empty()) in.raise("TypeError", "tensor() missing 1 required positional arguments: \"data\"");
     Value dt = a.kwarg("dtype");
@@ -218,6 +220,7 @@ void installModules(py::Interpreter& in) {
   });
 
   installGradModeAndRandom(in, torch);
+  installTorchMisc(in, torch);
   // torch.autograd: the native _attach_function here; Function and its helpers come from the
   // prelude (torch.autograd.function.py, torch.autograd.py).
   auto autogradModule = newModule(in, "torch.autograd");
@@ -245,7 +248,9 @@ void installModules(py::Interpreter& in) {
   // last, so they replace the torch.nn.functional.* entries of the same name.
   for (auto [alias, target] : {std::pair{"linear", "torch._C._nn.linear"}, {"conv2d", "torch.conv2d"}, {"conv1d", "torch.conv1d"},
                                {"conv_transpose1d", "torch.conv_transpose1d"}, {"conv_transpose2d", "torch.conv_transpose2d"},
-                               {"avg_pool2d", "torch._C._nn.avg_pool2d"}, {"gelu", "torch._C._nn.gelu"}}) {
+                               {"avg_pool2d", "torch._C._nn.avg_pool2d"}, {"gelu", "torch._C._nn.gelu"},
+                               {"one_hot", "torch._C._nn.one_hot"},
+                               {"scaled_dot_product_attention", "torch._C._nn.scaled_dot_product_attention"}}) {
     std::string t = target;
     if (!findTorchFn(t, ir::NodeKind::CallFunction)) continue;
     def(F, alias, [t](py::Interpreter& in, CallArgs& a) { return callTorch(in, t, ir::NodeKind::CallFunction, a); });

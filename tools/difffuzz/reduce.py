@@ -43,9 +43,12 @@ def default_pattern(reason):
     if reason.startswith("exit codes differ") or reason.startswith("different errors"):
         m = re.search(r"compiled exit \d+: (\w+)", reason)
         return re.escape(reason.split(":")[0]) + (".*" + re.escape(m.group(1)) if m else "")
-    if "elements differ" in reason or reason.startswith("out"):
-        return r"differ|shape|dtype"
-    return re.escape(reason.split(":")[0])
+    if reason.startswith("out"):  # a value differs: keep a value difference (not an error)
+        return r"^out\S*: "
+    if reason.startswith("verify:"):  # keep the pass --verify blamed
+        m = re.search(r"introduced by ([^:;(]+)", reason)
+        return r"^verify: " + (".*introduced by " + re.escape(m.group(1).strip()) if m else "")
+    return "^" + re.escape(reason.split(":")[0])
 
 
 def main():

@@ -1,0 +1,234 @@
+// Torch-level functions of engine/torch/fns_more.cpp and torch_misc.cpp run as scripts in
+// Kiln's interpreter: sort/argsort/topk, outer, isnan/isinf/isfinite, equal/allclose/isclose,
+// one_hot, new_*, repeat_interleave, addcmul/addcdiv, index_add_/index_copy_/index_put_,
+// diagonal, unsqueeze_, len, finfo/iinfo, _check, inference mode, einsum, cumsum and
+// scaled_dot_product_attention. The expected text is what PyTorch 2.11 prints for each script.
+#include "engine/python/interpreter.h"
+#include "engine/python/parser.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+namespace kiln::py {
+namespace {
+
+std::string run(const std::string& src) {
+  std::ostringstream out;
+  Interpreter in(out);
+  Module m = parseModule(src, "t.py");
+  try {
+    in.runModule(m);
+  } catch (const PyError& e) {
+    return out.str() + formatTraceback(e, src);
+  }
+  return out.str();
+}
+
+TEST(MoreFns, SortArgsortTopk) {
+  const char* src = R"PY(import torch
+x = torch.tensor([3.0, 1.0, 2.0, 1.0, float('nan'), 5.0])
+v, i = torch.sort(x)
+print(v, i)
+v, i = x.sort(descending=True)
+print(v, i)
+print(torch.argsort(torch.tensor([[2, 1, 3], [0, 5, 4]]), dim=1))
+v, i = x.topk(3)
+print(v, i)
+v, i = torch.topk(torch.tensor([[1.0, 4.0, 2.0], [6.0, 5.0, 0.0]]), 2, dim=1, largest=False)
+print(v, i)
+try:
+    x.topk(7)
+except RuntimeError as e:
+    print(e)
+)PY";
+  const char* want = R"OUT(tensor([1., 1., 2., 3., 5., nan]) tensor([1, 3, 2, 0, 5, 4])
+tensor([nan, 5., 3., 2., 1., 1.]) tensor([4, 5, 0, 2, 1, 3])
+tensor([[1, 0, 2],
+        [0, 2, 1]])
+tensor([nan, 5., 3.]) tensor([4, 5, 0])
+tensor([[1., 2.],
+        [0., 5.]]) tensor([[0, 2],
+        [2, 1]])
+selected index k out of range
+)OUT";
+  EXPECT_EQ(run(src), want);
+}
+
+TEST(MoreFns, OuterPredicatesAndComparisons) {
+  const char* src = R"PY(import torch
+print(torch.outer(torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0, 5.0])))
+y = torch.tensor([1.0, float('inf'), float('-inf'), float('nan')])
+print(torch.isnan(y), torch.isinf(y), torch.isfinite(y))
+print(torch.equal(torch.ones(2), torch.ones(2)), torch.equal(torch.ones(2), torch.ones(3)), torch.equal(y, y))
+print(torch.allclose(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 2.000001])), torch.allclose(torch.tensor([1.0]), torch.tensor([1.1])))
+print(torch.isclose(torch.tensor([1.0, float('nan')]), torch.tensor([1.0, float('nan')]), equal_nan=True))
+try:
+    torch.outer(torch.ones(2, 2), torch.ones(2))
+except RuntimeError as e:
+    print(e)
+)PY";
+  const char* want = R"OUT(tensor([[ 3.,  4.,  5.],
+        [ 6.,  8., 10.]])
+tensor([False, False, False,  True]) tensor([False,  True,  True, False]) tensor([ True, False, False, False])
+True False False
+True False
+tensor([True, True])
+outer: Expected 1-D argument self, but got 2-D
+)OUT";
+  EXPECT_EQ(run(src), want);
+}
+
+TEST(MoreFns, OneHot) {
+  const char* src = R"PY(import torch
+import torch.nn.functional as F
+print(F.one_hot(torch.tensor([0, 2]), 3))
+print(F.one_hot(torch.tensor([1, 0])))
+for bad in (torch.tensor([0, 3]), torch.tensor([-1, 0])):
+    try:
+        F.one_hot(bad, 3)
+    except RuntimeError as e:
+        print(e)
+try:
+    F.one_hot(torch.tensor([0.0]), 3)
+except RuntimeError as e:
+    print(e)
+)PY";
+  const char* want = R"OUT(tensor([[1, 0, 0],
+        [0, 0, 1]])
+tensor([[0, 1],
+        [1, 0]])
+Class values must be smaller than num_classes.
+Class values must be non-negative.
+one_hot is only applicable to index tensor of type LongTensor.
+)OUT";
+  EXPECT_EQ(run(src), want);
+}
+
+TEST(MoreFns, NewRepeatAddcIndexOps) {
+  const char* src = R"PY(import torch
+a = torch.ones(2, 3, dtype=torch.float64)
+print(a.new_zeros(2), a.new_ones((1, 2)).dtype, a.new_full((2,), 7), a.new_tensor([1, 2]).dtype)
+print(torch.arange(4).reshape(2, 2).repeat_interleave(2, dim=0))
+print(torch.tensor([1, 2]).repeat_interleave(torch.tensor([1, 3])))
+print(torch.addcmul(torch.ones(2), torch.tensor([2.0, 3.0]), torch.tensor([4.0, 5.0]), value=0.5))
+b = torch.ones(2)
+b.addcdiv_(torch.tensor([2.0, 3.0]), torch.tensor([4.0, 5.0]), value=2)
+print(b)
+z = torch.zeros(4)
+z.index_add_(0, torch.tensor([0, 2, 2]), torch.tensor([1.0, 2.0, 3.0]))
+z.index_copy_(0, torch.tensor([3]), torch.tensor([9.0]))
+z.index_put_((torch.tensor([1, 1]),), torch.tensor([5.0, 6.0]), accumulate=True)
+print(z)
+try:
+    z.index_put_((torch.tensor([0]),), torch.tensor([1]))
+except RuntimeError as e:
+    print(e)
+m = torch.arange(12.0).reshape(3, 4)
+m.diagonal(1).zero_()
+print(m)
+u = torch.ones(3)
+u.unsqueeze_(0)
+print(u.shape, len(u), len(torch.zeros(5, 2)), torch.zeros(5, 2).__len__())
+try:
+    len(torch.tensor(1.0))
+except TypeError as e:
+    print(e)
+print(torch.einsum("ij,jk->ik", torch.arange(6.0).reshape(2, 3), torch.arange(12.0).reshape(3, 4)))
+print(torch.einsum("bi,bi->b", torch.ones(2, 3), torch.arange(6.0).reshape(2, 3)))
+print(torch.cumsum(torch.tensor([[1, 2], [3, 4]]), dim=1))
+)PY";
+  const char* want = R"OUT(tensor([0., 0.], dtype=torch.float64) torch.float64 tensor([7., 7.], dtype=torch.float64) torch.float64
+tensor([[0, 1],
+        [0, 1],
+        [2, 3],
+        [2, 3]])
+tensor([1, 2, 2, 2])
+tensor([5.0000, 8.5000])
+tensor([2.0000, 2.2000])
+tensor([ 1., 11.,  5.,  9.])
+Index put requires the source and destination dtypes match, got Float for the destination and Long for the source.
+tensor([[ 0.,  0.,  2.,  3.],
+        [ 4.,  5.,  0.,  7.],
+        [ 8.,  9., 10.,  0.]])
+torch.Size([1, 3]) 1 5 5
+len() of a 0-d tensor
+tensor([[20., 23., 26., 29.],
+        [56., 68., 80., 92.]])
+tensor([ 3., 12.])
+tensor([[1, 3],
+        [3, 7]])
+)OUT";
+  EXPECT_EQ(run(src), want);
+}
+
+TEST(MoreFns, InfoCheckAndInferenceMode) {
+  const char* src = R"PY(import torch
+print(torch.finfo(torch.float32).eps, torch.finfo(torch.float64).max, torch.finfo().tiny, torch.iinfo(torch.int32).max, torch.iinfo(torch.int64).bits)
+print(torch.finfo(torch.float32).dtype, torch.finfo(torch.float32).bits)
+try:
+    torch.finfo(torch.int64)
+except TypeError as e:
+    print(e)
+torch._check(True)
+try:
+    torch._check(False, lambda: "custom message")
+except RuntimeError as e:
+    print(e)
+try:
+    torch._check(torch.tensor(True))
+except TypeError as e:
+    print(e)
+x = torch.ones(2)
+with torch.inference_mode():
+    y = x * 2
+    print(torch.is_inference_mode_enabled())
+print(y.is_inference(), x.is_inference(), torch.is_inference_mode_enabled())
+)PY";
+  const char* want = R"OUT(1.1920928955078125e-07 1.7976931348623157e+308 1.1754943508222875e-38 2147483647 64
+float32 32
+torch.finfo() requires a floating point input type. Use torch.iinfo to handle 'torch.finfo'
+custom message
+cond must be a bool, but got <class 'torch.Tensor'>
+True
+True False False
+)OUT";
+  EXPECT_EQ(run(src), want);
+}
+
+TEST(MoreFns, ScaledDotProductAttention) {
+  const char* src = R"PY(import torch
+import torch.nn.functional as F
+q = torch.arange(24.0).reshape(1, 2, 3, 4) / 10
+k = q * 0.5 + 0.1
+v = q * 2
+mask = torch.tensor([[True, False, True], [True, True, False], [True, True, True]])
+ref = ((q @ k.transpose(-2, -1)) / 2.0).masked_fill(~mask, float('-inf')).softmax(-1) @ v
+print(torch.allclose(F.scaled_dot_product_attention(q, k, v, attn_mask=mask), ref, atol=1e-6))
+causal = torch.ones(3, 3, dtype=torch.bool).tril()
+print(torch.allclose(F.scaled_dot_product_attention(q, k, v, is_causal=True), F.scaled_dot_product_attention(q, k, v, attn_mask=causal), atol=1e-6))
+print(torch.allclose(F.scaled_dot_product_attention(q, k, v, scale=0.3), ((q @ k.transpose(-2, -1)) * 0.3).softmax(-1) @ v, atol=1e-6))
+q4 = torch.arange(48.0).reshape(1, 4, 3, 4) / 20
+print(torch.allclose(F.scaled_dot_product_attention(q4, k, v, enable_gqa=True),
+                     F.scaled_dot_product_attention(q4, k.repeat_interleave(2, dim=1), v.repeat_interleave(2, dim=1)), atol=1e-6))
+try:
+    F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=True)
+except RuntimeError as e:
+    print(e)
+try:
+    F.scaled_dot_product_attention(q, k, v, dropout_p=0.1)
+except NotImplementedError as e:
+    print(type(e).__name__)
+)PY";
+  const char* want = R"OUT(True
+True
+True
+True
+_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True
+NotImplementedError
+)OUT";
+  EXPECT_EQ(run(src), want);
+}
+
+}  // namespace
+}  // namespace kiln::py
