@@ -91,7 +91,7 @@ void registerBackwardOps(std::vector<ops::OpDef>& t) {
           so += pos[size_t(k)] * src.strides()[size_t(k)];
         }
         int64_t target = idx.loadIntAt(io);
-        if (target < 0) target += out.sizes()[size_t(dim)];
+        // Negative indices are out of range, as ATen's scatter checks.
         if (target < 0 || target >= out.sizes()[size_t(dim)])
           throw TorchError("RuntimeError", "index " + std::to_string(target) + " is out of bounds for dimension " + std::to_string(dim) +
                                                " with size " + std::to_string(out.sizes()[size_t(dim)]));

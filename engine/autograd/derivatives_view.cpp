@@ -48,6 +48,25 @@ void registerViewDerivatives(std::vector<ops::OpDef>& t) {
     Val r = d.call("aten.index_put.default", {flat, Val::listOf({pos}), viewAs(d, c.gradOutput, {-1}), Val::boolean(false)});
     return {viewAs(d, r, s)};
   });
+  // index_copy / index_add (index_copy_backward, index_add's formula): self's gradient passes
+  // through (zeroed where index_copy overwrote), source's is the rows of the gradient it wrote.
+  for (bool add : {false, true}) {
+    def(t, add ? "aten.index_add.default" : "aten.index_copy.default", [add](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
+      const Val& index = c.inputs.at(2);
+      const int64_t dim = wrapDim(c.inputs.at(1).i, sizesOf(c.inputs[0]).size());
+      Val idx = index.tensorType().sizes.empty() ? d.call("aten.unsqueeze.default", {index, Val::integer(0)}) : index;
+      Val gradSelf = c.gradOutput;
+      if (!add && c.needs(0)) {
+        std::vector<Val> list(static_cast<size_t>(dim), Val::none());
+        list.push_back(idx);
+        Val zero = d.call("aten.full.default", {Val::listOf({}), Val::real(0.0), Val::dtypeVal(c.gradOutput.tensorType().dtype)});
+        gradSelf = d.call("aten.index_put.default", {c.gradOutput, Val::listOf(list), zero, Val::boolean(false)});
+      }
+      Val gradSource = Val::none();
+      if (c.needs(3)) gradSource = viewAs(d, d.call("aten.index_select.default", {c.gradOutput, Val::integer(dim), idx}), sizesOf(c.inputs[3]));
+      return {c.needs(0) ? gradSelf : Val::none(), Val::none(), Val::none(), gradSource};
+    });
+  }
   // cat(tensors, dim): each input gets its slice of the gradient.
   def(t, "aten.cat.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
     const auto& xs = c.inputs.at(0).list;

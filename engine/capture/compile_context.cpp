@@ -391,6 +391,22 @@ std::vector<bool> differentiableOutputs(const ir::Graph& g, const std::vector<te
   return out;
 }
 
+// Per graph input: whether a gradient can reach it from the outputs (not only through nodes
+// run under no_grad). An input used only in a no_grad region gets no gradient (grad stays None).
+std::vector<bool> inputsReachedByGradients(const ir::Graph& g) {
+  std::set<int> live;
+  for (const auto& a : g.output()->args.at(0).list)
+    if (a.isNode()) live.insert(a.node);
+  for (auto it = g.nodes.rbegin(); it != g.nodes.rend(); ++it) {
+    const ir::Node& n = *it;
+    if (n.kind == ir::NodeKind::Placeholder || n.kind == ir::NodeKind::Output || n.noGrad || !live.count(n.id)) continue;
+    ir::forEachNodeArg(n, [&](int a) { live.insert(a); });
+  }
+  std::vector<bool> out;
+  for (const ir::Node* p : g.placeholders()) out.push_back(live.count(p->id) > 0);
+  return out;
+}
+
 // The compiled backward of an entry as CompiledFunctionBackward calls it, when it was compiled for
 // the inputs' requires_grad as they are now; else null (backward recomputes eagerly).
 autograd::BackwardFn compiledBackward(const std::shared_ptr<driver::BackwardCode>& bw, const std::vector<tensor::Tensor>& inputs) {
@@ -501,8 +517,14 @@ Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::str
   // Inputs that require grad under grad mode: the compiled graph runs without recording, and
   // its outputs get one CompiledFunctionBackward node that recomputes the graph eagerly when
   // backward() reaches it (compiled backward graphs are not built yet).
+  // (An `with torch.enable_grad():` inside the graph records even when the call starts
+  // under no_grad.)
   bool needGrad = false;
-  if (autograd::isGradEnabled())
+  bool gradSomewhere = autograd::isGradEnabled();
+  if (!gradSomewhere && e.captured)
+    for (const auto& n : e.captured->nodes)
+      if (n.target == "torch._C._set_grad_enabled" && !n.args.empty() && n.args[0].kind == ir::Arg::Kind::Bool && n.args[0].b) gradSomewhere = true;
+  if (gradSomewhere)
     for (const auto& t : inputs) needGrad = needGrad || t.requiresGrad();
   if (run && needGrad && e.captured) {
     try {
@@ -511,7 +533,11 @@ Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::str
         outs = run(inputs);
       }
       std::shared_ptr<ir::Graph> g = e.captured;
-      autograd::attachCompiledFunction([g](const std::vector<tensor::Tensor>& x) { return runtime::runTorchGraph(*g, x, /*functional=*/true); }, inputs, outs,
+      std::vector<tensor::Tensor> gradInputs = inputs;
+      std::vector<bool> reached = inputsReachedByGradients(*g);
+      for (size_t i = 0; i < gradInputs.size() && i < reached.size(); ++i)
+        if (!reached[i] && gradInputs[i].requiresGrad()) gradInputs[i] = gradInputs[i].detach();
+      autograd::attachCompiledFunction([g](const std::vector<tensor::Tensor>& x) { return runtime::runTorchGraph(*g, x, /*functional=*/true); }, gradInputs, outs,
                                        differentiableOutputs(*g, inputs), compiledBackward(e.backward, inputs));
     } catch (const tensor::TorchError& err) {
       in.raise(err.type(), err.what());
@@ -549,7 +575,13 @@ Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::str
       for (const auto& [k, a] : p.kwargs) call.kwargs.emplace_back(k, inst(a));
       std::vector<Value> stack;
       for (const auto& s : p.stack) stack.push_back(inst(s));
-      Value result = in.call(inst(p.callee), call);
+      Value result;
+      {
+        // The graph's grad-mode changes ended with it; the call runs in the mode the program
+        // had there (inside its `with torch.no_grad():`), the resume function re-enters the block.
+        autograd::GradModeGuard mode(p.gradEnabled);
+        result = in.call(inst(p.callee), call);
+      }
       CallArgs next;
       next.args = stack;
       if (p.resultUsed) next.args.push_back(result);
@@ -982,6 +1014,7 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
       for (const auto& v : u.args) bp.args.push_back(makeTemplate(in, tracer, v, outputs));
       for (const auto& [k, v] : u.kwargs) bp.kwargs.emplace_back(k, makeTemplate(in, tracer, v, outputs));
       bp.resultUsed = plan.resultUsed;
+      bp.gradEnabled = u.gradEnabled;
     } else {
       bp.kind = BreakPlan::Kind::Branch;
       bp.test = makeTemplate(in, tracer, u.callee, outputs);

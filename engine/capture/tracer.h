@@ -36,6 +36,7 @@ class Unsupported : public std::runtime_error {
   // not one Dynamo makes too: under fullgraph=True the frame then runs eagerly instead of
   // failing the program.
   bool kilnLimitation = false;
+  bool gradEnabled = true;             // Call: grad mode where the top frame made the call
   py::TraceFrame where;
   std::vector<py::TraceFrame> stack;
 

@@ -430,6 +430,35 @@ void registerIndexOps(std::vector<OpDef>& t) {
     };
     t.push_back(std::move(d));
   }
+  // index_copy(self, dim, index, source) / index_add(self, dim, index, source) (alpha applied
+  // by the caller): functional, with ATen's per-index range checks (negative indices are out of
+  // range for both), then self[..., index[i], ...] = (or +=) source[..., i, ...] in index order.
+  for (bool add : {false, true}) {
+    OpDef d;
+    d.name = add ? "aten.index_add.default" : "aten.index_copy.default";
+    d.kind = OpKind::Extern;
+    d.meta = [](const std::vector<Val>& a) { return plainType(a.at(0)); };
+    d.eager = [add](const std::vector<Val>& a) {
+      Tensor out = a.at(0).t.clone();
+      const int64_t dim = wrapDim(a.at(1).i, out.dim());
+      Tensor idx = a.at(2).t;
+      if (idx.dim() == 0) idx = idx.view({1}, {1}, idx.offset());
+      const int64_t n = out.dim() == 0 ? 1 : out.sizes()[dim];
+      for (int64_t i = 0; i < idx.numel(); ++i) {
+        int64_t v = idx.loadIntAt(i * idx.strides()[0]);
+        if (v < 0 || v >= n) {
+          std::string msg = "index " + std::to_string(v) + " is out of bounds for dimension " + std::to_string(dim) + " with size " + std::to_string(n);
+          if (add) throw TorchError("RuntimeError", msg);
+          throw TorchError("IndexError", "index_copy_(): " + msg);
+        }
+      }
+      std::vector<std::optional<Tensor>> ind(static_cast<size_t>(dim));
+      ind.emplace_back(idx);
+      indexPutInPlace(out, ind, a.at(3).t, add);
+      return out;
+    };
+    t.push_back(std::move(d));
+  }
   // masked_fill.Scalar(self, mask, value) / .Tensor (0-dim value): keeps self's dtype;
   // core ATen decomposes it into where(mask, value, self).
   for (const char* name : {"aten.masked_fill.Scalar", "aten.masked_fill.Tensor"}) {

@@ -185,7 +185,7 @@ void registerSortOps(std::vector<OpDef>& t) {
       checkTopk(a[0], k, dim);
       bool largest = a.at(3).kind != Val::Kind::Bool || a[3].b;
       bool sorted = a.at(4).kind != Val::Kind::Bool || a[4].b;
-      if (x.dtype() == ir::DType::Bool) throw TorchError("RuntimeError", "\"topk_cpu\" not implemented for 'Bool'");
+      if (x.dtype() == ir::DType::Bool) throw TorchError("RuntimeError", "topk does not support bool dtypes on CPU");
       return ir::isFloating(x.dtype()) ? topkImpl<double>(x, k, dim, largest, sorted) : topkImpl<int64_t>(x, k, dim, largest, sorted);
     };
     t.push_back(std::move(d));

@@ -1,6 +1,7 @@
 // Expression evaluation, attribute access, operators and calls.
 #include "engine/python/interpreter.h"
 
+#include "engine/autograd/grad_mode.h"
 #include "engine/capture/compile_context.h"
 #include "engine/capture/tracer.h"
 #include "engine/python/coroutine.h"
@@ -317,6 +318,7 @@ Value Interpreter::evalCall(const Expr& e) {
       if (u.at == capture::Unsupported::At::Unknown) {
         u.occurrence = occurrence;
         u.at = capture::Unsupported::At::Call;
+        u.gradEnabled = autograd::isGradEnabled();  // the mode the call runs in, eagerly
         u.expr = &e;
         u.stmt = frames_.back().stmt;
         u.callee = fn;
@@ -451,12 +453,16 @@ bool Interpreter::truthy(const Value& v) {
     case VK::Int: return static_cast<IntObj*>(v.get())->v != 0;
     case VK::Float: return static_cast<FloatObj*>(v.get())->v != 0.0;
     case VK::Str: return !static_cast<StrObj*>(v.get())->v.empty();
-    case VK::Tuple: return !static_cast<TupleObj*>(v.get())->items.empty();
-    case VK::List: return !static_cast<ListObj*>(v.get())->items.empty();
+    case VK::Tuple:
+    case VK::List:
+      if (tracer) tracer->onSequence(v);  // `if xs:` depends on its length
+      return v->kind == VK::Tuple ? !static_cast<TupleObj*>(v.get())->items.empty() : !static_cast<ListObj*>(v.get())->items.empty();
     case VK::Dict: return !static_cast<DictObj*>(v.get())->items.empty();
     case VK::Tensor: return torchapi::tensorTruthy(*this, v);
     case VK::Instance: {
       auto* inst = static_cast<InstanceObj*>(v.get());
+      // Whether the class has __bool__/__len__ decides: the entry holds for this type only.
+      if (tracer) tracer->onType(v);
       if (inst->cls->name == "set") return !std::static_pointer_cast<DictObj>(inst->native)->items.empty();
       if (Value b = inst->cls->lookup("__bool__")) { CallArgs a; return truthy(call(std::make_shared<BoundMethodObj>(v, b), a)); }
       if (Value l = inst->cls->lookup("__len__")) { CallArgs a; return truthy(call(std::make_shared<BoundMethodObj>(v, l), a)); }

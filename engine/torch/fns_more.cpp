@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <sstream>
 
 namespace kiln::torchapi {
 
@@ -44,6 +45,34 @@ double floatArg(const TArgs& a, size_t i, const std::string& name, double dflt) 
 }
 
 const char* typeName(ir::DType d) { return ir::scalarTypeName(d); }
+
+// c10's TypeMeta name of a dtype ("float", "double", "long int"), as some ATen messages print it.
+std::string metaName(ir::DType d) {
+  switch (d) {
+    case ir::DType::Float32: return "float";
+    case ir::DType::Float64: return "double";
+    case ir::DType::Int64: return "long int";
+    case ir::DType::Int32: return "int";
+    case ir::DType::Bool: return "bool";
+    case ir::DType::Float16: return "c10::Half";
+    case ir::DType::BFloat16: return "c10::BFloat16";
+  }
+  return "?";
+}
+
+// A double as C++ streams print it (1.5, -1, 1e-05), as ATen's messages show numbers.
+std::string num(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
+// Sizes as c10 prints a DimVector in some messages: "2 4".
+std::string spaced(const Shape& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? " " : "") + std::to_string(s[i]);
+  return out;
+}
 
 // The common-case reshape: a view when the strides allow, else clone + _unsafe_view.
 Val reshape(Dispatcher& d, const Val& x, const Shape& shape) {
@@ -99,8 +128,8 @@ Val isclose(Dispatcher& d, const TArgs& a, const std::string& fn) {
   const bool equalNan = flagArg(a, 4, "equal_nan", false);
   ir::DType dx = x.tensorType().dtype, dy = y.tensorType().dtype;
   if (dx != dy) throw TorchError("RuntimeError", std::string(typeName(dx)) + " did not match " + typeName(dy));
-  if (rtol < 0) throw TorchError("RuntimeError", "rtol must be greater than or equal to zero, but got " + std::to_string(rtol));
-  if (atol < 0) throw TorchError("RuntimeError", "atol must be greater than or equal to zero, but got " + std::to_string(atol));
+  if (rtol < 0) throw TorchError("RuntimeError", "rtol must be greater than or equal to zero, but got " + num(rtol));
+  if (atol < 0) throw TorchError("RuntimeError", "atol must be greater than or equal to zero, but got " + num(atol));
   Val close = d.call("aten.eq.Tensor", {x, y});
   if (equalNan && ir::isFloating(dx))
     close = d.call("aten.logical_or.default", {close, d.call("aten.logical_and.default", {isnan(d, x), isnan(d, y)})});
@@ -173,7 +202,9 @@ Val argsort(Dispatcher& d, const TArgs& a) {
 Val topk(Dispatcher& d, const TArgs& a) {
   const Val& x = tensorArg(a, 0, "input", "topk");
   const Val& kv = needArg(a, 1, "k", "topk");
-  if (kv.kind != Val::Kind::Int) throw TorchError("TypeError", "topk(): argument 'k' (position 2) must be int");
+  if (kv.kind != Val::Kind::Int)
+    throw TorchError("TypeError", std::string("topk(): argument 'k' (position 2) must be int, not ") +
+                                      (kv.kind == Val::Kind::Float ? "float" : kv.isTensor() ? "Tensor" : "object"));
   int64_t dim = ops::wrapDim(intArg(a, 2, "dim", "topk", -1), ndim(x));
   Val idx = d.call("kiln.topk_indices.default",
                    {x, kv, integer(dim), Val::boolean(flagArg(a, 3, "largest", true)), Val::boolean(flagArg(a, 4, "sorted", true))});
@@ -261,7 +292,7 @@ Val repeatInterleave(Dispatcher& d, const TArgs& a) {
   }
   if (repeats->kind != Val::Kind::Int) throw TorchError("TypeError", "repeat_interleave(): argument 'repeats' must be Tensor or int");
   const int64_t r = repeats->i;
-  if (r < 0) throw TorchError("RuntimeError", "repeats can not be negative");
+  if (r < 0) throw TorchError("RuntimeError", "Repeats must be non-negative");
   // unsqueeze(dim + 1), expand that dim to r, then a contiguous copy flattened back.
   Shape s = ops::sizesOf(x);
   Val u = d.call("aten.unsqueeze.default", {x, integer(dim + 1)});
@@ -297,13 +328,6 @@ Val addc(Dispatcher& d, const TArgs& a, bool div) {
 
 // ---- index_copy / index_add / index_put ---------------------------------------------------
 
-// [None] * dim + [index as a vector]: the index_put list that addresses self along dim.
-Val indicesAlong(Dispatcher& d, const Val& index, int64_t dim) {
-  std::vector<Val> list(static_cast<size_t>(dim), Val::none());
-  list.push_back(ndim(index) == 0 ? d.call("aten.unsqueeze.default", {index, integer(0)}) : index);
-  return Val::listOf(list);
-}
-
 Val indexCopyLike(Dispatcher& d, const TArgs& a, bool add) {
   const std::string fn = add ? "index_add_" : "index_copy_";
   const Val& self = tensorArg(a, 0, "input", fn);
@@ -312,7 +336,9 @@ Val indexCopyLike(Dispatcher& d, const TArgs& a, bool add) {
   Val source = tensorArg(a, 3, "source", fn);
   ir::DType ds = self.tensorType().dtype, dsrc = source.tensorType().dtype, di = index.tensorType().dtype;
   if (add) {
-    if (ndim(index) > 1) throw TorchError("IndexError", "index_add_(): Index is supposed to be a vector");
+    if (ndim(index) > 1)
+      throw TorchError("IndexError", "index_add_(): Index is supposed to be a vector, but got dim: " + std::to_string(ndim(index)) +
+                                         " with type: " + typeName(di) + " and size: " + tensor::shapeStr(ops::sizesOf(index)));
     if (di != ir::DType::Int64 && di != ir::DType::Int32)
       throw TorchError("RuntimeError", "index_add_(): Expected dtype int32/int64 for index but got: " + std::string(typeName(di)));
     if (ds != dsrc)
@@ -328,7 +354,19 @@ Val indexCopyLike(Dispatcher& d, const TArgs& a, bool add) {
   Shape ss = ops::sizesOf(self), sr = ops::sizesOf(source);
   int64_t numIndices = 1;
   for (auto s : ops::sizesOf(index)) numIndices *= s;
-  if (!sr.empty() && !ss.empty()) {
+  if (add && !sr.empty() && !ss.empty()) {
+    Shape a1 = ss, b1 = sr;
+    if (sr.size() == ss.size()) {
+      a1.erase(a1.begin() + dim);
+      b1.erase(b1.begin() + dim);
+    }
+    if (sr.size() != ss.size() || a1 != b1)
+      throw TorchError("RuntimeError", "source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = " +
+                                           tensor::shapeStr(ss) + " source.shape = " + tensor::shapeStr(sr));
+    if (numIndices != sr[dim])
+      throw TorchError("RuntimeError", "index_add_(): Number of indices (" + std::to_string(numIndices) + ") should be equal to source.size(dim): (" +
+                                           std::to_string(sr[dim]) + "), for dim: " + std::to_string(dim));
+  } else if (!sr.empty() && !ss.empty()) {
     if (sr.size() != ss.size())
       throw TorchError("RuntimeError", fn + "(): When source and destination are not scalars, their dimensionality must match. Source "
                                             "dimensionality (" + std::to_string(sr.size()) + "), destination dimensionality (" +
@@ -338,8 +376,8 @@ Val indexCopyLike(Dispatcher& d, const TArgs& a, bool add) {
     b1.erase(b1.begin() + dim);
     if (a1 != b1)
       throw TorchError("RuntimeError", fn + "(): Source/destination tensor must have same slice shapes. Destination slice shape: " +
-                                           tensor::shapeStr(a1) + " at dimension " + std::to_string(dim) + " and source slice shape: " +
-                                           tensor::shapeStr(b1) + " at dimension 0.");
+                                           spaced(a1) + " at dimension " + std::to_string(dim) + " and source slice shape: " + spaced(b1) +
+                                           " at dimension 0.");
     if (numIndices != sr[dim])
       throw TorchError("IndexError", fn + "(): Number of indices (" + std::to_string(numIndices) + ") should be equal to source.size(dim) (" +
                                          std::to_string(sr[dim]) + ")");
@@ -353,7 +391,7 @@ Val indexCopyLike(Dispatcher& d, const TArgs& a, bool add) {
     if (numIndices == 0) return d.call("aten.clone.default", {self});
     return add ? d.call("aten.add.Tensor", {self, v}) : d.call("aten.clone.default", {v});
   }
-  return d.call("aten.index_put.default", {self, indicesAlong(d, index, dim), source, Val::boolean(add)});
+  return d.call(add ? "aten.index_add.default" : "aten.index_copy.default", {self, integer(dim), index, source});
 }
 
 // index_put(input, indices, values, accumulate=False)
@@ -379,7 +417,7 @@ Val boolMaskToFloat(Dispatcher& d, const Val& mask, ir::DType dt) {
 }
 
 // ATen's _scaled_dot_product_attention_math: q and k each scaled by sqrt(scale), the mask added,
-// _safe_softmax (rows masked entirely give 0), then @ v.
+// _safe_softmax (rows masked entirely give 0, as PyTorch's CPU kernel gives too), then @ v.
 Val sdpa(Dispatcher& d, const TArgs& a) {
   const std::string fn = "scaled_dot_product_attention";
   const Val& q = tensorArg(a, 0, "query", fn);
@@ -392,22 +430,22 @@ Val sdpa(Dispatcher& d, const TArgs& a) {
   const bool gqa = flagArg(a, 7, "enable_gqa", false);
   ir::DType dt = q.tensorType().dtype;
   if (k.tensorType().dtype != dt || v.tensorType().dtype != dt)
-    throw TorchError("RuntimeError", "Expected query, key, and value to have the same dtype, but got query.dtype: " +
-                                         std::string(ir::torchName(dt)).substr(6) + " key.dtype: " +
-                                         std::string(ir::torchName(k.tensorType().dtype)).substr(6) + " and value.dtype: " +
-                                         std::string(ir::torchName(v.tensorType().dtype)).substr(6) + " instead.");
-  if (!ir::isFloating(dt)) throw TorchError("RuntimeError", "\"baddbmm_cpu\" not implemented for '" + std::string(typeName(dt)) + "'");
+    throw TorchError("RuntimeError", "Expected query, key, and value to have the same dtype, but got query.dtype: " + metaName(dt) +
+                                         " key.dtype: " + metaName(k.tensorType().dtype) + " and value.dtype: " +
+                                         metaName(v.tensorType().dtype) + " instead.");
   if (ndim(q) < 2 || ndim(k) < 2 || ndim(v) < 2)
-    throw TorchError("RuntimeError", "scaled_dot_product_attention: query, key and value must be at least 2-D");
-  if (dropout < 0.0 || dropout > 1.0) throw TorchError("ValueError", "dropout probability has to be between 0 and 1, but got " + std::to_string(dropout));
+    throw TorchError("RuntimeError", "Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: " +
+                                         std::to_string(ndim(q)) + " key.dim: " + std::to_string(ndim(k)) + " and value.dim: " +
+                                         std::to_string(ndim(v)) + " instead.");
+  if (!ir::isFloating(dt)) throw TorchError("RuntimeError", "expected scalar type Float but found " + std::string(typeName(dt)));
+  if (dropout < 0.0 || dropout > 1.0) throw TorchError("RuntimeError", "dropout probability has to be between 0 and 1, but got " + num(dropout));
   if (dropout > 0.0)
     throw TorchError("NotImplementedError", "scaled_dot_product_attention with dropout_p > 0 is not supported by Kiln yet");
   if (mask.isTensor()) {
     ir::DType mt = mask.tensorType().dtype;
     if (mt != ir::DType::Bool && mt != dt)
       throw TorchError("RuntimeError", "Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: " +
-                                           std::string(ir::torchName(mt)).substr(6) + " and  query.dtype: " +
-                                           std::string(ir::torchName(dt)).substr(6) + " instead.");
+                                           metaName(mt) + " and  query.dtype: " + metaName(dt) + " instead.");
   } else if (!mask.isNone()) {
     throw TorchError("TypeError", "scaled_dot_product_attention(): argument 'attn_mask' must be Tensor, not " +
                                       std::string(mask.kind == Val::Kind::Float ? "float" : "int"));
@@ -415,21 +453,22 @@ Val sdpa(Dispatcher& d, const TArgs& a) {
   if (mask.isTensor() && mask.tensorType().dtype == ir::DType::Bool) mask = boolMaskToFloat(d, mask, dt);
   const Shape qs = ops::sizesOf(q), ks = ops::sizesOf(k);
   if (causal) {
-    if (mask.isTensor())
-      throw TorchError("RuntimeError", "_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True");
+    // With an attn_mask too, PyTorch's CPU kernel (flash attention for CPU) applies both; the
+    // math kernel would refuse, but CPU inputs do not reach it.
     for (const Val* t : std::initializer_list<const Val*>{&q, &k})
       for (size_t i = t->tensorType().sizes.size() - 2; i < t->tensorType().sizes.size(); ++i)
         if (t->tensorType().sizes[i].symbolic())
           throw TorchError("NotImplementedError", "scaled_dot_product_attention(is_causal=True) with a symbolic sequence length is not supported by Kiln yet");
     const int64_t L = qs[qs.size() - 2], S = ks[ks.size() - 2];
     Val ones = d.call("aten.full.default", {ops::intList({L, S}), Val::boolean(true), Val::dtypeVal(ir::DType::Bool)});
-    mask = boolMaskToFloat(d, d.call("aten.tril.default", {ones, integer(0)}), dt);
+    Val causalMask = boolMaskToFloat(d, d.call("aten.tril.default", {ones, integer(0)}), dt);
+    mask = mask.isTensor() ? d.call("aten.add.Tensor", {mask, causalMask}) : causalMask;
   }
   if (gqa && qs.size() >= 3 && ks.size() >= 3) {
     const Shape vs = ops::sizesOf(v);
     const int64_t hq = qs[qs.size() - 3], hk = ks[ks.size() - 3], hv = vs.size() >= 3 ? vs[vs.size() - 3] : hk;
     if (hk == 0 || hv == 0 || hq % hk != 0 || hq % hv != 0)
-      throw TorchError("RuntimeError", "Number of heads in key and value must divide the number of heads in query");
+      throw TorchError("RuntimeError", "Number of heads in key and value must divide the number of heads in ");  // sic
     auto rep = [&](const Val& t, int64_t heads) {
       if (heads == hq) return t;
       TArgs r;
@@ -511,8 +550,8 @@ Labeled contractPair(Dispatcher& d, Labeled a, Labeled b, const std::string& nee
     int64_t sa = sizeOf(a, as, c), sb = sizeOf(b, bs, c);
     if (sa == sb) continue;
     if (sa != 1 && sb != 1)
-      throw TorchError("RuntimeError", "einsum(): operands do not broadcast with remapped shapes (original->remapped): " +
-                                           tensor::shapeStr(as) + " and " + tensor::shapeStr(bs));
+      throw TorchError("RuntimeError", std::string("einsum(): subscript ") + c + " has size " + std::to_string(sb) +
+                                           " for operand 1 which does not broadcast with previously seen size " + std::to_string(sa));
     if (sa == 1) ae[a.labels.find(c)] = sb, expandA = true;
     else be[b.labels.find(c)] = sa, expandB = true;
   }
@@ -619,7 +658,8 @@ Val scatterAdd(Dispatcher& d, const TArgs& a) {
   const int64_t dim = ops::wrapDim(intArg(a, 1, "dim", "scatter_add", 0), ndim(x));
   const Val& index = tensorArg(a, 2, "index", "scatter_add");
   const Val& src = tensorArg(a, 3, "src", "scatter_add");
-  if (index.tensorType().dtype != ir::DType::Int64) throw TorchError("RuntimeError", "scatter(): Expected dtype int64 for index");
+  if (index.tensorType().dtype != ir::DType::Int64 && index.tensorType().dtype != ir::DType::Int32)
+    throw TorchError("RuntimeError", "scatter(): Expected dtype int32/int64 for index");
   if (src.tensorType().dtype != x.tensorType().dtype)
     throw TorchError("RuntimeError", "scatter(): Expected self.dtype to be equal to src.dtype");
   if (ndim(index) != ndim(x) || (ndim(src) != ndim(x) && ndim(index) > 0))
@@ -683,8 +723,17 @@ void registerMoreFns(std::vector<TorchFn>& t) {
   t.push_back({"new_ones", ir::NodeKind::CallMethod, [](Dispatcher& d, const TArgs& a) { return newFilled(d, a, "new_ones", Val::real(1.0)); }});
   t.push_back({"new_empty", ir::NodeKind::CallMethod, [](Dispatcher& d, const TArgs& a) { return newFilled(d, a, "new_empty", Val::real(0.0)); }});
   t.push_back({"new_full", ir::NodeKind::CallMethod, [](Dispatcher& d, const TArgs& a) {
-                 const Val& v = needArg(a, 2, "fill_value", "new_full");
-                 if (!v.isScalar()) throw TorchError("TypeError", "new_full(): argument 'fill_value' (position 2) must be Number");
+                 Val v = needArg(a, 2, "fill_value", "new_full");
+                 if (v.kind == Val::Kind::Tensor && v.t.dim() == 0) {  // a 0-dim tensor is read as a Number
+                   ir::DType vt = v.t.dtype();
+                   v = vt == ir::DType::Bool ? Val::boolean(v.t.loadAt(0) != 0)
+                       : ir::isFloating(vt) ? Val::real(v.t.loadAt(0)) : Val::integer(v.t.loadIntAt(0));
+                 }
+                 if (v.kind == Val::Kind::Sym && v.tensorType().sizes.empty())
+                   throw TorchError("NotImplementedError", "new_full with a traced tensor fill_value is not supported by Kiln yet");
+                 if (!v.isScalar())
+                   throw TorchError("TypeError", std::string("new_full(): argument 'fill_value' (position 2) must be Number, not ") +
+                                                     (v.isTensor() ? "Tensor" : "object"));
                  TArgs b = a;
                  if (b.args.size() > 2) b.args.erase(b.args.begin() + 2);
                  std::erase_if(b.kwargs, [](const auto& kv) { return kv.first == "fill_value"; });

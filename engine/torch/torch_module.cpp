@@ -9,8 +9,10 @@
 #include "engine/torch/bindings.h"
 #include "engine/torch/nn_module.h"
 
+#include <chrono>
 #include <cmath>
 #include <numeric>
+#include <thread>
 
 namespace kiln::torchapi {
 
@@ -261,6 +263,33 @@ void installModules(py::Interpreter& in) {
   auto compiler = newModule(in, "torch.compiler");
   torch->scope->vars["compiler"] = compiler;
   installDynamo(in, dynamo, compiler);
+
+  // time: wall and monotonic clocks for the benchmarks scripts write around their calls.
+  // (Their figures differ from run to run; tests mask them.)
+  auto timeMod = newModule(in, "time");
+  auto secondsSince = [](auto clock) {
+    return std::chrono::duration<double>(decltype(clock)::clock::now().time_since_epoch()).count();
+  };
+  def(timeMod, "time", [secondsSince](py::Interpreter&, CallArgs&) { return py::makeFloat(secondsSince(std::chrono::system_clock::time_point{})); });
+  def(timeMod, "time_ns", [](py::Interpreter&, CallArgs&) {
+    return py::makeInt(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+  });
+  for (const char* name : {"perf_counter", "monotonic", "process_time"})
+    def(timeMod, name, [secondsSince](py::Interpreter&, CallArgs&) { return py::makeFloat(secondsSince(std::chrono::steady_clock::time_point{})); });
+  def(timeMod, "perf_counter_ns", [](py::Interpreter&, CallArgs&) {
+    return py::makeInt(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+  });
+  def(timeMod, "sleep", [](py::Interpreter& in, CallArgs& a) {
+    double s = a.args.empty() ? -1 : number(in, a.args[0]);
+    if (s < 0) in.raise("ValueError", "sleep length must be non-negative");
+    std::this_thread::sleep_for(std::chrono::duration<double>(std::min(s, 60.0)));  // a script cannot park Kiln for long
+    return py::None();
+  });
+
+  // torch.utils.data: filled by the prelude (engine/torch/prelude/torch.utils.data.py).
+  auto utils = newModule(in, "torch.utils");
+  torch->scope->vars["utils"] = utils;
+  utils->scope->vars["data"] = newModule(in, "torch.utils.data");
 
   auto math = newModule(in, "math");
   auto& M = math->scope->vars;
