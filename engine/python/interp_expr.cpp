@@ -723,7 +723,14 @@ void sliceIndices(Interpreter& in, const SliceObj& s, int64_t n, int64_t* start,
 
 Value Interpreter::subscript(const Value& obj, const Value& index) {
   if (tracer && (obj->kind == VK::Dict || obj->kind == VK::List || obj->kind == VK::Tuple)) {
-    Value r = subscriptValue(obj, index);
+    Value r;
+    try {
+      r = subscriptValue(obj, index);
+    } catch (const PyError& e) {
+      // d[k] raising KeyError (caught by the program's try): the entry holds while k is absent.
+      if (obj->kind == VK::Dict && e.type() == "KeyError") tracer->onContains(obj, index, false);
+      throw;
+    }
     return tracer->onItem(obj, index, r);
   }
   return subscriptValue(obj, index);
