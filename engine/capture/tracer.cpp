@@ -360,6 +360,17 @@ py::Value Tracer::onItem(const py::Value& container, const py::Value& key, py::V
   return readThrough(src->itemKey(key, keyRepr(key)), result, false);
 }
 
+void Tracer::onBoundMethod(const py::Value& obj, const std::string& name, const py::Value& method) {
+  // The code a method call runs is the function behind obj.name: an instance can replace it
+  // (mod.forward = Other.forward.__get__(mod)), so the entry holds for that function only.
+  if (!method || method->kind != py::VK::BoundMethod) return;
+  const py::Value& fn = static_cast<py::BoundMethodObj*>(method.get())->fn;
+  if (!fn || fn->kind != py::VK::Function) return;
+  const Source* src = sourceOf(obj);
+  if (!src) return;
+  readThrough(src->attr(name).attr("__func__"), fn, false);
+}
+
 void Tracer::onHasattr(const py::Value& obj, const std::string& name, bool result) {
   const Source* src = sourceOf(obj);
   if (!src) return;

@@ -84,6 +84,7 @@ class Tracer {
   py::Value onAttribute(const py::Value& obj, const std::string& name, py::Value result);
   py::Value onGlobal(const std::string& name, py::Value v);
   // A list or tuple the function iterates, indexes or measures: its length is guarded.
+  void onBoundMethod(const py::Value& obj, const std::string& name, const py::Value& method);
   void onIterate(const py::Value& v);  // a loop or builtin reads every item
   void onUse(const py::Value& v);      // the trace depends on this value (arithmetic, a test, a graph constant)
   void onSequence(const py::Value& v);

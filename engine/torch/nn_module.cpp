@@ -1,5 +1,7 @@
 #include "engine/torch/nn_module.h"
 
+#include "engine/capture/tracer.h"
+
 #include "engine/capture/compile_context.h"
 
 namespace kiln::torchapi {
@@ -98,7 +100,9 @@ void installNn(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& nn) {
     rest.args.erase(rest.args.begin());
     if (auto st = std::static_pointer_cast<CompiledModuleState>(inst(self)->native); st && st->compiledCall)
       return in.call(st->compiledCall, rest);
-    return in.call(in.getAttr(self, "forward"), rest);
+    Value forward = in.getAttr(self, "forward");
+    if (in.tracer) in.tracer->onBoundMethod(self, "forward", forward);  // mod.forward = other.__get__(mod)
+    return in.call(forward, rest);
   });
   method("forward", [](py::Interpreter& in, CallArgs& a) -> Value {
     in.raise("NotImplementedError", "Module [" + inst(a.args.at(0))->cls->name + "] is missing the required \"forward\" function");
