@@ -357,6 +357,7 @@ Value Interpreter::call(const Value& fn, CallArgs& args) {
     case VK::Instance: {
       Value c = getAttrOrNull(fn, "__call__");
       if (!c) break;
+      if (tracer) tracer->onBoundMethod(fn, "__call__", c);  // Bump.__call__ may be replaced later
       // Calls of nn.Modules while capturing scope the nodes they record (module provenance).
       if (tracer && static_cast<InstanceObj*>(fn.get())->dict->getStr("_modules")) {
         tracer->enterModule(fn);
