@@ -212,12 +212,16 @@ void Interpreter::installContainerMethods() {
       return Value(inst);
     });
   }
-  method("dict", "get", [](Interpreter&, CallArgs& a) {
+  method("dict", "get", [](Interpreter& in, CallArgs& a) {
     Value v = dictOf(a.args[0]).get(a.args.at(1));
+    // While capturing, d.get(k) is d[k] (guarded) or the entry holds while k is absent.
+    if (in.tracer && !v) in.tracer->onContains(a.args[0], a.args[1], false);
+    if (in.tracer && v) v = in.tracer->onItem(a.args[0], a.args[1], v);
     return v ? v : (a.args.size() > 2 ? a.args[2] : None());
   });
   method("dict", "pop", [](Interpreter& in, CallArgs& a) {
     Value v = dictOf(a.args[0]).get(a.args.at(1));
+    if (!v && in.tracer) in.tracer->onContains(a.args[0], a.args[1], false);
     if (!v) {
       if (a.args.size() > 2) return a.args[2];
       in.raise("KeyError", in.repr(a.args[1]));
