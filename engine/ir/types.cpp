@@ -26,6 +26,19 @@ std::string_view torchName(DType d) { return info(d).torchName; }
 size_t itemSize(DType d) { return info(d).size; }
 bool isFloating(DType d) { return info(d).floating; }
 
+const char* typeMetaName(DType d) {
+  switch (d) {
+    case DType::Float32: return "float";
+    case DType::Float64: return "double";
+    case DType::Int64: return "long int";
+    case DType::Int32: return "int";
+    case DType::Bool: return "bool";
+    case DType::Float16: return "c10::Half";
+    case DType::BFloat16: return "c10::BFloat16";
+  }
+  return "?";
+}
+
 const char* scalarTypeName(DType d) {
   switch (d) {
     case DType::Float32: return "Float";

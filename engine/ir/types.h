@@ -19,6 +19,8 @@ std::string_view torchName(DType d);
 std::optional<DType> dtypeFromShort(std::string_view s);
 // c10's ScalarType name ("Float", "Double", "Long"), as PyTorch's error messages spell dtypes.
 const char* scalarTypeName(DType d);
+// c10's TypeMeta name ("float", "double", "long int"), as some ATen messages print dtypes.
+const char* typeMetaName(DType d);
 std::optional<DType> dtypeFromTorch(std::string_view s);  // "float32" or "torch.float32"
 size_t itemSize(DType d);
 bool isFloating(DType d);

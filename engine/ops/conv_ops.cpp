@@ -53,16 +53,6 @@ Shape params(const std::vector<Val>& a, size_t i, size_t n, int64_t dflt, const 
   return v;
 }
 
-const char* dtypeWord(ir::DType d) {
-  switch (d) {
-    case ir::DType::Float32: return "float";
-    case ir::DType::Float64: return "double";
-    case ir::DType::Int64: return "long int";
-    case ir::DType::Int32: return "int";
-    case ir::DType::Bool: return "bool";
-    default: return "?";
-  }
-}
 
 void requireFloat(ir::DType d, const char* kernel) {
   if (d != ir::DType::Float32 && d != ir::DType::Float64)
@@ -329,7 +319,7 @@ Tensor convolutionKernel(const std::vector<Val>& a) {
   if (x0.dtype() != w0.dtype())
     throw TorchError("RuntimeError", std::string("expected scalar type ") + ir::scalarTypeName(x0.dtype()) + " but found " + ir::scalarTypeName(w0.dtype()));
   if (biasV.isTensor() && biasV.t.dtype() != x0.dtype())
-    throw TorchError("RuntimeError", std::string("Input type (") + dtypeWord(x0.dtype()) + ") and bias type (" + dtypeWord(biasV.t.dtype()) +
+    throw TorchError("RuntimeError", std::string("Input type (") + ir::typeMetaName(x0.dtype()) + ") and bias type (" + ir::typeMetaName(biasV.t.dtype()) +
                                          ") should be the same");
   Shape outShape = convOutputShape(x0.type(), w0.type(), biasV, p);
   requireFloat(x0.dtype(), "slow_conv2d_cpu");

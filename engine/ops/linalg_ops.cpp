@@ -20,22 +20,6 @@ void registerConvOps(std::vector<OpDef>& t);
 
 namespace {
 
-// c10's TypeMeta names, as PyTorch prints dtypes in "expected m1 and m2 to have the same
-// dtype, but got: float != double".
-const char* typeMetaName(ir::DType d) {
-  switch (d) {
-    case ir::DType::Float32: return "float";
-    case ir::DType::Float64: return "double";
-    case ir::DType::Int64: return "long int";
-    case ir::DType::Int32: return "int";
-    case ir::DType::Bool: return "bool";
-    case ir::DType::Float16: return "c10::Half";
-    case ir::DType::BFloat16: return "c10::BFloat16";
-  }
-  return "?";
-}
-
-// c10's ScalarType names ("Float", "Long"), as in "self and mat2 must have the same dtype".
 // A symbolic dim may equal anything: the guards of the captured graph decide, not the meta.
 bool sameDim(const ir::Dim& a, const ir::Dim& b) { return a == b || a.symbolic() || b.symbolic(); }
 
@@ -171,8 +155,8 @@ void checkMm(const ir::TensorType& a, const ir::TensorType& b) {
     throw TorchError("RuntimeError", "mat1 and mat2 shapes cannot be multiplied (" + a.sizes[0].str() + "x" + a.sizes[1].str() + " and " +
                                          b.sizes[0].str() + "x" + b.sizes[1].str() + ")");
   if (a.dtype != b.dtype)
-    throw TorchError("RuntimeError", std::string("expected m1 and m2 to have the same dtype, but got: ") + typeMetaName(a.dtype) + " != " +
-                                         typeMetaName(b.dtype));
+    throw TorchError("RuntimeError", std::string("expected m1 and m2 to have the same dtype, but got: ") + ir::typeMetaName(a.dtype) + " != " +
+                                         ir::typeMetaName(b.dtype));
 }
 
 // The expand of addmm's `self` to [m, n]; PyTorch's expand wording.

@@ -30,14 +30,6 @@ bool flagArg(const TArgs& a, size_t i, const std::string& name, bool dflt) {
   return v->number() != 0;
 }
 
-int64_t intArg(const TArgs& a, size_t i, const std::string& name, const std::string& fn, int64_t dflt) {
-  const Val* v = a.get(i, name);
-  if (!v || v->isNone()) return dflt;
-  if (v->kind != Val::Kind::Int && v->kind != Val::Kind::Bool)
-    throw TorchError("TypeError", fn + "(): argument '" + name + "' must be int, not " +
-                                      (v->kind == Val::Kind::Float ? "float" : v->isTensor() ? "Tensor" : "object"));
-  return v->kind == Val::Kind::Int ? v->i : v->b;
-}
 
 double floatArg(const TArgs& a, size_t i, const std::string& name, double dflt) {
   const Val* v = a.get(i, name);
@@ -46,19 +38,6 @@ double floatArg(const TArgs& a, size_t i, const std::string& name, double dflt) 
 
 const char* typeName(ir::DType d) { return ir::scalarTypeName(d); }
 
-// c10's TypeMeta name of a dtype ("float", "double", "long int"), as some ATen messages print it.
-std::string metaName(ir::DType d) {
-  switch (d) {
-    case ir::DType::Float32: return "float";
-    case ir::DType::Float64: return "double";
-    case ir::DType::Int64: return "long int";
-    case ir::DType::Int32: return "int";
-    case ir::DType::Bool: return "bool";
-    case ir::DType::Float16: return "c10::Half";
-    case ir::DType::BFloat16: return "c10::BFloat16";
-  }
-  return "?";
-}
 
 // A double as C++ streams print it (1.5, -1, 1e-05), as ATen's messages show numbers.
 std::string num(double v) {
@@ -430,9 +409,9 @@ Val sdpa(Dispatcher& d, const TArgs& a) {
   const bool gqa = flagArg(a, 7, "enable_gqa", false);
   ir::DType dt = q.tensorType().dtype;
   if (k.tensorType().dtype != dt || v.tensorType().dtype != dt)
-    throw TorchError("RuntimeError", "Expected query, key, and value to have the same dtype, but got query.dtype: " + metaName(dt) +
-                                         " key.dtype: " + metaName(k.tensorType().dtype) + " and value.dtype: " +
-                                         metaName(v.tensorType().dtype) + " instead.");
+    throw TorchError("RuntimeError", std::string("Expected query, key, and value to have the same dtype, but got query.dtype: ") + ir::typeMetaName(dt) +
+                                         " key.dtype: " + ir::typeMetaName(k.tensorType().dtype) + " and value.dtype: " +
+                                         ir::typeMetaName(v.tensorType().dtype) + " instead.");
   if (ndim(q) < 2 || ndim(k) < 2 || ndim(v) < 2)
     throw TorchError("RuntimeError", "Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: " +
                                          std::to_string(ndim(q)) + " key.dim: " + std::to_string(ndim(k)) + " and value.dim: " +
@@ -444,8 +423,8 @@ Val sdpa(Dispatcher& d, const TArgs& a) {
   if (mask.isTensor()) {
     ir::DType mt = mask.tensorType().dtype;
     if (mt != ir::DType::Bool && mt != dt)
-      throw TorchError("RuntimeError", "Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: " +
-                                           metaName(mt) + " and  query.dtype: " + metaName(dt) + " instead.");
+      throw TorchError("RuntimeError", std::string("Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: ") +
+                                           ir::typeMetaName(mt) + " and  query.dtype: " + ir::typeMetaName(dt) + " instead.");
   } else if (!mask.isNone()) {
     throw TorchError("TypeError", "scaled_dot_product_attention(): argument 'attn_mask' must be Tensor, not " +
                                       std::string(mask.kind == Val::Kind::Float ? "float" : "int"));

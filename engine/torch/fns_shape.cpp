@@ -26,13 +26,6 @@ Val sizeArgs(const TArgs& a, size_t from, const std::string& kw) {
   return Val::listOf(std::vector<Val>(a.args.begin() + static_cast<std::ptrdiff_t>(from), a.args.end()));
 }
 
-int64_t intArg(const TArgs& a, size_t i, const std::string& name, const std::string& fn, int64_t dflt) {
-  const Val* v = a.get(i, name);
-  if (!v || v->isNone()) return dflt;
-  if (v->kind != Val::Kind::Int && v->kind != Val::Kind::Bool)
-    throw TorchError("TypeError", fn + "(): argument '" + name + "' must be int");
-  return v->kind == Val::Kind::Int ? v->i : v->b;
-}
 
 Val reshapeTo(Dispatcher& d, const Val& x, const Val& shape) {
   Shape s = shape.ints();

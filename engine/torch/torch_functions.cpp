@@ -31,6 +31,15 @@ const Val& opt(const TArgs& a, size_t i, const std::string& name) {
   return v ? *v : kNone;
 }
 
+int64_t intArg(const TArgs& a, size_t i, const std::string& name, const std::string& fn, int64_t dflt) {
+  const Val* v = a.get(i, name);
+  if (!v || v->isNone()) return dflt;
+  if (v->kind != Val::Kind::Int && v->kind != Val::Kind::Bool)
+    throw TorchError("TypeError", fn + "(): argument '" + name + "' must be int, not " +
+                                      (v->kind == Val::Kind::Float ? "float" : v->isTensor() ? "Tensor" : "object"));
+  return v->kind == Val::Kind::Int ? v->i : v->b;
+}
+
 const Val& tensorArg(const TArgs& a, size_t i, const std::string& name, const std::string& fn) {
   const Val& v = needArg(a, i, name, fn);
   if (!v.isTensor())

@@ -27,6 +27,8 @@ const ops::Val& needArg(const TArgs& a, size_t i, const std::string& name, const
 const ops::Val& tensorArg(const TArgs& a, size_t i, const std::string& name, const std::string& fn);
 // Argument i (or keyword `name`), or None when absent.
 const ops::Val& opt(const TArgs& a, size_t i, const std::string& name);
+// An int argument (a bool counts), `dflt` when absent or None; TypeError worded like PyTorch's.
+int64_t intArg(const TArgs& a, size_t i, const std::string& name, const std::string& fn, int64_t dflt);
 
 struct TorchFn {
   std::string target;  // as the captured graph names it: "torch.cos", "_operator.mul", "relu"
