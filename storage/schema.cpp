@@ -202,8 +202,7 @@ int tableCount(Db& db) {
   return s.step() ? s.integer(0) : 0;
 }
 
-// Refuses files this Kiln must not touch. Reads only, so a refused file is left as it was.
-void checkOpenable(Db& db, int version) {
+void refuseForeign(Db& db, int version) {
   if (version > Store::kSchemaVersion)
     throw StoreError("session store '" + db.path() + "' was written by a newer Kiln (schema " +
                      std::to_string(version) + "); this Kiln reads schema " +
@@ -211,19 +210,23 @@ void checkOpenable(Db& db, int version) {
   int app = applicationId(db);
   // A version-0 file with tables, or a foreign application id, is someone else's database.
   if ((app != 0 && app != kApplicationId) || (version == 0 && tableCount(db) > 0))
-    throw StoreError("'" + db.path() + "' is a SQLite database but not a Kiln session store");
+    throw StoreError("'" + db.path() + "' is a SQLite database but not a Kiln session store" +
+                     (app != 0 && app != kApplicationId ? " (it belongs to another application)" : "") +
+                     "; it was not changed (choose a Kiln store with --db PATH)");
 }
 
 }  // namespace
 
+void checkOpenable(Db& db) { refuseForeign(db, userVersion(db)); }
+
 void migrate(Db& db) {
-  checkOpenable(db, userVersion(db));
+  checkOpenable(db);
   if (userVersion(db) == Store::kSchemaVersion) return;
 
   Transaction tx(db);
   // Re-read under the write lock: another process may have migrated while we waited.
   int version = userVersion(db);
-  checkOpenable(db, version);
+  refuseForeign(db, version);
   for (const auto& step : migrations()) {
     if (step.toVersion <= version) continue;
     try {

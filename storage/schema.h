@@ -25,6 +25,11 @@ struct Migration {
 // The steps in order; migrations()[i].toVersion == i + 1.
 const std::vector<Migration>& migrations();
 
+// Refuses a file this Kiln must not touch: one from a newer Kiln, or another application's
+// database (a foreign application id, or tables without a schema version). Only reads, so a
+// refused file is left exactly as it was.
+void checkOpenable(Db& db);
+
 // Brings `db` up to Store::kSchemaVersion. Throws StoreError if the file is from a newer Kiln,
 // is some other application's database, or a step fails (the file is left as it was).
 void migrate(Db& db);

@@ -29,20 +29,28 @@ SessionWriter::SessionWriter(Store::Impl& store) : store_(store) {
   }
 }
 
-SessionWriter::~SessionWriter() {
+SessionWriter::~SessionWriter() { stop("the run stopped before its session ended"); }
+
+void SessionWriter::stop(const std::string& reason) noexcept {
   if (sessionId_ == 0 || ended_) return;
-  // Destructors must not throw: if even this fails, readers see a dead "running" session,
-  // which they report as incomplete anyway once this process exits.
+  ended_ = true;
+  // Nothing here may throw. If even the status update fails (the disk is still full), readers
+  // see a dead "running" session, which they report as incomplete once this process exits.
+  auto markIncomplete = [&](bool withOutput) {
+    Transaction tx(*db_);
+    if (withOutput) flushOutput();
+    Stmt(*db_, "UPDATE sessions SET status = 'incomplete', error = ? WHERE id = ?").bind(1, reason).bind(2, sessionId_).run();
+    tx.commit();
+  };
   try {
     if (db_->inTransaction()) db_->exec("ROLLBACK");
-    Transaction tx(*db_);
-    flushOutput();
-    Stmt(*db_, "UPDATE sessions SET status = 'incomplete', error = ? WHERE id = ?")
-        .bind(1, "the run stopped before its session ended")
-        .bind(2, sessionId_)
-        .run();
-    tx.commit();
+    markIncomplete(true);
   } catch (...) {
+    try {
+      if (db_->inTransaction()) db_->exec("ROLLBACK");
+      markIncomplete(false);  // the buffered output may be what no longer fits
+    } catch (...) {
+    }
   }
 }
 

@@ -43,6 +43,11 @@ class SessionWriter : public session::SessionSink {
   void compileDone(const std::string& compileId) override;
   void sessionEnd(const session::SessionEnd&) override;
 
+  // Ends the recording early: rolls back the compile in flight and marks the session
+  // "incomplete" with `reason` as its error, where the store still allows it (best effort:
+  // this is also what runs after a write failed). Later events are errors.
+  void stop(const std::string& reason) noexcept;
+
  private:
   // Checks the session is open and starts the event transaction if none is open.
   void beginEvent(const char* event);

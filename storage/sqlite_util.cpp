@@ -2,6 +2,8 @@
 
 #include <sqlite3.h>
 
+#include <filesystem>
+
 namespace kiln::storage {
 
 namespace {
@@ -11,27 +13,59 @@ std::string describe(sqlite3* db, int rc) {
   int primary = rc & 0xff;
   if (primary == SQLITE_NOTADB) msg += " (the file is not a SQLite database, or is encrypted or damaged)";
   if (primary == SQLITE_CORRUPT) msg += " (the file is damaged; earlier copies or a backup may still be intact)";
+  if (primary == SQLITE_READONLY) msg += " (the file or its folder is not writable)";
+  if (primary == SQLITE_FULL) msg += " (the disk is full, or the file reached its size limit)";
+  if (primary == SQLITE_IOERR) msg += " (reading or writing the file failed: a full disk, a size limit or a failing device)";
   return msg;
 }
 }  // namespace
 
-Db::Db(const std::string& path) : path_(path) {
-  int rc = sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
-                           nullptr);
+int Db::openAndRead(const std::string& name, int flags) {
+  int rc = sqlite3_open_v2(name.c_str(), &db_, flags | SQLITE_OPEN_FULLMUTEX, nullptr);
+  if (rc == SQLITE_OK) {
+    sqlite3_extended_result_codes(db_, 1);
+    setBusyTimeout(kBusyTimeoutMs);
+    // Reads the header (and, in WAL mode, the wal-index): a foreign or garbage file is first
+    // noticed here (SQLITE_NOTADB). Writes nothing.
+    rc = sqlite3_exec(db_, "PRAGMA schema_version", nullptr, nullptr, nullptr);
+  }
+  return rc;
+}
+
+Db::Db(const std::string& path, Access access) : path_(path), readOnly_(access == Access::ReadOnly) {
+  namespace fs = std::filesystem;
+  int flags = readOnly_ ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  int rc = openAndRead(path, flags);
+  std::error_code ec;
+  if (readOnly_ && ((rc & 0xff) == SQLITE_READONLY || (rc & 0xff) == SQLITE_CANTOPEN) &&
+      fs::exists(path, ec) && !fs::exists(path + "-wal", ec)) {
+    // A WAL file in a folder we cannot write: SQLite cannot create the -shm index it reads
+    // through. With no -wal file everything committed is in the main file, and no writer can
+    // exist (it would need that folder), so reading the file as immutable is exact.
+    sqlite3_close_v2(db_);
+    db_ = nullptr;
+    std::string uri = "file://";
+    for (char c : fs::absolute(path, ec).string()) {
+      if (c == '%' || c == '?' || c == '#') {
+        static const char* kHex = "0123456789abcdef";
+        uri += '%';
+        uri += kHex[(c >> 4) & 0xf];
+        uri += kHex[c & 0xf];
+      } else {
+        uri += c;
+      }
+    }
+    rc = openAndRead(uri + "?immutable=1", flags | SQLITE_OPEN_URI);
+  }
   if (rc != SQLITE_OK) {
     std::string msg = describe(db_, rc);
     sqlite3_close_v2(db_);
     db_ = nullptr;
     throw StoreError("cannot open session store '" + path + "': " + msg);
   }
-  sqlite3_extended_result_codes(db_, 1);
-  setBusyTimeout(kBusyTimeoutMs);
   try {
-    // journal_mode reads the header, so this is also where a foreign or garbage file is first
-    // noticed (SQLITE_NOTADB). It is a no-op for in-memory databases, which cannot use WAL.
-    exec("PRAGMA journal_mode=WAL");
     // NORMAL is durable across application crashes in WAL mode; only an OS crash or power loss
-    // can lose the last commits, and never corrupt earlier ones.
+    // can lose the last commits, and never corrupt earlier ones. Both are connection settings.
     exec("PRAGMA synchronous=NORMAL");
     exec("PRAGMA foreign_keys=ON");
   } catch (...) {
@@ -39,6 +73,11 @@ Db::Db(const std::string& path) : path_(path) {
     db_ = nullptr;
     throw;
   }
+}
+
+void Db::useWal() {
+  if (readOnly_) throw StoreError("session store '" + path_ + "' is open read-only");
+  exec("PRAGMA journal_mode=WAL");
 }
 
 Db::~Db() {

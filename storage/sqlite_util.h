@@ -20,15 +20,25 @@ class Db {
   // for it rather than failing at once.
   static constexpr int kBusyTimeoutMs = 10000;
 
-  // Opens (creating if needed) the database at `path` and applies the connection settings
-  // every Kiln connection uses: WAL, foreign keys, a busy timeout.
-  explicit Db(const std::string& path);
+  enum class Access { ReadWrite, ReadOnly };
+
+  // Opens the database at `path` (ReadWrite creates it if needed) with the connection settings
+  // every Kiln connection uses: foreign keys, a busy timeout. Only reads the file: it is not
+  // switched to WAL here, because a file must be known to be a sound Kiln store before
+  // anything is written to it (useWal). Reads the header, so a file that is not a database
+  // fails here with a StoreError naming it.
+  explicit Db(const std::string& path, Access access = Access::ReadWrite);
   ~Db();
   Db(const Db&) = delete;
   Db& operator=(const Db&) = delete;
 
   sqlite3* handle() const { return db_; }
   const std::string& path() const { return path_; }
+  bool readOnly() const { return readOnly_; }
+
+  // Switches the file to WAL (a write to its header; persistent). Readers then never block
+  // the writer. A no-op for in-memory databases, which cannot use WAL.
+  void useWal();
 
   // Runs one or more statements that return no rows worth reading.
   void exec(const std::string& sql);
@@ -42,8 +52,12 @@ class Db {
   [[noreturn]] void fail(int rc, std::string_view what) const;
 
  private:
+  // Opens with `flags`; returns the result of reading the header, closing on failure.
+  int openAndRead(const std::string& name, int flags);
+
   sqlite3* db_ = nullptr;
   std::string path_;
+  bool readOnly_ = false;
 };
 
 class Stmt {

@@ -2,6 +2,7 @@
 // The read queries are in store_readers.cpp.
 #include "storage/store.h"
 
+#include "storage/guarded_session_writer.h"
 #include "storage/process_liveness.h"
 #include "storage/schema.h"
 #include "storage/session_writer.h"
@@ -19,16 +20,18 @@ namespace {
 // Persists "incomplete" for runs whose writer died, so a later process that happens to reuse
 // the pid cannot make them look alive again. Best effort: if a live writer holds the write
 // lock we skip it rather than wait (readers compute the same status on the fly anyway).
-void markAbandonedSessions(Db& db) {
+void markAbandonedSessions(Store::Impl& store) {
+  Db& db = store.db;
   std::vector<int64_t> dead;
   {
     Stmt s(db, "SELECT id, pid FROM sessions WHERE status = 'running'");
     while (s.step())
       if (!processAlive(s.int64(1))) dead.push_back(s.int64(0));
   }
-  if (dead.empty()) return;
+  if (dead.empty() || !store.readOnlyReason.empty()) return;
   db.setBusyTimeout(0);
   try {
+    store.ensureWritable("mark abandoned sessions");
     Transaction tx(db);
     Stmt up(db, "UPDATE sessions SET status = 'incomplete' WHERE id = ? AND status = 'running'");
     for (int64_t id : dead) {
@@ -37,18 +40,70 @@ void markAbandonedSessions(Db& db) {
     }
     tx.commit();
   } catch (const StoreError&) {
-    // Busy or read-only: leave the rows as they are.
+    // Busy, read-only or damaged: leave the rows as they are.
   }
   db.setBusyTimeout(Db::kBusyTimeoutMs);
 }
 
+bool inMemory(const std::string& path) { return path.empty() || path == ":memory:"; }
+
+// Why the store at `path` can only be read, or "" when it can be written. SQLite writes a
+// -wal and -shm file beside the store, so its folder must be writable too. (As root access()
+// says yes to everything, and SQLite can indeed write.)
+std::string whyReadOnly(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (inMemory(path) || !fs::exists(path, ec)) return "";
+  fs::path dir = fs::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  if (access(path.c_str(), W_OK) != 0) return "the file is not writable";
+  if (access(dir.c_str(), W_OK) != 0) return "its folder " + dir.string() + " is not writable";
+  return "";
+}
+
 }  // namespace
 
-std::unique_ptr<Store> Store::open(const std::string& path) {
-  auto impl = std::make_unique<Impl>(path);
-  migrate(impl->db);
-  impl->version = userVersion(impl->db);
-  markAbandonedSessions(impl->db);
+void Store::Impl::ensureWritable(const std::string& what) {
+  if (!readOnlyReason.empty())
+    throw StoreError("cannot " + what + ": session store '" + path + "' is open read-only (" + readOnlyReason + ")");
+  if (writable) return;
+  if (damage.empty()) {
+    try {
+      Stmt check(db, "PRAGMA quick_check(5)");
+      while (check.step())
+        if (std::string row = check.text(0); row != "ok") damage += (damage.empty() ? "" : "; ") + row;
+    } catch (const StoreError& e) {
+      damage = e.what();  // damage bad enough that the check itself stops (SQLITE_CORRUPT)
+    }
+    for (size_t at; (at = damage.find('\n')) != std::string::npos;) damage.replace(at, 1, "; ");
+  }
+  if (!damage.empty())
+    throw StoreError("cannot " + what + ": session store '" + path + "' is damaged (quick_check: " + damage +
+                     "). Kiln does not write to it; its sessions can still be read. Run 'kiln store repair --db " + path +
+                     "' to copy what can be read into a new store.");
+  db.useWal();
+  writable = true;
+}
+
+std::unique_ptr<Store> Store::open(const std::string& path, Access access) {
+  std::string reason = access == Access::ReadOnly ? "opened read-only" : whyReadOnly(path);
+  auto impl = std::make_unique<Impl>(path, reason.empty() ? Db::Access::ReadWrite : Db::Access::ReadOnly);
+  impl->readOnlyReason = reason;
+  // Everything up to ensureWritable only reads: a foreign or newer file is refused untouched.
+  checkOpenable(impl->db);
+  int version = userVersion(impl->db);
+  if (version < kSchemaVersion) {
+    if (!reason.empty())
+      throw StoreError("session store '" + path + "' " +
+                       (version == 0 ? std::string("is empty") : "has schema " + std::to_string(version)) +
+                       " and cannot be brought to schema " + std::to_string(kSchemaVersion) + ": it is read-only (" +
+                       reason + ")");
+    impl->ensureWritable(version == 0 ? "create the schema" : "upgrade the schema");
+    migrate(impl->db);
+    version = userVersion(impl->db);
+  }
+  impl->version = version;
+  markAbandonedSessions(*impl);
   return std::unique_ptr<Store>(new Store(std::move(impl)));
 }
 
@@ -57,20 +112,29 @@ Store::~Store() = default;
 
 int Store::schemaVersion() const { return impl_->version; }
 const std::string& Store::path() const { return impl_->path; }
+const std::string& Store::readOnlyReason() const { return impl_->readOnlyReason; }
 
 std::unique_ptr<session::SessionSink> Store::beginSession() {
+  impl_->ensureWritable("record a session");
   return std::make_unique<SessionWriter>(*impl_);
+}
+
+std::unique_ptr<session::SessionSink> Store::beginSession(StopHandler onStop) {
+  impl_->ensureWritable("record a session");
+  return std::make_unique<GuardedSessionWriter>(std::make_unique<SessionWriter>(*impl_), std::move(onStop));
 }
 
 int64_t Store::lastSessionId() const { return impl_->lastSessionId; }
 
 void Store::renameSession(int64_t id, const std::string& name) {
+  impl_->ensureWritable("rename a session");
   Stmt s(impl_->db, "UPDATE sessions SET name = ? WHERE id = ?");
   s.bind(1, name).bind(2, id).run();
   if (impl_->db.changes() == 0) throw StoreError("no session " + std::to_string(id) + " to rename");
 }
 
 void Store::deleteSession(int64_t id) {
+  impl_->ensureWritable("delete a session");
   Db& db = impl_->db;
   {
     Stmt s(db, "SELECT status, pid FROM sessions WHERE id = ?");

@@ -13,6 +13,7 @@
 #include "engine/session/sink.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -97,9 +98,15 @@ struct LineNode {
 
 class Store {
  public:
-  // Opens (creating and migrating as needed) the store at `path`. Throws StoreError with a
-  // clear message for a file that is not a Kiln store, is damaged, or is from a newer Kiln.
-  static std::unique_ptr<Store> open(const std::string& path);
+  // Auto: read-write when the file and its folder are writable, else read-only (listing and
+  // reading work; writes throw). ReadOnly: never writes, whatever the permissions.
+  enum class Access { Auto, ReadOnly };
+
+  // Opens (creating and migrating as needed) the store at `path`. The file is validated
+  // before anything is written to it: a file that is not a Kiln store, or is from a newer
+  // Kiln, gives a StoreError and is left unchanged. A damaged store (quick_check fails) opens
+  // for reading; writes to it throw a StoreError that names `kiln store repair`.
+  static std::unique_ptr<Store> open(const std::string& path, Access access = Access::Auto);
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
@@ -107,9 +114,18 @@ class Store {
   static constexpr int kSchemaVersion = 4;
   int schemaVersion() const;
   const std::string& path() const;
+  // Why the store is open read-only ("the file is not writable", ...); "" when writable.
+  const std::string& readOnlyReason() const;
 
-  // Starts recording a new session; the sink is valid while the Store lives.
+  // Starts recording a new session; the sink is valid while the Store lives. Throws a
+  // StoreError at once when the store is read-only or damaged.
   std::unique_ptr<session::SessionSink> beginSession();
+  // The same, except that a failure while recording (disk full, an I/O error) never reaches
+  // the engine: the recording stops, `onStop` is called once with the reason, later events
+  // are dropped, and the session is marked incomplete where the store still allows it.
+  // `kiln run` records this way, so a full disk costs the recording, not the user's script.
+  using StopHandler = std::function<void(const std::string& reason)>;
+  std::unique_ptr<session::SessionSink> beginSession(StopHandler onStop);
   // The id of the session the most recent beginSession() sink created (0 before sessionStart).
   int64_t lastSessionId() const;
 

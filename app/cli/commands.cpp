@@ -42,6 +42,12 @@ int64_t sessionId(const std::string& text) {
   throw UsageError("'" + text + "' is not a SESSION id (see kiln sessions)");
 }
 
+// kiln run and explain record through this: a store that cannot take more (a full disk)
+// stops the recording with this one warning, and the script runs on.
+void warnRecordingStopped(const std::string& reason) {
+  std::cerr << "kiln: warning: " << reason << "; the script goes on, and its session stays incomplete\n";
+}
+
 std::string when(int64_t ms) {
   std::time_t t = static_cast<std::time_t>(ms / 1000);
   std::tm tm{};
@@ -78,7 +84,10 @@ std::string usage() {
          "      name a session (shown by kiln sessions and the studio), or delete sessions\n"
          "  kiln show SESSION [--stage NAME] [--db PATH]\n"
          "      print a session: its frames, stages and kernels, or one stage's IR (captured, aten,\n"
-         "      pass:NAME, fused, kernels, llvm, asm, wrapper; cuda: the kernels as CUDA C++, compiled with NVRTC)\n\n"
+         "      pass:NAME, fused, kernels, llvm, asm, wrapper; cuda: the kernels as CUDA C++, compiled with NVRTC)\n"
+         "  kiln store check [--db PATH]     kiln store repair [--db PATH] [--out NEW]\n"
+         "      check a store (integrity, application id, schema, counts; exits 1 listing the problems), or copy what can\n"
+         "      be read from a damaged store into a new one (default NAME.recovered.db); neither writes to the store\n\n"
          "The default store is " + storage::defaultStorePath() + "\n";
 }
 
@@ -104,7 +113,7 @@ int cmdRun(const std::vector<std::string>& args) {
     try { ro.passes.stopAfter = std::stoi(s); } catch (...) { throw UsageError("--stop-after needs a number"); }
   }
   auto store = openStore(o);
-  auto sink = store->beginSession();
+  auto sink = store->beginSession(warnRecordingStopped);
   driver::ExplainReport report;
   session::TeeSink tee({sink.get(), &report});
   driver::RunResult r = driver::runScript(ro, tee, std::cout);
@@ -123,7 +132,7 @@ int cmdRun(const std::vector<std::string>& args) {
       return 1;
     }
   }
-  std::cout << "session " << id << "\n";
+  if (id != 0) std::cout << "session " << id << "\n";  // 0: the store could not even take its first row
   if (r.verify) {
     const driver::VerifyStats& v = *r.verify;
     std::cerr << "kiln verify: " << v.graphs << " compiled graph" << (v.graphs == 1 ? "" : "s") << ", " << v.calls << " call"
@@ -142,7 +151,7 @@ int cmdExplain(const std::vector<std::string>& args) {
   driver::RunOptions ro;
   ro.scriptPath = o.positional[0];
   auto store = openStore(o);
-  auto sink = store->beginSession();
+  auto sink = store->beginSession(warnRecordingStopped);
   driver::ExplainReport report;
   session::TeeSink tee({sink.get(), &report});
   // The script's own printing goes to stderr so that stdout holds only the report.

@@ -21,5 +21,6 @@ int cmdSearch(const std::vector<std::string>& args);
 int cmdRename(const std::vector<std::string>& args);
 int cmdRm(const std::vector<std::string>& args);
 int cmdShow(const std::vector<std::string>& args);
+int cmdStore(const std::vector<std::string>& args);  // store_command.cpp
 
 }  // namespace kiln::cli

@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
     if (cmd == "search") return kiln::cli::cmdSearch(args);
     if (cmd == "rename") return kiln::cli::cmdRename(args);
     if (cmd == "rm") return kiln::cli::cmdRm(args);
+    if (cmd == "store") return kiln::cli::cmdStore(args);
   } catch (const kiln::cli::UsageError& e) {
     std::cerr << "kiln " << cmd << ": " << e.what() << "\n(see kiln " << cmd << " --help)\n";
     return 2;

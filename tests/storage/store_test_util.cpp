@@ -2,10 +2,15 @@
 
 #include <sqlite3.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
 #include <stdexcept>
+
+#include <grp.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace kiln::storage::testing {
 
@@ -307,6 +312,25 @@ void withDb(const std::string& dbPath, F f) {
 }
 
 }  // namespace
+
+int runInChild(const std::function<int()>& f, bool unprivileged) {
+  pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    int code = 120;
+    try {
+      if (unprivileged && geteuid() == 0 && (setgroups(0, nullptr) != 0 || setgid(65534) != 0 || setuid(65534) != 0)) _exit(121);
+      code = f();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "child threw: %s\n", e.what());
+    }
+    std::fflush(nullptr);
+    _exit(code);  // no gtest or static destructors in the child
+  }
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid) throw std::runtime_error("waitpid failed");
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
 
 std::string queryText(const std::string& dbPath, const std::string& sql) {
   std::string out;

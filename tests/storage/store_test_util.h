@@ -6,6 +6,7 @@
 #include "engine/session/sink.h"
 #include "storage/store.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,12 @@ void writeSample(session::SessionSink& sink, const SampleSession& s, bool end = 
 
 // A compile's worth of events for the kill test ("<frame>/0" with three stages and a kernel).
 void writeCompile(session::SessionSink& sink, int frame, bool done);
+
+// Runs `f` in a forked child and returns its result as the child's exit status (-1 for a
+// signal). With `unprivileged`, a root parent's child first becomes nobody (uid/gid 65534),
+// so file permissions apply to it as they do to a user. For limits (setrlimit) and
+// permissions that must not touch the test process itself.
+int runInChild(const std::function<int()>& f, bool unprivileged = false);
 
 // SQL helpers for inspecting a store file without the Store class.
 std::string queryText(const std::string& dbPath, const std::string& sql);
