@@ -176,6 +176,7 @@ int cmdDiff(const std::vector<std::string>& args) {
 int cmdSessions(const std::vector<std::string>& args) {
   Opts o = parse(args, {"db"}, {});
   if (o.help) { std::cout << usage(); return 0; }
+  if (!o.positional.empty()) throw UsageError("takes no arguments, not '" + o.positional[0] + "'");
   auto store = openStore(o);
   auto list = store->sessions();
   if (list.empty()) {
@@ -223,6 +224,7 @@ int cmdRename(const std::vector<std::string>& args) {
   if (o.help) { std::cout << usage(); return 0; }
   if (o.positional.size() != 2) throw UsageError("expected SESSION and NAME");
   int64_t id = sessionId(o.positional[0]);
+  sessionName(o.positional[1]);
   auto store = openStore(o);
   store->renameSession(id, o.positional[1]);
   std::cout << "session " << id << " is now '" << o.positional[1] << "'\n";

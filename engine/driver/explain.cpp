@@ -117,7 +117,9 @@ std::string ExplainReport::json() const {
     guards[c.compileId] = gl;
   }
   j["guards"] = guards;
-  return j.dump(2);
+  // A guard or message may hold a string that is not UTF-8 (Kiln's strings are bytes): such
+  // bytes are written as U+FFFD, as kiln run --dump-outputs does, instead of failing.
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::string ExplainReport::text() const {
@@ -154,6 +156,11 @@ std::string ExplainReport::text() const {
     for (const auto& op : g.ops) o << "    " << op << "\n";
   }
   return o.str();
+}
+
+const std::vector<std::string>& ExplainReport::logNames() {
+  static const std::vector<std::string> names = {"graph_breaks", "recompiles", "recompiles_verbose", "guards", "graph_code"};
+  return names;
 }
 
 std::string ExplainReport::logs(const std::string& names) const {

@@ -54,9 +54,11 @@ class ExplainReport : public session::SessionSink {
 
   std::string json() const;  // oracle field names
   std::string text() const;  // explain()-style report
-  // TORCH_LOGS-style lines for the given comma-separated names (graph_breaks, recompiles,
-  // recompiles_verbose, guards, graph_code).
+  // TORCH_LOGS-style lines for the given comma-separated names (logNames()).
   std::string logs(const std::string& names) const;
+  // The TORCH_LOGS names logs() knows: graph_breaks, recompiles, recompiles_verbose, guards,
+  // graph_code (kiln run --logs refuses others).
+  static const std::vector<std::string>& logNames();
 
  private:
   std::map<int, FrameEvent> frames_;

@@ -17,7 +17,10 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -174,12 +177,25 @@ RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ost
     ~RestoreGrad() { autograd::setGradEnabled(true); }
   } restoreGrad;
   auto t0 = std::chrono::steady_clock::now();
-  std::ifstream f(opts.scriptPath, std::ios::binary);
-  std::string source;
-  if (f) {
-    std::ostringstream ss;
-    ss << f.rdbuf();
-    source = ss.str();
+  // The script's text, or why it cannot be read. A directory opens as a stream that reads
+  // nothing, and /dev/zero reads forever: both are refused, not run as an empty script.
+  constexpr size_t kMaxScript = size_t{64} << 20;
+  std::string source, unreadable;
+  std::error_code ec;
+  errno = 0;
+  if (std::filesystem::is_directory(opts.scriptPath, ec)) {
+    unreadable = "Is a directory";
+  } else if (std::ifstream f(opts.scriptPath, std::ios::binary); !f) {
+    unreadable = errno ? std::strerror(errno) : "No such file or directory";
+  } else {
+    char buf[1 << 16];
+    while (source.size() <= kMaxScript && f.read(buf, sizeof buf).gcount() > 0) source.append(buf, static_cast<size_t>(f.gcount()));
+    if (source.size() > kMaxScript) {
+      unreadable = "larger than 64 MiB, not a script";
+      source.clear();
+    } else if (f.bad()) {
+      unreadable = "read error";
+    }
   }
   session::SessionStart start;
   start.scriptPath = opts.scriptPath;
@@ -200,9 +216,9 @@ RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ost
     e.totalMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     sink.sessionEnd(e);
   };
-  if (!f) {
+  if (!unreadable.empty()) {
     res.exitCode = 1;
-    res.error = "kiln: can't open file '" + opts.scriptPath + "': No such file or directory\n";
+    res.error = "kiln: can't open file '" + opts.scriptPath + "': " + unreadable + "\n";
     finish("error");
     return res;
   }
