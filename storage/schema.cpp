@@ -181,6 +181,8 @@ const std::vector<Migration>& migrations() {
        " compile_id TEXT NOT NULL, call INTEGER NOT NULL, matched INTEGER NOT NULL, output INTEGER NOT NULL,"
        " detail TEXT NOT NULL, culprit TEXT NOT NULL, bisection_json TEXT NOT NULL);"
        "CREATE INDEX verifications_by_session ON verifications(session_id);"},
+      {5, "why a run that ended in an error was stopped: interrupted, timed out, out of memory",
+       "ALTER TABLE sessions ADD COLUMN stop_reason TEXT NOT NULL DEFAULT '';"},
   };
   return kSteps;
 }

@@ -285,14 +285,17 @@ void SessionWriter::compileDone(const std::string& compileId) {
 void SessionWriter::sessionEnd(const session::SessionEnd& e) {
   if (e.status != "ok" && e.status != "error")
     throw StoreError("sessionEnd status must be 'ok' or 'error', not '" + e.status + "'");
+  if (!e.stopReason.empty() && e.stopReason != "interrupted" && e.stopReason != "timed out" && e.stopReason != "out of memory")
+    throw StoreError("sessionEnd stop reason must be interrupted, timed out or out of memory, not '" + e.stopReason + "'");
   beginEvent("sessionEnd");
   flushOutput();
-  Stmt(*db_, "UPDATE sessions SET status = ?, error = ?, total_ms = ?, outputs_json = ? WHERE id = ?")
+  Stmt(*db_, "UPDATE sessions SET status = ?, error = ?, total_ms = ?, outputs_json = ?, stop_reason = ? WHERE id = ?")
       .bind(1, e.status)
       .bind(2, e.error)
       .bind(3, e.totalMs)
       .bind(4, e.outputsJson)
-      .bind(5, sessionId_)
+      .bind(5, e.stopReason)
+      .bind(6, sessionId_)
       .run();
   commit();
   ended_ = true;

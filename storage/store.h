@@ -31,7 +31,9 @@ struct SessionSummary {
   int64_t id = 0;
   std::string name;            // user-visible name (defaults to the script's file name)
   std::string scriptPath;
-  std::string status;          // running | ok | error | incomplete
+  // running | ok | error | incomplete, or for an error why the run was stopped: interrupted |
+  // timed out | out of memory
+  std::string status;
   int64_t startedAtMs = 0;
   double totalMs = 0.0;
   int frameCount = 0;
@@ -111,7 +113,7 @@ class Store {
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
-  static constexpr int kSchemaVersion = 4;
+  static constexpr int kSchemaVersion = 5;
   int schemaVersion() const;
   const std::string& path() const;
   // Why the store is open read-only ("the file is not writable", ...); "" when writable.

@@ -11,7 +11,8 @@ namespace kiln::storage {
 namespace {
 
 constexpr const char* kSummaryColumns =
-    "s.id, s.name, s.script_path, s.status, s.pid, s.started_at_ms, s.total_ms,"
+    // An error run that was stopped reports why as its status (timed out, interrupted ...).
+    "s.id, s.name, s.script_path, CASE WHEN s.status = 'error' AND s.stop_reason != '' THEN s.stop_reason ELSE s.status END, s.pid, s.started_at_ms, s.total_ms,"
     " (SELECT count(*) FROM frames f WHERE f.session_id = s.id),"
     " (SELECT count(*) FROM compiles c WHERE c.session_id = s.id AND c.status = 'ok'),"
     " (SELECT count(*) FROM graph_breaks b WHERE b.session_id = s.id),"

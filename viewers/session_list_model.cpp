@@ -51,7 +51,7 @@ QVariant SessionListModel::data(const QModelIndex& index, int role) const {
       return {};
     case Qt::ForegroundRole:
       if (index.column() != Status) return {};
-      if (s.status == "error") return QColor(0xc0, 0x28, 0x28);
+      if (s.status == "error" || s.status == "interrupted" || s.status == "timed out" || s.status == "out of memory") return QColor(0xc0, 0x28, 0x28);
       if (s.status == "incomplete") return QColor(0xb0, 0x6a, 0x00);
       if (s.status == "running") return QColor(0x1f, 0x6f, 0xd0);
       return {};

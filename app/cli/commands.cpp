@@ -63,12 +63,15 @@ std::string usage() {
   return "kiln - a torch.compile-style compiler you can see inside\n\n"
          "usage:\n"
          "  kiln run SCRIPT [--db PATH] [--eager] [--dump-outputs DIR] [--logs NAMES] [--disable-pass NAME]... [--stop-after N]\n"
-         "               [--profile N] [--progress] [--verify]\n"
+         "               [--profile N] [--progress] [--verify] [--timeout SECONDS] [--memory-limit SIZE]\n"
          "      run a script; compiled regions are captured, compiled and recorded as a session; with --profile,\n"
          "      every compiled graph is then timed (eager vs compiled, per kernel; median of N runs) into the session;\n"
          "      --progress prints 'kiln-progress: PERCENT WHAT' lines to stderr as the script advances;\n"
          "      --verify checks every compiled graph call against the graph run eagerly; a difference is bisected to\n"
-         "      the pass or fusion decision that introduced it, recorded in the session, and the run exits with 3\n"
+         "      the pass or fusion decision that introduced it, recorded in the session, and the run exits with 3;\n"
+         "      --timeout stops the script after SECONDS (exit 124, session 'timed out'); --memory-limit caps what\n"
+         "      it may allocate (bytes or 512M, 8G; default 80% of RAM: MemoryError / PyTorch's allocator error);\n"
+         "      Ctrl-C raises KeyboardInterrupt in the script (exit 130, session 'interrupted'); output is kept\n"
          "  kiln explain SCRIPT [--json] [--db PATH]\n"
          "      run a script and report what capture did: graphs, graph breaks, recompiles, guards\n"
          "  kiln bench SCRIPT|DIR [--eager] [--torch] [--repeat N] [--threads N]\n"
@@ -92,13 +95,17 @@ std::string usage() {
 }
 
 int cmdRun(const std::vector<std::string>& args) {
-  Opts o = parse(args, {"db", "dump-outputs", "disable-pass", "stop-after", "logs", "profile"}, {"eager", "progress", "verify"});
+  Opts o = parse(args, {"db", "dump-outputs", "disable-pass", "stop-after", "logs", "profile", "timeout", "memory-limit"},
+                 {"eager", "progress", "verify"});
   if (o.help) { std::cout << usage(); return 0; }
   if (o.positional.size() != 1) throw UsageError("expected exactly one SCRIPT");
   driver::RunOptions ro;
   ro.scriptPath = o.positional[0];
   ro.eager = o.flags.count("eager") > 0;
   ro.verify = o.flags.count("verify") > 0;
+  ro.handleSignals = true;
+  if (std::string s = one(o, "timeout"); !s.empty()) ro.timeoutSeconds = std::stod(s);
+  if (std::string s = one(o, "memory-limit"); !s.empty()) ro.memoryLimitBytes = std::stoull(s);
   if (ro.verify && ro.eager) throw UsageError("--verify checks compiled graphs; it cannot be used with --eager");
   if (std::string s = one(o, "profile"); !s.empty()) {
     try { ro.profileRepeat = std::stoi(s); } catch (...) { throw UsageError("--profile needs a number of runs"); }
@@ -185,11 +192,11 @@ int cmdSessions(const std::vector<std::string>& args) {
   }
   size_t nameWidth = 4;  // the longest name, so the script column never runs into it
   for (const auto& s : list) nameWidth = std::max(nameWidth, s.name.size());
-  std::cout << std::left << std::setw(6) << "id" << std::setw(21) << "started" << std::setw(11) << "status" << std::setw(8)
+  std::cout << std::left << std::setw(6) << "id" << std::setw(21) << "started" << std::setw(15) << "status" << std::setw(8)
             << "graphs" << std::setw(8) << "breaks" << std::setw(11) << "recompiles" << std::setw(static_cast<int>(nameWidth)) << "name"
             << " script\n";
   for (const auto& s : list)
-    std::cout << std::left << std::setw(6) << s.id << std::setw(21) << when(s.startedAtMs) << std::setw(11) << s.status << std::setw(8)
+    std::cout << std::left << std::setw(6) << s.id << std::setw(21) << when(s.startedAtMs) << std::setw(15) << s.status << std::setw(8)
               << s.graphCount << std::setw(8) << s.breakCount << std::setw(11) << s.recompileCount << std::setw(static_cast<int>(nameWidth))
               << s.name << " " << s.scriptPath << "\n";
   return 0;

@@ -17,6 +17,10 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <thread>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -48,8 +52,15 @@ class TeeBuf : public std::streambuf {
   }
   std::streamsize xsputn(const char* s, std::streamsize n) override {
     out_.write(s, n);
+    // A line reaches the terminal (or pipe) when it is printed and the session within a
+    // quarter second, so a run that is killed, or dies, keeps what it printed.
+    if (std::memchr(s, '\n', static_cast<size_t>(n))) out_.flush();
     pending_.append(s, static_cast<size_t>(n));
-    if (pending_.size() > 4096) flushToSink();
+    auto now = std::chrono::steady_clock::now();
+    if (pending_.size() > 4096 || now - lastSink_ > std::chrono::milliseconds(250)) {
+      flushToSink();
+      lastSink_ = now;
+    }
     return n;
   }
   int sync() override {
@@ -61,6 +72,36 @@ class TeeBuf : public std::streambuf {
   std::ostream& out_;
   session::SessionSink& sink_;
   std::string pending_;
+  std::chrono::steady_clock::time_point lastSink_ = std::chrono::steady_clock::now();
+};
+
+// kiln run --timeout: requests the Timeout interrupt when the time is up, unless the run ends
+// first.
+class Watchdog {
+ public:
+  explicit Watchdog(double seconds) {
+    if (seconds <= 0) return;
+    thread_ = std::thread([this, seconds] {
+      std::unique_lock<std::mutex> lock(m_);
+      if (!cv_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return done_; }))
+        py::requestInterrupt(py::Interrupt::Timeout);
+    });
+  }
+  ~Watchdog() {
+    if (!thread_.joinable()) return;
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread thread_;
 };
 
 nlohmann::json number(double x) {
@@ -208,9 +249,10 @@ RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ost
   start.startedAtMs = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   sink.sessionStart(start);
 
-  auto finish = [&](const std::string& status) {
+  auto finish = [&](const std::string& status, const std::string& stopReason = "") {
     session::SessionEnd e;
     e.status = status;
+    e.stopReason = stopReason;
     e.error = res.error;
     e.outputsJson = res.outputsJson;
     e.totalMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -244,8 +286,15 @@ RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ost
   CompiledFrameLog* frameLog = opts.frameLog ? opts.frameLog : opts.profileRepeat > 0 ? &ownLog : nullptr;
   TeeBuf tee(out, sink);
   std::ostream scriptOut(&tee);
+  py::clearInterrupt();
+  if (opts.memoryLimitBytes) tensor::setMemoryLimit(opts.memoryLimitBytes);
+  bool outOfMemory = false;
   {
+    std::optional<py::SignalScope> signals;
+    if (opts.handleSignals) signals.emplace();
+    Watchdog watchdog(opts.timeoutSeconds);
     py::Interpreter in(scriptOut);
+    in.timeoutSeconds = opts.timeoutSeconds;
     if (!opts.eager) {
       cpu = codegen::makeLlvmCpuCompiler();
       compiler = std::make_unique<capture::CompileContext>(compileSink, cpu.get(), file);
@@ -265,6 +314,7 @@ RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ost
     } catch (const py::PyError& e) {
       res.error = py::formatTraceback(e, in.sources());
       res.exitCode = 1;
+      outOfMemory = e.type() == "MemoryError" || res.error.find("DefaultCPUAllocator: not enough memory") != std::string::npos;
     } catch (const capture::Unsupported& u) {
       res.error = "torch._dynamo.exc.Unsupported: " + u.title + "\n  Explanation: " + u.explanation + "\n";
       res.exitCode = 1;
@@ -279,7 +329,19 @@ RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ost
     if (opts.progress) opts.progress(100, "timing the compiled graphs");
     profileFrames(*frameLog, opts.profileRepeat, sink);
   }
-  finish(res.exitCode == 0 ? "ok" : "error");
+  // How the run ended, for the session list and the studio; exit codes as a shell reports
+  // them (130 after Ctrl-C, 124 after a time limit, as timeout(1)).
+  std::string stopReason;
+  if (res.exitCode != 0) {
+    switch (py::lastInterrupt()) {
+      case py::Interrupt::KeyboardInterrupt: stopReason = "interrupted"; res.exitCode = 130; break;
+      case py::Interrupt::Terminate: stopReason = "interrupted"; res.exitCode = 143; break;
+      case py::Interrupt::Timeout: stopReason = "timed out"; res.exitCode = 124; break;
+      case py::Interrupt::None: if (outOfMemory) stopReason = "out of memory"; break;
+    }
+  }
+  py::clearInterrupt();
+  finish(res.exitCode == 0 ? "ok" : "error", stopReason);
   return res;
 }
 

@@ -29,10 +29,16 @@ struct RunOptions {
   // kiln run --verify: every compiled graph call is checked against the captured graph run
   // eagerly (driver/verify.h); results go to the sink and to RunResult::verify.
   bool verify = false;
+  // Limits (kiln run --timeout / --memory-limit): 0 = none / the default (80% of RAM).
+  double timeoutSeconds = 0;
+  uint64_t memoryLimitBytes = 0;
+  // Ctrl-C raises KeyboardInterrupt in the script and SIGTERM stops it, both keeping its output
+  // and session (the CLI sets this; tests that run scripts in-process do not).
+  bool handleSignals = false;
 };
 
 struct RunResult {
-  int exitCode = 0;                   // 0 ok, 1 the script raised or failed to parse
+  int exitCode = 0;                   // 0 ok, 1 the script raised or failed to parse, 130 Ctrl-C, 143 SIGTERM, 124 timed out
   std::string error;                  // the formatted traceback / syntax error
   std::string outputsJson;            // {"out": {...}, "out_1": ...} as the corpus oracle writes it
   std::shared_ptr<VerifyStats> verify;  // with RunOptions::verify

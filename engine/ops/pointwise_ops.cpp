@@ -86,6 +86,7 @@ struct Binary {
 
 int64_t floorDivMod(int64_t a, int64_t b) {
   if (b == 0) throw TorchError("ZeroDivisionError", "ZeroDivisionError");
+  if (b == -1) return 0;  // x86 idiv traps on INT64_MIN % -1; the remainder is 0 for every a
   int64_t r = a % b;
   if (r != 0 && ((r < 0) != (b < 0))) r += b;
   return r;
@@ -93,6 +94,8 @@ int64_t floorDivMod(int64_t a, int64_t b) {
 
 int64_t floorDiv(int64_t a, int64_t b) {
   if (b == 0) throw TorchError("RuntimeError", "ZeroDivisionError");
+  // x86 idiv traps on INT64_MIN / -1; the quotient wraps, as compiled kernels make it (llvm_ops).
+  if (b == -1) return static_cast<int64_t>(0 - static_cast<uint64_t>(a));
   int64_t q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
   return q;

@@ -60,7 +60,49 @@ std::shared_ptr<ClassObj> Interpreter::exceptionClass(const std::string& name) {
   return cls;
 }
 
+Interpreter::RecursionGuard::RecursionGuard(Interpreter& in, const char* where) : in_(in) {
+  if (++in_.nativeDepth_ + static_cast<int>(in_.frames_.size()) > kMaxDepth) {
+    --in_.nativeDepth_;
+    in_.raise("RecursionError", std::string("maximum recursion depth exceeded") + where);
+  }
+}
+
+void Interpreter::checkAllocation(uint64_t bytes) {
+  uint64_t limit = tensor::memoryLimit(), used = tensor::memoryInUse();
+  if (bytes > limit || bytes > limit - std::min(limit, used)) raise("MemoryError", "");
+}
+
+void Interpreter::raiseInterrupt() {
+  switch (pendingInterrupt()) {
+    case Interrupt::KeyboardInterrupt: takeKeyboardInterrupt(); raise("KeyboardInterrupt", "");
+    case Interrupt::Timeout: {
+      char secs[32];
+      std::snprintf(secs, sizeof secs, "%g", timeoutSeconds);
+      raise("TimeoutError", std::string("the script ran past its time limit of ") + secs + " s (kiln run --timeout)");
+    }
+    case Interrupt::Terminate: raise("SystemExit", "terminated (SIGTERM)");
+    case Interrupt::None: break;
+  }
+  raise("SystemError", "interrupt requested without a reason");
+}
+
+namespace {
+// Marks a container as being printed for as long as its repr is built; `cyclic` is true when
+// it already was (CPython's Py_ReprEnter), and the caller prints [...] or {...} instead.
+struct ReprEnter {
+  std::vector<const Obj*>& active;
+  bool cyclic;
+  ReprEnter(std::vector<const Obj*>& a, const Obj* o) : active(a), cyclic(std::find(a.begin(), a.end(), o) != a.end()) {
+    if (!cyclic) active.push_back(o);
+  }
+  ~ReprEnter() {
+    if (!cyclic) active.pop_back();
+  }
+};
+}  // namespace
+
 std::string Interpreter::repr(const Value& v) {
+  RecursionGuard guard(*this, " while getting the repr of an object");
   switch (v->kind) {
     case VK::None: return "None";
     case VK::Bool: return static_cast<BoolObj*>(v.get())->v ? "True" : "False";
@@ -81,6 +123,8 @@ std::string Interpreter::repr(const Value& v) {
     case VK::Tuple: {
       auto& items = static_cast<TupleObj*>(v.get())->items;
       const bool size = static_cast<TupleObj*>(v.get())->torchSize;
+      ReprEnter enter(reprActive, v.get());
+      if (enter.cyclic) return "(...)";
       std::string out = size ? "torch.Size([" : "(";
       for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + repr(items[i]);
       if (size) return out + "])";
@@ -88,12 +132,16 @@ std::string Interpreter::repr(const Value& v) {
     }
     case VK::List: {
       auto& items = static_cast<ListObj*>(v.get())->items;
+      ReprEnter enter(reprActive, v.get());
+      if (enter.cyclic) return "[...]";
       std::string out = "[";
       for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + repr(items[i]);
       return out + "]";
     }
     case VK::Dict: {
       auto& items = static_cast<DictObj*>(v.get())->items;
+      ReprEnter enter(reprActive, v.get());
+      if (enter.cyclic) return "{...}";
       std::string out = "{";
       for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + repr(items[i].first) + ": " + repr(items[i].second);
       return out + "}";

@@ -427,6 +427,7 @@ void Interpreter::installStrMethods() {
     method(names[where + 1], [where](Interpreter& in, CallArgs& a) {
       std::string fill = a.args.size() > 2 ? sv(a.args[2]) : " ";
       if (cpLength(fill) != 1) in.raise("TypeError", "The fill character must be exactly one character long");
+      in.checkAllocation(static_cast<uint64_t>(std::max<int64_t>(0, intArg(in, a.args.at(1)))) * fill.size());
       return makeStr(pad(sv(a.args[0]), intArg(in, a.args.at(1)), fill, where == -1 ? -1 : where == 1 ? 1 : 0));
     });
   }
@@ -434,6 +435,7 @@ void Interpreter::installStrMethods() {
     std::string s = sv(a.args[0]);
     int64_t width = intArg(in, a.args.at(1)), n = cpLength(s);
     if (width <= n) return makeStr(s);
+    in.checkAllocation(static_cast<uint64_t>(width));
     size_t signLen = !s.empty() && (s[0] == '+' || s[0] == '-') ? 1 : 0;
     return makeStr(s.substr(0, signLen) + std::string(static_cast<size_t>(width - n), '0') + s.substr(signLen));
   });

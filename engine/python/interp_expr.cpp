@@ -22,11 +22,15 @@ bool isNumber(const Value& v) { return v->kind == VK::Int || v->kind == VK::Bool
 double asDouble(const Value& v) { return v->kind == VK::Float ? static_cast<FloatObj*>(v.get())->v : double(asInt(v)); }
 
 int64_t floorDiv(int64_t a, int64_t b) {
+  if (b == -1) {  // x86 idiv traps on INT64_MIN / -1
+    return static_cast<int64_t>(0 - static_cast<uint64_t>(a));  // callers refuse INT64_MIN / -1
+  }
   int64_t q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
   return q;
 }
 int64_t floorMod(int64_t a, int64_t b) {
+  if (b == -1) return 0;  // and INT64_MIN % -1 would trap
   int64_t r = a % b;
   if (r != 0 && ((r < 0) != (b < 0))) r += b;
   return r;
@@ -337,6 +341,7 @@ Value Interpreter::evalCall(const Expr& e) {
 }
 
 Value Interpreter::call(const Value& fn, CallArgs& args) {
+  checkInterrupt();
   switch (fn->kind) {
     case VK::Function:
       if (interceptDepth > 0 && compiler && !tracer && isUserFunction(*static_cast<FunctionObj*>(fn.get())))
@@ -491,20 +496,40 @@ Value Interpreter::binaryOp(const std::string& opIn, const Value& a, const Value
       if (op == "+") { if (__builtin_add_overflow(x, y, &r)) raise("OverflowError", "integer overflow (Kiln ints are 64-bit)"); return makeInt(r); }
       if (op == "-") { if (__builtin_sub_overflow(x, y, &r)) raise("OverflowError", "integer overflow (Kiln ints are 64-bit)"); return makeInt(r); }
       if (op == "*") { if (mulOverflows(x, y, &r)) raise("OverflowError", "integer overflow (Kiln ints are 64-bit)"); return makeInt(r); }
-      if (op == "//") { if (y == 0) raise("ZeroDivisionError", "integer division or modulo by zero"); return makeInt(floorDiv(x, y)); }
+      if (op == "//") {
+        if (y == 0) raise("ZeroDivisionError", "integer division or modulo by zero");
+        if (x == INT64_MIN && y == -1) raise("OverflowError", "integer overflow (Kiln ints are 64-bit)");
+        return makeInt(floorDiv(x, y));
+      }
       if (op == "%") { if (y == 0) raise("ZeroDivisionError", "integer modulo by zero"); return makeInt(floorMod(x, y)); }
       if (op == "**") {
-        if (y < 0) return makeFloat(std::pow(double(x), double(y)));
-        int64_t res = 1;
-        for (int64_t i = 0; i < y; ++i)
-          if (mulOverflows(res, x, &res)) raise("OverflowError", "integer overflow (Kiln ints are 64-bit)");
+        if (y < 0) {
+          if (x == 0) raise("ZeroDivisionError", "0.0 cannot be raised to a negative power");
+          return makeFloat(std::pow(double(x), double(y)));
+        }
+        // By squaring: 1 ** 10**18 must not loop 10**18 times.
+        int64_t res = 1, base = x;
+        for (int64_t e = y; e > 0; e >>= 1) {
+          if ((e & 1) && mulOverflows(res, base, &res)) raise("OverflowError", "integer overflow (Kiln ints are 64-bit)");
+          if (e > 1 && mulOverflows(base, base, &base)) {
+            if (res == 0) return makeInt(0);
+            raise("OverflowError", "integer overflow (Kiln ints are 64-bit)");
+          }
+        }
         return makeInt(res);
       }
       if (op == "&") return makeInt(x & y);
       if (op == "|") return makeInt(x | y);
       if (op == "^") return makeInt(x ^ y);
-      if (op == "<<") return makeInt(x << y);
-      if (op == ">>") return makeInt(x >> y);
+      if (op == "<<" || op == ">>") {
+        if (y < 0) raise("ValueError", "negative shift count");
+        if (op == ">>") return makeInt(y >= 64 ? (x < 0 ? -1 : 0) : x >> y);
+        if (x == 0) return makeInt(0);
+        // Shifting left overflows when bits (or the sign) would be lost.
+        int64_t shifted = y >= 64 ? 0 : static_cast<int64_t>(static_cast<uint64_t>(x) << y);
+        if (y >= 64 || (shifted >> y) != x) raise("OverflowError", "integer overflow (Kiln ints are 64-bit)");
+        return makeInt(shifted);
+      }
     } else {
       double x = asDouble(a), y = asDouble(b);
       if (op == "+") return makeFloat(x + y);
@@ -534,11 +559,19 @@ Value Interpreter::binaryOp(const std::string& opIn, const Value& a, const Value
   if (op == "*" && ((a->kind == VK::Str || a->kind == VK::List || a->kind == VK::Tuple) && isIntLike(b))) {
     int64_t n = std::max<int64_t>(0, asInt(b));
     if (a->kind == VK::Str) {
+      const std::string& one = static_cast<StrObj*>(a.get())->v;
+      uint64_t total = 0;
+      if (__builtin_mul_overflow(static_cast<uint64_t>(one.size()), static_cast<uint64_t>(n), &total)) raise("OverflowError", "repeated string is too long");
+      checkAllocation(total);
       std::string s;
-      for (int64_t i = 0; i < n; ++i) s += static_cast<StrObj*>(a.get())->v;
+      s.reserve(total);
+      for (int64_t i = 0; i < n; ++i) s += one;
       return makeStr(s);
     }
     auto items = iterate(a);
+    uint64_t total = 0;
+    if (__builtin_mul_overflow(static_cast<uint64_t>(items.size()) * sizeof(Value), static_cast<uint64_t>(n), &total)) raise("MemoryError", "");
+    checkAllocation(total);
     std::vector<Value> out;
     for (int64_t i = 0; i < n; ++i) out.insert(out.end(), items.begin(), items.end());
     return a->kind == VK::List ? makeList(out) : makeTuple(out);
@@ -621,6 +654,7 @@ Value Interpreter::compare(const std::string& op, const Value& a, const Value& b
 
 Value Interpreter::compareValue(const std::string& op, const Value& a, const Value& b) {
   if (op == "is") return compare(op, a, b);
+  RecursionGuard guard(*this, " in comparison");
   if (op == "in" || op == "not in") {
     bool found = false;
     // A __contains__ of the container's class (a user class, a metaclass, a builtin subclass).
@@ -673,7 +707,9 @@ Value Interpreter::compareValue(const std::string& op, const Value& a, const Val
     auto& y = b->kind == VK::Tuple ? static_cast<TupleObj*>(b.get())->items : static_cast<ListObj*>(b.get())->items;
     size_t n = std::min(x.size(), y.size());
     for (size_t i = 0; i < n; ++i) {
-      if (!equals(x[i], y[i])) {
+      // Identical items are equal without asking (CPython's list and tuple compare do the same,
+      // so [nan] == [nan] of one nan, and a list that contains itself, compare equal).
+      if (x[i] != y[i] && !equals(x[i], y[i])) {
         if (op == "==") return False();
         if (op == "!=") return True();
         return compare(op, x[i], y[i]);
@@ -690,7 +726,7 @@ Value Interpreter::compareValue(const std::string& op, const Value& a, const Val
       if (x->items.size() != y->items.size()) return False();
       for (auto& [k, v] : x->items) {
         Value o = y->get(k);
-        if (!o || !equals(v, o)) return False();
+        if (!o || (o != v && !equals(v, o))) return False();
       }
       return True();
     }

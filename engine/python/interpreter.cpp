@@ -404,6 +404,7 @@ void Interpreter::deleteTarget(const Expr& t) {
 Interpreter::Flow Interpreter::exec(const Stmt& s) {
   frames_.back().span = s.span;
   frames_.back().stmt = &s;
+  checkInterrupt();
   switch (s.kind) {
     case StmtKind::Expr: eval(*s.value); return Flow::Normal;
     case StmtKind::Assign: {

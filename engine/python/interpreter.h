@@ -3,6 +3,7 @@
 #pragma once
 
 #include "engine/python/ast.h"
+#include "engine/python/interrupt.h"
 #include "engine/python/objects.h"
 
 #include <exception>
@@ -141,8 +142,37 @@ class Interpreter {
 
   // Guard against runaway recursion (Python's default limit).
   static constexpr int kMaxDepth = 1000;
+  // Native recursion over data (repr, ==, hashing of nested containers) counts toward
+  // kMaxDepth with the Python frames, as CPython's C recursion check does: deep or cyclic data
+  // raises RecursionError instead of overflowing the stack. `where` completes the message
+  // ("maximum recursion depth exceeded" + where).
+  class RecursionGuard {
+   public:
+    RecursionGuard(Interpreter& in, const char* where);
+    ~RecursionGuard() { --in_.nativeDepth_; }
+    RecursionGuard(const RecursionGuard&) = delete;
+    RecursionGuard& operator=(const RecursionGuard&) = delete;
+
+   private:
+    Interpreter& in_;
+  };
+  // Raises MemoryError where one Python object of `bytes` would not fit the script's memory
+  // limit (tensor::memoryLimit less the tensors alive): "a" * 10**12 fails at once, as in
+  // CPython, instead of growing until the machine swaps.
+  void checkAllocation(uint64_t bytes);
+  // Raises KeyboardInterrupt, or the time-limit / termination error, where one was requested
+  // (engine/python/interrupt.h). Cheap: one relaxed atomic load when nothing is pending.
+  void checkInterrupt() {
+    if (pendingInterrupt() != Interrupt::None) raiseInterrupt();
+  }
+  [[noreturn]] void raiseInterrupt();
+  // Seconds of --timeout, for the message of the error a time limit raises.
+  double timeoutSeconds = 0;
+  // Containers whose repr is being built (a list that contains itself prints as [...]).
+  std::vector<const Obj*> reprActive;
 
  private:
+  int nativeDepth_ = 0;
   enum class Flow { Normal, Break, Continue, Return };
   struct Frame {
     std::shared_ptr<Scope> scope;

@@ -124,6 +124,7 @@ Value Interpreter::getIter(const Value& v) {
 }
 
 Value Interpreter::nextItem(const Value& iterator) {
+  checkInterrupt();
   switch (iterator->kind) {
     case VK::Iterator: {
       auto* it = static_cast<IteratorObj*>(iterator.get());
@@ -135,7 +136,8 @@ Value Interpreter::nextItem(const Value& iterator) {
       if (it->isRange) {
         if (it->rStep > 0 ? it->rCur < it->rStop : it->rCur > it->rStop) {
           int64_t v = it->rCur;
-          it->rCur += it->rStep;
+          // At the end of range(..., 2**63 - 1) the next value would wrap around and restart.
+          if (__builtin_add_overflow(it->rCur, it->rStep, &it->rCur)) it->rCur = it->rStop;
           return makeInt(v);
         }
         return nullptr;

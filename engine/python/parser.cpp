@@ -109,6 +109,22 @@ class Parser {
     ++p_;
   }
 
+  // How deep the expression tree being built is along chains (`a + b + c ...`, `a.b.c ...`),
+  // which loops build without recursion. The tree is walked (and destroyed) recursively, so a
+  // script of 50,000 terms must fail here, as CPython's compiler fails, not overflow the stack.
+  int chainDepth_ = 0;
+  static constexpr int kMaxExprDepth = 1000;
+  struct ChainGuard {
+    Parser& p;
+    int saved;
+    explicit ChainGuard(Parser& pp) : p(pp), saved(pp.chainDepth_) {}
+    void step() {
+      if (++p.chainDepth_ + p.depthGuard_ > kMaxExprDepth)
+        p.fail("RecursionError: maximum recursion depth exceeded during compilation", p.cur());
+    }
+    ~ChainGuard() { p.chainDepth_ = saved; }
+  };
+
   struct DepthGuard {
     Parser& p;
     explicit DepthGuard(Parser& pp) : p(pp) {
@@ -698,11 +714,13 @@ class Parser {
   ExprP parseLeftAssoc(std::initializer_list<std::string_view> ops, Next next) {
     Span sp = spanOf(cur());
     ExprP e = (this->*next)();
+    ChainGuard chain(*this);
     while (cur().kind == Tok::Op) {
       bool matched = false;
       for (auto op : ops) {
         if (cur().text == op) {
           ++p_;
+          chain.step();
           e = binary(e, std::string(op), (this->*next)(), sp);
           matched = true;
           break;
@@ -749,7 +767,9 @@ class Parser {
   ExprP parsePrimary() {
     Span sp = spanOf(cur());
     ExprP e = parseAtom();
+    ChainGuard chain(*this);
     while (true) {
+      chain.step();
       if (acceptOp(".")) {
         auto a = makeExpr(ExprKind::Attribute, sp);
         a->target = e;

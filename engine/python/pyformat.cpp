@@ -50,15 +50,25 @@ std::string formatValue(Interpreter& in, const Value& v, const std::string& spec
   if (i < spec.size() && (spec[i] == '+' || spec[i] == '-' || spec[i] == ' ')) sign = spec[i++];
   bool zero = false;
   if (i < spec.size() && spec[i] == '0') { zero = true; ++i; }
-  int width = 0;
-  while (i < spec.size() && std::isdigit(static_cast<unsigned char>(spec[i]))) width = width * 10 + (spec[i++] - '0');
+  // Digits are read checked (CPython: "Too many decimal digits"), and a width no string of
+  // this memory limit can have is a MemoryError rather than a padded string that never ends.
+  auto number = [&](int64_t& out) {
+    while (i < spec.size() && std::isdigit(static_cast<unsigned char>(spec[i])))
+      if (__builtin_mul_overflow(out, int64_t{10}, &out) || __builtin_add_overflow(out, int64_t(spec[i++] - '0'), &out))
+        in.raise("ValueError", "Too many decimal digits in format string");
+    in.checkAllocation(static_cast<uint64_t>(out));
+  };
+  int64_t width = 0;
+  number(width);
   bool comma = false;
   if (i < spec.size() && (spec[i] == ',' || spec[i] == '_')) { comma = true; ++i; }
   int prec = -1;
   if (i < spec.size() && spec[i] == '.') {
     ++i;
-    prec = 0;
-    while (i < spec.size() && std::isdigit(static_cast<unsigned char>(spec[i]))) prec = prec * 10 + (spec[i++] - '0');
+    int64_t p = 0;
+    number(p);
+    if (p > INT32_MAX) in.raise("ValueError", "precision too big");
+    prec = static_cast<int>(p);
   }
   char type = i < spec.size() ? spec[i++] : 0;
   if (i != spec.size()) in.raise("ValueError", "Invalid format specifier '" + spec + "' for object of type '" + typeName(v) + "'");
@@ -109,7 +119,7 @@ std::string formatValue(Interpreter& in, const Value& v, const std::string& spec
     if (prec >= 0 && static_cast<int>(body.size()) > prec) body = body.substr(0, static_cast<size_t>(prec));
     if (!align) align = '<';
   }
-  int pad = width - static_cast<int>(body.size());
+  int64_t pad = width - static_cast<int64_t>(body.size());
   if (pad <= 0) return body;
   if (align == '<') return body + std::string(pad, fill);
   if (align == '^') return std::string(pad / 2, fill) + body + std::string(pad - pad / 2, fill);

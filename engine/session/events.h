@@ -157,6 +157,7 @@ struct SessionEnd {
   std::string error;           // formatted error (traceback) when status == error
   double totalMs = 0.0;
   std::string outputsJson;     // the out* variables, in the oracle's outs.json form
+  std::string stopReason;      // error only: "" | interrupted | timed out | out of memory
 };
 
 }  // namespace kiln::session

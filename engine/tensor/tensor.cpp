@@ -4,12 +4,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <malloc.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <algorithm>
 
 namespace kiln::tensor {
 
 namespace {
 // Guard against scripts that ask for absurd amounts of memory: a clear error beats an OOM kill.
-constexpr size_t kMaxTensorBytes = size_t(8) << 30;
 thread_local bool inferenceMode = false;
 }
 
@@ -21,16 +24,86 @@ void keepLargeAllocations() {
   mallopt(M_TRIM_THRESHOLD, 1 << 30);  // freed heap tops are kept up to 1 GiB
 }
 
-Storage::Storage(size_t bytes) : bytes_(bytes) {
-  if (bytes > kMaxTensorBytes)
-    throw TorchError("RuntimeError", "[enforce fail] tensor of " + std::to_string(bytes) +
-                                         " bytes exceeds Kiln's allocation limit of 8 GiB");
-  size_t rounded = (bytes + 63) / 64 * 64;
-  data_ = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
-  if (!data_) throw TorchError("RuntimeError", "out of memory allocating " + std::to_string(bytes) + " bytes");
+namespace {
+// Live tensor bytes of this process, and the limit (kiln run --memory-limit). A script that asks
+// for more gets PyTorch's allocator error, which it can catch, instead of the OOM killer.
+std::atomic<uint64_t> liveBytes{0};
+std::atomic<uint64_t> limitBytes{0};  // 0: not set yet, defaultMemoryLimit()
+
+uint64_t physicalMemory() {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : uint64_t(8) << 30;
+}
+}  // namespace
+
+uint64_t defaultMemoryLimit() { return physicalMemory() / 10 * 8; }
+void setMemoryLimit(uint64_t bytes) { limitBytes = bytes; }
+uint64_t memoryLimit() {
+  uint64_t l = limitBytes.load();
+  return l ? l : defaultMemoryLimit();
+}
+uint64_t memoryInUse() { return liveBytes.load(); }
+
+std::string notEnoughMemory(uint64_t bytes) {
+  return "[enforce fail at alloc_cpu.cpp] DefaultCPUAllocator: not enough memory: you tried to allocate " +
+         std::to_string(bytes) + " bytes. (Kiln's memory limit is " + std::to_string(memoryLimit()) + " bytes, " +
+         std::to_string(memoryInUse()) + " in use; kiln run --memory-limit)";
 }
 
-Storage::~Storage() { std::free(data_); }
+Storage::Storage(size_t bytes) : bytes_(bytes) {
+  uint64_t before = liveBytes.fetch_add(bytes);
+  if (before + bytes > memoryLimit() || before + bytes < before) {
+    liveBytes.fetch_sub(bytes);
+    throw OutOfMemory(notEnoughMemory(bytes));
+  }
+  size_t rounded = (bytes + 63) / 64 * 64;
+  data_ = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
+  if (!data_) {
+    liveBytes.fetch_sub(bytes);
+    throw OutOfMemory(notEnoughMemory(bytes));
+  }
+}
+
+Storage::~Storage() {
+  std::free(data_);
+  liveBytes.fetch_sub(bytes_);
+}
+
+int64_t checkedNumel(const Shape& sizes) {
+  int64_t n = 1;
+  bool overflow = false;
+  for (auto s : sizes) overflow |= __builtin_mul_overflow(n, s, &n);
+  // An empty dimension makes the product 0 whatever overflowed before it (PyTorch agrees).
+  for (auto s : sizes)
+    if (s == 0) return 0;
+  if (overflow) throw TorchError("RuntimeError", "numel: integer multiplication overflow");
+  return n;
+}
+
+void checkInBounds(const Shape& sizes, const Shape& strides, int64_t offset, DType dtype, size_t storageBytes) {
+  if (sizes.size() != strides.size())
+    throw TorchError("RuntimeError", "mismatch in length of strides and shape");
+  for (auto s : sizes)
+    if (s < 0) throw TorchError("RuntimeError", "Trying to create tensor with negative dimension " + std::to_string(s) + ": " + shapeStr(sizes));
+  if (checkedNumel(sizes) == 0) return;
+  // The lowest and highest element the view can reach, relative to the storage start.
+  int64_t lo = offset, hi = offset;
+  bool overflow = false;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    int64_t reach = 0;
+    overflow |= __builtin_mul_overflow(sizes[d] - 1, strides[d], &reach);
+    if (reach >= 0) overflow |= __builtin_add_overflow(hi, reach, &hi);
+    else overflow |= __builtin_add_overflow(lo, reach, &lo);
+  }
+  int64_t item = static_cast<int64_t>(ir::itemSize(dtype));
+  int64_t needBytes = 0;
+  overflow = overflow || __builtin_add_overflow(hi, int64_t{1}, &needBytes) || __builtin_mul_overflow(needBytes, item, &needBytes);
+  if (overflow || lo < 0 || static_cast<uint64_t>(needBytes) > storageBytes)
+    throw TorchError("RuntimeError", "setStorage: sizes " + shapeStr(sizes) + ", strides " + shapeStr(strides) + ", storage offset " +
+                                         std::to_string(offset) + ", and itemsize " + std::to_string(item) + " requiring a storage size of " +
+                                         (overflow ? std::string("more than 2^63") : std::to_string(needBytes)) +
+                                         " are out of bounds for storage of size " + std::to_string(storageBytes));
+}
 
 Shape Tensor::contiguousStrides(const Shape& sizes) {
   Shape st(sizes.size());
@@ -43,13 +116,17 @@ Shape Tensor::contiguousStrides(const Shape& sizes) {
 }
 
 Tensor Tensor::empty(const Shape& sizes, DType dtype) {
-  int64_t n = 1;
-  for (auto s : sizes) {
+  for (auto s : sizes)
     if (s < 0) throw TorchError("RuntimeError", "Trying to create tensor with negative dimension " + std::to_string(s) + ": " + shapeStr(sizes));
-    n *= s;
-  }
+  // Checked, as c10's computeStorageNbytes: a count that wrapped would allocate too little and
+  // let indexing read and write outside the allocation.
+  int64_t bytes = static_cast<int64_t>(ir::itemSize(dtype));
+  bool overflow = false;
+  for (auto s : sizes) overflow |= __builtin_mul_overflow(bytes, s, &bytes);
+  if (overflow && std::find(sizes.begin(), sizes.end(), 0) == sizes.end())
+    throw TorchError("RuntimeError", "Storage size calculation overflowed with sizes=" + shapeStr(sizes));
   Tensor t;
-  t.storage_ = std::make_shared<Storage>(static_cast<size_t>(n) * ir::itemSize(dtype));
+  t.storage_ = std::make_shared<Storage>(static_cast<size_t>(bytes));
   t.dtype_ = dtype;
   t.sizes_ = sizes;
   t.strides_ = contiguousStrides(sizes);
@@ -143,6 +220,8 @@ void Tensor::storeIntAt(int64_t o, int64_t v) {
 }
 
 Tensor Tensor::view(const Shape& sizes, const Shape& strides, int64_t offset) const {
+  // Every view is checked against its storage, so no op's index arithmetic can leave it.
+  if (storage_) checkInBounds(sizes, strides, offset, dtype_, storage_->bytes());
   Tensor t = *this;
   t.sizes_ = sizes;
   t.strides_ = strides;

@@ -40,6 +40,22 @@ void keepLargeAllocations();
 bool inferenceModeEnabled();
 void setInferenceModeEnabled(bool enabled);
 
+// A tensor allocation over the memory limit (RuntimeError in Python, as PyTorch's allocator
+// raises); the driver marks a run that ends on one "out of memory".
+class OutOfMemory : public TorchError {
+ public:
+  explicit OutOfMemory(const std::string& msg) : TorchError("RuntimeError", msg) {}
+};
+
+// The memory a script may hold in tensors (and, checked by the interpreter, in any one Python
+// object): 80% of physical memory unless set (kiln run --memory-limit).
+uint64_t defaultMemoryLimit();
+void setMemoryLimit(uint64_t bytes);
+uint64_t memoryLimit();
+uint64_t memoryInUse();  // live tensor bytes
+// PyTorch's allocator message for a request of `bytes`, with Kiln's limit.
+std::string notEnoughMemory(uint64_t bytes);
+
 // Raw bytes, 64-byte aligned so generated kernels can use aligned vector loads.
 class Storage {
  public:
@@ -134,6 +150,11 @@ inline void Tensor::setRequiresGrad(bool v) {
 }
 
 std::string shapeStr(const Shape& s);  // [2, 3]
+// The product of `sizes`; throws TorchError where it does not fit int64 (PyTorch's message).
+int64_t checkedNumel(const Shape& sizes);
+// Throws TorchError (PyTorch's setStorage message) unless every element of the view lies inside
+// a storage of `storageBytes` bytes. Arithmetic is checked: overflowed sizes are refused.
+void checkInBounds(const Shape& sizes, const Shape& strides, int64_t offset, DType dtype, size_t storageBytes);
 // Broadcasts two shapes the way PyTorch does; throws TorchError on mismatch.
 Shape broadcastShapes(const Shape& a, const Shape& b);
 // Strides of `t` expanded to `to` (0 for broadcast dims).

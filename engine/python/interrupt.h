@@ -1,0 +1,34 @@
+// Asynchronous requests to stop a running script: Ctrl-C (KeyboardInterrupt, as CPython raises
+// it), a time limit that ran out (kiln run --timeout) or a termination request (SIGTERM, the
+// studio's Stop). A signal handler or a watchdog thread sets the request; the interpreter
+// checks it between statements, at calls and in comprehension loops and raises there, so the
+// script's traceback shows where it was and its output and session are kept.
+#pragma once
+
+namespace kiln::py {
+
+enum class Interrupt : int { None = 0, KeyboardInterrupt = 1, Timeout = 2, Terminate = 3 };
+
+// Async-signal-safe.
+void requestInterrupt(Interrupt what);
+Interrupt pendingInterrupt();
+// Takes a pending KeyboardInterrupt (it is raised once); time limits and termination stay
+// pending, so a script that catches the exception is stopped again at its next statement.
+void takeKeyboardInterrupt();
+// Forgets a pending request (a new script starts).
+void clearInterrupt();
+// The reason the last script was stopped (None if it was not); kept after the request is taken.
+Interrupt lastInterrupt();
+
+// Installs SIGINT and SIGTERM handlers that request an interrupt; a second Ctrl-C before the
+// first was taken restores the default action and kills the process (a script stuck in native
+// code can always be stopped). The destructor restores the previous handlers.
+class SignalScope {
+ public:
+  SignalScope();
+  ~SignalScope();
+  SignalScope(const SignalScope&) = delete;
+  SignalScope& operator=(const SignalScope&) = delete;
+};
+
+}  // namespace kiln::py
