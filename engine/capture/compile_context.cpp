@@ -67,7 +67,7 @@ py::Value CompileContext::configValue(py::Interpreter& in, const std::string& na
 }
 
 int CompileContext::recompileLimit(py::Interpreter& in) {
-  auto asInt = [](const py::Value& v, int dflt) { return v && v->kind == VK::Int ? static_cast<int>(static_cast<py::IntObj*>(v.get())->v) : dflt; };
+  auto asInt = [](const py::Value& v, int dflt) { return v && v->kind == VK::Int ? static_cast<int>(static_cast<py::IntObj*>(v.get())->small()) : dflt; };
   int limit = asInt(configValue(in, "recompile_limit"), 8);
   int old = asInt(configValue(in, "cache_size_limit"), 8);
   return limit == 8 && old != 8 ? old : limit;

@@ -99,7 +99,7 @@ py::Value Source::fetch(py::Interpreter& in, const std::map<std::string, py::Val
         }
         if (s.key && (v->kind == py::VK::List || v->kind == py::VK::Tuple) && s.key->kind == py::VK::Int) {
           const auto& items = v->kind == py::VK::List ? static_cast<py::ListObj*>(v.get())->items : static_cast<py::TupleObj*>(v.get())->items;
-          int64_t i = static_cast<py::IntObj*>(s.key.get())->v;
+          int64_t i = static_cast<py::IntObj*>(s.key.get())->small();
           if (i < 0) i += static_cast<int64_t>(items.size());
           if (i < 0 || i >= static_cast<int64_t>(items.size())) return nullptr;
           v = items[static_cast<size_t>(i)];

@@ -628,7 +628,7 @@ ir::Arg Tracer::toArg(const py::Value& v) {
     }
     case py::VK::None: return ir::Arg::none();
     case py::VK::Bool: return ir::Arg::boolean(static_cast<py::BoolObj*>(v.get())->v);
-    case py::VK::Int: return ir::Arg::integer(static_cast<py::IntObj*>(v.get())->v);
+    case py::VK::Int: return ir::Arg::integer(static_cast<py::IntObj*>(v.get())->small());
     case py::VK::Float: return ir::Arg::real(static_cast<py::FloatObj*>(v.get())->v);
     case py::VK::Str: return ir::Arg::string(static_cast<py::StrObj*>(v.get())->v);
     case py::VK::DType: return ir::Arg::dtypeArg(static_cast<py::DTypeObj*>(v.get())->d);

@@ -10,6 +10,7 @@
 #include "engine/driver/backends.h"
 #include "engine/driver/frame_profile.h"
 #include "engine/driver/verify.h"
+#include "engine/python/bigint.h"
 #include "engine/python/parser.h"
 #include "engine/session/tee_sink.h"
 #include "engine/support/error.h"
@@ -139,7 +140,11 @@ void addOutput(py::Interpreter& in, nlohmann::ordered_json& j, const std::string
     case py::VK::Float:
       j[key] = {{"dtype", "float64"}, {"shape", nlohmann::json::array()}, {"data", {number(static_cast<py::FloatObj*>(v.get())->v)}}};
       return;
-    case py::VK::Int: j[key] = {{"dtype", "int64"}, {"shape", nlohmann::json::array()}, {"data", {static_cast<py::IntObj*>(v.get())->v}}}; return;
+    case py::VK::Int:
+      // A Python int beyond int64 is written as its decimal digits (JSON readers stop at 64 bits).
+      if (static_cast<py::IntObj*>(v.get())->big) j[key] = {{"dtype", "int"}, {"shape", nlohmann::json::array()}, {"data", {py::intToString(v)}}};
+      else j[key] = {{"dtype", "int64"}, {"shape", nlohmann::json::array()}, {"data", {static_cast<py::IntObj*>(v.get())->small()}}};
+      return;
     case py::VK::Bool: j[key] = {{"dtype", "bool"}, {"shape", nlohmann::json::array()}, {"data", {static_cast<py::BoolObj*>(v.get())->v}}}; return;
     case py::VK::Str: j[key] = static_cast<py::StrObj*>(v.get())->v; return;
     case py::VK::List:

@@ -1,4 +1,5 @@
 // Python builtins: functions, builtin classes and their methods, exceptions, repr/str.
+#include "engine/python/bigint.h"
 #include "engine/python/interpreter.h"
 
 #include "engine/capture/tracer.h"
@@ -13,13 +14,13 @@ namespace kiln::py {
 
 namespace {
 int64_t toInt(Interpreter& in, const Value& v, const char* what) {
-  if (v->kind == VK::Int) return static_cast<IntObj*>(v.get())->v;
+  if (v->kind == VK::Int) return static_cast<IntObj*>(v.get())->small();
   if (v->kind == VK::Bool) return static_cast<BoolObj*>(v.get())->v;
   in.raise("TypeError", std::string("'") + typeName(v) + "' object cannot be interpreted as an integer" + (what[0] ? std::string(" (") + what + ")" : ""));
 }
 double toDouble(Interpreter& in, const Value& v) {
   if (v->kind == VK::Float) return static_cast<FloatObj*>(v.get())->v;
-  if (v->kind == VK::Int) return double(static_cast<IntObj*>(v.get())->v);
+  if (v->kind == VK::Int) return intToDouble(v);
   if (v->kind == VK::Bool) return static_cast<BoolObj*>(v.get())->v;
   in.raise("TypeError", "must be real number, not " + typeName(v));
 }
@@ -106,7 +107,7 @@ std::string Interpreter::repr(const Value& v) {
   switch (v->kind) {
     case VK::None: return "None";
     case VK::Bool: return static_cast<BoolObj*>(v.get())->v ? "True" : "False";
-    case VK::Int: return std::to_string(static_cast<IntObj*>(v.get())->v);
+    case VK::Int: return intToDecimal(*this, v);
     case VK::Float: return floatRepr(static_cast<FloatObj*>(v.get())->v);
     case VK::Str: {
       const std::string& s = static_cast<StrObj*>(v.get())->v;
@@ -416,20 +417,15 @@ void Interpreter::installBuiltins() {
       double d = static_cast<FloatObj*>(v.get())->v;
       if (std::isnan(d)) in.raise("ValueError", "cannot convert float NaN to integer");
       if (std::isinf(d)) in.raise("OverflowError", "cannot convert float infinity to integer");
-      return makeInt(static_cast<int64_t>(std::trunc(d)));
+      return intFromDouble(d);  // exact: int(1e300) has 301 digits
     }
-    if (v->kind == VK::Str) {
-      const std::string& s = static_cast<StrObj*>(v.get())->v;
-      char* end = nullptr;
-      long long r = std::strtoll(s.c_str(), &end, a.args.size() > 2 ? static_cast<int>(toInt(in, a.args[2], "")) : 10);
-      while (end && *end == ' ') ++end;
-      if (s.empty() || (end && *end)) in.raise("ValueError", "invalid literal for int() with base 10: " + in.repr(v));
-      return makeInt(r);
-    }
+    if (v->kind == VK::Int && !v->sub) return v;
+    if (v->kind == VK::Str) return parseIntString(in, static_cast<StrObj*>(v.get())->v, a.args.size() > 2 ? toInt(in, a.args[2], "") : 10);
     if (v->kind == VK::Tensor) return in.call(in.getAttr(in.call(in.getAttr(v, "item"), *std::make_unique<CallArgs>()), "__int__"), *std::make_unique<CallArgs>());
     return makeInt(toInt(in, v, ""));
   });
-  method(intCls, "__int__", [](Interpreter& in, CallArgs& a) { return makeInt(toInt(in, a.args[0], "")); });
+  method(intCls, "__int__", [](Interpreter& in, CallArgs& a) { return a.args[0]->kind == VK::Int ? a.args[0] : makeInt(toInt(in, a.args[0], "")); });
+  method(intCls, "bit_length", [](Interpreter&, CallArgs& a) { return makeInt(static_cast<int64_t>(bitLength(a.args.at(0)))); });
   auto floatCls = cls("float", object);
   method(floatCls, "__new__", [](Interpreter& in, CallArgs& a) -> Value {
     if (a.args.size() < 2) return makeFloat(0.0);
@@ -717,17 +713,27 @@ void Interpreter::installBuiltins() {
     return acc;
   });
   def("round", [](Interpreter& in, CallArgs& a) -> Value {
-    double d = toDouble(in, a.args.at(0));
-    if (a.args.size() < 2 || isNone(a.args[1])) {
-      if (a.args[0]->kind != VK::Float) return a.args[0];
-      double r = std::nearbyint(d);  // banker's rounding under the default FE_TONEAREST
-      return makeInt(static_cast<int64_t>(r));
+    const Value& x = a.args.at(0);
+    const bool noDigits = a.args.size() < 2 || isNone(a.args[1]);
+    if (x->kind == VK::Int || x->kind == VK::Bool) {
+      // Exact for ints of any size: round half to even at 10**-ndigits.
+      int64_t nd = noDigits ? 0 : toInt(in, a.args[1], "");
+      if (nd >= 0) return x->kind == VK::Bool ? makeInt(static_cast<BoolObj*>(x.get())->v) : x;
+      if (nd < -100000) return makeInt(0);
+      mpz_class v = toMpz(x), q, r, p;
+      mpz_ui_pow_ui(p.get_mpz_t(), 10, static_cast<unsigned long>(-nd));
+      mpz_fdiv_qr(q.get_mpz_t(), r.get_mpz_t(), v.get_mpz_t(), p.get_mpz_t());
+      int c = cmp(mpz_class(2 * r), p);
+      if (c > 0 || (c == 0 && mpz_odd_p(q.get_mpz_t()))) q += 1;
+      return makeIntFrom(q * p);
     }
+    double d = toDouble(in, x);
+    if (noDigits) return intFromDouble(std::nearbyint(d));  // banker's rounding (FE_TONEAREST)
     int64_t nd = toInt(in, a.args[1], "");
+    if (nd > 400 || !std::isfinite(d)) return makeFloat(d);
+    if (nd < -400) return makeFloat(0.0 * d);
     double m = std::pow(10.0, static_cast<double>(nd));
-    double r = std::nearbyint(d * m) / m;
-    if (a.args[0]->kind != VK::Float) return makeInt(static_cast<int64_t>(r));
-    return makeFloat(r);
+    return makeFloat(std::nearbyint(d * m) / m);
   });
   def("sorted", [](Interpreter& in, CallArgs& a) {
     auto items = in.iterate(a.args.at(0));

@@ -11,7 +11,7 @@ namespace kiln::py {
 namespace {
 
 int64_t intArg(Interpreter& in, const Value& v) {
-  if (v->kind == VK::Int) return static_cast<IntObj*>(v.get())->v;
+  if (v->kind == VK::Int) return static_cast<IntObj*>(v.get())->small();
   if (v->kind == VK::Bool) return static_cast<BoolObj*>(v.get())->v;
   in.raise("TypeError", "'" + typeName(v) + "' object cannot be interpreted as an integer");
 }

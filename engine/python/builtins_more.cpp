@@ -2,6 +2,7 @@
 // issubclass with tuples, abs through __abs__, pow with a modulus, sum(start=) ... (the rest
 // are in builtins.cpp).
 #include "engine/capture/tracer.h"
+#include "engine/python/bigint.h"
 #include "engine/python/interpreter.h"
 
 #include <algorithm>
@@ -12,10 +13,10 @@ namespace kiln::py {
 namespace {
 
 int64_t intOf(Interpreter& in, const Value& v, const std::string& fn) {
-  if (v->kind == VK::Int) return static_cast<IntObj*>(v.get())->v;
+  if (v->kind == VK::Int) return static_cast<IntObj*>(v.get())->small();
   if (v->kind == VK::Bool) return static_cast<BoolObj*>(v.get())->v;
   if (v->kind == VK::Instance)
-    if (Value r = in.callDunder(v, "__index__", {}); r && r->kind == VK::Int) return static_cast<IntObj*>(r.get())->v;
+    if (Value r = in.callDunder(v, "__index__", {}); r && r->kind == VK::Int) return static_cast<IntObj*>(r.get())->small();
   in.raise("TypeError", "'" + typeName(v) + "' object cannot be interpreted as an integer" + (fn.empty() ? "" : ""));
 }
 
@@ -39,8 +40,16 @@ int64_t hashOf(Interpreter& in, const Value& v) {
     case VK::None: return 0xFCA86420;
     case VK::Bool: return static_cast<BoolObj*>(v.get())->v;
     case VK::Int: {
-      int64_t x = static_cast<IntObj*>(v.get())->v;
-      return x == -1 ? -2 : x;
+      // CPython's int hash: the value modulo the Mersenne prime 2**61 - 1 (sign kept).
+      if (int64_t x = isBigInt(v) ? 0 : static_cast<IntObj*>(v.get())->small(); !isBigInt(v) && x > -(int64_t{1} << 61) + 1 && x < (int64_t{1} << 61) - 1)
+        return x == -1 ? -2 : x;
+      {
+        mpz_class m = toMpz(v), a = abs(m), p("2305843009213693951"), r;
+        mpz_fdiv_r(r.get_mpz_t(), a.get_mpz_t(), p.get_mpz_t());
+        int64_t h = r.get_si();
+        if (m < 0) h = -h;
+        return h == -1 ? -2 : h;
+      }
     }
     case VK::Float: {
       double d = static_cast<FloatObj*>(v.get())->v;
@@ -181,8 +190,9 @@ void Interpreter::installMoreBuiltins() {
     if (a.args.size() != 1) in.raise("TypeError", "abs() takes exactly one argument (" + std::to_string(a.args.size()) + " given)");
     const Value& v = a.args[0];
     if (v->kind == VK::Int) {
-      int64_t x = static_cast<IntObj*>(v.get())->v;
-      if (x == INT64_MIN) in.raise("OverflowError", "integer overflow (Kiln ints are 64-bit)");
+      if (isBigInt(v)) return makeIntFrom(abs(toMpz(v)));
+      int64_t x = static_cast<IntObj*>(v.get())->small();
+      if (x == INT64_MIN) return makeIntFrom(abs(toMpz(v)));
       return makeInt(x < 0 ? -x : x);
     }
     if (v->kind == VK::Bool) return makeInt(static_cast<BoolObj*>(v.get())->v);

@@ -1,5 +1,6 @@
 // Expression evaluation, attribute access, operators and calls.
 #include "engine/python/interpreter.h"
+#include "engine/python/bigint.h"
 
 #include "engine/autograd/grad_mode.h"
 #include "engine/capture/compile_context.h"
@@ -16,10 +17,11 @@
 namespace kiln::py {
 
 namespace {
-int64_t asInt(const Value& v) { return v->kind == VK::Bool ? static_cast<BoolObj*>(v.get())->v : static_cast<IntObj*>(v.get())->v; }
+int64_t asInt(const Value& v) { return v->kind == VK::Bool ? static_cast<BoolObj*>(v.get())->v : static_cast<IntObj*>(v.get())->small(); }
 bool isIntLike(const Value& v) { return v->kind == VK::Int || v->kind == VK::Bool; }
 bool isNumber(const Value& v) { return v->kind == VK::Int || v->kind == VK::Bool || v->kind == VK::Float; }
-double asDouble(const Value& v) { return v->kind == VK::Float ? static_cast<FloatObj*>(v.get())->v : double(asInt(v)); }
+double asDouble(const Value& v) { return v->kind == VK::Float ? static_cast<FloatObj*>(v.get())->v : intToDouble(v); }
+bool isBig(const Value& v) { return isBigInt(v); }
 
 int64_t floorDiv(int64_t a, int64_t b) {
   if (b == -1) {  // x86 idiv traps on INT64_MIN / -1
@@ -54,7 +56,7 @@ Value Interpreter::evalExpr(const Expr& e) {
       return lookupName(e.name, e.span);
     }
     case ExprKind::Int:
-      if (e.bigInt) { frames_.back().span = e.span; raise("OverflowError", "integer literal " + e.str + " is too large for Kiln (64-bit ints)"); }
+      if (e.bigInt) { frames_.back().span = e.span; return parseIntString(*this, e.str, 0); }
       return makeInt(e.ival);
     case ExprKind::Float: return makeFloat(e.fval);
     case ExprKind::Str: return makeStr(e.str);
@@ -92,12 +94,12 @@ Value Interpreter::evalExpr(const Expr& e) {
       }
       if (e.name == "-") {
         if (a->kind == VK::Float) return makeFloat(-asDouble(a));
-        if (isIntLike(a)) return makeInt(-asInt(a));
+        if (isIntLike(a)) return isBig(a) || asInt(a) == INT64_MIN ? makeIntFrom(-toMpz(a)) : makeInt(-asInt(a));
       } else if (e.name == "+") {
         if (a->kind == VK::Float) return a;
-        if (isIntLike(a)) return makeInt(asInt(a));
+        if (isIntLike(a)) return isBig(a) ? a : makeInt(asInt(a));
       } else if (e.name == "~") {
-        if (isIntLike(a)) return makeInt(~asInt(a));
+        if (isIntLike(a)) return isBig(a) ? makeIntFrom(~toMpz(a)) : makeInt(~asInt(a));
       }
       raise("TypeError", "bad operand type for unary " + e.name + ": '" + typeName(a) + "'");
     }
@@ -456,7 +458,7 @@ bool Interpreter::truthy(const Value& v) {
   switch (v->kind) {
     case VK::None: return false;
     case VK::Bool: return static_cast<BoolObj*>(v.get())->v;
-    case VK::Int: return static_cast<IntObj*>(v.get())->v != 0;
+    case VK::Int: return static_cast<IntObj*>(v.get())->big || static_cast<IntObj*>(v.get())->small() != 0;
     case VK::Float: return static_cast<FloatObj*>(v.get())->v != 0.0;
     case VK::Str: return !static_cast<StrObj*>(v.get())->v.empty();
     case VK::Tuple:
@@ -480,6 +482,57 @@ bool Interpreter::truthy(const Value& v) {
 
 bool Interpreter::equals(const Value& a, const Value& b) { return truthy(compare("==", a, b)); }
 
+// Python int arithmetic on values (or results) beyond int64, exact through GMP. Sizes are
+// checked first: 10 ** 10**12 is a MemoryError at once, not an allocation that never ends.
+Value Interpreter::bigBinary(const std::string& op, const Value& a, const Value& b) {
+  mpz_class x = toMpz(a), y = toMpz(b), r;
+  auto bitsOf = [](const mpz_class& z) -> uint64_t { return z == 0 ? 0 : mpz_sizeinbase(z.get_mpz_t(), 2); };
+  if (op == "+") return makeIntFrom(x + y);
+  if (op == "-") return makeIntFrom(x - y);
+  if (op == "*") {
+    checkAllocation((bitsOf(x) + bitsOf(y)) / 8);
+    return makeIntFrom(x * y);
+  }
+  if (op == "//" || op == "%") {
+    if (y == 0) raise("ZeroDivisionError", op == "//" ? "integer division or modulo by zero" : "integer modulo by zero");
+    if (op == "//") mpz_fdiv_q(r.get_mpz_t(), x.get_mpz_t(), y.get_mpz_t());
+    else mpz_fdiv_r(r.get_mpz_t(), x.get_mpz_t(), y.get_mpz_t());
+    return makeIntFrom(r);
+  }
+  if (op == "**") {
+    if (y < 0) {
+      if (x == 0) raise("ZeroDivisionError", "0.0 cannot be raised to a negative power");
+      return makeFloat(std::pow(asDouble(a), asDouble(b)));
+    }
+    if (x == 0 || x == 1) return makeIntFrom(x);
+    if (x == -1) return makeInt(mpz_odd_p(y.get_mpz_t()) ? -1 : 1);
+    if (!mpz_fits_ulong_p(y.get_mpz_t())) raise("MemoryError", "");
+    unsigned long e = y.get_ui();
+    unsigned __int128 bits = static_cast<unsigned __int128>(bitsOf(x)) * e;
+    if (bits > (static_cast<unsigned __int128>(1) << 60)) raise("MemoryError", "");
+    checkAllocation(static_cast<uint64_t>(bits / 8));
+    mpz_pow_ui(r.get_mpz_t(), x.get_mpz_t(), e);
+    return makeIntFrom(r);
+  }
+  if (op == "&") return makeIntFrom(x & y);
+  if (op == "|") return makeIntFrom(x | y);
+  if (op == "^") return makeIntFrom(x ^ y);
+  if (op == "<<" || op == ">>") {
+    if (y < 0) raise("ValueError", "negative shift count");
+    if (op == ">>") {
+      if (!mpz_fits_ulong_p(y.get_mpz_t())) return makeInt(x < 0 ? -1 : 0);
+      mpz_fdiv_q_2exp(r.get_mpz_t(), x.get_mpz_t(), y.get_ui());
+      return makeIntFrom(r);
+    }
+    if (x == 0) return makeInt(0);
+    if (!mpz_fits_ulong_p(y.get_mpz_t())) raise("OverflowError", "too many digits in integer");
+    checkAllocation((bitsOf(x) + y.get_ui()) / 8);
+    mpz_mul_2exp(r.get_mpz_t(), x.get_mpz_t(), y.get_ui());
+    return makeIntFrom(r);
+  }
+  raise("TypeError", "unsupported operand type(s) for " + op + ": '" + typeName(a) + "' and '" + typeName(b) + "'");
+}
+
 Value Interpreter::binaryOp(const std::string& opIn, const Value& a, const Value& b) {
   if (tracer) tracer->onUse(a), tracer->onUse(b);
   std::string op = opIn;
@@ -492,13 +545,15 @@ Value Interpreter::binaryOp(const std::string& opIn, const Value& a, const Value
   }
   if (isNumber(a) && isNumber(b)) {
     if (isIntLike(a) && isIntLike(b) && op != "/") {
+      if (isBig(a) || isBig(b)) return bigBinary(op, a, b);
       int64_t x = asInt(a), y = asInt(b), r = 0;
-      if (op == "+") { if (__builtin_add_overflow(x, y, &r)) raise("OverflowError", "integer overflow (Kiln ints are 64-bit)"); return makeInt(r); }
-      if (op == "-") { if (__builtin_sub_overflow(x, y, &r)) raise("OverflowError", "integer overflow (Kiln ints are 64-bit)"); return makeInt(r); }
-      if (op == "*") { if (mulOverflows(x, y, &r)) raise("OverflowError", "integer overflow (Kiln ints are 64-bit)"); return makeInt(r); }
+      // The int64 fast path; a result that does not fit goes to the exact path (bigBinary).
+      if (op == "+") return __builtin_add_overflow(x, y, &r) ? bigBinary(op, a, b) : makeInt(r);
+      if (op == "-") return __builtin_sub_overflow(x, y, &r) ? bigBinary(op, a, b) : makeInt(r);
+      if (op == "*") return mulOverflows(x, y, &r) ? bigBinary(op, a, b) : makeInt(r);
       if (op == "//") {
         if (y == 0) raise("ZeroDivisionError", "integer division or modulo by zero");
-        if (x == INT64_MIN && y == -1) raise("OverflowError", "integer overflow (Kiln ints are 64-bit)");
+        if (x == INT64_MIN && y == -1) return bigBinary(op, a, b);
         return makeInt(floorDiv(x, y));
       }
       if (op == "%") { if (y == 0) raise("ZeroDivisionError", "integer modulo by zero"); return makeInt(floorMod(x, y)); }
@@ -510,11 +565,8 @@ Value Interpreter::binaryOp(const std::string& opIn, const Value& a, const Value
         // By squaring: 1 ** 10**18 must not loop 10**18 times.
         int64_t res = 1, base = x;
         for (int64_t e = y; e > 0; e >>= 1) {
-          if ((e & 1) && mulOverflows(res, base, &res)) raise("OverflowError", "integer overflow (Kiln ints are 64-bit)");
-          if (e > 1 && mulOverflows(base, base, &base)) {
-            if (res == 0) return makeInt(0);
-            raise("OverflowError", "integer overflow (Kiln ints are 64-bit)");
-          }
+          if ((e & 1) && mulOverflows(res, base, &res)) return bigBinary(op, a, b);
+          if (e > 1 && mulOverflows(base, base, &base)) return bigBinary(op, a, b);
         }
         return makeInt(res);
       }
@@ -525,9 +577,8 @@ Value Interpreter::binaryOp(const std::string& opIn, const Value& a, const Value
         if (y < 0) raise("ValueError", "negative shift count");
         if (op == ">>") return makeInt(y >= 64 ? (x < 0 ? -1 : 0) : x >> y);
         if (x == 0) return makeInt(0);
-        // Shifting left overflows when bits (or the sign) would be lost.
         int64_t shifted = y >= 64 ? 0 : static_cast<int64_t>(static_cast<uint64_t>(x) << y);
-        if (y >= 64 || (shifted >> y) != x) raise("OverflowError", "integer overflow (Kiln ints are 64-bit)");
+        if (y >= 64 || (shifted >> y) != x) return bigBinary(op, a, b);
         return makeInt(shifted);
       }
     } else {
@@ -676,6 +727,21 @@ Value Interpreter::compareValue(const std::string& op, const Value& a, const Val
     if (Value r = torchapi::tensorBinary(*this, op, a, b)) return r;
   }
   if (isNumber(a) && isNumber(b)) {
+    // Exact, as CPython: big ints, and ints against floats (2**53 + 1 > 2.0**53).
+    int c = 0;
+    bool unordered = false, exact = false;
+    if (isIntLike(a) && isIntLike(b) && (isBig(a) || isBig(b))) { c = cmp(toMpz(a), toMpz(b)); exact = true; }
+    else if (isIntLike(a) && b->kind == VK::Float) { c = compareIntDouble(a, asDouble(b), &unordered); exact = true; }
+    else if (a->kind == VK::Float && isIntLike(b)) { c = -compareIntDouble(b, asDouble(a), &unordered); exact = true; }
+    if (exact) {
+      if (unordered) return makeBool(op == "!=");
+      if (op == "<") return makeBool(c < 0);
+      if (op == "<=") return makeBool(c <= 0);
+      if (op == ">") return makeBool(c > 0);
+      if (op == ">=") return makeBool(c >= 0);
+      if (op == "==") return makeBool(c == 0);
+      if (op == "!=") return makeBool(c != 0);
+    }
     if (isIntLike(a) && isIntLike(b)) {
       int64_t x = asInt(a), y = asInt(b);
       if (op == "<") return makeBool(x < y);

@@ -368,7 +368,7 @@ void Interpreter::deleteTarget(const Expr& t) {
       (void)keep;
       auto* sl = static_cast<SliceObj*>(idx.get());
       int64_t n = static_cast<int64_t>(items.size());
-      auto get = [&](const Value& v, int64_t d) { return isNone(v) ? d : static_cast<IntObj*>(v.get())->v; };
+      auto get = [&](const Value& v, int64_t d) { return isNone(v) ? d : static_cast<IntObj*>(v.get())->small(); };
       int64_t step = get(sl->step, 1);
       int64_t lo = step < 0 ? -1 : 0, hi = step < 0 ? n - 1 : n;
       auto clamp = [&](int64_t v) { if (v < 0) v += n; return std::clamp(v, lo, hi); };
@@ -381,7 +381,7 @@ void Interpreter::deleteTarget(const Expr& t) {
     }
     if (obj->kind == VK::List && idx->kind == VK::Int) {
       auto& items = static_cast<ListObj*>(obj.get())->items;
-      int64_t i = static_cast<IntObj*>(idx.get())->v;
+      int64_t i = static_cast<IntObj*>(idx.get())->small();
       if (i < 0) i += static_cast<int64_t>(items.size());
       if (i < 0 || i >= static_cast<int64_t>(items.size())) raise("IndexError", "list assignment index out of range");
       items.erase(items.begin() + i);

@@ -101,6 +101,8 @@ class Interpreter {
   // generator.close(): GeneratorExit at the suspended yield; its finally blocks run.
   void closeGenerator(GeneratorObj& g);
   Value binaryOp(const std::string& op, const Value& a, const Value& b);
+  // Int arithmetic beyond int64 (engine/python/bigint.h), exact.
+  Value bigBinary(const std::string& op, const Value& a, const Value& b);
   Value compare(const std::string& op, const Value& a, const Value& b);
   bool equals(const Value& a, const Value& b);
   Value subscript(const Value& obj, const Value& index);

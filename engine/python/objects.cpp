@@ -1,3 +1,4 @@
+#include "engine/python/bigint.h"
 #include "engine/python/objects.h"
 
 #include <atomic>
@@ -21,6 +22,7 @@ Value True() { static Value v = std::make_shared<BoolObj>(true); return v; }
 Value False() { static Value v = std::make_shared<BoolObj>(false); return v; }
 Value makeBool(bool b) { return b ? True() : False(); }
 Value makeInt(int64_t v) { return std::make_shared<IntObj>(v); }
+Value makeBigInt(std::shared_ptr<const BigInt> b) { return std::make_shared<IntObj>(std::move(b)); }
 Value makeFloat(double v) { return std::make_shared<FloatObj>(v); }
 Value makeStr(std::string s) { return std::make_shared<StrObj>(std::move(s)); }
 Value makeTuple(std::vector<Value> items) { auto t = std::make_shared<TupleObj>(); t->items = std::move(items); return t; }
@@ -51,16 +53,14 @@ namespace {
 bool keyEquals(const Value& a, const Value& b) {
   if (a == b) return true;
   if ((a->kind == VK::Instance || b->kind == VK::Instance) && gUserKeyEquals) return gUserKeyEquals(a, b);
-  auto num = [](const Value& v, double* out) {
-    switch (v->kind) {
-      case VK::Int: *out = double(static_cast<IntObj*>(v.get())->v); return true;
-      case VK::Bool: *out = static_cast<BoolObj*>(v.get())->v; return true;
-      case VK::Float: *out = static_cast<FloatObj*>(v.get())->v; return true;
-      default: return false;
-    }
-  };
-  double x, y;
-  if (num(a, &x) && num(b, &y)) return x == y;
+  // Numbers equal as keys when their values are equal, exactly (1 == 1.0 == True, and
+  // 2**53 + 1 != 2.0**53, which a comparison through double would confuse).
+  auto intLike = [](const Value& v) { return v->kind == VK::Int || v->kind == VK::Bool; };
+  if (intLike(a) && intLike(b)) return toMpz(a) == toMpz(b);
+  bool unordered = false;
+  if (intLike(a) && b->kind == VK::Float) return compareIntDouble(a, static_cast<FloatObj*>(b.get())->v, &unordered) == 0 && !unordered;
+  if (a->kind == VK::Float && intLike(b)) return compareIntDouble(b, static_cast<FloatObj*>(a.get())->v, &unordered) == 0 && !unordered;
+  if (a->kind == VK::Float && b->kind == VK::Float) return static_cast<FloatObj*>(a.get())->v == static_cast<FloatObj*>(b.get())->v;
   if (a->kind != b->kind) return false;
   switch (a->kind) {
     case VK::Str: return static_cast<StrObj*>(a.get())->v == static_cast<StrObj*>(b.get())->v;

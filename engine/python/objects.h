@@ -42,7 +42,23 @@ struct Obj {
   static uint64_t nextSerial();
 };
 
-struct IntObj : Obj { explicit IntObj(int64_t x) : Obj(VK::Int), v(x) {} int64_t v; };
+// A Python int. Values beyond int64 carry a BigInt (engine/python/bigint.h) and are never
+// stored small; code that needs a C integer calls small(), which raises OverflowError for a big
+// value (CPython's "Python int too large to convert to C long") instead of truncating it.
+struct BigInt;
+struct IntObj : Obj {
+  explicit IntObj(int64_t x) : Obj(VK::Int), v_(x) {}
+  explicit IntObj(std::shared_ptr<const BigInt> b) : Obj(VK::Int), big(std::move(b)) {}
+  int64_t small() const {
+    if (big) throwIntTooLarge();
+    return v_;
+  }
+  std::shared_ptr<const BigInt> big;
+  [[noreturn]] static void throwIntTooLarge();
+
+ private:
+  int64_t v_ = 0;
+};
 struct BoolObj : Obj { explicit BoolObj(bool x) : Obj(VK::Bool), v(x) {} bool v; };
 struct FloatObj : Obj { explicit FloatObj(double x) : Obj(VK::Float), v(x) {} double v; };
 struct StrObj : Obj { explicit StrObj(std::string x) : Obj(VK::Str), v(std::move(x)) {} std::string v; };
@@ -195,6 +211,7 @@ Value True();
 Value False();
 Value makeBool(bool b);
 Value makeInt(int64_t v);
+Value makeBigInt(std::shared_ptr<const BigInt> b);  // engine/python/bigint.h: makeIntFrom
 Value makeFloat(double v);
 Value makeStr(std::string s);
 Value makeTuple(std::vector<Value> items);

@@ -899,7 +899,8 @@ class Parser {
         char* end = nullptr;
         long long v = std::strtoll(digits.c_str(), &end, base);
         if (errno == ERANGE || (end && *end)) {
-          if (base != 10 || (end && *end)) fail("SyntaxError: invalid integer literal", t);
+          if (end && *end) fail("SyntaxError: invalid integer literal", t);
+          // Beyond int64: kept as text, made a Python (big) int when evaluated.
           e->bigInt = true;
           e->str = s;
         }

@@ -1,3 +1,4 @@
+#include "engine/python/bigint.h"
 #include "engine/python/pyformat.h"
 
 #include <cmath>
@@ -80,24 +81,37 @@ std::string formatValue(Interpreter& in, const Value& v, const std::string& spec
     return formatValue(in, item, spec);
   }
   if (numeric) {
-    double d = v->kind == VK::Float ? static_cast<FloatObj*>(v.get())->v : double(v->kind == VK::Int ? static_cast<IntObj*>(v.get())->v : static_cast<BoolObj*>(v.get())->v);
-    bool isInt = v->kind != VK::Float;
-    char buf[512];
-    if (type == 'd' || (type == 0 && isInt)) {
-      if (!isInt) in.raise("ValueError", "Unknown format code 'd' for object of type 'float'");
-      std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(d));
-      body = buf;
+    const bool isInt = v->kind != VK::Float;
+    // Integers are formatted from their exact digits (never through a double: 2**60 + 1 and
+    // 2**70 print exactly); floats through printf, sized to the result.
+    auto printf = [](const char* fmt, int precision, double x) {
+      int n = std::snprintf(nullptr, 0, fmt, precision, x);
+      std::string out(static_cast<size_t>(std::max(n, 0)), '\0');
+      std::snprintf(out.data(), out.size() + 1, fmt, precision, x);
+      return out;
+    };
+    if (isInt && (type == 'd' || type == 'n' || type == 0 || type == 'x' || type == 'X' || type == 'o' || type == 'b')) {
+      if (prec >= 0) in.raise("ValueError", "Precision not allowed in integer format specifier");
+      int base = type == 'x' || type == 'X' ? 16 : type == 'o' ? 8 : type == 'b' ? 2 : 10;
+      body = base == 10 ? intToDecimal(in, v->kind == VK::Bool ? makeInt(static_cast<BoolObj*>(v.get())->v) : v)
+                        : intToString(v->kind == VK::Bool ? makeInt(static_cast<BoolObj*>(v.get())->v) : v, base);
+      if (type == 'X') for (char& c : body) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      if (base != 10 && comma) in.raise("ValueError", std::string("Cannot specify ',' with '") + type + "'.");
+    } else if (type == 'd' || type == 'x' || type == 'X' || type == 'o' || type == 'b') {
+      in.raise("ValueError", std::string("Unknown format code '") + type + "' for object of type 'float'");
+    }
+    const double d = !body.empty() ? 0.0 : v->kind == VK::Float ? static_cast<FloatObj*>(v.get())->v : (v->kind == VK::Int ? intToDouble(v) : double(static_cast<BoolObj*>(v.get())->v));
+    const bool negative = !body.empty() ? body[0] == '-' : std::signbit(d);
+    if (!body.empty()) {
     } else if (type == 'f' || type == 'F' || type == 'e' || type == 'E' || type == 'g' || type == 'G' || type == '%') {
       double x = type == '%' ? d * 100 : d;
       char t = type == '%' ? 'f' : type;
-      std::string f = std::string("%.") + std::to_string(prec < 0 ? 6 : prec) + t;
-      std::snprintf(buf, sizeof buf, f.c_str(), x);
-      body = buf;
+      const char fmt[] = {'%', '.', '*', t, '\0'};
+      body = printf(fmt, prec < 0 ? 6 : prec, x);
       if (type == '%') body += '%';
     } else if (type == 0) {
       if (prec >= 0) {
-        std::snprintf(buf, sizeof buf, "%.*g", prec, d);
-        body = buf;
+        body = printf("%.*g", prec, d);
       } else {
         body = floatRepr(d);
       }
@@ -110,8 +124,8 @@ std::string formatValue(Interpreter& in, const Value& v, const std::string& spec
       if (dot == std::string::npos) dot = body.size();
       for (int64_t p = static_cast<int64_t>(dot) - 3; p > static_cast<int64_t>(start); p -= 3) body.insert(static_cast<size_t>(p), ",");
     }
-    if (sign == '+' && d >= 0) body = "+" + body;
-    if (sign == ' ' && d >= 0) body = " " + body;
+    if (sign == '+' && !negative) body = "+" + body;
+    if (sign == ' ' && !negative) body = " " + body;
     if (zero && !align) { fill = '0'; align = '='; }
     if (!align) align = '>';
   } else {
@@ -143,8 +157,8 @@ std::string percentFormat(Interpreter& in, const std::string& fmt, const Value& 
     Value v = vals[ai++];
     if (t == 's') out += formatValue(in, makeStr(in.str(v)), spec);
     else if (t == 'r') out += in.repr(v);
-    else if (t == 'd' || t == 'i') out += formatValue(in, v->kind == VK::Float ? makeInt(static_cast<int64_t>(static_cast<FloatObj*>(v.get())->v)) : v, spec + "d");
-    else out += formatValue(in, v->kind == VK::Int ? makeFloat(double(static_cast<IntObj*>(v.get())->v)) : v, spec + t);
+    else if (t == 'd' || t == 'i') out += formatValue(in, v->kind == VK::Float ? intFromDouble(static_cast<FloatObj*>(v.get())->v) : v, spec + "d");
+    else out += formatValue(in, v->kind == VK::Int ? makeFloat(intToDouble(v)) : v, spec + t);
     i = j;
   }
   if (ai < vals.size()) in.raise("TypeError", "not all arguments converted during string formatting");

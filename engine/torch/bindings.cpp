@@ -17,7 +17,7 @@ ops::Val toVal(py::Interpreter& in, const Value& v) {
     }
     case VK::None: return ops::Val::none();
     case VK::Bool: return ops::Val::boolean(static_cast<py::BoolObj*>(v.get())->v);
-    case VK::Int: return ops::Val::integer(static_cast<py::IntObj*>(v.get())->v);
+    case VK::Int: return ops::Val::integer(static_cast<py::IntObj*>(v.get())->small());
     case VK::Float: return ops::Val::real(static_cast<py::FloatObj*>(v.get())->v);
     case VK::Str: return ops::Val::string(static_cast<py::StrObj*>(v.get())->v);
     case VK::DType: return ops::Val::dtypeVal(static_cast<py::DTypeObj*>(v.get())->d);

@@ -107,9 +107,9 @@ void markDims(py::Interpreter& in, const Value& t, const Value& index, const cha
   }
   for (auto& d : dims) {
     if (d->kind != VK::Int) in.raise("TypeError", "dimension indices must be ints");
-    int64_t i = static_cast<py::IntObj*>(d.get())->v;
+    int64_t i = static_cast<py::IntObj*>(d.get())->small();
     if (i < 0) i += nd;
-    if (i < 0 || i >= nd) in.raise("IndexError", "Dimension out of range (expected to be in range of [" + std::to_string(-nd) + ", " + std::to_string(nd - 1) + "], but got " + std::to_string(static_cast<py::IntObj*>(d.get())->v) + ")");
+    if (i < 0 || i >= nd) in.raise("IndexError", "Dimension out of range (expected to be in range of [" + std::to_string(-nd) + ", " + std::to_string(nd - 1) + "], but got " + std::to_string(static_cast<py::IntObj*>(d.get())->small()) + ")");
     CallArgs add;
     add.args = {py::makeInt(i)};
     in.call(in.getAttr(set, "add"), add);

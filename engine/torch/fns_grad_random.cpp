@@ -31,7 +31,7 @@ void defRandom(const std::shared_ptr<py::ModuleObj>& m, const std::string& name,
 }
 
 int64_t intOf(py::Interpreter& in, const Value& v, const char* what) {
-  if (v->kind == VK::Int) return static_cast<py::IntObj*>(v.get())->v;
+  if (v->kind == VK::Int) return static_cast<py::IntObj*>(v.get())->small();
   if (v->kind == VK::Bool) return static_cast<py::BoolObj*>(v.get())->v;
   in.raise("TypeError", std::string(what) + " must be int, not " + py::typeName(v));
 }

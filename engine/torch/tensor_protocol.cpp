@@ -150,7 +150,7 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
         return py::makeTuple(std::move(v));
       }
       if (a.args[0]->kind != VK::Int) in.raise("TypeError", "stride(): argument 'dim' must be int");
-      int64_t d = normDim(in, static_cast<py::IntObj*>(a.args[0].get())->v, static_cast<int64_t>(strides.size()));
+      int64_t d = normDim(in, static_cast<py::IntObj*>(a.args[0].get())->small(), static_cast<int64_t>(strides.size()));
       return py::makeInt(strides[static_cast<size_t>(d)]);
     });
   std::string n = name;
@@ -160,7 +160,7 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
       ir::TensorType ty = asTensor(self)->tensorType();
       if (a.args.empty()) return shapeTuple(ty);
       if (a.args[0]->kind != VK::Int) in.raise("TypeError", "size(): argument 'dim' must be int");
-      int64_t d = normDim(in, static_cast<py::IntObj*>(a.args[0].get())->v, static_cast<int64_t>(ty.sizes.size()));
+      int64_t d = normDim(in, static_cast<py::IntObj*>(a.args[0].get())->small(), static_cast<int64_t>(ty.sizes.size()));
       return py::makeInt(ty.sizes[static_cast<size_t>(d)].value);
     });
   if (name == "dim")
@@ -293,7 +293,7 @@ ops::Val indexVal(py::Interpreter& in, const Value& i, bool top) {
       tensor::Tensor t = tensor::Tensor::empty({static_cast<int64_t>(items.size())}, allBool ? ir::DType::Bool : ir::DType::Int64);
       for (size_t k = 0; k < items.size(); ++k)
         t.storeIntAt(static_cast<int64_t>(k), items[k]->kind == VK::Bool ? static_cast<py::BoolObj*>(items[k].get())->v
-                                                                           : static_cast<py::IntObj*>(items[k].get())->v);
+                                                                           : static_cast<py::IntObj*>(items[k].get())->small());
       return ops::Val::of(t);
     }
     case VK::Int:

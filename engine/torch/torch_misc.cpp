@@ -132,7 +132,7 @@ void installTorchMisc(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>&
   });
   iinfo->dict["__repr__"] = py::makeBuiltin("iinfo.__repr__", [](py::Interpreter& in, CallArgs& a) -> Value {
     auto* self = static_cast<py::InstanceObj*>(a.args.at(0).get());
-    auto num = [&](const char* k) { return g6(static_cast<double>(static_cast<py::IntObj*>(self->dict->getStr(k).get())->v)); };
+    auto num = [&](const char* k) { return g6(static_cast<double>(static_cast<py::IntObj*>(self->dict->getStr(k).get())->small())); };
     return py::makeStr("iinfo(min=" + num("min") + ", max=" + num("max") + ", dtype=" + in.str(self->dict->getStr("dtype")) + ")");
   });
   T["iinfo"] = iinfo;

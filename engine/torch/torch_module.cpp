@@ -50,13 +50,13 @@ tensor::Shape shapeArgs(py::Interpreter& in, const CallArgs& a, size_t from = 0)
   tensor::Shape out;
   for (auto& d : dims) {
     if (d->kind != VK::Int) in.raise("TypeError", "size must be a sequence of ints, but got " + py::typeName(d));
-    out.push_back(static_cast<py::IntObj*>(d.get())->v);
+    out.push_back(static_cast<py::IntObj*>(d.get())->small());
   }
   return out;
 }
 
 double number(py::Interpreter& in, const Value& v) {
-  if (v->kind == VK::Int) return double(static_cast<py::IntObj*>(v.get())->v);
+  if (v->kind == VK::Int) return double(static_cast<py::IntObj*>(v.get())->small());
   if (v->kind == VK::Float) return static_cast<py::FloatObj*>(v.get())->v;
   if (v->kind == VK::Bool) return static_cast<py::BoolObj*>(v.get())->v;
   if (v->kind == VK::Tensor && !static_cast<py::TensorObj*>(v.get())->fake && static_cast<py::TensorObj*>(v.get())->t.numel() == 1)
