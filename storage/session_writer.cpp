@@ -8,8 +8,8 @@
 namespace kiln::storage {
 
 namespace {
-// Printed output is kept in memory and appended at each commit; a script that prints a lot
-// between compiles is flushed at this size so little is lost if it is killed.
+// Printed output reported during a compile's transaction commits with it (or at this size);
+// output reported outside one commits at once.
 constexpr size_t kOutputFlushBytes = 64 * 1024;
 
 bool inMemory(const std::string& path) { return path.empty() || path == ":memory:"; }
@@ -267,7 +267,9 @@ void SessionWriter::output(const std::string& text) {
   if (sessionId_ == 0) throw StoreError("output reported before sessionStart");
   if (ended_) throw StoreError("output reported after sessionEnd");
   pendingOutput_ += text;
-  if (pendingOutput_.size() < kOutputFlushBytes) return;
+  // Outside a compile the text is committed at once: the driver batches it (a quarter second
+  // or 4 KiB), and a run that is killed must keep what it printed.
+  if (db_->inTransaction() && pendingOutput_.size() < kOutputFlushBytes) return;
   // Inside a compile's transaction the text commits with it; otherwise it commits now.
   bool ownTransaction = !db_->inTransaction();
   beginEvent("output");

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <mutex>
 #include <optional>
@@ -43,7 +44,10 @@ class TeeBuf : public std::streambuf {
   void flushToSink() {
     if (!pending_.empty()) sink_.output(pending_);
     pending_.clear();
+    hasPending_ = false;
   }
+  // Read by the watchdog thread: whether output waits to reach the session.
+  bool hasPending() const { return hasPending_.load(std::memory_order_relaxed); }
 
  protected:
   int overflow(int c) override {
@@ -57,8 +61,9 @@ class TeeBuf : public std::streambuf {
     // quarter second, so a run that is killed, or dies, keeps what it printed.
     if (std::memchr(s, '\n', static_cast<size_t>(n))) out_.flush();
     pending_.append(s, static_cast<size_t>(n));
+    hasPending_ = true;
     auto now = std::chrono::steady_clock::now();
-    if (pending_.size() > 4096 || now - lastSink_ > std::chrono::milliseconds(250)) {
+    if (pending_.size() > (64 << 10) || now - lastSink_ > std::chrono::milliseconds(250)) {
       flushToSink();
       lastSink_ = now;
     }
@@ -74,22 +79,31 @@ class TeeBuf : public std::streambuf {
   session::SessionSink& sink_;
   std::string pending_;
   std::chrono::steady_clock::time_point lastSink_ = std::chrono::steady_clock::now();
+  std::atomic<bool> hasPending_{false};
 };
 
-// kiln run --timeout: requests the Timeout interrupt when the time is up, unless the run ends
-// first.
+// A timer beside the script: every quarter second it asks the interpreter to pass printed
+// output on to the session (so a run killed while it computes keeps what it printed), and at
+// the --timeout deadline it requests the Timeout interrupt. Both are taken on the script's
+// thread (py::Interpreter::checkInterrupt), which owns the session sink.
 class Watchdog {
  public:
-  explicit Watchdog(double seconds) {
-    if (seconds <= 0) return;
-    thread_ = std::thread([this, seconds] {
+  Watchdog(double timeoutSeconds, std::function<bool()> outputPending) : pending_(std::move(outputPending)) {
+    thread_ = std::thread([this, timeoutSeconds] {
+      auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(timeoutSeconds));
       std::unique_lock<std::mutex> lock(m_);
-      if (!cv_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return done_; }))
-        py::requestInterrupt(py::Interrupt::Timeout);
+      while (!done_) {
+        if (timeoutSeconds > 0 && std::chrono::steady_clock::now() >= deadline) {
+          py::requestInterrupt(py::Interrupt::Timeout);
+          return;
+        }
+        if (pending_()) py::requestFlushOutput();
+        auto next = std::chrono::steady_clock::now() + std::chrono::milliseconds(250);
+        cv_.wait_until(lock, timeoutSeconds > 0 ? std::min(next, deadline) : next, [this] { return done_; });
+      }
     });
   }
   ~Watchdog() {
-    if (!thread_.joinable()) return;
     {
       std::lock_guard<std::mutex> lock(m_);
       done_ = true;
@@ -99,6 +113,7 @@ class Watchdog {
   }
 
  private:
+  std::function<bool()> pending_;
   std::mutex m_;
   std::condition_variable cv_;
   bool done_ = false;
@@ -297,9 +312,10 @@ RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ost
   {
     std::optional<py::SignalScope> signals;
     if (opts.handleSignals) signals.emplace();
-    Watchdog watchdog(opts.timeoutSeconds);
     py::Interpreter in(scriptOut);
     in.timeoutSeconds = opts.timeoutSeconds;
+    in.onFlushOutput = [&] { tee.flushToSink(); };
+    Watchdog watchdog(opts.timeoutSeconds, [&] { return tee.hasPending(); });
     if (!opts.eager) {
       cpu = codegen::makeLlvmCpuCompiler();
       compiler = std::make_unique<capture::CompileContext>(compileSink, cpu.get(), file);

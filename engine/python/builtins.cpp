@@ -73,8 +73,11 @@ void Interpreter::checkAllocation(uint64_t bytes) {
   if (bytes > limit || bytes > limit - std::min(limit, used)) raise("MemoryError", "");
 }
 
-void Interpreter::raiseInterrupt() {
+void Interpreter::handleInterrupt() {
   switch (pendingInterrupt()) {
+    case Interrupt::FlushOutput:
+      if (takeFlushOutput() && onFlushOutput) onFlushOutput();
+      return;
     case Interrupt::KeyboardInterrupt: takeKeyboardInterrupt(); raise("KeyboardInterrupt", "");
     case Interrupt::Timeout: {
       char secs[32];

@@ -165,9 +165,12 @@ class Interpreter {
   // Raises KeyboardInterrupt, or the time-limit / termination error, where one was requested
   // (engine/python/interrupt.h). Cheap: one relaxed atomic load when nothing is pending.
   void checkInterrupt() {
-    if (pendingInterrupt() != Interrupt::None) raiseInterrupt();
+    if (pendingInterrupt() != Interrupt::None) handleInterrupt();
   }
-  [[noreturn]] void raiseInterrupt();
+  void handleInterrupt();
+  // Called on the interpreter's thread when a FlushOutput request is taken (the driver sends
+  // what the script printed to the session, so a killed run keeps it).
+  std::function<void()> onFlushOutput;
   // Seconds of --timeout, for the message of the error a time limit raises.
   double timeoutSeconds = 0;
   // Containers whose repr is being built (a list that contains itself prints as [...]).

@@ -21,6 +21,16 @@ void onSignal(int sig) {
 }
 }  // namespace
 
+void requestFlushOutput() {
+  int expected = 0;
+  pending.compare_exchange_strong(expected, static_cast<int>(Interrupt::FlushOutput));
+}
+
+bool takeFlushOutput() {
+  int expected = static_cast<int>(Interrupt::FlushOutput);
+  return pending.compare_exchange_strong(expected, 0);
+}
+
 void requestInterrupt(Interrupt what) {
   // A time limit or termination is never downgraded to a (catchable) KeyboardInterrupt.
   int cur = pending.load();

@@ -7,7 +7,9 @@
 
 namespace kiln::py {
 
-enum class Interrupt : int { None = 0, KeyboardInterrupt = 1, Timeout = 2, Terminate = 3 };
+// FlushOutput is not a stop: a timer asks the interpreter's thread to pass on what was printed
+// (Interpreter::onFlushOutput); it never replaces a real request.
+enum class Interrupt : int { None = 0, KeyboardInterrupt = 1, Timeout = 2, Terminate = 3, FlushOutput = 4 };
 
 // Async-signal-safe.
 void requestInterrupt(Interrupt what);
@@ -15,6 +17,9 @@ Interrupt pendingInterrupt();
 // Takes a pending KeyboardInterrupt (it is raised once); time limits and termination stay
 // pending, so a script that catches the exception is stopped again at its next statement.
 void takeKeyboardInterrupt();
+// Asks for an output flush unless another request is pending (async-signal-safe), and takes it.
+void requestFlushOutput();
+bool takeFlushOutput();
 // Forgets a pending request (a new script starts).
 void clearInterrupt();
 // The reason the last script was stopped (None if it was not); kept after the request is taken.

@@ -50,7 +50,7 @@ KilnRun runKiln(const fs::path& dir, std::vector<std::string> args, int sig = 0,
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     while (test::readFile(outFile.string()).find(ready) == std::string::npos && std::chrono::steady_clock::now() < deadline)
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    std::this_thread::sleep_for(std::chrono::milliseconds(600));  // > the 250 ms output flush
     kill(pid, sig);
   }
   int status = 0;
@@ -128,6 +128,19 @@ TEST(Limits, SigtermStopsTheScriptWithItsSession) {
   KilnRun r = runKiln(dir, {"run", (dir / "spin.py").string(), "--db", db}, SIGTERM, "spinning");
   EXPECT_EQ(r.exitCode, 143) << r.err;
   EXPECT_EQ(lastSession(db).summary.status, "interrupted");
+}
+
+TEST(Limits, KilledRunKeepsWhatItPrinted) {
+  // SIGKILL cannot be handled: what the script printed must already be in the session (the
+  // watchdog has it passed on within a quarter second), and the session reads as incomplete.
+  fs::path dir = workDir("sigkill");
+  test::writeFile((dir / "spin.py").string(), "print('before the kill')\nwhile True:\n    pass\n");
+  std::string db = (dir / "s.db").string();
+  KilnRun r = runKiln(dir, {"run", (dir / "spin.py").string(), "--db", db}, SIGKILL, "before the kill");
+  EXPECT_EQ(r.exitCode, 128 + SIGKILL);
+  auto s = lastSession(db);
+  EXPECT_EQ(s.summary.status, "incomplete");
+  EXPECT_EQ(s.stdoutText, "before the kill\n");
 }
 
 TEST(Limits, MemoryLimitIsPyTorchsAllocatorErrorAndCanBeCaught) {
