@@ -21,6 +21,44 @@ Value None() { static Value v = std::make_shared<Obj>(VK::None); return v; }
 Value True() { static Value v = std::make_shared<BoolObj>(true); return v; }
 Value False() { static Value v = std::make_shared<BoolObj>(false); return v; }
 Value makeBool(bool b) { return b ? True() : False(); }
+namespace {
+// Nesting depth of container destructors on this thread, and what deeper ones left to free.
+thread_local int releaseDepth = 0;
+thread_local std::vector<Value> releaseQueue;
+constexpr int kMaxReleaseDepth = 64;
+
+template <typename Items, typename Move>
+void release(Items& items, Move moveOut) {
+  if (releaseDepth >= kMaxReleaseDepth) {
+    for (auto& it : items) moveOut(it);
+    items.clear();
+    return;
+  }
+  ++releaseDepth;
+  items.clear();
+  if (releaseDepth == 1) {
+    // The outermost release frees what deeper ones queued, one at a time (each may queue more).
+    while (!releaseQueue.empty()) {
+      Value v = std::move(releaseQueue.back());
+      releaseQueue.pop_back();
+      v.reset();
+    }
+  }
+  --releaseDepth;
+}
+}  // namespace
+
+void releaseItems(std::vector<Value>& items) {
+  release(items, [](Value& v) { if (v) releaseQueue.push_back(std::move(v)); });
+}
+
+void releaseItems(std::vector<std::pair<Value, Value>>& items) {
+  release(items, [](std::pair<Value, Value>& p) {
+    if (p.first) releaseQueue.push_back(std::move(p.first));
+    if (p.second) releaseQueue.push_back(std::move(p.second));
+  });
+}
+
 Value makeInt(int64_t v) { return std::make_shared<IntObj>(v); }
 Value makeBigInt(std::shared_ptr<const BigInt> b) { return std::make_shared<IntObj>(std::move(b)); }
 Value makeFloat(double v) { return std::make_shared<FloatObj>(v); }

@@ -64,8 +64,22 @@ struct FloatObj : Obj { explicit FloatObj(double x) : Obj(VK::Float), v(x) {} do
 struct StrObj : Obj { explicit StrObj(std::string x) : Obj(VK::Str), v(std::move(x)) {} std::string v; };
 // `torchSize`: a torch.Size (tensor.shape, tensor.size()): a tuple that prints as
 // torch.Size([2, 3]) and stays one when sliced or extended.
-struct TupleObj : Obj { TupleObj() : Obj(VK::Tuple) {} std::vector<Value> items; bool torchSize = false; };
-struct ListObj : Obj { ListObj() : Obj(VK::List) {} std::vector<Value> items; };
+// Releases a container's items without recursing without bound: past a small nesting depth the
+// items are queued and freed by the outermost release (CPython's "trashcan"), so freeing a list
+// nested a million deep cannot overflow the stack.
+void releaseItems(std::vector<Value>& items);
+void releaseItems(std::vector<std::pair<Value, Value>>& items);
+struct TupleObj : Obj {
+  TupleObj() : Obj(VK::Tuple) {}
+  ~TupleObj() override { releaseItems(items); }
+  std::vector<Value> items;
+  bool torchSize = false;
+};
+struct ListObj : Obj {
+  ListObj() : Obj(VK::List) {}
+  ~ListObj() override { releaseItems(items); }
+  std::vector<Value> items;
+};
 struct DTypeObj : Obj { explicit DTypeObj(ir::DType d) : Obj(VK::DType), d(d) {} ir::DType d; };
 struct SliceObj : Obj { SliceObj() : Obj(VK::Slice) {} Value start, stop, step; };
 
@@ -73,6 +87,7 @@ struct SliceObj : Obj { SliceObj() : Obj(VK::Slice) {} Value start, stop, step; 
 // those, and objects by identity).
 struct DictObj : Obj {
   DictObj() : Obj(VK::Dict) {}
+  ~DictObj() override { releaseItems(items); }
   std::vector<std::pair<Value, Value>> items;
   Value get(const Value& key) const;
   void set(const Value& key, Value v);

@@ -39,3 +39,29 @@ m = -9223372036854775807 - 1
 print(m // -1, m % -1, divmod(m, -1))
 for r in [range(9223372036854775805, 9223372036854775807), range(-9223372036854775807, -9223372036854775808, -1)]:
     print(list(r))
+# Freeing data nested a million deep (lists, dicts, tuples, objects) must not overflow the stack.
+deep = []
+cur = deep
+for _ in range(1000000):
+    nxt = []
+    cur.append(nxt)
+    cur = nxt
+deep = cur = nxt = None
+d = c = {}
+for _ in range(300000):
+    n = {}
+    c["k"] = n
+    c = n
+d = c = n = None
+t = ()
+for _ in range(300000):
+    t = (t,)
+t = None
+class Node:
+    def __init__(self, nxt):
+        self.nxt = nxt
+head = None
+for _ in range(300000):
+    head = Node(head)
+head = None
+print("freed")
