@@ -336,6 +336,10 @@ RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ost
       res.error = py::formatTraceback(e, in.sources());
       res.exitCode = 1;
       outOfMemory = e.type() == "MemoryError" || res.error.find("DefaultCPUAllocator: not enough memory") != std::string::npos;
+    } catch (const std::bad_alloc&) {
+      res.error = "MemoryError: Kiln ran out of memory outside the script's own code (kiln run --memory-limit)\n";
+      res.exitCode = 1;
+      outOfMemory = true;
     } catch (const capture::Unsupported& u) {
       res.error = "torch._dynamo.exc.Unsupported: " + u.title + "\n  Explanation: " + u.explanation + "\n";
       res.exitCode = 1;

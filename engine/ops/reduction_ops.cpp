@@ -82,6 +82,10 @@ Plan plan(const Tensor& x, const std::vector<int64_t>& dims, bool keep) {
       p.outSizes.push_back(x.sizes()[i]);
     }
   }
+  // The plan holds one offset per element: a reduction over a huge broadcast view (which has
+  // no storage of its size) must fail as an allocation would, not exhaust the machine.
+  const uint64_t planBytes = (static_cast<uint64_t>(tensor::checkedNumel(keptSizes)) + static_cast<uint64_t>(tensor::checkedNumel(redSizes))) * sizeof(int64_t);
+  if (planBytes > tensor::memoryLimit() - std::min(tensor::memoryLimit(), tensor::memoryInUse())) throw tensor::OutOfMemory(tensor::notEnoughMemory(planBytes));
   forEachIndex<1>(keptSizes, {&keptStrides}, [&](const std::array<int64_t, 1>& o) { p.outer.push_back(o[0]); });
   forEachIndex<1>(redSizes, {&redStrides}, [&](const std::array<int64_t, 1>& o) { p.inner.push_back(o[0]); });
   return p;

@@ -349,7 +349,14 @@ Value Interpreter::call(const Value& fn, CallArgs& args) {
       if (interceptDepth > 0 && compiler && !tracer && isUserFunction(*static_cast<FunctionObj*>(fn.get())))
         return compiler->callIntercepted(*this, fn, args, nullptr);
       return callFunction(*static_cast<FunctionObj*>(fn.get()), args, nullptr);
-    case VK::Builtin: return static_cast<BuiltinObj*>(fn.get())->fn(*this, args);
+    case VK::Builtin:
+      try {
+        return static_cast<BuiltinObj*>(fn.get())->fn(*this, args);
+      } catch (const std::bad_alloc&) {
+        // Native code that ran out of memory (a reduction over a huge broadcast view): the
+        // script sees CPython's MemoryError and can catch it.
+        raise("MemoryError", "");
+      }
     case VK::BoundMethod: {
       auto* bm = static_cast<BoundMethodObj*>(fn.get());
       if (bm->fn->kind == VK::Function) {

@@ -201,6 +201,9 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
     return py::makeBuiltin("Tensor.tolist", [self](py::Interpreter& in, py::CallArgs&) -> Value {
       auto* x = asTensor(self);
       if (x->fake || (in.tracer && in.tracer->dependsOnInputs(self))) breakOn(in, "KB005", "Tensor.tolist() with non-integer tensor", "Dynamo does not support tracing tolist().");
+      // One Python object per element: a broadcast view of 2**31 elements must be a
+      // MemoryError, not a list that exhausts the machine.
+      in.checkAllocation(static_cast<uint64_t>(x->t.numel()) * 64);
       std::function<Value(tensor::Tensor)> rec = [&](tensor::Tensor t) -> Value {
         if (t.dim() == 0) {
           if (t.dtype() == ir::DType::Bool) return py::makeBool(t.loadAt(0) != 0);

@@ -67,11 +67,17 @@ double number(py::Interpreter& in, const Value& v) {
 // torch.tensor(data): infers dtype like PyTorch (bool < int64 < float32 by default).
 tensor::Tensor tensorFromData(py::Interpreter& in, const Value& data, std::optional<ir::DType> dtype) {
   tensor::Shape shape;
+  // Elements as doubles, and Python ints also exactly (2**62 + 1 must not round through a
+  // double into an int64 tensor).
   std::vector<double> flat;
+  std::vector<int64_t> exact;
+  std::vector<bool> isInt;
   ir::DType inferred = ir::DType::Bool;
   bool any = false;
   std::function<void(const Value&, size_t)> walk = [&](const Value& v, size_t depth) {
     if (v->kind == VK::List || v->kind == VK::Tuple) {
+      // PyTorch's MAX_DIMS: also what stops a list that contains itself.
+      if (depth >= 128) in.raise("ValueError", "too many dimensions '" + py::typeName(v) + "'");
       auto items = in.iterate(v);
       if (shape.size() <= depth) shape.push_back(static_cast<int64_t>(items.size()));
       else if (shape[depth] != static_cast<int64_t>(items.size()))
@@ -90,11 +96,25 @@ tensor::Tensor tensorFromData(py::Interpreter& in, const Value& data, std::optio
     } else if (v->kind != VK::Bool) {
       in.raise("TypeError", "Could not infer dtype of " + py::typeName(v));
     }
+    if (v->kind == VK::Int) {
+      if (static_cast<py::IntObj*>(v.get())->big) in.raise("RuntimeError", "Overflow when unpacking long");
+      int64_t i = static_cast<py::IntObj*>(v.get())->small();
+      flat.push_back(static_cast<double>(i));
+      exact.push_back(i);
+      isInt.push_back(true);
+      return;
+    }
     flat.push_back(number(in, v));
+    exact.push_back(0);
+    isInt.push_back(false);
   };
   walk(data, 0);
   tensor::Tensor t = tensor::Tensor::empty(shape, dtype.value_or(inferred));
-  for (size_t i = 0; i < flat.size(); ++i) t.storeAt(static_cast<int64_t>(i), flat[i]);
+  const bool intTensor = !ir::isFloating(t.dtype()) && t.dtype() != ir::DType::Bool;
+  for (size_t i = 0; i < flat.size(); ++i) {
+    if (intTensor && isInt[i]) t.storeIntAt(static_cast<int64_t>(i), exact[i]);
+    else t.storeAt(static_cast<int64_t>(i), flat[i]);
+  }
   return t;
 }
 
@@ -199,7 +219,7 @@ void installModules(py::Interpreter& in) {
   });
   for (auto [name, val] : {std::pair{"zeros_like", 0.0}, {"ones_like", 1.0}, {"empty_like", 0.0}}) {
     double v = val;
-    def(torch, name, [v, name](py::Interpreter& in, CallArgs& a) {
+    def(torch, name, [v, name = name](py::Interpreter& in, CallArgs& a) {
       if (a.args.empty() || a.args[0]->kind != VK::Tensor) in.raise("TypeError", "expected a Tensor");
       auto ty = static_cast<py::TensorObj*>(a.args[0].get())->tensorType();
       tensor::Shape s;

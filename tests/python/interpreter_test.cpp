@@ -59,6 +59,8 @@ TEST(Interpreter, PythonSemantics) {
 
 TEST(Interpreter, TensorsPrintLikePyTorch) {
   EXPECT_EQ(run("import torch\nprint(torch.arange(4))"), "tensor([0, 1, 2, 3])\n");
+  // Python ints reach int64 tensors exactly (not through a double).
+  EXPECT_EQ(run("import torch\nprint(torch.tensor([2**62 + 1, -2**63]) - 2**62)"), "tensor([                  1, 4611686018427387904])\n");
   EXPECT_EQ(run("import torch\nprint(torch.linspace(0.0, 1.0, 3))"), "tensor([0.0000, 0.5000, 1.0000])\n");
   EXPECT_EQ(run("import torch\nprint(torch.ones(2, 2) * 2)"), "tensor([[2., 2.],\n        [2., 2.]])\n");
   EXPECT_EQ(run("import torch\nprint(torch.arange(3).to(torch.float64) / 4)"), "tensor([0.0000, 0.2500, 0.5000], dtype=torch.float64)\n");
