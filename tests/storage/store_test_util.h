@@ -12,6 +12,9 @@
 
 namespace kiln::storage::testing {
 
+// The bytes of a file (empty if it cannot be read).
+std::string readAll(const std::string& path);
+
 // A fresh directory under $TMPDIR, removed with its contents on destruction.
 class TempDir {
  public:
