@@ -22,7 +22,7 @@ run: build
 	bash tools/run_studio.sh $(BUILD) $(EXAMPLE)
 
 test: build
-	cd $(BUILD) && QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j$(JOBS)
+	cd $(BUILD) && QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j$(JOBS) -LE fuzz_long
 
 clean:
 	rm -rf $(BUILD)

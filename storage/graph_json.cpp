@@ -37,6 +37,36 @@ auto readJson(const std::string& text, const char* what, F f) {
   }
 }
 
+// An integer of type T. nlohmann's get<int>() converts a float out of T's range with undefined
+// behaviour (1e30, or 77777777777777777777711, which JSON parsers read as a float) and wraps an
+// integer that does not fit; in a stored column either is damage, reported like any other.
+template <class T>
+T integerFrom(const json& j) {
+  if (j.is_number_unsigned()) {
+    uint64_t u = j.get<uint64_t>();
+    if (u <= static_cast<uint64_t>(std::numeric_limits<T>::max())) return static_cast<T>(u);
+  } else if (j.is_number_integer()) {
+    int64_t v = j.get<int64_t>();
+    if (v >= std::numeric_limits<T>::min() && v <= std::numeric_limits<T>::max()) return static_cast<T>(v);
+  }
+  throw StoreError("malformed integer in the session store: " + dump(j));
+}
+
+// obj[key] as an integer, `dflt` when absent (nlohmann's value(key, dflt) without its conversions).
+template <class T>
+T integerValue(const json& obj, const char* key, T dflt) {
+  if (!obj.is_object()) throw StoreError("malformed object in the session store: " + dump(obj));
+  auto it = obj.find(key);
+  return it == obj.end() ? dflt : integerFrom<T>(*it);
+}
+
+std::vector<int> intsOf(const json& j) {
+  if (!j.is_array()) throw StoreError("malformed integer list in the session store: " + dump(j));
+  std::vector<int> out;
+  for (const auto& x : j) out.push_back(integerFrom<int>(x));
+  return out;
+}
+
 ir::DType dtypeFrom(const std::string& s) {
   auto d = ir::dtypeFromShort(s);
   if (!d) throw StoreError("unknown dtype '" + s + "' in the session store");
@@ -50,10 +80,10 @@ json dimToJson(const ir::Dim& d) {
 }
 
 ir::Dim dimFromJson(const json& j) {
-  if (j.is_number_integer()) return ir::Dim(j.get<int64_t>());
+  if (j.is_number_integer()) return ir::Dim(integerFrom<int64_t>(j));
   if (j.is_string()) return ir::Dim::sym(j.get<std::string>());
   ir::Dim d = ir::Dim::sym(j.at("sym").get<std::string>());
-  d.value = j.at("value").get<int64_t>();
+  d.value = integerFrom<int64_t>(j.at("value"));
   return d;
 }
 
@@ -78,10 +108,10 @@ json locToJson(const ir::SourceLoc& l) {
 ir::SourceLoc locFromJson(const json& j) {
   ir::SourceLoc l;
   l.file = j.value("file", "");
-  l.line = j.value("line", 0);
-  l.col = j.value("col", 0);
-  l.endLine = j.value("end_line", 0);
-  l.endCol = j.value("end_col", 0);
+  l.line = integerValue(j, "line", 0);
+  l.col = integerValue(j, "col", 0);
+  l.endLine = integerValue(j, "end_line", 0);
+  l.endCol = integerValue(j, "end_col", 0);
   l.function = j.value("function", "");
   l.code = j.value("code", "");
   return l;
@@ -136,7 +166,7 @@ ir::Arg argFromJson(const json& j) {
     case json::value_t::null: return ir::Arg::none();
     case json::value_t::boolean: return ir::Arg::boolean(j.get<bool>());
     case json::value_t::number_integer:
-    case json::value_t::number_unsigned: return ir::Arg::integer(j.get<int64_t>());
+    case json::value_t::number_unsigned: return ir::Arg::integer(integerFrom<int64_t>(j));
     case json::value_t::number_float: return ir::Arg::real(j.get<double>());
     case json::value_t::string: return ir::Arg::string(j.get<std::string>());
     case json::value_t::array: {
@@ -145,7 +175,7 @@ ir::Arg argFromJson(const json& j) {
       return ir::Arg::listOf(std::move(l));
     }
     case json::value_t::object:
-      if (j.contains("node")) return ir::Arg::ref(j.at("node").get<int>());
+      if (j.contains("node")) return ir::Arg::ref(integerFrom<int>(j.at("node")));
       if (j.contains("dtype")) return ir::Arg::dtypeArg(dtypeFrom(j.at("dtype").get<std::string>()));
       if (j.contains("float")) {
         auto s = j.at("float").get<std::string>();
@@ -231,7 +261,7 @@ std::vector<ir::SourceLoc> sourceLocsFromJson(const std::string& text) {
 std::string intsToJson(const std::vector<int>& v) { return dump(json(v)); }
 
 std::vector<int> intsFromJson(const std::string& text) {
-  return readJson(text, "integer list", [](const json& j) { return j.get<std::vector<int>>(); });
+  return readJson(text, "integer list", [](const json& j) { return intsOf(j); });
 }
 
 std::string stringsToJson(const std::vector<std::string>& v) { return dump(json(v)); }
@@ -255,7 +285,7 @@ std::vector<session::Guard> guardsFromJson(const std::string& text) {
       g.kind = x.value("kind", "");
       g.source = x.value("source", "");
       g.text = x.value("text", "");
-      g.line = x.value("line", 0);
+      g.line = integerValue(x, "line", 0);
       out.push_back(std::move(g));
     }
     return out;
@@ -274,8 +304,8 @@ std::vector<session::RuleHit> rulesFromJson(const std::string& text) {
     for (const auto& x : j) {
       session::RuleHit r;
       r.rule = x.value("rule", "");
-      r.count = x.value("count", 0);
-      r.nodes = x.value("nodes", std::vector<int>{});
+      r.count = integerValue(x, "count", 0);
+      if (x.contains("nodes")) r.nodes = intsOf(x.at("nodes"));
       out.push_back(std::move(r));
     }
     return out;

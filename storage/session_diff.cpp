@@ -272,7 +272,8 @@ std::string SessionDiff::json() const {
     cs.push_back(x);
   }
   j["compiles"] = cs;
-  return j.dump(2);
+  // Stored text comes from user scripts and may hold invalid UTF-8: replaced, not thrown on.
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace kiln::storage

@@ -91,10 +91,12 @@ void registerBackwardOps(std::vector<ops::OpDef>& t) {
           so += pos[size_t(k)] * src.strides()[size_t(k)];
         }
         int64_t target = idx.loadIntAt(io);
-        // Negative indices are out of range, as ATen's scatter checks.
-        if (target < 0 || target >= out.sizes()[size_t(dim)])
+        // Negative indices are out of range, as ATen's scatter checks. A 0-dim self has one
+        // element: size 1 along its (wrapped) dim 0.
+        const int64_t dimSize = nd == 0 ? 1 : out.sizes()[size_t(dim)];
+        if (target < 0 || target >= dimSize)
           throw TorchError("RuntimeError", "index " + std::to_string(target) + " is out of bounds for dimension " + std::to_string(dim) +
-                                               " with size " + std::to_string(out.sizes()[size_t(dim)]));
+                                               " with size " + std::to_string(dimSize));
         for (int64_t k = 0; k < idx.dim(); ++k) oo += (k == dim ? target : pos[size_t(k)]) * out.strides()[size_t(k)];
         out.storeAt(oo, out.loadAt(oo) + src.loadAt(so));
       }

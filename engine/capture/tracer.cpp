@@ -882,7 +882,7 @@ void Tracer::finish(const std::vector<int>& outputs) {
   // break) are guarded all the same.
   for (const auto& [text, meta] : metaRead_) {
     bool guarded = std::any_of(guards.begin(), guards.end(),
-                               [&](const Guard& g) { return g.kind == Guard::Kind::TensorMatch && g.source.text() == text; });
+                               [&, &text = text](const Guard& g) { return g.kind == Guard::Kind::TensorMatch && g.source.text() == text; });
     if (guarded) continue;
     Guard g;
     g.kind = Guard::Kind::TensorMatch;

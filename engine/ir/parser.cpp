@@ -25,6 +25,9 @@ class LineParser {
   LineParser(std::string_view s, int line, std::string file, const std::map<std::string, int>& names)
       : s_(s), line_(line), file_(std::move(file)), names_(names) {}
 
+  static constexpr int kMaxDepth = 200;
+  int depth_ = 0;
+
   [[noreturn]] void fail(const std::string& msg) { throw ParseError("graph text: " + msg, Location{file_, line_, static_cast<int>(p_) + 1}); }
   void ws() { while (p_ < s_.size() && s_[p_] == ' ') ++p_; }
   bool eat(std::string_view t) {
@@ -110,6 +113,9 @@ class LineParser {
     ws();
     char c = peek();
     if (c == '[' || c == '(') {
+      // Lists nest by recursion (here and wherever an Arg is walked): bounded, as the Python
+      // parser bounds parentheses, so a deep text fails instead of overflowing the stack.
+      if (++depth_ > kMaxDepth) fail("lists nested more than " + std::to_string(kMaxDepth) + " deep");
       char close = c == '[' ? ']' : ')';
       ++p_;
       std::vector<Arg> items;
@@ -118,6 +124,7 @@ class LineParser {
         if (!eat(",")) break;
       }
       expect(std::string(1, close));
+      --depth_;
       return Arg::listOf(std::move(items));
     }
     if (c == '\'' || c == '"') return Arg::string(quoted());

@@ -624,7 +624,7 @@ Tensor constantPadKernel(const Tensor& x, const Shape& pad, double value) {
     if (n == 0) return out;
   Tensor src = x.view(len, x.strides(), inOff);
   Tensor dst = out.view(len, outStrides, outOff);
-  const size_t item = ir::itemSize(x.dtype());
+  const int64_t item = static_cast<int64_t>(ir::itemSize(x.dtype()));  // signed: strides may be negative
   char* d = static_cast<char*>(dst.data());
   const char* s = static_cast<const char*>(src.data());
   tensor::forEachIndex<2>(len, {&dst.strides(), &src.strides()}, [&](const std::array<int64_t, 2>& o) {

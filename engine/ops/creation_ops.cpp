@@ -3,6 +3,7 @@
 #include "engine/ops/op_table.h"
 
 #include <cmath>
+#include <sstream>
 
 namespace kiln::ops {
 
@@ -12,10 +13,19 @@ using tensor::TorchError;
 
 namespace {
 int64_t arangeLength(double start, double end, double step) {
+  if (!std::isfinite(start) || !std::isfinite(end)) {
+    std::ostringstream m;
+    m << "unsupported range: " << start << " -> " << end;
+    throw TorchError("RuntimeError", m.str());
+  }
   if (step == 0) throw TorchError("RuntimeError", "step must be nonzero");
   if ((step > 0 && start > end) || (step < 0 && start < end))
     throw TorchError("RuntimeError", "upper bound and larger bound inconsistent with step sign");
-  return static_cast<int64_t>(std::ceil((end - start) / step));
+  // The length as a double first, as ATen computes it: a range wider than int64 is refused
+  // rather than converted with undefined behaviour.
+  double size = std::ceil((end - start) / step);
+  if (!(size >= 0 && size < 9223372036854775808.0)) throw TorchError("RuntimeError", "invalid size, possible overflow?");
+  return static_cast<int64_t>(size);
 }
 }  // namespace
 

@@ -138,10 +138,12 @@ Shape forEachIndexed(const Tensor& x, const AdvIndex& r, F&& f) {
   for (size_t k = 0; k < restBefore; ++k) outSizes.push_back(x.sizes()[rest[k]]);
   outSizes.insert(outSizes.end(), r.shape.begin(), r.shape.end());
   for (size_t k = restBefore; k < rest.size(); ++k) outSizes.push_back(x.sizes()[rest[k]]);
+  // Callers list an offset per result element: a huge result (indexing a broadcast view) must
+  // fail at once, not grow that list past the memory limit.
+  checkOffsetsFit(tensor::checkedNumel(outSizes));
 
   // Gather the index values once, broadcast to r.shape.
-  int64_t bn = 1;
-  for (auto s : r.shape) bn *= s;
+  int64_t bn = tensor::checkedNumel(r.shape);
   std::vector<int64_t> srcOff(static_cast<size_t>(bn), 0);
   for (size_t k = 0; k < r.idx.size(); ++k) {
     const Tensor& it = r.idx[k];
@@ -415,7 +417,8 @@ void registerIndexOps(std::vector<OpDef>& t) {
       Tensor out = Tensor::empty(idx.sizes(), x.dtype());
       Shape os = out.strides();
       // Source strides along every dim except `dim`, which the index picks.
-      Shape xs = x.strides();
+      // A 0-dim self is one element (size 1 along dim 0), whatever the index's shape.
+      Shape xs = x.dim() > 0 ? x.strides() : Shape(idx.sizes().size(), 0);
       if (x.dim() > 0) xs[dim] = 0;
       const int64_t n = x.dim() > 0 ? x.sizes()[dim] : 1, st = x.dim() > 0 ? x.strides()[dim] : 0;
       forEachIndex<3>(idx.sizes(), {&os, &idx.strides(), &xs}, [&](const std::array<int64_t, 3>& o) {

@@ -3,6 +3,7 @@
 // dimension) and copying them otherwise; integer dtypes use a plain loop, as PyTorch supports
 // integer matmul on the CPU. Errors are worded like PyTorch's meta functions.
 #include "engine/ops/op_table.h"
+#include "engine/ops/shape_util.h"
 
 #include <cblas.h>
 
@@ -83,17 +84,17 @@ template <typename T>
 void gemmInt(const Mat& a, const Mat& b, T* c, int64_t ldc, double alpha, double beta) {
   const T* pa = static_cast<const T*>(a.p);
   const T* pb = static_cast<const T*>(b.p);
-  const int64_t ia = static_cast<int64_t>(alpha), ib = static_cast<int64_t>(beta);
+  const int64_t ia = tensor::truncToInt<int64_t>(alpha), ib = tensor::truncToInt<int64_t>(beta);
   std::vector<int64_t> acc(static_cast<size_t>(b.cols));
   for (int64_t i = 0; i < a.rows; ++i) {
     std::fill(acc.begin(), acc.end(), 0);
     for (int64_t k = 0; k < a.cols; ++k) {
       int64_t av = pa[i * a.rs + k * a.cs];
       if (av == 0) continue;
-      for (int64_t j = 0; j < b.cols; ++j) acc[j] += av * static_cast<int64_t>(pb[k * b.rs + j * b.cs]);
+      for (int64_t j = 0; j < b.cols; ++j) acc[j] = wrapAdd(acc[j], wrapMul(av, static_cast<int64_t>(pb[k * b.rs + j * b.cs])));
     }
     T* row = c + i * ldc;
-    for (int64_t j = 0; j < b.cols; ++j) row[j] = static_cast<T>((ib == 0 ? 0 : ib * static_cast<int64_t>(row[j])) + ia * acc[j]);
+    for (int64_t j = 0; j < b.cols; ++j) row[j] = static_cast<T>(wrapAdd(ib == 0 ? 0 : wrapMul(ib, static_cast<int64_t>(row[j])), wrapMul(ia, acc[j])));
   }
 }
 
@@ -142,7 +143,7 @@ Mat matOf(const Tensor& x) {
 // Batch `i` of a 3-D tensor as a matrix.
 Mat batchOf(const Tensor& x, int64_t i) {
   Mat m = matOf(x);
-  m.p = static_cast<const char*>(x.data()) + i * x.strides()[0] * ir::itemSize(x.dtype());
+  m.p = static_cast<const char*>(x.data()) + i * x.strides()[0] * static_cast<int64_t>(ir::itemSize(x.dtype()));  // strides may be negative
   return m;
 }
 
@@ -241,7 +242,7 @@ Tensor mmKernel(const Tensor& a, const Tensor& b) {
 // (bias rows of addmm; any dtype, bit-exact).
 void fillBroadcast(Tensor& dst, const Tensor& src) {
   Shape ds = dst.strides(), ss = tensor::broadcastStrides(src, dst.sizes());
-  const size_t item = ir::itemSize(dst.dtype());
+  const int64_t item = static_cast<int64_t>(ir::itemSize(dst.dtype()));  // signed: strides may be negative
   char* d = static_cast<char*>(dst.data());
   const char* s = static_cast<const char*>(src.data());
   tensor::forEachIndex<2>(dst.sizes(), {&ds, &ss}, [&](const std::array<int64_t, 2>& o) {
@@ -315,7 +316,7 @@ Tensor embeddingKernel(const Tensor& weight, const Tensor& indices) {
   const int64_t rows = weight.sizes()[0], dim = weight.sizes()[1];
   outSizes.push_back(dim);
   Tensor out = Tensor::empty(outSizes, weight.dtype());
-  const size_t item = ir::itemSize(weight.dtype());
+  const int64_t item = static_cast<int64_t>(ir::itemSize(weight.dtype()));  // signed: strides may be negative
   const int64_t ws0 = weight.strides()[0], ws1 = weight.strides()[1];
   const char* w = static_cast<const char*>(weight.data());
   char* o = static_cast<char*>(out.data());

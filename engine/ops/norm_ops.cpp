@@ -129,8 +129,13 @@ Tensor vecOf(const std::vector<double>& v, ir::DType dt) {
 }
 
 void checkChannels(const Val& x, const Val& v, const char* what) {
-  if (v.isNone()) return;
   Shape xs = sizesOf(x);
+  // Channels are dim 1: an input without one (x.size(1) in PyTorch's words) has no channels to
+  // normalize, and the kernels would read a stride it does not have.
+  if (xs.size() < 2)
+    throw TorchError("IndexError", "Dimension out of range (expected to be in range of [" + std::to_string(-std::max<int64_t>(xs.size(), 1)) +
+                                       ", " + std::to_string(std::max<int64_t>(xs.size(), 1) - 1) + "], but got 1)");
+  if (v.isNone()) return;
   int64_t C = xs.size() > 1 ? xs[1] : 1;
   Shape s = sizesOf(v);
   if (s.size() != 1 || s[0] != C)
@@ -298,7 +303,9 @@ void registerNormOps(std::vector<OpDef>& t) {
     d.kind = OpKind::Extern;
     d.metaMulti = [](const std::vector<Val>& a) {
       checkChannels(a.at(0), a.at(1), "weight");
+      checkChannels(a[0], a.at(2), "bias");
       checkChannels(a[0], a.at(3), "running_mean");
+      checkChannels(a[0], a.at(4), "running_var");
       ir::TensorType empty = contiguousType({0}, a[0].tensorType().dtype);
       return std::vector<ir::TensorType>{plainType(a[0]), empty, empty};
     };
@@ -339,7 +346,9 @@ void registerNormOps(std::vector<OpDef>& t) {
     d.kind = OpKind::Extern;
     d.metaMulti = [](const std::vector<Val>& a) {
       checkChannels(a.at(0), a.at(1), "weight");
+      checkChannels(a[0], a.at(2), "bias");
       checkChannels(a[0], a.at(3), "running_mean");
+      checkChannels(a[0], a.at(4), "running_var");
       Shape s = sizesOf(a[0]);
       ir::TensorType stat = contiguousType({s.size() > 1 ? s[1] : 1}, a[0].tensorType().dtype);
       return std::vector<ir::TensorType>{plainType(a[0]), stat, stat};
@@ -399,6 +408,9 @@ void registerNormOps(std::vector<OpDef>& t) {
     d.kind = OpKind::Extern;
     d.metaMulti = [](const std::vector<Val>& a) {
       checkChannels(a.at(0), a.at(1), "weight");
+      checkChannels(a[0], a.at(2), "bias");
+      checkChannels(a[0], a.at(3), "running_mean");
+      checkChannels(a[0], a.at(4), "running_var");
       Shape s = sizesOf(a[0]);
       ir::TensorType stat = contiguousType({s.size() > 1 ? s[1] : 1}, a[0].tensorType().dtype);
       return std::vector<ir::TensorType>{plainType(a[0]), stat, stat, plainType(a.at(3)), plainType(a.at(4))};
@@ -448,6 +460,22 @@ void registerNormOps(std::vector<OpDef>& t) {
       if (xs.size() >= 2 && (ts.empty() || ts[0] != xs[0]))
         throw TorchError("ValueError", "Expected input batch_size (" + std::to_string(xs[0]) + ") to match target batch_size (" +
                                            std::to_string(ts.empty() ? 0 : ts[0]) + ").");
+      // The kernel reads one target per (n, spatial) position and weight[c] per class: both
+      // must have exactly those shapes, or it reads past them.
+      if (xs.size() <= 2 && (ts.size() > 1 || (xs.size() == 1 && tensor::checkedNumel(ts) != 1)))
+        throw TorchError("RuntimeError", "0D or 1D target tensor expected, multi-target not supported");
+      if (xs.size() > 2) {
+        Shape want = {xs[0]};
+        want.insert(want.end(), xs.begin() + 2, xs.end());
+        if (ts != want) throw TorchError("RuntimeError", "Expected target size " + tensor::shapeStr(want) + ", got " + tensor::shapeStr(ts));
+      }
+      const int64_t classes = xs.size() >= 2 ? xs[1] : xs[0];
+      if (!a.at(2).isNone()) {
+        Shape ws = sizesOf(a[2]);
+        if (ws.size() != 1 || ws[0] != classes)
+          throw TorchError("RuntimeError", "weight tensor should be defined either for all " + std::to_string(classes) +
+                                               " classes or no classes but got weight tensor of shape: " + tensor::shapeStr(ws));
+      }
       return xs;
     };
     d.metaMulti = [check](const std::vector<Val>& a) {

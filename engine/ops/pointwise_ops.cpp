@@ -109,17 +109,17 @@ int64_t ipow(int64_t a, int64_t b) {
   }
   int64_t r = 1;
   while (b) {
-    if (b & 1) r *= a;
-    a *= a;
+    if (b & 1) r = wrapMul(r, a);
+    a = wrapMul(a, a);
     b >>= 1;
   }
   return r;
 }
 
 const Binary kBinary[] = {
-    {"aten.add.Tensor", kir::Op::Add, [](double a, double b) { return a + b; }, [](int64_t a, int64_t b) { return a + b; }, Binary::Promote},
-    {"aten.sub.Tensor", kir::Op::Sub, [](double a, double b) { return a - b; }, [](int64_t a, int64_t b) { return a - b; }, Binary::Promote},
-    {"aten.mul.Tensor", kir::Op::Mul, [](double a, double b) { return a * b; }, [](int64_t a, int64_t b) { return a * b; }, Binary::Promote},
+    {"aten.add.Tensor", kir::Op::Add, [](double a, double b) { return a + b; }, wrapAdd, Binary::Promote},
+    {"aten.sub.Tensor", kir::Op::Sub, [](double a, double b) { return a - b; }, wrapSub, Binary::Promote},
+    {"aten.mul.Tensor", kir::Op::Mul, [](double a, double b) { return a * b; }, wrapMul, Binary::Promote},
     {"aten.div.Tensor", kir::Op::Div, [](double a, double b) { return a / b; }, nullptr, Binary::Float},
     {"aten.remainder.Tensor", kir::Op::Mod, pyFmod, floorDivMod, Binary::Promote},
     {"aten.maximum.default", kir::Op::Max, [](double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b); }, [](int64_t a, int64_t b) { return std::max(a, b); }, Binary::Promote},

@@ -82,10 +82,13 @@ Plan plan(const Tensor& x, const std::vector<int64_t>& dims, bool keep) {
       p.outSizes.push_back(x.sizes()[i]);
     }
   }
-  // The plan holds one offset per element: a reduction over a huge broadcast view (which has
-  // no storage of its size) must fail as an allocation would, not exhaust the machine.
-  const uint64_t planBytes = (static_cast<uint64_t>(tensor::checkedNumel(keptSizes)) + static_cast<uint64_t>(tensor::checkedNumel(redSizes))) * sizeof(int64_t);
-  if (planBytes > tensor::memoryLimit() - std::min(tensor::memoryLimit(), tensor::memoryInUse())) throw tensor::OutOfMemory(tensor::notEnoughMemory(planBytes));
+  // The plan lists one offset per element: a reduction over a huge broadcast view (which has no
+  // storage of its size) must fail at once as an allocation would, not exhaust the machine.
+  const int64_t outer = tensor::checkedNumel(keptSizes), inner = tensor::checkedNumel(redSizes);
+  checkOffsetsFit(outer);
+  checkOffsetsFit(inner);
+  p.outer.reserve(static_cast<size_t>(outer));
+  p.inner.reserve(static_cast<size_t>(inner));
   forEachIndex<1>(keptSizes, {&keptStrides}, [&](const std::array<int64_t, 1>& o) { p.outer.push_back(o[0]); });
   forEachIndex<1>(redSizes, {&redStrides}, [&](const std::array<int64_t, 1>& o) { p.inner.push_back(o[0]); });
   return p;
@@ -140,7 +143,7 @@ Tensor reduce(const Tensor& x, const std::vector<int64_t>& dims, bool keep, Red 
         case Red::Prod: {
           if (isInt && intOut) {
             int64_t acc = r == Red::Sum ? 0 : 1;
-            for (int64_t off : p.inner) acc = r == Red::Sum ? acc + int64_t(base[off]) : acc * int64_t(base[off]);
+            for (int64_t off : p.inner) acc = r == Red::Sum ? wrapAdd(acc, int64_t(base[off])) : wrapMul(acc, int64_t(base[off]));
             out.storeIntAt(o, acc);
           } else {
             double acc = r == Red::Sum ? 0.0 : 1.0;

@@ -4,6 +4,8 @@
 
 #include "engine/ops/val.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <optional>
 
 namespace kiln::ops {
@@ -24,6 +26,24 @@ bool viewable(const Val& x, const tensor::Shape& requested);
 bool isContiguousGeom(const tensor::Shape& sizes, const tensor::Shape& strides);
 // Wraps a possibly negative dim into [0, nd); IndexError worded like PyTorch's.
 int64_t wrapDim(int64_t d, int64_t nd);
+
+// Integer tensor arithmetic wraps around on overflow, as PyTorch's does (two's complement);
+// computed unsigned, since signed overflow is undefined behaviour in C++.
+inline int64_t wrapAdd(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)); }
+inline int64_t wrapSub(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b)); }
+inline int64_t wrapMul(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)); }
+
+// Throws the allocator's out-of-memory error (tensor::OutOfMemory) unless `count` element
+// offsets (int64 each) fit the script's memory limit beside the tensors alive. Kernels that list
+// every offset of a view first (reductions, advanced indexing) check here: a broadcast view may
+// have 2^40 elements over one, and the list would grow until the machine ran out of memory.
+inline void checkOffsetsFit(int64_t count) {
+  const uint64_t limit = tensor::memoryLimit(), used = std::min(tensor::memoryInUse(), limit);
+  if (count < 0 || static_cast<uint64_t>(count) > (limit - used) / sizeof(int64_t))
+    throw tensor::OutOfMemory(tensor::notEnoughMemory(count < 0 || static_cast<uint64_t>(count) > UINT64_MAX / sizeof(int64_t)
+                                                          ? UINT64_MAX
+                                                          : static_cast<uint64_t>(count) * sizeof(int64_t)));
+}
 
 // Concrete sizes of a tensor Val.
 inline tensor::Shape sizesOf(const Val& v) {

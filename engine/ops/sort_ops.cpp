@@ -138,7 +138,7 @@ void registerSortOps(std::vector<OpDef>& t) {
         int64_t iacc = 0;
         for (int64_t j = 0; j < n; ++j) {
           if (floating) out.storeAt(o + j * os, acc += x.loadAt(in + j * xs));
-          else out.storeIntAt(o + j * os, iacc += x.loadIntAt(in + j * xs));
+          else out.storeIntAt(o + j * os, iacc = wrapAdd(iacc, x.loadIntAt(in + j * xs)));
         }
       });
       return out;

@@ -18,6 +18,7 @@ using tensor::TorchError;
 Shape inferViewShape(const Shape& requested, int64_t numel) {
   Shape out = requested;
   int64_t known = 1, inferAt = -1;
+  bool overflow = false, zero = false;
   for (size_t i = 0; i < out.size(); ++i) {
     if (out[i] == -1) {
       if (inferAt >= 0) throw TorchError("RuntimeError", "only one dimension can be inferred");
@@ -25,9 +26,14 @@ Shape inferViewShape(const Shape& requested, int64_t numel) {
     } else if (out[i] < 0) {
       throw TorchError("RuntimeError", "invalid shape dimension " + std::to_string(out[i]));
     } else {
-      known *= out[i];
+      zero |= out[i] == 0;
+      overflow |= __builtin_mul_overflow(known, out[i], &known);
     }
   }
+  // A product past int64 cannot be any tensor's size, unless a 0 makes it 0.
+  if (zero) known = 0;
+  else if (overflow)
+    throw TorchError("RuntimeError", "shape '" + tensor::shapeStr(requested) + "' is invalid for input of size " + std::to_string(numel));
   if (inferAt >= 0) {
     if (known == 0 || numel % known != 0)
       throw TorchError("RuntimeError", "shape '" + tensor::shapeStr(requested) + "' is invalid for input of size " + std::to_string(numel));
@@ -42,13 +48,14 @@ Shape inferViewShape(const Shape& requested, int64_t numel) {
 // (oldShape, oldStride), or nothing when a new dimension would span two non-contiguous chunks.
 std::optional<Shape> viewStrides(const Shape& oldShape, const Shape& oldStride, const Shape& newShape) {
   if (oldShape.empty()) return Shape(newShape.size(), 1);
-  int64_t numel = 1;
-  for (auto s : oldShape) numel *= s;
+  int64_t numel = tensor::checkedNumel(oldShape);
   if (numel == 0 && oldShape == newShape) return oldStride;
   Shape newStride(newShape.size(), 0);
   if (numel == 0) {
+    // Contiguous strides; an empty view's other dims may multiply past int64, and its strides
+    // never address an element, so they wrap.
     for (int64_t d = static_cast<int64_t>(newShape.size()) - 1; d >= 0; --d)
-      newStride[d] = d == static_cast<int64_t>(newShape.size()) - 1 ? 1 : std::max<int64_t>(newShape[d + 1], 1) * newStride[d + 1];
+      newStride[d] = d == static_cast<int64_t>(newShape.size()) - 1 ? 1 : wrapMul(std::max<int64_t>(newShape[d + 1], 1), newStride[d + 1]);
     return newStride;
   }
   int64_t viewD = static_cast<int64_t>(newShape.size()) - 1;
@@ -331,7 +338,9 @@ Geom diagonalGeom(const Geom& g, const std::vector<Val>& a) {
       out.strides.push_back(g.strides[i]);
     }
   out.sizes.push_back(size);
-  out.strides.push_back(g.strides[d1] + g.strides[d2]);
+  // Wraps rather than overflows: a size-1 dim may have any stride, and then the diagonal has at
+  // most one element and its stride is never used.
+  out.strides.push_back(wrapAdd(g.strides[d1], g.strides[d2]));
   return out;
 }
 

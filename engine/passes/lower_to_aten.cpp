@@ -284,7 +284,7 @@ class Lowering {
     for (const auto& [input, node] : mutated_) {
       // A final value the captured graph returns already (its last in-place node) is not
       // returned twice.
-      auto same = std::find_if(refs.begin(), refs.end(), [&](const ir::Arg& a) { return a.isNode() && a.node == node; });
+      auto same = std::find_if(refs.begin(), refs.end(), [&, node = node](const ir::Arg& a) { return a.isNode() && a.node == node; });
       out_.inputMutations.emplace_back(input, static_cast<int>(same - refs.begin()));
       if (same == refs.end()) refs.push_back(ir::Arg::ref(node));
     }

@@ -46,7 +46,7 @@ uint64_t memoryInUse() { return liveBytes.load(); }
 
 std::string notEnoughMemory(uint64_t bytes) {
   return "[enforce fail at alloc_cpu.cpp] DefaultCPUAllocator: not enough memory: you tried to allocate " +
-         std::to_string(bytes) + " bytes. (Kiln's memory limit is " + std::to_string(memoryLimit()) + " bytes, " +
+         (bytes == UINT64_MAX ? std::string("more than 2^64") : std::to_string(bytes)) + " bytes. (Kiln's memory limit is " + std::to_string(memoryLimit()) + " bytes, " +
          std::to_string(memoryInUse()) + " in use; kiln run --memory-limit)";
 }
 
@@ -85,7 +85,15 @@ void checkInBounds(const Shape& sizes, const Shape& strides, int64_t offset, DTy
     throw TorchError("RuntimeError", "mismatch in length of strides and shape");
   for (auto s : sizes)
     if (s < 0) throw TorchError("RuntimeError", "Trying to create tensor with negative dimension " + std::to_string(s) + ": " + shapeStr(sizes));
-  if (checkedNumel(sizes) == 0) return;
+  if (checkedNumel(sizes) == 0) {
+    // An empty view reads nothing, but data() still adds its offset to the storage's address:
+    // a negative offset (PyTorch refuses it with this message) or one whose byte count overflows
+    // would point outside the allocation, or overflow computing where.
+    int64_t offsetBytes = 0;
+    if (offset < 0 || __builtin_mul_overflow(offset, static_cast<int64_t>(ir::itemSize(dtype)), &offsetBytes))
+      throw TorchError("RuntimeError", "Tensor: invalid storage offset " + std::to_string(offset));
+    return;
+  }
   // The lowest and highest element the view can reach, relative to the storage start.
   int64_t lo = offset, hi = offset;
   bool overflow = false;
@@ -110,7 +118,9 @@ Shape Tensor::contiguousStrides(const Shape& sizes) {
   int64_t s = 1;
   for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
     st[i] = s;
-    s *= std::max<int64_t>(sizes[i], 1);
+    // Wraps (defined) instead of overflowing: only an empty tensor's sizes can overflow (see
+    // numel), and its strides never address an element.
+    __builtin_mul_overflow(s, std::max<int64_t>(sizes[i], 1), &s);
   }
   return st;
 }
@@ -150,6 +160,10 @@ Tensor Tensor::full(const Shape& sizes, double value, DType dtype) {
 Tensor Tensor::scalar(double value, DType dtype) { return full({}, value, dtype); }
 
 int64_t Tensor::numel() const {
+  // The sizes were checked when the tensor was made (checkedNumel): their product fits, except
+  // that an empty tensor may have other dims whose product does not ([4, 2^63-1, 0]).
+  for (auto s : sizes_)
+    if (s == 0) return 0;
   int64_t n = 1;
   for (auto s : sizes_) n *= s;
   return n;
@@ -165,10 +179,14 @@ int64_t Tensor::size(int64_t d) const {
 }
 
 bool Tensor::isContiguous() const {
+  // An empty tensor is contiguous whatever its strides (PyTorch's compute_contiguous); its other
+  // sizes may multiply past int64.
+  for (int64_t s : sizes_)
+    if (s == 0) return true;
   int64_t expect = 1;
   for (int64_t i = dim() - 1; i >= 0; --i) {
     if (sizes_[i] != 1 && strides_[i] != expect) return false;
-    expect *= sizes_[i];
+    if (__builtin_mul_overflow(expect, sizes_[i], &expect)) return false;
   }
   return true;
 }
@@ -192,8 +210,8 @@ void Tensor::storeAt(int64_t o, double v) {
   switch (dtype_) {
     case DType::Float32: static_cast<float*>(p)[o] = static_cast<float>(v); return;
     case DType::Float64: static_cast<double*>(p)[o] = v; return;
-    case DType::Int64: static_cast<int64_t*>(p)[o] = static_cast<int64_t>(v); return;
-    case DType::Int32: static_cast<int32_t*>(p)[o] = static_cast<int32_t>(v); return;
+    case DType::Int64: static_cast<int64_t*>(p)[o] = truncToInt<int64_t>(v); return;
+    case DType::Int32: static_cast<int32_t*>(p)[o] = truncToInt<int32_t>(v); return;
     case DType::Bool: static_cast<uint8_t*>(p)[o] = v != 0.0; return;
     case DType::Float16:
     case DType::BFloat16: break;
@@ -206,7 +224,7 @@ int64_t Tensor::loadIntAt(int64_t o) const {
     case DType::Int64: return static_cast<const int64_t*>(data())[o];
     case DType::Int32: return static_cast<const int32_t*>(data())[o];
     case DType::Bool: return static_cast<const uint8_t*>(data())[o] ? 1 : 0;
-    default: return static_cast<int64_t>(loadAt(o));
+    default: return truncToInt<int64_t>(loadAt(o));
   }
 }
 

@@ -6,6 +6,7 @@
 #include "engine/tensor/tensor_iter.h"
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -147,6 +148,16 @@ inline void Tensor::setRequiresGrad(bool v) {
   if (!v && !autograd_) return;
   if (!autograd_) autograd_ = std::make_shared<AutogradMeta>();
   autograd_->requiresGrad = v;
+}
+
+// A double converted to an integer type the way the x86 instruction PyTorch's CPU kernels
+// compile to (cvttsd2si) converts it: truncated toward zero, and NaN or a value out of the type's
+// range gives its minimum. A plain static_cast of those is undefined behaviour.
+template <typename I>
+I truncToInt(double v) {
+  constexpr double lo = -static_cast<double>(uint64_t{1} << (sizeof(I) * 8 - 1));
+  if (v >= lo && v < -lo) return static_cast<I>(v);
+  return std::numeric_limits<I>::min();
 }
 
 std::string shapeStr(const Shape& s);  // [2, 3]

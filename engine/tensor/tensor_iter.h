@@ -18,19 +18,24 @@ void forEachIndex(const std::vector<int64_t>& sizes, const std::array<const std:
   const int64_t inner = sizes[nd - 1];
   std::array<int64_t, N> innerStride{};
   for (size_t k = 0; k < N; ++k) innerStride[k] = (*strides[k])[nd - 1];
+  // Offsets only ever step to elements of the view: never one past a dim's end (a size-1 dim
+  // may have any stride, and stepping past it could overflow int64).
   while (true) {
     std::array<int64_t, N> o = off;
-    for (int64_t i = 0; i < inner; ++i) {
+    for (int64_t i = 0;; ++i) {
       f(o);
+      if (i + 1 == inner) break;
       for (size_t k = 0; k < N; ++k) o[k] += innerStride[k];
     }
     // advance the outer index
     int64_t d = static_cast<int64_t>(nd) - 2;
     for (; d >= 0; --d) {
-      idx[d]++;
-      for (size_t k = 0; k < N; ++k) off[k] += (*strides[k])[d];
-      if (idx[d] < sizes[d]) break;
-      for (size_t k = 0; k < N; ++k) off[k] -= (*strides[k])[d] * sizes[d];
+      if (idx[d] + 1 < sizes[d]) {
+        idx[d]++;
+        for (size_t k = 0; k < N; ++k) off[k] += (*strides[k])[d];
+        break;
+      }
+      for (size_t k = 0; k < N; ++k) off[k] -= (*strides[k])[d] * (sizes[d] - 1);
       idx[d] = 0;
     }
     if (d < 0) return;

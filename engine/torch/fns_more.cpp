@@ -644,6 +644,11 @@ Val scatterAdd(Dispatcher& d, const TArgs& a) {
   if (ndim(index) != ndim(x) || (ndim(src) != ndim(x) && ndim(index) > 0))
     throw TorchError("RuntimeError", "Index tensor must have the same number of dimensions as self tensor");
   Shape is = ops::sizesOf(index), xs = ops::sizesOf(x), ss = ops::sizesOf(src);
+  // A 0-dim index holds one index, which reads src's first element: src needs one.
+  if (is.empty() && tensor::checkedNumel(ss) == 0)
+    throw TorchError("RuntimeError", "Expected index " + tensor::shapeStr(is) + " to be no larger than self " + tensor::shapeStr(xs) +
+                                         " apart from dimension " + std::to_string(dim) + " and to be no larger size than src " +
+                                         tensor::shapeStr(ss));
   for (size_t k = 0; k < is.size(); ++k) {
     if (is[k] > ss[k])
       throw TorchError("RuntimeError", "Expected index " + tensor::shapeStr(is) + " to be no larger than self " + tensor::shapeStr(xs) +

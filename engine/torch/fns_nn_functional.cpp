@@ -101,6 +101,9 @@ void registerNnFunctionalFns(std::vector<TorchFn>& t) {
                  Val shape = needArg(a, 1, "normalized_shape", "layer_norm");
                  if (shape.kind == Val::Kind::Int) shape = Val::listOf({shape});
                  const Val& eps = opt(a, 4, "eps");
+                 // weight and bias are tensors or None (the kernel reads their elements).
+                 for (auto [i, name] : {std::pair<size_t, const char*>{2, "weight"}, {3, "bias"}})
+                   if (!opt(a, i, name).isNone()) tensorArg(a, i, name, "layer_norm");
                  std::vector<Val> args = {x, shape, opt(a, 2, "weight"), opt(a, 3, "bias"), eps.isNone() ? Val::real(1e-5) : eps};
                  // Without multi-output nodes the decomposition is recorded directly.
                  if (!d.multiOutput()) return ops::op("aten.native_layer_norm.default").decompose(d, args).list.at(0);

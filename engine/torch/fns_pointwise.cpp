@@ -74,11 +74,21 @@ void registerPointwiseFns(std::vector<TorchFn>& t) {
   t.push_back({"torch.nn.functional.silu", ir::NodeKind::CallFunction,
                [](Dispatcher& d, const TArgs& a) { return d.call("aten.silu.default", {tensorArg(a, 0, "input", "silu")}); }});
   for (const auto& b : kBinaries) {
-    std::string aten = b.aten;
-    auto impl = [aten](Dispatcher& d, const TArgs& a) {
+    std::string aten = b.aten, name = b.method;
+    auto impl = [aten, name](Dispatcher& d, const TArgs& a) {
       const Val* other = a.get(1, "other");
       if (!other) throw TorchError("TypeError", "missing required argument 'other'");
       const Val& self = a.args.at(0);
+      // Tensors and Python numbers only: a dtype, list, string or None was read as the number 0,
+      // and its recorded backward then ran on a tensor that does not exist (a crash).
+      auto operand = [&](const Val& v, const char* what, int pos) {
+        if (v.isTensor() || v.isScalar()) return;
+        const char* type = v.kind == Val::Kind::None ? "NoneType" : v.kind == Val::Kind::DType ? "torch.dtype"
+                           : v.kind == Val::Kind::List ? "list" : v.kind == Val::Kind::String ? "str" : "object";
+        throw TorchError("TypeError", name + "(): argument '" + what + "' (position " + std::to_string(pos) + ") must be Tensor, not " + type);
+      };
+      operand(self, "input", 1);
+      operand(*other, "other", 2);
       // alpha (torch.add(x, y, alpha=2)) scales the second operand first.
       if (const Val* alpha = a.kw("alpha"); alpha && alpha->number() != 1.0) {
         Val scaled = d.call("aten.mul.Tensor", {*other, *alpha});

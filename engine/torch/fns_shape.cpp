@@ -151,7 +151,7 @@ void registerShapeFns(std::vector<TorchFn>& t) {
     if (nd == 0) throw TorchError("RuntimeError", "chunk expects at least a 1-dimensional tensor");
     int64_t dim = ops::wrapDim(intArg(a, 2, "dim", "chunk", 0), nd);
     int64_t n = ops::sizesOf(x)[dim];
-    int64_t each = (n + chunks - 1) / chunks;
+    int64_t each = n / chunks + (n % chunks != 0);  // ceil(n / chunks) without overflowing n + chunks
     std::vector<int64_t> sizes;
     if (each == 0) sizes.push_back(0);  // torch.chunk of an empty dim gives one empty chunk
     for (int64_t s = 0; each > 0 && s < n; s += each) sizes.push_back(std::min(each, n - s));
@@ -163,14 +163,20 @@ void registerShapeFns(std::vector<TorchFn>& t) {
     const Val& x = tensorArg(a, 0, "input", "split");
     const Val& spec = needArg(a, 1, "split_size_or_sections", "split");
     int64_t nd = ndimOf(x);
+    if (nd == 0) throw TorchError("RuntimeError", "split expects at least a 1-dimensional tensor");
     int64_t dim = ops::wrapDim(intArg(a, 2, "dim", "split", 0), nd);
     int64_t n = ops::sizesOf(x)[dim];
     std::vector<int64_t> sizes;
     if (spec.kind == Val::Kind::List) {
       sizes = spec.ints();
+      for (auto s : sizes)
+        if (s < 0)
+          throw TorchError("RuntimeError", "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=" +
+                                               tensor::shapeStr(sizes));
       int64_t total = 0;
-      for (auto s : sizes) total += s;
-      if (total != n)
+      bool overflow = false;
+      for (auto s : sizes) overflow |= __builtin_add_overflow(total, s, &total);
+      if (overflow || total != n)
         throw TorchError("RuntimeError", "split_with_sizes expects split_sizes to sum exactly to " + std::to_string(n) +
                                              " (input tensor's size at dimension " + std::to_string(dim) + "), but got split_sizes=" +
                                              tensor::shapeStr(sizes));
@@ -205,11 +211,13 @@ void registerShapeFns(std::vector<TorchFn>& t) {
   auto narrow = [](Dispatcher& d, const TArgs& a) {
     const Val& x = tensorArg(a, 0, "input", "narrow");
     int64_t nd = ndimOf(x);
+    if (nd == 0) throw TorchError("RuntimeError", "narrow() cannot be applied to a 0-dim tensor.");
     int64_t dim = ops::wrapDim(intArg(a, 1, "dim", "narrow", 0), nd);
     int64_t start = intArg(a, 2, "start", "narrow", 0), len = intArg(a, 3, "length", "narrow", 0);
     int64_t n = ops::sizesOf(x)[dim];
     if (start < 0) start += n;
-    if (start < 0 || start + len > n || len < 0)
+    // start + len is not computed before it is known to fit (a huge length overflows it).
+    if (start < 0 || start > n || len < 0 || len > n - start)
       throw TorchError("RuntimeError", "start (" + std::to_string(start) + ") + length (" + std::to_string(len) +
                                            ") exceeds dimension size (" + std::to_string(n) + ").");
     return d.call("aten.slice.Tensor", {x, Val::integer(dim), Val::integer(start), Val::integer(start + len), Val::integer(1)});

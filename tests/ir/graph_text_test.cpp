@@ -113,5 +113,16 @@ TEST(GraphText, MutationsNeverCrash) {
   }
 }
 
+// Found by tests/fuzz (graph_text_fuzzer): an argument of deeply nested lists overflowed the
+// stack of the recursive parser. Nesting is bounded; the text fails with a ParseError.
+TEST(GraphText, DeepListsAreAParseError) {
+  std::string deep(100000, '[');
+  std::string text = "def forward(self, x: \"f32[4]\"):\n    y: \"f32[4]\" = torch.cos(x, " + deep + ")\n    return (y,)\n";
+  EXPECT_THROW(parseGraph(text), ParseError);
+  std::string ok = "def forward(self, x: \"f32[4]\"):\n    y: \"f32[4]\" = torch.cos(x, " + std::string(50, '[') + std::string(50, ']') +
+                   ")\n    return (y,)\n";
+  EXPECT_NO_THROW(parseGraph(ok));
+}
+
 }  // namespace
 }  // namespace kiln::ir

@@ -102,5 +102,26 @@ TEST(StorageGraphJson, MalformedJsonIsAStoreError) {
   EXPECT_THROW(kwargsFromJson("[[1]]"), StoreError);
 }
 
+// Found by tests/fuzz (graph_json_fuzzer): an integer column holding a number too large for its
+// field was converted with undefined behaviour (a float such as 77777777777777777777711 into an
+// int) or wrapped silently (2^31 into an int, 2^64-1 into an int64). Each is now a StoreError.
+TEST(StorageGraphJson, IntegersOutOfRangeAreAStoreError) {
+  EXPECT_THROW(intsFromJson("[77777777777777777777711,121,1]"), StoreError);
+  EXPECT_THROW(intsFromJson("[2147483648]"), StoreError);
+  EXPECT_THROW(intsFromJson("[1.5]"), StoreError);
+  EXPECT_THROW(intsFromJson("{\"a\": 1}"), StoreError);
+  EXPECT_EQ(intsFromJson("[-2147483648, 2147483647]"), (std::vector<int>{-2147483648, 2147483647}));
+  EXPECT_THROW(argsFromJson("[18446744073709551615]"), StoreError);
+  EXPECT_EQ(argsFromJson("[9223372036854775807]"), std::vector<ir::Arg>{ir::Arg::integer(9223372036854775807)});
+  EXPECT_THROW(argsFromJson("[{\"node\": 1e30}]"), StoreError);
+  EXPECT_THROW(typesFromJson("[{\"dtype\": \"f32\", \"sizes\": [1e30]}]"), StoreError);
+  EXPECT_THROW(typesFromJson("[{\"dtype\": \"f32\", \"sizes\": [{\"sym\": \"s0\", \"value\": 1e300}]}]"), StoreError);
+  EXPECT_THROW(sourceLocsFromJson("[{\"line\": 1e20}]"), StoreError);
+  EXPECT_THROW(guardsFromJson("[{\"line\": 4294967296}]"), StoreError);
+  EXPECT_THROW(rulesFromJson("[{\"count\": 1, \"nodes\": [1e10]}]"), StoreError);
+  EXPECT_THROW(rulesFromJson("[{\"count\": -1e10}]"), StoreError);
+  EXPECT_EQ(rulesFromJson("[{\"rule\": \"r\", \"count\": 2, \"nodes\": [3]}]").at(0).nodes, std::vector<int>{3});
+}
+
 }  // namespace
 }  // namespace kiln::storage

@@ -116,6 +116,29 @@ TEST(SessionDiff, ReportsGraphGuardKernelAndBreakChanges) {
   EXPECT_EQ(j["breaks_only_a"].size(), 1u);
 }
 
+// Found by tests/fuzz (store_fuzzer): `kiln diff --json` of sessions whose stored text held
+// invalid UTF-8 (a user's script, a damaged store) threw nlohmann's type_error 316, an internal
+// error in the CLI. Such bytes are written as U+FFFD.
+TEST(SessionDiff, InvalidUtf8IsReplacedInJson) {
+  TempDir dir;
+  auto store = Store::open(dir.file("s.db"));
+  auto sa = sampleSession();
+  auto sb = sampleSession();
+  for (auto& st : sb.stages)
+    if (st.compileId == "0/0" && st.stage == "captured") st.text += "  # caf\xe9 \xa0\n";
+  sb.breaks.push_back(sb.breaks.empty() ? session::GraphBreakEvent{} : sb.breaks[0]);
+  sb.breaks.back().title = "bad \xff title";
+  writeSample(*store->beginSession(), sa);
+  int64_t a = store->lastSessionId();
+  writeSample(*store->beginSession(), sb);
+  int64_t b = store->lastSessionId();
+  SessionDiff d = diffSessions(*store, a, b);
+  std::string json;
+  ASSERT_NO_THROW(json = d.json());
+  auto j = nlohmann::json::parse(json);
+  EXPECT_NE(j["compiles"][0]["captured_diff"].get<std::string>().find("caf\xef\xbf\xbd"), std::string::npos);
+}
+
 TEST(SessionDiff, MissingSessionIsAStoreError) {
   TempDir dir;
   auto store = Store::open(dir.file("s.db"));
