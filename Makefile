@@ -1,11 +1,17 @@
 # Two commands do all set-up on a fresh Debian 12 machine (as root):
 #   make run   - install missing packages, build, open the studio on a bundled example
 #   make test  - install missing packages, build, run every test (ctest)
+#   make sanitize - the engine, CLI and their tests built with ASan + UBSan in build-sanitize/,
+#                   then those tests run (CI runs it after make test)
 BUILD ?= build
 JOBS ?= 2
+SANITIZE_BUILD ?= build-sanitize
+# Leaks are not checked: LLVM and the kernel registry keep process-lifetime objects on purpose.
+SANITIZE_ENV = ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=0 \
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 EXAMPLE ?= examples/mul_add_relu.py
 
-.PHONY: all deps configure build run test clean
+.PHONY: all deps configure build run test sanitize clean
 
 all: build
 
@@ -24,5 +30,10 @@ run: build
 test: build
 	cd $(BUILD) && QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j$(JOBS) -LE fuzz_long
 
+sanitize: deps
+	cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKILN_SANITIZE=ON -DKILN_BUILD_STUDIO=OFF
+	cmake --build $(SANITIZE_BUILD) -j$(JOBS)
+	cd $(SANITIZE_BUILD) && $(SANITIZE_ENV) QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j$(JOBS) -E '^fuzz\.(parser|kernel_ir|graph_text|graph_json|store|interpreter|tensor)_short$$'
+
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(SANITIZE_BUILD)

@@ -83,13 +83,16 @@ class TeeBuf : public std::streambuf {
 };
 
 // A timer beside the script: every quarter second it asks the interpreter to pass printed
-// output on to the session (so a run killed while it computes keeps what it printed), and at
-// the --timeout deadline it requests the Timeout interrupt. Both are taken on the script's
-// thread (py::Interpreter::checkInterrupt), which owns the session sink.
+// output on to the session (so a run killed while it computes keeps what it printed), raises
+// MemoryError where the process's heap grew past the memory limit since the script started
+// (a million small Python objects pass every single-allocation check), and at the --timeout
+// deadline it requests the Timeout interrupt. All are taken on the script's thread
+// (py::Interpreter::checkInterrupt), which owns the session sink.
 class Watchdog {
  public:
   Watchdog(double timeoutSeconds, std::function<bool()> outputPending) : pending_(std::move(outputPending)) {
-    thread_ = std::thread([this, timeoutSeconds] {
+    const uint64_t heapAtStart = tensor::heapInUse();
+    thread_ = std::thread([this, timeoutSeconds, heapAtStart] {
       auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(timeoutSeconds));
       std::unique_lock<std::mutex> lock(m_);
       while (!done_) {
@@ -97,7 +100,12 @@ class Watchdog {
           py::requestInterrupt(py::Interrupt::Timeout);
           return;
         }
-        if (pending_()) py::requestFlushOutput();
+        const uint64_t heap = tensor::heapInUse();
+        const py::Interrupt now = py::pendingInterrupt();
+        if (heap > heapAtStart && heap - heapAtStart > tensor::memoryLimit() && (now == py::Interrupt::None || now == py::Interrupt::FlushOutput))
+          py::requestInterrupt(py::Interrupt::OutOfMemory);
+        else if (pending_())
+          py::requestFlushOutput();
         auto next = std::chrono::steady_clock::now() + std::chrono::milliseconds(250);
         cv_.wait_until(lock, timeoutSeconds > 0 ? std::min(next, deadline) : next, [this] { return done_; });
       }
@@ -362,7 +370,9 @@ RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ost
       case py::Interrupt::KeyboardInterrupt: stopReason = "interrupted"; res.exitCode = 130; break;
       case py::Interrupt::Terminate: stopReason = "interrupted"; res.exitCode = 143; break;
       case py::Interrupt::Timeout: stopReason = "timed out"; res.exitCode = 124; break;
-      case py::Interrupt::None: if (outOfMemory) stopReason = "out of memory"; break;
+      case py::Interrupt::OutOfMemory:
+      case py::Interrupt::None:
+      case py::Interrupt::FlushOutput: if (outOfMemory) stopReason = "out of memory"; break;
     }
   }
   py::clearInterrupt();

@@ -85,6 +85,10 @@ void Interpreter::handleInterrupt() {
       raise("TimeoutError", std::string("the script ran past its time limit of ") + secs + " s (kiln run --timeout)");
     }
     case Interrupt::Terminate: raise("SystemExit", "terminated (SIGTERM)");
+    case Interrupt::OutOfMemory:
+      takeOutOfMemory();
+      raise("MemoryError", "the script's objects grew past Kiln's memory limit of " + std::to_string(tensor::memoryLimit()) +
+                               " bytes (kiln run --memory-limit)");
     case Interrupt::None: break;
   }
   raise("SystemError", "interrupt requested without a reason");

@@ -53,6 +53,11 @@ void takeKeyboardInterrupt() {
   pending.compare_exchange_strong(expected, 0);
 }
 
+void takeOutOfMemory() {
+  int expected = static_cast<int>(Interrupt::OutOfMemory);
+  pending.compare_exchange_strong(expected, 0);
+}
+
 SignalScope::SignalScope() {
   struct sigaction sa {};
   sa.sa_handler = onSignal;

@@ -8,8 +8,10 @@
 namespace kiln::py {
 
 // FlushOutput is not a stop: a timer asks the interpreter's thread to pass on what was printed
-// (Interpreter::onFlushOutput); it never replaces a real request.
-enum class Interrupt : int { None = 0, KeyboardInterrupt = 1, Timeout = 2, Terminate = 3, FlushOutput = 4 };
+// (Interpreter::onFlushOutput); it never replaces a real request. OutOfMemory: the watchdog saw
+// the script's heap grow past its memory limit (many small Python objects, which no single
+// allocation check catches); raised once as MemoryError, like KeyboardInterrupt.
+enum class Interrupt : int { None = 0, KeyboardInterrupt = 1, Timeout = 2, Terminate = 3, FlushOutput = 4, OutOfMemory = 5 };
 
 // Async-signal-safe.
 void requestInterrupt(Interrupt what);
@@ -17,6 +19,8 @@ Interrupt pendingInterrupt();
 // Takes a pending KeyboardInterrupt (it is raised once); time limits and termination stay
 // pending, so a script that catches the exception is stopped again at its next statement.
 void takeKeyboardInterrupt();
+// Takes a pending OutOfMemory (raised once; the watchdog asks again while the heap stays over).
+void takeOutOfMemory();
 // Asks for an output flush unless another request is pending (async-signal-safe), and takes it.
 void requestFlushOutput();
 bool takeFlushOutput();

@@ -94,7 +94,14 @@ bool keyEquals(const Value& a, const Value& b) {
   // Numbers equal as keys when their values are equal, exactly (1 == 1.0 == True, and
   // 2**53 + 1 != 2.0**53, which a comparison through double would confuse).
   auto intLike = [](const Value& v) { return v->kind == VK::Int || v->kind == VK::Bool; };
-  if (intLike(a) && intLike(b)) return toMpz(a) == toMpz(b);
+  // Small ints (the common key) compare without building GMP integers.
+  auto smallOf = [](const Value& v, int64_t* out) {
+    if (v->kind == VK::Bool) return *out = static_cast<BoolObj*>(v.get())->v, true;
+    auto* i = static_cast<IntObj*>(v.get());
+    return i->big ? false : (*out = i->small(), true);
+  };
+  int64_t x, y;
+  if (intLike(a) && intLike(b)) return smallOf(a, &x) && smallOf(b, &y) ? x == y : toMpz(a) == toMpz(b);
   bool unordered = false;
   if (intLike(a) && b->kind == VK::Float) return compareIntDouble(a, static_cast<FloatObj*>(b.get())->v, &unordered) == 0 && !unordered;
   if (a->kind == VK::Float && intLike(b)) return compareIntDouble(b, static_cast<FloatObj*>(a.get())->v, &unordered) == 0 && !unordered;

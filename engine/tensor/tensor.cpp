@@ -44,6 +44,11 @@ uint64_t memoryLimit() {
 }
 uint64_t memoryInUse() { return liveBytes.load(); }
 
+uint64_t heapInUse() {
+  struct mallinfo2 mi = mallinfo2();
+  return static_cast<uint64_t>(mi.uordblks) + static_cast<uint64_t>(mi.hblkhd);
+}
+
 std::string notEnoughMemory(uint64_t bytes) {
   return "[enforce fail at alloc_cpu.cpp] DefaultCPUAllocator: not enough memory: you tried to allocate " +
          (bytes == UINT64_MAX ? std::string("more than 2^64") : std::to_string(bytes)) + " bytes. (Kiln's memory limit is " + std::to_string(memoryLimit()) + " bytes, " +

@@ -54,6 +54,10 @@ uint64_t defaultMemoryLimit();
 void setMemoryLimit(uint64_t bytes);
 uint64_t memoryLimit();
 uint64_t memoryInUse();  // live tensor bytes
+// Bytes malloc holds for live allocations in the whole process, tensors included (glibc's
+// mallinfo2: the arenas' used chunks and the mmapped ones). 0 where the allocator does not say
+// (under AddressSanitizer). Walks malloc's free lists: for a timer, not for every allocation.
+uint64_t heapInUse();
 // PyTorch's allocator message for a request of `bytes`, with Kiln's limit.
 std::string notEnoughMemory(uint64_t bytes);
 

@@ -160,6 +160,27 @@ TEST(Limits, MemoryLimitIsPyTorchsAllocatorErrorAndCanBeCaught) {
   EXPECT_EQ(lastSession(db).summary.status, "out of memory");
 }
 
+// Many small Python objects pass every single-allocation check; the watchdog sees the heap
+// grow past the limit and the script gets a MemoryError it can catch (and is stopped by it when
+// it does not).
+TEST(Limits, MemoryLimitCoversManySmallPythonObjects) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer's allocator does not report heap use (mallinfo2)";
+#endif
+  fs::path dir = workDir("small_objects");
+  test::writeFile((dir / "grow.py").string(),
+                  "l = []\ntry:\n    while True:\n        l.append([len(l), str(len(l))])\nexcept MemoryError as e:\n"
+                  "    n = len(l)\n    l = None\n    print('caught', n > 10000, str(e)[:44])\n"
+                  "d = []\nwhile True:\n    d.append({'n': len(d)})\n");
+  std::string db = (dir / "s.db").string();
+  KilnRun r = runKiln(dir, {"run", (dir / "grow.py").string(), "--db", db, "--memory-limit", "64M", "--eager", "--timeout", "120"});
+  EXPECT_EQ(r.exitCode, 1) << r.err;
+  EXPECT_NE(r.out.find("caught True the script's objects grew past Kiln's memory"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("MemoryError: the script's objects grew past Kiln's memory limit of 67108864 bytes"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("line 11, in <module>"), std::string::npos) << r.err;
+  EXPECT_EQ(lastSession(db).summary.status, "out of memory");
+}
+
 TEST(Limits, BadLimitValuesAreUsageErrors) {
   fs::path dir = workDir("usage");
   test::writeFile((dir / "ok.py").string(), "print(1)\n");
