@@ -173,86 +173,191 @@ struct InterceptScope {
   ~InterceptScope() { --in.interceptDepth; }
 };
 
-ValueTemplate makeTemplate(py::Interpreter& in, Tracer& tr, const Value& v, std::vector<int>& outputs) {
-  ValueTemplate t;
-  if (!v) return t;  // a Constant with no value: an attribute the function deleted
-  if (v->kind == VK::Tensor) {
-    auto* tv = static_cast<py::TensorObj*>(v.get());
-    if (tv->fake) {
-      if (tv->node < 0 || tr.isInput(tv->node)) {
-        const Source* s = tv->node < 0 ? tr.sourceOf(v) : tr.inputSource(tv->node);
-        if (s) {
-          t.kind = ValueTemplate::Kind::FromSource;
-          t.source = *s;
-          return t;
+// Builds the templates an entry rebuilds its values from (graph outputs are appended to
+// `outputs`), and the scopes of the functions the trace defined that it hands on.
+struct Templater {
+  py::Interpreter& in;
+  Tracer& tr;
+  std::vector<int>& outputs;
+  std::vector<ScopeTemplate>& scopes;
+  const py::Scope* fnClosure;                // the compiled function's closure at capture
+  std::map<const py::Scope*, int> scopeIndex;
+  std::string unbuildable;                   // why a value handed on cannot be made again
+
+  bool isTraceScope(const py::Scope* sc) const { return sc && sc->serial >= tr.firstScope; }
+
+  // The template of trace scope `sc` (made, with its parents, on first use).
+  int scopeOf(const std::shared_ptr<py::Scope>& sc) {
+    auto known = scopeIndex.find(sc.get());
+    if (known != scopeIndex.end()) return known->second;
+    int i = static_cast<int>(scopes.size());
+    scopes.emplace_back();
+    scopeIndex[sc.get()] = i;
+    const std::shared_ptr<py::Scope>& parent = sc->parent;
+    if (isTraceScope(parent.get())) {
+      int p = scopeOf(parent);
+      scopes[static_cast<size_t>(i)].parent = p;
+    } else if (parent.get() == fnClosure) {
+      scopes[static_cast<size_t>(i)].parentIsClosure = true;
+    } else {
+      scopes[static_cast<size_t>(i)].realParent = parent;
+    }
+    return i;
+  }
+
+  // Variable `name` of trace scope `sc` is made again with its current value.
+  void addVar(int i, const std::string& name, const Value& v) {
+    auto& names = scopes[static_cast<size_t>(i)].names;
+    if (std::find(names.begin(), names.end(), name) != names.end()) return;
+    names.push_back(name);
+    scopes[static_cast<size_t>(i)].values.emplace_back();
+    size_t k = names.size() - 1;
+    tr.onLocalRead(name, v);  // a constant that came from an argument is guarded
+    ValueTemplate t = make(v);
+    scopes[static_cast<size_t>(i)].values[k] = std::move(t);
+  }
+
+  ValueTemplate closure(const Value& v) {
+    auto* f = static_cast<py::FunctionObj*>(v.get());
+    ValueTemplate t;
+    t.kind = ValueTemplate::Kind::Closure;
+    t.constant = v;
+    t.index = scopeOf(f->closure);
+    for (const auto& d : f->defaults) t.items.push_back(d ? make(d) : ValueTemplate{});
+    for (const auto& name : tr.freeVarsOf(f))
+      for (std::shared_ptr<py::Scope> sc = f->closure; sc; sc = sc->parent) {
+        auto it = sc->vars.find(name);
+        if (it == sc->vars.end()) continue;
+        if (isTraceScope(sc.get())) addVar(scopeOf(sc), name, it->second);
+        break;
+      }
+    return t;
+  }
+
+  ValueTemplate make(const Value& v) {
+    ValueTemplate t;
+    if (!v) return t;  // a Constant with no value: an attribute the function deleted
+    if (v->kind == VK::Tensor) {
+      auto* tv = static_cast<py::TensorObj*>(v.get());
+      if (tv->fake) {
+        if (tv->node < 0 || tr.isInput(tv->node)) {
+          const Source* s = tv->node < 0 ? tr.sourceOf(v) : tr.inputSource(tv->node);
+          if (s) {
+            t.kind = ValueTemplate::Kind::FromSource;
+            t.source = *s;
+            return t;
+          }
         }
+        int node = tr.nodeOf(v);
+        t.kind = ValueTemplate::Kind::GraphOutput;
+        auto it = std::find(outputs.begin(), outputs.end(), node);
+        t.index = static_cast<int>(it - outputs.begin());
+        if (it == outputs.end()) outputs.push_back(node);
+        return t;
       }
-      int node = tr.nodeOf(v);
-      t.kind = ValueTemplate::Kind::GraphOutput;
-      auto it = std::find(outputs.begin(), outputs.end(), node);
-      t.index = static_cast<int>(it - outputs.begin());
-      if (it == outputs.end()) outputs.push_back(node);
-      return t;
     }
-  }
-  if (v->kind == VK::Tuple || v->kind == VK::List) {
-    // A container the frame received (an argument, a global's list) is that object, not a
-    // copy of what it held when the trace ran: `return xs` hands back xs itself.
-    if (const Source* s = tr.sourceOf(v)) {
-      t.kind = ValueTemplate::Kind::FromSource;
-      t.source = *s;
-      return t;
-    }
-    t.kind = v->kind == VK::Tuple ? ValueTemplate::Kind::Tuple : ValueTemplate::Kind::List;
-    for (auto& x : in.iterate(v)) t.items.push_back(makeTemplate(in, tr, x, outputs));
-    return t;
-  }
-  if (v->kind == VK::Dict && !tr.sourceOf(v)) {
-    // A dict built in the function (Dynamo rebuilds it in the transformed code).
-    t.kind = ValueTemplate::Kind::Dict;
-    for (auto& [k, x] : static_cast<py::DictObj*>(v.get())->items) {
-      t.keys.push_back(k);
-      t.items.push_back(makeTemplate(in, tr, x, outputs));
-    }
-    return t;
-  }
-  if (v->kind == VK::Instance && tr.isNew(v) && !tr.sourceOf(v)) {
-    // A user object the function made (and returns, or hands to the code after a break): its
-    // attributes may be graph values, so it is made again from them after the graph, as
-    // Dynamo reconstructs new objects; never the traced object with fake tensors inside.
-    auto* inst = static_cast<py::InstanceObj*>(v.get());
-    static thread_local std::set<const py::Obj*> building;  // a cycle stays the traced object
-    if (!inst->native && building.insert(v.get()).second) {
-      t.kind = ValueTemplate::Kind::Object;
-      t.constant = v;
-      for (auto& [k, x] : inst->dict->items) {
-        t.keys.push_back(k);
-        t.items.push_back(makeTemplate(in, tr, x, outputs));
-      }
-      building.erase(v.get());
-      return t;
-    }
-  }
-  switch (v->kind) {
-    case VK::None: case VK::Bool: case VK::Int: case VK::Float: case VK::Str: case VK::DType:
-    case VK::Function: case VK::Builtin: case VK::Class: case VK::Module:
-      break;
-    default:
+    if (v->kind == VK::Tuple || v->kind == VK::List) {
+      // A container the frame received (an argument, a global's list) is that object, not a
+      // copy of what it held when the trace ran: `return xs` hands back xs itself.
       if (const Source* s = tr.sourceOf(v)) {
         t.kind = ValueTemplate::Kind::FromSource;
         t.source = *s;
         return t;
       }
+      t.kind = v->kind == VK::Tuple ? ValueTemplate::Kind::Tuple : ValueTemplate::Kind::List;
+      t.constant = v;
+      for (auto& x : in.iterate(v)) t.items.push_back(make(x));
+      return t;
+    }
+    if (v->kind == VK::Dict && !tr.sourceOf(v)) {
+      // A dict built in the function (Dynamo rebuilds it in the transformed code).
+      t.kind = ValueTemplate::Kind::Dict;
+      t.constant = v;
+      for (auto& [k, x] : static_cast<py::DictObj*>(v.get())->items) {
+        t.keys.push_back(k);
+        t.items.push_back(make(x));
+      }
+      return t;
+    }
+    if (v->kind == VK::Instance && tr.isNew(v) && !tr.sourceOf(v)) {
+      // A user object the function made (and returns, or hands to the code after a break): its
+      // attributes may be graph values, so it is made again from them after the graph, as
+      // Dynamo reconstructs new objects; never the traced object with fake tensors inside.
+      auto* inst = static_cast<py::InstanceObj*>(v.get());
+      static thread_local std::set<const py::Obj*> building;  // a cycle stays the traced object
+      if (!inst->native && building.insert(v.get()).second) {
+        t.kind = ValueTemplate::Kind::Object;
+        t.constant = v;
+        for (auto& [k, x] : inst->dict->items) {
+          t.keys.push_back(k);
+          t.items.push_back(make(x));
+        }
+        building.erase(v.get());
+        return t;
+      }
+    }
+    // A function the trace defined closes over the trace's variables (fake tensors): it is
+    // defined again each call over the values they have in the compiled code.
+    if (v->kind == VK::Function && tr.isNew(v) && isTraceScope(static_cast<py::FunctionObj*>(v.get())->closure.get()))
+      return closure(v);
+    // A generator the trace started holds the trace's frame: nothing can run it afterwards.
+    if (v->kind == VK::Generator && tr.isNew(v) && unbuildable.empty()) unbuildable = "a generator made while capturing";
+    switch (v->kind) {
+      case VK::None: case VK::Bool: case VK::Int: case VK::Float: case VK::Str: case VK::DType:
+      case VK::Function: case VK::Builtin: case VK::Class: case VK::Module:
+        break;
+      default:
+        if (const Source* s = tr.sourceOf(v)) {
+          t.kind = ValueTemplate::Kind::FromSource;
+          t.source = *s;
+          return t;
+        }
+    }
+    tr.onUse(v);  // a list item the entry hands back as a constant
+    t.kind = ValueTemplate::Kind::Constant;
+    t.constant = v;
+    return t;
   }
-  tr.onUse(v);  // a list item the entry hands back as a constant
-  t.kind = ValueTemplate::Kind::Constant;
-  t.constant = v;
-  return t;
+};
+
+// Whether `v` holds (in its items, attributes, defaults or closures) a function that the trace
+// defined over trace scope `sc`.
+bool closesOver(const Value& v, const py::Scope* sc, Tracer& tr, int depth, std::set<const py::Obj*>& seen) {
+  if (!v || depth < 0 || !tr.isNew(v) || !seen.insert(v.get()).second) return false;
+  switch (v->kind) {
+    case VK::Function: {
+      auto* f = static_cast<py::FunctionObj*>(v.get());
+      for (py::Scope* s = f->closure.get(); s; s = s->parent.get())
+        if (s == sc) return true;
+      for (const auto& d : f->defaults)
+        if (closesOver(d, sc, tr, depth - 1, seen)) return true;
+      return false;
+    }
+    case VK::List: case VK::Tuple: {
+      const auto& items = v->kind == VK::List ? static_cast<py::ListObj*>(v.get())->items : static_cast<py::TupleObj*>(v.get())->items;
+      for (const auto& x : items)
+        if (closesOver(x, sc, tr, depth - 1, seen)) return true;
+      return false;
+    }
+    case VK::Dict:
+      for (const auto& [k, x] : static_cast<py::DictObj*>(v.get())->items)
+        if (closesOver(x, sc, tr, depth - 1, seen)) return true;
+      return false;
+    case VK::Instance:
+      for (const auto& [k, x] : static_cast<py::InstanceObj*>(v.get())->dict->items)
+        if (closesOver(x, sc, tr, depth - 1, seen)) return true;
+      return false;
+    case VK::BoundMethod:
+      return closesOver(static_cast<py::BoundMethodObj*>(v.get())->fn, sc, tr, depth - 1, seen) ||
+             closesOver(static_cast<py::BoundMethodObj*>(v.get())->self, sc, tr, depth - 1, seen);
+    default: return false;
+  }
 }
 
 // The Python side effects capture saw, as templates the entry replays (call before the
 // tracer undoes them: their final state is read here).
-void recordEffects(py::Interpreter& in, Tracer& tr, CacheEntry& e, std::vector<int>& outputs) {
+void recordEffects(Templater& tm, CacheEntry& e, const py::FunctionObj& fn) {
+  Tracer& tr = tm.tr;
   auto itemTemplate = [&](const Value& v) {
     if (const Source* s = tr.originalItemSource(v)) {
       ValueTemplate t;
@@ -260,7 +365,7 @@ void recordEffects(py::Interpreter& in, Tracer& tr, CacheEntry& e, std::vector<i
       t.source = *s;
       return t;
     }
-    return makeTemplate(in, tr, v, outputs);
+    return tm.make(v);
   };
   for (const auto& c : tr.containerEffects) {
     ContainerWrite w;
@@ -284,6 +389,9 @@ void recordEffects(py::Interpreter& in, Tracer& tr, CacheEntry& e, std::vector<i
     w.global = v.module != nullptr;
     w.name = v.name;
     w.scope = v.scope;
+    int depth = 0;
+    for (py::Scope* sc = fn.closure.get(); sc && v.scope; sc = sc->parent.get(), ++depth)
+      if (sc == v.scope.get()) { w.depth = depth; break; }
     auto& vars = v.module ? v.module->scope->vars : v.scope->vars;
     auto it = vars.find(v.name);
     if (it == vars.end()) w.deleted = true;
@@ -301,42 +409,99 @@ void fetchSources(py::Interpreter& in, const ValueTemplate& t, const std::map<st
   for (const auto& x : t.items) fetchSources(in, x, locals, globals, into);
 }
 
-// `outs` holds one Python tensor per graph output, made on first use: every place an output
-// goes (the unsupported call's arguments, the live locals, the result) gets the same object,
-// as in the program (an in-place change of its autograd state must be seen by all of them).
-Value instantiate(py::Interpreter& in, const ValueTemplate& t, std::vector<Value>& outs,
-                  const std::map<std::string, Value>& locals, const py::ModuleObj& globals, const Fetched& fetched) {
-  switch (t.kind) {
-    case ValueTemplate::Kind::GraphOutput: return outs.at(static_cast<size_t>(t.index));
-    case ValueTemplate::Kind::Constant: return t.constant;
-    case ValueTemplate::Kind::FromSource: {
-      auto early = fetched.find(&t);
-      Value v = early != fetched.end() && early->second ? early->second : t.source.fetch(in, locals, globals);
-      if (!v) in.raise("RuntimeError", "compiled code could not read " + t.source.text());
-      return v;
+// What one run of an entry makes its values from. `outs` holds one Python tensor per graph
+// output: every place an output goes (the unsupported call's arguments, the live locals, the
+// result) gets the same object, as in the program (an in-place change of its autograd state
+// must be seen by all of them); containers, objects, functions and scopes the trace made are
+// made once per run, for the same reason.
+struct Rebuild {
+  py::Interpreter& in;
+  const CacheEntry& e;
+  const py::FunctionObj* fn;  // the function being run (its closure is the scopes' parent)
+  std::vector<Value>& outs;
+  const std::map<std::string, Value>& locals;
+  const py::ModuleObj& globals;
+  const Fetched& fetched;
+  std::map<const py::Obj*, Value> made;
+  std::vector<std::shared_ptr<py::Scope>> scopes;
+
+  std::shared_ptr<py::Scope> scope(int i) {
+    if (scopes.empty()) scopes.resize(e.scopes.size());
+    auto& built = scopes.at(static_cast<size_t>(i));
+    if (built) return built;
+    const ScopeTemplate& st = e.scopes[static_cast<size_t>(i)];
+    built = std::make_shared<py::Scope>();
+    auto sc = built;  // `scopes` does not move while filling it, but stay independent of that
+    sc->parent = st.parent >= 0 ? scope(st.parent) : st.parentIsClosure ? (fn ? fn->closure : nullptr) : st.realParent;
+    for (size_t k = 0; k < st.names.size(); ++k) sc->vars[st.names[k]] = value(st.values[k]);
+    return sc;
+  }
+
+  Value value(const ValueTemplate& t) {
+    switch (t.kind) {
+      case ValueTemplate::Kind::GraphOutput: return outs.at(static_cast<size_t>(t.index));
+      case ValueTemplate::Kind::Constant: return t.constant;
+      case ValueTemplate::Kind::FromSource: {
+        auto early = fetched.find(&t);
+        Value v = early != fetched.end() && early->second ? early->second : t.source.fetch(in, locals, globals);
+        if (!v) in.raise("RuntimeError", "compiled code could not read " + t.source.text());
+        return v;
+      }
+      case ValueTemplate::Kind::Method: return in.getAttr(value(t.items.at(0)), t.method);
+      default: break;
     }
-    case ValueTemplate::Kind::Method: return in.getAttr(instantiate(in, t.items.at(0), outs, locals, globals, fetched), t.method);
-    case ValueTemplate::Kind::Dict: {
-      auto d = std::make_shared<py::DictObj>();
-      for (size_t i = 0; i < t.keys.size(); ++i) d->set(t.keys[i], instantiate(in, t.items[i], outs, locals, globals, fetched));
-      return d;
-    }
-    case ValueTemplate::Kind::Object: {
-      auto* traced = static_cast<py::InstanceObj*>(t.constant.get());
-      auto obj = std::make_shared<py::InstanceObj>(traced->cls);
-      obj->sub = traced->sub;
-      for (size_t i = 0; i < t.keys.size(); ++i) obj->dict->set(t.keys[i], instantiate(in, t.items[i], outs, locals, globals, fetched));
-      return obj;
-    }
-    case ValueTemplate::Kind::Tuple:
-    case ValueTemplate::Kind::List: {
-      std::vector<Value> items;
-      for (const auto& x : t.items) items.push_back(instantiate(in, x, outs, locals, globals, fetched));
-      return t.kind == ValueTemplate::Kind::Tuple ? py::makeTuple(items) : py::makeList(items);
+    if (auto known = made.find(t.constant.get()); t.constant && known != made.end()) return known->second;
+    switch (t.kind) {
+      case ValueTemplate::Kind::Dict: {
+        auto d = std::make_shared<py::DictObj>();
+        if (t.constant) made[t.constant.get()] = d;
+        for (size_t i = 0; i < t.keys.size(); ++i) d->set(t.keys[i], value(t.items[i]));
+        return d;
+      }
+      case ValueTemplate::Kind::Object: {
+        auto* traced = static_cast<py::InstanceObj*>(t.constant.get());
+        auto obj = std::make_shared<py::InstanceObj>(traced->cls);
+        obj->sub = traced->sub;
+        made[t.constant.get()] = obj;
+        for (size_t i = 0; i < t.keys.size(); ++i) obj->dict->set(t.keys[i], value(t.items[i]));
+        return obj;
+      }
+      case ValueTemplate::Kind::Closure: {
+        auto* traced = static_cast<py::FunctionObj*>(t.constant.get());
+        auto f = std::make_shared<py::FunctionObj>();
+        made[t.constant.get()] = f;
+        f->name = traced->name;
+        f->qualname = traced->qualname;
+        f->def = traced->def;
+        f->lambda = traced->lambda;
+        f->params = traced->params;
+        f->defaults = traced->defaults;
+        f->closure = traced->closure;
+        f->module = traced->module;
+        f->attrs = traced->attrs;
+        for (size_t i = 0; i < t.items.size() && i < f->defaults.size(); ++i) f->defaults[i] = value(t.items[i]);
+        if (t.index >= 0) f->closure = scope(t.index);
+        return f;
+      }
+      case ValueTemplate::Kind::Tuple:
+      case ValueTemplate::Kind::List: {
+        std::vector<Value> items;
+        if (t.kind == ValueTemplate::Kind::List) {
+          // Made (empty) before its items: a list that holds itself is the same list.
+          auto l = std::static_pointer_cast<py::ListObj>(py::makeList({}));
+          if (t.constant) made[t.constant.get()] = l;
+          for (const auto& x : t.items) l->items.push_back(value(x));
+          return l;
+        }
+        for (const auto& x : t.items) items.push_back(value(x));
+        Value tup = py::makeTuple(items);
+        if (t.constant) made[t.constant.get()] = tup;
+        return tup;
+      }
+      default: return py::None();
     }
   }
-  return py::None();
-}
+};
 
 std::string show(py::Interpreter& in, const ValueTemplate& t) {
   switch (t.kind) {
@@ -347,6 +512,7 @@ std::string show(py::Interpreter& in, const ValueTemplate& t) {
       return in.repr(t.constant);
     case ValueTemplate::Kind::FromSource: return t.source.display();
     case ValueTemplate::Kind::Method: return show(in, t.items.at(0)) + "." + t.method;
+    case ValueTemplate::Kind::Closure: return static_cast<py::FunctionObj*>(t.constant.get())->name;
     case ValueTemplate::Kind::Object: {
       std::string s = static_cast<py::InstanceObj*>(t.constant.get())->cls->name + "(";
       for (size_t i = 0; i < t.keys.size(); ++i) s += (i ? ", " : "") + in.str(t.keys[i]) + "=" + show(in, t.items[i]);
@@ -464,8 +630,13 @@ void replayEffects(py::Interpreter& in, const CacheEntry& e, const py::FunctionO
     std::unordered_map<std::string, Value>* target = nullptr;
     if (w->global) {
       if (fn && fn->module) target = &fn->module->scope->vars;
+    } else if (w->depth >= 0) {
+      // The cell of the function being run (another closure of the same code has its own), at
+      // the place in its closure chain the capture wrote to (it may not hold the name yet).
+      py::Scope* sc = fn ? fn->closure.get() : nullptr;
+      for (int d = 0; sc && d < w->depth; ++d) sc = sc->parent.get();
+      if (sc) target = &sc->vars;
     } else {
-      // The cell of the function being run (another closure of the same code has its own).
       for (py::Scope* sc = fn ? fn->closure.get() : nullptr; sc && !target; sc = sc->parent.get())
         if (sc->vars.count(w->name)) target = &sc->vars;
       if (!target)
@@ -476,6 +647,24 @@ void replayEffects(py::Interpreter& in, const CacheEntry& e, const py::FunctionO
     else target->erase(w->name);
   }
   (void)globals;
+}
+
+// The resume function to call: it closes over the closure of the function running now (one
+// code may run with many closures), or over the frame's shared cells, made for this call, when
+// it has them (the functions it defined and handed on close over the same scope).
+Value resumeWith(const Value& resume, int cellScope, Rebuild& rebuild) {
+  auto* r = static_cast<py::FunctionObj*>(resume.get());
+  std::shared_ptr<py::Scope> closure = cellScope >= 0 ? rebuild.scope(cellScope) : rebuild.fn ? rebuild.fn->closure : r->closure;
+  if (closure == r->closure) return resume;
+  auto f = std::make_shared<py::FunctionObj>();
+  f->name = r->name;
+  f->qualname = r->qualname;
+  f->def = r->def;
+  f->params = r->params;
+  f->defaults = r->defaults;
+  f->module = r->module;
+  f->closure = closure;
+  return f;
 }
 
 Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::string, Value>& locals, const py::ModuleObj& globals,
@@ -501,6 +690,8 @@ Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::str
       for (const auto& t : w.values) pre(t);
     }
     for (const auto& w : e.varWrites) pre(w.value);
+    for (const auto& sc : e.scopes)
+      for (const auto& t : sc.values) pre(t);
     pre(e.plan.callee);
     pre(e.plan.test);
     for (const auto& t : e.plan.args) pre(t);
@@ -551,7 +742,8 @@ Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::str
   }
   std::vector<Value> outValues;
   for (auto& t : outs) outValues.push_back(t.defined() ? py::makeTensor(t) : py::None());
-  auto inst = [&](const ValueTemplate& t) { return instantiate(in, t, outValues, locals, globals, fetched); };
+  Rebuild rebuild{in, e, fn, outValues, locals, globals, fetched, {}, {}};
+  auto inst = [&](const ValueTemplate& t) { return rebuild.value(t); };
   for (const auto& [src, index] : e.mutations) {
     Value v = src.fetch(in, locals, globals);
     if (!v || v->kind != VK::Tensor) continue;
@@ -586,13 +778,13 @@ Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::str
       next.args = stack;
       if (p.resultUsed) next.args.push_back(result);
       for (const auto& l : p.live) next.args.push_back(inst(l));
-      return in.call(p.resume, next);
+      return in.call(resumeWith(p.resume, p.cellScope, rebuild), next);
     }
     case BreakPlan::Kind::Branch: {
       bool taken = in.truthy(inst(p.test));
       CallArgs next;
       for (const auto& l : p.live) next.args.push_back(inst(l));
-      return in.call(taken ? p.resume : p.resumeElse, next);
+      return in.call(resumeWith(taken ? p.resume : p.resumeElse, p.cellScope, rebuild), next);
     }
   }
   return py::None();
@@ -740,7 +932,9 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
     return in.callFunction(*fn, copy, self);
   };
   // Nested compiled calls during a capture are inlined, as Dynamo inlines them.
-  if (frame->skip || in.tracer || !fn->def) return eager();
+  // A generator function's call only makes the generator: Dynamo does not compile such a frame
+  // (its body would run later, outside any capture, on the trace's fake tensors).
+  if (frame->skip || in.tracer || !fn->def || fn->def->isGenerator) return eager();
   std::vector<Value> args;
   std::vector<std::string> names;
   if (!bindArgs(*fn, a, self != nullptr, args, names)) return eager();
@@ -897,6 +1091,18 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
   if (self) params = selfName + (params.empty() ? "" : ", " + params);
   std::string fnName = "__compiled_fn_" + std::to_string(frame->id) + "_" + cid.substr(cid.find('/') + 1);
   std::string breakLine;
+  Templater tm{in, tracer, outputs, entry.scopes, fn->closure.get(), {}, {}};
+  // The frame runs eagerly from now on (a graph break, if any, is reported first).
+  auto skipFrame = [&](const std::string& why, const session::GraphBreakEvent* b) -> std::optional<CacheEntry> {
+    if (b) sink.graphBreak(*b);
+    ce.status = "skipped";
+    ce.message = why;
+    sink.compile(ce);
+    sink.compileDone(cid);
+    frame->skip = true;
+    frame->skipReason = why;
+    return std::nullopt;
+  };
 
   in.tracer = &tracer;
   // Tracing leaves global state as it found it (a traced set_grad_enabled(False) is part of
@@ -906,9 +1112,9 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
     Value result = in.callFunction(*fn, fakeArgs, fakeSelf);
     in.tracer = nullptr;
     autograd::setGradEnabled(gradBefore);
-    recordEffects(in, tracer, entry, outputs);
+    recordEffects(tm, entry, *fn);
     tracer.undoSideEffects();
-    entry.output = makeTemplate(in, tracer, result, outputs);
+    entry.output = tm.make(result);
     breakLine = "    return " + show(in, entry.output) + "\n";
   } catch (Unsupported& u) {
     in.tracer = nullptr;
@@ -920,7 +1126,7 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
       StopAtCall stop{u.expr, u.occurrence, std::make_shared<Unsupported>(u)};
       return captureEntry(in, frame, self, selfName, args, names, cid, sink, firstCapture, dynamicOf, &stop);
     }
-    recordEffects(in, tracer, entry, outputs);
+    recordEffects(tm, entry, *fn);
     tracer.undoSideEffects();
     session::GraphBreakEvent b;
     b.frameId = frame->id;
@@ -943,14 +1149,7 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
     if (frame->opts.fullgraph && u.kilnLimitation) {
       // PyTorch would capture this frame whole; Kiln cannot, and says so rather than failing.
       b.explanation += " fullgraph=True asks for one graph, which Kiln cannot make here: the frame runs eagerly.";
-      sink.graphBreak(b);
-      ce.status = "skipped";
-      ce.message = u.title;
-      sink.compile(ce);
-      sink.compileDone(cid);
-      frame->skip = true;
-      frame->skipReason = u.title;
-      return std::nullopt;
+      return skipFrame(u.title, &b);
     }
     if (frame->opts.fullgraph) {
       // With fullgraph=True a break is an error, not a logged graph break.
@@ -965,8 +1164,26 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
       for (const auto& [k, v] : u.scope->vars) bound.insert(k);
     ResumePlan plan;
     if (u.at != Unsupported::At::Unknown) plan = planResume(*fn->def, u, bound);
+    // A function this frame defined, handed to the code after the break, shares the frame's
+    // variables it closes over with the resume function (a `nonlocal` write on one side is seen
+    // on the other): those cells move to a scope made each call, the resume function's closure.
+    std::set<std::string> cells;
+    if (plan.resumable && u.scope) {
+      std::set<const py::Obj*> seen;
+      bool escapes = closesOver(u.callee, u.scope.get(), tracer, 4, seen);
+      for (const auto& v : u.args) escapes = escapes || closesOver(v, u.scope.get(), tracer, 4, seen);
+      for (const auto& [k, v] : u.kwargs) escapes = escapes || closesOver(v, u.scope.get(), tracer, 4, seen);
+      for (const auto* e : plan.stack)
+        if (auto it = tracer.exprValues.find(e); it != tracer.exprValues.end()) escapes = escapes || closesOver(it->second, u.scope.get(), tracer, 4, seen);
+      for (const auto& n : plan.live)
+        if (auto it = u.scope->vars.find(n); it != u.scope->vars.end()) escapes = escapes || closesOver(it->second, u.scope.get(), tracer, 4, seen);
+      if (escapes) {
+        cells = cellVars(*fn->def);
+        plan = planResume(*fn->def, u, bound, cells);
+      }
+    }
     if (plan.resumable) {
-      auto key = std::make_pair(static_cast<const void*>(u.stmt), static_cast<const void*>(u.expr));
+      auto key = std::make_tuple(static_cast<const void*>(u.stmt), static_cast<const void*>(u.expr), !cells.empty());
       auto cached = resumeCache_.find(key);
       if (cached != resumeCache_.end()) {
         plan.resume = cached->second.first;
@@ -978,16 +1195,8 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
     else plan.whyNot = "graph break outside a call or branch Kiln can resume after";
     if (!plan.resumable) {
       b.explanation += " Kiln cannot resume after this break (" + plan.whyNot + "), so the frame runs eagerly.";
-      sink.graphBreak(b);
-      ce.status = "skipped";
-      ce.message = plan.whyNot;
-      sink.compile(ce);
-      sink.compileDone(cid);
-      frame->skip = true;
-      frame->skipReason = plan.whyNot;
-      return std::nullopt;
+      return skipFrame(plan.whyNot, &b);
     }
-    sink.graphBreak(b);
     if (u.at == Unsupported::At::Call) tracer.truncate(u.graphSize);
     BreakPlan& bp = entry.plan;
     auto valueOf = [&](const py::Expr* e) -> Value {
@@ -1006,18 +1215,18 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
       if (recv && recv->kind == VK::Tensor) {
         bp.callee.kind = ValueTemplate::Kind::Method;
         bp.callee.method = calleeExpr->name;
-        bp.callee.items.push_back(makeTemplate(in, tracer, recv, outputs));
+        bp.callee.items.push_back(tm.make(recv));
       } else {
-        bp.callee = makeTemplate(in, tracer, u.callee, outputs);
+        bp.callee = tm.make(u.callee);
       }
-      for (const auto& s : plan.stack) bp.stack.push_back(makeTemplate(in, tracer, valueOf(s), outputs));
-      for (const auto& v : u.args) bp.args.push_back(makeTemplate(in, tracer, v, outputs));
-      for (const auto& [k, v] : u.kwargs) bp.kwargs.emplace_back(k, makeTemplate(in, tracer, v, outputs));
+      for (const auto& s : plan.stack) bp.stack.push_back(tm.make(valueOf(s)));
+      for (const auto& v : u.args) bp.args.push_back(tm.make(v));
+      for (const auto& [k, v] : u.kwargs) bp.kwargs.emplace_back(k, tm.make(v));
       bp.resultUsed = plan.resultUsed;
       bp.gradEnabled = u.gradEnabled;
     } else {
       bp.kind = BreakPlan::Kind::Branch;
-      bp.test = makeTemplate(in, tracer, u.callee, outputs);
+      bp.test = tm.make(u.callee);
     }
     // Python constants passed on to the resume function are specialized there: guard them here,
     // at the break (Dynamo guards a live constant when it reconstructs it for the resume call).
@@ -1027,7 +1236,18 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
     at.function = fn->name;
     if (u.stmt) at.code = py::sourceLine(in.source(), at.line, true);
     for (const auto& n : plan.live) tracer.onLocalRead(n, localValue(n), &at);
-    for (const auto& n : plan.live) bp.live.push_back(makeTemplate(in, tracer, localValue(n), outputs));
+    for (const auto& n : plan.live) bp.live.push_back(tm.make(localValue(n)));
+    if (!cells.empty()) {
+      bp.cellScope = tm.scopeOf(u.scope);
+      for (const auto& n : cells)
+        if (auto it = u.scope->vars.find(n); it != u.scope->vars.end()) tm.addVar(bp.cellScope, n, it->second);
+    }
+    if (!tm.unbuildable.empty()) {
+      // What the eager code after the break would receive cannot be made outside the trace.
+      b.explanation += " Kiln cannot hand " + tm.unbuildable + " to the code after the break, so the frame runs eagerly.";
+      return skipFrame(tm.unbuildable, &b);
+    }
+    sink.graphBreak(b);
     bp.resumeDef = plan.resume;
     bp.resumeElseDef = plan.resumeElse;
     bp.resume = makeResume(plan.resume, *fn);
@@ -1082,8 +1302,9 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
     ValueTemplate obj;
     obj.kind = ValueTemplate::Kind::FromSource;
     obj.source = se.object;
-    entry.sideEffects.emplace_back(obj, se.attr, makeTemplate(in, tracer, se.value, outputs));
+    entry.sideEffects.emplace_back(obj, se.attr, tm.make(se.value));
   }
+  if (!tm.unbuildable.empty()) return skipFrame("the frame returns " + tm.unbuildable + ", which Kiln cannot make outside the trace", nullptr);
   tracer.finish(outputs);
   tracer.guardNoAliasing();
   double captureMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

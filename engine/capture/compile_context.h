@@ -12,6 +12,7 @@
 #include <optional>
 #include "engine/ir/graph.h"
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace kiln::codegen { class KernelCompiler; }
@@ -76,7 +77,8 @@ class CompileContext {
   std::vector<CompileOptions> activeOpts_;                 // options of the compiled calls running
   // Resume functions by break site (statement, expression): recompiles of a frame that break
   // at the same place reuse the same resume code, so they share its frame, as in Dynamo.
-  std::map<std::pair<const void*, const void*>, std::pair<py::StmtP, py::StmtP>> resumeCache_;
+  // (The flag: the resume functions share the frame's cells with functions it defined.)
+  std::map<std::tuple<const void*, const void*, bool>, std::pair<py::StmtP, py::StmtP>> resumeCache_;
   std::shared_ptr<Frame> frameFor(const py::Value& fn, const CompileOptions& opts);
   std::optional<CacheEntry> captureEntry(py::Interpreter& in, const std::shared_ptr<Frame>& frame, const py::Value& self,
                                          const std::string& selfName, const std::vector<py::Value>& args,

@@ -28,13 +28,31 @@ struct ValueTemplate {
   // Object: an instance of a user class the function created (a dataclass it returns), made
   // again after the graph with its attributes (`keys` names, `items` values); `constant` is
   // the traced instance, for its class.
-  enum class Kind { GraphOutput, Constant, FromSource, Tuple, List, Dict, Method, Object } kind = Kind::Constant;
-  int index = -1;            // GraphOutput
-  py::Value constant;        // Constant
+  // Closure: a function the trace defined (`def g(): return scaled + 1`), made again each call
+  // with its default values (`items`, one per parameter) and its closure scope (`index` in the
+  // entry's `scopes`; -1 keeps the traced function's closure); `constant` is the traced function.
+  // Tuple, List, Dict, Object and Closure values are made once per call (keyed by `constant`, the
+  // traced object): a list handed both to the call at a break and to the resume function is
+  // one list, as in the program.
+  enum class Kind { GraphOutput, Constant, FromSource, Tuple, List, Dict, Method, Object, Closure } kind = Kind::Constant;
+  int index = -1;            // GraphOutput; Closure: its scope
+  py::Value constant;        // Constant; Tuple/List/Dict/Object/Closure: the traced object
   Source source;             // FromSource
   std::vector<ValueTemplate> items;  // Tuple/List/Dict values; Method: items[0] is the receiver
   std::vector<py::Value> keys;       // Dict keys (constants)
   std::string method;        // Method: attribute name
+};
+
+// A function scope the trace made (the compiled frame's own variables, or a callee's) that a
+// function the trace defined closes over: made again each call with the variables such
+// functions read (`names`, `values`). Its parent is another such scope, the compiled function's
+// closure when it runs, or a scope that existed before capture.
+struct ScopeTemplate {
+  int parent = -1;                       // index in the entry's scopes, or -1:
+  bool parentIsClosure = false;          //   the running function's closure
+  std::shared_ptr<py::Scope> realParent; //   else this scope (null: module level)
+  std::vector<std::string> names;
+  std::vector<ValueTemplate> values;
 };
 
 // A list, dict or set that existed before the call, as the function left it: the entry gives it
@@ -51,6 +69,7 @@ struct VarWrite {
   bool global = true;
   std::string name;
   std::weak_ptr<py::Scope> scope;  // the cell's scope at capture (used when the function's own closure lacks it)
+  int depth = -1;                  // its place in the function's closure chain (0: the closure itself), -1: not in it
   bool deleted = false;
   ValueTemplate value;
 };
@@ -67,6 +86,8 @@ struct BreakPlan {
   ValueTemplate test;                   // Branch: the tensor branched on
   std::vector<ValueTemplate> live;      // live locals passed on
   py::Value resume, resumeElse;         // the resume functions (FunctionObj)
+  int cellScope = -1;                   // the frame's shared cells (scopes index): the resume
+                                        // functions are made each call with it as their closure
   py::StmtP resumeDef, resumeElseDef;   // their ASTs (owned here)
 };
 
@@ -82,6 +103,7 @@ struct CacheEntry {
   std::vector<std::pair<Source, int>> mutations;  // inputs mutated in place: source, graph output
   std::vector<ContainerWrite> containerWrites;     // Python side effects on existing containers
   std::vector<VarWrite> varWrites;                 // and on globals / closure cells
+  std::vector<ScopeTemplate> scopes;               // closure scopes of the functions it makes again
   std::shared_ptr<ir::Graph> captured;   // the captured graph (run eagerly when autograd must see it)
   bool gradMode = true;                  // global grad mode at capture (Dynamo's GLOBAL_STATE guard)
   // The graph updates a tensor in place. Compiled code assumes its inputs do not overlap in

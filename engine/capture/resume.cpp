@@ -245,19 +245,94 @@ bool resumableContext(const Stmt& with) {
   return true;
 }
 
-StmtP makeFunction(const Stmt& fnDef, const std::string& name, const std::vector<std::string>& params, Body body, const py::Span& span) {
+// The names `body` declares global (or nonlocal), in compound statements too but not in the
+// functions and classes it defines.
+void declared(const Body& body, StmtKind kind, std::set<std::string>& out) {
+  for (const auto& s : body) {
+    if (s->kind == kind)
+      for (const auto& t : s->targets) out.insert(t->name);
+    if (s->kind == StmtKind::FunctionDef || s->kind == StmtKind::ClassDef) continue;
+    for (const Body* b : {&s->body, &s->orelse, &s->finalbody}) declared(*b, kind, out);
+    for (const auto& h : s->handlers) declared(h.body, kind, out);
+  }
+}
+
+// Names read or written by the functions, lambdas and classes defined in `body` (at any depth).
+void nestedNames(const Expr* e, std::set<std::string>& out) {
+  if (!e) return;
+  if (e->kind == ExprKind::Lambda) {
+    collectNames(e, out);
+    return;
+  }
+  for (const auto& x : e->items) nestedNames(x.get(), out);
+  for (const auto& x : e->values) nestedNames(x.get(), out);
+  for (const auto& k : e->keywords) nestedNames(k.value.get(), out);
+  for (const auto& g : e->generators) {
+    nestedNames(g.iter.get(), out);
+    for (const auto& i : g.ifs) nestedNames(i.get(), out);
+  }
+  for (const ExprP* x : {&e->target, &e->a, &e->b, &e->c}) nestedNames(x->get(), out);
+}
+void nestedNames(const Body& body, std::set<std::string>& out) {
+  for (const auto& s : body) {
+    if (s->kind == StmtKind::FunctionDef || s->kind == StmtKind::ClassDef) {
+      collectNames(s->body, out);
+      declared(s->body, StmtKind::Nonlocal, out);
+      for (const auto& p : s->params) collectNames(p.defaultValue.get(), out);
+      continue;
+    }
+    for (const auto& t : s->targets) nestedNames(t.get(), out);
+    for (const Expr* x : {s->value.get(), s->target.get(), s->test.get(), s->value2.get()}) nestedNames(x, out);
+    for (const auto& it : s->items) nestedNames(it.context.get(), out);
+    for (const Body* b : {&s->body, &s->orelse, &s->finalbody}) nestedNames(*b, out);
+    for (const auto& h : s->handlers) nestedNames(h.body, out);
+  }
+}
+
+StmtP makeFunction(const Stmt& fnDef, const std::string& name, const std::vector<std::string>& params, Body body, const py::Span& span,
+                   const std::set<std::string>& cells) {
   auto f = py::makeStmt(StmtKind::FunctionDef, span);
   f->name = name;
   for (const auto& p : params) f->params.push_back(py::Param{p, nullptr, py::Param::Normal});
   if (body.empty()) body.push_back(py::makeStmt(StmtKind::Return, span));
+  // The original function's declarations hold in the code after the break (a `nonlocal n` or
+  // `global n` store there must not make a local), and so do the shared cells.
+  std::set<std::string> globals, nonlocals = cells;
+  declared(fnDef.body, StmtKind::Global, globals);
+  declared(fnDef.body, StmtKind::Nonlocal, nonlocals);
+  Body decls;
+  for (auto [kind, names] : {std::make_pair(StmtKind::Global, &globals), std::make_pair(StmtKind::Nonlocal, &nonlocals)}) {
+    if (names->empty()) continue;
+    auto d = py::makeStmt(kind, span);
+    for (const auto& n : *names) {
+      auto e = py::makeExpr(ExprKind::Name, span);
+      e->name = n;
+      d->targets.push_back(e);
+    }
+    decls.push_back(d);
+  }
+  body.insert(body.begin(), decls.begin(), decls.end());
   f->body = std::move(body);
-  (void)fnDef;
   return f;
 }
 
 }  // namespace
 
-ResumePlan planResume(const Stmt& fnDef, const Unsupported& u, const std::set<std::string>& bound) {
+std::set<std::string> cellVars(const Stmt& fnDef) {
+  std::set<std::string> used, notLocal;
+  nestedNames(fnDef.body, used);
+  declared(fnDef.body, StmtKind::Global, notLocal);
+  declared(fnDef.body, StmtKind::Nonlocal, notLocal);
+  std::vector<std::string> locals;
+  for (const auto& p : fnDef.params) locals.push_back(p.name);
+  assignedOrder(fnDef.body, locals);
+  std::set<std::string> cells;
+  for (const auto& n : locals)
+    if (used.count(n) && !notLocal.count(n)) cells.insert(n);
+  return cells;
+}
+
+ResumePlan planResume(const Stmt& fnDef, const Unsupported& u, const std::set<std::string>& bound, const std::set<std::string>& cells) {
   ResumePlan plan;
   std::vector<Level> path;
   if (!u.stmt || !findPath(fnDef.body, nullptr, u.stmt, path)) {
@@ -354,13 +429,13 @@ ResumePlan planResume(const Stmt& fnDef, const Unsupported& u, const std::set<st
     // Stack names in the rest of the code are this break's new stack slots: an older ___stackN
     // of the frame (a resume function's own parameter) is never live past the break.
     for (const auto& n : order)
-      if (used.count(n) && bound.count(n) && n.rfind("___stack", 0) != 0) plan.live.push_back(n);
+      if (used.count(n) && bound.count(n) && !cells.count(n) && n.rfind("___stack", 0) != 0) plan.live.push_back(n);
     std::vector<std::string> params;
     for (size_t i = 0; i < done.size(); ++i) params.push_back("___stack" + std::to_string(i));
     if (plan.resultUsed) params.push_back("___stack" + std::to_string(done.size()));
     params.insert(params.end(), plan.live.begin(), plan.live.end());
     plan.resume = makeFunction(fnDef, "torch_dynamo_resume_in_" + baseName + "_at_" + std::to_string(plan.line), params,
-                               std::move(rest), s.span);
+                               std::move(rest), s.span, cells);
     plan.resumable = true;
     return plan;
   }
@@ -374,10 +449,10 @@ ResumePlan planResume(const Stmt& fnDef, const Unsupported& u, const std::set<st
     for (const auto& p : fnDef.params) order.push_back(p.name);
     assignedOrder(fnDef.body, order);
     for (const auto& n : order)
-      if (used.count(n) && bound.count(n)) plan.live.push_back(n);
+      if (used.count(n) && bound.count(n) && !cells.count(n)) plan.live.push_back(n);
     std::string name = "torch_dynamo_resume_in_" + baseName + "_at_" + std::to_string(plan.line);
-    plan.resume = makeFunction(fnDef, name, plan.live, std::move(onTrue), s.span);
-    plan.resumeElse = makeFunction(fnDef, name, plan.live, std::move(onFalse), s.span);
+    plan.resume = makeFunction(fnDef, name, plan.live, std::move(onTrue), s.span, cells);
+    plan.resumeElse = makeFunction(fnDef, name, plan.live, std::move(onFalse), s.span, cells);
     plan.resumable = true;
     return plan;
   }

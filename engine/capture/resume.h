@@ -26,7 +26,16 @@ struct ResumePlan {
   int line = 0;                            // the break's line (names the resume functions)
 };
 
-// `bound` are the names that hold values in the frame when the break happened.
-ResumePlan planResume(const py::Stmt& fnDef, const Unsupported& u, const std::set<std::string>& bound);
+// `bound` are the names that hold values in the frame when the break happened. `cells` are the
+// frame's variables that functions it defined close over, when such a function outlives the
+// break: the resume function shares them with those functions (they are declared nonlocal in
+// it and live in its closure, made again each call) instead of taking them as parameters.
+// The function's own global and nonlocal declarations carry over to the resume function.
+ResumePlan planResume(const py::Stmt& fnDef, const Unsupported& u, const std::set<std::string>& bound,
+                      const std::set<std::string>& cells = {});
+
+// CPython's co_cellvars: the function's variables (parameters and names it assigns, not those
+// it declares global or nonlocal) that a function or lambda defined inside it reads or writes.
+std::set<std::string> cellVars(const py::Stmt& fnDef);
 
 }  // namespace kiln::capture

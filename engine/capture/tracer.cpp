@@ -480,6 +480,13 @@ py::Value Tracer::onFreeVar(const py::FunctionObj* fn, const std::string& name, 
   if (!fn) return v;
   auto found = sources_.find(fn);
   if (found == sources_.end()) return v;
+  const std::vector<std::string>& names = freeVarsOf(fn);
+  auto pos = std::find(names.begin(), names.end(), name);
+  if (pos == names.end()) return v;
+  return readThrough(found->second.closureCell(name, static_cast<size_t>(pos - names.begin())), v, false);
+}
+
+const std::vector<std::string>& Tracer::freeVarsOf(const py::FunctionObj* fn) {
   const void* code = fn->def ? static_cast<const void*>(fn->def.get()) : static_cast<const void*>(fn->lambda.get());
   auto fv = freeVars_.find(code);
   if (fv == freeVars_.end()) {
@@ -497,9 +504,7 @@ py::Value Tracer::onFreeVar(const py::FunctionObj* fn, const std::string& name, 
     }
     fv = freeVars_.emplace(code, std::move(names)).first;
   }
-  auto pos = std::find(fv->second.begin(), fv->second.end(), name);
-  if (pos == fv->second.end()) return v;
-  return readThrough(found->second.closureCell(name, static_cast<size_t>(pos - fv->second.begin())), v, false);
+  return fv->second;
 }
 
 void Tracer::guardNoAliasing() {

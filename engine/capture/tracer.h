@@ -104,6 +104,9 @@ class Tracer {
   // A free variable `name` of function `fn` read (in a call below the compiled frame): read
   // through fn.__closure__[i].cell_contents when fn has a source.
   py::Value onFreeVar(const py::FunctionObj* fn, const std::string& name, py::Value v);
+  // co_freevars of `fn`: the names its body reads that live in enclosing function scopes, sorted
+  // (worked out once per function definition).
+  const std::vector<std::string>& freeVarsOf(const py::FunctionObj* fn);
   // Adds NO_TENSOR_ALIASING over the graph's tensor inputs (call before taking the guards).
   void guardNoAliasing();
   // A free variable of the compiled function: a source root, read like a local (L['offset']).
