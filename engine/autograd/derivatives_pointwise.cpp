@@ -109,10 +109,14 @@ void registerPointwiseDerivatives(std::vector<ops::OpDef>& t) {
       else if (e.number() == 0) term = mul(d, g, num(0));
       gx = gradFor(d, c, 0, term);
     }
-    if (c.needs(1)) {
+    if (c.needs(1) && x.isTensor()) {
       Val term = mul(d, mul(d, g, c.output), un(d, "log", x));
       Val zeroBase = mul(d, cmp(d, "eq", x, num(0)), cmp(d, "ge", e, num(0)));
       ge = gradFor(d, c, 1, where(d, zeroBase, num(0), term));
+    } else if (c.needs(1)) {
+      // torch.pow(number, tensor): log of the number (nan for a negative one, as PyTorch).
+      Val term = mul(d, mul(d, g, c.output), num(std::log(x.number())));
+      ge = gradFor(d, c, 1, x.number() == 0 ? where(d, cmp(d, "ge", e, num(0)), num(0), term) : term);
     }
     return {gx, ge};
   });

@@ -45,6 +45,9 @@ class LineParser {
   std::string ident() {
     ws();
     size_t st = p_;
+    // A Python name: not starting with a digit (found by tests/fuzz: `1x = y` read as a node
+    // named 1x, which then did not read back as an argument).
+    if (p_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[p_]))) fail("expected a name");
     while (p_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[p_])) || s_[p_] == '_')) ++p_;
     if (st == p_) fail("expected a name");
     return std::string(s_.substr(st, p_ - st));

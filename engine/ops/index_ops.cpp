@@ -309,9 +309,9 @@ void indexPutInPlace(Tensor& self, const std::vector<std::optional<Tensor>>& ind
   // values broadcast to the indexed result's shape.
   Shape vs;
   try {
+    if (values.dim() > static_cast<int64_t>(outSizes.size())) throw TorchError("RuntimeError", "");
     tensor::broadcastShapes(outSizes, values.sizes());
     vs = tensor::broadcastStrides(values, outSizes);
-    if (values.dim() > static_cast<int64_t>(outSizes.size())) throw TorchError("RuntimeError", "");
   } catch (const TorchError&) {
     throw TorchError("RuntimeError", "shape mismatch: value tensor of shape " + tensor::shapeStr(values.sizes()) +
                                          " cannot be broadcast to indexing result of shape " + tensor::shapeStr(outSizes));

@@ -654,6 +654,8 @@ class Parser {
     bool isLoop;
   };
   void declare(const Token& at, const std::string& name, int index, bool isLoop) {
+    // s0, s1 ... (and s00, which reads as s0) are size symbols in extents and constants.
+    if (ir::parseSym(name)) fail(at, "'" + name + "' is a size symbol's name; loop variables and buffers need other names");
     if (!names_.emplace(name, Name{index, isLoop}).second)
       fail(at, "'" + name + "' is already declared");
   }

@@ -44,6 +44,8 @@ uint64_t memoryLimit() {
 }
 uint64_t memoryInUse() { return liveBytes.load(); }
 
+void Tensor::throwNoStorage() { throw std::logic_error("a tensor without storage was read (an op was given a number where it takes a tensor)"); }
+
 uint64_t heapInUse() {
   struct mallinfo2 mi = mallinfo2();
   return static_cast<uint64_t>(mi.uordblks) + static_cast<uint64_t>(mi.hblkhd);
@@ -253,6 +255,14 @@ Tensor Tensor::view(const Shape& sizes, const Shape& strides, int64_t offset) co
   return t;
 }
 
+Tensor Tensor::reinterpret(DType d) const {
+  if (ir::itemSize(d) != ir::itemSize(dtype_)) throw TorchError("NotImplementedError", "Tensor.view(dtype) between dtypes of different sizes is not supported by Kiln yet");
+  Tensor t = *this;
+  t.dtype_ = d;
+  t.autograd_.reset();
+  return t;
+}
+
 Tensor Tensor::contiguous() const { return isContiguous() ? *this : clone(); }
 
 Tensor Tensor::clone() const { return to(dtype_); }
@@ -307,6 +317,12 @@ Shape broadcastShapes(const Shape& a, const Shape& b) {
 }
 
 Shape broadcastStrides(const Tensor& t, const Shape& to) {
+  // A tensor broadcasts only to as many dims or more (found by tests/fuzz: index_put_ with a
+  // value of more dims than the indexed result read before the strides).
+  if (t.sizes().size() > to.size())
+    throw TorchError("RuntimeError", "expand: the number of sizes provided (" + std::to_string(to.size()) +
+                                         ") must be greater or equal to the number of dimensions in the tensor (" +
+                                         std::to_string(t.sizes().size()) + ")");
   Shape st(to.size(), 0);
   size_t lead = to.size() - t.sizes().size();
   for (size_t i = 0; i < t.sizes().size(); ++i)

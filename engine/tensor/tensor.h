@@ -104,10 +104,17 @@ class Tensor {
   // The same data as a new tensor outside the autograd graph (Tensor.detach()).
   Tensor detach() const { Tensor t = *this; t.autograd_.reset(); return t; }
   const std::shared_ptr<Storage>& storage() const { return storage_; }
+  Storage& checkedStorage() const {
+    if (!storage_) throwNoStorage();
+    return *storage_;
+  }
+  [[noreturn]] static void throwNoStorage();
   bool isInference() const { return inference_; }
 
-  void* data() { return static_cast<char*>(storage_->data()) + offset_ * ir::itemSize(dtype_); }
-  const void* data() const { return static_cast<const char*>(storage_->data()) + offset_ * ir::itemSize(dtype_); }
+  // A Tensor made by default has no storage: reading it is a bug in Kiln (a number passed where an
+  // op wants a tensor, found by tests/fuzz), reported as an internal error instead of a crash.
+  void* data() { return static_cast<char*>(checkedStorage().data()) + offset_ * ir::itemSize(dtype_); }
+  const void* data() const { return static_cast<const char*>(checkedStorage().data()) + offset_ * ir::itemSize(dtype_); }
   template <typename T> T* ptr() { return static_cast<T*>(data()); }
   template <typename T> const T* ptr() const { return static_cast<const T*>(data()); }
 
@@ -119,6 +126,8 @@ class Tensor {
 
   // Views share storage.
   Tensor view(const Shape& sizes, const Shape& strides, int64_t offset) const;
+  // The same elements' bytes read as another dtype of the same item size (Tensor.view(dtype)).
+  Tensor reinterpret(DType d) const;
   Tensor contiguous() const;
   Tensor clone() const;
   Tensor to(DType d) const;

@@ -64,29 +64,23 @@ copy_seeds() {
 }
 # Committed seeds and the inputs of fixed findings (each short run replays them first).
 copy_seeds "$FUZZ"/seeds/"$TARGET"/*
-ARGS=(-timeout=10 -rss_limit_mb=2048 -max_len=8192)
+# libFuzzer flags per target: tests/fuzz/fuzz_args.sh (shared with tools/fuzz_campaign.sh).
+# shellcheck source=fuzz_args.sh
+. "$FUZZ/fuzz_args.sh"
+read -r -a ARGS <<<"$(kiln_fuzz_args "$TARGET" "$FUZZ/dicts")"
 case "$TARGET" in
   parser)
-    copy_seeds "$SRC"/../shared/corpus/public/*.py "$SRC"/examples/*.py "$SRC"/tests/errors/scripts/*.py
-    # Large inputs too: deep and long expressions must fail cleanly, not overflow the stack.
-    ARGS=(-timeout=10 -rss_limit_mb=2048 -max_len=65536 -dict="$FUZZ/dicts/python.dict") ;;
+    copy_seeds "$SRC"/../shared/corpus/public/*.py "$SRC"/examples/*.py "$SRC"/tests/errors/scripts/*.py ;;
   interpreter)
     copy_seeds "$SRC"/../shared/corpus/public/*.py "$SRC"/examples/*.py "$SRC"/tests/python/cpython/*.py \
       "$SRC"/tests/errors/scripts/*.py
-    # Each input has a 1 s time limit inside the target; -timeout catches what ignores it. Python
-    # objects in reference cycles are never freed (no cycle collector yet), so leaks are not checked.
-    ARGS=(-timeout=20 -rss_limit_mb=3072 -max_len=8192 -detect_leaks=0 -dict="$FUZZ/dicts/python.dict")
     export ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}" ;;
   kernel_ir)
     for f in "$SRC"/tests/kernels/golden/*.txt; do
       [ -f "$CORPUS/$(basename "$f")" ] || awk '/^kernel /{p=1} p{print} /^end$/{p=0}' "$f" >"$CORPUS/$(basename "$f")"
-    done
-    ARGS=(-timeout=10 -rss_limit_mb=2048 -max_len=8192 -dict="$FUZZ/dicts/kernel_ir.dict") ;;
+    done ;;
   graph_text)
-    copy_seeds "$SRC"/tests/passes/golden/*/*.in "$SRC"/tests/passes/golden/*/*.out
-    ARGS=(-timeout=10 -rss_limit_mb=2048 -max_len=8192 -dict="$FUZZ/dicts/graph_text.dict") ;;
-  graph_json)
-    ARGS=(-timeout=10 -rss_limit_mb=2048 -max_len=4096 -dict="$FUZZ/dicts/json.dict") ;;
+    copy_seeds "$SRC"/tests/passes/golden/*/*.in "$SRC"/tests/passes/golden/*/*.out ;;
   store)
     # Two small real stores of two sessions each (a profiled run, a verified run with a graph
     # break; a recompile, automatic dynamic shapes), made by `kiln run`, then shrunk: outputs
@@ -111,10 +105,7 @@ case "$TARGET" in
       else
         echo "run_fuzzer: no seed stores ($KILN_BIN or sqlite3 missing): starting from an empty corpus" >&2
       fi
-    fi
-    ARGS=(-timeout=20 -rss_limit_mb=2048 -max_len=262144) ;;
-  tensor)
-    ARGS=(-timeout=20 -rss_limit_mb=3072 -max_len=2048) ;;
+    fi ;;
 esac
 
 # --- run -----------------------------------------------------------------------------------------

@@ -60,6 +60,8 @@ TEST(Autograd, FiniteDifferences) {
       {"positive", "err = gradcheck(lambda a: torch.log(a) + torch.sqrt(a) + torch.rsqrt(a) + a.reciprocal(), t(2, 3, positive=True))"},
       {"broadcast", "err = gradcheck(lambda a, b: a * b + a / (b + 3) - b + a ** 2, t(2, 3), t(3, seed=1))"},
       {"pow", "err = gradcheck(lambda a, b: a ** b, t(2, 3, positive=True), t(1, 3, seed=2))"},
+      // A number base (found by tests/fuzz: its log was taken as a tensor's and crashed).
+      {"pow_number_base", "err = gradcheck(lambda e: torch.pow(2.5, e) + 3 ** e, t(2, 3))"},
       {"minmax_where", "err = gradcheck(lambda a, b: torch.maximum(a, b) + torch.minimum(a, b) * 2 + torch.where(a > b, a, b * 3), t(2, 3), t(2, 3, seed=3))"},
       {"reductions", "err = gradcheck(lambda a: a.sum(1) + a.mean(0).sum() + a.amax(1) + a.var(1) + a.std(1) + torch.logsumexp(a, 1) + a.norm(dim=1), t(3, 4))"},
       {"max_dim", "err = gradcheck(lambda a: a.max(1)[0] * 2 + a.max(), t(3, 4))"},
