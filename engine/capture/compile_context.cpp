@@ -27,6 +27,15 @@ using py::VK;
 
 CompileOptions parseCompileOptions(py::Interpreter& in, const CallArgs& a) {
   CompileOptions o;
+  // Inductor checks them when torch.compile is called (not with --eager, where it is the identity).
+  Value mode = a.kwarg("mode"), options = a.kwarg("options");
+  if (in.compiler && mode && !py::isNone(mode) && options && !py::isNone(options))
+    in.raise("RuntimeError", "Either mode or options can be specified, but both can't be specified at the same time.");
+  if (in.compiler && mode && mode->kind == VK::Str) {
+    const std::string m = in.str(mode);
+    if (m != "default" && m != "reduce-overhead" && m != "max-autotune" && m != "max-autotune-no-cudagraphs")
+      in.raise("RuntimeError", "Unrecognized mode=" + m + ", should be one of: default, reduce-overhead, max-autotune, max-autotune-no-cudagraphs");
+  }
   for (const auto& [k, v] : a.kwargs) {
     if (k == "backend") {
       if (v->kind != VK::Str) in.raise("TypeError", "torch.compile(backend=...) must be a backend name string in Kiln");
@@ -118,10 +127,24 @@ Value CompileContext::compile(py::Interpreter& in, const Value& target, const Co
       rest.args.erase(rest.args.begin());
       return call(in, frame, rest, orig);
     });
-    cls->dict["__getattr__"] = py::makeBuiltin("OptimizedModule.__getattr__", [orig](py::Interpreter& in, CallArgs& a) {
-      return in.getAttr(orig, in.str(a.args.at(1)));
+    auto wrapper = std::make_shared<std::weak_ptr<py::Obj>>();  // the OptimizedModule (weak: no cycle)
+    cls->dict["__getattr__"] = py::makeBuiltin("OptimizedModule.__getattr__", [orig, wrapper](py::Interpreter& in, CallArgs& a) {
+      const std::string name = in.str(a.args.at(1));
+      Value v = in.getAttr(orig, name);
+      // nn.Module methods that return the module (opt.to(torch.float64), opt.eval()) return the
+      // OptimizedModule, as in PyTorch, not the module it wraps.
+      static const std::set<std::string> chained = {"to", "cpu", "cuda", "type", "float", "double", "half", "bfloat16",
+                                                    "train", "eval", "requires_grad_", "apply", "to_empty", "share_memory"};
+      if (!chained.count(name) || v->kind != VK::BoundMethod) return v;
+      return py::makeBuiltin(name, [v, orig, wrapper](py::Interpreter& in, CallArgs& c) {
+        Value r = in.call(v, c);
+        if (r == orig)
+          if (Value om = wrapper->lock()) return om;
+        return r;
+      });
     });
     auto om = std::make_shared<py::InstanceObj>(cls);
+    *wrapper = om;
     om->dict->setStr("_orig_mod", orig);
     return om;
   }
@@ -772,6 +795,11 @@ Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::str
         // The graph's grad-mode changes ended with it; the call runs in the mode the program
         // had there (inside its `with torch.no_grad():`), the resume function re-enters the block.
         autograd::GradModeGuard mode(p.gradEnabled);
+        struct Inference {
+          bool saved = tensor::inferenceModeEnabled();
+          explicit Inference(bool on) { tensor::setInferenceModeEnabled(on); }
+          ~Inference() { tensor::setInferenceModeEnabled(saved); }
+        } inference(p.inferenceMode || tensor::inferenceModeEnabled());
         result = in.call(inst(p.callee), call);
       }
       CallArgs next;
@@ -1010,6 +1038,9 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
   if (frame->compiles >= recompileLimit) {
     // Dynamo logs the recompile, then finds the limit hit and runs the frame eagerly from now on.
     sink_.recompile(session::RecompileEvent{frame->id, std::to_string(frame->id) + "/" + std::to_string(frame->compiles), reasons, lines});
+    if (Value fail = configValue(in, "fail_on_recompile_limit_hit"); fail && in.truthy(fail))
+      in.raise("FailOnRecompileLimitHit",
+               "recompile_limit reached, because fail_on_recompile_limit_hit = True this is a HARD failure");
     frame->skip = true;
     frame->skipReason = "torch._dynamo hit config.recompile_limit (" + std::to_string(recompileLimit) + ")";
     // Dynamo's warning (torch._dynamo.convert_frame logs it); printed to stderr like Python's logging.
@@ -1224,6 +1255,7 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
       for (const auto& [k, v] : u.kwargs) bp.kwargs.emplace_back(k, tm.make(v));
       bp.resultUsed = plan.resultUsed;
       bp.gradEnabled = u.gradEnabled;
+      bp.inferenceMode = u.inferenceMode;
     } else {
       bp.kind = BreakPlan::Kind::Branch;
       bp.test = tm.make(u.callee);
@@ -1274,6 +1306,20 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
       breakLine += "        return " + plan.resume->name + "(" + live + ")\n";
       breakLine += "    return " + plan.resumeElse->name + "(" + live + ")\n";
     }
+  } catch (py::PyError&) {
+    in.tracer = nullptr;
+    autograd::setGradEnabled(gradBefore);
+    const bool effects = !tracer.sideEffects.empty() || !tracer.containerEffects.empty() || !tracer.varEffects.empty();
+    tracer.undoSideEffects();
+    if (!effects || frame->opts.fullgraph) throw;
+    // The program raised while being traced after changing objects outside the frame, which
+    // the trace then undid (self.calls += 1; raise ...): raising from here would lose those
+    // changes, so this call runs eagerly and raises from there, with them made.
+    ce.status = "failed";
+    ce.message = "the frame raised while tracing, after side effects: this call runs eagerly";
+    sink.compile(ce);
+    sink.compileDone(cid);
+    return std::nullopt;
   } catch (...) {
     in.tracer = nullptr;
     autograd::setGradEnabled(gradBefore);

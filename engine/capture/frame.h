@@ -83,6 +83,7 @@ struct BreakPlan {
   std::vector<ValueTemplate> stack;     // Call: values already evaluated in the statement
   bool resultUsed = true;
   bool gradEnabled = true;              // Call: the grad mode the call runs under (a `with no_grad()` around it)
+  bool inferenceMode = false;           // Call: and whether it runs in inference mode
   ValueTemplate test;                   // Branch: the tensor branched on
   std::vector<ValueTemplate> live;      // live locals passed on
   py::Value resume, resumeElse;         // the resume functions (FunctionObj)

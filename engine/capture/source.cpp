@@ -12,7 +12,7 @@ std::string spell(const std::vector<Source::Step>& steps, bool dynamo) {
     switch (s.kind) {
       case Source::Step::Kind::Local: out += dynamo ? "L['" + s.name + "']" : s.name; break;
       case Source::Step::Kind::Global: out += "G['" + s.name + "']"; break;
-      case Source::Step::Kind::Attr: out += "." + s.name; break;
+      case Source::Step::Kind::Attr: out = s.name == "__class__" ? "type(" + out + ")" : out + "." + s.name; break;
       case Source::Step::Kind::Item: out += s.key ? "[" + s.keyRepr + "]" : "['" + s.name + "']"; break;
       case Source::Step::Kind::ClosureCell: out += ".__closure__[" + std::to_string(s.cell) + "].cell_contents"; break;
       case Source::Step::Kind::Index: out += "[" + s.name + "]"; break;

@@ -238,6 +238,7 @@ const Source* Tracer::sourceOf(const py::Value& value) {
 
 py::Value Tracer::onAttribute(const py::Value& obj, const std::string& name, py::Value result) {
   if (py::TensorObj* t = asTensor(obj); t && t->fake) guardMetadata(t);
+  if (obj->kind == py::VK::Instance && static_cast<py::InstanceObj*>(obj.get())->cls->name == "super") return onSuperAttribute(obj, name, result);
   const Source* base = sourceOf(obj);
   if (!base) return result;
   if (obj->kind == py::VK::Instance) onType(obj);
@@ -254,6 +255,47 @@ py::Value Tracer::onAttribute(const py::Value& obj, const std::string& name, py:
   }
   bool module = obj->kind == py::VK::Instance && static_cast<py::InstanceObj*>(obj.get())->dict->getStr("_modules");
   return readThrough(src, result, module);
+}
+
+void Tracer::onDefault(const py::FunctionObj* fn, size_t i, const py::Value& v) {
+  if (!v || isConstant(v) || isNew(v) || liftedBy_.count(v.get()) || i >= fn->params.size()) return;
+  auto found = sources_.find(fn);
+  if (found == sources_.end()) return;
+  const py::Param& p = fn->params[i];
+  if (p.kind == py::Param::KwOnly) {
+    noteSource(v, found->second.attr("__kwdefaults__").item(p.name), true);
+    return;
+  }
+  size_t k = 0;  // __defaults__ holds the defaults of the positional parameters that have one
+  for (size_t j = 0; j < i; ++j)
+    if (fn->params[j].kind == py::Param::Normal && fn->defaults[j]) ++k;
+  noteSource(v, found->second.attr("__defaults__").index(k), true);
+}
+
+// super().name: read through the class of the MRO that holds it, as Dynamo's
+// type(self).__mro__[2].a, so a class attribute changed later is seen (a recompile).
+py::Value Tracer::onSuperAttribute(const py::Value& proxy, const std::string& name, py::Value result) {
+  auto* p = static_cast<py::InstanceObj*>(proxy.get());
+  py::Value start = p->dict->getStr("__thisclass__"), self = p->dict->getStr("__self__");
+  if (!start || !self) return result;
+  const Source* s = sourceOf(self);
+  if (!s) return result;
+  std::shared_ptr<py::ClassObj> owner;
+  Source base = *s;
+  if (self->kind == py::VK::Class) {
+    owner = std::static_pointer_cast<py::ClassObj>(self);
+  } else if (self->kind == py::VK::Instance) {
+    owner = static_cast<py::InstanceObj*>(self.get())->cls;
+    base = base.attr("__class__");
+  } else {
+    return result;
+  }
+  bool after = false;
+  for (size_t k = 0; k < owner->mro.size(); ++k) {
+    if (after && owner->mro[k]->dict.count(name)) return readThrough(base.attr("__mro__").index(k).attr(name), result, false);
+    if (owner->mro[k] == start) after = true;
+  }
+  return result;
 }
 
 // A value read through `src`: a real tensor becomes (once) a graph input, a Python constant is
@@ -384,6 +426,12 @@ void Tracer::onHasattr(const py::Value& obj, const std::string& name, bool resul
 
 void Tracer::onContains(const py::Value& container, const py::Value& key, bool result) {
   bool set = container->kind == py::VK::Instance && static_cast<py::InstanceObj*>(container.get())->cls->name == "set";
+  if (set && asTensor(key)) {
+    // Tensors in a set compare by identity: the answer depends on which arguments are the same
+    // tensor, so every tensor involved is a graph input (covered by the no-aliasing guard).
+    nodeOf(key);
+    for (const auto& [k, v] : std::static_pointer_cast<py::DictObj>(static_cast<py::InstanceObj*>(container.get())->native)->items) nodeOf(k);
+  }
   if ((container->kind != py::VK::Dict && !set) || !isKey(key)) return;
   const Source* src = sourceOf(container);
   if (!src) return;
@@ -396,6 +444,9 @@ void Tracer::onContains(const py::Value& container, const py::Value& key, bool r
 }
 
 void Tracer::onIdentity(const py::Value& v) {
+  // `a is b` on tensors depends on which arguments are the same tensor: both are graph inputs,
+  // covered by the no-aliasing guard (a duplicated argument is guarded when traced).
+  if (asTensor(v)) nodeOf(v);
   if (!v || isConstant(v) || asTensor(v) || v->kind == py::VK::Function || v->kind == py::VK::Builtin || v->kind == py::VK::Module) return;
   const Source* src = sourceOf(v);
   if (!src) return;
@@ -478,11 +529,13 @@ void loadsOf(const py::Expr* e, std::set<std::string>& out) {
 
 py::Value Tracer::onFreeVar(const py::FunctionObj* fn, const std::string& name, py::Value v) {
   if (!fn) return v;
+  // A function the trace defined (no source of its own) reads a cell of the compiled
+  // function's closure (direct.__closure__[1] in Dynamo's words): read like a local of the frame.
   auto found = sources_.find(fn);
-  if (found == sources_.end()) return v;
+  if (found == sources_.end()) return onClosure(name, v);
   const std::vector<std::string>& names = freeVarsOf(fn);
   auto pos = std::find(names.begin(), names.end(), name);
-  if (pos == names.end()) return v;
+  if (pos == names.end()) return onClosure(name, v);
   return readThrough(found->second.closureCell(name, static_cast<size_t>(pos - names.begin())), v, false);
 }
 

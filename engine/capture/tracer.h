@@ -37,6 +37,7 @@ class Unsupported : public std::runtime_error {
   // failing the program.
   bool kilnLimitation = false;
   bool gradEnabled = true;             // Call: grad mode where the top frame made the call
+  bool inferenceMode = false;          // Call: and whether inference mode was on there
   py::TraceFrame where;
   std::vector<py::TraceFrame> stack;
 
@@ -83,6 +84,11 @@ class Tracer {
   // Interpreter hooks while capturing (return the value the program should see).
   py::Value onAttribute(const py::Value& obj, const std::string& name, py::Value result);
   py::Value onGlobal(const std::string& name, py::Value v);
+  py::Value onSuperAttribute(const py::Value& proxy, const std::string& name, py::Value result);
+  // Parameter `i` of `fn` takes its default value `v` in a call while tracing: an object that
+  // existed before is read through fn.__defaults__[k] / fn.__kwdefaults__['name'] when fn has a
+  // source (never through another name that happens to hold it now).
+  void onDefault(const py::FunctionObj* fn, size_t i, const py::Value& v);
   // A list or tuple the function iterates, indexes or measures: its length is guarded.
   void onBoundMethod(const py::Value& obj, const std::string& name, const py::Value& method);
   void onIterate(const py::Value& v);  // a loop or builtin reads every item

@@ -810,7 +810,10 @@ Value Interpreter::callFunction(FunctionObj& fn, CallArgs& args, const Value& se
   for (size_t i = 0; i < fn.params.size(); ++i) {
     const Param& p = fn.params[i];
     if ((p.kind == Param::Normal || p.kind == Param::KwOnly) && !scope->vars.count(p.name)) {
-      if (fn.defaults[i]) scope->vars[p.name] = fn.defaults[i];
+      if (fn.defaults[i]) {
+        scope->vars[p.name] = fn.defaults[i];
+        if (tracer) tracer->onDefault(&fn, i, fn.defaults[i]);
+      }
       else missing.push_back(p.name);
     }
   }

@@ -125,6 +125,18 @@ Value Interpreter::getIter(const Value& v) {
 
 Value Interpreter::nextItem(const Value& iterator) {
   checkInterrupt();
+  if (tracer && (iterator->kind == VK::Iterator || iterator->kind == VK::Generator) && !tracer->isNew(iterator)) {
+    // Advancing an iterator the frame received is a side effect Kiln does not replay (and the
+    // items it yields are not guarded): the step runs eagerly instead of baking this call's items.
+    capture::Unsupported u("KB032", "Iterator from outside the frame",
+                           "Kiln does not track the position of an iterator or generator that existed before the frame was "
+                           "compiled, so advancing it runs eagerly from here.",
+                           {"Pass the items (a tuple or list) instead of an iterator over them."});
+    u.kilnLimitation = true;
+    u.where = currentLocation();
+    u.stack = userStack();
+    throw u;
+  }
   switch (iterator->kind) {
     case VK::Iterator: {
       auto* it = static_cast<IteratorObj*>(iterator.get());
