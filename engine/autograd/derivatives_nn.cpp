@@ -317,10 +317,6 @@ void registerNnDerivatives(std::vector<ops::OpDef>& t) {
   def(t, "aten.floor_divide.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
     return {c.inputs[0].isTensor() ? mul(d, zerosLike(d, c.inputs[0]), num(0)) : Val::none(), Val::none()};
   });
-  // prod(x): grad * prod / x (the inputs are assumed non-zero).
-  def(t, "aten.prod.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
-    return {div(d, expandTo(d, mul(d, c.gradOutput, c.output), sizesOf(c.inputs[0])), c.inputs[0])};
-  });
 }
 
 }  // namespace kiln::autograd::dv

@@ -39,9 +39,37 @@ Val varGrad(Dispatcher& d, const Val& g, const Val& x, const std::vector<int64_t
   return mul(d, mul(d, unreduce(d, g, s, dims, keep), num(2.0 / (n - corr))), sub(d, x, mean));
 }
 
+// prod_backward: grad times the product of the other elements of each reduced slice. Where
+// the input has no zero that is result / input (as PyTorch computes it); at a zero it is the
+// product of the slice's non-zero elements when that zero is the slice's only one, else 0.
+Val prodGrad(Dispatcher& d, const Val& g, const Val& x, const Val& out, const std::vector<int64_t>& dims, bool keep) {
+  Shape s = sizesOf(x);
+  if (s.empty()) return g;
+  Val isZero = cmp(d, "eq", x, num(0));
+  Val nonZero = where(d, isZero, add(d, zerosLike(d, x), num(1)), x);
+  std::vector<Val> ds;
+  for (auto v : dims) ds.push_back(Val::integer(v));
+  Val prodNonZero = dims.size() == 1 ? d.call("aten.prod.dim_int", {nonZero, ds[0], Val::boolean(true)})
+                                     : unreduce(d, d.call("aten.prod.default", {nonZero}), Shape(s.size(), 1), dims, false);
+  Val oneZero = cmp(d, "eq", sumKeep(d, isZero, dims), num(1));
+  Val atZero = expandTo(d, where(d, oneZero, prodNonZero, zerosLike(d, prodNonZero)), s);
+  Val others = where(d, isZero, atZero, div(d, unreduce(d, out, s, dims, keep), x));
+  return mul(d, unreduce(d, g, s, dims, keep), others);
+}
+
 }  // namespace
 
 void registerReductionDerivatives(std::vector<ops::OpDef>& t) {
+  def(t, "aten.prod.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
+    Shape s = sizesOf(c.inputs[0]);
+    return {prodGrad(d, c.gradOutput, c.inputs[0], c.output, reducedDims(Val::none(), s.size()), false)};
+  });
+  def(t, "aten.prod.dim_int", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
+    Shape s = sizesOf(c.inputs[0]);
+    int64_t nd = static_cast<int64_t>(s.size());
+    int64_t dim = arg(c, 1).i < 0 ? arg(c, 1).i + nd : arg(c, 1).i;
+    return {prodGrad(d, c.gradOutput, c.inputs[0], c.output, nd == 0 ? std::vector<int64_t>{} : std::vector<int64_t>{dim}, keepArg(c, 2))};
+  });
   def(t, "aten.sum.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
     return {expandTo(d, c.gradOutput, sizesOf(c.inputs[0]))};
   });

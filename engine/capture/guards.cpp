@@ -31,6 +31,7 @@ const py::FunctionObj* asFunction(const py::Value& v) {
 
 py::Value typeKey(py::Interpreter& in, const py::Value& v) {
   if (v->kind == py::VK::Instance) return static_cast<py::InstanceObj*>(v.get())->cls;
+  if (py::isTorchSize(v)) return in.classOf(v);  // torch.Size, not tuple
   if (auto c = in.builtinClass(py::typeName(v))) return c;
   return py::makeStr(py::typeName(v));
 }

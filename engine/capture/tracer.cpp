@@ -396,7 +396,9 @@ py::Value Tracer::onItem(const py::Value& container, const py::Value& key, py::V
   // the key object itself and looks it up again each call (L['d'][<Field.A: 'a'>]).
   const bool objectKey = container->kind == py::VK::Dict &&
                          (key->kind == py::VK::Instance || key->kind == py::VK::Class || key->kind == py::VK::Function);
-  if (py::isTorchSize(container) || !(isKey(key) || objectKey)) return result;
+  if (!(isKey(key) || objectKey)) return result;
+  // A torch.Size read from a tensor is new to the trace (no source: guarded through the
+  // tensor); one passed in or stored before (f(torch.Size((3,)), y)) has items of its own.
   const Source* src = sourceOf(container);
   if (!src) return result;
   return readThrough(src->itemKey(key, keyRepr(key)), result, false);

@@ -142,6 +142,16 @@ const Binary kBinary[] = {
     {"aten.bitwise_and.Tensor", kir::Op::And, nullptr, [](int64_t a, int64_t b) { return a & b; }, Binary::Promote},
     {"aten.bitwise_or.Tensor", kir::Op::Or, nullptr, [](int64_t a, int64_t b) { return a | b; }, Binary::Promote},
     {"aten.bitwise_xor.Tensor", kir::Op::Ne, nullptr, [](int64_t a, int64_t b) { return a ^ b; }, Binary::Promote},
+    // fmod: C's remainder, with the dividend's sign (remainder takes the divisor's).
+    {"aten.fmod.Tensor", kir::Op::Const, [](double a, double b) { return std::fmod(a, b); }, [](int64_t a, int64_t b) {
+       if (b == 0) throw TorchError("RuntimeError", "ZeroDivisionError");
+       return b == -1 ? int64_t{0} : a % b; }, Binary::Promote},
+    // ATen's shifts (c10 lshift/rshift): a shift by a negative count or past the width gives 0,
+    // or the sign for >>; integers only.
+    {"aten.bitwise_left_shift.Tensor", kir::Op::Const, nullptr, [](int64_t a, int64_t b) {
+       return b < 0 || b >= 64 ? int64_t{0} : static_cast<int64_t>(static_cast<uint64_t>(a) << b); }, Binary::Promote},
+    {"aten.bitwise_right_shift.Tensor", kir::Op::Const, nullptr, [](int64_t a, int64_t b) {
+       return b < 0 || b >= 64 ? a >> 63 : a >> b; }, Binary::Promote},
     {"aten.floor_divide.default", kir::Op::Const, [](double a, double b) { return std::floor(a / b); }, floorDiv, Binary::Promote},
     {"aten.atan2.default", kir::Op::Const, [](double a, double b) { return std::atan2(a, b); }, nullptr, Binary::Float},
 };
@@ -174,6 +184,14 @@ Tensor unaryKernel(const Unary& u, const Tensor& x, ir::DType outType) {
   return out;
 }
 
+// ATen's CPU kernel name of an integer-only op, as its "not implemented for 'Float'" error says.
+const char* integerKernelName(std::string_view op) {
+  for (auto [part, kernel] : {std::pair{"bitwise_and", "bitwise_and"}, {"bitwise_xor", "bitwise_xor"}, {"bitwise_or", "bitwise_or"},
+                              {"left_shift", "lshift"}, {"right_shift", "rshift"}})
+    if (op.find(part) != std::string_view::npos) return kernel;
+  return "bitwise";
+}
+
 Tensor binaryKernel(const Binary& b, const Val& xv, const Val& yv, ir::DType outType) {
   // Scalars take the computation type so that int math stays exact.
   ir::DType compute = b.result == Binary::Promote ? outType : promoteTypes(xv, yv);
@@ -182,9 +200,8 @@ Tensor binaryKernel(const Binary& b, const Val& xv, const Val& yv, ir::DType out
   Tensor out = Tensor::empty(sizes, outType);
   Shape os = out.strides(), xs = tensor::broadcastStrides(x, sizes), ys = tensor::broadcastStrides(y, sizes);
   if (!b.fn && ir::isFloating(compute))
-    throw TorchError("RuntimeError", std::string("\"") + (std::string(b.name).find("and") != std::string::npos ? "bitwise_and" :
-                                                          std::string(b.name).find("xor") != std::string::npos ? "bitwise_xor" : "bitwise_or") +
-                                         "_cpu\" not implemented for '" + (compute == ir::DType::Float64 ? "Double" : "Float") + "'");
+    throw TorchError("RuntimeError", std::string("\"") + integerKernelName(b.name) + "_cpu\" not implemented for '" +
+                                         ir::scalarTypeName(compute) + "'");
   if (compute == ir::DType::Float32 && outType == ir::DType::Float32 && x.dtype() == compute && y.dtype() == compute) {
     // float32 fast path: typed pointers, no per-element dtype switch.
     float* op = out.ptr<float>();

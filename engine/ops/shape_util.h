@@ -24,6 +24,8 @@ std::optional<tensor::Shape> viewStrides(const tensor::Shape& oldShape, const te
 // True when `x` can be viewed as `requested` (which may hold one -1) without a copy.
 bool viewable(const Val& x, const tensor::Shape& requested);
 bool isContiguousGeom(const tensor::Shape& sizes, const tensor::Shape& strides);
+// torch.channels_last contiguity of a 4-d geometry (NHWC in memory).
+bool isChannelsLastContiguous(const tensor::Shape& sizes, const tensor::Shape& strides);
 // Wraps a possibly negative dim into [0, nd); IndexError worded like PyTorch's.
 int64_t wrapDim(int64_t d, int64_t nd);
 

@@ -103,6 +103,18 @@ bool isContiguousGeom(const Shape& sizes, const Shape& strides) {
   return true;
 }
 
+bool isChannelsLastContiguous(const Shape& sizes, const Shape& strides) {
+  // c10's compute_channels_last_contiguous_2d: dims C, W, H, N from innermost.
+  if (sizes.size() != 4) return false;
+  int64_t expect = 1;
+  for (int d : {1, 3, 2, 0}) {
+    if (sizes[d] == 1) continue;
+    if (strides[d] != expect) return false;
+    expect *= sizes[d];
+  }
+  return true;
+}
+
 int64_t wrapDim(int64_t d, int64_t nd) {
   int64_t n = std::max<int64_t>(nd, 1);
   if (d < -n || d >= n)
@@ -314,7 +326,13 @@ Geom asStridedGeom(const Geom& g, const std::vector<Val>& a) {
   Geom out{a.at(1).ints(), a.at(2).ints(), g.offset};
   if (out.sizes.size() != out.strides.size())
     throw TorchError("RuntimeError", "mismatch in length of strides and shape");
+  for (int64_t st : out.strides)
+    if (st < 0) throw TorchError("RuntimeError", "as_strided: Negative strides are not supported at the moment, got strides: " + tensor::shapeStr(out.strides));
+  for (int64_t sz : out.sizes)
+    if (sz < 0)
+      throw TorchError("RuntimeError", "Trying to create tensor with negative dimension " + std::to_string(sz) + ": " + tensor::shapeStr(out.sizes));
   if (a.size() > 3 && !a[3].isNone()) out.offset = a[3].i;
+  if (out.offset < 0) throw TorchError("RuntimeError", "Tensor: invalid storage offset " + std::to_string(out.offset));
   return out;
 }
 
@@ -361,6 +379,18 @@ void registerViewOps(std::vector<OpDef>& t) {
   addView(t, "aten.alias.default", aliasGeom);
   addView(t, "aten.as_strided.default", asStridedGeom);
   addView(t, "aten.diagonal.default", diagonalGeom);
+  // view(dtype): the storage's bytes read as another dtype of the same size. Eager only: kernels
+  // cannot bitcast yet, so capture refuses it (the frame runs it eagerly).
+  {
+    OpDef d;
+    d.name = "aten.view.dtype";
+    d.kind = OpKind::Extern;
+    d.meta = [](const std::vector<Val>& a) -> ir::TensorType {
+      throw TorchError("NotImplementedError", "capturing Tensor.view(dtype) is not supported by Kiln yet");
+    };
+    d.eager = [](const std::vector<Val>& a) { return a.at(0).t.reinterpret(a.at(1).dtype); };
+    t.push_back(std::move(d));
+  }
   // Inductor's core decompositions: transpose/t -> permute.
   for (auto& d : t) {
     if (d.name == "aten.transpose.int")

@@ -270,7 +270,10 @@ void Interpreter::installBuiltins() {
   method(object, "__delattr__", [](Interpreter& in, CallArgs& a) {
     Value self = a.args.at(0);
     std::string name = in.str(a.args.at(1));
-    if (self->kind == VK::Instance && static_cast<InstanceObj*>(self.get())->dict->erase(makeStr(name))) return None();
+    if (self->kind == VK::Instance || self->sub) {
+      in.genericDelAttr(self, name);
+      return None();
+    }
     in.raise("AttributeError", "'" + typeName(self) + "' object has no attribute '" + name + "'");
   });
   method(object, "__getattribute__", [](Interpreter& in, CallArgs& a) {
@@ -415,9 +418,16 @@ void Interpreter::installBuiltins() {
   });
   for (const char* attr : {"__context__", "__cause__", "__traceback__"}) baseExc->dict[attr] = None();
   baseExc->dict["__suppress_context__"] = False();
-  // Scalar types: calling them converts.
+  // Scalar types: calling them converts. A tensor converts through item() when it has one
+  // element (Tensor.__int__ / __float__).
+  auto tensorItem = [](Interpreter& in, const Value& t) {
+    CallArgs none;
+    if (!in.equals(in.call(in.getAttr(t, "numel"), none), makeInt(1)))
+      in.raise("ValueError", "only one element tensors can be converted to Python scalars");
+    return in.call(in.getAttr(t, "item"), none);
+  };
   auto intCls = cls("int", object);
-  method(intCls, "__new__", [](Interpreter& in, CallArgs& a) -> Value {
+  method(intCls, "__new__", [tensorItem](Interpreter& in, CallArgs& a) -> Value {
     if (a.args.size() < 2) return makeInt(0);
     const Value& v = a.args[1];
     if (v->kind == VK::Float) {
@@ -428,13 +438,13 @@ void Interpreter::installBuiltins() {
     }
     if (v->kind == VK::Int && !v->sub) return v;
     if (v->kind == VK::Str) return parseIntString(in, static_cast<StrObj*>(v.get())->v, a.args.size() > 2 ? toInt(in, a.args[2], "") : 10);
-    if (v->kind == VK::Tensor) return in.call(in.getAttr(in.call(in.getAttr(v, "item"), *std::make_unique<CallArgs>()), "__int__"), *std::make_unique<CallArgs>());
+    if (v->kind == VK::Tensor) return in.call(in.getAttr(tensorItem(in, v), "__int__"), *std::make_unique<CallArgs>());
     return makeInt(toInt(in, v, ""));
   });
   method(intCls, "__int__", [](Interpreter& in, CallArgs& a) { return a.args[0]->kind == VK::Int ? a.args[0] : makeInt(toInt(in, a.args[0], "")); });
   method(intCls, "bit_length", [](Interpreter&, CallArgs& a) { return makeInt(static_cast<int64_t>(bitLength(a.args.at(0)))); });
   auto floatCls = cls("float", object);
-  method(floatCls, "__new__", [](Interpreter& in, CallArgs& a) -> Value {
+  method(floatCls, "__new__", [tensorItem](Interpreter& in, CallArgs& a) -> Value {
     if (a.args.size() < 2) return makeFloat(0.0);
     const Value& v = a.args[1];
     if (v->kind == VK::Str) {
@@ -449,11 +459,7 @@ void Interpreter::installBuiltins() {
       if (s.empty() || (end && *end)) in.raise("ValueError", "could not convert string to float: " + in.repr(v));
       return makeFloat(d);
     }
-    if (v->kind == VK::Tensor) {
-      CallArgs none;
-      Value item = in.call(in.getAttr(v, "item"), none);
-      return makeFloat(toDouble(in, item));
-    }
+    if (v->kind == VK::Tensor) return makeFloat(toDouble(in, tensorItem(in, v)));
     return makeFloat(toDouble(in, v));
   });
   method(floatCls, "is_integer", [](Interpreter& in, CallArgs& a) { double d = toDouble(in, a.args[0]); return makeBool(std::floor(d) == d); });

@@ -156,10 +156,46 @@ void Interpreter::installContainerMethods() {
   method("tuple", "__new__", [](Interpreter& in, CallArgs& a) { return makeTuple(a.args.size() > 1 ? in.iterate(a.args[1]) : std::vector<Value>{}); });
   method("tuple", "index", [](Interpreter& in, CallArgs& a) {
     auto items = in.iterate(a.args[0]);
-    for (size_t i = 0; i < items.size(); ++i)
-      if (items[i] == a.args.at(1) || in.equals(items[i], a.args[1])) return makeInt(static_cast<int64_t>(i));
+    int64_t n = static_cast<int64_t>(items.size());
+    int64_t start = a.args.size() > 2 ? intArg(in, a.args[2]) : 0, stop = a.args.size() > 3 ? intArg(in, a.args[3]) : n;
+    if (start < 0) start = std::max<int64_t>(0, start + n);
+    if (stop < 0) stop = std::max<int64_t>(0, stop + n);
+    for (int64_t i = start; i < std::min(stop, n); ++i)
+      if (items[static_cast<size_t>(i)] == a.args.at(1) || in.equals(items[static_cast<size_t>(i)], a.args[1])) return makeInt(i);
     in.raise("ValueError", "tuple.index(x): x not in tuple");
   });
+  // The builtin item access and length, callable unbound (tuple.__getitem__(self, i) in a
+  // namedtuple's field property): they read the native items, never a subclass's override.
+  for (const char* cls : {"tuple", "list", "dict"}) {
+    const std::string name = cls;
+    const VK kind = name == "tuple" ? VK::Tuple : name == "list" ? VK::List : VK::Dict;
+    auto self = [name, kind](Interpreter& in, CallArgs& a, const char* method) {
+      if (a.args.empty() || a.args[0]->kind != kind)
+        in.raise("TypeError", "descriptor '" + std::string(method) + "' requires a '" + name + "' object but received a '" +
+                                  (a.args.empty() ? std::string("NoneType") : typeName(a.args[0])) + "'");
+      return a.args[0];
+    };
+    method(name, "__getitem__", [self, kind](Interpreter& in, CallArgs& a) -> Value {
+      Value obj = self(in, a, "__getitem__");
+      if (a.args.size() != 2) in.raise("TypeError", "expected 1 argument, got " + std::to_string(a.args.size() - 1));
+      if (!obj->sub) return in.subscript(obj, a.args[1]);
+      if (kind == VK::Dict) {
+        Value v = static_cast<DictObj*>(obj.get())->get(a.args[1]);
+        if (!v) in.raiseWith("KeyError", {a.args[1]});
+        return v;
+      }
+      // A plain copy of a subclass's items, so its own __getitem__ is not called again.
+      std::vector<Value> items = kind == VK::Tuple ? static_cast<TupleObj*>(obj.get())->items : listItems(obj);
+      return in.subscript(kind == VK::Tuple ? makeTuple(std::move(items)) : makeList(std::move(items)), a.args[1]);
+    });
+    method(name, "__len__", [self, kind](Interpreter& in, CallArgs& a) {
+      Value obj = self(in, a, "__len__");
+      size_t n = kind == VK::Tuple ? static_cast<TupleObj*>(obj.get())->items.size()
+               : kind == VK::List  ? listItems(obj).size()
+                                   : static_cast<DictObj*>(obj.get())->items.size();
+      return makeInt(static_cast<int64_t>(n));
+    });
+  }
   method("tuple", "count", [](Interpreter& in, CallArgs& a) {
     int64_t c = 0;
     for (auto& v : in.iterate(a.args[0])) c += v == a.args.at(1) || in.equals(v, a.args[1]);
@@ -309,6 +345,16 @@ void Interpreter::installContainerMethods() {
       return False();
     });
     method(cls, "__repr__", [cls, snapshot](Interpreter& in, CallArgs& a) { return makeStr(cls + "(" + in.repr(makeList(snapshot(a.args[0]))) + ")"); });
+    if (k != "values") {
+      // A keys or items view equals any set-like of the same elements (set, frozenset, view).
+      method(cls, "__eq__", [snapshot](Interpreter& in, CallArgs& a) -> Value {
+        const Value& other = a.args.at(1);
+        const std::string on = other->kind == VK::Instance ? static_cast<InstanceObj*>(other.get())->cls->name : "";
+        if (!isSetLike(other) && on != "dict_keys" && on != "dict_items") return False();
+        Value mine = in.makeSet(snapshot(a.args[0]), false);
+        return makeBool(in.equals(mine, isSetLike(other) ? other : in.makeSet(in.iterate(other), false)));
+      });
+    }
     if (k != "values")
       for (const char* op : {"__or__", "__and__", "__sub__", "__xor__"}) {
         std::string o = op;

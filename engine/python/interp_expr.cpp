@@ -480,8 +480,19 @@ bool Interpreter::truthy(const Value& v) {
       // Whether the class has __bool__/__len__ decides: the entry holds for this type only.
       if (tracer) tracer->onType(v);
       if (inst->cls->name == "set") return !std::static_pointer_cast<DictObj>(inst->native)->items.empty();
-      if (Value b = inst->cls->lookup("__bool__")) { CallArgs a; return truthy(call(std::make_shared<BoundMethodObj>(v, b), a)); }
-      if (Value l = inst->cls->lookup("__len__")) { CallArgs a; return truthy(call(std::make_shared<BoundMethodObj>(v, l), a)); }
+      if (Value b = inst->cls->lookup("__bool__")) {
+        CallArgs a;
+        Value r = call(std::make_shared<BoundMethodObj>(v, b), a);
+        if (r->kind != VK::Bool) raise("TypeError", "__bool__ should return bool, returned " + typeName(r));
+        return static_cast<BoolObj*>(r.get())->v;
+      }
+      if (Value l = inst->cls->lookup("__len__")) {
+        CallArgs a;
+        Value r = call(std::make_shared<BoundMethodObj>(v, l), a);
+        if (r->kind != VK::Int && r->kind != VK::Bool) raise("TypeError", "'" + typeName(r) + "' object cannot be interpreted as an integer");
+        if (r->kind == VK::Int && truthy(compare("<", r, makeInt(0)))) raise("ValueError", "__len__() should return >= 0");
+        return truthy(r);
+      }
       return true;
     }
     default: return true;
@@ -578,9 +589,11 @@ Value Interpreter::binaryOp(const std::string& opIn, const Value& a, const Value
         }
         return makeInt(res);
       }
-      if (op == "&") return makeInt(x & y);
-      if (op == "|") return makeInt(x | y);
-      if (op == "^") return makeInt(x ^ y);
+      // bool's own &, |, ^ keep bools (True | False is True, not 1).
+      const bool bools = a->kind == VK::Bool && b->kind == VK::Bool;
+      if (op == "&") return bools ? makeBool(x & y) : makeInt(x & y);
+      if (op == "|") return bools ? makeBool(x | y) : makeInt(x | y);
+      if (op == "^") return bools ? makeBool(x ^ y) : makeInt(x ^ y);
       if (op == "<<" || op == ">>") {
         if (y < 0) raise("ValueError", "negative shift count");
         if (op == ">>") return makeInt(y >= 64 ? (x < 0 ? -1 : 0) : x >> y);

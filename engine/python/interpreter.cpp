@@ -635,6 +635,29 @@ Interpreter::Flow Interpreter::execTry(const Stmt& s) {
     Flow f = execBody(s.finalbody);
     if (f != Flow::Normal) result = f;
   };
+  // An exception raised in `finally` while `exc` propagates has it as its context.
+  auto setContext = [&](PyError& raised, const Value& exc) {
+    Value v = exceptionValue(raised);
+    if (v != exc && v->kind == VK::Instance) {
+      auto* ii = static_cast<InstanceObj*>(v.get());
+      if (!ii->dict->getStr("__context__")) ii->dict->setStr("__context__", exc);
+    }
+  };
+  auto runFinallyDuring = [&](const Value& exc) {
+    if (s.finalbody.empty()) return;
+    handling_.push_back(exc);
+    try {
+      runFinally();
+    } catch (PyError& raised) {
+      setContext(raised, exc);
+      handling_.pop_back();
+      throw;
+    } catch (...) {
+      handling_.pop_back();
+      throw;
+    }
+    handling_.pop_back();
+  };
   try {
     result = execBody(s.body);
   } catch (PyError& e) {
@@ -652,13 +675,9 @@ Interpreter::Flow Interpreter::execTry(const Stmt& s) {
         result = execBody(h.body);
       } catch (PyError& inner) {
         // An exception raised while handling another has it as its context.
-        Value innerVal = exceptionValue(inner);
-        if (innerVal != excVal && innerVal->kind == VK::Instance) {
-          auto* ii = static_cast<InstanceObj*>(innerVal.get());
-          if (!ii->dict->getStr("__context__")) ii->dict->setStr("__context__", excVal);
-        }
+        setContext(inner, excVal);
         handling_.pop_back();
-        runFinally();
+        runFinallyDuring(exceptionValue(inner));
         throw;
       } catch (...) {
         handling_.pop_back();
@@ -671,7 +690,7 @@ Interpreter::Flow Interpreter::execTry(const Stmt& s) {
       runFinally();
       return result;
     }
-    runFinally();
+    runFinallyDuring(excVal);
     throw;
   } catch (...) {
     runFinally();
@@ -754,6 +773,9 @@ Value Interpreter::makeFunction(const Stmt* def, const Expr* lambda) {
   if (def) fn->def = std::shared_ptr<Stmt>(std::shared_ptr<Stmt>{}, const_cast<Stmt*>(def));
   if (lambda) fn->lambda = std::shared_ptr<Expr>(std::shared_ptr<Expr>{}, const_cast<Expr*>(lambda));
   Frame& f = frames_.back();
+  // A function defined inside another is qualified by it (work.<locals>.helper); class bodies
+  // qualify their methods in finishClass.
+  if (f.fn && f.locals && !f.classBody) fn->qualname = f.fn->qualname + ".<locals>." + fn->name;
   // A function defined in a class body closes over the enclosing function, not the class.
   fn->closure = f.locals ? f.scope : (f.classBody ? f.scope->parent : nullptr);
   fn->module = f.module;

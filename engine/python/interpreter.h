@@ -70,6 +70,7 @@ class Interpreter {
   // object.__setattr__: the store without the class's __setattr__ hook (descriptors, then the
   // instance dict).
   void genericSetAttr(const Value& obj, const std::string& name, Value v);
+  void genericDelAttr(const Value& obj, const std::string& name);  // object.__delattr__
   // type(v): the class of an instance, a builtin type's class, a class's metaclass.
   std::shared_ptr<ClassObj> classOf(const Value& v);
   // The descriptor protocol: what reading `attr` (found on `owner`) through `instance` gives.

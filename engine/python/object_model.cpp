@@ -22,6 +22,23 @@ bool isNamedInstance(const Value& v, const char* cls) {
 
 }  // namespace
 
+namespace {
+// CPython's __class__ cell: a function written in a class body, also one a classmethod,
+// staticmethod or property wraps, knows its class, so zero-argument super() works in it.
+void markClassDef(const Value& v, const std::shared_ptr<ClassObj>& c) {
+  if (v->kind == VK::Function) {
+    static_cast<FunctionObj*>(v.get())->attrs["__class_def__"] = c;
+    return;
+  }
+  if (v->kind != VK::Instance) return;
+  auto* inst = static_cast<InstanceObj*>(v.get());
+  const std::string& cn = inst->cls->name;
+  if (inst->cls->module || (cn != "classmethod" && cn != "staticmethod" && cn != "property")) return;
+  for (const char* slot : {"fn", "fget", "fset", "fdel"})
+    if (Value f = inst->dict->getStr(slot); f && f->kind == VK::Function) static_cast<FunctionObj*>(f.get())->attrs["__class_def__"] = c;
+}
+}  // namespace
+
 std::shared_ptr<ClassObj> Interpreter::classOf(const Value& v) {
   if (v->sub) return v->sub->cls;
   switch (v->kind) {
@@ -31,6 +48,8 @@ std::shared_ptr<ClassObj> Interpreter::classOf(const Value& v) {
       return c->meta ? c->meta : builtinClass("type");
     }
     default: {
+      if (isTorchSize(v))
+        if (auto c = builtinClass("Size")) return c;  // torch.Size, a tuple subclass (torch_module.cpp)
       const std::string name = typeName(v);
       if (auto c = builtinClass(name)) return c;
       // A type with no class of its own yet (function, generator, module ...): made on demand,
@@ -96,7 +115,11 @@ Value Interpreter::instanceAttr(const Value& obj, const std::shared_ptr<ClassObj
                                 const std::string& name, bool* found) {
   *found = true;
   Value clsAttr = cls->lookup(name);
-  if (isDataDescriptor(clsAttr)) return bindAttr(clsAttr, obj, cls);
+  // A data descriptor wins over the instance dict, unless it has no __get__ (only __set__):
+  // then the instance's own value is read, as CPython does.
+  const bool getter = isDataDescriptor(clsAttr) && (static_cast<InstanceObj*>(clsAttr.get())->cls->name == "property" ||
+                                                    static_cast<InstanceObj*>(clsAttr.get())->cls->lookup("__get__"));
+  if (getter) return bindAttr(clsAttr, obj, cls);
   if (dict)
     if (Value v = dict->getStr(name)) return v;
   if (clsAttr) return bindAttr(clsAttr, obj, cls);
@@ -253,7 +276,7 @@ Value Interpreter::getAttr(const Value& obj, const std::string& name) {
   }
   // Methods of builtin types (str.join, list.append, dict.items ...) live on their classes.
   std::string tn = typeName(obj);
-  if (auto cls = builtinClass(tn)) {
+  if (auto cls = isTorchSize(obj) ? classOf(obj) : builtinClass(tn)) {
     if (Value m = cls->lookup(name)) return bindAttr(m, obj, cls);
     if (name == "__class__") return cls;
   }
@@ -294,6 +317,17 @@ Value Interpreter::functionCode(const FunctionObj& f) {
 
 void Interpreter::setAttr(const Value& obj, const std::string& name, Value v) {
   if (tracer) tracer->onSetAttr(obj, name, v);
+  if (name == "__class__" && obj->kind == VK::Instance) {
+    // obj.__class__ = Other: between classes written in Python (CPython refuses builtin types).
+    if (v->kind != VK::Class) raise("TypeError", "__class__ must be set to a class, not '" + typeName(v) + "' object");
+    auto* inst = static_cast<InstanceObj*>(obj.get());
+    auto target = std::static_pointer_cast<ClassObj>(v);
+    auto builtin = [&](const std::shared_ptr<ClassObj>& c) { return !c->module && builtinClass(c->name) == c; };
+    if (builtin(target) || builtin(inst->cls))
+      raise("TypeError", "__class__ assignment only supported for mutable types or ModuleType subclasses");
+    inst->cls = target;
+    return;
+  }
   std::shared_ptr<ClassObj> cls = obj->kind == VK::Instance || obj->sub ? classOf(obj) : nullptr;
   if (cls) {
     // A __setattr__ of the class (Python or native, as nn.Module's) decides; object's default
@@ -309,9 +343,29 @@ void Interpreter::setAttr(const Value& obj, const std::string& name, Value v) {
     return;
   }
   switch (obj->kind) {
-    case VK::Function:
-      static_cast<FunctionObj*>(obj.get())->attrs[name] = std::move(v);
+    case VK::Function: {
+      auto* f = static_cast<FunctionObj*>(obj.get());
+      // The defaults a call binds: __defaults__ fills the last positional parameters,
+      // __kwdefaults__ the keyword-only ones by name.
+      if (name == "__defaults__") {
+        if (!isNone(v) && v->kind != VK::Tuple) raise("TypeError", "__defaults__ must be set to a tuple object");
+        std::vector<Value> d = isNone(v) ? std::vector<Value>{} : static_cast<TupleObj*>(v.get())->items;
+        std::vector<size_t> positional;
+        for (size_t i = 0; i < f->params.size(); ++i)
+          if (f->params[i].kind == Param::Normal) positional.push_back(i), f->defaults[i] = nullptr;
+        for (size_t k = 0; k < d.size() && k < positional.size(); ++k)
+          f->defaults[positional[positional.size() - 1 - k]] = d[d.size() - 1 - k];
+        return;
+      }
+      if (name == "__kwdefaults__") {
+        if (!isNone(v) && v->kind != VK::Dict) raise("TypeError", "__kwdefaults__ must be set to a dict object");
+        for (size_t i = 0; i < f->params.size(); ++i)
+          if (f->params[i].kind == Param::KwOnly) f->defaults[i] = isNone(v) ? nullptr : static_cast<DictObj*>(v.get())->getStr(f->params[i].name);
+        return;
+      }
+      f->attrs[name] = std::move(v);
       return;
+    }
     case VK::Class: {
       auto* c = static_cast<ClassObj*>(obj.get());
       if (c->meta)
@@ -375,36 +429,44 @@ void Interpreter::genericSetAttr(const Value& obj, const std::string& name, Valu
   dict->setStr(name, std::move(v));
 }
 
+// object.__delattr__: a property's deleter, a descriptor's __delete__, else the instance dict.
+void Interpreter::genericDelAttr(const Value& obj, const std::string& name) {
+  auto cls = classOf(obj);
+  Value clsAttr = cls->lookup(name);
+  if (clsAttr && clsAttr->kind == VK::Instance) {
+    auto* d = static_cast<InstanceObj*>(clsAttr.get());
+    if (d->cls->name == "property") {
+      Value fdel = d->dict->getStr("fdel");
+      if (!fdel || isNone(fdel)) raise("AttributeError", "property '" + name + "' of '" + cls->name + "' object has no deleter");
+      CallArgs a;
+      a.args = {obj};
+      call(fdel, a);
+      return;
+    }
+    if (Value del = d->cls->lookup("__delete__")) {
+      CallArgs a;
+      a.args = {obj};
+      call(std::make_shared<BoundMethodObj>(clsAttr, del), a);
+      return;
+    }
+  }
+  std::shared_ptr<DictObj> dict = obj->kind == VK::Instance ? static_cast<InstanceObj*>(obj.get())->dict : obj->sub ? obj->sub->attrs : nullptr;
+  if (!dict || !dict->erase(makeStr(name))) raise("AttributeError", "'" + cls->name + "' object has no attribute '" + name + "'");
+}
+
 void Interpreter::delAttr(const Value& obj, const std::string& name) {
   if (tracer) tracer->onSetAttr(obj, name, nullptr);
   if (obj->kind == VK::Instance || obj->sub) {
     auto cls = classOf(obj);
-    if (Value da = cls->lookup("__delattr__"); da && da->kind == VK::Function) {
+    // A class's own __delattr__ (Python or native, as nn.Module's); object's is the code below.
+    Value da = cls->lookup("__delattr__");
+    if (da && !(da->kind == VK::Builtin && static_cast<BuiltinObj*>(da.get())->name == "object.__delattr__")) {
       CallArgs a;
       a.args = {makeStr(name)};
       call(bindAttr(da, obj, cls), a);
       return;
     }
-    Value clsAttr = cls->lookup(name);
-    if (clsAttr && clsAttr->kind == VK::Instance) {
-      auto* d = static_cast<InstanceObj*>(clsAttr.get());
-      if (d->cls->name == "property") {
-        Value fdel = d->dict->getStr("fdel");
-        if (!fdel || isNone(fdel)) raise("AttributeError", "property '" + name + "' of '" + cls->name + "' object has no deleter");
-        CallArgs a;
-        a.args = {obj};
-        call(fdel, a);
-        return;
-      }
-      if (Value del = d->cls->lookup("__delete__")) {
-        CallArgs a;
-        a.args = {obj};
-        call(std::make_shared<BoundMethodObj>(clsAttr, del), a);
-        return;
-      }
-    }
-    std::shared_ptr<DictObj> dict = obj->kind == VK::Instance ? static_cast<InstanceObj*>(obj.get())->dict : obj->sub->attrs;
-    if (!dict || !dict->erase(makeStr(name))) raise("AttributeError", "'" + cls->name + "' object has no attribute '" + name + "'");
+    genericDelAttr(obj, name);
     return;
   }
   if (obj->kind == VK::Class) {
@@ -613,8 +675,7 @@ Value Interpreter::makeClass(const Stmt& s) {
     cls = call(meta, a);
     if (cls->kind == VK::Class) {
       auto c = std::static_pointer_cast<ClassObj>(cls);
-      for (auto& [k, v] : c->dict)
-        if (v->kind == VK::Function) static_cast<FunctionObj*>(v.get())->attrs["__class_def__"] = c;
+      for (auto& [k, v] : c->dict) markClassDef(v, c);
     }
   } else {
     auto c = newClass(s.name, bases, f.module);
@@ -638,9 +699,9 @@ Value Interpreter::makeClass(const Stmt& s) {
 void Interpreter::finishClass(const std::shared_ptr<ClassObj>& c, const std::unordered_map<std::string, Value>& vars,
                               const std::vector<std::string>& order, const std::string& docstring) {
   for (auto& [k, v] : vars) {
+    markClassDef(v, c);
     if (v->kind == VK::Function) {
       auto* fn = static_cast<FunctionObj*>(v.get());
-      fn->attrs["__class_def__"] = c;
       if (fn->qualname.find('.') == std::string::npos) fn->qualname = c->qualname + "." + fn->name;
     }
     c->dict[k] = v;

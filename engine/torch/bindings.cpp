@@ -1,6 +1,8 @@
 #include "engine/torch/bindings.h"
 
+#include "engine/autograd/grad_mode.h"
 #include "engine/capture/tracer.h"
+#include "engine/torch/inplace.h"
 
 #include <functional>
 
@@ -26,6 +28,24 @@ ops::Val toVal(py::Interpreter& in, const Value& v) {
       std::vector<ops::Val> items;
       for (auto& x : in.iterate(v)) items.push_back(toVal(in, x));
       return ops::Val::listOf(std::move(items));
+    }
+    case VK::Instance: {
+      // A torch.memory_format reaches torch functions as its printed name.
+      auto* inst = static_cast<py::InstanceObj*>(v.get());
+      if (inst->cls->name == "memory_format" && inst->cls->module && inst->cls->module->name == "torch")
+        return ops::Val::string(in.repr(v));
+      in.raise("TypeError", "expected a tensor, number or sequence, got " + py::typeName(v));
+    }
+    case VK::Class: {
+      // Python's bool, int and float stand for torch.bool, int64 and float64 where a dtype is
+      // taken (x.to(float), torch.zeros(2, dtype=int)), as PyTorch's argument parser reads them.
+      auto* c = static_cast<py::ClassObj*>(v.get());
+      if (!c->module && in.builtinClass(c->name).get() == c) {
+        if (c->name == "bool") return ops::Val::dtypeVal(ir::DType::Bool);
+        if (c->name == "int") return ops::Val::dtypeVal(ir::DType::Int64);
+        if (c->name == "float") return ops::Val::dtypeVal(ir::DType::Float64);
+      }
+      [[fallthrough]];
     }
     default: in.raise("TypeError", "expected a tensor, number or sequence, got " + py::typeName(v));
   }
@@ -104,6 +124,15 @@ Value callTorch(py::Interpreter& in, const std::string& target, ir::NodeKind kin
   for (auto& [k, v] : args.kwargs) {
     ta.kwargs.emplace_back(k, toVal(in, v));
     fake = fake || anyFake(v, in);
+  }
+  // out=: the result is written into the given tensor (resized when its shape differs), which
+  // is returned; Kiln does not capture it (the frame runs that call eagerly).
+  Value out = args.kwarg("out");
+  if (out && py::isNone(out)) out = nullptr;
+  if (out) {
+    std::erase_if(ta.kwargs, [](const auto& kv) { return kv.first == "out"; });
+    if (out->kind != VK::Tensor) notSupported(in, target + "(out=" + py::typeName(out) + ") is not supported by Kiln yet");
+    if (fake || anyFake(out, in) || in.tracer) notSupported(in, "capturing " + target + "(out=...) is not supported by Kiln yet");
   }
   // While capturing, tensors the function reaches through its arguments, closures or globals
   // (a list of tensors, say) are graph inputs too: the call is recorded.
@@ -184,6 +213,16 @@ Value callTorch(py::Interpreter& in, const std::string& target, ir::NodeKind kin
       return in.tracer->record(target, kind, args.args, args.kwargs, r.tensorType());
     }
     ops::EagerDispatcher eager;
+    if (out) {
+      const std::string name = target.substr(target.rfind('.') + 1);
+      if (autograd::isGradEnabled())
+        for (const auto& v : ta.args)
+          if (v.isTensor() && v.t.requiresGrad())
+            in.raise("RuntimeError", name + "(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.");
+      ops::Val r = fn->impl(eager, ta);
+      if (!r.isTensor()) notSupported(in, target + "(out=...) with a non-tensor result is not supported by Kiln yet");
+      return writeOut(in, out, r.t);
+    }
     return fromVal(in, fn->impl(eager, ta));
   } catch (const tensor::TorchError& e) {
     rethrow(in, e);

@@ -72,6 +72,53 @@ const Tensor& tensorOf(py::Interpreter& in, const Value& v, const char* fn) {
   return static_cast<py::TensorObj*>(v.get())->t;
 }
 
+// The generator a draw uses: generator= (a torch.Generator) or the default one.
+Generator& generatorOf(py::Interpreter& in, const CallArgs& a) {
+  Value g = a.kwarg("generator");
+  if (!g || py::isNone(g)) return defaultGenerator();
+  auto* inst = g->kind == VK::Instance ? static_cast<py::InstanceObj*>(g.get()) : nullptr;
+  if (!inst || inst->cls->name != "Generator" || !inst->cls->module || inst->cls->module->name != "torch" || !inst->native)
+    in.raise("TypeError", "generator must be a torch.Generator, not " + py::typeName(g));
+  return *static_cast<Generator*>(inst->native.get());
+}
+
+// torch.Generator: a CPU generator of its own (manual_seed returns it, initial_seed reads the
+// seed); torch.default_generator is the global one.
+void installGeneratorClass(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& torch) {
+  auto cls = std::make_shared<py::ClassObj>();
+  cls->name = cls->qualname = "Generator";
+  cls->module = torch;
+  cls->mro.push_back(cls);
+  if (auto o = in.builtinClass("object")) cls->mro.push_back(o), cls->bases.push_back(o);
+  auto self = [](py::Interpreter& in, const CallArgs& a, const char* method) -> Generator& {
+    if (a.args.empty() || a.args[0]->kind != VK::Instance || static_cast<py::InstanceObj*>(a.args[0].get())->cls->name != "Generator")
+      in.raise("TypeError", std::string("descriptor '") + method + "' for 'torch._C.Generator' objects doesn't apply to this object");
+    return *static_cast<Generator*>(static_cast<py::InstanceObj*>(a.args[0].get())->native.get());
+  };
+  cls->dict["__init__"] = py::makeBuiltin("Generator.__init__", [](py::Interpreter& in, CallArgs& a) {
+    Value device = a.args.size() > 1 ? a.args[1] : a.kwarg("device");
+    if (device && !py::isNone(device) && in.str(device) != "cpu")
+      in.raise("RuntimeError", "Kiln runs on the CPU only: a torch.Generator on device '" + in.str(device) + "' is not supported");
+    static_cast<py::InstanceObj*>(a.args.at(0).get())->native = std::make_shared<Generator>();
+    return py::None();
+  });
+  cls->dict["manual_seed"] = py::makeBuiltin("Generator.manual_seed", [self](py::Interpreter& in, CallArgs& a) {
+    Generator& g = self(in, a, "manual_seed");
+    if (a.args.size() < 2) in.raise("TypeError", "manual_seed() missing 1 required positional argument: 'seed'");
+    g.manualSeed(static_cast<uint64_t>(intOf(in, a.args[1], "seed")));
+    return a.args[0];
+  });
+  cls->dict["initial_seed"] = py::makeBuiltin("Generator.initial_seed", [self](py::Interpreter& in, CallArgs& a) {
+    return py::makeInt(static_cast<int64_t>(self(in, a, "initial_seed").initialSeed()));
+  });
+  cls->dict["device"] = py::makeStr("cpu");
+  in.registerClass(cls);
+  torch->scope->vars["Generator"] = cls;
+  auto dflt = std::make_shared<py::InstanceObj>(cls);
+  dflt->native = std::shared_ptr<void>(&defaultGenerator(), [](void*) {});  // the global one, not owned
+  torch->scope->vars["default_generator"] = dflt;
+}
+
 // Sets grad mode; while capturing, a change is also a node of the graph.
 void setGradMode(py::Interpreter& in, bool enabled) {
   if (in.tracer && enabled != autograd::isGradEnabled()) in.tracer->onGradMode(enabled);
@@ -183,6 +230,7 @@ void installGradModeAndRandom(py::Interpreter& in, const std::shared_ptr<py::Mod
     return py::makeBool(tensor::inferenceModeEnabled());
   });
 
+  installGeneratorClass(in, torch);
   def(torch, "manual_seed", [](py::Interpreter& in, CallArgs& a) {
     if (a.args.empty()) in.raise("TypeError", "manual_seed() missing 1 required positional argument: 'seed'");
     int64_t s = intOf(in, a.args[0], "seed");
@@ -196,8 +244,8 @@ void installGradModeAndRandom(py::Interpreter& in, const std::shared_ptr<py::Mod
     return [normal](py::Interpreter& in, CallArgs& a) -> Value {
       try {
         Tensor t = Tensor::empty(sizeArgs(in, a.args, a), dtypeOf(in, a, ir::DType::Float32));
-        if (normal) normalFill(t, 0.0, 1.0, defaultGenerator());
-        else uniformFill(t, 0.0, 1.0, defaultGenerator());
+        if (normal) normalFill(t, 0.0, 1.0, generatorOf(in, a));
+        else uniformFill(t, 0.0, 1.0, generatorOf(in, a));
         return finish(in, std::move(t), a);
       } catch (const TorchError& e) { rethrow(in, e); }
     };
@@ -210,8 +258,8 @@ void installGradModeAndRandom(py::Interpreter& in, const std::shared_ptr<py::Mod
       const Tensor& x = tensorOf(in, a.args[0], normal ? "randn_like" : "rand_like");
       try {
         Tensor t = Tensor::empty(x.sizes(), dtypeOf(in, a, x.dtype()));
-        if (normal) normalFill(t, 0.0, 1.0, defaultGenerator());
-        else uniformFill(t, 0.0, 1.0, defaultGenerator());
+        if (normal) normalFill(t, 0.0, 1.0, generatorOf(in, a));
+        else uniformFill(t, 0.0, 1.0, generatorOf(in, a));
         return finish(in, std::move(t), a);
       } catch (const TorchError& e) { rethrow(in, e); }
     });
@@ -230,7 +278,7 @@ void installGradModeAndRandom(py::Interpreter& in, const std::shared_ptr<py::Mod
     int64_t low = pos.size() == 2 ? intOf(in, pos[0], "low") : 0, high = intOf(in, pos.back(), "high");
     try {
       Tensor t = Tensor::empty(sizeArgs(in, {size}, CallArgs{}), dtypeOf(in, a, ir::DType::Int64));
-      randomFromToFill(t, low, high, defaultGenerator());
+      randomFromToFill(t, low, high, generatorOf(in, a));
       return finish(in, std::move(t), a);
     } catch (const TorchError& e) { rethrow(in, e); }
   });
@@ -245,14 +293,14 @@ void installGradModeAndRandom(py::Interpreter& in, const std::shared_ptr<py::Mod
       if (mean->kind != VK::Tensor && std->kind != VK::Tensor) {
         std::vector<Value> rest(a.args.begin() + std::min<size_t>(2, a.args.size()), a.args.end());
         Tensor t = Tensor::empty(sizeArgs(in, rest, a), dtypeOf(in, a, ir::DType::Float32));
-        normalFill(t, numberOf(in, mean), numberOf(in, std), defaultGenerator());
+        normalFill(t, numberOf(in, mean), numberOf(in, std), generatorOf(in, a));
         return finish(in, std::move(t), a);
       }
       const Tensor& shapeFrom = mean->kind == VK::Tensor ? tensorOf(in, mean, "normal") : tensorOf(in, std, "normal");
       tensor::Shape s = shapeFrom.sizes();
       if (mean->kind == VK::Tensor && std->kind == VK::Tensor) s = tensor::broadcastShapes(tensorOf(in, mean, "normal").sizes(), tensorOf(in, std, "normal").sizes());
       Tensor t = Tensor::empty(s, shapeFrom.dtype());
-      normalFill(t, 0.0, 1.0, defaultGenerator());
+      normalFill(t, 0.0, 1.0, generatorOf(in, a));
       ops::EagerDispatcher d;
       ops::Val r = d.call("aten.mul.Tensor", {ops::Val::of(t), toVal(in, std)});
       r = d.call("aten.add.Tensor", {r, toVal(in, mean)});

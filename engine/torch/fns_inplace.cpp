@@ -269,6 +269,23 @@ Value inplaceOperator(py::Interpreter& in, const std::string& target, const Valu
   return self;
 }
 
+Value writeOut(py::Interpreter& in, const Value& out, const Tensor& result) {
+  py::TensorObj* o = obj(out);
+  try {
+    if (o->t.sizes() != result.sizes()) {
+      // resize_output: a tensor of another shape gets fresh contiguous storage (PyTorch also
+      // warns when it had elements).
+      checkLeaf(o->t);
+      Tensor resized = Tensor::empty(result.sizes(), o->t.dtype());
+      o->t = resized;
+    }
+    writeBack(o, Val::of(result), false);
+  } catch (const TorchError& e) {
+    rethrow(in, e);
+  }
+  return out;
+}
+
 Value inplaceAssign(py::Interpreter& in, const Value& selfValue, const Value& result) {
   py::TensorObj* self = obj(selfValue);
   if (self->fake || result->kind != VK::Tensor) return result;  // capture: x op= y rebinds x functionally

@@ -727,6 +727,13 @@ void registerMoreFns(std::vector<TorchFn>& t) {
   both(t, "repeat_interleave", repeatInterleave);
   both(t, "addcmul", [](Dispatcher& d, const TArgs& a) { return addc(d, a, false); });
   both(t, "addcdiv", [](Dispatcher& d, const TArgs& a) { return addc(d, a, true); });
+  // as_strided(input, size, stride, storage_offset=None): a view of the input's storage with
+  // the given geometry (checked against the storage's bounds).
+  both(t, "as_strided", [](Dispatcher& d, const TArgs& a) {
+    const Val& x = tensorArg(a, 0, "input", "as_strided");
+    const Val& offset = opt(a, 3, "storage_offset");
+    return d.call("aten.as_strided.default", {x, needArg(a, 1, "size", "as_strided"), needArg(a, 2, "stride", "as_strided"), offset});
+  });
   both(t, "diagonal", [](Dispatcher& d, const TArgs& a) {
     const Val& x = tensorArg(a, 0, "input", "diagonal");
     return d.call("aten.diagonal.default", {x, integer(intArg(a, 1, "offset", "diagonal", 0)), integer(intArg(a, 2, "dim1", "diagonal", 0)),

@@ -5,6 +5,9 @@
 #include "engine/ops/shape_util.h"
 #include "engine/torch/torch_functions.h"
 
+#include <limits>
+#include <sstream>
+
 namespace kiln::torchapi {
 
 using ops::Dispatcher;
@@ -82,6 +85,48 @@ Val nllLoss(Dispatcher& d, const Val& logp, const Val& target, const Val& weight
 Val applyReduction(Dispatcher& d, const Val& loss, int64_t reduction) {
   if (reduction == 0) return loss;
   return d.call(reduction == 1 ? "aten.mean.default" : "aten.sum.default", {loss});
+}
+
+// cross_entropy with class-index targets and label_smoothing > 0, as ATen's
+// cross_entropy_loss_label_smoothing: (1 - ls) * nll_loss + ls / n_classes * the smoothing
+// loss (minus the log probabilities summed over classes, weighted, 0 at ignored targets).
+Val labelSmoothedNll(Dispatcher& d, const Val& logp, const Val& target, const Val& weight, int64_t reduction, int64_t ignoreIndex,
+                     double ls, int64_t classDim, const tensor::Shape& inputSizes) {
+  Val nll = nllLoss(d, logp, target, weight, reduction, ignoreIndex);
+  Val ignoreMask = d.call("aten.eq.Tensor", {target, Val::integer(ignoreIndex)});
+  const Val classes = Val::listOf({Val::integer(classDim)});
+  Val smooth;
+  if (!weight.isNone()) {
+    std::vector<Val> shape(inputSizes.size(), Val::integer(1));
+    shape[static_cast<size_t>(classDim)] = Val::integer(inputSizes[static_cast<size_t>(classDim)]);
+    Val w = d.call("aten.view.default", {weight, Val::listOf(shape)});
+    smooth = d.call("aten.sum.dim_IntList", {d.call("aten.mul.Tensor", {logp, w}), classes, Val::boolean(false)});
+  } else {
+    smooth = d.call("aten.sum.dim_IntList", {logp, classes, Val::boolean(false)});
+  }
+  smooth = d.call("aten.neg.default", {smooth});
+  smooth = d.call("aten.masked_fill.Scalar", {smooth, ignoreMask, Val::real(0.0)});
+  Val ret = smooth;
+  if (reduction == 2) {
+    ret = d.call("aten.sum.default", {smooth});
+  } else if (reduction == 1) {
+    Val total = d.call("aten.sum.default", {smooth});
+    Val denominator;
+    if (!weight.isNone()) {
+      // weight.gather(0, target[~ignore]).sum(): the weights of the targets that count.
+      Val safe = d.call("aten.masked_fill.Scalar", {target, ignoreMask, Val::integer(0)});
+      Val flat = d.call("aten.view.default", {safe, Val::listOf({Val::integer(-1)})});
+      Val w = d.call("aten.index_select.default", {weight, Val::integer(0), flat});
+      Val keep = d.call("aten.view.default", {ignoreMask, Val::listOf({Val::integer(-1)})});
+      denominator = d.call("aten.sum.default", {d.call("aten.masked_fill.Scalar", {w, keep, Val::real(0.0)})});
+    } else {
+      denominator = d.call("aten.sum.default", {d.call("aten.logical_not.default", {ignoreMask})});
+    }
+    ret = d.call("aten.div.Tensor", {total, denominator});
+  }
+  Val a = d.call("aten.mul.Tensor", {nll, Val::real(1.0 - ls)});
+  Val b = d.call("aten.mul.Tensor", {ret, Val::real(ls / static_cast<double>(inputSizes.at(static_cast<size_t>(classDim))))});
+  return d.call("aten.add.Tensor", {a, b});
 }
 
 }  // namespace
@@ -193,15 +238,29 @@ void registerNnFunctionalFns(std::vector<TorchFn>& t) {
                  const Val& y = tensorArg(a, 1, "target", "cross_entropy");
                  const Val& ig = opt(a, 4, "ignore_index");
                  int64_t red = reductionCode(opt(a, 6, "reduction"), "cross_entropy");
-                 const Val& ls = opt(a, 7, "label_smoothing");
-                 if (!ls.isNone() && ls.number() != 0.0)
-                   throw TorchError("NotImplementedError", "cross_entropy(label_smoothing=...) is not supported by Kiln yet");
+                 const Val& lsv = opt(a, 7, "label_smoothing");
+                 const double ls = lsv.isNone() ? 0.0 : lsv.number();
+                 if (ls < 0.0 || ls > 1.0) {
+                   std::ostringstream msg;
+                   msg << "label_smoothing must be between 0.0 and 1.0. Got: " << ls;
+                   throw TorchError("RuntimeError", msg.str());
+                 }
                  int64_t classDim = ndim(x) == 1 ? 0 : 1;
                  Val logp = d.call("aten._log_softmax.default", {x, Val::integer(classDim), Val::boolean(false)});
+                 const Val& weight = opt(a, 2, "weight");
+                 const int64_t ignoreIndex = ig.isNone() ? -100 : ig.i;
+                 if (ls > 0.0 && !ir::isFloating(y.tensorType().dtype))
+                   return labelSmoothedNll(d, logp, y, weight, red, ignoreIndex, ls, classDim, ops::sizesOf(x));
                  if (ir::isFloating(y.tensorType().dtype)) {
+                   // Smoothed probabilities: target * (1 - ls) + ls / n_classes.
+                   Val target = y;
+                   if (ls > 0.0) {
+                     Val scaled = d.call("aten.mul.Tensor", {y, Val::real(1.0 - ls)});
+                     target = d.call("aten.add.Tensor", {scaled, Val::real(ls / static_cast<double>(ops::sizesOf(x).at(static_cast<size_t>(classDim))))});
+                   }
                    if (!opt(a, 2, "weight").isNone())
                      throw TorchError("NotImplementedError", "cross_entropy with probability targets and weight is not supported by Kiln yet");
-                   Val prod = d.call("aten.mul.Tensor", {logp, y});
+                   Val prod = d.call("aten.mul.Tensor", {logp, target});
                    Val s = d.call("aten.sum.dim_IntList", {prod, Val::listOf({Val::integer(classDim)}), Val::boolean(false)});
                    Val loss = d.call("aten.neg.default", {s});
                    if (red == 1) {
@@ -215,7 +274,72 @@ void registerNnFunctionalFns(std::vector<TorchFn>& t) {
                    }
                    return applyReduction(d, loss, red);
                  }
-                 return nllLoss(d, logp, y, opt(a, 2, "weight"), red, ig.isNone() ? -100 : ig.i);
+                 return nllLoss(d, logp, y, weight, red, ignoreIndex);
+               }});
+  // leaky_relu(input, negative_slope=0.01, inplace=False): x > 0 ? x : x * negative_slope.
+  t.push_back({"torch.nn.functional.leaky_relu", ir::NodeKind::CallFunction, [](Dispatcher& d, const TArgs& a) {
+                 const Val& x = tensorArg(a, 0, "input", "leaky_relu");
+                 const Val& slope = opt(a, 1, "negative_slope");
+                 const Val& inplace = opt(a, 2, "inplace");
+                 if (inplace.kind == Val::Kind::Bool && inplace.b)
+                   throw TorchError("NotImplementedError", "leaky_relu(inplace=True) is not supported by Kiln yet");
+                 Val positive = d.call("aten.gt.Tensor", {x, Val::integer(0)});
+                 Val scaled = d.call("aten.mul.Tensor", {x, slope.isNone() ? Val::real(0.01) : slope});
+                 return d.call("aten.where.self", {positive, x, scaled});
+               }});
+  // mish(input, inplace=False): x * tanh(softplus(x)), softplus(x) = log1p(exp(x)) as ATen's CPU kernel.
+  t.push_back({"torch.nn.functional.mish", ir::NodeKind::CallFunction, [](Dispatcher& d, const TArgs& a) {
+                 const Val& x = tensorArg(a, 0, "input", "mish");
+                 const Val& inplace = opt(a, 1, "inplace");
+                 if (inplace.kind == Val::Kind::Bool && inplace.b)
+                   throw TorchError("NotImplementedError", "mish(inplace=True) is not supported by Kiln yet");
+                 Val softplus = d.call("aten.log1p.default", {d.call("aten.exp.default", {x})});
+                 return d.call("aten.mul.Tensor", {x, d.call("aten.tanh.default", {softplus})});
+               }});
+  // smooth_l1_loss(input, target, size_average=None, reduce=None, reduction='mean', beta=1.0):
+  // |d| < beta ? 0.5 * d * d / beta : |d| - 0.5 * beta (beta == 0: the L1 loss).
+  t.push_back({"torch.nn.functional.smooth_l1_loss", ir::NodeKind::CallFunction, [](Dispatcher& d, const TArgs& a) {
+                 const Val& x = tensorArg(a, 0, "input", "smooth_l1_loss");
+                 const Val& y = tensorArg(a, 1, "target", "smooth_l1_loss");
+                 int64_t red = reductionCode(opt(a, 4, "reduction"), "smooth_l1_loss");
+                 const Val& betaV = opt(a, 5, "beta");
+                 double beta = betaV.isNone() ? 1.0 : betaV.number();
+                 if (beta < 0) throw TorchError("RuntimeError", "smooth_l1_loss does not support negative values for beta.");
+                 Val z = d.call("aten.abs.default", {d.call("aten.sub.Tensor", {x, y})});
+                 if (beta == 0.0) return applyReduction(d, z, red);
+                 Val quadratic = d.call("aten.div.Tensor", {d.call("aten.mul.Tensor", {d.call("aten.mul.Tensor", {z, Val::real(0.5)}), z}), Val::real(beta)});
+                 Val linear = d.call("aten.sub.Tensor", {z, Val::real(0.5 * beta)});
+                 Val small = d.call("aten.lt.Tensor", {z, Val::real(beta)});
+                 return applyReduction(d, d.call("aten.where.self", {small, quadratic, linear}), red);
+               }});
+  // rms_norm(input, normalized_shape, weight=None, eps=None): ATen's composite kernel,
+  // x * rsqrt(mean(x^2 over the normalized dims) + eps) * weight; eps defaults to the dtype's.
+  t.push_back({"torch.nn.functional.rms_norm", ir::NodeKind::CallFunction, [](Dispatcher& d, const TArgs& a) {
+                 const Val& x = tensorArg(a, 0, "input", "rms_norm");
+                 Val shape = needArg(a, 1, "normalized_shape", "rms_norm");
+                 if (shape.kind == Val::Kind::Int) shape = Val::listOf({shape});
+                 const Val& weight = opt(a, 2, "weight");
+                 const Val& epsV = opt(a, 3, "eps");
+                 tensor::Shape xs = ops::sizesOf(x);
+                 const size_t n = shape.list.size();
+                 bool fits = n <= xs.size();
+                 for (size_t i = 0; fits && i < n; ++i) fits = shape.list[i].i == xs[xs.size() - n + i];
+                 if (!fits) {
+                   std::string want = "[", got = "[";
+                   for (size_t i = 0; i < n; ++i) want += (i ? ", " : "") + std::to_string(shape.list[i].i);
+                   for (size_t i = 0; i < xs.size(); ++i) got += (i ? ", " : "") + std::to_string(xs[i]);
+                   throw TorchError("RuntimeError", "Given normalized_shape=" + want + "], expected input with shape [*, " + want.substr(1) +
+                                                        "], but got input of size" + got + "]");
+                 }
+                 std::vector<Val> dims;
+                 for (size_t i = 0; i < n; ++i) dims.push_back(Val::integer(static_cast<int64_t>(xs.size() - n + i)));
+                 const bool dbl = x.tensorType().dtype == ir::DType::Float64;
+                 Val eps = epsV.isNone() ? Val::real(dbl ? std::numeric_limits<double>::epsilon() : std::numeric_limits<float>::epsilon()) : epsV;
+                 Val sq = d.call("aten.pow.Tensor_Scalar", {x, Val::integer(2)});
+                 Val ms = d.call("aten.mean.dim", {sq, Val::listOf(dims), Val::boolean(true)});
+                 Val r = d.call("aten.rsqrt.default", {d.call("aten.add.Tensor", {ms, eps})});
+                 Val out = d.call("aten.mul.Tensor", {x, r});
+                 return weight.isNone() ? out : d.call("aten.mul.Tensor", {out, weight});
                }});
   // normalize(input, p=2.0, dim=1, eps=1e-12): x / max(norm, eps)
   t.push_back({"torch.nn.functional.normalize", ir::NodeKind::CallFunction, [](Dispatcher& d, const TArgs& a) {

@@ -41,13 +41,34 @@ const BinarySpec kBinaries[] = {
     {"or_", "bitwise_or", "torch.bitwise_or", "aten.bitwise_or.Tensor"},
     {"xor", "bitwise_xor", "torch.bitwise_xor", "aten.bitwise_xor.Tensor"},
     {"floordiv", "floor_divide", "torch.floor_divide", "aten.floor_divide.default"},
+    {"lshift", "bitwise_left_shift", "torch.bitwise_left_shift", "aten.bitwise_left_shift.Tensor"},
+    {"rshift", "bitwise_right_shift", "torch.bitwise_right_shift", "aten.bitwise_right_shift.Tensor"},
     {nullptr, "logical_and", "torch.logical_and", "aten.logical_and.default"},
     {nullptr, "logical_or", "torch.logical_or", "aten.logical_or.default"},
     {nullptr, "logical_xor", "torch.logical_xor", "aten.logical_xor.default"},
     {nullptr, "atan2", "torch.atan2", "aten.atan2.default"},
+    {nullptr, "fmod", "torch.fmod", "aten.fmod.Tensor"},
     {nullptr, "maximum", "torch.maximum", "aten.maximum.default"},
     {nullptr, "minimum", "torch.minimum", "aten.minimum.default"},
 };
+
+// div(a, b, rounding_mode='trunc' | 'floor'): the quotient rounded toward zero or down; integer
+// operands stay integers (trunc: the floor quotient plus one where the signs differ and the
+// division is inexact).
+Val roundedDiv(Dispatcher& d, const Val& a, const Val& b, const Val& mode) {
+  if (mode.kind != Val::Kind::String || (mode.s != "trunc" && mode.s != "floor"))
+    throw TorchError("RuntimeError", "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '" +
+                                         (mode.kind == Val::Kind::String ? mode.s : std::string("?")) + "'");
+  const bool integral = !ir::isFloating(ops::promoteTypes(a, b));
+  if (mode.s == "floor") return d.call("aten.floor_divide.default", {a, b});
+  if (!integral) return d.call("aten.trunc.default", {binary(d, "aten.div.Tensor", a, b)});
+  Val q = d.call("aten.floor_divide.default", {a, b});
+  Val inexact = d.call("aten.ne.Tensor", {d.call("aten.remainder.Tensor", {a, b}), Val::integer(0)});
+  auto negative = [&](const Val& v) { return v.isTensor() ? d.call("aten.lt.Tensor", {v, Val::integer(0)}) : Val::boolean(v.number() < 0); };
+  Val signsDiffer = d.call("aten.ne.Tensor", {negative(a), negative(b)});
+  Val adjust = d.call("aten.logical_and.default", {inexact, signsDiffer});
+  return d.call("aten.add.Tensor", {q, adjust});
+}
 
 }  // namespace
 
@@ -89,6 +110,7 @@ void registerPointwiseFns(std::vector<TorchFn>& t) {
       };
       operand(self, "input", 1);
       operand(*other, "other", 2);
+      if (const Val* mode = a.kw("rounding_mode"); name == "div" && mode && !mode->isNone()) return roundedDiv(d, self, *other, *mode);
       // alpha (torch.add(x, y, alpha=2)) scales the second operand first.
       if (const Val* alpha = a.kw("alpha"); alpha && alpha->number() != 1.0) {
         Val scaled = d.call("aten.mul.Tensor", {*other, *alpha});

@@ -80,9 +80,8 @@ void registerShapeFns(std::vector<TorchFn>& t) {
   t.push_back({"view", ir::NodeKind::CallMethod, [](Dispatcher& d, const TArgs& a) {
                  const Val* dt = a.get(1, "dtype");
                  if (dt && dt->kind == Val::Kind::DType && a.args.size() <= 2) {
-                   if (dt->dtype != a.args.at(0).tensorType().dtype)
-                     throw TorchError("NotImplementedError", "Tensor.view(dtype) is not supported by Kiln yet");
-                   return a.args[0];
+                   if (dt->dtype == a.args.at(0).tensorType().dtype) return a.args[0];
+                   return d.call("aten.view.dtype", {a.args[0], *dt});
                  }
                  return d.call("aten.view.default", {a.args.at(0), sizeArgs(a, 1, "size")});
                }});
@@ -286,9 +285,25 @@ void registerShapeFns(std::vector<TorchFn>& t) {
   t.push_back({"clone", ir::NodeKind::CallMethod, clone});
   t.push_back({"torch.clone", ir::NodeKind::CallFunction, clone});
   // contiguous() is the identity on contiguous tensors and a copy otherwise.
+  // memory_format=torch.channels_last: the NHWC copy (a permuted contiguous clone, viewed back
+  // as NCHW), unless x already is channels-last contiguous.
   t.push_back({"contiguous", ir::NodeKind::CallMethod, [](Dispatcher& d, const TArgs& a) {
                  const Val& x = a.args.at(0);
                  ops::Geom g = ops::geomOf(x);
+                 const Val& format = opt(a, 1, "memory_format");
+                 if (format.kind == Val::Kind::String && format.s == "torch.preserve_format")
+                   throw TorchError("RuntimeError", "preserve memory format is unsupported by the contiguous operator");
+                 if (format.kind == Val::Kind::String && format.s == "torch.channels_last") {
+                   if (g.sizes.size() != 4) throw TorchError("RuntimeError", "required rank 4 tensor to use channels_last format");
+                   if (ops::isChannelsLastContiguous(g.sizes, g.strides)) return x;
+                   auto perm = [](std::initializer_list<int64_t> p) {
+                     std::vector<Val> v;
+                     for (int64_t i : p) v.push_back(Val::integer(i));
+                     return Val::listOf(v);
+                   };
+                   Val nhwc = d.call("aten.clone.default", {d.call("aten.permute.default", {x, perm({0, 2, 3, 1})})});
+                   return d.call("aten.permute.default", {nhwc, perm({0, 3, 1, 2})});
+                 }
                  if (ops::isContiguousGeom(g.sizes, g.strides)) return x;
                  return d.call("aten.clone.default", {x});
                }});

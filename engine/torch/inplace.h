@@ -16,4 +16,8 @@ py::Value inplaceAssign(py::Interpreter& in, const py::Value& self, const py::Va
 // type-checked as the eager update would be; returns self.
 py::Value inplaceOperator(py::Interpreter& in, const std::string& target, const py::Value& self, const py::Value& other);
 
+// A function's out= tensor: `result` written into it (cast to its dtype as PyTorch allows;
+// an out of another shape is resized first, as ATen's resize_output does); returns out.
+py::Value writeOut(py::Interpreter& in, const py::Value& out, const tensor::Tensor& result);
+
 }  // namespace kiln::torchapi

@@ -4,6 +4,8 @@
 
 #include "engine/capture/compile_context.h"
 
+#include <set>
+
 namespace kiln::torchapi {
 
 using py::CallArgs;
@@ -27,18 +29,96 @@ bool isModule(py::Interpreter& in, const Value& v) {
   return base && inst(v)->cls->isSubclassOf(base.get());
 }
 
-// named_parameters / named_buffers / named_modules walk, in registration order.
-void walk(py::Interpreter& in, const Value& m, const std::string& prefix, const char* slotName, std::vector<std::pair<std::string, Value>>& out) {
+// named_parameters / named_buffers walk, in registration order. As PyTorch's
+// (remove_duplicate=True), a module or tensor reached twice (weight tying: lm_head.weight is
+// embed.weight) is listed once, under its first name.
+struct Walk {
+  std::set<const py::Obj*> modules, tensors;
+};
+void walk(py::Interpreter& in, const Value& m, const std::string& prefix, const char* slotName, std::vector<std::pair<std::string, Value>>& out,
+          Walk& seen, bool recurse = true) {
+  if (!seen.modules.insert(m.get()).second) return;
   for (auto& [k, v] : slot(in, m, slotName)->items)
-    if (!py::isNone(v)) out.emplace_back(prefix + in.str(k), v);
+    if (!py::isNone(v) && seen.tensors.insert(v.get()).second) out.emplace_back(prefix + in.str(k), v);
+  if (!recurse) return;
   for (auto& [k, child] : slot(in, m, "_modules")->items)
-    if (!py::isNone(child)) walk(in, child, prefix + in.str(k) + ".", slotName, out);
+    if (!py::isNone(child)) walk(in, child, prefix + in.str(k) + ".", slotName, out, seen);
+}
+
+// The entries of named_parameters(prefix='', recurse=True) / parameters(recurse=True) ...
+std::vector<std::pair<std::string, Value>> walkArgs(py::Interpreter& in, const CallArgs& a, const char* slotName, bool named) {
+  std::vector<std::pair<std::string, Value>> out;
+  Value prefix = named ? (a.args.size() > 1 ? a.args[1] : a.kwarg("prefix")) : nullptr;
+  Value recurse = named ? (a.args.size() > 2 ? a.args[2] : a.kwarg("recurse")) : (a.args.size() > 1 ? a.args[1] : a.kwarg("recurse"));
+  std::string p = prefix && !py::isNone(prefix) ? in.str(prefix) : "";
+  Walk seen;
+  walk(in, a.args.at(0), p.empty() ? "" : p + ".", slotName, out, seen, !recurse || in.truthy(recurse));
+  return out;
 }
 
 Value pairs(const std::vector<std::pair<std::string, Value>>& items) {
   auto it = std::make_shared<py::IteratorObj>();
   for (auto& [k, v] : items) it->items.push_back(py::makeTuple({py::makeStr(k), v}));
   return it;
+}
+
+// The entries of one of a module's hook dicts (_forward_hooks ...), or null when it has none.
+std::shared_ptr<py::DictObj> hookDict(const Value& self, const char* name) {
+  Value d = inst(self)->dict->getStr(name);
+  if (!d || d->kind != VK::Dict || static_cast<py::DictObj*>(d.get())->items.empty()) return nullptr;
+  return std::static_pointer_cast<py::DictObj>(d);
+}
+
+bool hookFlag(const Value& self, const char* name, const Value& id) {
+  auto d = hookDict(self, name);
+  return d && d->get(id);
+}
+
+// Module._call_impl with forward pre-hooks and forward hooks (registered by the prelude's
+// register_forward_pre_hook / register_forward_hook): a pre-hook may replace the arguments
+// (and, with_kwargs, the keyword arguments), a forward hook the result.
+Value callWithHooks(py::Interpreter& in, const Value& self, const Value& forward, const CallArgs& call) {
+  Value args = py::makeTuple(call.args);
+  auto kwargs = std::make_shared<py::DictObj>();
+  for (const auto& [k, v] : call.kwargs) kwargs->setStr(k, v);
+  auto invoke = [&](const Value& hook, std::vector<Value> hookArgs) {
+    CallArgs c;
+    c.args = std::move(hookArgs);
+    c.span = call.span;
+    return in.call(hook, c);
+  };
+  if (auto pre = hookDict(self, "_forward_pre_hooks")) {
+    const auto hooks = pre->items;  // a hook may remove itself
+    for (const auto& [id, hook] : hooks) {
+      if (hookFlag(self, "_forward_pre_hooks_with_kwargs", id)) {
+        Value r = invoke(hook, {self, args, kwargs});
+        if (py::isNone(r)) continue;
+        if (r->kind != VK::Tuple || static_cast<py::TupleObj*>(r.get())->items.size() != 2 ||
+            static_cast<py::TupleObj*>(r.get())->items[1]->kind != VK::Dict)
+          in.raise("RuntimeError", "forward pre-hook must return None or a tuple of (new_args, new_kwargs), but got " + in.str(r) + ".");
+        args = static_cast<py::TupleObj*>(r.get())->items[0];
+        kwargs = std::static_pointer_cast<py::DictObj>(static_cast<py::TupleObj*>(r.get())->items[1]);
+      } else {
+        Value r = invoke(hook, {self, args});
+        if (py::isNone(r)) continue;
+        args = r->kind == VK::Tuple ? r : py::makeTuple({r});
+      }
+    }
+  }
+  CallArgs fwd;
+  fwd.args = in.iterate(args);
+  for (const auto& [k, v] : kwargs->items) fwd.kwargs.emplace_back(in.str(k), v);
+  fwd.span = call.span;
+  Value result = in.call(forward, fwd);
+  if (auto post = hookDict(self, "_forward_hooks")) {
+    const auto hooks = post->items;
+    for (const auto& [id, hook] : hooks) {
+      Value r = hookFlag(self, "_forward_hooks_with_kwargs", id) ? invoke(hook, {self, args, kwargs, result})
+                                                                 : invoke(hook, {self, args, result});
+      if (!py::isNone(r)) result = r;
+    }
+  }
+  return result;
 }
 
 }  // namespace
@@ -94,6 +174,16 @@ void installNn(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& nn) {
     }
     in.raise("AttributeError", "'" + inst(self)->cls->name + "' object has no attribute '" + name + "'");
   });
+  method("__delattr__", [](py::Interpreter& in, CallArgs& a) -> Value {
+    const Value& self = a.args.at(0);
+    Value name = a.args.at(1);
+    for (const char* s : {"_parameters", "_buffers", "_modules"}) {
+      Value d = inst(self)->dict->getStr(s);
+      if (d && d->kind == VK::Dict && static_cast<py::DictObj*>(d.get())->erase(name)) return py::None();
+    }
+    in.genericDelAttr(self, in.str(name));
+    return py::None();
+  });
   method("__call__", [](py::Interpreter& in, CallArgs& a) -> Value {
     Value self = a.args.at(0);
     CallArgs rest = a;
@@ -102,6 +192,7 @@ void installNn(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& nn) {
       return in.call(st->compiledCall, rest);
     Value forward = in.getAttr(self, "forward");
     if (in.tracer) in.tracer->onBoundMethod(self, "forward", forward);  // mod.forward = other.__get__(mod)
+    if (hookDict(self, "_forward_pre_hooks") || hookDict(self, "_forward_hooks")) return callWithHooks(in, self, forward, rest);
     return in.call(forward, rest);
   });
   method("forward", [](py::Interpreter& in, CallArgs& a) -> Value {
@@ -129,23 +220,13 @@ void installNn(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& nn) {
     b.args = {py::False()};
     return in.call(in.getAttr(a.args.at(0), "train"), b);
   });
-  method("named_parameters", [](py::Interpreter& in, CallArgs& a) {
-    std::vector<std::pair<std::string, Value>> out;
-    walk(in, a.args.at(0), "", "_parameters", out);
-    return pairs(out);
-  });
+  method("named_parameters", [](py::Interpreter& in, CallArgs& a) { return pairs(walkArgs(in, a, "_parameters", true)); });
   method("parameters", [](py::Interpreter& in, CallArgs& a) {
-    std::vector<std::pair<std::string, Value>> out;
-    walk(in, a.args.at(0), "", "_parameters", out);
     auto it = std::make_shared<py::IteratorObj>();
-    for (auto& [k, v] : out) it->items.push_back(v);
+    for (auto& [k, v] : walkArgs(in, a, "_parameters", false)) it->items.push_back(v);
     return Value(it);
   });
-  method("named_buffers", [](py::Interpreter& in, CallArgs& a) {
-    std::vector<std::pair<std::string, Value>> out;
-    walk(in, a.args.at(0), "", "_buffers", out);
-    return pairs(out);
-  });
+  method("named_buffers", [](py::Interpreter& in, CallArgs& a) { return pairs(walkArgs(in, a, "_buffers", true)); });
   method("register_buffer", [](py::Interpreter& in, CallArgs& a) {
     slot(in, a.args.at(0), "_buffers")->setStr(in.str(a.args.at(1)), a.args.at(2));
     return py::None();

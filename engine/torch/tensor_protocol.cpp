@@ -1,7 +1,9 @@
 // Tensor values in the interpreter: operators, attributes and methods, indexing, printing.
 #include "engine/torch/tensor_protocol.h"
 
+#include "engine/autograd/grad_mode.h"
 #include "engine/autograd/node.h"
+#include "engine/capture/compile_context.h"
 #include "engine/capture/tracer.h"
 #include "engine/ops/index_ops.h"
 #include "engine/ops/shape_util.h"
@@ -27,7 +29,7 @@ py::TensorObj* asTensor(const Value& v) { return static_cast<py::TensorObj*>(v.g
 const std::map<std::string, std::string> kOperators = {
     {"+", "add"}, {"-", "sub"}, {"*", "mul"}, {"/", "truediv"}, {"%", "mod"}, {"**", "pow"},
     {"<", "lt"}, {"<=", "le"}, {">", "gt"}, {">=", "ge"}, {"==", "eq"}, {"!=", "ne"},
-    {"&", "and_"}, {"|", "or_"}, {"^", "xor"}, {"//", "floordiv"}};
+    {"&", "and_"}, {"|", "or_"}, {"^", "xor"}, {"//", "floordiv"}, {"<<", "lshift"}, {">>", "rshift"}};
 
 bool isOperand(const Value& v) {
   return v->kind == VK::Tensor || v->kind == VK::Int || v->kind == VK::Float || v->kind == VK::Bool;
@@ -170,26 +172,38 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
   if (name == "numel")
     return py::makeBuiltin("Tensor.numel", [self](py::Interpreter&, py::CallArgs&) { return py::makeInt(asTensor(self)->tensorType().numel()); });
   if (name == "is_contiguous")
-    return py::makeBuiltin("Tensor.is_contiguous", [self](py::Interpreter&, py::CallArgs&) {
+    return py::makeBuiltin("Tensor.is_contiguous", [self](py::Interpreter& in, py::CallArgs& a) {
       auto* x = asTensor(self);
-      if (!x->fake) return py::makeBool(x->t.isContiguous());
+      Value format = !a.args.empty() ? a.args[0] : a.kwarg("memory_format");
+      const std::string fmt = format && !py::isNone(format) ? in.repr(format) : "torch.contiguous_format";
+      if (fmt == "torch.preserve_format") in.raise("RuntimeError", "is_contiguous(): preserve memory format is not supported");
       // A fake tensor's strides are its type's (none recorded: contiguous). A permuted input
       // is not contiguous while capturing either.
-      ir::TensorType ty = x->tensorType();
-      if (ty.strides.size() != ty.sizes.size() || ty.strides.empty()) return py::True();
-      tensor::Shape sizes, strides;
-      for (auto& d : ty.sizes) sizes.push_back(d.value);
-      for (auto& d : ty.strides) strides.push_back(d.value);
-      return py::makeBool(ops::isContiguousGeom(sizes, strides));
+      ops::Geom g = x->fake ? ops::geomOf(ops::Val::sym(x->tensorType(), 0)) : ops::Geom{x->t.sizes(), x->t.strides(), 0};
+      if (fmt == "torch.channels_last") return py::makeBool(ops::isChannelsLastContiguous(g.sizes, g.strides));
+      if (fmt == "torch.channels_last_3d") return py::False();
+      return py::makeBool(x->fake ? ops::isContiguousGeom(g.sizes, g.strides) : x->t.isContiguous());
     });
   if (name == "item")
     return py::makeBuiltin("Tensor.item", [self](py::Interpreter& in, py::CallArgs&) -> Value {
       auto* x = asTensor(self);
-      if (x->fake || (in.tracer && in.tracer->dependsOnInputs(self)))
+      if (x->fake || (in.tracer && in.tracer->dependsOnInputs(self))) {
+        if (Value cap = capture::CompileContext::configValue(in, "capture_scalar_outputs"); cap && in.truthy(cap)) {
+          // Dynamo captures the scalar as an unbacked symbol; Kiln cannot yet: it breaks here
+          // (and under fullgraph=True runs the frame eagerly) rather than fail the program.
+          capture::Unsupported u("KB033", "Tensor.item() with capture_scalar_outputs=True",
+                                 "Dynamo captures Tensor.item() into the graph when config.capture_scalar_outputs is set; "
+                                 "Kiln does not yet, so the frame breaks here.");
+          u.kilnLimitation = true;
+          u.where = in.currentLocation();
+          u.stack = in.userStack();
+          throw u;
+        }
         breakOn(in, "KB003", "Unsupported Tensor.item() call with capture_scalar_outputs=False",
                 "Dynamo does not support tracing `Tensor.item()` with config.capture_scalar_outputs=False.",
                 {"Set `torch._dynamo.config.capture_scalar_outputs = True` or `export TORCHDYNAMO_CAPTURE_SCALAR_OUTPUTS=1` "
                  "to include these operations in the captured graph."});
+      }
       if (x->t.numel() != 1)
         in.raise("RuntimeError", "a Tensor with " + std::to_string(x->t.numel()) + " elements cannot be converted to Scalar");
       double v = x->t.loadAt(0);
@@ -339,9 +353,50 @@ Value tensorSubscript(py::Interpreter& in, const Value& t, const Value& index) {
   }
 }
 
+namespace {
+
+// t[index] = src with autograd recording (t or src requires grad): the new value of all of t is
+// index_put over t's flattened elements at the element numbers the index selects, written back
+// into t with t's grad_fn rebased onto it (as inplace ops do), so t's gradient is zero where it
+// was overwritten and src gets the gradient of the positions it was written to.
+void setSubscriptTracked(py::Interpreter& in, const Value& t, const Value& index, const tensor::Tensor& src) {
+  using ops::Val;
+  const tensor::Tensor& base = asTensor(t)->t;
+  ops::EagerDispatcher d;
+  auto shapeVal = [](const tensor::Shape& s) {
+    std::vector<Val> v;
+    for (int64_t x : s) v.push_back(Val::integer(x));
+    return Val::listOf(v);
+  };
+  auto flat = [&](const Val& x) { return d.call("aten.view.default", {d.call("aten.clone.default", {x}), shapeVal({-1})}); };
+  const int64_t n = base.numel();
+  Val positions = d.call("aten.view.default", {d.call("aten.arange.start_step", {Val::integer(0), Val::integer(n), Val::integer(1),
+                                                                                Val::dtypeVal(ir::DType::Int64)}),
+                                               shapeVal(base.sizes())});
+  Value selected = tensorSubscript(in, py::makeTensor(positions.t), index);
+  const tensor::Tensor& sel = asTensor(selected)->t;
+  Val values = Val::of(src);
+  if (src.dtype() != base.dtype()) values = d.call("prims.convert_element_type.default", {values, Val::dtypeVal(base.dtype())});
+  values = d.call("aten.expand.default", {values, shapeVal(sel.sizes())});
+  Val updated = d.call("aten.index_put.default", {flat(Val::of(base)), Val::listOf({flat(Val::of(sel))}), flat(values), Val::boolean(false)});
+  inplaceAssign(in, t, py::makeTensor(d.call("aten.view.default", {updated, shapeVal(base.sizes())}).t));
+}
+
+}  // namespace
+
 void tensorSetSubscript(py::Interpreter& in, const Value& t, const Value& index, const Value& v) {
   auto* tv = asTensor(t);
   if (tv->fake) notSupported(in, "assigning to a tensor index inside torch.compile'd code is not supported by Kiln yet");
+  const bool number = v->kind == VK::Float || v->kind == VK::Int || v->kind == VK::Bool;
+  const bool realTensor = v->kind == VK::Tensor && !asTensor(v)->fake;
+  if (autograd::isGradEnabled() && (realTensor || number) && (tv->t.requiresGrad() || (realTensor && asTensor(v)->t.requiresGrad()))) {
+    try {
+      setSubscriptTracked(in, t, index, realTensor ? asTensor(v)->t : tensor::Tensor::scalar(toVal(in, v).number(), tv->t.dtype()));
+    } catch (const tensor::TorchError& e) {
+      rethrow(in, e);
+    }
+    return;
+  }
   try {
     ops::EagerDispatcher eager;
     std::vector<ops::Val> adv;

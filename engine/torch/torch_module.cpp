@@ -156,6 +156,97 @@ void installModules(py::Interpreter& in) {
     cls->module = torch;     // printed <class 'torch.Tensor'>
     in.registerClass(cls);  // type(t) is torch.Tensor
     T["Tensor"] = cls;
+    // type(torch.Tensor) is torch._C._TensorMeta. Through its __getattr__ the methods are
+    // unbound functions of the class: torch.Tensor.add_(x, 1) is x.add_(1).
+    auto meta = std::make_shared<py::ClassObj>();
+    meta->name = meta->qualname = "_TensorMeta";
+    meta->module = std::make_shared<py::ModuleObj>("torch._C");
+    auto type = in.builtinClass("type");
+    meta->bases.push_back(type);
+    meta->mro.push_back(meta);
+    for (auto& m : type->mro) meta->mro.push_back(m);
+    meta->dict["__getattr__"] = py::makeBuiltin("_TensorMeta.__getattr__", [](py::Interpreter& in, CallArgs& a) -> Value {
+      const std::string name = in.str(a.args.at(1));
+      // A method is what a tensor answers with a callable; looked up on an empty tensor with
+      // capture paused, so that a property (x.T) records nothing.
+      static const Value probe = py::makeTensor(tensor::Tensor::empty({0}, ir::DType::Float32));
+      capture::Tracer* tracer = std::exchange(in.tracer, nullptr);
+      Value m;
+      try {
+        m = in.getAttrOrNull(probe, name);
+      } catch (...) {
+        in.tracer = tracer;
+        throw;
+      }
+      in.tracer = tracer;
+      if (!m || (m->kind != VK::Builtin && m->kind != VK::BoundMethod))
+        in.raise("AttributeError", "type object 'Tensor' has no attribute '" + name + "'");
+      auto fn = py::makeBuiltin("Tensor." + name, [name](py::Interpreter& in, CallArgs& c) -> Value {
+        if (c.args.empty() || c.args[0]->kind != VK::Tensor)
+          in.raise("TypeError", "descriptor '" + name + "' for 'torch._C.TensorBase' objects doesn't apply to a '" +
+                                    (c.args.empty() ? std::string("NoneType") : py::typeName(c.args[0])) + "' object");
+        CallArgs rest = c;
+        rest.args.erase(rest.args.begin());
+        return in.call(in.getAttr(c.args[0], name), rest);
+      });
+      static_cast<py::BuiltinObj*>(fn.get())->isMethod = false;
+      return fn;
+    });
+    cls->meta = meta;
+  }
+  // torch.Size: a tuple subclass. Shapes are tuples flagged as sizes (py::makeTorchSize), whose
+  // class this is: isinstance(x.shape, tuple), torch.Size([2, 3]), .numel().
+  {
+    auto tupleCls = in.builtinClass("tuple");
+    auto cls = std::make_shared<py::ClassObj>();
+    cls->name = cls->qualname = "Size";
+    cls->module = torch;
+    cls->bases.push_back(tupleCls);
+    cls->mro.push_back(cls);
+    for (auto& m : tupleCls->mro) cls->mro.push_back(m);
+    cls->dict["__new__"] = py::makeBuiltin("Size.__new__", [](py::Interpreter& in, CallArgs& a) {
+      if (a.args.size() > 2) in.raise("TypeError", "Size() takes at most 1 argument (" + std::to_string(a.args.size() - 1) + " given)");
+      std::vector<Value> dims = a.args.size() > 1 ? in.iterate(a.args[1]) : std::vector<Value>{};
+      for (size_t i = 0; i < dims.size(); ++i) {
+        Value& d = dims[i];
+        if (d->kind == VK::Int) continue;
+        // A one-element integer tensor is an index (__index__), as in PyTorch.
+        if (d->kind == VK::Tensor) {
+          auto& t = static_cast<py::TensorObj*>(d.get())->t;
+          if (!static_cast<py::TensorObj*>(d.get())->fake && t.numel() == 1 && !ir::isFloating(t.dtype()) && t.dtype() != ir::DType::Bool) {
+            d = py::makeInt(t.loadIntAt(0));
+            continue;
+          }
+        }
+        in.raise("TypeError", "torch.Size() takes an iterable of 'int' (item " + std::to_string(i) + " is '" + py::typeName(d) + "')");
+      }
+      return py::makeTorchSize(std::move(dims));
+    });
+    cls->dict["numel"] = py::makeBuiltin("Size.numel", [](py::Interpreter& in, CallArgs& a) {
+      Value n = py::makeInt(1);
+      for (auto& d : in.iterate(a.args.at(0))) n = in.binaryOp("*", n, d);
+      return n;
+    });
+    in.registerClass(cls);
+    T["Size"] = cls;
+  }
+  // torch.memory_format: contiguous_format, channels_last ... (printed torch.channels_last;
+  // toVal passes them to torch functions as that string).
+  {
+    auto cls = std::make_shared<py::ClassObj>();
+    cls->name = cls->qualname = "memory_format";
+    cls->module = torch;
+    cls->mro.push_back(cls);
+    if (auto o = in.builtinClass("object")) cls->mro.push_back(o), cls->bases.push_back(o);
+    cls->dict["__repr__"] = py::makeBuiltin("memory_format.__repr__", [](py::Interpreter& in, CallArgs& a) {
+      return py::makeStr("torch." + in.str(static_cast<py::InstanceObj*>(a.args.at(0).get())->dict->getStr("name")));
+    });
+    for (const char* n : {"contiguous_format", "channels_last", "channels_last_3d", "preserve_format"}) {
+      auto f = std::make_shared<py::InstanceObj>(cls);
+      f->dict->setStr("name", py::makeStr(n));
+      T[n] = f;
+    }
+    T["memory_format"] = cls;
   }
   // Every torch-level function spelled torch.<name>.
   for (const auto& f : torchFns()) {
@@ -255,7 +346,10 @@ void installModules(py::Interpreter& in) {
   installNn(in, nn);
   // Filled by the prelude (engine/torch/prelude/torch.nn.init.py, torch.optim.py).
   nn->scope->vars["init"] = newModule(in, "torch.nn.init");
-  torch->scope->vars["optim"] = newModule(in, "torch.optim");
+  nn->scope->vars["utils"] = newModule(in, "torch.nn.utils");
+  auto optim = newModule(in, "torch.optim");
+  torch->scope->vars["optim"] = optim;
+  optim->scope->vars["lr_scheduler"] = newModule(in, "torch.optim.lr_scheduler");
   auto F = newModule(in, "torch.nn.functional");
   nn->scope->vars["functional"] = F;
   for (const auto& f : torchFns()) {
@@ -310,6 +404,7 @@ void installModules(py::Interpreter& in) {
   auto utils = newModule(in, "torch.utils");
   torch->scope->vars["utils"] = utils;
   utils->scope->vars["data"] = newModule(in, "torch.utils.data");
+  utils->scope->vars["hooks"] = newModule(in, "torch.utils.hooks");
 
   auto math = newModule(in, "math");
   auto& M = math->scope->vars;

@@ -150,5 +150,101 @@ same = bool((seq2[0].weight == seq[0].weight).all())
   expectNear(r.values("same"), {1});
 }
 
+TEST(Layers, ForwardHooks) {
+  Script r(std::string(kDet) + R"(
+class Aff(nn.Module):
+    def forward(self, x, scale=1.0):
+        return x * scale + 1
+m = Aff()
+log = []
+def pre(mod, args):
+    log.append("pre")
+    return (args[0] * 2,)
+def pre_kw(mod, args, kwargs):
+    log.append("prekw")
+    return args, {"scale": 10.0}
+def post(mod, args, out):
+    log.append("post")
+    return out - 1
+h1 = m.register_forward_pre_hook(pre)
+h2 = m.register_forward_pre_hook(pre_kw, with_kwargs=True, prepend=True)
+h3 = m.register_forward_hook(post)
+a = m(torch.ones(2))
+h2.remove()
+h1.remove()
+b = m(torch.ones(2))
+with h3:
+    pass
+c = m(torch.ones(2))
+ordered = log == ["prekw", "pre", "post", "post"]
+bad = m.register_forward_pre_hook(lambda mod, args, kwargs: 3, with_kwargs=True)
+try:
+    m(torch.ones(2))
+except RuntimeError as e:
+    message = str(e)
+)");
+  ASSERT_EQ(r.error, "");
+  expectNear(r.values("a"), {20, 20});
+  expectNear(r.values("b"), {1, 1});
+  expectNear(r.values("c"), {2, 2});
+  expectNear(r.values("ordered"), {1});
+  EXPECT_EQ(r.in->str(r.var("message")), "forward pre-hook must return None or a tuple of (new_args, new_kwargs), but got 3.");
+}
+
+TEST(Layers, LeakyReluRmsNormGruCellMishSmoothL1LabelSmoothing) {
+  Script r(std::string(kDet) + R"(
+leaky = nn.LeakyReLU(0.2)(torch.tensor([-1.0, 2.0]))
+leaky_repr = repr(nn.LeakyReLU(0.2))
+x = torch.tensor([[3.0, 4.0]])
+rms = nn.RMSNorm(2)(x)
+rms_w = F.rms_norm(x, (2,), torch.tensor([2.0, 1.0]))
+cell = nn.GRUCell(3, 4)
+shapes = list(cell.weight_ih.shape) + list(cell(torch.ones(2, 3)).shape) + list(cell(torch.ones(3)).shape)
+with torch.no_grad():
+    for p in cell.parameters():
+        p.zero_()
+gru = cell(torch.ones(1, 3), torch.ones(1, 4))
+mish = F.mish(torch.tensor([0.0, 1.0]))
+l1_mean = F.smooth_l1_loss(torch.tensor([0.0, 0.0]), torch.tensor([0.5, 3.0]))
+l1_sum = nn.SmoothL1Loss(reduction="sum", beta=0.5)(torch.tensor([0.0, 0.0]), torch.tensor([0.5, 3.0]))
+ce = F.cross_entropy(torch.tensor([[2.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0]]), torch.tensor([1, -100]), label_smoothing=0.2)
+)");
+  ASSERT_EQ(r.error, "");
+  expectNear(r.values("leaky"), {-0.2, 2.0});
+  EXPECT_EQ(r.in->str(r.var("leaky_repr")), "LeakyReLU(negative_slope=0.2)");
+  expectNear(r.values("rms"), {0.8485281, 1.1313708});
+  expectNear(r.values("rms_w"), {1.6970563, 1.1313708});
+  expectNear(r.values("shapes"), {12, 3, 2, 4, 4});
+  expectNear(r.values("gru"), {0.5, 0.5, 0.5, 0.5});
+  expectNear(r.values("mish"), {0.0, 0.8650984});
+  expectNear(r.values("l1_mean"), {1.3125});
+  expectNear(r.values("l1_sum"), {3.0});
+  expectNear(r.values("ce"), {2.2407606});
+}
+
+TEST(Layers, SharedParametersListedOnceAndDelattr) {
+  Script r(std::string(kDet) + R"(
+class Tied(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(2, 2)
+        self.b = nn.Linear(2, 2, bias=False)
+        self.b.weight = self.a.weight
+        self.shared = self.a
+m = Tied()
+names = repr([n for n, _ in m.named_parameters()])
+count = len(list(m.parameters()))
+local = repr([n for n, _ in m.a.named_parameters(prefix="x", recurse=False)])
+m.extra = nn.Parameter(torch.ones(1))
+del m.extra
+gone = not hasattr(m, "extra")
+)");
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(r.in->str(r.var("names")), "['a.weight', 'a.bias']");
+  EXPECT_EQ(r.in->str(r.var("local")), "['x.weight', 'x.bias']");
+  expectNear(r.values("count"), {2});
+  expectNear(r.values("gone"), {1});
+}
+
 }  // namespace
 }  // namespace kiln::nntest

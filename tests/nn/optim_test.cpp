@@ -68,5 +68,43 @@ none = a.grad is None
   EXPECT_EQ(Script("import torch\ntorch.optim.Adam([torch.ones(1, requires_grad=True)], lr=-1)").error, "ValueError: Invalid learning rate: -1");
 }
 
+TEST(Optim, LrSchedulersAndGradClipping) {
+  Script r(R"(
+import torch
+p = torch.ones(1, requires_grad=True)
+def lrs(make, n):
+    opt = torch.optim.SGD([p], lr=0.1)
+    s = make(opt)
+    out = [s.get_last_lr()[0]]
+    for _ in range(n):
+        opt.step()
+        s.step()
+        out.append(s.get_last_lr()[0])
+    return out
+sched = torch.optim.lr_scheduler
+step = lrs(lambda o: sched.StepLR(o, step_size=2, gamma=0.5), 4)
+expo = lrs(lambda o: sched.ExponentialLR(o, gamma=0.5), 2)
+lam = lrs(lambda o: sched.LambdaLR(o, lambda e: 1.0 / (e + 1)), 2)
+cos = lrs(lambda o: sched.CosineAnnealingLR(o, T_max=2), 2)
+a = torch.zeros(2, requires_grad=True)
+b = torch.zeros(1, requires_grad=True)
+a.grad = torch.tensor([3.0, 0.0])
+b.grad = torch.tensor([4.0])
+total = torch.nn.utils.clip_grad_norm_([a, b], 1.0)
+clipped = torch.cat([a.grad, b.grad])
+a.grad = torch.tensor([3.0, -4.0])
+torch.nn.utils.clip_grad_value_([a], 2)
+valued = a.grad
+)");
+  ASSERT_EQ(r.error, "");
+  expectNear(r.values("step"), {0.1, 0.1, 0.05, 0.05, 0.025});
+  expectNear(r.values("expo"), {0.1, 0.05, 0.025});
+  expectNear(r.values("lam"), {0.1, 0.05, 0.1 / 3});
+  expectNear(r.values("cos"), {0.1, 0.05, 0.0});
+  expectNear(r.values("total"), {5.0});
+  expectNear(r.values("clipped"), {0.6, 0.0, 0.8});
+  expectNear(r.values("valued"), {2.0, -2.0});
+}
+
 }  // namespace
 }  // namespace kiln::nntest

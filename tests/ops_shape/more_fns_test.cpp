@@ -245,4 +245,106 @@ except NotImplementedError as e:
 }
 
 }  // namespace
+// torch.Size as a tuple subclass, shifts and fmod, unbound Tensor methods, Python types as
+// dtypes, torch.Generator (expected output from PyTorch 2.11).
+TEST(MoreFns, SizeShiftsUnboundMethodsGenerator) {
+  const char* src = R"PY(import torch
+s = torch.zeros(2, 3).shape
+print(s, type(s), isinstance(s, tuple), isinstance((2, 3), torch.Size))
+print(torch.Size([4, 5]).numel(), torch.Size(), s + (4,), s[1:], s == (2, 3))
+try:
+    torch.Size([1.5])
+except TypeError as e:
+    print(e)
+x = torch.tensor([1, -8, 5])
+print(x << 2, x >> 1, torch.fmod(torch.tensor([-7, 7]), 3), torch.fmod(torch.tensor([-7.5]), 2))
+try:
+    torch.tensor([1.0]) << 1
+except RuntimeError as e:
+    print(e)
+print(torch.Tensor.add(x, 1), torch.Tensor.mul_(x, 2), x)
+print(hasattr(torch.Tensor, "add_"), hasattr(torch.Tensor, "no_such_method"), type(torch.Tensor))
+print(x.to(float).dtype, x.to(bool).dtype, torch.tensor([1.7]).to(int))
+g = torch.Generator()
+print(g.initial_seed(), g.manual_seed(3) is g, g.initial_seed())
+a = torch.rand(3, generator=g)
+torch.manual_seed(3)
+print(torch.equal(a, torch.rand(3)))
+)PY";
+  const char* want = R"OUT(torch.Size([2, 3]) <class 'torch.Size'> True False
+20 torch.Size([]) torch.Size([2, 3, 4]) torch.Size([3]) True
+torch.Size() takes an iterable of 'int' (item 0 is 'float')
+tensor([  4, -32,  20]) tensor([ 0, -4,  2]) tensor([-1,  1]) tensor([-1.5000])
+"lshift_cpu" not implemented for 'Float'
+tensor([ 2, -7,  6]) tensor([  2, -16,  10]) tensor([  2, -16,  10])
+True False <class 'torch._C._TensorMeta'>
+torch.float64 torch.bool tensor([1])
+67280421310721 True 3
+True
+)OUT";
+  EXPECT_EQ(run(src), want);
+}
+
+// as_strided views, out= (a strided out, a resized empty out, the autograd refusal), subscript
+// assignment recorded by autograd, prod's gradient at zeros, div's rounding modes, channels_last,
+// float() of a tensor (expected output from PyTorch 2.11).
+TEST(MoreFns, AsStridedOutSetitemGradProdDivChannelsLast) {
+  const char* src = R"PY(import torch
+a = torch.arange(8.).reshape(2, 4)
+v = a.as_strided((2,), (4,), 1)
+v.add_(1.0)
+print(v, a[:, 1], torch.as_strided(a, (2, 2), (1, 2)).tolist())
+try:
+    a.as_strided((3,), (4,), 1)
+except RuntimeError as e:
+    print(e)
+y = torch.zeros(2, 2)
+r = torch.abs(torch.tensor([[-1., 2.], [-3., 4.]]), out=y.T)
+print(y, r.stride())
+buf = torch.empty(0)
+torch.sigmoid(torch.zeros(3), out=buf)
+print(buf)
+try:
+    torch.abs(torch.ones(2, requires_grad=True), out=torch.empty(2))
+except RuntimeError as e:
+    print(e)
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+y = torch.tensor([5.0, 6.0], requires_grad=True)
+z = x.clone()
+z[torch.tensor([True, False, True])] = y * 3
+(z * z).sum().backward()
+print(x.grad, y.grad)
+t = torch.tensor([[2.0, 0.0, 3.0], [1.0, 2.0, 4.0], [0.0, 0.0, 5.0]], requires_grad=True)
+t.prod(1).sum().backward()
+print(t.grad)
+s = torch.tensor([2.0, 0.0, 3.0], requires_grad=True)
+s.prod().backward()
+print(s.grad)
+a = torch.tensor([-7, 7, -6])
+print(torch.div(a, 2, rounding_mode="trunc"), torch.div(a, 2, rounding_mode="floor"), torch.div(a.float(), 2, rounding_mode="trunc"))
+c = torch.zeros(2, 3, 4, 5).contiguous(memory_format=torch.channels_last)
+print(c.stride(), c.is_contiguous(), c.is_contiguous(memory_format=torch.channels_last), torch.channels_last)
+try:
+    float(torch.ones(2))
+except ValueError as e:
+    print(e)
+)PY";
+  const char* want = R"OUT(tensor([2., 6.]) tensor([2., 6.]) [[0.0, 2.0], [2.0, 3.0]]
+setStorage: sizes [3], strides [4], storage offset 1, and itemsize 4 requiring a storage size of 40 are out of bounds for storage of size 32
+tensor([[1., 3.],
+        [2., 4.]]) (1, 2)
+tensor([0.5000, 0.5000, 0.5000])
+abs(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.
+tensor([0., 4., 0.]) tensor([ 90., 108.])
+tensor([[0., 6., 0.],
+        [8., 4., 2.],
+        [0., 0., 0.]])
+tensor([0., 6., 0.])
+tensor([-3,  3, -3]) tensor([-4,  3, -3]) tensor([-3.,  3., -3.])
+(60, 1, 15, 3) False True torch.channels_last
+only one element tensors can be converted to Python scalars
+)OUT";
+  EXPECT_EQ(run(src), want);
+}
+
 }  // namespace kiln::py

@@ -199,6 +199,43 @@ def _load_state_dict(self, state_dict, strict=True):
     return (missing, unexpected)
 
 
+def _hooks(self, name):
+    # The hook dicts are made on first use (PyTorch makes them in Module.__init__).
+    d = self.__dict__.get(name)
+    if d is None:
+        d = {}
+        self.__dict__[name] = d
+    return d
+
+
+def _add_hook(self, hooks_name, kwargs_name, hook, prepend, with_kwargs):
+    from torch.utils.hooks import RemovableHandle
+
+    hooks = _hooks(self, hooks_name)
+    with_kwargs_hooks = _hooks(self, kwargs_name)
+    handle = RemovableHandle(hooks, extra_dict=with_kwargs_hooks)
+    if prepend:
+        rest = list(hooks.items())
+        hooks.clear()
+        hooks[handle.id] = hook
+        hooks.update(rest)
+    else:
+        hooks[handle.id] = hook
+    if with_kwargs:
+        with_kwargs_hooks[handle.id] = True
+    return handle
+
+
+def _register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+    return _add_hook(self, "_forward_pre_hooks", "_forward_pre_hooks_with_kwargs", hook, prepend, with_kwargs)
+
+
+def _register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
+    if always_call:
+        raise NotImplementedError("register_forward_hook(always_call=True) is not supported by Kiln yet")
+    return _add_hook(self, "_forward_hooks", "_forward_hooks_with_kwargs", hook, prepend, with_kwargs)
+
+
 Module.__repr__ = _module_repr
 Module._get_name = _get_name
 Module.extra_repr = _extra_repr
@@ -219,6 +256,8 @@ Module.zero_grad = _zero_grad
 Module.requires_grad_ = _requires_grad_
 Module.state_dict = _state_dict
 Module.load_state_dict = _load_state_dict
+Module.register_forward_pre_hook = _register_forward_pre_hook
+Module.register_forward_hook = _register_forward_hook
 
 
 def _pair(x):
@@ -541,12 +580,16 @@ class BatchNorm2d(_BatchNorm):
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
 
 
+def _normalized_shape(normalized_shape):
+    if isinstance(normalized_shape, int):
+        return (normalized_shape,)
+    return tuple(normalized_shape)
+
+
 class LayerNorm(Module):
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None, dtype=None):
         super().__init__()
-        if isinstance(normalized_shape, int):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
+        self.normalized_shape = _normalized_shape(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         if self.elementwise_affine:
@@ -568,6 +611,29 @@ class LayerNorm(Module):
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+
+
+class RMSNorm(Module):
+    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None):
+        super().__init__()
+        self.normalized_shape = _normalized_shape(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if self.elementwise_affine:
+            self.weight = Parameter(torch.empty(self.normalized_shape, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+
+    def forward(self, x):
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
 
     def extra_repr(self):
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
@@ -632,16 +698,19 @@ class Dropout(Module):
         return f"p={self.p}, inplace={self.inplace}"
 
 
-class ReLU(Module):
+class _InplaceActivation(Module):
+    # What ReLU, SiLU and Mish share: the inplace flag and its repr.
     def __init__(self, inplace=False):
         super().__init__()
         self.inplace = inplace
 
-    def forward(self, input):
-        return F.relu(input, inplace=self.inplace)
-
     def extra_repr(self):
         return "inplace=True" if self.inplace else ""
+
+
+class ReLU(_InplaceActivation):
+    def forward(self, input):
+        return F.relu(input, inplace=self.inplace)
 
 
 class GELU(Module):
@@ -656,16 +725,28 @@ class GELU(Module):
         return f"approximate={self.approximate!r}"
 
 
-class SiLU(Module):
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
-
+class SiLU(_InplaceActivation):
     def forward(self, input):
         return F.silu(input, inplace=self.inplace)
 
+
+class LeakyReLU(Module):
+    def __init__(self, negative_slope=1e-2, inplace=False):
+        super().__init__()
+        self.negative_slope = negative_slope
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.leaky_relu(input, self.negative_slope, self.inplace)
+
     def extra_repr(self):
-        return "inplace=True" if self.inplace else ""
+        inplace_str = ", inplace=True" if self.inplace else ""
+        return f"negative_slope={self.negative_slope}{inplace_str}"
+
+
+class Mish(_InplaceActivation):
+    def forward(self, input):
+        return F.mish(input, inplace=self.inplace)
 
 
 class Tanh(Module):
@@ -765,6 +846,77 @@ class Flatten(Module):
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 
 
+# ---------------------------------------------------------------- recurrent cells
+
+
+class RNNCellBase(Module):
+    def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
+        super().__init__()
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.bias = bias
+        self.weight_ih = Parameter(torch.empty((num_chunks * hidden_size, input_size), dtype=dtype))
+        self.weight_hh = Parameter(torch.empty((num_chunks * hidden_size, hidden_size), dtype=dtype))
+        if bias:
+            self.bias_ih = Parameter(torch.empty(num_chunks * hidden_size, dtype=dtype))
+            self.bias_hh = Parameter(torch.empty(num_chunks * hidden_size, dtype=dtype))
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        self.reset_parameters()
+
+    def extra_repr(self):
+        s = "{input_size}, {hidden_size}"
+        if "bias" in self.__dict__ and self.bias is not True:
+            s += ", bias={bias}"
+        if "nonlinearity" in self.__dict__ and self.nonlinearity != "tanh":
+            s += ", nonlinearity={nonlinearity}"
+        return s.format(**self.__dict__)
+
+    def reset_parameters(self):
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+
+class GRUCell(RNNCellBase):
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, num_chunks=3, device=device, dtype=dtype)
+
+    def forward(self, input, hx=None):
+        if input.dim() not in (1, 2):
+            raise ValueError(f"GRUCell: Expected input to be 1D or 2D, got {input.dim()}D instead")
+        if hx is not None and hx.dim() not in (1, 2):
+            raise ValueError(f"GRUCell: Expected hidden to be 1D or 2D, got {hx.dim()}D instead")
+        is_batched = input.dim() == 2
+        if not is_batched:
+            input = input.unsqueeze(0)
+        if hx is None:
+            hx = torch.zeros(input.size(0), self.hidden_size, dtype=input.dtype)
+        else:
+            hx = hx.unsqueeze(0) if not is_batched else hx
+        ret = _gru_cell(input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
+        if not is_batched:
+            ret = ret.squeeze(0)
+        return ret
+
+
+def _gru_cell(input, hx, w_ih, w_hh, b_ih, b_hh):
+    # ATen's GRUCell (aten/src/ATen/native/RNN.cpp), in its order of operations.
+    if input.size(1) != w_ih.size(1):
+        raise RuntimeError(f"input has inconsistent input_size: got {input.size(1)} expected {w_ih.size(1)}")
+    if input.size(0) != hx.size(0):
+        raise RuntimeError(f"Input batch size {input.size(0)} doesn't match hidden0 batch size {hx.size(0)}")
+    if hx.size(1) != w_hh.size(1):
+        raise RuntimeError(f"hidden0 has inconsistent hidden_size: got {hx.size(1)}, expected {w_hh.size(1)}")
+    i_r, i_i, i_n = F.linear(input, w_ih, b_ih).chunk(3, 1)
+    h_r, h_i, h_n = F.linear(hx, w_hh, b_hh).chunk(3, 1)
+    reset_gate = (h_r + i_r).sigmoid()
+    input_gate = (h_i + i_i).sigmoid()
+    new_gate = (i_n + h_n * reset_gate).tanh()
+    return (hx - new_gate) * input_gate + new_gate
+
+
 # ---------------------------------------------------------------- losses
 
 
@@ -778,6 +930,15 @@ class _WeightedLoss(_Loss):
     def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
+
+
+class SmoothL1Loss(_Loss):
+    def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
+        super().__init__(size_average, reduce, reduction)
+        self.beta = beta
+
+    def forward(self, input, target):
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
 
 
 class MSELoss(_Loss):
