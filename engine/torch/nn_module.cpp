@@ -188,11 +188,14 @@ void installNn(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& nn) {
     Value self = a.args.at(0);
     CallArgs rest = a;
     rest.args.erase(rest.args.begin());
+    const bool hooks = hookDict(self, "_forward_pre_hooks") || hookDict(self, "_forward_hooks");
+    // module.compile(): the compiled forward, inside the module's hooks as PyTorch's compiled
+    // _call_impl runs them.
     if (auto st = std::static_pointer_cast<CompiledModuleState>(inst(self)->native); st && st->compiledCall)
-      return in.call(st->compiledCall, rest);
+      return hooks ? callWithHooks(in, self, st->compiledCall, rest) : in.call(st->compiledCall, rest);
     Value forward = in.getAttr(self, "forward");
     if (in.tracer) in.tracer->onBoundMethod(self, "forward", forward);  // mod.forward = other.__get__(mod)
-    if (hookDict(self, "_forward_pre_hooks") || hookDict(self, "_forward_hooks")) return callWithHooks(in, self, forward, rest);
+    if (hooks) return callWithHooks(in, self, forward, rest);
     return in.call(forward, rest);
   });
   method("forward", [](py::Interpreter& in, CallArgs& a) -> Value {
