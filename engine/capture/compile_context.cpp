@@ -1177,7 +1177,9 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
       l.function = f.function;
       b.userStack.push_back(l);
     }
-    if (frame->opts.fullgraph && u.kilnLimitation) {
+    // (Under fullgraph=True Dynamo captures Tensor.item() as an unbacked symbol instead of
+    // breaking, KB003: a limitation of Kiln's there too.)
+    if (frame->opts.fullgraph && (u.kilnLimitation || u.code == "KB003")) {
       // PyTorch would capture this frame whole; Kiln cannot, and says so rather than failing.
       b.explanation += " fullgraph=True asks for one graph, which Kiln cannot make here: the frame runs eagerly.";
       return skipFrame(u.title, &b);
