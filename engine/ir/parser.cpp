@@ -351,7 +351,10 @@ Graph parseGraph(std::string_view text, const std::string& fileName) {
             n.args.push_back(Arg::ref(names[recv]));
           } else {
             n.kind = NodeKind::CallFunction;
-            n.target = callee.rfind("torch.ops.", 0) == 0 ? callee.substr(10) : callee;
+            // ATen and prims ops are stored without "torch.ops." (printer.cpp's callTarget adds it
+            // back); other targets keep their full name, so every text reads back to itself.
+            const bool aten = callee.rfind("torch.ops.aten.", 0) == 0 || callee.rfind("torch.ops.prims.", 0) == 0;
+            n.target = aten ? callee.substr(10) : callee;
           }
           p.callArgs(n);
           handled = true;

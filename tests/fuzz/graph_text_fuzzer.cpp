@@ -25,7 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   (void)g.opCount();
   // The round trip is an open finding for hand-made texts (README: a call target named like a
-  // node, provenance comments of other shapes), so it is checked only with KILN_FUZZ_ROUNDTRIP=1;
+  // node), so it is checked only with KILN_FUZZ_ROUNDTRIP=1;
   // then targets whose first dotted part is a node's name ("add.Tensor" beside a node `add`,
   // printed the same as a method call on it) are left out.
   static const bool roundTrip = std::getenv("KILN_FUZZ_ROUNDTRIP") != nullptr;
