@@ -125,7 +125,10 @@ Value CompileContext::compile(py::Interpreter& in, const Value& target, const Co
     cls->dict["__call__"] = py::makeBuiltin("OptimizedModule.__call__", [this, frame, orig](py::Interpreter& in, CallArgs& a) {
       CallArgs rest = a;
       rest.args.erase(rest.args.begin());
-      return call(in, frame, rest, orig);
+      // As PyTorch's OptimizedModule.__call__ compiles the original module's _call_impl, the
+      // module's forward pre-hooks and forward hooks run around the compiled forward.
+      Value compiled = py::makeBuiltin("compiled forward", [this, frame, orig](py::Interpreter& in, CallArgs& c) { return call(in, frame, c, orig); });
+      return torchapi::callForwardWithHooks(in, orig, compiled, rest);
     });
     auto wrapper = std::make_shared<std::weak_ptr<py::Obj>>();  // the OptimizedModule (weak: no cycle)
     cls->dict["__getattr__"] = py::makeBuiltin("OptimizedModule.__getattr__", [orig, wrapper](py::Interpreter& in, CallArgs& a) {
@@ -448,6 +451,17 @@ struct Rebuild {
   std::map<const py::Obj*, Value> made;
   std::vector<std::shared_ptr<py::Scope>> scopes;
 
+  bool isSetGradEnabled(const py::InstanceObj* obj) {
+    auto torch = in.importModule("torch");
+    auto it = torch->scope->vars.find("set_grad_enabled");
+    return it != torch->scope->vars.end() && it->second.get() == obj->cls.get() && obj->dict->getStr("_enabled");
+  }
+
+  // Makes a torch.set_grad_enabled(...) object handed on as a live local now (see value()).
+  void prebuildGradMode(const ValueTemplate& t) {
+    if (t.kind == ValueTemplate::Kind::Object && isSetGradEnabled(static_cast<py::InstanceObj*>(t.constant.get()))) value(t);
+  }
+
   std::shared_ptr<py::Scope> scope(int i) {
     if (scopes.empty()) scopes.resize(e.scopes.size());
     auto& built = scopes.at(static_cast<size_t>(i));
@@ -483,6 +497,15 @@ struct Rebuild {
       }
       case ValueTemplate::Kind::Object: {
         auto* traced = static_cast<py::InstanceObj*>(t.constant.get());
+        if (isSetGradEnabled(traced)) {
+          // Dynamo reconstructs a torch.set_grad_enabled(mode) object by calling it again: that
+          // sets grad mode then, and the object restores (on __exit__) the mode it found.
+          CallArgs c;
+          c.args.push_back(traced->dict->getStr("_enabled"));
+          Value obj = in.call(traced->cls, c);
+          made[t.constant.get()] = obj;
+          return obj;
+        }
         auto obj = std::make_shared<py::InstanceObj>(traced->cls);
         obj->sub = traced->sub;
         made[t.constant.get()] = obj;
@@ -791,6 +814,9 @@ Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::str
       std::vector<Value> stack;
       for (const auto& s : p.stack) stack.push_back(inst(s));
       Value result;
+      // Dynamo stores the live locals before the call: a torch.set_grad_enabled(...) object
+      // among them is made again then, which sets grad mode for the call and what follows.
+      for (const auto& l : p.live) rebuild.prebuildGradMode(l);
       {
         // The graph's grad-mode changes ended with it; the call runs in the mode the program
         // had there (inside its `with torch.no_grad():`), the resume function re-enters the block.
@@ -810,6 +836,7 @@ Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::str
     }
     case BreakPlan::Kind::Branch: {
       bool taken = in.truthy(inst(p.test));
+      for (const auto& l : p.live) rebuild.prebuildGradMode(l);
       CallArgs next;
       for (const auto& l : p.live) next.args.push_back(inst(l));
       return in.call(resumeWith(taken ? p.resume : p.resumeElse, p.cellScope, rebuild), next);

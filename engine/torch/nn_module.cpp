@@ -123,6 +123,12 @@ Value callWithHooks(py::Interpreter& in, const Value& self, const Value& forward
 
 }  // namespace
 
+Value callForwardWithHooks(py::Interpreter& in, const Value& module, const Value& forward, CallArgs& call) {
+  if (module->kind == VK::Instance && (hookDict(module, "_forward_pre_hooks") || hookDict(module, "_forward_hooks")))
+    return callWithHooks(in, module, forward, call);
+  return in.call(forward, call);
+}
+
 void installNn(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& nn) {
   auto cls = std::make_shared<py::ClassObj>();
   cls->name = "Module";

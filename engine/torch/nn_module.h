@@ -13,4 +13,9 @@ struct CompiledModuleState {
   py::Value compiledCall;  // callable taking the forward's arguments
 };
 
+// Module._call_impl's hook part: calls `forward` (the forward's arguments, self excluded) inside
+// the module's forward pre-hooks and forward hooks; a plain call when it has none.
+// torch.compile(module)'s OptimizedModule calls its compiled forward through this.
+py::Value callForwardWithHooks(py::Interpreter& in, const py::Value& module, const py::Value& forward, py::CallArgs& call);
+
 }  // namespace kiln::torchapi
