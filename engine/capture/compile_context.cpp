@@ -435,6 +435,22 @@ void fetchSources(py::Interpreter& in, const ValueTemplate& t, const std::map<st
   for (const auto& x : t.items) fetchSources(in, x, locals, globals, into);
 }
 
+// A new function object with `from`'s code, defaults, module and attributes over `closure` (a
+// new object: its serial is fresh, so capture sees it as made now).
+std::shared_ptr<py::FunctionObj> copyFunction(const py::FunctionObj& from, std::shared_ptr<py::Scope> closure) {
+  auto f = std::make_shared<py::FunctionObj>();
+  f->name = from.name;
+  f->qualname = from.qualname;
+  f->def = from.def;
+  f->lambda = from.lambda;
+  f->params = from.params;
+  f->defaults = from.defaults;
+  f->module = from.module;
+  f->attrs = from.attrs;
+  f->closure = std::move(closure);
+  return f;
+}
+
 // What one run of an entry makes its values from. `outs` holds one Python tensor per graph
 // output: every place an output goes (the unsupported call's arguments, the live locals, the
 // result) gets the same object, as in the program (an in-place change of its autograd state
@@ -514,17 +530,8 @@ struct Rebuild {
       }
       case ValueTemplate::Kind::Closure: {
         auto* traced = static_cast<py::FunctionObj*>(t.constant.get());
-        auto f = std::make_shared<py::FunctionObj>();
+        auto f = copyFunction(*traced, traced->closure);
         made[t.constant.get()] = f;
-        f->name = traced->name;
-        f->qualname = traced->qualname;
-        f->def = traced->def;
-        f->lambda = traced->lambda;
-        f->params = traced->params;
-        f->defaults = traced->defaults;
-        f->closure = traced->closure;
-        f->module = traced->module;
-        f->attrs = traced->attrs;
         for (size_t i = 0; i < t.items.size() && i < f->defaults.size(); ++i) f->defaults[i] = value(t.items[i]);
         if (t.index >= 0) f->closure = scope(t.index);
         return f;
@@ -702,15 +709,7 @@ Value resumeWith(const Value& resume, int cellScope, Rebuild& rebuild) {
   auto* r = static_cast<py::FunctionObj*>(resume.get());
   std::shared_ptr<py::Scope> closure = cellScope >= 0 ? rebuild.scope(cellScope) : rebuild.fn ? rebuild.fn->closure : r->closure;
   if (closure == r->closure) return resume;
-  auto f = std::make_shared<py::FunctionObj>();
-  f->name = r->name;
-  f->qualname = r->qualname;
-  f->def = r->def;
-  f->params = r->params;
-  f->defaults = r->defaults;
-  f->module = r->module;
-  f->closure = closure;
-  return f;
+  return copyFunction(*r, closure);
 }
 
 Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::string, Value>& locals, const py::ModuleObj& globals,

@@ -40,11 +40,9 @@ inline int64_t wrapMul(int64_t a, int64_t b) { return static_cast<int64_t>(stati
 // every offset of a view first (reductions, advanced indexing) check here: a broadcast view may
 // have 2^40 elements over one, and the list would grow until the machine ran out of memory.
 inline void checkOffsetsFit(int64_t count) {
-  const uint64_t limit = tensor::memoryLimit(), used = std::min(tensor::memoryInUse(), limit);
-  if (count < 0 || static_cast<uint64_t>(count) > (limit - used) / sizeof(int64_t))
-    throw tensor::OutOfMemory(tensor::notEnoughMemory(count < 0 || static_cast<uint64_t>(count) > UINT64_MAX / sizeof(int64_t)
-                                                          ? UINT64_MAX
-                                                          : static_cast<uint64_t>(count) * sizeof(int64_t)));
+  const bool huge = count < 0 || static_cast<uint64_t>(count) > UINT64_MAX / sizeof(int64_t);
+  const uint64_t bytes = huge ? UINT64_MAX : static_cast<uint64_t>(count) * sizeof(int64_t);
+  if (huge || !tensor::fitsMemoryLimit(bytes)) throw tensor::OutOfMemory(tensor::notEnoughMemory(bytes));
 }
 
 // Concrete sizes of a tensor Val.

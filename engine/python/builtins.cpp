@@ -69,8 +69,7 @@ Interpreter::RecursionGuard::RecursionGuard(Interpreter& in, const char* where) 
 }
 
 void Interpreter::checkAllocation(uint64_t bytes) {
-  uint64_t limit = tensor::memoryLimit(), used = tensor::memoryInUse();
-  if (bytes > limit || bytes > limit - std::min(limit, used)) raise("MemoryError", "");
+  if (!tensor::fitsMemoryLimit(bytes)) raise("MemoryError", "");
 }
 
 void Interpreter::handleInterrupt() {

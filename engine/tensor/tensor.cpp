@@ -43,6 +43,10 @@ uint64_t memoryLimit() {
   return l ? l : defaultMemoryLimit();
 }
 uint64_t memoryInUse() { return liveBytes.load(); }
+bool fitsMemoryLimit(uint64_t bytes) {
+  const uint64_t limit = memoryLimit();
+  return bytes <= limit - std::min(limit, memoryInUse());
+}
 
 void Tensor::throwNoStorage() { throw std::logic_error("a tensor without storage was read (an op was given a number where it takes a tensor)"); }
 

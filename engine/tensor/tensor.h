@@ -54,6 +54,8 @@ uint64_t defaultMemoryLimit();
 void setMemoryLimit(uint64_t bytes);
 uint64_t memoryLimit();
 uint64_t memoryInUse();  // live tensor bytes
+// Whether `bytes` more would fit the memory limit beside the tensors alive.
+bool fitsMemoryLimit(uint64_t bytes);
 // Bytes malloc holds for live allocations in the whole process, tensors included (glibc's
 // mallinfo2: the arenas' used chunks and the mmapped ones). 0 where the allocator does not say
 // (under AddressSanitizer). Walks malloc's free lists: for a timer, not for every allocation.
