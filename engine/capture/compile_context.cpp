@@ -1019,6 +1019,11 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
       if (!failure.empty()) { failed = &g; break; }
     }
     if (!failed) {
+      // The entry that holds becomes the most recently used, looked up first from now on (as
+      // Dynamo moves a hit to the front of the frame's cache: a later recompile lists its
+      // failure first).
+      frame->cache.erase(std::next(pos).base());
+      frame->cache.push_back(it);
       if (!it->dynamic) return runEntry(in, *it, locals, globals, fn);
       // A dynamic entry serves every size its guards allow. Kiln captures each new shape again
       // (quietly, on fake tensors) and runs the entry's kernels over size symbols at the new

@@ -1,5 +1,5 @@
 // A frame in Dynamo's sense: one compiled function (or module forward, or resume function)
-// with its cache of compiled entries, looked up newest first.
+// with its cache of compiled entries, looked up most recently used first.
 #pragma once
 
 #include "engine/capture/compile_context.h"
@@ -129,6 +129,7 @@ struct Frame {
   py::Value fn;                 // the FunctionObj (forward for modules)
   CompileOptions opts;
   // Held by pointer: an entry keeps running while the code it calls recompiles this frame.
+  // Most recently used last: a new entry is appended, an entry that holds moves to the end.
   std::vector<std::shared_ptr<CacheEntry>> cache;
   int compiles = 0;
   bool skip = false;            // run eagerly from now on (cannot resume, recompile limit)

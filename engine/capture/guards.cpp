@@ -12,19 +12,58 @@ std::string address(const void* p) {
   return buf;
 }
 
+std::string hexAddress(const void* p) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%lx", static_cast<unsigned long>(reinterpret_cast<uintptr_t>(p)));
+  return buf;
+}
+
+// A class as `repr(cls)` prints it without running user code: <class 'list'>,
+// <class 'torch.Size'>, <class '__main__.Plain'>, <class 'contextlib.nullcontext'>.
 std::string classRepr(py::Interpreter& in, const py::Value& cls) {
   if (!cls) return "<class 'NoneType'>";
-  if (cls->kind == py::VK::Class) {
-    auto* c = static_cast<py::ClassObj*>(cls.get());
-    bool builtinType = in.builtinClass(c->name).get() == c;
-    return "<class '" + std::string(builtinType ? "" : "__main__.") + c->qualname + "'>";
-  }
+  if (cls->kind == py::VK::Class) return in.defaultRepr(cls);
   return "<class '" + in.str(cls) + "'>";
 }
 
 const py::FunctionObj* asFunction(const py::Value& v) {
   if (v && v->kind == py::VK::Function) return static_cast<py::FunctionObj*>(v.get());
   return nullptr;
+}
+
+// The code object of a Python function (its def or lambda): what `fn.__code__` is.
+const void* codeOf(const py::FunctionObj* f) {
+  if (!f) return nullptr;
+  return f->def ? static_cast<const void*>(f->def.get()) : static_cast<const void*>(f->lambda.get());
+}
+
+// `repr(fn.__code__)` as CPython prints it: <code object act at 0x7fc48a3d5f20, file
+// "prog.py", line 17>. The name is the def's (co_name, whatever __name__ became since), the
+// line the first decorator's or the def's (co_firstlineno), the file the script's base name
+// as Kiln names files everywhere else.
+std::string codeRepr(const py::FunctionObj* f) {
+  if (!f) return "<code object>";
+  std::string name = f->def ? f->def->name : "<lambda>";
+  int line = 0;
+  if (f->def) line = f->def->decorators.empty() ? f->def->span.line : f->def->decorators.front()->span.line;
+  else if (f->lambda) line = f->lambda->span.line;
+  std::string file = f->module ? f->module->file : "";
+  file = file.substr(file.find_last_of('/') + 1);
+  if (file.empty() && f->module) file = f->module->name + ".py";
+  return "<code object " + name + " at " + hexAddress(codeOf(f)) + ", file \"" + file + "\", line " + std::to_string(line) + ">";
+}
+
+// What Dynamo prints after `type=` for an ID_MATCH: repr() of the guarded object. A function
+// of the torch namespace (torch.sin) is a builtin method of a type object in PyTorch; a class
+// prints without running a metaclass __repr__.
+std::string objectRepr(py::Interpreter& in, const py::Value& v) {
+  if (v->kind == py::VK::Class) return classRepr(in, v);
+  if (v->kind == py::VK::Builtin) {
+    const std::string& n = static_cast<py::BuiltinObj*>(v.get())->name;
+    if (n.rfind("torch.", 0) == 0 && n.find('.', 6) == std::string::npos)
+      return "<built-in method " + n.substr(6) + " of type object at " + hexAddress(&in) + ">";
+  }
+  return in.repr(v);
 }
 
 }  // namespace
@@ -96,12 +135,12 @@ std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Va
       return same ? "" : "___check_type_id(" + name + ", " + address(constant.get()) + "), type=" + classRepr(in, constant);
     }
     case Kind::IdMatch:
-      return v.get() == constant.get() ? "" : "___check_obj_id(" + name + ", " + address(constant.get()) + "), type=" + in.repr(constant);
+      return v.get() == constant.get() ? "" : "___check_obj_id(" + name + ", " + address(constant.get()) + "), type=" + objectRepr(in, constant);
     case Kind::FunctionMatch: {
       const py::FunctionObj* a = asFunction(v);
       const py::FunctionObj* b = asFunction(constant);
       bool same = a && b && a->def == b->def && a->lambda == b->lambda;
-      return same ? "" : "___check_obj_id(" + name + ".__code__, " + address(b ? static_cast<const void*>(b->def ? b->def.get() : nullptr) : nullptr) + ")";
+      return same ? "" : "___check_obj_id(" + name + ".__code__, " + address(codeOf(b)) + "), type=" + codeRepr(b);
     }
     case Kind::Contains: {
       bool has = false;
@@ -181,11 +220,11 @@ session::Guard Guard::record(py::Interpreter& in) const {
       break;
     case Kind::IdMatch:
       g.kind = "ID_MATCH";
-      g.text = "___check_obj_id(" + source.text() + ", " + address(constant.get()) + ")";
+      g.text = "___check_obj_id(" + source.text() + ", " + address(constant.get()) + "), type=" + objectRepr(in, constant);
       break;
     case Kind::FunctionMatch:
       g.kind = "FUNCTION_MATCH";
-      g.text = "___check_obj_id(" + source.text() + ".__code__, " + address(asFunction(constant) ? static_cast<const void*>(asFunction(constant)->def.get()) : nullptr) + ")";
+      g.text = "___check_obj_id(" + source.text() + ".__code__, " + address(codeOf(asFunction(constant))) + "), type=" + codeRepr(asFunction(constant));
       break;
     case Kind::HasAttr:
       g.kind = "HASATTR";

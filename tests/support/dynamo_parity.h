@@ -23,7 +23,13 @@ namespace kiln::test {
 nlohmann::json expectedCompiledOuts(const nlohmann::json& oracle, const nlohmann::json& eagerOuts,
                                     std::vector<std::string>* unrecorded = nullptr);
 
+// A guard failure with the parts no two processes share made wildcards: the id in
+// `___check_obj_id(x, 140100930934096)` / `___check_type_id(x, 10729632)` becomes `<id>`, a
+// repr's `at 0x7f6bca389550` becomes `at 0x<address>`.
+std::string normaliseIds(const std::string& guardText);
+
 // Differences in graph / break / recompile counts and recompile reasons ("" entries never).
+// Reasons are compared after normaliseIds.
 std::vector<std::string> countDifferences(const driver::ExplainReport& report, const nlohmann::json& oracle);
 
 struct ParityResult {
