@@ -926,19 +926,56 @@ static std::vector<ir::TensorType> dynamicInputTypes(const std::vector<Guard>& g
   return any ? types : std::vector<ir::TensorType>{};
 }
 
-// Automatic dynamic shapes, as Dynamo does them: dims whose size changed between compiles of
-// this frame (or every dim, with dynamic=True) become symbolic in the new entry's guards, so
-// it serves any size there; sizes 0 and 1 stay specialized. Symbols are shared by equal sizes
-// (duck sizing) and printed in the captured graph.
+// Parameters, buffers and other tensors reached through an attribute keep static shapes
+// (Dynamo's force_parameter_static_shapes / force_nn_module_property_static_shapes).
+static bool attributeSource(const Source& src) {
+  return std::any_of(src.steps.begin(), src.steps.end(), [](const Source::Step& s) { return s.kind == Source::Step::Kind::Attr; });
+}
+
+// Automatic dynamic shapes, as Dynamo decides them when the trace first reads an input tensor:
+// a dim torch._dynamo.mark_dynamic marked, or whose size changed between compiles of this frame,
+// is Dynamic (a symbol of its own); with dynamic=True every other dim is Duck (equal sizes share
+// a symbol); mark_static, dynamic=False, parameters and attribute tensors keep dims static.
+static Tracer::DimPlan planDims(py::Interpreter& in, const Frame& frame, const Source& src, const py::TensorObj& fake,
+                                const py::TensorObj* real) {
+  Tracer::DimPlan plan;
+  const auto& sizes = fake.type.sizes;
+  plan.kinds.assign(sizes.size(), Tracer::DimKind::Static);
+  plan.parameter = real && real->parameter;
+  plan.marked = Tracer::markedDims(in, fake, "_dynamo_dynamic_indices");
+  std::vector<int64_t> marks = plan.marked, statics = Tracer::markedDims(in, fake, "_dynamo_static_indices");
+  const bool automatic = !(frame.opts.dynamic && !*frame.opts.dynamic);
+  const bool forced = frame.opts.dynamic && *frame.opts.dynamic;
+  const bool fixed = attributeSource(src) || plan.parameter;
+  const std::string key = src.text();
+  auto seen = frame.seenSizes.find(key);
+  auto dyn = frame.dynamicDims.find(key);
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    const auto dim = static_cast<int64_t>(d);
+    if (std::count(statics.begin(), statics.end(), dim)) continue;
+    if (std::count(marks.begin(), marks.end(), dim)) {
+      plan.kinds[d] = Tracer::DimKind::Dynamic;
+      continue;
+    }
+    if (fixed || !automatic) continue;
+    bool changed = seen != frame.seenSizes.end() && seen->second.size() == sizes.size() && seen->second[d] != sizes[d].value;
+    bool was = dyn != frame.dynamicDims.end() && dyn->second.count(d);
+    if (changed || was) plan.kinds[d] = Tracer::DimKind::Dynamic;
+    else if (forced) plan.kinds[d] = Tracer::DimKind::Duck;
+  }
+  return plan;
+}
+
+// After a capture: the frame remembers each input's sizes and which dims changed (they are
+// dynamic in later compiles), and the shown graph gets the entry's size symbols.
 void CompileContext::applyAutomaticDynamic(Frame& frame, CacheEntry& e, ir::Graph& shown) {
   if (frame.opts.dynamic && !*frame.opts.dynamic) return;
   std::map<int64_t, std::string> symbols;
   for (auto& g : e.guards) {
     if (g.kind != Guard::Kind::TensorMatch) continue;
-    // Parameters, buffers and other tensors reached through an attribute keep static shapes
-    // (Dynamo's force_parameter_static_shapes / force_nn_module_property_static_shapes).
-    if (std::any_of(g.source.steps.begin(), g.source.steps.end(), [](const Source::Step& s) { return s.kind == Source::Step::Kind::Attr; }))
-      continue;
+    for (const auto& d : g.type.sizes)
+      if (d.symbolic()) symbols.emplace(d.value, d.symbol);
+    if (attributeSource(g.source)) continue;
     std::string key = g.source.text();
     std::vector<int64_t> sizes;
     for (const auto& d : g.type.sizes) sizes.push_back(d.value);
@@ -946,21 +983,9 @@ void CompileContext::applyAutomaticDynamic(Frame& frame, CacheEntry& e, ir::Grap
     auto seen = frame.seenSizes.find(key);
     for (size_t d = 0; d < sizes.size(); ++d) {
       bool changed = seen != frame.seenSizes.end() && seen->second.size() == sizes.size() && seen->second[d] != sizes[d];
-      if ((frame.opts.dynamic && *frame.opts.dynamic) || changed) dyn.insert(d);
+      if (changed) dyn.insert(d);
     }
     frame.seenSizes[key] = sizes;
-    bool any = false;
-    for (size_t d : dyn) {
-      if (d >= sizes.size() || sizes[d] < 2) continue;
-      auto sym = symbols.emplace(sizes[d], "s" + std::to_string(symbols.size())).first->second;
-      g.type.sizes[d] = ir::Dim::sym(sym);
-      g.type.sizes[d].value = sizes[d];
-      any = true;
-    }
-    if (any) {
-      g.type.strides.clear();
-      e.dynamic = true;
-    }
   }
   if (symbols.empty()) return;
   for (auto& n : shown.nodes)
@@ -1130,6 +1155,13 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
   auto t0 = std::chrono::steady_clock::now();
   Tracer tracer(in, file_, fn->module);
   tracer.stopAt = stopAt;
+  if (firstCapture) {
+    // (A shape's own capture under a dynamic entry is concrete: the entry's guards hold for it.)
+    tracer.dynamicInts = frame->opts.dynamic && *frame->opts.dynamic;
+    tracer.dimPlan = [&in, f = frame.get()](const Source& src, const py::TensorObj& fake, const py::TensorObj* real) {
+      return planDims(in, *f, src, fake, real);
+    };
+  }
   tracer.graph.name = frame->name;
   CacheEntry entry;
   entry.compileId = cid;
@@ -1391,6 +1423,7 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
   for (const auto& i : tracer.inputs) entry.inputs.push_back(i.source);
   entry.guards = tracer.guards;
   orderGuards(entry.guards);
+  if (firstCapture) entry.dynamic = tracer.produceShapeGuards(entry.guards);
   entry.gradMode = autograd::isGradEnabled();
   entry.captured = std::make_shared<ir::Graph>(tracer.graph);
   ir::Graph shown = tracer.graph;

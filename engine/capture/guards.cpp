@@ -1,5 +1,6 @@
 #include "engine/capture/guards.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace kiln::capture {
@@ -90,6 +91,27 @@ std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Va
         if (seen[i] == seen[j]) return "Duplicate tensors found: [" + names + "]";
     return "";
   }
+  if (kind == Kind::Shape) {
+    std::vector<int64_t> values;
+    for (const auto& [src, dim] : sizeSources) {
+      py::Value v = src.fetch(in, locals, globals);
+      if (v && v->kind == py::VK::Tensor) {
+        auto sizes = static_cast<py::TensorObj*>(v.get())->tensorType().sizes;
+        if (dim < 0 || static_cast<size_t>(dim) >= sizes.size()) return shapeText(true);
+        values.push_back(sizes[static_cast<size_t>(dim)].value);
+      } else if (v && v->kind == py::VK::Int && dim < 0 && !static_cast<py::IntObj*>(v.get())->big) {
+        values.push_back(static_cast<py::IntObj*>(v.get())->small());
+      } else {
+        return shapeText(true);
+      }
+    }
+    if (range) {
+      bool ok = !values.empty() && values[0] >= lower && (!upper || values[0] <= *upper);
+      return ok ? "" : shapeText(true);
+    }
+    auto r = symEval(expr, [&](int i) { return values.at(static_cast<size_t>(i)); });
+    return r && r->i != 0 ? "" : shapeText(true);
+  }
   py::Value v = source.fetch(in, locals, globals);
   if (kind == Kind::HasAttr) {
     bool has = v && in.getAttrOrNull(v, this->name) != nullptr;
@@ -109,7 +131,10 @@ std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Va
         return t + "rank mismatch. expected " + std::to_string(type.sizes.size()) + ", actual " + std::to_string(actual.sizes.size());
       for (size_t i = 0; i < type.sizes.size(); ++i)
         if (!type.sizes[i].symbolic() && actual.sizes[i].value != type.sizes[i].value)
-          return t + "size mismatch at index " + std::to_string(i) + ". expected " + type.sizes[i].str() + ", actual " + actual.sizes[i].str();
+          return t + "size mismatch at index " + std::to_string(i) + ". expected " + type.sizes[i].str() + ", actual " + actual.sizes[i].str() +
+                 (parameter ? ". Guard failed on a parameter, consider using torch._dynamo.config.force_parameter_static_shapes = False "
+                              "to allow dynamism on parameters."
+                            : "");
       for (size_t i = 0; i < type.strides.size() && i < actual.strides.size(); ++i)
         if (!type.strides[i].symbolic() && actual.strides[i].value != type.strides[i].value)
           return t + "stride mismatch at index " + std::to_string(i) + ". expected " + type.strides[i].str() + ", actual " + actual.strides[i].str();
@@ -157,14 +182,52 @@ std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Va
       for (auto& [k, x] : static_cast<py::DictObj*>(v.get())->items) keys.push_back(k);
       return in.equals(py::makeTuple(keys), constant) ? "" : "list(dict.keys(" + name + ")) == " + in.repr(py::makeList(in.iterate(constant)));
     }
+    case Kind::DynamicIndices: {
+      py::Value marks = v->kind == py::VK::Tensor && static_cast<py::TensorObj*>(v.get())->attrs
+                            ? static_cast<py::TensorObj*>(v.get())->attrs->getStr("_dynamo_dynamic_indices")
+                            : nullptr;
+      bool ok = true;
+      if (marks && marked.empty()) ok = false;
+      if (marks && !marked.empty())
+        for (const auto& d : in.iterate(marks))
+          if (d->kind != py::VK::Int || std::find(marked.begin(), marked.end(), static_cast<py::IntObj*>(d.get())->small()) == marked.end())
+            ok = false;
+      if (ok) return "";
+      if (marked.empty()) return "hasattr(" + name + ", '_dynamo_dynamic_indices') == False";
+      std::string set;
+      for (int64_t d : marked) set += (set.empty() ? "" : ", ") + std::to_string(d);
+      return "((" + name + "._dynamo_dynamic_indices.issubset({" + set + "})) if hasattr(" + name + ", '_dynamo_dynamic_indices') else True)";
+    }
     case Kind::HasAttr:
+    case Kind::Shape:
     case Kind::NoAliasing: break;
   }
   return "";
 }
 
+std::string Guard::shapeText(bool display) const {
+  auto name = [&](int i) {
+    const auto& [src, dim] = sizeSources.at(static_cast<size_t>(i));
+    std::string s = display ? src.display() : src.text();
+    return dim < 0 ? s : s + ".size()[" + std::to_string(dim) + "]";
+  };
+  if (range) {
+    std::string s = upper && lower <= 0 ? "" : std::to_string(lower) + " <= ";
+    s += name(0);
+    if (upper) s += " <= " + std::to_string(*upper);
+    return s;
+  }
+  return symPrint(expr, name);
+}
+
 std::string Guard::verboseReason(const std::string& compileId, const std::string& failure) const {
   std::string head = compileId + ": " + failure;
+  // A shape guard's reason is its verbose code part, one line: "0/0: x.size()[2] != 2  # if ...".
+  if (kind == Kind::Shape || shapePhase) {
+    if (!comment.empty()) return head + "  # " + comment;
+    if (where.line <= 0) return head;
+    return head + "  # " + where.code + "  # " + where.file + ":" + std::to_string(where.line) + " in " + where.function;
+  }
   if (kind == Kind::TensorMatch || kind == Kind::NoAliasing || kind == Kind::DuplicateInput || where.line <= 0) return head;
   std::string guardText = failure;
   if (guardText.size() < 56) guardText += std::string(56 - guardText.size(), ' ');
@@ -234,6 +297,20 @@ session::Guard Guard::record(py::Interpreter& in) const {
       g.kind = "DICT_CONTAINS";
       g.text = std::string(expected ? "" : "not ") + "___dict_contains(" + in.repr(constant) + ", " + source.text() + ")";
       break;
+    case Kind::Shape:
+      g.kind = "SHAPE_ENV";
+      g.text = shapeText(false);
+      g.source = sizeSources.empty() ? "" : sizeSources.front().first.text();
+      break;
+    case Kind::DynamicIndices: {
+      g.kind = "DYNAMIC_INDICES";
+      std::string set;
+      for (int64_t d : marked) set += (set.empty() ? "" : ", ") + std::to_string(d);
+      g.text = marked.empty() ? "hasattr(" + source.text() + ", '_dynamo_dynamic_indices') == False"
+                              : "((" + source.text() + "._dynamo_dynamic_indices.issubset({" + set + "})) if hasattr(" + source.text() +
+                                    ", '_dynamo_dynamic_indices') else True)";
+      break;
+    }
     case Kind::DictKeys:
       g.kind = "DICT_KEYS_MATCH";
       g.text = "list(dict.keys(" + source.text() + ")) == " + in.repr(py::makeList(in.iterate(constant)));

@@ -5,8 +5,10 @@
 #pragma once
 
 #include "engine/capture/source.h"
+#include "engine/capture/sym_expr.h"
 #include "engine/session/events.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +27,10 @@ struct Guard {
     HasAttr,         // hasattr(o, name) keeps its answer (`hasattr(o, 'x')` / `not hasattr(o, 'x')`)
     Contains,        // `key in container` keeps its answer (`___dict_contains('k', d)`, set.__contains__)
     DictKeys,        // a dict the function iterated keeps its keys in order
+    Shape,           // a shape guard of the entry's symbolic sizes (Dynamo's ShapeEnv): a relation
+                     // over sizes (`x.size()[1] == x.size()[0]`, `x.size()[2] != 2`) or a size's
+                     // value range (`2 <= x.size()[0]`); checked after every other guard
+    DynamicIndices,  // the dims torch._dynamo.mark_dynamic marked stay within `marked`
   };
   Kind kind = Kind::TensorMatch;
   Source source;
@@ -38,6 +44,24 @@ struct Guard {
   int line = 0;         // user line that made the guard
   ir::SourceLoc where;  // where the guarded value was read (file, line, function, code)
   bool moduleIntAttr = false;  // an int attribute of an nn.Module (Dynamo adds a hint)
+
+  bool parameter = false;      // TensorMatch on an nn.Parameter (its sizes stay static, Dynamo says why)
+  // Shape: `expr` reads symbol i as sizeSources[i] (a tensor's size at dim, or an int when dim
+  // is -1); a range guard (`range`) bounds symbol 0 by `lower` and, when set, `upper`.
+  // `comment` is what Dynamo's verbose guard says after the code ("duck sizing added ...").
+  SymExpr expr;
+  std::vector<std::pair<Source, int>> sizeSources;
+  bool range = false;
+  int64_t lower = 0;
+  std::optional<int64_t> upper;
+  std::string comment;
+  // A CONSTANT_MATCH on an int Dynamo traces as a SymInt (dynamic=True): it is one of the shape
+  // guards, checked with them and reported the way they are.
+  bool shapePhase = false;
+  std::vector<int64_t> marked;  // DynamicIndices: the marked dims at capture
+
+  // Shape: the guard as code, symbols spelled by `display` (`x.size()[0]`) or not (`L['x'].size()[0]`).
+  std::string shapeText(bool display) const;
 
   std::string check(py::Interpreter& in, const std::map<std::string, py::Value>& locals, const py::ModuleObj& globals) const;
   session::Guard record(py::Interpreter& in) const;

@@ -47,6 +47,7 @@ py::Value Tracer::bindArg(const std::string& name, const py::Value& v) {
     noteSource(fake, src, true);
     noteSource(v, src, true);
     liftedBy_[v.get()] = fake;
+    realTensors_[fake.get()] = v;
     return fake;
   }
   // A function or builtin passed in (f(x, torch.sin)) is the code the graph was traced
@@ -58,6 +59,8 @@ py::Value Tracer::bindArg(const std::string& name, const py::Value& v) {
 }
 
 void Tracer::onLocalRead(const std::string& name, const py::Value& v, const ir::SourceLoc* at) {
+  // An input tensor's sizes become symbols when the function first reads it, as Dynamo wraps it.
+  if (py::TensorObj* t = asTensor(v); t && t->fake) wrapSymbols(t);
   if (!isConstant(v)) return;
   // The value may have been copied to another local (s = ___stack0): guard the argument it is.
   auto it = argValues.find(name);
@@ -87,12 +90,19 @@ void Tracer::guardConstant(const Source& src, const py::Value& v, bool moduleAtt
   g.where = at ? *at : here();
   g.line = g.where.line;
   g.moduleIntAttr = moduleAttr && v->kind == py::VK::Int;
+  // Under dynamic=True an int argument is a SymInt to Dynamo: its value is a shape guard.
+  if (dynamicInts && v->kind == py::VK::Int && !src.steps.empty() && src.steps.front().kind == Source::Step::Kind::Local &&
+      std::none_of(src.steps.begin(), src.steps.end(), [](const Source::Step& s) { return s.kind == Source::Step::Kind::Attr; })) {
+    g.shapePhase = true;
+    shapePhaseOrder_[src.text()] = shapeOrder_++;
+  }
   guards.push_back(std::move(g));
 }
 
 int Tracer::realize(py::TensorObj* t) {
   auto it = lazy_.find(t);
   if (it == lazy_.end()) return t->node;
+  wrapSymbols(t);
   const Source& src = sources_.at(t);
   ir::Node n;
   n.kind = ir::NodeKind::Placeholder;
@@ -116,6 +126,7 @@ int Tracer::realize(py::TensorObj* t) {
   g.source = src;
   g.type = it->second.type();
   g.line = in_.currentLocation().span.line;
+  if (auto plan = plans_.find(src.text()); plan != plans_.end()) g.parameter = plan->second.parameter;
   guards.push_back(std::move(g));
   lazy_.erase(it);
   return n.id;
@@ -128,6 +139,7 @@ void Tracer::guardMetadata(py::TensorObj* t) {
   // The guard is placed where the tensor enters the graph, or at the end (finish).
   auto it = lazy_.find(t);
   if (it == lazy_.end()) return;
+  wrapSymbols(t);
   metaRead_.emplace(sources_.at(t).text(), std::make_pair(sources_.at(t), it->second.type()));
 }
 
@@ -575,6 +587,9 @@ void Tracer::guardNoAliasing() {
 }
 
 void Tracer::onIterate(const py::Value& v) {
+  // Iterating a tensor unpacks its first dim: its size must be known (Dynamo specializes it).
+  if (py::TensorObj* t = asTensor(v); t && t->fake && !t->type.sizes.empty())
+    specialize(symbolicSize(v, 0, py::makeInt(t->type.sizes[0].value)));
   onSequence(v);
   // The items a loop or sum()/max()/sorted() reads are constants with a source (xs[0]): each
   // is guarded when the trace uses its value (onUse), as Dynamo guards a list item it
@@ -712,6 +727,7 @@ ir::Arg Tracer::toArg(const py::Value& v) {
 
 py::Value Tracer::record(const std::string& target, ir::NodeKind kind, const std::vector<py::Value>& args,
                          const std::vector<std::pair<std::string, py::Value>>& kwargs, const ir::TensorType& result) {
+  if (!symValues_.empty()) onSymbolicCall(target, args, kwargs);
   ir::Node n;
   n.kind = kind;
   n.target = target;

@@ -11,10 +11,13 @@
 
 #include "engine/capture/guards.h"
 #include "engine/capture/source.h"
+#include "engine/capture/sym_expr.h"
 #include "engine/ir/graph.h"
 #include "engine/python/interpreter.h"
 
+#include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -198,6 +201,56 @@ class Tracer {
   void truncate(size_t n);
   void finish(const std::vector<int>& outputs);
 
+  // Dynamic shapes, as Dynamo's ShapeEnv traces them (tracer_shapes.cpp). When the trace first
+  // reads an input tensor, `dimPlan` says how each of its dims is traced: Static (a constant),
+  // Duck (dynamic=True: equal sizes share one symbol, `x.size()[1] == x.size()[0]`) or Dynamic
+  // (a size that changed between compiles, or one mark_dynamic marked: a symbol of its own);
+  // sizes 0 and 1 stay constants. Sizes read from such a tensor are ints that carry their
+  // expression (s0, s0 // 13 * 13); arithmetic on them carries it on, comparisons give bools
+  // that carry the relation, and where the trace depends on one (a branch, torch._check, a
+  // value it must know: str(), range(), iterating a tensor) the relation becomes a guard, a
+  // bound of the symbol's value range, or the symbol's value (it is specialized). The entry's
+  // shape guards and symbolic TENSOR_MATCH sizes come from produceShapeGuards().
+  enum class DimKind { Static, Duck, Dynamic };
+  struct DimPlan {
+    std::vector<DimKind> kinds;        // per dim
+    std::vector<int64_t> marked;       // dims mark_dynamic marked (a DynamicIndices guard)
+    bool parameter = false;            // an nn.Parameter (TENSOR_MATCH says so when it fails)
+    ir::SourceLoc at;                  // (the tracer's) where the trace first read the tensor
+  };
+  std::function<DimPlan(const Source&, const py::TensorObj& fake, const py::TensorObj* real)> dimPlan;
+  bool dynamicInts = false;  // dynamic=True: CONSTANT_MATCH on an int argument is a shape guard
+  bool isSymbolic(const py::Value& v);
+  // x.shape / x.size() / x.size(d) / x.numel() / len(x) of `tensor` (the concrete value given):
+  // the value carrying its expression when the dims are symbolic.
+  py::Value symbolicSizes(const py::Value& tensor, py::Value sizes);
+  py::Value symbolicSize(const py::Value& tensor, int64_t dim, py::Value size);
+  py::Value symbolicNumel(const py::Value& tensor, py::Value numel);
+  // Python arithmetic and comparisons on such values (result: the concrete result, returned
+  // carrying the expression when there is one); "ceil" / "floor" / "int" / "neg" for `unary`.
+  py::Value onSymbolicBinary(const std::string& op, const py::Value& a, const py::Value& b, py::Value result);
+  py::Value onSymbolicUnary(const std::string& op, const py::Value& a, py::Value result);
+  py::Value onSymbolicCompare(const std::string& op, const py::Value& a, const py::Value& b, py::Value result);
+  // The trace took `v`'s truth (a branch, `not`, torch._check): its relation is guarded.
+  void onSymbolicTruth(const py::Value& v);
+  // The trace needs `v`'s exact value (str(), range(), a list index): `expr == value`.
+  void specialize(const py::Value& v);
+  // x[...] on a traced tensor: slice bounds against symbolic sizes are guarded (`5 <= s0`).
+  void onTensorIndex(const py::Value& tensor, const py::Value& index);
+  // A call recorded with sizes or parameters that carry expressions: a tensor made with a
+  // symbolic element count guards whether it is empty or has one element, as functionalization
+  // does; conv's padding, stride and dilation must be constants (Inductor specializes them).
+  void onSymbolicCall(const std::string& target, const std::vector<py::Value>& args,
+                      const std::vector<std::pair<std::string, py::Value>>& kwargs);
+  // Sets the TENSOR_MATCH sizes of dynamic dims to their symbols (s0, s1 ... in guard order)
+  // and appends the shape guards, in Dynamo's order: sizes equal to another size (duck sizing)
+  // and CONSTANT_MATCHes that are shape guards, then the relations the trace guarded, then each
+  // symbol's value range. Returns whether some dim stayed symbolic.
+  bool produceShapeGuards(std::vector<Guard>& guards);
+  // The marks of a tensor (for the compile context's plan): torch._dynamo.mark_dynamic /
+  // mark_static dims.
+  static std::vector<int64_t> markedDims(py::Interpreter& in, const py::TensorObj& t, const char* attr);
+
   ir::Graph graph;
   std::vector<GraphInput> inputs;            // in placeholder order
   std::vector<Guard> guards;
@@ -237,6 +290,44 @@ class Tracer {
   std::map<int, std::pair<py::TensorObj*, tensor::Tensor>> realized_;  // input node -> its fake and real tensor
   std::set<std::string> guarded_;
   int constants_ = 0;
+
+  // Dynamic shapes (tracer_shapes.cpp).
+  struct ShapeSymbol {
+    int64_t hint = 0;
+    Source source;  // where it was first read (duck sizing compares other sizes with it)
+    int dim = 0;
+    int64_t lower = 2;
+    std::optional<int64_t> upper, value;  // value: specialized
+    ir::SourceLoc firstUse, lowerAt, upperAt;
+    bool lowerRefined = false;
+  };
+  struct SizeUse {
+    Source source;
+    int dim = 0;
+    int symbol = -1;
+    size_t order = 0;
+  };
+  struct PendingShapeGuard {
+    SymExpr relation;
+    ir::SourceLoc at;
+  };
+  std::vector<ShapeSymbol> symbols_;
+  std::vector<SizeUse> sizeUses_;
+  std::map<int64_t, int> duckSymbols_;                   // size -> its duck-sized symbol
+  std::map<const py::Obj*, std::vector<int>> symDims_;   // input fake tensor -> symbol per dim (-1: static)
+  std::map<std::string, DimPlan> plans_;                 // by source text
+  std::map<const py::Obj*, std::pair<py::Value, SymExpr>> symValues_;  // ints, floats and bools that carry an expression
+  std::vector<PendingShapeGuard> shapeGuards_;
+  std::map<const py::Obj*, py::Value> realTensors_;     // input fake tensor -> the argument it stands for
+  std::map<std::string, size_t> shapePhaseOrder_;        // shape-phase CONSTANT_MATCH (source text) -> order
+  size_t shapeOrder_ = 0;
+  void wrapSymbols(py::TensorObj* fake);
+  SymExpr exprOf(const py::Value& v);
+  SymExpr operandExpr(const py::Value& v);
+  py::Value tagged(py::Value v, const SymExpr& e);
+  void guardRelation(SymExpr relation, const ir::SourceLoc& at);
+  void specializeSymbol(int symbol, int64_t value);
+  std::function<SymRange(int)> ranges();
 };
 
 // The FX name of a captured target: torch.cos -> cos, _operator.mul -> mul.

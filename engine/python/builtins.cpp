@@ -110,6 +110,7 @@ struct ReprEnter {
 
 std::string Interpreter::repr(const Value& v) {
   RecursionGuard guard(*this, " while getting the repr of an object");
+  if (tracer && (v->kind == VK::Int || v->kind == VK::Float || v->kind == VK::Bool)) tracer->specialize(v);  // a size printed is a constant
   switch (v->kind) {
     case VK::None: return "None";
     case VK::Bool: return static_cast<BoolObj*>(v.get())->v ? "True" : "False";
@@ -196,6 +197,7 @@ std::string Interpreter::repr(const Value& v) {
 
 std::string Interpreter::str(const Value& v) {
   if (v->kind == VK::Str && !v->sub) return static_cast<StrObj*>(v.get())->v;
+  if (tracer && (v->kind == VK::Int || v->kind == VK::Float || v->kind == VK::Bool)) tracer->specialize(v);  // a size printed is a constant
   if (v->kind == VK::Instance || v->sub) {
     auto cls = classOf(v);
     Value s = cls->lookup("__str__");
@@ -433,7 +435,8 @@ void Interpreter::installBuiltins() {
       double d = static_cast<FloatObj*>(v.get())->v;
       if (std::isnan(d)) in.raise("ValueError", "cannot convert float NaN to integer");
       if (std::isinf(d)) in.raise("OverflowError", "cannot convert float infinity to integer");
-      return intFromDouble(d);  // exact: int(1e300) has 301 digits
+      Value r = intFromDouble(d);  // exact: int(1e300) has 301 digits
+      return in.tracer ? in.tracer->onSymbolicUnary("int", v, r) : r;
     }
     if (v->kind == VK::Int && !v->sub) return v;
     if (v->kind == VK::Str) return parseIntString(in, static_cast<StrObj*>(v.get())->v, a.args.size() > 2 ? toInt(in, a.args[2], "") : 10);
@@ -554,7 +557,7 @@ void Interpreter::installBuiltins() {
       case VK::Tensor: {
         auto ty = static_cast<TensorObj*>(v.get())->tensorType();
         if (ty.sizes.empty()) in.raise("TypeError", "len() of a 0-d tensor");
-        return makeInt(ty.sizes[0].value);
+        return in.tracer ? in.tracer->symbolicSize(v, 0, makeInt(ty.sizes[0].value)) : makeInt(ty.sizes[0].value);
       }
       case VK::Iterator: {
         auto* it = static_cast<IteratorObj*>(v.get());
@@ -576,6 +579,8 @@ void Interpreter::installBuiltins() {
   });
   def("range", [](Interpreter& in, CallArgs& a) {
     arity(in, a, 1, 3, "range");
+    if (in.tracer)  // a loop over a symbolic size unrolls for its value
+      for (const auto& x : a.args) in.tracer->specialize(x);
     int64_t s = 0, e, st = 1;
     if (a.args.size() == 1) e = toInt(in, a.args[0], "");
     else { s = toInt(in, a.args[0], ""); e = toInt(in, a.args[1], ""); }

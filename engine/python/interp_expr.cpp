@@ -93,8 +93,11 @@ Value Interpreter::evalExpr(const Expr& e) {
         if (Value r = callDunder(a, dunder, {}); r && !isNotImplemented(r)) return r;
       }
       if (e.name == "-") {
-        if (a->kind == VK::Float) return makeFloat(-asDouble(a));
-        if (isIntLike(a)) return isBig(a) || asInt(a) == INT64_MIN ? makeIntFrom(-toMpz(a)) : makeInt(-asInt(a));
+        if (a->kind == VK::Float) return tracer ? tracer->onSymbolicUnary("neg", a, makeFloat(-asDouble(a))) : makeFloat(-asDouble(a));
+        if (isIntLike(a)) {
+          Value r = isBig(a) || asInt(a) == INT64_MIN ? makeIntFrom(-toMpz(a)) : makeInt(-asInt(a));
+          return tracer ? tracer->onSymbolicUnary("neg", a, r) : r;
+        }
       } else if (e.name == "+") {
         if (a->kind == VK::Float) return a;
         if (isIntLike(a)) return isBig(a) ? a : makeInt(asInt(a));
@@ -463,6 +466,7 @@ Value Interpreter::iteratorAttr(const Value& obj, const std::string& name) {
 
 bool Interpreter::truthy(const Value& v) {
   if (tracer) tracer->onUse(v);
+  if (tracer && (v->kind == VK::Bool || v->kind == VK::Int || v->kind == VK::Float)) tracer->onSymbolicTruth(v);
   switch (v->kind) {
     case VK::None: return false;
     case VK::Bool: return static_cast<BoolObj*>(v.get())->v;
@@ -554,6 +558,21 @@ Value Interpreter::bigBinary(const std::string& op, const Value& a, const Value&
 
 Value Interpreter::binaryOp(const std::string& opIn, const Value& a, const Value& b) {
   if (tracer) tracer->onUse(a), tracer->onUse(b);
+  // Arithmetic on sizes of symbolic dims carries their expression on (capture/sym_expr.h).
+  static thread_local bool symbolicOp = false;
+  if (tracer && !symbolicOp && isNumber(a) && isNumber(b) && (tracer->isSymbolic(a) || tracer->isSymbolic(b))) {
+    capture::Tracer* t = tracer;
+    symbolicOp = true;
+    Value r;
+    try {
+      r = binaryOp(opIn, a, b);
+    } catch (...) {
+      symbolicOp = false;
+      throw;
+    }
+    symbolicOp = false;
+    return t->onSymbolicBinary(opIn, a, b, r);
+  }
   std::string op = opIn;
   bool inplace = false;
   if (op.size() >= 2 && op.back() == '=' ) { op.pop_back(); inplace = true; }
@@ -721,6 +740,9 @@ Value Interpreter::compare(const std::string& op, const Value& a, const Value& b
     tracer->onContains(b, a, truthy(r) == (op == "in"));
     return r;
   }
+  // A comparison of symbolic sizes is a bool carrying the relation, guarded where it is used.
+  if (tracer && isNumber(a) && isNumber(b) && (tracer->isSymbolic(a) || tracer->isSymbolic(b)))
+    return tracer->onSymbolicCompare(op, a, b, compareValue(op, a, b));
   return compareValue(op, a, b);
 }
 
@@ -846,6 +868,7 @@ void sliceIndices(Interpreter& in, const SliceObj& s, int64_t n, int64_t* start,
 }  // namespace
 
 Value Interpreter::subscript(const Value& obj, const Value& index) {
+  if (tracer && (obj->kind == VK::List || obj->kind == VK::Tuple) && index->kind == VK::Int) tracer->specialize(index);
   if (tracer && (obj->kind == VK::Dict || obj->kind == VK::List || obj->kind == VK::Tuple)) {
     Value r;
     try {

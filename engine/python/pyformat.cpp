@@ -1,6 +1,8 @@
 #include "engine/python/bigint.h"
 #include "engine/python/pyformat.h"
 
+#include "engine/capture/tracer.h"
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -43,6 +45,7 @@ std::string floatRepr(double v) {
 }
 
 std::string formatValue(Interpreter& in, const Value& v, const std::string& spec) {
+  if (in.tracer) in.tracer->specialize(v);  // a symbolic size formatted is a constant
   // [[fill]align][sign][0][width][,][.precision][type]
   size_t i = 0;
   char fill = ' ', align = 0, sign = '-';

@@ -99,7 +99,7 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
   ir::TensorType ty = tv->tensorType();
   if (tv->attrs)
     if (Value v = tv->attrs->getStr(name)) return v;  // set by the program (x.tag = 3)
-  if (name == "shape") return shapeTuple(ty);
+  if (name == "shape") return in.tracer && tv->fake ? in.tracer->symbolicSizes(t, shapeTuple(ty)) : shapeTuple(ty);
   if (name == "dtype") return std::make_shared<py::DTypeObj>(ty.dtype);
   if (name == "ndim") return py::makeInt(static_cast<int64_t>(ty.sizes.size()));
   if (name == "device") return py::makeStr("cpu");
@@ -160,17 +160,22 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
   if (name == "size")
     return py::makeBuiltin("Tensor.size", [self](py::Interpreter& in, py::CallArgs& a) -> Value {
       ir::TensorType ty = asTensor(self)->tensorType();
-      if (a.args.empty()) return shapeTuple(ty);
+      const bool traced = in.tracer && asTensor(self)->fake;
+      if (a.args.empty()) return traced ? in.tracer->symbolicSizes(self, shapeTuple(ty)) : shapeTuple(ty);
       if (a.args[0]->kind != VK::Int) in.raise("TypeError", "size(): argument 'dim' must be int");
       int64_t d = normDim(in, static_cast<py::IntObj*>(a.args[0].get())->small(), static_cast<int64_t>(ty.sizes.size()));
-      return py::makeInt(ty.sizes[static_cast<size_t>(d)].value);
+      Value size = py::makeInt(ty.sizes[static_cast<size_t>(d)].value);
+      return traced ? in.tracer->symbolicSize(self, d, size) : size;
     });
   if (name == "dim")
     return py::makeBuiltin("Tensor.dim", [self](py::Interpreter&, py::CallArgs&) {
       return py::makeInt(static_cast<int64_t>(asTensor(self)->tensorType().sizes.size()));
     });
   if (name == "numel")
-    return py::makeBuiltin("Tensor.numel", [self](py::Interpreter&, py::CallArgs&) { return py::makeInt(asTensor(self)->tensorType().numel()); });
+    return py::makeBuiltin("Tensor.numel", [self](py::Interpreter& in, py::CallArgs&) {
+      Value n = py::makeInt(asTensor(self)->tensorType().numel());
+      return in.tracer && asTensor(self)->fake ? in.tracer->symbolicNumel(self, n) : n;
+    });
   if (name == "is_contiguous")
     return py::makeBuiltin("Tensor.is_contiguous", [self](py::Interpreter& in, py::CallArgs& a) {
       auto* x = asTensor(self);
@@ -342,6 +347,7 @@ Value tensorSubscript(py::Interpreter& in, const Value& t, const Value& index) {
     if (fake) {
       // Recorded as Dynamo does: one _operator.getitem node taking the Python index.
       if (!in.tracer) in.raise("RuntimeError", "internal error: fake tensor outside capture");
+      in.tracer->onTensorIndex(t, index);
       ops::MetaDispatcher meta;
       ops::Val r = fn->impl(meta, ta);
       return in.tracer->record("_operator.getitem", ir::NodeKind::CallFunction, {t, index}, {}, r.tensorType());

@@ -435,8 +435,15 @@ void installModules(py::Interpreter& in) {
     return py::makeFloat(a.args.size() > 1 ? std::log(x) / std::log(number(in, a.args[1])) : std::log(x));
   });
   def(math, "pow", [](py::Interpreter& in, CallArgs& a) { return py::makeFloat(std::pow(number(in, a.args.at(0)), number(in, a.args.at(1)))); });
-  def(math, "floor", [](py::Interpreter& in, CallArgs& a) { return py::makeInt(static_cast<int64_t>(std::floor(number(in, a.args.at(0))))); });
-  def(math, "ceil", [](py::Interpreter& in, CallArgs& a) { return py::makeInt(static_cast<int64_t>(std::ceil(number(in, a.args.at(0))))); });
+  // (Of a symbolic size's quotient, the result carries the expression: math.ceil((s0 + 4) / 2).)
+  def(math, "floor", [](py::Interpreter& in, CallArgs& a) {
+    Value r = py::makeInt(static_cast<int64_t>(std::floor(number(in, a.args.at(0)))));
+    return in.tracer ? in.tracer->onSymbolicUnary("floor", a.args[0], r) : r;
+  });
+  def(math, "ceil", [](py::Interpreter& in, CallArgs& a) {
+    Value r = py::makeInt(static_cast<int64_t>(std::ceil(number(in, a.args.at(0)))));
+    return in.tracer ? in.tracer->onSymbolicUnary("ceil", a.args[0], r) : r;
+  });
   def(math, "isclose", [](py::Interpreter& in, CallArgs& a) {
     double x = number(in, a.args.at(0)), y = number(in, a.args.at(1));
     double rt = a.kwarg("rel_tol") ? number(in, a.kwarg("rel_tol")) : 1e-9, at = a.kwarg("abs_tol") ? number(in, a.kwarg("abs_tol")) : 0.0;

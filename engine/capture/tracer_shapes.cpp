@@ -1,0 +1,439 @@
+// Dynamic shapes while tracing, as Dynamo's ShapeEnv does them: symbols for the dynamic dims
+// of input tensors (duck sizing, 0/1 specialization), sizes read from them carrying their
+// expression through Python arithmetic, and the guards the trace makes by depending on them.
+#include "engine/capture/tracer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace kiln::capture {
+
+namespace {
+
+py::TensorObj* fakeTensor(const py::Value& v) {
+  return v && v->kind == py::VK::Tensor && static_cast<py::TensorObj*>(v.get())->fake ? static_cast<py::TensorObj*>(v.get()) : nullptr;
+}
+
+std::optional<int64_t> smallInt(const py::Value& v) {
+  if (!v) return std::nullopt;
+  if (v->kind == py::VK::Bool) return static_cast<py::BoolObj*>(v.get())->v ? 1 : 0;
+  if (v->kind == py::VK::Int && !static_cast<py::IntObj*>(v.get())->big) return static_cast<py::IntObj*>(v.get())->small();
+  return std::nullopt;
+}
+
+bool truthOf(const py::Value& v) {
+  switch (v->kind) {
+    case py::VK::Bool: return static_cast<py::BoolObj*>(v.get())->v;
+    case py::VK::Int: return static_cast<py::IntObj*>(v.get())->big || static_cast<py::IntObj*>(v.get())->small() != 0;
+    case py::VK::Float: return static_cast<py::FloatObj*>(v.get())->v != 0;
+    default: return true;
+  }
+}
+
+// "code  # file:line in function", the place part of Dynamo's verbose guards.
+std::string place(const ir::SourceLoc& at) {
+  return at.code + "  # " + at.file + ":" + std::to_string(at.line) + " in " + at.function;
+}
+
+}  // namespace
+
+std::vector<int64_t> Tracer::markedDims(py::Interpreter&, const py::TensorObj& t, const char* attr) {
+  std::vector<int64_t> out;
+  py::Value set = t.attrs ? t.attrs->getStr(attr) : nullptr;
+  if (!set || set->kind != py::VK::Instance) return out;
+  auto native = std::static_pointer_cast<py::DictObj>(static_cast<py::InstanceObj*>(set.get())->native);
+  if (!native) return out;
+  for (const auto& [k, v] : native->items)
+    if (auto d = smallInt(k)) out.push_back(*d);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void Tracer::wrapSymbols(py::TensorObj* fake) {
+  if (symDims_.count(fake)) return;
+  std::vector<int> dims(fake->type.sizes.size(), -1);
+  symDims_[fake] = dims;
+  auto src = sources_.find(fake);
+  if (src == sources_.end() || !dimPlan) return;
+  const py::TensorObj* real = nullptr;
+  if (auto r = realTensors_.find(fake); r != realTensors_.end()) real = static_cast<py::TensorObj*>(r->second.get());
+  DimPlan plan = dimPlan(src->second, *fake, real);
+  plan.at = here();
+  for (size_t d = 0; d < dims.size() && d < plan.kinds.size(); ++d) {
+    const int64_t size = fake->type.sizes[d].value;
+    if (plan.kinds[d] == DimKind::Static || size < 2) continue;  // 0 and 1 are always specialized
+    int s = -1;
+    if (plan.kinds[d] == DimKind::Duck)
+      if (auto it = duckSymbols_.find(size); it != duckSymbols_.end()) s = it->second;
+    if (s < 0) {
+      s = static_cast<int>(symbols_.size());
+      ShapeSymbol sym;
+      sym.hint = size;
+      sym.source = src->second;
+      sym.dim = static_cast<int>(d);
+      sym.firstUse = plan.at;
+      symbols_.push_back(sym);
+      if (plan.kinds[d] == DimKind::Duck) duckSymbols_[size] = s;  // only duck sizes are shared
+    }
+    dims[d] = s;
+    sizeUses_.push_back(SizeUse{src->second, static_cast<int>(d), s, shapeOrder_++});
+  }
+  symDims_[fake] = dims;
+  plans_[src->second.text()] = plan;
+}
+
+std::function<SymRange(int)> Tracer::ranges() {
+  return [this](int i) {
+    const ShapeSymbol& s = symbols_.at(static_cast<size_t>(i));
+    if (s.value) return SymRange{static_cast<double>(*s.value), static_cast<double>(*s.value)};
+    return SymRange{static_cast<double>(s.lower), s.upper ? static_cast<double>(*s.upper) : std::numeric_limits<double>::infinity()};
+  };
+}
+
+SymExpr Tracer::exprOf(const py::Value& v) {
+  if (!v) return nullptr;
+  auto it = symValues_.find(v.get());
+  if (it == symValues_.end()) return nullptr;
+  SymExpr e = symSubstitute(it->second.second, [this](int i) -> SymExpr {
+    const ShapeSymbol& s = symbols_.at(static_cast<size_t>(i));
+    return s.value ? symInt(*s.value) : nullptr;
+  });
+  return symIsInt(e) ? nullptr : e;
+}
+
+SymExpr Tracer::operandExpr(const py::Value& v) {
+  if (SymExpr e = exprOf(v)) return e;
+  if (auto i = smallInt(v)) return symInt(*i);
+  return nullptr;
+}
+
+bool Tracer::isSymbolic(const py::Value& v) { return v && symValues_.count(v.get()) && exprOf(v) != nullptr; }
+
+py::Value Tracer::tagged(py::Value v, const SymExpr& e) {
+  if (!e || symIsInt(e) || !v) return v;
+  py::Value fresh;  // never the shared True/False or an int someone else holds
+  if (v->kind == py::VK::Bool) fresh = std::make_shared<py::BoolObj>(static_cast<py::BoolObj*>(v.get())->v);
+  else if (auto i = smallInt(v); i && v->kind == py::VK::Int) fresh = py::makeInt(*i);
+  else if (v->kind == py::VK::Float) fresh = py::makeFloat(static_cast<py::FloatObj*>(v.get())->v);
+  else return v;
+  symValues_[fresh.get()] = {fresh, e};
+  return fresh;
+}
+
+py::Value Tracer::symbolicSizes(const py::Value& tensor, py::Value sizes) {
+  py::TensorObj* t = fakeTensor(tensor);
+  if (!t || !sizes || sizes->kind != py::VK::Tuple) return sizes;
+  wrapSymbols(t);
+  const std::vector<int>& dims = symDims_[t];
+  if (std::all_of(dims.begin(), dims.end(), [](int s) { return s < 0; })) return sizes;
+  std::vector<py::Value> items = static_cast<py::TupleObj*>(sizes.get())->items;
+  for (size_t d = 0; d < items.size() && d < dims.size(); ++d)
+    if (dims[d] >= 0) items[d] = tagged(items[d], symSymbol(dims[d]));
+  return py::makeTorchSize(std::move(items));
+}
+
+py::Value Tracer::symbolicSize(const py::Value& tensor, int64_t dim, py::Value size) {
+  py::TensorObj* t = fakeTensor(tensor);
+  if (!t) return size;
+  wrapSymbols(t);
+  const std::vector<int>& dims = symDims_[t];
+  if (dim < 0) dim += static_cast<int64_t>(dims.size());
+  if (dim < 0 || dim >= static_cast<int64_t>(dims.size()) || dims[static_cast<size_t>(dim)] < 0) return size;
+  return tagged(size, symSymbol(dims[static_cast<size_t>(dim)]));
+}
+
+py::Value Tracer::symbolicNumel(const py::Value& tensor, py::Value numel) {
+  py::TensorObj* t = fakeTensor(tensor);
+  if (!t) return numel;
+  wrapSymbols(t);
+  const std::vector<int>& dims = symDims_[t];
+  if (std::all_of(dims.begin(), dims.end(), [](int s) { return s < 0; })) return numel;
+  SymExpr e = symInt(1);
+  for (size_t d = 0; d < dims.size(); ++d)
+    e = symBinary("*", e, dims[d] >= 0 ? symSymbol(dims[d]) : symInt(t->type.sizes[d].value));
+  return tagged(numel, e);
+}
+
+py::Value Tracer::onSymbolicBinary(const std::string& opIn, const py::Value& a, const py::Value& b, py::Value result) {
+  if (!isSymbolic(a) && !isSymbolic(b)) return result;
+  std::string op = opIn;
+  if (op.size() >= 2 && op.back() == '=') op.pop_back();  // z |= ... is z | ...
+  SymExpr ea = operandExpr(a), eb = operandExpr(b);
+  if (!ea || !eb) return result;  // a float operand: the value only
+  return tagged(result, symBinary(op, ea, eb));
+}
+
+py::Value Tracer::onSymbolicUnary(const std::string& op, const py::Value& a, py::Value result) {
+  SymExpr e = exprOf(a);
+  if (!e || symIsRelation(e)) return result;
+  if (op == "neg") return symIsFloat(e) ? result : tagged(result, symNeg(e));
+  if (op == "ceil") return tagged(result, symCeil(e));
+  if (op == "floor" || op == "int") return tagged(result, symFloor(e));
+  return result;
+}
+
+py::Value Tracer::onSymbolicCompare(const std::string& op, const py::Value& a, const py::Value& b, py::Value result) {
+  SymExpr ea = operandExpr(a), eb = operandExpr(b);
+  if (!ea || !eb) return result;
+  SymExpr rel = symRelation(op, ea, eb);
+  if (!rel || symIsInt(rel)) return result;
+  if (symDecide(rel, ranges())) return result;  // the value ranges decide it: a plain bool, no guard
+  return tagged(result, rel);
+}
+
+void Tracer::onSymbolicTruth(const py::Value& v) {
+  SymExpr e = exprOf(v);
+  if (!e) return;
+  SymExpr rel = symIsRelation(e) ? e : symRelation("!=", e, symInt(0));
+  if (!rel) return;
+  guardRelation(truthOf(v) ? rel : symNot(rel), here());
+}
+
+void Tracer::specialize(const py::Value& v) {
+  SymExpr e = exprOf(v);
+  if (!e) return;
+  if (symIsRelation(e)) return onSymbolicTruth(v);
+  auto i = smallInt(v);
+  if (!i || symIsFloat(e)) return;
+  guardRelation(symRelation("==", e, symInt(*i)), here());
+}
+
+void Tracer::specializeSymbol(int symbol, int64_t value) { symbols_.at(static_cast<size_t>(symbol)).value = value; }
+
+void Tracer::guardRelation(SymExpr rel, const ir::SourceLoc& at) {
+  if (!rel) return;
+  rel = symSubstitute(rel, [this](int i) -> SymExpr {
+    const ShapeSymbol& s = symbols_.at(static_cast<size_t>(i));
+    return s.value ? symInt(*s.value) : nullptr;
+  });
+  if (symIsInt(rel) || symDecide(rel, ranges())) return;
+  // A relation of one symbol bounds its range, or gives its value (Dynamo's _refine_ranges and
+  // replacements); its guard is then the range guard, or the static size in TENSOR_MATCH.
+  if (auto sol = symSolve(rel)) {
+    ShapeSymbol& s = symbols_.at(static_cast<size_t>(sol->symbol));
+    if (sol->value) return specializeSymbol(sol->symbol, *sol->value);
+    if (sol->lower && *sol->lower > s.lower) {
+      s.lower = *sol->lower;
+      s.lowerAt = at;
+      s.lowerRefined = true;
+    }
+    if (sol->upper && (!s.upper || *sol->upper < *s.upper)) {
+      s.upper = *sol->upper;
+      s.upperAt = at;
+    }
+    if (s.upper && *s.upper <= s.lower) specializeSymbol(sol->symbol, s.lower);
+    return;
+  }
+  for (const auto& g : shapeGuards_)
+    if (symEqual(g.relation, rel)) return;
+  shapeGuards_.push_back(PendingShapeGuard{rel, at});
+}
+
+void Tracer::onTensorIndex(const py::Value& tensor, const py::Value& index) {
+  py::TensorObj* t = fakeTensor(tensor);
+  if (!t) return;
+  auto found = symDims_.find(t);
+  if (found == symDims_.end()) return;
+  const std::vector<int> dims = found->second;
+  if (std::all_of(dims.begin(), dims.end(), [](int s) { return s < 0; })) return;
+  std::vector<py::Value> items = index->kind == py::VK::Tuple && !py::isTorchSize(index) ? static_cast<py::TupleObj*>(index.get())->items
+                                                                                          : std::vector<py::Value>{index};
+  size_t consumed = 0;
+  for (const auto& i : items) {
+    if (i->kind == py::VK::Int || i->kind == py::VK::Slice) ++consumed;
+    else if (i->kind != py::VK::None && i->kind != py::VK::Ellipsis) return;  // tensor / list indices: not followed
+  }
+  size_t dim = 0;
+  for (const auto& i : items) {
+    if (i->kind == py::VK::None) continue;
+    if (i->kind == py::VK::Ellipsis) {
+      dim += dims.size() > consumed ? dims.size() - consumed : 0;
+      continue;
+    }
+    if (dim >= dims.size()) return;
+    if (i->kind == py::VK::Slice && dims[dim] >= 0) {
+      // Where a constant bound falls against a symbolic size decides the slice's length
+      // (fake_impls' _compute_slice_index: `5 <= s0` for x[:5]).
+      auto* sl = static_cast<py::SliceObj*>(i.get());
+      const int64_t size = t->type.sizes[dim].value;
+      for (const py::Value& bound : {sl->start, sl->stop}) {
+        auto c = bound && !isSymbolic(bound) ? smallInt(bound) : std::nullopt;
+        if (!c) continue;
+        int64_t k = *c >= 0 ? *c : -*c;
+        SymExpr rel = symRelation("<=", symInt(k), symSymbol(dims[dim]));
+        guardRelation(k <= size ? rel : symNot(rel), here());
+      }
+    }
+    ++dim;
+  }
+}
+
+void Tracer::onSymbolicCall(const std::string& target, const std::vector<py::Value>& args,
+                            const std::vector<std::pair<std::string, py::Value>>& kwargs) {
+  const std::string name = fxBaseName(target);
+  auto flat = [](const py::Value& v) {
+    if (v && (v->kind == py::VK::Tuple || v->kind == py::VK::List))
+      return v->kind == py::VK::Tuple ? static_cast<py::TupleObj*>(v.get())->items : static_cast<py::ListObj*>(v.get())->items;
+    return std::vector<py::Value>{v};
+  };
+  static const std::set<std::string> kCreation = {"zeros", "ones", "empty", "full", "rand", "randn", "new_zeros", "new_ones", "new_empty", "new_full"};
+  if (kCreation.count(name)) {
+    // The sizes: the varargs (or one sequence); full/new_*: the first size argument only.
+    const bool method = name.rfind("new_", 0) == 0;
+    std::vector<py::Value> sizes;
+    size_t first = method ? 1 : 0;
+    if (first < args.size()) {
+      if (name == "full" || name == "new_full" || args[first]->kind == py::VK::Tuple || args[first]->kind == py::VK::List) sizes = flat(args[first]);
+      else sizes.assign(args.begin() + static_cast<long>(first), args.end());
+    }
+    for (const auto& [k, v] : kwargs)
+      if (k == "size") sizes = flat(v);
+    SymExpr numel = symInt(1);
+    int64_t value = 1;
+    bool symbolic = false;
+    for (const auto& s : sizes) {
+      SymExpr e = operandExpr(s);
+      auto i = smallInt(s);
+      if (!e || !i || s->kind == py::VK::Bool) return;
+      symbolic = symbolic || isSymbolic(s);
+      numel = symBinary("*", numel, e);
+      value *= *i;
+    }
+    if (!symbolic || !numel) return;
+    // A tensor with a symbolic element count: functionalization asks whether it is empty and
+    // whether it has fewer than two elements (each a guard unless the ranges decide it).
+    SymExpr zero = symRelation("==", numel, symInt(0)), small = symRelation("<", numel, symInt(2));
+    guardRelation(value == 0 ? zero : symNot(zero), here());
+    guardRelation(value < 2 ? small : symNot(small), here());
+    return;
+  }
+  if (name.rfind("conv", 0) == 0 || name.rfind("conv_transpose", 0) == 0) {
+    // Inductor's convolution needs its stride, padding and dilation as constants.
+    for (size_t i = 3; i < args.size(); ++i)
+      for (const auto& v : flat(args[i])) specialize(v);
+    for (const auto& [k, v] : kwargs)
+      if (k == "stride" || k == "padding" || k == "dilation" || k == "output_padding")
+        for (const auto& x : flat(v)) specialize(x);
+  }
+}
+
+bool Tracer::produceShapeGuards(std::vector<Guard>& guards) {
+  auto free = [&](int s) { return s >= 0 && !symbols_.at(static_cast<size_t>(s)).value; };
+  std::map<std::string, std::vector<std::pair<int, int>>> bySource;  // source -> (dim, symbol)
+  for (const auto& u : sizeUses_) bySource[u.source.text()].push_back({u.dim, u.symbol});
+  std::map<int, std::string> names;  // symbol -> s<N>, numbered in guard order (the size array kernels read)
+  bool dynamic = false;
+  std::vector<Guard> out, shapePhase;
+  for (auto& g : guards) {
+    if (g.shapePhase) {
+      shapePhase.push_back(g);
+      continue;
+    }
+    if (g.kind != Guard::Kind::TensorMatch) {
+      out.push_back(g);
+      continue;
+    }
+    if (auto it = bySource.find(g.source.text()); it != bySource.end()) {
+      bool symbolic = false;
+      for (const auto& [d, s] : it->second) {
+        if (!free(s) || static_cast<size_t>(d) >= g.type.sizes.size()) continue;
+        const std::string& name = names.emplace(s, "s" + std::to_string(names.size())).first->second;
+        int64_t v = g.type.sizes[static_cast<size_t>(d)].value;
+        g.type.sizes[static_cast<size_t>(d)] = ir::Dim::sym(name);
+        g.type.sizes[static_cast<size_t>(d)].value = v;
+        symbolic = true;
+      }
+      if (symbolic) {
+        g.type.strides.clear();
+        dynamic = true;
+      }
+    }
+    out.push_back(g);
+    if (auto plan = plans_.find(g.source.text()); plan != plans_.end() && !plan->second.marked.empty()) {
+      Guard m;
+      m.kind = Guard::Kind::DynamicIndices;
+      m.source = g.source;
+      m.marked = plan->second.marked;
+      m.where = plan->second.at;
+      m.line = m.where.line;
+      out.push_back(std::move(m));
+    }
+  }
+
+  auto sizeName = [](const Source& s, int dim) { return std::make_pair(s, dim); };
+  // 1. Sizes equal to an earlier size (duck sizing), and the CONSTANT_MATCHes of SymInt
+  //    arguments, in the order the trace first read them.
+  std::vector<std::pair<size_t, Guard>> first;
+  for (const auto& u : sizeUses_) {
+    if (!free(u.symbol)) continue;
+    const ShapeSymbol& s = symbols_.at(static_cast<size_t>(u.symbol));
+    if (s.source == u.source && s.dim == u.dim) continue;
+    Guard g;
+    g.kind = Guard::Kind::Shape;
+    g.source = u.source;
+    g.sizeSources = {sizeName(u.source, u.dim), sizeName(s.source, s.dim)};
+    g.expr = symRelation("==", symSymbol(0), symSymbol(1));
+    g.comment = "duck sizing added this equality because these variables had the same size " + std::to_string(s.hint) +
+                " (to avoid this specialization, set torch.fx.experimental._config.use_duck_shape = False)";
+    g.where = s.firstUse;
+    g.line = g.where.line;
+    first.emplace_back(u.order, std::move(g));
+  }
+  for (auto& g : shapePhase) first.emplace_back(shapePhaseOrder_[g.source.text()], std::move(g));
+  std::stable_sort(first.begin(), first.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto& [order, g] : first) out.push_back(std::move(g));
+
+  // 2. The relations the trace guarded, with specialized symbols put in, unless the final
+  //    value ranges imply them.
+  std::vector<SymExpr> issued;
+  for (const auto& p : shapeGuards_) {
+    SymExpr rel = symSubstitute(p.relation, [this](int i) -> SymExpr {
+      const ShapeSymbol& s = symbols_.at(static_cast<size_t>(i));
+      return s.value ? symInt(*s.value) : nullptr;
+    });
+    if (symIsInt(rel) || symDecide(rel, ranges())) continue;
+    if (std::any_of(issued.begin(), issued.end(), [&](const SymExpr& e) { return symEqual(e, rel); })) continue;
+    issued.push_back(rel);
+    Guard g;
+    g.kind = Guard::Kind::Shape;
+    std::vector<int> syms = symSymbols(rel);
+    std::map<int, int> local;
+    for (int s : syms) {
+      local[s] = static_cast<int>(g.sizeSources.size());
+      g.sizeSources.push_back(sizeName(symbols_.at(static_cast<size_t>(s)).source, symbols_.at(static_cast<size_t>(s)).dim));
+    }
+    g.expr = symSubstitute(rel, [&](int i) -> SymExpr { return symSymbol(local.at(i)); });
+    g.source = g.sizeSources.empty() ? Source{} : g.sizeSources.front().first;
+    g.where = p.at;
+    g.line = p.at.line;
+    g.comment = place(p.at);
+    out.push_back(std::move(g));
+  }
+
+  // 3. Each symbol's value range: 2 <= s (0/1 specialization), or the bounds the trace refined.
+  for (size_t i = 0; i < symbols_.size(); ++i) {
+    const ShapeSymbol& s = symbols_[i];
+    if (s.value) continue;
+    Guard g;
+    g.kind = Guard::Kind::Shape;
+    g.range = true;
+    g.source = s.source;
+    g.sizeSources = {sizeName(s.source, s.dim)};
+    g.lower = s.lower;
+    g.upper = s.upper;
+    g.where = s.lowerRefined ? s.lowerAt : s.firstUse;
+    g.line = g.where.line;
+    std::string lowerWhy = s.lowerRefined ? place(s.lowerAt)
+                                          : place(s.firstUse) +
+                                                " (user code shown is first use of this value--the guard itself is not due user code but due "
+                                                "to 0/1 specialization in the framework; to avoid specialization try "
+                                                "torch._dynamo.decorators.mark_unbacked(tensor, dim))";
+    g.comment = s.upper ? lowerWhy + " and " + place(s.upperAt) : lowerWhy;
+    out.push_back(std::move(g));
+  }
+  guards = std::move(out);
+  return dynamic;
+}
+
+}  // namespace kiln::capture
