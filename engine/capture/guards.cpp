@@ -152,7 +152,7 @@ std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Va
       bool ok = (v->kind == py::VK::List && static_cast<py::ListObj*>(v.get())->items.size() == static_cast<size_t>(length)) ||
                 (v->kind == py::VK::Tuple && static_cast<py::TupleObj*>(v.get())->items.size() == static_cast<size_t>(length)) ||
                 (v->kind == py::VK::Dict && static_cast<py::DictObj*>(v.get())->items.size() == static_cast<size_t>(length));
-      return ok ? "" : "len(" + name + ") == " + std::to_string(length);
+      return ok ? "" : lengthText(name);
     }
     case Kind::TypeMatch: {
       py::Value t = typeKey(in, v);
@@ -177,10 +177,16 @@ std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Va
       return (expected ? "" : "not ") + call;
     }
     case Kind::DictKeys: {
+      // Dynamo's DictGuardManager: its size first ("len(d) != 2"), then each key in order
+      // ("list(dict.keys(d))[1] == 'b'").
       if (v->kind != py::VK::Dict) return "list(dict.keys(" + name + ")) == " + in.repr(constant);
-      std::vector<py::Value> keys;
-      for (auto& [k, x] : static_cast<py::DictObj*>(v.get())->items) keys.push_back(k);
-      return in.equals(py::makeTuple(keys), constant) ? "" : "list(dict.keys(" + name + ")) == " + in.repr(py::makeList(in.iterate(constant)));
+      const auto& items = static_cast<py::DictObj*>(v.get())->items;
+      std::vector<py::Value> want = in.iterate(constant);
+      if (items.size() != want.size()) return "len(" + name + ") != " + std::to_string(want.size());
+      for (size_t i = 0; i < want.size(); ++i)
+        if (py::typeName(items[i].first) != py::typeName(want[i]) || !in.equals(items[i].first, want[i]))
+          return "list(dict.keys(" + name + "))[" + std::to_string(i) + "] == " + in.repr(want[i]);
+      return "";
     }
     case Kind::DynamicIndices: {
       py::Value marks = v->kind == py::VK::Tensor && static_cast<py::TensorObj*>(v.get())->attrs
@@ -218,6 +224,11 @@ std::string Guard::shapeText(bool display) const {
     return s;
   }
   return symPrint(expr, name);
+}
+
+std::string Guard::lengthText(const std::string& name) const {
+  // Dynamo's LENGTH_CHECK / DICT_LENGTH: a container that was empty reads `not x`.
+  return length == 0 ? "not " + name : "len(" + name + ") == " + std::to_string(length);
 }
 
 std::string Guard::verboseReason(const std::string& compileId, const std::string& failure) const {
@@ -275,7 +286,7 @@ session::Guard Guard::record(py::Interpreter& in) const {
     }
     case Kind::SequenceLength:
       g.kind = "SEQUENCE_LENGTH";
-      g.text = "len(" + source.text() + ") == " + std::to_string(length);
+      g.text = lengthText(source.text());
       break;
     case Kind::TypeMatch:
       g.kind = "TYPE_MATCH";

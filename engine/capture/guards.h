@@ -20,13 +20,13 @@ struct Guard {
     ConstantMatch,   // a Python constant keeps its value (`n == 3`, `b is None`)
     DuplicateInput,  // `source` is the same object as `other` (`a is b`)
     NoAliasing,      // the tensors at `sources` are distinct objects (Duplicate tensors found: ...)
-    SequenceLength,  // a list/tuple the function read keeps its length (`len(xs) == 3`)
+    SequenceLength,  // a list/tuple/dict the function read keeps its length (`len(xs) == 3`, `not xs`)
     TypeMatch,       // the object keeps its type (`___check_type_id(x, ...)`)
     IdMatch,         // the same object: a builtin, class or module (`___check_obj_id(op, ...)`)
     FunctionMatch,   // a Python function with the same code (`___check_obj_id(fn.__code__, ...)`)
     HasAttr,         // hasattr(o, name) keeps its answer (`hasattr(o, 'x')` / `not hasattr(o, 'x')`)
     Contains,        // `key in container` keeps its answer (`___dict_contains('k', d)`, set.__contains__)
-    DictKeys,        // a dict the function iterated keeps its keys in order
+    DictKeys,        // a dict the function iterated keeps its keys in order (`len(d) != 2`, `list(dict.keys(d))[0] == 'a'`)
     Shape,           // a shape guard of the entry's symbolic sizes (Dynamo's ShapeEnv): a relation
                      // over sizes (`x.size()[1] == x.size()[0]`, `x.size()[2] != 2`) or a size's
                      // value range (`2 <= x.size()[0]`); checked after every other guard
@@ -63,6 +63,8 @@ struct Guard {
   // Shape: the guard as code, symbols spelled by `display` (`x.size()[0]`) or not (`L['x'].size()[0]`).
   std::string shapeText(bool display) const;
 
+  // SequenceLength's text: `len(xs) == 3`, or `not xs` for a container that was empty.
+  std::string lengthText(const std::string& name) const;
   std::string check(py::Interpreter& in, const std::map<std::string, py::Value>& locals, const py::ModuleObj& globals) const;
   session::Guard record(py::Interpreter& in) const;
   // A failure as Dynamo's recompiles log shows it: "0/0: n == 1   # code  # file:line in fn"

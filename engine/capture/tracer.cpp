@@ -894,6 +894,17 @@ void Tracer::onMutate(const py::Value& container) {
     for (size_t i = 0; i < e.before.size(); ++i) originalItems_.emplace(e.before[i].get(), src->index(i));
   } else if (container->kind == py::VK::Dict) {
     e.beforeDict = static_cast<py::DictObj*>(container.get())->items;
+    // Dynamo guards a mutated dict by its length (DICT_LENGTH: `len(d) == 2`, `not d`); the
+    // keys in order, which the entry's replay relies on, are guarded after it.
+    if (guarded_.insert("len " + src->text()).second) {
+      Guard g;
+      g.kind = Guard::Kind::SequenceLength;
+      g.source = *src;
+      g.length = static_cast<int64_t>(e.beforeDict.size());
+      g.where = here();
+      g.line = g.where.line;
+      guards.push_back(std::move(g));
+    }
     onDictKeys(container);
     for (const auto& [k, v] : e.beforeDict)
       if (isKey(k) || k->kind == py::VK::Instance || k->kind == py::VK::Class) originalItems_.emplace(v.get(), src->itemKey(k, keyRepr(k)));
