@@ -587,6 +587,17 @@ std::string show(py::Interpreter& in, const ValueTemplate& t) {
   return "None";
 }
 
+// The arguments gradients flow through: all of them, except for a torch.autograd.Function's
+// node, whose gradients go to its inputs only (not to its forward's outputs or saved values).
+void forEachGradArg(const ir::Node& n, const std::function<void(int)>& f) {
+  if (n.target == torchapi::kAutogradFunctionApply && !n.args.empty()) {
+    for (const auto& a : n.args[0].list)
+      if (a.isNode()) f(a.node);
+    return;
+  }
+  ir::forEachNodeArg(n, f);
+}
+
 // Per graph output: whether it depends on an input that requires grad (through any node).
 std::vector<bool> differentiableOutputs(const ir::Graph& g, const std::vector<tensor::Tensor>& inputs) {
   std::set<int> reach;
@@ -598,7 +609,7 @@ std::vector<bool> differentiableOutputs(const ir::Graph& g, const std::vector<te
   for (const auto& n : g.nodes) {
     if (n.kind == ir::NodeKind::Placeholder || n.kind == ir::NodeKind::Output || n.noGrad) continue;
     bool r = false;
-    ir::forEachNodeArg(n, [&](int a) { r = r || reach.count(a) > 0; });
+    forEachGradArg(n, [&](int a) { r = r || reach.count(a) > 0; });
     if (r) reach.insert(n.id);
   }
   std::vector<bool> out;
@@ -619,7 +630,7 @@ std::vector<bool> inputsReachedByGradients(const ir::Graph& g) {
   for (auto it = g.nodes.rbegin(); it != g.nodes.rend(); ++it) {
     const ir::Node& n = *it;
     if (n.kind == ir::NodeKind::Placeholder || n.kind == ir::NodeKind::Output || n.noGrad || !live.count(n.id)) continue;
-    ir::forEachNodeArg(n, [&](int a) { live.insert(a); });
+    forEachGradArg(n, [&](int a) { live.insert(a); });
   }
   std::vector<bool> out;
   for (const ir::Node* p : g.placeholders()) out.push_back(live.count(p->id) > 0);

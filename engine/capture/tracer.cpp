@@ -249,7 +249,12 @@ const Source* Tracer::sourceOf(const py::Value& value) {
 }
 
 py::Value Tracer::onAttribute(const py::Value& obj, const std::string& name, py::Value result) {
-  if (py::TensorObj* t = asTensor(obj); t && t->fake) guardMetadata(t);
+  if (py::TensorObj* t = asTensor(obj); t && t->fake) {
+    guardMetadata(t);
+    // Part of the tensor's TENSOR_MATCH, as in Dynamo (x.requires_grad, Function.apply's
+    // needs_input_grad): a change fails that guard, not one of its own.
+    if (name == "requires_grad") return result;
+  }
   if (obj->kind == py::VK::Instance && static_cast<py::InstanceObj*>(obj.get())->cls->name == "super") return onSuperAttribute(obj, name, result);
   const Source* base = sourceOf(obj);
   if (!base) return result;

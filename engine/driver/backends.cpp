@@ -10,6 +10,7 @@
 #include "engine/runtime/compiled_graph.h"
 #include "engine/schedule/kernel_builder.h"
 #include "engine/schedule/symbolic_shapes.h"
+#include "engine/torch/torch_functions.h"
 
 #include <chrono>
 #include <map>
@@ -388,7 +389,16 @@ capture::GraphRunner compileGraph(const ir::Graph& captured, const std::string& 
   // differentiated eagerly (their backward would need the same size symbols).
   bool training = false;
   for (const ir::Node* p : captured.placeholders()) training = training || (!p->types.empty() && p->types[0].requiresGrad);
-  if (training && backwardCode && !dynamic)
+  // A torch.autograd.Function in the graph has the user's backward, which only runs eagerly:
+  // such a graph is differentiated by recomputing it eagerly (the Function's node attaches it).
+  std::string userBackward;
+  for (const auto& n : captured.nodes)
+    if (n.target == torchapi::kAutogradFunctionApply)
+      if (const ir::Arg* name = n.kwarg("name"); name && name->kind == ir::Arg::Kind::String)
+        userBackward += (userBackward.empty() ? "" : ", ") + name->s;
+  if (training && !userBackward.empty())
+    wrapper += "\n# backward: differentiated eagerly (the graph calls torch.autograd.Function backward: " + userBackward + ")\n";
+  else if (training && backwardCode && !dynamic)
     *backwardCode = lazyBackward(aten, captured.output()->args.at(0).list.size(), cid, opts, sink, cpu, order, wrapper);
   sink.wrapper(session::WrapperEvent{cid, wrapper});
   if (opts.log) {

@@ -210,6 +210,12 @@ class Lowering {
     // the mode (noGrad), which is what the backward and requires_grad read.
     if (n.target == "torch._C._set_grad_enabled") return;
     d_.noGrad = n.noGrad;
+    // A torch.autograd.Function's forward ops are the graph's own; the call hands back its
+    // outputs (its backward is the user's, run when the graph is differentiated eagerly).
+    if (n.target == torchapi::kAutogradFunctionApply && n.args.size() == 3) {
+      env_[n.id] = mapArg(n.args[1]);
+      return;
+    }
     // getitem of a multi-result call picks the element (it is not an indexing op).
     if (n.target == "_operator.getitem" && n.args.size() == 2 && n.args[0].isNode() && n.args[1].kind == ir::Arg::Kind::Int) {
       auto src = env_.find(canonical(n.args[0].node));

@@ -240,11 +240,40 @@ std::vector<tensor::Tensor> runTorchGraph(const ir::Graph& g, const std::vector<
   bindInputs(g, inputs, env);
   ops::EagerDispatcher eager;
   std::map<int, std::vector<tensor::Tensor>> tuples;  // multi-result calls
+  // functional: the values an in-place node replaced (node -> (in-place node id, old value)).
+  std::map<int, std::vector<std::pair<int, tensor::Tensor>>> replaced;
   autograd::GradModeGuard gradMode(autograd::isGradEnabled());  // the graph's own grad-mode changes end with it
   for (const auto& n : g.nodes) {
     if (!n.isCall()) continue;
     if (n.target == "torch._C._set_grad_enabled") {
       if (!n.args.empty() && n.args[0].kind == ir::Arg::Kind::Bool) autograd::setGradEnabled(n.args[0].b);
+      continue;
+    }
+    if (n.target == torchapi::kAutogradFunctionApply && n.args.size() == 3) {
+      // A torch.autograd.Function: its forward ran just before (its own nodes); its inputs are
+      // read as they were when the forward began (a dirty one keeps its autograd history).
+      const ir::Arg* first = n.kwarg("first_node");
+      const int begin = first && first->kind == ir::Arg::Kind::Int ? static_cast<int>(first->i) : 0;
+      auto values = [&](const ir::Arg& list, bool asBefore) {
+        std::vector<tensor::Tensor> out;
+        for (const auto& a : list.list) {
+          if (!a.isNode()) {
+            out.emplace_back();
+            continue;
+          }
+          tensor::Tensor t = env.at(a.node);
+          if (asBefore)
+            if (auto r = replaced.find(a.node); r != replaced.end())
+              for (const auto& [at, old] : r->second)
+                if (at >= begin) {
+                  t = old;
+                  break;
+                }
+          out.push_back(t);
+        }
+        return out;
+      };
+      tuples[n.id] = torchapi::applyCapturedFunction(n, values(n.args[0], true), values(n.args[1], false), values(n.args[2], false));
       continue;
     }
     if (n.target == "_operator.getitem" && n.args.size() == 2 && n.args[0].isNode() && tuples.count(n.args[0].node)) {
@@ -262,6 +291,7 @@ std::vector<tensor::Tensor> runTorchGraph(const ir::Graph& g, const std::vector<
       continue;
     }
     if (torchapi::isInplaceNode(n) && functional) {
+      replaced[n.args[0].node].emplace_back(n.id, env.at(n.args[0].node));
       env[n.id] = r.t;
       env[n.args[0].node] = r.t;
       continue;

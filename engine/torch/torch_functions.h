@@ -56,6 +56,17 @@ std::string outOfPlaceOperator(const std::string& target);
 // `m_` for every method `m` that has no in-place form of its own (registered last).
 void addInplaceVariants(std::vector<TorchFn>& t);
 
+// A torch.autograd.Function call captured as one node (engine/torch/autograd_function.cpp):
+// autograd_function_apply(inputs, outputs, saved, fn_id=..., name=..., first_node=...). Its
+// forward ops are the graph's own (recorded under no_grad before it); the node hands back
+// `outputs` (lowering: the same values) and, run eagerly under grad mode, makes them results of
+// one <Name>Backward node that calls the user's backward with a ctx rebuilt from `saved`.
+inline constexpr const char* kAutogradFunctionApply = "torch.ops.higher_order.autograd_function_apply";
+// The eager run of such a node: `inputs` one per Function argument (undefined: not a tensor;
+// for an input the forward marked dirty, its value before the forward changed it).
+std::vector<tensor::Tensor> applyCapturedFunction(const ir::Node& n, const std::vector<tensor::Tensor>& inputs,
+                                                  const std::vector<tensor::Tensor>& outputs, const std::vector<tensor::Tensor>& saved);
+
 // Looks up a torch-level function by captured target and kind.
 const TorchFn* findTorchFn(const std::string& target, ir::NodeKind kind);
 const std::vector<TorchFn>& torchFns();

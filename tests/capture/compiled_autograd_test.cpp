@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
+#include <string>
+#include <vector>
 
 namespace kiln {
 namespace {
@@ -51,6 +54,86 @@ TEST(CompiledAutograd, GradFnIsCompiledFunctionBackward) {
                   "print(w.grad)\n");
   std::string out = test::runPrinting(path, false);
   EXPECT_EQ(out, "CompiledFunctionBackward\ntensor([ 0.0000,  0.5403, -0.8323])\n");
+}
+
+// Counts what capture reports: graph breaks (with their explanations) and captured graphs.
+class CaptureCounts : public session::SessionSink {
+ public:
+  void graphBreak(const session::GraphBreakEvent& e) override { breaks.push_back(e.explanation); }
+  void stage(const session::StageEvent& e) override {
+    if (e.stage == "captured") captured.push_back(e.text);
+  }
+  std::vector<std::string> breaks, captured;
+};
+
+std::string runCounting(const std::string& path, CaptureCounts& counts) {
+  std::ostringstream out;
+  driver::RunOptions ro;
+  ro.scriptPath = path;
+  driver::RunResult r = driver::runScript(ro, counts, out);
+  EXPECT_EQ(r.exitCode, 0) << r.error;
+  return out.str();
+}
+
+// A torch.autograd.Function is captured as Dynamo 2.11 captures it: no graph break, one
+// autograd_function_apply node after its forward's ops, and backward runs the user's backward
+// (here deliberately not the derivative of forward) with what forward saved on ctx.
+TEST(CompiledAutograd, AutogradFunctionIsCapturedWithItsOwnBackward) {
+  const std::string path = std::string(KILN_BINARY_DIR) + "/tests/capture/autograd_function_captured.py";
+  test::writeFile(path,
+                  "import torch\n"
+                  "class Odd(torch.autograd.Function):\n"
+                  "    @staticmethod\n"
+                  "    def forward(ctx, x, k):\n"
+                  "        ctx.save_for_backward(x)\n"
+                  "        ctx.k = k\n"
+                  "        return x * x\n"
+                  "    @staticmethod\n"
+                  "    def backward(ctx, g):\n"
+                  "        (x,) = ctx.saved_tensors\n"
+                  "        return g * x * ctx.k, None\n"
+                  "@torch.compile(fullgraph=True)\n"
+                  "def f(x):\n"
+                  "    return Odd.apply(x, 10.0).sin()\n"
+                  "x = torch.arange(3.0, requires_grad=True)\n"
+                  "y = f(x)\n"
+                  "y.sum().backward()\n"
+                  "print(x.grad)\n");
+  const std::string eager = test::runPrinting(path, true);
+  CaptureCounts counts;
+  EXPECT_EQ(runCounting(path, counts), eager);
+  EXPECT_EQ(eager, "tensor([  0.0000,   5.4030, -13.0729])\n");
+  EXPECT_TRUE(counts.breaks.empty()) << counts.breaks.front();
+  ASSERT_EQ(counts.captured.size(), 1u);
+  EXPECT_NE(counts.captured[0].find("torch.ops.higher_order.autograd_function_apply([l_x_, None], [output], [l_x_]"), std::string::npos) << counts.captured[0];
+}
+
+// A backward that cannot be traced breaks the graph at the call (Dynamo does too), with the
+// reason; the call then runs eagerly and its gradients are still the user's.
+TEST(CompiledAutograd, AutogradFunctionWithUntraceableBackwardBreaks) {
+  const std::string path = std::string(KILN_BINARY_DIR) + "/tests/capture/autograd_function_breaks.py";
+  test::writeFile(path,
+                  "import torch\n"
+                  "import torch._dynamo\n"
+                  "class Breaky(torch.autograd.Function):\n"
+                  "    @staticmethod\n"
+                  "    def forward(ctx, x):\n"
+                  "        return x * 2\n"
+                  "    @staticmethod\n"
+                  "    def backward(ctx, g):\n"
+                  "        torch._dynamo.graph_break()\n"
+                  "        return g * 3\n"
+                  "@torch.compile\n"
+                  "def f(x):\n"
+                  "    return Breaky.apply(x).cos()\n"
+                  "x = torch.arange(3.0, requires_grad=True)\n"
+                  "f(x).sum().backward()\n"
+                  "print(x.grad)\n");
+  const std::string eager = test::runPrinting(path, true);
+  CaptureCounts counts;
+  EXPECT_EQ(runCounting(path, counts), eager);
+  ASSERT_EQ(counts.breaks.size(), 1u);
+  EXPECT_NE(counts.breaks[0].find("its backward cannot be traced"), std::string::npos) << counts.breaks[0];
 }
 
 }  // namespace

@@ -1,12 +1,13 @@
 # torch.autograd.Function, written as PyTorch's torch/autograd/function.py behaves: apply()
 # runs forward under no_grad with a context object, then hands the outputs to the native
 # _attach_function, which makes them results of one "<Name>Backward" node calling backward.
-# While capturing, the forward is inlined; with inputs that require grad the call breaks the
-# graph (KB031) and runs eagerly.
+# While capturing, the forward is inlined; with inputs that require grad, _attach_function
+# checks that backward traces and records the call as one autograd_function_apply node whose
+# backward runs the user's backward (with a ctx rebuilt from the saved values) at run time.
 import functools
 
 import torch
-from torch.autograd import _attach_function
+from torch.autograd import _attach_function, _function_begin
 
 
 class FunctionCtx:
@@ -81,6 +82,7 @@ class Function:
     def apply(cls, *args, **kwargs):
         if kwargs:
             raise TypeError("apply() got unexpected keyword arguments; pass them positionally")
+        first_node = _function_begin()
         ctx = BackwardCFunction()
         grad = torch.is_grad_enabled()
         ctx.needs_input_grad = tuple(grad and isinstance(a, torch.Tensor) and a.requires_grad for a in args)
@@ -104,6 +106,9 @@ class Function:
             getattr(ctx, "dirty_tensors", ()),
             getattr(ctx, "non_differentiable", ()),
             ctx.materialize_grads,
+            ctx,
+            backward,
+            first_node,
         )
 
 
