@@ -79,17 +79,24 @@ py::Value typeKey(py::Interpreter& in, const py::Value& v) {
 std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Value>& locals, const py::ModuleObj& globals) const {
   const std::string name = source.display();
   if (kind == Kind::NoAliasing) {
-    std::vector<const py::Obj*> seen;
-    std::string names;
+    // Dynamo's recompilation_reason_for_no_tensor_aliasing_guard: the sources of each tensor
+    // reached more than once, grouped by tensor in the guard's order.
+    std::vector<std::pair<const py::Obj*, std::vector<std::string>>> groups;
     for (const auto& s : sources) {
       py::Value v = s.fetch(in, locals, globals);
-      names += (names.empty() ? "\"" : ", \"") + s.display() + "\"";
-      if (v) seen.push_back(v.get());
+      if (!v) continue;
+      auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == v.get(); });
+      if (it == groups.end()) groups.push_back({v.get(), {s.display()}});
+      else it->second.push_back(s.display());
     }
-    for (size_t i = 0; i < seen.size(); ++i)
-      for (size_t j = i + 1; j < seen.size(); ++j)
-        if (seen[i] == seen[j]) return "Duplicate tensors found: [" + names + "]";
-    return "";
+    std::string found;
+    for (const auto& [obj, names] : groups) {
+      if (names.size() < 2) continue;
+      std::string list;
+      for (const auto& n : names) list += (list.empty() ? "\"" : ", \"") + n + "\"";
+      found += (found.empty() ? "[" : ", [") + list + "]";
+    }
+    return found.empty() ? "" : "Duplicate tensors found: " + found;
   }
   if (kind == Kind::Shape) {
     std::vector<int64_t> values;
@@ -118,7 +125,11 @@ std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Va
     if (has == expected) return "";
     return std::string(expected ? "" : "not ") + "hasattr(" + name + ", '" + this->name + "')";
   }
-  if (!v) return name + " is missing";
+  if (!v) {
+    // A class attribute deleted since: Dynamo's dict lookup fails.
+    if (source.steps.back().kind == Source::Step::Kind::ClassDictItem) return "KeyError on " + name;
+    return name + " is missing";
+  }
   switch (kind) {
     case Kind::TensorMatch: {
       if (v->kind != py::VK::Tensor)

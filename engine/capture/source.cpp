@@ -15,6 +15,9 @@ std::string spell(const std::vector<Source::Step>& steps, bool dynamo) {
       case Source::Step::Kind::Attr: out = s.name == "__class__" ? "type(" + out + ")" : out + "." + s.name; break;
       case Source::Step::Kind::Item: out += s.key ? "[" + s.keyRepr + "]" : "['" + s.name + "']"; break;
       case Source::Step::Kind::ClosureCell: out += ".__closure__[" + std::to_string(s.cell) + "].cell_contents"; break;
+      case Source::Step::Kind::ClassDictItem:
+        out = "dict(type(" + out + ")" + (s.cell ? ".__mro__[" + std::to_string(s.cell) + "]" : "") + ".__dict__)['" + s.name + "']";
+        break;
       case Source::Step::Kind::Index: out += "[" + s.name + "]"; break;
       case Source::Step::Kind::Const: out += s.name; break;
     }
@@ -39,6 +42,14 @@ Source Source::closureCell(const std::string& name, size_t i) const {
   Source s = *this;
   Step st{Step::Kind::ClosureCell, name};
   st.cell = i;
+  s.steps.push_back(st);
+  return s;
+}
+
+Source Source::classDictItem(const std::string& name, size_t mro) const {
+  Source s = *this;
+  Step st{Step::Kind::ClassDictItem, name};
+  st.cell = mro;
   s.steps.push_back(st);
   return s;
 }
@@ -106,6 +117,14 @@ py::Value Source::fetch(py::Interpreter& in, const std::map<std::string, py::Val
           break;
         }
         return nullptr;
+      case Step::Kind::ClassDictItem: {
+        auto cls = in.classOf(v);
+        if (!cls || s.cell >= cls->mro.size()) return nullptr;
+        auto it = cls->mro[s.cell]->dict.find(s.name);
+        if (it == cls->mro[s.cell]->dict.end()) return nullptr;
+        v = it->second;
+        break;
+      }
       case Step::Kind::ClosureCell: {
         if (v->kind != py::VK::Function) return nullptr;
         auto* fn = static_cast<py::FunctionObj*>(v.get());

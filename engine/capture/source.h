@@ -13,11 +13,11 @@ namespace kiln::capture {
 
 struct Source {
   struct Step {
-    enum class Kind { Local, Global, Attr, Item, Index, Const, ClosureCell } kind;
+    enum class Kind { Local, Global, Attr, Item, Index, Const, ClosureCell, ClassDictItem } kind;
     std::string name;  // local/global/attribute name, str dict key, constant's name, free variable
     py::Value key;     // Item with a key that is not a str (an int, a tuple ...): the key itself
     std::string keyRepr;  // its repr, as the source prints it
-    size_t cell = 0;   // ClosureCell: the free variable's index in __closure__
+    size_t cell = 0;   // ClosureCell: the free variable's index in __closure__; ClassDictItem: the class's index in the MRO
   };
   std::vector<Step> steps;
   py::Value value;  // Const: the value itself (kept alive by the cache entry)
@@ -32,6 +32,10 @@ struct Source {
   Source itemKey(const py::Value& key, const std::string& repr) const;
   // fn.__closure__[i].cell_contents: the free variable `name` of a function.
   Source closureCell(const std::string& name, size_t i) const;
+  // A class attribute read through an instance, as Dynamo reads it from the class's dict:
+  // dict(type(o).__dict__)['scale'], or dict(type(o).__mro__[1].__dict__)['scale'] for the
+  // class at `mro` in type(o).__mro__.
+  Source classDictItem(const std::string& name, size_t mro) const;
   bool empty() const { return steps.empty(); }
 
   // Dynamo's spelling: L['self']._modules['fc'].training

@@ -269,6 +269,16 @@ py::Value Tracer::onAttribute(const py::Value& obj, const std::string& name, py:
         break;
       }
     }
+    // A class attribute read through the instance is read from the class's dict, as Dynamo
+    // does (dict(type(self).__dict__)['scale']): changing it on the class fails that guard.
+    // Methods (bound on each read) and descriptors (a property's value) keep self.name.
+    if (src.steps.back().kind == Source::Step::Kind::Attr && !inst->dict->getStr(name))
+      for (size_t k = 0; k < inst->cls->mro.size(); ++k) {
+        auto it = inst->cls->mro[k]->dict.find(name);
+        if (it == inst->cls->mro[k]->dict.end()) continue;
+        if (it->second.get() == result.get()) src = base->classDictItem(name, k);
+        break;
+      }
   }
   bool module = obj->kind == py::VK::Instance && static_cast<py::InstanceObj*>(obj.get())->dict->getStr("_modules");
   return readThrough(src, result, module);
@@ -418,6 +428,17 @@ py::Value Tracer::onItem(const py::Value& container, const py::Value& key, py::V
   // tensor); one passed in or stored before (f(torch.Size((3,)), y)) has items of its own.
   const Source* src = sourceOf(container);
   if (!src) return result;
+  // An object's __dict__ read by a str key is, to Dynamo, the attribute itself:
+  // cfg.__dict__['_gain'] is guarded as G['cfg']._gain (a class's dict is not: its items are
+  // read through dict(type(o).__dict__)).
+  const auto& st = src->steps;
+  if (key->kind == py::VK::Str && st.size() >= 2 && st.back().kind == Source::Step::Kind::Attr && st.back().name == "__dict__" &&
+      !(st[st.size() - 2].kind == Source::Step::Kind::Attr && st[st.size() - 2].name == "__class__") &&
+      st[st.size() - 2].kind != Source::Step::Kind::Index) {
+    Source base = *src;
+    base.steps.pop_back();
+    return readThrough(base.attr(static_cast<py::StrObj*>(key.get())->v), result, false);
+  }
   return readThrough(src->itemKey(key, keyRepr(key)), result, false);
 }
 
@@ -429,6 +450,20 @@ void Tracer::onBoundMethod(const py::Value& obj, const std::string& name, const 
   if (!fn || fn->kind != py::VK::Function) return;
   const Source* src = sourceOf(obj);
   if (!src) return;
+  if (name == "__call__" && obj->kind == py::VK::Instance) {
+    // Calling an instance runs its class's __call__: Dynamo guards type(fn).__call__.__code__
+    // (type(fn).__mro__[1].__call__ when a base class defines it).
+    const auto& mro = static_cast<py::InstanceObj*>(obj.get())->cls->mro;
+    for (size_t k = 0; k < mro.size(); ++k) {
+      auto it = mro[k]->dict.find(name);
+      if (it == mro[k]->dict.end()) continue;
+      if (it->second != fn) break;
+      Source type = src->attr("__class__");
+      if (k) type = type.attr("__mro__").index(k);
+      readThrough(type.attr(name), fn, false);
+      return;
+    }
+  }
   readThrough(src->attr(name).attr("__func__"), fn, false);
 }
 
@@ -584,6 +619,17 @@ void Tracer::guardNoAliasing() {
   for (const auto& i : inputs)
     if (i.source.steps.empty() || i.source.steps[0].kind != Source::Step::Kind::Const) srcs.push_back(i.source);
   if (srcs.size() < 2) return;
+  // In the order Dynamo builds its guards (Guard.sort_key): locals before globals, then by the
+  // length of the source's name, then by the name (L['x'] before L['delta']).
+  auto rank = [](const Source& s) {
+    return s.steps[0].kind == Source::Step::Kind::Local ? 0 : s.steps[0].kind == Source::Step::Kind::Global ? 1 : 2;
+  };
+  std::stable_sort(srcs.begin(), srcs.end(), [&](const Source& a, const Source& b) {
+    const std::string ta = a.text(), tb = b.text();
+    if (rank(a) != rank(b)) return rank(a) < rank(b);
+    if (ta.size() != tb.size()) return ta.size() < tb.size();
+    return ta < tb;
+  });
   Guard g;
   g.kind = Guard::Kind::NoAliasing;
   g.sources = srcs;
