@@ -152,6 +152,7 @@ json argToJson(const ir::Arg& a) {
       return a.f;
     case K::String: return a.s;
     case K::DType: return json{{"dtype", std::string(ir::shortName(a.dtype))}};
+    case K::Expr: return json{{"expr", a.s}};
     case K::List: {
       json l = json::array();
       for (const auto& x : a.list) l.push_back(argToJson(x));
@@ -177,6 +178,7 @@ ir::Arg argFromJson(const json& j) {
     case json::value_t::object:
       if (j.contains("node")) return ir::Arg::ref(integerFrom<int>(j.at("node")));
       if (j.contains("dtype")) return ir::Arg::dtypeArg(dtypeFrom(j.at("dtype").get<std::string>()));
+      if (j.contains("expr") && j.at("expr").is_string()) return ir::Arg::expr(j.at("expr").get<std::string>());
       if (j.contains("float")) {
         auto s = j.at("float").get<std::string>();
         if (s == "nan") return ir::Arg::real(std::numeric_limits<double>::quiet_NaN());

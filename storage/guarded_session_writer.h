@@ -31,6 +31,7 @@ class GuardedSessionWriter : public session::SessionSink {
   void timing(const session::TimingEvent& e) override { guard([&] { writer_->timing(e); }); }
   void profile(const session::ProfileEvent& e) override { guard([&] { writer_->profile(e); }); }
   void verify(const session::VerifyEvent& e) override { guard([&] { writer_->verify(e); }); }
+  void artifact(const session::ArtifactEvent& e) override { guard([&] { writer_->artifact(e); }); }
   void output(const std::string& t) override { guard([&] { writer_->output(t); }); }
   void compileDone(const std::string& id) override { guard([&] { writer_->compileDone(id); }); }
   void sessionEnd(const session::SessionEnd& e) override { guard([&] { writer_->sessionEnd(e); }); }

@@ -183,6 +183,11 @@ const std::vector<Migration>& migrations() {
        "CREATE INDEX verifications_by_session ON verifications(session_id);"},
       {5, "why a run that ended in an error was stopped: interrupted, timed out, out of memory",
        "ALTER TABLE sessions ADD COLUMN stop_reason TEXT NOT NULL DEFAULT '';"},
+      {6, "artifacts: records kept as they came (what an importer read but did not structure, and its problems)",
+       "CREATE TABLE artifacts (id INTEGER PRIMARY KEY,"
+       " session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
+       " compile_id TEXT NOT NULL, name TEXT NOT NULL, text TEXT NOT NULL, line INTEGER NOT NULL);"
+       "CREATE INDEX artifacts_by_session ON artifacts(session_id);"},
   };
   return kSteps;
 }

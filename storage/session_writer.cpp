@@ -263,6 +263,18 @@ void SessionWriter::verify(const session::VerifyEvent& v) {
       .run();
 }
 
+void SessionWriter::artifact(const session::ArtifactEvent& a) {
+  beginEvent("artifact");
+  Stmt(*db_, "INSERT INTO artifacts (session_id, compile_id, name, text, line) VALUES (?, ?, ?, ?, ?)")
+      .bind(1, sessionId_)
+      .bind(2, a.compileId)
+      .bind(3, a.name)
+      .bind(4, a.text)
+      .bind(5, a.line)
+      .run();
+  index("artifact", a.compileId + "/" + a.name + "/" + std::to_string(a.line), a.name + "\n" + a.text, false);
+}
+
 void SessionWriter::output(const std::string& text) {
   if (sessionId_ == 0) throw StoreError("output reported before sessionStart");
   if (ended_) throw StoreError("output reported after sessionEnd");

@@ -39,6 +39,7 @@ class SessionWriter : public session::SessionSink {
   void timing(const session::TimingEvent&) override;
   void profile(const session::ProfileEvent&) override;
   void verify(const session::VerifyEvent&) override;
+  void artifact(const session::ArtifactEvent&) override;
   void output(const std::string& text) override;
   void compileDone(const std::string& compileId) override;
   void sessionEnd(const session::SessionEnd&) override;

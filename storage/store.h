@@ -113,7 +113,7 @@ class Store {
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
-  static constexpr int kSchemaVersion = 5;
+  static constexpr int kSchemaVersion = 6;
   int schemaVersion() const;
   const std::string& path() const;
   // Why the store is open read-only ("the file is not writable", ...); "" when writable.
@@ -147,6 +147,8 @@ class Store {
   std::vector<session::ProfileEvent> profiles(int64_t sessionId);
   // kiln run --verify results, in the order recorded; empty when not verified.
   std::vector<session::VerifyEvent> verifications(int64_t sessionId);
+  // Records kept as they came (imported sessions), in the order they were recorded.
+  std::vector<session::ArtifactEvent> artifacts(int64_t sessionId);
 
   // Full-text search (FTS5) over scripts, frame sources, transformed code, stage IR, kernels
   // and wrappers of every session; every word of `text` must match. Newest sessions first.

@@ -291,6 +291,14 @@ std::vector<session::VerifyEvent> Store::verifications(int64_t sessionId) {
   return out;
 }
 
+std::vector<session::ArtifactEvent> Store::artifacts(int64_t sessionId) {
+  std::vector<session::ArtifactEvent> out;
+  Stmt s(impl_->db, "SELECT compile_id, name, text, line FROM artifacts WHERE session_id = ? ORDER BY id");
+  s.bind(1, sessionId);
+  while (s.step()) out.push_back({s.text(0), s.text(1), s.text(2), s.integer(3)});
+  return out;
+}
+
 std::vector<SearchHit> Store::search(const std::string& text, int limit) {
   std::string q = ftsQuery(text);
   if (q.empty()) return {};

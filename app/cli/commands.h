@@ -22,5 +22,6 @@ int cmdRename(const std::vector<std::string>& args);
 int cmdRm(const std::vector<std::string>& args);
 int cmdShow(const std::vector<std::string>& args);
 int cmdStore(const std::vector<std::string>& args);  // store_command.cpp
+int cmdImport(const std::vector<std::string>& args);  // import_command.cpp
 
 }  // namespace kiln::cli

@@ -17,7 +17,10 @@ namespace kiln::ir {
 
 // A node argument: a reference to another node, or a Python constant (or list thereof).
 struct Arg {
-  enum class Kind { Node, None, Bool, Int, Float, String, DType, List };
+  // Expr: a Python expression kept verbatim in `s` (`torch.strided`, `device(type='cpu')`):
+  // what graphs recorded by real PyTorch hold and Kiln's own graphs never need. Only the
+  // importers make it; the runtime refuses to evaluate it.
+  enum class Kind { Node, None, Bool, Int, Float, String, DType, List, Expr };
   Kind kind = Kind::None;
   int node = -1;
   int64_t i = 0;
@@ -35,6 +38,7 @@ struct Arg {
   static Arg string(std::string v) { Arg a; a.kind = Kind::String; a.s = std::move(v); return a; }
   static Arg dtypeArg(DType d) { Arg a; a.kind = Kind::DType; a.dtype = d; return a; }
   static Arg listOf(std::vector<Arg> v) { Arg a; a.kind = Kind::List; a.list = std::move(v); return a; }
+  static Arg expr(std::string v) { Arg a; a.kind = Kind::Expr; a.s = std::move(v); return a; }
   bool isNode() const { return kind == Kind::Node; }
   bool isNumber() const { return kind == Kind::Int || kind == Kind::Float || kind == Kind::Bool; }
   double number() const { return kind == Kind::Float ? f : kind == Kind::Int ? double(i) : b ? 1.0 : 0.0; }

@@ -6,9 +6,14 @@
 #include "engine/support/error.h"
 
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <map>
+#include <optional>
+#include <set>
+#include <vector>
 
 namespace kiln::ir {
 
@@ -19,6 +24,14 @@ const std::map<std::string, std::string> kInfixToTarget = {
     {"//", "_operator.floordiv"}, {"%", "_operator.mod"}, {"**", "_operator.pow"}, {"@", "_operator.matmul"},
     {"<", "_operator.lt"}, {"<=", "_operator.le"}, {">", "_operator.gt"}, {">=", "_operator.ge"},
     {"==", "_operator.eq"}, {"!=", "_operator.ne"}, {"&", "_operator.and_"}, {"|", "_operator.or_"}};
+
+std::string_view trim(std::string_view s);
+
+// FX's in-place operators (`x += y;  iadd = x`), longest spelling first.
+const std::vector<std::pair<std::string, std::string>> kAugmentedToTarget = {
+    {"**=", "_operator.ipow"}, {"//=", "_operator.ifloordiv"}, {"+=", "_operator.iadd"}, {"-=", "_operator.isub"},
+    {"*=", "_operator.imul"}, {"/=", "_operator.itruediv"}, {"%=", "_operator.imod"}, {"@=", "_operator.imatmul"},
+    {"&=", "_operator.iand"}, {"|=", "_operator.ior"}};
 
 class LineParser {
  public:
@@ -79,35 +92,75 @@ class LineParser {
     return out;
   }
 
-  TensorType type(const std::string& text) {
-    TensorType t;
+  // A node's type annotation. Kiln prints `f32[16, 16]`; PyTorch's structured logs print
+  // `f32[16, 16][16, 1]cuda:0` (strides and device) and `Sym(s0)` for symbolic ints. Those and
+  // dtypes Kiln's graphs never hold (u8, c64, f8...) read as "no type" (nullopt) rather than
+  // failing, so a real PyTorch graph imports node for node.
+  std::optional<TensorType> type(const std::string& text) {
+    if (text.rfind("Sym(", 0) == 0 && text.back() == ')') return std::nullopt;
     size_t b = text.find('[');
-    if (b == std::string::npos || text.back() != ']') fail("bad tensor type '" + text + "'");
+    if (b == std::string::npos) fail("bad tensor type '" + text + "'");
+    size_t close = text.find(']', b);
+    if (close == std::string::npos) fail("bad tensor type '" + text + "'");
+    TensorType t = sizesOf(text, b, close);
+    std::string tail = text.substr(close + 1);
+    if (!tail.empty() && tail[0] == '[') {
+      size_t c2 = tail.find(']');
+      if (c2 == std::string::npos) fail("bad strides in '" + text + "'");
+      t.strides = sizesOf(text, close + 1, close + 1 + c2).sizes;
+      tail = tail.substr(c2 + 1);
+    }
+    if (!tail.empty()) {
+      for (char c : tail)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != ':') fail("bad device in '" + text + "'");
+      t.device = tail;
+    }
     auto dt = dtypeFromShort(text.substr(0, b));
-    if (!dt) fail("unknown dtype in '" + text + "'");
+    if (!dt) {
+      // FX's abbreviations (torch/fx/graph.py) of dtypes Kiln's graphs do not hold.
+      static const std::set<std::string> kOtherTorchDtypes = {
+          "i8", "i16", "u8", "u16", "u32", "u64", "c32", "c64", "c128", "f8e4m3fn", "f8e5m2", "f8e4m3fnuz",
+          "f8e5m2fnuz", "f8e8m0fnu", "f4e2m1fn_x2", "b16", "qi8", "qu8", "qi32", "qu4x2", "qu2x4"};
+      if (!kOtherTorchDtypes.count(text.substr(0, b))) fail("unknown dtype in '" + text + "'");
+      return std::nullopt;
+    }
     t.dtype = *dt;
-    std::string dims = text.substr(b + 1, text.size() - b - 2);
-    size_t i = 0;
-    while (i < dims.size()) {
-      size_t e = dims.find(',', i);
-      std::string d = dims.substr(i, e == std::string::npos ? std::string::npos : e - i);
-      while (!d.empty() && d[0] == ' ') d.erase(0, 1);
+    return t;
+  }
+
+  // The sizes between text[b] == '[' and text[close] == ']'.
+  TensorType sizesOf(const std::string& text, size_t b, size_t close) {
+    TensorType t;
+    std::string dims = text.substr(b + 1, close - b - 1);
+    // Split at the commas outside parentheses: PyTorch prints sizes such as `Max(1, s0)`.
+    std::vector<std::string> parts(1);
+    int depth = 0;
+    for (char c : dims) {
+      if (c == '(') ++depth;
+      if (c == ')' && --depth < 0) fail("unbalanced parentheses in '" + text + "'");
+      if (c == ',' && depth == 0) parts.emplace_back();
+      else parts.back() += c;
+    }
+    if (depth != 0) fail("unbalanced parentheses in '" + text + "'");
+    if (parts.size() == 1 && trim(parts[0]).empty()) return t;  // f32[]
+    for (const std::string& part : parts) {
+      std::string d(trim(part));
       if (d.empty()) fail("bad dimension in '" + text + "'");
-      while (!d.empty() && d.back() == ' ') d.pop_back();
       if (auto p = parseSym(d); p && !p->syms.empty()) {
         t.sizes.push_back(Dim::sym(symText(*p)));  // a size expression of dynamic shapes: 16*s0
-      } else if (std::isdigit(static_cast<unsigned char>(d[0]))) {
+      } else if (d.find_first_not_of("0123456789") == std::string::npos) {
         char* end = nullptr;
+        errno = 0;
         long long v = std::strtoll(d.c_str(), &end, 10);
-        if (*end) fail("bad dimension '" + d + "'");
+        if (*end || errno == ERANGE) fail("bad dimension '" + d + "'");
         t.sizes.emplace_back(static_cast<int64_t>(v));
       } else {
+        // A symbol, or a size expression Kiln's own size arithmetic does not form but PyTorch
+        // prints (s0**2, Max(1, s0), FloorDiv(s0, 2)): kept verbatim.
         for (char c : d)
-          if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') fail("bad dimension '" + d + "'");
+          if (!std::isalnum(static_cast<unsigned char>(c)) && (c == '\0' || !std::strchr("_*+-/%(), ", c))) fail("bad dimension '" + d + "'");
         t.sizes.push_back(Dim::sym(d));
       }
-      if (e == std::string::npos) break;
-      i = e + 1;
     }
     return t;
   }
@@ -160,9 +213,29 @@ class LineParser {
     if (name == "inf") return Arg::real(INFINITY);
     if (name == "nan") return Arg::real(NAN);
     if (auto d = dtypeFromTorch(name); d && name.rfind("torch.", 0) == 0) return Arg::dtypeArg(*d);
+    // What real PyTorch graphs also pass: layouts and memory formats (torch.strided,
+    // torch.contiguous_format) and devices (device(type='cuda', index=0)), kept verbatim.
+    if (name.rfind("torch.", 0) == 0 && !names_.count(name)) return Arg::expr(name);
+    if (name == "device" && peek() == '(') return Arg::expr(name + balanced());
     auto it = names_.find(name);
     if (it == names_.end()) fail("unknown value '" + name + "'");
     return Arg::ref(it->second);
+  }
+
+  // A parenthesised group, verbatim (quotes respected), from the '(' at the current position.
+  std::string balanced() {
+    ws();
+    size_t st = p_;
+    int depth = 0;
+    char q = 0;
+    for (; p_ < s_.size(); ++p_) {
+      char c = s_[p_];
+      if (q) { if (c == '\\') ++p_; else if (c == q) q = 0; continue; }
+      if (c == '\'' || c == '"') q = c;
+      else if (c == '(') ++depth;
+      else if (c == ')' && --depth == 0) { ++p_; return std::string(s_.substr(st, p_ - st)); }
+    }
+    fail("unbalanced parentheses");
   }
 
   // Arguments of a call up to the closing parenthesis: positional and `k = v`.
@@ -201,6 +274,78 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+bool isDottedName(std::string_view s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.') return false;
+  return s.back() != '.';
+}
+
+// The text with a '#' comment cut off (a '#' inside quotes is kept).
+std::string_view withoutComment(std::string_view s) {
+  char q = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (q) { if (s[i] == '\\') ++i; else if (s[i] == q) q = 0; }
+    else if (s[i] == '"' || s[i] == '\'') q = s[i];
+    else if (s[i] == '#') return trim(s.substr(0, i));
+  }
+  return s;
+}
+
+struct LogicalLine {
+  int lineNo;
+  std::string text;
+};
+
+// Open brackets minus closed ones in a line of code (quotes and a trailing comment skipped).
+int bracketBalance(std::string_view s) {
+  int depth = 0;
+  char q = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (q) { if (c == '\\') ++i; else if (c == q) q = 0; continue; }
+    if (c == '"' || c == '\'') q = c;
+    else if (c == '#') break;
+    else if (c == '(' || c == '[') ++depth;
+    else if (c == ')' || c == ']') --depth;
+  }
+  return depth;
+}
+
+// PyTorch prints a long `def forward(`, `return (` or `return pytree.tree_unflatten([` over
+// several lines, one input or output per line with a comment (`primals_1: "f32[4]",  #
+// PlainAOTInput(idx=0)`); Kiln prints them on one. Both read as one statement: a line that
+// leaves brackets open is joined with the lines that close them (comments dropped) into one
+// line numbered by its first.
+std::vector<LogicalLine> logicalLines(std::string_view text) {
+  std::vector<LogicalLine> out;
+  int lineNo = 0;
+  int open = 0;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = trim(text.substr(start, end - start));
+    start = end + 1;
+    ++lineNo;
+    if (open > 0) {
+      std::string_view part = withoutComment(line);
+      if (!part.empty()) {
+        const char last = out.back().text.back();
+        out.back().text += (last == '(' || last == '[' ? "" : " ") + std::string(part);
+      }
+      open += bracketBalance(part);
+    } else if (!line.empty() && line[0] != '#' && bracketBalance(line) > 0) {
+      out.push_back({lineNo, std::string(withoutComment(line))});
+      open = bracketBalance(line);
+    } else {
+      out.push_back({lineNo, std::string(line)});
+    }
+    if (end == text.size()) break;
+  }
+  return out;
+}
+
 }  // namespace
 
 Graph parseGraph(std::string_view text, const std::string& fileName) {
@@ -209,15 +354,12 @@ Graph parseGraph(std::string_view text, const std::string& fileName) {
   SourceLoc loc;
   int lineNo = 0;
   bool sawDef = false, sawReturn = false;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view raw = text.substr(start, end - start);
-    start = end + 1;
-    ++lineNo;
-    std::string_view line = trim(raw);
-    if (line.empty()) { if (end == text.size()) break; continue; }
+  std::map<std::string, TensorType> declared;  // `name: "type"` lines of AOT joint graphs
+  const std::vector<LogicalLine> lines = logicalLines(text);
+  for (const LogicalLine& logical : lines) {
+    lineNo = logical.lineNo;
+    std::string_view line = logical.text;
+    if (line.empty()) continue;
     if (line.rfind("class ", 0) == 0) continue;
     if (line.rfind("# File: ", 0) == 0) {
       // # File: seed.py:9 in f, code: y = torch.exp(x)
@@ -249,7 +391,7 @@ Graph parseGraph(std::string_view text, const std::string& fileName) {
         n.kind = NodeKind::Placeholder;
         n.target = p.ident();
         n.name = n.target;
-        if (p.eat(":")) n.types.push_back(p.type(p.quoted()));
+        if (p.eat(":")) if (auto t = p.type(p.quoted())) n.types.push_back(*t);
         if (names.count(n.name)) p.fail("duplicate input '" + n.name + "'");
         std::string key = n.name;  // (the assignment's right side runs first and moves n)
         names[key] = g.add(std::move(n)).id;
@@ -265,17 +407,75 @@ Graph parseGraph(std::string_view text, const std::string& fileName) {
       out.kind = NodeKind::Output;
       out.name = "output";
       out.target = "output";
+      // AOT joint graphs return `pytree.tree_unflatten([outs...], self._out_spec)`.
+      const bool unflatten = p.eat("pytree.tree_unflatten(");
       Arg a = p.arg();
+      if (unflatten) {
+        p.expect(",");
+        p.expect("self._out_spec");
+        p.expect(")");
+      }
       if (a.kind != Arg::Kind::List) a = Arg::listOf({a});
       out.args.push_back(a);
       g.add(std::move(out));
       sawReturn = true;
       continue;
     }
+    if (const size_t flat = line.find(" = fx_pytree.tree_flatten_spec("); flat != std::string_view::npos) {
+      // AOT joint graphs take `(self, primals, tangents)` and flatten them into the real inputs:
+      // `primals_1, ..., tangents_1, = fx_pytree.tree_flatten_spec([primals, tangents], self._in_spec)`.
+      // Those become the graph's placeholders, typed by their declarations above.
+      for (auto it = names.begin(); it != names.end();) {
+        const Node* ph = g.find(it->second);
+        if (ph && ph->kind == NodeKind::Placeholder && g.users(ph->id).empty()) {
+          g.remove(it->second);
+          it = names.erase(it);
+        } else {
+          ++it;
+        }
+      }
+      LineParser lhs(line.substr(0, flat), lineNo, fileName, names);
+      while (!lhs.atEnd()) {
+        Node n;
+        n.kind = NodeKind::Placeholder;
+        n.name = n.target = lhs.ident();
+        if (auto d = declared.find(n.name); d != declared.end()) n.types.push_back(d->second);
+        if (names.count(n.name)) lhs.fail("duplicate input '" + n.name + "'");
+        std::string key = n.name;
+        names[key] = g.add(std::move(n)).id;
+        if (!lhs.eat(",")) break;
+      }
+      if (!lhs.atEnd()) lhs.fail("unexpected text '" + std::string(lhs.rest()) + "'");
+      continue;
+    }
     std::string name = p.ident();
-    if (p.eat("=")) {
+    const size_t afterName = p.pos();
+    if (p.eat(":")) {
+      // `primals_1: "f32[4]"` alone: a declaration of an input that a tree_flatten_spec line binds.
+      std::string typeText = p.quoted();
+      if (p.atEnd() || p.peek() == '#') {
+        if (auto t = p.type(typeText)) declared[name] = *t;
+        continue;
+      }
+      p.setPos(afterName);
+    }
+    // `name = other` with nothing after the name: a rename or get_attr; `name = call(...)` is an
+    // untyped node (PyTorch prints tuple-valued nodes such as var_mean without a type).
+    if (p.eat("=") && isDottedName(p.rest())) {
       // `l_x_ = L_x_`: a placeholder's local name
-      std::string target = p.ident();
+      std::string target = p.dotted();
+      if (target.rfind("self.", 0) == 0) {
+        // `wrap_body_0 = self.wrap_body_0`: FX's get_attr (a submodule or a constant tensor)
+        if (!p.atEnd()) p.fail("unexpected text '" + std::string(p.rest()) + "'");
+        if (names.count(name)) p.fail("duplicate value name '" + name + "'");
+        Node n;
+        n.kind = NodeKind::GetAttr;
+        n.name = name;
+        n.target = target.substr(5);
+        n.prov.loc = loc;
+        names[name] = g.add(std::move(n)).id;
+        continue;
+      }
       auto it = names.find(target);
       Node* ph = it == names.end() ? nullptr : g.find(it->second);
       if (!ph || ph->kind != NodeKind::Placeholder) p.fail("'" + name + " = " + target + "' does not rename an input");
@@ -284,14 +484,33 @@ Graph parseGraph(std::string_view text, const std::string& fileName) {
       names[name] = ph->id;
       continue;
     }
+    p.setPos(afterName);
     Node n;
     n.name = name;
+    // FX prints an in-place operator (operator.iadd) as `x += 1;  iadd: "i64[]" = x`.
+    for (const auto& [op, target] : kAugmentedToTarget) {
+      if (!p.eat(op)) continue;
+      n.kind = NodeKind::CallFunction;
+      n.target = target;
+      n.args.push_back(p.arg());  // `name` is read below, once it is known to be a value
+      p.expect(";");
+      auto it = names.find(name);
+      if (it == names.end()) p.fail("unknown value '" + name + "'");
+      n.args.insert(n.args.begin(), Arg::ref(it->second));
+      n.name = p.ident();
+      if (p.eat(":")) if (auto t = p.type(p.quoted())) n.types.push_back(*t);
+      p.expect("=");
+      if (p.ident() != name) p.fail("expected '" + name + "' after '" + op + "'");
+      break;
+    }
+    if (n.target.empty()) {
     // Nodes whose value is a tuple (chunk, split) print without a type, as FX prints them.
-    if (p.eat(":")) n.types.push_back(p.type(p.quoted()));
+    if (p.eat(":")) if (auto t = p.type(p.quoted())) n.types.push_back(*t);
     p.expect("=");
+    }
     // expression
     p.ws();
-    if (p.peek() == '-' ) {
+    if (n.target.empty() && p.peek() == '-' ) {
       size_t save = p.pos();
       p.expect("-");
       if (std::isalpha(static_cast<unsigned char>(p.peek())) || p.peek() == '_') {

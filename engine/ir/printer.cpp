@@ -28,6 +28,11 @@ const std::map<std::string, std::string> kInfix = {
     {"_operator.lt", "<"}, {"_operator.le", "<="}, {"_operator.gt", ">"}, {"_operator.ge", ">="},
     {"_operator.eq", "=="}, {"_operator.ne", "!="}, {"_operator.and_", "&"}, {"_operator.or_", "|"}};
 
+const std::map<std::string, std::string> kAugmented = {
+    {"_operator.iadd", "+="}, {"_operator.isub", "-="}, {"_operator.imul", "*="}, {"_operator.itruediv", "/="},
+    {"_operator.ifloordiv", "//="}, {"_operator.imod", "%="}, {"_operator.ipow", "**="}, {"_operator.imatmul", "@="},
+    {"_operator.iand", "&="}, {"_operator.ior", "|="}};
+
 std::string callTarget(const std::string& t) {
   if (t.rfind("aten.", 0) == 0 || t.rfind("prims.", 0) == 0) return "torch.ops." + t;
   return t;
@@ -57,6 +62,7 @@ std::string printArg(const Graph& g, const Arg& a) {
     case Arg::Kind::Float: return pyFloat(a.f);
     case Arg::Kind::String: return stringRepr(a.s);
     case Arg::Kind::DType: return std::string(torchName(a.dtype));
+    case Arg::Kind::Expr: return a.s;
     case Arg::Kind::List: {
       std::string out = "[";
       for (size_t i = 0; i < a.list.size(); ++i) out += (i ? ", " : "") + printArg(g, a.list[i]);
@@ -117,9 +123,18 @@ std::string printGraph(const Graph& g, const PrintOptions& opts) {
       }
     }
     first = false;
-    std::string expr;
+    if (n.kind == NodeKind::GetAttr) {  // FX's get_attr: `_tensor_constant0 = self._tensor_constant0`
+      out += "        " + n.name + " = self." + n.target + "\n";
+      continue;
+    }
+    std::string expr, augmented;
     auto infix = kInfix.find(n.target);
-    if (n.kind == NodeKind::CallFunction && infix != kInfix.end() && n.args.size() == 2 && n.kwargs.empty()) {
+    auto inplace = kAugmented.find(n.target);
+    if (n.kind == NodeKind::CallFunction && inplace != kAugmented.end() && n.args.size() == 2 && n.kwargs.empty()) {
+      // FX's form of an in-place operator: `x += 1;  iadd = x`
+      expr = printArg(g, n.args[0]);
+      augmented = expr + " " + inplace->second + " " + printArg(g, n.args[1]) + ";  ";
+    } else if (n.kind == NodeKind::CallFunction && infix != kInfix.end() && n.args.size() == 2 && n.kwargs.empty()) {
       expr = printArg(g, n.args[0]) + " " + infix->second + " " + printArg(g, n.args[1]);
     } else if (n.kind == NodeKind::CallFunction && n.target == "_operator.getitem" && n.args.size() == 2) {
       expr = printArg(g, n.args[0]) + "[" + printIndex(g, n.args[1], true) + "]";
@@ -139,7 +154,7 @@ std::string printGraph(const Graph& g, const PrintOptions& opts) {
       for (size_t i = 0; i < parts.size(); ++i) expr += (i ? ", " : "") + parts[i];
       expr += ")";
     }
-    out += "        " + n.name;
+    out += "        " + augmented + n.name;
     if (n.types.size() == 1) out += ": \"" + n.types[0].str() + "\"";  // tuples print without a type, as in FX
     out += " = " + expr;
     if (opts.deadValues) {

@@ -145,6 +145,18 @@ struct VerifyEvent {
   std::vector<std::string> bisection;  // each trial: "without simplify: matches" ...
 };
 
+// A record the session keeps as it came, for what has no structured form in Kiln: what an
+// importer read but did not turn into frames, stages or kernels (TORCH_TRACE's
+// describe_tensor, symbolic-shape records, fw metadata, ...) and the problems it met (name
+// "import problem": a garbled line, a graph that did not parse). Listed, searchable, never
+// dropped.
+struct ArtifactEvent {
+  std::string compileId;       // "" when the record belongs to no compile
+  std::string name;            // the record's name in its source (dynamo_cpp_guards_str, ...)
+  std::string text;            // its body as it came (JSON or text)
+  int line = 0;                // where it starts in the source file (0 = unknown)
+};
+
 // The phases of one compile in pipeline order, as TimingEvent::phase names them (what kiln
 // bench, kiln diff and the studio's timings list and chart, in this order).
 inline const std::vector<std::string>& compilePhases() {

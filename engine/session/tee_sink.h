@@ -21,6 +21,7 @@ class TeeSink : public SessionSink {
   void timing(const TimingEvent& e) override { for (auto* s : sinks_) s->timing(e); }
   void profile(const ProfileEvent& e) override { for (auto* s : sinks_) s->profile(e); }
   void verify(const VerifyEvent& e) override { for (auto* s : sinks_) s->verify(e); }
+  void artifact(const ArtifactEvent& e) override { for (auto* s : sinks_) s->artifact(e); }
   void output(const std::string& t) override { for (auto* s : sinks_) s->output(t); }
   void compileDone(const std::string& id) override { for (auto* s : sinks_) s->compileDone(id); }
   void sessionEnd(const SessionEnd& e) override { for (auto* s : sinks_) s->sessionEnd(e); }
