@@ -1100,6 +1100,14 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
     }
     reasons.push_back(failed->verboseReason(it->compileId, failure));
     lines.push_back(failed->line);
+    // Dynamo's guard managers count failures and check the accessors that failed most often
+    // first: the guard that failed is checked first in this entry from now on (shape guards,
+    // checked after all others, and the aliasing guards keep their place).
+    if (failed != &kGlobalState && failed != &it->guards.front() && failed->kind != Guard::Kind::Shape &&
+        failed->kind != Guard::Kind::NoAliasing && failed->kind != Guard::Kind::DuplicateInput) {
+      auto at = it->guards.begin() + (failed - it->guards.data());
+      std::rotate(it->guards.begin(), at, at + 1);
+    }
   }
   const int recompileLimit = CompileContext::recompileLimit(in);
   if (frame->compiles >= recompileLimit) {

@@ -185,6 +185,8 @@ std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Va
       if (has == expected) return "";
       std::string call = v->kind == py::VK::Dict ? "___dict_contains(" + in.repr(constant) + ", " + name + ")"
                                                  : "set.__contains__(" + name + ", " + in.repr(constant) + ")";
+      // Dynamo's SET_CONTAINS prints its code without `not` whichever answer it holds.
+      if (v->kind != py::VK::Dict) return call;
       return (expected ? "" : "not ") + call;
     }
     case Kind::DictKeys: {

@@ -171,6 +171,7 @@ Value captureFunction(py::Interpreter& in, const std::string& name, const Value&
   // backward must trace (Dynamo speculates it as a subgraph): once, on fake gradients, with grad
   // mode off as a backward runs; what it recorded is dropped again.
   const size_t mark = static_cast<size_t>(tr.graph.nextId());
+  const size_t effects = tr.sideEffects.size() + tr.containerEffects.size() + tr.varEffects.size();
   std::string why;
   bool limitation = false;
   {
@@ -194,6 +195,10 @@ Value captureFunction(py::Interpreter& in, const std::string& name, const Value&
       limitation = true;
     }
   }
+  // Tracing it must leave nothing behind: a backward that changes objects, globals or cells
+  // outside itself would have that replayed by every forward call (Dynamo breaks on it too).
+  if (why.empty() && tr.sideEffects.size() + tr.containerEffects.size() + tr.varEffects.size() != effects)
+    why = "its backward changes state outside itself";
   tr.truncate(mark);
   if (!why.empty()) breakAt(in, name, why, limitation);
 

@@ -136,5 +136,35 @@ TEST(CompiledAutograd, AutogradFunctionWithUntraceableBackwardBreaks) {
   EXPECT_NE(counts.breaks[0].find("its backward cannot be traced"), std::string::npos) << counts.breaks[0];
 }
 
+// A backward that changes state outside itself (a global list) breaks too: tracing it must not
+// turn its side effect into one every forward call replays.
+TEST(CompiledAutograd, AutogradFunctionWithSideEffectInBackwardBreaks) {
+  const std::string path = std::string(KILN_BINARY_DIR) + "/tests/capture/autograd_function_side_effect.py";
+  test::writeFile(path,
+                  "import torch\n"
+                  "LOG = []\n"
+                  "class Logged(torch.autograd.Function):\n"
+                  "    @staticmethod\n"
+                  "    def forward(ctx, x):\n"
+                  "        return x * 2\n"
+                  "    @staticmethod\n"
+                  "    def backward(ctx, g):\n"
+                  "        LOG.append(1)\n"
+                  "        return g * 3\n"
+                  "@torch.compile\n"
+                  "def f(x):\n"
+                  "    return Logged.apply(x).cos()\n"
+                  "x = torch.arange(3.0, requires_grad=True)\n"
+                  "for _ in range(2):\n"
+                  "    f(x).sum().backward()\n"
+                  "print(x.grad, LOG)\n");
+  const std::string eager = test::runPrinting(path, true);
+  CaptureCounts counts;
+  EXPECT_EQ(runCounting(path, counts), eager);
+  EXPECT_NE(eager.find("[1, 1]"), std::string::npos) << eager;
+  ASSERT_FALSE(counts.breaks.empty());
+  EXPECT_NE(counts.breaks[0].find("its backward changes state outside itself"), std::string::npos) << counts.breaks[0];
+}
+
 }  // namespace
 }  // namespace kiln
