@@ -1150,7 +1150,17 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
 // Dynamo checks a list's length before the guards on its items (the length check belongs to
 // the list's node of the guard tree, the items are its children): the first failing guard a
 // recompile reports is the length one.
+//
+// Dynamo also installs an entry's guards sorted by Guard.sort_key, whose first part is the
+// guard's source: the frame's locals (L['limit']) before the globals (G['log']), the duplicate
+// input guards last. The guard tree is checked in that order, so a local's guard fails first.
 static void orderGuards(std::vector<Guard>& guards) {
+  auto rank = [](const Guard& g) {
+    if (g.kind == Guard::Kind::Shape) return 3;
+    if (g.kind == Guard::Kind::NoAliasing || g.kind == Guard::Kind::DuplicateInput) return 2;
+    return !g.source.steps.empty() && g.source.steps[0].kind == Source::Step::Kind::Global ? 1 : 0;
+  };
+  std::stable_sort(guards.begin(), guards.end(), [&](const Guard& a, const Guard& b) { return rank(a) < rank(b); });
   for (size_t i = 0; i < guards.size(); ++i) {
     if (guards[i].kind != Guard::Kind::SequenceLength) continue;
     const std::string prefix = guards[i].source.text() + "[";
@@ -1180,6 +1190,15 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
     tracer.dimPlan = [&in, f = frame.get()](const Source& src, const py::TensorObj& fake, const py::TensorObj* real) {
       return planDims(in, *f, src, fake, real);
     };
+    // An int argument is a symbol with dynamic=True, and once its value changed between
+    // compiles (automatic dynamic).
+    if (!frame->opts.dynamic || *frame->opts.dynamic)
+      tracer.intPlan = [f = frame.get()](const Source& src, int64_t value) {
+        if (f->opts.dynamic) return true;
+        const std::string key = src.text();
+        auto seen = f->seenInts.find(key);
+        return f->dynamicInts.count(key) > 0 || (seen != f->seenInts.end() && seen->second != value);
+      };
   }
   tracer.graph.name = frame->name;
   CacheEntry entry;
@@ -1442,7 +1461,15 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
   for (const auto& i : tracer.inputs) entry.inputs.push_back(i.source);
   entry.guards = tracer.guards;
   orderGuards(entry.guards);
-  if (firstCapture) entry.dynamic = tracer.produceShapeGuards(entry.guards);
+  if (firstCapture) {
+    entry.dynamic = tracer.produceShapeGuards(entry.guards);
+    if (!frame->opts.dynamic)
+      for (const auto& [src, value] : tracer.intReads) {
+        auto seen = frame->seenInts.find(src.text());
+        if (seen != frame->seenInts.end() && seen->second != value) frame->dynamicInts.insert(src.text());
+        frame->seenInts[src.text()] = value;
+      }
+  }
   entry.gradMode = autograd::isGradEnabled();
   entry.captured = std::make_shared<ir::Graph>(tracer.graph);
   ir::Graph shown = tracer.graph;

@@ -137,6 +137,8 @@ struct Frame {
   std::string kind = "function";  // function | resume
   std::map<std::string, std::vector<int64_t>> seenSizes;   // per input source: sizes last compiled for
   std::map<std::string, std::set<size_t>> dynamicDims;    // per input source: dims made dynamic
+  std::map<std::string, int64_t> seenInts;                // per int source: the value last compiled for
+  std::set<std::string> dynamicInts;                      // int sources whose value changed: traced as symbols
 };
 
 }  // namespace kiln::capture

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 
 namespace kiln::capture {
 
@@ -231,7 +232,7 @@ std::string Guard::shapeText(bool display) const {
     return dim < 0 ? s : s + ".size()[" + std::to_string(dim) + "]";
   };
   if (range) {
-    std::string s = upper && lower <= 0 ? "" : std::to_string(lower) + " <= ";
+    std::string s = lower == std::numeric_limits<int64_t>::min() ? "" : std::to_string(lower) + " <= ";
     s += name(0);
     if (upper) s += " <= " + std::to_string(*upper);
     return s;

@@ -356,6 +356,8 @@ SymExpr symRelation(const std::string& op, const SymExpr& a, const SymExpr& b) {
   return nullptr;
 }
 
+SymExpr symEqAsWritten(const SymExpr& a, const SymExpr& b) { return node(Op::Eq, {a, b}); }
+
 SymExpr symNot(const SymExpr& r) {
   switch (r->op) {
     case Op::Eq: return relation(Op::Ne, r->args[0], r->args[1]);
@@ -523,7 +525,11 @@ std::string symPrint(const SymExpr& e, const std::function<std::string(int)>& na
     case Op::Floor: return "math.floor(" + symPrint(e->args[0], name) + ")";
     case Op::BitAnd: return join(" & ", 38);
     case Op::BitOr: return join(" | ", 36);
-    case Op::Eq: return join(" == ", 50);
+    case Op::Eq:
+      // An input guard's value is printed bare (`dim[0] == -1`); canonical relations have no
+      // negative constant on either side.
+      if (symIsInt(e->args[1]) && e->args[1]->value < 0) return paren(e->args[0], 50) + " == " + std::to_string(e->args[1]->value);
+      return join(" == ", 50);
     case Op::Ne: return join(" != ", 50);
     case Op::Lt: return join(" < ", 35);
     case Op::Le: return join(" <= ", 35);

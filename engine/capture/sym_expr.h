@@ -56,6 +56,8 @@ SymExpr symFloor(const SymExpr& a);
 // a common integer factor of a sum is divided out.
 SymExpr symRelation(const std::string& op, const SymExpr& a, const SymExpr& b);
 SymExpr symNot(const SymExpr& relation);  // the negated relation, canonical again
+// `a == b` as written (an input guard: `x.size()[1] == x.size()[0]`, `dim[0] == -1`).
+SymExpr symEqAsWritten(const SymExpr& a, const SymExpr& b);
 
 // Replaces symbols by expressions (a specialized symbol by its value); simplifies again.
 SymExpr symSubstitute(const SymExpr& e, const std::function<SymExpr(int)>& replacement);

@@ -83,6 +83,7 @@ ir::SourceLoc Tracer::here() const {
 
 void Tracer::guardConstant(const Source& src, const py::Value& v, bool moduleAttr, const ir::SourceLoc* at) {
   if (!guarded_.insert(src.text()).second) return;
+  if (intSymbol(src, v)) return;  // an int whose value changed between compiles: a symbol
   Guard g;
   g.kind = Guard::Kind::ConstantMatch;
   g.source = src;
@@ -778,13 +779,13 @@ ir::Arg Tracer::toArg(const py::Value& v) {
 
 py::Value Tracer::record(const std::string& target, ir::NodeKind kind, const std::vector<py::Value>& args,
                          const std::vector<std::pair<std::string, py::Value>>& kwargs, const ir::TensorType& result) {
-  if (!symValues_.empty()) onSymbolicCall(target, args, kwargs);
   ir::Node n;
   n.kind = kind;
   n.target = target;
   n.name = fxBaseName(target);
   for (const auto& a : args) n.args.push_back(toArg(a));
   for (const auto& [k, v] : kwargs) n.kwargs.emplace_back(k, toArg(v));
+  if (!symValues_.empty()) onSymbolicCall(target, args, kwargs);  // (after toArg: the ints it read are symbols now)
   n.types.push_back(withRequiresGrad(n, result));
   // Provenance is the innermost frame of the user's script: calls made inside library code
   // (an nn.Linear's forward in the prelude) are attributed to the user line that led there,

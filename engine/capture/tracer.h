@@ -220,6 +220,10 @@ class Tracer {
   };
   std::function<DimPlan(const Source&, const py::TensorObj& fake, const py::TensorObj* real)> dimPlan;
   bool dynamicInts = false;  // dynamic=True: CONSTANT_MATCH on an int argument is a shape guard
+  // Automatic dynamic ints: whether an int read through this source (not an attribute) is
+  // traced as a symbol (its value changed between compiles) instead of guarded as a constant.
+  std::function<bool(const Source&, int64_t)> intPlan;
+  std::vector<std::pair<Source, int64_t>> intReads;  // ints read through sources (the frame's state)
   bool isSymbolic(const py::Value& v);
   // x.shape / x.size() / x.size(d) / x.numel() / len(x) of `tensor` (the concrete value given):
   // the value carrying its expression when the dims are symbolic.
@@ -300,6 +304,7 @@ class Tracer {
     std::optional<int64_t> upper, value;  // value: specialized
     ir::SourceLoc firstUse, lowerAt, upperAt;
     bool lowerRefined = false;
+    bool isInt = false;  // an int argument's symbol (dim -1; no 0/1 specialization, unbounded range)
   };
   struct SizeUse {
     Source source;
@@ -322,6 +327,7 @@ class Tracer {
   std::map<std::string, size_t> shapePhaseOrder_;        // shape-phase CONSTANT_MATCH (source text) -> order
   size_t shapeOrder_ = 0;
   void wrapSymbols(py::TensorObj* fake);
+  bool intSymbol(const Source& src, const py::Value& v);  // an automatic dynamic int: tagged, no CONSTANT_MATCH
   SymExpr exprOf(const py::Value& v);
   SymExpr operandExpr(const py::Value& v);
   py::Value tagged(py::Value v, const SymExpr& e);

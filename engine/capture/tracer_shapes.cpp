@@ -83,11 +83,36 @@ void Tracer::wrapSymbols(py::TensorObj* fake) {
   plans_[src->second.text()] = plan;
 }
 
+bool Tracer::intSymbol(const Source& src, const py::Value& v) {
+  if (!v || v->kind != py::VK::Int || static_cast<py::IntObj*>(v.get())->big) return false;
+  const int64_t value = static_cast<py::IntObj*>(v.get())->small();
+  intReads.emplace_back(src, value);
+  // (An int attribute stays static: Dynamo's allow_unspec_int_on_nn_module is off.)
+  if (!intPlan || src.steps.empty() || src.steps.front().kind != Source::Step::Kind::Local ||
+      std::any_of(src.steps.begin(), src.steps.end(), [](const Source::Step& s) { return s.kind == Source::Step::Kind::Attr; }) ||
+      !intPlan(src, value))
+    return false;
+  ShapeSymbol sym;
+  sym.hint = value;
+  sym.source = src;
+  sym.dim = -1;
+  sym.isInt = true;
+  sym.lower = std::numeric_limits<int64_t>::min();
+  sym.firstUse = here();
+  const int s = static_cast<int>(symbols_.size());
+  symbols_.push_back(sym);
+  symValues_[v.get()] = {v, symSymbol(s)};
+  sizeUses_.push_back(SizeUse{src, -1, s, shapeOrder_++});
+  return true;
+}
+
 std::function<SymRange(int)> Tracer::ranges() {
   return [this](int i) {
     const ShapeSymbol& s = symbols_.at(static_cast<size_t>(i));
+    const double inf = std::numeric_limits<double>::infinity();
     if (s.value) return SymRange{static_cast<double>(*s.value), static_cast<double>(*s.value)};
-    return SymRange{static_cast<double>(s.lower), s.upper ? static_cast<double>(*s.upper) : std::numeric_limits<double>::infinity()};
+    return SymRange{s.lower == std::numeric_limits<int64_t>::min() ? -inf : static_cast<double>(s.lower),
+                    s.upper ? static_cast<double>(*s.upper) : inf};
   };
 }
 
@@ -301,12 +326,35 @@ void Tracer::onSymbolicCall(const std::string& target, const std::vector<py::Val
       value *= *i;
     }
     if (!symbolic || !numel) return;
+    for (int s : symSymbols(numel))
+      if (symbols_.at(static_cast<size_t>(s)).isInt) return;
     // A tensor with a symbolic element count: functionalization asks whether it is empty and
     // whether it has fewer than two elements (each a guard unless the ranges decide it).
     SymExpr zero = symRelation("==", numel, symInt(0)), small = symRelation("<", numel, symInt(2));
     guardRelation(value == 0 ? zero : symNot(zero), here());
     guardRelation(value < 2 ? small : symNot(small), here());
     return;
+  }
+  // An int argument's symbol passed to an op as anything but an operand of arithmetic or a size
+  // (a dim, an index, a count) must be a constant: it is specialized.
+  static const std::set<std::string> kSymbolicArgs = {"add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "pow",
+                                                      "rsub", "iadd", "isub", "imul", "itruediv", "truediv", "floordiv", "mod",
+                                                      "view", "reshape", "expand", "arange", "zeros", "ones", "empty", "full",
+                                                      "new_zeros", "new_ones", "new_empty", "new_full", "rand", "randn", "Size"};
+  if (!kSymbolicArgs.count(name)) {
+    auto intSymbolic = [&](const py::Value& v) {
+      SymExpr e = exprOf(v);
+      if (!e) return false;
+      for (int s : symSymbols(e))
+        if (symbols_.at(static_cast<size_t>(s)).isInt) return true;
+      return false;
+    };
+    for (const auto& a : args)
+      for (const auto& v : flat(a))
+        if (intSymbolic(v)) specialize(v);
+    for (const auto& [k, a] : kwargs)
+      for (const auto& v : flat(a))
+        if (intSymbolic(v)) specialize(v);
   }
   if (name.rfind("conv", 0) == 0 || name.rfind("conv_transpose", 0) == 0) {
     // Inductor's convolution needs its stride, padding and dilation as constants.
@@ -366,14 +414,27 @@ bool Tracer::produceShapeGuards(std::vector<Guard>& guards) {
   //    arguments, in the order the trace first read them.
   std::vector<std::pair<size_t, Guard>> first;
   for (const auto& u : sizeUses_) {
-    if (!free(u.symbol)) continue;
     const ShapeSymbol& s = symbols_.at(static_cast<size_t>(u.symbol));
+    if (s.isInt && s.value) {
+      // An int read as a symbol whose value the trace then needed: `n == 9`.
+      Guard g;
+      g.kind = Guard::Kind::Shape;
+      g.source = u.source;
+      g.sizeSources = {sizeName(u.source, -1)};
+      g.expr = symEqAsWritten(symSymbol(0), symInt(*s.value));
+      g.where = s.firstUse;
+      g.line = g.where.line;
+      g.comment = place(s.firstUse);
+      first.emplace_back(u.order, std::move(g));
+      continue;
+    }
+    if (!free(u.symbol)) continue;
     if (s.source == u.source && s.dim == u.dim) continue;
     Guard g;
     g.kind = Guard::Kind::Shape;
     g.source = u.source;
     g.sizeSources = {sizeName(u.source, u.dim), sizeName(s.source, s.dim)};
-    g.expr = symRelation("==", symSymbol(0), symSymbol(1));
+    g.expr = symEqAsWritten(symSymbol(0), symSymbol(1));
     g.comment = "duck sizing added this equality because these variables had the same size " + std::to_string(s.hint) +
                 " (to avoid this specialization, set torch.fx.experimental._config.use_duck_shape = False)";
     g.where = s.firstUse;
@@ -415,6 +476,10 @@ bool Tracer::produceShapeGuards(std::vector<Guard>& guards) {
   for (size_t i = 0; i < symbols_.size(); ++i) {
     const ShapeSymbol& s = symbols_[i];
     if (s.value) continue;
+    if (s.isInt) {
+      dynamic = true;  // the entry serves other values of the int
+      if (s.lower == std::numeric_limits<int64_t>::min() && !s.upper) continue;  // unbounded: no range guard
+    }
     Guard g;
     g.kind = Guard::Kind::Shape;
     g.range = true;

@@ -15,7 +15,11 @@ namespace {
 
 std::string firstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
 // A recompile reason without Dynamo's verbose comment ("0/0: x.size()[1] == x.size()[0]").
-std::string guardOf(const std::string& reason) { return firstLine(reason).substr(0, firstLine(reason).find("  #")); }
+std::string guardOf(const std::string& reason) {
+  std::string s = firstLine(reason).substr(0, firstLine(reason).find("  #"));
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
 
 TEST(DynamicShapes, DuckSizingGuardsAndRecompiles) {
   const std::string path = std::string(KILN_SOURCE_DIR) + "/tests/capture/equal_to_eager/duck_sizing_recompile.py";
@@ -55,6 +59,28 @@ TEST(DynamicShapes, DuckSizingGuardsAndRecompiles) {
   }
   EXPECT_TRUE(sawEquality);
   EXPECT_TRUE(sawStaticRange);
+}
+
+TEST(DynamicShapes, IntArgumentsBecomeSymbolsAfterAChange) {
+  const std::string path = std::string(KILN_SOURCE_DIR) + "/tests/capture/equal_to_eager/int_arg_automatic_dynamic.py";
+  driver::ExplainReport rep;
+  std::ostringstream out;
+  driver::RunOptions ro;
+  ro.scriptPath = path;
+  driver::RunResult run = driver::runScript(ro, rep, out);
+  ASSERT_EQ(run.exitCode, 0) << run.error;
+  EXPECT_EQ(out.str(), test::runPrinting(path, true));
+  // f: n == 2, then n is a symbol (4 values, 2 graphs). g: d == 0, then d is a symbol that
+  // x.sum(d) specializes (`d == 1`, a shape guard), and d = 1 again hits that entry.
+  EXPECT_EQ(rep.graphs().size(), 4u);
+  ASSERT_EQ(rep.recompiles().size(), 2u);
+  EXPECT_EQ(guardOf(rep.recompiles()[0].reasons.at(0)), "0/0: n == 2");
+  EXPECT_EQ(guardOf(rep.recompiles()[1].reasons.at(0)), "1/0: d == 0");
+  bool sawShapeGuard = false;
+  for (const auto& c : rep.compiles())
+    for (const auto& g : c.guards)
+      if (c.compileId == "1/1" && g.kind == "SHAPE_ENV" && g.text == "L['d'] == 1") sawShapeGuard = true;
+  EXPECT_TRUE(sawShapeGuard);
 }
 
 // The printed forms of guards, as torch's PythonPrinter prints them.
