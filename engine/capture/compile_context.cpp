@@ -1101,12 +1101,16 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
     reasons.push_back(failed->verboseReason(it->compileId, failure));
     lines.push_back(failed->line);
     // Dynamo's guard managers count failures and check the accessors that failed most often
-    // first: the guard that failed is checked first in this entry from now on (shape guards,
-    // checked after all others, and the aliasing guards keep their place).
-    if (failed != &kGlobalState && failed != &it->guards.front() && failed->kind != Guard::Kind::Shape &&
-        failed->kind != Guard::Kind::NoAliasing && failed->kind != Guard::Kind::DuplicateInput) {
-      auto at = it->guards.begin() + (failed - it->guards.data());
-      std::rotate(it->guards.begin(), at, at + 1);
+    // first (a stable sort, ties keep their order): so does the entry (shape guards, checked
+    // after all others, and the aliasing guards keep their place at the end).
+    auto pinned = [](const Guard& g) {
+      return g.kind == Guard::Kind::Shape || g.kind == Guard::Kind::NoAliasing || g.kind == Guard::Kind::DuplicateInput;
+    };
+    if (failed != &kGlobalState && !pinned(*failed)) {
+      ++it->guards[static_cast<size_t>(failed - it->guards.data())].failCount;
+      std::stable_sort(it->guards.begin(), it->guards.end(), [&](const Guard& a, const Guard& b) {
+        return (pinned(a) ? -1 : a.failCount) > (pinned(b) ? -1 : b.failCount);
+      });
     }
   }
   const int recompileLimit = CompileContext::recompileLimit(in);

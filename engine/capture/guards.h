@@ -44,6 +44,7 @@ struct Guard {
   int line = 0;         // user line that made the guard
   ir::SourceLoc where;  // where the guarded value was read (file, line, function, code)
   bool moduleIntAttr = false;  // an int attribute of an nn.Module (Dynamo adds a hint)
+  int failCount = 0;    // how often it failed: the entry checks the guards that failed most first
 
   bool parameter = false;      // TensorMatch on an nn.Parameter (its sizes stay static, Dynamo says why)
   // Shape: `expr` reads symbol i as sizeSources[i] (a tensor's size at dim, or an int when dim
