@@ -12,7 +12,9 @@
 namespace kiln::viewers {
 namespace {
 
-constexpr int kMaxLabelChars = 40;  // wider labels are elided so one node cannot dominate
+constexpr int kMaxLabelChars = 40;
+constexpr qsizetype kBigGraphNodes = 300;    // above this, Graphviz's iterations are bounded
+constexpr qsizetype kHugeGraphNodes = 1500;  // and above this, edges are straight lines  // wider labels are elided so one node cannot dominate
 
 QString elide(const QString& s) {
   return s.size() <= kMaxLabelChars ? s : s.left(kMaxLabelChars - 1) + QChar(0x2026);
@@ -110,6 +112,21 @@ GraphLayout computeGraphLayout(const ir::Graph& graph, const LabelMetrics& metri
   Agsym_t* widthSym = agattr(g, AGNODE, cstr("width"), cstr("1"));
   Agsym_t* heightSym = agattr(g, AGNODE, cstr("height"), cstr("0.5"));
   Agsym_t* labelSym = agattr(g, AGRAPH, cstr("label"), cstr(""));
+  if (out.nodes.size() > kBigGraphNodes) {
+    // dot's network simplex and crossing minimisation grow far faster than the graph: on a
+    // real model's flat graph (an imported GPT-2 joint graph: 2,405 nodes, long edges from
+    // every parameter) they ran for minutes. Bounded iterations keep it to seconds; the
+    // layout is slightly less tidy.
+    agattr(g, AGRAPH, cstr("nslimit"), cstr("2"));
+    agattr(g, AGRAPH, cstr("nslimit1"), cstr("2"));
+    agattr(g, AGRAPH, cstr("mclimit"), cstr("0.2"));
+    agattr(g, AGRAPH, cstr("searchsize"), cstr("10"));
+  }
+  if (out.nodes.size() > kHugeGraphNodes) {
+    // Spline routing around thousands of boxes dominates what is left: straight edges.
+    agattr(g, AGRAPH, cstr("splines"), cstr("line"));
+    agattr(g, AGRAPH, cstr("mclimit"), cstr("0.05"));
+  }
 
   std::map<QString, Agraph_t*> clusters;
   std::unordered_map<int, Agnode_t*> gvNodes;

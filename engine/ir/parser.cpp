@@ -216,6 +216,7 @@ class LineParser {
     // What real PyTorch graphs also pass: layouts and memory formats (torch.strided,
     // torch.contiguous_format) and devices (device(type='cuda', index=0)), kept verbatim.
     if (name.rfind("torch.", 0) == 0 && !names_.count(name)) return Arg::expr(name);
+    if (name == "Ellipsis" && !names_.count(name)) return Arg::expr(name);  // in index tuples
     if (name == "device" && peek() == '(') return Arg::expr(name + balanced());
     auto it = names_.find(name);
     if (it == names_.end()) fail("unknown value '" + name + "'");
