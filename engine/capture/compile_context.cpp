@@ -955,6 +955,7 @@ static Tracer::DimPlan planDims(py::Interpreter& in, const Frame& frame, const S
   plan.parameter = real && real->parameter;
   plan.marked = Tracer::markedDims(in, fake, "_dynamo_dynamic_indices");
   std::vector<int64_t> marks = plan.marked, statics = Tracer::markedDims(in, fake, "_dynamo_static_indices");
+  for (int64_t d : Tracer::markedDims(in, fake, "_dynamo_weak_dynamic_indices")) marks.push_back(d);  // maybe_mark_dynamic
   const bool automatic = !(frame.opts.dynamic && !*frame.opts.dynamic);
   const bool forced = frame.opts.dynamic && *frame.opts.dynamic;
   const bool fixed = attributeSource(src) || plan.parameter;
@@ -1519,6 +1520,8 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
   }
   sink.compile(ce);
   sink.compileDone(cid);
+  // A marked dim the trace specialized fails the compile, as Dynamo's produce_guards does.
+  if (!tracer.constraintViolation.empty()) in.raise("ConstraintViolationError", tracer.constraintViolation);
   return entry;
 }
 

@@ -224,6 +224,9 @@ class Tracer {
   // traced as a symbol (its value changed between compiles) instead of guarded as a constant.
   std::function<bool(const Source&, int64_t)> intPlan;
   std::vector<std::pair<Source, int64_t>> intReads;  // ints read through sources (the frame's state)
+  // A dim mark_dynamic marked that the trace specialized: Dynamo's ConstraintViolationError
+  // message, raised once the entry is compiled ("" when none).
+  std::string constraintViolation;
   bool isSymbolic(const py::Value& v);
   // x.shape / x.size() / x.size(d) / x.numel() / len(x) of `tensor` (the concrete value given):
   // the value carrying its expression when the dims are symbolic.
@@ -305,6 +308,7 @@ class Tracer {
     ir::SourceLoc firstUse, lowerAt, upperAt;
     bool lowerRefined = false;
     bool isInt = false;  // an int argument's symbol (dim -1; no 0/1 specialization, unbounded range)
+    bool marked = false; // mark_dynamic marked it: specializing it is a constraint violation
   };
   struct SizeUse {
     Source source;

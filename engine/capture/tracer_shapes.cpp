@@ -73,6 +73,7 @@ void Tracer::wrapSymbols(py::TensorObj* fake) {
       sym.source = src->second;
       sym.dim = static_cast<int>(d);
       sym.firstUse = plan.at;
+      sym.marked = std::count(plan.marked.begin(), plan.marked.end(), static_cast<int64_t>(d)) > 0;
       symbols_.push_back(sym);
       if (plan.kinds[d] == DimKind::Duck) duckSymbols_[size] = s;  // only duck sizes are shared
     }
@@ -224,7 +225,17 @@ void Tracer::specialize(const py::Value& v) {
   guardRelation(symRelation("==", e, symInt(*i)), here());
 }
 
-void Tracer::specializeSymbol(int symbol, int64_t value) { symbols_.at(static_cast<size_t>(symbol)).value = value; }
+void Tracer::specializeSymbol(int symbol, int64_t value) {
+  ShapeSymbol& s = symbols_.at(static_cast<size_t>(symbol));
+  s.value = value;
+  if (s.marked && constraintViolation.empty()) {
+    const std::string name = s.source.text() + ".size()[" + std::to_string(s.dim) + "]";
+    constraintViolation = "Constraints violated (" + name + ")! For more information, run with TORCH_LOGS=\"+dynamic\".\n  - You marked " +
+                          name + " as dynamic but your code specialized it to be a constant (" + std::to_string(value) +
+                          "). If you're using mark_dynamic, either remove it or use maybe_mark_dynamic. If you're using Dim.DYNAMIC, "
+                          "replace it with either Dim.STATIC or Dim.AUTO.";
+  }
+}
 
 void Tracer::guardRelation(SymExpr rel, const ir::SourceLoc& at) {
   if (!rel) return;

@@ -151,6 +151,19 @@ void installTorchMisc(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>&
     in.registerClass(cls);
   }
 
+  // ConstraintViolationError (a RuntimeError): a dim mark_dynamic marked that the compiled code
+  // needs as a constant.
+  {
+    auto cls = std::make_shared<py::ClassObj>();
+    cls->name = cls->qualname = "ConstraintViolationError";
+    cls->isException = true;
+    cls->mro.push_back(cls);
+    auto base = in.exceptionClass("RuntimeError");
+    cls->bases.push_back(base);
+    for (auto& m : base->mro) cls->mro.push_back(m);
+    in.registerClass(cls);
+  }
+
   // torch._check(cond, message=None) and the variants raising other error types.
   for (auto [name, error] : {std::pair{"_check", "RuntimeError"}, {"_check_value", "ValueError"}, {"_check_type", "TypeError"},
                              {"_check_index", "IndexError"}, {"_check_not_implemented", "NotImplementedError"}}) {
