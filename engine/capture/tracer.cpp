@@ -812,7 +812,9 @@ py::Value Tracer::record(const std::string& target, ir::NodeKind kind, const std
   if (!moduleStack_.empty()) n.prov.modulePath = moduleStack_.back();
   n.noGrad = !autograd::isGradEnabled();
   ir::Node& added = graph.add(std::move(n));
-  return std::make_shared<py::TensorObj>(added.types[0], added.id);
+  py::Value out = std::make_shared<py::TensorObj>(added.types[0], added.id);
+  if (!symbols_.empty()) propagateShapes(target, args, out);
+  return out;
 }
 
 // A result requires grad as the eager one would: grad mode on, a floating dtype, an argument

@@ -332,6 +332,12 @@ class Tracer {
   size_t shapeOrder_ = 0;
   void wrapSymbols(py::TensorObj* fake);
   bool intSymbol(const Source& src, const py::Value& v);  // an automatic dynamic int: tagged, no CONSTANT_MATCH
+  // The size expressions of a recorded call's result, from its first tensor argument's (same
+  // sizes carry over; conv and pooling windows by their formula); an adaptive pooling's input
+  // sizes must be constants for Inductor: `(x.size()[2] // 2) == 6`.
+  std::map<const py::Obj*, std::vector<SymExpr>> dimExprs_;
+  std::vector<SymExpr> dimExprsOf(py::TensorObj* t);
+  void propagateShapes(const std::string& target, const std::vector<py::Value>& args, const py::Value& result);
   SymExpr exprOf(const py::Value& v);
   SymExpr operandExpr(const py::Value& v);
   py::Value tagged(py::Value v, const SymExpr& e);

@@ -377,6 +377,70 @@ void Tracer::onSymbolicCall(const std::string& target, const std::vector<py::Val
   }
 }
 
+std::vector<SymExpr> Tracer::dimExprsOf(py::TensorObj* t) {
+  if (auto it = dimExprs_.find(t); it != dimExprs_.end()) return it->second;
+  std::vector<SymExpr> out(t->type.sizes.size());
+  if (auto it = symDims_.find(t); it != symDims_.end())
+    for (size_t d = 0; d < out.size() && d < it->second.size(); ++d)
+      if (it->second[d] >= 0) out[d] = symSymbol(it->second[d]);
+  return out;
+}
+
+void Tracer::propagateShapes(const std::string& target, const std::vector<py::Value>& args, const py::Value& result) {
+  py::TensorObj* r = fakeTensor(result);
+  py::TensorObj* in = nullptr;
+  for (const auto& a : args)
+    if ((in = fakeTensor(a))) break;
+  if (!r || !in) return;
+  std::vector<SymExpr> ie = dimExprsOf(in);
+  if (std::all_of(ie.begin(), ie.end(), [](const SymExpr& e) { return !e; })) return;
+  const auto& is = in->type.sizes;
+  const auto& rs = r->type.sizes;
+  const std::string name = fxBaseName(target);
+  auto item = [&](size_t i, size_t k, int64_t dflt) -> std::optional<int64_t> {
+    if (i >= args.size() || py::isNone(args[i])) return dflt;
+    const py::Value& v = args[i];
+    if (v->kind == py::VK::Tuple || v->kind == py::VK::List) {
+      auto items = in_.iterate(v);
+      if (items.empty()) return dflt;
+      return smallInt(items[std::min(k, items.size() - 1)]);
+    }
+    return smallInt(v);
+  };
+  // Inductor lowers an adaptive pooling with its input's spatial sizes as constants.
+  if (name.rfind("adaptive_", 0) == 0 && name.find("pool") != std::string::npos) {
+    const size_t spatial = name.back() == '3' ? 3 : name.back() == '1' ? 1 : 2;
+    for (size_t d = is.size() >= spatial ? is.size() - spatial : 0; d < is.size(); ++d)
+      if (ie[d]) guardRelation(symRelation("==", ie[d], symInt(is[d].value)), here());
+    return;
+  }
+  std::vector<SymExpr> out(rs.size());
+  const bool conv = name == "conv1d" || name == "conv2d" || name == "conv3d";
+  const bool pool = name == "max_pool1d" || name == "max_pool2d" || name == "max_pool3d" || name == "avg_pool1d" ||
+                    name == "avg_pool2d" || name == "avg_pool3d";
+  if ((conv || pool) && rs.size() == is.size() && rs.size() >= 3) {
+    py::TensorObj* w = conv && args.size() > 1 ? fakeTensor(args[1]) : nullptr;
+    if (conv && !w) return;
+    if (rs[0].value == is[0].value) out[0] = ie[0];
+    for (size_t j = 0; j + 2 < rs.size(); ++j) {
+      const size_t d = j + 2;
+      auto k = conv ? std::optional<int64_t>(w->type.sizes.size() > d ? w->type.sizes[d].value : 0) : item(1, j, 1);
+      auto st = conv ? item(3, j, 1) : item(2, j, k ? *k : 1);
+      auto p = conv ? item(4, j, 0) : item(3, j, 0);
+      auto dl = conv ? item(5, j, 1) : (name.rfind("max_", 0) == 0 ? item(4, j, 1) : std::optional<int64_t>(1));
+      if (!ie[d] || !k || !st || !p || !dl || *st <= 0) continue;
+      // (size + 2p - dilation*(k-1) - 1) // stride + 1, checked against the traced size.
+      SymExpr e = symBinary("+", symBinary("//", symBinary("+", ie[d], symInt(2 * *p - *dl * (*k - 1) - 1)), symInt(*st)), symInt(1));
+      int64_t hinted = (is[d].value + 2 * *p - *dl * (*k - 1) - 1) / *st + 1;
+      if (e && hinted == rs[d].value) out[d] = e;
+    }
+  } else if (rs.size() == is.size()) {
+    for (size_t d = 0; d < rs.size(); ++d)
+      if (rs[d].value == is[d].value) out[d] = ie[d];
+  }
+  if (std::any_of(out.begin(), out.end(), [](const SymExpr& e) { return e != nullptr; })) dimExprs_[r] = out;
+}
+
 bool Tracer::produceShapeGuards(std::vector<Guard>& guards) {
   auto free = [&](int s) { return s >= 0 && !symbols_.at(static_cast<size_t>(s)).value; };
   std::map<std::string, std::vector<std::pair<int, int>>> bySource;  // source -> (dim, symbol)
