@@ -29,6 +29,28 @@ const std::map<std::string, std::string> kGraphStages = {
     {"aot_inference_graph", "aot_inference"}, {"after_pre_grad_graph", "pre_grad"},
     {"inductor_post_grad_graph", "post_grad"}};
 
+// Field access that never throws or asserts, whatever the log holds: a missing key or a value of
+// another type reads as the default.
+const json& at(const json& o, const char* key) {
+  static const json kNull;
+  if (!o.is_object()) return kNull;
+  auto it = o.find(key);
+  return it == o.end() ? kNull : *it;
+}
+std::string str(const json& o, const char* key, const std::string& dflt = "") {
+  const json& v = at(o, key);
+  return v.is_string() ? v.get<std::string>() : dflt;
+}
+int64_t integer(const json& o, const char* key, int64_t dflt = 0) {
+  const json& v = at(o, key);
+  return v.is_number_integer() ? v.get<int64_t>() : dflt;
+}
+double number(const json& o, const char* key, double dflt) {
+  const json& v = at(o, key);
+  return v.is_number() ? v.get<double>() : dflt;
+}
+int clampInt(int64_t v) { return static_cast<int>(std::clamp<int64_t>(v, -1000000000, 1000000000)); }
+
 struct PendingStage {
   std::string name;
   int attempt = 0;
@@ -87,16 +109,14 @@ class SessionImport {
       c->graphInLastAttempt = false;
     }
     std::string name = r.key;
-    if (r.key == "artifact" && r.value["artifact"].is_object() && r.value["artifact"].contains("name") &&
-        r.value["artifact"]["name"].is_string())
-      name = r.value["artifact"]["name"].get<std::string>();
+    if (r.key == "artifact") name = str(at(r.value, "artifact"), "name", name);
     if (c && kGraphStages.count(name)) return graph(*c, r, name);
     if (c && name == "inductor_output_code") return outputCode(*c, r);
     if (c && name == "dynamo_cpp_guards_str") { c->guards = parseGuardTree(r.payload); return; }
     if (c && name == "dynamo_graph_break_reason") return graphBreak(*c, r);
     if (c && name == "recompile_reasons") return recompile(*c, r);
     if (c && name == "compilation_metrics") {
-      c->metrics = r.value["compilation_metrics"];
+      c->metrics = at(r.value, "compilation_metrics");
       return finish(*c, false);
     }
     if (c && c->finished && name == "bwd_compilation_metrics") {
@@ -132,13 +152,13 @@ class SessionImport {
  private:
   static std::string compileIdOf(const json& v) {
     if (!v.contains("frame_id") || !v.contains("frame_compile_id")) return "";
-    const json& f = v["frame_id"];
-    const json& c = v["frame_compile_id"];
+    const json& f = at(v, "frame_id");
+    const json& c = at(v, "frame_compile_id");
     if (!f.is_number_integer() || !c.is_number_integer()) return "";
-    return std::to_string(f.get<int64_t>()) + "/" + std::to_string(c.get<int64_t>());
+    return std::to_string(clampInt(f.get<int64_t>())) + "/" + std::to_string(clampInt(c.get<int64_t>()));
   }
   static int attemptOf(const json& v) {
-    return v.contains("attempt") && v["attempt"].is_number_integer() ? v["attempt"].get<int>() : 0;
+    return clampInt(integer(v, "attempt", 0));
   }
 
   std::string mapPath(const std::string& original) const {
@@ -167,7 +187,7 @@ class SessionImport {
   }
 
   void intern(const Record& r) {
-    const json& v = r.value["str"];
+    const json& v = at(r.value, "str");
     if (v.is_array() && v.size() == 2 && v[0].is_string() && v[1].is_number_integer())
       strings_[v[1].get<int64_t>()] = v[0].get<std::string>();
     else
@@ -177,11 +197,10 @@ class SessionImport {
   void chromium(const Record& r) {
     json e = json::parse(r.payload, nullptr, false);
     if (e.is_discarded() || !e.is_object()) return problem(r.line, "a chromium_event whose payload is not JSON");
-    std::string name = e.value("name", "");
-    std::string cid = e.contains("args") && e["args"].is_object() && e["args"].contains("compile_id") && e["args"]["compile_id"].is_string()
-                          ? e["args"]["compile_id"].get<std::string>() : "";
-    std::string ph = e.value("ph", "");
-    double ts = e.contains("ts") && e["ts"].is_number() ? e["ts"].get<double>() : 0.0;
+    std::string name = str(e, "name");
+    std::string cid = str(at(e, "args"), "compile_id");
+    std::string ph = str(e, "ph");
+    double ts = number(e, "ts", 0.0);
     if (ts > 0) {  // microseconds since the epoch: when the session ran
       firstTs_ = firstTs_ > 0 ? std::min(firstTs_, ts) : ts;
       lastTs_ = std::max(lastTs_, ts);
@@ -196,8 +215,8 @@ class SessionImport {
       double start = it->second.back();
       it->second.pop_back();
       chromium_[{it->first.first.empty() ? cid : it->first.first, name}] += (ts - start) / 1000.0;
-    } else if (ph == "X" && e.contains("dur") && e["dur"].is_number()) {
-      chromium_[{cid, name}] += e["dur"].get<double>() / 1000.0;
+    } else if (ph == "X" && at(e, "dur").is_number()) {
+      chromium_[{cid, name}] += number(e, "dur", 0.0) / 1000.0;
     }
   }
 
@@ -211,8 +230,8 @@ class SessionImport {
     if (!slot) {
       slot = std::make_unique<CompileState>();
       slot->id = cid;
-      slot->frameId = r.value["frame_id"].get<int>();
-      slot->compileIndex = r.value["frame_compile_id"].get<int>();
+      slot->frameId = clampInt(integer(r.value, "frame_id"));
+      slot->compileIndex = clampInt(integer(r.value, "frame_compile_id"));
       slot->firstLine = r.line;
     }
     return *slot;
@@ -226,29 +245,29 @@ class SessionImport {
       c.attempt = attempt;
       c.graphInLastAttempt = false;
     }
-    const json& stack = r.value["dynamo_start"].is_object() ? r.value["dynamo_start"]["stack"] : json();
+    const json& stack = at(at(r.value, "dynamo_start"), "stack");
     if (!stack.is_array() || stack.empty()) return;
     std::ostringstream text;
     for (const auto& f : stack)
       if (f.is_object())
-        text << "  File \"" << fileOf(f.value("filename", json())) << "\", line " << f.value("line", 0) << ", in "
-             << f.value("name", std::string()) << "\n" << (f.contains("loc") && f["loc"].is_string() ? "    " + f["loc"].get<std::string>() + "\n" : "");
+        text << "  File \"" << fileOf(at(f, "filename")) << "\", line " << integer(f, "line") << ", in " << str(f, "name") << "\n"
+             << (at(f, "loc").is_string() ? "    " + str(f, "loc") + "\n" : "");
     c.stack = text.str();
     // The frame being compiled is the last entry of the stack.
     const json& top = stack.back();
     if (!top.is_object()) return;
     session::FrameEvent fe;
     fe.frameId = c.frameId;
-    fe.name = top.value("name", std::string("?"));
-    fe.file = fileOf(top.value("filename", json()));
-    fe.firstLine = top.value("line", 0);
+    fe.name = str(top, "name", "?");
+    fe.file = fileOf(at(top, "filename"));
+    fe.firstLine = clampInt(integer(top, "line"));
     fe.kind = fe.name.rfind("torch_dynamo_resume_in_", 0) == 0 ? "resume" : "function";
     if (scriptPath_.empty()) {
       // The user's script: the innermost frame of the stack outside PyTorch and installed
       // packages (a compiled nn.Module's frame is PyTorch's own wrapper).
       for (auto it = stack.rbegin(); it != stack.rend() && scriptPath_.empty(); ++it) {
         if (!it->is_object()) continue;
-        std::string f = fileOf(it->value("filename", json()));
+        std::string f = fileOf(at(*it, "filename"));
         if (f.find("site-packages/") == std::string::npos && f.find("dist-packages/") == std::string::npos &&
             f.find("/torch/") == std::string::npos && f.rfind("<", 0) != 0)
           scriptPath_ = f;
@@ -408,17 +427,16 @@ class SessionImport {
     ce.backend = "inductor";
     ce.guards = c.guards;
     const json& m = c.metrics;
-    auto str = [&](const char* k) { return m.is_object() && m.contains(k) && m[k].is_string() ? m[k].get<std::string>() : ""; };
     std::vector<std::string> restarts;
-    if (m.is_object() && m.contains("restart_reasons") && m["restart_reasons"].is_array())
-      for (const auto& x : m["restart_reasons"])
+    if (at(m, "restart_reasons").is_array())
+      for (const auto& x : at(m, "restart_reasons"))
         if (x.is_string()) restarts.push_back(x.get<std::string>().substr(0, x.get<std::string>().find('\n')));
     if (truncated) {
       ce.status = "failed";
       ce.message = "the log ends before this compile finished (the process stopped or the log is cut)";
-    } else if (!str("fail_type").empty()) {
+    } else if (!str(m, "fail_type").empty()) {
       ce.status = "failed";
-      ce.message = str("fail_type") + ": " + str("fail_reason");
+      ce.message = str(m, "fail_type") + ": " + str(m, "fail_reason");
     } else if (c.graphInLastAttempt) {
       ce.status = "ok";
     } else {
@@ -439,7 +457,7 @@ class SessionImport {
       sink_->graphBreak(b);
       ++stats_.breaks;
     }
-    auto seconds = [&](const char* k) { return m.is_object() && m.contains(k) && m[k].is_number() ? m[k].get<double>() : -1.0; };
+    auto seconds = [&](const char* k) { return number(m, k, -1.0); };
     // Kiln's phase names for PyTorch's times: Dynamo's tracing is capture, AOTAutograd lower,
     // Inductor before code generation passes, code generation codegen.
     double frame = seconds("entire_frame_compile_time_s"), backend = seconds("backend_compile_time_s");

@@ -14,6 +14,7 @@ kiln_fuzz_args() {
     graph_json) echo "-timeout=10 -rss_limit_mb=2048 -max_len=4096 -dict=$d/json.dict" ;;
     store) echo "-timeout=20 -rss_limit_mb=2048 -max_len=262144" ;;
     tensor) echo "-timeout=20 -rss_limit_mb=3072 -max_len=2048" ;;
+    trace_import) echo "-timeout=10 -rss_limit_mb=2048 -max_len=65536 -dict=$d/trace.dict" ;;
     *) echo "-timeout=10 -rss_limit_mb=2048 -max_len=8192" ;;
   esac
 }

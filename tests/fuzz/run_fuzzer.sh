@@ -21,7 +21,7 @@ CC=${FUZZ_CC:-clang}
 OPT=${FUZZ_OPT:--O1}
 if ! command -v "$CXX" >/dev/null; then echo "run_fuzzer: $CXX not found (install clang and libclang-rt-14-dev)" >&2; exit 1; fi
 case "$TARGET" in
-  parser|kernel_ir|graph_text|graph_json|store|interpreter|tensor) ;;
+  parser|kernel_ir|graph_text|graph_json|store|interpreter|tensor|trace_import) ;;
   *) echo "run_fuzzer: unknown target '$TARGET'" >&2; exit 2 ;;
 esac
 mkdir -p "$WORK"
@@ -81,6 +81,13 @@ case "$TARGET" in
     done ;;
   graph_text)
     copy_seeds "$SRC"/tests/passes/golden/*/*.in "$SRC"/tests/passes/golden/*/*.out ;;
+  trace_import)
+    # The first 200 lines of a few real logs (whole ones are 100 KB - 1 MB: too slow to mutate).
+    for d in gb_explicit_graph_break rc_dtype_change seed_dynamic_shape_model model_gru_cell_manual; do
+      for f in "$SRC"/../shared/fixtures/torch_trace/cpu/$d/*.log; do
+        [ -f "$f" ] && [ ! -f "$CORPUS/$d.log" ] && head -200 "$f" >"$CORPUS/$d.log"
+      done
+    done ;;
   store)
     # Two small real stores of two sessions each (a profiled run, a verified run with a graph
     # break; a recompile, automatic dynamic shapes), made by `kiln run`, then shrunk: outputs
