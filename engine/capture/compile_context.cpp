@@ -199,6 +199,16 @@ struct InterceptScope {
   ~InterceptScope() { --in.interceptDepth; }
 };
 
+// Guards are evaluated with Dynamo's frame callback off: user code a guard runs (an object's
+// __getattr__ behind a hasattr guard) is not a frame to compile, and its exceptions are the
+// guard's answer.
+struct NoInterceptScope {
+  py::Interpreter& in;
+  int saved;
+  explicit NoInterceptScope(py::Interpreter& i) : in(i), saved(i.interceptDepth) { in.interceptDepth = 0; }
+  ~NoInterceptScope() { in.interceptDepth = saved; }
+};
+
 // Builds the templates an entry rebuilds its values from (graph outputs are appended to
 // `outputs`), and the scopes of the functions the trace defined that it hands on.
 struct Templater {
@@ -1050,10 +1060,13 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
       failure = "GLOBAL_STATE changed: grad_mode";
       failed = &kGlobalState;
     }
-    for (const auto& g : it->guards) {
-      if (failed) break;
-      failure = g.check(in, locals, globals);
-      if (!failure.empty()) { failed = &g; break; }
+    {
+      NoInterceptScope guardEval(in);
+      for (const auto& g : it->guards) {
+        if (failed) break;
+        failure = g.check(in, locals, globals);
+        if (!failure.empty()) { failed = &g; break; }
+      }
     }
     if (!failed) {
       // The entry that holds becomes the most recently used, looked up first from now on (as
@@ -1077,6 +1090,7 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
       if (sp != it->specialized.end()) {
         // A shape's own trace may have read more than the entry's (an int used only in the
         // branch this shape takes): its guards must hold too, or it is traced again.
+        NoInterceptScope guardEval(in);
         for (const auto& g : sp->second->guards)
           if (!g.check(in, locals, globals).empty()) {
             it->specialized.erase(sp);
@@ -1177,6 +1191,16 @@ static void orderGuards(std::vector<Guard>& guards) {
     guards.erase(guards.begin() + static_cast<long>(i));
     guards.insert(guards.begin() + static_cast<long>(first), std::move(g));
   }
+}
+
+// The errors torch._dynamo.exc raises itself (Unsupported, UserError, TorchRuntimeError ...):
+// they are not exceptions of the traced program, and end the compile as they are.
+static bool isDynamoError(const py::PyError& e) {
+  static const std::set<std::string> kDynamo = {
+      "Unsupported", "UserError", "TorchRuntimeError", "FailOnRecompileLimitHit", "RecompileLimitExceeded",
+      "ConstraintViolationError", "BackendCompilerFailed", "InternalTorchDynamoError", "TorchDynamoException",
+      "UncapturedHigherOrderOpError", "SkipFrame", "RestartAnalysis"};
+  return kDynamo.count(e.type()) > 0;
 }
 
 std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, const std::shared_ptr<Frame>& frame, const Value& self,
@@ -1414,20 +1438,48 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
       breakLine += "        return " + plan.resume->name + "(" + live + ")\n";
       breakLine += "    return " + plan.resumeElse->name + "(" + live + ")\n";
     }
-  } catch (py::PyError&) {
+  } catch (py::PyError& e) {
     in.tracer = nullptr;
     autograd::setGradEnabled(gradBefore);
-    const bool effects = !tracer.sideEffects.empty() || !tracer.containerEffects.empty() || !tracer.varEffects.empty();
     tracer.undoSideEffects();
-    if (!effects || frame->opts.fullgraph) throw;
-    // The program raised while being traced after changing objects outside the frame, which
-    // the trace then undid (self.calls += 1; raise ...): raising from here would lose those
-    // changes, so this call runs eagerly and raises from there, with them made.
-    ce.status = "failed";
-    ce.message = "the frame raised while tracing, after side effects: this call runs eagerly";
-    sink.compile(ce);
-    sink.compileDone(cid);
-    return std::nullopt;
+    // Dynamo's own errors (an op failing on fake tensors, a user error it diagnoses) fail the
+    // compile and reach the caller as they are.
+    if (isDynamoError(e)) throw;
+    // A Python exception that leaves the traced frame (no handler in it) is Dynamo's "Observed
+    // exception" (gb0088): with fullgraph=True an Unsupported error; otherwise a graph break it
+    // cannot resume after, so the function is skipped and runs eagerly from now on, and this
+    // call raises the program's own exception there (with the side effects the trace undid).
+    session::GraphBreakEvent b;
+    b.frameId = frame->id;
+    b.compileId = cid;
+    b.code = "KB040";
+    b.title = "Observed exception";
+    b.explanation = "Dynamo found no exception handler at the top-level compiled function when encountering an "
+                    "exception. Exception will propagate outside the compiled region.";
+    b.hints = {"Your code may result in an error when running in eager. Please double check that your code doesn't "
+               "contain a similar error when actually running eager/uncompiled."};
+    b.file = file_;
+    if (!e.traceback.empty()) {
+      b.line = e.traceback.back().span.line;
+      b.col = e.traceback.back().span.col;
+    }
+    for (const auto& f : e.traceback) {
+      ir::SourceLoc l;
+      l.file = baseName(f.file);
+      l.line = f.span.line;
+      l.col = f.span.col;
+      l.function = f.function;
+      b.userStack.push_back(l);
+    }
+    const std::string debug = "raised exception " + e.type() + "('" + e.message() + "')";
+    if (frame->opts.fullgraph) {
+      ce.status = "failed";
+      ce.message = b.title;
+      sink.compile(ce);
+      sink.compileDone(cid);
+      in.raise("Unsupported", b.title + "\n  Explanation: " + b.explanation + "\n\n  Developer debug context: " + debug);
+    }
+    return skipFrame(b.title, &b);
   } catch (...) {
     in.tracer = nullptr;
     autograd::setGradEnabled(gradBefore);
