@@ -1,5 +1,7 @@
 #include "storage/session_diff.h"
 
+#include "engine/ir/text.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -29,6 +31,37 @@ struct Side {
   std::map<std::string, std::string> frames;     // compile id -> frame name
 };
 
+std::string baseName(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// A captured graph's text as the diff compares it: types without the strides and device that
+// PyTorch's logs add (`"f32[5, 9][9, 1]cpu"` reads `"f32[5, 9]"`) and `# File:` paths cut to
+// their base name, so an imported PyTorch graph differs from Kiln's capture of the same script
+// (run from another folder) only where the graphs do.
+std::string comparableGraphText(const std::string& text) {
+  std::istringstream in(text);
+  std::string line, out;
+  while (std::getline(in, line)) {
+    if (size_t f = line.find("# File: "); f != std::string::npos) {
+      size_t at = line.find(" in ", f);
+      size_t colon = at == std::string::npos ? std::string::npos : line.rfind(':', at);
+      size_t slash = colon == std::string::npos ? std::string::npos : line.rfind('/', colon);
+      if (slash != std::string::npos && slash > f) line.erase(f + 8, slash + 1 - (f + 8));
+    } else {
+      for (size_t q = line.find(": \""); q != std::string::npos; q = line.find(": \"", q + 3)) {
+        size_t end = line.find('"', q + 3);
+        size_t close = line.find(']', q + 3);
+        if (end == std::string::npos || close == std::string::npos || close > end) continue;
+        line.erase(close + 1, end - close - 1);  // the strides and device after the sizes
+      }
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
 Side load(Store& store, int64_t id) {
   Side s;
   std::map<int, std::string> frameNames;
@@ -38,7 +71,7 @@ Side load(Store& store, int64_t id) {
     for (const auto& g : c.guards) s.guards[c.compileId].insert(g.kind + ": " + g.text);
     for (const auto& st : store.stages(id, c.compileId)) {
       if (st.stage != "captured") continue;
-      s.captured[c.compileId] = store.stageText(st.id);
+      s.captured[c.compileId] = comparableGraphText(store.stageText(st.id));
       s.ops[c.compileId] = store.stageGraph(st.id).opCount();
     }
     for (const auto& k : store.kernels(id, c.compileId)) {
@@ -47,11 +80,6 @@ Side load(Store& store, int64_t id) {
     }
   }
   return s;
-}
-
-std::string baseName(const std::string& path) {
-  const size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
 
@@ -113,14 +141,25 @@ SessionDiff diffSessions(Store& store, int64_t a, int64_t b) {
   d.recompilesB = db->summary.recompileCount;
   d.totalMsA = da->summary.totalMs;
   d.totalMsB = db->summary.totalMs;
+  // Breaks match by file base name, line and title (an imported run names files by the paths
+  // of the machine that recorded it); they are listed with the file as recorded.
   auto breaks = [&](int64_t id) {
-    std::multiset<std::string> s;
-    for (const auto& br : store.graphBreaks(id)) s.insert(br.file + ":" + std::to_string(br.line) + " " + br.title);
+    std::multimap<std::string, std::string> s;
+    for (const auto& br : store.graphBreaks(id)) {
+      std::string rest = ":" + std::to_string(br.line) + " " + br.title;
+      s.emplace(baseName(br.file) + rest, br.file + rest);
+    }
     return s;
   };
+  auto onlyIn = [](const std::multimap<std::string, std::string>& x, const std::multimap<std::string, std::string>& y,
+                   std::vector<std::string>& out) {
+    std::map<std::string, size_t> seen;
+    for (const auto& [key, shown] : x)
+      if (++seen[key] > y.count(key)) out.push_back(shown);
+  };
   auto ba = breaks(a), bb = breaks(b);
-  std::set_difference(ba.begin(), ba.end(), bb.begin(), bb.end(), std::back_inserter(d.breaksOnlyA));
-  std::set_difference(bb.begin(), bb.end(), ba.begin(), ba.end(), std::back_inserter(d.breaksOnlyB));
+  onlyIn(ba, bb, d.breaksOnlyA);
+  onlyIn(bb, ba, d.breaksOnlyB);
   Side sa = load(store, a), sb = load(store, b);
   auto phases = [&](int64_t id) {
     std::map<std::string, std::map<std::string, double>> ms;  // compile id -> phase -> ms
