@@ -1062,8 +1062,10 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
     }
     {
       NoInterceptScope guardEval(in);
-      for (const auto& g : it->guards) {
+      const bool ordered = it->checkOrder.size() == it->guards.size();
+      for (size_t k = 0; k < it->guards.size(); ++k) {
         if (failed) break;
+        const Guard& g = it->guards[ordered ? it->checkOrder[k] : k];
         failure = g.check(in, locals, globals);
         if (!failure.empty()) { failed = &g; break; }
       }
@@ -1123,8 +1125,13 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
     };
     if (failed != &kGlobalState && !pinned(*failed)) {
       ++it->guards[static_cast<size_t>(failed - it->guards.data())].failCount;
-      std::stable_sort(it->guards.begin(), it->guards.end(), [&](const Guard& a, const Guard& b) {
-        return (pinned(a) ? -1 : a.failCount) > (pinned(b) ? -1 : b.failCount);
+      if (it->checkOrder.size() != it->guards.size()) {
+        it->checkOrder.resize(it->guards.size());
+        for (size_t k = 0; k < it->checkOrder.size(); ++k) it->checkOrder[k] = k;
+      }
+      const auto& gs = it->guards;
+      std::stable_sort(it->checkOrder.begin(), it->checkOrder.end(), [&](size_t a, size_t b) {
+        return (pinned(gs[a]) ? -1 : gs[a].failCount) > (pinned(gs[b]) ? -1 : gs[b].failCount);
       });
     }
   }
@@ -1191,6 +1198,48 @@ static void orderGuards(std::vector<Guard>& guards) {
     guards.erase(guards.begin() + static_cast<long>(i));
     guards.insert(guards.begin() + static_cast<long>(first), std::move(g));
   }
+}
+
+// Within each rank of orderGuards, the guard tree's order: Dynamo inserts guards sorted by the
+// length of their source's name, then the name, so each node's children come in the order of
+// the smallest (length, name) in their subtree, after the node's own guards (a list's length
+// before its items): a depth-first walk of the sources' prefixes (L['ys'][0] before L['ys'][1],
+// L['x'] before L['self']...). The entry checks its guards in this order (CacheEntry::checkOrder);
+// the guards themselves stay in the trace's order, which shape symbols are numbered by.
+static std::vector<size_t> treeOrder(const std::vector<Guard>& guards) {
+  auto rank = [](const Guard& g) {
+    if (g.kind == Guard::Kind::Shape || g.shapePhase) return 3;
+    if (g.kind == Guard::Kind::NoAliasing || g.kind == Guard::Kind::DuplicateInput) return 2;
+    return !g.source.steps.empty() && g.source.steps[0].kind == Source::Step::Kind::Global ? 1 : 0;
+  };
+  using Key = std::pair<size_t, std::string>;
+  std::vector<std::vector<std::string>> paths(guards.size());
+  std::map<std::string, Key> minKey;  // node (a source prefix) -> smallest key below it
+  for (size_t i = 0; i < guards.size(); ++i) {
+    const std::string full = guards[i].source.text();
+    Key k{full.size(), full};
+    Source prefix;
+    for (const auto& st : guards[i].source.steps) {
+      prefix.steps.push_back(st);
+      paths[i].push_back(prefix.text());
+      auto [it, added] = minKey.emplace(paths[i].back(), k);
+      if (!added && k < it->second) it->second = k;
+    }
+  }
+  std::vector<size_t> order(guards.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (rank(guards[a]) != rank(guards[b])) return rank(guards[a]) < rank(guards[b]);
+    if (rank(guards[a]) >= 2) return false;
+    const auto &pa = paths[a], &pb = paths[b];
+    for (size_t l = 0;; ++l) {
+      if (l == pa.size() || l == pb.size()) return pa.size() < pb.size();  // a node's own guards first
+      if (pa[l] == pb[l]) continue;
+      const Key &ka = minKey.at(pa[l]), &kb = minKey.at(pb[l]);
+      return ka != kb ? ka < kb : pa[l] < pb[l];
+    }
+  });
+  return order;
 }
 
 // The errors torch._dynamo.exc raises itself (Unsupported, UserError, TorchRuntimeError ...):
@@ -1574,6 +1623,7 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
   sink.compileDone(cid);
   // A marked dim the trace specialized fails the compile, as Dynamo's produce_guards does.
   if (!tracer.constraintViolation.empty()) in.raise("ConstraintViolationError", tracer.constraintViolation);
+  entry.checkOrder = treeOrder(entry.guards);
   return entry;
 }
 

@@ -95,6 +95,9 @@ struct BreakPlan {
 struct CacheEntry {
   std::string compileId;
   std::vector<Guard> guards;
+  // The order the guards are checked in: Dynamo's guard tree order, then the guards that failed
+  // most first (empty: as listed).
+  std::vector<size_t> checkOrder;
   std::vector<Source> inputs;   // graph inputs, in placeholder order
   GraphRunner run;              // null when the graph was empty (nothing to run)
   ValueTemplate output;         // the return value (no break)

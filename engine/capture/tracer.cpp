@@ -273,13 +273,19 @@ py::Value Tracer::onAttribute(const py::Value& obj, const std::string& name, py:
     // A class attribute read through the instance is read from the class's dict, as Dynamo
     // does (dict(type(self).__dict__)['scale']): changing it on the class fails that guard.
     // Methods (bound on each read) and descriptors (a property's value) keep self.name.
-    if (src.steps.back().kind == Source::Step::Kind::Attr && !inst->dict->getStr(name))
-      for (size_t k = 0; k < inst->cls->mro.size(); ++k) {
+    if (src.steps.back().kind == Source::Step::Kind::Attr && !inst->dict->getStr(name)) {
+      bool inClass = false;
+      for (size_t k = 0; k < inst->cls->mro.size() && !inClass; ++k) {
         auto it = inst->cls->mro[k]->dict.find(name);
         if (it == inst->cls->mro[k]->dict.end()) continue;
+        inClass = true;
         if (it->second.get() == result.get()) src = base->classDictItem(name, k);
-        break;
       }
+      // Neither the instance's nor its class's: a user __getattr__ made it, and what that read
+      // is guarded where it was read (G['cfg']._gain), not the result (Dynamo has no G['cfg'].gain).
+      const bool dunder = name.size() > 4 && name.rfind("__", 0) == 0 && name.compare(name.size() - 2, 2, "__") == 0;
+      if (!inClass && !dunder && inst->cls->lookup("__getattr__")) return result;
+    }
   }
   bool module = obj->kind == py::VK::Instance && static_cast<py::InstanceObj*>(obj.get())->dict->getStr("_modules");
   return readThrough(src, result, module);
