@@ -87,7 +87,8 @@ std::string usage() {
          "      name a session (shown by kiln sessions and the studio), or delete sessions\n"
          "  kiln show SESSION [--stage NAME] [--db PATH]\n"
          "      print a session: its frames, stages and kernels, or one stage's IR (captured, aten,\n"
-         "      pass:NAME, fused, kernels, llvm, asm, wrapper; cuda: the kernels as CUDA C++, compiled with NVRTC)\n"
+         "      pass:NAME, fused, kernels, llvm, asm, wrapper; cuda: the kernels as CUDA C++, compiled with NVRTC;\n"
+         "      imported runs: aot_joint, aot_forward, aot_backward, post_grad...; artifacts, artifact:NAME)\n"
          "  kiln import PATH... [--name N] [--source-root DIR]... [--db PATH] [--json] [--progress]\n"
          "      import TORCH_TRACE logs of real PyTorch runs (files, plain or gzip, or folders of *.log): one session\n"
          "      per process with its graphs (Dynamo, AOT, post-grad), breaks, recompiles, guards, kernels and times;\n"
@@ -297,7 +298,37 @@ int cmdShow(const std::vector<std::string>& args) {
     for (const auto& b : store->graphBreaks(id)) std::cout << "graph break " << b.code << " at " << b.file << ":" << b.line << ": " << b.title << "\n";
     for (const auto& r : store->recompiles(id))
       for (const auto& reason : r.reasons) std::cout << "recompile [" << r.compileId << "]: " << reason << "\n";
+    // Records an importer kept as they came; its problems are listed here in full.
+    const auto artifacts = store->artifacts(id);
+    size_t problems = 0;
+    for (const auto& a : artifacts)
+      if (a.name == "import problem") { std::cout << "import problem: " << a.text << "\n"; ++problems; }
+    if (!artifacts.empty())
+      std::cout << "artifacts: " << artifacts.size() << " (" << problems << " import problems; kiln show " << id
+                << " --stage artifacts)\n";
     if (!s->error.empty()) std::cout << "error:\n" << s->error;
+    return 0;
+  }
+  if (stage == "artifacts" || stage.rfind("artifact:", 0) == 0) {
+    // The list (one line each), or every artifact of one name in full.
+    const std::string name = stage == "artifacts" ? "" : stage.substr(9);
+    bool any = false;
+    for (const auto& a : store->artifacts(id)) {
+      if (!wantCompile.empty() && a.compileId != wantCompile) continue;
+      if (!name.empty() && a.name != name) continue;
+      any = true;
+      std::cout << (a.compileId.empty() ? "" : "[" + a.compileId + "] ") << a.name << (a.line ? " (line " + std::to_string(a.line) + ")" : "");
+      if (name.empty()) {
+        std::string first = a.text.substr(0, a.text.find('\n'));
+        std::cout << ": " << (first.size() > 100 ? first.substr(0, 99) + "..." : first) << "\n";
+      } else {
+        std::cout << "\n" << a.text << "\n";
+      }
+    }
+    if (!any) {
+      std::cerr << "kiln show: session " << id << " has no artifact" << (name.empty() ? "s" : " named '" + name + "'") << "\n";
+      return 1;
+    }
     return 0;
   }
   bool found = false;
@@ -305,7 +336,8 @@ int cmdShow(const std::vector<std::string>& args) {
     if (!wantCompile.empty() && c.compileId != wantCompile) continue;
     if (stage == "kernels" || stage == "llvm" || stage == "asm") {
       for (const auto& k : store->kernels(id, c.compileId)) {
-        const std::string& text = stage == "kernels" ? k.kernelIr : stage == "llvm" ? k.llvmIr : k.assembly;
+        // Imported kernels have no kernel IR: their source (Triton or C++) is what there is.
+        const std::string& text = stage == "kernels" ? (k.kernelIr.empty() ? k.source : k.kernelIr) : stage == "llvm" ? k.llvmIr : k.assembly;
         std::cout << "# [" << c.compileId << "] " << k.name << "\n" << text << "\n";
         found = true;
       }
@@ -351,7 +383,8 @@ int cmdShow(const std::vector<std::string>& args) {
   }
   if (!found) {
     std::cerr << "kiln show: session " << id << " has no stage '" << stage << "'";
-    std::cerr << " (stages: captured, aten, pass:<name>, fused, kernels, llvm, asm, cuda, wrapper, transformed)\n";
+    std::cerr << " (stages: captured, aten, pass:<name>, fused, kernels, llvm, asm, cuda, wrapper, transformed, artifacts,"
+                 " artifact:<name>; imported: aot_joint, aot_forward, aot_backward, aot_inference, pre_grad, post_grad...)\n";
     return 1;
   }
   return 0;

@@ -178,6 +178,20 @@ const std::vector<Case> kCases = {
     {"show_missing_session", {"show", "99", "--db", "{store}"}, 1, {"kiln show: no session 99"}},
     {"show_unknown_stage", {"show", "1", "--stage", "nosuch", "--db", "{store}"}, 1, {"has no stage 'nosuch'"}},
     {"show_empty_stage", {"show", "1", "--stage", "", "--db", "{db}"}, 2, {"--stage needs a value"}},
+    {"show_no_artifacts", {"show", "1", "--stage", "artifacts", "--db", "{store}"}, 1, {"kiln show: session 1 has no artifacts"}},
+    // kiln import
+    {"import_nothing", {"import", "--db", "{db}"}, 2, {"kiln import: expected a TORCH_TRACE log file or a folder of them"}},
+    {"import_missing_path", {"import", "{work}/nosuch.log", "--db", "{db}"}, 1, {"kiln: '{work}/nosuch.log' does not exist"}},
+    {"import_folder_without_logs", {"import", "{work}/open_cache", "--db", "{db}"}, 1, {"holds no TORCH_TRACE log (*.log or *.log.gz)"}},
+    {"import_source_root_not_a_folder", {"import", "{work}/good.py", "--source-root", "{work}/good.py"}, 2,
+     {"--source-root '{work}/good.py' is not a folder"}},
+    {"import_empty_name", {"import", "{work}/good.py", "--name", "", "--db", "{db}"}, 2, {"--name needs a value"}},
+    {"import_option_typo", {"import", "{work}/good.py", "--source-roots", "x"}, 2, {"did you mean '--source-root'?"}},
+    // A file that is not a log imports as a session holding its problems, and says so (exit 4).
+    {"import_not_a_log", {"import", "{work}/good.py", "--db", "{db}"}, 4,
+     {"kiln import: line 1 of {work}/good.py: not a TORCH_TRACE record"}, "session 1: "},
+    {"import_real_log_ok", {"import", std::string(KILN_SHARED_DIR) + "/fixtures/torch_trace/cpu/gb_explicit_graph_break", "--db", "{db}"}, 0,
+     {}, "1 graph breaks, 0 recompiles"},
 };
 
 class CliBadInput : public ::testing::TestWithParam<Case> {};
