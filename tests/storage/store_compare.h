@@ -207,6 +207,16 @@ inline void expectSampleStored(Store& store, int64_t id, const SampleSession& s)
     EXPECT_EQ(verifications[i].bisection, s.verifications[i].bisection);
   }
 
+  // Artifacts come back in the order they were recorded (per compile, then the session's own).
+  auto artifacts = store.artifacts(id);
+  ASSERT_EQ(artifacts.size(), s.artifacts.size());
+  for (const auto& want : s.artifacts) {
+    bool found = false;
+    for (const auto& a : artifacts)
+      found = found || (a.compileId == want.compileId && a.name == want.name && a.text == want.text && a.line == want.line);
+    EXPECT_TRUE(found) << want.name;
+  }
+
   auto profiles = store.profiles(id);
   ASSERT_EQ(profiles.size(), s.profiles.size());
   for (size_t i = 0; i < profiles.size(); ++i) {

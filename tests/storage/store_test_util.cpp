@@ -233,6 +233,9 @@ SampleSession sampleSession(const std::string& scriptName) {
   bad.culprit = "fusion decision 2 of 3: relu into cpp_fused_mul_relu_0 (fused: pointwise into producer's kernel)";
   bad.bisection = {"without cse: still differs", "1 fusion decisions: matches eager"};
   s.verifications = {ok, bad};
+  s.artifacts = {{"0/0", "describe_tensor", R"({"describe_tensor": {"id": 1, "size": [16]}})", 57},
+                 {"", "import problem", "line 11: not a TORCH_TRACE record (no glog prefix): caf\xc3\xa9", 11},
+                 {"0/1", "chromium_events", std::string(5000, 'z') + "\n\ttabbed", 0}};
   s.output = {"hello\n", "tensor([1., 2.])\n", std::string(70 * 1024, 'x') + "\n"};
   s.end.status = "ok";
   s.end.totalMs = 123.5;
@@ -260,12 +263,16 @@ void writeSample(session::SessionSink& sink, const SampleSession& s, bool end) {
       if (t.compileId == c.compileId) sink.timing(t);
     for (const auto& v : s.verifications)
       if (v.compileId == c.compileId) sink.verify(v);
+    for (const auto& a : s.artifacts)
+      if (a.compileId == c.compileId) sink.artifact(a);
     sink.compileDone(c.compileId);
   }
   for (size_t i = 1; i < s.output.size(); ++i) sink.output(s.output[i]);
   for (const auto& t : s.timings)
     if (t.compileId.empty()) sink.timing(t);
   for (const auto& p : s.profiles) sink.profile(p);
+  for (const auto& a : s.artifacts)
+    if (a.compileId.empty()) sink.artifact(a);
   if (end) sink.sessionEnd(s.end);
 }
 

@@ -42,6 +42,7 @@ struct SampleSession {
   std::vector<session::TimingEvent> timings;
   std::vector<session::ProfileEvent> profiles;  // after the script, as kiln run --profile
   std::vector<session::VerifyEvent> verifications;  // kiln run --verify
+  std::vector<session::ArtifactEvent> artifacts;    // imported sessions' records kept as they came
   std::vector<std::string> output;
   session::SessionEnd end;
 };
