@@ -219,6 +219,7 @@ struct Templater {
   const py::Scope* fnClosure;                // the compiled function's closure at capture
   std::map<const py::Scope*, int> scopeIndex;
   std::string unbuildable;                   // why a value handed on cannot be made again
+  std::string sourceless;                    // a value Dynamo cannot reconstruct either (Reconstruction failure)
 
   bool isTraceScope(const py::Scope* sc) const { return sc && sc->serial >= tr.firstScope; }
 
@@ -336,6 +337,16 @@ struct Templater {
     // defined again each call over the values they have in the compiled code.
     if (v->kind == VK::Function && tr.isNew(v) && isTraceScope(static_cast<py::FunctionObj*>(v.get())->closure.get()))
       return closure(v);
+    // A method bound to an object the trace made has no source Dynamo could rebuild it from
+    // (its UserMethodVariable is sourceless): Dynamo's "Reconstruction failure".
+    if (v->kind == VK::BoundMethod) {
+      auto* bm = static_cast<py::BoundMethodObj*>(v.get());
+      if (bm->fn && bm->fn->kind == VK::Function && bm->self && bm->self->kind == VK::Instance && tr.isNew(bm->self) &&
+          sourceless.empty()) {
+        sourceless = "a method bound to an object made while capturing";
+        if (unbuildable.empty()) unbuildable = sourceless;
+      }
+    }
     // A generator the trace started holds the trace's frame: nothing can run it afterwards.
     if (v->kind == VK::Generator && tr.isNew(v) && unbuildable.empty()) unbuildable = "a generator made while capturing";
     switch (v->kind) {
@@ -1369,7 +1380,7 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
       ce.message = u.title;
       sink.compile(ce);
       sink.compileDone(cid);
-      in.raise("Unsupported", u.title + "\n  Explanation: " + u.explanation);
+      in.raise(u.errorClass, u.title + "\n  Explanation: " + u.explanation);
     }
     std::set<std::string> bound;
     if (u.scope)
@@ -1558,6 +1569,27 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
     obj.kind = ValueTemplate::Kind::FromSource;
     obj.source = se.object;
     entry.sideEffects.emplace_back(obj, se.attr, tm.make(se.value));
+  }
+  if (!tm.sourceless.empty()) {
+    // Dynamo fails to reconstruct the value at the return: an error with fullgraph=True, else a
+    // graph break it cannot resume after (the function is skipped).
+    session::GraphBreakEvent b;
+    b.frameId = frame->id;
+    b.compileId = cid;
+    b.code = "KB042";
+    b.title = "Reconstruction failure";
+    b.explanation = "Dynamo has no bytecode reconstruction implemented for sourceless variable: " + tm.sourceless + ".";
+    b.hints = {"If Dynamo is attempting to trace a return statement and your code is attempting to return a variable "
+               "that Dynamo cannot reconstruct, then remove it from the return statement."};
+    b.file = file_;
+    if (frame->opts.fullgraph) {
+      ce.status = "failed";
+      ce.message = b.title;
+      sink.compile(ce);
+      sink.compileDone(cid);
+      in.raise("Unsupported", b.title + "\n  Explanation: " + b.explanation);
+    }
+    return skipFrame(b.title, &b);
   }
   if (!tm.unbuildable.empty()) return skipFrame("the frame returns " + tm.unbuildable + ", which Kiln cannot make outside the trace", nullptr);
   tracer.finish(outputs);

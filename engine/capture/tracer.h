@@ -39,6 +39,10 @@ class Unsupported : public std::runtime_error {
   // not one Dynamo makes too: under fullgraph=True the frame then runs eagerly instead of
   // failing the program.
   bool kilnLimitation = false;
+  // The torch._dynamo.exc class a fullgraph=True compile raises for it: Unsupported, or one of
+  // its subclasses (UserError: the program is wrong in a way Dynamo reports, zip(strict=True)
+  // over lists of different lengths). Without fullgraph it is a graph break all the same.
+  std::string errorClass = "Unsupported";
   bool gradEnabled = true;             // Call: grad mode where the top frame made the call
   bool inferenceMode = false;          // Call: and whether inference mode was on there
   py::TraceFrame where;

@@ -609,6 +609,21 @@ void Interpreter::installBuiltins() {
       for (size_t i = 0; i < its.size(); ++i) {
         Value v = in.nextItem(its[i]);
         if (!v) {
+          if (strict && in.tracer) {
+            // Dynamo checks the lengths of zip(strict=True)'s arguments and fails with
+            // UserError (an Unsupported: a graph break without fullgraph).
+            bool differ = i > 0;
+            for (size_t j = 1; j < its.size() && !differ; ++j) differ = in.nextItem(its[j]) != nullptr;
+            if (differ) {
+              capture::Unsupported u("KB041", "zip() has one argument of len differing from others",
+                                     "zip(strict=True) was given arguments of different lengths.");
+              u.errorClass = "UserError";
+              u.where = in.currentLocation();
+              u.stack = in.userStack();
+              throw u;
+            }
+            return nullptr;
+          }
           if (strict) {
             if (i > 0) in.raise("ValueError", "zip() argument " + std::to_string(i + 1) + " is shorter than argument" + (i > 1 ? "s 1-" + std::to_string(i) : " 1"));
             for (size_t j = 1; j < its.size(); ++j)
