@@ -12,6 +12,7 @@ StageListModel::StageListModel(storage::Store& store, QObject* parent)
 
 void StageListModel::load(qint64 sessionId) {
   std::vector<storage::StageRow> fresh;
+  std::map<std::string, QString> troubled;
   if (sessionId > 0) {
     auto compiles = store_.compiles(sessionId);
     // Dynamo order: frame by frame, each frame's compiles in the order they happened.
@@ -19,6 +20,8 @@ void StageListModel::load(qint64 sessionId) {
       return std::pair(a.frameId, a.compileIndex) < std::pair(b.frameId, b.compileIndex);
     });
     for (const auto& c : compiles) {
+      if (c.status == "failed") troubled[c.compileId] = tr("compile failed: %1").arg(QString::fromStdString(c.message));
+      else if (c.message.find("restarted") != std::string::npos) troubled[c.compileId] = QString::fromStdString(c.message);
       auto stages = store_.stages(sessionId, c.compileId);
       std::stable_sort(stages.begin(), stages.end(), [](const auto& a, const auto& b) { return a.order < b.order; });
       fresh.insert(fresh.end(), stages.begin(), stages.end());
@@ -27,6 +30,7 @@ void StageListModel::load(qint64 sessionId) {
   beginResetModel();
   sessionId_ = sessionId;
   stages_ = std::move(fresh);
+  troubled_ = std::move(troubled);
   endResetModel();
 }
 
@@ -56,10 +60,17 @@ QVariant StageListModel::data(const QModelIndex& index, int role) const {
   const storage::StageRow& s = stages_[size_t(index.row())];
   switch (role) {
     case Qt::DisplayRole: return label(s);
-    case Qt::ForegroundRole: return s.changed ? QVariant() : QVariant(QColor(0x9a, 0x9e, 0xa6));
+    case Qt::ForegroundRole: {
+      // A failed compile's stages, and a restarted attempt's (an analysis Dynamo threw away), in red.
+      const bool restarted = s.stage.rfind("restarted attempt", 0) == 0;
+      auto t = troubled_.find(s.compileId);
+      if (restarted || (t != troubled_.end() && t->second.startsWith(tr("compile failed")))) return QVariant(QColor(0xc0, 0x39, 0x2b));
+      return s.changed ? QVariant() : QVariant(QColor(0x9a, 0x9e, 0xa6));
+    }
     case Qt::ToolTipRole: {
       QStringList lines{QStringLiteral("%1, %2 ms").arg(s.changed ? tr("changed the graph") : tr("no change"))
                             .arg(s.ms, 0, 'f', 2)};
+      if (auto t = troubled_.find(s.compileId); t != troubled_.end()) lines.prepend(t->second);
       for (const auto& r : s.rules)
         lines << QStringLiteral("%1 ×%2").arg(QString::fromStdString(r.rule)).arg(r.count);
       return lines.join(QLatin1Char('\n'));

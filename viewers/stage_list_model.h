@@ -7,6 +7,8 @@
 
 #include <QAbstractListModel>
 
+#include <map>
+#include <string>
 #include <vector>
 
 namespace kiln::viewers {
@@ -36,6 +38,9 @@ class StageListModel : public QAbstractListModel {
   storage::Store& store_;
   qint64 sessionId_ = 0;
   std::vector<storage::StageRow> stages_;
+  // Compiles that did not end well, by id: "failed: <message>", or how a restarted one
+  // restarted. Their stages (and those of a restarted attempt) are drawn red.
+  std::map<std::string, QString> troubled_;
 };
 
 }  // namespace kiln::viewers
