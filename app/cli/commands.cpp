@@ -8,6 +8,7 @@
 #include "engine/driver/verify.h"
 #include "engine/session/tee_sink.h"
 #include "storage/session_diff.h"
+#include "storage/session_replay.h"
 #include "storage/store.h"
 
 #include <nlohmann/json.hpp>
@@ -72,7 +73,7 @@ std::string usage() {
          "      --timeout stops the script after SECONDS (exit 124, session 'timed out'); --memory-limit caps what\n"
          "      it may allocate (bytes or 512M, 8G; default 80% of RAM: MemoryError / PyTorch's allocator error);\n"
          "      Ctrl-C raises KeyboardInterrupt in the script (exit 130, session 'interrupted'); output is kept\n"
-         "  kiln explain SCRIPT [--json] [--db PATH]\n"
+         "  kiln explain SCRIPT|SESSION [--json] [--db PATH]\n"
          "      run a script and report what capture did: graphs, graph breaks, recompiles, guards\n"
          "  kiln bench SCRIPT|DIR [--eager] [--torch] [--repeat N] [--threads N]\n"
          "      time scripts in Kiln (eager, compiled) and with --torch under PyTorch CPU eager; then per compiled\n"
@@ -160,6 +161,16 @@ int cmdExplain(const std::vector<std::string>& args) {
   Opts o = parse(args, {"db"}, {"json"});
   if (o.help) { std::cout << usage(); return 0; }
   if (o.positional.size() != 1) throw UsageError("expected exactly one SCRIPT");
+  // A stored session (an imported PyTorch run, say) explains from the store: `kiln explain 12`.
+  const std::string& arg = o.positional[0];
+  std::error_code ec;
+  if (!arg.empty() && arg.find_first_not_of("0123456789") == std::string::npos && !std::filesystem::exists(arg, ec)) {
+    auto store = openStore(o);
+    driver::ExplainReport report;
+    storage::replaySession(*store, sessionId(arg), report);
+    std::cout << (o.flags.count("json") ? report.json() + "\n" : report.text());
+    return 0;
+  }
   driver::RunOptions ro;
   ro.scriptPath = o.positional[0];
   auto store = openStore(o);

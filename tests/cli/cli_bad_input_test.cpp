@@ -140,6 +140,8 @@ const std::vector<Case> kCases = {
     // kiln explain
     {"explain_directory", {"explain", "{work}", "--db", "{db}"}, 1, {"can't open file '{work}': Is a directory"}},
     {"explain_no_script", {"explain"}, 2, {"kiln explain: expected exactly one SCRIPT"}},
+    {"explain_stored_session_ok", {"explain", "1", "--json", "--db", "{store}"}, 0, {}, "\"graph_count\": 1"},
+    {"explain_missing_session", {"explain", "99", "--db", "{store}"}, 1, {"kiln: no session 99 in {work}/s.db"}},
     {"explain_unknown_option", {"explain", "{work}/good.py", "--jsn"}, 2, {"unknown option '--jsn'; did you mean '--json'?"}},
     // kiln bench
     {"bench_no_script", {"bench"}, 2, {"kiln bench: expected a SCRIPT or a directory of scripts"}},
