@@ -1300,6 +1300,7 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
     for (const auto& [k, v] : sc->vars)
       if (!tracer.argValues.count(k)) tracer.addClosure(k, v);
   tracer.topDepth = in.depth() + 1;
+  tracer.fullgraph = frame->opts.fullgraph;
   std::vector<int> outputs;
   session::CompileEvent ce;
   ce.compileId = cid;

@@ -269,6 +269,7 @@ class Tracer {
   std::map<std::string, py::Value> closureValues;  // free variables by name
   std::map<const py::Expr*, py::Value> exprValues;  // top-frame expression values (stack at a break)
   size_t topDepth = 0;                        // interpreter frame depth of the compiled function
+  bool fullgraph = false;                     // the frame was compiled with fullgraph=True
   const StopAtCall* stopAt = nullptr;         // second pass: where to stop
   std::map<const py::Expr*, int> topCalls;    // evaluations of each call expression in the frame
 

@@ -551,6 +551,20 @@ Interpreter::Flow Interpreter::exec(const Stmt& s) {
       return Flow::Normal;
     }
     case StmtKind::ClassDef: {
+      // Dynamo does not trace builtins.__build_class__: a class statement in traced code is a
+      // graph break (an error with fullgraph=True). Kiln breaks there where it can resume, in a
+      // function the compiled frame calls; a class statement in the compiled frame itself is
+      // run while tracing unless fullgraph=True.
+      if (tracer && (tracer->fullgraph || frames_.size() > tracer->topDepth)) {
+        capture::Unsupported u("KB043", "Attempted to call function marked as skipped",
+                               "Dynamo does not know how to trace the builtin `builtins.__build_class__.` This function "
+                               "is either a Python builtin (e.g. _warnings.warn) or a third-party C/C++ Python extension "
+                               "(perhaps created with pybind).",
+                               {"Move the class definition out of the compiled function."});
+        u.where = currentLocation();
+        u.stack = userStack();
+        throw u;
+      }
       Value cls = makeClass(s);
       for (auto it = s.decorators.rbegin(); it != s.decorators.rend(); ++it) {
         CallArgs a;
