@@ -28,7 +28,24 @@ ScriptRunner::~ScriptRunner() {
 
 bool ScriptRunner::run(const QString& script, const QString& dbPath) {
   if (process_) return false;
-  script_ = QFileInfo(script).absoluteFilePath();
+  // Profiled (a few runs of each compiled graph after the script) so the Timings dock can show
+  // run and kernel times for it.
+  QStringList args{QStringLiteral("run"), QFileInfo(script).absoluteFilePath(), QStringLiteral("--db"), dbPath,
+                   QStringLiteral("--profile"), QString::number(kProfileRuns), QStringLiteral("--progress")};
+  if (verify_) args << QStringLiteral("--verify");
+  start(script, args, tr("Running %1…"));
+  return true;
+}
+
+bool ScriptRunner::importTrace(const QString& path, const QString& dbPath) {
+  if (process_) return false;
+  start(path, {QStringLiteral("import"), QFileInfo(path).absoluteFilePath(), QStringLiteral("--db"), dbPath, QStringLiteral("--progress")},
+        tr("Importing %1…"));
+  return true;
+}
+
+void ScriptRunner::start(const QString& subject, const QStringList& args, const QString& message) {
+  script_ = QFileInfo(subject).absoluteFilePath();
   stdout_.clear();
   stderr_.clear();
   cancelled_ = false;
@@ -38,22 +55,16 @@ bool ScriptRunner::run(const QString& script, const QString& dbPath) {
     const QString error = tr("The kiln command line was not found (looked for \"%1\"); build the `kiln` target "
                              "or pass --kiln PATH.").arg(kilnPath_);
     QMetaObject::invokeMethod(this, [this, error] { emit finished(0, error); }, Qt::QueuedConnection);
-    return true;
+    return;
   }
   process_ = new QProcess(this);
   connect(process_, &QProcess::readyReadStandardOutput, this, &ScriptRunner::onReadyRead);
   connect(process_, &QProcess::readyReadStandardError, this, &ScriptRunner::onReadyRead);
   connect(process_, &QProcess::finished, this, &ScriptRunner::onFinished);
   connect(process_, &QProcess::errorOccurred, this, &ScriptRunner::onError);
-  emit progress(tr("Running %1…").arg(QFileInfo(script_).fileName()));
-  // Profiled (a few runs of each compiled graph after the script) so the Timings dock can show
-  // run and kernel times for it.
+  emit progress(message.arg(QFileInfo(script_).fileName()));
   stderrLine_.clear();
-  QStringList args{QStringLiteral("run"), script_, QStringLiteral("--db"), dbPath, QStringLiteral("--profile"),
-                   QString::number(kProfileRuns), QStringLiteral("--progress")};
-  if (verify_) args << QStringLiteral("--verify");
   process_->start(kilnPath_, args);
-  return true;
 }
 
 void ScriptRunner::cancel() {
@@ -63,7 +74,7 @@ void ScriptRunner::cancel() {
 }
 
 qint64 ScriptRunner::parseSessionId(const QString& out) {
-  static const QRegularExpression re(QStringLiteral("^session (\\d+)\\s*$"),
+  static const QRegularExpression re(QStringLiteral("^session (\\d+)(:.*)?\\s*$"),
                                      QRegularExpression::MultilineOption);
   qint64 id = 0;
   for (auto it = re.globalMatch(out); it.hasNext();) id = it.next().captured(1).toLongLong();

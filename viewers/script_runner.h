@@ -27,9 +27,13 @@ class ScriptRunner : public QObject {
   bool verify() const { return verify_; }
   // Starts a run; false (and nothing emitted) when one is already running.
   bool run(const QString& script, const QString& dbPath);
+  // Starts `kiln import PATH` (a TORCH_TRACE log or a folder of them) into the store, reported
+  // like a run; false when something is already running.
+  bool importTrace(const QString& path, const QString& dbPath);
   void cancel();
 
-  // The id in the last `session N` line of `out`, 0 when there is none.
+  // The id in the last `session N` line of `out` (kiln import: `session N: ...`), 0 when there
+  // is none.
   static qint64 parseSessionId(const QString& out);
   // A `kiln-progress: PERCENT WHAT` line of kiln run --progress: true with its parts.
   static bool parseProgress(const QString& line, int* percent, QString* what);
@@ -43,6 +47,8 @@ class ScriptRunner : public QObject {
   void finished(qint64 sessionId, const QString& error);
 
  private:
+  // Starts `kiln ARGS` about `subject` (a script or a log), announcing it with `message` (%1: its name).
+  void start(const QString& subject, const QStringList& args, const QString& message);
   void onReadyRead();
   QString stderrLine_;  // an incomplete stderr line, until its newline arrives
   void onFinished(int exitCode, QProcess::ExitStatus status);

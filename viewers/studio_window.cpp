@@ -263,6 +263,8 @@ void StudioWindow::buildDocks() {
 void StudioWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   file->addAction(tr("&Open Script…"), QKeySequence::Open, this, &StudioWindow::openScriptDialog);
+  file->addAction(tr("&Import PyTorch Trace (TORCH_TRACE folder)…"), QKeySequence(Qt::CTRL | Qt::Key_I), this,
+                  &StudioWindow::importTraceDialog);
   recentMenu_ = file->addMenu(tr("Open &Recent"));
   connect(recentMenu_, &QMenu::aboutToShow, this, &StudioWindow::fillRecentMenu);
   stopAction_ = file->addAction(tr("&Stop Run"), this, [this] { runner_->cancel(); });
@@ -882,6 +884,20 @@ void StudioWindow::openScriptDialog() {
   const QString path = QFileDialog::getOpenFileName(this, tr("Open Script"), QString(),
                                                     tr("Python scripts (*.py);;All files (*)"));
   if (!path.isEmpty()) runScript(path);
+}
+
+void StudioWindow::importTraceDialog() {
+  if (runner_->isRunning()) {
+    statusBar()->showMessage(tr("A script is already running: %1").arg(runner_->script()), kStatusMs);
+    return;
+  }
+  const QString dir = QFileDialog::getExistingDirectory(this, tr("Import a TORCH_TRACE folder (PyTorch's structured logs)"));
+  if (dir.isEmpty()) return;
+  busy_->setRange(0, 100);
+  busy_->show();
+  stopButton_->show();
+  stopAction_->setEnabled(true);
+  runner_->importTrace(dir, qs(store_.path()));
 }
 
 void StudioWindow::reportError(const QString& what, const std::exception& e) {

@@ -127,6 +127,8 @@ class StudioWindow : public QMainWindow {
   void onLineSelected(int line);
   void onLayoutFinished(const QString& error);
   void openScriptDialog();
+  // File ▸ Import PyTorch Trace…: a TORCH_TRACE folder through `kiln import`, opened when stored.
+  void importTraceDialog();
   void showSearchHit(qint64 sessionId, qint64 stageId);
   QList<qint64> selectedSessionIds() const;
   void renameCurrentSessionDialog();

@@ -125,6 +125,24 @@ class ViewersTest : public QObject {
     QCOMPARE(ScriptRunner::parseSessionId(QStringLiteral("hello\nsession 3\nsession 12\nbye\n")), qint64(12));
     QCOMPARE(ScriptRunner::parseSessionId(QStringLiteral("the session 4 is\n")), qint64(0));
     QCOMPARE(ScriptRunner::parseSessionId(QString()), qint64(0));
+    // kiln import's summary lines
+    QCOMPARE(ScriptRunner::parseSessionId(QStringLiteral("session 7: /x/a.py (pid 3): 1 frames\n")), qint64(7));
+  }
+
+  // File ▸ Import PyTorch Trace runs `kiln import PATH --db P --progress` and reports its session.
+  void runnerImportsATrace() {
+    const QString fake = dir_.filePath(QStringLiteral("kiln-import"));
+    QFile f(fake);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("#!/bin/sh\n[ \"$1\" = import ] && [ \"$3\" = --db ] && [ \"$5\" = --progress ] || exit 3\n"
+            "echo \"kiln-progress: 30 trace.log\" >&2\necho \"session 9: /x/prog.py (pid 1): 1 frames, 1 compiles\"\n");
+    f.close();
+    f.setPermissions(f.permissions() | QFile::ExeOwner);
+    ScriptRunner runner(fake);
+    QSignalSpy spy(&runner, &ScriptRunner::finished);
+    QVERIFY(runner.importTrace(dir_.path(), dir_.filePath(QStringLiteral("x.db"))));
+    QVERIFY(spy.wait(10000));
+    QCOMPARE(spy.at(0).at(0).toLongLong(), qint64(9));
   }
 
   void parsesProgressLines() {
