@@ -1,4 +1,5 @@
 #include "viewers/graph_layout.h"
+#include "viewers/layered_layout.h"
 
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
@@ -12,9 +13,9 @@
 namespace kiln::viewers {
 namespace {
 
-constexpr int kMaxLabelChars = 40;
-constexpr qsizetype kBigGraphNodes = 300;    // above this, Graphviz's iterations are bounded
-constexpr qsizetype kHugeGraphNodes = 1500;  // and above this, edges are straight lines  // wider labels are elided so one node cannot dominate
+constexpr int kMaxLabelChars = 40;  // wider labels are elided so one node cannot dominate
+constexpr qsizetype kBigGraphNodes = 300;        // above this, Graphviz's iterations are bounded
+constexpr qsizetype kLayeredLayoutNodes = 1000;  // above this, our own layered layout (layered_layout.h)
 
 QString elide(const QString& s) {
   return s.size() <= kMaxLabelChars ? s : s.left(kMaxLabelChars - 1) + QChar(0x2026);
@@ -97,6 +98,9 @@ GraphLayout computeGraphLayout(const ir::Graph& graph, const LabelMetrics& metri
 
   // Sizes and labels do not need Graphviz: compute them before taking the lock.
   for (const auto& n : graph.nodes) out.nodes << layoutNodeFor(n, metrics);
+  // dot's crossing minimisation on thousands of nodes with long edges runs for minutes (an
+  // imported GPT-2 joint graph: 2,405 nodes, still running after 100 s).
+  if (out.nodes.size() > kLayeredLayoutNodes) return layeredLayout(graph, std::move(out.nodes));
 
   std::lock_guard lock(graphvizMutex());
   GVC_t* gvc = graphvizContext();
@@ -121,11 +125,6 @@ GraphLayout computeGraphLayout(const ir::Graph& graph, const LabelMetrics& metri
     agattr(g, AGRAPH, cstr("nslimit1"), cstr("2"));
     agattr(g, AGRAPH, cstr("mclimit"), cstr("0.2"));
     agattr(g, AGRAPH, cstr("searchsize"), cstr("10"));
-  }
-  if (out.nodes.size() > kHugeGraphNodes) {
-    // Spline routing around thousands of boxes dominates what is left: straight edges.
-    agattr(g, AGRAPH, cstr("splines"), cstr("line"));
-    agattr(g, AGRAPH, cstr("mclimit"), cstr("0.05"));
   }
 
   std::map<QString, Agraph_t*> clusters;

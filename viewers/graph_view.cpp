@@ -30,6 +30,8 @@ namespace {
 
 constexpr double kMinZoom = 0.05;
 constexpr double kMaxZoom = 4.0;
+// The smallest zoom "fit" goes to; below it labels are unreadable and boxes a few pixels.
+constexpr double kMinFitZoom = 0.2;
 
 QPainterPath splinePath(const LayoutEdge& e) {
   QPainterPath path;
@@ -324,6 +326,17 @@ void GraphView::zoomToFit() {
   const QRectF r = scene()->itemsBoundingRect().adjusted(-20, -20, 20, 20);
   if (r.isEmpty()) return;
   fitted_ = true;
+  // A graph of thousands of nodes fitted whole is a grey speck: below kMinFitZoom the view
+  // fits the graph's width instead (not below that zoom) and shows its top, where the inputs
+  // are; scrolling goes down the graph.
+  const double fit = std::min(viewport()->width() / r.width(), viewport()->height() / r.height());
+  if (fit < kMinFitZoom) {
+    const double zoom = std::max(kMinFitZoom, std::min(1.0, viewport()->width() / r.width()));
+    resetTransform();
+    scale(zoom, zoom);
+    centerOn(QPointF(r.center().x(), r.top() + viewport()->height() / (2 * zoom)));
+    return;
+  }
   fitInView(r, Qt::KeepAspectRatio);
   // Small graphs stay at 100%: blowing them up only makes the text huge.
   if (transform().m11() > 1.0) {

@@ -19,6 +19,8 @@
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QFile>
+#include <QElapsedTimer>
+#include <map>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTextBlock>
@@ -119,6 +121,56 @@ class ViewersTest : public QObject {
     QCOMPARE(layout.edges.size(), 4);  // x->sin->mul->relu->output
     QCOMPARE(layout.clusters.size(), 1);
     for (const auto& n : layout.nodes) QVERIFY(layout.bounds.contains(n.box));
+  }
+
+  // Graphs over a thousand nodes take the layered layout (Graphviz would run for minutes):
+  // every node placed, boxes of a layer apart, every edge drawn downwards, inputs pulled down
+  // to just above their first user.
+  void hugeGraphsTakeTheLayeredLayout() {
+    ir::Graph g;
+    std::vector<int> params;
+    for (int i = 0; i < 200; ++i) {
+      ir::Node p;
+      p.kind = ir::NodeKind::Placeholder;
+      p.name = p.target = "p" + std::to_string(i);
+      params.push_back(g.add(std::move(p)).id);
+    }
+    int prev = params[0];
+    for (int i = 0; i < 1000; ++i) {
+      ir::Node n;
+      n.name = "add_" + std::to_string(i);
+      n.target = "_operator.add";
+      n.args = {ir::Arg::ref(prev), ir::Arg::ref(params[size_t(i / 5)])};
+      prev = g.add(std::move(n)).id;
+    }
+    ir::Node out;
+    out.kind = ir::NodeKind::Output;
+    out.name = out.target = "output";
+    out.args = {ir::Arg::listOf({ir::Arg::ref(prev)})};
+    g.add(std::move(out));
+    QElapsedTimer timer;
+    timer.start();
+    const GraphLayout layout = computeGraphLayout(g, {});
+    qInfo("layered layout of %zu nodes: %lld ms", g.nodes.size(), static_cast<long long>(timer.elapsed()));
+    QCOMPARE(layout.error, QString());
+    QCOMPARE(layout.nodes.size(), qsizetype(g.nodes.size()));
+    QCOMPARE(layout.edges.size(), qsizetype(2000));
+    std::map<int, QRectF> box;
+    for (const auto& n : layout.nodes) {
+      QVERIFY(layout.bounds.contains(n.box));
+      box[n.id] = n.box;
+    }
+    for (const auto& a : layout.nodes)
+      for (const auto& b : layout.nodes)
+        if (a.id < b.id && a.box.intersects(b.box)) QFAIL(qPrintable(a.name + QStringLiteral(" overlaps ") + b.name));
+    for (const auto& e : layout.edges) QVERIFY(box[e.from].bottom() < box[e.to].top());
+    // p150 feeds add_750: it sits just above it, not in the first layer.
+    const int p150 = params[150];
+    int add750 = -1;
+    for (const auto& n : layout.nodes)
+      if (n.name == QStringLiteral("add_750")) add750 = n.id;
+    QVERIFY(box[p150].top() > box[params[0]].bottom());
+    QVERIFY(box[add750].top() - box[p150].bottom() < 100);
   }
 
   void parsesTheLastSessionLine() {
