@@ -340,7 +340,9 @@ class Tracer {
   // The size expressions of a recorded call's result, from its first tensor argument's (same
   // sizes carry over; conv and pooling windows by their formula); an adaptive pooling's input
   // sizes must be constants for Inductor: `(x.size()[2] // 2) == 6`.
-  std::map<const py::Obj*, std::vector<SymExpr>> dimExprs_;
+  // Keyed by the result's address, so the entry holds the result alive: a freed fake tensor's
+  // address reused by another tensor (of another rank) read a stale entry (a difffuzz crash).
+  std::map<const py::Obj*, std::pair<py::Value, std::vector<SymExpr>>> dimExprs_;
   std::vector<SymExpr> dimExprsOf(py::TensorObj* t);
   void propagateShapes(const std::string& target, const std::vector<py::Value>& args, const py::Value& result);
   SymExpr exprOf(const py::Value& v);

@@ -378,7 +378,9 @@ void Tracer::onSymbolicCall(const std::string& target, const std::vector<py::Val
 }
 
 std::vector<SymExpr> Tracer::dimExprsOf(py::TensorObj* t) {
-  if (auto it = dimExprs_.find(t); it != dimExprs_.end()) return it->second;
+  // (An in-place resize changes a tensor's rank under its entry: such an entry is not used.)
+  if (auto it = dimExprs_.find(t); it != dimExprs_.end() && it->second.second.size() == t->type.sizes.size())
+    return it->second.second;
   std::vector<SymExpr> out(t->type.sizes.size());
   if (auto it = symDims_.find(t); it != symDims_.end())
     for (size_t d = 0; d < out.size() && d < it->second.size(); ++d)
@@ -438,7 +440,7 @@ void Tracer::propagateShapes(const std::string& target, const std::vector<py::Va
     for (size_t d = 0; d < rs.size(); ++d)
       if (rs[d].value == is[d].value) out[d] = ie[d];
   }
-  if (std::any_of(out.begin(), out.end(), [](const SymExpr& e) { return e != nullptr; })) dimExprs_[r] = out;
+  if (std::any_of(out.begin(), out.end(), [](const SymExpr& e) { return e != nullptr; })) dimExprs_[r] = {result, out};
 }
 
 bool Tracer::produceShapeGuards(std::vector<Guard>& guards) {
