@@ -17,11 +17,13 @@
 namespace kiln::test {
 
 // The outputs a compiled run must give: the eager outputs, except where the oracle's compiled
-// run gave another value it recorded. `unrecorded` receives the outputs whose compiled value
-// differs from eager's but was not recorded (only their shape is known): they are compared
-// with the eager value.
+// run gave another value it recorded — a scalar or string in NAME.json, a tensor in
+// `compiledOuts` (NAME.compiled_outs.json, the oracle's compiled_outs.npz as JSON, where it was
+// brought back). `unrecorded` receives the outputs whose compiled value differs from eager's
+// but is in neither (only their shape is known): they are compared with the eager value.
 nlohmann::json expectedCompiledOuts(const nlohmann::json& oracle, const nlohmann::json& eagerOuts,
-                                    std::vector<std::string>* unrecorded = nullptr);
+                                    std::vector<std::string>* unrecorded = nullptr,
+                                    const nlohmann::json& compiledOuts = nlohmann::json());
 
 // A guard failure with the parts no two processes share made wildcards: the id in
 // `___check_obj_id(x, 140100930934096)` / `___check_type_id(x, 10729632)` becomes `<id>`, a
@@ -38,6 +40,7 @@ struct ParityResult {
 };
 
 // Runs `script` eagerly and compiled (in process) and compares both with the oracle's files.
-ParityResult checkParity(const std::string& script, const nlohmann::json& oracle, const nlohmann::json& eagerOuts);
+ParityResult checkParity(const std::string& script, const nlohmann::json& oracle, const nlohmann::json& eagerOuts,
+                         const nlohmann::json& compiledOuts = nlohmann::json());
 
 }  // namespace kiln::test
