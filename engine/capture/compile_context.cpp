@@ -57,6 +57,20 @@ CompileOptions parseCompileOptions(py::Interpreter& in, const CallArgs& a) {
 
 namespace {
 std::string baseName(const std::string& path) { return path.substr(path.find_last_of('/') + 1); }
+
+// A Python traceback as a graph break's user stack (file names by their base, as breaks show them).
+std::vector<ir::SourceLoc> userStackOf(const std::vector<py::TraceFrame>& frames) {
+  std::vector<ir::SourceLoc> out;
+  for (const auto& f : frames) {
+    ir::SourceLoc l;
+    l.file = baseName(f.file);
+    l.line = f.span.line;
+    l.col = f.span.col;
+    l.function = f.function;
+    out.push_back(l);
+  }
+  return out;
+}
 }  // namespace
 
 CompileContext::CompileContext(session::SessionSink& sink, codegen::KernelCompiler* cpu, const std::string& scriptPath)
@@ -1360,14 +1374,7 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
     b.file = file_;
     b.line = u.where.span.line;
     b.col = u.where.span.col;
-    for (const auto& f : u.stack) {
-      ir::SourceLoc l;
-      l.file = baseName(f.file);
-      l.line = f.span.line;
-      l.col = f.span.col;
-      l.function = f.function;
-      b.userStack.push_back(l);
-    }
+    b.userStack = userStackOf(u.stack);
     // (Under fullgraph=True Dynamo captures Tensor.item() as an unbacked symbol instead of
     // breaking, KB003: a limitation of Kiln's there too.)
     if (frame->opts.fullgraph && (u.kilnLimitation || u.code == "KB003")) {
@@ -1524,14 +1531,7 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
       b.line = e.traceback.back().span.line;
       b.col = e.traceback.back().span.col;
     }
-    for (const auto& f : e.traceback) {
-      ir::SourceLoc l;
-      l.file = baseName(f.file);
-      l.line = f.span.line;
-      l.col = f.span.col;
-      l.function = f.function;
-      b.userStack.push_back(l);
-    }
+    b.userStack = userStackOf(e.traceback);
     const std::string debug = "raised exception " + e.type() + "('" + e.message() + "')";
     if (frame->opts.fullgraph) {
       ce.status = "failed";

@@ -138,24 +138,13 @@ void installTorchMisc(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>&
   });
   T["iinfo"] = iinfo;
 
-  // torch._dynamo.exc.TorchRuntimeError (a RuntimeError): what an op raises while being captured
-  // (bindings.cpp rethrow), as Dynamo wraps errors from running nodes on fake tensors.
-  {
-    auto cls = std::make_shared<py::ClassObj>();
-    cls->name = cls->qualname = "TorchRuntimeError";
-    cls->isException = true;
-    cls->mro.push_back(cls);
-    auto base = in.exceptionClass("RuntimeError");
-    cls->bases.push_back(base);
-    for (auto& m : base->mro) cls->mro.push_back(m);
-    in.registerClass(cls);
-  }
-
-  // ConstraintViolationError (a RuntimeError): a dim mark_dynamic marked that the compiled code
+  // Dynamo's RuntimeError subclasses: torch._dynamo.exc.TorchRuntimeError, what an op raises
+  // while being captured (bindings.cpp rethrow), as Dynamo wraps errors from running nodes on
+  // fake tensors; ConstraintViolationError, a dim mark_dynamic marked that the compiled code
   // needs as a constant.
-  {
+  for (const char* name : {"TorchRuntimeError", "ConstraintViolationError"}) {
     auto cls = std::make_shared<py::ClassObj>();
-    cls->name = cls->qualname = "ConstraintViolationError";
+    cls->name = cls->qualname = name;
     cls->isException = true;
     cls->mro.push_back(cls);
     auto base = in.exceptionClass("RuntimeError");

@@ -56,6 +56,8 @@ struct PendingStage {
   int attempt = 0;
   std::string text;
   int line = 0;
+  ir::Graph graph;          // parsed once, when the record is read
+  std::string parseError;   // "" when it parsed
 };
 
 // Everything of one compile id, held until its compilation_metrics record (or the log's end)
@@ -302,27 +304,24 @@ class SessionImport {
   }
 
   void graph(CompileState& c, const Record& r, const std::string& name) {
-    std::string stage = kGraphStages.at(name);
-    int attempt = attemptOf(r.value);
-    if (stage == "captured" && attempt >= c.attempt) c.graphInLastAttempt = true;
-    if (stage == "captured" || stage == "pre_grad") {
-      try {
-        c.lastPreGrad = ir::parseGraph(r.payload, name);
-      } catch (const std::exception&) {
-        c.lastPreGrad = ir::Graph{};
-      }
+    PendingStage st{kGraphStages.at(name), attemptOf(r.value), r.payload, r.line, {}, {}};
+    try {
+      st.graph = ir::parseGraph(r.payload, log_);
+      for (auto& n : st.graph.nodes)
+        if (!n.prov.loc.file.empty()) n.prov.loc.file = mapPath(n.prov.loc.file);
+    } catch (const ParseError& err) {
+      st.parseError = "line " + std::to_string(r.line + err.where().line) + ": the " + st.name +
+                      " graph did not parse (kept as text): " + err.what();
     }
-    if (stage == "aot_backward") c.sawBackward = true;
-    if (stage == "post_grad") {
+    if (st.name == "captured" && st.attempt >= c.attempt) c.graphInLastAttempt = true;
+    if (st.name == "captured" || st.name == "pre_grad") c.lastPreGrad = st.graph;
+    if (st.name == "aot_backward") c.sawBackward = true;
+    if (st.name == "post_grad") {
       ++c.postGrads;
-      if (c.sawBackward) stage = c.postGrads == 1 ? "post_grad:forward" : "post_grad:backward";
-      try {
-        c.lastPostGrad = ir::parseGraph(r.payload, name);
-      } catch (const std::exception&) {
-        c.lastPostGrad = ir::Graph{};
-      }
+      if (c.sawBackward) st.name = c.postGrads == 1 ? "post_grad:forward" : "post_grad:backward";
+      c.lastPostGrad = st.graph;
     }
-    c.stages.push_back({stage, attempt, r.payload, r.line});
+    c.stages.push_back(std::move(st));
   }
 
   void outputCode(CompileState& c, const Record& r) {
@@ -501,17 +500,11 @@ class SessionImport {
       e.compileId = c.id;
       e.stage = s.attempt < c.attempt ? "restarted attempt " + std::to_string(s.attempt) + ": " + s.name : s.name;
       e.order = c.nextOrder++;
-      e.text = s.text;
-      try {
-        e.graph = ir::parseGraph(s.text, log_);
-        for (auto& n : e.graph.nodes)
-          if (!n.prov.loc.file.empty()) n.prov.loc.file = mapPath(n.prov.loc.file);
-      } catch (const ParseError& err) {
+      e.text = std::move(s.text);
+      e.graph = std::move(s.graph);
+      if (!s.parseError.empty()) {
         // Kept as text: the stage reads in the text view; the problem is listed.
-        c.artifacts.push_back({c.id, "import problem",
-                               "line " + std::to_string(s.line + err.where().line) + ": the " + s.name +
-                                   " graph did not parse (kept as text): " + err.what(),
-                               s.line});
+        c.artifacts.push_back({c.id, "import problem", s.parseError, s.line});
         ++stats_.stagesUnparsed;
       }
       sink_->stage(e);

@@ -183,13 +183,10 @@ class ViewersTest : public QObject {
 
   // File ▸ Import PyTorch Trace runs `kiln import PATH --db P --progress` and reports its session.
   void runnerImportsATrace() {
-    const QString fake = dir_.filePath(QStringLiteral("kiln-import"));
-    QFile f(fake);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write("#!/bin/sh\n[ \"$1\" = import ] && [ \"$3\" = --db ] && [ \"$5\" = --progress ] || exit 3\n"
-            "echo \"kiln-progress: 30 trace.log\" >&2\necho \"session 9: /x/prog.py (pid 1): 1 frames, 1 compiles\"\n");
-    f.close();
-    f.setPermissions(f.permissions() | QFile::ExeOwner);
+    const QString fake = fakeKiln(QStringLiteral("kiln-import"),
+                                  "[ \"$1\" = import ] && [ \"$3\" = --db ] && [ \"$5\" = --progress ] || exit 3\n"
+                                  "echo \"kiln-progress: 30 trace.log\" >&2\necho \"session 9: /x/prog.py (pid 1): 1 frames, 1 compiles\"\n");
+    QVERIFY(!fake.isEmpty());
     ScriptRunner runner(fake);
     QSignalSpy spy(&runner, &ScriptRunner::finished);
     QVERIFY(runner.importTrace(dir_.path(), dir_.filePath(QStringLiteral("x.db"))));
@@ -209,13 +206,10 @@ class ViewersTest : public QObject {
 
   void runnerReportsTheSession() {
     // A stand-in for `kiln`: prints what a run prints and checks it was called as `run S --db P`.
-    const QString fake = dir_.filePath(QStringLiteral("kiln"));
-    QFile f(fake);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write("#!/bin/sh\n[ \"$1\" = run ] && [ \"$3\" = --db ] || exit 3\necho \"script output\"\n"
-            "echo \"kiln-progress: 50 line 7\" >&2\necho \"a warning\" >&2\necho \"session 42\"\n");
-    f.close();
-    f.setPermissions(f.permissions() | QFile::ExeOwner);
+    const QString fake = fakeKiln(QStringLiteral("kiln"),
+                                  "[ \"$1\" = run ] && [ \"$3\" = --db ] || exit 3\necho \"script output\"\n"
+                                  "echo \"kiln-progress: 50 line 7\" >&2\necho \"a warning\" >&2\necho \"session 42\"\n");
+    QVERIFY(!fake.isEmpty());
     ScriptRunner runner(fake);
     QSignalSpy spy(&runner, &ScriptRunner::finished);
     QSignalSpy percents(&runner, &ScriptRunner::percent);
@@ -458,6 +452,18 @@ class ViewersTest : public QObject {
   }
 
  private:
+  // A stand-in for `kiln` in dir_: a shell script with `body` (checks its arguments, prints what
+  // the real command prints); "" when it cannot be written.
+  QString fakeKiln(const QString& name, const char* body) {
+    const QString path = dir_.filePath(name);
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly)) return {};
+    f.write(QByteArray("#!/bin/sh\n") + body);
+    f.close();
+    f.setPermissions(f.permissions() | QFile::ExeOwner);
+    return path;
+  }
+
   QTemporaryDir dir_;
   testing::SampleSession sample_;
 };
