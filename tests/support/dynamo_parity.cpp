@@ -126,12 +126,15 @@ ParityResult checkParity(const std::string& script, const nlohmann::json& oracle
   ro.scriptPath = script;
   driver::RunResult run = driver::runScript(ro, rep, out);
   if (run.exitCode != 0) {
-    r.compiled = r.counts = "run failed: " + failure(run.error);
+    r.compiled = r.counts = r.compiledVsEager = r.countsWithoutOutputs = "run failed: " + failure(run.error);
     return r;
   }
-  r.compiled = compareOuts(nlohmann::json::parse(run.outputsJson), expectedCompiledOuts(oracle, eagerOuts, &r.unrecorded, compiledOuts));
+  const nlohmann::json outs = nlohmann::json::parse(run.outputsJson);
+  r.compiled = compareOuts(outs, expectedCompiledOuts(oracle, eagerOuts, &r.unrecorded, compiledOuts));
+  r.compiledVsEager = compareOuts(outs, eagerOuts);
   std::vector<std::string> diffs = countDifferences(rep, oracle);
-  for (const auto& d : diffs) r.counts += (r.counts.empty() ? "" : "; ") + d;
+  for (const auto& d : diffs) r.countsWithoutOutputs += (r.countsWithoutOutputs.empty() ? "" : "; ") + d;
+  r.counts = r.countsWithoutOutputs;
   if (r.counts.empty() && !r.compiled.empty()) r.counts = "outputs: " + r.compiled;
   return r;
 }

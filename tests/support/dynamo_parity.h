@@ -37,6 +37,10 @@ std::vector<std::string> countDifferences(const driver::ExplainReport& report, c
 struct ParityResult {
   std::string eager, compiled, counts;  // "" when the mode matches, else what differs
   std::vector<std::string> unrecorded;
+  // The compiled run's outputs against eager PyTorch's (not torch.compile's), and the counts'
+  // differences without the outputs: what a program is judged by where torch.compile's own value
+  // was reviewed as wrong (tests/conformance/torch_compile_wrong.txt).
+  std::string compiledVsEager, countsWithoutOutputs;
 };
 
 // Runs `script` eagerly and compiled (in process) and compares both with the oracle's files.
