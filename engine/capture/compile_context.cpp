@@ -866,6 +866,11 @@ Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::str
         // The graph's grad-mode changes ended with it; the call runs in the mode the program
         // had there (inside its `with torch.no_grad():`), the resume function re-enters the block.
         autograd::GradModeGuard mode(p.gradEnabled);
+        struct Autocast {  // and in its autocast block, likewise re-entered by the resume function
+          GlobalState saved = currentGlobalState();
+          explicit Autocast(const GlobalState& at) { restoreAutocast(at); }
+          ~Autocast() { restoreAutocast(saved); }
+        } autocast(p.globalState);
         struct Inference {
           bool saved = tensor::inferenceModeEnabled();
           explicit Inference(bool on) { tensor::setInferenceModeEnabled(on); }
@@ -1083,6 +1088,9 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
     static const Guard kGlobalState;  // stands for Dynamo's GLOBAL_STATE guard in the reason
     if (it->gradMode != autograd::isGradEnabled()) {
       failure = "GLOBAL_STATE changed: grad_mode";
+      failed = &kGlobalState;
+    } else if (std::string changed = globalStateChange(it->globalState, currentGlobalState()); !changed.empty()) {
+      failure = "GLOBAL_STATE changed: " + changed;
       failed = &kGlobalState;
     }
     {
@@ -1307,6 +1315,7 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
   CacheEntry entry;
   entry.compileId = cid;
   entry.gradMode = autograd::isGradEnabled();
+  entry.globalState = currentGlobalState();
   CallArgs fakeArgs;
   Value fakeSelf = self ? tracer.bindArg(selfName, self) : nullptr;
   for (size_t i = 0; i < args.size(); ++i) fakeArgs.args.push_back(tracer.bindArg(names[i], args[i]));
@@ -1344,10 +1353,12 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
   // Tracing leaves global state as it found it (a traced set_grad_enabled(False) is part of
   // the graph's semantics, not of the capture).
   const bool gradBefore = autograd::isGradEnabled();
+  const GlobalState stateBefore = currentGlobalState();
   try {
     Value result = in.callFunction(*fn, fakeArgs, fakeSelf);
     in.tracer = nullptr;
     autograd::setGradEnabled(gradBefore);
+    restoreAutocast(stateBefore);
     recordEffects(tm, entry, *fn);
     tracer.undoSideEffects();
     entry.output = tm.make(result);
@@ -1355,6 +1366,7 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
   } catch (Unsupported& u) {
     in.tracer = nullptr;
     autograd::setGradEnabled(gradBefore);
+    restoreAutocast(stateBefore);
     if (u.at == Unsupported::At::Call && !stopAt && !frame->opts.fullgraph) {
       // Capture again, stopping before the call that broke: what the call did the first time
       // (nodes, side effects) must not be part of this entry.
@@ -1429,6 +1441,7 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
       return skipFrame(plan.whyNot, &b);
     }
     if (u.at == Unsupported::At::Call) tracer.truncate(u.graphSize);
+    closeAutocastRegions(tracer.graph);
     BreakPlan& bp = entry.plan;
     auto valueOf = [&](const py::Expr* e) -> Value {
       auto it = tracer.exprValues.find(e);
@@ -1455,6 +1468,7 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
       for (const auto& [k, v] : u.kwargs) bp.kwargs.emplace_back(k, tm.make(v));
       bp.resultUsed = plan.resultUsed;
       bp.gradEnabled = u.gradEnabled;
+      bp.globalState = u.globalState;
       bp.inferenceMode = u.inferenceMode;
     } else {
       bp.kind = BreakPlan::Kind::Branch;
@@ -1509,6 +1523,7 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
   } catch (py::PyError& e) {
     in.tracer = nullptr;
     autograd::setGradEnabled(gradBefore);
+    restoreAutocast(stateBefore);
     tracer.undoSideEffects();
     // Dynamo's own errors (an op failing on fake tensors, a user error it diagnoses) fail the
     // compile and reach the caller as they are.
@@ -1544,6 +1559,7 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
   } catch (...) {
     in.tracer = nullptr;
     autograd::setGradEnabled(gradBefore);
+    restoreAutocast(stateBefore);
     tracer.undoSideEffects();
     throw;
   }
@@ -1610,6 +1626,7 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
       }
   }
   entry.gradMode = autograd::isGradEnabled();
+  entry.globalState = currentGlobalState();
   entry.captured = std::make_shared<ir::Graph>(tracer.graph);
   ir::Graph shown = tracer.graph;
   if (firstCapture) applyAutomaticDynamic(*frame, entry, shown);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "engine/capture/compile_context.h"
+#include "engine/capture/global_state.h"
 #include "engine/capture/guards.h"
 #include "engine/capture/source.h"
 #include "engine/ir/graph.h"
@@ -84,6 +85,7 @@ struct BreakPlan {
   bool resultUsed = true;
   bool gradEnabled = true;              // Call: the grad mode the call runs under (a `with no_grad()` around it)
   bool inferenceMode = false;           // Call: and whether it runs in inference mode
+  GlobalState globalState;              // Call: and the autocast state it runs under
   ValueTemplate test;                   // Branch: the tensor branched on
   std::vector<ValueTemplate> live;      // live locals passed on
   py::Value resume, resumeElse;         // the resume functions (FunctionObj)
@@ -110,6 +112,7 @@ struct CacheEntry {
   std::vector<ScopeTemplate> scopes;               // closure scopes of the functions it makes again
   std::shared_ptr<ir::Graph> captured;   // the captured graph (run eagerly when autograd must see it)
   bool gradMode = true;                  // global grad mode at capture (Dynamo's GLOBAL_STATE guard)
+  GlobalState globalState;               // default dtype, autocast: the rest of GLOBAL_STATE
   // The graph updates a tensor in place. Compiled code assumes its inputs do not overlap in
   // memory; a call whose inputs share storage then runs the captured graph eagerly, where the
   // aliasing behaves as in the program (AOTAutograd handles such inputs with a synthetic base).

@@ -235,12 +235,12 @@ void assignedOrder(const Body& body, std::vector<std::string>& out) {
 }
 
 bool resumableContext(const Stmt& with) {
-  // Context managers Dynamo models (and re-enters in the resume function): grad mode.
+  // Context managers Dynamo models (and re-enters in the resume function): grad mode, autocast.
   for (const auto& it : with.items) {
     const Expr* c = it.context.get();
     if (c->kind != ExprKind::Call || c->target->kind != ExprKind::Attribute) return false;
     const std::string& n = c->target->name;
-    if (n != "no_grad" && n != "enable_grad" && n != "set_grad_enabled" && n != "inference_mode") return false;
+    if (n != "no_grad" && n != "enable_grad" && n != "set_grad_enabled" && n != "inference_mode" && n != "autocast") return false;
   }
   return true;
 }

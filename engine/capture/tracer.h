@@ -9,6 +9,7 @@
 //    CONSTANT_MATCH guards.
 #pragma once
 
+#include "engine/capture/global_state.h"
 #include "engine/capture/guards.h"
 #include "engine/capture/source.h"
 #include "engine/capture/sym_expr.h"
@@ -45,6 +46,7 @@ class Unsupported : public std::runtime_error {
   std::string errorClass = "Unsupported";
   bool gradEnabled = true;             // Call: grad mode where the top frame made the call
   bool inferenceMode = false;          // Call: and whether inference mode was on there
+  GlobalState globalState;             // Call: and the autocast state there (a `with torch.autocast`)
   py::TraceFrame where;
   std::vector<py::TraceFrame> stack;
 

@@ -146,6 +146,8 @@ void addOutput(py::Interpreter& in, nlohmann::ordered_json& j, const std::string
       }
       const tensor::Tensor& t = static_cast<py::TensorObj*>(v.get())->t;
       std::string dt(ir::torchName(t.dtype()));
+      // numpy has no bfloat16: the oracle writes such a tensor converted to float32 (exactly).
+      if (t.dtype() == ir::DType::BFloat16) dt = "torch.float32";
       nlohmann::json e;
       e["dtype"] = dt.substr(6);
       // The oracle writes 0-d tensors as shape [1] (numpy's atleast_1d) and Python scalars as [].

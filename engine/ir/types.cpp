@@ -17,7 +17,11 @@ constexpr DTypeInfo kDTypes[] = {
     {DType::Bool, "b8", "torch.bool", 1, false},
     {DType::Float16, "f16", "torch.float16", 2, true},
     {DType::BFloat16, "bf16", "torch.bfloat16", 2, true},
+    {DType::Int16, "i16", "torch.int16", 2, false},
+    {DType::Int8, "i8", "torch.int8", 1, false},
+    {DType::UInt8, "u8", "torch.uint8", 1, false},
 };
+DType gDefaultFloat = DType::Float32;
 const DTypeInfo& info(DType d) { return kDTypes[static_cast<int>(d)]; }
 }  // namespace
 
@@ -25,6 +29,28 @@ std::string_view shortName(DType d) { return info(d).shortName; }
 std::string_view torchName(DType d) { return info(d).torchName; }
 size_t itemSize(DType d) { return info(d).size; }
 bool isFloating(DType d) { return info(d).floating; }
+bool isReducedFloat(DType d) { return d == DType::Float16 || d == DType::BFloat16; }
+
+DType promoteTypes(DType a, DType b) {
+  if (a == b) return a;
+  if (a == DType::Bool) return b;
+  if (b == DType::Bool) return a;
+  if (isFloating(a) != isFloating(b)) return isFloating(a) ? a : b;
+  if (isFloating(a)) {
+    // Neither 16-bit float holds the other's values: they meet in float32.
+    if (isReducedFloat(a) && isReducedFloat(b)) return DType::Float32;
+    return itemSize(a) >= itemSize(b) ? a : b;
+  }
+  // uint8 with a signed type: the signed type wide enough for both (int8 gives int16).
+  if (a == DType::UInt8 || b == DType::UInt8) {
+    DType s = a == DType::UInt8 ? b : a;
+    return s == DType::Int8 ? DType::Int16 : s;
+  }
+  return itemSize(a) >= itemSize(b) ? a : b;
+}
+
+DType defaultFloatDType() { return gDefaultFloat; }
+void setDefaultFloatDType(DType d) { gDefaultFloat = d; }
 
 const char* typeMetaName(DType d) {
   switch (d) {
@@ -35,6 +61,9 @@ const char* typeMetaName(DType d) {
     case DType::Bool: return "bool";
     case DType::Float16: return "c10::Half";
     case DType::BFloat16: return "c10::BFloat16";
+    case DType::Int16: return "short int";
+    case DType::Int8: return "signed char";
+    case DType::UInt8: return "unsigned char";
   }
   return "?";
 }
@@ -48,6 +77,9 @@ const char* scalarTypeName(DType d) {
     case DType::Bool: return "Bool";
     case DType::Float16: return "Half";
     case DType::BFloat16: return "BFloat16";
+    case DType::Int16: return "Short";
+    case DType::Int8: return "Char";
+    case DType::UInt8: return "Byte";
   }
   return "?";
 }

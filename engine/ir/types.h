@@ -10,7 +10,8 @@
 
 namespace kiln::ir {
 
-enum class DType : uint8_t { Float32, Float64, Int64, Int32, Bool, Float16, BFloat16 };
+// New dtypes go at the end: the numbering is stored (sessions, kernel cache keys).
+enum class DType : uint8_t { Float32, Float64, Int64, Int32, Bool, Float16, BFloat16, Int16, Int8, UInt8 };
 
 // FX's short spelling ("f32", "i64", "b8", ...), used in every text form.
 std::string_view shortName(DType d);
@@ -24,6 +25,15 @@ const char* typeMetaName(DType d);
 std::optional<DType> dtypeFromTorch(std::string_view s);  // "float32" or "torch.float32"
 size_t itemSize(DType d);
 bool isFloating(DType d);
+// f16 and bf16: stored in 16 bits, computed in float32 (PyTorch's CPU kernels do the same).
+bool isReducedFloat(DType d);
+// torch.promote_types: c10's table (u8 with i8 gives i16, f16 with bf16 gives f32, bool
+// yields to anything).
+DType promoteTypes(DType a, DType b);
+// torch.get_default_dtype / set_default_dtype: the dtype of Python floats in tensor math and of
+// float tensors made without a dtype. Process-wide, as in PyTorch.
+DType defaultFloatDType();
+void setDefaultFloatDType(DType d);
 
 // One dimension: a concrete size or a symbol ("s0"). Symbols arrive with dynamic shapes.
 struct Dim {

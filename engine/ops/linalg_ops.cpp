@@ -3,6 +3,7 @@
 // dimension) and copying them otherwise; integer dtypes use a plain loop, as PyTorch supports
 // integer matmul on the CPU. Errors are worded like PyTorch's meta functions.
 #include "engine/ops/op_table.h"
+#include "engine/tensor/half.h"
 #include "engine/ops/shape_util.h"
 
 #include <cblas.h>
@@ -42,7 +43,7 @@ double scalarArg(const std::vector<Val>& a, size_t i, double dflt) { return a.si
 // Which dtypes the product kernels handle; the message is PyTorch's for Bool.
 void checkMatmulDtype(ir::DType d) {
   if (d == ir::DType::Bool) throw TorchError("RuntimeError", "\"addmm_impl_cpu_\" not implemented for 'Bool'");
-  if (d == ir::DType::Float16 || d == ir::DType::BFloat16)
+  if (d == ir::DType::Int16 || d == ir::DType::Int8 || d == ir::DType::UInt8)
     throw TorchError("RuntimeError", "dtype " + std::string(ir::torchName(d)) + " is not supported by Kiln's eager kernels yet");
 }
 
@@ -103,6 +104,32 @@ void gemmInt(const Mat& a, const Mat& b, T* c, int64_t ldc, double alpha, double
 void gemm(ir::DType dt, const Mat& a, const Mat& b, void* c, int64_t ldc, double alpha, double beta) {
   const int64_t m = a.rows, k = a.cols, n = b.cols;
   if (m == 0 || n == 0) return;
+  if (ir::isReducedFloat(dt)) {
+    // 16-bit floats: widened to float32, multiplied with float32 accumulation and rounded once
+    // on store, as PyTorch's CPU bf16/f16 GEMM (oneDNN) accumulates in float32.
+    auto load = [dt](const void* p, int64_t o) {
+      uint16_t h = static_cast<const uint16_t*>(p)[o];
+      return dt == ir::DType::BFloat16 ? tensor::bf16ToFloat(h) : tensor::f16ToFloat(h);
+    };
+    auto widen = [&](const Mat& x) {
+      std::vector<float> v(static_cast<size_t>(x.rows * x.cols));
+      for (int64_t i = 0; i < x.rows; ++i)
+        for (int64_t j = 0; j < x.cols; ++j) v[static_cast<size_t>(i * x.cols + j)] = load(x.p, i * x.rs + j * x.cs);
+      return v;
+    };
+    std::vector<float> fa = widen(a), fb = widen(b), fc(static_cast<size_t>(m * n), 0.0f);
+    uint16_t* pc = static_cast<uint16_t*>(c);
+    if (beta != 0.0)
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) fc[static_cast<size_t>(i * n + j)] = load(pc, i * ldc + j);
+    gemm(ir::DType::Float32, Mat{fa.data(), m, k, k, 1}, Mat{fb.data(), k, n, n, 1}, fc.data(), n, alpha, beta);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        float v = fc[static_cast<size_t>(i * n + j)];
+        pc[i * ldc + j] = dt == ir::DType::BFloat16 ? tensor::floatToBf16(v) : tensor::floatToF16(v);
+      }
+    return;
+  }
   if (beta == 0.0) {
     for (int64_t i = 0; i < m; ++i) std::memset(static_cast<char*>(c) + i * ldc * ir::itemSize(dt), 0, n * ir::itemSize(dt));
   }

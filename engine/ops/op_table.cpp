@@ -1,6 +1,7 @@
 #include "engine/ops/op_table.h"
 
 #include "engine/autograd/record.h"
+#include "engine/ops/autocast.h"
 #include "engine/ops/index_ops.h"
 
 #include <stdexcept>
@@ -69,6 +70,12 @@ std::vector<const OpDef*> allOps() {
   return out;
 }
 
+Val Dispatcher::call(std::string_view name, const std::vector<Val>& args) {
+  const OpDef& o = op(name);
+  if (!autocast::anyEnabled()) return call(o, args);
+  return call(o, autocast::castArgs(*this, name, args));
+}
+
 Val EagerDispatcher::call(const OpDef& op, const std::vector<Val>& args) {
   if (op.eagerMulti) {
     std::vector<Val> out;
@@ -106,19 +113,7 @@ Val MetaDispatcher::call(const OpDef& op, const std::vector<Val>& args) {
 namespace {
 // Category order: bool < integral < floating.
 int category(ir::DType d) { return d == ir::DType::Bool ? 0 : ir::isFloating(d) ? 2 : 1; }
-int rank(ir::DType d) {
-  switch (d) {
-    case ir::DType::Bool: return 0;
-    case ir::DType::Int32: return 1;
-    case ir::DType::Int64: return 2;
-    case ir::DType::Float16: return 3;
-    case ir::DType::BFloat16: return 4;
-    case ir::DType::Float32: return 5;
-    case ir::DType::Float64: return 6;
-  }
-  return 0;
-}
-ir::DType higher(ir::DType a, ir::DType b) { return rank(a) >= rank(b) ? a : b; }
+ir::DType higher(ir::DType a, ir::DType b) { return ir::promoteTypes(a, b); }
 }  // namespace
 
 ir::DType promoteTypes(const Val& a, const Val& b) {
@@ -130,7 +125,7 @@ ir::DType promoteTypes(const Val& a, const Val& b) {
   };
   auto dt = [](const Val& v) {
     if (v.isTensor()) return v.tensorType().dtype;
-    if (v.kind == Val::Kind::Float) return ir::DType::Float32;  // default dtype for Python floats
+    if (v.kind == Val::Kind::Float) return ir::defaultFloatDType();  // Python floats
     if (v.kind == Val::Kind::Int) return ir::DType::Int64;
     return ir::DType::Bool;
   };
@@ -143,8 +138,8 @@ ir::DType promoteTypes(const Val& a, const Val& b) {
   if (category(dlo) > category(dhi)) {
     // A float scalar with an int tensor gives the default dtype, a float 0-dim tensor its own.
     const Val& lo = pa > pb ? b : a;
-    if (!lo.isTensor()) return category(dlo) == 2 ? ir::DType::Float32 : ir::DType::Int64;
-    return dlo;
+    if (!lo.isTensor()) return category(dlo) == 2 ? ir::defaultFloatDType() : ir::DType::Int64;
+    return ir::promoteTypes(dhi, dlo);
   }
   return dhi;
 }

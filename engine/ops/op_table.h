@@ -82,7 +82,8 @@ class Dispatcher {
  public:
   virtual ~Dispatcher() = default;
   virtual Val call(const OpDef& op, const std::vector<Val>& args) = 0;
-  Val call(std::string_view name, const std::vector<Val>& args) { return call(op(name), args); }
+  // By name: where torch.autocast casts the arguments of the ops it covers (ops/autocast.h).
+  Val call(std::string_view name, const std::vector<Val>& args);
   // True when multi-output ops (OpDef::eagerMulti/metaMulti) come back as a Val list. Graph-
   // recording dispatchers have no multi-output nodes yet: torch-level functions then use
   // single-output decompositions (layer_norm as var + mean + ..., max(dim) as amax + argmax).

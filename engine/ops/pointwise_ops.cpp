@@ -158,13 +158,13 @@ const Binary kBinary[] = {
 
 ir::DType unaryType(const Val& x, bool floatOnly) {
   ir::DType d = x.tensorType().dtype;
-  return floatOnly && !ir::isFloating(d) ? ir::DType::Float32 : d;
+  return floatOnly && !ir::isFloating(d) ? ir::defaultFloatDType() : d;
 }
 
 ir::DType binaryType(const Binary& b, const Val& x, const Val& y) {
   ir::DType p = promoteTypes(x, y);
   if (b.result == Binary::Bool) return ir::DType::Bool;
-  if (b.result == Binary::Float && !ir::isFloating(p)) return ir::DType::Float32;
+  if (b.result == Binary::Float && !ir::isFloating(p)) return ir::defaultFloatDType();
   return p;
 }
 
@@ -195,7 +195,10 @@ const char* integerKernelName(std::string_view op) {
 Tensor binaryKernel(const Binary& b, const Val& xv, const Val& yv, ir::DType outType) {
   // Scalars take the computation type so that int math stays exact.
   ir::DType compute = b.result == Binary::Promote ? outType : promoteTypes(xv, yv);
-  Tensor x = asTensor(xv, compute), y = asTensor(yv, compute);
+  // A Python scalar meets a 16-bit float tensor as float32, the type PyTorch computes in
+  // (opmath): x * 0.1 multiplies by 0.1f, not by 0.1 rounded to bfloat16.
+  const ir::DType scalarType = ir::isReducedFloat(compute) ? ir::DType::Float32 : compute;
+  Tensor x = asTensor(xv, scalarType), y = asTensor(yv, scalarType);
   Shape sizes = tensor::broadcastShapes(x.sizes(), y.sizes());
   Tensor out = Tensor::empty(sizes, outType);
   Shape os = out.strides(), xs = tensor::broadcastStrides(x, sizes), ys = tensor::broadcastStrides(y, sizes);

@@ -1,5 +1,6 @@
 #include "engine/passes/lower_to_aten.h"
 
+#include "engine/ops/autocast.h"
 #include "engine/ops/graph_dispatcher.h"
 #include "engine/torch/torch_functions.h"
 
@@ -36,6 +37,9 @@ class Lowering {
   const ir::Graph& captured_;
   Lowered out_;
   ops::GraphDispatcher d_;
+  // A captured autocast block (_enter_autocast / _exit_autocast) has no ATen op: its state is
+  // set while the nodes inside it lower, which makes the dispatcher record autocast's casts.
+  ops::autocast::GraphRegions autocast_;
   std::map<int, Val> env_;        // captured node id -> its ATen value (canonical ids only)
   std::map<int, int> sameAs_;     // in-place op node -> the node it updated (same tensor)
   std::map<int, int> inputOf_;    // ATen placeholder id -> input index
@@ -209,6 +213,7 @@ class Lowering {
     // A grad-mode change (torch._C._set_grad_enabled) has no ATen op: the nodes after it carry
     // the mode (noGrad), which is what the backward and requires_grad read.
     if (n.target == "torch._C._set_grad_enabled") return;
+    if (autocast_.apply(n)) return;
     d_.noGrad = n.noGrad;
     // A torch.autograd.Function's forward ops are the graph's own; the call hands back its
     // outputs (its backward is the user's, run when the graph is differentiated eagerly).

@@ -329,6 +329,7 @@ Value Interpreter::evalCall(const Expr& e) {
         u.at = capture::Unsupported::At::Call;
         u.gradEnabled = autograd::isGradEnabled();  // the mode the call runs in, eagerly
         u.inferenceMode = tensor::inferenceModeEnabled();
+        u.globalState = capture::currentGlobalState();
         u.expr = &e;
         u.stmt = frames_.back().stmt;
         u.callee = fn;

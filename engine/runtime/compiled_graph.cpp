@@ -4,6 +4,7 @@
 
 #include "engine/ir/sym.h"
 #include "engine/ir/text.h"
+#include "engine/ops/autocast.h"
 #include "engine/ops/graph_dispatcher.h"
 #include "engine/ops/index_ops.h"
 #include "engine/runtime/thread_pool.h"
@@ -243,12 +244,14 @@ std::vector<tensor::Tensor> runTorchGraph(const ir::Graph& g, const std::vector<
   // functional: the values an in-place node replaced (node -> (in-place node id, old value)).
   std::map<int, std::vector<std::pair<int, tensor::Tensor>>> replaced;
   autograd::GradModeGuard gradMode(autograd::isGradEnabled());  // the graph's own grad-mode changes end with it
+  ops::autocast::GraphRegions autocast;  // and so do its autocast blocks
   for (const auto& n : g.nodes) {
     if (!n.isCall()) continue;
     if (n.target == "torch._C._set_grad_enabled") {
       if (!n.args.empty() && n.args[0].kind == ir::Arg::Kind::Bool) autograd::setGradEnabled(n.args[0].b);
       continue;
     }
+    if (autocast.apply(n)) continue;
     if (n.target == torchapi::kAutogradFunctionApply && n.args.size() == 3) {
       // A torch.autograd.Function: its forward ran just before (its own nodes); its inputs are
       // read as they were when the forward began (a dirty one keeps its autograd history).

@@ -24,12 +24,32 @@ std::optional<std::vector<int64_t>> concrete(const ir::Node& n) {
 
 using ReductionSite = IterationSpace;
 
+// The dtypes generated kernels compute in. A node reading or making another (16-bit floats,
+// 8- and 16-bit integers) stays an eager ATen call, with the reason recorded, rather than a
+// kernel that would round differently from PyTorch's.
+bool generatedDType(ir::DType d) {
+  return d == ir::DType::Float32 || d == ir::DType::Float64 || d == ir::DType::Int64 || d == ir::DType::Int32 || d == ir::DType::Bool;
+}
+
+// The short name of the first dtype of n or its inputs that kernels cannot use, or "".
+std::string ungeneratedDType(const ir::Graph& g, const ir::Node& n) {
+  std::string bad;
+  for (const auto& t : n.types)
+    if (bad.empty() && !generatedDType(t.dtype)) bad = ir::shortName(t.dtype);
+  ir::forEachNodeArg(n, [&](int a) {
+    const ir::Node* in = g.find(a);
+    if (!in) return;
+    for (const auto& t : in->types)
+      if (bad.empty() && !generatedDType(t.dtype)) bad = ir::shortName(t.dtype);
+  });
+  return bad;
+}
+
 // A reduction code generation can emit: a concrete, non-empty input of a supported dtype.
 std::optional<ReductionSite> generatedReduction(const ir::Graph& g, const ir::Node& n) {
   auto site = reductionSpace(g, n);
   if (!site || n.types.size() != 1 || !concrete(n) || std::count(site->shape.begin(), site->shape.end(), 0)) return std::nullopt;
-  for (const auto* t : {&g.find(n.args[0].node)->types[0], &n.types[0]})
-    if (t->dtype == ir::DType::Float16 || t->dtype == ir::DType::BFloat16) return std::nullopt;
+  if (!ungeneratedDType(g, n).empty()) return std::nullopt;
   return site;
 }
 
@@ -72,8 +92,12 @@ class Fuser {
       });
       if (auto site = generatedReduction(g_, n))
         placeReduction(n, *site);
-      else if (isPointwise(n))
-        placePointwise(n);
+      else if (isPointwise(n)) {
+        if (std::string bad = ungeneratedDType(g_, n); !bad.empty())
+          r_.fired("not fused: " + n.name + " runs eagerly (generated kernels do not compute in " + bad + ")", n.id);
+        else
+          placePointwise(n);
+      }
     }
     name();
   }

@@ -1,4 +1,5 @@
 #include "engine/tensor/tensor.h"
+#include "engine/tensor/half.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -210,11 +211,21 @@ double Tensor::loadAt(int64_t o) const {
     case DType::Int64: return static_cast<double>(static_cast<const int64_t*>(p)[o]);
     case DType::Int32: return static_cast<const int32_t*>(p)[o];
     case DType::Bool: return static_cast<const uint8_t*>(p)[o] ? 1.0 : 0.0;
-    case DType::Float16:
-    case DType::BFloat16: break;
+    case DType::Float16: return f16ToFloat(static_cast<const uint16_t*>(p)[o]);
+    case DType::BFloat16: return bf16ToFloat(static_cast<const uint16_t*>(p)[o]);
+    case DType::Int16: return static_cast<const int16_t*>(p)[o];
+    case DType::Int8: return static_cast<const int8_t*>(p)[o];
+    case DType::UInt8: return static_cast<const uint8_t*>(p)[o];
   }
   throw TorchError("RuntimeError", "dtype " + std::string(ir::torchName(dtype_)) + " is not supported by Kiln's eager kernels yet");
 }
+
+namespace {
+// A double converted to a narrow integer as PyTorch's CPU cast does: through int64 (truncated
+// toward zero), then wrapped to the width (float 300.0 to uint8 is 44, -1.0 is 255).
+template <typename I>
+I wrapToInt(double v) { return static_cast<I>(truncToInt<int64_t>(v)); }
+}  // namespace
 
 void Tensor::storeAt(int64_t o, double v) {
   void* p = data();
@@ -224,8 +235,12 @@ void Tensor::storeAt(int64_t o, double v) {
     case DType::Int64: static_cast<int64_t*>(p)[o] = truncToInt<int64_t>(v); return;
     case DType::Int32: static_cast<int32_t*>(p)[o] = truncToInt<int32_t>(v); return;
     case DType::Bool: static_cast<uint8_t*>(p)[o] = v != 0.0; return;
-    case DType::Float16:
-    case DType::BFloat16: break;
+    // Rounded to float32 first, as the float32 computation PyTorch does rounds, then to 16 bits.
+    case DType::Float16: static_cast<uint16_t*>(p)[o] = floatToF16(static_cast<float>(v)); return;
+    case DType::BFloat16: static_cast<uint16_t*>(p)[o] = floatToBf16(static_cast<float>(v)); return;
+    case DType::Int16: static_cast<int16_t*>(p)[o] = wrapToInt<int16_t>(v); return;
+    case DType::Int8: static_cast<int8_t*>(p)[o] = wrapToInt<int8_t>(v); return;
+    case DType::UInt8: static_cast<uint8_t*>(p)[o] = wrapToInt<uint8_t>(v); return;
   }
   throw TorchError("RuntimeError", "dtype " + std::string(ir::torchName(dtype_)) + " is not supported by Kiln's eager kernels yet");
 }
@@ -235,6 +250,9 @@ int64_t Tensor::loadIntAt(int64_t o) const {
     case DType::Int64: return static_cast<const int64_t*>(data())[o];
     case DType::Int32: return static_cast<const int32_t*>(data())[o];
     case DType::Bool: return static_cast<const uint8_t*>(data())[o] ? 1 : 0;
+    case DType::Int16: return static_cast<const int16_t*>(data())[o];
+    case DType::Int8: return static_cast<const int8_t*>(data())[o];
+    case DType::UInt8: return static_cast<const uint8_t*>(data())[o];
     default: return truncToInt<int64_t>(loadAt(o));
   }
 }
@@ -244,6 +262,9 @@ void Tensor::storeIntAt(int64_t o, int64_t v) {
     case DType::Int64: static_cast<int64_t*>(data())[o] = v; return;
     case DType::Int32: static_cast<int32_t*>(data())[o] = static_cast<int32_t>(v); return;
     case DType::Bool: static_cast<uint8_t*>(data())[o] = v != 0; return;
+    case DType::Int16: static_cast<int16_t*>(data())[o] = static_cast<int16_t>(v); return;
+    case DType::Int8: static_cast<int8_t*>(data())[o] = static_cast<int8_t>(v); return;
+    case DType::UInt8: static_cast<uint8_t*>(data())[o] = static_cast<uint8_t>(v); return;
     default: storeAt(o, static_cast<double>(v));
   }
 }

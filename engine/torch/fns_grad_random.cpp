@@ -243,7 +243,7 @@ void installGradModeAndRandom(py::Interpreter& in, const std::shared_ptr<py::Mod
   auto filler = [](bool normal) {
     return [normal](py::Interpreter& in, CallArgs& a) -> Value {
       try {
-        Tensor t = Tensor::empty(sizeArgs(in, a.args, a), dtypeOf(in, a, ir::DType::Float32));
+        Tensor t = Tensor::empty(sizeArgs(in, a.args, a), dtypeOf(in, a, ir::defaultFloatDType()));
         if (normal) normalFill(t, 0.0, 1.0, generatorOf(in, a));
         else uniformFill(t, 0.0, 1.0, generatorOf(in, a));
         return finish(in, std::move(t), a);
@@ -292,7 +292,7 @@ void installGradModeAndRandom(py::Interpreter& in, const std::shared_ptr<py::Mod
     try {
       if (mean->kind != VK::Tensor && std->kind != VK::Tensor) {
         std::vector<Value> rest(a.args.begin() + std::min<size_t>(2, a.args.size()), a.args.end());
-        Tensor t = Tensor::empty(sizeArgs(in, rest, a), dtypeOf(in, a, ir::DType::Float32));
+        Tensor t = Tensor::empty(sizeArgs(in, rest, a), dtypeOf(in, a, ir::defaultFloatDType()));
         normalFill(t, numberOf(in, mean), numberOf(in, std), generatorOf(in, a));
         return finish(in, std::move(t), a);
       }

@@ -143,7 +143,7 @@ std::string formatTensor(const tensor::Tensor& t, const std::string& prefix, boo
   }
   std::string out = prefix + body;
   std::string suffix;
-  bool defaultDtype = t.dtype() == ir::DType::Float32 || t.dtype() == ir::DType::Int64 || t.dtype() == ir::DType::Bool;
+  bool defaultDtype = t.dtype() == ir::defaultFloatDType() || t.dtype() == ir::DType::Int64 || t.dtype() == ir::DType::Bool;
   if (t.numel() == 0 && t.dim() != 1) suffix += ", size=" + tensor::shapeStr(t.sizes());
   if (!defaultDtype) suffix += ", dtype=" + std::string(ir::torchName(t.dtype()));
   if (requiresGrad) suffix += ", requires_grad=True";

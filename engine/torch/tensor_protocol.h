@@ -12,6 +12,10 @@ void installDynamo(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& dy
 
 // torch.finfo / torch.iinfo and torch._check (engine/torch/torch_misc.cpp).
 void installTorchMisc(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& torch);
+// torch.autocast (torch.amp, torch.amp.autocast_mode, torch.cpu.amp), the autocast state
+// functions and torch.set_default_dtype / get_default_dtype (engine/torch/autocast_api.cpp).
+void installAutocast(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& torch, const std::shared_ptr<py::ModuleObj>& amp,
+                     const std::shared_ptr<py::ModuleObj>& autocastMode, const std::shared_ptr<py::ModuleObj>& cpuAmp);
 // Installs torch, torch.nn, torch.nn.functional, torch._dynamo, torch.compiler, math.
 void installModules(py::Interpreter& in);
 

@@ -34,7 +34,7 @@ std::shared_ptr<py::ClassObj> infoClass(py::Interpreter& in, const std::shared_p
 
 ir::DType dtypeArgOf(py::Interpreter& in, const CallArgs& a, const std::string& fn) {
   Value d = a.args.size() > 1 ? a.args[1] : a.kwarg("type");
-  if (!d || py::isNone(d)) return ir::DType::Float32;  // the default dtype
+  if (!d || py::isNone(d)) return ir::defaultFloatDType();  // the default dtype
   if (d->kind != VK::DType) in.raise("TypeError", fn + "(): argument 'type' (position 1) must be torch.dtype, not " + py::typeName(d));
   return static_cast<py::DTypeObj*>(d.get())->d;
 }
@@ -123,11 +123,12 @@ void installTorchMisc(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>&
     if (d == ir::DType::Bool) in.raise("TypeError", "torch.bool is not supported by torch.iinfo");
     if (ir::isFloating(d))
       in.raise("TypeError", "torch.iinfo() requires an integer input type. Use torch.finfo to handle 'torch.iinfo'");
-    const bool wide = d == ir::DType::Int64;
+    const int bits = static_cast<int>(ir::itemSize(d) * 8);
+    const bool isUnsigned = d == ir::DType::UInt8;
+    const int64_t mx = isUnsigned ? 255 : bits == 64 ? std::numeric_limits<int64_t>::max() : (int64_t{1} << (bits - 1)) - 1;
+    const int64_t mn = isUnsigned ? 0 : bits == 64 ? std::numeric_limits<int64_t>::min() : -(int64_t{1} << (bits - 1));
     auto inst = std::make_shared<py::InstanceObj>(cls);
-    setAttrs(inst.get(), {{"bits", py::makeInt(wide ? 64 : 32)},
-                          {"max", py::makeInt(wide ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int32_t>::max())},
-                          {"min", py::makeInt(wide ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int32_t>::min())},
+    setAttrs(inst.get(), {{"bits", py::makeInt(bits)}, {"max", py::makeInt(mx)}, {"min", py::makeInt(mn)},
                           {"dtype", py::makeStr(shortDtypeName(d))}});
     return inst;
   });

@@ -87,11 +87,11 @@ tensor::Tensor tensorFromData(py::Interpreter& in, const Value& data, std::optio
     }
     if (depth != shape.size() && any) in.raise("ValueError", "inconsistent nesting in tensor data");
     any = true;
-    if (v->kind == VK::Float) inferred = ir::DType::Float32;
+    if (v->kind == VK::Float) inferred = ir::defaultFloatDType();
     else if (v->kind == VK::Int) { if (inferred == ir::DType::Bool) inferred = ir::DType::Int64; }
     else if (v->kind == VK::Tensor) {
       auto& t = static_cast<py::TensorObj*>(v.get())->t;
-      if (ir::isFloating(t.dtype())) inferred = ir::DType::Float32;
+      if (ir::isFloating(t.dtype())) inferred = ir::defaultFloatDType();
       else if (inferred == ir::DType::Bool && t.dtype() != ir::DType::Bool) inferred = ir::DType::Int64;
     } else if (v->kind != VK::Bool) {
       in.raise("TypeError", "Could not infer dtype of " + py::typeName(v));
@@ -140,7 +140,8 @@ void installModules(py::Interpreter& in) {
   for (auto [n, d] : {std::pair{"float32", ir::DType::Float32}, {"float", ir::DType::Float32}, {"float64", ir::DType::Float64},
                       {"double", ir::DType::Float64}, {"int64", ir::DType::Int64}, {"long", ir::DType::Int64},
                       {"int32", ir::DType::Int32}, {"int", ir::DType::Int32}, {"bool", ir::DType::Bool},
-                      {"float16", ir::DType::Float16}, {"half", ir::DType::Float16}, {"bfloat16", ir::DType::BFloat16}})
+                      {"float16", ir::DType::Float16}, {"half", ir::DType::Float16}, {"bfloat16", ir::DType::BFloat16},
+                      {"int16", ir::DType::Int16}, {"short", ir::DType::Int16}, {"int8", ir::DType::Int8}, {"uint8", ir::DType::UInt8}})
     T[n] = std::make_shared<py::DTypeObj>(d);
   T["pi"] = py::makeFloat(M_PI);
   T["e"] = py::makeFloat(M_E);
@@ -272,7 +273,7 @@ void installModules(py::Interpreter& in) {
     Value start = n.size() >= 2 ? n[0] : py::makeInt(0), end = n.size() >= 2 ? n[1] : n[0], step = n.size() == 3 ? n[2] : py::makeInt(1);
     if (Value s = a.kwarg("step")) step = s;
     bool anyFloat = start->kind == VK::Float || end->kind == VK::Float || step->kind == VK::Float;
-    ir::DType dt = dtypeArg(in, a, anyFloat ? ir::DType::Float32 : ir::DType::Int64);
+    ir::DType dt = dtypeArg(in, a, anyFloat ? ir::defaultFloatDType() : ir::DType::Int64);
     ops::EagerDispatcher e;
     try {
       ops::Val r = e.call("aten.arange.start_step", {toVal(in, start), toVal(in, end), toVal(in, step), ops::Val::dtypeVal(dt)});
@@ -286,14 +287,14 @@ void installModules(py::Interpreter& in) {
     ops::EagerDispatcher e;
     try {
       ops::Val r = e.call("aten.linspace.default", {ops::Val::real(number(in, a.args.at(0))), ops::Val::real(number(in, a.args.at(1))),
-                                                     toVal(in, steps), ops::Val::dtypeVal(dtypeArg(in, a, ir::DType::Float32))});
+                                                     toVal(in, steps), ops::Val::dtypeVal(dtypeArg(in, a, ir::defaultFloatDType()))});
       return wrap(r.t, in, a);
     } catch (const tensor::TorchError& err) { rethrow(in, err); }
   });
   auto filled = [](double v, std::string target) {
     return [v, target](py::Interpreter& in, CallArgs& a) {
       try {
-        return recordCreation(in, target, a, wrap(tensor::Tensor::full(shapeArgs(in, a), v, dtypeArg(in, a, ir::DType::Float32)), in, a));
+        return recordCreation(in, target, a, wrap(tensor::Tensor::full(shapeArgs(in, a), v, dtypeArg(in, a, ir::defaultFloatDType())), in, a));
       } catch (const tensor::TorchError& err) { rethrow(in, err); }
     };
   };
@@ -303,7 +304,7 @@ void installModules(py::Interpreter& in) {
   def(torch, "full", [](py::Interpreter& in, CallArgs& a) {
     tensor::Shape s = shapeArgs(in, CallArgs{{a.args.at(0)}, {}, {}});
     Value v = a.args.at(1);
-    ir::DType dflt = v->kind == VK::Float ? ir::DType::Float32 : v->kind == VK::Bool ? ir::DType::Bool : ir::DType::Int64;
+    ir::DType dflt = v->kind == VK::Float ? ir::defaultFloatDType() : v->kind == VK::Bool ? ir::DType::Bool : ir::DType::Int64;
     try {
       return wrap(tensor::Tensor::full(s, number(in, v), dtypeArg(in, a, dflt)), in, a);
     } catch (const tensor::TorchError& err) { rethrow(in, err); }
@@ -334,6 +335,17 @@ void installModules(py::Interpreter& in) {
 
   installGradModeAndRandom(in, torch);
   installTorchMisc(in, torch);
+  {
+    auto amp = newModule(in, "torch.amp");
+    torch->scope->vars["amp"] = amp;
+    auto autocastMode = newModule(in, "torch.amp.autocast_mode");
+    amp->scope->vars["autocast_mode"] = autocastMode;
+    auto cpu = newModule(in, "torch.cpu");
+    torch->scope->vars["cpu"] = cpu;
+    auto cpuAmp = newModule(in, "torch.cpu.amp");
+    cpu->scope->vars["amp"] = cpuAmp;
+    installAutocast(in, torch, amp, autocastMode, cpuAmp);
+  }
   // torch.autograd: the native _attach_function here; Function and its helpers come from the
   // prelude (torch.autograd.function.py, torch.autograd.py).
   auto autogradModule = newModule(in, "torch.autograd");
