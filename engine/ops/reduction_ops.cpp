@@ -120,8 +120,17 @@ const char* redName(Red r) {
   }
 }
 
+// What a reduction reads: 16-bit floats widened to float32 (the type PyTorch accumulates them
+// in), 8- and 16-bit integers to int64 (exact); the result keeps its own dtype.
+Tensor reductionInput(const Tensor& x) {
+  if (ir::isReducedFloat(x.dtype())) return x.to(ir::DType::Float32);
+  if (x.dtype() == ir::DType::Int16 || x.dtype() == ir::DType::Int8 || x.dtype() == ir::DType::UInt8) return x.to(ir::DType::Int64);
+  return x;
+}
+
 // One reduction of x (already in its compute dtype) over dims; integer sums/products stay exact.
-Tensor reduce(const Tensor& x, const std::vector<int64_t>& dims, bool keep, Red r, ir::DType outType, const char* opName) {
+Tensor reduce(const Tensor& x0, const std::vector<int64_t>& dims, bool keep, Red r, ir::DType outType, const char* opName) {
+  const Tensor x = reductionInput(x0);
   Plan p = plan(x, dims, keep);
   const bool needsElements = r == Red::Max || r == Red::Min || r == Red::ArgMax || r == Red::ArgMin;
   if (needsElements && p.inner.empty() && !p.outer.empty()) {
@@ -204,9 +213,10 @@ Tensor argReduce(const Tensor& x, int64_t dim, bool keep, bool isMax, const char
 }
 
 // Variance with `correction` (Bessel's by default) and mean, two-pass in double.
-std::pair<Tensor, Tensor> varMean(const Tensor& x, const std::vector<int64_t>& dims, double correction, bool keep) {
+std::pair<Tensor, Tensor> varMean(const Tensor& x0, const std::vector<int64_t>& dims, double correction, bool keep) {
+  const Tensor x = reductionInput(x0);
   Plan p = plan(x, dims, keep);
-  Tensor var = Tensor::empty(p.outSizes, x.dtype()), mean = Tensor::empty(p.outSizes, x.dtype());
+  Tensor var = Tensor::empty(p.outSizes, x0.dtype()), mean = Tensor::empty(p.outSizes, x0.dtype());
   const double cnt = double(p.inner.size());
   dispatch(x, [&](const auto* data) {
     for (size_t o = 0; o < p.outer.size(); ++o) {
@@ -225,7 +235,8 @@ std::pair<Tensor, Tensor> varMean(const Tensor& x, const std::vector<int64_t>& d
   return {var, mean};
 }
 
-Tensor vectorNorm(const Tensor& x, double ord, const std::vector<int64_t>& dims, bool keep, ir::DType outType) {
+Tensor vectorNorm(const Tensor& x0, double ord, const std::vector<int64_t>& dims, bool keep, ir::DType outType) {
+  const Tensor x = reductionInput(x0);
   Plan p = plan(x, dims, keep);
   Tensor out = Tensor::empty(p.outSizes, outType);
   dispatch(x, [&](const auto* data) {

@@ -134,6 +134,23 @@ tensor([ 1, -2], dtype=torch.int8)
   EXPECT_EQ(run(src), want);
 }
 
+TEST(DtypeScripts, Reductions) {
+  // 16-bit floats reduce in float32 and round once; narrow integers sum exactly into int64.
+  const char* src = R"PY(import torch
+b = torch.tensor([1.5, 2.25, -0.5], dtype=torch.bfloat16)
+print(b.sum(), b.amax(), b.mean())
+i = torch.tensor([100, 100, -3], dtype=torch.int8)
+print(i.sum(), i.max(), i.sum().dtype)
+u = torch.tensor([200, 100], dtype=torch.uint8)
+print(u.sum(), u.float().mean())
+)PY";
+  const char* want = R"OUT(tensor(3.2500, dtype=torch.bfloat16) tensor(2.2500, dtype=torch.bfloat16) tensor(1.0859, dtype=torch.bfloat16)
+tensor(197) tensor(100, dtype=torch.int8) torch.int64
+tensor(300) tensor(150.)
+)OUT";
+  EXPECT_EQ(run(src), want);
+}
+
 TEST(DtypeScripts, AutocastChoosesOps) {
   const char* src = R"PY(import torch
 a = torch.ones(2, 2)
