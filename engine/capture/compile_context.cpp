@@ -1,6 +1,7 @@
 #include "engine/capture/compile_context.h"
 
 #include "engine/capture/frame.h"
+#include "engine/capture/inductor_options.h"
 #include "engine/driver/backends.h"
 #include "engine/driver/verify.h"
 #include "engine/autograd/compiled_function.h"
@@ -52,6 +53,8 @@ CompileOptions parseCompileOptions(py::Interpreter& in, const CallArgs& a) {
       in.raise("TypeError", "compile() got an unexpected keyword argument '" + k + "'");
     }
   }
+  // Inductor's options are checked when torch.compile is called (inductor_options.cpp).
+  if (in.compiler && o.backend == "inductor" && options && !py::isNone(options)) checkInductorOptions(in, options);
   return o;
 }
 
@@ -937,17 +940,17 @@ std::shared_ptr<Frame> CompileContext::frameFor(const Value& fnValue, const Comp
 }
 
 Value CompileContext::callWith(py::Interpreter& in, const std::shared_ptr<Frame>& frame, const Value& fnValue, CallArgs& args,
-                               const Value& self) {
+                               const Value& self, bool intercepted) {
   // One frame per code; the call runs the function object it was made with (its closure).
   Value saved = frame->fn;
   frame->fn = fnValue;
   struct Restore { std::shared_ptr<Frame> f; Value v; ~Restore() { f->fn = v; } } restore{frame, saved};
-  return call(in, frame, args, self);
+  return call(in, frame, args, self, intercepted);
 }
 
 Value CompileContext::callIntercepted(py::Interpreter& in, const Value& fnValue, CallArgs& args, const Value& self) {
   auto frame = frameFor(fnValue, activeOpts_.empty() ? CompileOptions{} : activeOpts_.back());
-  return callWith(in, frame, fnValue, args, self);
+  return callWith(in, frame, fnValue, args, self, true);
 }
 
 // The graph inputs' types with the size symbols of a dynamic entry's guards (each symbolic dim
@@ -1012,7 +1015,10 @@ static Tracer::DimPlan planDims(py::Interpreter& in, const Frame& frame, const S
     if (fixed || !automatic) continue;
     bool changed = seen != frame.seenSizes.end() && seen->second.size() == sizes.size() && seen->second[d] != sizes[d].value;
     bool was = dyn != frame.dynamicDims.end() && dyn->second.count(d);
-    if (changed || was) plan.kinds[d] = Tracer::DimKind::Dynamic;
+    // A Python number there before: every dim is dynamic (Dynamo's frame state of a scalar has
+    // no sizes to keep).
+    bool wasScalar = frame.seenInts.count(key) > 0 || frame.seenFloats.count(key) > 0;
+    if (changed || was || wasScalar) plan.kinds[d] = Tracer::DimKind::Dynamic;
     else if (forced) plan.kinds[d] = Tracer::DimKind::Duck;
   }
   return plan;
@@ -1053,8 +1059,19 @@ void CompileContext::applyAutomaticDynamic(Frame& frame, CacheEntry& e, ir::Grap
         }
 }
 
-Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& frame, CallArgs& a, const Value& self) {
+Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& frame, CallArgs& a, const Value& self,
+                          bool intercepted) {
   auto* fn = static_cast<py::FunctionObj*>(frame->fn.get());
+  // Run-only (Dynamo's False callback): a frame past its recompile limit, and every frame a
+  // run-only frame calls, runs a cached entry whose guards pass or else runs eagerly, and its
+  // callees are run-only in turn. A torch.compile'd callable installs its callback again.
+  const bool runOnly = frame->runOnly || (intercepted && runOnly_);
+  struct RunOnlyScope {
+    bool& flag;
+    bool saved;
+    ~RunOnlyScope() { flag = saved; }
+  } runOnlyScope{runOnly_, runOnly_};
+  runOnly_ = runOnly;
   InterceptScope active(in);
   activeOpts_.push_back(frame->opts);
   struct Pop { std::vector<CompileOptions>& v; ~Pop() { v.pop_back(); } } pop{activeOpts_};
@@ -1154,7 +1171,8 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
     // first (a stable sort, ties keep their order): so does the entry (shape guards, checked
     // after all others, and the aliasing guards keep their place at the end).
     auto pinned = [](const Guard& g) {
-      return g.kind == Guard::Kind::Shape || g.kind == Guard::Kind::NoAliasing || g.kind == Guard::Kind::DuplicateInput;
+      return g.kind == Guard::Kind::Shape || g.kind == Guard::Kind::FloatValue || g.kind == Guard::Kind::NoAliasing ||
+             g.kind == Guard::Kind::DuplicateInput;
     };
     if (failed != &kGlobalState && !pinned(*failed)) {
       ++it->guards[static_cast<size_t>(failed - it->guards.data())].failCount;
@@ -1168,6 +1186,7 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
       });
     }
   }
+  if (runOnly) return eager();  // a miss in run-only mode: no compile, no recompile logged
   const int recompileLimit = CompileContext::recompileLimit(in);
   if (frame->compiles >= recompileLimit) {
     // Dynamo logs the recompile, then finds the limit hit and runs the frame eagerly from now on.
@@ -1175,8 +1194,11 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
     if (Value fail = configValue(in, "fail_on_recompile_limit_hit"); fail && in.truthy(fail))
       in.raise("FailOnRecompileLimitHit",
                "recompile_limit reached, because fail_on_recompile_limit_hit = True this is a HARD failure");
-    frame->skip = true;
+    // From now on the frame is run-only (Dynamo's RUN_ONLY strategy for the code, recursive):
+    // its entries still serve, and neither it nor what it calls compiles again.
+    frame->runOnly = true;
     frame->skipReason = "torch._dynamo hit config.recompile_limit (" + std::to_string(recompileLimit) + ")";
+    runOnly_ = true;
     // Dynamo's warning (torch._dynamo.convert_frame logs it); printed to stderr like Python's logging.
     std::string last = reasons.empty() ? "" : reasons.front().substr(0, reasons.front().find('\n'));
     std::cerr << "W kiln.capture: torch._dynamo hit config.recompile_limit (" << recompileLimit << ")\n   function: '"
@@ -1215,7 +1237,7 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
 // input guards last. The guard tree is checked in that order, so a local's guard fails first.
 static void orderGuards(std::vector<Guard>& guards) {
   auto rank = [](const Guard& g) {
-    if (g.kind == Guard::Kind::Shape) return 3;
+    if (g.kind == Guard::Kind::Shape || g.kind == Guard::Kind::FloatValue) return 3;
     if (g.kind == Guard::Kind::NoAliasing || g.kind == Guard::Kind::DuplicateInput) return 2;
     return !g.source.steps.empty() && g.source.steps[0].kind == Source::Step::Kind::Global ? 1 : 0;
   };
@@ -1308,8 +1330,20 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
         if (f->opts.dynamic) return true;
         const std::string key = src.text();
         auto seen = f->seenInts.find(key);
-        return f->dynamicInts.count(key) > 0 || (seen != f->seenInts.end() && seen->second != value);
+        // A float or a tensor there before is a change too (Dynamo's frame state merges them).
+        return f->dynamicInts.count(key) > 0 || (seen != f->seenInts.end() && seen->second != value) ||
+               f->seenFloats.count(key) > 0 || f->seenSizes.count(key) > 0;
       };
+    // A float is specialized at first; once its value (or the kind of value there) changed,
+    // and always with dynamic=True, it is dynamic (tracer_floats.cpp); never with dynamic=False.
+    tracer.floatPlan = [f = frame.get()](const Source& src, double value) {
+      if (f->opts.dynamic) return *f->opts.dynamic;
+      const std::string key = src.text();
+      if (f->dynamicFloats.count(key)) return true;
+      auto seen = f->seenFloats.find(key);
+      if (seen != f->seenFloats.end()) return seen->second != value;
+      return f->seenInts.count(key) > 0 || f->seenSizes.count(key) > 0;
+    };
   }
   tracer.graph.name = frame->name;
   CacheEntry entry;
@@ -1610,6 +1644,7 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
   }
   if (!tm.unbuildable.empty()) return skipFrame("the frame returns " + tm.unbuildable + ", which Kiln cannot make outside the trace", nullptr);
   tracer.finish(outputs);
+  tracer.finishDynamicFloats();
   tracer.guardNoAliasing();
   double captureMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   sink.timing(session::TimingEvent{cid, "capture", captureMs});
@@ -1618,12 +1653,25 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
   orderGuards(entry.guards);
   if (firstCapture) {
     entry.dynamic = tracer.produceShapeGuards(entry.guards);
-    if (!frame->opts.dynamic)
+    // An entry with dynamic floats serves other values of them: it is run through per-call
+    // concrete captures, as one with symbolic sizes.
+    if (tracer.hasDynamicFloats()) entry.dynamic = true;
+    if (!frame->opts.dynamic) {
       for (const auto& [src, value] : tracer.intReads) {
-        auto seen = frame->seenInts.find(src.text());
-        if (seen != frame->seenInts.end() && seen->second != value) frame->dynamicInts.insert(src.text());
-        frame->seenInts[src.text()] = value;
+        const std::string key = src.text();
+        auto seen = frame->seenInts.find(key);
+        if ((seen != frame->seenInts.end() && seen->second != value) || frame->seenFloats.count(key) || frame->seenSizes.count(key))
+          frame->dynamicInts.insert(key);
+        frame->seenInts[key] = value;
       }
+      for (const auto& [src, value] : tracer.floatReads) {
+        const std::string key = src.text();
+        auto seen = frame->seenFloats.find(key);
+        if ((seen != frame->seenFloats.end() && seen->second != value) || frame->seenInts.count(key) || frame->seenSizes.count(key))
+          frame->dynamicFloats.insert(key);
+        frame->seenFloats[key] = value;
+      }
+    }
   }
   entry.gradMode = autograd::isGradEnabled();
   entry.globalState = currentGlobalState();

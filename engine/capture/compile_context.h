@@ -45,13 +45,16 @@ class CompileContext {
   py::Value compile(py::Interpreter& in, const py::Value& target, const CompileOptions& opts);
   void compileModuleInPlace(py::Interpreter& in, const py::Value& module, const CompileOptions& opts);
   // Called by a compiled callable: cache lookup, capture on a miss, then run.
-  py::Value call(py::Interpreter& in, const std::shared_ptr<Frame>& frame, py::CallArgs& args, const py::Value& self);
+  // `intercepted`: a call Kiln's frame callback caught (not a torch.compile'd callable), which
+  // inherits the run-only mode of the frame that made it.
+  py::Value call(py::Interpreter& in, const std::shared_ptr<Frame>& frame, py::CallArgs& args, const py::Value& self,
+                 bool intercepted = false);
   // A user function called while a compiled function runs (its eager parts, resume functions):
   // compiled as a frame of its own, keyed by its code (one frame per function definition).
   py::Value callIntercepted(py::Interpreter& in, const py::Value& fn, py::CallArgs& args, const py::Value& self);
   // Runs `frame` for the function object `fn` (same code as the frame's, maybe another closure).
   py::Value callWith(py::Interpreter& in, const std::shared_ptr<Frame>& frame, const py::Value& fn, py::CallArgs& args,
-                     const py::Value& self);
+                     const py::Value& self, bool intercepted = false);
 
   // torch._dynamo.reset(): every frame, cache entry and resume function is forgotten; frame
   // ids start again at 0.
@@ -75,6 +78,10 @@ class CompileContext {
   std::vector<std::shared_ptr<Frame>> frames_;
   std::map<const void*, std::shared_ptr<Frame>> byCode_;  // intercepted frames by function definition
   std::vector<CompileOptions> activeOpts_;                 // options of the compiled calls running
+  // Dynamo's run-only callback: set while a frame that hit the recompile limit runs (and the
+  // frames it calls); the frames it reaches look up their caches but never compile. A
+  // torch.compile'd callable called meanwhile installs its own callback again (clears it).
+  bool runOnly_ = false;
   // Resume functions by break site (statement, expression): recompiles of a frame that break
   // at the same place reuse the same resume code, so they share its frame, as in Dynamo.
   // (The flag: the resume functions share the frame's cells with functions it defined.)

@@ -138,13 +138,19 @@ struct Frame {
   // Most recently used last: a new entry is appended, an entry that holds moves to the end.
   std::vector<std::shared_ptr<CacheEntry>> cache;
   int compiles = 0;
-  bool skip = false;            // run eagerly from now on (cannot resume, recompile limit)
+  bool skip = false;            // run eagerly from now on (a break it cannot resume after)
+  // The recompile limit was hit (Dynamo's RUN_ONLY strategy on the code): cached entries still
+  // serve the calls their guards pass, nothing new is compiled, and the frames it calls only use
+  // the entries they already have (its recursive action is RUN_ONLY too).
+  bool runOnly = false;
   std::string skipReason;
   std::string kind = "function";  // function | resume
   std::map<std::string, std::vector<int64_t>> seenSizes;   // per input source: sizes last compiled for
   std::map<std::string, std::set<size_t>> dynamicDims;    // per input source: dims made dynamic
   std::map<std::string, int64_t> seenInts;                // per int source: the value last compiled for
   std::set<std::string> dynamicInts;                      // int sources whose value changed: traced as symbols
+  std::map<std::string, double> seenFloats;               // per float source: the value last compiled for
+  std::set<std::string> dynamicFloats;                    // float sources that changed: dynamic (tracer_floats.cpp)
 };
 
 }  // namespace kiln::capture

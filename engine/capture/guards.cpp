@@ -1,6 +1,8 @@
 #include "engine/capture/guards.h"
+#include "engine/python/pyformat.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 
@@ -135,6 +137,11 @@ std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Va
     case Kind::TensorMatch: {
       if (v->kind != py::VK::Tensor)
         return "expected type of '" + name + "' to be a tensor type, ' but found " + classRepr(in, typeKey(in, v));
+      // The tensor's Python type is checked first: an nn.Parameter where a plain tensor was (or
+      // the other way round) is another type.
+      if (static_cast<py::TensorObj*>(v.get())->parameter != parameter)
+        return "expected type of '" + name + "' to be a tensor type, ' but found " +
+               (parameter ? "<class 'torch.Tensor'>" : "<class 'torch.nn.parameter.Parameter'>");
       ir::TensorType actual = static_cast<py::TensorObj*>(v.get())->tensorType();
       std::string t = "tensor '" + name + "' ";
       if (actual.dtype != type.dtype) return t + "dtype mismatch. expected " + std::string(ir::scalarTypeName(type.dtype)) + ", actual " + ir::scalarTypeName(actual.dtype);
@@ -154,8 +161,23 @@ std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Va
     }
     case Kind::ConstantMatch:
       if (py::isNone(constant)) return py::isNone(v) ? "" : name + " is None";
+      // NaN never equals itself: Dynamo's EQUALS_MATCH checks it is a float NaN instead.
+      if (constant->kind == py::VK::Float && std::isnan(static_cast<py::FloatObj*>(constant.get())->v))
+        return v->kind == py::VK::Float && std::isnan(static_cast<py::FloatObj*>(v.get())->v)
+                   ? ""
+                   : "(type(" + name + ") is float and __math_isnan(" + name + "))";
       if (py::typeName(v) != py::typeName(constant) || !in.equals(v, constant)) return name + " == " + in.repr(constant);
       return "";
+    case Kind::FloatValue: {
+      const double d = v->kind == py::VK::Float ? static_cast<py::FloatObj*>(v.get())->v
+                       : v->kind == py::VK::Int ? static_cast<double>(static_cast<py::IntObj*>(v.get())->small())
+                                                : std::nan("");
+      if (this->name == "self") return d == d ? "" : floatValueText(name);
+      const double c = static_cast<py::FloatObj*>(constant.get())->v;
+      const std::string& op = this->name;
+      bool ok = op == "==" ? d == c : op == "!=" ? d != c : op == "<" ? d < c : op == "<=" ? d <= c : op == ">" ? d > c : d >= c;
+      return ok ? "" : floatValueText(name);
+    }
     case Kind::DuplicateInput: {
       py::Value o = other.fetch(in, locals, globals);
       return o.get() == v.get() ? "" : other.display() + " is " + name;
@@ -223,6 +245,11 @@ std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Va
     case Kind::NoAliasing: break;
   }
   return "";
+}
+
+std::string Guard::floatValueText(const std::string& src) const {
+  if (name == "self") return src + " == ___as_tensor(" + src + ").item()";
+  return "___as_tensor(" + src + ").item() " + name + " " + py::floatRepr(static_cast<py::FloatObj*>(constant.get())->v);
 }
 
 std::string Guard::shapeText(bool display) const {
@@ -336,6 +363,10 @@ session::Guard Guard::record(py::Interpreter& in) const {
                                     ", '_dynamo_dynamic_indices') else True)";
       break;
     }
+    case Kind::FloatValue:
+      g.kind = "SHAPE_ENV";
+      g.text = floatValueText(source.text());
+      break;
     case Kind::DictKeys:
       g.kind = "DICT_KEYS_MATCH";
       g.text = "list(dict.keys(" + source.text() + ")) == " + in.repr(py::makeList(in.iterate(constant)));

@@ -31,6 +31,10 @@ struct Guard {
                      // over sizes (`x.size()[1] == x.size()[0]`, `x.size()[2] != 2`) or a size's
                      // value range (`2 <= x.size()[0]`); checked after every other guard
     DynamicIndices,  // the dims torch._dynamo.mark_dynamic marked stay within `marked`
+    FloatValue,      // what the trace decided on a dynamic float (Dynamo's SymFloat shape guards):
+                     // `name` is the relation ("!=", "==", "<" ...) to `constant`
+                     // (`___as_tensor(y).item() != 5.0`), or "self": the float is not NaN
+                     // (`y == ___as_tensor(y).item()`); checked with the shape guards
   };
   Kind kind = Kind::TensorMatch;
   Source source;
@@ -64,6 +68,8 @@ struct Guard {
   // Shape: the guard as code, symbols spelled by `display` (`x.size()[0]`) or not (`L['x'].size()[0]`).
   std::string shapeText(bool display) const;
 
+  // FloatValue's text with the float spelled `src`.
+  std::string floatValueText(const std::string& src) const;
   // SequenceLength's text: `len(xs) == 3`, or `not xs` for a container that was empty.
   std::string lengthText(const std::string& name) const;
   std::string check(py::Interpreter& in, const std::map<std::string, py::Value>& locals, const py::ModuleObj& globals) const;

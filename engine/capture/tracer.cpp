@@ -84,6 +84,7 @@ ir::SourceLoc Tracer::here() const {
 void Tracer::guardConstant(const Source& src, const py::Value& v, bool moduleAttr, const ir::SourceLoc* at) {
   if (!guarded_.insert(src.text()).second) return;
   if (intSymbol(src, v)) return;  // an int whose value changed between compiles: a symbol
+  if (floatSymbol(src, v)) return;  // a float that changed: dynamic (tracer_floats.cpp)
   Guard g;
   g.kind = Guard::Kind::ConstantMatch;
   g.source = src;
@@ -128,6 +129,8 @@ int Tracer::realize(py::TensorObj* t) {
   g.type = it->second.type();
   g.line = in_.currentLocation().span.line;
   if (auto plan = plans_.find(src.text()); plan != plans_.end()) g.parameter = plan->second.parameter;
+  // (Its Python type is part of TENSOR_MATCH: an nn.Parameter there fails for a plain tensor.)
+  if (auto r = realTensors_.find(t); r != realTensors_.end()) g.parameter = static_cast<py::TensorObj*>(r->second.get())->parameter;
   guards.push_back(std::move(g));
   lazy_.erase(it);
   return n.id;
@@ -250,6 +253,7 @@ const Source* Tracer::sourceOf(const py::Value& value) {
 }
 
 py::Value Tracer::onAttribute(const py::Value& obj, const std::string& name, py::Value result) {
+  if (dynFloat(obj)) specializeFloat(obj);  // y.is_integer(), y.real: the exact value
   if (py::TensorObj* t = asTensor(obj); t && t->fake) {
     guardMetadata(t);
     // Part of the tensor's TENSOR_MATCH, as in Dynamo (x.requires_grad, Function.apply's
@@ -378,6 +382,9 @@ py::Value Tracer::readThrough(const Source& src, const py::Value& v, bool module
       return it->second;
     }
     py::Value fake = lift(t->t, src);
+    if (t->parameter)  // its TENSOR_MATCH (made by lift) checks it stays an nn.Parameter
+      for (auto g = guards.rbegin(); g != guards.rend(); ++g)
+        if (g->kind == Guard::Kind::TensorMatch && g->source == src) { g->parameter = true; break; }
     if (t->attrs) {  // as in bindArg
       auto* f = static_cast<py::TensorObj*>(fake.get());
       f->attrs = std::make_shared<py::DictObj>();

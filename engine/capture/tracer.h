@@ -230,6 +230,16 @@ class Tracer {
   // traced as a symbol (its value changed between compiles) instead of guarded as a constant.
   std::function<bool(const Source&, int64_t)> intPlan;
   std::vector<std::pair<Source, int64_t>> intReads;  // ints read through sources (the frame's state)
+  // Automatic dynamic floats (Dynamo's wrap_symfloat with specialize_float off): a float read
+  // through a source whose value (or kind) changed between compiles, or any with dynamic=True,
+  // is not guarded by value: the entry holds for every float there (TYPE_MATCH), Kiln traces
+  // each value again concretely (the entry is dynamic), and what the trace decides on the value
+  // is guarded (FloatValue: `___as_tensor(y).item() != 5.0`); NaN and inf are specialized.
+  std::function<bool(const Source&, double)> floatPlan;
+  std::vector<std::pair<Source, double>> floatReads;  // floats read through sources (the frame's state)
+  bool hasDynamicFloats() const { return !dynFloatSources_.empty(); }
+  // Appends each dynamic float's last guard: it is not NaN (`y == ___as_tensor(y).item()`).
+  void finishDynamicFloats();
   // A dim mark_dynamic marked that the trace specialized: Dynamo's ConstraintViolationError
   // message, raised once the entry is compiled ("" when none).
   std::string constraintViolation;
@@ -286,6 +296,23 @@ class Tracer {
   void addGuard(Guard g, const std::string& key);  // once per key
   static bool isKey(const py::Value& v);           // a constant usable as a guarded dict key / index
   std::map<const void*, std::vector<std::string>> freeVars_;  // per function definition, sorted (co_freevars)
+  // Dynamic floats: values that are one (`direct`) or were computed from them, with the sources
+  // they come from; a decision on a computed one specializes its sources.
+  struct DynFloat {
+    py::Value value;
+    std::vector<Source> sources;
+    bool direct = true;
+  };
+  std::map<const py::Obj*, DynFloat> dynFloats_;
+  std::vector<std::pair<Source, double>> dynFloatSources_;  // each dynamic float source, its value
+  bool floatSymbol(const Source& src, const py::Value& v);
+  void specializeFloat(const py::Value& v);          // guard its sources' values (`== 1.5`)
+  void guardFloat(const Source& src, const std::string& op, double c);
+  const DynFloat* dynFloat(const py::Value& v) const;
+  py::Value onFloatBinary(const py::Value& a, const py::Value& b, py::Value result);
+  py::Value onFloatCompare(const std::string& op, const py::Value& a, const py::Value& b, py::Value result);
+  void onFloatTruth(const py::Value& v);
+  bool isSymbolicInt(const py::Value& v);  // a value carrying a size expression
   ir::SourceLoc here() const;
   bool search(const py::Value& root, const Source& src, const py::Obj* target, int depth, std::set<const py::Obj*>& seen);
 

@@ -104,6 +104,14 @@ bool Tracer::intSymbol(const Source& src, const py::Value& v) {
   symbols_.push_back(sym);
   symValues_[v.get()] = {v, symSymbol(s)};
   sizeUses_.push_back(SizeUse{src, -1, s, shapeOrder_++});
+  // A SymInt's source keeps its type (Dynamo's TYPE_MATCH): a float or a bool there fails it.
+  Guard g;
+  g.kind = Guard::Kind::TypeMatch;
+  g.source = src;
+  g.constant = typeKey(in_, v);
+  g.where = here();
+  g.line = g.where.line;
+  guards.push_back(std::move(g));
   return true;
 }
 
@@ -134,7 +142,9 @@ SymExpr Tracer::operandExpr(const py::Value& v) {
   return nullptr;
 }
 
-bool Tracer::isSymbolic(const py::Value& v) { return v && symValues_.count(v.get()) && exprOf(v) != nullptr; }
+bool Tracer::isSymbolicInt(const py::Value& v) { return v && symValues_.count(v.get()) && exprOf(v) != nullptr; }
+
+bool Tracer::isSymbolic(const py::Value& v) { return isSymbolicInt(v) || dynFloat(v); }
 
 py::Value Tracer::tagged(py::Value v, const SymExpr& e) {
   if (!e || symIsInt(e) || !v) return v;
@@ -182,6 +192,7 @@ py::Value Tracer::symbolicNumel(const py::Value& tensor, py::Value numel) {
 }
 
 py::Value Tracer::onSymbolicBinary(const std::string& opIn, const py::Value& a, const py::Value& b, py::Value result) {
+  if (dynFloat(a) || dynFloat(b)) return onFloatBinary(a, b, result);  // (tracer_floats.cpp)
   if (!isSymbolic(a) && !isSymbolic(b)) return result;
   std::string op = opIn;
   if (op.size() >= 2 && op.back() == '=') op.pop_back();  // z |= ... is z | ...
@@ -191,6 +202,11 @@ py::Value Tracer::onSymbolicBinary(const std::string& opIn, const py::Value& a, 
 }
 
 py::Value Tracer::onSymbolicUnary(const std::string& op, const py::Value& a, py::Value result) {
+  if (dynFloat(a)) {
+    if (op == "neg") return onFloatBinary(a, nullptr, result);
+    specializeFloat(a);  // int(y), floor(y): the exact value
+    return result;
+  }
   SymExpr e = exprOf(a);
   if (!e || symIsRelation(e)) return result;
   if (op == "neg") return symIsFloat(e) ? result : tagged(result, symNeg(e));
@@ -200,6 +216,7 @@ py::Value Tracer::onSymbolicUnary(const std::string& op, const py::Value& a, py:
 }
 
 py::Value Tracer::onSymbolicCompare(const std::string& op, const py::Value& a, const py::Value& b, py::Value result) {
+  if (dynFloat(a) || dynFloat(b)) return onFloatCompare(op, a, b, result);
   SymExpr ea = operandExpr(a), eb = operandExpr(b);
   if (!ea || !eb) return result;
   SymExpr rel = symRelation(op, ea, eb);
@@ -209,6 +226,7 @@ py::Value Tracer::onSymbolicCompare(const std::string& op, const py::Value& a, c
 }
 
 void Tracer::onSymbolicTruth(const py::Value& v) {
+  if (dynFloat(v)) return onFloatTruth(v);
   SymExpr e = exprOf(v);
   if (!e) return;
   SymExpr rel = symIsRelation(e) ? e : symRelation("!=", e, symInt(0));
@@ -217,6 +235,7 @@ void Tracer::onSymbolicTruth(const py::Value& v) {
 }
 
 void Tracer::specialize(const py::Value& v) {
+  if (dynFloat(v)) return specializeFloat(v);
   SymExpr e = exprOf(v);
   if (!e) return;
   if (symIsRelation(e)) return onSymbolicTruth(v);

@@ -1,0 +1,178 @@
+// How Dynamo 2.11 guards Python scalars and argument kinds, and what happens past the recompile
+// limit, counted as CompileCounter counts (graphs) and as the recompiles log words it: floats
+// specialized at first and dynamic after a change (TYPE_MATCH, `___as_tensor(y).item() != 5.0`),
+// an argument that changes kind (tensor -> int) is a SymInt with a TYPE_MATCH, nn.Parameter vs
+// tensor is a type mismatch, a NaN constant holds for NaN, and a frame past its recompile limit
+// keeps serving its entries while neither it nor what it calls compiles again (run-only).
+#include "engine/driver/explain.h"
+#include "engine/driver/script_runner.h"
+#include "tests/capture/run_script.h"
+#include "tests/support/golden.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+
+namespace kiln {
+namespace {
+
+struct Counted {
+  driver::ExplainReport rep;
+  std::string printed;
+};
+
+// Runs `script` compiled and reports what capture did; with `sameAsEager`, checks it prints
+// what it prints eagerly.
+void run(const std::string& name, const std::string& script, Counted& c, bool sameAsEager = true) {
+  const std::string path = std::string(KILN_BINARY_DIR) + "/tests/capture/" + name + ".py";
+  test::writeFile(path, script);
+  std::ostringstream out;
+  driver::RunOptions ro;
+  ro.scriptPath = path;
+  driver::RunResult r = driver::runScript(ro, c.rep, out);
+  ASSERT_EQ(r.exitCode, 0) << r.error;
+  c.printed = out.str();
+  if (sameAsEager) EXPECT_EQ(c.printed, test::runPrinting(path, true));
+}
+
+// The reasons of the i-th recompile, one per cache entry, each up to its `#` comment.
+std::vector<std::string> reasons(const Counted& c, size_t i) {
+  std::vector<std::string> out;
+  if (i >= c.rep.recompiles().size()) return out;
+  for (std::string r : c.rep.recompiles()[i].reasons) {
+    r = r.substr(0, r.find('\n'));
+    if (auto hash = r.find("  #"); hash != std::string::npos) r = r.substr(0, hash);
+    while (!r.empty() && r.back() == ' ') r.pop_back();
+    out.push_back(r);
+  }
+  return out;
+}
+
+TEST(ScalarGuards, RecompileLimitKeepsEntriesAndRunsCalleesOnlyFromTheirCaches) {
+  Counted c;
+  run("limit_run_only",
+      "import torch\n"
+      "def inner(x, n):\n"
+      "    x = x + n\n"
+      "    if torch.compiler.is_compiling():\n"
+      "        x = x + 20\n"
+      "    return x\n"
+      "def outer(x, n):\n"
+      "    x = x + n\n"
+      "    if torch.compiler.is_compiling():\n"
+      "        x = x + 10\n"
+      "    return inner(x, n)\n"
+      "opt = torch.compile(outer, dynamic=False)\n"
+      "with torch._dynamo.config.patch(recompile_limit=2):\n"
+      "    for n in [0, 1, 2, 3, 0, 1]:\n"
+      "        print(opt(torch.zeros(1), n))\n",
+      c, false);
+  // n=0, 1 compiled (+30); n=2, 3 past the limit: outer eager and inner not compiled on its own
+  // (no marker); n=0, 1 again: their entries still serve.
+  EXPECT_EQ(c.printed, "tensor([30.])\ntensor([32.])\ntensor([4.])\ntensor([6.])\ntensor([30.])\ntensor([32.])\n");
+  EXPECT_EQ(c.rep.graphs().size(), 2u);
+  ASSERT_EQ(c.rep.recompiles().size(), 2u);  // 0/1, then the limit hit, logged once
+  EXPECT_EQ(reasons(c, 1), (std::vector<std::string>{"0/1: n == 1", "0/0: n == 0"}));
+}
+
+TEST(ScalarGuards, FloatArgumentIsDynamicAfterItChanges) {
+  Counted c;
+  run("float_lr",
+      "import torch\n"
+      "@torch.compile\n"
+      "def step(p, g, lr):\n"
+      "    return p - g * lr\n"
+      "p = torch.arange(4.0)\n"
+      "for lr in [0.1, 0.05, 0.025, 0.0125]:\n"
+      "    print(step(p, torch.ones(4), lr))\n",
+      c);
+  // lr == 0.1 at first; 0.05 recompiles with lr dynamic, which serves 0.025 and 0.0125.
+  EXPECT_EQ(c.rep.graphs().size(), 2u);
+  ASSERT_EQ(c.rep.recompiles().size(), 1u);
+  EXPECT_EQ(reasons(c, 0), (std::vector<std::string>{"0/0: lr == 0.1"}));
+}
+
+TEST(ScalarGuards, BranchOnADynamicFloatIsGuardedAsARelation) {
+  Counted c;
+  run("float_branch",
+      "import math\n"
+      "import torch\n"
+      "@torch.compile\n"
+      "def f(x, y):\n"
+      "    if y == 5.0:\n"
+      "        return x + 2\n"
+      "    return x + y\n"
+      "x = torch.zeros(2)\n"
+      "for y in [3.0, 4.0, 6.0, 5.0, math.nan, math.nan]:\n"
+      "    print(f(x, y))\n",
+      c);
+  // 4.0 makes y dynamic with `y != 5.0`, which serves 6.0; 5.0 fails it; NaN fails the entry's
+  // check that y is no NaN and is then specialized (a NaN constant holds for the second NaN).
+  EXPECT_EQ(c.rep.graphs().size(), 4u);
+  ASSERT_EQ(c.rep.recompiles().size(), 3u);
+  EXPECT_EQ(reasons(c, 1), (std::vector<std::string>{"0/1: ___as_tensor(y).item() != 5.0", "0/0: y == 3.0"}));
+  EXPECT_EQ(reasons(c, 2)[0], "0/2: ___as_tensor(y).item() == 5.0");
+  EXPECT_EQ(reasons(c, 2)[1], "0/1: y == ___as_tensor(y).item()");
+}
+
+TEST(ScalarGuards, ArgumentThatChangesKindIsASymIntWithATypeGuard) {
+  Counted c;
+  run("tensor_then_int",
+      "import torch\n"
+      "@torch.compile\n"
+      "def f(x, y):\n"
+      "    return x * y + 1\n"
+      "print(f(torch.ones(2), torch.ones(2)))\n"
+      "print(f(torch.ones(3), 3))\n"
+      "print(f(torch.ones(4), torch.ones(4)))\n"
+      "print(f(torch.ones(5), 4))\n"
+      "print(f(torch.ones(5), 2.5))\n",
+      c);
+  // y an int after a tensor: dynamic (serves 4 too), guarded on its type; a float fails that.
+  EXPECT_EQ(c.rep.graphs().size(), 4u);
+  ASSERT_EQ(c.rep.recompiles().size(), 3u);
+  ASSERT_FALSE(reasons(c, 1).empty());
+  EXPECT_EQ(reasons(c, 1)[0].rfind("0/1: ___check_type_id(y, ", 0), 0u) << reasons(c, 1)[0];
+  EXPECT_NE(reasons(c, 1)[0].find("type=<class 'int'>"), std::string::npos) << reasons(c, 1)[0];
+}
+
+TEST(ScalarGuards, ParameterAndTensorAreDifferentTypes) {
+  Counted c;
+  run("parameter_then_tensor",
+      "import torch\n"
+      "@torch.compile\n"
+      "def f(a, b):\n"
+      "    return a * b\n"
+      "w = torch.nn.Parameter(torch.ones(3))\n"
+      "print(f(torch.ones(3), w).detach())\n"
+      "print(f(torch.ones(3), torch.ones(3, requires_grad=True)).detach())\n",
+      c);
+  ASSERT_EQ(c.rep.recompiles().size(), 1u);
+  EXPECT_EQ(reasons(c, 0), (std::vector<std::string>{"0/0: expected type of 'b' to be a tensor type, ' but found <class 'torch.Tensor'>"}));
+}
+
+TEST(ScalarGuards, FloatAttributeOfAnNnModuleIsDynamicAfterAChange) {
+  Counted c;
+  run("module_float_attr",
+      "import torch\n"
+      "class M(torch.nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.scale = 0.5\n"
+      "    def forward(self, x):\n"
+      "        return x * self.scale\n"
+      "m = M()\n"
+      "opt = torch.compile(m)\n"
+      "for s in [0.5, 0.25, 0.125]:\n"
+      "    m.scale = s\n"
+      "    print(opt(torch.ones(2)))\n",
+      c);
+  // Unlike an int attribute (static), a float one is a SymFloat once it changed: two graphs.
+  EXPECT_EQ(c.rep.graphs().size(), 2u);
+  ASSERT_EQ(c.rep.recompiles().size(), 1u);
+  EXPECT_EQ(reasons(c, 0), (std::vector<std::string>{"0/0: self.scale == 0.5"}));
+}
+
+}  // namespace
+}  // namespace kiln
