@@ -78,9 +78,23 @@ Policy cpuPolicy(std::string_view op) {
   return Policy::None;
 }
 
+Policy compositePolicy(std::string_view t) {
+  static constexpr std::array kLower = {"torch.matmul", "_operator.matmul", "matmul", "torch._C._nn.linear", "torch.conv1d", "torch.conv2d"};
+  static constexpr std::array kF32 = {"torch.nn.functional.cross_entropy", "torch.nn.functional.mse_loss", "torch.nn.functional.nll_loss",
+                                      "torch.nn.functional.smooth_l1_loss", "torch.prod", "prod"};
+  if (listed(kLower, t)) return Policy::LowerPrecision;
+  if (listed(kF32, t)) return Policy::Float32;
+  return Policy::None;
+}
+
 std::vector<Val> castArgs(Dispatcher& d, std::string_view op, const std::vector<Val>& args) {
   if (!gCpu.enabled) return args;
-  switch (cpuPolicy(op)) {
+  return castArgsAs(d, cpuPolicy(op), args);
+}
+
+std::vector<Val> castArgsAs(Dispatcher& d, Policy policy, const std::vector<Val>& args) {
+  if (!gCpu.enabled) return args;
+  switch (policy) {
     case Policy::None: return args;
     case Policy::LowerPrecision: {
       const ir::DType to = gCpu.dtype;

@@ -36,6 +36,14 @@ Policy cpuPolicy(std::string_view op);
 // ops, floating tensors to their widest dtype for promote ops. The casts are dispatched through
 // `d` (prims.convert_element_type), so they are recorded where d records.
 std::vector<Val> castArgs(Dispatcher& d, std::string_view op, const std::vector<Val>& args);
+// The same casts under an explicit policy (no-op while CPU autocast is off).
+std::vector<Val> castArgsAs(Dispatcher& d, Policy policy, const std::vector<Val>& args);
+
+// The policy of a torch-level function (its captured target) that PyTorch casts before the op
+// decomposes (Autocast sits above CompositeImplicitAutograd): matmul, linear, conv, the losses,
+// prod. Kiln decomposes them into other ops (a vector matmul into mv/dot, cross_entropy into
+// log_softmax + nll_loss) that the ATen-level lists would treat differently.
+Policy compositePolicy(std::string_view torchTarget);
 
 // Turns autocast off for its lifetime (the casts themselves; a graph's own autocast regions).
 class Suspend {

@@ -1,5 +1,7 @@
 #include "engine/torch/torch_functions.h"
 
+#include "engine/ops/autocast.h"
+
 #include <map>
 
 namespace kiln::torchapi {
@@ -49,6 +51,27 @@ const Val& tensorArg(const TArgs& a, size_t i, const std::string& name, const st
 
 namespace {
 
+// torch.autocast casts a composite function's tensor arguments before it decomposes, then runs
+// it with autocast off (PyTorch's Autocast key sits above CompositeImplicitAutograd and
+// excludes itself): matmul of a vector gives the autocast dtype, cross_entropy runs in float32.
+void autocastComposites(std::vector<TorchFn>& t) {
+  for (auto& f : t) {
+    const ops::autocast::Policy policy = ops::autocast::compositePolicy(f.target);
+    if (policy == ops::autocast::Policy::None) continue;
+    f.impl = [policy, impl = std::move(f.impl)](Dispatcher& d, const TArgs& a) {
+      if (!ops::autocast::anyEnabled()) return impl(d, a);
+      TArgs cast;
+      cast.args = ops::autocast::castArgsAs(d, policy, a.args);
+      std::vector<Val> kw;
+      for (const auto& [k, v] : a.kwargs) kw.push_back(v);
+      kw = ops::autocast::castArgsAs(d, policy, kw);
+      for (size_t i = 0; i < kw.size(); ++i) cast.kwargs.emplace_back(a.kwargs[i].first, kw[i]);
+      ops::autocast::Suspend off;
+      return impl(d, cast);
+    };
+  }
+}
+
 std::vector<TorchFn> build() {
   std::vector<TorchFn> t;
   registerPointwiseFns(t);
@@ -61,6 +84,7 @@ std::vector<TorchFn> build() {
   registerLinalgFns(t);
   registerMoreFns(t);
   addInplaceVariants(t);
+  autocastComposites(t);
   return t;
 }
 

@@ -153,11 +153,15 @@ tensor(300) tensor(150.)
 
 TEST(DtypeScripts, AutocastChoosesOps) {
   const char* src = R"PY(import torch
+import torch.nn.functional as F
 a = torch.ones(2, 2)
 b = torch.ones(2, 2)
 with torch.autocast("cpu", dtype=torch.bfloat16):
     print(torch.mm(a, b).dtype, (a + b).dtype, torch.is_autocast_enabled("cpu"), torch.get_autocast_dtype("cpu"))
     print(torch.mm(a.double(), b.double()).dtype)
+    # composites are cast before they decompose: a vector matmul (mv) and prod
+    print(torch.matmul(a, torch.ones(2)).dtype, torch.prod(torch.ones(2, dtype=torch.bfloat16)).dtype)
+    print(F.cross_entropy(torch.mm(a, b), torch.tensor([0, 1])).dtype)
 print(torch.mm(a, b).dtype, torch.is_autocast_enabled("cpu"))
 
 @torch.autocast(device_type="cpu", dtype=torch.float16)
@@ -168,6 +172,8 @@ print(f(a).dtype, torch.is_autocast_enabled("cpu"))
 )PY";
   const char* want = R"OUT(torch.bfloat16 torch.float32 True torch.bfloat16
 torch.float64
+torch.bfloat16 torch.float32
+torch.float32
 torch.float32 False
 torch.float16 False
 )OUT";
