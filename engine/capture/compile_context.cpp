@@ -1082,7 +1082,8 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
   // Nested compiled calls during a capture are inlined, as Dynamo inlines them.
   // A generator function's call only makes the generator: Dynamo does not compile such a frame
   // (its body would run later, outside any capture, on the trace's fake tensors).
-  if (frame->skip || in.tracer || !fn->def || fn->def->isGenerator) return eager();
+  // (A lambda is a frame too: torch.compile(lambda t: t * t + 1).)
+  if (frame->skip || in.tracer || (!fn->def && !fn->lambda) || (fn->def && fn->def->isGenerator)) return eager();
   std::vector<Value> args;
   std::vector<std::string> names;
   if (!bindArgs(*fn, a, self != nullptr, args, names)) return eager();
@@ -1202,7 +1203,8 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
     // Dynamo's warning (torch._dynamo.convert_frame logs it); printed to stderr like Python's logging.
     std::string last = reasons.empty() ? "" : reasons.front().substr(0, reasons.front().find('\n'));
     std::cerr << "W kiln.capture: torch._dynamo hit config.recompile_limit (" << recompileLimit << ")\n   function: '"
-              << frame->name << "' (" << file_ << ":" << (fn->def ? fn->def->span.line : 0) << ")\n   last reason: " << last
+              << frame->name << "' (" << file_ << ":" << (fn->def ? fn->def->span.line : fn->lambda ? fn->lambda->span.line : 0)
+              << ")\n   last reason: " << last
               << "\nTo log all recompilation reasons, use --logs recompiles.\n";
     return eager();
   }
@@ -1213,7 +1215,7 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
     fe.frameId = frame->id;
     fe.name = frame->name;
     fe.file = file_;
-    fe.firstLine = fn->def->span.line;
+    fe.firstLine = fn->def ? fn->def->span.line : fn->lambda->span.line;
     fe.kind = frame->kind;
     fe.source = frameSource(in, *fn);
     sink_.frame(fe);
@@ -1288,6 +1290,13 @@ static std::vector<size_t> treeOrder(const std::vector<Guard>& guards) {
     if (rank(guards[a]) >= 2) return false;
     const auto &pa = paths[a], &pb = paths[b];
     for (size_t l = 0;; ++l) {
+      if (l == pa.size() && l == pb.size()) {
+        // Guards on one node go in the order of their builders in Dynamo's guards.py
+        // (Guard.sort_key ends with it): a value's EQUALS_MATCH comes after its TYPE_MATCH,
+        // SET_CONTAINS and the rest (a set that grew fails `set.__contains__(s, 'c')` first).
+        auto late = [&](size_t i) { return guards[i].kind == Guard::Kind::ConstantMatch ? 1 : 0; };
+        return late(a) < late(b);
+      }
       if (l == pa.size() || l == pb.size()) return pa.size() < pb.size();  // a node's own guards first
       if (pa[l] == pb[l]) continue;
       const Key &ka = minKey.at(pa[l]), &kb = minKey.at(pb[l]);

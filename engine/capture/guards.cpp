@@ -183,6 +183,13 @@ std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Va
       return o.get() == v.get() ? "" : other.display() + " is " + name;
     }
     case Kind::SequenceLength: {
+      // The container's type first: a tuple where a list was (or a torch.Size where a tuple was)
+      // fails the TYPE_MATCH Dynamo installs with the length guard.
+      if (constant) {
+        py::Value t = typeKey(in, v);
+        bool same = t.get() == constant.get() || (t->kind == py::VK::Str && constant->kind == py::VK::Str && in.str(t) == in.str(constant));
+        if (!same) return "___check_type_id(" + name + ", " + address(constant.get()) + "), type=" + classRepr(in, constant);
+      }
       bool ok = (v->kind == py::VK::List && static_cast<py::ListObj*>(v.get())->items.size() == static_cast<size_t>(length)) ||
                 (v->kind == py::VK::Tuple && static_cast<py::TupleObj*>(v.get())->items.size() == static_cast<size_t>(length)) ||
                 (v->kind == py::VK::Dict && static_cast<py::DictObj*>(v.get())->items.size() == static_cast<size_t>(length));

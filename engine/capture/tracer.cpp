@@ -687,12 +687,14 @@ void Tracer::onUse(const py::Value& v) {
 
 void Tracer::onSequence(const py::Value& v) {
   if (v->kind != py::VK::List && v->kind != py::VK::Tuple) return;
-  if (py::isTorchSize(v)) return;  // sizes are guarded through their tensor
   const Source* src = sourceOf(v);
+  // A tensor's sizes are guarded through their tensor; a torch.Size passed in is a sequence.
+  if (py::isTorchSize(v) && !src) return;
   if (!src || !guarded_.insert("len " + src->text()).second) return;
   Guard g;
   g.kind = Guard::Kind::SequenceLength;
   g.source = *src;
+  g.constant = typeKey(in_, v);  // its type is checked first (Dynamo's SEQUENCE_LENGTH has a TYPE_MATCH)
   g.length = static_cast<int64_t>(in_.iterate(v).size());
   g.where = here();
   g.line = g.where.line;

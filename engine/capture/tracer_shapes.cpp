@@ -370,7 +370,10 @@ void Tracer::onSymbolicCall(const std::string& target, const std::vector<py::Val
   static const std::set<std::string> kSymbolicArgs = {"add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "pow",
                                                       "rsub", "iadd", "isub", "imul", "itruediv", "truediv", "floordiv", "mod",
                                                       "view", "reshape", "expand", "arange", "zeros", "ones", "empty", "full",
-                                                      "new_zeros", "new_ones", "new_empty", "new_full", "rand", "randn", "Size"};
+                                                      "new_zeros", "new_ones", "new_empty", "new_full", "rand", "randn", "Size",
+                                                      // a Scalar operand of a comparison or a clamp (`i - j < window`)
+                                                      "lt", "le", "gt", "ge", "eq", "ne", "clamp", "clamp_min", "clamp_max",
+                                                      "masked_fill"};
   if (!kSymbolicArgs.count(name)) {
     auto intSymbolic = [&](const py::Value& v) {
       SymExpr e = exprOf(v);

@@ -3,7 +3,8 @@
 // specialized at first and dynamic after a change (TYPE_MATCH, `___as_tensor(y).item() != 5.0`),
 // an argument that changes kind (tensor -> int) is a SymInt with a TYPE_MATCH, nn.Parameter vs
 // tensor is a type mismatch, a NaN constant holds for NaN, and a frame past its recompile limit
-// keeps serving its entries while neither it nor what it calls compiles again (run-only).
+// keeps serving its entries while neither it nor what it calls compiles again (run-only); a
+// container's type is checked before its length; lambdas are frames.
 #include "engine/driver/explain.h"
 #include "engine/driver/script_runner.h"
 #include "tests/capture/run_script.h"
@@ -172,6 +173,63 @@ TEST(ScalarGuards, FloatAttributeOfAnNnModuleIsDynamicAfterAChange) {
   EXPECT_EQ(c.rep.graphs().size(), 2u);
   ASSERT_EQ(c.rep.recompiles().size(), 1u);
   EXPECT_EQ(reasons(c, 0), (std::vector<std::string>{"0/0: self.scale == 0.5"}));
+}
+
+TEST(ScalarGuards, ContainerTypeIsCheckedBeforeItsLength) {
+  Counted c;
+  run("list_then_tuple",
+      "import torch\n"
+      "@torch.compile\n"
+      "def f(args):\n"
+      "    a, b = args\n"
+      "    return a - b\n"
+      "x = torch.ones(2)\n"
+      "print(f([x, x * 2]))\n"
+      "print(f((x, x * 2)))\n"
+      "print(f([x, x * 3]))\n",
+      c);
+  // A tuple where a list was fails the list's TYPE_MATCH (Dynamo's SEQUENCE_LENGTH checks the
+  // type first); the list again hits the first entry.
+  EXPECT_EQ(c.rep.graphs().size(), 2u);
+  ASSERT_EQ(c.rep.recompiles().size(), 1u);
+  ASSERT_EQ(reasons(c, 0).size(), 1u);
+  EXPECT_EQ(reasons(c, 0)[0].rfind("0/0: ___check_type_id(args, ", 0), 0u) << reasons(c, 0)[0];
+  EXPECT_NE(reasons(c, 0)[0].find("type=<class 'list'>"), std::string::npos) << reasons(c, 0)[0];
+}
+
+TEST(ScalarGuards, DynamicIntStaysSymbolicAsAComparisonOperand) {
+  Counted c;
+  run("int_compare_operand",
+      "import torch\n"
+      "@torch.compile\n"
+      "def f(x, window: int):\n"
+      "    i = torch.arange(4)[:, None]\n"
+      "    j = torch.arange(4)[None, :]\n"
+      "    return x.masked_fill(i - j < window, 0.0)\n"
+      "for w in [1, 2, 3]:\n"
+      "    print(f(torch.ones(4, 4), w))\n",
+      c);
+  // window == 1 at first; 2 makes it a symbol, which `sub < window` keeps: 3 hits that entry.
+  EXPECT_EQ(c.rep.graphs().size(), 2u);
+  EXPECT_EQ(c.rep.recompiles().size(), 1u);
+}
+
+TEST(ScalarGuards, LambdasAreFramesToo) {
+  Counted c;
+  run("compiled_lambdas",
+      "import torch\n"
+      "sq = torch.compile(lambda t: t * t + 1)\n"
+      "def make_adder(k):\n"
+      "    return torch.compile(lambda t: t + k)\n"
+      "add2 = make_adder(2)\n"
+      "add5 = make_adder(5)\n"
+      "x = torch.arange(3.0)\n"
+      "print(sq(x), add2(x), add5(x))\n",
+      c);
+  // One frame per lambda code: the adders share one, and recompile on their cell's value.
+  EXPECT_EQ(c.rep.graphs().size(), 3u);
+  ASSERT_EQ(c.rep.recompiles().size(), 1u);
+  EXPECT_EQ(reasons(c, 0), (std::vector<std::string>{"1/0: k == 2"}));
 }
 
 }  // namespace
