@@ -1,5 +1,6 @@
 #include "engine/capture/compile_context.h"
 
+#include "engine/capture/data_dependent.h"
 #include "engine/capture/frame.h"
 #include "engine/capture/inductor_options.h"
 #include "engine/driver/backends.h"
@@ -124,6 +125,7 @@ Value CompileContext::compile(py::Interpreter& in, const Value& target, const Co
   if (target->kind == VK::Builtin && static_cast<py::BuiltinObj*>(target.get())->dynamoDisabled) return target;
   if (target->kind == VK::Function) {
     auto frame = frameFor(target, opts);
+    frame->alwaysOptimize = true;  // Dynamo's always_optimize_code_objects
     auto* fn = static_cast<py::FunctionObj*>(target.get());
     Value f = target;
     return py::makeBuiltin(fn->name, [this, frame, f](py::Interpreter& in, CallArgs& a) { return callWith(in, frame, f, a, nullptr); });
@@ -135,6 +137,7 @@ Value CompileContext::compile(py::Interpreter& in, const Value& target, const Co
     Value fwd = in.getAttr(target, "forward");
     if (fwd->kind == VK::BoundMethod) fwd = static_cast<py::BoundMethodObj*>(fwd.get())->fn;
     auto frame = frameFor(fwd, opts);
+    frame->alwaysOptimize = true;  // Dynamo's always_optimize_code_objects
     auto cls = std::make_shared<py::ClassObj>();
     cls->name = cls->qualname = "OptimizedModule";
     cls->mro.push_back(cls);
@@ -171,6 +174,7 @@ Value CompileContext::compile(py::Interpreter& in, const Value& target, const Co
   if (target->kind == VK::BoundMethod) {
     auto* bm = static_cast<py::BoundMethodObj*>(target.get());
     auto frame = frameFor(bm->fn, opts);
+    frame->alwaysOptimize = true;  // Dynamo's always_optimize_code_objects
     Value self = bm->self;
     return py::makeBuiltin(frame->name, [this, frame, self](py::Interpreter& in, CallArgs& a) { return call(in, frame, a, self); });
   }
@@ -182,6 +186,7 @@ void CompileContext::compileModuleInPlace(py::Interpreter& in, const Value& modu
   Value fwd = in.getAttr(module, "forward");
   if (fwd->kind == VK::BoundMethod) fwd = static_cast<py::BoundMethodObj*>(fwd.get())->fn;
   auto frame = frameFor(fwd, opts);
+  frame->alwaysOptimize = true;  // Dynamo's always_optimize_code_objects
   auto st = std::make_shared<torchapi::CompiledModuleState>();
   std::weak_ptr<py::Obj> weakSelf = module;  // the module owns the state: avoid a cycle
   st->compiledCall = py::makeBuiltin("compiled forward", [this, frame, weakSelf](py::Interpreter& in, CallArgs& a) {
@@ -366,6 +371,8 @@ struct Templater {
     }
     // A generator the trace started holds the trace's frame: nothing can run it afterwards.
     if (v->kind == VK::Generator && tr.isNew(v) && unbuildable.empty()) unbuildable = "a generator made while capturing";
+    // Tensor.item() under fullgraph: the scalar is not in Kiln's graph, so nothing can hand it on.
+    if (isUnbacked(v) && unbuildable.empty()) unbuildable = "an unbacked scalar from Tensor.item()";
     switch (v->kind) {
       case VK::None: case VK::Bool: case VK::Int: case VK::Float: case VK::Str: case VK::DType:
       case VK::Function: case VK::Builtin: case VK::Class: case VK::Module:
@@ -891,7 +898,9 @@ Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::str
       bool taken = in.truthy(inst(p.test));
       for (const auto& l : p.live) rebuild.prebuildGradMode(l);
       CallArgs next;
-      for (const auto& l : p.live) next.args.push_back(inst(l));
+      const std::vector<bool>& takes = taken ? p.liveTrue : p.liveElse;
+      for (size_t i = 0; i < p.live.size(); ++i)
+        if (takes.empty() || takes[i]) next.args.push_back(inst(p.live[i]));
       return in.call(resumeWith(taken ? p.resume : p.resumeElse, p.cellScope, rebuild), next);
     }
   }
@@ -1188,6 +1197,10 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
     }
   }
   if (runOnly) return eager();  // a miss in run-only mode: no compile, no recompile logged
+  // Dynamo's has_tensor_in_frame: a frame it meets that torch.compile was not given directly (a
+  // resume function, a function called from code running eagerly) with no tensor or module to
+  // trace is not compiled (no compile id, guards or recompile); the next call is looked at again.
+  if (!frame->alwaysOptimize && !hasTensorInFrame(in, *fn, args, self)) return eager();
   const int recompileLimit = CompileContext::recompileLimit(in);
   if (frame->compiles >= recompileLimit) {
     // Dynamo logs the recompile, then finds the limit hit and runs the frame eagerly from now on.
@@ -1526,6 +1539,8 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
     if (u.stmt) at.code = py::sourceLine(in.source(), at.line, true);
     for (const auto& n : plan.live) tracer.onLocalRead(n, localValue(n), &at);
     for (const auto& n : plan.live) bp.live.push_back(tm.make(localValue(n)));
+    bp.liveTrue = plan.liveTrue;
+    bp.liveElse = plan.liveElse;
     if (!cells.empty()) {
       bp.cellScope = tm.scopeOf(u.scope);
       for (const auto& n : cells)
@@ -1541,6 +1556,8 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
     bp.resumeElseDef = plan.resumeElse;
     bp.resume = makeResume(plan.resume, *fn);
     if (plan.resumeElse) bp.resumeElse = makeResume(plan.resumeElse, *fn);
+    for (const auto& def : {plan.resume, plan.resumeElse})
+      if (def && fn->def) noteResumeCode(*def, *fn->def);
     // Transformed code, as depyf would show it.
     std::string stackNames, liveArgs;
     for (size_t i = 0; i < bp.stack.size(); ++i) breakLine += "    ___stack" + std::to_string(i) + " = " + show(in, bp.stack[i]) + "\n";
@@ -1558,10 +1575,15 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
       resumeArgs += resumeArgs.empty() && !liveArgs.empty() ? liveArgs.substr(2) : liveArgs;
       breakLine += "    return " + plan.resume->name + "(" + resumeArgs + ")\n";
     } else {
-      std::string live = liveArgs.empty() ? "" : liveArgs.substr(2);
+      auto liveOf = [&](const std::vector<bool>& takes) {
+        std::string s;
+        for (size_t i = 0; i < bp.live.size(); ++i)
+          if (takes.empty() || takes[i]) s += (s.empty() ? "" : ", ") + show(in, bp.live[i]);
+        return s;
+      };
       breakLine += "    if " + show(in, bp.test) + ":  # graph break: " + u.title + "\n";
-      breakLine += "        return " + plan.resume->name + "(" + live + ")\n";
-      breakLine += "    return " + plan.resumeElse->name + "(" + live + ")\n";
+      breakLine += "        return " + plan.resume->name + "(" + liveOf(bp.liveTrue) + ")\n";
+      breakLine += "    return " + plan.resumeElse->name + "(" + liveOf(bp.liveElse) + ")\n";
     }
   } catch (py::PyError& e) {
     in.tracer = nullptr;

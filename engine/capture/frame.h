@@ -88,6 +88,9 @@ struct BreakPlan {
   GlobalState globalState;              // Call: and the autocast state it runs under
   ValueTemplate test;                   // Branch: the tensor branched on
   std::vector<ValueTemplate> live;      // live locals passed on
+  // Branch: which of `live` each resume function takes (empty: all). Each branch's function
+  // takes the locals live at its own target, as Dynamo's resume functions do.
+  std::vector<bool> liveTrue, liveElse;
   py::Value resume, resumeElse;         // the resume functions (FunctionObj)
   int cellScope = -1;                   // the frame's shared cells (scopes index): the resume
                                         // functions are made each call with it as their closure
@@ -143,6 +146,9 @@ struct Frame {
   // serve the calls their guards pass, nothing new is compiled, and the frames it calls only use
   // the entries they already have (its recursive action is RUN_ONLY too).
   bool runOnly = false;
+  // torch.compile was given this function (Dynamo's always_optimize_code_objects): it is compiled
+  // whatever its arguments; other frames only when they hold a tensor (has_tensor_in_frame).
+  bool alwaysOptimize = false;
   std::string skipReason;
   std::string kind = "function";  // function | resume
   std::map<std::string, std::vector<int64_t>> seenSizes;   // per input source: sizes last compiled for

@@ -366,10 +366,16 @@ ResumePlan planResume(const Stmt& fnDef, const Unsupported& u, const std::set<st
   // Statements after the break: the rest of the innermost block, then of each enclosing
   // block; an enclosing `with` (grad mode) is re-entered around what remains inside it.
   auto tail = [&](size_t k) { return Body(path[k].body->begin() + static_cast<long>(path[k].index) + 1, path[k].body->end()); };
+  // Code after a block that ends in `return` or `raise` never runs: it is not part of the resume
+  // function (so it reads none of its locals), as Dynamo's resume code holds only what is
+  // reachable from the resume point.
+  auto endsFlow = [](const Body& b) { return !b.empty() && (b.back()->kind == StmtKind::Return || b.back()->kind == StmtKind::Raise); };
   auto continueAfter = [&](Body inner) {
     Body acc = std::move(inner);
-    Body t = tail(path.size() - 1);
+    bool done = endsFlow(acc);
+    Body t = done ? Body() : tail(path.size() - 1);
     acc.insert(acc.end(), t.begin(), t.end());
+    done = done || endsFlow(acc);
     for (size_t k = path.size() - 1; k >= 1; --k) {
       const Stmt* owner = path[k].owner;
       Body wrapped;
@@ -380,8 +386,9 @@ ResumePlan planResume(const Stmt& fnDef, const Unsupported& u, const std::set<st
       } else {
         wrapped = acc;
       }
-      Body up = tail(k - 1);
+      Body up = done ? Body() : tail(k - 1);
       wrapped.insert(wrapped.end(), up.begin(), up.end());
+      done = done || endsFlow(wrapped);
       acc = std::move(wrapped);
     }
     return acc;
@@ -440,19 +447,33 @@ ResumePlan planResume(const Stmt& fnDef, const Unsupported& u, const std::set<st
     return plan;
   }
   if (u.at == Unsupported::At::Branch && s.kind == StmtKind::If) {
-    Body onTrue = continueAfter(s.body);
-    Body onFalse = continueAfter(s.orelse);
-    std::set<std::string> used;
-    collectNames(onTrue, used);
-    collectNames(onFalse, used);
+    // The jump is on the test under its `not`s (the interpreter branched on u.expr): an odd
+    // number of them swaps which way is taken when the value is true.
+    bool negated = false;
+    for (const Expr* t = s.test.get(); t && t != u.expr && t->kind == ExprKind::UnaryOp && t->name == "not"; t = t->a.get())
+      negated = !negated;
+    Body onTrue = continueAfter(negated ? s.orelse : s.body);
+    Body onFalse = continueAfter(negated ? s.body : s.orelse);
+    // Each branch's function takes the locals its own code reads (Dynamo's liveness at each
+    // jump target); the entry rebuilds the union at the break.
+    std::set<std::string> usedTrue, usedFalse;
+    collectNames(onTrue, usedTrue);
+    collectNames(onFalse, usedFalse);
     std::vector<std::string> order;
     for (const auto& p : fnDef.params) order.push_back(p.name);
     assignedOrder(fnDef.body, order);
-    for (const auto& n : order)
-      if (used.count(n) && bound.count(n) && !cells.count(n)) plan.live.push_back(n);
+    std::vector<std::string> liveTrue, liveFalse;
+    for (const auto& n : order) {
+      if (!bound.count(n) || cells.count(n) || (!usedTrue.count(n) && !usedFalse.count(n))) continue;
+      plan.live.push_back(n);
+      plan.liveTrue.push_back(usedTrue.count(n) > 0);
+      plan.liveElse.push_back(usedFalse.count(n) > 0);
+      if (usedTrue.count(n)) liveTrue.push_back(n);
+      if (usedFalse.count(n)) liveFalse.push_back(n);
+    }
     std::string name = "torch_dynamo_resume_in_" + baseName + "_at_" + std::to_string(plan.line);
-    plan.resume = makeFunction(fnDef, name, plan.live, std::move(onTrue), s.span, cells);
-    plan.resumeElse = makeFunction(fnDef, name, plan.live, std::move(onFalse), s.span, cells);
+    plan.resume = makeFunction(fnDef, name, liveTrue, std::move(onTrue), s.span, cells);
+    plan.resumeElse = makeFunction(fnDef, name, liveFalse, std::move(onFalse), s.span, cells);
     plan.resumable = true;
     return plan;
   }

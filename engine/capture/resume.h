@@ -25,6 +25,7 @@ struct ResumePlan {
   py::StmtP resumeElse;                    // Branch: the false branch
   int line = 0;                            // the break's line (names the resume functions)
 };
+  std::vector<bool> liveTrue, liveElse;    // Branch: which of `live` each function takes
 
 // `bound` are the names that hold values in the frame when the break happened. `cells` are the
 // frame's variables that functions it defined close over, when such a function outlives the

@@ -1,6 +1,7 @@
 #include "engine/capture/tracer.h"
 
 #include "engine/autograd/grad_mode.h"
+#include "engine/capture/data_dependent.h"
 
 #include <algorithm>
 #include <cctype>
@@ -787,6 +788,7 @@ ir::Arg Tracer::toArg(const py::Value& v) {
       return ir::Arg::listOf(std::move(items));
     }
     default:
+      if (isUnbacked(v)) unbackedLimitation(in_, "an unbacked scalar as an argument of a torch call");
       throw Unsupported("KB011", "Unsupported argument type",
                         "An argument of type '" + py::typeName(v) + "' was passed to a traced torch call.");
   }

@@ -423,6 +423,9 @@ void Interpreter::installBuiltins() {
   // element (Tensor.__int__ / __float__).
   auto tensorItem = [](Interpreter& in, const Value& t) {
     CallArgs none;
+    // While capturing, Dynamo turns float(t) / int(t) of a traced tensor into t.item() itself
+    // (which breaks, or fails on the fake tensor): no eager size check first.
+    if (in.tracer && in.tracer->dependsOnInputs(t)) return in.call(in.getAttr(t, "item"), none);
     if (!in.equals(in.call(in.getAttr(t, "numel"), none), makeInt(1)))
       in.raise("ValueError", "only one element tensors can be converted to Python scalars");
     return in.call(in.getAttr(t, "item"), none);
@@ -461,8 +464,10 @@ void Interpreter::installBuiltins() {
       if (s.empty() || (end && *end)) in.raise("ValueError", "could not convert string to float: " + in.repr(v));
       return makeFloat(d);
     }
-    if (v->kind == VK::Tensor) return makeFloat(toDouble(in, tensorItem(in, v)));
-    return makeFloat(toDouble(in, v));
+    // float(obj) is obj.__float__() (a tensor's item may be such an object while capturing).
+    Value x = v->kind == VK::Tensor ? tensorItem(in, v) : v;
+    if (x->kind == VK::Instance && in.classOf(x)->lookup("__float__")) x = in.call(in.getAttr(x, "__float__"), *std::make_unique<CallArgs>());
+    return makeFloat(toDouble(in, x));
   });
   method(floatCls, "is_integer", [](Interpreter& in, CallArgs& a) { double d = toDouble(in, a.args[0]); return makeBool(std::floor(d) == d); });
   auto boolCls = cls("bool", intCls);

@@ -1,6 +1,7 @@
 // Statement execution, name resolution, functions, classes and imports.
 #include "engine/python/interpreter.h"
 
+#include "engine/capture/data_dependent.h"
 #include "engine/capture/tracer.h"
 #include "engine/python/parser.h"
 #include "engine/python/stdlib.h"
@@ -478,16 +479,25 @@ Interpreter::Flow Interpreter::exec(const Stmt& s) {
       frames_.back().returnValue = s.value ? eval(*s.value) : None();
       return Flow::Return;
     case StmtKind::If: {
-      Value v = eval(*s.test);
+      // `if not t:` jumps on t itself (CPython folds the `not` into the jump): a data-dependent
+      // branch is on t, with its two ways swapped (resume.cpp).
+      const Expr* test = s.test.get();
+      bool negated = false;
+      while (test->kind == ExprKind::UnaryOp && test->name == "not") {
+        test = test->a.get();
+        negated = !negated;
+      }
+      Value v = eval(*test);
+      if (tracer && capture::isUnbacked(v)) capture::guardOnDataDependent(*this, v);  // `if x.item() > 0:` (fullgraph)
       bool c;
       try {
-        c = truthy(v);
+        c = truthy(v) != negated;
       } catch (capture::Unsupported& u) {
         // A data-dependent branch in the compiled frame: it resumes in one of two functions.
         if (tracer && frames_.size() == tracer->topDepth && u.at == capture::Unsupported::At::Unknown) {
           u.at = capture::Unsupported::At::Branch;
           u.stmt = &s;
-          u.expr = s.test.get();
+          u.expr = test;
           u.callee = v;
           u.graphSize = static_cast<size_t>(tracer->graph.nextId());
           u.scope = frames_.back().scope;
@@ -500,7 +510,9 @@ Interpreter::Flow Interpreter::exec(const Stmt& s) {
     case StmtKind::While: {
       while (true) {
         frames_.back().span = s.span;
-        if (!truthy(eval(*s.test))) return execBody(s.orelse);
+        Value test = eval(*s.test);
+        if (tracer && capture::isUnbacked(test)) capture::guardOnDataDependent(*this, test);
+        if (!truthy(test)) return execBody(s.orelse);
         Flow fl = execBody(s.body);
         if (fl == Flow::Break) return Flow::Normal;
         if (fl == Flow::Return) return fl;
@@ -610,7 +622,11 @@ Interpreter::Flow Interpreter::exec(const Stmt& s) {
     case StmtKind::Try: return execTry(s);
     case StmtKind::With: return execWith(s);
     case StmtKind::Assert: {
-      if (!truthy(eval(*s.test))) {
+      Value test = eval(*s.test);
+      // While capturing, an assert on a traced tensor is a torch._assert_async node (Dynamo's
+      // rewrite_assert_with_torch_assert), not a data-dependent branch.
+      if (tracer && test->kind == VK::Tensor && capture::rewriteAssert(*tracer, test, s.value2.get())) return Flow::Normal;
+      if (!truthy(test)) {
         std::string msg = s.value2 ? str(eval(*s.value2)) : "";
         frames_.back().span = s.span;
         raise("AssertionError", msg);

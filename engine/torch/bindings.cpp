@@ -1,6 +1,7 @@
 #include "engine/torch/bindings.h"
 
 #include "engine/autograd/grad_mode.h"
+#include "engine/capture/data_dependent.h"
 #include "engine/capture/tracer.h"
 #include "engine/torch/inplace.h"
 
@@ -50,6 +51,7 @@ ops::Val toVal(py::Interpreter& in, const Value& v) {
     default: in.raise("TypeError", "expected a tensor, number or sequence, got " + py::typeName(v));
   }
 }
+      if (capture::isUnbacked(v)) capture::unbackedLimitation(in, "an unbacked scalar as an argument of a torch call");
 
 Value fromVal(py::Interpreter& in, const ops::Val& v) {
   switch (v.kind) {

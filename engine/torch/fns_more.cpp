@@ -668,6 +668,19 @@ void both(std::vector<TorchFn>& t, const std::string& name, std::function<Val(Di
 }
 
 }  // namespace
+  // torch._assert_async(cond, msg): what Dynamo records for `assert tensor_cond, "msg"`. It runs
+  // where the graph runs on real values (a failing check is a RuntimeError); there is no ATen
+  // lowering, so a graph holding it runs as captured (backend compile fails over to that).
+  t.push_back({"torch._assert_async", ir::NodeKind::CallFunction, [](Dispatcher&, const TArgs& a) -> Val {
+                 const Val& c = tensorArg(a, 0, "input", "_assert_async");
+                 if (c.kind != Val::Kind::Tensor) throw TorchError("NotImplementedError", "torch._assert_async has no lowering in Kiln's backend");
+                 if (c.t.numel() != 1) throw TorchError("RuntimeError", "Expected Tensor with single nonzero value, but got " + std::to_string(c.t.numel()) + " elements");
+                 if (c.t.loadAt(0) == 0.0) {
+                   const bool hasMsg = a.args.size() > 1 && a.args[1].kind == Val::Kind::String;
+                   throw TorchError("RuntimeError", hasMsg ? a.args[1].s : "Expected Tensor with single nonzero value, but got zero");
+                 }
+                 return Val::none();
+               }});
 
 void registerMoreFns(std::vector<TorchFn>& t) {
   both(t, "outer", [](Dispatcher& d, const TArgs& a) { return outer(d, a, "outer"); });

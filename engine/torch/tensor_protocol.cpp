@@ -4,6 +4,7 @@
 #include "engine/autograd/grad_mode.h"
 #include "engine/autograd/node.h"
 #include "engine/capture/compile_context.h"
+#include "engine/capture/data_dependent.h"
 #include "engine/capture/tracer.h"
 #include "engine/ops/index_ops.h"
 #include "engine/ops/shape_util.h"
@@ -193,7 +194,22 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
     return py::makeBuiltin("Tensor.item", [self](py::Interpreter& in, py::CallArgs&) -> Value {
       auto* x = asTensor(self);
       if (x->fake || (in.tracer && in.tracer->dependsOnInputs(self))) {
-        if (Value cap = capture::CompileContext::configValue(in, "capture_scalar_outputs"); cap && in.truthy(cap)) {
+        Value cap = capture::CompileContext::configValue(in, "capture_scalar_outputs");
+        const bool fullgraph = in.tracer && in.tracer->fullgraph;
+        const bool capture = fullgraph || (cap && in.truthy(cap));  // fullgraph=True captures it too
+        const ir::TensorType ty = x->tensorType();
+        const int64_t numel = ty.numel();
+        std::string size;  // Python's repr of the size tuple: (2,) or (2, 3)
+        for (size_t d = 0; d < ty.sizes.size(); ++d) size += (d ? ", " : "") + std::to_string(ty.sizes[d].value);
+        if (ty.sizes.size() == 1) size += ",";
+        if (capture && numel != 1)
+          // Dynamo runs the item node on the fake tensor, which fails as eager would: raised, not a break.
+          in.raise("TorchRuntimeError",
+                   "RuntimeError when making fake tensor call\n  Explanation: Dynamo failed to run FX node with fake tensors: "
+                   "call_method item(*(FakeTensor(..., size=(" + size + ")),), **{}): got RuntimeError('a Tensor with " +
+                   std::to_string(numel) + " elements cannot be converted to Scalar')");
+        if (fullgraph && ty.dtype != ir::DType::Bool) return capture::makeUnbacked(in, *in.tracer, ir::isFloating(ty.dtype));
+        if (capture) {
           // Dynamo captures the scalar as an unbacked symbol; Kiln cannot yet: it breaks here
           // (and under fullgraph=True runs the frame eagerly) rather than fail the program.
           capture::Unsupported u("KB033", "Tensor.item() with capture_scalar_outputs=True",

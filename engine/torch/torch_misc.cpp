@@ -3,6 +3,7 @@
 // constants of the trace; here they are plain native functions the capture steps through.
 #include "engine/torch/tensor_protocol.h"
 
+#include "engine/capture/data_dependent.h"
 #include "engine/capture/tracer.h"
 
 #include <cmath>
@@ -51,6 +52,7 @@ Value checkWith(py::Interpreter& in, CallArgs& a, const std::string& errorTypeIn
   const std::string errorType = in.tracer ? "TorchRuntimeError" : errorTypeIn;
   Value cond = !a.args.empty() ? a.args[0] : a.kwarg("cond");
   if (!cond) in.raise("TypeError", "_check() missing 1 required positional argument: 'cond'");
+  if (capture::isUnbacked(cond)) capture::unbackedLimitation(in, "torch._check on an unbacked scalar");
   if (cond->kind != VK::Bool) {
     std::string t = cond->kind == VK::Tensor ? "torch.Tensor" : py::typeName(cond);
     in.raise("TypeError", "cond must be a bool, but got <class '" + t + "'>");
