@@ -1,5 +1,6 @@
 #include "importers/torch_trace/trace_records.h"
 
+#include <openssl/evp.h>
 #include <zlib.h>
 
 #include <cctype>
@@ -8,6 +9,23 @@
 #include <stdexcept>
 
 namespace kiln::importers::torch_trace {
+
+namespace {
+// The MD5 of `text` in lower-case hex: PyTorch's structured trace writes hashlib.md5 of each
+// payload (before indenting it) as the record's `has_payload`.
+std::string md5Hex(const std::string& text) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  if (!EVP_Digest(text.data(), text.size(), digest, &n, EVP_md5(), nullptr)) return "";
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (unsigned i = 0; i < n; ++i) {
+    out += hex[digest[i] >> 4];
+    out += hex[digest[i] & 15];
+  }
+  return out;
+}
+}  // namespace
 
 // gzopen reads plain files too (transparently), so one path serves both forms.
 struct RecordReader::File {
@@ -148,7 +166,15 @@ bool RecordReader::next(Record& out) {
       if (bodyLines++ > 0) out.payload += '\n';
       out.payload.append(pending_, 1, std::string::npos);
     }
-    if (out.hasPayload() && out.payload.empty() && !cut) problem(at, "record '" + out.key + "' announces a payload but has none");
+    if (out.hasPayload() && out.payload.empty() && !cut) {
+      problem(at, "record '" + out.key + "' announces a payload but has none");
+    } else if (out.hasPayload() && !cut && out.value["has_payload"].is_string() &&
+               out.value["has_payload"].get<std::string>().size() == 32 &&
+               md5Hex(out.payload) != out.value["has_payload"].get<std::string>()) {
+      // A body that is not what PyTorch wrote: the log was cut short while being written (a
+      // killed process) or edited. The record is still read; its content may be incomplete.
+      problem(at, "record '" + out.key + "': the payload does not match its has_payload MD5 (the log was cut or edited)");
+    }
     return true;
   }
 }

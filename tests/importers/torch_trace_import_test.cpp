@@ -194,15 +194,42 @@ TEST(TorchTraceImport, DamagedLogImportsWhatIsValid) {
   out.close();
   Imported im = importInto(dir.file("s.db"), {dir.file("bad.log")});
   ASSERT_EQ(im.ids.size(), 1u);
-  EXPECT_EQ(im.report.problemCount, 2);
   std::string problems = artifactsNamed(*im.store, im.ids[0], "import problem");
+  // The two lines put in, the record whose body the second one cut (its MD5 fails), and the
+  // last record, cut with the log (its MD5 fails too).
+  EXPECT_EQ(im.report.problemCount, 4) << problems;
   EXPECT_NE(problems.find("line 11: not a TORCH_TRACE record"), std::string::npos) << problems;
   EXPECT_NE(problems.find("line 22: the record's JSON does not parse"), std::string::npos) << problems;
+  EXPECT_NE(problems.find("line 14: record 'chromium_event': the payload does not match its has_payload MD5"), std::string::npos)
+      << problems;
   bool cutShort = false;
   for (const auto& c : im.store->compiles(im.ids[0]))
     cutShort = cutShort || (c.status == "failed" && c.message.find("log ends before") != std::string::npos);
   EXPECT_TRUE(cutShort);
   EXPECT_GT(im.store->sessions().at(0).graphCount, 0);
+}
+
+// A payload edited after PyTorch wrote it no longer matches the MD5 in its record's
+// has_payload: the record still imports, and the mismatch is listed with the record's line.
+TEST(TorchTraceImport, EditedPayloadFailsItsMd5) {
+  TempDir dir;
+  std::ifstream in(firstLog(kFixtures + "/cpu/gb_explicit_graph_break"));
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  // The first record with a payload: its line and its first body line, edited.
+  size_t rec = 0;
+  while (rec + 1 < lines.size() && !(lines[rec].find("\"has_payload\"") != std::string::npos && lines[rec + 1][0] == '\t')) ++rec;
+  ASSERT_LT(rec + 1, lines.size());
+  lines[rec + 1] += " ";
+  std::ofstream out(dir.file("edited.log"));
+  for (const auto& l : lines) out << l << "\n";
+  out.close();
+  Imported im = importInto(dir.file("s.db"), {dir.file("edited.log")});
+  ASSERT_EQ(im.ids.size(), 1u);
+  EXPECT_EQ(im.report.problemCount, 1);
+  std::string problems = artifactsNamed(*im.store, im.ids[0], "import problem");
+  EXPECT_NE(problems.find("line " + std::to_string(rec + 1) + ": record '"), std::string::npos) << problems;
+  EXPECT_NE(problems.find("does not match its has_payload MD5"), std::string::npos) << problems;
 }
 
 // Gzip logs read like plain ones; paths that are not logs are refused before anything is stored.
