@@ -312,6 +312,13 @@ struct Templater {
         auto it = std::find(outputs.begin(), outputs.end(), node);
         t.index = static_cast<int>(it - outputs.begin());
         if (it == outputs.end()) outputs.push_back(node);
+        // Attributes the function set on a tensor it made (y.doubled = tag * 2): set again on
+        // the graph's output, as Dynamo replays stores on new tensors after the graph.
+        if (tv->attrs)
+          for (auto& [k, x] : tv->attrs->items) {
+            t.keys.push_back(k);
+            t.items.push_back(make(x));
+          }
         return t;
       }
     }
@@ -537,7 +544,12 @@ struct Rebuild {
 
   Value value(const ValueTemplate& t) {
     switch (t.kind) {
-      case ValueTemplate::Kind::GraphOutput: return outs.at(static_cast<size_t>(t.index));
+      case ValueTemplate::Kind::GraphOutput: {
+        Value out = outs.at(static_cast<size_t>(t.index));
+        for (size_t i = 0; i < t.keys.size() && i < t.items.size(); ++i)
+          if (t.keys[i]->kind == VK::Str) in.setAttr(out, static_cast<py::StrObj*>(t.keys[i].get())->v, value(t.items[i]));
+        return out;
+      }
       case ValueTemplate::Kind::Constant: return t.constant;
       case ValueTemplate::Kind::FromSource: {
         auto early = fetched.find(&t);
@@ -761,6 +773,14 @@ void replayEffects(py::Interpreter& in, const CacheEntry& e, const py::FunctionO
 // The resume function to call: it closes over the closure of the function running now (one
 // code may run with many closures), or over the frame's shared cells, made for this call, when
 // it has them (the functions it defined and handed on close over the same scope).
+// An instance whose class has its own Python __setattr__: a recorded store on it is the raw
+// one that __setattr__ made (Tracer::onSetAttr), replayed without calling __setattr__ again.
+bool hasPythonSetattr(const Value& v) {
+  if (!v || v->kind != VK::Instance) return false;
+  Value sa = static_cast<py::InstanceObj*>(v.get())->cls->lookup("__setattr__");
+  return sa && sa->kind == VK::Function;
+}
+
 Value resumeWith(const Value& resume, int cellScope, Rebuild& rebuild) {
   auto* r = static_cast<py::FunctionObj*>(resume.get());
   std::shared_ptr<py::Scope> closure = cellScope >= 0 ? rebuild.scope(cellScope) : rebuild.fn ? rebuild.fn->closure : r->closure;
@@ -854,8 +874,10 @@ Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::str
     tensor::forEachIndex<2>(dst.sizes(), {&dst.strides(), &vs}, [&](const std::array<int64_t, 2>& o) { dst.storeAt(o[0], val.loadAt(o[1])); });
   }
   for (const auto& [obj, attr, value] : e.sideEffects) {
-    if (value.kind == ValueTemplate::Kind::Constant && !value.constant) in.delAttr(inst(obj), attr);
-    else in.setAttr(inst(obj), attr, inst(value));
+    Value target = inst(obj);
+    if (value.kind == ValueTemplate::Kind::Constant && !value.constant) in.delAttr(target, attr);
+    else if (hasPythonSetattr(target)) in.genericSetAttr(target, attr, inst(value));  // the store its __setattr__ made
+    else in.setAttr(target, attr, inst(value));
   }
   replayEffects(in, e, fn, inst, locals, globals);
   const BreakPlan& p = e.plan;
@@ -932,6 +954,17 @@ Value makeResume(const py::StmtP& def, py::FunctionObj& original) {
   f->defaults.assign(def->params.size(), nullptr);
   f->closure = original.closure;
   f->module = original.module;
+  // A method's rest keeps its zero-argument super(): the class it was defined in, and the
+  // method's first argument, which the resume function takes among its live locals.
+  auto cd = original.attrs.find("__class_def__");
+  if (cd != original.attrs.end() && original.def && !original.def->params.empty()) {
+    const std::string& first = original.def->params[0].name;
+    for (size_t i = 0; i < def->params.size(); ++i)
+      if (def->params[i].name == first) {
+        f->attrs["__class_def__"] = cd->second;
+        f->attrs["__super_self__"] = py::makeInt(static_cast<int64_t>(i));
+      }
+  }
   return f;
 }
 
@@ -1497,6 +1530,10 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
       return skipFrame(plan.whyNot, &b);
     }
     if (u.at == Unsupported::At::Call) tracer.truncate(u.graphSize);
+    // Dynamo exits the frame's active blocks when it compiles the graph at a break: a grad mode
+    // the frame set is restored at the graph's end (the resume function sets it again). (The
+    // block's own exit, run as the break unwound, went with the call's nodes.)
+    if (u.at == Unsupported::At::Call && u.gradEnabled != gradBefore) tracer.onGradMode(gradBefore);
     closeAutocastRegions(tracer.graph);
     BreakPlan& bp = entry.plan;
     auto valueOf = [&](const py::Expr* e) -> Value {
@@ -1510,8 +1547,8 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
     std::string body;
     if (u.at == Unsupported::At::Call) {
       bp.kind = BreakPlan::Kind::Call;
-      const py::Expr* calleeExpr = u.expr->target.get();
-      Value recv = calleeExpr->kind == py::ExprKind::Attribute ? valueOf(calleeExpr->target.get()) : nullptr;
+      const py::Expr* calleeExpr = u.expr->kind == py::ExprKind::Call ? u.expr->target.get() : nullptr;  // (or a store)
+      Value recv = calleeExpr && calleeExpr->kind == py::ExprKind::Attribute ? valueOf(calleeExpr->target.get()) : nullptr;
       if (recv && recv->kind == VK::Tensor) {
         bp.callee.kind = ValueTemplate::Kind::Method;
         bp.callee.method = calleeExpr->name;
@@ -1674,6 +1711,7 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
     return skipFrame(b.title, &b);
   }
   if (!tm.unbuildable.empty()) return skipFrame("the frame returns " + tm.unbuildable + ", which Kiln cannot make outside the trace", nullptr);
+  tracer.dropCancellingGradModes(gradBefore);
   tracer.finish(outputs);
   tracer.finishDynamicFloats();
   tracer.guardNoAliasing();

@@ -40,7 +40,7 @@ struct ValueTemplate {
   py::Value constant;        // Constant; Tuple/List/Dict/Object/Closure: the traced object
   Source source;             // FromSource
   std::vector<ValueTemplate> items;  // Tuple/List/Dict values; Method: items[0] is the receiver
-  std::vector<py::Value> keys;       // Dict keys (constants)
+  std::vector<py::Value> keys;       // Dict keys (constants); GraphOutput: attribute names set on it (values in items)
   std::string method;        // Method: attribute name
 };
 

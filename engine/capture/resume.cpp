@@ -208,6 +208,13 @@ std::set<std::string> liveReads(const Body& body) {
   return live;
 }
 
+// Zero-argument super() reads the method's first argument (CPython's co_varnames[0]) without
+// naming it: code after the break that calls super() needs it passed in, and the resume
+// function's frame takes it as super()'s object (makeResume).
+void keepSuperSelf(const Stmt& fnDef, std::set<std::string>& used) {
+  if (used.count("super") && !fnDef.params.empty() && fnDef.params[0].kind == py::Param::Normal) used.insert(fnDef.params[0].name);
+}
+
 // Order of locals as CPython's co_varnames: parameters, then first assignment.
 void assignedOrder(const Body& body, std::vector<std::string>& out) {
   auto add = [&](const std::string& n) { if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n); };
@@ -406,8 +413,11 @@ ResumePlan planResume(const Stmt& fnDef, const Unsupported& u, const std::set<st
       slot = sub.take(slot);
       placed = true;
     };
-    if (s.kind == StmtKind::Expr && s.value.get() == u.expr) {
-      plan.resultUsed = false;  // the call's value was discarded
+    const bool storeBroke = s.kind == StmtKind::Assign && s.targets.size() == 1 && s.targets[0].get() == u.expr;
+    if ((s.kind == StmtKind::Expr && s.value.get() == u.expr) || storeBroke) {
+      // The call's value was discarded, or the break was in the statement's store (STORE_ATTR:
+      // the store runs eagerly, as setattr, and nothing of the statement is left).
+      plan.resultUsed = false;
     } else {
       for (auto& t : copy->targets) rewriteSlot(t);
       rewriteSlot(copy->value);
@@ -430,6 +440,7 @@ ResumePlan planResume(const Stmt& fnDef, const Unsupported& u, const std::set<st
     plan.stack = done;
     Body rest = continueAfter(first);
     std::set<std::string> used = liveReads(rest);
+    keepSuperSelf(fnDef, used);
     std::vector<std::string> order;
     for (const auto& p : fnDef.params) order.push_back(p.name);
     assignedOrder(fnDef.body, order);
@@ -459,6 +470,8 @@ ResumePlan planResume(const Stmt& fnDef, const Unsupported& u, const std::set<st
     std::set<std::string> usedTrue, usedFalse;
     collectNames(onTrue, usedTrue);
     collectNames(onFalse, usedFalse);
+    keepSuperSelf(fnDef, usedTrue);
+    keepSuperSelf(fnDef, usedFalse);
     std::vector<std::string> order;
     for (const auto& p : fnDef.params) order.push_back(p.name);
     assignedOrder(fnDef.body, order);

@@ -21,11 +21,11 @@ struct ResumePlan {
   std::vector<const py::Expr*> stack;      // Call: sub-expressions already evaluated, in order
   bool resultUsed = true;                  // Call: false when the statement discards the call's value
   std::vector<std::string> live;           // live locals passed to the resume function(s)
+  std::vector<bool> liveTrue, liveElse;    // Branch: which of `live` each function takes
   py::StmtP resume;                        // Call: the resume function; Branch: the true branch
   py::StmtP resumeElse;                    // Branch: the false branch
   int line = 0;                            // the break's line (names the resume functions)
 };
-  std::vector<bool> liveTrue, liveElse;    // Branch: which of `live` each function takes
 
 // `bound` are the names that hold values in the frame when the break happened. `cells` are the
 // frame's variables that functions it defined close over, when such a function outlives the

@@ -260,6 +260,7 @@ py::Value Tracer::onAttribute(const py::Value& obj, const std::string& name, py:
     // Part of the tensor's TENSOR_MATCH, as in Dynamo (x.requires_grad, Function.apply's
     // needs_input_grad): a change fails that guard, not one of its own.
     if (name == "requires_grad") return result;
+    if (name == "grad") return onInputGrad(t, result);
   }
   if (obj->kind == py::VK::Instance && static_cast<py::InstanceObj*>(obj.get())->cls->name == "super") return onSuperAttribute(obj, name, result);
   const Source* base = sourceOf(obj);
@@ -294,6 +295,27 @@ py::Value Tracer::onAttribute(const py::Value& obj, const std::string& name, py:
   }
   bool module = obj->kind == py::VK::Instance && static_cast<py::InstanceObj*>(obj.get())->dict->getStr("_modules");
   return readThrough(src, result, module);
+}
+
+// x.grad of an input tensor: the fake tensor has none, the program's tensor may (a backward
+// that ran before this frame or before its resume function). Dynamo reads it through its
+// source: a gradient is a graph input of its own (L_x_grad), None is guarded `x.grad is None`.
+py::Value Tracer::onInputGrad(py::TensorObj* fake, py::Value result) {
+  auto known = sources_.find(fake);
+  if (known == sources_.end()) return result;
+  tensor::Tensor real;
+  if (auto l = lazy_.find(fake); l != lazy_.end()) real = l->second;
+  else if (auto r = realized_.find(fake->node); r != realized_.end() && r->second.first == fake) real = r->second.second;
+  if (!real.defined()) return result;
+  const Source src = known->second.attr("grad");
+  const auto& meta = real.autograd();
+  if (!meta || !meta->grad.defined()) {
+    guardConstant(src, py::None());
+    return py::None();
+  }
+  py::Value& fakeGrad = gradInputs_[src.text()];  // read again: the same graph input
+  if (!fakeGrad) fakeGrad = lift(meta->grad, src);
+  return fakeGrad;
 }
 
 void Tracer::onDefault(const py::FunctionObj* fn, size_t i, const py::Value& v) {
@@ -787,6 +809,13 @@ ir::Arg Tracer::toArg(const py::Value& v) {
       for (auto& x : in_.iterate(v)) items.push_back(toArg(x));
       return ir::Arg::listOf(std::move(items));
     }
+    case py::VK::Class:
+      // Python's int, float and bool stand for dtypes in torch calls (x.to(float)); the graph
+      // holds the dtype, as Dynamo records it (x.to(torch.float64)).
+      if (v == in_.builtinClass("bool")) return ir::Arg::dtypeArg(ir::DType::Bool);
+      if (v == in_.builtinClass("int")) return ir::Arg::dtypeArg(ir::DType::Int64);
+      if (v == in_.builtinClass("float")) return ir::Arg::dtypeArg(ir::DType::Float64);
+      [[fallthrough]];
     default:
       if (isUnbacked(v)) unbackedLimitation(in_, "an unbacked scalar as an argument of a torch call");
       throw Unsupported("KB011", "Unsupported argument type",
@@ -855,7 +884,31 @@ void Tracer::onGradMode(bool enabled) {
   n.target = "torch._C._set_grad_enabled";
   n.name = "_set_grad_enabled";
   n.args.push_back(ir::Arg::boolean(enabled));
-  graph.add(std::move(n));  // no result, no source location: "No stacktrace found" in FX
+  const int id = graph.add(std::move(n)).id;  // no result, no source location: "No stacktrace found" in FX
+  // torch.inference_mode's exit (Dynamo's _enter/_exit_inference_mode nodes, never dropped).
+  if (tensor::inferenceModeEnabled()) inferenceModeChanges_.insert(id);
+}
+
+void Tracer::dropCancellingGradModes(bool atEntry) {
+  auto setting = [](const ir::Node& n) -> int {  // -1: not a grad-mode change
+    if (n.kind != ir::NodeKind::CallFunction || n.target != "torch._C._set_grad_enabled" || n.args.size() != 1 ||
+        n.args[0].kind != ir::Arg::Kind::Bool)
+      return -1;
+    return n.args[0].b ? 1 : 0;
+  };
+  bool mode = atEntry;
+  size_t i = 0;
+  while (i < graph.nodes.size()) {
+    const int to = setting(graph.nodes[i]);
+    if (to < 0) { ++i; continue; }
+    if (to != mode && i + 1 < graph.nodes.size() && setting(graph.nodes[i + 1]) == mode &&
+        !inferenceModeChanges_.count(graph.nodes[i].id) && !inferenceModeChanges_.count(graph.nodes[i + 1].id)) {
+      graph.nodes.erase(graph.nodes.begin() + static_cast<long>(i), graph.nodes.begin() + static_cast<long>(i) + 2);
+      continue;
+    }
+    mode = to == 1;
+    ++i;
+  }
 }
 
 void Tracer::enterModule(const py::Value& module) {
@@ -911,9 +964,15 @@ void Tracer::nameHint(const py::Value& v, const std::string& name) {
   n->name = graph.uniqueName(name);
 }
 
-void Tracer::onSetAttr(const py::Value& obj, const std::string& name, const py::Value& value) {
+void Tracer::onSetAttr(const py::Value& obj, const std::string& name, const py::Value& value, bool raw) {
   unreachable_.clear();  // the store may make a missed object reachable
-  if (obj->kind != py::VK::Instance) return;
+  if (obj->kind != py::VK::Instance && obj->kind != py::VK::Tensor) return;
+  if (!raw && obj->kind == py::VK::Instance)
+    if (py::Value sa = static_cast<py::InstanceObj*>(obj.get())->cls->lookup("__setattr__"); sa && sa->kind == py::VK::Function) return;
+  // (.data, .grad and .requires_grad of a tensor are its autograd state, handled where set.)
+  if (obj->kind == py::VK::Tensor && (name == "data" || name == "grad" || name == "requires_grad")) return;
+  // An attribute on a tensor the trace made (y.doubled = ...) goes with the graph output that
+  // tensor becomes (ValueTemplate's attributes); one on an input tensor is replayed on it.
   const Source* src = sourceOf(obj);
   if (!src) return;  // an object made during capture: nothing to replay
   SideEffect e;
@@ -927,9 +986,12 @@ void Tracer::onSetAttr(const py::Value& obj, const std::string& name, const py::
 
 void Tracer::undoSideEffects() {
   for (auto it = sideEffects.rbegin(); it != sideEffects.rend(); ++it) {
-    // Back to what it was: the old value, or no attribute at all.
-    if (it->old) in_.setAttr(it->target, it->attr, it->old);
-    else if (in_.getAttrOrNull(it->target, it->attr)) in_.delAttr(it->target, it->attr);
+    // Back to what it was: the old value, or no attribute at all (a store a Python __setattr__
+    // made is undone as it was made, without calling that __setattr__).
+    py::Value sa = it->target->kind == py::VK::Instance ? static_cast<py::InstanceObj*>(it->target.get())->cls->lookup("__setattr__") : nullptr;
+    const bool raw = sa && sa->kind == py::VK::Function;
+    if (it->old) raw ? in_.genericSetAttr(it->target, it->attr, it->old) : in_.setAttr(it->target, it->attr, it->old);
+    else if (in_.getAttrOrNull(it->target, it->attr)) raw ? in_.genericDelAttr(it->target, it->attr) : in_.delAttr(it->target, it->attr);
   }
   for (auto& e : containerEffects) {
     switch (e.object->kind) {

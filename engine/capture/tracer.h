@@ -94,6 +94,7 @@ class Tracer {
   py::Value onAttribute(const py::Value& obj, const std::string& name, py::Value result);
   py::Value onGlobal(const std::string& name, py::Value v);
   py::Value onSuperAttribute(const py::Value& proxy, const std::string& name, py::Value result);
+  py::Value onInputGrad(py::TensorObj* fake, py::Value result);  // x.grad of an input tensor
   // Parameter `i` of `fn` takes its default value `v` in a call while tracing: an object that
   // existed before is read through fn.__defaults__[k] / fn.__kwdefaults__['name'] when fn has a
   // source (never through another name that happens to hold it now).
@@ -132,7 +133,9 @@ class Tracer {
   // An attribute store on an object that existed before capture (self.counter += 1): it is
   // recorded so the compiled code replays it, and undone when capture ends — capture itself
   // leaves no trace on the program's objects, as Dynamo's side-effect tracking.
-  void onSetAttr(const py::Value& obj, const std::string& name, const py::Value& value);
+  // `raw`: the store object.__setattr__ makes (the one a user __setattr__ ends in); a store
+  // through a class's own Python __setattr__ is not recorded itself, what its body does is.
+  void onSetAttr(const py::Value& obj, const std::string& name, const py::Value& value, bool raw = false);
   void undoSideEffects();
   // The source an item that was in a mutated container before capture is read from (its
   // position then); null when `v` is not one.
@@ -187,6 +190,10 @@ class Tracer {
   // Grad mode changed while tracing (entering/leaving torch.no_grad(), set_grad_enabled):
   // recorded as Dynamo records it, `torch._C._set_grad_enabled(False)`.
   void onGradMode(bool enabled);
+  // Dynamo's cleanup_graph: a grad-mode change immediately undone (set_grad_enabled(False)
+  // then (True), nothing between) is no part of the graph; `atEntry` is the mode the frame
+  // started in. A graph left with no calls is not compiled.
+  void dropCancellingGradModes(bool atEntry);
   // Whether a tensor's value is the program's input rather than a capture-time constant:
   // fake tensors and real ones read through a source. A real tensor that existed before
   // capture but that no source names (reached through something Kiln cannot spell) would be
@@ -329,6 +336,8 @@ class Tracer {
   std::map<const py::Obj*, std::pair<py::Value, Source>> pendingItems_;
   std::map<const py::Obj*, py::Value> liftedBy_;    // real TensorObj -> its fake stand-in
   std::map<int, std::pair<py::TensorObj*, tensor::Tensor>> realized_;  // input node -> its fake and real tensor
+  std::map<std::string, py::Value> gradInputs_;     // x.grad read while tracing, by source text
+  std::set<int> inferenceModeChanges_;              // grad-mode nodes an inference_mode block made
   std::set<std::string> guarded_;
   int constants_ = 0;
 

@@ -35,6 +35,7 @@ ops::Val toVal(py::Interpreter& in, const Value& v) {
       auto* inst = static_cast<py::InstanceObj*>(v.get());
       if (inst->cls->name == "memory_format" && inst->cls->module && inst->cls->module->name == "torch")
         return ops::Val::string(in.repr(v));
+      if (capture::isUnbacked(v)) capture::unbackedLimitation(in, "an unbacked scalar as an argument of a torch call");
       in.raise("TypeError", "expected a tensor, number or sequence, got " + py::typeName(v));
     }
     case VK::Class: {
@@ -51,7 +52,6 @@ ops::Val toVal(py::Interpreter& in, const Value& v) {
     default: in.raise("TypeError", "expected a tensor, number or sequence, got " + py::typeName(v));
   }
 }
-      if (capture::isUnbacked(v)) capture::unbackedLimitation(in, "an unbacked scalar as an argument of a torch call");
 
 Value fromVal(py::Interpreter& in, const ops::Val& v) {
   switch (v.kind) {

@@ -668,6 +668,8 @@ void both(std::vector<TorchFn>& t, const std::string& name, std::function<Val(Di
 }
 
 }  // namespace
+
+void registerMoreFns(std::vector<TorchFn>& t) {
   // torch._assert_async(cond, msg): what Dynamo records for `assert tensor_cond, "msg"`. It runs
   // where the graph runs on real values (a failing check is a RuntimeError); there is no ATen
   // lowering, so a graph holding it runs as captured (backend compile fails over to that).
@@ -681,8 +683,6 @@ void both(std::vector<TorchFn>& t, const std::string& name, std::function<Val(Di
                  }
                  return Val::none();
                }});
-
-void registerMoreFns(std::vector<TorchFn>& t) {
   both(t, "outer", [](Dispatcher& d, const TArgs& a) { return outer(d, a, "outer"); });
   both(t, "ger", [](Dispatcher& d, const TArgs& a) { return outer(d, a, "ger"); });
   both(t, "isnan", [](Dispatcher& d, const TArgs& a) { return isnan(d, tensorArg(a, 0, "input", "isnan")); });
