@@ -233,6 +233,30 @@ std::string Interpreter::defaultRepr(const Value& v) {
   return "<" + mod + cls->qualname + " object at " + addr + ">";
 }
 
+// max(a, b) / min(a, b) on traced 0-dim tensors, as Dynamo's BuiltinVariable traces them:
+// torch.maximum / torch.minimum of two tensors, torch.clamp(t, min=n) / (t, max=n) of a tensor
+// and a number (either order), instead of a data-dependent comparison. (A tensor with more
+// elements is left to the comparison, which fails as in eager.) Null when it does not apply.
+static Value tracedMinMax(Interpreter& in, CallArgs& a, bool isMax) {
+  if (!in.tracer || a.args.size() != 2 || !a.kwargs.empty()) return nullptr;
+  auto traced0d = [](const Value& v) {
+    return v->kind == VK::Tensor && static_cast<TensorObj*>(v.get())->fake && static_cast<TensorObj*>(v.get())->tensorType().sizes.empty();
+  };
+  auto number = [](const Value& v) { return v->kind == VK::Int || v->kind == VK::Float; };
+  Value x = a.args[0], y = a.args[1];
+  if (!traced0d(x) && !traced0d(y)) return nullptr;
+  auto torch = in.importModule("torch");
+  auto fn = [&](const char* name) { return in.getAttr(torch, name); };
+  if (traced0d(x) && traced0d(y)) {
+    CallArgs c{{x, y}, {}, {}};
+    return in.call(fn(isMax ? "maximum" : "minimum"), c);
+  }
+  if (!traced0d(x)) std::swap(x, y);
+  if (!number(y)) return nullptr;
+  CallArgs c{{x}, {{isMax ? "min" : "max", y}}, {}};
+  return in.call(fn("clamp"), c);
+}
+
 void Interpreter::installBuiltins() {
   auto& B = builtins_;
   auto def = [&](const std::string& name, NativeFn fn) {
@@ -265,6 +289,7 @@ void Interpreter::installBuiltins() {
     return std::make_shared<InstanceObj>(c);
   });
   method(object, "__setattr__", [](Interpreter& in, CallArgs& a) {
+    if (in.tracer) in.tracer->onSetAttr(a.args.at(0), in.str(a.args.at(1)), a.args.at(2), /*raw=*/true);
     in.genericSetAttr(a.args.at(0), in.str(a.args.at(1)), a.args.at(2));
     return None();
   });
@@ -728,6 +753,7 @@ void Interpreter::installBuiltins() {
   });
   auto minmax = [](bool isMax) {
     return [isMax](Interpreter& in, CallArgs& a) -> Value {
+      if (Value traced = tracedMinMax(in, a, isMax)) return traced;
       std::vector<Value> items = a.args.size() == 1 ? in.iterate(a.args[0]) : a.args;
       Value key = a.kwarg("key");
       if (items.empty()) {

@@ -1,5 +1,6 @@
 // Statement execution, name resolution, functions, classes and imports.
 #include "engine/python/interpreter.h"
+#include "engine/autograd/grad_mode.h"
 
 #include "engine/capture/data_dependent.h"
 #include "engine/capture/tracer.h"
@@ -310,6 +311,39 @@ void Interpreter::assign(const Expr& t, Value v) {
     case ExprKind::Attribute: {
       Value obj = eval(*t.target);
       frames_.back().span = t.span;
+      if (tracer && frames_.size() == tracer->topDepth) {
+        // Dynamo's STORE_ATTR is a breakable instruction: a break inside the store (a user
+        // __setattr__ that breaks) compiles the graph up to it, runs the store eagerly and
+        // resumes after the statement, like a call whose value is discarded.
+        int occurrence = ++tracer->topCalls[&t];
+        size_t mark = static_cast<size_t>(tracer->graph.nextId());
+        try {
+          // The capture's second pass stops before the store that broke (as evalCall does).
+          if (tracer->stopAt && tracer->stopAt->expr == &t && tracer->stopAt->occurrence == occurrence) {
+            capture::Unsupported again = *tracer->stopAt->reason;
+            again.at = capture::Unsupported::At::Unknown;
+            throw again;
+          }
+          setAttr(obj, t.name, v);
+        } catch (capture::Unsupported& u) {
+          if (u.at == capture::Unsupported::At::Unknown) {
+            u.occurrence = occurrence;
+            u.at = capture::Unsupported::At::Call;
+            u.gradEnabled = autograd::isGradEnabled();
+            u.inferenceMode = tensor::inferenceModeEnabled();
+            u.globalState = capture::currentGlobalState();
+            u.expr = &t;
+            u.stmt = frames_.back().stmt;
+            u.callee = builtin("setattr");
+            u.args = {obj, makeStr(t.name), v};
+            u.kwargs.clear();
+            u.graphSize = mark;
+            u.scope = frames_.back().scope;
+          }
+          throw;
+        }
+        return;
+      }
       setAttr(obj, t.name, std::move(v));
       return;
     }
@@ -893,7 +927,10 @@ Value Interpreter::callFunction(FunctionObj& fn, CallArgs& args, const Value& se
     f.classDef = std::static_pointer_cast<ClassObj>(cd->second);
     // Zero-argument super() uses the method's first argument (self, or cls in __new__ and
     // class methods).
-    f.classSelf = self ? self : (positional.empty() ? nullptr : positional[0]);
+    size_t first = 0;  // a resume function takes the method's first argument among its live locals
+    if (auto at = fn.attrs.find("__super_self__"); at != fn.attrs.end() && at->second->kind == VK::Int)
+      first = static_cast<size_t>(static_cast<IntObj*>(at->second.get())->small());
+    f.classSelf = self ? self : (positional.size() <= first ? nullptr : positional[first]);
   } else if (self) {
     f.classSelf = self;
   }

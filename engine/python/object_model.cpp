@@ -316,6 +316,15 @@ Value Interpreter::functionCode(const FunctionObj& f) {
 }
 
 void Interpreter::setAttr(const Value& obj, const std::string& name, Value v) {
+  if (tracer && name == "__class__" && obj->kind == VK::Instance) {
+    // Dynamo's break at the STORE_ATTR (gb4271): the assignment runs eagerly, the rest resumes.
+    capture::Unsupported u("KB045", "__class__ assignment on user-defined object",
+                           "Dynamo does not support reassigning __class__ on user-defined objects.",
+                           {"Move the __class__ assignment outside of the torch.compile region."});
+    u.where = currentLocation();
+    u.stack = userStack();
+    throw u;
+  }
   if (tracer) tracer->onSetAttr(obj, name, v);
   if (name == "__class__" && obj->kind == VK::Instance) {
     // obj.__class__ = Other: between classes written in Python (CPython refuses builtin types).

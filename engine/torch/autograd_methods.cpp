@@ -3,6 +3,7 @@
 #include "engine/autograd/engine.h"
 #include "engine/autograd/node.h"
 #include "engine/torch/bindings.h"
+#include "engine/capture/tracer.h"
 
 namespace kiln::torchapi {
 
@@ -118,7 +119,18 @@ Value autogradAttr(py::Interpreter& in, const Value& t, const std::string& name)
 bool autogradSetAttr(py::Interpreter& in, const Value& t, const std::string& name, const Value& v) {
   py::TensorObj* x = obj(t);
   if (name == "requires_grad") {
-    if (x->fake) notInCapture(in, "requires_grad");
+    if (x->fake) {
+      // Dynamo's break at the STORE_ATTR (gb0206): the store runs eagerly, the rest resumes.
+      capture::Unsupported u("KB044", "setattr() on Tensor.requires_grad",
+                             "setattr() on Tensor.requires_grad not supported. Mutating requires_grad can introduce a new leaf "
+                             "from non-leaf or vice versa in the middle of the graph, which AOTAutograd does not currently "
+                             "know how to handle.",
+                             {"It may be possible to write Dynamo tracing rules for this code. Please report an issue to "
+                              "PyTorch if you encounter this graph break often and it is causing performance issues."});
+      u.where = in.currentLocation();
+      u.stack = in.userStack();
+      throw u;
+    }
     setRequiresGrad(in, x, in.truthy(v));
     return true;
   }

@@ -322,14 +322,17 @@ void installModules(py::Interpreter& in) {
   def(torch, "is_tensor", [](py::Interpreter&, CallArgs& a) { return py::makeBool(!a.args.empty() && a.args[0]->kind == VK::Tensor); });
   def(torch, "compile", [](py::Interpreter& in, CallArgs& a) -> Value {
     capture::CompileOptions opts = capture::parseCompileOptions(in, a);
+    // disable=True: torch.compile hands back what it was given (Dynamo's null decorator).
+    Value disable = a.kwarg("disable");
+    const bool disabled = disable && in.truthy(disable);
     if (a.args.empty() || py::isNone(a.args[0])) {
       // @torch.compile(backend=...) returns a decorator.
-      return py::makeBuiltin("torch.compile.<decorator>", [opts](py::Interpreter& in, CallArgs& b) -> Value {
-        if (!in.compiler) return b.args.at(0);
+      return py::makeBuiltin("torch.compile.<decorator>", [opts, disabled](py::Interpreter& in, CallArgs& b) -> Value {
+        if (!in.compiler || disabled) return b.args.at(0);
         return in.compiler->compile(in, b.args.at(0), opts);
       });
     }
-    if (!in.compiler) return a.args[0];  // --eager: torch.compile is the identity
+    if (!in.compiler || disabled) return a.args[0];  // --eager: torch.compile is the identity
     return in.compiler->compile(in, a.args[0], opts);
   });
 
