@@ -19,7 +19,40 @@ bool isConstant(const py::Value& v) {
   }
 }
 py::TensorObj* asTensor(const py::Value& v) { return v && v->kind == py::VK::Tensor ? static_cast<py::TensorObj*>(v.get()) : nullptr; }
+
+bool isSetInstance(const py::Value& v, bool frozenToo) {
+  if (!v || v->kind != py::VK::Instance) return false;
+  const std::string& n = static_cast<py::InstanceObj*>(v.get())->cls->name;
+  return n == "set" || (frozenToo && n == "frozenset");
+}
+
+// Dynamo's ConstantVariable.is_literal: None, bools, numbers and strings, and tuples, lists,
+// sets and frozensets of literals.
+bool isLiteral(const py::Value& v, int depth = 0) {
+  if (!v || depth > 8) return false;
+  if (isConstant(v)) return true;
+  if (v->kind == py::VK::Tuple || v->kind == py::VK::List) {
+    const auto& items = v->kind == py::VK::Tuple ? static_cast<py::TupleObj*>(v.get())->items : static_cast<py::ListObj*>(v.get())->items;
+    return std::all_of(items.begin(), items.end(), [&](const py::Value& x) { return isLiteral(x, depth + 1); });
+  }
+  if (isSetInstance(v, true)) {
+    auto members = std::static_pointer_cast<py::DictObj>(static_cast<py::InstanceObj*>(v.get())->native);
+    return members && std::all_of(members->items.begin(), members->items.end(), [&](const auto& kv) { return isLiteral(kv.first, depth + 1); });
+  }
+  return false;
+}
 }  // namespace
+
+// A set or frozenset of literals is a Python constant to Dynamo (its builder wraps it with
+// wrap_literal, as a ConstantVariable): guarded by value, `G['SEEN'] == {1, 2}` (EQUALS_MATCH),
+// not by its length and members. The guard holds a copy: the program may change the set.
+bool Tracer::guardLiteralSet(const Source& src, const py::Value& v, const ir::SourceLoc* at) {
+  if (!isSetInstance(v, true) || !isLiteral(v)) return false;
+  std::vector<py::Value> members;
+  for (const auto& kv : std::static_pointer_cast<py::DictObj>(static_cast<py::InstanceObj*>(v.get())->native)->items) members.push_back(kv.first);
+  guardConstant(src, in_.makeSet(std::move(members), !isSetInstance(v, false)), false, at);
+  return true;
+}
 
 Tracer::Tracer(py::Interpreter& in, std::string fileBaseName, std::shared_ptr<py::ModuleObj> globals)
     : in_(in), file_(std::move(fileBaseName)), globals_(std::move(globals)) {}
@@ -62,6 +95,11 @@ py::Value Tracer::bindArg(const std::string& name, const py::Value& v) {
 void Tracer::onLocalRead(const std::string& name, const py::Value& v, const ir::SourceLoc* at) {
   // An input tensor's sizes become symbols when the function first reads it, as Dynamo wraps it.
   if (py::TensorObj* t = asTensor(v); t && t->fake) wrapSymbols(t);
+  if (isSetInstance(v, true) && isLiteral(v)) {
+    for (const auto& [arg, value] : argValues)
+      if (value == v) { guardLiteralSet(Source::local(arg), v, at); return; }
+    return;
+  }
   if (!isConstant(v)) return;
   // The value may have been copied to another local (s = ___stack0): guard the argument it is.
   auto it = argValues.find(name);
@@ -419,6 +457,7 @@ py::Value Tracer::readThrough(const Source& src, const py::Value& v, bool module
   }
   if (isConstant(v)) guardConstant(src, v, moduleAttr);
   else noteSource(v, src);
+  guardLiteralSet(src, v, nullptr);
   return v;
 }
 
@@ -623,26 +662,7 @@ py::Value Tracer::onFreeVar(const py::FunctionObj* fn, const std::string& name, 
   // A function the trace defined (no source of its own) reads a cell of the compiled
   // function's closure (direct.__closure__[1] in Dynamo's words): read like a local of the frame.
   auto found = sources_.find(fn);
-  if (found == sources_.end()) {
-    // Its cell may be one a function with a source closes over too (inner, made inside
-    // direct, reads direct's cell `scale`): Dynamo reads it through that function's closure,
-    // direct.__closure__[1].cell_contents, not as a variable of the compiled frame.
-    const py::Scope* cell = nullptr;
-    for (const py::Scope* sc = fn->closure.get(); sc && !cell; sc = sc->parent.get())
-      if (sc->vars.count(name)) cell = sc;
-    for (const auto& [obj, src] : sources_) {
-      if (!cell || obj->kind != py::VK::Function || obj == fn) continue;
-      const auto* g = static_cast<const py::FunctionObj*>(obj);
-      const py::Scope* gCell = nullptr;
-      for (const py::Scope* sc = g->closure.get(); sc && !gCell; sc = sc->parent.get())
-        if (sc->vars.count(name)) gCell = sc;
-      if (gCell != cell) continue;
-      const std::vector<std::string>& names = freeVarsOf(g);
-      auto pos = std::find(names.begin(), names.end(), name);
-      if (pos != names.end()) return readThrough(src.closureCell(name, static_cast<size_t>(pos - names.begin())), v, false);
-    }
-    return onClosure(name, v);
-  }
+  if (found == sources_.end()) return onClosure(name, v);
   const std::vector<std::string>& names = freeVarsOf(fn);
   auto pos = std::find(names.begin(), names.end(), name);
   if (pos == names.end()) return onClosure(name, v);

@@ -247,10 +247,6 @@ class Tracer {
   bool hasDynamicFloats() const { return !dynFloatSources_.empty(); }
   // Appends each dynamic float's last guard: it is not NaN (`y == ___as_tensor(y).item()`).
   void finishDynamicFloats();
-  // `v` leaves the frame (returned, stored in a cell, a global or an attribute): a value computed
-  // from dynamic floats is specialized there (Dynamo restarts the analysis with those floats
-  // specialized, `___as_tensor(x).item() == 1.5`, as the graph cannot output a SymFloat).
-  void onFloatEscapes(const py::Value& v);
   // A dim mark_dynamic marked that the trace specialized: Dynamo's ConstraintViolationError
   // message, raised once the entry is compiled ("" when none).
   std::string constraintViolation;
@@ -304,6 +300,7 @@ class Tracer {
   py::Value lift(const tensor::Tensor& real, const Source& src);
   py::Value readThrough(const Source& src, const py::Value& v, bool moduleAttr);
   void guardConstant(const Source& src, const py::Value& v, bool moduleAttr = false, const ir::SourceLoc* at = nullptr);
+  bool guardLiteralSet(const Source& src, const py::Value& v, const ir::SourceLoc* at);
   void addGuard(Guard g, const std::string& key);  // once per key
   static bool isKey(const py::Value& v);           // a constant usable as a guarded dict key / index
   std::map<const void*, std::vector<std::string>> freeVars_;  // per function definition, sorted (co_freevars)

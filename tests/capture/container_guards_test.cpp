@@ -1,0 +1,88 @@
+// The guards Dynamo 2.11 installs on containers, globals and the objects reached through them,
+// as the recompiles log words the first one that fails: a set of literals is a constant
+// (`G['SEEN'] == {1, 2}`), checked after the node's other guards (`set.__contains__` first).
+#include "engine/driver/explain.h"
+#include "engine/driver/script_runner.h"
+#include "tests/capture/run_script.h"
+#include "tests/support/golden.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+
+namespace kiln {
+namespace {
+
+struct Counted {
+  driver::ExplainReport rep;
+  std::string printed;
+};
+
+// Runs `script` compiled, reports what capture did and checks it prints what it prints eagerly.
+void run(const std::string& name, const std::string& script, Counted& c) {
+  const std::string path = std::string(KILN_BINARY_DIR) + "/tests/capture/" + name + ".py";
+  test::writeFile(path, script);
+  std::ostringstream out;
+  driver::RunOptions ro;
+  ro.scriptPath = path;
+  driver::RunResult r = driver::runScript(ro, c.rep, out);
+  ASSERT_EQ(r.exitCode, 0) << r.error;
+  c.printed = out.str();
+  EXPECT_EQ(c.printed, test::runPrinting(path, true));
+}
+
+// The reasons of the i-th recompile, one per cache entry, each up to its `#` comment.
+std::vector<std::string> reasons(const Counted& c, size_t i) {
+  std::vector<std::string> out;
+  if (i >= c.rep.recompiles().size()) return out;
+  for (std::string r : c.rep.recompiles()[i].reasons) {
+    r = r.substr(0, r.find('\n'));
+    if (auto hash = r.find("  #"); hash != std::string::npos) r = r.substr(0, hash);
+    while (!r.empty() && r.back() == ' ') r.pop_back();
+    out.push_back(r);
+  }
+  return out;
+}
+
+TEST(ContainerGuards, SetOfLiteralsIsGuardedByValue) {
+  Counted c;
+  run("set_literal_value",
+      "import torch\n"
+      "SEEN = {1, 2}\n"
+      "@torch.compile(fullgraph=True)\n"
+      "def f(x):\n"
+      "    SEEN.add(x.shape[0])\n"
+      "    return torch.cos(x) * len(SEEN)\n"
+      "print(f(torch.zeros(3)), sorted(SEEN))\n"
+      "print(f(torch.zeros(3)), sorted(SEEN))\n"
+      "print(f(torch.zeros(3)), sorted(SEEN))\n",
+      c);
+  // The set grew from {1, 2} to {1, 2, 3}: the entry no longer holds; then it stays {1, 2, 3}.
+  EXPECT_EQ(c.rep.graphs().size(), 2u);
+  ASSERT_EQ(c.rep.recompiles().size(), 1u);
+  EXPECT_EQ(reasons(c, 0), (std::vector<std::string>{"0/0: G['SEEN'] == {1, 2}"}));
+}
+
+TEST(ContainerGuards, SetArgumentOfLiteralsChecksMembershipBeforeValue) {
+  Counted c;
+  run("set_literal_contains_first",
+      "import torch\n"
+      "@torch.compile\n"
+      "def f(x, s):\n"
+      "    return x * len(s) + (\"c\" in s)\n"
+      "s = {\"a\", \"b\"}\n"
+      "print(f(torch.ones(2), s))\n"
+      "s.add(\"c\")\n"
+      "print(f(torch.ones(2), s))\n"
+      "print(f(torch.ones(2), frozenset([\"a\", \"b\"])))\n",
+      c);
+  ASSERT_EQ(c.rep.recompiles().size(), 2u);
+  // Both guards fail for {'a', 'b', 'c'}; SET_CONTAINS is checked first.
+  EXPECT_EQ(reasons(c, 0), (std::vector<std::string>{"0/0: set.__contains__(s, 'c')"}));
+  // A frozenset equal to the first set is another type: EQUALS_MATCH checks the type first.
+  EXPECT_EQ(reasons(c, 1), (std::vector<std::string>{"0/1: set.__contains__(s, 'c')", "0/0: s == {'a', 'b'}"}));
+}
+
+}  // namespace
+}  // namespace kiln
