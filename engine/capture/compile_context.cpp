@@ -296,6 +296,7 @@ struct Templater {
   ValueTemplate make(const Value& v) {
     ValueTemplate t;
     if (!v) return t;  // a Constant with no value: an attribute the function deleted
+    tr.onFloatEscapes(v);  // a value computed from dynamic floats leaves the frame: specialized
     if (v->kind == VK::Tensor) {
       auto* tv = static_cast<py::TensorObj*>(v.get());
       if (tv->fake) {
@@ -1495,7 +1496,7 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
     if (u.scope)
       for (const auto& [k, v] : u.scope->vars) bound.insert(k);
     ResumePlan plan;
-    if (u.at != Unsupported::At::Unknown) plan = planResume(*fn->def, u, bound);
+    if (u.at != Unsupported::At::Unknown && fn->def) plan = planResume(*fn->def, u, bound);  // (a lambda: no resume)
     // A function this frame defined, handed to the code after the break, shares the frame's
     // variables it closes over with the resume function (a `nonlocal` write on one side is seen
     // on the other): those cells move to a scope made each call, the resume function's closure.

@@ -662,7 +662,26 @@ py::Value Tracer::onFreeVar(const py::FunctionObj* fn, const std::string& name, 
   // A function the trace defined (no source of its own) reads a cell of the compiled
   // function's closure (direct.__closure__[1] in Dynamo's words): read like a local of the frame.
   auto found = sources_.find(fn);
-  if (found == sources_.end()) return onClosure(name, v);
+  if (found == sources_.end()) {
+    // Its cell may be one a function with a source closes over too (inner, made inside
+    // direct, reads direct's cell `scale`): Dynamo reads it through that function's closure,
+    // direct.__closure__[1].cell_contents, not as a variable of the compiled frame.
+    const py::Scope* cell = nullptr;
+    for (const py::Scope* sc = fn->closure.get(); sc && !cell; sc = sc->parent.get())
+      if (sc->vars.count(name)) cell = sc;
+    for (const auto& [obj, src] : sources_) {
+      if (!cell || obj->kind != py::VK::Function || obj == fn) continue;
+      const auto* g = static_cast<const py::FunctionObj*>(obj);
+      const py::Scope* gCell = nullptr;
+      for (const py::Scope* sc = g->closure.get(); sc && !gCell; sc = sc->parent.get())
+        if (sc->vars.count(name)) gCell = sc;
+      if (gCell != cell) continue;
+      const std::vector<std::string>& names = freeVarsOf(g);
+      auto pos = std::find(names.begin(), names.end(), name);
+      if (pos != names.end()) return readThrough(src.closureCell(name, static_cast<size_t>(pos - names.begin())), v, false);
+    }
+    return onClosure(name, v);
+  }
   const std::vector<std::string>& names = freeVarsOf(fn);
   auto pos = std::find(names.begin(), names.end(), name);
   if (pos == names.end()) return onClosure(name, v);

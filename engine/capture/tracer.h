@@ -247,6 +247,10 @@ class Tracer {
   bool hasDynamicFloats() const { return !dynFloatSources_.empty(); }
   // Appends each dynamic float's last guard: it is not NaN (`y == ___as_tensor(y).item()`).
   void finishDynamicFloats();
+  // `v` leaves the frame (returned, stored in a cell, a global or an attribute): a value computed
+  // from dynamic floats is specialized there (Dynamo restarts the analysis with those floats
+  // specialized, `___as_tensor(x).item() == 1.5`, as the graph cannot output a SymFloat).
+  void onFloatEscapes(const py::Value& v);
   // A dim mark_dynamic marked that the trace specialized: Dynamo's ConstraintViolationError
   // message, raised once the entry is compiled ("" when none).
   std::string constraintViolation;

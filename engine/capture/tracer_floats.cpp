@@ -103,6 +103,10 @@ void Tracer::specializeFloat(const py::Value& v) {
       if (src == s) guardFloat(src, "==", value);
 }
 
+void Tracer::onFloatEscapes(const py::Value& v) {
+  if (const DynFloat* f = dynFloat(v); f && !f->direct) specializeFloat(v);
+}
+
 void Tracer::finishDynamicFloats() {
   for (const auto& [src, value] : dynFloatSources_) guardFloat(src, "self", 0.0);
 }

@@ -232,5 +232,34 @@ TEST(ScalarGuards, LambdasAreFramesToo) {
   EXPECT_EQ(reasons(c, 0), (std::vector<std::string>{"1/0: k == 2"}));
 }
 
+TEST(ScalarGuards, ClosureCellReadThroughTheFunctionThatHoldsItAndEscapingFloatIsSpecialized) {
+  Counted c;
+  run("float_cell_escapes",
+      "import torch\n"
+      "def build():\n"
+      "    scale = 0.5\n"
+      "    def direct():\n"
+      "        def inner():\n"
+      "            nonlocal scale\n"
+      "            scale += 1\n"
+      "            return scale\n"
+      "        return inner()\n"
+      "    def indirect(x):\n"
+      "        return x * direct()\n"
+      "    return indirect\n"
+      "f = torch.compile(build())\n"
+      "for _ in range(3):\n"
+      "    print(f(torch.ones(2)))\n",
+      c);
+  // inner (made while tracing) reads direct's cell: direct.__closure__[0].cell_contents. Once it
+  // changed it is dynamic, but the value computed from it is stored back into the cell, so it is
+  // specialized again (Dynamo's restart): every call recompiles.
+  EXPECT_EQ(c.rep.graphs().size(), 3u);
+  ASSERT_EQ(c.rep.recompiles().size(), 2u);
+  EXPECT_EQ(reasons(c, 0), (std::vector<std::string>{"0/0: direct.__closure__[0].cell_contents == 0.5"}));
+  ASSERT_FALSE(reasons(c, 1).empty());
+  EXPECT_EQ(reasons(c, 1)[0], "0/1: ___as_tensor(direct.__closure__[0].cell_contents).item() == 1.5");
+}
+
 }  // namespace
 }  // namespace kiln
