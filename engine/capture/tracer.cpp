@@ -9,6 +9,18 @@
 
 namespace kiln::capture {
 
+namespace {
+// A lifted nn.Parameter: its TENSOR_MATCH (the last one lift made for `src`) checks that it stays
+// one (a plain tensor there is another type) and says so when its sizes fail.
+void markParameter(std::vector<Guard>& guards, const Source& src) {
+  for (auto g = guards.rbegin(); g != guards.rend(); ++g)
+    if (g->kind == Guard::Kind::TensorMatch && g->source == src) {
+      g->parameter = true;
+      return;
+    }
+}
+}  // namespace
+
 std::string fxBaseName(const std::string& target) { return target.substr(target.rfind('.') + 1); }
 
 namespace {
@@ -443,9 +455,7 @@ py::Value Tracer::readThrough(const Source& src, const py::Value& v, bool module
       return it->second;
     }
     py::Value fake = lift(t->t, src);
-    if (t->parameter)  // its TENSOR_MATCH (made by lift) checks it stays an nn.Parameter
-      for (auto g = guards.rbegin(); g != guards.rend(); ++g)
-        if (g->kind == Guard::Kind::TensorMatch && g->source == src) { g->parameter = true; break; }
+    if (t->parameter) markParameter(guards, src);
     if (t->attrs) {  // as in bindArg
       auto* f = static_cast<py::TensorObj*>(fake.get());
       f->attrs = std::make_shared<py::DictObj>();
@@ -836,6 +846,7 @@ ir::Arg Tracer::toArg(const py::Value& v) {
         if (lifted != liftedBy_.end()) return ir::Arg::ref(nodeOf(lifted->second));
         if (const Source* s = sourceOf(v)) {
           py::Value fake = lift(t->t, *s);
+          if (t->parameter) markParameter(guards, *s);
           liftedBy_[v.get()] = fake;
           return ir::Arg::ref(nodeOf(fake));
         }
@@ -844,6 +855,7 @@ ir::Arg Tracer::toArg(const py::Value& v) {
         dependsOnInputs(v);  // refuses an older tensor no source names
         Source c = Source::constant("_tensor_constant" + std::to_string(constants_++), v);
         py::Value fake = lift(t->t, c);
+        if (t->parameter) markParameter(guards, c);
         liftedBy_[v.get()] = fake;
         return ir::Arg::ref(nodeOf(fake));
       }
