@@ -301,7 +301,9 @@ struct Templater {
       auto* tv = static_cast<py::TensorObj*>(v.get());
       if (tv->fake) {
         if (tv->node < 0 || tr.isInput(tv->node)) {
-          const Source* s = tv->node < 0 ? tr.sourceOf(v) : tr.inputSource(tv->node);
+          // (Its own source first: after x.data = y, x reads y's input but is still x.)
+          const Source* s = tr.sourceOf(v);
+          if (!s && tv->node >= 0) s = tr.inputSource(tv->node);
           if (s) {
             t.kind = ValueTemplate::Kind::FromSource;
             t.source = *s;

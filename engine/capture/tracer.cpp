@@ -1054,8 +1054,25 @@ void Tracer::onSetAttr(const py::Value& obj, const std::string& name, const py::
   sideEffects.push_back(std::move(e));
 }
 
+void Tracer::onSetData(const py::Value& x, const py::Value& v) {
+  py::Value fake = fakeOf(v);  // a real tensor the program reaches becomes a graph input
+  // v's value now: v itself may be given other data later in the trace (y.data = ...).
+  const int node = nodeOf(fake);
+  py::Value now = std::make_shared<py::TensorObj>(asTensor(fake)->type, node);
+  // The store happens on the program's tensor after the graph (x is a graph input then, read
+  // before the store); x made by the trace has no source and nothing to replay.
+  if (const Source* src = sourceOf(x)) sideEffects.push_back(SideEffect{*src, "data", now, nullptr, nullptr});
+  // From here on x (or the stand-in of a real x) reads v's node; a lazy input that never
+  // entered the graph stays out of it.
+  auto* xf = asTensor(fakeOf(x));
+  xf->node = node;
+  xf->type = asTensor(fake)->type;
+  lazy_.erase(xf);
+}
+
 void Tracer::undoSideEffects() {
   for (auto it = sideEffects.rbegin(); it != sideEffects.rend(); ++it) {
+    if (!it->target) continue;  // x.data = v: the trace changed only its stand-in (onSetData)
     // Back to what it was: the old value, or no attribute at all (a store a Python __setattr__
     // made is undone as it was made, without calling that __setattr__).
     py::Value sa = it->target->kind == py::VK::Instance ? static_cast<py::InstanceObj*>(it->target.get())->cls->lookup("__setattr__") : nullptr;

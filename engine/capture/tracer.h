@@ -137,6 +137,9 @@ class Tracer {
   // through a class's own Python __setattr__ is not recorded itself, what its body does is.
   void onSetAttr(const py::Value& obj, const std::string& name, const py::Value& value, bool raw = false);
   void undoSideEffects();
+  // x.data = v on a traced tensor x: x is v's value in the rest of the trace (they share storage
+  // now), and when x is the program's tensor the store is a side effect replayed after the graph.
+  void onSetData(const py::Value& x, const py::Value& v);
   // The source an item that was in a mutated container before capture is read from (its
   // position then); null when `v` is not one.
   const Source* originalItemSource(const py::Value& v);

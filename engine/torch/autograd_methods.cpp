@@ -150,6 +150,13 @@ bool autogradSetAttr(py::Interpreter& in, const Value& t, const std::string& nam
   }
   if (name == "data") {
     if (v->kind != VK::Tensor) in.raise("TypeError", "data must be a Tensor, not " + py::typeName(v));
+    if (x->fake || obj(v)->fake) {
+      // While capturing: the traced tensor stands for v's value from here on, and the store is
+      // replayed on the program's tensor after the graph (Tracer::onSetData).
+      if (!in.tracer) in.raise("RuntimeError", "internal error: a traced tensor outside capture");
+      in.tracer->onSetData(t, v);
+      return true;
+    }
     // Same autograd identity, new contents (param.data = ...).
     auto meta = x->t.autograd();
     x->t = obj(v)->t.detach();
