@@ -102,13 +102,26 @@ void installGeneratorClass(py::Interpreter& in, const std::shared_ptr<py::Module
     static_cast<py::InstanceObj*>(a.args.at(0).get())->native = std::make_shared<Generator>();
     return py::None();
   });
-  cls->dict["manual_seed"] = py::makeBuiltin("Generator.manual_seed", [self](py::Interpreter& in, CallArgs& a) {
+  // Dynamo traces no method of a torch.Generator (gb0156): each call breaks and runs eagerly, so
+  // a seed set or read in a compiled function happens on every call, not once while tracing.
+  auto untraced = [](py::Interpreter& in, const std::string& method) {
+    if (!in.tracer) return;
+    capture::Unsupported u("KB046", "Unsupported method call",
+                           "Dynamo does not know how to trace method `" + method + "` of class `Generator`",
+                           {"Avoid calling `Generator." + method + "` in your code.", "Please report an issue to PyTorch."});
+    u.where = in.currentLocation();
+    u.stack = in.userStack();
+    throw u;
+  };
+  cls->dict["manual_seed"] = py::makeBuiltin("Generator.manual_seed", [self, untraced](py::Interpreter& in, CallArgs& a) {
+    untraced(in, "manual_seed");
     Generator& g = self(in, a, "manual_seed");
     if (a.args.size() < 2) in.raise("TypeError", "manual_seed() missing 1 required positional argument: 'seed'");
     g.manualSeed(static_cast<uint64_t>(intOf(in, a.args[1], "seed")));
     return a.args[0];
   });
-  cls->dict["initial_seed"] = py::makeBuiltin("Generator.initial_seed", [self](py::Interpreter& in, CallArgs& a) {
+  cls->dict["initial_seed"] = py::makeBuiltin("Generator.initial_seed", [self, untraced](py::Interpreter& in, CallArgs& a) {
+    untraced(in, "initial_seed");
     return py::makeInt(static_cast<int64_t>(self(in, a, "initial_seed").initialSeed()));
   });
   cls->dict["device"] = py::makeStr("cpu");

@@ -90,6 +90,26 @@ TEST(BreakRules, ClassAssignmentBreaksAtTheStore) {
   EXPECT_EQ(c.rep.graphs().size(), 1u);
 }
 
+TEST(BreakRules, GeneratorMethodsBreakAndRunEveryCall) {
+  Counted c;
+  run("break_generator_methods",
+      "import torch\n"
+      "@torch.compile\n"
+      "def f(x, gen):\n"
+      "    y = x * 2\n"
+      "    gen.manual_seed(1234)\n"
+      "    return y + 1, gen.initial_seed()\n"
+      "g = torch.Generator()\n"
+      "print(f(torch.arange(3.0), g), g.initial_seed())\n"
+      "g.manual_seed(7)\n"
+      "print(f(torch.arange(3.0), g), g.initial_seed())\n",
+      c);
+  // Both methods break (they run eagerly on every call, the seed is set again the second time).
+  ASSERT_EQ(c.rep.breaks().size(), 2u);
+  EXPECT_EQ(c.rep.breaks()[0].title, "Unsupported method call");
+  EXPECT_EQ(c.rep.graphs().size(), 2u);
+}
+
 TEST(BreakRules, GradModeSetAndRestoredAtOnceIsNoGraph) {
   Counted c;
   run("break_grad_mode_pairs",
