@@ -1752,6 +1752,14 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
   if (firstCapture) applyAutomaticDynamic(*frame, entry, shown);
 
   int ops = tracer.graph.opCount();
+  // Dynamo's _return: a frame that reaches its return with no call traced (count_calls() == 0)
+  // raises SkipFrame ("No ops traced for the FX graph") unless fullgraph=True. The convert then
+  // returns no code, whose default strategy skips the code object from now on (ConvertFrameReturn
+  // with FrameExecStrategy(SKIP, DEFAULT), apply_to_code): later calls run it eagerly, with no
+  // cache lookup and no recompile, while the frames it calls are still compiled. (A break is no
+  // return: its empty graph is simply not compiled.)
+  if (ops == 0 && firstCapture && !dynamicOf && entry.plan.kind == BreakPlan::Kind::None && !frame->opts.fullgraph)
+    return skipFrame("No ops traced for the FX graph. `torch.compile` will skip the frame and fall back to eager.", nullptr);
   code = "def __transformed_code_" + cid.substr(cid.find('/') + 1) + "_for_" + frame->name + "(" + params + "):\n";
   if (ops > 0) {
     std::string inputsText;

@@ -1,6 +1,7 @@
 // The guards Dynamo 2.11 installs on containers, globals and the objects reached through them,
 // as the recompiles log words the first one that fails: a set of literals is a constant
-// (`G['SEEN'] == {1, 2}`), checked after the node's other guards (`set.__contains__` first).
+// (`G['SEEN'] == {1, 2}`), checked after the node's other guards (`set.__contains__` first);
+// a frame whose recompile traces no op is skipped from then on (Dynamo's SkipFrame).
 #include "engine/driver/explain.h"
 #include "engine/driver/script_runner.h"
 #include "tests/capture/run_script.h"
@@ -82,6 +83,30 @@ TEST(ContainerGuards, SetArgumentOfLiteralsChecksMembershipBeforeValue) {
   EXPECT_EQ(reasons(c, 0), (std::vector<std::string>{"0/0: set.__contains__(s, 'c')"}));
   // A frozenset equal to the first set is another type: EQUALS_MATCH checks the type first.
   EXPECT_EQ(reasons(c, 1), (std::vector<std::string>{"0/1: set.__contains__(s, 'c')", "0/0: s == {'a', 'b'}"}));
+}
+
+TEST(ContainerGuards, FrameThatTracesNoOpIsSkippedFromThenOn) {
+  Counted c;
+  run("no_ops_skips_code",
+      "import torch\n"
+      "@torch.compile\n"
+      "def f(x, d):\n"
+      "    if \"a\" in d:\n"
+      "        x = x + d[\"a\"]\n"
+      "    if \"c\" not in d:\n"
+      "        x = x * 2\n"
+      "    return x\n"
+      "x = torch.ones(2)\n"
+      "print(f(x, {\"a\": 1, \"b\": 2}))\n"
+      "print(f(x, {\"a\": 1, \"b\": 7}))\n"
+      "print(f(x, {\"b\": 2, \"c\": 3}))\n"
+      "print(f(x, {}))\n",
+      c);
+  // The third call recompiles and traces nothing (x is returned as it came): Dynamo's SkipFrame,
+  // after which the code is skipped, so the fourth call runs eagerly with no recompile.
+  EXPECT_EQ(c.rep.graphs().size(), 1u);
+  ASSERT_EQ(c.rep.recompiles().size(), 1u);
+  EXPECT_EQ(reasons(c, 0), (std::vector<std::string>{"0/0: ___dict_contains('a', d)"}));
 }
 
 }  // namespace
