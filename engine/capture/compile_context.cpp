@@ -1727,7 +1727,7 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
     entry.dynamic = tracer.produceShapeGuards(entry.guards);
     // An entry with dynamic floats serves other values of them: it is run through per-call
     // concrete captures, as one with symbolic sizes.
-    if (tracer.hasDynamicFloats()) entry.dynamic = true;
+    if (tracer.hasDynamicFloats()) entry.dynamic = entry.floatDynamic = true;
     if (!frame->opts.dynamic) {
       for (const auto& [src, value] : tracer.intReads) {
         const std::string key = src.text();
@@ -1785,6 +1785,10 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
       if (entry.dynamic || dynamicOf) dynInputs = dynamicInputTypes(dynamicOf ? dynamicOf->guards : entry.guards, entry.inputs, tracer.graph);
       if (dynamicOf && dynamicOf->dynamicCode && !dynInputs.empty())
         entry.run = driver::reuseDynamicCode(tracer.graph, dynInputs, *dynamicOf->dynamicCode, bo, nullptr);
+      if (!entry.run && dynamicOf && dynamicOf->floatDynamic) {
+        ir::Graph g = tracer.graph;  // one float value's graph: run as captured, no code generated
+        entry.run = [g](const std::vector<tensor::Tensor>& in) { return runtime::runTorchGraph(g, in); };
+      }
       if (!entry.run)
         entry.run = driver::compileGraph(tracer.graph, cid, bo, sink, cpu_, &shown, dynInputs.empty() ? nullptr : &dynInputs,
                                          &entry.dynamicCode, dynamicOf ? nullptr : &entry.backward);

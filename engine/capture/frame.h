@@ -124,6 +124,10 @@ struct CacheEntry {
   // call: Dynamo restores global state after a compiled frame, and Kiln does as Dynamo does.)
   std::string transformedCode;  // Python source of what the entry runs
   bool dynamic = false;         // some input dims are symbolic (automatic dynamic shapes)
+  // Some floats are dynamic (tracer_floats.cpp): each value is traced again, and its graph runs
+  // eagerly unless the entry's kernels over size symbols serve it (code generated per float value
+  // would cost a compile per call where a learning rate changes every step).
+  bool floatDynamic = false;
   // Dynamic: the kernels over size symbols and their module (null when the graph's kernels had
   // to be specialized), and per concrete input shapes the entry serving it (the same module at
   // those sizes, or code compiled for that shape when the kernels differ there).
