@@ -272,7 +272,12 @@ bool Tracer::search(const py::Value& root, const Source& src, const py::Obj* tar
       const std::string& name = static_cast<py::StrObj*>(k.get())->v;
       if (module && (name == "_parameters" || name == "_buffers" || name == "_modules")) continue;
       if (name.size() > 4 && name.rfind("__", 0) == 0) continue;  // __objclass__, __wrapped__ ...: not how code reaches things
-      if (search(v, src.attr(name), target, depth - 1, seen)) return true;
+      // An attribute the frame has since set (self.items = self.items[-3:]) is searched as it was
+      // when the call started, which is where the entry reads its inputs from.
+      py::Value was = v;
+      for (const auto& e : sideEffects)
+        if (e.target == root && e.attr == name) { was = e.old; break; }
+      if (was && search(was, src.attr(name), target, depth - 1, seen)) return true;
     }
   }
   return false;
