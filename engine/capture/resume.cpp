@@ -339,6 +339,46 @@ std::set<std::string> cellVars(const Stmt& fnDef) {
   return cells;
 }
 
+// A break in a `while` test's first evaluation (the frame's statement is the `while` itself; later
+// evaluations run after a body statement, inside the loop, where Dynamo skips the frame): before
+// the loop's back edge, so Dynamo resumes there. The resume function finishes that evaluation
+// with the call's result (`loop`'s test, rewritten) and then loops as the original does:
+//   ___first = True
+//   while (REWRITTEN_TEST if ___first else ORIGINAL_TEST):
+//       ___first = False
+//       BODY
+//   else: ORELSE
+static void whileFromFirstTest(Stmt& loop, const Stmt& original, Body& before) {
+  auto name = [&]() {
+    auto n = std::make_shared<Expr>();
+    n->kind = ExprKind::Name;
+    n->name = "___first";
+    n->span = original.span;
+    return n;
+  };
+  auto set = [&](bool v) {
+    auto c = std::make_shared<Expr>();
+    c->kind = ExprKind::Bool;
+    c->bval = v;
+    c->span = original.span;
+    auto st = std::make_shared<Stmt>();
+    st->kind = StmtKind::Assign;
+    st->span = original.span;
+    st->targets.push_back(name());
+    st->value = c;
+    return st;
+  };
+  auto test = std::make_shared<Expr>();
+  test->kind = ExprKind::IfExp;
+  test->span = original.test->span;
+  test->target = name();
+  test->a = loop.test;
+  test->b = original.test;
+  loop.test = test;
+  loop.body.insert(loop.body.begin(), set(false));
+  before.push_back(set(true));
+}
+
 ResumePlan planResume(const Stmt& fnDef, const Unsupported& u, const std::set<std::string>& bound, const std::set<std::string>& cells) {
   ResumePlan plan;
   std::vector<Level> path;
@@ -425,12 +465,14 @@ ResumePlan planResume(const Stmt& fnDef, const Unsupported& u, const std::set<st
       rewriteSlot(copy->value2);
       for (auto& it : copy->items) rewriteSlot(it.context);
       if (!placed || (s.kind != StmtKind::Assign && s.kind != StmtKind::Return && s.kind != StmtKind::Expr &&
-                      s.kind != StmtKind::AugAssign && s.kind != StmtKind::AnnAssign && s.kind != StmtKind::If)) {
+                      s.kind != StmtKind::AugAssign && s.kind != StmtKind::AnnAssign && s.kind != StmtKind::If &&
+                      s.kind != StmtKind::While)) {
         plan.whyNot = why.empty() ? "graph break in a statement Kiln cannot resume from" : why;
         return plan;
       }
       // The call's result is the last stack slot.
       if (sub.resultExpr_) sub.resultExpr_->name = "___stack" + std::to_string(done.size());
+      if (s.kind == StmtKind::While) whileFromFirstTest(*copy, s, first);
       first.push_back(copy);
     }
     if (!why.empty()) {

@@ -1,5 +1,6 @@
 // Values that depend on tensor data while capturing, as Dynamo 2.11 treats them: `assert` on a
-// tensor becomes a torch._assert_async node, `if not t:` branches on t, a resume function with no
+// tensor becomes a torch._assert_async node, `if not t:` branches on t, a break in a `while`
+// test's first evaluation resumes before the loop, a resume function with no
 // tensor to trace is not compiled (has_tensor_in_frame) while a function given to torch.compile
 // always is, and Tensor.item() under fullgraph=True is an unbacked scalar whose branch is a
 // UserError (a multi-element item a TorchRuntimeError).
@@ -13,6 +14,7 @@
 #include <algorithm>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace kiln {
 namespace {
@@ -103,6 +105,31 @@ TEST(DataDependent, IfNotBranchesOnTheTensorAndARaisingBranchIsNotCompiled) {
   EXPECT_EQ(c.rep.graphs().size(), 2u);
   EXPECT_EQ(c.rep.breaks().size(), 1u);
   EXPECT_NE(c.printed.find("ValueError too big"), std::string::npos);
+}
+
+TEST(DataDependent, BreakInTheFirstWhileTestResumesBeforeTheLoop) {
+  Counted c;
+  run("dd_while_item_test",
+      "import torch\n"
+      "@torch.compile\n"
+      "def shrink(x):\n"
+      "    steps = 0\n"
+      "    while x.abs().max().item() > 0.1:\n"
+      "        x = x * 0.5 + 0.01\n"
+      "        steps += 1\n"
+      "    return x, steps\n"
+      "print(shrink(torch.ones(3) * 4))\n"
+      "print(shrink(torch.ones(3) * -8))\n",
+      c);
+  // The test's first evaluation comes before the loop's back edge: the frame's graph (abs, max)
+  // runs, item() eagerly, then the resume function, which holds the loop: its own break at
+  // item() is in the loop, so that frame runs eagerly (a second break). Both calls use them.
+  ASSERT_EQ(c.rep.graphs().size(), 1u);
+  EXPECT_EQ(c.rep.graphs()[0].ops, (std::vector<std::string>{"abs", "max"}));
+  ASSERT_EQ(c.rep.breaks().size(), 2u);
+  EXPECT_EQ(c.rep.breaks()[0].compileId, "0/0");
+  EXPECT_EQ(c.rep.breaks()[1].compileId, "1/0");
+  EXPECT_TRUE(c.rep.recompiles().empty());
 }
 
 TEST(DataDependent, CompiledFunctionWithoutTensorArgumentsIsStillCompiled) {
