@@ -84,6 +84,16 @@ struct KernelRow {
   double compileMs = 0.0;
 };
 
+// One kept record of an imported session, without its body (Store::artifactIndex): a session
+// of a real model holds thousands, some of megabytes, so a list reads these and the body of
+// the one shown (Store::artifactText).
+struct ArtifactRow {
+  int64_t id = 0;
+  std::string compileId, name;
+  int line = 0;
+  int64_t bytes = 0;
+};
+
 // A full-text search match (Store::search).
 struct SearchHit {
   int64_t sessionId = 0;
@@ -149,6 +159,8 @@ class Store {
   std::vector<session::VerifyEvent> verifications(int64_t sessionId);
   // Records kept as they came (imported sessions), in the order they were recorded.
   std::vector<session::ArtifactEvent> artifacts(int64_t sessionId);
+  std::vector<ArtifactRow> artifactIndex(int64_t sessionId);
+  std::string artifactText(int64_t artifactId);  // "" when there is no such artifact
 
   // Full-text search (FTS5) over scripts, frame sources, transformed code, stage IR, kernels
   // and wrappers of every session; every word of `text` must match. Newest sessions first.

@@ -299,6 +299,20 @@ std::vector<session::ArtifactEvent> Store::artifacts(int64_t sessionId) {
   return out;
 }
 
+std::vector<ArtifactRow> Store::artifactIndex(int64_t sessionId) {
+  std::vector<ArtifactRow> out;
+  Stmt s(impl_->db, "SELECT id, compile_id, name, line, length(CAST(text AS BLOB)) FROM artifacts WHERE session_id = ? ORDER BY id");
+  s.bind(1, sessionId);
+  while (s.step()) out.push_back({s.int64(0), s.text(1), s.text(2), s.integer(3), s.int64(4)});
+  return out;
+}
+
+std::string Store::artifactText(int64_t artifactId) {
+  Stmt s(impl_->db, "SELECT text FROM artifacts WHERE id = ?");
+  s.bind(1, artifactId);
+  return s.step() ? s.text(0) : std::string();
+}
+
 std::vector<SearchHit> Store::search(const std::string& text, int limit) {
   std::string q = ftsQuery(text);
   if (q.empty()) return {};

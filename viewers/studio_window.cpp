@@ -5,6 +5,7 @@
 #include "engine/ir/graph_diff.h"
 #include "engine/ir/text.h"
 #include "storage/session_diff.h"
+#include "viewers/artifacts_panel.h"
 #include "viewers/breaks_panel.h"
 #include "viewers/frames_panel.h"
 #include "viewers/graph_diff_view.h"
@@ -228,6 +229,10 @@ void StudioWindow::buildDocks() {
   breaks_ = new BreaksPanel(this);
   auto* breaksDock = addDock(tr("Breaks and recompiles"), QStringLiteral("breaks"), breaks_, Qt::LeftDockWidgetArea);
   tabifyDockWidget(framesDock, breaksDock);
+  // Imported sessions keep records as they came (artifacts): a third tab beside them.
+  artifacts_ = new ArtifactsPanel(this);
+  artifactsDock_ = addDock(tr("Artifacts"), QStringLiteral("artifacts"), artifacts_, Qt::LeftDockWidgetArea);
+  tabifyDockWidget(breaksDock, artifactsDock_);
   breaksDock->raise();
   connect(breaks_, &BreaksPanel::lineActivated, this, [this](int line) {
     source_->highlightLine(line);
@@ -359,6 +364,12 @@ void StudioWindow::showSession(qint64 sessionId) {
     if (!detail) throw storage::StoreError("session " + std::to_string(sessionId) + " no longer exists");
     const storage::SessionSummary& s = detail->summary;
     source_->setSource(qs(detail->scriptText));
+    // An imported run whose script was not found at import time has no source to show.
+    source_->setPlaceholderText(detail->scriptText.empty()
+                                    ? tr("The script's source is not in this session: %1 was not found when it was recorded "
+                                         "or imported (kiln import --source-root DIR finds it elsewhere).")
+                                          .arg(qs(s.scriptPath))
+                                    : QString());
     QList<LineMark> marks;
     for (const auto& b : store_.graphBreaks(sessionId)) {
       if (!sameFile(b.file, s.scriptPath)) continue;
@@ -371,6 +382,9 @@ void StudioWindow::showSession(qint64 sessionId) {
     marks << recompileMarks(recompiles);
     source_->setMarks(marks);
     breaks_->setSession(store_.graphBreaks(sessionId), recompiles);
+    artifacts_->setArtifacts(store_.artifactIndex(sessionId), [this](int64_t id) { return store_.artifactText(id); });
+    artifactsDock_->setWindowTitle(artifacts_->artifactCount() ? tr("Artifacts (%1)").arg(artifacts_->artifactCount())
+                                                               : tr("Artifacts"));
     frames_->setSession(store_.frames(sessionId), compiles, recompiles);
     timings_->setTimings(store_.timings(sessionId));
     profile_->setProfiles(store_.profiles(sessionId));
@@ -386,6 +400,7 @@ void StudioWindow::showSession(qint64 sessionId) {
   } catch (const std::exception& e) {
     stages_->load(0);
     breaks_->setSession({}, {});
+    artifacts_->setArtifacts({}, nullptr);
     frames_->setSession({}, {}, {});
     graph_->clearGraph(tr("Could not read this session"));
     reportError(tr("Could not read session %1").arg(sessionId), e);
@@ -878,6 +893,13 @@ void StudioWindow::showSearchHit(qint64 sessionId, qint64 stageId) {
     return;
   }
   if (stageId > 0) selectStage(stages_->rowOfStage(stageId));
+}
+
+bool StudioWindow::showArtifact(const QString& name) {
+  if (!artifacts_->selectArtifact(name)) return false;
+  artifactsDock_->show();
+  artifactsDock_->raise();
+  return true;
 }
 
 void StudioWindow::openScriptDialog() {

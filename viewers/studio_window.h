@@ -26,6 +26,7 @@ class QTextBrowser;
 
 namespace kiln::viewers {
 
+class ArtifactsPanel;
 class BreaksPanel;
 class FramesPanel;
 class ProfileCharts;
@@ -95,6 +96,9 @@ class StudioWindow : public QMainWindow {
   // stage shown, +1 / -1 reveals the next / previous one. Returns the number of matches.
   int findInGraph(const QString& text, int step);
   BreaksPanel* breaksPanel() const { return breaks_; }
+  ArtifactsPanel* artifactsPanel() const { return artifacts_; }
+  // Raises the Artifacts tab on the first kept record whose name contains `name`.
+  bool showArtifact(const QString& name);
   GraphDiffView* graphDiff() const { return graphDiff_; }
   FramesPanel* framesPanel() const { return frames_; }
   SearchPanel* searchPanel() const { return search_; }
@@ -171,6 +175,8 @@ class StudioWindow : public QMainWindow {
   int findAt_ = -1;
   QTabWidget* timingTabs_ = nullptr;
   BreaksPanel* breaks_ = nullptr;
+  ArtifactsPanel* artifacts_ = nullptr;
+  QDockWidget* artifactsDock_ = nullptr;
   FramesPanel* frames_ = nullptr;
   GraphDiffView* graphDiff_ = nullptr;
   QDockWidget* graphDiffDock_ = nullptr;

@@ -111,7 +111,11 @@ int main(int argc, char** argv) {
                                      QStringLiteral("NAME"));
   const QCommandLineOption sessionOption(QStringLiteral("open"), QStringLiteral("Open stored session ID (see kiln sessions) instead of the newest."),
                                          QStringLiteral("ID"));
-  parser.addOptions({dbOption, shotOption, kilnOption, diffOption, stageOption, lineOption, tabOption, sessionOption});
+  const QCommandLineOption artifactOption(QStringLiteral("artifact"),
+                                          QStringLiteral("Show the Artifacts tab with the first kept record whose name contains NAME "
+                                                         "(imported sessions: dynamo_cpp_guards_str, import problem ...)."),
+                                          QStringLiteral("NAME"));
+  parser.addOptions({dbOption, shotOption, kilnOption, diffOption, stageOption, lineOption, tabOption, sessionOption, artifactOption});
   parser.process(app);
 
   const QString screenshot = parser.value(shotOption);
@@ -208,6 +212,12 @@ int main(int argc, char** argv) {
       return 2;
     }
     window.textPane()->setCurrentIndex(static_cast<int>(tab));
+  }
+  if (parser.isSet(artifactOption) && !window.showArtifact(parser.value(artifactOption))) {
+    fail(QStringLiteral("the session keeps no record named like '%1' (see kiln show SESSION --stage artifacts)")
+             .arg(parser.value(artifactOption)),
+         headless);
+    return 1;
   }
   return app.exec();
 }

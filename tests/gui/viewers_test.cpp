@@ -4,6 +4,7 @@
 #include "sample_session.h"
 #include "viewers/graph_layout_worker.h"
 #include "viewers/script_runner.h"
+#include "viewers/artifacts_panel.h"
 #include "viewers/breaks_panel.h"
 #include "viewers/graph_diff_view.h"
 #include "viewers/graph_node_item.h"
@@ -19,6 +20,8 @@
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QFile>
+#include <QLineEdit>
+#include <QTreeWidget>
 #include <QElapsedTimer>
 #include <map>
 #include <QSignalSpy>
@@ -387,6 +390,39 @@ class ViewersTest : public QObject {
     QCOMPARE(lines.size(), 2);
     QCOMPARE(lines.at(0).at(0).toInt(), 12);
     QCOMPARE(lines.at(1).at(0).toInt(), 23);
+  }
+
+  // The artifacts panel groups an imported session's kept records by compile id, filters them
+  // by name, reads a body only when it is shown (through the loader) and indents JSON bodies.
+  void artifactsPanelGroupsFiltersAndLoads() {
+    ArtifactsPanel panel;
+    QCOMPARE(panel.artifactCount(), 0);
+    QCOMPARE(panel.list()->topLevelItemCount(), 1);  // the "no kept records" line
+    std::vector<storage::ArtifactRow> rows = {{1, "", "import problem", 11, 40},
+                                              {2, "0/0", "dynamo_cpp_guards_str", 120, 900},
+                                              {3, "0/0", "compilation_metrics", 130, 2000},
+                                              {4, "1/0", "dynamo_cpp_guards_str", 400, 700}};
+    std::vector<int64_t> loaded;
+    panel.setArtifacts(rows, [&](int64_t id) {
+      loaded.push_back(id);
+      return id == 3 ? std::string(R"({"frame_key": "1", "cache_size": 0})") : "text of " + std::to_string(id);
+    });
+    QVERIFY(loaded.empty());  // nothing read before a record is shown
+    QCOMPARE(panel.artifactCount(), 4);
+    QCOMPARE(panel.list()->topLevelItemCount(), 3);  // (no compile), [0/0], [1/0]
+    QCOMPARE(panel.list()->topLevelItem(1)->text(0), QStringLiteral("[0/0]"));
+    QCOMPARE(panel.list()->topLevelItem(1)->childCount(), 2);
+    panel.filterField()->setText(QStringLiteral("guards"));
+    QCOMPARE(panel.visibleCount(), 2);
+    QVERIFY(panel.list()->topLevelItem(0)->isHidden());  // no guards outside a compile
+    panel.filterField()->clear();
+    QCOMPARE(panel.visibleCount(), 4);
+    QVERIFY(panel.selectArtifact(QStringLiteral("compilation_metrics")));
+    QCOMPARE(loaded, std::vector<int64_t>{3});
+    QVERIFY(panel.shownText().contains(QStringLiteral("\n    \"cache_size\": 0")));  // indented
+    QVERIFY(panel.selectArtifact(QStringLiteral("import problem")));
+    QCOMPARE(panel.shownText(), QStringLiteral("text of 1"));
+    QVERIFY(!panel.selectArtifact(QStringLiteral("nothing like this")));
   }
 
   // The verify panel says how to turn verification on when a session has none, lists each
