@@ -1,5 +1,6 @@
 #include "viewers/text_pane.h"
 
+#include "viewers/diff_highlighter.h"
 #include "viewers/line_colour.h"
 
 #include <QComboBox>
@@ -45,6 +46,7 @@ TextPane::TextPane(QWidget* parent) : QTabWidget(parent) {
     addTab(e, titles[t]);
   }
   setTabVisible(KernelSource, false);  // only GPU kernels have source between kernel IR and LLVM IR
+  new DiffHighlighter(editors_[Diff]->document());  // owned by the document
 
   // Side by side, as Compiler Explorer shows source and assembly.
   auto* side = new QWidget(this);

@@ -6,6 +6,7 @@
 #include "viewers/script_runner.h"
 #include "viewers/artifacts_panel.h"
 #include "viewers/breaks_panel.h"
+#include "viewers/diff_highlighter.h"
 #include "viewers/graph_diff_view.h"
 #include "viewers/graph_node_item.h"
 #include "viewers/graph_view.h"
@@ -27,6 +28,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTextBlock>
+#include <QTextLayout>
 #include <QPlainTextEdit>
 #include <QScrollBar>
 #include <QTest>
@@ -390,6 +392,30 @@ class ViewersTest : public QObject {
     QCOMPARE(lines.size(), 2);
     QCOMPARE(lines.at(0).at(0).toInt(), 12);
     QCOMPARE(lines.at(1).at(0).toInt(), 23);
+  }
+
+  // The Diff tab colours kiln diff's text: lines only in A red, only in B green, a compile whose
+  // graph or kernels differ amber; equal compiles and context stay plain.
+  void diffTabColoursChanges() {
+    using K = DiffHighlighter::Kind;
+    QCOMPARE(DiffHighlighter::classify(QStringLiteral("session 1 (a.py) vs session 2 (a.py), same script")), K::Summary);
+    QCOMPARE(DiffHighlighter::classify(QStringLiteral("[0/0] f: captured graph equal, ops 2 -> 2, kernels 1 -> 1")), K::EqualHeading);
+    QCOMPARE(DiffHighlighter::classify(QStringLiteral("[0/0] f: captured graph differs, ops 2 -> 3, kernels 1 -> 1")), K::ChangedHeading);
+    QCOMPARE(DiffHighlighter::classify(QStringLiteral("[1/0] g: only in 2")), K::ChangedHeading);
+    QCOMPARE(DiffHighlighter::classify(QStringLiteral("    - guard ID_MATCH: ___check_obj_id(G['torch'], 1)")), K::Removed);
+    QCOMPARE(DiffHighlighter::classify(QStringLiteral("    + guard TENSOR_MATCH: x")), K::Added);
+    QCOMPARE(DiffHighlighter::classify(QStringLiteral("  - break only in 1: a.py:21 Call to graph_break")), K::Removed);
+    QCOMPARE(DiffHighlighter::classify(QStringLiteral("    kernels +   %1 = sin %0 @1")), K::Added);
+    QCOMPARE(DiffHighlighter::classify(QStringLiteral("    -    sin = torch.ops.aten.sin.default(x)")), K::Removed);
+    QCOMPARE(DiffHighlighter::classify(QStringLiteral("    @@ -1,3 +1,4 @@")), K::Plain);
+    QCOMPARE(DiffHighlighter::classify(QStringLiteral("    compile ms: capture 1.0 -> 2.0 (+100%);")), K::Plain);
+    TextPane pane;
+    pane.setDiff(QStringLiteral("session 1 (a.py) vs session 2 (a.py), same script\n    - guard X\n    compile ms: x"));
+    auto* doc = pane.editor(TextPane::Diff)->document();
+    const auto formatsOf = [&](int block) { return doc->findBlockByNumber(block).layout()->formats(); };
+    QCOMPARE(formatsOf(1).size(), 1);
+    QCOMPARE(formatsOf(1).at(0).format.background().color(), QColor(0xfd, 0xe2, 0xe1));
+    QVERIFY(formatsOf(2).isEmpty());
   }
 
   // The artifacts panel groups an imported session's kept records by compile id, filters them
