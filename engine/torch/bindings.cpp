@@ -3,6 +3,7 @@
 #include "engine/autograd/grad_mode.h"
 #include "engine/capture/data_dependent.h"
 #include "engine/capture/tracer.h"
+#include "engine/ir/sym.h"
 #include "engine/torch/inplace.h"
 
 #include <functional>
@@ -134,7 +135,32 @@ Value callTorch(py::Interpreter& in, const std::string& target, ir::NodeKind kin
   if (out) {
     std::erase_if(ta.kwargs, [](const auto& kv) { return kv.first == "out"; });
     if (out->kind != VK::Tensor) notSupported(in, target + "(out=" + py::typeName(out) + ") is not supported by Kiln yet");
-    if (fake || anyFake(out, in) || in.tracer) notSupported(in, "capturing " + target + "(out=...) is not supported by Kiln yet");
+    if (fake || anyFake(out, in) || in.tracer) {
+      // Captured as the call without out= and an in-place copy into `out` (a graph input's
+      // mutation, written back after the graph); Dynamo records one node with out=. A result of
+      // another shape (out= resizes `out`) is not captured.
+      if (!in.tracer) notSupported(in, "capturing " + target + "(out=...) is not supported by Kiln yet");
+      const ir::TensorType outType = static_cast<py::TensorObj*>(out.get())->tensorType();
+      if (!outType.strides.empty() && outType.strides != ir::contiguousStrides(outType.sizes)) {
+        capture::Unsupported u("KB047", "Attempted to call op with non-contiguous `out=` tensor", "Dynamo does not support this.",
+                               {"It may be possible to write Dynamo tracing rules for this code. Please report an issue to "
+                                "PyTorch if you encounter this graph break often and it is causing performance issues."});
+        u.where = in.currentLocation();
+        u.stack = in.userStack();
+        throw u;
+      }
+      py::CallArgs without = args;
+      std::erase_if(without.kwargs, [](const auto& kv) { return kv.first == "out"; });
+      Value r = callTorch(in, target, kind, without);
+      auto* rt = static_cast<py::TensorObj*>(r.get());
+      auto* ot = static_cast<py::TensorObj*>(out.get());
+      if (r->kind != VK::Tensor || rt->tensorType().sizes != ot->tensorType().sizes || rt->tensorType().dtype != ot->tensorType().dtype)
+        notSupported(in, "capturing " + target + "(out=...) with a result of another shape or dtype is not supported by Kiln yet");
+      py::CallArgs copy;
+      copy.args.push_back(r);
+      in.call(in.getAttr(out, "copy_"), copy);
+      return out;
+    }
   }
   // While capturing, tensors the function reaches through its arguments, closures or globals
   // (a list of tensors, say) are graph inputs too: the call is recorded.

@@ -110,6 +110,29 @@ TEST(BreakRules, GeneratorMethodsBreakAndRunEveryCall) {
   EXPECT_EQ(c.rep.graphs().size(), 2u);
 }
 
+TEST(BreakRules, OutArgumentIsCapturedUnlessNonContiguous) {
+  Counted c;
+  run("out_argument",
+      "import torch\n"
+      "base = torch.zeros(2, 2)\n"
+      "@torch.compile\n"
+      "def f(x):\n"
+      "    torch.sigmoid(x, out=base)\n"
+      "    return x + base\n"
+      "@torch.compile\n"
+      "def g(x, y):\n"
+      "    return torch.abs(x, out=y.T)\n"
+      "print(f(torch.ones(2, 2)), base)\n"
+      "print(f(torch.zeros(2, 2)), base)\n"
+      "y = torch.zeros(2, 2)\n"
+      "print(g(torch.tensor([[1.0, -2.0], [-3.0, 4.0]]), y), y)\n",
+      c);
+  // out= into a contiguous tensor is captured (its mutation written back); a non-contiguous
+  // out= is Dynamo's break.
+  ASSERT_EQ(c.rep.breaks().size(), 1u);
+  EXPECT_EQ(c.rep.breaks()[0].title, "Attempted to call op with non-contiguous `out=` tensor");
+}
+
 TEST(BreakRules, GradModeSetAndRestoredAtOnceIsNoGraph) {
   Counted c;
   run("break_grad_mode_pairs",
