@@ -913,6 +913,7 @@ Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::str
         } inference(p.inferenceMode || tensor::inferenceModeEnabled());
         result = in.call(inst(p.callee), call);
       }
+      if (!p.resume) return result;  // `return call(...)`: no resume function
       CallArgs next;
       next.args = stack;
       if (p.resultUsed) next.args.push_back(result);
@@ -1355,6 +1356,21 @@ static std::vector<size_t> treeOrder(const std::vector<Guard>& guards) {
   return order;
 }
 
+// Whether `target` is inside a `with` block of `body` (nested functions and classes not entered).
+static bool insideWith(const py::Body& body, const py::Stmt* target, bool inWith = false) {
+  for (const auto& st : body) {
+    if (!st) continue;
+    if (st.get() == target) return inWith;
+    if (st->kind == py::StmtKind::FunctionDef || st->kind == py::StmtKind::ClassDef) continue;
+    const bool w = inWith || st->kind == py::StmtKind::With;
+    for (const py::Body* b : {&st->body, &st->orelse, &st->finalbody})
+      if (insideWith(*b, target, w)) return true;
+    for (const auto& h : st->handlers)
+      if (insideWith(h.body, target, w)) return true;
+  }
+  return false;
+}
+
 // The errors torch._dynamo.exc raises itself (Unsupported, UserError, TorchRuntimeError ...):
 // they are not exceptions of the traced program, and end the compile as they are.
 static bool isDynamoError(const py::PyError& e) {
@@ -1532,6 +1548,15 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
       b.explanation += " Kiln cannot resume after this break (" + plan.whyNot + "), so the frame runs eagerly.";
       return skipFrame(plan.whyNot, &b);
     }
+    // Dynamo's create_call_resume_at: when the instruction after the breaking call is the return
+    // (`return inner(x)`, not inside a `with`, whose exit runs in between), the compiled code
+    // returns the call's value itself: no resume function (nor a frame for it), no locals passed on.
+    if (u.at == Unsupported::At::Call && u.stmt && u.stmt->kind == py::StmtKind::Return && u.stmt->value.get() == u.expr &&
+        fn->def && !insideWith(fn->def->body, u.stmt)) {
+      plan.live.clear();
+      plan.stack.clear();
+      plan.resume = nullptr;
+    }
     if (u.at == Unsupported::At::Call) tracer.truncate(u.graphSize);
     // Dynamo exits the frame's active blocks when it compiles the graph at a break: a grad mode
     // the frame set is restored at the graph's end (the resume function sets it again). (The
@@ -1594,7 +1619,7 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
     sink.graphBreak(b);
     bp.resumeDef = plan.resume;
     bp.resumeElseDef = plan.resumeElse;
-    bp.resume = makeResume(plan.resume, *fn);
+    if (plan.resume) bp.resume = makeResume(plan.resume, *fn);
     if (plan.resumeElse) bp.resumeElse = makeResume(plan.resumeElse, *fn);
     for (const auto& def : {plan.resume, plan.resumeElse})
       if (def && fn->def) noteResumeCode(*def, *fn->def);
@@ -1613,7 +1638,7 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
       for (size_t i = 0; i < bp.stack.size(); ++i) resumeArgs += (i ? ", " : "") + std::string("___stack") + std::to_string(i);
       if (bp.resultUsed) resumeArgs += (resumeArgs.empty() ? "" : ", ") + resName;
       resumeArgs += resumeArgs.empty() && !liveArgs.empty() ? liveArgs.substr(2) : liveArgs;
-      breakLine += "    return " + plan.resume->name + "(" + resumeArgs + ")\n";
+      breakLine += plan.resume ? "    return " + plan.resume->name + "(" + resumeArgs + ")\n" : "    return " + resName + "\n";
     } else {
       auto liveOf = [&](const std::vector<bool>& takes) {
         std::string s;

@@ -1,7 +1,8 @@
 // The guards Dynamo 2.11 installs on containers, globals and the objects reached through them,
 // as the recompiles log words the first one that fails: a set of literals is a constant
 // (`G['SEEN'] == {1, 2}`), checked after the node's other guards (`set.__contains__` first);
-// a frame whose recompile traces no op is skipped from then on (Dynamo's SkipFrame).
+// a frame whose recompile traces no op is skipped from then on (Dynamo's SkipFrame), and a
+// breaking call whose value is returned has no resume function (so no frame for one).
 #include "engine/driver/explain.h"
 #include "engine/driver/script_runner.h"
 #include "tests/capture/run_script.h"
@@ -107,6 +108,35 @@ TEST(ContainerGuards, FrameThatTracesNoOpIsSkippedFromThenOn) {
   EXPECT_EQ(c.rep.graphs().size(), 1u);
   ASSERT_EQ(c.rep.recompiles().size(), 1u);
   EXPECT_EQ(reasons(c, 0), (std::vector<std::string>{"0/0: ___dict_contains('a', d)"}));
+}
+
+TEST(ContainerGuards, ReturnedBreakingCallHasNoResumeFunction) {
+  Counted c;
+  run("return_break_no_resume",
+      "import torch\n"
+      "def apply_inner(inner, x):\n"
+      "    x += 2\n"
+      "    return inner(x)\n"
+      "@torch.compile\n"
+      "def driver(inner, x):\n"
+      "    result = apply_inner(inner, x)\n"
+      "    x += 4\n"
+      "    if result is not None:\n"
+      "        x += result\n"
+      "    return x\n"
+      "def inner_break(x):\n"
+      "    x += 1\n"
+      "    return torch._dynamo.graph_break()\n"
+      "buf = torch.zeros(3)\n"
+      "print(driver(inner_break, buf), buf)\n",
+      c);
+  // driver (0) breaks at the call to apply_inner, which runs as frame 1 and breaks at inner(x),
+  // which runs as frame 2 and breaks at graph_break(). The last two calls are returned as they
+  // are: no resume function follows them, so driver's resume function is frame 3.
+  ASSERT_EQ(c.rep.graphs().size(), 3u);
+  std::vector<std::string> ids;
+  for (const auto& g : c.rep.graphs()) ids.push_back(g.compileId);
+  EXPECT_EQ(ids, (std::vector<std::string>{"1/0", "2/0", "3/0"}));
 }
 
 }  // namespace
