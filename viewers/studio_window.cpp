@@ -359,6 +359,8 @@ void StudioWindow::showSession(qint64 sessionId) {
   stageId_ = 0;
   compileId_.clear();
   text_->clearAll();
+  QString raisedWhat;  // the exception the run ended with, and its line in the script
+  int raisedLine = 0;
   try {
     const auto detail = store_.session(sessionId);
     if (!detail) throw storage::StoreError("session " + std::to_string(sessionId) + " no longer exists");
@@ -380,6 +382,14 @@ void StudioWindow::showSession(qint64 sessionId) {
     const auto recompiles = store_.recompiles(sessionId);
     const auto compiles = store_.compiles(sessionId);
     marks << recompileMarks(recompiles);
+    // A run that raised shows where, first: the line marked and the traceback in front.
+    const LineMark raised = detail->error.empty() ? LineMark{} : errorMark(qs(detail->error), qs(s.scriptPath));
+    if (raised.line > 0) marks << raised;
+    if (!detail->error.empty()) {
+      raisedWhat = raised.tooltip.isEmpty() ? qs(detail->error) : raised.tooltip;
+      if (raised.line > 0) raisedWhat += tr(" (line %1)").arg(raised.line);
+      raisedLine = raised.line;
+    }
     source_->setMarks(marks);
     breaks_->setSession(store_.graphBreaks(sessionId), recompiles);
     artifacts_->setArtifacts(store_.artifactIndex(sessionId), [this](int64_t id) { return store_.artifactText(id); });
@@ -409,12 +419,14 @@ void StudioWindow::showSession(qint64 sessionId) {
   }
   emit sessionShown(sessionId);
   const int row = stages_->defaultRow();
-  if (row < 0) {
-    graph_->clearGraph(tr("This session compiled no graphs"));
-    markSettled();
-    return;
+  if (row < 0) graph_->clearGraph(tr("This session compiled no graphs"));
+  else selectStage(row);
+  if (!raisedWhat.isEmpty()) {
+    text_->setCurrentIndex(TextPane::Output);
+    if (raisedLine > 0) source_->highlightLine(raisedLine);
+    statusBar()->showMessage(raisedWhat);
   }
-  selectStage(row);
+  if (row < 0) markSettled();
 }
 
 // The stage's graph and texts are read on a pool thread with a connection of its own (a

@@ -394,6 +394,21 @@ class ViewersTest : public QObject {
     QCOMPARE(lines.at(1).at(0).toInt(), 23);
   }
 
+  // A run that raised marks the innermost frame of its traceback that is in the script (by path
+  // or file name), with the exception as tooltip; a traceback with no frame of it marks nothing.
+  void errorMarkFindsTheRaisingLine() {
+    const QString tb = QStringLiteral(
+        "Traceback (most recent call last):\n  File \"/tmp/raise.py\", line 12, in <module>\n    g(x)\n"
+        "  File \"/tmp/raise.py\", line 9, in g\n    return y.view(7, 3)\n  File \"torch.nn.py\", line 40, in view\n"
+        "RuntimeError: shape '[7, 3]' is invalid for input of size 4\n");
+    LineMark m = errorMark(tb, QStringLiteral("/tmp/raise.py"));
+    QCOMPARE(m.line, 9);
+    QCOMPARE(m.tooltip, QStringLiteral("raised here: RuntimeError: shape '[7, 3]' is invalid for input of size 4"));
+    QCOMPARE(errorMark(tb, QStringLiteral("raise.py")).line, 9);  // a session that stored a relative path
+    QCOMPARE(errorMark(tb, QStringLiteral("/other/script.py")).line, 0);
+    QCOMPARE(errorMark(QStringLiteral("SyntaxError: invalid syntax"), QStringLiteral("a.py")).line, 0);
+  }
+
   // The Diff tab colours kiln diff's text: lines only in A red, only in B green, a compile whose
   // graph or kernels differ amber; equal compiles and context stay plain.
   void diffTabColoursChanges() {
