@@ -149,6 +149,11 @@ Value callTorch(py::Interpreter& in, const std::string& target, ir::NodeKind kin
         u.stack = in.userStack();
         throw u;
       }
+      if (autograd::isGradEnabled())  // as eager: out= does not differentiate
+        for (const auto& a : args.args)
+          if (a->kind == VK::Tensor && static_cast<py::TensorObj*>(a.get())->tensorType().requiresGrad)
+            in.raise("RuntimeError", target.substr(target.rfind('.') + 1) +
+                                         "(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.");
       py::CallArgs without = args;
       std::erase_if(without.kwargs, [](const auto& kv) { return kv.first == "out"; });
       Value r = callTorch(in, target, kind, without);

@@ -125,7 +125,11 @@ TEST(BreakRules, OutArgumentIsCapturedUnlessNonContiguous) {
       "print(f(torch.ones(2, 2)), base)\n"
       "print(f(torch.zeros(2, 2)), base)\n"
       "y = torch.zeros(2, 2)\n"
-      "print(g(torch.tensor([[1.0, -2.0], [-3.0, 4.0]]), y), y)\n",
+      "print(g(torch.tensor([[1.0, -2.0], [-3.0, 4.0]]), y), y)\n"
+      "try:\n"
+      "    f(torch.ones(2, 2, requires_grad=True))\n"
+      "except RuntimeError as e:\n"
+      "    print('RuntimeError', e)\n",
       c);
   // out= into a contiguous tensor is captured (its mutation written back); a non-contiguous
   // out= is Dynamo's break.
