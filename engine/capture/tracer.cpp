@@ -555,6 +555,20 @@ void Tracer::onBoundMethod(const py::Value& obj, const std::string& name, const 
       return;
     }
   }
+  if (obj->kind == py::VK::Instance) {
+    auto* inst = static_cast<py::InstanceObj*>(obj.get());
+    if (inst->dict && !inst->dict->getStr(name) && inst->cls->lookup(name)) {
+      // Found on the class, not on the instance: Dynamo's NOT_PRESENT_IN_GENERIC_DICT guard
+      // (`not ___dict_contains('forward', G['mod'].__dict__)`), which an instance attribute set
+      // later (mod.forward = Other.forward.__get__(mod)) fails first.
+      Guard g;
+      g.kind = Guard::Kind::Contains;
+      g.source = src->attr("__dict__");
+      g.constant = py::makeStr(name);
+      g.expected = false;
+      addGuard(std::move(g), "not in dict " + src->text() + " " + name);
+    }
+  }
   readThrough(src->attr(name).attr("__func__"), fn, false);
 }
 

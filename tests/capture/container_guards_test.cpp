@@ -2,7 +2,8 @@
 // as the recompiles log words the first one that fails: a set of literals is a constant
 // (`G['SEEN'] == {1, 2}`), checked after the node's other guards (`set.__contains__` first);
 // a frame whose recompile traces no op is skipped from then on (Dynamo's SkipFrame), and a
-// breaking call whose value is returned has no resume function (so no frame for one).
+// breaking call whose value is returned has no resume function (so no frame for one); a method
+// read from the class is guarded absent from the instance's __dict__.
 #include "engine/driver/explain.h"
 #include "engine/driver/script_runner.h"
 #include "tests/capture/run_script.h"
@@ -137,6 +138,30 @@ TEST(ContainerGuards, ReturnedBreakingCallHasNoResumeFunction) {
   std::vector<std::string> ids;
   for (const auto& g : c.rep.graphs()) ids.push_back(g.compileId);
   EXPECT_EQ(ids, (std::vector<std::string>{"1/0", "2/0", "3/0"}));
+}
+
+TEST(ContainerGuards, MethodFromTheClassIsGuardedAbsentFromTheInstanceDict) {
+  Counted c;
+  run("method_not_in_instance_dict",
+      "import torch\n"
+      "class Other(torch.nn.Module):\n"
+      "    def forward(self, x):\n"
+      "        return torch.sin(x)\n"
+      "class Target(torch.nn.Module):\n"
+      "    def forward(self, x):\n"
+      "        return torch.cos(x)\n"
+      "mod = Target()\n"
+      "@torch.compile\n"
+      "def run(x):\n"
+      "    return mod(x) * 2\n"
+      "x = torch.ones(3)\n"
+      "print(run(x))\n"
+      "mod.forward = Other.forward.__get__(mod)\n"
+      "print(run(x))\n",
+      c);
+  // forward came from the class: the instance attribute set later shadows it.
+  ASSERT_EQ(c.rep.recompiles().size(), 1u);
+  EXPECT_EQ(reasons(c, 0), (std::vector<std::string>{"0/0: not ___dict_contains('forward', G['mod'].__dict__)"}));
 }
 
 }  // namespace
