@@ -202,17 +202,41 @@ namespace {
 // parameter order. False when the signature is beyond what capture handles (*args, **kwargs).
 bool bindArgs(py::FunctionObj& fn, const CallArgs& a, bool hasSelf, std::vector<Value>& out, std::vector<std::string>& names) {
   size_t first = hasSelf ? 1 : 0;
+  size_t normal = 0;  // positional parameters bound
+  std::set<std::string> named;
   for (size_t i = first; i < fn.params.size(); ++i) {
     const auto& p = fn.params[i];
+    if (p.kind == py::Param::VarArgs) {
+      // *args: the positional arguments after the named ones, as a tuple (Dynamo's L['args']).
+      std::vector<Value> rest;
+      for (size_t k = normal; k < a.args.size(); ++k) rest.push_back(a.args[k]);
+      names.push_back(p.name);
+      out.push_back(py::makeTuple(std::move(rest)));
+      normal = a.args.size();
+      continue;
+    }
+    if (p.kind == py::Param::VarKw) {
+      // **kwargs: the keyword arguments no parameter takes, in call order (L['kwargs']).
+      auto d = std::make_shared<py::DictObj>();
+      for (const auto& [k, v] : a.kwargs)
+        if (!named.count(k)) d->setStr(k, v);
+      names.push_back(p.name);
+      out.push_back(d);
+      continue;
+    }
     if (p.kind != py::Param::Normal) return false;
     names.push_back(p.name);
+    named.insert(p.name);
     size_t pos = i - first;
-    if (pos < a.args.size()) { out.push_back(a.args[pos]); continue; }
+    if (pos < a.args.size()) { out.push_back(a.args[pos]); ++normal; continue; }
     if (Value v = a.kwarg(p.name)) { out.push_back(v); continue; }
     if (fn.defaults[i]) { out.push_back(fn.defaults[i]); continue; }
     return false;  // let the normal call raise the TypeError
   }
-  return a.args.size() <= names.size();
+  for (const auto& [k, v] : a.kwargs)  // a keyword no parameter takes, and no **kwargs: the call's TypeError
+    if (!named.count(k) && std::none_of(fn.params.begin(), fn.params.end(), [](const py::Param& p) { return p.kind == py::Param::VarKw; }))
+      return false;
+  return a.args.size() <= normal;
 }
 
 struct InterceptScope {
@@ -1426,7 +1450,28 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
   entry.globalState = currentGlobalState();
   CallArgs fakeArgs;
   Value fakeSelf = self ? tracer.bindArg(selfName, self) : nullptr;
-  for (size_t i = 0; i < args.size(); ++i) fakeArgs.args.push_back(tracer.bindArg(names[i], args[i]));
+  for (size_t i = 0; i < args.size(); ++i) {
+    const py::Param* p = nullptr;
+    for (const auto& q : fn->params)
+      if (q.name == names[i]) p = &q;
+    if (p && (p->kind == py::Param::VarArgs || p->kind == py::Param::VarKw)) {
+      // *args / **kwargs: their items are passed on as the call passed them.
+      Value bound = tracer.bindVarArgs(names[i], args[i]);
+      if (!bound) {
+        // An item capture cannot read through a source (a list, an object): the frame runs
+        // eagerly, as before Kiln captured *args / **kwargs frames.
+        frame->skip = true;
+        frame->skipReason = "an item of *" + names[i] + " Kiln cannot pass on while capturing";
+        return std::nullopt;
+      }
+      if (p->kind == py::Param::VarArgs)
+        for (const auto& v : static_cast<py::TupleObj*>(bound.get())->items) fakeArgs.args.push_back(v);
+      else
+        for (const auto& [k, v] : static_cast<py::DictObj*>(bound.get())->items) fakeArgs.kwargs.emplace_back(in.str(k), v);
+      continue;
+    }
+    fakeArgs.args.push_back(tracer.bindArg(names[i], args[i]));
+  }
   for (py::Scope* sc = fn->closure.get(); sc; sc = sc->parent.get())
     for (const auto& [k, v] : sc->vars)
       if (!tracer.argValues.count(k)) tracer.addClosure(k, v);

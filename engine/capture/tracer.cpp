@@ -104,6 +104,53 @@ py::Value Tracer::bindArg(const std::string& name, const py::Value& v) {
   return v;
 }
 
+py::Value Tracer::bindVarArgs(const std::string& name, const py::Value& container) {
+  argValues[name] = container;
+  const Source src = Source::local(name);
+  noteSource(container, src);
+  // Items the trace reads: tensors enter the graph through their item source; constants are
+  // guarded by value at once (the callee that takes them reads them as its own locals).
+  auto item = [&](const Source& s, const py::Value& v) -> py::Value {
+    if (asTensor(v)) return readThrough(s, v, false);
+    if (isConstant(v)) {
+      guardConstant(s, v, false, nullptr);
+      return v;
+    }
+    return nullptr;
+  };
+  Guard g;
+  g.kind = Guard::Kind::SequenceLength;
+  g.source = src;
+  g.constant = typeKey(in_, container);
+  g.where = here();
+  g.line = g.where.line;
+  if (container->kind == py::VK::Tuple) {
+    const auto& items = static_cast<py::TupleObj*>(container.get())->items;
+    g.length = static_cast<int64_t>(items.size());
+    addGuard(std::move(g), "len " + src.text());
+    std::vector<py::Value> out;
+    for (size_t i = 0; i < items.size(); ++i) {
+      py::Value v = item(src.index(i), items[i]);
+      if (!v) return nullptr;
+      out.push_back(v);
+    }
+    return py::makeTuple(std::move(out));
+  }
+  if (container->kind != py::VK::Dict) return nullptr;
+  const auto& items = static_cast<py::DictObj*>(container.get())->items;
+  g.length = static_cast<int64_t>(items.size());
+  addGuard(std::move(g), "len " + src.text());
+  onDictKeys(container);
+  auto out = std::make_shared<py::DictObj>();
+  for (const auto& [k, v] : items) {
+    if (k->kind != py::VK::Str) return nullptr;
+    py::Value x = item(src.itemKey(k, keyRepr(k)), v);
+    if (!x) return nullptr;
+    out->setStr(static_cast<py::StrObj*>(k.get())->v, x);
+  }
+  return out;
+}
+
 void Tracer::onLocalRead(const std::string& name, const py::Value& v, const ir::SourceLoc* at) {
   // An input tensor's sizes become symbols when the function first reads it, as Dynamo wraps it.
   if (py::TensorObj* t = asTensor(v); t && t->fake) wrapSymbols(t);

@@ -250,6 +250,11 @@ class Tracer {
   bool hasDynamicFloats() const { return !dynFloatSources_.empty(); }
   // Appends each dynamic float's last guard: it is not NaN (`y == ___as_tensor(y).item()`).
   void finishDynamicFloats();
+  // The frame's *args tuple or **kwargs dict (`name`): guarded as Dynamo guards them (its type and
+  // length, `not kwargs` / `len(kwargs) == 1`, a dict's keys in order, each constant item's
+  // value), and returned with its tensors as the trace's stand-ins (read through args[0],
+  // kwargs['alpha']). Null when an item is something else (the frame then runs eagerly).
+  py::Value bindVarArgs(const std::string& name, const py::Value& container);
   // `v` leaves the frame (returned, stored in a cell, a global or an attribute): a value computed
   // from dynamic floats is specialized there (Dynamo restarts the analysis with those floats
   // specialized, `___as_tensor(x).item() == 1.5`, as the graph cannot output a SymFloat).

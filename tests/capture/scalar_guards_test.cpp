@@ -261,5 +261,28 @@ TEST(ScalarGuards, ClosureCellReadThroughTheFunctionThatHoldsItAndEscapingFloatI
   EXPECT_EQ(reasons(c, 1)[0], "0/1: ___as_tensor(direct.__closure__[0].cell_contents).item() == 1.5");
 }
 
+TEST(ScalarGuards, StarArgsAndKwargsAreGuardedByLengthKeysAndValues) {
+  Counted c;
+  run("star_args_kwargs",
+      "import torch\n"
+      "def core(x, y, *, alpha=1.0, beta=0.0):\n"
+      "    return x * alpha + y * beta\n"
+      "@torch.compile\n"
+      "def wrapper(*args, **kwargs):\n"
+      "    return core(*args, **kwargs).relu()\n"
+      "x = torch.ones(2)\n"
+      "print(wrapper(x, x))\n"
+      "print(wrapper(x, x, alpha=2.0))\n"
+      "print(wrapper(x, x, beta=0.5, alpha=2.0))\n"
+      "print(wrapper(x, x, alpha=2.0))\n"
+      "print(wrapper(x, x, alpha=3.0))\n",
+      c);
+  // `not kwargs`, then `len(kwargs) == 1`; the same keyword again hits its entry, and another
+  // value of it is never served by the entry traced with the old one (dynamic: one more graph).
+  EXPECT_EQ(reasons(c, 0), (std::vector<std::string>{"0/0: not kwargs"}));
+  ASSERT_GE(c.rep.recompiles().size(), 2u);
+  EXPECT_EQ(reasons(c, 1), (std::vector<std::string>{"0/1: len(kwargs) == 1", "0/0: not kwargs"}));
+}
+
 }  // namespace
 }  // namespace kiln
