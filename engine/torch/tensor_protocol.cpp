@@ -235,7 +235,21 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
   if (name == "tolist")
     return py::makeBuiltin("Tensor.tolist", [self](py::Interpreter& in, py::CallArgs&) -> Value {
       auto* x = asTensor(self);
-      if (x->fake || (in.tracer && in.tracer->dependsOnInputs(self))) breakOn(in, "KB005", "Tensor.tolist() with non-integer tensor", "Dynamo does not support tracing tolist().");
+      if (x->fake || (in.tracer && in.tracer->dependsOnInputs(self))) {
+        const ir::DType dt = x->tensorType().dtype;
+        if (ir::isFloating(dt) || dt == ir::DType::Bool)
+          breakOn(in, "KB005", "Tensor.tolist() with non-integer tensor",
+                  "Dynamo currently does not support tracing `tolist()` on non-integer tensors.",
+                  {"Ensure the input tensor to `tolist()` is an integer type (e.g., int8, int16, int32, int64)."});
+        // An integer tensor's elements are read one by one (aten._local_scalar_dense): captured as
+        // unbacked SymInts under fullgraph=True or capture_scalar_outputs, which Kiln cannot yet.
+        Value cap = capture::CompileContext::configValue(in, "capture_scalar_outputs");
+        if ((in.tracer && in.tracer->fullgraph) || (cap && in.truthy(cap))) capture::unbackedLimitation(in, "Tensor.tolist()");
+        breakOn(in, "KB007", "Data dependent operator",
+                "Operator `aten._local_scalar_dense.default` has a non-Tensor output whose value is dependent on the data of "
+                "Tensor inputs.",
+                {"Enable tracing of data-dependent output operators with `torch._dynamo.config.capture_scalar_outputs = True`"});
+      }
       // One Python object per element: a broadcast view of 2**31 elements must be a
       // MemoryError, not a list that exhausts the machine.
       in.checkAllocation(static_cast<uint64_t>(x->t.numel()) * 64);

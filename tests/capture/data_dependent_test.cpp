@@ -132,6 +132,25 @@ TEST(DataDependent, BreakInTheFirstWhileTestResumesBeforeTheLoop) {
   EXPECT_TRUE(c.rep.recompiles().empty());
 }
 
+TEST(DataDependent, TolistBreaksAsDynamoNamesIt) {
+  Counted c;
+  run("dd_tolist_kinds",
+      "import torch\n"
+      "@torch.compile\n"
+      "def ints(x):\n"
+      "    return len((x + 1).tolist())\n"
+      "@torch.compile\n"
+      "def floats(x):\n"
+      "    return sum(x.tolist())\n"
+      "print(ints(torch.arange(4)), floats(torch.ones(3)))\n",
+      c);
+  // An integer tensor's elements are data-dependent scalars (aten._local_scalar_dense); a float
+  // tensor's tolist() is not traced at all.
+  ASSERT_EQ(c.rep.breaks().size(), 2u);
+  EXPECT_EQ(c.rep.breaks()[0].title, "Data dependent operator");
+  EXPECT_EQ(c.rep.breaks()[1].title, "Tensor.tolist() with non-integer tensor");
+}
+
 TEST(DataDependent, CompiledFunctionWithoutTensorArgumentsIsStillCompiled) {
   Counted c;
   run("dd_always_optimize",
