@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
 
 namespace kiln::capture {
 
@@ -68,6 +69,46 @@ std::string objectRepr(py::Interpreter& in, const py::Value& v) {
       return "<built-in method " + n.substr(6) + " of type object at " + hexAddress(&in) + ">";
   }
   return in.repr(v);
+}
+
+// Functions Kiln implements as builtins that PyTorch 2.11 defines in Python (torch.nn.functional
+// .silu is a `def` in torch/nn/functional.py): Dynamo guards their code object, and prints it
+// with PyTorch's file and the def's line (co_firstlineno in 2.11). Only functions whose 2.11 line
+// is known are listed; any other builtin keeps its builtin repr.
+struct PythonCode {
+  const char* file;
+  int line;
+};
+const PythonCode* torchPythonCode(const py::Value& v) {
+  static const std::map<std::string, PythonCode> kCode = {
+      {"torch.nn.functional.adaptive_avg_pool2d", {"torch/nn/functional.py", 1386}},
+      {"torch.nn.functional.relu", {"torch/nn/functional.py", 1712}},
+      {"torch.nn.functional.leaky_relu", {"torch/nn/functional.py", 1901}},
+      {"torch.nn.functional.softmax", {"torch/nn/functional.py", 2122}},
+      {"torch.nn.functional.log_softmax", {"torch/nn/functional.py", 2239}},
+      {"torch.nn.functional.silu", {"torch/nn/functional.py", 2375}},
+      {"torch.nn.functional.mish", {"torch/nn/functional.py", 2400}},
+      {"torch.nn.functional.embedding", {"torch/nn/functional.py", 2455}},
+      {"torch.nn.functional.batch_norm", {"torch/nn/functional.py", 2811}},
+      {"torch.nn.functional.layer_norm", {"torch/nn/functional.py", 2914}},
+      {"torch.nn.functional.rms_norm", {"torch/nn/functional.py", 2940}},
+      {"torch.nn.functional.nll_loss", {"torch/nn/functional.py", 3122}},
+      {"torch.nn.functional.cross_entropy", {"torch/nn/functional.py", 3421}},
+      {"torch.einsum", {"torch/functional.py", 176}},
+  };
+  if (!v || v->kind != py::VK::Builtin) return nullptr;
+  auto it = kCode.find(static_cast<py::BuiltinObj*>(v.get())->name);
+  return it == kCode.end() ? nullptr : &it->second;
+}
+
+// An ID_MATCH as Dynamo prints it: on the object, or on its code for a PyTorch Python function.
+std::string idMatchText(py::Interpreter& in, const std::string& name, const py::Value& c) {
+  if (const PythonCode* code = torchPythonCode(c)) {
+    const std::string& full = static_cast<py::BuiltinObj*>(c.get())->name;
+    return "___check_obj_id(" + name + ".__code__, " + address(c.get()) + "), type=<code object " + full.substr(full.rfind('.') + 1) +
+           " at " + hexAddress(c.get()) + ", file \"" + code->file + "\", line " + std::to_string(code->line) + ">";
+  }
+  return "___check_obj_id(" + name + ", " + address(c.get()) + "), type=" + objectRepr(in, c);
 }
 
 }  // namespace
@@ -201,7 +242,7 @@ std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Va
       return same ? "" : "___check_type_id(" + name + ", " + address(constant.get()) + "), type=" + classRepr(in, constant);
     }
     case Kind::IdMatch:
-      return v.get() == constant.get() ? "" : "___check_obj_id(" + name + ", " + address(constant.get()) + "), type=" + objectRepr(in, constant);
+      return v.get() == constant.get() ? "" : idMatchText(in, name, constant);
     case Kind::FunctionMatch: {
       const py::FunctionObj* a = asFunction(v);
       const py::FunctionObj* b = asFunction(constant);
@@ -342,7 +383,7 @@ session::Guard Guard::record(py::Interpreter& in) const {
       break;
     case Kind::IdMatch:
       g.kind = "ID_MATCH";
-      g.text = "___check_obj_id(" + source.text() + ", " + address(constant.get()) + "), type=" + objectRepr(in, constant);
+      g.text = idMatchText(in, source.text(), constant);
       break;
     case Kind::FunctionMatch:
       g.kind = "FUNCTION_MATCH";

@@ -3,7 +3,8 @@
 // (`G['SEEN'] == {1, 2}`), checked after the node's other guards (`set.__contains__` first);
 // a frame whose recompile traces no op is skipped from then on (Dynamo's SkipFrame), and a
 // breaking call whose value is returned has no resume function (so no frame for one); a method
-// read from the class is guarded absent from the instance's __dict__.
+// read from the class is guarded absent from the instance's __dict__; a function PyTorch defines
+// in Python (F.silu) is guarded by its code object, printed with PyTorch's file and line.
 #include "engine/driver/explain.h"
 #include "engine/driver/script_runner.h"
 #include "tests/capture/run_script.h"
@@ -162,6 +163,28 @@ TEST(ContainerGuards, MethodFromTheClassIsGuardedAbsentFromTheInstanceDict) {
   // forward came from the class: the instance attribute set later shadows it.
   ASSERT_EQ(c.rep.recompiles().size(), 1u);
   EXPECT_EQ(reasons(c, 0), (std::vector<std::string>{"0/0: not ___dict_contains('forward', G['mod'].__dict__)"}));
+}
+
+TEST(ContainerGuards, PyTorchPythonFunctionIsGuardedByItsCode) {
+  Counted c;
+  run("functional_code_guard",
+      "import torch\n"
+      "import torch.nn.functional as F\n"
+      "ACT = {\"silu\": F.silu}\n"
+      "@torch.compile\n"
+      "def f(x):\n"
+      "    return ACT[\"silu\"](x) + 1\n"
+      "print(f(torch.ones(2)))\n"
+      "ACT[\"silu\"] = F.mish\n"
+      "print(f(torch.ones(2)))\n",
+      c);
+  // F.silu is a def in PyTorch's torch/nn/functional.py: its code object is what is guarded.
+  ASSERT_EQ(c.rep.recompiles().size(), 1u);
+  const std::vector<std::string> r = reasons(c, 0);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].rfind("0/0: ___check_obj_id(G['ACT']['silu'].__code__, ", 0), 0u) << r[0];
+  EXPECT_NE(r[0].find("type=<code object silu at 0x"), std::string::npos) << r[0];
+  EXPECT_NE(r[0].find(", file \"torch/nn/functional.py\", line 2375>"), std::string::npos) << r[0];
 }
 
 }  // namespace
