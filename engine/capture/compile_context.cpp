@@ -907,6 +907,12 @@ Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::str
     else in.setAttr(target, attr, inst(value));
   }
   replayEffects(in, e, fn, inst, locals, globals);
+  for (const auto& [src, count] : e.iteratorAdvances)
+    if (Value v = src.fetch(in, locals, globals); v && v->kind == VK::Iterator) {
+      auto* it = static_cast<py::IteratorObj*>(v.get());
+      const size_t n = it->seq && it->seq->kind == VK::Tuple ? static_cast<py::TupleObj*>(it->seq.get())->items.size() : it->pos;
+      it->pos = std::min(it->pos + count, n);
+    }
   const BreakPlan& p = e.plan;
   switch (p.kind) {
     case BreakPlan::Kind::None: return inst(e.output);
@@ -1756,6 +1762,7 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
     }
   }
   // Side effects become part of what the entry does after its graph.
+  for (const auto& s : tracer.iteratorSteps) entry.iteratorAdvances.emplace_back(s.source, s.count);
   for (const auto& se : tracer.sideEffects) {
     ValueTemplate obj;
     obj.kind = ValueTemplate::Kind::FromSource;

@@ -112,6 +112,7 @@ struct CacheEntry {
   std::vector<std::pair<Source, int>> mutations;  // inputs mutated in place: source, graph output
   std::vector<ContainerWrite> containerWrites;     // Python side effects on existing containers
   std::vector<VarWrite> varWrites;                 // and on globals / closure cells
+  std::vector<std::pair<Source, size_t>> iteratorAdvances;  // tuple iterators the frame advanced: how far
   std::vector<ScopeTemplate> scopes;               // closure scopes of the functions it makes again
   std::shared_ptr<ir::Graph> captured;   // the captured graph (run eagerly when autograd must see it)
   bool gradMode = true;                  // global grad mode at capture (Dynamo's GLOBAL_STATE guard)

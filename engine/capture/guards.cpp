@@ -260,6 +260,12 @@ std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Va
       if (v->kind != py::VK::Dict) return call;
       return (expected ? "" : "not ") + call;
     }
+    case Kind::TupleIteratorLen: {
+      auto* it = v->kind == py::VK::Iterator ? static_cast<py::IteratorObj*>(v.get()) : nullptr;
+      bool ok = it && it->seq && it->seq->kind == py::VK::Tuple &&
+                static_cast<py::TupleObj*>(it->seq.get())->items.size() - it->pos == static_cast<size_t>(length);
+      return ok ? "" : "___tuple_iterator_len(" + name + ") == " + std::to_string(length);
+    }
     case Kind::DictKeys: {
       // Dynamo's DictGuardManager: its size first ("len(d) != 2"), then each key in order
       // ("list(dict.keys(d))[1] == 'b'").
@@ -414,6 +420,10 @@ session::Guard Guard::record(py::Interpreter& in) const {
     case Kind::FloatValue:
       g.kind = "SHAPE_ENV";
       g.text = floatValueText(source.text());
+      break;
+    case Kind::TupleIteratorLen:
+      g.kind = "TUPLE_ITERATOR_LEN";
+      g.text = "___tuple_iterator_len(" + source.text() + ") == " + std::to_string(length);
       break;
     case Kind::DictKeys:
       g.kind = "DICT_KEYS_MATCH";

@@ -27,6 +27,7 @@ struct Guard {
     HasAttr,         // hasattr(o, name) keeps its answer (`hasattr(o, 'x')` / `not hasattr(o, 'x')`)
     Contains,        // `key in container` keeps its answer (`___dict_contains('k', d)`, set.__contains__)
     DictKeys,        // a dict the function iterated keeps its keys in order (`len(d) != 2`, `list(dict.keys(d))[0] == 'a'`)
+    TupleIteratorLen,  // an iterator over a tuple keeps the number of items it has left (`___tuple_iterator_len(it) == 5`)
     Shape,           // a shape guard of the entry's symbolic sizes (Dynamo's ShapeEnv): a relation
                      // over sizes (`x.size()[1] == x.size()[0]`, `x.size()[2] != 2`) or a size's
                      // value range (`2 <= x.size()[0]`); checked after every other guard
@@ -42,7 +43,7 @@ struct Guard {
   py::Value constant;   // ConstantMatch; IdMatch/TypeMatch/FunctionMatch: the object/class/def; Contains: the key; DictKeys: the keys (tuple)
   Source other;         // DuplicateInput
   std::vector<Source> sources;  // NoAliasing
-  int64_t length = 0;   // SequenceLength
+  int64_t length = 0;   // SequenceLength, TupleIteratorLen
   std::string name;     // HasAttr: the attribute
   bool expected = true; // HasAttr / Contains: the answer at capture
   int line = 0;         // user line that made the guard

@@ -20,6 +20,7 @@ std::string spell(const std::vector<Source::Step>& steps, bool dynamo) {
         break;
       case Source::Step::Kind::Index: out += "[" + s.name + "]"; break;
       case Source::Step::Kind::Const: out += s.name; break;
+      case Source::Step::Kind::TupleIterItem: out = "___tuple_iterator_getitem(" + out + ", " + std::to_string(s.cell) + ")"; break;
     }
   }
   return out;
@@ -50,6 +51,14 @@ Source Source::classDictItem(const std::string& name, size_t mro) const {
   Source s = *this;
   Step st{Step::Kind::ClassDictItem, name};
   st.cell = mro;
+  s.steps.push_back(st);
+  return s;
+}
+
+Source Source::tupleIterItem(size_t i) const {
+  Source s = *this;
+  Step st{Step::Kind::TupleIterItem, std::to_string(i)};
+  st.cell = i;
   s.steps.push_back(st);
   return s;
 }
@@ -123,6 +132,14 @@ py::Value Source::fetch(py::Interpreter& in, const std::map<std::string, py::Val
         auto it = cls->mro[s.cell]->dict.find(s.name);
         if (it == cls->mro[s.cell]->dict.end()) return nullptr;
         v = it->second;
+        break;
+      }
+      case Step::Kind::TupleIterItem: {
+        auto* it = v->kind == py::VK::Iterator ? static_cast<py::IteratorObj*>(v.get()) : nullptr;
+        if (!it || !it->seq || it->seq->kind != py::VK::Tuple) return nullptr;
+        const auto& items = static_cast<py::TupleObj*>(it->seq.get())->items;
+        if (it->pos + s.cell >= items.size()) return nullptr;
+        v = items[it->pos + s.cell];
         break;
       }
       case Step::Kind::ClosureCell: {

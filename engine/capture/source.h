@@ -13,11 +13,12 @@ namespace kiln::capture {
 
 struct Source {
   struct Step {
-    enum class Kind { Local, Global, Attr, Item, Index, Const, ClosureCell, ClassDictItem } kind;
+    enum class Kind { Local, Global, Attr, Item, Index, Const, ClosureCell, ClassDictItem, TupleIterItem } kind;
     std::string name;  // local/global/attribute name, str dict key, constant's name, free variable
     py::Value key;     // Item with a key that is not a str (an int, a tuple ...): the key itself
     std::string keyRepr;  // its repr, as the source prints it
-    size_t cell = 0;   // ClosureCell: the free variable's index in __closure__; ClassDictItem: the class's index in the MRO
+    size_t cell = 0;   // ClosureCell: the free variable's index in __closure__; ClassDictItem: the class's index in the MRO;
+                       // TupleIterItem: the item's index after the iterator's position
   };
   std::vector<Step> steps;
   py::Value value;  // Const: the value itself (kept alive by the cache entry)
@@ -36,6 +37,8 @@ struct Source {
   // dict(type(o).__dict__)['scale'], or dict(type(o).__mro__[1].__dict__)['scale'] for the
   // class at `mro` in type(o).__mro__.
   Source classDictItem(const std::string& name, size_t mro) const;
+  // The i-th item a tuple iterator has still to yield: ___tuple_iterator_getitem(L['it'], 0).
+  Source tupleIterItem(size_t i) const;
   bool empty() const { return steps.empty(); }
 
   // Dynamo's spelling: L['self']._modules['fc'].training

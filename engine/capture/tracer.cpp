@@ -1136,7 +1136,37 @@ void Tracer::onSetData(const py::Value& x, const py::Value& v) {
   lazy_.erase(xf);
 }
 
+bool Tracer::onTupleIteratorNext(const py::Value& iterator) {
+  auto* it = iterator->kind == py::VK::Iterator ? static_cast<py::IteratorObj*>(iterator.get()) : nullptr;
+  if (!it || it->nextFn || it->isRange || !it->seq || it->seq->kind != py::VK::Tuple || it->typeName != "tuple_iterator") return false;
+  const auto& items = static_cast<py::TupleObj*>(it->seq.get())->items;
+  if (it->pos >= items.size()) return false;  // exhausted: StopIteration is not traced
+  IteratorStep* step = nullptr;
+  for (auto& s : iteratorSteps)
+    if (s.iterator == iterator) step = &s;
+  if (!step) {
+    const Source* src = sourceOf(iterator);
+    if (!src) return false;
+    Guard g;
+    g.kind = Guard::Kind::TupleIteratorLen;
+    g.source = *src;
+    g.length = static_cast<int64_t>(items.size() - it->pos);
+    addGuard(std::move(g), "tuple_iterator_len " + src->text());
+    iteratorSteps.push_back(IteratorStep{iterator, *src, it->pos, 0});
+    step = &iteratorSteps.back();
+  }
+  const py::Value& item = items[it->pos];
+  Source s = step->source.tupleIterItem(step->count);
+  ++step->count;
+  // The item is guarded where the trace uses its value (onUse), as a list item is.
+  if (item->kind == py::VK::None || item->kind == py::VK::Bool) guardConstant(s, item, false, nullptr);
+  else if (isConstant(item)) pendingItems_.emplace(item.get(), std::make_pair(item, s));
+  else noteSource(item, s);
+  return true;
+}
+
 void Tracer::undoSideEffects() {
+  for (const auto& s : iteratorSteps) static_cast<py::IteratorObj*>(s.iterator.get())->pos = s.start;
   for (auto it = sideEffects.rbegin(); it != sideEffects.rend(); ++it) {
     if (!it->target) continue;  // x.data = v: the trace changed only its stand-in (onSetData)
     // Back to what it was: the old value, or no attribute at all (a store a Python __setattr__

@@ -137,6 +137,18 @@ class Tracer {
   // through a class's own Python __setattr__ is not recorded itself, what its body does is.
   void onSetAttr(const py::Value& obj, const std::string& name, const py::Value& value, bool raw = false);
   void undoSideEffects();
+  // next() on an iterator over a tuple that existed before the frame (an argument): Dynamo
+  // traces it (TUPLE_ITERATOR_LEN `___tuple_iterator_len(it) == 5`, each item used guarded as
+  // `___tuple_iterator_getitem(it, 0) == 2`) and the entry advances the real iterator as far
+  // after its graph. False when `it` is no such iterator (the caller breaks instead).
+  bool onTupleIteratorNext(const py::Value& it);
+  struct IteratorStep {
+    py::Value iterator;
+    Source source;
+    size_t start = 0;  // its position when the frame began
+    size_t count = 0;  // how far the frame advanced it
+  };
+  std::vector<IteratorStep> iteratorSteps;
   // x.data = v on a traced tensor x: x is v's value in the rest of the trace (they share storage
   // now), and when x is the program's tensor the store is a side effect replayed after the graph.
   void onSetData(const py::Value& x, const py::Value& v);

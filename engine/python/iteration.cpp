@@ -125,7 +125,8 @@ Value Interpreter::getIter(const Value& v) {
 
 Value Interpreter::nextItem(const Value& iterator) {
   checkInterrupt();
-  if (tracer && (iterator->kind == VK::Iterator || iterator->kind == VK::Generator) && !tracer->isNew(iterator)) {
+  if (tracer && (iterator->kind == VK::Iterator || iterator->kind == VK::Generator) && !tracer->isNew(iterator) &&
+      !tracer->onTupleIteratorNext(iterator)) {
     // Advancing an iterator the frame received is a side effect Kiln does not replay (and the
     // items it yields are not guarded): the step runs eagerly instead of baking this call's items.
     capture::Unsupported u("KB032", "Iterator from outside the frame",

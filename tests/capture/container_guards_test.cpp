@@ -4,7 +4,8 @@
 // a frame whose recompile traces no op is skipped from then on (Dynamo's SkipFrame), and a
 // breaking call whose value is returned has no resume function (so no frame for one); a method
 // read from the class is guarded absent from the instance's __dict__; a function PyTorch defines
-// in Python (F.silu) is guarded by its code object, printed with PyTorch's file and line.
+// in Python (F.silu) is guarded by its code object, printed with PyTorch's file and line; an
+// iterator over a tuple passed in is traced (`___tuple_iterator_len(it) == 5`) and advanced.
 #include "engine/driver/explain.h"
 #include "engine/driver/script_runner.h"
 #include "tests/capture/run_script.h"
@@ -185,6 +186,28 @@ TEST(ContainerGuards, PyTorchPythonFunctionIsGuardedByItsCode) {
   EXPECT_EQ(r[0].rfind("0/0: ___check_obj_id(G['ACT']['silu'].__code__, ", 0), 0u) << r[0];
   EXPECT_NE(r[0].find("type=<code object silu at 0x"), std::string::npos) << r[0];
   EXPECT_NE(r[0].find(", file \"torch/nn/functional.py\", line 2375>"), std::string::npos) << r[0];
+}
+
+TEST(ContainerGuards, TupleIteratorArgumentIsTracedAndAdvanced) {
+  Counted c;
+  run("tuple_iterator_arg",
+      "import torch\n"
+      "@torch.compile\n"
+      "def f(x, it):\n"
+      "    a = next(it)\n"
+      "    b = next(it)\n"
+      "    return x * a + b\n"
+      "it = iter((1, 2, 3, 4, 5, 6))\n"
+      "first = next(it)\n"
+      "print(f(torch.ones(2), it))\n"
+      "print(f(torch.ones(2), it))\n"
+      "print(first, next(it))\n",
+      c);
+  // next() on the iterator is traced, no break; the entry advances the real iterator by two.
+  EXPECT_EQ(c.rep.breaks().size(), 0u);
+  EXPECT_EQ(c.rep.graphs().size(), 2u);
+  ASSERT_EQ(c.rep.recompiles().size(), 1u);
+  EXPECT_EQ(reasons(c, 0), (std::vector<std::string>{"0/0: ___tuple_iterator_len(it) == 5"}));
 }
 
 }  // namespace
