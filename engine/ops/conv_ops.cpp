@@ -350,13 +350,20 @@ Tensor convolutionKernel(const std::vector<Val>& a) {
 int64_t poolOutSize(int64_t in, int64_t k, int64_t pad, int64_t s, int64_t d, bool ceil) {
   if (s == 0) throw TorchError("RuntimeError", "stride should not be zero");
   if (pad < 0) throw TorchError("RuntimeError", "pad must be non-negative, but got pad: " + std::to_string(pad));
-  if (pad > ((k - 1) * d + 1) / 2)
+  // In 128 bits: a script may pass sizes, strides and dilations near 2^63, whose sums and
+  // products overflow int64 (undefined behaviour, found by the tensor fuzzer).
+  using Wide = __int128;
+  const Wide span = Wide(k - 1) * d + 1;
+  if (pad > span / 2)
     throw TorchError("RuntimeError", "pad should be at most half of effective kernel size, but got pad=" + std::to_string(pad) +
                                          ", kernel_size=" + std::to_string(k) + " and dilation=" + std::to_string(d));
-  int64_t num = in + 2 * pad - d * (k - 1) - 1 + (ceil ? s - 1 : 0);
-  int64_t o = (num >= 0 ? num / s : -((-num + s - 1) / s)) + 1;  // floor division
-  if (ceil && (o - 1) * s >= in + pad) --o;
-  return o;
+  const Wide num = Wide(in) + Wide(2) * pad - span + (ceil ? Wide(s) - 1 : 0);
+  Wide o = (num >= 0 ? num / s : -((-num + s - 1) / s)) + 1;  // floor division
+  if (ceil && (o - 1) * s >= Wide(in) + pad) --o;
+  if (o > std::numeric_limits<int64_t>::max() || o < std::numeric_limits<int64_t>::min())
+    throw TorchError("RuntimeError", "pooling output size is too large (input size " + std::to_string(in) + ", kernel " +
+                                         std::to_string(k) + ", stride " + std::to_string(s) + ")");
+  return static_cast<int64_t>(o);
 }
 
 struct Pool {

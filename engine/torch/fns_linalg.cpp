@@ -308,7 +308,10 @@ Val adaptiveAvgPool2d(Dispatcher& d, const TArgs& a) {
     if (in.size() <= os.list.size()) throw TorchError("ValueError", "Input dimension should be at least " + std::to_string(os.list.size() + 1));
     for (size_t i = 0; i < os.list.size(); ++i) {
       const Val& v = os.list[i];
-      out.push_back(v.isNone() ? in[in.size() - os.list.size() + i] : static_cast<int64_t>(v.number()));
+      if (!v.isNone() && v.kind != Val::Kind::Int)  // a float size is PyTorch's TypeError (and may not fit an int64)
+        throw TorchError("TypeError", "adaptive_avg_pool2d(): argument 'output_size' must be tuple of ints, but found element of "
+                                      "type " + std::string(v.kind == Val::Kind::Float ? "float" : "another type") + " at pos " + std::to_string(i));
+      out.push_back(v.isNone() ? in[in.size() - os.list.size() + i] : v.i);
     }
   }
   if (out.size() == 2 && out[0] == 1 && out[1] == 1 && (in.size() == 3 || in.size() == 4))

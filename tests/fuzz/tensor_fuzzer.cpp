@@ -36,6 +36,7 @@
 #include <limits>
 #include <numeric>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -383,6 +384,28 @@ bool huge(const Tensor& t) {
   return false;
 }
 
+// A contraction (matmul, linear, conv, einsum ...) of two large operands: its work is about the
+// product of their sizes — two i32[1000, 1000] through linear are 10^9 multiply-adds, a minute
+// under the sanitizers (a fuzzer timeout, not a bug: PyTorch's is as slow without BLAS). The
+// target skips such calls so that one input stays within libFuzzer's time limit.
+bool tooMuchWork(const torchapi::TorchFn& fn, const torchapi::TArgs& a) {
+  static const char* kContractions[] = {"mm", "matmul", "linear", "einsum", "conv", "tensordot", "inner", "kron",
+                                        "cdist", "bilinear", "dot", "mv", "baddbmm", "addbmm", "addmv", "addr"};
+  bool contraction = false;
+  for (const char* c : kContractions) contraction = contraction || fn.target.find(c) != std::string::npos;
+  if (!contraction) return false;
+  int64_t largest = 0, second = 0;
+  auto see = [&](const Val& v) {
+    if (v.kind != Val::Kind::Tensor || !v.t.defined()) return;
+    const int64_t n = v.t.numel();
+    if (n > largest) second = std::exchange(largest, n);
+    else if (n > second) second = n;
+  };
+  for (const auto& v : a.args) see(v);
+  for (const auto& [k, v] : a.kwargs) see(v);
+  return largest > 0 && second > 0 && largest > (int64_t{1} << 24) / second;
+}
+
 bool anyHuge(const std::vector<Tensor>& pool) {
   for (const auto& t : pool)
     if (huge(t)) return true;
@@ -496,6 +519,7 @@ void run(FuzzedDataProvider& in) {
       size_t nkw = in.ConsumeIntegralInRange<size_t>(0, 2);
       for (size_t i = 0; i < nkw; ++i) a.kwargs.emplace_back(in.PickValueInArray(kKwargNames), makeArg(s, 0));
     }
+    if (tooMuchWork(fn, a)) continue;
     if (trace) {
       std::string line = (fn.kind == ir::NodeKind::CallMethod ? "Tensor." : "") + fn.target + "(";
       for (size_t i = 0; i < a.args.size(); ++i) line += (i ? ", " : "") + describe(a.args[i]);
