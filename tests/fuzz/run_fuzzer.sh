@@ -92,26 +92,26 @@ case "$TARGET" in
     # Two small real stores of two sessions each (a profiled run, a verified run with a graph
     # break; a recompile, automatic dynamic shapes), made by `kiln run`, then shrunk: outputs
     # dropped, rollback-journal mode (a WAL store keeps its last commits in the -wal file, which
-    # the target does not write), 512-byte pages, vacuumed.
-    if ! ls "$CORPUS"/store_*.db >/dev/null 2>&1; then
-      KILN_BIN=${KILN_BIN:-$SRC/build/app/kiln}
-      PUB="$SRC/../shared/corpus/public"
-      if [ -x "$KILN_BIN" ] && command -v sqlite3 >/dev/null && [ -d "$PUB" ]; then
-        tmp=$(mktemp -d)
-        export KILN_CACHE=0
-        "$KILN_BIN" run "$PUB/seed_sin_plus_one.py" --db "$tmp/a.db" --profile 1 >/dev/null 2>&1 || true
-        "$KILN_BIN" run "$PUB/gb_explicit_graph_break.py" --db "$tmp/a.db" --verify >/dev/null 2>&1 || true
-        "$KILN_BIN" run "$PUB/rc_dtype_change.py" --db "$tmp/b.db" >/dev/null 2>&1 || true
-        "$KILN_BIN" run "$PUB/rc_shape_change_auto_dynamic.py" --db "$tmp/b.db" >/dev/null 2>&1 || true
-        unset KILN_CACHE
-        for db in "$tmp"/a.db "$tmp"/b.db; do
-          [ -f "$db" ] && sqlite3 "$db" "UPDATE sessions SET outputs_json = '{}'; PRAGMA journal_mode=DELETE;
-            PRAGMA page_size=512; VACUUM;" >/dev/null && cp "$db" "$CORPUS/store_$(basename "$db")"
-        done
-        rm -rf "$tmp"
-      else
-        echo "run_fuzzer: no seed stores ($KILN_BIN or sqlite3 missing): starting from an empty corpus" >&2
-      fi
+    # the target does not write), 512-byte pages, vacuumed. Made afresh on every run: a seed of an
+    # older schema is refused by the read-only open the target does (the schema-6 bump left a
+    # campaign fuzzing nothing but that refusal), so the seeds must follow the schema.
+    KILN_BIN=${KILN_BIN:-$SRC/build/app/kiln}
+    PUB="$SRC/../shared/corpus/public"
+    if [ -x "$KILN_BIN" ] && command -v sqlite3 >/dev/null && [ -d "$PUB" ]; then
+      tmp=$(mktemp -d)
+      export KILN_CACHE=0
+      "$KILN_BIN" run "$PUB/seed_sin_plus_one.py" --db "$tmp/a.db" --profile 1 >/dev/null 2>&1 || true
+      "$KILN_BIN" run "$PUB/gb_explicit_graph_break.py" --db "$tmp/a.db" --verify >/dev/null 2>&1 || true
+      "$KILN_BIN" run "$PUB/rc_dtype_change.py" --db "$tmp/b.db" >/dev/null 2>&1 || true
+      "$KILN_BIN" run "$PUB/rc_shape_change_auto_dynamic.py" --db "$tmp/b.db" >/dev/null 2>&1 || true
+      unset KILN_CACHE
+      for db in "$tmp"/a.db "$tmp"/b.db; do
+        [ -f "$db" ] && sqlite3 "$db" "UPDATE sessions SET outputs_json = '{}'; PRAGMA journal_mode=DELETE;
+          PRAGMA page_size=512; VACUUM;" >/dev/null && cp "$db" "$CORPUS/store_$(basename "$db")"
+      done
+      rm -rf "$tmp"
+    else
+      echo "run_fuzzer: no seed stores ($KILN_BIN or sqlite3 missing): starting from an empty corpus" >&2
     fi ;;
 esac
 
