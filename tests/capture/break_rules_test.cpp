@@ -15,23 +15,8 @@
 namespace kiln {
 namespace {
 
-struct Counted {
-  driver::ExplainReport rep;
-  std::string printed;
-};
-
-// Runs `script` compiled (checking it prints what it prints eagerly) and reports what capture did.
-void run(const std::string& name, const std::string& script, Counted& c) {
-  const std::string path = std::string(KILN_BINARY_DIR) + "/tests/capture/" + name + ".py";
-  test::writeFile(path, script);
-  std::ostringstream out;
-  driver::RunOptions ro;
-  ro.scriptPath = path;
-  driver::RunResult r = driver::runScript(ro, c.rep, out);
-  ASSERT_EQ(r.exitCode, 0) << r.error;
-  c.printed = out.str();
-  EXPECT_EQ(c.printed, test::runPrinting(path, true));
-}
+using test::Counted;
+using test::run;
 
 TEST(BreakRules, StoreAttrThatBreaksRunsEagerlyAndResumes) {
   Counted c;

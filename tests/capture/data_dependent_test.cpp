@@ -19,24 +19,8 @@
 namespace kiln {
 namespace {
 
-struct Counted {
-  driver::ExplainReport rep;
-  std::string printed;
-};
-
-// Runs `script` compiled and reports what capture did; `sameAsEager`: it prints what it prints
-// when torch.compile is the identity.
-void run(const std::string& name, const std::string& script, Counted& c, bool sameAsEager = true) {
-  const std::string path = std::string(KILN_BINARY_DIR) + "/tests/capture/" + name + ".py";
-  test::writeFile(path, script);
-  std::ostringstream out;
-  driver::RunOptions ro;
-  ro.scriptPath = path;
-  driver::RunResult r = driver::runScript(ro, c.rep, out);
-  ASSERT_EQ(r.exitCode, 0) << r.error;
-  c.printed = out.str();
-  if (sameAsEager) EXPECT_EQ(c.printed, test::runPrinting(path, true));
-}
+using test::Counted;
+using test::run;
 
 bool hasOp(const driver::ExplainReport& rep, const std::string& op) {
   for (const auto& g : rep.graphs())

@@ -18,37 +18,9 @@
 namespace kiln {
 namespace {
 
-struct Counted {
-  driver::ExplainReport rep;
-  std::string printed;
-};
-
-// Runs `script` compiled and reports what capture did; with `sameAsEager`, checks it prints
-// what it prints eagerly.
-void run(const std::string& name, const std::string& script, Counted& c, bool sameAsEager = true) {
-  const std::string path = std::string(KILN_BINARY_DIR) + "/tests/capture/" + name + ".py";
-  test::writeFile(path, script);
-  std::ostringstream out;
-  driver::RunOptions ro;
-  ro.scriptPath = path;
-  driver::RunResult r = driver::runScript(ro, c.rep, out);
-  ASSERT_EQ(r.exitCode, 0) << r.error;
-  c.printed = out.str();
-  if (sameAsEager) EXPECT_EQ(c.printed, test::runPrinting(path, true));
-}
-
-// The reasons of the i-th recompile, one per cache entry, each up to its `#` comment.
-std::vector<std::string> reasons(const Counted& c, size_t i) {
-  std::vector<std::string> out;
-  if (i >= c.rep.recompiles().size()) return out;
-  for (std::string r : c.rep.recompiles()[i].reasons) {
-    r = r.substr(0, r.find('\n'));
-    if (auto hash = r.find("  #"); hash != std::string::npos) r = r.substr(0, hash);
-    while (!r.empty() && r.back() == ' ') r.pop_back();
-    out.push_back(r);
-  }
-  return out;
-}
+using test::Counted;
+using test::reasons;
+using test::run;
 
 TEST(ScalarGuards, RecompileLimitKeepsEntriesAndRunsCalleesOnlyFromTheirCaches) {
   Counted c;

@@ -58,7 +58,8 @@ TEST(PyTorchForms, AotForwardReadsNodeForNode) {
   EXPECT_EQ(g.nodes[0].types.at(0).strides.size(), 2u);
   EXPECT_TRUE(g.nodes[1].types.empty());  // Sym(s77)
   EXPECT_EQ(g.nodes[2].types.at(0).sizes.at(1).str(), "4*s70**2");
-  EXPECT_TRUE(g.nodes[3].types.empty());  // u8: a dtype Kiln's graphs do not hold
+  ASSERT_EQ(g.nodes[3].types.size(), 1u);  // u8: a Kiln dtype since the narrow integer types
+  EXPECT_EQ(g.nodes[3].types.at(0).dtype, DType::UInt8);
   EXPECT_EQ(g.nodes[5].name, "var_mean");
   EXPECT_TRUE(g.nodes[5].types.empty());
   const Node& empty = g.nodes[7];
