@@ -583,7 +583,11 @@ void StudioWindow::showStepReport(int row, const StageContent& content) {
       text += describeChanges(*content.base, graph, tr("session %1's [%2] %3").arg(diffBase_.first).arg(qs(stage.compileId), qs(stage.stage)));
       graphDiff_->showPair(*content.base, tr("session %1 [%2] %3").arg(diffBase_.first).arg(qs(stage.compileId), qs(stage.stage)), graph,
                            tr("session %1 [%2] %3").arg(sessionId_).arg(qs(stage.compileId), qs(stage.stage)));
-      graphDiffDock_->show();
+      if (graphDiffDock_->isHidden()) {
+        graphDiffDock_->show();
+        // Side by side graphs need height: the text dock's ~260 px leaves labels unreadable.
+        resizeDocks({graphDiffDock_}, {height() * 2 / 5}, Qt::Vertical);
+      }
       graphDiffDock_->raise();
     }
   } else if (content.previous && stages_->stageAt(row - 1).stage != "captured") {
@@ -890,7 +894,13 @@ void StudioWindow::finishDiff(qint64 a, qint64 b, const QString& text, const QSt
     text_->setDiff(text);
     diffBase_ = {a, b};
     statusBar()->showMessage(tr("Session %1 vs %2: stages of session %2 are coloured against session %1's").arg(a).arg(b));
-    if (sessionId_ == b && stageId_ > 0) selectStage(stageList_->currentIndex().row());  // recolour what is shown
+    if (sessionId_ == b && stageId_ > 0) {
+      selectStage(stageList_->currentIndex().row());  // recolour what is shown
+    } else if (const int row = sessions_->rowOf(b); row >= 0) {
+      // Show the second session, whose stages are compared (and the Graph diff dock with them),
+      // keeping both sessions selected in the list.
+      sessionTable_->selectionModel()->setCurrentIndex(sessions_->index(row, 0), QItemSelectionModel::NoUpdate);
+    }
   } else {
     statusBar()->showMessage(tr("Could not diff sessions %1 and %2: %3").arg(a).arg(b).arg(error));
   }

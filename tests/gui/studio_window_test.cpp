@@ -388,10 +388,18 @@ class StudioWindowTest : public QObject {
     auto* table = window_->findChild<QTableView*>();
     QVERIFY(table);
     table->selectAll();
+    // The first session is the one shown (as after clicking it, then Ctrl+clicking the second).
+    table->selectionModel()->setCurrentIndex(window_->sessionModel()->index(window_->sessionModel()->rowOf(first), 0),
+                                             QItemSelectionModel::NoUpdate);
+    QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled() && window_->currentSessionId() == first, 20000);
     QSignalSpy shown(window_.get(), &StudioWindow::diffShown);
     window_->diffSelectedSessions();
     QVERIFY(shown.wait(20000));  // computed on a pool thread
     QCOMPARE(shown.at(0).at(2).toBool(), true);
+    // The diff shows the second session, compared stage by stage, with both still selected.
+    QCOMPARE(window_->currentSessionId(), second);
+    QCOMPARE(table->selectionModel()->selectedRows().size(), 2);
+    QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled() && window_->graphDiff()->isVisible(), 20000);
     TextPane* text = window_->textPane();
     QCOMPARE(text->currentIndex(), int(TextPane::Diff));
     const QString diff = text->text(TextPane::Diff);
