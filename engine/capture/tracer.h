@@ -340,6 +340,9 @@ class Tracer {
   bool floatSymbol(const Source& src, const py::Value& v);
   void specializeFloat(const py::Value& v);          // guard its sources' values (`== 1.5`)
   void guardFloat(const Source& src, const std::string& op, double c);
+  // A TYPE_MATCH guard on `src` (the type of `v`) at the current line: a symbolic int or float
+  // source keeps its Python type, as Dynamo's TYPE_MATCH does.
+  void guardTypeHere(const Source& src, const py::Value& v);
   const DynFloat* dynFloat(const py::Value& v) const;
   py::Value onFloatBinary(const py::Value& a, const py::Value& b, py::Value result);
   py::Value onFloatCompare(const std::string& op, const py::Value& a, const py::Value& b, py::Value result);

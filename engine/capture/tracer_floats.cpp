@@ -71,6 +71,13 @@ bool Tracer::floatSymbol(const Source& src, const py::Value& v) {
   floatReads.emplace_back(src, d);
   // NaN and inf are specialized (Dynamo's shape guards cannot model them).
   if (!floatPlan || !unspecializable(src) || std::isnan(d) || std::isinf(d) || !floatPlan(src, d)) return false;
+  guardTypeHere(src, v);
+  dynFloats_[v.get()] = DynFloat{v, {src}, true};
+  dynFloatSources_.emplace_back(src, d);
+  return true;
+}
+
+void Tracer::guardTypeHere(const Source& src, const py::Value& v) {
   Guard g;
   g.kind = Guard::Kind::TypeMatch;
   g.source = src;
@@ -78,9 +85,6 @@ bool Tracer::floatSymbol(const Source& src, const py::Value& v) {
   g.where = here();
   g.line = g.where.line;
   guards.push_back(std::move(g));
-  dynFloats_[v.get()] = DynFloat{v, {src}, true};
-  dynFloatSources_.emplace_back(src, d);
-  return true;
 }
 
 void Tracer::guardFloat(const Source& src, const std::string& op, double c) {

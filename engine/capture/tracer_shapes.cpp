@@ -105,13 +105,7 @@ bool Tracer::intSymbol(const Source& src, const py::Value& v) {
   symValues_[v.get()] = {v, symSymbol(s)};
   sizeUses_.push_back(SizeUse{src, -1, s, shapeOrder_++});
   // A SymInt's source keeps its type (Dynamo's TYPE_MATCH): a float or a bool there fails it.
-  Guard g;
-  g.kind = Guard::Kind::TypeMatch;
-  g.source = src;
-  g.constant = typeKey(in_, v);
-  g.where = here();
-  g.line = g.where.line;
-  guards.push_back(std::move(g));
+  guardTypeHere(src, v);
   return true;
 }
 
