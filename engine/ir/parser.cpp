@@ -612,6 +612,19 @@ Graph parseGraph(std::string_view text, const std::string& fileName) {
   }
   if (!sawDef) throw ParseError("graph text: no 'def forward' found", Location{fileName, lineNo, 1});
   if (!sawReturn) throw ParseError("graph text: missing return", Location{fileName, lineNo, 1});
+  // A call `add.Tensor(x)` reads as a method call when `add` names a value at that line, and as a
+  // function call otherwise; a value of that name made later (or an input renamed to it) would
+  // make the printed text read back as a method call. FX never names a value like the first part
+  // of a call target (its namespace reserves the globals the code uses), so such a text is refused.
+  for (const Node& n : g.nodes) {
+    if (n.kind != NodeKind::CallFunction) continue;
+    const bool aten = n.target.rfind("aten.", 0) == 0 || n.target.rfind("prims.", 0) == 0;  // printed as torch.ops.*
+    const std::string head = aten ? "torch" : n.target.substr(0, n.target.find('.'));
+    if (n.target.find('.') != std::string::npos && names.count(head))
+      throw ParseError("graph text: the call target '" + n.target + "' of '" + n.name + "' begins with '" + head +
+                           "', the name of a value; it would read back as a method call on it",
+                       Location{fileName, lineNo, 1});
+  }
   return g;
 }
 
