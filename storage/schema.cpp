@@ -188,6 +188,11 @@ const std::vector<Migration>& migrations() {
        " session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
        " compile_id TEXT NOT NULL, name TEXT NOT NULL, text TEXT NOT NULL, line INTEGER NOT NULL);"
        "CREATE INDEX artifacts_by_session ON artifacts(session_id);"},
+      {7, "a failed compile records where it failed (file, line, col) and the explanation",
+       "ALTER TABLE compiles ADD COLUMN file TEXT NOT NULL DEFAULT '';"
+       "ALTER TABLE compiles ADD COLUMN line INTEGER NOT NULL DEFAULT 0;"
+       "ALTER TABLE compiles ADD COLUMN col INTEGER NOT NULL DEFAULT 0;"
+       "ALTER TABLE compiles ADD COLUMN detail TEXT NOT NULL DEFAULT '';"},
   };
   return kSteps;
 }

@@ -52,6 +52,10 @@ void replaySession(Store& store, int64_t id, session::SessionSink& sink) {
     e.transformedCode = c.transformedCode;
     e.status = c.status;
     e.message = c.message;
+    e.file = c.file;
+    e.line = c.line;
+    e.col = c.col;
+    e.detail = c.detail;
     sink.compile(e);
     auto& ordered = stages[c.compileId];
     std::stable_sort(ordered.begin(), ordered.end(), [](const StageRow& a, const StageRow& b) { return a.order < b.order; });

@@ -129,14 +129,15 @@ void SessionWriter::compile(const session::CompileEvent& c) {
   beginEvent("compile");
   Stmt st(*db_,
           "INSERT INTO compiles (session_id, compile_id, frame_id, compile_index, backend, status, message,"
-          " guards_json, transformed_code) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+          " guards_json, transformed_code, file, line, col, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
           " ON CONFLICT (session_id, compile_id) DO UPDATE SET frame_id = excluded.frame_id,"
           " compile_index = excluded.compile_index, backend = excluded.backend, status = excluded.status,"
           " message = excluded.message, guards_json = excluded.guards_json,"
-          " transformed_code = excluded.transformed_code");
+          " transformed_code = excluded.transformed_code, file = excluded.file, line = excluded.line,"
+          " col = excluded.col, detail = excluded.detail");
   st.bind(1, sessionId_).bind(2, c.compileId).bind(3, c.frameId).bind(4, c.compileIndex);
   st.bind(5, c.backend).bind(6, c.status).bind(7, c.message).bind(8, guardsToJson(c.guards));
-  st.bind(9, c.transformedCode).run();
+  st.bind(9, c.transformedCode).bind(10, c.file).bind(11, c.line).bind(12, c.col).bind(13, c.detail).run();
   index("transformed", c.compileId, c.transformedCode, true);
 }
 

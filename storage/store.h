@@ -64,6 +64,8 @@ struct CompileRow {
   int compileIndex = 0;
   std::string backend, status, message, transformedCode;
   std::vector<session::Guard> guards;
+  std::string file, detail;  // a failed compile: where (file, line, col) and why (v7)
+  int line = 0, col = 0;
 };
 
 struct StageRow {
@@ -123,7 +125,7 @@ class Store {
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
-  static constexpr int kSchemaVersion = 6;
+  static constexpr int kSchemaVersion = 7;
   int schemaVersion() const;
   const std::string& path() const;
   // Why the store is open read-only ("the file is not writable", ...); "" when writable.

@@ -86,8 +86,8 @@ std::vector<FrameRow> Store::frames(int64_t sessionId) {
 
 std::vector<CompileRow> Store::compiles(int64_t sessionId) {
   Stmt s(impl_->db,
-         "SELECT compile_id, frame_id, compile_index, backend, status, message, transformed_code, guards_json"
-         " FROM compiles WHERE session_id = ? ORDER BY frame_id, compile_index, compile_id");
+         "SELECT compile_id, frame_id, compile_index, backend, status, message, transformed_code, guards_json,"
+         " file, line, col, detail FROM compiles WHERE session_id = ? ORDER BY frame_id, compile_index, compile_id");
   s.bind(1, sessionId);
   std::vector<CompileRow> out;
   while (s.step()) {
@@ -100,6 +100,10 @@ std::vector<CompileRow> Store::compiles(int64_t sessionId) {
     c.message = s.text(5);
     c.transformedCode = s.text(6);
     c.guards = guardsFromJson(s.text(7));
+    c.file = s.text(8);
+    c.line = s.integer(9);
+    c.col = s.integer(10);
+    c.detail = s.text(11);
     out.push_back(std::move(c));
   }
   return out;

@@ -1,5 +1,6 @@
 #include "viewers/breaks_panel.h"
 
+#include <QColor>
 #include <QHeaderView>
 
 namespace kiln::viewers {
@@ -25,7 +26,8 @@ BreaksPanel::BreaksPanel(QWidget* parent) : QTreeWidget(parent) {
   setSession({}, {});
 }
 
-void BreaksPanel::setSession(const std::vector<session::GraphBreakEvent>& breaks, const std::vector<session::RecompileEvent>& recompiles) {
+void BreaksPanel::setSession(const std::vector<session::GraphBreakEvent>& breaks, const std::vector<session::RecompileEvent>& recompiles,
+                             const std::vector<storage::CompileRow>& compiles) {
   clear();
   auto* b = new QTreeWidgetItem(this, {tr("Graph breaks (%1)").arg(breaks.size())});
   for (const auto& e : breaks) {
@@ -57,10 +59,26 @@ void BreaksPanel::setSession(const std::vector<session::GraphBreakEvent>& breaks
     item->setData(0, kLineRole, first);
     if (!e.reasons.empty()) item->setText(2, qs(e.reasons.front()));
   }
+  int failed = 0;
+  for (const auto& c : compiles) failed += c.status == "failed";
+  if (failed > 0) {
+    const QColor red(0xc0, 0x39, 0x2b);
+    auto* f = new QTreeWidgetItem(this, {tr("Failed compiles (%1)").arg(failed)});
+    f->setForeground(0, red);
+    for (const auto& c : compiles) {
+      if (c.status != "failed") continue;
+      auto* item = new QTreeWidgetItem(f, {QStringLiteral("[%1] failed: %2").arg(qs(c.compileId), qs(c.message)),
+                                          c.line > 0 ? QString::number(c.line) : QString(), qs(c.detail)});
+      item->setForeground(0, red);
+      item->setData(0, kLineRole, c.line);
+      item->setToolTip(0, qs(c.message + (c.detail.empty() ? "" : "\n" + c.detail)));
+    }
+  }
   expandAll();
 }
 
 int BreaksPanel::breakCount() const { return topLevelItem(0) ? topLevelItem(0)->childCount() : 0; }
 int BreaksPanel::recompileCount() const { return topLevelItem(1) ? topLevelItem(1)->childCount() : 0; }
+int BreaksPanel::failedCount() const { return topLevelItem(2) ? topLevelItem(2)->childCount() : 0; }
 
 }  // namespace kiln::viewers

@@ -1,10 +1,15 @@
 // GraphNodeItem: one IR node in the graph view, a rounded box with its label lines (name,
 // op target, type). Selectable; "highlighted" marks nodes that come from the selected
 // source line; a change mark (green: added by the step into this stage, amber: changed, red:
-// gone in the graph compared with) is drawn as a thick border.
+// gone in the graph compared with) is drawn as a thick border. Zoomed out so far that a label
+// line would be under kMinLabelPixels tall, the box is filled with its op kind's colour and
+// drawn without text (level of detail). A folded module box carries a roll-up of what it holds:
+// "3 added, 5 changed" in a badge, its border the strongest change inside, its fill the source
+// line's tint when some of its nodes come from the line shown.
 #pragma once
 
 #include "viewers/graph_layout.h"
+#include "viewers/graph_rollup.h"
 
 #include <QFont>
 #include <QGraphicsItem>
@@ -31,6 +36,17 @@ class GraphNodeItem : public QGraphicsItem {
   Change change() const { return change_; }
   void setChange(Change c);
 
+  // A folded module box: how many of its nodes were added / changed / removed by the step, and
+  // how many come from the highlighted source line (tinted with that line's colour).
+  using Rollup = ModuleRollup;
+  const Rollup& rollup() const { return rollup_; }
+  void setRollup(const Rollup& r);
+  QString rollupText() const;  // "3 added, 5 changed" ("" when nothing)
+
+  // Below this many pixels per label line, labels are not drawn (boxes by op kind instead).
+  static constexpr double kMinLabelPixels = 5.0;
+  bool drawsLabels(double levelOfDetail) const { return lineHeight_ * levelOfDetail >= kMinLabelPixels; }
+
   QRectF boundingRect() const override;
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
@@ -41,6 +57,16 @@ class GraphNodeItem : public QGraphicsItem {
   QRectF rect_;  // local coordinates: (0, 0) is the box's top-left corner
   bool highlighted_ = false;
   Change change_ = Change::None;
+  Rollup rollup_;
+};
+
+// A node the step removed, drawn faded and dashed where it stood in the compile's layout frame
+// (a ghost): not selectable, not one of GraphView::nodeItems().
+class GhostNodeItem : public GraphNodeItem {
+ public:
+  enum { Type = UserType + 3 };
+  GhostNodeItem(const LayoutNode& node, const QFont& font, double lineHeight);
+  int type() const override { return Type; }
 };
 
 }  // namespace kiln::viewers

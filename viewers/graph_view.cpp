@@ -2,6 +2,7 @@
 
 #include "viewers/graph_cluster_item.h"
 #include "viewers/graph_layout_worker.h"
+#include "viewers/graph_minimap.h"
 #include "viewers/graph_node_item.h"
 #include "viewers/layout_frame.h"
 
@@ -15,6 +16,7 @@
 #include <QLineF>
 #include <QPainter>
 #include <QSaveFile>
+#include <QScrollBar>
 #include <QSvgGenerator>
 #include <QMouseEvent>
 #include <QWheelEvent>
@@ -28,10 +30,8 @@
 namespace kiln::viewers {
 namespace {
 
-constexpr double kMinZoom = 0.05;
+constexpr double kMinZoom = 0.02;
 constexpr double kMaxZoom = 4.0;
-// The smallest zoom "fit" goes to; below it labels are unreadable and boxes a few pixels.
-constexpr double kMinFitZoom = 0.2;
 
 QPainterPath splinePath(const LayoutEdge& e) {
   QPainterPath path;
@@ -55,9 +55,10 @@ QPolygonF arrowHead(QPointF from, QPointF tip) {
 
 }  // namespace
 
-void GraphView::setChanges(const ir::GraphChanges& changes, bool asBefore) {
+void GraphView::setChanges(const ir::GraphChanges& changes, bool asBefore, std::vector<ir::Node> removed) {
   changes_ = changes;
   changesAsBefore_ = asBefore;
+  removed_ = std::move(removed);
   applyChanges();
 }
 
@@ -68,6 +69,36 @@ void GraphView::applyChanges() {
     item->setChange(added.count(item->nodeId()) ? (changesAsBefore_ ? GraphNodeItem::Change::Removed : GraphNodeItem::Change::Added)
                     : changed.count(item->nodeId()) ? GraphNodeItem::Change::Changed
                                                     : GraphNodeItem::Change::None);
+  // Ghosts: removed nodes where the layout frame placed them (a frame keeps every node of the
+  // compile's stages in its place); a removed node folded into a box is counted in its roll-up.
+  for (GraphNodeItem* g : ghostItems()) delete g;
+  if (framedOnScreen_ && frameLayout_ && !nodeItems().isEmpty()) {
+    std::map<int, const LayoutNode*> at;
+    for (const auto& n : frameLayout_->nodes) at[n.id] = &n;
+    for (const auto& r : removed_) {
+      auto it = at.find(r.id);
+      // Only the same node (same id and name: another session's ids mean other nodes).
+      const ir::Node* inFrame = frame_.find(r.id);
+      if (it == at.end() || frameShown_.moduleOf.count(r.id) || graph_.find(r.id) || !inFrame || inFrame->name != r.name) continue;
+      scene()->addItem(new GhostNodeItem(*it->second, labelFont_, metrics_.lineHeight));
+    }
+  }
+  applyRollups();
+}
+
+void GraphView::applyRollups() {
+  const auto rollups = rollUp(shown_, graph_, changes_, removed_, changesAsBefore_, line_);
+  for (GraphNodeItem* item : nodeItems()) {
+    auto it = rollups.find(item->nodeId());
+    item->setRollup(it == rollups.end() ? ModuleRollup{} : it->second);
+  }
+}
+
+QList<GraphNodeItem*> GraphView::ghostItems() const {
+  QList<GraphNodeItem*> out;
+  for (QGraphicsItem* item : scene()->items(Qt::AscendingOrder))
+    if (item->type() == GhostNodeItem::Type) out << static_cast<GraphNodeItem*>(item);
+  return out;
 }
 
 bool GraphView::exportTo(const QString& path, QString* error) {
@@ -129,12 +160,17 @@ GraphView::GraphView(QWidget* parent)
   metrics_.padding = 8;
   connect(worker_, &GraphLayoutWorker::layoutReady, this, &GraphView::applyLayout);
   connect(scene(), &QGraphicsScene::selectionChanged, this, &GraphView::onSelectionChanged);
+  minimap_ = new GraphMinimap(this);
+  // Zooming changes the scroll ranges without always moving a bar: follow both.
+  for (QScrollBar* bar : {horizontalScrollBar(), verticalScrollBar()})
+    connect(bar, &QScrollBar::rangeChanged, minimap_, &GraphMinimap::viewMoved);
   showMessage(tr("No stage selected"));
 }
 
 void GraphView::showGraph(const ir::Graph& graph) {
   graph_ = graph;
   changes_ = {};
+  removed_.clear();
   const bool framed = !frameKey_.isEmpty() && fitsFrame(graph, frame_);
   // Stepping inside one frame keeps what the user expanded and where they were looking.
   keepView_ = framed && framedOnScreen_;
@@ -165,8 +201,8 @@ void GraphView::clearLayoutFrame() {
 void GraphView::drawInFrame() {
   if (frameLayout_ && frameLayoutExpanded_ == expanded_) {
     if (auto projected = projectLayout(*frameLayout_, frameShown_, shown_, metrics_)) {
+      framedOnScreen_ = true;  // before render(): its ghosts are placed by the frame
       render(*projected);
-      framedOnScreen_ = true;
       return;
     }
     // A node without a place in the frame: lay the graph out on its own.
@@ -246,6 +282,8 @@ void GraphView::clearGraph(const QString& message) {
   worker_->cancel();
   graph_ = {};
   shown_ = {};
+  changes_ = {};
+  removed_.clear();
   showMessage(message);
 }
 
@@ -255,6 +293,7 @@ void GraphView::showMessage(const QString& message) {
   fitted_ = false;
   scene()->clear();
   resetTransform();
+  minimap_->refresh();  // nothing to overview: hidden
   if (message.isEmpty()) return;
   auto* text = scene()->addSimpleText(message);
   text->setBrush(QColor(0x70, 0x75, 0x80));
@@ -285,8 +324,11 @@ void GraphView::render(const GraphLayout& layout) {
   const bool wasFitted = fitted_;
   keepView_ = false;
   QGraphicsScene* s = scene();
-  const QSignalBlocker block(s);  // clearing the scene must not report a deselection
+  QSignalBlocker block(s);  // clearing the scene must not report a deselection
   s->clear();
+  // ...but the new scene rect must reach the view, or its scroll ranges stay those of the last
+  // graph (a tall graph at 100% could not be scrolled, nor a found node centred).
+  block.unblock();
   resetTransform();
   QFont clusterFont = labelFont_;
   clusterFont.setBold(true);
@@ -311,11 +353,11 @@ void GraphView::render(const GraphLayout& layout) {
   }
   highlightLine(line_);
   applyChanges();
+  minimap_->refresh();
   if (revealAfterLayout_ >= 0 && shown_.graph.find(revealAfterLayout_)) {
     const int id = std::exchange(revealAfterLayout_, -1);
     selectNode(id);
-    for (GraphNodeItem* item : nodeItems())
-      if (item->nodeId() == id) centerOn(item);
+    zoomToSelection();
   }
   emit layoutFinished({});
 }
@@ -326,15 +368,23 @@ void GraphView::zoomToFit() {
   const QRectF r = scene()->itemsBoundingRect().adjusted(-20, -20, 20, 20);
   if (r.isEmpty()) return;
   fitted_ = true;
-  // A graph of thousands of nodes fitted whole is a grey speck: below kMinFitZoom the view
-  // fits the graph's width instead (not below that zoom) and shows its top, where the inputs
-  // are; scrolling goes down the graph.
+  // A graph of thousands of nodes fitted whole is a grey speck: below kReadableZoom the view
+  // fits the graph's width instead (never below that zoom, where labels stay readable) and
+  // shows its start, where the inputs are; the minimap shows the rest. When even the width does
+  // not fit, the start is the topmost node's column.
   const double fit = std::min(viewport()->width() / r.width(), viewport()->height() / r.height());
-  if (fit < kMinFitZoom) {
-    const double zoom = std::max(kMinFitZoom, std::min(1.0, viewport()->width() / r.width()));
+  if (fit < kReadableZoom) {
+    const double zoom = std::max(kReadableZoom, std::min(1.0, viewport()->width() / r.width()));
     resetTransform();
     scale(zoom, zoom);
-    centerOn(QPointF(r.center().x(), r.top() + viewport()->height() / (2 * zoom)));
+    double x = r.center().x();
+    if (r.width() * zoom > viewport()->width()) {
+      double top = r.bottom();
+      for (GraphNodeItem* n : nodeItems())
+        if (n->sceneBoundingRect().top() < top) top = n->sceneBoundingRect().top(), x = n->sceneBoundingRect().center().x();
+      x = std::max(x, r.left() + viewport()->width() / (2 * zoom));
+    }
+    centerOn(QPointF(x, r.top() + viewport()->height() / (2 * zoom)));
     return;
   }
   fitInView(r, Qt::KeepAspectRatio);
@@ -357,6 +407,30 @@ void GraphView::wheelEvent(QWheelEvent* event) {
 void GraphView::resizeEvent(QResizeEvent* event) {
   QGraphicsView::resizeEvent(event);
   if (fitted_) zoomToFit();
+  minimap_->viewMoved();
+}
+
+void GraphView::scrollContentsBy(int dx, int dy) {
+  QGraphicsView::scrollContentsBy(dx, dy);
+  minimap_->viewMoved();
+}
+
+bool GraphView::zoomToSelection() {
+  QRectF area;
+  for (QGraphicsItem* item : scene()->selectedItems()) area |= item->sceneBoundingRect();
+  if (area.isEmpty()) return false;
+  fitted_ = false;
+  const double zoom = transform().m11();
+  // Readable: at least 100% (unless the selection is bigger than the view there), and never
+  // zoomed out from where the user already was.
+  double want = std::max(zoom, 1.0);
+  want = std::min(want, std::min(viewport()->width() / (area.width() + 40), viewport()->height() / (area.height() + 40)));
+  want = std::clamp(std::max(want, std::min(zoom, 1.0)), kMinZoom, kMaxZoom);
+  resetTransform();
+  scale(want, want);
+  centerOn(area.center());
+  minimap_->viewMoved();
+  return true;
 }
 
 QList<GraphNodeItem*> GraphView::nodeItems() const {
@@ -375,12 +449,16 @@ QList<GraphClusterItem*> GraphView::clusterItems() const {
 
 void GraphView::highlightLine(int line) {
   line_ = line;
+  applyRollups();  // folded boxes holding nodes of the line take its tint
   GraphNodeItem* first = nullptr;
   for (GraphNodeItem* n : nodeItems()) {
     const bool on = line > 0 && n->sourceLine() == line;
     n->setHighlighted(on);
     if (on && !first) first = n;
   }
+  if (!first)  // the line's nodes are folded: the first box holding some
+    for (GraphNodeItem* n : nodeItems())
+      if (n->rollup().tinted && !first) first = n;
   if (first) ensureVisible(first);
 }
 
@@ -412,8 +490,7 @@ void GraphView::revealNode(int id) {
   if (shown_.graph.find(id)) {
     revealAfterLayout_ = -1;
     selectNode(id);
-    for (GraphNodeItem* item : nodeItems())
-      if (item->nodeId() == id) centerOn(item);
+    zoomToSelection();
     return;
   }
   // Folded: expand the module it is in (and its parents), then select it once laid out. A graph

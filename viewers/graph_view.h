@@ -2,7 +2,11 @@
 // returns at once; the scene is built when the layout arrives (a newer showGraph() wins).
 // Nodes are rounded boxes, edges follow Graphviz's splines, kernels are tinted groups.
 // Wheel zooms, drag pans, a click selects a node (nodeSelected), and highlightLine() marks
-// the nodes whose provenance points at a source line.
+// the nodes whose provenance points at a source line. Big graphs stay readable: fitting never
+// zooms below kReadableZoom (it shows the start instead), zoomed further out nodes are boxes
+// coloured by op kind (graph_node_item.h), a minimap shows where the view is (graph_minimap.h),
+// and a found node is centred at a readable zoom (zoomToSelection). Folded module boxes roll up
+// the step's marks (graph_rollup.h); removed nodes are ghosts where they stood in the frame.
 #pragma once
 
 #include "engine/ir/graph.h"
@@ -18,6 +22,7 @@
 namespace kiln::viewers {
 
 class GraphClusterItem;
+class GraphMinimap;
 class GraphLayoutWorker;
 class GraphNodeItem;
 
@@ -54,7 +59,9 @@ class GraphView : public QGraphicsView {
   // Marks the nodes the step into this stage added or changed (kept until the next showGraph).
   // With `asBefore`, the graph is the older side of a comparison: `changes` compares the newer
   // graph with this one, so its "added" nodes are the ones the newer graph lost (drawn red).
-  void setChanges(const ir::GraphChanges& changes, bool asBefore = false);
+  // `removed`: the nodes `changes.removed` names, from the graph before the step: drawn as ghosts
+  // where they stood in the layout frame, or counted in the folded box of their module.
+  void setChanges(const ir::GraphChanges& changes, bool asBefore = false, std::vector<ir::Node> removed = {});
   const ir::GraphChanges& changes() const { return changes_; }
   // Writes what is on screen (the whole laid-out graph): SVG or PNG by the file's suffix, or
   // the Graphviz DOT source of the graph (.dot / .gv). False with `error` set on failure.
@@ -73,9 +80,16 @@ class GraphView : public QGraphicsView {
 
   QList<GraphNodeItem*> nodeItems() const;
   QList<GraphClusterItem*> clusterItems() const;
+  QList<GraphNodeItem*> ghostItems() const;  // removed nodes drawn where they stood
+  GraphMinimap* minimap() const { return minimap_; }
+  // The zoom at which labels are still readable: fitting a big graph stops here.
+  static constexpr double kReadableZoom = 0.6;
 
  public slots:
   void zoomToFit();
+  // Centres the selected node(s), zooming in to 100% when labels are smaller (View › Zoom to
+  // Selection); false when nothing is selected.
+  bool zoomToSelection();
 
  signals:
   void nodeSelected(int id);  // -1 when the selection is cleared
@@ -87,6 +101,7 @@ class GraphView : public QGraphicsView {
   // On a module box: expand it; on a node inside an expanded module: fold that module.
   void mouseDoubleClickEvent(QMouseEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
+  void scrollContentsBy(int dx, int dy) override;
 
  private:
   void applyLayout(const GraphLayout& layout);
@@ -103,7 +118,10 @@ class GraphView : public QGraphicsView {
   int line_ = 0;
   ir::GraphChanges changes_;
   bool changesAsBefore_ = false;
+  std::vector<ir::Node> removed_;
   void applyChanges();
+  void applyRollups();
+  GraphMinimap* minimap_ = nullptr;
   bool fitted_ = false;  // still showing the whole graph: keep it fitted when resized
   int revealAfterLayout_ = -1;  // revealNode() waiting for the layout of its expanded module
 

@@ -56,6 +56,7 @@ CollapsedGraph collapseByModule(const ir::Graph& g, const std::set<std::string>&
     if (fresh) c.moduleOf[nextBox++] = box;
     viewOf[n.id] = it->second;
     c.memberCount[it->second]++;
+    c.members[it->second].push_back(n.id);
   }
   // Nodes in graph order, each box where its first member was; arguments that point into a box
   // point at the box, and a box takes its members' producers outside it, once each.

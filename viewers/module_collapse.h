@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace kiln::viewers {
 
@@ -18,6 +19,7 @@ struct CollapsedGraph {
   ir::Graph graph;                      // what to lay out: visible nodes plus one node per box
   std::map<int, std::string> moduleOf;  // box node id -> module path
   std::map<int, int> memberCount;       // box node id -> nodes folded into it
+  std::map<int, std::vector<int>> members;  // box node id -> the ids folded into it (roll-ups)
 };
 
 // Every module path in `g` and all their prefixes ("a.b.c" -> a, a.b, a.b.c).

@@ -13,6 +13,7 @@ StageListModel::StageListModel(storage::Store& store, QObject* parent)
 void StageListModel::load(qint64 sessionId) {
   std::vector<storage::StageRow> fresh;
   std::map<std::string, QString> troubled;
+  std::map<std::string, storage::CompileRow> failures;
   if (sessionId > 0) {
     auto compiles = store_.compiles(sessionId);
     // Dynamo order: frame by frame, each frame's compiles in the order they happened.
@@ -24,6 +25,13 @@ void StageListModel::load(qint64 sessionId) {
       else if (c.message.find("restarted") != std::string::npos) troubled[c.compileId] = QString::fromStdString(c.message);
       auto stages = store_.stages(sessionId, c.compileId);
       std::stable_sort(stages.begin(), stages.end(), [](const auto& a, const auto& b) { return a.order < b.order; });
+      if (stages.empty() && c.status == "failed") {  // failed before it had a graph: a row of its own
+        storage::StageRow failed;
+        failed.compileId = c.compileId;
+        failed.stage = "failed";
+        fresh.push_back(failed);
+        failures[c.compileId] = c;
+      }
       fresh.insert(fresh.end(), stages.begin(), stages.end());
     }
   }
@@ -31,19 +39,31 @@ void StageListModel::load(qint64 sessionId) {
   sessionId_ = sessionId;
   stages_ = std::move(fresh);
   troubled_ = std::move(troubled);
+  failures_ = std::move(failures);
   endResetModel();
 }
 
 int StageListModel::rowOfStage(qint64 stageId) const {
+  if (stageId <= 0) return -1;
   for (size_t i = 0; i < stages_.size(); ++i)
     if (stages_[i].id == stageId) return int(i);
   return -1;
 }
 
+const storage::CompileRow* StageListModel::failureAt(int row) const {
+  if (row < 0 || size_t(row) >= stages_.size() || stages_[size_t(row)].id != 0) return nullptr;
+  auto it = failures_.find(stages_[size_t(row)].compileId);
+  return it == failures_.end() ? nullptr : &it->second;
+}
+
 int StageListModel::defaultRow() const {
   if (stages_.empty()) return -1;
-  size_t row = 0;
-  while (row + 1 < stages_.size() && stages_[row + 1].compileId == stages_[0].compileId) ++row;
+  // The first graph; a session whose every compile failed opens on its first failure.
+  size_t first = 0;
+  while (first < stages_.size() && stages_[first].id == 0) ++first;
+  if (first == stages_.size()) return 0;
+  size_t row = first;
+  while (row + 1 < stages_.size() && stages_[row + 1].compileId == stages_[first].compileId) ++row;
   return int(row);
 }
 
@@ -58,6 +78,18 @@ int StageListModel::rowCount(const QModelIndex& parent) const {
 QVariant StageListModel::data(const QModelIndex& index, int role) const {
   if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
   const storage::StageRow& s = stages_[size_t(index.row())];
+  if (const storage::CompileRow* f = failureAt(index.row())) {
+    switch (role) {
+      case Qt::DisplayRole:
+        return QStringLiteral("[%1] failed: %2%3").arg(QString::fromStdString(f->compileId), QString::fromStdString(f->message),
+                                                       f->line > 0 ? tr(" (line %1)").arg(f->line) : QString());
+      case Qt::ForegroundRole: return QVariant(QColor(0xc0, 0x39, 0x2b));
+      case Qt::ToolTipRole: return QString::fromStdString(f->message + (f->detail.empty() ? "" : "\n" + f->detail));
+      case StageIdRole: return qint64(0);
+      case CompileIdRole: return QString::fromStdString(f->compileId);
+    }
+    return {};
+  }
   switch (role) {
     case Qt::DisplayRole: return label(s);
     case Qt::ForegroundRole: {

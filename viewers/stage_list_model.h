@@ -1,6 +1,8 @@
 // StageListModel: every stage and pass snapshot of a session in pipeline order, compile by
 // compile ("[0/0] captured", "[0/0] aten", "[0/0] pass:cse", ..., "[1/0] captured").
 // Passes that left the graph unchanged are dimmed; the tooltip lists the rules that fired.
+// A compile that failed before it had stages (a break under fullgraph=True) gets one row of
+// its own, "[0/0] failed: Data-dependent branching (line 18)" in red (stage id 0).
 #pragma once
 
 #include "storage/store.h"
@@ -27,6 +29,9 @@ class StageListModel : public QAbstractListModel {
   qint64 sessionId() const { return sessionId_; }
   const storage::StageRow& stageAt(int row) const { return stages_.at(size_t(row)); }
   int rowOfStage(qint64 stageId) const;   // -1 when absent
+  // The failed compile a row stands for (a row without a stage), else null.
+  const storage::CompileRow* failureAt(int row) const;
+  int failureCount() const { return int(failures_.size()); }
   // The stage to open first: the last one of the first compile (the graph it ends with).
   int defaultRow() const;
   static QString label(const storage::StageRow& stage);
@@ -41,6 +46,7 @@ class StageListModel : public QAbstractListModel {
   // Compiles that did not end well, by id: "failed: <message>", or how a restarted one
   // restarted. Their stages (and those of a restarted attempt) are drawn red.
   std::map<std::string, QString> troubled_;
+  std::map<std::string, storage::CompileRow> failures_;  // failed compiles without stages, by id
 };
 
 }  // namespace kiln::viewers

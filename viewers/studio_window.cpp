@@ -54,6 +54,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 namespace kiln::viewers {
 namespace {
@@ -299,6 +300,7 @@ void StudioWindow::buildMenus() {
                      &StudioWindow::deleteSelectedSessionsDialog);
   QMenu* view = menuBar()->addMenu(tr("&View"));
   view->addAction(tr("&Fit Graph"), QKeySequence(Qt::CTRL | Qt::Key_0), graph_, &GraphView::zoomToFit);
+  view->addAction(tr("&Zoom to Selection"), QKeySequence(Qt::CTRL | Qt::Key_Period), graph_, &GraphView::zoomToSelection);
   view->addAction(tr("Find in &Graph…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F), this, [this] {
     findField_->setFocus();
     findField_->selectAll();
@@ -382,6 +384,12 @@ void StudioWindow::showSession(qint64 sessionId) {
     const auto recompiles = store_.recompiles(sessionId);
     const auto compiles = store_.compiles(sessionId);
     marks << recompileMarks(recompiles);
+    // A failed compile (a break under fullgraph=True) marks its line as a break does.
+    for (const auto& c : compiles)
+      if (c.status == "failed" && c.line > 0 && (c.file.empty() || sameFile(c.file, s.scriptPath)))
+        marks << LineMark{c.line, QColor(0xd9, 0x48, 0x3b),
+                          tr("[%1] compile failed: %2").arg(qs(c.compileId), qs(c.message)) +
+                              (c.detail.empty() ? QString() : QStringLiteral("\n") + qs(c.detail))};
     // A run that raised shows where, first: the line marked and the traceback in front.
     const LineMark raised = detail->error.empty() ? LineMark{} : errorMark(qs(detail->error), qs(s.scriptPath));
     if (raised.line > 0) marks << raised;
@@ -391,7 +399,10 @@ void StudioWindow::showSession(qint64 sessionId) {
       raisedLine = raised.line;
     }
     source_->setMarks(marks);
-    breaks_->setSession(store_.graphBreaks(sessionId), recompiles);
+    breaks_->setSession(store_.graphBreaks(sessionId), recompiles, compiles);
+    if (auto* dock = qobject_cast<QDockWidget*>(breaks_->parentWidget()))
+      dock->setWindowTitle(breaks_->failedCount() ? tr("Breaks and recompiles · %n failed", nullptr, breaks_->failedCount())
+                                                  : tr("Breaks and recompiles"));
     artifacts_->setArtifacts(store_.artifactIndex(sessionId), [this](int64_t id) { return store_.artifactText(id); });
     artifactsDock_->setWindowTitle(artifacts_->artifactCount() ? tr("Artifacts (%1)").arg(artifacts_->artifactCount())
                                                                : tr("Artifacts"));
@@ -406,7 +417,8 @@ void StudioWindow::showSession(qint64 sessionId) {
     stages_->load(sessionId);
     summary_->setText(tr("#%1 %2 · %3 · %4 graphs · %5 breaks · %6 recompiles")
                           .arg(s.id).arg(qs(s.name), qs(s.status))
-                          .arg(s.graphCount).arg(s.breakCount).arg(s.recompileCount));
+                          .arg(s.graphCount).arg(s.breakCount).arg(s.recompileCount) +
+                      (breaks_->failedCount() ? tr(" · %n failed compile(s)", nullptr, breaks_->failedCount()) : QString()));
   } catch (const std::exception& e) {
     stages_->load(0);
     breaks_->setSession({}, {});
@@ -432,6 +444,7 @@ void StudioWindow::showSession(qint64 sessionId) {
 // The stage's graph and texts are read on a pool thread with a connection of its own (a
 // 4,096-node stage takes ~50 ms to read); only the newest request is shown.
 void StudioWindow::showStage(int row) {
+  if (const storage::CompileRow* failed = stages_->failureAt(row)) return showFailedCompile(*failed);
   const storage::StageRow& stage = stages_->stageAt(row);
   stageId_ = stage.id;
   settled_ = false;
@@ -463,6 +476,32 @@ void StudioWindow::showStage(int row) {
       if (self) self->finishStage(token, row, *content, error);
     }, Qt::QueuedConnection);
   });
+}
+
+// A compile that failed before it had a graph: why, in the graph's place and the Capture tab,
+// and its line marked and scrolled to.
+void StudioWindow::showFailedCompile(const storage::CompileRow& failed) {
+  stageId_ = 0;
+  ++stageRequest_;  // a stage still being read is not shown over this
+  compileId_.clear();
+  const QString what = tr("[%1] compile failed: %2").arg(qs(failed.compileId), qs(failed.message)) +
+                       (failed.line > 0 ? tr(" (line %1)").arg(failed.line) : QString());
+  // The explanation wrapped to lines of ~90 characters: the message is one text item.
+  QString wrapped;
+  int column = 0;
+  for (const QString& word : qs(failed.detail).split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+    if (column > 0 && column + word.size() > 90) wrapped += QLatin1Char('\n'), column = 0;
+    else if (column > 0) wrapped += QLatin1Char(' '), ++column;
+    wrapped += word;
+    column += int(word.size());
+  }
+  graph_->clearGraph(what + (wrapped.isEmpty() ? QString() : QStringLiteral("\n\n") + wrapped));
+  text_->setCapture(what + QStringLiteral("\n\n") + qs(failed.detail) +
+                    tr("\n\nThis compile produced no graph: with fullgraph=True a graph break is an error."));
+  text_->setCurrentIndex(TextPane::Capture);
+  if (failed.line > 0) source_->highlightLine(failed.line);
+  statusBar()->showMessage(what);
+  markSettled();
 }
 
 void StudioWindow::finishStage(quint64 token, int row, const StageContent& content, const QString& error) {
@@ -591,7 +630,11 @@ void StudioWindow::showStepReport(int row, const StageContent& content) {
       graphDiffDock_->raise();
     }
   } else if (content.previous && stages_->stageAt(row - 1).stage != "captured") {
-    text += describeChanges(prev, graph, qs(stages_->stageAt(row - 1).stage));
+    // Into the fused stage every node joins a kernel: the kernel groups show that, so only what
+    // changed otherwise (op, arguments, types) is marked, not the whole graph in amber.
+    const bool fused = stage.stage == "fused";
+    text += describeChanges(prev, graph, qs(stages_->stageAt(row - 1).stage), !fused);
+    if (fused) text += tr("  (joining a kernel is not counted as a change: the kernel groups show it)\n");
   }
   text_->setStepReport(text);
 }
@@ -620,14 +663,20 @@ int StudioWindow::findInGraph(const QString& text, int step) {
   if (step != 0) {
     findAt_ = ((findAt_ < 0 && step < 0 ? 0 : findAt_ + step) % n + n) % n;
     graph_->revealNode(findMatches_[static_cast<size_t>(findAt_)]);
+    if (graph_->isLayingOut()) settled_ = false;  // its module unfolds: settled once drawn
   }
   findCount_->setText(findAt_ < 0 ? tr("%n match(es)", nullptr, n) : tr("%1 of %2").arg(findAt_ + 1).arg(n));
   return n;
 }
 
-QString StudioWindow::describeChanges(const ir::Graph& before, const ir::Graph& graph, const QString& against) {
-  ir::GraphChanges c = ir::diffGraphs(before, graph);
-  graph_->setChanges(c);
+QString StudioWindow::describeChanges(const ir::Graph& before, const ir::Graph& graph, const QString& against,
+                                      bool kernelMembership) {
+  ir::GraphChanges c = ir::diffGraphs(before, graph, kernelMembership);
+  std::vector<ir::Node> removedNodes;  // drawn as ghosts, or counted in their folded module
+  const std::set<std::string> gone(c.removed.begin(), c.removed.end());
+  for (const auto& n : before.nodes)
+    if (gone.count(n.name)) removedNodes.push_back(n);
+  graph_->setChanges(c, false, std::move(removedNodes));
   auto names = [&](const std::vector<int>& ids) {
     QStringList l;
     for (int id : ids) l << qs(graph.find(id)->name);

@@ -126,6 +126,7 @@ class StudioWindow : public QMainWindow {
   bool reloadSessionList();  // false (and settled) when the list is empty or unreadable
   void showSession(qint64 sessionId);
   void showStage(int row);
+  void showFailedCompile(const storage::CompileRow& failed);  // a stage-list row without a graph
   void onRunFinished(qint64 sessionId, const QString& error);
   void onNodeSelected(int nodeId);
   void onLineSelected(int line);
@@ -146,7 +147,7 @@ class StudioWindow : public QMainWindow {
   QString pendingFrameKey_;    // the compile whose stages are being read for a layout frame
   ir::Graph pendingFrameGraph_;  // the stage to show when they arrive
   // Marks `graph`'s nodes added / changed against `before` in the view; the Step tab's text.
-  QString describeChanges(const ir::Graph& before, const ir::Graph& graph, const QString& against);
+  QString describeChanges(const ir::Graph& before, const ir::Graph& graph, const QString& against, bool kernelMembership = true);
   void exportGraphDialog();
   void finishDiff(qint64 a, qint64 b, const QString& text, const QString& error);
   void rememberScript(const QString& script);

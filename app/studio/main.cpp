@@ -1,4 +1,4 @@
-// kiln-studio [SCRIPT] [--db PATH] [--open ID] [--diff A,B] [--stage NAME] [--line N] [--tab NAME]
+// kiln-studio [SCRIPT] [--db PATH] [--open ID] [--diff A,B] [--stage NAME] [--line N] [--tab NAME] [--find TEXT] [--size WxH]
 // [--screenshot PNG] [--kiln PATH]: opens the session store in the studio window. With SCRIPT, runs
 // it through `kiln run` in the background and shows the new session; otherwise shows the newest
 // session, or session ID with --open (with --diff, session B and the diff of A and B); --stage,
@@ -115,7 +115,12 @@ int main(int argc, char** argv) {
                                           QStringLiteral("Show the Artifacts tab with the first kept record whose name contains NAME "
                                                          "(imported sessions: dynamo_cpp_guards_str, import problem ...)."),
                                           QStringLiteral("NAME"));
-  parser.addOptions({dbOption, shotOption, kilnOption, diffOption, stageOption, lineOption, tabOption, sessionOption, artifactOption});
+  const QCommandLineOption findOption(QStringLiteral("find"), QStringLiteral("Find this node in the graph shown (as Find in graph + Enter)."),
+                                      QStringLiteral("TEXT"));
+  const QCommandLineOption sizeOption(QStringLiteral("size"), QStringLiteral("Window size (default 1500x950)."),
+                                      QStringLiteral("WxH"));
+  parser.addOptions({dbOption, shotOption, kilnOption, diffOption, stageOption, lineOption, tabOption, sessionOption, artifactOption,
+                     findOption, sizeOption});
   parser.process(app);
 
   const QString screenshot = parser.value(shotOption);
@@ -156,7 +161,16 @@ int main(int argc, char** argv) {
   }
 
   StudioWindow window(*store, findKiln(parser.value(kilnOption)));
-  window.resize(1500, 950);
+  const QStringList size = parser.value(sizeOption).split(QLatin1Char('x'));
+  window.resize(size.size() == 2 && size[0].toInt() > 0 ? size[0].toInt() : 1500, size.size() == 2 && size[1].toInt() > 0 ? size[1].toInt() : 950);
+  if (parser.isSet(findOption)) {
+    // Once, when the stage is on screen (before the screenshot's handler: a find that unfolds a
+    // module unsettles the window until its layout is drawn).
+    auto found = std::make_shared<bool>(false);
+    QObject::connect(&window, &StudioWindow::settled, &window, [&window, found, text = parser.value(findOption)] {
+      if (!std::exchange(*found, true)) window.findInGraph(text, 1);
+    });
+  }
   if (!screenshot.isEmpty()) armScreenshot(window, screenshot, !script.isEmpty());
   window.show();
   if (parser.isSet(diffOption)) {

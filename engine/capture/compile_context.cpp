@@ -1507,6 +1507,18 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
     frame->skipReason = why;
     return std::nullopt;
   };
+  // With fullgraph=True a break is an error: the compile is recorded failed, with where and why
+  // (the studio lists it and marks its line; it has no stages).
+  auto failCompile = [&](const session::GraphBreakEvent& b) {
+    ce.status = "failed";
+    ce.message = b.title;
+    ce.file = b.file;
+    ce.line = b.line;
+    ce.col = b.col;
+    ce.detail = b.explanation;
+    sink.compile(ce);
+    sink.compileDone(cid);
+  };
 
   in.tracer = &tracer;
   // Tracing leaves global state as it found it (a traced set_grad_enabled(False) is part of
@@ -1555,10 +1567,7 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
     }
     if (frame->opts.fullgraph) {
       // With fullgraph=True a break is an error, not a logged graph break.
-      ce.status = "failed";
-      ce.message = u.title;
-      sink.compile(ce);
-      sink.compileDone(cid);
+      failCompile(b);
       in.raise(u.errorClass, u.title + "\n  Explanation: " + u.explanation);
     }
     std::set<std::string> bound;
@@ -1730,10 +1739,7 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
     b.userStack = userStackOf(e.traceback);
     const std::string debug = "raised exception " + e.type() + "('" + e.message() + "')";
     if (frame->opts.fullgraph) {
-      ce.status = "failed";
-      ce.message = b.title;
-      sink.compile(ce);
-      sink.compileDone(cid);
+      failCompile(b);
       in.raise("Unsupported", b.title + "\n  Explanation: " + b.explanation + "\n\n  Developer debug context: " + debug);
     }
     return skipFrame(b.title, &b);
@@ -1782,10 +1788,7 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
                "that Dynamo cannot reconstruct, then remove it from the return statement."};
     b.file = file_;
     if (frame->opts.fullgraph) {
-      ce.status = "failed";
-      ce.message = b.title;
-      sink.compile(ce);
-      sink.compileDone(cid);
+      failCompile(b);
       in.raise("Unsupported", b.title + "\n  Explanation: " + b.explanation);
     }
     return skipFrame(b.title, &b);

@@ -17,6 +17,9 @@ struct GraphChanges {
   bool empty() const { return added.empty() && changed.empty() && removed.empty(); }
 };
 
-GraphChanges diffGraphs(const Graph& before, const Graph& after);
+// `kernelMembership`: a node that joined (or left) a kernel counts as changed. The stepper turns
+// it off for the step into the fused stage, where every node joins one and the kernel groups
+// already show it: only nodes whose op, arguments or types changed are marked there.
+GraphChanges diffGraphs(const Graph& before, const Graph& after, bool kernelMembership = true);
 
 }  // namespace kiln::ir

@@ -47,6 +47,12 @@ struct CompileEvent {
   std::string transformedCode; // Python source of the frame's transformed code
   std::string status = "ok";   // ok | failed | skipped
   std::string message;         // why it failed or was skipped
+  // Where a failed compile failed (fullgraph=True turns a graph break into an error): the
+  // break's user line and Dynamo's explanation; empty / 0 otherwise.
+  std::string file;
+  int line = 0;
+  int col = 0;
+  std::string detail;
 };
 
 struct RuleHit {

@@ -147,6 +147,35 @@ int64_t appendTrainingSampleSession(storage::Store& store) {
   return store.lastSessionId();
 }
 
+int64_t appendFailedCompileSampleSession(storage::Store& store) {
+  auto sink = store.beginSession();
+  sink->sessionStart({"sample.py", kScript, R"({"backend": "inductor"})", "test", 1700000180000});
+  sink->frame({0, "g", "sample.py", 4, "function", "def g(x): ..."});
+  sink->frame({1, "f", "sample.py", 4, "function", "def f(x): ..."});
+  session::CompileEvent failed;
+  failed.compileId = "0/0";
+  failed.backend = "inductor";
+  failed.status = "failed";
+  failed.message = "Data-dependent branching";
+  failed.file = "sample.py";
+  failed.line = kFailedLine;
+  failed.col = 4;
+  failed.detail = "Detected data-dependent branching (e.g. `if my_tensor.sum() > 0:`).";
+  sink->compile(failed);
+  sink->compileDone("0/0");
+  session::CompileEvent ok;
+  ok.compileId = "1/0";
+  ok.frameId = 1;
+  ok.backend = "inductor";
+  sink->compile(ok);
+  session::StageEvent captured = stage("captured", 0, chain("torch.sin", "_operator.mul", "torch.relu", ""), true);
+  captured.compileId = "1/0";
+  sink->stage(captured);
+  sink->compileDone("1/0");
+  sink->sessionEnd({"ok", "", 10.0, "{}"});
+  return store.lastSessionId();
+}
+
 SampleSession writeSampleSession(const std::string& dbPath) {
   SampleSession out;
   out.store = storage::Store::open(dbPath);

@@ -24,8 +24,13 @@ int64_t appendChangedSampleSession(storage::Store& store);
 // the forward's.
 int64_t appendTrainingSampleSession(storage::Store& store);
 
+// A run whose first compile failed (fullgraph=True met a data-dependent branch at kFailedLine:
+// no stages) and whose second compiled a captured graph.
+int64_t appendFailedCompileSampleSession(storage::Store& store);
+
 // Lines of the sample script the nodes point at.
 constexpr int kSinLine = 5;
 constexpr int kReluLine = 6;
+constexpr int kFailedLine = 5;
 
 }  // namespace kiln::testing

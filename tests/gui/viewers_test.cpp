@@ -8,6 +8,8 @@
 #include "viewers/breaks_panel.h"
 #include "viewers/diff_highlighter.h"
 #include "viewers/graph_diff_view.h"
+#include "viewers/graph_minimap.h"
+#include "viewers/op_colour.h"
 #include "viewers/graph_node_item.h"
 #include "viewers/graph_view.h"
 #include "viewers/layout_frame.h"
@@ -313,6 +315,8 @@ class ViewersTest : public QObject {
   void findRevealsFoldedNodes() {
     GraphView view;
     view.resize(800, 600);
+    view.show();  // scroll ranges follow a shown viewport
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
     ir::Graph g = layered(40, 6);
     QSignalSpy laid(&view, &GraphView::layoutFinished);
     view.showGraph(g);
@@ -327,6 +331,120 @@ class ViewersTest : public QObject {
     bool selected = false;
     for (GraphNodeItem* n : view.nodeItems()) selected = selected || (n->nodeId() == hits[2] && n->isSelected());
     QVERIFY(selected);
+    // The hit is centred at a readable zoom (100%), not left a speck somewhere in the view.
+    QVERIFY2(view.transform().m11() >= 1.0, qPrintable(QString::number(view.transform().m11())));
+    for (GraphNodeItem* n : view.nodeItems())
+      if (n->nodeId() == hits[2]) {
+        const QPoint at = view.mapFromScene(n->sceneBoundingRect().center());
+        QVERIFY2((at - view.viewport()->rect().center()).manhattanLength() < 8, qPrintable(QStringLiteral("%1,%2").arg(at.x()).arg(at.y())));
+      }
+    // Zoomed out, Zoom to Selection brings it back.
+    view.resetTransform();
+    view.scale(0.1, 0.1);
+    QVERIFY(view.zoomToSelection());
+    QCOMPARE(view.transform().m11(), 1.0);
+  }
+
+  // A long graph: fitting never goes below the readable zoom (it shows the start); the minimap
+  // shows where the view is and a click on it moves the view; zoomed far out, nodes are boxes
+  // coloured by op kind instead of smeared text.
+  void bigGraphsStayReadable() {
+    GraphView view;
+    view.resize(900, 700);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    ir::Graph g;
+    int last = -1;
+    for (int i = 0; i < 600; ++i) {  // no modules: nothing folds
+      ir::Node n;
+      n.kind = i == 0 ? ir::NodeKind::Placeholder : ir::NodeKind::CallFunction;
+      n.name = "n" + std::to_string(i);
+      n.target = i == 0 ? "x" : "aten.relu.default";
+      if (last >= 0) n.args.push_back(ir::Arg::ref(last));
+      n.types.push_back(ir::TensorType{ir::DType::Float32, {4, 8}});
+      last = g.add(std::move(n)).id;
+    }
+    QSignalSpy laid(&view, &GraphView::layoutFinished);
+    view.showGraph(g);
+    QVERIFY(laid.wait(60000));
+    view.zoomToFit();
+    QVERIFY2(view.transform().m11() >= GraphView::kReadableZoom, qPrintable(QString::number(view.transform().m11())));
+    // The start is on screen: the input node.
+    const QRectF seen = view.mapToScene(view.viewport()->rect()).boundingRect();
+    bool inputShown = false;
+    for (GraphNodeItem* n : view.nodeItems()) inputShown = inputShown || (n->name() == QStringLiteral("n0") && seen.intersects(n->sceneBoundingRect()));
+    QVERIFY(inputShown);
+    GraphMinimap* map = view.minimap();
+    QTRY_VERIFY(map->isVisible());
+    QVERIFY(map->width() <= GraphMinimap::kMaxWidth + 2 && map->height() <= GraphMinimap::kMaxHeight + 2);
+    // A click near the bottom of the minimap moves the view to the end of the graph.
+    const QPointF target = map->area().bottomLeft() + QPointF(map->area().width() / 2, -map->area().height() * 0.05);
+    QTest::mouseClick(map, Qt::LeftButton, {}, map->fromScene(target).toPoint());
+    const QPointF centre = view.mapToScene(view.viewport()->rect().center());
+    QVERIFY2(std::abs(centre.y() - target.y()) < map->area().height() * 0.1, qPrintable(QStringLiteral("%1 vs %2").arg(centre.y()).arg(target.y())));
+    // Level of detail: at 5% a label line is under a pixel: boxes in the op kind's colour.
+    GraphNodeItem* any = view.nodeItems().first();
+    QVERIFY(!any->drawsLabels(0.05));
+    QVERIFY(any->drawsLabels(1.0));
+    view.resetTransform();
+    view.scale(0.05, 0.05);
+    view.centerOn(view.nodeItems().at(300));
+    const QImage shot = view.viewport()->grab().toImage();
+    const QRgb relu = opKindColour(QStringLiteral("aten.relu.default")).rgb();
+    int coloured = 0;
+    for (int y = 0; y < shot.height(); ++y)
+      for (int x = 0; x < shot.width(); ++x) coloured += (shot.pixel(x, y) & 0xffffff) == (relu & 0xffffff);
+    QVERIFY2(coloured > 50, qPrintable(QString::number(coloured)));
+  }
+
+  // Folded boxes roll up the step's marks: counts in a badge, the strongest colour, the source
+  // line's tint; removed nodes are ghosts where the layout frame placed them.
+  void foldedBoxesRollUpAndRemovedNodesAreGhosts() {
+    GraphView view;
+    view.resize(800, 600);
+    ir::Graph g = layered(40, 6);
+    for (auto& n : g.nodes)
+      if (n.prov.modulePath == "blocks.4.attn") n.prov.loc.line = 17;
+    QSignalSpy laid(&view, &GraphView::layoutFinished);
+    view.showGraph(g);
+    QVERIFY(laid.wait(30000));
+    ir::GraphChanges changes;
+    for (const auto& n : g.nodes) {
+      if (n.prov.modulePath == "blocks.7.mlp" && changes.added.size() < 3) changes.added.push_back(n.id);
+      if (n.prov.modulePath == "blocks.2.attn" && changes.changed.size() < 5) changes.changed.push_back(n.id);
+    }
+    view.setChanges(changes);
+    GraphNodeItem* blocks = nullptr;
+    for (GraphNodeItem* n : view.nodeItems())
+      if (view.moduleOfBox(n->nodeId()) == "blocks") blocks = n;
+    QVERIFY(blocks);
+    QCOMPARE(blocks->rollup().added, 3);
+    QCOMPARE(blocks->rollup().changed, 5);
+    QCOMPARE(blocks->rollupText(), QStringLiteral("3 added, 5 changed"));
+    view.highlightLine(17);
+    QCOMPARE(blocks->rollup().tinted, 6);
+    QCOMPARE(blocks->rollup().tintLine, 17);
+    view.highlightLine(0);
+    QCOMPARE(blocks->rollup().tinted, 0);
+
+    // Ghosts: a stage without one node of the frame, stepped into from the stage with it.
+    ir::Graph before = layered(1, 3);
+    ir::Graph after = before;
+    const ir::Node gone = after.nodes[2];
+    after.replaceAllUses(gone.id, after.nodes[1].id);
+    after.remove(gone.id);
+    view.setLayoutFrame(QStringLiteral("frame"), unionOfStages({before, after}));
+    view.showGraph(after);
+    QVERIFY(laid.wait(30000));
+    QTRY_VERIFY(!view.nodeItems().isEmpty());
+    const ir::GraphChanges c = ir::diffGraphs(before, after);
+    QCOMPARE(c.removed, std::vector<std::string>{gone.name});
+    view.setChanges(c, false, {gone});
+    QCOMPARE(view.ghostItems().size(), 1);
+    QCOMPARE(view.ghostItems()[0]->nodeId(), gone.id);
+    QCOMPARE(view.ghostItems()[0]->change(), GraphNodeItem::Change::Removed);
+    QVERIFY(!(view.ghostItems()[0]->flags() & QGraphicsItem::ItemIsSelectable));
+    QCOMPARE(view.nodeItems().size(), int(after.nodes.size()));  // ghosts are not nodes of the graph
   }
 
   // Side by side: kernel IR left, assembly (or LLVM IR) right; the right follows the kernel at

@@ -155,5 +155,29 @@ TEST(StorageCli, FullDiskStopsTheRecordingAndTheScriptFinishes) {
   EXPECT_NE(check.out.find("1 session (1 incomplete)"), std::string::npos) << check.out;
 }
 
+// fullgraph=True turns a graph break into an error: the failed compile is stored with the
+// break's line, column and explanation (the studio lists it and marks the line).
+TEST(StorageCli, FailedFullgraphCompileRecordsWhereItFailed) {
+  TempDir dir;
+  std::string db = dir.file("s.db");
+  std::string script = dir.file("fullgraph.py");
+  std::ofstream(script) << "import torch\n\n\ndef f(x):\n    if x.sum() > 0:\n        return x.sin()\n    return x.cos()\n\n\n"
+                           "try:\n    out = torch.compile(f, fullgraph=True)(torch.ones(3))\nexcept Exception as e:\n"
+                           "    out = type(e).__name__\nprint(out)\n";
+  Result r = kiln(dir, {"run", script, "--db", db});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  auto store = Store::open(db);
+  const auto sessions = store->sessions();
+  ASSERT_EQ(sessions.size(), 1u);
+  const auto compiles = store->compiles(sessions[0].id);
+  ASSERT_EQ(compiles.size(), 1u);
+  EXPECT_EQ(compiles[0].status, "failed");
+  EXPECT_EQ(compiles[0].message, "Data-dependent branching");
+  EXPECT_EQ(compiles[0].line, 5);
+  EXPECT_GT(compiles[0].col, 0);
+  EXPECT_NE(compiles[0].detail.find("data-dependent"), std::string::npos) << compiles[0].detail;
+  EXPECT_TRUE(store->graphBreaks(sessions[0].id).empty());  // an error, not a logged graph break
+}
+
 }  // namespace
 }  // namespace kiln::storage::testing

@@ -130,6 +130,10 @@ inline void expectSampleStored(Store& store, int64_t id, const SampleSession& s)
     EXPECT_EQ(compiles[i].status, c.status);
     EXPECT_EQ(compiles[i].message, c.message);
     EXPECT_EQ(compiles[i].transformedCode, c.transformedCode);
+    EXPECT_EQ(compiles[i].file, c.file);
+    EXPECT_EQ(compiles[i].line, c.line);
+    EXPECT_EQ(compiles[i].col, c.col);
+    EXPECT_EQ(compiles[i].detail, c.detail);
     expectSameGuards(compiles[i].guards, c.guards);
 
     std::vector<const session::StageEvent*> want;

@@ -95,11 +95,12 @@ TEST(StorageMigration, NewerSchemaIsRefusedAndLeftUntouched) {
   TempDir dir;
   std::string path = dir.file("future.db");
   { Store::open(path); }
-  execSql(path, "PRAGMA user_version = 7; CREATE TABLE from_the_future (x);");
+  const int future = Store::kSchemaVersion + 1;
+  execSql(path, "PRAGMA user_version = " + std::to_string(future) + "; CREATE TABLE from_the_future (x);");
   std::string err = errorOf(path);
-  EXPECT_NE(err.find("newer Kiln (schema 7)"), std::string::npos) << err;
+  EXPECT_NE(err.find("newer Kiln (schema " + std::to_string(future) + ")"), std::string::npos) << err;
   EXPECT_NE(err.find(path), std::string::npos) << err;
-  EXPECT_EQ(queryInt(path, "PRAGMA user_version"), 7);
+  EXPECT_EQ(queryInt(path, "PRAGMA user_version"), future);
   EXPECT_EQ(queryInt(path, "SELECT count(*) FROM sqlite_master WHERE name = 'from_the_future'"), 1);
 }
 

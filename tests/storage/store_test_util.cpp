@@ -155,6 +155,10 @@ SampleSession sampleSession(const std::string& scriptName) {
   c2.backend = "eager";
   c2.status = "failed";
   c2.message = "unsupported op aten.foo";
+  c2.file = "model.py";
+  c2.line = 12;
+  c2.col = 4;
+  c2.detail = "Dynamo does not know how to trace aten.foo";
   s.compiles = {c0, c1, c2};
 
   for (const char* cid : {"0/0", "0/1"}) {
