@@ -111,6 +111,16 @@ struct ReprEnter {
 std::string Interpreter::repr(const Value& v) {
   RecursionGuard guard(*this, " while getting the repr of an object");
   if (tracer && (v->kind == VK::Int || v->kind == VK::Float || v->kind == VK::Bool)) tracer->specialize(v);  // a size printed is a constant
+  if (v->sub && v->kind != VK::Instance) {
+    // A subclass of a builtin (class F(float)) with its own __repr__ prints through it.
+    auto cls = classOf(v);
+    if (Value r = cls->lookup("__repr__"); r && r->kind == VK::Function) {
+      CallArgs a;
+      Value s = call(bindAttr(r, v, cls), a);
+      if (s->kind != VK::Str) raise("TypeError", "__repr__ returned non-string (type " + typeName(s) + ")");
+      return static_cast<StrObj*>(s.get())->v;
+    }
+  }
   switch (v->kind) {
     case VK::None: return "None";
     case VK::Bool: return static_cast<BoolObj*>(v.get())->v ? "True" : "False";
@@ -421,7 +431,7 @@ void Interpreter::installBuiltins() {
       {"Warning", "Exception"}, {"UserWarning", "Warning"}, {"DeprecationWarning", "Warning"},
       {"PendingDeprecationWarning", "Warning"}, {"RuntimeWarning", "Warning"}, {"SyntaxWarning", "Warning"},
       {"FutureWarning", "Warning"}, {"ImportWarning", "Warning"}, {"UnicodeWarning", "Warning"},
-      {"BytesWarning", "Warning"}, {"ResourceWarning", "Warning"}};
+      {"BytesWarning", "Warning"}, {"ResourceWarning", "Warning"}, {"EncodingWarning", "Warning"}};
   for (const auto& [child, parent] : kHierarchy) cls(child, classes_.at(parent));
   B["EnvironmentError"] = classes_["OSError"];
   B["IOError"] = classes_["OSError"];

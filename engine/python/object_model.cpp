@@ -154,6 +154,13 @@ Value Interpreter::getAttr(const Value& obj, const std::string& name) {
         for (const auto& [k, v] : m->scope->vars) d->setStr(k, v);
         return d;
       }
+      // PEP 562: a module-level __getattr__ answers names the module does not define.
+      auto ga = m->scope->vars.find("__getattr__");
+      if (ga != m->scope->vars.end() && name != "__getattr__") {
+        CallArgs a;
+        a.args.push_back(makeStr(name));
+        return call(ga->second, a);
+      }
       raise("AttributeError", "module '" + m->name + "' has no attribute '" + name + "'");
     }
     case VK::Instance: {

@@ -88,5 +88,23 @@ TEST(Interpreter, ErrorsHavePythonTracebacks) {
   EXPECT_NE(errorOf("'a' + 1\n").find("TypeError: unsupported operand type(s) for +: 'str' and 'int'"), std::string::npos);
 }
 
+// engine/python/lib/numpy.py: the statistics part of NumPy that timing scripts use, NumPy's result
+// types (np.float64 / np.int64 reprs of NumPy 2) and a clear error for the rest (a module-level
+// __getattr__, PEP 562).
+TEST(Interpreter, NumpySubset) {
+  EXPECT_EQ(run("import numpy as np\nt = [1.0, 2.0, 4.0, 3.5]\n"
+                "print(np.mean(t), repr(np.mean(t)), np.std(t), np.median(t), np.percentile(t, 90), np.var(t, ddof=1))\n"
+                "print(np.min(t), repr(np.max([1, 5, 3])), np.sum([1, 2]), np.sum(t), np.sqrt(2.0))\n"
+                "print(f'{np.mean(t):.3f}', [np.mean(t) * 1000], repr(2 * np.mean(t)), np.pi)\n"),
+            "2.625 np.float64(2.625) 1.192424001771182 2.75 3.85 1.8958333333333333\n"
+            "1.0 np.int64(5) 3 10.5 1.4142135623730951\n"
+            "2.625 [np.float64(2625.0)] np.float64(5.25) 3.141592653589793\n");
+  EXPECT_NE(errorOf("import numpy as np\nnp.zeros((2, 2))\n").find("NotImplementedError: numpy.zeros is not supported by Kiln"),
+            std::string::npos);
+  EXPECT_NE(errorOf("import numpy as np\nnp.mean({'a': 1})\n").find("NotImplementedError"), std::string::npos);
+  EXPECT_NE(errorOf("import numpy as np\nnp.percentile([1.0], 101)\n").find("ValueError: Percentiles must be in the range [0, 100]"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace kiln::py
