@@ -10,6 +10,19 @@
 namespace kiln::capture {
 
 namespace {
+// The dispatch keys of a dense tensor on `device` ("cpu", "cuda:0"), as TENSOR_MATCH prints them.
+std::string dispatchKeys(const std::string& device) {
+  return device.rfind("cuda", 0) == 0 ? "DispatchKeySet(CUDA, BackendSelect, ADInplaceOrView, AutogradCUDA)"
+                                      : "DispatchKeySet(CPU, BackendSelect, ADInplaceOrView, AutogradCPU)";
+}
+// A device's index as c10 prints it: -1 for the CPU's.
+std::string deviceIndex(const std::string& device) {
+  auto colon = device.find(':');
+  return colon == std::string::npos ? (device == "cpu" ? "-1" : "0") : device.substr(colon + 1);
+}
+}  // namespace
+
+namespace {
 
 std::string address(const void* p) {
   char buf[32];
@@ -185,7 +198,13 @@ std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Va
                (parameter ? "<class 'torch.Tensor'>" : "<class 'torch.nn.parameter.Parameter'>");
       ir::TensorType actual = static_cast<py::TensorObj*>(v.get())->tensorType();
       std::string t = "tensor '" + name + "' ";
+      // Dynamo's TensorCheck order: the dispatch keys (the device type) first, then the dtype,
+      // then the device index.
+      const std::string wantType = type.device.substr(0, type.device.find(':')), haveType = actual.device.substr(0, actual.device.find(':'));
+      if (wantType != haveType) return t + "dispatch key set mismatch. expected " + dispatchKeys(type.device) + ", actual " + dispatchKeys(actual.device);
       if (actual.dtype != type.dtype) return t + "dtype mismatch. expected " + std::string(ir::scalarTypeName(type.dtype)) + ", actual " + ir::scalarTypeName(actual.dtype);
+      if (actual.device != type.device)
+        return t + "Tensor device index mismatch. Expected device index to be " + deviceIndex(type.device) + ", actual " + deviceIndex(actual.device);
       if (actual.requiresGrad != type.requiresGrad) return t + "requires_grad mismatch. expected requires_grad=" + (type.requiresGrad ? "1" : "0");
       if (actual.sizes.size() != type.sizes.size())
         return t + "rank mismatch. expected " + std::to_string(type.sizes.size()) + ", actual " + std::to_string(actual.sizes.size());
@@ -358,8 +377,8 @@ session::Guard Guard::record(py::Interpreter& in) const {
       std::string sizes, strides;
       for (size_t i = 0; i < type.sizes.size(); ++i) sizes += (i ? ", " : "") + (type.sizes[i].symbolic() ? "None" : type.sizes[i].str());
       for (size_t i = 0; i < type.strides.size(); ++i) strides += (i ? ", " : "") + (type.strides[i].symbolic() ? "None" : type.strides[i].str());
-      g.text = "check_tensor(" + source.text() + ", Tensor, DispatchKeySet(CPU, BackendSelect, ADInplaceOrView, AutogradCPU), " +
-               std::string(ir::torchName(type.dtype)) + ", device=None, requires_grad=" + (type.requiresGrad ? "True" : "False") +
+      g.text = "check_tensor(" + source.text() + ", Tensor, " + dispatchKeys(type.device) + ", " +
+               std::string(ir::torchName(type.dtype)) + ", device=" + (type.device == "cpu" ? "None" : deviceIndex(type.device)) + ", requires_grad=" + (type.requiresGrad ? "True" : "False") +
                ", size=[" + sizes + "], stride=[" + strides + "])";
       break;
     }

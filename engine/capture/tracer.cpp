@@ -945,6 +945,15 @@ ir::Arg Tracer::toArg(const py::Value& v) {
       for (auto& x : in_.iterate(v)) items.push_back(toArg(x));
       return ir::Arg::listOf(std::move(items));
     }
+    case py::VK::Instance: {
+      // A torch.device enters the graph as its string ("cpu", "cuda:0"), as a device given as
+      // a string does.
+      auto* inst = static_cast<py::InstanceObj*>(v.get());
+      if (inst->cls->name == "device" && inst->cls->module && inst->cls->module->name == "torch") return ir::Arg::string(in_.str(v));
+      if (isUnbacked(v)) unbackedLimitation(in_, "an unbacked scalar as an argument of a torch call");
+      throw Unsupported("KB011", "Unsupported argument type",
+                        "An argument of type '" + py::typeName(v) + "' was passed to a traced torch call.");
+    }
     case py::VK::Class:
       // Python's int, float and bool stand for dtypes in torch calls (x.to(float)); the graph
       // holds the dtype, as Dynamo records it (x.to(torch.float64)).

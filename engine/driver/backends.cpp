@@ -334,6 +334,14 @@ capture::GraphRunner compileGraph(const ir::Graph& captured, const std::string& 
     ir::Graph g = captured;
     return [g](const std::vector<tensor::Tensor>& in) { return runtime::runTorchGraph(g, in); };
   }
+  // Kiln generates CPU code only so far: a graph over CUDA tensors runs op by op through the
+  // eager dispatcher, whose ops run on the GPU (or say they cannot), never CPU kernels reading
+  // device memory.
+  for (const ir::Node* p : captured.placeholders())
+    if (!p->types.empty() && p->types[0].device != "cpu") {
+      ir::Graph g = captured;
+      return [g](const std::vector<tensor::Tensor>& in) { return runtime::runTorchGraph(g, in); };
+    }
   auto t0 = std::chrono::steady_clock::now();
   passes::Lowered lowered;
   try {

@@ -1,5 +1,7 @@
 #include "engine/ops/graph_dispatcher.h"
 
+#include "engine/ops/device_dispatch.h"
+
 namespace kiln::ops {
 
 std::string atenNodeName(const std::string& opName) {
@@ -54,6 +56,7 @@ Val GraphDispatcher::fromArg(const ir::Graph& g, const ir::Arg& a) {
 
 Val GraphDispatcher::call(const OpDef& op, const std::vector<Val>& args) {
   ir::TensorType t = op.meta(args);
+  if (op.name != kToDeviceOp) t.device = metaDevice(args);
   ir::Node n;
   n.kind = ir::NodeKind::CallFunction;
   n.target = op.name;

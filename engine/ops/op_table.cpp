@@ -1,4 +1,5 @@
 #include "engine/ops/op_table.h"
+#include "engine/ops/device_dispatch.h"
 
 #include "engine/autograd/record.h"
 #include "engine/ops/autocast.h"
@@ -34,6 +35,7 @@ std::vector<OpDef>& table() {
     registerLinalgOps(v);
     registerSortOps(v);
     registerRandomOps(v);
+    registerDeviceOps(v);    // device copies (device_dispatch.h)
     registerDerivatives(v);  // last: attaches backward formulas to the ops registered above
     return v;
   }();
@@ -77,6 +79,14 @@ Val Dispatcher::call(std::string_view name, const std::vector<Val>& args) {
 }
 
 Val EagerDispatcher::call(const OpDef& op, const std::vector<Val>& args) {
+  // Kernels below are CPU code: an op on device tensors goes to the device's kernels (a
+  // decomposition first, so its core ops get there one by one).
+  if ((op.eager || op.eagerMulti || !op.decompose) && op.name != kToDeviceOp)
+    if (auto dev = opDevice(op, args)) {
+      Val r = runOnDevice(op, args, *dev);
+      autograd::recordEager(op, args, r);
+      return r;
+    }
   if (op.eagerMulti) {
     std::vector<Val> out;
     for (auto& t : op.eagerMulti(args)) out.push_back(Val::of(std::move(t)));
@@ -102,12 +112,18 @@ void Dispatcher::mutateInput(const Val& target, const Val& value) {
 }
 
 Val MetaDispatcher::call(const OpDef& op, const std::vector<Val>& args) {
+  const std::string device = op.name == kToDeviceOp ? "" : metaDevice(args);  // FakeTensor's device propagation
   if (op.metaMulti) {
     std::vector<Val> out;
-    for (auto& t : op.metaMulti(args)) out.push_back(Val::sym(std::move(t)));
+    for (auto& t : op.metaMulti(args)) {
+      if (!device.empty()) t.device = device;
+      out.push_back(Val::sym(std::move(t)));
+    }
     return Val::listOf(std::move(out));
   }
-  return Val::sym(op.meta(args));
+  ir::TensorType t = op.meta(args);
+  if (!device.empty()) t.device = device;
+  return Val::sym(std::move(t));
 }
 
 namespace {

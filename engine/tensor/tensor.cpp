@@ -62,7 +62,14 @@ std::string notEnoughMemory(uint64_t bytes) {
          std::to_string(memoryInUse()) + " in use; kiln run --memory-limit)";
 }
 
-Storage::Storage(size_t bytes) : bytes_(bytes) {
+Storage::Storage(size_t bytes, Device device) : bytes_(bytes), device_(device) {
+  if (!device_.isCpu()) {
+    // Device memory is the device's allocator's to count and limit (torch.cuda.memory_*).
+    DeviceBackend* b = deviceBackend(device_);
+    if (!b) throw TorchError("RuntimeError", "Kiln internal error: no runtime for device " + device_.str());
+    data_ = b->allocate(bytes);
+    return;
+  }
   uint64_t before = liveBytes.fetch_add(bytes);
   if (before + bytes > memoryLimit() || before + bytes < before) {
     liveBytes.fetch_sub(bytes);
@@ -77,6 +84,10 @@ Storage::Storage(size_t bytes) : bytes_(bytes) {
 }
 
 Storage::~Storage() {
+  if (!device_.isCpu()) {
+    if (DeviceBackend* b = deviceBackend(device_)) b->release(data_, bytes_);
+    return;
+  }
   std::free(data_);
   liveBytes.fetch_sub(bytes_);
 }
@@ -154,6 +165,57 @@ Tensor Tensor::empty(const Shape& sizes, DType dtype) {
   t.strides_ = contiguousStrides(sizes);
   t.inference_ = inferenceMode;
   return t;
+}
+
+void Storage::throwHostAccess() const {
+  throw TorchError("NotImplementedError", "Kiln has no " + std::string(device_.isCuda() ? "CUDA" : "device") +
+                                              " kernel for this operation: it would read the memory of a " + device_.str() +
+                                              " tensor on the host");
+}
+
+Tensor Tensor::empty(const Shape& sizes, DType dtype, const Device& device) {
+  if (device.isCpu()) return empty(sizes, dtype);
+  // Sizes checked like the CPU's (no host memory is allocated).
+  for (auto s : sizes)
+    if (s < 0) throw TorchError("RuntimeError", "Trying to create tensor with negative dimension " + std::to_string(s) + ": " + shapeStr(sizes));
+  int64_t bytes = static_cast<int64_t>(ir::itemSize(dtype));
+  bool overflow = false;
+  for (auto s : sizes) overflow |= __builtin_mul_overflow(bytes, s, &bytes);
+  if (overflow && std::find(sizes.begin(), sizes.end(), 0) == sizes.end())
+    throw TorchError("RuntimeError", "Storage size calculation overflowed with sizes=" + shapeStr(sizes));
+  Tensor t;
+  t.storage_ = std::make_shared<Storage>(static_cast<size_t>(bytes), device);
+  t.dtype_ = dtype;
+  t.sizes_ = sizes;
+  t.strides_ = contiguousStrides(sizes);
+  t.inference_ = inferenceMode;
+  return t;
+}
+
+Tensor Tensor::toDevice(const Device& d) const {
+  const Device from = device();
+  if (from == d) return *this;
+  const size_t item = ir::itemSize(dtype_);
+  if (from.isCpu()) {  // host -> device: the elements contiguous, then one copy
+    Tensor c = contiguous();
+    Tensor out = empty(sizes_, dtype_, d);
+    const size_t bytes = static_cast<size_t>(numel()) * item;
+    if (bytes) deviceBackend(d)->copyToDevice(out.storage_->devicePtr(), c.data(), bytes);
+    return out;
+  }
+  DeviceBackend* b = deviceBackend(from);
+  if (d.isCpu()) {
+    // device -> host: the whole storage comes back and the view is made contiguous here (a
+    // strided copy on the host needs no device kernel).
+    auto host = std::make_shared<Storage>(storage_->bytes());
+    if (storage_->bytes()) b->copyToHost(host->data(), storage_->devicePtr(), storage_->bytes());
+    Tensor h = *this;
+    h.storage_ = std::move(host);
+    h.autograd_.reset();
+    return h.contiguous();
+  }
+  // Between two devices: through the host (one GPU is all Kiln drives today).
+  return toDevice(Device::cpu()).toDevice(d);
 }
 
 Tensor Tensor::zeros(const Shape& sizes, DType dtype) {
@@ -311,6 +373,7 @@ ir::TensorType Tensor::type() const {
   for (auto s : sizes_) t.sizes.emplace_back(s);
   for (auto s : strides_) t.strides.emplace_back(s);
   t.requiresGrad = requiresGrad();
+  if (storage_ && !storage_->device().isCpu()) t.device = storage_->device().str();
   return t;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "engine/ir/types.h"
+#include "engine/tensor/device.h"
 #include "engine/tensor/tensor_iter.h"
 
 #include <cstdint>
@@ -63,32 +64,51 @@ uint64_t heapInUse();
 // PyTorch's allocator message for a request of `bytes`, with Kiln's limit.
 std::string notEnoughMemory(uint64_t bytes);
 
-// Raw bytes, 64-byte aligned so generated kernels can use aligned vector loads.
+// Raw bytes, 64-byte aligned so generated kernels can use aligned vector loads. On a CUDA
+// device the bytes come from the device's backend (the caching allocator) and the host may not
+// read them: data() throws, so no CPU kernel can ever compute on device memory by mistake;
+// GPU code takes devicePtr().
 class Storage {
  public:
-  explicit Storage(size_t bytes);
+  explicit Storage(size_t bytes, Device device = Device::cpu());
   ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
-  void* data() { return data_; }
-  const void* data() const { return data_; }
+  void* data() {
+    if (!device_.isCpu()) throwHostAccess();
+    return data_;
+  }
+  const void* data() const {
+    if (!device_.isCpu()) throwHostAccess();
+    return data_;
+  }
+  void* devicePtr() const { return data_; }
   size_t bytes() const { return bytes_; }
+  const Device& device() const { return device_; }
+  [[noreturn]] void throwHostAccess() const;
 
  private:
   void* data_ = nullptr;
   size_t bytes_ = 0;
+  Device device_;
 };
 
 class Tensor {
  public:
   Tensor() = default;
   static Tensor empty(const Shape& sizes, DType dtype);
+  static Tensor empty(const Shape& sizes, DType dtype, const Device& device);  // contiguous, on `device`
   static Tensor zeros(const Shape& sizes, DType dtype);
   static Tensor full(const Shape& sizes, double value, DType dtype);
   static Tensor scalar(double value, DType dtype);
   static Shape contiguousStrides(const Shape& sizes);
 
   bool defined() const { return storage_ != nullptr; }
+  // Where the storage lives (the CPU for a tensor without storage).
+  Device device() const { return storage_ ? storage_->device() : Device::cpu(); }
+  bool isCpu() const { return device().isCpu(); }
+  // The same elements, contiguous, on `d` (a copy unless already there; the tensor itself then).
+  Tensor toDevice(const Device& d) const;
   DType dtype() const { return dtype_; }
   const Shape& sizes() const { return sizes_; }
   const Shape& strides() const { return strides_; }

@@ -4,6 +4,7 @@
 #include "engine/capture/data_dependent.h"
 #include "engine/capture/tracer.h"
 #include "engine/ir/sym.h"
+#include "engine/torch/device_api.h"
 #include "engine/torch/inplace.h"
 
 #include <functional>
@@ -36,6 +37,7 @@ ops::Val toVal(py::Interpreter& in, const Value& v) {
       auto* inst = static_cast<py::InstanceObj*>(v.get());
       if (inst->cls->name == "memory_format" && inst->cls->module && inst->cls->module->name == "torch")
         return ops::Val::string(in.repr(v));
+      if (isDevice(v)) return ops::Val::string(in.str(v));  // a torch.device as its string ("cuda:0")
       if (capture::isUnbacked(v)) capture::unbackedLimitation(in, "an unbacked scalar as an argument of a torch call");
       in.raise("TypeError", "expected a tensor, number or sequence, got " + py::typeName(v));
     }

@@ -3,6 +3,8 @@
 // columns, nested brackets, summarization past 1000 elements, dtype suffix when not default.
 #include "engine/torch/tensor_format.h"
 
+#include "engine/torch/device_api.h"
+
 #include <cmath>
 #include <cstdio>
 
@@ -115,7 +117,11 @@ void render(const tensor::Tensor& t, std::vector<int64_t>& idx, size_t dim, cons
 
 }  // namespace
 
-std::string formatTensor(const tensor::Tensor& t, const std::string& prefix, bool requiresGrad) {
+std::string formatTensor(const tensor::Tensor& tIn, const std::string& prefix, bool requiresGrad) {
+  // A CUDA tensor prints its values copied back, and its device: PyTorch names the device
+  // wherever it is not the default device's type.
+  const tensor::Device device = tIn.device();
+  const tensor::Tensor t = device.isCpu() ? tIn : tIn.toDevice(tensor::Device::cpu());
   std::vector<double> vals = t.toDoubles();
   bool floating = ir::isFloating(t.dtype());
   bool summarize = t.numel() > 1000;
@@ -145,6 +151,7 @@ std::string formatTensor(const tensor::Tensor& t, const std::string& prefix, boo
   std::string suffix;
   bool defaultDtype = t.dtype() == ir::defaultFloatDType() || t.dtype() == ir::DType::Int64 || t.dtype() == ir::DType::Bool;
   if (t.numel() == 0 && t.dim() != 1) suffix += ", size=" + tensor::shapeStr(t.sizes());
+  if (device.type != defaultDevice().type) suffix += ", device='" + device.str() + "'";
   if (!defaultDtype) suffix += ", dtype=" + std::string(ir::torchName(t.dtype()));
   if (requiresGrad) suffix += ", requires_grad=True";
   return out + suffix + ")";

@@ -10,11 +10,14 @@
 #include "engine/ops/shape_util.h"
 #include "engine/torch/autograd_methods.h"
 #include "engine/torch/bindings.h"
+#include "engine/torch/device_api.h"
+#include "engine/ops/device_dispatch.h"
 #include "engine/torch/inplace.h"
 #include "engine/torch/indexing.h"
 #include "engine/torch/tensor_format.h"
 
 #include <map>
+#include <set>
 
 namespace kiln::torchapi {
 
@@ -103,8 +106,16 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
   if (name == "shape") return in.tracer && tv->fake ? in.tracer->symbolicSizes(t, shapeTuple(ty)) : shapeTuple(ty);
   if (name == "dtype") return std::make_shared<py::DTypeObj>(ty.dtype);
   if (name == "ndim") return py::makeInt(static_cast<int64_t>(ty.sizes.size()));
-  if (name == "device") return py::makeStr("cpu");
-  if (name == "is_cuda") return py::False();
+  if (name == "device" || name == "is_cuda" || name == "is_cpu" || name == "get_device") {
+    // A fake tensor's device is its type's (FakeTensor's device propagation).
+    tensor::Device d = tv->fake ? ops::parseDeviceString(ty.device) : tv->t.device();
+    if (name == "device") return makeDevice(in, d);
+    if (name == "is_cuda") return py::makeBool(d.isCuda());
+    if (name == "is_cpu") return py::makeBool(d.isCpu());
+    return py::makeBuiltin("Tensor.get_device", [d](py::Interpreter&, py::CallArgs&) { return py::makeInt(d.isCpu() ? -1 : d.index); });
+  }
+  if (name == "to" || name == "cuda" || name == "cpu")
+    return py::makeBuiltin("Tensor." + name, [t, name](py::Interpreter& in, py::CallArgs& a) { return tensorTo(in, t, name, a); });
   if (Value v = autogradAttr(in, t, name)) return v;  // requires_grad, grad, backward, detach ...
   if (Value v = inplaceMethod(in, t, name)) return v;  // add_, copy_, zero_ ...
   if (name == "T" || name == "mT") {
@@ -227,9 +238,10 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
       }
       if (x->t.numel() != 1)
         in.raise("RuntimeError", "a Tensor with " + std::to_string(x->t.numel()) + " elements cannot be converted to Scalar");
-      double v = x->t.loadAt(0);
-      if (x->t.dtype() == ir::DType::Bool) return py::makeBool(v != 0);
-      if (!ir::isFloating(x->t.dtype())) return py::makeInt(x->t.loadIntAt(0));
+      const tensor::Tensor h = onHost(in, x->t);  // a CUDA tensor's element is copied back (a sync, as in PyTorch)
+      double v = h.loadAt(0);
+      if (h.dtype() == ir::DType::Bool) return py::makeBool(v != 0);
+      if (!ir::isFloating(h.dtype())) return py::makeInt(h.loadIntAt(0));
       return py::makeFloat(v);
     });
   if (name == "tolist")
@@ -266,7 +278,7 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
         }
         return py::makeList(items);
       };
-      return rec(x->t);
+      return rec(onHost(in, x->t));
     });
   if (name == "__len__")  // len(t): the size of dim 0, as the builtin computes it
     return py::makeBuiltin("Tensor.__len__", [self](py::Interpreter& in, py::CallArgs& a) -> Value {
@@ -288,19 +300,33 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
                  "to same improvements as `inference_mode` when `torch.compile` is used."});
       return py::makeBool(x->t.isInference());
     });
-  if (name == "new_tensor")  // torch.tensor(data) with self's dtype unless dtype= is given
+  if (name == "new_tensor")  // torch.tensor(data) with self's dtype (and device) unless dtype= is given
     return py::makeBuiltin("Tensor.new_tensor", [self](py::Interpreter& in, py::CallArgs& a) -> Value {
+      if (!a.kwarg("device") || py::isNone(a.kwarg("device"))) {
+        auto* x = asTensor(self);
+        tensor::Device d = x->fake ? ops::parseDeviceString(x->type.device) : x->t.device();
+        if (!d.isCpu()) {
+          std::erase_if(a.kwargs, [](const auto& kv) { return kv.first == "device"; });
+          a.kwargs.emplace_back("device", makeDevice(in, d));
+        }
+      }
       py::CallArgs c = a;
       if (!c.kwarg("dtype") || py::isNone(c.kwarg("dtype"))) {
         std::erase_if(c.kwargs, [](const auto& kv) { return kv.first == "dtype"; });
         c.kwargs.emplace_back("dtype", std::make_shared<py::DTypeObj>(asTensor(self)->tensorType().dtype));
       }
-      std::erase_if(c.kwargs, [](const auto& kv) { return kv.first == "device" || kv.first == "pin_memory"; });
+      std::erase_if(c.kwargs, [](const auto& kv) { return kv.first == "pin_memory"; });
       Value tensorFn = in.importModule("torch")->scope->vars.at("tensor");
       return in.call(tensorFn, c);
     });
-  if (name == "cpu")  // already on the CPU: the tensor itself, as PyTorch returns
-    return py::makeBuiltin("Tensor.cpu", [self](py::Interpreter&, py::CallArgs&) -> Value { return self; });
+  if (n.rfind("new_", 0) == 0 && findTorchFn(n, ir::NodeKind::CallMethod))
+    // new_zeros / new_ones / new_full / new_empty: on self's device unless device= says another.
+    return py::makeBuiltin("Tensor." + n, [self, n](py::Interpreter& in, py::CallArgs& a) {
+      Value fn = py::makeBuiltin("Tensor." + n, [n](py::Interpreter& in, py::CallArgs& c) { return callTorch(in, n, ir::NodeKind::CallMethod, c); });
+      py::CallArgs c = a;
+      c.args.insert(c.args.begin(), self);
+      return deviceFactoryCall(in, fn, c, true, false);
+    });
   if (findTorchFn(n, ir::NodeKind::CallMethod))
     return py::makeBuiltin("Tensor." + n, [self, n](py::Interpreter& in, py::CallArgs& a) {
       a.args.insert(a.args.begin(), self);
@@ -470,7 +496,7 @@ bool tensorTruthy(py::Interpreter& in, const Value& t) {
             {"This graph break is fundamental - it is unlikely that Dynamo will ever be able to trace through your code. Consider finding a workaround.",
              "Use `torch.cond` to express dynamic control flow."});
   if (tv->t.numel() != 1) in.raise("RuntimeError", "Boolean value of Tensor with more than one value is ambiguous");
-  return tv->t.loadAt(0) != 0.0;
+  return onHost(in, tv->t).loadAt(0) != 0.0;
 }
 
 std::string tensorRepr(py::Interpreter&, const Value& t) {

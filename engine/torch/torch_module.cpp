@@ -7,6 +7,7 @@
 #include "engine/torch/autograd_function.h"
 #include "engine/torch/autograd_methods.h"
 #include "engine/torch/bindings.h"
+#include "engine/torch/device_api.h"
 #include "engine/torch/nn_module.h"
 
 #include <chrono>
@@ -472,6 +473,9 @@ void installModules(py::Interpreter& in) {
     return acc;
   });
 
+  // Devices last: torch.device, torch.cuda ..., and every factory above taking device=.
+  installDeviceApi(in, torch);
+  wrapFactories(in, torch);
 }
 
 }  // namespace kiln::torchapi

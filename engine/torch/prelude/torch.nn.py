@@ -130,21 +130,54 @@ def _double(self):
     return self._apply(lambda t: t.double() if t.is_floating_point() else t)
 
 
+def _on(t, device):
+    # t already on `device` (torch.device('cuda') means the current device, cuda:0).
+    return t.device.type == device.type and (device.index is None or t.device.index == device.index)
+
+
+def _move_all(self, device, dtype=None):
+    # Module._apply only where a tensor changes: parameters keep their identity.
+    tensors = list(self.parameters()) + list(self.buffers())
+    if dtype is None and all(_on(t, device) for t in tensors):
+        return self
+
+    def convert(t):
+        if dtype is not None and t.is_floating_point():
+            t = t.to(dtype)
+        return t if _on(t, device) else t.to(device)
+
+    return self._apply(convert)
+
+
 def _cpu(self):
-    return self
+    return _move_all(self, torch.device("cpu"))
+
+
+def _cuda(self, device=None):
+    if device is None:
+        device = "cuda"
+    elif isinstance(device, int):
+        device = torch.device("cuda", device)
+    return _move_all(self, torch.device(device))
 
 
 def _to(self, *args, **kwargs):
     dtype = kwargs.get("dtype", None)
+    device = kwargs.get("device", None)
     for a in args:
         if isinstance(a, torch.Tensor):
             dtype = a.dtype
-        elif not isinstance(a, str) and hasattr(a, "itemsize"):  # a torch.dtype (devices are strings)
+            device = a.device
+        elif isinstance(a, (str, int, torch.device)):
+            device = a
+        elif hasattr(a, "itemsize"):  # a torch.dtype
             dtype = a
+    if dtype is not None and not torch.empty(0, dtype=dtype).is_floating_point():
+        raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={dtype}")
+    if device is not None:
+        return _move_all(self, torch.device(device), dtype)
     if dtype is None:
         return self
-    if not torch.empty(0, dtype=dtype).is_floating_point():
-        raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={dtype}")
     return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
 
 
@@ -251,6 +284,7 @@ Module._apply = _convert
 Module.float = _float
 Module.double = _double
 Module.cpu = _cpu
+Module.cuda = _cuda
 Module.to = _to
 Module.zero_grad = _zero_grad
 Module.requires_grad_ = _requires_grad_

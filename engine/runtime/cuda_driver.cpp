@@ -1,0 +1,230 @@
+#include "engine/runtime/cuda_driver.h"
+
+#include "engine/tensor/tensor.h"
+
+#include <dlfcn.h>
+
+#include <mutex>
+#include <stdexcept>
+
+namespace kiln::runtime {
+
+namespace {
+constexpr int kErrorOutOfMemory = 2;
+constexpr int kErrorInsufficientDriver = 35;
+constexpr int kErrorNoDevice = 100;
+constexpr int kErrorNotReady = 600;
+
+template <class F>
+bool bind(void* lib, const char* name, F& fn) {
+  fn = reinterpret_cast<F>(dlsym(lib, name));
+  return fn != nullptr;
+}
+}  // namespace
+
+struct CudaDriver::Fns {
+  using R = int;
+  using Ptr = unsigned long long;
+  R (*init)(unsigned) = nullptr;
+  R (*deviceGetCount)(int*) = nullptr;
+  R (*deviceGet)(int*, int) = nullptr;
+  R (*deviceGetName)(char*, int, int) = nullptr;
+  R (*deviceGetAttribute)(int*, int, int) = nullptr;
+  R (*deviceTotalMem)(size_t*, int) = nullptr;
+  R (*primaryCtxRetain)(void**, int) = nullptr;
+  R (*ctxSetCurrent)(void*) = nullptr;
+  R (*streamCreate)(void**, unsigned) = nullptr;
+  R (*streamSynchronize)(void*) = nullptr;
+  R (*memAlloc)(Ptr*, size_t) = nullptr;
+  R (*memFree)(Ptr) = nullptr;
+  R (*memGetInfo)(size_t*, size_t*) = nullptr;
+  R (*memcpyHtoDAsync)(Ptr, const void*, size_t, void*) = nullptr;
+  R (*memcpyDtoHAsync)(void*, Ptr, size_t, void*) = nullptr;
+  R (*memcpyDtoDAsync)(Ptr, Ptr, size_t, void*) = nullptr;
+  R (*eventCreate)(void**, unsigned) = nullptr;
+  R (*eventDestroy)(void*) = nullptr;
+  R (*eventRecord)(void*, void*) = nullptr;
+  R (*eventSynchronize)(void*) = nullptr;
+  R (*eventQuery)(void*) = nullptr;
+  R (*eventElapsedTime)(float*, void*, void*) = nullptr;
+  R (*moduleLoadData)(void**, const void*) = nullptr;
+  R (*moduleGetFunction)(void**, void*, const char*) = nullptr;
+  R (*launchKernel)(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void*, void**, void**) = nullptr;
+  R (*getErrorString)(R, const char**) = nullptr;
+
+  // A failed driver call is PyTorch's "CUDA error: <the driver's words>" RuntimeError.
+  void check(R r, const char* what) const {
+    if (r == 0) return;
+    const char* s = nullptr;
+    if (getErrorString) getErrorString(r, &s);
+    throw tensor::TorchError("RuntimeError", std::string("CUDA error: ") + (s ? s : std::to_string(r)) + " (" + what + ")");
+  }
+};
+
+namespace {
+struct Loaded {
+  CudaDriver::State state = CudaDriver::State::NoDriver;
+  CudaDriver* driver = nullptr;
+  int count = 0;
+  std::string failure;
+};
+}  // namespace
+
+class CudaDriverLoader {
+ public:
+  static Loaded& loaded();
+};
+static Loaded& loaded() { return CudaDriverLoader::loaded(); }
+
+CudaDriver* CudaDriver::get() { return loaded().driver; }
+CudaDriver::State CudaDriver::state() { return loaded().state; }
+int CudaDriver::deviceCount() { return loaded().count; }
+
+std::string CudaDriver::unavailableMessage() {
+  switch (state()) {
+    case State::Ok: return "";
+    case State::NoDriver:
+      return "Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from "
+             "http://www.nvidia.com/Download/index.aspx";
+    case State::NoDevice: return "No CUDA GPUs are available";
+    case State::Failed: return "CUDA error: " + loaded().failure;
+  }
+  return "";
+}
+
+Loaded& CudaDriverLoader::loaded() {
+  static Loaded l;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) lib = dlopen("libcuda.so", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) return;  // NoDriver
+    static CudaDriver::Fns f;
+    bool ok = bind(lib, "cuInit", f.init) && bind(lib, "cuDeviceGetCount", f.deviceGetCount) && bind(lib, "cuDeviceGet", f.deviceGet) &&
+              bind(lib, "cuDeviceGetName", f.deviceGetName) && bind(lib, "cuDeviceGetAttribute", f.deviceGetAttribute) &&
+              bind(lib, "cuDeviceTotalMem_v2", f.deviceTotalMem) && bind(lib, "cuDevicePrimaryCtxRetain", f.primaryCtxRetain) &&
+              bind(lib, "cuCtxSetCurrent", f.ctxSetCurrent) && bind(lib, "cuStreamCreate", f.streamCreate) &&
+              bind(lib, "cuStreamSynchronize", f.streamSynchronize) && bind(lib, "cuMemAlloc_v2", f.memAlloc) &&
+              bind(lib, "cuMemFree_v2", f.memFree) && bind(lib, "cuMemGetInfo_v2", f.memGetInfo) &&
+              bind(lib, "cuMemcpyHtoDAsync_v2", f.memcpyHtoDAsync) && bind(lib, "cuMemcpyDtoHAsync_v2", f.memcpyDtoHAsync) &&
+              bind(lib, "cuMemcpyDtoDAsync_v2", f.memcpyDtoDAsync) && bind(lib, "cuEventCreate", f.eventCreate) &&
+              bind(lib, "cuEventDestroy_v2", f.eventDestroy) && bind(lib, "cuEventRecord", f.eventRecord) &&
+              bind(lib, "cuEventSynchronize", f.eventSynchronize) && bind(lib, "cuEventQuery", f.eventQuery) &&
+              (bind(lib, "cuEventElapsedTime_v2", f.eventElapsedTime) || bind(lib, "cuEventElapsedTime", f.eventElapsedTime)) &&
+              bind(lib, "cuModuleLoadData", f.moduleLoadData) && bind(lib, "cuModuleGetFunction", f.moduleGetFunction) &&
+              bind(lib, "cuLaunchKernel", f.launchKernel) && bind(lib, "cuGetErrorString", f.getErrorString);
+    if (!ok) {
+      l.state = CudaDriver::State::Failed;
+      l.failure = "the CUDA driver (libcuda.so.1) lacks an entry point Kiln uses";
+      return;
+    }
+    int rc = f.init(0);
+    if (rc == kErrorNoDevice || (rc == 0 && (f.deviceGetCount(&l.count) != 0 || l.count == 0))) {
+      l.count = 0;
+      l.state = CudaDriver::State::NoDevice;
+      return;
+    }
+    if (rc == kErrorInsufficientDriver) return;  // NoDriver, as PyTorch reads it
+    auto* d = new CudaDriver;  // lives as long as the process, as the library does
+    d->f_ = &f;
+    try {
+      f.check(rc, "cuInit");
+      int dev = 0;
+      f.check(f.deviceGet(&dev, 0), "cuDeviceGet");
+      char name[256] = {};
+      f.check(f.deviceGetName(name, sizeof name - 1, dev), "cuDeviceGetName");
+      f.check(f.deviceGetAttribute(&d->major_, 75, dev), "cuDeviceGetAttribute");  // compute capability major
+      f.check(f.deviceGetAttribute(&d->minor_, 76, dev), "cuDeviceGetAttribute");  // and minor
+      f.check(f.deviceTotalMem(&d->totalMemory_, dev), "cuDeviceTotalMem");
+      f.check(f.primaryCtxRetain(&d->context_, dev), "cuDevicePrimaryCtxRetain");
+      f.check(f.ctxSetCurrent(d->context_), "cuCtxSetCurrent");
+      f.check(f.streamCreate(&d->stream_, 0), "cuStreamCreate");
+      d->name_ = name;
+      l.driver = d;
+      l.state = CudaDriver::State::Ok;
+    } catch (const std::exception& e) {
+      l.state = CudaDriver::State::Failed;
+      l.failure = e.what();
+      l.count = 0;
+      delete d;
+    }
+  });
+  return l;
+}
+
+void CudaDriver::makeCurrent() const { f_->check(f_->ctxSetCurrent(context_), "cuCtxSetCurrent"); }
+
+uint64_t CudaDriver::alloc(size_t bytes) {
+  makeCurrent();
+  Fns::Ptr p = 0;
+  int rc = f_->memAlloc(&p, bytes);
+  if (rc == kErrorOutOfMemory) return 0;
+  f_->check(rc, "cuMemAlloc");
+  return p;
+}
+
+void CudaDriver::free(uint64_t ptr) { f_->check(f_->memFree(ptr), "cuMemFree"); }
+
+void CudaDriver::copyToDevice(uint64_t dst, const void* src, size_t bytes) {
+  makeCurrent();
+  f_->check(f_->memcpyHtoDAsync(dst, src, bytes, stream_), "cuMemcpyHtoDAsync");
+}
+
+void CudaDriver::copyToHost(void* dst, uint64_t src, size_t bytes) {
+  makeCurrent();
+  f_->check(f_->memcpyDtoHAsync(dst, src, bytes, stream_), "cuMemcpyDtoHAsync");
+  synchronize();
+}
+
+void CudaDriver::copyOnDevice(uint64_t dst, uint64_t src, size_t bytes) {
+  makeCurrent();
+  f_->check(f_->memcpyDtoDAsync(dst, src, bytes, stream_), "cuMemcpyDtoDAsync");
+}
+
+void CudaDriver::synchronize() { f_->check(f_->streamSynchronize(stream_), "cuStreamSynchronize"); }
+
+void CudaDriver::memGetInfo(size_t* freeBytes, size_t* totalBytes) {
+  makeCurrent();
+  f_->check(f_->memGetInfo(freeBytes, totalBytes), "cuMemGetInfo");
+}
+
+void* CudaDriver::createEvent(bool timing) {
+  makeCurrent();
+  void* ev = nullptr;
+  f_->check(f_->eventCreate(&ev, timing ? 0u : 2u), "cuEventCreate");  // 2: CU_EVENT_DISABLE_TIMING
+  return ev;
+}
+void CudaDriver::destroyEvent(void* ev) { f_->eventDestroy(ev); }
+void CudaDriver::recordEvent(void* ev) { f_->check(f_->eventRecord(ev, stream_), "cuEventRecord"); }
+void CudaDriver::synchronizeEvent(void* ev) { f_->check(f_->eventSynchronize(ev), "cuEventSynchronize"); }
+bool CudaDriver::eventDone(void* ev) {
+  int rc = f_->eventQuery(ev);
+  if (rc == kErrorNotReady) return false;
+  f_->check(rc, "cuEventQuery");
+  return true;
+}
+float CudaDriver::elapsedMs(void* start, void* end) {
+  float ms = 0;
+  f_->check(f_->eventElapsedTime(&ms, start, end), "cuEventElapsedTime");
+  return ms;
+}
+
+void* CudaDriver::loadModule(const std::string& ptx) {
+  makeCurrent();
+  void* m = nullptr;
+  f_->check(f_->moduleLoadData(&m, ptx.c_str()), "cuModuleLoadData");
+  return m;
+}
+
+void* CudaDriver::function(void* module, const std::string& symbol) {
+  void* fn = nullptr;
+  f_->check(f_->moduleGetFunction(&fn, module, symbol.c_str()), "cuModuleGetFunction");
+  return fn;
+}
+
+void CudaDriver::launch(void* fn, unsigned grid, unsigned block, void** args) {
+  makeCurrent();
+  f_->check(f_->launchKernel(fn, grid, 1, 1, block, 1, 1, 0, stream_, args, nullptr), "cuLaunchKernel");
+}
+
+}  // namespace kiln::runtime

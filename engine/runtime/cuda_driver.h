@@ -1,0 +1,62 @@
+// The CUDA driver API as the GPU runtime uses it: device 0's primary context, one stream, device
+// memory, copies, events, modules and launches. libcuda is found with dlopen (never linked, as in
+// engine/codegen/cuda): without it, or without a device, `get()` says which, in the words
+// PyTorch's CUDA build uses on such a machine.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace kiln::runtime {
+
+class CudaDriver {
+ public:
+  enum class State { Ok, NoDriver, NoDevice, Failed };
+  // The driver bound to device 0, or nullptr; `state()` then says why.
+  static CudaDriver* get();
+  static State state();
+  // PyTorch's RuntimeError message for a CUDA request on this machine ("Found no NVIDIA
+  // driver ...", "No CUDA GPUs are available"); empty when a device is there.
+  static std::string unavailableMessage();
+  // Devices the driver sees (0 without a driver or device), as torch.cuda.device_count().
+  static int deviceCount();
+
+  std::string name() const { return name_; }
+  int major() const { return major_; }
+  int minor() const { return minor_; }
+  size_t totalMemory() const { return totalMemory_; }
+
+  void makeCurrent() const;  // the primary context, on the calling thread
+  uint64_t alloc(size_t bytes);  // cuMemAlloc; 0 where the device is out of memory
+  void free(uint64_t ptr);
+  void copyToDevice(uint64_t dst, const void* src, size_t bytes);  // on the stream, pageable source
+  void copyToHost(void* dst, uint64_t src, size_t bytes);  // on the stream, then waits for it
+  void copyOnDevice(uint64_t dst, uint64_t src, size_t bytes);
+  void synchronize();  // waits for the stream
+  void memGetInfo(size_t* freeBytes, size_t* totalBytes);
+
+  void* createEvent(bool timing);
+  void destroyEvent(void* ev);
+  void recordEvent(void* ev);
+  void synchronizeEvent(void* ev);
+  bool eventDone(void* ev);
+  float elapsedMs(void* start, void* end);
+
+  void* loadModule(const std::string& ptx);  // cuModuleLoadData
+  void* function(void* module, const std::string& symbol);
+  void launch(void* fn, unsigned grid, unsigned block, void** args);  // on the stream
+
+ private:
+  friend class CudaDriverLoader;
+  CudaDriver() = default;
+  struct Fns;
+  const Fns* f_ = nullptr;
+  void* context_ = nullptr;
+  void* stream_ = nullptr;
+  std::string name_;
+  int major_ = 0, minor_ = 0;
+  size_t totalMemory_ = 0;
+};
+
+}  // namespace kiln::runtime

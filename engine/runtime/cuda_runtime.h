@@ -1,0 +1,32 @@
+// The GPU runtime's front: what torch.cuda and CUDA tensors reach. `lazyInit()` is
+// torch.cuda._lazy_init: on first use it binds the driver, installs the caching allocator as the
+// CUDA tensor backend and the device kernels (cuda_ops.cpp), or raises the RuntimeError PyTorch's
+// CUDA build raises on this machine (no driver, no GPU).
+#pragma once
+
+#include "engine/runtime/cuda_allocator.h"
+#include "engine/runtime/cuda_driver.h"
+#include "engine/ops/val.h"
+
+#include <optional>
+#include <vector>
+
+namespace kiln::ops { struct OpDef; }
+
+namespace kiln::runtime::cuda {
+
+bool isAvailable();    // a driver and a device (torch.cuda.is_available())
+bool isInitialized();  // lazyInit() has succeeded
+int deviceCount();
+// Throws tensor::TorchError (RuntimeError, PyTorch's message) when CUDA is unavailable, and
+// "CUDA error: invalid device ordinal" for an index past the devices.
+void lazyInit(int deviceIndex = 0);
+CudaDriver& driver();                  // after lazyInit()
+CudaCachingAllocator& allocator();     // after lazyInit()
+// Installs the eager device kernels (cuda_ops.cpp); lazyInit() calls it.
+void installCudaKernels();
+// A pointwise op on CUDA tensors through kernel IR -> CUDA C++ -> NVRTC, one kernel per op and
+// argument shape, compiled once per process (cuda_pointwise.cpp); nullopt where it cannot.
+std::optional<ops::Val> pointwiseOnDevice(const ops::OpDef& op, const std::vector<ops::Val>& args, const tensor::Device& d);
+
+}  // namespace kiln::runtime::cuda

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Packs a carryable Kiln for the GPU machine (a bare Ubuntu 24.04 with the NVIDIA driver and a
+# Python install holding the CUDA libraries, but no compiler and no LLVM):
+#
+#   tools/pack_device_bundle.sh [BUILD_DIR] [OUT_DIR]
+#
+# builds the kiln CLI and the GPU test binaries (ctest label `gpu`) in BUILD_DIR (default
+# build-bundle: Release, studio off, its own folder so the everyday build is untouched), strips
+# them, and writes OUT_DIR/kiln-bundle.tar.xz (default .devbundle/, ignored by git): bin/, the
+# shared libraries beyond glibc and libstdc++ that they load (libLLVM among them) in lib/, and
+# run.sh. It fails if the archive is over 60 MiB. KILN_BUNDLE_REUSE=1 packs BUILD_DIR as it is
+# (no configure, no build), e.g. the everyday `build`.
+#
+# There (README, "On a GPU machine"): tar -C /tmp/kiln -xJf .devbundle/kiln-bundle.tar.xz and
+# /tmp/kiln/run.sh kiln_cuda_runtime_tests (or kiln run script.py). run.sh finds NVRTC in
+# CUDA_HOME, /usr/local/cuda or the NVIDIA wheels of the Python install (the driver, libcuda, is
+# the machine's own) and links this checkout at the path the binaries were built in, so the
+# tests that read tests/kernels/golden find it.
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${1:-$HERE/build-bundle}
+OUT=${2:-$HERE/.devbundle}
+TARGETS=(kiln kiln_cuda_codegen_tests kiln_cuda_runtime_tests)
+LIMIT_MIB=60
+
+if [ "${KILN_BUNDLE_REUSE:-0}" != 1 ]; then
+  cmake -S "$HERE" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DKILN_BUILD_STUDIO=OFF -DKILN_BUILD_TESTS=ON >/dev/null
+  cmake --build "$BUILD" -j"$(nproc)" --target "${TARGETS[@]}"
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/bin" "$tmp/lib" "$OUT"
+cp "$BUILD/app/kiln" "$BUILD/tests/codegen/kiln_cuda_codegen_tests" "$BUILD/tests/runtime/kiln_cuda_runtime_tests" "$tmp/bin/"
+strip --strip-unneeded "$tmp"/bin/*
+# Libraries a bare Ubuntu 24.04 lacks: not glibc, libstdc++ and the base system's (zlib, xz,
+# zstd, libbsd, libmd, ncurses, libffi, GMP, OpenSSL: same sonames, newer there). libcuda and
+# NVRTC are loaded with dlopen, so ldd does not list them: the driver is the machine's, NVRTC is
+# found there.
+for lib in $(ldd "$tmp"/bin/* | awk '/=>/ {print $3}' | sort -u); do
+  case "$(basename "$lib")" in
+    libc.so* | libm.so* | libstdc++* | libgcc_s* | ld-linux* | libpthread* | libdl.so* | librt.so*) ;;
+    libz.so* | liblzma.so* | libzstd.so* | libbsd.so* | libmd.so* | libtinfo.so* | libffi.so* | libgmp.so* | libcrypto.so*) ;;
+    *) cp -L "$lib" "$tmp/lib/" ;;
+  esac
+done
+strip --strip-unneeded "$tmp"/lib/* 2>/dev/null || true
+
+cat >"$tmp/run.sh" <<EOF
+#!/usr/bin/env bash
+# Runs a bundled binary (kiln, kiln_cuda_runtime_tests ...) with the bundle's libraries.
+set -e
+dir=\$(cd "\$(dirname "\$0")" && pwd)
+nvrtc=""
+for d in "\${CUDA_HOME:-/nonexistent}/lib64" /usr/local/cuda/lib64 \$(python3 -c 'import nvidia, os; print(" ".join(os.path.join(p, s, "lib") for p in nvidia.__path__ for s in os.listdir(p)))' 2>/dev/null); do
+  if ls "\$d"/libnvrtc.so* >/dev/null 2>&1; then nvrtc="\$d"; break; fi
+done
+export LD_LIBRARY_PATH="\$dir/lib\${nvrtc:+:\$nvrtc}\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
+# The tests read their data from the checkout they were built in ($HERE).
+if [ ! -e "$HERE" ] && [ -n "\${KILN_CHECKOUT:-}" ]; then mkdir -p "\$(dirname "$HERE")" && ln -s "\$KILN_CHECKOUT" "$HERE"; fi
+bin=\$1
+shift
+exec "\$dir/bin/\$bin" "\$@"
+EOF
+chmod +x "$tmp/run.sh"
+tar -C "$tmp" -I "xz -9 -T0" -cf "$OUT/kiln-bundle.tar.xz" .
+size=$(stat -c %s "$OUT/kiln-bundle.tar.xz")
+echo "$OUT/kiln-bundle.tar.xz: $((size / 1024 / 1024)) MiB ($(ls "$tmp/lib" | tr '\n' ' '))"
+if [ "$size" -gt $((LIMIT_MIB * 1024 * 1024)) ]; then
+  echo "the bundle is over ${LIMIT_MIB} MiB" >&2
+  exit 1
+fi
