@@ -9,6 +9,7 @@
 #include "engine/autograd/grad_mode.h"
 #include "engine/capture/resume.h"
 #include "engine/capture/tracer.h"
+#include "engine/ir/text.h"
 #include "engine/python/unparse.h"
 #include "engine/runtime/compiled_graph.h"
 #include "engine/torch/torch_functions.h"
@@ -910,6 +911,11 @@ Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::str
   for (const auto& [src, count] : e.iteratorAdvances)
     if (Value v = src.fetch(in, locals, globals); v && v->kind == VK::Iterator) {
       auto* it = static_cast<py::IteratorObj*>(v.get());
+      if (it->isRange) {
+        for (size_t k = 0; k < count && (it->rStep > 0 ? it->rCur < it->rStop : it->rCur > it->rStop); ++k)
+          if (__builtin_add_overflow(it->rCur, it->rStep, &it->rCur)) it->rCur = it->rStop;
+        continue;
+      }
       const size_t n = it->seq && it->seq->kind == VK::Tuple ? static_cast<py::TupleObj*>(it->seq.get())->items.size() : it->pos;
       it->pos = std::min(it->pos + count, n);
     }
@@ -1268,6 +1274,10 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
   // resume function, a function called from code running eagerly) with no tensor or module to
   // trace is not compiled (no compile id, guards or recompile); the next call is looked at again.
   if (!frame->alwaysOptimize && !hasTensorInFrame(in, *fn, args, self)) return eager();
+  // Dynamo's convert_frame never compiles a frame whose code is named __setattr__ ("setattr could
+  // be tricky to handle generally"): it runs eagerly, the frames it calls are still looked at.
+  // (Traced code still inlines a user __setattr__ at an attribute store.)
+  if (fn->def && fn->def->name == "__setattr__") return eager();
   const int recompileLimit = CompileContext::recompileLimit(in);
   if (frame->compiles >= recompileLimit) {
     // Dynamo logs the recompile, then finds the limit hit and runs the frame eagerly from now on.
@@ -1374,7 +1384,12 @@ static std::vector<size_t> treeOrder(const std::vector<Guard>& guards) {
         // Guards on one node go in the order of their builders in Dynamo's guards.py
         // (Guard.sort_key ends with it): a value's EQUALS_MATCH comes after its TYPE_MATCH,
         // SET_CONTAINS and the rest (a set that grew fails `set.__contains__(s, 'c')` first).
-        auto late = [&](size_t i) { return guards[i].kind == Guard::Kind::ConstantMatch ? 1 : 0; };
+        // A HASATTR that holds is no guard of the node's own but its getattr child (`x.to`),
+        // checked after them (a tensor's TENSOR_MATCH fails before `hasattr(x, 'to')`).
+        auto late = [&](size_t i) {
+          if (guards[i].kind == Guard::Kind::HasAttr && guards[i].expected) return 2;
+          return guards[i].kind == Guard::Kind::ConstantMatch ? 1 : 0;
+        };
         return late(a) < late(b);
       }
       if (l == pa.size() || l == pb.size()) return pa.size() < pb.size();  // a node's own guards first
@@ -1525,8 +1540,10 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
   // the graph's semantics, not of the capture).
   const bool gradBefore = autograd::isGradEnabled();
   const GlobalState stateBefore = currentGlobalState();
+  bool returnsTensor = false;  // the frame returned one tensor (not a tuple of them)
   try {
     Value result = in.callFunction(*fn, fakeArgs, fakeSelf);
+    returnsTensor = result && result->kind == VK::Tensor;
     in.tracer = nullptr;
     autograd::setGradEnabled(gradBefore);
     restoreAutocast(stateBefore);
@@ -1794,6 +1811,11 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
     return skipFrame(b.title, &b);
   }
   if (!tm.unbuildable.empty()) return skipFrame("the frame returns " + tm.unbuildable + ", which Kiln cannot make outside the trace", nullptr);
+  // Dynamo's _return skips a frame on count_calls() before cleanup_graph drops grad-mode changes
+  // that cancel out; compile_subgraph then decides on the count after it (a break's graph of
+  // only such changes is not compiled), except that a frame returning one tensor (and changing
+  // nothing else) always compiles its graph: an empty one, counted, where only those were left.
+  const int callsBeforeCleanup = tracer.graph.opCount() + tracer.symbolicCalls;
   tracer.dropCancellingGradModes(gradBefore);
   tracer.finish(outputs);
   tracer.finishDynamicFloats();
@@ -1838,7 +1860,8 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
   // with FrameExecStrategy(SKIP, DEFAULT), apply_to_code): later calls run it eagerly, with no
   // cache lookup and no recompile, while the frames it calls are still compiled. (A break is no
   // return: its empty graph is simply not compiled.)
-  if (ops == 0 && firstCapture && !dynamicOf && entry.plan.kind == BreakPlan::Kind::None && !frame->opts.fullgraph)
+  if (callsBeforeCleanup == 0 && firstCapture && !dynamicOf && entry.plan.kind == BreakPlan::Kind::None &&
+      !frame->opts.fullgraph)
     return skipFrame("No ops traced for the FX graph. `torch.compile` will skip the frame and fall back to eager.", nullptr);
   code = "def __transformed_code_" + cid.substr(cid.find('/') + 1) + "_for_" + frame->name + "(" + params + "):\n";
   if (ops > 0) {
@@ -1880,6 +1903,21 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
       ir::Graph g = tracer.graph;
       entry.run = [g](const std::vector<tensor::Tensor>& in) { return runtime::runTorchGraph(g, in); };
     }
+  }
+  const bool returnsOnlyTensor = entry.plan.kind == BreakPlan::Kind::None && returnsTensor && entry.sideEffects.empty() &&
+                                 entry.containerWrites.empty() && entry.varWrites.empty();
+  if (ops == 0 && (tracer.symbolicCalls > 0 || (returnsOnlyTensor && callsBeforeCleanup > 0))) {
+    // Dynamo compiles a graph whose only calls are on symbolic ints or floats (`n <= 0` on an
+    // automatic dynamic int), or grad-mode changes that cancel out before a `return x.grad`:
+    // count_calls() > 0, though dead-code elimination leaves it empty (`return ()`). It is a
+    // graph of the frame's; Kiln has nothing to run for it.
+    session::StageEvent se;
+    se.compileId = cid;
+    se.stage = "captured";
+    se.graph = shown;
+    se.text = ir::printGraph(shown);
+    se.changed = true;
+    sink.stage(se);
   }
   sink.compile(ce);
   sink.compileDone(cid);

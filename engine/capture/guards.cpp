@@ -22,6 +22,17 @@ std::string deviceIndex(const std::string& device) {
 }
 }  // namespace
 
+std::optional<py::Value> normalizedRangeIter(const py::Value& v) {
+  auto* it = v && v->kind == py::VK::Iterator ? static_cast<py::IteratorObj*>(v.get()) : nullptr;
+  if (!it || !it->isRange || it->typeName != "range_iterator") return std::nullopt;
+  const int64_t step = it->rStep, cur = it->rCur;
+  int64_t left = 0;  // as CPython counts what a range iterator has left (its len)
+  if (step > 0 && cur < it->rStop) left = static_cast<int64_t>((static_cast<__int128>(it->rStop) - cur + step - 1) / step);
+  if (step < 0 && cur > it->rStop) left = static_cast<int64_t>((static_cast<__int128>(cur) - it->rStop - step - 1) / -static_cast<__int128>(step));
+  const int64_t stop = static_cast<int64_t>(cur + static_cast<__int128>(left) * step);
+  return py::makeTuple({py::makeInt(cur), py::makeInt(stop), py::makeInt(step)});
+}
+
 namespace {
 
 std::string address(const void* p) {
@@ -285,6 +296,13 @@ std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Va
                 static_cast<py::TupleObj*>(it->seq.get())->items.size() - it->pos == static_cast<size_t>(length);
       return ok ? "" : "___tuple_iterator_len(" + name + ") == " + std::to_string(length);
     }
+    case Kind::RangeIteratorMatch: {
+      std::string want = in.repr(constant);
+      if (auto now = normalizedRangeIter(v)) {
+        if (in.repr(*now) == want) return "";
+      }
+      return "___normalize_range_iter(" + name + ") == " + want;
+    }
     case Kind::DictKeys: {
       // Dynamo's DictGuardManager: its size first ("len(d) != 2"), then each key in order
       // ("list(dict.keys(d))[1] == 'b'").
@@ -443,6 +461,10 @@ session::Guard Guard::record(py::Interpreter& in) const {
     case Kind::TupleIteratorLen:
       g.kind = "TUPLE_ITERATOR_LEN";
       g.text = "___tuple_iterator_len(" + source.text() + ") == " + std::to_string(length);
+      break;
+    case Kind::RangeIteratorMatch:
+      g.kind = "RANGE_ITERATOR_MATCH";
+      g.text = "___normalize_range_iter(" + source.text() + ") == " + in.repr(constant);
       break;
     case Kind::DictKeys:
       g.kind = "DICT_KEYS_MATCH";

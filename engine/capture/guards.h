@@ -28,6 +28,8 @@ struct Guard {
     Contains,        // `key in container` keeps its answer (`___dict_contains('k', d)`, set.__contains__)
     DictKeys,        // a dict the function iterated keeps its keys in order (`len(d) != 2`, `list(dict.keys(d))[0] == 'a'`)
     TupleIteratorLen,  // an iterator over a tuple keeps the number of items it has left (`___tuple_iterator_len(it) == 5`)
+    RangeIteratorMatch,  // a range iterator keeps what it has left to yield, as (next, stop, step) with
+                         // stop = next + left * step: `___normalize_range_iter(it) == (2, 11, 3)`; `constant`
     Shape,           // a shape guard of the entry's symbolic sizes (Dynamo's ShapeEnv): a relation
                      // over sizes (`x.size()[1] == x.size()[0]`, `x.size()[2] != 2`) or a size's
                      // value range (`2 <= x.size()[0]`); checked after every other guard
@@ -79,6 +81,10 @@ struct Guard {
   // followed by the user stack trace; tensor guards print the bare reason.
   std::string verboseReason(const std::string& compileId, const std::string& failure) const;
 };
+
+// Dynamo's ___normalize_range_iter: a range iterator as the tuple (next, stop, step), its stop
+// recomputed from what it has left (iter(range(2, 9, 3)) is (2, 11, 3)); nullopt for anything else.
+std::optional<py::Value> normalizedRangeIter(const py::Value& v);
 
 // What `type(x)` is, for TYPE_MATCH: the class object of instances, a builtin class's name
 // otherwise ("list", "int").

@@ -620,6 +620,18 @@ void Tracer::onBoundMethod(const py::Value& obj, const std::string& name, const 
 }
 
 void Tracer::onHasattr(const py::Value& obj, const std::string& name, bool result) {
+  if (dynFloat(obj)) {
+    // A dynamic float is a SymNodeVariable in Dynamo's trace, which has no hasattr rule.
+    Unsupported u("KB048", "Unsupported hasattr call",
+                  "Dynamo does not know how to trace hasattr() on a dynamic float (a SymFloat in its trace).",
+                  {"Avoid calling `hasattr(SymNodeVariable, " + name + ")` in your code."});
+    u.where = in_.currentLocation();
+    u.stack = in_.userStack();
+    throw u;
+  }
+  // A plain dict's attributes are its type's (Dynamo's ConstDictVariable answers hasattr from
+  // dict itself): the answer holds while the type does, a TYPE_MATCH, not a HASATTR guard.
+  if (obj->kind == py::VK::Dict && !obj->sub) return onType(obj);
   const Source* src = sourceOf(obj);
   if (!src) return;
   Guard g;
@@ -1147,6 +1159,26 @@ void Tracer::onSetData(const py::Value& x, const py::Value& v) {
 
 bool Tracer::onTupleIteratorNext(const py::Value& iterator) {
   auto* it = iterator->kind == py::VK::Iterator ? static_cast<py::IteratorObj*>(iterator.get()) : nullptr;
+  if (auto norm = normalizedRangeIter(iterator)) {
+    const auto& t = static_cast<py::TupleObj*>(norm->get())->items;
+    if (in_.repr(t[0]) == in_.repr(t[1])) return false;  // exhausted: StopIteration is not traced
+    for (auto& s : iteratorSteps)
+      if (s.iterator == iterator) return ++s.count, true;
+    const Source* src = sourceOf(iterator);
+    if (!src) return false;
+    Guard g;
+    g.kind = Guard::Kind::RangeIteratorMatch;
+    g.source = *src;
+    g.constant = *norm;
+    g.where = here();
+    g.line = g.where.line;
+    addGuard(std::move(g), "range_iterator " + src->text());
+    IteratorStep step{iterator, *src};
+    step.rangeStart = it->rCur;
+    step.count = 1;
+    iteratorSteps.push_back(std::move(step));
+    return true;
+  }
   if (!it || it->nextFn || it->isRange || !it->seq || it->seq->kind != py::VK::Tuple || it->typeName != "tuple_iterator") return false;
   const auto& items = static_cast<py::TupleObj*>(it->seq.get())->items;
   if (it->pos >= items.size()) return false;  // exhausted: StopIteration is not traced
@@ -1161,7 +1193,9 @@ bool Tracer::onTupleIteratorNext(const py::Value& iterator) {
     g.source = *src;
     g.length = static_cast<int64_t>(items.size() - it->pos);
     addGuard(std::move(g), "tuple_iterator_len " + src->text());
-    iteratorSteps.push_back(IteratorStep{iterator, *src, it->pos, 0});
+    IteratorStep made{iterator, *src};
+    made.start = it->pos;
+    iteratorSteps.push_back(std::move(made));
     step = &iteratorSteps.back();
   }
   const py::Value& item = items[it->pos];
@@ -1175,7 +1209,11 @@ bool Tracer::onTupleIteratorNext(const py::Value& iterator) {
 }
 
 void Tracer::undoSideEffects() {
-  for (const auto& s : iteratorSteps) static_cast<py::IteratorObj*>(s.iterator.get())->pos = s.start;
+  for (const auto& s : iteratorSteps) {
+    auto* it = static_cast<py::IteratorObj*>(s.iterator.get());
+    if (it->isRange) it->rCur = s.rangeStart;
+    else it->pos = s.start;
+  }
   for (auto it = sideEffects.rbegin(); it != sideEffects.rend(); ++it) {
     if (!it->target) continue;  // x.data = v: the trace changed only its stand-in (onSetData)
     // Back to what it was: the old value, or no attribute at all (a store a Python __setattr__

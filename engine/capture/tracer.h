@@ -140,12 +140,14 @@ class Tracer {
   // next() on an iterator over a tuple that existed before the frame (an argument): Dynamo
   // traces it (TUPLE_ITERATOR_LEN `___tuple_iterator_len(it) == 5`, each item used guarded as
   // `___tuple_iterator_getitem(it, 0) == 2`) and the entry advances the real iterator as far
-  // after its graph. False when `it` is no such iterator (the caller breaks instead).
+  // after its graph. A range iterator likewise, guarded whole by RANGE_ITERATOR_MATCH (its
+  // items are then constants). False when `it` is no such iterator (the caller breaks instead).
   bool onTupleIteratorNext(const py::Value& it);
   struct IteratorStep {
     py::Value iterator;
     Source source;
     size_t start = 0;  // its position when the frame began
+    int64_t rangeStart = 0;  // a range iterator's next value when the frame began
     size_t count = 0;  // how far the frame advanced it
   };
   std::vector<IteratorStep> iteratorSteps;
@@ -275,6 +277,11 @@ class Tracer {
   // message, raised once the entry is compiled ("" when none).
   std::string constraintViolation;
   bool isSymbolic(const py::Value& v);
+  // Operations on symbolic ints and floats the trace made (a symbolic size read, arithmetic, a
+  // comparison): each is a call node in Dynamo's FX graph even when it leaves no tensor op, and
+  // count_calls() > 0 makes Dynamo compile the graph (counted, though DCE may empty it) and not
+  // skip the frame as one with "No ops traced".
+  int symbolicCalls = 0;
   // x.shape / x.size() / x.size(d) / x.numel() / len(x) of `tensor` (the concrete value given):
   // the value carrying its expression when the dims are symbolic.
   py::Value symbolicSizes(const py::Value& tensor, py::Value sizes);

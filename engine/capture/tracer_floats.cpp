@@ -72,6 +72,7 @@ bool Tracer::floatSymbol(const Source& src, const py::Value& v) {
   // NaN and inf are specialized (Dynamo's shape guards cannot model them).
   if (!floatPlan || !unspecializable(src) || std::isnan(d) || std::isinf(d) || !floatPlan(src, d)) return false;
   guardTypeHere(src, v);
+  ++symbolicCalls;  // Dynamo reads it from its graph input: `item = l_y_.item()`, a call
   dynFloats_[v.get()] = DynFloat{v, {src}, true};
   dynFloatSources_.emplace_back(src, d);
   return true;
@@ -116,6 +117,7 @@ void Tracer::finishDynamicFloats() {
 }
 
 py::Value Tracer::onFloatBinary(const py::Value& a, const py::Value& b, py::Value result) {
+  ++symbolicCalls;
   auto d = numberOf(result);
   if (!d || result->kind == py::VK::Bool) return result;
   DynFloat f;
@@ -131,6 +133,7 @@ py::Value Tracer::onFloatBinary(const py::Value& a, const py::Value& b, py::Valu
 py::Value Tracer::onFloatCompare(const std::string& op, const py::Value& a, const py::Value& b, py::Value result) {
   const DynFloat* fa = dynFloat(a);
   const DynFloat* fb = dynFloat(b);
+  ++symbolicCalls;
   // One float the function was given against a constant: the outcome is guarded as a relation.
   // Anything else (two of them, a value computed from one, a symbolic size) needs their values.
   if ((fa && fb) || (fa && !fa->direct) || (fb && !fb->direct) || isSymbolicInt(fa ? b : a)) {

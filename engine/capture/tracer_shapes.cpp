@@ -157,6 +157,7 @@ py::Value Tracer::symbolicSizes(const py::Value& tensor, py::Value sizes) {
   wrapSymbols(t);
   const std::vector<int>& dims = symDims_[t];
   if (std::all_of(dims.begin(), dims.end(), [](int s) { return s < 0; })) return sizes;
+  ++symbolicCalls;
   std::vector<py::Value> items = static_cast<py::TupleObj*>(sizes.get())->items;
   for (size_t d = 0; d < items.size() && d < dims.size(); ++d)
     if (dims[d] >= 0) items[d] = tagged(items[d], symSymbol(dims[d]));
@@ -170,6 +171,7 @@ py::Value Tracer::symbolicSize(const py::Value& tensor, int64_t dim, py::Value s
   const std::vector<int>& dims = symDims_[t];
   if (dim < 0) dim += static_cast<int64_t>(dims.size());
   if (dim < 0 || dim >= static_cast<int64_t>(dims.size()) || dims[static_cast<size_t>(dim)] < 0) return size;
+  ++symbolicCalls;
   return tagged(size, symSymbol(dims[static_cast<size_t>(dim)]));
 }
 
@@ -179,6 +181,7 @@ py::Value Tracer::symbolicNumel(const py::Value& tensor, py::Value numel) {
   wrapSymbols(t);
   const std::vector<int>& dims = symDims_[t];
   if (std::all_of(dims.begin(), dims.end(), [](int s) { return s < 0; })) return numel;
+  ++symbolicCalls;
   SymExpr e = symInt(1);
   for (size_t d = 0; d < dims.size(); ++d)
     e = symBinary("*", e, dims[d] >= 0 ? symSymbol(dims[d]) : symInt(t->type.sizes[d].value));
@@ -188,6 +191,7 @@ py::Value Tracer::symbolicNumel(const py::Value& tensor, py::Value numel) {
 py::Value Tracer::onSymbolicBinary(const std::string& opIn, const py::Value& a, const py::Value& b, py::Value result) {
   if (dynFloat(a) || dynFloat(b)) return onFloatBinary(a, b, result);  // (tracer_floats.cpp)
   if (!isSymbolic(a) && !isSymbolic(b)) return result;
+  ++symbolicCalls;
   std::string op = opIn;
   if (op.size() >= 2 && op.back() == '=') op.pop_back();  // z |= ... is z | ...
   SymExpr ea = operandExpr(a), eb = operandExpr(b);
@@ -197,12 +201,14 @@ py::Value Tracer::onSymbolicBinary(const std::string& opIn, const py::Value& a, 
 
 py::Value Tracer::onSymbolicUnary(const std::string& op, const py::Value& a, py::Value result) {
   if (dynFloat(a)) {
+    ++symbolicCalls;
     if (op == "neg") return onFloatBinary(a, nullptr, result);
     specializeFloat(a);  // int(y), floor(y): the exact value
     return result;
   }
   SymExpr e = exprOf(a);
   if (!e || symIsRelation(e)) return result;
+  ++symbolicCalls;
   if (op == "neg") return symIsFloat(e) ? result : tagged(result, symNeg(e));
   if (op == "ceil") return tagged(result, symCeil(e));
   if (op == "floor" || op == "int") return tagged(result, symFloor(e));
@@ -213,6 +219,7 @@ py::Value Tracer::onSymbolicCompare(const std::string& op, const py::Value& a, c
   if (dynFloat(a) || dynFloat(b)) return onFloatCompare(op, a, b, result);
   SymExpr ea = operandExpr(a), eb = operandExpr(b);
   if (!ea || !eb) return result;
+  if (isSymbolic(a) || isSymbolic(b)) ++symbolicCalls;  // a node even where the ranges decide it
   SymExpr rel = symRelation(op, ea, eb);
   if (!rel || symIsInt(rel)) return result;
   if (symDecide(rel, ranges())) return result;  // the value ranges decide it: a plain bool, no guard
@@ -376,9 +383,12 @@ void Tracer::onSymbolicCall(const std::string& target, const std::vector<py::Val
         if (symbols_.at(static_cast<size_t>(s)).isInt) return true;
       return false;
     };
-    for (const auto& a : args)
-      for (const auto& v : flat(a))
-        if (intSymbolic(v)) specialize(v);
+    // x[i] = v with one int index keeps i symbolic (Dynamo selects at a SymInt; the entry
+    // traces each value again), while the ints of a tuple index are specialized (`(i // 2) == 2`).
+    const bool setitemIndex = name == "setitem" && args.size() == 3 && args[1]->kind != py::VK::Tuple;
+    for (size_t k = 0; k < args.size(); ++k)
+      for (const auto& v : flat(args[k]))
+        if (intSymbolic(v) && !(setitemIndex && k == 1)) specialize(v);
     for (const auto& [k, a] : kwargs)
       for (const auto& v : flat(a))
         if (intSymbolic(v)) specialize(v);

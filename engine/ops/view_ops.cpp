@@ -379,14 +379,22 @@ void registerViewOps(std::vector<OpDef>& t) {
   addView(t, "aten.alias.default", aliasGeom);
   addView(t, "aten.as_strided.default", asStridedGeom);
   addView(t, "aten.diagonal.default", diagonalGeom);
-  // view(dtype): the storage's bytes read as another dtype of the same size. Eager only: kernels
-  // cannot bitcast yet, so capture refuses it (the frame runs it eagerly).
+  // view(dtype): the storage's bytes read as another dtype of the same size. Kernels cannot
+  // bitcast, so it is an extern step that makes the view (sharing the input's storage); the
+  // schedule keeps its base alive and never reuses either buffer in place (lifetimes, in_place), and
+  // lowering refuses an in-place update of either (the graph then runs eagerly).
   {
     OpDef d;
     d.name = "aten.view.dtype";
     d.kind = OpKind::Extern;
     d.meta = [](const std::vector<Val>& a) -> ir::TensorType {
-      throw TorchError("NotImplementedError", "capturing Tensor.view(dtype) is not supported by Kiln yet");
+      ir::TensorType t = a.at(0).tensorType();
+      const ir::DType to = a.at(1).dtype;
+      if (ir::itemSize(to) != ir::itemSize(t.dtype))
+        throw TorchError("NotImplementedError", "Tensor.view(dtype) between dtypes of different sizes is not supported by Kiln yet");
+      t.dtype = to;
+      t.requiresGrad = t.requiresGrad && ir::isFloating(to);
+      return t;
     };
     d.eager = [](const std::vector<Val>& a) { return a.at(0).t.reinterpret(a.at(1).dtype); };
     t.push_back(std::move(d));

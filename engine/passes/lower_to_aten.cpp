@@ -44,6 +44,7 @@ class Lowering {
   std::map<int, int> sameAs_;     // in-place op node -> the node it updated (same tensor)
   std::map<int, int> inputOf_;    // ATen placeholder id -> input index
   std::map<int, int> viewBase_;   // ATen view node -> the ATen node it views
+  std::vector<std::pair<int, int>> dtypeViews_;  // aten.view.dtype nodes and the node each views
   std::map<int, int> versionOf_;  // ATen node holding a later value of an input -> input index
   std::vector<std::pair<int, int>> mutated_;  // (input index, ATen node with its latest value)
   size_t scanned_ = 0;            // ATen nodes already checked for being views
@@ -87,6 +88,7 @@ class Lowering {
       if (an.kind != ir::NodeKind::CallFunction || an.args.empty() || !an.args[0].isNode()) continue;
       const ops::OpDef* od = ops::findOp(an.target);
       if (od && od->kind == ops::OpKind::View) viewBase_[an.id] = an.args[0].node;
+      if (an.target == "aten.view.dtype") dtypeViews_.emplace_back(an.id, an.args[0].node);
     }
   }
 
@@ -175,6 +177,11 @@ class Lowering {
   void update(int target, const Val& value) {
     std::vector<int> chain;
     const int root = rootOf(target, &chain);
+    // view(dtype) is no view functionalization can replay (it changes the dtype): an update of
+    // one, or of what one views, cannot be carried over, so the graph is not compiled.
+    for (const auto& [view, base] : dtypeViews_)
+      if (view == root || rootOf(base) == root)
+        throw std::runtime_error("lowering: an in-place update of a tensor Tensor.view(dtype) aliases");
     Val newRoot = value;
     if (!chain.empty()) {
       const ir::Node* rn = out_.graph.find(root);

@@ -21,7 +21,7 @@ bool viewed(const ir::Graph& g, int id) {
     const ir::Node& n = *g.find(u);
     if (!n.kernel.empty()) continue;
     const ops::OpDef* op = ops::findOp(n.target);
-    if (!op || op->kind == ops::OpKind::View) return true;
+    if (!op || op->kind == ops::OpKind::View || n.target == "aten.view.dtype") return true;
   }
   return false;
 }

@@ -24,7 +24,7 @@ std::map<int, size_t> lastUses(const ir::Graph& g, const ScheduledGraph& s) {
     if (st.kind != Step::Kind::Extern) continue;
     const ir::Node& n = *g.find(st.node);
     const ops::OpDef* op = ops::findOp(n.target);
-    if (!op || op->kind != ops::OpKind::View) continue;  // other externs make new tensors
+    if (!op || (op->kind != ops::OpKind::View && n.target != "aten.view.dtype")) continue;  // other externs make new tensors
     auto it = lastUse.find(n.id);
     if (it == lastUse.end()) continue;
     ir::forEachNodeArg(n, [&](int id) { lastUse[id] = std::max(lastUse[id], it->second); });

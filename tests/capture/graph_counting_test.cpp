@@ -1,0 +1,208 @@
+// When Dynamo 2.11 compiles (and counts) a graph with no tensor op, and frames and values it
+// treats its own way, counted as CompileCounter counts and checked compiled = eager: calls on
+// symbolic ints and floats and grad-mode changes that cancel out make count_calls() > 0, a frame
+// named __setattr__ is never compiled, hasattr() on a dict is a TYPE_MATCH and on a dynamic float
+// a break, a range iterator passed in is traced (RANGE_ITERATOR_MATCH) and advanced after the
+// graph, Tensor.view(dtype) is captured.
+#include "tests/capture/run_script.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace kiln {
+namespace {
+
+using test::Counted;
+using test::reasons;
+using test::run;
+
+TEST(GraphCounting, ComparisonOnASymbolicIntIsAGraphThoughItLeavesNoOp) {
+  Counted c;
+  run("count_symbolic_compare",
+      "import torch\n"
+      "def countdown(x, n):\n"
+      "    if n <= 0:\n"
+      "        return x\n"
+      "    torch._dynamo.graph_break()\n"
+      "    return countdown(x * 1.5 + n, n - 1)\n"
+      "f = torch.compile(countdown)\n"
+      "print(f(torch.arange(4.0), 2))\n"
+      "print(f(torch.arange(4.0) + 1, 2))\n",
+      c);
+  // countdown(.., 1) recompiles with n an automatic dynamic int: `n <= 0` is a call node of its
+  // graph (empty once dead code is gone), so that graph counts; the resume function's two.
+  ASSERT_EQ(c.rep.graphs().size(), 3u);
+  int empty = 0;
+  for (const auto& g : c.rep.graphs()) empty += g.frameName == "countdown" && g.opCount == 0;
+  EXPECT_EQ(empty, 1);
+  EXPECT_EQ(c.rep.breaks().size(), 3u);
+}
+
+TEST(GraphCounting, GradModeChangesThatCancelOutStillMakeTheGraph) {
+  Counted c;
+  run("count_cancelling_grad_modes",
+      "import torch\n"
+      "def wrap(t):\n"
+      "    torch._dynamo.graph_break()\n"
+      "    return torch.sin(torch.cos(t))\n"
+      "def f(x):\n"
+      "    with torch.no_grad():\n"
+      "        with torch.enable_grad():\n"
+      "            a = torch.sin(x)\n"
+      "            b = wrap(a)\n"
+      "            c = torch.sigmoid(b)\n"
+      "            c.sum().backward()\n"
+      "            return x.grad\n"
+      "cf = torch.compile(f)\n"
+      "x = torch.arange(5.0).requires_grad_(True)\n"
+      "with torch.no_grad():\n"
+      "    print(cf(x).clone())\n"
+      "    print(cf(x).clone())\n",
+      c);
+  // The resume function after backward() only returns x.grad, inside enable_grad: its graph is
+  // set_grad_enabled(True), set_grad_enabled(False), dropped by cleanup_graph after Dynamo
+  // decided to compile it. Four graphs, as Dynamo counts.
+  EXPECT_EQ(c.rep.graphs().size(), 4u);
+  EXPECT_EQ(c.rep.breaks().size(), 3u);
+}
+
+TEST(GraphCounting, ArithmeticOnDynamicFloatsIsAGraph) {
+  Counted c;
+  run("count_dynamic_float_product",
+      "import operator\n"
+      "import torch\n"
+      "@torch.compile(fullgraph=True, dynamic=True)\n"
+      "def f(x, y):\n"
+      "    return operator.pos(x) * +y\n"
+      "print(f(torch.arange(4.0), 3))\n"
+      "print(f(-1.5, 2.5))\n"
+      "print(f(True, False))\n",
+      c);
+  // (float, float): SymFloats multiplied (a graph, its value specialized on the way out);
+  // (bool, bool): constants, no graph.
+  EXPECT_EQ(c.rep.graphs().size(), 2u);
+  EXPECT_EQ(c.rep.recompiles().size(), 2u);
+}
+
+TEST(GraphCounting, AFrameNamedSetattrIsNeverCompiled) {
+  Counted c;
+  run("count_setattr_frame",
+      "import torch\n"
+      "class Recorder:\n"
+      "    def __setattr__(self, name, value):\n"
+      "        torch._dynamo.graph_break()\n"
+      "        object.__setattr__(self, name, value * 2)\n"
+      "@torch.compile\n"
+      "def stash(rec, x):\n"
+      "    y = x.sin()\n"
+      "    rec.value = y + 1\n"
+      "    return y * 3\n"
+      "for k in range(2):\n"
+      "    r = Recorder()\n"
+      "    print(stash(r, torch.arange(3.0) + k), r.value)\n",
+      c);
+  // The store breaks and runs eagerly; Recorder.__setattr__ is then called as a frame of its
+  // own, which Dynamo's convert_frame skips: no break of its own, no graph for value * 2.
+  EXPECT_EQ(c.rep.graphs().size(), 2u);
+  EXPECT_EQ(c.rep.breaks().size(), 1u);
+  for (const auto& g : c.rep.graphs()) EXPECT_EQ(g.frameName.find("__setattr__"), std::string::npos) << g.frameName;
+}
+
+TEST(GraphCounting, HasattrOnADictIsItsTypeAndOnADynamicFloatABreak) {
+  Counted c;
+  run("count_hasattr_kinds",
+      "import torch\n"
+      "@torch.compile\n"
+      "def f(x):\n"
+      "    if hasattr(x, 'to'):\n"
+      "        return x.to(torch.float64) * 2\n"
+      "    if hasattr(x, 'items'):\n"
+      "        return torch.cos(x['a']) + x['b']\n"
+      "    return x\n"
+      "t = torch.arange(6.0).reshape(2, 3)\n"
+      "print(f({'a': t, 'b': 1.5}))\n"
+      "print(f(t))\n"
+      "print(f(3.5))\n",
+      c);
+  ASSERT_EQ(c.rep.recompiles().size(), 2u);
+  // A dict answers hasattr from its type: the entry's guard is the TYPE_MATCH.
+  ASSERT_EQ(reasons(c, 0).size(), 1u);
+  EXPECT_EQ(reasons(c, 0)[0].rfind("0/0: ___check_type_id(x, ", 0), 0u) << reasons(c, 0)[0];
+  // A tensor's TENSOR_MATCH is checked before `hasattr(x, 'to')` (a child of x's guard node).
+  ASSERT_EQ(reasons(c, 1).size(), 2u);
+  EXPECT_EQ(reasons(c, 1)[0], "0/1: expected type of 'x' to be a tensor type, ' but found <class 'float'>");
+  // The float, dynamic after the argument's kind changed, breaks at hasattr(); its graph (the
+  // float read from its input) counts though it is empty.
+  ASSERT_EQ(c.rep.breaks().size(), 1u);
+  EXPECT_EQ(c.rep.breaks()[0].title, "Unsupported hasattr call");
+  EXPECT_EQ(c.rep.graphs().size(), 3u);
+}
+
+TEST(GraphCounting, ARangeIteratorPassedInIsTracedAndAdvanced) {
+  Counted c;
+  run("count_range_iterator",
+      "import torch\n"
+      "@torch.compile(fullgraph=True)\n"
+      "def f(x, it):\n"
+      "    n = next(it)\n"
+      "    m = next(it)\n"
+      "    return x * n + m\n"
+      "it = iter(range(2, 9, 3))\n"
+      "print(f(torch.arange(3.0), it))\n"
+      "print(next(it), len(list(it)))\n"
+      "it = iter(range(10, 0, -4))\n"
+      "next(it)\n"
+      "print(f(torch.arange(3.0), it), list(it))\n",
+      c);
+  EXPECT_TRUE(c.rep.breaks().empty());
+  EXPECT_EQ(c.rep.graphs().size(), 2u);
+  // What the iterator has left, as (next, stop, step) with stop recomputed from it.
+  ASSERT_EQ(c.rep.recompiles().size(), 1u);
+  ASSERT_EQ(reasons(c, 0).size(), 1u);
+  EXPECT_EQ(reasons(c, 0)[0], "0/0: ___normalize_range_iter(it) == (2, 11, 3)");
+}
+
+TEST(GraphCounting, ViewAsAnotherDtypeIsCaptured) {
+  Counted c;
+  run("count_view_dtype",
+      "import torch\n"
+      "@torch.compile\n"
+      "def f(x):\n"
+      "    bits = x.view(torch.int32)\n"
+      "    return bits, bits % 1000, bits // 7\n"
+      "@torch.compile\n"
+      "def through_view(x):\n"
+      "    b = x.view(torch.int32)\n"
+      "    b.add_(1)\n"
+      "    return x * 1\n"
+      "@torch.compile\n"
+      "def through_base(x):\n"
+      "    b = x.view(torch.int32)\n"
+      "    x.mul_(2)\n"
+      "    return b % 1000\n"
+      "@torch.compile\n"
+      "def of_intermediate(x):\n"
+      "    t = x + 1\n"
+      "    b = t.view(torch.int32)\n"
+      "    return b // 3, t * 2, (b + 1) % 7\n"
+      "x = torch.tensor([1.0, 2.5, -3.0])\n"
+      "print([r.tolist() for r in f(x)])\n"
+      "y = x.clone()\n"
+      "print(through_view(y).tolist(), y.tolist())\n"
+      "y = x.clone()\n"
+      "print(through_base(y).tolist(), y.tolist())\n"
+      "print([r.tolist() for r in of_intermediate(x)])\n"
+      "v = f(y)[0]\n"
+      "y.add_(1)\n"
+      "print(v.tolist())\n",
+      c);
+  // No break: each function is one graph (an in-place update of a dtype view, or of what it
+  // views, runs its graph eagerly rather than lose the aliasing), and prints eager's values.
+  EXPECT_TRUE(c.rep.breaks().empty());
+  EXPECT_EQ(c.rep.graphs().size(), 4u);
+}
+
+}  // namespace
+}  // namespace kiln
