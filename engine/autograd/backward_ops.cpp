@@ -24,9 +24,9 @@ Tensor sliceView(Tensor& base, int64_t dim, int64_t start, int64_t end, int64_t 
   if (end < 0) end += n;
   start = std::clamp<int64_t>(start, 0, n);
   end = std::clamp<int64_t>(end, start, n);
-  int64_t offset = base.offset() + start * strides[size_t(dim)];
-  sizes[size_t(dim)] = (end - start + step - 1) / step;
-  strides[size_t(dim)] *= step;
+  int64_t offset = tensor::viewOffset(base.offset(), start, strides[size_t(dim)]);
+  sizes[size_t(dim)] = end == start ? 0 : (end - start - 1) / step + 1;  // no overflow for a step near 2^63
+  strides[size_t(dim)] = tensor::sizeMul(strides[size_t(dim)], step);  // a huge step leaves one element
   return base.view(sizes, strides, offset);
 }
 
@@ -146,7 +146,7 @@ struct Planes {
 Planes planesOf(const Tensor& x, const Tensor& g) {
   int64_t nd = x.dim();
   Planes p{1, x.sizes()[size_t(nd - 2)], x.sizes()[size_t(nd - 1)], g.sizes()[size_t(nd - 2)], g.sizes()[size_t(nd - 1)]};
-  for (int64_t i = 0; i < nd - 2; ++i) p.planes *= x.sizes()[size_t(i)];
+  for (int64_t i = 0; i < nd - 2; ++i) p.planes = tensor::sizeMul(p.planes, x.sizes()[size_t(i)]);
   return p;
 }
 
@@ -174,6 +174,7 @@ void registerPoolingBackwardOps(std::vector<ops::OpDef>& t) {
       int64_t divisorOverride = a.size() > 7 && !a[7].isNone() ? a[7].i : 0;
       Planes p = planesOf(x, g);
       Tensor out = Tensor::zeros(x.sizes(), x.dtype());
+      if (out.numel() == 0 || g.numel() == 0) return out;  // p.planes may have wrapped (an empty input's dims)
       for (int64_t n = 0; n < p.planes; ++n)
         for (int64_t oh = 0; oh < p.OH; ++oh)
           for (int64_t ow = 0; ow < p.OW; ++ow) {
@@ -205,6 +206,7 @@ void registerPoolingBackwardOps(std::vector<ops::OpDef>& t) {
       const Tensor& x = a.at(1).t;
       Planes p = planesOf(x, g);
       Tensor out = Tensor::zeros(x.sizes(), x.dtype());
+      if (out.numel() == 0 || g.numel() == 0) return out;  // p.planes may have wrapped (an empty input's dims)
       auto start = [](int64_t o, int64_t in, int64_t out) { return (o * in) / out; };
       auto end = [](int64_t o, int64_t in, int64_t out) { return ((o + 1) * in + out - 1) / out; };
       for (int64_t n = 0; n < p.planes; ++n)

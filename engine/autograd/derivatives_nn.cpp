@@ -138,11 +138,14 @@ std::vector<Val> convolutionGrad(Dispatcher& d, const GradContext& c) {
 // (indices are flat h * W + w within each plane).
 Val maxPoolGrad(Dispatcher& d, const Val& g, const Val& x, const Val& indices) {
   Shape xs = sizesOf(x), gs = sizesOf(g);
+  // Products wrap (tensor::sizeMul): only an empty input's can overflow, a wrapped product of
+  // dims that include its 0 is still 0, and the result is viewed back to xs.
   int64_t planes = 1;
-  for (size_t i = 0; i + 2 < xs.size(); ++i) planes *= xs[i];
-  Val flatG = viewAs(d, g, {planes, gs[gs.size() - 2] * gs.back()});
-  Val flatI = viewAs(d, indices, {planes, gs[gs.size() - 2] * gs.back()});
-  Val zeros = d.call("aten.full.default", {intList({planes, xs[xs.size() - 2] * xs.back()}), Val::real(0.0), Val::dtypeVal(x.tensorType().dtype)});
+  for (size_t i = 0; i + 2 < xs.size(); ++i) planes = tensor::sizeMul(planes, xs[i]);
+  const int64_t gPlane = tensor::sizeMul(gs[gs.size() - 2], gs.back()), xPlane = tensor::sizeMul(xs[xs.size() - 2], xs.back());
+  Val flatG = viewAs(d, g, {planes, gPlane});
+  Val flatI = viewAs(d, indices, {planes, gPlane});
+  Val zeros = d.call("aten.full.default", {intList({planes, xPlane}), Val::real(0.0), Val::dtypeVal(x.tensorType().dtype)});
   return viewAs(d, d.call("aten.scatter_add.default", {zeros, Val::integer(1), flatI, flatG}), xs);
 }
 

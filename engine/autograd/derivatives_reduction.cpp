@@ -10,7 +10,7 @@ bool keepArg(const GradContext& c, size_t i) { return arg(c, i).kind == Val::Kin
 
 int64_t countOf(const Shape& s, const std::vector<int64_t>& dims) {
   int64_t n = 1;
-  for (auto d : dims) n *= s[static_cast<size_t>(d)];
+  for (auto d : dims) n = tensor::sizeMul(n, s[static_cast<size_t>(d)]);  // a divisor; 0 for an empty dim
   return n;
 }
 

@@ -39,8 +39,7 @@ void registerViewDerivatives(std::vector<ops::OpDef>& t) {
   // diagonal of zeros; the positions come from the diagonal of an iota of the input's shape.
   def(t, "aten.diagonal.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
     Shape s = sizesOf(c.inputs[0]);
-    int64_t n = 1;
-    for (auto x : s) n *= x;
+    const int64_t n = tensor::checkedNumel(s);  // 0 for an empty input, whatever its other dims
     std::vector<Val> diagArgs(c.inputs.begin(), c.inputs.end());
     diagArgs[0] = viewAs(d, d.call("aten.arange.start_step", {Val::integer(0), Val::integer(n), Val::integer(1), Val::dtypeVal(ir::DType::Int64)}), s);
     Val pos = viewAs(d, d.call("aten.diagonal.default", diagArgs), {-1});

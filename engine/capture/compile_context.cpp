@@ -880,12 +880,14 @@ Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::str
       autograd::attachCompiledFunction([g](const std::vector<tensor::Tensor>& x) { return runtime::runTorchGraph(*g, x, /*functional=*/true); }, gradInputs, outs,
                                        differentiableOutputs(*g, inputs), compiledBackward(e.backward, inputs));
     } catch (const tensor::TorchError& err) {
+      if (dynamic_cast<const tensor::Interrupted*>(&err)) in.raiseStopped();  // a compiled kernel stopped at Ctrl-C / a time limit
       in.raise(err.type(), err.what());
     }
   } else if (run) {
     try {
       outs = run(inputs);
     } catch (const tensor::TorchError& err) {
+      if (dynamic_cast<const tensor::Interrupted*>(&err)) in.raiseStopped();  // a compiled kernel stopped at Ctrl-C / a time limit
       in.raise(err.type(), err.what());
     }
   }

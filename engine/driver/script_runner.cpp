@@ -353,6 +353,10 @@ RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ost
     } catch (const capture::Unsupported& u) {
       res.error = "torch._dynamo.exc.Unsupported: " + u.title + "\n  Explanation: " + u.explanation + "\n";
       res.exitCode = 1;
+    } catch (const tensor::Interrupted& e) {
+      // Native code stopped outside any Python call (collecting the outputs): still a stop.
+      res.error = std::string(py::lastInterrupt() == py::Interrupt::Timeout ? "TimeoutError: " : "KeyboardInterrupt: ") + e.what() + "\n";
+      res.exitCode = 1;
     } catch (const std::exception& e) {
       res.error = std::string("kiln: internal error: ") + e.what() + "\n";
       res.exitCode = 1;
@@ -360,6 +364,9 @@ RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ost
     scriptOut.flush();
     tee.flushToSink();
   }
+  // The script is over: what runs next (profiling the compiled graphs) is not stopped by its
+  // time limit or Ctrl-C. py::lastInterrupt still says how the script ended.
+  tensor::setStopRequested(false);
   if (opts.profileRepeat > 0 && frameLog) {
     if (opts.progress) opts.progress(100, "timing the compiled graphs");
     profileFrames(*frameLog, opts.profileRepeat, sink);

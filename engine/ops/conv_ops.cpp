@@ -112,10 +112,18 @@ Shape convOutputShape(const ir::TensorType& inT, const ir::TensorType& wT, const
   bool hasBias = bias.isTensor();
   if (hasBias) bT = bias.tensorType();
   Shape out{in[0]};
+  // Sizes in 128 bits: an empty input or weight may have other dims near 2^63, and a script may
+  // pass paddings and dilations as large; their sums and products overflow int64.
+  using Wide = __int128;
+  auto fit = [&](Wide v) {
+    if (v > std::numeric_limits<int64_t>::max() || v < std::numeric_limits<int64_t>::min())
+      throw TorchError("RuntimeError", "convolution: a size computed from input " + inStr + " and weight " + str(w) + " does not fit int64");
+    return static_cast<int64_t>(v);
+  };
   if (!p.transposed) {
-    if (in[1] != w[1] * p.groups)
+    if (Wide(in[1]) != Wide(w[1]) * p.groups)
       throw TorchError("RuntimeError", "Given groups=" + std::to_string(p.groups) + ", weight of size " + str(w) + ", expected input" + inStr +
-                                           " to have " + std::to_string(w[1] * p.groups) + " channels, but got " + std::to_string(in[1]) +
+                                           " to have " + std::to_string(fit(Wide(w[1]) * p.groups)) + " channels, but got " + std::to_string(in[1]) +
                                            " channels instead");
     if (hasBias && (bT.sizes.size() != 1 || !(bT.sizes[0] == ir::Dim(w[0]))))
       throw TorchError("RuntimeError", "Given weight of size " + str(w) + ", expected bias to be 1-dimensional with " + std::to_string(w[0]) +
@@ -123,9 +131,9 @@ Shape convOutputShape(const ir::TensorType& inT, const ir::TensorType& wT, const
     std::string inShape, kShape;
     bool ok = true;
     for (size_t i = 2; i < k; ++i) {
-      int64_t padded = in[i] + 2 * p.padding[i - 2], kernel = p.dilation[i - 2] * (w[i] - 1) + 1;
-      inShape += (i > 2 ? " x " : "") + std::to_string(padded);
-      kShape += (i > 2 ? " x " : "") + std::to_string(kernel);
+      const Wide padded = Wide(in[i]) + Wide(2) * p.padding[i - 2], kernel = Wide(p.dilation[i - 2]) * (Wide(w[i]) - 1) + 1;
+      inShape += (i > 2 ? " x " : "") + std::to_string(fit(padded));
+      kShape += (i > 2 ? " x " : "") + std::to_string(fit(kernel));
       if (padded < kernel) ok = false;
     }
     if (!ok)
@@ -133,22 +141,23 @@ Shape convOutputShape(const ir::TensorType& inT, const ir::TensorType& wT, const
                                            "). Kernel size can't be greater than actual input size");
     out.push_back(w[0]);
     for (size_t i = 2; i < k; ++i)
-      out.push_back((in[i] + 2 * p.padding[i - 2] - p.dilation[i - 2] * (w[i] - 1) - 1) / p.stride[i - 2] + 1);
+      out.push_back(fit((Wide(in[i]) + Wide(2) * p.padding[i - 2] - Wide(p.dilation[i - 2]) * (Wide(w[i]) - 1) - 1) / p.stride[i - 2] + 1));
   } else {
     if (in[1] != w[0])
       throw TorchError("RuntimeError", "Given transposed=1, weight of size " + str(w) + ", expected input" + inStr + " to have " +
                                            std::to_string(w[0]) + " channels, but got " + std::to_string(in[1]) + " channels instead");
-    if (hasBias && (bT.sizes.size() != 1 || !(bT.sizes[0] == ir::Dim(w[1] * p.groups))))
+    if (hasBias && (bT.sizes.size() != 1 || !(bT.sizes[0] == ir::Dim(fit(Wide(w[1]) * p.groups)))))
       throw TorchError("RuntimeError", "Given transposed=1, weight of size " + str(w) + ", expected bias to be 1-dimensional with " +
-                                           std::to_string(w[1] * p.groups) + " elements, but got bias of size " +
+                                           std::to_string(fit(Wide(w[1]) * p.groups)) + " elements, but got bias of size " +
                                            str(concrete(bT, "convolution")) + " instead");
-    out.push_back(w[1] * p.groups);
+    out.push_back(fit(Wide(w[1]) * p.groups));
     for (size_t i = 2; i < k; ++i) {
       if (p.outputPadding[i - 2] >= p.stride[i - 2] && p.outputPadding[i - 2] >= p.dilation[i - 2])
         throw TorchError("RuntimeError", "output padding must be smaller than either stride or dilation, but got output_padding_height: " +
                                              std::to_string(p.outputPadding[i - 2]) + " stride: " + std::to_string(p.stride[i - 2]) +
                                              " dilation: " + std::to_string(p.dilation[i - 2]));
-      out.push_back((in[i] - 1) * p.stride[i - 2] - 2 * p.padding[i - 2] + p.dilation[i - 2] * (w[i] - 1) + p.outputPadding[i - 2] + 1);
+      out.push_back(fit((Wide(in[i]) - 1) * p.stride[i - 2] - Wide(2) * p.padding[i - 2] + Wide(p.dilation[i - 2]) * (Wide(w[i]) - 1) +
+                        p.outputPadding[i - 2] + 1));
     }
   }
   for (size_t i = 2; i < out.size(); ++i)
@@ -235,6 +244,7 @@ void gemmT(bool transA, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda
 // 1-D problems).
 template <typename T>
 void convForward(const Tensor& x, const Tensor& w, const Tensor* bias, const ConvParams& p, Tensor& out) {
+  if (out.numel() == 0) return;  // an empty output's other dims (and the weight's) may multiply past int64
   const int64_t N = x.sizes()[0], G = p.groups;
   const Shape& os = out.sizes();
   Geometry g{x.sizes()[1] / G, x.sizes()[2], x.sizes()[3], w.sizes()[2], w.sizes()[3], os[2], os[3],
@@ -248,6 +258,7 @@ void convForward(const Tensor& x, const Tensor& w, const Tensor* bias, const Con
   T* op = out.ptr<T>();
   for (int64_t n = 0; n < N; ++n)
     for (int64_t gi = 0; gi < G; ++gi) {
+      tensor::checkStop();  // Ctrl-C / a time limit, between two (image, group) GEMMs
       const T* xin = xp + (n * x.sizes()[1] + gi * g.C) * g.H * g.W;
       T* dst = op + (n * os[1] + gi * Og) * L;
       const T* colp = xin;
@@ -273,6 +284,7 @@ void convForward(const Tensor& x, const Tensor& w, const Tensor* bias, const Con
 // Transposed convolution: out = col2im(W_g^T @ x_g). w is [Cin, Cout/G, KH, KW].
 template <typename T>
 void convTransposed(const Tensor& x, const Tensor& w, const Tensor* bias, const ConvParams& p, Tensor& out) {
+  if (out.numel() == 0) return;  // an empty output's other dims (and the weight's) may multiply past int64
   const int64_t N = x.sizes()[0], G = p.groups, Cin = x.sizes()[1], Cing = Cin / G;
   const Shape& os = out.sizes();
   const int64_t Coutg = w.sizes()[1];
@@ -287,6 +299,7 @@ void convTransposed(const Tensor& x, const Tensor& w, const Tensor* bias, const 
   std::fill(op, op + out.numel(), T(0));
   for (int64_t n = 0; n < N; ++n)
     for (int64_t gi = 0; gi < G; ++gi) {
+      tensor::checkStop();  // Ctrl-C / a time limit, between two (image, group) GEMMs
       const T* xin = xp + (n * Cin + gi * Cing) * L;
       T* dst = op + (n * os[1] + gi * Coutg) * os[2] * os[3];
       if (Cing > 0) gemmT<T>(true, K, L, Cing, wp + gi * Cing * K, K, xin, L, T(0), col.data(), L);
@@ -506,7 +519,7 @@ Tensor maxPoolKernel(const std::vector<Val>& a, Tensor* indices) {
   Pool p = poolParams(x0.type(), a, true);
   Tensor out = Tensor::empty(p.outShape, x0.dtype());
   if (indices) *indices = Tensor::empty(p.outShape, ir::DType::Int64);
-  p.planes = p.H * p.W == 0 ? 0 : x0.numel() / (p.H * p.W);
+  p.planes = x0.numel() == 0 ? 0 : x0.numel() / (p.H * p.W);  // H * W fits for a non-empty input
   if (out.numel() == 0) return out;
   Tensor x = x0.contiguous();
   int64_t* ip = indices ? indices->ptr<int64_t>() : nullptr;
@@ -524,7 +537,7 @@ Tensor avgPoolKernel(const std::vector<Val>& a) {
   const Tensor& x0 = a.at(0).t;
   Pool p = poolParams(x0.type(), a, false);
   Tensor out = Tensor::empty(p.outShape, x0.dtype());
-  p.planes = p.H * p.W == 0 ? 0 : x0.numel() / (p.H * p.W);
+  p.planes = x0.numel() == 0 ? 0 : x0.numel() / (p.H * p.W);  // H * W fits for a non-empty input
   if (out.numel() == 0) return out;
   Tensor x = x0.contiguous();
   const bool countIncludePad = a.size() > 5 && a[5].kind == Val::Kind::Bool ? a[5].b : true;

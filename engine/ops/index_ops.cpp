@@ -156,9 +156,13 @@ Shape forEachIndexed(const Tensor& x, const AdvIndex& r, F&& f) {
         throw TorchError("IndexError", "index " + std::to_string(v) + " is out of bounds for dimension " + std::to_string(dim) +
                                            " with size " + std::to_string(n));
       if (v < 0) v += n;
-      srcOff[static_cast<size_t>(lin++)] += v * stride;
+      // Wraps: only an empty x's strides can overflow, and then no offset is used (below).
+      srcOff[static_cast<size_t>(lin)] = wrapAdd(srcOff[static_cast<size_t>(lin)], wrapMul(v, stride));
+      ++lin;
     });
   }
+  // No result element (x is empty, or an index is): the indices were checked, nothing is read.
+  if (tensor::checkedNumel(outSizes) == 0) return outSizes;
   Shape beforeSizes, beforeStrides, afterSizes, afterStrides;
   for (size_t k = 0; k < restBefore; ++k) { beforeSizes.push_back(x.sizes()[rest[k]]); beforeStrides.push_back(x.strides()[rest[k]]); }
   for (size_t k = restBefore; k < rest.size(); ++k) { afterSizes.push_back(x.sizes()[rest[k]]); afterStrides.push_back(x.strides()[rest[k]]); }
@@ -268,7 +272,9 @@ Shape catShape(const Val& tensors, int64_t& dim) {
         throw TorchError("RuntimeError", "Sizes of tensors must match except in dimension " + std::to_string(dim) + ". Expected size " +
                                              std::to_string(sizesOf(*ref)[d]) + " but got size " + std::to_string(s[d]) +
                                              " for tensor number " + std::to_string(i) + " in the list.");
-    out[dim] += s[dim];
+    // Empty inputs may have dims near 2^63: a sum past int64 is no size (checked, as a numel).
+    if (__builtin_add_overflow(out[dim], s[dim], &out[dim]))
+      throw TorchError("RuntimeError", "torch.cat(): the sizes along dimension " + std::to_string(dim) + " add up past int64");
   }
   return out;
 }
@@ -342,7 +348,7 @@ void registerIndexOps(std::vector<OpDef>& t) {
       for (const auto& v : a[0].list) {
         const Tensor& x = v.t;
         if (x.dim() == 1 && x.sizes()[0] == 0 && s.size() != 1) continue;
-        if (x.numel() == 0) { at += x.dim() > dim ? x.sizes()[dim] : 0; continue; }
+        if (x.numel() == 0) { at = wrapAdd(at, x.dim() > dim ? x.sizes()[dim] : 0); continue; }  // only an empty out's can overflow
         Shape dstSizes = s;
         dstSizes[dim] = x.sizes()[dim];
         Tensor dst = out.view(dstSizes, out.strides(), out.offset() + at * out.strides()[dim]);

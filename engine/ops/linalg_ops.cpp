@@ -88,6 +88,7 @@ void gemmInt(const Mat& a, const Mat& b, T* c, int64_t ldc, double alpha, double
   const int64_t ia = tensor::truncToInt<int64_t>(alpha), ib = tensor::truncToInt<int64_t>(beta);
   std::vector<int64_t> acc(static_cast<size_t>(b.cols));
   for (int64_t i = 0; i < a.rows; ++i) {
+    tensor::checkStop();  // a row is k * n multiply-adds: the check is free
     std::fill(acc.begin(), acc.end(), 0);
     for (int64_t k = 0; k < a.cols; ++k) {
       int64_t av = pa[i * a.rs + k * a.cs];
@@ -150,12 +151,25 @@ void gemm(ir::DType dt, const Mat& a, const Mat& b, void* c, int64_t ldc, double
     auto vb = blasView(b.rows, b.cols, b.rs, b.cs);
     if (!va || !vb) throw std::logic_error("gemm: operand layout not prepared for BLAS");
     auto ta = va->trans ? CblasTrans : CblasNoTrans, tb = vb->trans ? CblasTrans : CblasNoTrans;
-    if (dt == ir::DType::Float32)
-      cblas_sgemm(CblasRowMajor, ta, tb, int(m), int(n), int(k), float(alpha), static_cast<const float*>(a.p), int(va->ld),
-                  static_cast<const float*>(b.p), int(vb->ld), float(beta), static_cast<float*>(c), int(ldc));
-    else
-      cblas_dgemm(CblasRowMajor, ta, tb, int(m), int(n), int(k), alpha, static_cast<const double*>(a.p), int(va->ld),
-                  static_cast<const double*>(b.p), int(vb->ld), beta, static_cast<double*>(c), int(ldc));
+    // A big product runs in blocks of rows of about 2^31 multiply-adds (a fraction of a second)
+    // with a stop check between them (engine/tensor/stop.h), so Ctrl-C or a time limit stops it.
+    // Rows are independent, so the blocks compute what one call would.
+    constexpr double kBlockWork = 2147483648.0;
+    const double work = double(m) * double(n) * double(k);
+    const int64_t rowsPerBlock = work <= kBlockWork ? m : std::max<int64_t>(1, int64_t(kBlockWork / (double(n) * double(k))));
+    const size_t item = ir::itemSize(dt);
+    for (int64_t i0 = 0; i0 < m; i0 += rowsPerBlock) {
+      if (rowsPerBlock < m) tensor::checkStop();
+      const int64_t mb = std::min(rowsPerBlock, m - i0);
+      const void* ap = static_cast<const char*>(a.p) + i0 * a.rs * static_cast<int64_t>(item);
+      void* cp = static_cast<char*>(c) + i0 * ldc * static_cast<int64_t>(item);
+      if (dt == ir::DType::Float32)
+        cblas_sgemm(CblasRowMajor, ta, tb, int(mb), int(n), int(k), float(alpha), static_cast<const float*>(ap), int(va->ld),
+                    static_cast<const float*>(b.p), int(vb->ld), float(beta), static_cast<float*>(cp), int(ldc));
+      else
+        cblas_dgemm(CblasRowMajor, ta, tb, int(mb), int(n), int(k), alpha, static_cast<const double*>(ap), int(va->ld),
+                    static_cast<const double*>(b.p), int(vb->ld), beta, static_cast<double*>(cp), int(ldc));
+    }
     return;
   }
   if (dt == ir::DType::Int64) gemmInt<int64_t>(a, b, static_cast<int64_t*>(c), ldc, alpha, beta);

@@ -28,6 +28,9 @@ struct Rows {
 
 Rows rowsAlong(const Shape& sizes, const Shape& strides, int64_t dim) {
   Rows r;
+  // An empty tensor has no row with elements (and its other dims may be huge: 2^62 rows, strides
+  // that overflow int64); every caller's output is then empty or a per-channel 0/0.
+  if (tensor::checkedNumel(sizes) == 0) return r;
   Shape os = sizes, ost = strides;
   if (!sizes.empty()) {
     r.len = sizes[dim];
@@ -238,6 +241,9 @@ void registerNormOps(std::vector<OpDef>& t) {
       Shape inner(x.sizes().begin() + axis, x.sizes().end()), innerStr(x.strides().begin() + axis, x.strides().end());
       Shape outer(x.sizes().begin(), x.sizes().begin() + axis), outerStr(x.strides().begin(), x.strides().begin() + axis);
       std::vector<int64_t> innerOff, outerOff;
+      // One offset per row and per row element: an empty x's other dims may be huge.
+      checkOffsetsFit(tensor::checkedNumel(outer));
+      checkOffsetsFit(tensor::checkedNumel(inner));
       forEachIndex<1>(inner, {&innerStr}, [&](const std::array<int64_t, 1>& o) { innerOff.push_back(o[0]); });
       forEachIndex<1>(outer, {&outerStr}, [&](const std::array<int64_t, 1>& o) { outerOff.push_back(o[0]); });
       // weight/bias have the normalized shape: element k of a row is their k-th element.
@@ -377,7 +383,7 @@ void registerNormOps(std::vector<OpDef>& t) {
       std::vector<int64_t> dims;
       int64_t n = 1;
       for (int64_t i = 0; i < nd; ++i)
-        if (i != 1) dims.push_back(i), n *= s[static_cast<size_t>(i)];
+        if (i != 1) dims.push_back(i), n = tensor::sizeMul(n, s[static_cast<size_t>(i)]);
       Val var = disp.call("aten.var.correction", {x, intList(dims), Val::integer(0), Val::boolean(true)});
       Val mean = disp.call("aten.mean.dim", {x, intList(dims), Val::boolean(true)});
       Val invstd = disp.call("aten.rsqrt.default", {disp.call("aten.add.Tensor", {var, a.at(7)})});
@@ -500,7 +506,7 @@ void registerNormOps(std::vector<OpDef>& t) {
       const bool batched = x.dim() >= 2;
       const int64_t N = batched ? x.sizes()[0] : 1, C = batched ? x.sizes()[1] : x.sizes()[0];
       int64_t S = 1;
-      for (int64_t i = 2; i < x.dim(); ++i) S *= x.sizes()[i];
+      for (int64_t i = 2; i < x.dim(); ++i) S = tensor::sizeMul(S, x.sizes()[i]);
       Tensor xc = x.contiguous(), tc = tg.contiguous();
       Shape perSizes = tg.sizes();
       Tensor per = Tensor::empty(red == 0 && batched ? perSizes : Shape{}, x.dtype());

@@ -213,7 +213,11 @@ Tensor binaryKernel(const Binary& b, const Val& xv, const Val& yv, ir::DType out
     auto fn = b.fn;
     if (x.isContiguous() && y.isContiguous() && x.sizes() == sizes && y.sizes() == sizes) {
       const int64_t n = out.numel();
-      for (int64_t i = 0; i < n; ++i) op[i] = static_cast<float>(fn(xp[i], yp[i]));
+      for (int64_t i0 = 0; i0 < n; i0 += tensor::kStopChunk) {  // a stop check per chunk (engine/tensor/stop.h)
+        tensor::checkStop();
+        const int64_t i1 = std::min(n, i0 + tensor::kStopChunk);
+        for (int64_t i = i0; i < i1; ++i) op[i] = static_cast<float>(fn(xp[i], yp[i]));
+      }
     } else {
       forEachIndex<3>(sizes, {&os, &xs, &ys}, [&](const std::array<int64_t, 3>& o) { op[o[0]] = static_cast<float>(fn(xp[o[1]], yp[o[2]])); });
     }

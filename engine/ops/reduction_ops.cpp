@@ -84,6 +84,20 @@ Plan plan(const Tensor& x, const std::vector<int64_t>& dims, bool keep) {
   }
   // The plan lists one offset per element: a reduction over a huge broadcast view (which has no
   // storage of its size) must fail at once as an allocation would, not exhaust the machine.
+  if (x.numel() == 0) {
+    // Nothing is read (a reduced dim is 0, or there is no output). An empty x's dims may be huge:
+    // the reduced ones may multiply past int64 (no count is needed), the kept ones are the
+    // output's, refused as its allocation would be; their strides are never walked.
+    int64_t outer = 0;
+    try {
+      outer = tensor::checkedNumel(keptSizes);
+    } catch (const TorchError&) {
+      throw TorchError("RuntimeError", "Storage size calculation overflowed with sizes=" + tensor::shapeStr(p.outSizes));
+    }
+    checkOffsetsFit(outer);
+    p.outer.assign(static_cast<size_t>(outer), 0);
+    return p;
+  }
   const int64_t outer = tensor::checkedNumel(keptSizes), inner = tensor::checkedNumel(redSizes);
   checkOffsetsFit(outer);
   checkOffsetsFit(inner);
@@ -299,7 +313,7 @@ Tensor meanOf(const Tensor& x, const std::vector<int64_t>& dims, bool keep, ir::
   Tensor xs = castTo(x, dt);
   Tensor s = reduce(xs, dims, keep, Red::Sum, ir::DType::Float64, "mean");
   int64_t cnt = 1;
-  for (auto d : dims) cnt *= x.sizes()[d];
+  for (auto d : dims) cnt = tensor::sizeMul(cnt, x.sizes()[d]);
   Tensor out = Tensor::empty(s.sizes(), dt);
   for (int64_t i = 0; i < s.numel(); ++i) out.storeAt(i, s.ptr<double>()[i] / double(cnt));
   return out;

@@ -23,6 +23,9 @@ namespace {
 template <typename F>
 void forEachLine(const Tensor& x, int64_t dim, const Shape& outSizes, F&& f) {
   Shape sizes = x.sizes(), xs = x.strides(), os = Tensor::contiguousStrides(outSizes);
+  // An empty x has no line with elements, and its callers' outputs are empty too; the other dims
+  // of an empty x may be huge (2^62 lines to walk, with strides that overflow int64).
+  if (x.numel() == 0) return;
   if (sizes.empty()) {
     f(int64_t{0}, int64_t{0});
     return;

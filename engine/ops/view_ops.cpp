@@ -63,9 +63,9 @@ std::optional<Shape> viewStrides(const Shape& oldShape, const Shape& oldStride, 
   int64_t tensorNumel = 1, viewNumel = 1;
   for (int64_t td = static_cast<int64_t>(oldShape.size()) - 1; td >= 0; --td) {
     tensorNumel *= oldShape[td];
-    if (td == 0 || (oldShape[td - 1] != 1 && oldStride[td - 1] != tensorNumel * chunkBase)) {
+    if (td == 0 || (oldShape[td - 1] != 1 && oldStride[td - 1] != wrapMul(tensorNumel, chunkBase))) {
       while (viewD >= 0 && (viewNumel < tensorNumel || newShape[viewD] == 1)) {
-        newStride[viewD] = viewNumel * chunkBase;
+        newStride[viewD] = wrapMul(viewNumel, chunkBase);
         viewNumel *= newShape[viewD];
         --viewD;
       }
@@ -95,6 +95,9 @@ Geom geomOf(const Val& v) {
 }
 
 bool isContiguousGeom(const Shape& sizes, const Shape& strides) {
+  // An empty geometry is contiguous (c10's compute_contiguous); its other sizes may multiply
+  // past int64.
+  if (tensor::checkedNumel(sizes) == 0) return true;
   int64_t expect = 1;
   for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
     if (sizes[i] != 1 && strides[i] != expect) return false;
@@ -110,7 +113,7 @@ bool isChannelsLastContiguous(const Shape& sizes, const Shape& strides) {
   for (int d : {1, 3, 2, 0}) {
     if (sizes[d] == 1) continue;
     if (strides[d] != expect) return false;
-    expect *= sizes[d];
+    if (__builtin_mul_overflow(expect, sizes[d], &expect)) return false;  // an empty view's dims may overflow
   }
   return true;
 }
@@ -125,8 +128,7 @@ int64_t wrapDim(int64_t d, int64_t nd) {
 
 bool viewable(const Val& x, const Shape& requested) {
   Geom g = geomOf(x);
-  int64_t n = 1;
-  for (auto s : g.sizes) n *= s;
+  int64_t n = tensor::checkedNumel(g.sizes);  // 0 for an empty view whatever its other dims
   return viewStrides(g.sizes, g.strides, inferViewShape(requested, n)).has_value();
 }
 
@@ -158,11 +160,7 @@ void addView(std::vector<OpDef>& t, const char* name, GeomFn f) {
   t.push_back(std::move(d));
 }
 
-int64_t numelOf(const Shape& s) {
-  int64_t n = 1;
-  for (auto x : s) n *= x;
-  return n;
-}
+int64_t numelOf(const Shape& s) { return tensor::checkedNumel(s); }
 
 Geom viewGeom(const Geom& g, const std::vector<Val>& a) {
   Shape s = inferViewShape(a.at(1).ints(), numelOf(g.sizes));
@@ -223,7 +221,7 @@ Geom expandGeom(const Geom& g, const std::vector<Val>& a) {
   for (int64_t i = nw - 1; i >= 0; --i) {
     int64_t off = nd - nw + i;
     int64_t size = off >= 0 ? g.sizes[off] : 1;
-    int64_t stride = off >= 0 ? g.strides[off] : (i + 1 < nw ? out.sizes[i + 1] * out.strides[i + 1] : 1);
+    int64_t stride = off >= 0 ? g.strides[off] : (i + 1 < nw ? wrapMul(out.sizes[i + 1], out.strides[i + 1]) : 1);  // a size-1 dim's: any value
     int64_t target = want[i];
     if (target == -1) {
       if (off < 0) throw TorchError("RuntimeError", "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension " + std::to_string(i));
@@ -250,7 +248,7 @@ Geom unsqueezeGeom(const Geom& g, const std::vector<Val>& a) {
                                        std::to_string(nd) + "], but got " + std::to_string(d) + ")");
   if (d < 0) d += nd + 1;
   Geom out = g;
-  int64_t stride = d >= nd ? 1 : g.sizes[d] * g.strides[d];
+  int64_t stride = d >= nd ? 1 : wrapMul(g.sizes[d], g.strides[d]);  // a size-1 dim's stride is never used
   out.sizes.insert(out.sizes.begin() + d, 1);
   out.strides.insert(out.strides.begin() + d, stride);
   return out;
@@ -295,9 +293,10 @@ Geom sliceGeom(const Geom& g, const std::vector<Val>& a) {
   start = std::clamp<int64_t>(start, 0, n);
   end = std::clamp<int64_t>(end, start, n);
   Geom out = g;
-  out.offset = g.offset + start * g.strides[dim];
-  out.sizes[dim] = (end - start + step - 1) / step;
-  out.strides[dim] = g.strides[dim] * step;
+  out.offset = tensor::viewOffset(g.offset, start, g.strides[dim]);
+  out.sizes[dim] = end == start ? 0 : (end - start - 1) / step + 1;  // no overflow for a step near 2^63
+  // Wraps rather than overflows: a huge step leaves one element, whose stride is never used.
+  out.strides[dim] = wrapMul(g.strides[dim], step);
   return out;
 }
 
@@ -310,7 +309,7 @@ Geom selectGeom(const Geom& g, const std::vector<Val>& a) {
     throw TorchError("IndexError", "select(): index " + std::to_string(i) + " out of range for tensor of size " +
                                        tensor::shapeStr(g.sizes) + " at dimension " + std::to_string(dim));
   if (i < 0) i += n;
-  Geom out{{}, {}, g.offset + i * g.strides[dim]};
+  Geom out{{}, {}, tensor::viewOffset(g.offset, i, g.strides[dim])};
   for (int64_t k = 0; k < nd; ++k)
     if (k != dim) {
       out.sizes.push_back(g.sizes[k]);
@@ -349,7 +348,7 @@ Geom diagonalGeom(const Geom& g, const std::vector<Val>& a) {
   int64_t size;
   if (offset >= 0) size = std::max<int64_t>(std::min(g.sizes[d1], g.sizes[d2] - offset), 0);
   else size = std::max<int64_t>(std::min(g.sizes[d1] + offset, g.sizes[d2]), 0);
-  if (size > 0) out.offset += offset >= 0 ? offset * g.strides[d2] : -offset * g.strides[d1];
+  if (size > 0) out.offset = offset >= 0 ? tensor::viewOffset(g.offset, offset, g.strides[d2]) : tensor::viewOffset(g.offset, -offset, g.strides[d1]);
   for (int64_t i = 0; i < nd; ++i)
     if (i != d1 && i != d2) {
       out.sizes.push_back(g.sizes[i]);

@@ -72,6 +72,12 @@ void Interpreter::checkAllocation(uint64_t bytes) {
   if (!tensor::fitsMemoryLimit(bytes)) raise("MemoryError", "");
 }
 
+void Interpreter::raiseStopped() {
+  const Interrupt p = pendingInterrupt();
+  if (p != Interrupt::None && p != Interrupt::FlushOutput) handleInterrupt();
+  raise("KeyboardInterrupt", "");
+}
+
 void Interpreter::handleInterrupt() {
   switch (pendingInterrupt()) {
     case Interrupt::FlushOutput:

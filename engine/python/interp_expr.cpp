@@ -357,6 +357,9 @@ Value Interpreter::call(const Value& fn, CallArgs& args) {
     case VK::Builtin:
       try {
         return static_cast<BuiltinObj*>(fn.get())->fn(*this, args);
+      } catch (const tensor::Interrupted&) {
+        // A long native op stopped at Ctrl-C or a time limit (engine/tensor/stop.h).
+        raiseStopped();
       } catch (const std::bad_alloc&) {
         // Native code that ran out of memory (a reduction over a huge broadcast view): the
         // script sees CPython's MemoryError and can catch it.

@@ -169,6 +169,10 @@ class Interpreter {
     if (pendingInterrupt() != Interrupt::None) handleInterrupt();
   }
   void handleInterrupt();
+  // Native code stopped at a stop request (tensor::Interrupted): raises that request as
+  // checkInterrupt would (KeyboardInterrupt, TimeoutError, ...), or KeyboardInterrupt where it was
+  // already taken.
+  [[noreturn]] void raiseStopped();
   // Called on the interpreter's thread when a FlushOutput request is taken (the driver sends
   // what the script printed to the session, so a killed run keeps it).
   std::function<void()> onFlushOutput;

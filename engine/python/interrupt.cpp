@@ -1,5 +1,7 @@
 #include "engine/python/interrupt.h"
 
+#include "engine/tensor/stop.h"
+
 #include <atomic>
 #include <csignal>
 
@@ -9,6 +11,11 @@ namespace {
 std::atomic<int> pending{0};
 std::atomic<int> last{0};
 struct sigaction oldInt, oldTerm;
+
+// Native loops see stop requests through tensor::stopRequested (engine/tensor/stop.h): set while
+// a request that stops the script is pending, not for FlushOutput.
+bool stops(int what) { return what != 0 && what != static_cast<int>(Interrupt::FlushOutput); }
+void syncStopFlag() { tensor::setStopRequested(stops(pending.load())); }
 
 void onSignal(int sig) {
   if (sig == SIGINT && pending.load() == static_cast<int>(Interrupt::KeyboardInterrupt)) {
@@ -37,6 +44,7 @@ void requestInterrupt(Interrupt what) {
   if (cur == static_cast<int>(Interrupt::Timeout) || cur == static_cast<int>(Interrupt::Terminate)) return;
   pending.store(static_cast<int>(what));
   last.store(static_cast<int>(what));
+  if (stops(static_cast<int>(what))) tensor::setStopRequested(true);
 }
 
 Interrupt pendingInterrupt() { return static_cast<Interrupt>(pending.load(std::memory_order_relaxed)); }
@@ -44,6 +52,7 @@ Interrupt pendingInterrupt() { return static_cast<Interrupt>(pending.load(std::m
 void clearInterrupt() {
   pending.store(0);
   last.store(0);
+  tensor::setStopRequested(false);
 }
 
 Interrupt lastInterrupt() { return static_cast<Interrupt>(last.load()); }
@@ -51,11 +60,13 @@ Interrupt lastInterrupt() { return static_cast<Interrupt>(last.load()); }
 void takeKeyboardInterrupt() {
   int expected = static_cast<int>(Interrupt::KeyboardInterrupt);
   pending.compare_exchange_strong(expected, 0);
+  syncStopFlag();
 }
 
 void takeOutOfMemory() {
   int expected = static_cast<int>(Interrupt::OutOfMemory);
   pending.compare_exchange_strong(expected, 0);
+  syncStopFlag();
 }
 
 SignalScope::SignalScope() {

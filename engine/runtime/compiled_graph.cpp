@@ -9,6 +9,7 @@
 #include "engine/ops/index_ops.h"
 #include "engine/runtime/thread_pool.h"
 #include "engine/schedule/symbolic_shapes.h"
+#include "engine/tensor/stop.h"
 #include "engine/torch/torch_functions.h"
 
 #include <chrono>
@@ -139,10 +140,16 @@ std::vector<tensor::Tensor> CompiledGraph::run(const std::vector<tensor::Tensor>
     }
     int64_t outer = k.loops.empty() ? 1 : k.loops[0].extent;
     void* const* bp = bufs.data();
-    if (splitOverThreads(k))
-      ThreadPool::instance().parallelFor(outer, [&](int64_t lo, int64_t hi) { ck.fn(bp, lo, hi); });
-    else
-      ck.fn(bp, 0, outer);
+    auto range = [&](int64_t lo, int64_t hi) { ck.fn(bp, lo, hi); };
+    if (splitOverThreads(k)) {
+      ThreadPool::instance().parallelFor(outer, range);
+    } else if (!k.loops.empty() && !k.loops[0].reduction) {
+      // Its outer loop's iterations are independent: run in slices with stop checks between.
+      if (!ThreadPool::runSliced(0, outer, range)) tensor::throwStopped();
+    } else {
+      ck.fn(bp, 0, outer);  // one reduction over the outer loop: stopped only at its end
+      tensor::checkStop();
+    }
     lap();
   }
   return collectOutputs(g_, env);

@@ -1,6 +1,7 @@
 #include "engine/runtime/memory_plan.h"
 
 #include "engine/schedule/lifetimes.h"
+#include "engine/tensor/tensor.h"
 
 #include <algorithm>
 #include <set>
@@ -10,7 +11,7 @@ namespace kiln::runtime {
 namespace {
 int64_t elements(const ir::TensorType& t) {
   int64_t n = 1;
-  for (const auto& d : t.sizes) n *= d.value;
+  for (const auto& d : t.sizes) n = tensor::sizeMul(n, d.value);  // 0 for an empty buffer, whatever its other dims
   return n;
 }
 }  // namespace

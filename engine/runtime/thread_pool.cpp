@@ -1,5 +1,7 @@
 #include "engine/runtime/thread_pool.h"
 
+#include "engine/tensor/stop.h"
+
 #include <algorithm>
 
 namespace kiln::runtime {
@@ -34,16 +36,29 @@ void ThreadPool::work() {
       const auto* job = job_;
       int64_t b = c * chunk_, e = std::min(n_, b + chunk_);
       l.unlock();
-      (*job)(b, e);
+      const bool ran = runSliced(b, e, *job);
       l.lock();
+      if (!ran) interrupted_ = true;
       if (++finished_ == chunks_) done_.notify_all();
     }
   }
 }
 
+bool ThreadPool::runSliced(int64_t lo, int64_t hi, const std::function<void(int64_t, int64_t)>& fn) {
+  const int64_t step = std::max<int64_t>(1, (hi - lo + kSlices - 1) / kSlices);
+  for (int64_t b = lo; b < hi; b += std::min(step, hi - b)) {
+    if (tensor::stopRequested()) return false;
+    fn(b, b + std::min(step, hi - b));
+  }
+  return true;
+}
+
 void ThreadPool::parallelFor(int64_t n, const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;
-  if (workers_.empty() || n == 1) { fn(0, n); return; }
+  if (workers_.empty() || n == 1) {
+    if (!runSliced(0, n, fn)) tensor::throwStopped();
+    return;
+  }
   std::unique_lock<std::mutex> l(mu_);
   job_ = &fn;
   n_ = n;
@@ -52,18 +67,24 @@ void ThreadPool::parallelFor(int64_t n, const std::function<void(int64_t, int64_
   chunks_ = (n + chunk_ - 1) / chunk_;
   nextChunk_ = 0;
   finished_ = 0;
+  interrupted_ = false;
   ++generation_;
   cv_.notify_all();
   while (nextChunk_ < chunks_) {
     int64_t c = nextChunk_++;
     int64_t b = c * chunk_, e = std::min(n_, b + chunk_);
     l.unlock();
-    fn(b, e);
+    const bool ran = runSliced(b, e, fn);
     l.lock();
+    if (!ran) interrupted_ = true;
     ++finished_;
   }
   done_.wait(l, [&] { return finished_ == chunks_; });
   job_ = nullptr;
+  if (interrupted_) {
+    l.unlock();
+    tensor::throwStopped();
+  }
 }
 
 }  // namespace kiln::runtime

@@ -1,5 +1,7 @@
 // A small persistent thread pool for splitting a kernel's outer loop. Threads are started
-// once; parallelFor blocks until every chunk ran.
+// once; parallelFor blocks until every chunk ran. Each chunk runs in kSlices slices with a stop
+// check between them (engine/tensor/stop.h), so Ctrl-C or a time limit stops a long compiled
+// kernel within about 1/kSlices of one thread's share of it.
 #pragma once
 
 #include <condition_variable>
@@ -17,8 +19,14 @@ class ThreadPool {
   explicit ThreadPool(unsigned threads);
   ~ThreadPool();
   unsigned size() const { return static_cast<unsigned>(workers_.size()) + 1; }
-  // Runs fn(begin, end) over [0, n) in about size() contiguous chunks, the caller taking one.
+  // Runs fn(begin, end) over [0, n) in contiguous ranges (about size() chunks of kSlices slices
+  // each), the caller taking one chunk. Throws tensor::Interrupted, once every thread has stopped,
+  // where a stop was requested; the ranges not yet run are then skipped.
   void parallelFor(int64_t n, const std::function<void(int64_t, int64_t)>& fn);
+  // fn(begin, end) over [lo, hi) on this thread in kSlices slices, checking for a stop before
+  // each; returns false (and skips the rest) where one was requested.
+  static bool runSliced(int64_t lo, int64_t hi, const std::function<void(int64_t, int64_t)>& fn);
+  static constexpr int64_t kSlices = 64;
 
  private:
   void work();
@@ -29,6 +37,7 @@ class ThreadPool {
   int64_t n_ = 0, chunk_ = 0, nextChunk_ = 0, chunks_ = 0, finished_ = 0;
   uint64_t generation_ = 0;
   bool stop_ = false;
+  bool interrupted_ = false;  // a chunk of the current job saw a stop request (under mu_)
 };
 
 }  // namespace kiln::runtime

@@ -103,6 +103,16 @@ int64_t checkedNumel(const Shape& sizes) {
   return n;
 }
 
+void throwStopped() { throw Interrupted(); }
+
+int64_t viewOffset(int64_t base, int64_t index, int64_t stride) {
+  int64_t step = 0, out = 0;
+  if (__builtin_mul_overflow(index, stride, &step) || __builtin_add_overflow(base, step, &out))
+    throw TorchError("RuntimeError", "Tensor: invalid storage offset " + std::to_string(base) + " + " + std::to_string(index) + " * " +
+                                         std::to_string(stride) + " (past int64)");
+  return out;
+}
+
 void checkInBounds(const Shape& sizes, const Shape& strides, int64_t offset, DType dtype, size_t storageBytes) {
   if (sizes.size() != strides.size())
     throw TorchError("RuntimeError", "mismatch in length of strides and shape");
@@ -158,6 +168,10 @@ Tensor Tensor::empty(const Shape& sizes, DType dtype) {
   for (auto s : sizes) overflow |= __builtin_mul_overflow(bytes, s, &bytes);
   if (overflow && std::find(sizes.begin(), sizes.end(), 0) == sizes.end())
     throw TorchError("RuntimeError", "Storage size calculation overflowed with sizes=" + shapeStr(sizes));
+  // An empty tensor's contiguous strides must fit too, as c10's empty_tensor_restride checks
+  // ([2, 0, 2^63-1] is fine, its transpose [0, 2, 2^63-1] made contiguous is not).
+  for (int64_t i = static_cast<int64_t>(sizes.size()) - 2, st = 1; i >= 0; --i)
+    if (__builtin_mul_overflow(st, std::max<int64_t>(sizes[i + 1], 1), &st)) throw TorchError("RuntimeError", "Stride calculation overflowed");
   Tensor t;
   t.storage_ = std::make_shared<Storage>(static_cast<size_t>(bytes));
   t.dtype_ = dtype;

@@ -31,6 +31,14 @@ class TorchError : public std::runtime_error {
   std::string type_;
 };
 
+// A native op stopped at a stop request (engine/tensor/stop.h). The Python bindings raise the
+// pending request instead (KeyboardInterrupt, or TimeoutError for a time limit); elsewhere it
+// reads as a KeyboardInterrupt.
+class Interrupted : public TorchError {
+ public:
+  Interrupted() : TorchError("KeyboardInterrupt", "the operation was stopped (Ctrl-C, a time limit or a stop request)") {}
+};
+
 // Makes the C allocator keep large blocks instead of returning each to the kernel (glibc maps
 // every block over 32 MiB afresh, so each 64 MiB result page-faults on its first write and a
 // fused elementwise kernel over 2^24 floats ran at a third of its speed: docs/perf.md). Called
@@ -198,6 +206,16 @@ I truncToInt(double v) {
 std::string shapeStr(const Shape& s);  // [2, 3]
 // The product of `sizes`; throws TorchError where it does not fit int64 (PyTorch's message).
 int64_t checkedNumel(const Shape& sizes);
+// a * b wrapping past int64 (computed unsigned: defined behaviour), for products of some of a
+// tensor's sizes (a count of reduced elements, planes, an outer extent). They fit for every
+// non-empty tensor (its numel was checked when it was made); only an empty tensor's other dims
+// may multiply past int64 ([2^62, 5, 0]), and then the product is never used for an element or
+// is itself multiplied by the 0.
+inline int64_t sizeMul(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)); }
+// base + index * stride, a view's storage offset. It fits for a non-empty view (its elements lie
+// in its storage); an empty view's strides are not bounded by its storage and may overflow it:
+// refused as an invalid storage offset (TorchError), as a view's offset past int64 cannot exist.
+int64_t viewOffset(int64_t base, int64_t index, int64_t stride);
 // Throws TorchError (PyTorch's setStorage message) unless every element of the view lies inside
 // a storage of `storageBytes` bytes. Arithmetic is checked: overflowed sizes are refused.
 void checkInBounds(const Shape& sizes, const Shape& strides, int64_t offset, DType dtype, size_t storageBytes);

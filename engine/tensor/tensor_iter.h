@@ -1,6 +1,9 @@
 // forEachIndex: strided multi-operand iteration in row-major order.
 #pragma once
 
+#include "engine/tensor/stop.h"
+
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -19,14 +22,22 @@ void forEachIndex(const std::vector<int64_t>& sizes, const std::array<const std:
   std::array<int64_t, N> innerStride{};
   for (size_t k = 0; k < N; ++k) innerStride[k] = (*strides[k])[nd - 1];
   // Offsets only ever step to elements of the view: never one past a dim's end (a size-1 dim
-  // may have any stride, and stepping past it could overflow int64).
+  // may have any stride, and stepping past it could overflow int64). A stop request is checked
+  // after every kStopChunk elements of a row and after every row (engine/tensor/stop.h).
   while (true) {
     std::array<int64_t, N> o = off;
-    for (int64_t i = 0;; ++i) {
-      f(o);
-      if (i + 1 == inner) break;
+    for (int64_t i = 0;;) {
+      const int64_t blockEnd = std::min(inner, i + kStopChunk);
+      for (;; ++i) {
+        f(o);
+        if (i + 1 == blockEnd) break;
+        for (size_t k = 0; k < N; ++k) o[k] += innerStride[k];
+      }
+      if (++i == inner) break;
       for (size_t k = 0; k < N; ++k) o[k] += innerStride[k];
+      checkStop();
     }
+    checkStop();
     // advance the outer index
     int64_t d = static_cast<int64_t>(nd) - 2;
     for (; d >= 0; --d) {

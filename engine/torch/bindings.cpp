@@ -76,6 +76,8 @@ Value fromVal(py::Interpreter& in, const ops::Val& v) {
 }
 
 void rethrow(py::Interpreter& in, const tensor::TorchError& e) {
+  // A native op stopped at Ctrl-C or a time limit: the pending request, as a statement raises it.
+  if (dynamic_cast<const tensor::Interrupted*>(&e)) in.raiseStopped();
   if (in.tracer && std::string(e.type()) == "NotImplementedError") notSupported(in, e.what());
   // While capturing, an op that fails on its traced inputs fails the compile as Dynamo's does:
   // TorchRuntimeError (a RuntimeError) carrying the original error (a TypeError about the

@@ -19,7 +19,7 @@ int64_t ndim(const Val& v) { return static_cast<int64_t>(v.tensorType().sizes.si
 Val integer(int64_t i) { return Val::integer(i); }
 int64_t prod(const Shape& s) {
   int64_t p = 1;
-  for (auto x : s) p *= x;
+  for (auto x : s) p = tensor::sizeMul(p, x);  // 0 for an empty shape, whatever its other dims
   return p;
 }
 

@@ -231,7 +231,8 @@ Val repeatIndex(const Val& repeats) {
   int64_t total = 0;
   for (auto c : counts) {
     if (c < 0) throw TorchError("RuntimeError", "repeats can not be negative");
-    total += c;
+    if (__builtin_add_overflow(total, c, &total))
+      throw TorchError("RuntimeError", "Storage size calculation overflowed with sizes=[sum of repeats past int64]");
   }
   tensor::Tensor out = tensor::Tensor::empty({total}, ir::DType::Int64);
   int64_t k = 0;
@@ -332,7 +333,7 @@ Val indexCopyLike(Dispatcher& d, const TArgs& a, bool add) {
   }
   Shape ss = ops::sizesOf(self), sr = ops::sizesOf(source);
   int64_t numIndices = 1;
-  for (auto s : ops::sizesOf(index)) numIndices *= s;
+  for (auto s : ops::sizesOf(index)) numIndices = tensor::sizeMul(numIndices, s);
   if (add && !sr.empty() && !ss.empty()) {
     Shape a1 = ss, b1 = sr;
     if (sr.size() == ss.size()) {
@@ -537,9 +538,10 @@ Labeled contractPair(Dispatcher& d, Labeled a, Labeled b, const std::string& nee
   if (expandA) a.t = d.call("aten.expand.default", {a.t, ops::intList(ae)});
   if (expandB) b.t = d.call("aten.expand.default", {b.t, ops::intList(be)});
   auto prod = [&](const Labeled& x, const Shape& s, const std::string& ls) {
-    int64_t p = 1;
-    for (char c : ls) p *= s[x.labels.find(c)];
-    return p;
+    // A reshape target: a group of an empty operand's dims multiplying past int64 is refused.
+    Shape group;
+    for (char c : ls) group.push_back(s[x.labels.find(c)]);
+    return tensor::checkedNumel(group);
   };
   const int64_t nb = prod(a, ae, batch), nl = prod(a, ae, left), nc = prod(a, ae, contracted), nr = prod(b, be, right);
   Val a3 = reshape(d, permuteTo(d, a, batch + left + contracted), {nb, nl, nc});

@@ -171,7 +171,7 @@ void registerNnFunctionalFns(std::vector<TorchFn>& t) {
                  if (training) {
                    int64_t perChannel = 1;
                    for (size_t i = 0; i < s.size(); ++i)
-                     if (i != 1) perChannel *= s[i];
+                     if (i != 1) perChannel = tensor::sizeMul(perChannel, s[i]);
                    if (perChannel == 1) {
                      std::string sz = "torch.Size([";
                      for (size_t i = 0; i < s.size(); ++i) sz += (i ? ", " : "") + std::to_string(s[i]);
@@ -268,7 +268,7 @@ void registerNnFunctionalFns(std::vector<TorchFn>& t) {
                      tensor::Shape xs = ops::sizesOf(x);
                      int64_t n = 1;
                      for (size_t i = 0; i < xs.size(); ++i)
-                       if (static_cast<int64_t>(i) != classDim) n *= xs[i];
+                       if (static_cast<int64_t>(i) != classDim) n = tensor::sizeMul(n, xs[i]);
                      Val total = d.call("aten.sum.default", {loss});
                      return d.call("aten.div.Tensor", {total, Val::integer(n)});
                    }

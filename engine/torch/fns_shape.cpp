@@ -44,13 +44,11 @@ Val flatten(Dispatcher& d, const Val& x, int64_t start, int64_t end) {
   if (start == end) return x;
   Shape s = ops::sizesOf(x);
   std::vector<Val> shape;
-  int64_t prod = 1;
+  // The flattened dims' product: refused past int64 (an empty tensor's other dims may get there).
+  const int64_t prod = tensor::checkedNumel(Shape(s.begin() + start, s.begin() + end + 1));
   for (int64_t i = 0; i < nd; ++i) {
     if (i < start || i > end) shape.push_back(Val::integer(s[i]));
-    else {
-      prod *= s[i];
-      if (i == end) shape.push_back(Val::integer(prod));
-    }
+    else if (i == end) shape.push_back(Val::integer(prod));
   }
   return reshapeTo(d, x, Val::listOf(shape));
 }

@@ -121,6 +121,38 @@ TEST(Limits, CtrlCRaisesKeyboardInterruptInTheScript) {
   EXPECT_EQ(s.stdoutText, "spinning\n");
 }
 
+// A script stuck in one long native op (an 8192^3 matmul: a minute on two cores) is stopped
+// inside it, between two row blocks, not when it returns (engine/tensor/stop.h).
+TEST(Limits, LongNativeOpIsStoppedInside) {
+  const std::string script = "import torch\na = torch.ones(8192, 8192)\nprint('started', flush=True)\nb = a @ a\nprint('not reached')\n";
+  fs::path dir = workDir("native_timeout");
+  test::writeFile((dir / "mm.py").string(), script);
+  std::string db = (dir / "s.db").string();
+  auto t0 = std::chrono::steady_clock::now();
+  KilnRun r = runKiln(dir, {"run", (dir / "mm.py").string(), "--db", db, "--timeout", "2", "--eager"});
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r.exitCode, 124) << r.err;
+  EXPECT_LT(seconds, 12.0);
+  EXPECT_EQ(r.out.rfind("started\n", 0), 0u) << r.out;
+  EXPECT_EQ(r.out.find("not reached"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("line 4, in <module>"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("TimeoutError: the script ran past its time limit of 2 s"), std::string::npos) << r.err;
+  auto s = lastSession(db);
+  EXPECT_EQ(s.summary.status, "timed out");
+  EXPECT_EQ(s.stdoutText, "started\n");
+
+  fs::path dir2 = workDir("native_sigint");
+  test::writeFile((dir2 / "mm.py").string(), script);
+  std::string db2 = (dir2 / "s.db").string();
+  t0 = std::chrono::steady_clock::now();
+  KilnRun r2 = runKiln(dir2, {"run", (dir2 / "mm.py").string(), "--db", db2, "--eager"}, SIGINT, "started");
+  seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r2.exitCode, 130) << r2.err;
+  EXPECT_LT(seconds, 12.0);
+  EXPECT_NE(r2.err.find("KeyboardInterrupt"), std::string::npos) << r2.err;
+  EXPECT_EQ(lastSession(db2).summary.status, "interrupted");
+}
+
 TEST(Limits, SigtermStopsTheScriptWithItsSession) {
   fs::path dir = workDir("sigterm");
   test::writeFile((dir / "spin.py").string(), "print('spinning')\nwhile True:\n    pass\n");
