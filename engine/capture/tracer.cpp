@@ -298,7 +298,7 @@ bool Tracer::search(const py::Value& root, const Source& src, const py::Obj* tar
     return false;
   }
   if (root->kind == py::VK::Dict) {
-    for (auto& [k, v] : mutated ? mutated->beforeDict : static_cast<py::DictObj*>(root.get())->items)
+    for (auto& [k, v] : mutated ? mutated->beforeDict : static_cast<py::DictObj*>(root.get())->items.vec())
       if ((isKey(k) || k->kind == py::VK::Instance || k->kind == py::VK::Class) && search(v, src.itemKey(k, keyRepr(k)), target, depth - 1, seen))
         return true;
     return false;
@@ -1256,7 +1256,7 @@ void Tracer::onMutate(const py::Value& container) {
     onSequence(container);
     for (size_t i = 0; i < e.before.size(); ++i) originalItems_.emplace(e.before[i].get(), src->index(i));
   } else if (container->kind == py::VK::Dict) {
-    e.beforeDict = static_cast<py::DictObj*>(container.get())->items;
+    e.beforeDict = static_cast<py::DictObj*>(container.get())->items.vec();
     // Dynamo guards a mutated dict by its length (DICT_LENGTH: `len(d) == 2`, `not d`); the
     // keys in order, which the entry's replay relies on, are guarded after it.
     if (guarded_.insert("len " + src->text()).second) {

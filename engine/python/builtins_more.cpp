@@ -33,6 +33,32 @@ std::string toBase(int64_t v, int base, const char* prefix) {
   return (neg ? "-" : "") + std::string(prefix) + digits;
 }
 
+// Raises TypeError: unhashable type: 'list' for what Python cannot hash: lists, dicts, sets,
+// instances whose class sets __hash__ = None or defines __eq__ without __hash__, and tuples
+// holding one. Calls no user code.
+void raiseIfUnhashable(Interpreter& in, const Value& v) {
+  switch (v->kind) {
+    case VK::List:
+    case VK::Dict: in.raise("TypeError", "unhashable type: '" + typeName(v) + "'");
+    case VK::Tuple:
+      for (const auto& x : static_cast<TupleObj*>(v.get())->items) raiseIfUnhashable(in, x);
+      return;
+    case VK::Instance: break;
+    default: return;
+  }
+  auto cls = in.classOf(v);
+  if (cls->name == "set") in.raise("TypeError", "unhashable type: 'set'");
+  Value h = cls->lookup("__hash__");
+  if (h && isNone(h)) in.raise("TypeError", "unhashable type: '" + cls->name + "'");
+  // A class that defines __eq__ without __hash__ is unhashable, as in Python.
+  if (!h || (h->kind == VK::Builtin && static_cast<BuiltinObj*>(h.get())->name == "object.__hash__")) {
+    for (const auto& m : cls->mro) {
+      if (m->dict.count("__hash__")) break;
+      if (m->dict.count("__eq__") && m->dict.at("__eq__")->kind == VK::Function) in.raise("TypeError", "unhashable type: '" + cls->name + "'");
+    }
+  }
+}
+
 // The hash Python would give equal values (equal ints and floats hash alike; strings by
 // content). Used by hash() and by user __hash__ results.
 int64_t hashOf(Interpreter& in, const Value& v) {
@@ -70,17 +96,8 @@ int64_t hashOf(Interpreter& in, const Value& v) {
     default: break;
   }
   if (v->kind == VK::Instance) {
-    auto cls = in.classOf(v);
-    if (cls->name == "set") in.raise("TypeError", "unhashable type: 'set'");
-    Value h = cls->lookup("__hash__");
-    if (h && isNone(h)) in.raise("TypeError", "unhashable type: '" + cls->name + "'");
-    // A class that defines __eq__ without __hash__ is unhashable, as in Python.
-    if (!h || (h->kind == VK::Builtin && static_cast<BuiltinObj*>(h.get())->name == "object.__hash__")) {
-      for (const auto& m : cls->mro) {
-        if (m->dict.count("__hash__")) break;
-        if (m->dict.count("__eq__") && m->dict.at("__eq__")->kind == VK::Function) in.raise("TypeError", "unhashable type: '" + cls->name + "'");
-      }
-    }
+    raiseIfUnhashable(in, v);
+    Value h = in.classOf(v)->lookup("__hash__");
     if (h && h->kind == VK::Function) {
       Value r = in.callDunder(v, "__hash__", {});
       if (r->kind != VK::Int && r->kind != VK::Bool) in.raise("TypeError", "__hash__ method should return an integer");
@@ -99,6 +116,8 @@ void Interpreter::installMoreBuiltins() {
     builtins_[name] = b;
   };
   def("hash", [](Interpreter& in, CallArgs& a) { return makeInt(hashOf(in, a.args.at(0))); });
+  // Dict and set keys (engine/python/objects.cpp asks only for lists, dicts, instances and tuples).
+  setUnhashableKey([this](const Value& k) { raiseIfUnhashable(*this, k); });
   def("chr", [](Interpreter& in, CallArgs& a) {
     int64_t cp = intOf(in, a.args.at(0), "chr");
     if (cp < 0 || cp > 0x10FFFF) in.raise("ValueError", "chr() arg not in range(0x110000)");

@@ -30,6 +30,7 @@ Interpreter::Interpreter(std::ostream& out) : out_(out) {
 }
 Interpreter::~Interpreter() {
   setUserKeyEquals(nullptr);
+  setUnhashableKey(nullptr);
   // Suspended generators are closed while the interpreter still exists (their finally blocks
   // run); any left over afterwards must not call back into it.
   while (!liveGenerators_.empty()) {

@@ -3,6 +3,8 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstring>
+#include <functional>
 
 namespace kiln::py {
 
@@ -124,31 +126,200 @@ bool keyEquals(const Value& a, const Value& b) {
 }
 }  // namespace
 
+thread_local std::function<void(const Value&)> gUnhashableKey;
+void setUnhashableKey(std::function<void(const Value&)> f) { gUnhashableKey = std::move(f); }
+
+namespace {
+
+// splitmix64's finalizer: spreads nearby ints over the table.
+uint64_t mix(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+uint64_t strHash(const std::string& s) { return mix(std::hash<std::string>()(s)); }
+
+// An integer beyond int64 (a BigInt, or an integral float that large), by its low 64 bits: equal
+// values hash alike whichever type holds them.
+uint64_t bigHash(const mpz_class& m) {
+  mpz_class low;
+  mpz_fdiv_r_2exp(low.get_mpz_t(), m.get_mpz_t(), 64);
+  return mix(static_cast<uint64_t>(mpz_get_ui(low.get_mpz_t())) ^ 0x9e3779b97f4a7c15ULL);
+}
+
+// The index's hash of a key, consistent with keyEquals: false where the key is an instance (its
+// equality is the user's __eq__), or holds one.
+bool keyHash(const Value& k, uint64_t* out) {
+  switch (k->kind) {
+    case VK::Bool: *out = mix(static_cast<uint64_t>(static_cast<BoolObj*>(k.get())->v ? 1 : 0)); return true;
+    case VK::Int: {
+      auto* i = static_cast<IntObj*>(k.get());
+      *out = i->big ? bigHash(toMpz(k)) : mix(static_cast<uint64_t>(i->small()));
+      return true;
+    }
+    case VK::Float: {
+      const double d = static_cast<FloatObj*>(k.get())->v;
+      if (std::isfinite(d) && std::floor(d) == d) {
+        // Equal to an int: hashed as that int (-0.0 as 0).
+        if (d >= -9223372036854775808.0 && d < 9223372036854775808.0) *out = mix(static_cast<uint64_t>(static_cast<int64_t>(d)));
+        else *out = bigHash(mpz_class(d));
+        return true;
+      }
+      uint64_t bits;
+      std::memcpy(&bits, &d, sizeof bits);
+      *out = mix(bits ^ 0x5bd1e995ULL);
+      return true;
+    }
+    case VK::Str: *out = strHash(static_cast<StrObj*>(k.get())->v); return true;
+    case VK::None: *out = 0x6a09e667f3bcc908ULL; return true;
+    case VK::DType: *out = mix(static_cast<uint64_t>(static_cast<DTypeObj*>(k.get())->d) + 0x1000); return true;
+    case VK::Tuple: {
+      uint64_t h = 0x345678;
+      for (const auto& x : static_cast<TupleObj*>(k.get())->items) {
+        uint64_t e;
+        if (!keyHash(x, &e)) return false;
+        h = (h ^ e) * 1000003;
+      }
+      *out = mix(h);
+      return true;
+    }
+    case VK::Instance: return false;
+    default: *out = mix(reinterpret_cast<uintptr_t>(k.get())); return true;  // identity, as keyEquals
+  }
+}
+
+// Lists, dicts and instances (sets, classes that set __hash__ = None) may be unhashable in
+// Python: the interpreter decides and raises (setUnhashableKey). Cheap for the common keys.
+void checkHashable(const Value& k) {
+  if (!gUnhashableKey) return;
+  switch (k->kind) {
+    case VK::List:
+    case VK::Dict:
+    case VK::Instance: gUnhashableKey(k); return;
+    case VK::Tuple:
+      for (const auto& x : static_cast<TupleObj*>(k.get())->items) checkHashable(x);
+      return;
+    default: return;
+  }
+}
+
+}  // namespace
+
+void DictItems::place(uint32_t slot) const {
+  const size_t mask = table_.size() - 1;
+  for (size_t i = hashes_[slot] & mask;; i = (i + 1) & mask)
+    if (!table_[i]) {
+      table_[i] = slot + 1;
+      return;
+    }
+}
+
+bool DictItems::build() const {
+  hashes_.resize(v_.size());
+  for (size_t i = 0; i < v_.size(); ++i)
+    if (!keyHash(v_[i].first, &hashes_[i])) {
+      hashes_.clear();
+      scanOnly_ = true;
+      return false;
+    }
+  size_t cap = 16;
+  while (cap < 2 * v_.size()) cap *= 2;
+  table_.assign(cap, 0);
+  for (size_t i = 0; i < v_.size(); ++i) place(static_cast<uint32_t>(i));
+  indexed_ = true;
+  return true;
+}
+
+void DictItems::appended() {
+  if (!indexed_ || !useIndex) return;  // built on the next lookup
+  uint64_t h;
+  if (!keyHash(v_.back().first, &h)) {
+    dropIndex();
+    scanOnly_ = true;
+    return;
+  }
+  hashes_.push_back(h);
+  if (2 * v_.size() > table_.size()) {
+    indexed_ = false;
+    build();  // grows the table
+    return;
+  }
+  place(static_cast<uint32_t>(v_.size() - 1));
+}
+
+int64_t DictItems::findStrIndexed(const std::string& key) const {
+  if (!usable()) return -2;
+  const uint64_t h = strHash(key);
+  const size_t mask = table_.size() - 1;
+  for (size_t i = h & mask;; i = (i + 1) & mask) {
+    const uint32_t s = table_[i];
+    if (!s) return -1;
+    const Value& k = v_[s - 1].first;
+    if (hashes_[s - 1] == h && k->kind == VK::Str && static_cast<StrObj*>(k.get())->v == key) return s - 1;
+  }
+}
+
+int64_t DictItems::findIndexed(const Value& key) const {
+  uint64_t h = 0;
+  if (!keyHash(key, &h) || !usable()) return -2;
+  const size_t mask = table_.size() - 1;
+  for (size_t i = h & mask;; i = (i + 1) & mask) {
+    const uint32_t s = table_[i];
+    if (!s) return -1;
+    if (hashes_[s - 1] == h && keyEquals(v_[s - 1].first, key)) return s - 1;
+  }
+}
+
+int64_t DictItems::find(const Value& key) const {
+  if (const int64_t i = findIndexed(key); i != -2) return i;
+  // Small dicts, instance keys (compared through the user's __eq__): a scan, as Python would
+  // find the same entry (equal keys hash alike).
+  for (size_t i = 0; i < v_.size(); ++i)
+    if (keyEquals(v_[i].first, key)) return static_cast<int64_t>(i);
+  return -1;
+}
+
 Value DictObj::get(const Value& key) const {
-  for (const auto& [k, v] : items)
-    if (keyEquals(k, key)) return v;
-  return nullptr;
+  checkHashable(key);
+  const int64_t i = items.find(key);
+  return i < 0 ? nullptr : items[static_cast<size_t>(i)].second;
 }
 
 void DictObj::set(const Value& key, Value v) {
-  for (auto& kv : items)
-    if (keyEquals(kv.first, key)) { kv.second = std::move(v); return; }
-  items.emplace_back(key, std::move(v));
+  checkHashable(key);
+  const int64_t i = items.find(key);
+  if (i >= 0) items[static_cast<size_t>(i)].second = std::move(v);
+  else items.emplace_back(key, std::move(v));
 }
 
 bool DictObj::erase(const Value& key) {
-  for (auto it = items.begin(); it != items.end(); ++it)
-    if (keyEquals(it->first, key)) { items.erase(it); return true; }
-  return false;
+  checkHashable(key);
+  const int64_t i = items.find(key);
+  if (i < 0) return false;
+  items.erase(items.begin() + i);
+  return true;
 }
 
+// By content among the str keys only (no user __eq__ runs), through the index where it answers.
 Value DictObj::getStr(const std::string& key) const {
+  if (items.size() >= DictItems::kIndexFrom)
+    if (const int64_t i = items.findStrIndexed(key); i != -2) return i < 0 ? nullptr : items[static_cast<size_t>(i)].second;
   for (const auto& [k, v] : items)
     if (k->kind == VK::Str && static_cast<StrObj*>(k.get())->v == key) return v;
   return nullptr;
 }
 
 void DictObj::setStr(const std::string& key, Value v) {
+  if (items.size() >= DictItems::kIndexFrom) {
+    if (const int64_t i = items.findStrIndexed(key); i != -2) {
+      if (i >= 0) items[static_cast<size_t>(i)].second = std::move(v);
+      else items.emplace_back(makeStr(key), std::move(v));
+      return;
+    }
+  }
   for (auto& kv : items)
     if (kv.first->kind == VK::Str && static_cast<StrObj*>(kv.first.get())->v == key) { kv.second = std::move(v); return; }
   items.emplace_back(makeStr(key), std::move(v));

@@ -83,12 +83,129 @@ struct ListObj : Obj {
 struct DTypeObj : Obj { explicit DTypeObj(ir::DType d) : Obj(VK::DType), d(d) {} ir::DType d; };
 struct SliceObj : Obj { SliceObj() : Obj(VK::Slice) {} Value start, stop, step; };
 
-// Insertion-ordered dict keyed by hashable scalars (str, int, bool, None, float, tuples of
-// those, and objects by identity).
+// A dict's entries in insertion order, with a hash index over their keys once there are
+// kIndexFrom of them, so a lookup costs about one key comparison instead of a scan of every
+// entry. Equal keys hash alike (1 == 1.0 == True; 2**70 == 2.0**70; tuples by their items; str by
+// content; other objects by identity). Instances (user __eq__/__hash__) are not hashed here: a
+// dict holding one, or a lookup of one, scans as before, comparing through __eq__.
+// Invariant: a key is never assigned in place (entries[i].first = k); entries are added and
+// removed through these members, which keep the index in step. Element access and iteration
+// may change values. mutableVec() hands out the plain vector and drops the index.
+class DictItems {
+ public:
+  using Entry = std::pair<Value, Value>;
+  using Vec = std::vector<Entry>;
+  using value_type = Entry;
+  using iterator = Vec::iterator;
+  using const_iterator = Vec::const_iterator;
+  static constexpr size_t kIndexFrom = 8;
+  // Off: every lookup scans, as before the index (bench/dict_bench.cpp measures both).
+  static inline bool useIndex = true;
+
+  DictItems() = default;
+  DictItems(Vec v) : v_(std::move(v)) {}  // NOLINT: a vector of entries reads as a dict's
+  DictItems(const DictItems& o) : v_(o.v_) {}
+  DictItems(DictItems&& o) noexcept : v_(std::move(o.v_)) { o.dropIndex(); }
+  DictItems& operator=(const DictItems& o) {
+    if (this != &o) v_ = o.v_, dropIndex();
+    return *this;
+  }
+  DictItems& operator=(DictItems&& o) noexcept {
+    v_ = std::move(o.v_);
+    dropIndex();
+    o.dropIndex();
+    return *this;
+  }
+  DictItems& operator=(Vec v) {
+    v_ = std::move(v);
+    dropIndex();
+    return *this;
+  }
+
+  size_t size() const { return v_.size(); }
+  bool empty() const { return v_.empty(); }
+  iterator begin() { return v_.begin(); }
+  iterator end() { return v_.end(); }
+  const_iterator begin() const { return v_.begin(); }
+  const_iterator end() const { return v_.end(); }
+  Entry& operator[](size_t i) { return v_[i]; }
+  const Entry& operator[](size_t i) const { return v_[i]; }
+  Entry& at(size_t i) { return v_.at(i); }
+  const Entry& at(size_t i) const { return v_.at(i); }
+  Entry& front() { return v_.front(); }
+  const Entry& front() const { return v_.front(); }
+  Entry& back() { return v_.back(); }
+  const Entry& back() const { return v_.back(); }
+  void reserve(size_t n) { v_.reserve(n); }
+  const Vec& vec() const { return v_; }
+  Vec& mutableVec() {
+    dropIndex();
+    return v_;
+  }
+
+  void push_back(Entry e) {
+    v_.push_back(std::move(e));
+    appended();
+  }
+  template <typename... A>
+  Entry& emplace_back(A&&... a) {
+    v_.emplace_back(std::forward<A>(a)...);
+    appended();
+    return v_.back();
+  }
+  iterator erase(const_iterator it) {
+    dropIndex();
+    return v_.erase(it);
+  }
+  iterator erase(const_iterator a, const_iterator b) {
+    dropIndex();
+    return v_.erase(a, b);
+  }
+  iterator insert(const_iterator pos, Entry e) {
+    dropIndex();
+    return v_.insert(pos, std::move(e));
+  }
+  void pop_back() {
+    dropIndex();
+    v_.pop_back();
+  }
+  void clear() {
+    dropIndex();
+    v_.clear();
+  }
+
+  // The position of the entry whose key equals `key`, or -1.
+  int64_t find(const Value& key) const;
+  // Through the index only: the position, -1, or -2 where the index cannot answer (a small dict,
+  // an instance key): then the caller scans.
+  int64_t findIndexed(const Value& key) const;
+  // The same for a str key given as its content (attribute lookups: no key object is made).
+  int64_t findStrIndexed(const std::string& key) const;
+
+ private:
+  void appended();
+  void dropIndex() {
+    indexed_ = scanOnly_ = false;
+    table_.clear();
+    hashes_.clear();
+  }
+  bool build() const;  // false: a key cannot be hashed here (scan instead)
+  bool usable() const { return useIndex && v_.size() >= kIndexFrom && !scanOnly_ && (indexed_ || build()); }
+  void place(uint32_t slot) const;
+
+  Vec v_;
+  mutable std::vector<uint32_t> table_;  // open addressing, linear probing: entry index + 1, 0 = empty
+  mutable std::vector<uint64_t> hashes_;  // per entry, while indexed_
+  mutable bool indexed_ = false;          // table_ covers every entry
+  mutable bool scanOnly_ = false;         // an entry's key is an instance: lookups scan
+};
+
+// Insertion-ordered dict keyed by hashable values (str, int, bool, None, float, tuples of
+// those, instances through their __hash__/__eq__, other objects by identity).
 struct DictObj : Obj {
   DictObj() : Obj(VK::Dict) {}
-  ~DictObj() override { releaseItems(items); }
-  std::vector<std::pair<Value, Value>> items;
+  ~DictObj() override { releaseItems(items.mutableVec()); }
+  DictItems items;
   Value get(const Value& key) const;
   void set(const Value& key, Value v);
   bool erase(const Value& key);
@@ -241,6 +358,10 @@ Value makeLazyIterator(std::function<Value()> next, std::string typeName = "iter
 // Dict keys that are instances of classes defining __eq__ compare through it (installed by the
 // interpreter for its thread).
 void setUserKeyEquals(std::function<bool(const Value&, const Value&)> f);
+// Called with a dict key of a type Python cannot hash (a list, a dict, a set, an instance whose
+// class sets __hash__ = None or defines __eq__ without __hash__, a tuple holding one): the
+// interpreter raises TypeError: unhashable type: 'list' there (installed for its thread).
+void setUnhashableKey(std::function<void(const Value&)> f);
 
 // The Python type name of a value ("int", "Tensor", "MyModule").
 std::string typeName(const Value& v);
