@@ -683,24 +683,47 @@ void forEachGradArg(const ir::Node& n, const std::function<void(int)>& f) {
   ir::forEachNodeArg(n, f);
 }
 
+// Per captured node: the node whose storage it shares as far as gradients can tell (a view
+// or an in-place update of a tensor shares that tensor's). Over-approximated: every tensor
+// subscript and view-like method counts as a view. An in-place node (x.add_(y), x[i] = y)
+// changes every value of its storage, which later nodes read under another node id.
+std::map<int, int> storageRoots(const ir::Graph& g) {
+  static const std::set<std::string> kViews = {"getitem", "view", "view_as", "reshape", "reshape_as", "transpose", "permute", "t",
+                                               "squeeze", "unsqueeze", "expand", "expand_as", "narrow", "select", "flatten",
+                                               "unflatten", "split", "chunk", "unbind", "diagonal", "detach", "contiguous", "movedim",
+                                               "swapaxes", "swapdims", "as_strided", "unfold", "alias", "T", "mT"};
+  std::map<int, int> root;
+  for (const auto& n : g.nodes) {
+    root[n.id] = n.id;
+    if (n.args.empty() || !n.args[0].isNode()) continue;
+    const std::string base = n.target.substr(n.target.rfind('.') + 1);
+    if (torchapi::isInplaceNode(n) || kViews.count(base)) root[n.id] = root.count(n.args[0].node) ? root[n.args[0].node] : n.args[0].node;
+  }
+  return root;
+}
+
 // Per graph output: whether it depends on an input that requires grad (through any node).
 std::vector<bool> differentiableOutputs(const ir::Graph& g, const std::vector<tensor::Tensor>& inputs) {
-  std::set<int> reach;
+  std::set<int> reach, reachedRoots;  // roots: storages an in-place node wrote a value requiring grad into
+  std::map<int, int> root = storageRoots(g);
   size_t i = 0;
   for (const ir::Node* p : g.placeholders()) {
     if (i < inputs.size() && inputs[i].requiresGrad()) reach.insert(p->id);
     ++i;
   }
+  auto reached = [&](int a) { return reach.count(a) > 0 || reachedRoots.count(root[a]) > 0; };
   for (const auto& n : g.nodes) {
     if (n.kind == ir::NodeKind::Placeholder || n.kind == ir::NodeKind::Output || n.noGrad) continue;
     bool r = false;
-    forEachGradArg(n, [&](int a) { r = r || reach.count(a) > 0; });
-    if (r) reach.insert(n.id);
+    forEachGradArg(n, [&](int a) { r = r || reached(a); });
+    if (!r) continue;
+    reach.insert(n.id);
+    if (torchapi::isInplaceNode(n)) reachedRoots.insert(root[n.id]);
   }
   std::vector<bool> out;
   for (const auto& a : g.output()->args.at(0).list) {
     bool r = false;
-    if (a.isNode()) r = reach.count(a.node) > 0;
+    if (a.isNode()) r = reached(a.node);
     out.push_back(r);
   }
   return out;
@@ -708,14 +731,22 @@ std::vector<bool> differentiableOutputs(const ir::Graph& g, const std::vector<te
 
 // Per graph input: whether a gradient can reach it from the outputs (not only through nodes
 // run under no_grad). An input used only in a no_grad region gets no gradient (grad stays None).
+// An in-place node is live when a later live node reads its storage (through any alias).
 std::vector<bool> inputsReachedByGradients(const ir::Graph& g) {
-  std::set<int> live;
+  std::set<int> live, liveRoots;
+  std::map<int, int> root = storageRoots(g);
+  auto use = [&](int a) {
+    live.insert(a);
+    liveRoots.insert(root[a]);
+  };
   for (const auto& a : g.output()->args.at(0).list)
-    if (a.isNode()) live.insert(a.node);
+    if (a.isNode()) use(a.node);
   for (auto it = g.nodes.rbegin(); it != g.nodes.rend(); ++it) {
     const ir::Node& n = *it;
-    if (n.kind == ir::NodeKind::Placeholder || n.kind == ir::NodeKind::Output || n.noGrad || !live.count(n.id)) continue;
-    forEachGradArg(n, [&](int a) { live.insert(a); });
+    if (n.kind == ir::NodeKind::Placeholder || n.kind == ir::NodeKind::Output || n.noGrad) continue;
+    if (!live.count(n.id) && !(torchapi::isInplaceNode(n) && liveRoots.count(root[n.id]))) continue;
+    use(n.id);
+    forEachGradArg(n, use);
   }
   std::vector<bool> out;
   for (const ir::Node* p : g.placeholders()) out.push_back(live.count(p->id) > 0);

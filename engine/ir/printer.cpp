@@ -136,6 +136,10 @@ std::string printGraph(const Graph& g, const PrintOptions& opts) {
       augmented = expr + " " + inplace->second + " " + printArg(g, n.args[1]) + ";  ";
     } else if (n.kind == NodeKind::CallFunction && infix != kInfix.end() && n.args.size() == 2 && n.kwargs.empty()) {
       expr = printArg(g, n.args[0]) + " " + infix->second + " " + printArg(g, n.args[1]);
+    } else if (n.kind == NodeKind::CallFunction && n.target == "_operator.setitem" && n.args.size() == 3) {
+      // FX's form of a subscript assignment: `x[0] = v;  setitem = x` (no type: it is None)
+      expr = printArg(g, n.args[0]);
+      augmented = expr + "[" + printIndex(g, n.args[1], true) + "] = " + printArg(g, n.args[2]) + ";  ";
     } else if (n.kind == NodeKind::CallFunction && n.target == "_operator.getitem" && n.args.size() == 2) {
       expr = printArg(g, n.args[0]) + "[" + printIndex(g, n.args[1], true) + "]";
     } else if (n.kind == NodeKind::CallFunction && n.target == "_operator.neg" && n.args.size() == 1) {
@@ -155,7 +159,8 @@ std::string printGraph(const Graph& g, const PrintOptions& opts) {
       expr += ")";
     }
     out += "        " + augmented + n.name;
-    if (n.types.size() == 1) out += ": \"" + n.types[0].str() + "\"";  // tuples print without a type, as in FX
+    const bool setitem = n.kind == NodeKind::CallFunction && n.target == "_operator.setitem";
+    if (n.types.size() == 1 && !setitem) out += ": \"" + n.types[0].str() + "\"";  // tuples print without a type, as in FX
     out += " = " + expr;
     if (opts.deadValues) {
       std::vector<std::string> dead;
@@ -166,6 +171,7 @@ std::string printGraph(const Graph& g, const PrintOptions& opts) {
         seen.push_back(id);
         if (const Node* d = g.find(id)) dead.push_back(d->name);
       });
+      if (setitem && !lastUse.count(n.id)) dead.push_back(n.name);  // its value (None) is never read
       if (!dead.empty()) {
         out += ";  ";
         for (const auto& d : dead) out += d + " = ";

@@ -56,6 +56,8 @@ std::string outOfPlaceOperator(const std::string& target) {
 bool isInplaceNode(const ir::Node& n) {
   if (n.args.empty() || !n.args[0].isNode()) return false;
   if (n.kind == ir::NodeKind::CallMethod) return isInplaceMethod(n.target);
+  // x[index] = v (its value is x's new value: fns_index.cpp)
+  if (n.kind == ir::NodeKind::CallFunction && n.target == "_operator.setitem") return true;
   if (n.kind != ir::NodeKind::CallFunction || n.target.rfind("_operator.i", 0) != 0) return false;
   for (const char* op : kInplaceOperators)
     if (n.target == std::string("_operator.") + op) return true;

@@ -120,6 +120,50 @@ void registerIndexFns(std::vector<TorchFn>& t) {
                  }
                  return d.call("aten.index.Tensor", {r, Val::listOf(adv)});
                }});
+  // x[index] = value as captured graphs hold it (_operator.setitem, an in-place node): x's new
+  // value, functionally. The view the basic index selects takes the value (expanded and cast to
+  // x's dtype, as copy_ does) or, with tensor indices, index_put of it; the view's elements are
+  // then put back into x at the element numbers the same basic index selects from an iota of
+  // x's shape (so any chain of selects, slices with steps and new axes lands where it viewed).
+  t.push_back({"_operator.setitem", ir::NodeKind::CallFunction, [](Dispatcher& d, const TArgs& a) {
+                 const Val& x = a.args.at(0);
+                 const Val& index = a.args.at(1);
+                 Val value = a.args.at(2);
+                 if (!x.isTensor()) throw TorchError("TypeError", "setitem expects a tensor");
+                 const ir::TensorType xt = x.tensorType();
+                 auto shapeOf = [](const ir::TensorType& t) {
+                   std::vector<Val> s;
+                   for (const auto& dim : t.sizes) s.push_back(Val::integer(dim.value));
+                   return Val::listOf(std::move(s));
+                 };
+                 if (!value.isTensor()) value = d.call("aten.full.default", {Val::listOf(std::vector<Val>{}), value, Val::dtypeVal(xt.dtype)});
+                 else if (value.tensorType().dtype != xt.dtype) value = d.call("prims.convert_element_type.default", {value, Val::dtypeVal(xt.dtype)});
+                 std::vector<Val> adv;
+                 Val view = applyBasicIndexing(d, x, index, adv);
+                 // The value's leading dims of size 1 are dropped, as PyTorch's setitem does
+                 // (slicePrefix1sDims: x[0] = ones(1, 4) for a row of 4).
+                 for (ir::TensorType vt = value.tensorType(); !vt.sizes.empty() && vt.sizes[0].value == 1; vt = value.tensorType()) {
+                   vt.sizes.erase(vt.sizes.begin());
+                   value = d.call("aten.view.default", {value, shapeOf(vt)});
+                 }
+                 Val updated;
+                 if (adv.empty()) {
+                   updated = d.call("aten.clone.default", {d.call("aten.expand.default", {value, shapeOf(view.tensorType())})});
+                 } else {
+                   // index_put's values broadcast to the indexed shape (checked by its kernel).
+                   updated = d.call("aten.index_put.default", {view, Val::listOf(adv), value, Val::boolean(false)});
+                 }
+                 auto flat = [&](const Val& v) { return d.call("aten.view.default", {d.call("aten.clone.default", {v}), Val::listOf({Val::integer(-1)})}); };
+                 int64_t numel = 1;
+                 for (const auto& dim : xt.sizes) numel = tensor::sizeMul(numel, dim.value);  // 0 for an empty x
+                 Val iota = d.call("aten.view.default", {d.call("aten.arange.start_step", {Val::integer(0), Val::integer(numel), Val::integer(1),
+                                                                                          Val::dtypeVal(ir::DType::Int64)}),
+                                                         shapeOf(xt)});
+                 std::vector<Val> ignored;
+                 Val positions = applyBasicIndexing(d, iota, index, ignored);
+                 Val r = d.call("aten.index_put.default", {flat(x), Val::listOf({flat(positions)}), flat(updated), Val::boolean(false)});
+                 return d.call("aten.view.default", {r, shapeOf(xt)});
+               }});
   // where(cond, x, y); where(cond) is nonzero(cond) as a tuple of index vectors.
   t.push_back({"torch.where", ir::NodeKind::CallFunction, [](Dispatcher& d, const TArgs& a) {
                  const Val& c = tensorArg(a, 0, "condition", "where");

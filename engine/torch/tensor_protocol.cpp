@@ -444,10 +444,90 @@ void setSubscriptTracked(py::Interpreter& in, const Value& t, const Value& index
   inplaceAssign(in, t, py::makeTensor(d.call("aten.view.default", {updated, shapeVal(base.sizes())}).t));
 }
 
+// Whether `x[index] = v` touches the traced program: the tensor, the value or a tensor index is
+// fake or is a tensor the function reached through its inputs (a buffer, a global).
+bool setitemIsTraced(py::Interpreter& in, const Value& t, const Value& index, const Value& v) {
+  if (!in.tracer) return false;
+  auto traced = [&](const Value& x) { return x->kind == VK::Tensor && (asTensor(x)->fake || in.tracer->dependsOnInputs(x)); };
+  if (traced(t) || traced(v)) return true;
+  if (index->kind == VK::Tuple)
+    for (const auto& i : static_cast<py::TupleObj*>(index.get())->items)
+      if (traced(i)) return true;
+  return traced(index);
+}
+
+// While capturing, `x[index] = v` is recorded as Dynamo records it: one _operator.setitem node
+// on x (an in-place update: x's later uses see the new value, and lowering functionalizes it
+// into index_put; a graph input or a view of one is written back after the graph). The update
+// is type-checked now so the program sees eager's error.
+void recordSetSubscript(py::Interpreter& in, const Value& t, const Value& index, const Value& v) {
+  auto containsList = [](const Value& i) {
+    if (i->kind == VK::List) return true;
+    if (i->kind != VK::Tuple) return false;
+    for (const auto& x : static_cast<py::TupleObj*>(i.get())->items)
+      if (x->kind == VK::List) return true;
+    return false;
+  };
+  if (containsList(index)) notSupported(in, "assigning to a tensor indexed by a Python list inside torch.compile'd code is not supported by Kiln yet");
+  auto unbacked = [](const Value& i) {  // Tensor.item() under fullgraph=True
+    auto is = [](const Value& x) { return x && capture::isUnbacked(x); };
+    if (is(i)) return true;
+    if (i->kind == VK::Slice) {
+      auto* sl = static_cast<py::SliceObj*>(i.get());
+      return is(sl->start) || is(sl->stop) || is(sl->step);
+    }
+    return false;
+  };
+  bool anyUnbacked = unbacked(index) || capture::isUnbacked(v);
+  if (index->kind == VK::Tuple)
+    for (const auto& x : static_cast<py::TupleObj*>(index.get())->items) anyUnbacked = anyUnbacked || unbacked(x);
+  if (anyUnbacked) capture::unbackedLimitation(in, "an unbacked scalar in a tensor subscript assignment");
+  if (v->kind != VK::Tensor && v->kind != VK::Float && v->kind != VK::Int && v->kind != VK::Bool)
+    in.raise("TypeError", "can't assign a " + py::typeName(v) + " to a " + std::string(ir::torchName(asTensor(t)->tensorType().dtype)) + " tensor");
+  Value fake = in.tracer->fakeOf(t);
+  Value value = v->kind == VK::Tensor ? in.tracer->fakeOf(v) : v;
+  const ir::TensorType& type = asTensor(fake)->tensorType();
+  const bool valueGrad = value->kind == VK::Tensor && asTensor(value)->tensorType().requiresGrad;
+  if (autograd::isGradEnabled()) {
+    // An input requiring grad (or a view of one) updated in place: eager raises for a leaf and
+    // rebases the caller's tensor's history otherwise, which the copy-back after the graph
+    // does not do; eager runs it.
+    int root = in.tracer->nodeOf(fake);
+    static const std::set<std::string> kViews = {"getitem", "view", "reshape", "transpose", "permute", "t", "squeeze", "unsqueeze",
+                                                 "expand", "narrow", "select", "flatten", "unflatten", "diagonal", "movedim", "as_strided"};
+    for (const ir::Node* n = in.tracer->graph.find(root); n && !n->args.empty() && n->args[0].isNode() &&
+                                                         (kViews.count(capture::fxBaseName(n->target)) || isInplaceNode(*n));
+         n = in.tracer->graph.find(root))
+      root = n->args[0].node;
+    const ir::Node* rn = in.tracer->graph.find(root);
+    if (type.requiresGrad && rn && in.tracer->isInput(root) && !rn->types.empty() && rn->types[0].requiresGrad)
+      notSupported(in, "assigning into a graph input that requires grad (or a view of one) inside torch.compile'd code is not supported by Kiln yet");
+    // The tensor starts requiring grad here in eager; the captured graph keeps a tensor's
+    // requires_grad from where it was made, so such a graph would lose the gradient.
+    if (valueGrad && !type.requiresGrad)
+      notSupported(in, "assigning a tensor that requires grad into one that does not inside torch.compile'd code is not supported by Kiln yet");
+  }
+  const TorchFn* fn = findTorchFn("_operator.setitem", ir::NodeKind::CallFunction);
+  TArgs ta;
+  ta.args = {ops::Val::sym(type), indexVal(in, index, true), toVal(in, value)};
+  try {
+    ops::MetaDispatcher meta;
+    fn->impl(meta, ta);
+  } catch (const tensor::TorchError& e) {
+    rethrow(in, e);
+  }
+  in.tracer->onTensorIndex(fake, index);
+  in.tracer->record("_operator.setitem", ir::NodeKind::CallFunction, {fake, index, value}, {}, type);
+}
+
 }  // namespace
 
 void tensorSetSubscript(py::Interpreter& in, const Value& t, const Value& index, const Value& v) {
   auto* tv = asTensor(t);
+  if (setitemIsTraced(in, t, index, v)) {
+    recordSetSubscript(in, t, index, v);
+    return;
+  }
   if (tv->fake) notSupported(in, "assigning to a tensor index inside torch.compile'd code is not supported by Kiln yet");
   const bool number = v->kind == VK::Float || v->kind == VK::Int || v->kind == VK::Bool;
   const bool realTensor = v->kind == VK::Tensor && !asTensor(v)->fake;
