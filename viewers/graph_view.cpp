@@ -167,6 +167,8 @@ GraphView::GraphView(QWidget* parent)
   showMessage(tr("No stage selected"));
 }
 
+GraphView::~GraphView() { scene()->disconnect(this); }
+
 void GraphView::showGraph(const ir::Graph& graph) {
   graph_ = graph;
   changes_ = {};

@@ -31,6 +31,8 @@ class GraphView : public QGraphicsView {
 
  public:
   explicit GraphView(QWidget* parent = nullptr);
+  // Quiet: the scene deselects as it is destroyed, which must not reach a half-destroyed window.
+  ~GraphView() override;
 
   // Graphs above kCollapseAbove nodes open with every module folded (collapse by module scope);
   // smaller ones open fully expanded.
@@ -63,6 +65,7 @@ class GraphView : public QGraphicsView {
   // where they stood in the layout frame, or counted in the folded box of their module.
   void setChanges(const ir::GraphChanges& changes, bool asBefore = false, std::vector<ir::Node> removed = {});
   const ir::GraphChanges& changes() const { return changes_; }
+  const std::vector<ir::Node>& removedNodes() const { return removed_; }
   // Writes what is on screen (the whole laid-out graph): SVG or PNG by the file's suffix, or
   // the Graphviz DOT source of the graph (.dot / .gv). False with `error` set on failure.
   bool exportTo(const QString& path, QString* error);

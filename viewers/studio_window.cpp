@@ -591,8 +591,9 @@ void StudioWindow::finishLayoutFrame(const QString& key, ir::Graph frame, const 
   else statusBar()->showMessage(tr("Could not read the stages for a stable layout: %1").arg(error), kStatusMs);
   // showGraph() forgets the step's change marks: keep the ones the step report set.
   const ir::GraphChanges changes = graph_->changes();
+  std::vector<ir::Node> removed = graph_->removedNodes();
   graph_->showGraph(pendingFrameGraph_);
-  graph_->setChanges(changes);
+  graph_->setChanges(changes, false, std::move(removed));
 }
 
 // The step into stage `row`: its rules (node names from the stage before it, the pass's input)

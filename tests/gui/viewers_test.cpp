@@ -397,6 +397,20 @@ class ViewersTest : public QObject {
     QVERIFY2(coloured > 50, qPrintable(QString::number(coloured)));
   }
 
+  // A view destroyed with a node selected does not report the deselection (its window, half
+  // destroyed, crashed on it when the studio closed after a find).
+  void destroyingAViewWithASelectionIsQuiet() {
+    auto view = std::make_unique<GraphView>();
+    QSignalSpy laid(view.get(), &GraphView::layoutFinished);
+    view->showGraph(layered(1, 2));
+    QVERIFY(laid.wait(30000));
+    view->selectNode(view->nodeItems().first()->nodeId());
+    int reports = 0;
+    QObject::connect(view.get(), &GraphView::nodeSelected, [&reports](int) { ++reports; });
+    view.reset();
+    QCOMPARE(reports, 0);
+  }
+
   // Folded boxes roll up the step's marks: counts in a badge, the strongest colour, the source
   // line's tint; removed nodes are ghosts where the layout frame placed them.
   void foldedBoxesRollUpAndRemovedNodesAreGhosts() {
