@@ -406,8 +406,25 @@ struct Templater {
     }
     // A generator the trace started holds the trace's frame: nothing can run it afterwards.
     if (v->kind == VK::Generator && tr.isNew(v) && unbuildable.empty()) unbuildable = "a generator made while capturing";
-    // Tensor.item() under fullgraph: the scalar is not in Kiln's graph, so nothing can hand it on.
-    if (isUnbacked(v) && unbuildable.empty()) unbuildable = "an unbacked scalar from Tensor.item()";
+    // Tensor.item() under fullgraph (or float()/int() of it) handed on as it is: the graph
+    // returns the tensor it was read from (one made by the graph), the entry reads its item,
+    // as Dynamo's graph outputs the SymInt (a SymFloat through scalar_tensor). Any other
+    // unbacked scalar is not in Kiln's graph, so nothing can hand it on.
+    if (isUnbacked(v)) {
+      auto* u = static_cast<py::InstanceObj*>(v.get());
+      Value of = u->dict->getStr("_item_of");
+      auto* tv = of && of->kind == VK::Tensor ? static_cast<py::TensorObj*>(of.get()) : nullptr;
+      if (tv && tv->fake && tv->node >= 0 && !tr.isInput(tv->node)) {
+        t.kind = ValueTemplate::Kind::GraphOutput;
+        auto it = std::find(outputs.begin(), outputs.end(), tv->node);
+        t.index = static_cast<int>(it - outputs.begin());
+        if (it == outputs.end()) outputs.push_back(tv->node);
+        Value conv = u->dict->getStr("_convert");
+        t.method = conv && conv->kind == VK::Str ? static_cast<py::StrObj*>(conv.get())->v : "item";
+        return t;
+      }
+      if (unbuildable.empty()) unbuildable = "an unbacked scalar from Tensor.item()";
+    }
     switch (v->kind) {
       case VK::None: case VK::Bool: case VK::Int: case VK::Float: case VK::Str: case VK::DType:
       case VK::Function: case VK::Builtin: case VK::Class: case VK::Module:
@@ -574,6 +591,14 @@ struct Rebuild {
     switch (t.kind) {
       case ValueTemplate::Kind::GraphOutput: {
         Value out = outs.at(static_cast<size_t>(t.index));
+        if (!t.method.empty()) {  // a scalar read from the output: "item", or item() then "float" / "int"
+          py::CallArgs none;
+          Value item = in.call(in.getAttr(out, "item"), none);
+          if (t.method == "item") return item;
+          py::CallArgs one;
+          one.args.push_back(item);
+          return in.call(in.builtin(t.method), one);
+        }
         for (size_t i = 0; i < t.keys.size() && i < t.items.size(); ++i)
           if (t.keys[i]->kind == VK::Str) in.setAttr(out, static_cast<py::StrObj*>(t.keys[i].get())->v, value(t.items[i]));
         return out;
@@ -643,7 +668,11 @@ struct Rebuild {
 
 std::string show(py::Interpreter& in, const ValueTemplate& t) {
   switch (t.kind) {
-    case ValueTemplate::Kind::GraphOutput: return "graph_out_0[" + std::to_string(t.index) + "]";
+    case ValueTemplate::Kind::GraphOutput: {
+      const std::string out = "graph_out_0[" + std::to_string(t.index) + "]";
+      if (t.method.empty()) return out;
+      return t.method == "item" ? out + ".item()" : t.method + "(" + out + ".item())";
+    }
     case ValueTemplate::Kind::Constant:
       if (t.constant->kind == VK::Function) return static_cast<py::FunctionObj*>(t.constant.get())->name;
       if (t.constant->kind == VK::Builtin) return static_cast<py::BuiltinObj*>(t.constant.get())->name;

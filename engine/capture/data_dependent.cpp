@@ -199,8 +199,26 @@ std::shared_ptr<py::ClassObj> makeClass(const std::string& name, bool comparable
       std::string o = op;
       cls->dict[dunder] = py::makeBuiltin(name + "." + dunder, [o](py::Interpreter& in, py::CallArgs& a) { return relation(in, o, a); });
     }
+  // float(u) / int(u) of a scalar Tensor.item() read: the same scalar converted, which a frame
+  // can still return (Dynamo's scalar_tensor output of float(x)); any other use of it not.
+  if (comparable)
+    for (const char* to : {"float", "int"}) {
+      std::string conv = to;
+      cls->dict["__" + conv + "__"] = py::makeBuiltin(name + ".__" + conv + "__", [conv, name](py::Interpreter& in, py::CallArgs& a) -> Value {
+        auto* self = static_cast<py::InstanceObj*>(a.args.at(0).get());
+        Value of = self->dict->getStr("_item_of");
+        if (!of) unbackedLimitation(in, name + ".__" + conv + "__");
+        auto r = std::make_shared<py::InstanceObj>(self->cls);
+        r->native = std::make_shared<int>(0);
+        r->dict->setStr("_expr", self->dict->getStr("_expr"));
+        r->dict->setStr("_float", py::makeBool(conv == "float"));
+        r->dict->setStr("_item_of", of);
+        r->dict->setStr("_convert", py::makeStr(conv));
+        return r;
+      });
+    }
   // Every other use needs the scalar's value, which only the graph has.
-  for (const char* dunder : {"__bool__", "__float__", "__int__", "__index__", "__hash__", "__repr__", "__str__", "__format__",
+  for (const char* dunder : {"__bool__", "__index__", "__hash__", "__repr__", "__str__", "__format__",
                              "__neg__", "__pos__", "__abs__", "__round__", "__trunc__", "__floor__", "__ceil__",
                              "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
                              "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__", "__rpow__", "__and__", "__rand__",
@@ -210,6 +228,13 @@ std::shared_ptr<py::ClassObj> makeClass(const std::string& name, bool comparable
       unbackedLimitation(in, name + "." + d);
     });
   }
+  if (!comparable)
+    for (const char* dunder : {"__float__", "__int__"}) {
+      std::string d = dunder;
+      cls->dict[d] = py::makeBuiltin(name + "." + d, [d, name](py::Interpreter& in, py::CallArgs&) -> Value {
+        unbackedLimitation(in, name + "." + d);
+      });
+    }
   if (!comparable)
     for (const char* dunder : {"__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__"}) {
       std::string d = dunder;

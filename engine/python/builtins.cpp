@@ -2,6 +2,7 @@
 #include "engine/python/bigint.h"
 #include "engine/python/interpreter.h"
 
+#include "engine/capture/data_dependent.h"
 #include "engine/capture/tracer.h"
 #include "engine/python/pyformat.h"
 #include "engine/torch/tensor_protocol.h"
@@ -484,7 +485,14 @@ void Interpreter::installBuiltins() {
     }
     if (v->kind == VK::Int && !v->sub) return v;
     if (v->kind == VK::Str) return parseIntString(in, static_cast<StrObj*>(v.get())->v, a.args.size() > 2 ? toInt(in, a.args[2], "") : 10);
-    if (v->kind == VK::Tensor) return in.call(in.getAttr(tensorItem(in, v), "__int__"), *std::make_unique<CallArgs>());
+    if (v->kind == VK::Tensor) {
+      // int() of the item: a float item truncates (int(torch.tensor(7.5)) is 7), a captured one converts after the graph.
+      Value item = tensorItem(in, v);
+      if (item->kind == VK::Instance) return in.call(in.getAttr(item, "__int__"), *std::make_unique<CallArgs>());
+      CallArgs again;
+      again.args.push_back(item);
+      return in.call(in.builtin("int"), again);
+    }
     return makeInt(toInt(in, v, ""));
   });
   method(intCls, "__int__", [](Interpreter& in, CallArgs& a) { return a.args[0]->kind == VK::Int ? a.args[0] : makeInt(toInt(in, a.args[0], "")); });
@@ -508,6 +516,7 @@ void Interpreter::installBuiltins() {
     // float(obj) is obj.__float__() (a tensor's item may be such an object while capturing).
     Value x = v->kind == VK::Tensor ? tensorItem(in, v) : v;
     if (x->kind == VK::Instance && in.classOf(x)->lookup("__float__")) x = in.call(in.getAttr(x, "__float__"), *std::make_unique<CallArgs>());
+    if (capture::isUnbacked(x)) return x;  // float() of a captured Tensor.item(): converted after the graph
     return makeFloat(toDouble(in, x));
   });
   method(floatCls, "is_integer", [](Interpreter& in, CallArgs& a) { double d = toDouble(in, a.args[0]); return makeBool(std::floor(d) == d); });

@@ -219,7 +219,12 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
                    "RuntimeError when making fake tensor call\n  Explanation: Dynamo failed to run FX node with fake tensors: "
                    "call_method item(*(FakeTensor(..., size=(" + size + ")),), **{}): got RuntimeError('a Tensor with " +
                    std::to_string(numel) + " elements cannot be converted to Scalar')");
-        if (fullgraph && ty.dtype != ir::DType::Bool) return capture::makeUnbacked(in, *in.tracer, ir::isFloating(ty.dtype));
+        if (fullgraph && ty.dtype != ir::DType::Bool) {
+          Value u = capture::makeUnbacked(in, *in.tracer, ir::isFloating(ty.dtype));
+          // Where it is read from: a frame that returns the scalar hands it on from the graph.
+          static_cast<py::InstanceObj*>(u.get())->dict->setStr("_item_of", self);
+          return u;
+        }
         if (capture) {
           // Dynamo captures the scalar as an unbacked symbol; Kiln cannot yet: it breaks here
           // (and under fullgraph=True runs the frame eagerly) rather than fail the program.

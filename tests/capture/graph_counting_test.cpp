@@ -204,5 +204,36 @@ TEST(GraphCounting, ViewAsAnotherDtypeIsCaptured) {
   EXPECT_EQ(c.rep.graphs().size(), 4u);
 }
 
+TEST(GraphCounting, ACapturedItemTheFrameReturnsComesFromTheGraph) {
+  Counted c;
+  run("count_item_returned",
+      "import torch\n"
+      "torch._dynamo.config.capture_scalar_outputs = True\n"
+      "@torch.compile(fullgraph=True)\n"
+      "def peak(x):\n"
+      "    return torch.max(x).int().item()\n"
+      "@torch.compile(fullgraph=True)\n"
+      "def as_float(x):\n"
+      "    x = x + 1\n"
+      "    return float(x)\n"
+      "@torch.compile(fullgraph=True)\n"
+      "def as_int(x):\n"
+      "    return int((x * 2).sum()), x + 1\n"
+      "print(peak(torch.tensor([[1.5, 7.2, -3.0]])), peak(torch.tensor([[1.0, 2.0], [9.5, 3.0]])))\n"
+      "print(as_float(torch.tensor([1.5])), as_float(torch.tensor([-2.25])))\n"
+      "print(as_int(torch.tensor([1.25, 2.5])))\n"
+      "try:\n"
+      "    as_float(torch.tensor([1.0, 2.0]))\n"
+      "except Exception as e:\n"
+      "    print(type(e).__name__)\n",
+      c, /*sameAsEager=*/false);
+  // Tensor.item() (and float() / int() of it) returned as it is: no break, the graph returns the
+  // tensor and the entry reads its item; eager's values. Two elements fail the trace as Dynamo's
+  // fake tensor does (TorchRuntimeError; eager's float() raises ValueError).
+  EXPECT_TRUE(c.rep.breaks().empty());
+  EXPECT_EQ(c.printed, "7 9\n2.5 -1.25\n(7, tensor([2.2500, 3.5000]))\nTorchRuntimeError\n");
+  EXPECT_EQ(c.rep.graphs().size(), 4u);  // peak twice (the second shape recompiles), as_float, as_int
+}
+
 }  // namespace
 }  // namespace kiln
