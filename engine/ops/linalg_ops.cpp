@@ -306,10 +306,11 @@ Tensor bmmKernel(const Tensor& a, const Tensor& b) {
   checkMatmulDtype(a.dtype());
   const int64_t batch = a.sizes()[0], m = a.sizes()[1], n = b.sizes()[2];
   Tensor out = Tensor::empty({batch, m, n}, a.dtype());
+  if (out.numel() == 0) return out;  // 2^40 empty batches are no work to walk
   Tensor pa = forGemm(a), pb = forGemm(b);
   const size_t item = ir::itemSize(a.dtype());
   for (int64_t i = 0; i < batch; ++i)
-    gemm(a.dtype(), batchOf(pa, i), batchOf(pb, i), static_cast<char*>(out.data()) + i * m * n * item, std::max<int64_t>(1, n), 1.0, 0.0);
+    tensor::checkStop(), gemm(a.dtype(), batchOf(pa, i), batchOf(pb, i), static_cast<char*>(out.data()) + i * m * n * item, std::max<int64_t>(1, n), 1.0, 0.0);
   return out;
 }
 

@@ -269,7 +269,21 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
       }
       // One Python object per element: a broadcast view of 2**31 elements must be a
       // MemoryError, not a list that exhausts the machine.
-      in.checkAllocation(static_cast<uint64_t>(x->t.numel()) * 64);
+      // The nested lists count too: an empty [2**62, 5, 0] is 6 * 2**62 lists (saturating count).
+      uint64_t objects = static_cast<uint64_t>(x->t.numel()), lists = 1;
+      for (int64_t d = 0; d + 1 < x->t.dim() && x->t.sizes()[d] != 0; ++d)
+        if (__builtin_mul_overflow(lists, static_cast<uint64_t>(x->t.sizes()[d]), &lists) || __builtin_add_overflow(objects, lists, &objects))
+          objects = UINT64_MAX / 64;
+      in.checkAllocation(std::min<uint64_t>(objects, UINT64_MAX / 64) * 64);
+      // An empty tensor's lists hold no element: made from its sizes alone (its strides, which may
+      // be huge, never address anything).
+      std::function<Value(size_t)> emptyLists = [&](size_t d) -> Value {
+        std::vector<Value> items;
+        if (d + 1 < x->t.sizes().size())
+          for (int64_t i = 0; i < x->t.sizes()[d]; ++i) items.push_back(emptyLists(d + 1));
+        return py::makeList(items);
+      };
+      if (x->t.numel() == 0 && x->t.dim() > 0) return emptyLists(0);
       std::function<Value(tensor::Tensor)> rec = [&](tensor::Tensor t) -> Value {
         if (t.dim() == 0) {
           if (t.dtype() == ir::DType::Bool) return py::makeBool(t.loadAt(0) != 0);

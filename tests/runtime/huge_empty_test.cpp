@@ -4,11 +4,14 @@
 // behaviour; found by tests/fuzz, tensor_fuzzer with KILN_FUZZ_HUGE_EMPTY, issue 13) nor walk
 // their 2^62 empty rows: they give the empty (or filled) result PyTorch gives, or its error.
 #include "engine/ops/op_table.h"
+#include "engine/python/interpreter.h"
+#include "engine/python/parser.h"
 #include "engine/tensor/tensor.h"
 
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <sstream>
 
 namespace kiln::tensor {
 namespace {
@@ -101,6 +104,11 @@ TEST(HugeEmpty, RowWiseOpsDoNotWalkEmptyRows) {
   Tensor idx = Tensor::zeros({2}, DType::Int64);
   EXPECT_EQ(d.call("aten.index_select.default", {Val::of(Tensor::zeros({kHuge, 3, 0}, DType::Float32)), Val::integer(1), Val::of(idx)}).t.sizes(),
             (Shape{kHuge, 2, 0}));
+  // bmm walked 2^40 empty batches; argsort sized its line buffer by the 2^40-long sorted dim.
+  Tensor a = Tensor::zeros({int64_t{1} << 40, 0, 3}, DType::Float32), b = Tensor::zeros({int64_t{1} << 40, 3, 0}, DType::Float32);
+  EXPECT_EQ(d.call("aten.bmm.default", {Val::of(a), Val::of(b)}).t.sizes(), (Shape{int64_t{1} << 40, 0, 0}));
+  EXPECT_EQ(d.call("aten.argsort.stable", {Val::of(x), Val::boolean(true), Val::integer(0), Val::boolean(false)}).t.sizes(),
+            (Shape{int64_t{1} << 40, 0}));
   // layer_norm over the empty dim keeps one statistic per row: 5 * 2^62 rows cannot exist.
   Tensor y = Tensor::zeros({kHuge, 5, 0}, DType::Float32);
   expectError([&] { d.call("aten.native_layer_norm.default", {Val::of(y), ints({0}), Val::none(), Val::none(), Val::real(1e-5)}); },
@@ -122,6 +130,23 @@ TEST(HugeEmpty, OutputSizesAreChecked) {
   Tensor out = d.call("aten.convolution.default", {Val::of(img), Val::of(w), Val::none(), ints({1, 1}), ints({0, 0}), ints({1, 1}),
                                                    Val::boolean(false), ints({0, 0}), Val::integer(1)}).t;
   EXPECT_EQ(out.sizes(), (Shape{0, 1, kHuge, 1}));
+}
+
+// tolist() of an empty tensor walked views at offsets i * stride (past int64 for huge strides)
+// and counted only elements against the memory limit, so 2^62 empty lists ran until killed.
+TEST(HugeEmpty, TolistOfEmptyTensors) {
+  std::ostringstream out;
+  py::Interpreter in(out);
+  const std::string src =
+      "import torch\n"
+      "print(torch.zeros(3, 0, 5).tolist(), torch.zeros(2, 3, 0).tolist(), torch.zeros(0).tolist())\n"
+      "print(torch.zeros(1).as_strided((4, 0), (2**62, 1)).tolist())\n"
+      "try:\n"
+      "    torch.zeros(2**62, 5, 0).tolist()\n"
+      "except MemoryError:\n"
+      "    print('MemoryError')\n";
+  in.runModule(py::parseModule(src, "t.py"));
+  EXPECT_EQ(out.str(), "[[], [], []] [[[], [], []], [[], [], []]] []\n[[], [], [], []]\nMemoryError\n");
 }
 
 }  // namespace
