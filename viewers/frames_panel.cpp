@@ -1,5 +1,6 @@
 #include "viewers/frames_panel.h"
 
+#include <QColor>
 #include <QHeaderView>
 
 namespace kiln::viewers {
@@ -37,6 +38,11 @@ void FramesPanel::setSession(const std::vector<storage::FrameRow>& frames, const
                                                   tr("%1 · %2 · %n guard(s)", nullptr, int(c.guards.size())).arg(qs(c.backend), qs(c.status))});
       compile->setData(0, kCompileRole, qs(c.compileId));
       if (!c.message.empty()) compile->setToolTip(1, qs(c.message));
+      if (c.status == "failed") {  // red, with its error and line: the failure is in plain sight
+        compile->setText(1, compile->text(1) + QStringLiteral(": ") + qs(c.message) + (c.line > 0 ? tr(" (line %1)").arg(c.line) : QString()));
+        for (int col = 0; col < 2; ++col) compile->setForeground(col, QColor(0xc0, 0x39, 0x2b));
+        if (!c.detail.empty()) compile->setToolTip(1, qs(c.message + "\n" + c.detail));
+      }
       for (const auto& r : recompiles)
         if (r.compileId == c.compileId)
           for (const auto& reason : r.reasons) new QTreeWidgetItem(compile, {tr("recompiled because"), qs(reason)});

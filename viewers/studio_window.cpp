@@ -486,11 +486,11 @@ void StudioWindow::showFailedCompile(const storage::CompileRow& failed) {
   compileId_.clear();
   const QString what = tr("[%1] compile failed: %2").arg(qs(failed.compileId), qs(failed.message)) +
                        (failed.line > 0 ? tr(" (line %1)").arg(failed.line) : QString());
-  // The explanation wrapped to lines of ~90 characters: the message is one text item.
+  // The explanation wrapped to lines of ~60 characters: the message is one text item.
   QString wrapped;
   int column = 0;
   for (const QString& word : qs(failed.detail).split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
-    if (column > 0 && column + word.size() > 90) wrapped += QLatin1Char('\n'), column = 0;
+    if (column > 0 && column + word.size() > 60) wrapped += QLatin1Char('\n'), column = 0;
     else if (column > 0) wrapped += QLatin1Char(' '), ++column;
     wrapped += word;
     column += int(word.size());

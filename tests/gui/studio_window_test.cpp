@@ -513,6 +513,10 @@ class StudioWindowTest : public QObject {
     QVERIFY(stages->index(0).data(Qt::ToolTipRole).toString().contains(QStringLiteral("Detected data-dependent branching")));
     QCOMPARE(stages->defaultRow(), 1);  // it opens on the graph that was compiled
     QCOMPARE(window_->breaksPanel()->failedCount(), 1);
+    // The compile list (Frames) says it too, in red.
+    QTreeWidgetItem* failedCompile = window_->framesPanel()->topLevelItem(0)->child(0);
+    QCOMPARE(failedCompile->text(1), QStringLiteral("inductor · failed · 0 guard(s): Data-dependent branching (line %1)").arg(testing::kFailedLine));
+    QCOMPARE(failedCompile->foreground(0).color(), QColor(0xc0, 0x39, 0x2b));
     bool marked = false;
     for (const LineMark& m : window_->sourceView()->marks())
       marked = marked || (m.line == testing::kFailedLine && m.tooltip.contains(QStringLiteral("compile failed")));

@@ -390,6 +390,7 @@ class ViewersTest : public QObject {
     view.scale(0.05, 0.05);
     view.centerOn(view.nodeItems().at(300));
     const QImage shot = view.viewport()->grab().toImage();
+    shot.save(QStringLiteral(KILN_BINARY_DIR "/tests/gui/graph_level_of_detail.png"), "PNG");  // to look at
     const QRgb relu = opKindColour(QStringLiteral("aten.relu.default")).rgb();
     int coloured = 0;
     for (int y = 0; y < shot.height(); ++y)
