@@ -145,8 +145,18 @@ Tensor reductionInput(const Tensor& x) {
 // One reduction of x (already in its compute dtype) over dims; integer sums/products stay exact.
 Tensor reduce(const Tensor& x0, const std::vector<int64_t>& dims, bool keep, Red r, ir::DType outType, const char* opName) {
   const Tensor x = reductionInput(x0);
-  Plan p = plan(x, dims, keep);
   const bool needsElements = r == Red::Max || r == Red::Min || r == Red::ArgMax || r == Red::ArgMin;
+  // max/argmax of an empty x over a 0 dim is PyTorch's IndexError before any allocation: the kept
+  // dims may be huge ([2^40, 0].argmax(1) is that error, not an out-of-memory one).
+  bool keptEmpty = false;
+  for (int64_t i = 0; i < x.dim(); ++i)
+    if (x.sizes()[i] == 0 && std::find(dims.begin(), dims.end(), i) == dims.end()) keptEmpty = true;
+  if (needsElements && x.numel() == 0 && !keptEmpty) {
+    for (auto d : dims)
+      if (x.sizes()[d] == 0)
+        throw TorchError("IndexError", std::string(opName) + "(): Expected reduction dim " + std::to_string(d) + " to have non-zero size.");
+  }
+  Plan p = plan(x, dims, keep);
   if (needsElements && p.inner.empty() && !p.outer.empty()) {
     for (auto d : dims)
       if (x.sizes()[d] == 0)

@@ -93,6 +93,15 @@ TEST(HugeEmpty, ReductionsReadNothing) {
   EXPECT_EQ(d.call("aten.sum.dim_IntList", {Val::of(x), ints({0, 1})}).t.sizes(), Shape{0});
   expectError([&] { d.call("aten.sum.dim_IntList", {Val::of(x), ints({2})}); }, "Storage size calculation overflowed");
   EXPECT_EQ(d.call("aten.mean.dim", {Val::of(x), ints({0, 1})}).t.sizes(), Shape{0});
+  // argmax over the empty dim of [2^40, 0] is PyTorch's IndexError, before allocating 2^40 results.
+  Tensor y = Tensor::zeros({int64_t{1} << 40, 0}, DType::Float32);
+  try {
+    d.call("aten.argmax.default", {Val::of(y), Val::integer(1), Val::boolean(false)});
+    ADD_FAILURE() << "no error";
+  } catch (const TorchError& e) {
+    EXPECT_EQ(e.type(), "IndexError");
+    EXPECT_NE(std::string(e.what()).find("Expected reduction dim 1 to have non-zero size"), std::string::npos) << e.what();
+  }
 }
 
 // Ops that work row by row along a dim walked every row of an empty tensor: 2^40 of them here.
