@@ -4,7 +4,7 @@
 // it to PTX. Kernels are cached per process by their kernel IR text (op, dtypes and shapes), so
 // an op at a shape is compiled once.
 #include "engine/codegen/cuda/cuda_source.h"
-#include "engine/codegen/kernel_compiler.h"
+#include "engine/codegen/cuda/cuda_toolchain.h"
 #include "engine/ops/graph_dispatcher.h"
 #include "engine/passes/pass.h"
 #include "engine/runtime/cuda_runtime.h"
@@ -38,16 +38,19 @@ Loaded compileKernel(const kir::Kernel& k) {
   std::lock_guard<std::mutex> lock(gMu);
   if (auto it = cache().find(key); it != cache().end()) return it->second;
   std::string why;
-  static std::unique_ptr<codegen::KernelCompiler> compiler = codegen::makeCudaCompiler(&why);
-  if (!compiler) throw tensor::TorchError("RuntimeError", "Kiln cannot compile CUDA kernels: " + why);
-  std::shared_ptr<codegen::CompiledModule> m;
+  codegen::cuda::Nvrtc* nvrtc = codegen::cuda::Nvrtc::instance(&why);
+  if (!nvrtc) throw tensor::TorchError("RuntimeError", "Kiln cannot compile CUDA kernels: " + why);
+  // The whole module's PTX (a KernelCompiler's per-kernel PTX is a cut-out for display), for
+  // this device's architecture.
+  const std::string arch = "compute_" + std::to_string(driver().major()) + std::to_string(driver().minor());
+  std::string ptx;
   try {
-    m = compiler->compile({k}, "kiln_eager_" + k.name);
+    ptx = nvrtc->compileToPtx(codegen::cuda::cudaSource({k}), "kiln_eager_" + k.name + ".cu", arch);
   } catch (const std::exception& e) {
     throw tensor::TorchError("RuntimeError", std::string("Kiln could not compile the CUDA kernel of an eager op: ") + e.what());
   }
   Loaded l;
-  l.fn = driver().function(driver().loadModule(m->kernels.at(0).assembly), codegen::cuda::cudaSymbol(k));
+  l.fn = driver().function(driver().loadModule(ptx), codegen::cuda::cudaSymbol(k));
   l.points = codegen::cuda::cudaPoints(k);
   cache()[key] = l;
   return l;
