@@ -435,7 +435,11 @@ class SessionImport {
       ce.message = "the log ends before this compile finished (the process stopped or the log is cut)";
     } else if (!str(m, "fail_type").empty()) {
       ce.status = "failed";
-      ce.message = str(m, "fail_type") + ": " + str(m, "fail_reason");
+      ce.message = str(m, "fail_type") + ": " + str(m, "fail_reason").substr(0, str(m, "fail_reason").find('\n'));
+      // Where it failed, as Dynamo's compilation metrics record it (the studio marks the line).
+      ce.file = str(m, "fail_user_frame_filename");
+      ce.line = static_cast<int>(number(m, "fail_user_frame_lineno", 0));
+      ce.detail = str(m, "fail_reason");
     } else if (c.graphInLastAttempt) {
       ce.status = "ok";
     } else {

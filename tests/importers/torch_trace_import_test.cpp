@@ -109,6 +109,24 @@ TEST_P(CpuFixture, CountsEqualTheOracle) {
 INSTANTIATE_TEST_SUITE_P(TorchTrace, CpuFixture, ::testing::ValuesIn(dirsOf(kFixtures + "/cpu")),
                          [](const auto& info) { return info.param; });
 
+// A compile that failed (fullgraph=True met print()) keeps where it failed, from Dynamo's
+// compilation metrics (fail_user_frame_filename / _lineno), and the whole reason as its detail.
+TEST(TorchTraceImport, FailedCompileKeepsItsLine) {
+  TempDir dir;
+  Imported im = importInto(dir.file("s.db"), {kFixtures + "/cpu/gb_fullgraph_print_error"});
+  ASSERT_EQ(im.ids.size(), 1u);
+  int failed = 0;
+  for (const auto& c : im.store->compiles(im.ids[0])) {
+    if (c.status != "failed") continue;
+    ++failed;
+    EXPECT_EQ(c.message, "Unsupported: Failed to trace builtin operator");
+    EXPECT_EQ(c.line, 20);
+    EXPECT_NE(c.file.find("gb_fullgraph_print_error.py"), std::string::npos) << c.file;
+    EXPECT_NE(c.detail.find("Explanation: Dynamo does not know how to trace builtin operator `print`"), std::string::npos) << c.detail;
+  }
+  EXPECT_EQ(failed, 1);
+}
+
 TEST(TorchTraceImport, AllFortySixCpuLogsArePresent) { EXPECT_EQ(dirsOf(kFixtures + "/cpu").size(), 46u); }
 
 // The GPU training step: AOTAutograd's forward and backward graphs parsed into nodes, the
