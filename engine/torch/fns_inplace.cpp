@@ -242,6 +242,17 @@ Value inplaceMethod(py::Interpreter& in, const Value& selfValue, const std::stri
     for (auto& [k, v] : a.kwargs) ta.kwargs.emplace_back(k, toVal(in, v));
     try {
       if (randomFill(in, base, self, ta)) return selfValue;
+      // Recorded for autograd, the new value's op may save self (mul_'s gradient for `other`
+      // reads self): it computes from a copy of self (CloneBackward leads to self's history),
+      // so the write below does not change what backward reads (PyTorch saves the original
+      // self of an in-place op the same way).
+      bool tracked = false;
+      if (autograd::isGradEnabled())
+        for (const auto& v : ta.args) tracked = tracked || (v.isTensor() && v.t.requiresGrad());
+      if (tracked) {
+        ops::EagerDispatcher c;
+        ta.args[0] = c.call("aten.clone.default", {ta.args[0]});
+      }
       ops::EagerDispatcher d;
       bool castAny = false;
       Val r = newValue(in, d, base, ta, castAny);

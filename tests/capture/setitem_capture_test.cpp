@@ -132,6 +132,24 @@ TEST(SetitemCapture, InPlaceMethodCarriesGradientToItsOperand) {
   EXPECT_EQ(c.printed, "74.0 tensor([10., 14.]) tensor([10., 14.])\n");
 }
 
+// Eager in-place updates under autograd keep the value their gradient formula reads: z.mul_(w)
+// gives w the gradient over z's value before the update (it read the updated one, 5832 for 1392).
+TEST(SetitemCapture, EagerInPlaceUpdateKeepsTheValueBackwardReads) {
+  Counted c;
+  run("inplace_saved_self",
+      "import torch\n"
+      "x = torch.arange(2.0, requires_grad=True)\n"
+      "y = torch.tensor([5.0, 6.0], requires_grad=True)\n"
+      "z = x * 1.0\n"
+      "z.add_(y)\n"
+      "z.mul_(y[1])\n"
+      "r = (z * z).sum()\n"
+      "r.backward()\n"
+      "print(r.item(), x.grad, y.grad)\n",
+      c);
+  EXPECT_EQ(c.printed, "2664.0 tensor([360., 504.]) tensor([ 360., 1392.])\n");
+}
+
 TEST(SetitemCapture, ValueRequiringGradIntoPlainTensorBreaksAndSaysSo) {
   Counted c;
   run("setitem_grad_into_plain",
