@@ -30,14 +30,7 @@ void GraphMinimap::refresh() {
   // A long thin graph still gets a thumbnail wide enough to click in.
   const QSize size(std::max(40, int(area_.width() * scale_)), std::max(40, int(area_.height() * scale_)));
   thumb_ = QImage(size, QImage::Format_ARGB32_Premultiplied);
-  thumb_.fill(QColor(0xff, 0xff, 0xff, 235));
-  {
-    QPainter p(&thumb_);
-    // Centred in the thumbnail when one side was widened to the minimum.
-    const QRectF target((size.width() - area_.width() * scale_) / 2, (size.height() - area_.height() * scale_) / 2,
-                        area_.width() * scale_, area_.height() * scale_);
-    view_->scene()->render(&p, target, area_);
-  }
+  stale_ = true;  // drawn when first shown: a graph that fits never pays for it
   resize(size + QSize(2 * kFrame, 2 * kFrame));
   place();
   viewMoved();
@@ -71,6 +64,15 @@ void GraphMinimap::viewMoved() {
 }
 
 void GraphMinimap::paintEvent(QPaintEvent*) {
+  if (stale_) {
+    stale_ = false;
+    thumb_.fill(QColor(0xff, 0xff, 0xff, 235));
+    QPainter t(&thumb_);
+    // Centred in the thumbnail when one side was widened to the minimum.
+    const QRectF target((thumb_.width() - area_.width() * scale_) / 2, (thumb_.height() - area_.height() * scale_) / 2,
+                        area_.width() * scale_, area_.height() * scale_);
+    view_->scene()->render(&t, target, area_);
+  }
   QPainter p(this);
   p.setPen(QColor(0x80, 0x86, 0x90));
   p.setBrush(Qt::NoBrush);

@@ -1,7 +1,7 @@
 // GraphMinimap: an overview of the whole graph in a corner of the graph view, with the part on
 // screen as a rectangle; a click or a drag moves the view there. Shown only while the graph does
-// not fit on screen. The scene is drawn into an image once per layout (refresh()); scrolling
-// and zooming only repaint the rectangle.
+// not fit on screen. The scene is drawn into an image once per layout, when first shown
+// (refresh() marks it stale); scrolling and zooming only repaint the rectangle.
 #pragma once
 
 #include <QImage>
@@ -39,6 +39,7 @@ class GraphMinimap : public QWidget {
   QImage thumb_;
   QRectF area_;      // the scene rectangle the thumbnail shows
   double scale_ = 1; // thumbnail pixels per scene unit
+  bool stale_ = false;  // the thumbnail is drawn from the scene at the next paint
 };
 
 }  // namespace kiln::viewers
