@@ -848,6 +848,17 @@ Value Interpreter::makeFunction(const Stmt* def, const Expr* lambda) {
 }
 
 Value Interpreter::callFunction(FunctionObj& fn, CallArgs& args, const Value& self) {
+  // Dynamo's skip list: traced code does not inline Optimizer.zero_grad (it breaks there and
+  // the call runs eagerly), so nothing it reads (each p.grad) is guarded.
+  if (tracer && frames_.size() >= tracer->topDepth && fn.qualname == "Optimizer.zero_grad" && fn.module &&
+      fn.module->name == "torch.optim") {
+    capture::Unsupported u("KB049", "Attempted to inline function marked as skipped",
+                           "Dynamo developers have intentionally marked that the function `Optimizer.zero_grad` should not be traced.",
+                           {"Avoid calling the function `Optimizer.zero_grad`."});
+    u.where = currentLocation();
+    u.stack = userStack();
+    throw u;
+  }
   auto scope = std::make_shared<Scope>();
   scope->parent = fn.closure;
   // Bind arguments Python-style.

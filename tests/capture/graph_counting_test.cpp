@@ -235,5 +235,30 @@ TEST(GraphCounting, ACapturedItemTheFrameReturnsComesFromTheGraph) {
   EXPECT_EQ(c.rep.graphs().size(), 4u);  // peak twice (the second shape recompiles), as_float, as_int
 }
 
+TEST(GraphCounting, OptimizerZeroGradIsSkippedNotInlined) {
+  Counted c;
+  run("count_zero_grad_skipped",
+      "import torch\n"
+      "w = torch.arange(4.0).requires_grad_()\n"
+      "opt = torch.optim.SGD([w], lr=0.1)\n"
+      "@torch.compile\n"
+      "def step(x):\n"
+      "    opt.zero_grad()\n"
+      "    return (w * x).sum()\n"
+      "for k in range(3):\n"
+      "    loss = step(torch.ones(4) + k)\n"
+      "    loss.backward()\n"
+      "    opt.step()\n"
+      "    print(loss.item(), w.detach())\n",
+      c);
+  // Dynamo's skip list: a break at the call (it runs eagerly), so w.grad (None, then a tensor)
+  // is never guarded: no recompile; the resume function's graph serves every call.
+  ASSERT_FALSE(c.rep.breaks().empty());
+  EXPECT_EQ(c.rep.breaks()[0].title, "Attempted to inline function marked as skipped");
+  EXPECT_EQ(c.rep.breaks().size(), 1u);
+  EXPECT_TRUE(c.rep.recompiles().empty());
+  EXPECT_EQ(c.rep.graphs().size(), 1u);
+}
+
 }  // namespace
 }  // namespace kiln
