@@ -40,6 +40,7 @@ struct SessionSummary {
   int graphCount = 0;
   int breakCount = 0;
   int recompileCount = 0;
+  int failedCount = 0;         // compiles that failed (fullgraph=True breaks, backend errors)
 };
 
 struct SessionDetail {

@@ -16,7 +16,9 @@ constexpr const char* kSummaryColumns =
     " (SELECT count(*) FROM frames f WHERE f.session_id = s.id),"
     " (SELECT count(*) FROM compiles c WHERE c.session_id = s.id AND c.status = 'ok'),"
     " (SELECT count(*) FROM graph_breaks b WHERE b.session_id = s.id),"
-    " (SELECT count(*) FROM recompiles r WHERE r.session_id = s.id)";
+    " (SELECT count(*) FROM recompiles r WHERE r.session_id = s.id),"
+    " (SELECT count(*) FROM compiles c WHERE c.session_id = s.id AND c.status = 'failed')";
+constexpr int kSummaryColumnCount = 12;  // what readSummary() reads
 
 SessionSummary readSummary(const Stmt& s) {
   SessionSummary r;
@@ -30,6 +32,7 @@ SessionSummary readSummary(const Stmt& s) {
   r.graphCount = s.integer(8);
   r.breakCount = s.integer(9);
   r.recompileCount = s.integer(10);
+  r.failedCount = s.integer(11);
   return r;
 }
 
@@ -64,12 +67,13 @@ std::optional<SessionDetail> Store::session(int64_t id) {
   if (!s.step()) return std::nullopt;
   SessionDetail d;
   d.summary = readSummary(s);
-  d.scriptText = s.text(11);
-  d.optionsJson = s.text(12);
-  d.engineVersion = s.text(13);
-  d.stdoutText = s.text(14);
-  d.error = s.text(15);
-  d.outputsJson = s.text(16);
+  const int after = kSummaryColumnCount;  // the detail columns follow the summary's
+  d.scriptText = s.text(after);
+  d.optionsJson = s.text(after + 1);
+  d.engineVersion = s.text(after + 2);
+  d.stdoutText = s.text(after + 3);
+  d.error = s.text(after + 4);
+  d.outputsJson = s.text(after + 5);
   return d;
 }
 

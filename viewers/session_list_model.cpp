@@ -40,7 +40,10 @@ QVariant SessionListModel::data(const QModelIndex& index, int role) const {
     case Qt::DisplayRole:
       switch (index.column()) {
         case Name: return QString::fromStdString(s.name);
-        case Status: return QString::fromStdString(s.status);
+        // A run can end "ok" with compiles that failed (a fullgraph=True error caught by the script).
+        case Status:
+          return s.failedCount ? tr("%1 · %n failed", nullptr, s.failedCount).arg(QString::fromStdString(s.status))
+                               : QString::fromStdString(s.status);
         case Started:
           if (s.startedAtMs <= 0) return QString();  // not recorded: better blank than 1970
           return QDateTime::fromMSecsSinceEpoch(s.startedAtMs).toString(QStringLiteral("yyyy-MM-dd hh:mm"));
@@ -54,6 +57,7 @@ QVariant SessionListModel::data(const QModelIndex& index, int role) const {
       if (s.status == "error" || s.status == "interrupted" || s.status == "timed out" || s.status == "out of memory") return QColor(0xc0, 0x28, 0x28);
       if (s.status == "incomplete") return QColor(0xb0, 0x6a, 0x00);
       if (s.status == "running") return QColor(0x1f, 0x6f, 0xd0);
+      if (s.failedCount) return QColor(0xc0, 0x28, 0x28);
       return {};
     case Qt::TextAlignmentRole:
       return index.column() >= Graphs ? QVariant(int(Qt::AlignRight | Qt::AlignVCenter)) : QVariant();

@@ -506,6 +506,10 @@ class StudioWindowTest : public QObject {
     window_->refreshSessions(id);
     QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled(), 20000);
     QCOMPARE(window_->currentSessionId(), id);
+    // The session list says at a glance that it had a failure.
+    const QModelIndex status = window_->sessionModel()->index(window_->sessionModel()->rowOf(id), SessionListModel::Status);
+    QCOMPARE(status.data().toString(), QStringLiteral("ok · 1 failed"));
+    QCOMPARE(status.data(Qt::ForegroundRole).value<QColor>(), QColor(0xc0, 0x28, 0x28));
     StageListModel* stages = window_->stageModel();
     QCOMPARE(stages->rowCount(), 2);
     QCOMPARE(stages->index(0).data().toString(), QStringLiteral("[0/0] failed: Data-dependent branching (line %1)").arg(testing::kFailedLine));
