@@ -89,7 +89,7 @@ end.record()
 torch.cuda.synchronize()
 print(start.elapsed_time(end) >= 0.0)
 m = torch.nn.Linear(4, 2).to(device)
-print(m.weight.device, m.weight.is_cuda, type(m.weight).__name__)
+print(m.weight.device, m.weight.is_cuda, isinstance(m.weight, torch.nn.Parameter))
 try:
     xd + x
 except RuntimeError as e:
@@ -107,7 +107,7 @@ except NotImplementedError as e:
             "True True\n"
             "True True 0\n"
             "True\n"
-            "cuda:0 True Parameter\n"
+            "cuda:0 True True\n"
             "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!\n"
             "NotImplementedError True\n");
 }
