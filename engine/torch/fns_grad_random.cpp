@@ -295,6 +295,18 @@ void installGradModeAndRandom(py::Interpreter& in, const std::shared_ptr<py::Mod
       return finish(in, std::move(t), a);
     } catch (const TorchError& e) { rethrow(in, e); }
   });
+  // randperm(n, *, generator=None, dtype=torch.int64, ...)
+  defRandom(torch, "randperm", [](py::Interpreter& in, CallArgs& a) -> Value {
+    Value nv = !a.args.empty() ? a.args[0] : a.kwarg("n");
+    if (!nv || a.args.size() > 1) in.raise("TypeError", "randperm() received an invalid combination of arguments");
+    int64_t n = intOf(in, nv, "n");
+    if (n < 0) in.raise("RuntimeError", "n must be non-negative, got" + std::to_string(n));
+    try {
+      Tensor t = Tensor::empty({n}, dtypeOf(in, a, ir::DType::Int64));
+      randpermFill(t, n, generatorOf(in, a));
+      return finish(in, std::move(t), a);
+    } catch (const TorchError& e) { rethrow(in, e); }
+  });
   // normal(mean: float, std: float, size) or normal(mean, std) with tensors:
   // normal_(0, 1) then * std + mean, as ATen's normal_out does.
   defRandom(torch, "normal", [](py::Interpreter& in, CallArgs& a) -> Value {

@@ -1,5 +1,8 @@
 #include "engine/torch/random.h"
 
+#include <limits>
+#include <vector>
+
 #include <cmath>
 
 namespace kiln::torchapi {
@@ -125,6 +128,24 @@ void randomFromToFill(Tensor& t, int64_t from, int64_t to, Generator& g) {
     uint64_t v = wide ? g.random64() : g.random();
     t.storeIntAt(o, static_cast<int64_t>(v % range) + from);
   });
+}
+
+void randpermFill(Tensor& t, int64_t n, Generator& g) {
+  // ATen's randperm_cpu: indices 0..n-1, then a Fisher-Yates pass that swaps i with
+  // i + random() % (n - i) on 32-bit draws. From n >= 2^32 / 20 on, 32-bit draws would skew the
+  // result, and ATen switches to the inside-out variant on 64-bit draws; so does this.
+  std::vector<int64_t> r(static_cast<size_t>(n));
+  if (n < static_cast<int64_t>(std::numeric_limits<uint32_t>::max() / 20)) {
+    for (int64_t i = 0; i < n; ++i) r[i] = i;
+    for (int64_t i = 0; i + 1 < n; ++i) std::swap(r[i], r[static_cast<int64_t>(g.random() % static_cast<uint64_t>(n - i)) + i]);
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t z = static_cast<int64_t>(g.random64() % static_cast<uint64_t>(i + 1));
+      r[i] = r[z];
+      r[z] = i;
+    }
+  }
+  for (int64_t i = 0; i < n; ++i) t.storeIntAt(i, r[i]);
 }
 
 void bernoulliFill(Tensor& t, double p, Generator& g) {

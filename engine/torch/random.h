@@ -40,6 +40,7 @@ Generator& defaultGenerator();
 void uniformFill(tensor::Tensor& t, double from, double to, Generator& g);
 void normalFill(tensor::Tensor& t, double mean, double std, Generator& g);
 void randomFromToFill(tensor::Tensor& t, int64_t from, int64_t to, Generator& g);
+void randpermFill(tensor::Tensor& t, int64_t n, Generator& g);  // ATen randperm_cpu, t: [n] contiguous
 void bernoulliFill(tensor::Tensor& t, double p, Generator& g);
 
 }  // namespace kiln::torchapi

@@ -1,4 +1,4 @@
-// The generator: torch.manual_seed + rand/randn/randint/uniform_/bernoulli_ and the default
+// The generator: torch.manual_seed + rand/randn/randint/randperm/uniform_/bernoulli_ and the default
 // initialization of layers give PyTorch's numbers.
 #include "tests/nn/nn_test_util.h"
 
@@ -36,6 +36,27 @@ h = torch.empty(40).bernoulli_(0.3)
   expectNear(r.values("f"), kRandnDouble5, 1e-14, 1e-15);
   expectNear(r.values("g"), kUniformRange, 1e-7, 1e-7);
   expectNear(r.values("h"), kBern, 0, 0);
+}
+
+// torch.randperm: ATen's Fisher-Yates on 32-bit draws. The expected values are what PyTorch 2.11
+// printed for the same lines on the GPU machine (CPU generator, 2026-11-26).
+TEST(Random, RandpermMatchesPyTorch) {
+  Script r(R"(
+import torch
+torch.manual_seed(0)
+a = torch.randperm(10)
+b = torch.randperm(5, dtype=torch.float32)
+g = torch.Generator().manual_seed(3)
+c = torch.randperm(6, generator=g)
+e = torch.randperm(0)
+)");
+  ASSERT_EQ(r.error, "");
+  expectNear(r.values("a"), {4, 1, 7, 5, 3, 9, 0, 8, 6, 2}, 0, 0);
+  expectNear(r.values("b"), {3, 2, 4, 0, 1}, 0, 0);
+  expectNear(r.values("c"), {4, 0, 3, 2, 1, 5}, 0, 0);
+  EXPECT_TRUE(r.values("e").empty());
+  Script bad("import torch\ntorch.randperm(-1)\n");
+  EXPECT_NE(bad.error.find("RuntimeError: n must be non-negative, got-1"), std::string::npos) << bad.error;
 }
 
 TEST(Random, DefaultInitialization) {
