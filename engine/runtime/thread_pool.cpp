@@ -3,6 +3,7 @@
 #include "engine/tensor/stop.h"
 
 #include <algorithm>
+#include <chrono>
 
 namespace kiln::runtime {
 
@@ -45,10 +46,18 @@ void ThreadPool::work() {
 }
 
 bool ThreadPool::runSliced(int64_t lo, int64_t hi, const std::function<void(int64_t, int64_t)>& fn) {
-  const int64_t step = std::max<int64_t>(1, (hi - lo + kSlices - 1) / kSlices);
-  for (int64_t b = lo; b < hi; b += std::min(step, hi - b)) {
+  // Slices start at 1/kSlices of the range; one that ran in under a millisecond makes the next
+  // four times longer, so a fast kernel is a few calls and a slow one is checked every slice.
+  int64_t step = std::max<int64_t>(1, (hi - lo + kSlices - 1) / kSlices);
+  auto t0 = std::chrono::steady_clock::now();
+  for (int64_t b = lo; b < hi;) {
     if (tensor::stopRequested()) return false;
-    fn(b, b + std::min(step, hi - b));
+    const int64_t e = b + std::min(step, hi - b);
+    fn(b, e);
+    b = e;
+    const auto t1 = std::chrono::steady_clock::now();
+    if (t1 - t0 < std::chrono::milliseconds(1) && step < (int64_t{1} << 60)) step *= 4;
+    t0 = t1;
   }
   return true;
 }
