@@ -1,7 +1,7 @@
 // A small persistent thread pool for splitting a kernel's outer loop. Threads are started
-// once; parallelFor blocks until every chunk ran. Each chunk runs in kSlices slices with a stop
-// check between them (engine/tensor/stop.h), so Ctrl-C or a time limit stops a long compiled
-// kernel within about 1/kSlices of one thread's share of it.
+// once; parallelFor blocks until every chunk ran. Each chunk runs in slices (1/kSlices of it,
+// growing while they are fast) with a stop check between them (engine/tensor/stop.h), so Ctrl-C
+// or a time limit stops a long compiled kernel within about 1/kSlices of one thread's share.
 #pragma once
 
 #include <condition_variable>
