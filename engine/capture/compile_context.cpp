@@ -1714,7 +1714,7 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
     std::string body;
     if (u.at == Unsupported::At::Call) {
       bp.kind = BreakPlan::Kind::Call;
-      const py::Expr* calleeExpr = u.expr->kind == py::ExprKind::Call ? u.expr->target.get() : nullptr;  // (or a store)
+      const py::Expr* calleeExpr = u.expr && u.expr->kind == py::ExprKind::Call ? u.expr->target.get() : nullptr;  // (or a store, a class statement)
       Value recv = calleeExpr && calleeExpr->kind == py::ExprKind::Attribute ? valueOf(calleeExpr->target.get()) : nullptr;
       if (recv && recv->kind == VK::Tensor) {
         bp.callee.kind = ValueTemplate::Kind::Method;

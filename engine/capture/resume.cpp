@@ -325,6 +325,15 @@ StmtP makeFunction(const Stmt& fnDef, const std::string& name, const std::vector
 
 }  // namespace
 
+std::set<std::string> classStatementNames(const Stmt& cls) {
+  std::set<std::string> out;
+  for (const auto& b : cls.bases) collectNames(b.get(), out);
+  for (const auto& d : cls.decorators) collectNames(d.get(), out);
+  for (const auto& k : cls.classKeywords) collectNames(k.value.get(), out);
+  collectNames(cls.body, out);
+  return out;
+}
+
 std::set<std::string> cellVars(const Stmt& fnDef) {
   std::set<std::string> used, notLocal;
   nestedNames(fnDef.body, used);
@@ -454,7 +463,17 @@ ResumePlan planResume(const Stmt& fnDef, const Unsupported& u, const std::set<st
       placed = true;
     };
     const bool storeBroke = s.kind == StmtKind::Assign && s.targets.size() == 1 && s.targets[0].get() == u.expr;
-    if ((s.kind == StmtKind::Expr && s.value.get() == u.expr) || storeBroke) {
+    if (s.kind == StmtKind::ClassDef) {
+      // A class statement is Dynamo's call of builtins.__build_class__ (LOAD_BUILD_CLASS): the
+      // class is made eagerly and the resume function receives it as the call's result, storing
+      // it to the class's name first.
+      auto store = py::makeStmt(StmtKind::Assign, s.span);
+      auto name = py::makeExpr(ExprKind::Name, s.span);
+      name->name = s.name;
+      store->targets.push_back(name);
+      store->value = stackName(0, s.span);
+      first.push_back(store);
+    } else if ((s.kind == StmtKind::Expr && s.value.get() == u.expr) || storeBroke) {
       // The call's value was discarded, or the break was in the statement's store (STORE_ATTR:
       // the store runs eagerly, as setattr, and nothing of the statement is left).
       plan.resultUsed = false;

@@ -35,6 +35,10 @@ struct ResumePlan {
 ResumePlan planResume(const py::Stmt& fnDef, const Unsupported& u, const std::set<std::string>& bound,
                       const std::set<std::string>& cells = {});
 
+// The names a class statement mentions (its bases, decorators, keywords and body, at any
+// depth): a class that names none of the enclosing function's locals can be made outside it.
+std::set<std::string> classStatementNames(const py::Stmt& cls);
+
 // CPython's co_cellvars: the function's variables (parameters and names it assigns, not those
 // it declares global or nonlocal) that a function or lambda defined inside it reads or writes.
 std::set<std::string> cellVars(const py::Stmt& fnDef);

@@ -600,9 +600,11 @@ Interpreter::Flow Interpreter::exec(const Stmt& s) {
     case StmtKind::ClassDef: {
       // Dynamo does not trace builtins.__build_class__: a class statement in traced code is a
       // graph break (an error with fullgraph=True). Kiln breaks there where it can resume, in a
-      // function the compiled frame calls; a class statement in the compiled frame itself is
-      // run while tracing unless fullgraph=True.
-      if (tracer && (tracer->fullgraph || frames_.size() > tracer->topDepth)) {
+      // function the compiled frame calls, and in the compiled frame itself where the class can
+      // be made after the graph (see classBreak); other class statements of the compiled frame
+      // are run while tracing unless fullgraph=True.
+      const bool topBreak = tracer && !tracer->fullgraph && frames_.size() == tracer->topDepth && classBreakable(s);
+      if (tracer && (tracer->fullgraph || frames_.size() > tracer->topDepth || topBreak)) {
         capture::Unsupported u("KB043", "Attempted to call function marked as skipped",
                                "Dynamo does not know how to trace the builtin `builtins.__build_class__.` This function "
                                "is either a Python builtin (e.g. _warnings.warn) or a third-party C/C++ Python extension "
@@ -610,6 +612,7 @@ Interpreter::Flow Interpreter::exec(const Stmt& s) {
                                {"Move the class definition out of the compiled function."});
         u.where = currentLocation();
         u.stack = userStack();
+        if (topBreak) classBreak(s, u);
         throw u;
       }
       Value cls = makeClass(s);

@@ -15,7 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace kiln::capture { class Tracer; class CompileContext; }
+namespace kiln::capture { class Tracer; class CompileContext; class Unsupported; }
 
 namespace kiln::py {
 
@@ -251,6 +251,12 @@ class Interpreter {
   void storeName(const std::string& name, Value v);
   Value makeFunction(const Stmt* def, const Expr* lambda);
   Value makeClass(const Stmt& s);
+  // A class statement in the compiled frame: Dynamo breaks at its __build_class__ call, makes
+  // the class eagerly after the graph and resumes with it. Kiln does so where the class names
+  // none of the frame's locals (it is then made in a scope of its own, the function's closure
+  // above it) and has no decorators or class keywords (evaluated before the call in Python).
+  bool classBreakable(const Stmt& s);
+  void classBreak(const Stmt& s, capture::Unsupported& u);
   void doImport(const Stmt& s);
   Flow execTry(const Stmt& s);
   Flow execWith(const Stmt& s);

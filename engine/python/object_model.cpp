@@ -3,6 +3,8 @@
 // and __setattr__ hooks, classes with metaclasses, __init_subclass__ and __set_name__,
 // __new__ / __init__, super(), isinstance, and instances of user subclasses of builtin types
 // (class D(dict) keeps its class while behaving as a dict).
+#include "engine/autograd/grad_mode.h"
+#include "engine/capture/resume.h"
 #include "engine/capture/tracer.h"
 #include "engine/python/coroutine.h"
 #include "engine/python/interpreter.h"
@@ -626,6 +628,51 @@ std::shared_ptr<ClassObj> Interpreter::newClass(const std::string& name, const s
   return cls;
 }
 
+bool Interpreter::classBreakable(const Stmt& s) {
+  const Frame& f = frames_.back();
+  if (!s.decorators.empty() || !s.classKeywords.empty() || !f.locals) return false;
+  for (const auto& n : capture::classStatementNames(s))
+    if (f.locals->count(n)) return false;
+  return true;
+}
+
+void Interpreter::classBreak(const Stmt& s, capture::Unsupported& u) {
+  const Frame& f = frames_.back();
+  u.at = capture::Unsupported::At::Call;
+  u.occurrence = 1;
+  u.gradEnabled = autograd::isGradEnabled();
+  u.inferenceMode = tensor::inferenceModeEnabled();
+  u.globalState = capture::currentGlobalState();
+  u.stmt = &s;
+  u.expr = nullptr;  // (the statement itself is the call)
+  u.args.clear();
+  u.kwargs.clear();
+  u.graphSize = static_cast<size_t>(tracer->graph.nextId());
+  u.scope = f.scope;
+  // What runs after the graph: the class statement, in a frame of its own standing for the
+  // function's (it reads none of its locals), so the class is qualified by the function.
+  auto owner = std::make_shared<FunctionObj>();
+  owner->name = f.fn ? f.fn->name : f.function;
+  owner->qualname = f.fn ? f.fn->qualname : f.function;
+  std::shared_ptr<Scope> closure = f.scope ? f.scope->parent : nullptr;
+  std::shared_ptr<ModuleObj> module = f.module;
+  const Stmt* stmt = &s;
+  u.callee = makeBuiltin("__build_class__", [owner, closure, module, stmt](Interpreter& in, CallArgs&) -> Value {
+    static const std::set<std::string> noLocals;
+    Frame fr;
+    fr.scope = std::make_shared<Scope>();
+    fr.scope->parent = closure;
+    fr.module = module;
+    fr.locals = &noLocals;
+    fr.function = owner->name;
+    fr.fn = owner.get();
+    fr.span = stmt->span;
+    fr.stmt = stmt;
+    FrameGuard g(in, fr);
+    return in.makeClass(*stmt);
+  });
+}
+
 Value Interpreter::makeClass(const Stmt& s) {
   std::vector<std::shared_ptr<ClassObj>> bases;
   for (const auto& b : s.bases) {
@@ -659,7 +706,15 @@ Value Interpreter::makeClass(const Stmt& s) {
   f.span = s.span;
   f.classBody = true;
   f.scope->vars["__module__"] = makeStr(f.module ? f.module->name : "__main__");
-  f.scope->vars["__qualname__"] = makeStr(s.name);
+  // Qualified as Python does: by the enclosing class, or by the function (f.<locals>.Name).
+  std::string qualname = s.name;
+  if (const Frame& outer = frames_.back(); outer.classBody) {
+    if (auto q = outer.scope->vars.find("__qualname__"); q != outer.scope->vars.end() && q->second->kind == VK::Str)
+      qualname = str(q->second) + "." + s.name;
+  } else if (outer.fn && outer.locals) {
+    qualname = outer.fn->qualname + ".<locals>." + s.name;
+  }
+  f.scope->vars["__qualname__"] = makeStr(qualname);
   {
     FrameGuard g(*this, f);
     try {
@@ -695,6 +750,7 @@ Value Interpreter::makeClass(const Stmt& s) {
     }
   } else {
     auto c = newClass(s.name, bases, f.module);
+    c->qualname = qualname;
     if (meta) c->meta = meta;
     finishClass(c, f.scope->vars, order, s.docstring);
     if (meta)

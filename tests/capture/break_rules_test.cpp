@@ -75,6 +75,38 @@ TEST(BreakRules, ClassAssignmentBreaksAtTheStore) {
   EXPECT_EQ(c.rep.graphs().size(), 1u);
 }
 
+TEST(BreakRules, ClassStatementInTheCompiledFrameBreaksAndResumesWithTheClass) {
+  Counted c;
+  run("break_class_statement",
+      "import torch\n"
+      "@torch.compile\n"
+      "def make(x):\n"
+      "    y = x.relu()\n"
+      "    class Shifter:\n"
+      "        offset = 5\n"
+      "        def apply(self, t):\n"
+      "            return t + self.offset\n"
+      "    return Shifter().apply(y) * 3, Shifter.__qualname__\n"
+      "print(make(torch.arange(3.0) - 1))\n"
+      "print(make(torch.arange(3.0) + 1))\n",
+      c);
+  // Dynamo cannot trace builtins.__build_class__: the frame's graph (relu) ends at the class
+  // statement (line 5), the class is made eagerly and the resume function receives it as
+  // ___stack0, guarded by identity; the second call makes a new class, so it recompiles there.
+  ASSERT_EQ(c.rep.breaks().size(), 1u);
+  EXPECT_EQ(c.rep.breaks()[0].line, 5);
+  EXPECT_NE(c.rep.breaks()[0].explanation.find("builtins.__build_class__"), std::string::npos);
+  ASSERT_EQ(c.rep.graphs().size(), 3u);
+  EXPECT_EQ(c.rep.graphs()[0].frameName, "make");
+  EXPECT_EQ(c.rep.graphs()[1].frameName, "torch_dynamo_resume_in_make_at_5");
+  ASSERT_EQ(c.rep.recompiles().size(), 1u);
+  std::vector<std::string> why = test::reasons(c, 0);
+  ASSERT_FALSE(why.empty());
+  EXPECT_NE(why[0].find("___check_obj_id(___stack0, "), std::string::npos) << why[0];
+  EXPECT_NE(why[0].find("type=<class '__main__.make.<locals>.Shifter'>"), std::string::npos) << why[0];
+  EXPECT_NE(c.printed.find("make.<locals>.Shifter"), std::string::npos) << c.printed;
+}
+
 TEST(BreakRules, GeneratorMethodsBreakAndRunEveryCall) {
   Counted c;
   run("break_generator_methods",
