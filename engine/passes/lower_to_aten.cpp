@@ -289,7 +289,10 @@ class Lowering {
       if (v.kind != Val::Kind::Sym || v.node < 0) continue;
       std::vector<int> chain;
       const int input = inputAlong(v.node, &chain);
-      if (chain.empty() || input < 0) continue;
+      // An output that is the input itself or its later value with no view op in between
+      // (`t = x.flatten()` of a 1-d x, which eager returns as x, then `x.add_(1)`) is the input
+      // too: an empty chain hands back the real input, so later mutations show through it.
+      if (input < 0) continue;
       OutputAlias alias;
       alias.output = i;
       alias.input = static_cast<size_t>(input);
