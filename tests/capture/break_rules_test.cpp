@@ -48,6 +48,11 @@ TEST(BreakRules, StoreAttrThatBreaksRunsEagerlyAndResumes) {
   EXPECT_TRUE(frameGraph);
   EXPECT_TRUE(resumeGraph);
   EXPECT_TRUE(c.rep.recompiles().empty());
+  // Recorder.__setattr__ is then called as a frame of its own, which Dynamo's convert_frame
+  // skips: no break of its own, no graph for value * 2 (graph counting as Dynamo 2.11).
+  EXPECT_EQ(c.rep.graphs().size(), 2u);
+  EXPECT_EQ(c.rep.breaks().size(), 1u);
+  for (const auto& g : c.rep.graphs()) EXPECT_EQ(g.frameName.find("__setattr__"), std::string::npos) << g.frameName;
 }
 
 TEST(BreakRules, ClassAssignmentBreaksAtTheStore) {

@@ -86,30 +86,6 @@ TEST(GraphCounting, ArithmeticOnDynamicFloatsIsAGraph) {
   EXPECT_EQ(c.rep.recompiles().size(), 2u);
 }
 
-TEST(GraphCounting, AFrameNamedSetattrIsNeverCompiled) {
-  Counted c;
-  run("count_setattr_frame",
-      "import torch\n"
-      "class Recorder:\n"
-      "    def __setattr__(self, name, value):\n"
-      "        torch._dynamo.graph_break()\n"
-      "        object.__setattr__(self, name, value * 2)\n"
-      "@torch.compile\n"
-      "def stash(rec, x):\n"
-      "    y = x.sin()\n"
-      "    rec.value = y + 1\n"
-      "    return y * 3\n"
-      "for k in range(2):\n"
-      "    r = Recorder()\n"
-      "    print(stash(r, torch.arange(3.0) + k), r.value)\n",
-      c);
-  // The store breaks and runs eagerly; Recorder.__setattr__ is then called as a frame of its
-  // own, which Dynamo's convert_frame skips: no break of its own, no graph for value * 2.
-  EXPECT_EQ(c.rep.graphs().size(), 2u);
-  EXPECT_EQ(c.rep.breaks().size(), 1u);
-  for (const auto& g : c.rep.graphs()) EXPECT_EQ(g.frameName.find("__setattr__"), std::string::npos) << g.frameName;
-}
-
 TEST(GraphCounting, HasattrOnADictIsItsTypeAndOnADynamicFloatABreak) {
   Counted c;
   run("count_hasattr_kinds",
