@@ -23,5 +23,6 @@ int cmdRm(const std::vector<std::string>& args);
 int cmdShow(const std::vector<std::string>& args);
 int cmdStore(const std::vector<std::string>& args);  // store_command.cpp
 int cmdImport(const std::vector<std::string>& args);  // import_command.cpp
+int cmdReport(const std::vector<std::string>& args);  // report_command.cpp
 
 }  // namespace kiln::cli

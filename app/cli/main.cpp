@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
     if (cmd == "rm") return kiln::cli::cmdRm(args);
     if (cmd == "store") return kiln::cli::cmdStore(args);
     if (cmd == "import") return kiln::cli::cmdImport(args);
+    if (cmd == "report") return kiln::cli::cmdReport(args);
   } catch (const kiln::cli::UsageError& e) {
     std::cerr << "kiln " << cmd << ": " << e.what() << "\n(see kiln " << cmd << " --help)\n";
     return 2;
