@@ -158,22 +158,29 @@ Shape Tensor::contiguousStrides(const Shape& sizes) {
   return st;
 }
 
-Tensor Tensor::empty(const Shape& sizes, DType dtype) {
+namespace {
+// The bytes a new contiguous tensor of `sizes` needs, checked as c10's computeStorageNbytes
+// and empty_tensor_restride do, on every device: a count that wrapped would allocate too little
+// and let indexing read and write outside the allocation.
+size_t checkedStorageBytes(const Shape& sizes, DType dtype) {
   for (auto s : sizes)
     if (s < 0) throw TorchError("RuntimeError", "Trying to create tensor with negative dimension " + std::to_string(s) + ": " + shapeStr(sizes));
-  // Checked, as c10's computeStorageNbytes: a count that wrapped would allocate too little and
-  // let indexing read and write outside the allocation.
   int64_t bytes = static_cast<int64_t>(ir::itemSize(dtype));
   bool overflow = false;
   for (auto s : sizes) overflow |= __builtin_mul_overflow(bytes, s, &bytes);
   if (overflow && std::find(sizes.begin(), sizes.end(), 0) == sizes.end())
     throw TorchError("RuntimeError", "Storage size calculation overflowed with sizes=" + shapeStr(sizes));
-  // An empty tensor's contiguous strides must fit too, as c10's empty_tensor_restride checks
-  // ([2, 0, 2^63-1] is fine, its transpose [0, 2, 2^63-1] made contiguous is not).
+  // An empty tensor's contiguous strides must fit too ([2, 0, 2^63-1] is fine, its transpose
+  // [0, 2, 2^63-1] made contiguous is not).
   for (int64_t i = static_cast<int64_t>(sizes.size()) - 2, st = 1; i >= 0; --i)
     if (__builtin_mul_overflow(st, std::max<int64_t>(sizes[i + 1], 1), &st)) throw TorchError("RuntimeError", "Stride calculation overflowed");
+  return static_cast<size_t>(bytes);
+}
+}  // namespace
+
+Tensor Tensor::empty(const Shape& sizes, DType dtype) {
   Tensor t;
-  t.storage_ = std::make_shared<Storage>(static_cast<size_t>(bytes));
+  t.storage_ = std::make_shared<Storage>(checkedStorageBytes(sizes, dtype));
   t.dtype_ = dtype;
   t.sizes_ = sizes;
   t.strides_ = contiguousStrides(sizes);
@@ -189,16 +196,8 @@ void Storage::throwHostAccess() const {
 
 Tensor Tensor::empty(const Shape& sizes, DType dtype, const Device& device) {
   if (device.isCpu()) return empty(sizes, dtype);
-  // Sizes checked like the CPU's (no host memory is allocated).
-  for (auto s : sizes)
-    if (s < 0) throw TorchError("RuntimeError", "Trying to create tensor with negative dimension " + std::to_string(s) + ": " + shapeStr(sizes));
-  int64_t bytes = static_cast<int64_t>(ir::itemSize(dtype));
-  bool overflow = false;
-  for (auto s : sizes) overflow |= __builtin_mul_overflow(bytes, s, &bytes);
-  if (overflow && std::find(sizes.begin(), sizes.end(), 0) == sizes.end())
-    throw TorchError("RuntimeError", "Storage size calculation overflowed with sizes=" + shapeStr(sizes));
   Tensor t;
-  t.storage_ = std::make_shared<Storage>(static_cast<size_t>(bytes), device);
+  t.storage_ = std::make_shared<Storage>(checkedStorageBytes(sizes, dtype), device);
   t.dtype_ = dtype;
   t.sizes_ = sizes;
   t.strides_ = contiguousStrides(sizes);

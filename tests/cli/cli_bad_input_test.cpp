@@ -2,6 +2,7 @@
 // the exit code it must give and text its stderr must hold (usage errors exit 2 and name the
 // command; a script, file or session that cannot be used exits 1). A few good inputs next to
 // the bad ones check that validation refuses only what it should. One ctest per case.
+#include "tests/cli/run_kiln.h"
 #include "tests/support/golden.h"
 
 #include <gtest/gtest.h>
@@ -9,59 +10,16 @@
 
 #include <filesystem>
 #include <map>
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-extern char** environ;
 
 namespace kiln {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct KilnRun {
-  int exitCode = -1;  // 128 + N after signal N
-  std::string out, err;
-};
-
-// Runs kiln with `args` as given (no shell: empty, non-UTF-8 and multi-line arguments pass
-// unchanged), with `env` added to the environment.
-KilnRun runKiln(const std::vector<std::string>& args, const fs::path& dir, const std::map<std::string, std::string>& env = {}) {
-  const std::string outFile = (dir / "stdout.txt").string(), errFile = (dir / "stderr.txt").string();
-  std::vector<std::string> argv = {KILN_CLI};
-  argv.insert(argv.end(), args.begin(), args.end());
-  std::vector<char*> cargv;
-  for (auto& a : argv) cargv.push_back(a.data());
-  cargv.push_back(nullptr);
-  std::vector<std::string> envs;
-  for (char** e = environ; *e; ++e) {
-    std::string kv = *e;
-    if (!env.count(kv.substr(0, kv.find('=')))) envs.push_back(kv);
-  }
-  for (const auto& [k, v] : env) envs.push_back(k + "=" + v);
-  std::vector<char*> cenv;
-  for (auto& e : envs) cenv.push_back(e.data());
-  cenv.push_back(nullptr);
-  posix_spawn_file_actions_t files;
-  posix_spawn_file_actions_init(&files);
-  posix_spawn_file_actions_addopen(&files, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&files, 1, outFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&files, 2, errFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = 0;
-  KilnRun r;
-  const int spawned = posix_spawn(&pid, KILN_CLI, &files, nullptr, cargv.data(), cenv.data());
-  posix_spawn_file_actions_destroy(&files);
-  if (spawned != 0) return r;
-  int status = 0;
-  waitpid(pid, &status, 0);
-  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = test::readFile(outFile);
-  r.err = test::readFile(errFile);
-  return r;
-}
+using test::KilnRun;
+using test::runKiln;
 
 // Each case runs in its own directory (ctest runs cases in parallel), holding a script that
 // compiles (good.py), a cache directory anyone can write (open_cache) and, when the case names

@@ -3,53 +3,24 @@
 // must hold the expected sections with every stored text escaped; bad input gives one clear
 // line and exit 1 (or 2 for usage), never a crash. The page is checked as text here; no
 // browser renders it in the tests.
+#include "tests/cli/run_kiln.h"
 #include "tests/support/golden.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-extern char** environ;
 
 namespace kiln {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Ran {
-  int exitCode = -1;
-  std::string out, err;
-};
+using Ran = test::KilnRun;
 
-Ran kiln(const std::vector<std::string>& args, const fs::path& dir) {
-  const std::string outFile = (dir / "stdout.txt").string(), errFile = (dir / "stderr.txt").string();
-  std::vector<std::string> argv = {KILN_CLI};
-  argv.insert(argv.end(), args.begin(), args.end());
-  std::vector<char*> cargv;
-  for (auto& a : argv) cargv.push_back(a.data());
-  cargv.push_back(nullptr);
-  posix_spawn_file_actions_t files;
-  posix_spawn_file_actions_init(&files);
-  posix_spawn_file_actions_addopen(&files, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&files, 1, outFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&files, 2, errFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = 0;
-  Ran r;
-  const int spawned = posix_spawn(&pid, KILN_CLI, &files, nullptr, cargv.data(), environ);
-  posix_spawn_file_actions_destroy(&files);
-  if (spawned != 0) return r;
-  int status = 0;
-  waitpid(pid, &status, 0);
-  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = test::readFile(outFile);
-  r.err = test::readFile(errFile);
-  return r;
-}
+Ran kiln(const std::vector<std::string>& args, const fs::path& dir) { return test::runKiln(args, dir); }
 
 bool dotOnPath() {
   const char* path = std::getenv("PATH");

@@ -2,7 +2,7 @@
 // none): CUDA tensors' storage from the caching allocator and its figures, copies both ways,
 // eager pointwise ops through kernel IR -> CUDA against the CPU's results, the clear errors (an op
 // without a CUDA kernel, mixed devices) and TENSOR_MATCH guarding on the device.
-#include "engine/driver/script_runner.h"
+#include "tests/runtime/run_py.h"
 #include "engine/runtime/cuda_runtime.h"
 #include "engine/session/events.h"
 #include "engine/tensor/tensor.h"
@@ -21,23 +21,8 @@ namespace {
     GTEST_SKIP() << "no GPU here (" << runtime::CudaDriver::unavailableMessage() << "): run on the GPU machine " \
                  << "(ctest -L gpu, README 'On a GPU machine')";
 
-struct Out {
-  int exitCode = 0;
-  std::string printed, error;
-};
-
-Out runPy(const std::string& name, const std::string& script, bool eager = true) {
-  // The temp folder: the bundle runs this binary far from its build tree.
-  const std::string path = (std::filesystem::temp_directory_path() / (name + ".py")).string();
-  std::ofstream(path) << script;
-  std::ostringstream out;
-  driver::RunOptions ro;
-  ro.scriptPath = path;
-  ro.eager = eager;
-  session::NullSink sink;
-  driver::RunResult r = driver::runScript(ro, sink, out);
-  return {r.exitCode, out.str(), r.error};
-}
+using Out = test::ScriptOut;
+using test::runPy;
 
 TEST(CudaRuntime, CopiesRoundTripAndTheAllocatorCachesBlocks) {
   REQUIRE_GPU();

@@ -2,7 +2,7 @@
 // errors), device= on factories and .to(), .device / .is_cuda, torch.cuda and its figures, and
 // on a machine without a GPU (CI, the build machine) PyTorch's own error for every CUDA request:
 // never a CPU tensor handed back as a CUDA one. GPU behaviour is in cuda_runtime_test.cpp.
-#include "engine/driver/script_runner.h"
+#include "tests/runtime/run_py.h"
 #include "engine/runtime/cuda_allocator.h"
 #include "engine/runtime/cuda_runtime.h"
 #include "engine/session/events.h"
@@ -15,22 +15,8 @@
 namespace kiln {
 namespace {
 
-struct Out {
-  int exitCode = 0;
-  std::string printed, error;
-};
-
-Out runPy(const std::string& name, const std::string& script, bool eager = true) {
-  const std::string path = std::string(KILN_BINARY_DIR) + "/tests/runtime/" + name + ".py";
-  std::ofstream(path) << script;
-  std::ostringstream out;
-  driver::RunOptions ro;
-  ro.scriptPath = path;
-  ro.eager = eager;
-  session::NullSink sink;
-  driver::RunResult r = driver::runScript(ro, sink, out);
-  return {r.exitCode, out.str(), r.error};
-}
+using Out = test::ScriptOut;
+using test::runPy;
 
 TEST(DeviceApi, DeviceObjectsPrintCompareAndParseAsPyTorch) {
   Out o = runPy("device_objects", R"(import torch
