@@ -7,8 +7,8 @@ PKGS=(
   qt6-base-dev qt6-svg-dev qt6-charts-dev libqt6opengl6-dev libgl-dev
   llvm-19-dev libz3-dev libzstd-dev zlib1g-dev libedit-dev libffi-dev libxml2-dev libcurl4-openssl-dev
   libgraphviz-dev graphviz libsqlite3-dev libssl-dev
-  libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-14-dev
-  libopenblas-dev nlohmann-json3-dev libfmt-dev libgmp-dev
+  libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-14-dev clang-format
+  libopenblas-dev nlohmann-json3-dev libfmt-dev libgmp-dev libgloo-dev
   xvfb x11-apps python3
 )
 missing=()
