@@ -2,7 +2,7 @@
 // lives in engine/codegen/llvm/, the GPU one (CUDA C++ via NVRTC) in engine/codegen/cuda/.
 #pragma once
 
-#include "engine/schedule/kernel_ir.h"
+#include "engine/kir/kernel_ir.h"
 
 #include <cstdint>
 #include <memory>

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "engine/ops/val.h"
-#include "engine/schedule/kernel_ir.h"
+#include "engine/kir/kernel_ir.h"
 
 #include <functional>
 #include <string>

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "engine/ir/graph.h"
-#include "engine/schedule/kernel_ir.h"
+#include "engine/kir/kernel_ir.h"
 
 #include <vector>
 

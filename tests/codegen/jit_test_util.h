@@ -2,7 +2,7 @@
 #pragma once
 
 #include "engine/codegen/kernel_compiler.h"
-#include "engine/schedule/kernel_ir.h"
+#include "engine/kir/kernel_ir.h"
 
 #include <gtest/gtest.h>
 

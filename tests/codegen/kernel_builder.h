@@ -1,7 +1,7 @@
 // A small builder for kernel IR in tests: keeps SSA ids and result dtypes in one place.
 #pragma once
 
-#include "engine/schedule/kernel_ir.h"
+#include "engine/kir/kernel_ir.h"
 
 #include <initializer_list>
 #include <string>

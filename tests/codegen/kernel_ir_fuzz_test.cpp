@@ -1,6 +1,6 @@
 // Deterministic garbage for the kernel IR parser: mutated valid texts must parse or throw
 // kiln::ParseError, never crash, hang or throw anything else.
-#include "engine/schedule/kernel_ir.h"
+#include "engine/kir/kernel_ir.h"
 #include "engine/support/error.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // Kernel IR text form: canonical printing and exact round trips.
-#include "engine/schedule/kernel_ir.h"
+#include "engine/kir/kernel_ir.h"
 #include "engine/support/error.h"
 #include "tests/codegen/kernel_builder.h"
 

@@ -1,5 +1,5 @@
 // The kernel IR verifier and op table.
-#include "engine/schedule/kernel_ir.h"
+#include "engine/kir/kernel_ir.h"
 #include "tests/codegen/kernel_builder.h"
 
 #include <gtest/gtest.h>

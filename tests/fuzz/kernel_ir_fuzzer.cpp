@@ -1,4 +1,4 @@
-// libFuzzer target: the kernel IR text form (engine/schedule/kernel_ir_text.cpp). Any byte string
+// libFuzzer target: the kernel IR text form (engine/kir/kernel_ir_text.cpp). Any byte string
 // given to kir::parseKernels must parse or raise kiln::ParseError — never crash, hang, trip a
 // sanitizer or throw anything else. What parses is then held to the text form's promises and put
 // through what Kiln does with kernel IR read back from a store (`kiln show --stage cuda`):
@@ -9,7 +9,7 @@
 //     (collapseLoops, storeOnceReloadLater) and stays valid, and the CUDA source generator
 //     turns it into text or refuses it with std::runtime_error.
 #include "engine/codegen/cuda/cuda_source.h"
-#include "engine/schedule/kernel_ir.h"
+#include "engine/kir/kernel_ir.h"
 #include "engine/support/error.h"
 
 #include <cmath>

@@ -10,7 +10,7 @@
 // point is Kiln's reading code: JSON columns (graph_json.cpp), graph rebuilding, text handling.
 #include "engine/ir/graph_diff.h"
 #include "engine/ir/text.h"
-#include "engine/schedule/kernel_ir.h"
+#include "engine/kir/kernel_ir.h"
 #include "engine/support/error.h"
 #include "storage/session_diff.h"
 #include "storage/store.h"

@@ -13,7 +13,7 @@
 // Plain text generation: nothing here needs the CUDA toolkit.
 #pragma once
 
-#include "engine/schedule/kernel_ir.h"
+#include "engine/kir/kernel_ir.h"
 
 #include <cstdint>
 #include <string>

@@ -2,7 +2,7 @@
 // the module of its graph.
 #pragma once
 
-#include "engine/schedule/kernel_ir.h"
+#include "engine/kir/kernel_ir.h"
 
 #include <memory>
 #include <string>

@@ -5,7 +5,7 @@
 // bool as i8 (0 or 1). Semantics follow PyTorch (see engine/codegen/README.md).
 #pragma once
 
-#include "engine/schedule/kernel_ir.h"
+#include "engine/kir/kernel_ir.h"
 
 #include <llvm/IR/IRBuilder.h>
 

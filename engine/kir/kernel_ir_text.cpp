@@ -8,7 +8,7 @@
 // value to the buffer's dtype.) The parser is a flat,
 // line-oriented recursive-descent parser: no recursion on input, every step consumes input,
 // and every malformed input ends in kiln::ParseError with line:col.
-#include "engine/schedule/kernel_ir.h"
+#include "engine/kir/kernel_ir.h"
 #include "engine/ir/sym.h"
 #include "engine/support/error.h"
 

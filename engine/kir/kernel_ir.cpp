@@ -1,5 +1,5 @@
 // Kernel IR: the op table and the structural verifier. The text form is in kernel_ir_text.cpp.
-#include "engine/schedule/kernel_ir.h"
+#include "engine/kir/kernel_ir.h"
 
 #include "engine/ir/sym.h"
 

@@ -1,5 +1,5 @@
 // kir::collapseLoops: loop canonicalization applied to every generated kernel.
-#include "engine/schedule/kernel_ir.h"
+#include "engine/kir/kernel_ir.h"
 
 #include "engine/ir/sym.h"
 

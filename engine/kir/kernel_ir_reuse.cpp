@@ -2,7 +2,7 @@
 // a later one is written to the output buffer the later nest stores to, and read back there
 // instead of being recomputed (softmax: exp(x - max) is stored while its sum accumulates, the
 // last nest divides what it reads back), as Inductor's CPU softmax kernels do.
-#include "engine/schedule/kernel_ir.h"
+#include "engine/kir/kernel_ir.h"
 
 #include <algorithm>
 #include <map>
