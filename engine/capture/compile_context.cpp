@@ -95,7 +95,7 @@ py::Value CompileContext::configValue(py::Interpreter& in, const std::string& na
 }
 
 int CompileContext::recompileLimit(py::Interpreter& in) {
-  auto asInt = [](const py::Value& v, int dflt) { return v && v->kind == VK::Int ? static_cast<int>(static_cast<py::IntObj*>(v.get())->small()) : dflt; };
+  auto asInt = [](const py::Value& v, int dflt) { return v && v->kind == VK::Int ? static_cast<int>(py::as<py::IntObj>(v)->small()) : dflt; };
   int limit = asInt(configValue(in, "recompile_limit"), 8);
   int old = asInt(configValue(in, "cache_size_limit"), 8);
   return limit == 8 && old != 8 ? old : limit;
@@ -105,7 +105,7 @@ std::shared_ptr<Frame> CompileContext::newFrame(const Value& fn, const CompileOp
   auto f = std::make_shared<Frame>();
   f->fn = fn;
   f->opts = opts;
-  f->name = fn->kind == VK::Function ? static_cast<py::FunctionObj*>(fn.get())->name : "forward";
+  f->name = fn->kind == VK::Function ? py::as<py::FunctionObj>(fn)->name : "forward";
   f->id = -1;  // numbered when first compiled, as Dynamo numbers frames in compile order
   return f;
 }
@@ -114,20 +114,20 @@ namespace {
 
 py::FunctionObj* forwardOf(py::Interpreter& in, const Value& module) {
   Value fwd = in.getAttr(module, "forward");
-  if (fwd->kind == VK::BoundMethod) fwd = static_cast<py::BoundMethodObj*>(fwd.get())->fn;
+  if (fwd->kind == VK::BoundMethod) fwd = py::as<py::BoundMethodObj>(fwd)->fn;
   if (fwd->kind != VK::Function) in.raise("RuntimeError", "torch.compile: the module's forward is not a Python function");
-  return static_cast<py::FunctionObj*>(fwd.get());
+  return py::as<py::FunctionObj>(fwd);
 }
 
 }  // namespace
 
 Value CompileContext::compile(py::Interpreter& in, const Value& target, const CompileOptions& opts) {
   // A torch.compiler.disable'd function stays eager.
-  if (target->kind == VK::Builtin && static_cast<py::BuiltinObj*>(target.get())->dynamoDisabled) return target;
+  if (target->kind == VK::Builtin && py::as<py::BuiltinObj>(target)->dynamoDisabled) return target;
   if (target->kind == VK::Function) {
     auto frame = frameFor(target, opts);
     frame->alwaysOptimize = true;  // Dynamo's always_optimize_code_objects
-    auto* fn = static_cast<py::FunctionObj*>(target.get());
+    auto* fn = py::as<py::FunctionObj>(target);
     Value f = target;
     return py::makeBuiltin(fn->name, [this, frame, f](py::Interpreter& in, CallArgs& a) { return callWith(in, frame, f, a, nullptr); });
   }
@@ -136,7 +136,7 @@ Value CompileContext::compile(py::Interpreter& in, const Value& target, const Co
     // other attribute reads the original module (_orig_mod).
     forwardOf(in, target);
     Value fwd = in.getAttr(target, "forward");
-    if (fwd->kind == VK::BoundMethod) fwd = static_cast<py::BoundMethodObj*>(fwd.get())->fn;
+    if (fwd->kind == VK::BoundMethod) fwd = py::as<py::BoundMethodObj>(fwd)->fn;
     auto frame = frameFor(fwd, opts);
     frame->alwaysOptimize = true;  // Dynamo's always_optimize_code_objects
     auto cls = std::make_shared<py::ClassObj>();
@@ -173,7 +173,7 @@ Value CompileContext::compile(py::Interpreter& in, const Value& target, const Co
     return om;
   }
   if (target->kind == VK::BoundMethod) {
-    auto* bm = static_cast<py::BoundMethodObj*>(target.get());
+    auto* bm = py::as<py::BoundMethodObj>(target);
     auto frame = frameFor(bm->fn, opts);
     frame->alwaysOptimize = true;  // Dynamo's always_optimize_code_objects
     Value self = bm->self;
@@ -185,7 +185,7 @@ Value CompileContext::compile(py::Interpreter& in, const Value& target, const Co
 void CompileContext::compileModuleInPlace(py::Interpreter& in, const Value& module, const CompileOptions& opts) {
   forwardOf(in, module);
   Value fwd = in.getAttr(module, "forward");
-  if (fwd->kind == VK::BoundMethod) fwd = static_cast<py::BoundMethodObj*>(fwd.get())->fn;
+  if (fwd->kind == VK::BoundMethod) fwd = py::as<py::BoundMethodObj>(fwd)->fn;
   auto frame = frameFor(fwd, opts);
   frame->alwaysOptimize = true;  // Dynamo's always_optimize_code_objects
   auto st = std::make_shared<torchapi::CompiledModuleState>();
@@ -194,7 +194,7 @@ void CompileContext::compileModuleInPlace(py::Interpreter& in, const Value& modu
     Value self = weakSelf.lock();
     return call(in, frame, a, self);
   });
-  static_cast<py::InstanceObj*>(module.get())->native = st;
+  py::as<py::InstanceObj>(module)->native = st;
 }
 
 namespace {
@@ -302,7 +302,7 @@ struct Templater {
   }
 
   ValueTemplate closure(const Value& v) {
-    auto* f = static_cast<py::FunctionObj*>(v.get());
+    auto* f = py::as<py::FunctionObj>(v);
     ValueTemplate t;
     t.kind = ValueTemplate::Kind::Closure;
     t.constant = v;
@@ -323,7 +323,7 @@ struct Templater {
     if (!v) return t;  // a Constant with no value: an attribute the function deleted
     tr.onFloatEscapes(v);  // a value computed from dynamic floats leaves the frame: specialized
     if (v->kind == VK::Tensor) {
-      auto* tv = static_cast<py::TensorObj*>(v.get());
+      auto* tv = py::as<py::TensorObj>(v);
       if (tv->fake) {
         if (tv->node < 0 || tr.isInput(tv->node)) {
           // (Its own source first: after x.data = y, x reads y's input but is still x.)
@@ -367,7 +367,7 @@ struct Templater {
       // A dict built in the function (Dynamo rebuilds it in the transformed code).
       t.kind = ValueTemplate::Kind::Dict;
       t.constant = v;
-      for (auto& [k, x] : static_cast<py::DictObj*>(v.get())->items) {
+      for (auto& [k, x] : py::as<py::DictObj>(v)->items) {
         t.keys.push_back(k);
         t.items.push_back(make(x));
       }
@@ -377,7 +377,7 @@ struct Templater {
       // A user object the function made (and returns, or hands to the code after a break): its
       // attributes may be graph values, so it is made again from them after the graph, as
       // Dynamo reconstructs new objects; never the traced object with fake tensors inside.
-      auto* inst = static_cast<py::InstanceObj*>(v.get());
+      auto* inst = py::as<py::InstanceObj>(v);
       static thread_local std::set<const py::Obj*> building;  // a cycle stays the traced object
       if (!inst->native && building.insert(v.get()).second) {
         t.kind = ValueTemplate::Kind::Object;
@@ -392,12 +392,12 @@ struct Templater {
     }
     // A function the trace defined closes over the trace's variables (fake tensors): it is
     // defined again each call over the values they have in the compiled code.
-    if (v->kind == VK::Function && tr.isNew(v) && isTraceScope(static_cast<py::FunctionObj*>(v.get())->closure.get()))
+    if (v->kind == VK::Function && tr.isNew(v) && isTraceScope(py::as<py::FunctionObj>(v)->closure.get()))
       return closure(v);
     // A method bound to an object the trace made has no source Dynamo could rebuild it from
     // (its UserMethodVariable is sourceless): Dynamo's "Reconstruction failure".
     if (v->kind == VK::BoundMethod) {
-      auto* bm = static_cast<py::BoundMethodObj*>(v.get());
+      auto* bm = py::as<py::BoundMethodObj>(v);
       if (bm->fn && bm->fn->kind == VK::Function && bm->self && bm->self->kind == VK::Instance && tr.isNew(bm->self) &&
           sourceless.empty()) {
         sourceless = "a method bound to an object made while capturing";
@@ -411,16 +411,16 @@ struct Templater {
     // as Dynamo's graph outputs the SymInt (a SymFloat through scalar_tensor). Any other
     // unbacked scalar is not in Kiln's graph, so nothing can hand it on.
     if (isUnbacked(v)) {
-      auto* u = static_cast<py::InstanceObj*>(v.get());
+      auto* u = py::as<py::InstanceObj>(v);
       Value of = u->dict->getStr("_item_of");
-      auto* tv = of && of->kind == VK::Tensor ? static_cast<py::TensorObj*>(of.get()) : nullptr;
+      auto* tv = of && of->kind == VK::Tensor ? py::as<py::TensorObj>(of) : nullptr;
       if (tv && tv->fake && tv->node >= 0 && !tr.isInput(tv->node)) {
         t.kind = ValueTemplate::Kind::GraphOutput;
         auto it = std::find(outputs.begin(), outputs.end(), tv->node);
         t.index = static_cast<int>(it - outputs.begin());
         if (it == outputs.end()) outputs.push_back(tv->node);
         Value conv = u->dict->getStr("_convert");
-        t.method = conv && conv->kind == VK::Str ? static_cast<py::StrObj*>(conv.get())->v : "item";
+        t.method = conv && conv->kind == VK::Str ? py::as<py::StrObj>(conv)->v : "item";
         return t;
       }
       if (unbuildable.empty()) unbuildable = "an unbacked scalar from Tensor.item()";
@@ -449,7 +449,7 @@ bool closesOver(const Value& v, const py::Scope* sc, Tracer& tr, int depth, std:
   if (!v || depth < 0 || !tr.isNew(v) || !seen.insert(v.get()).second) return false;
   switch (v->kind) {
     case VK::Function: {
-      auto* f = static_cast<py::FunctionObj*>(v.get());
+      auto* f = py::as<py::FunctionObj>(v);
       for (py::Scope* s = f->closure.get(); s; s = s->parent.get())
         if (s == sc) return true;
       for (const auto& d : f->defaults)
@@ -457,22 +457,22 @@ bool closesOver(const Value& v, const py::Scope* sc, Tracer& tr, int depth, std:
       return false;
     }
     case VK::List: case VK::Tuple: {
-      const auto& items = v->kind == VK::List ? static_cast<py::ListObj*>(v.get())->items : static_cast<py::TupleObj*>(v.get())->items;
+      const auto& items = v->kind == VK::List ? py::as<py::ListObj>(v)->items : py::as<py::TupleObj>(v)->items;
       for (const auto& x : items)
         if (closesOver(x, sc, tr, depth - 1, seen)) return true;
       return false;
     }
     case VK::Dict:
-      for (const auto& [k, x] : static_cast<py::DictObj*>(v.get())->items)
+      for (const auto& [k, x] : py::as<py::DictObj>(v)->items)
         if (closesOver(x, sc, tr, depth - 1, seen)) return true;
       return false;
     case VK::Instance:
-      for (const auto& [k, x] : static_cast<py::InstanceObj*>(v.get())->dict->items)
+      for (const auto& [k, x] : py::as<py::InstanceObj>(v)->dict->items)
         if (closesOver(x, sc, tr, depth - 1, seen)) return true;
       return false;
     case VK::BoundMethod:
-      return closesOver(static_cast<py::BoundMethodObj*>(v.get())->fn, sc, tr, depth - 1, seen) ||
-             closesOver(static_cast<py::BoundMethodObj*>(v.get())->self, sc, tr, depth - 1, seen);
+      return closesOver(py::as<py::BoundMethodObj>(v)->fn, sc, tr, depth - 1, seen) ||
+             closesOver(py::as<py::BoundMethodObj>(v)->self, sc, tr, depth - 1, seen);
     default: return false;
   }
 }
@@ -495,14 +495,14 @@ void recordEffects(Templater& tm, CacheEntry& e, const py::FunctionObj& fn) {
     w.source = c.source;
     w.kind = c.object->kind;
     if (c.object->kind == VK::List) {
-      for (const auto& v : static_cast<py::ListObj*>(c.object.get())->items) w.items.push_back(itemTemplate(v));
+      for (const auto& v : py::as<py::ListObj>(c.object)->items) w.items.push_back(itemTemplate(v));
     } else if (c.object->kind == VK::Dict) {
-      for (const auto& [k, v] : static_cast<py::DictObj*>(c.object.get())->items) {
+      for (const auto& [k, v] : py::as<py::DictObj>(c.object)->items) {
         w.keys.push_back(itemTemplate(k));
         w.values.push_back(itemTemplate(v));
       }
     } else {
-      auto d = std::static_pointer_cast<py::DictObj>(static_cast<py::InstanceObj*>(c.object.get())->native);
+      auto d = std::static_pointer_cast<py::DictObj>(py::as<py::InstanceObj>(c.object)->native);
       for (const auto& [k, v] : d->items) w.items.push_back(itemTemplate(k));
     }
     e.containerWrites.push_back(std::move(w));
@@ -572,7 +572,7 @@ struct Rebuild {
 
   // Makes a torch.set_grad_enabled(...) object handed on as a live local now (see value()).
   void prebuildGradMode(const ValueTemplate& t) {
-    if (t.kind == ValueTemplate::Kind::Object && isSetGradEnabled(static_cast<py::InstanceObj*>(t.constant.get()))) value(t);
+    if (t.kind == ValueTemplate::Kind::Object && isSetGradEnabled(py::as<py::InstanceObj>(t.constant))) value(t);
   }
 
   std::shared_ptr<py::Scope> scope(int i) {
@@ -600,7 +600,7 @@ struct Rebuild {
           return in.call(in.builtin(t.method), one);
         }
         for (size_t i = 0; i < t.keys.size() && i < t.items.size(); ++i)
-          if (t.keys[i]->kind == VK::Str) in.setAttr(out, static_cast<py::StrObj*>(t.keys[i].get())->v, value(t.items[i]));
+          if (t.keys[i]->kind == VK::Str) in.setAttr(out, py::as<py::StrObj>(t.keys[i])->v, value(t.items[i]));
         return out;
       }
       case ValueTemplate::Kind::Constant: return t.constant;
@@ -622,7 +622,7 @@ struct Rebuild {
         return d;
       }
       case ValueTemplate::Kind::Object: {
-        auto* traced = static_cast<py::InstanceObj*>(t.constant.get());
+        auto* traced = py::as<py::InstanceObj>(t.constant);
         if (isSetGradEnabled(traced)) {
           // Dynamo reconstructs a torch.set_grad_enabled(mode) object by calling it again: that
           // sets grad mode then, and the object restores (on __exit__) the mode it found.
@@ -639,7 +639,7 @@ struct Rebuild {
         return obj;
       }
       case ValueTemplate::Kind::Closure: {
-        auto* traced = static_cast<py::FunctionObj*>(t.constant.get());
+        auto* traced = py::as<py::FunctionObj>(t.constant);
         auto f = copyFunction(*traced, traced->closure);
         made[t.constant.get()] = f;
         for (size_t i = 0; i < t.items.size() && i < f->defaults.size(); ++i) f->defaults[i] = value(t.items[i]);
@@ -651,7 +651,7 @@ struct Rebuild {
         std::vector<Value> items;
         if (t.kind == ValueTemplate::Kind::List) {
           // Made (empty) before its items: a list that holds itself is the same list.
-          auto l = std::static_pointer_cast<py::ListObj>(py::makeList({}));
+          auto l = py::asShared<py::ListObj>(py::makeList({}));
           if (t.constant) made[t.constant.get()] = l;
           for (const auto& x : t.items) l->items.push_back(value(x));
           return l;
@@ -674,14 +674,14 @@ std::string show(py::Interpreter& in, const ValueTemplate& t) {
       return t.method == "item" ? out + ".item()" : t.method + "(" + out + ".item())";
     }
     case ValueTemplate::Kind::Constant:
-      if (t.constant->kind == VK::Function) return static_cast<py::FunctionObj*>(t.constant.get())->name;
-      if (t.constant->kind == VK::Builtin) return static_cast<py::BuiltinObj*>(t.constant.get())->name;
+      if (t.constant->kind == VK::Function) return py::as<py::FunctionObj>(t.constant)->name;
+      if (t.constant->kind == VK::Builtin) return py::as<py::BuiltinObj>(t.constant)->name;
       return in.repr(t.constant);
     case ValueTemplate::Kind::FromSource: return t.source.display();
     case ValueTemplate::Kind::Method: return show(in, t.items.at(0)) + "." + t.method;
-    case ValueTemplate::Kind::Closure: return static_cast<py::FunctionObj*>(t.constant.get())->name;
+    case ValueTemplate::Kind::Closure: return py::as<py::FunctionObj>(t.constant)->name;
     case ValueTemplate::Kind::Object: {
-      std::string s = static_cast<py::InstanceObj*>(t.constant.get())->cls->name + "(";
+      std::string s = py::as<py::InstanceObj>(t.constant)->cls->name + "(";
       for (size_t i = 0; i < t.keys.size(); ++i) s += (i ? ", " : "") + in.str(t.keys[i]) + "=" + show(in, t.items[i]);
       return s + ")";
     }
@@ -824,13 +824,13 @@ void replayEffects(py::Interpreter& in, const CacheEntry& e, const py::FunctionO
     const auto& w = e.containerWrites[i];
     auto& p = pending[i];
     if (w.kind == VK::List && p.target->kind == VK::List) {
-      static_cast<py::ListObj*>(p.target.get())->items = std::move(p.items);
+      py::as<py::ListObj>(p.target)->items = std::move(p.items);
     } else if (w.kind == VK::Dict && p.target->kind == VK::Dict) {
-      auto* d = static_cast<py::DictObj*>(p.target.get());
+      auto* d = py::as<py::DictObj>(p.target);
       d->items.clear();
       for (size_t k = 0; k < p.keys.size(); ++k) d->items.emplace_back(p.keys[k], p.values[k]);
     } else if (p.target->kind == VK::Instance) {
-      auto d = std::static_pointer_cast<py::DictObj>(static_cast<py::InstanceObj*>(p.target.get())->native);
+      auto d = std::static_pointer_cast<py::DictObj>(py::as<py::InstanceObj>(p.target)->native);
       d->items.clear();
       for (auto& v : p.items) d->items.emplace_back(v, py::None());
     }
@@ -865,12 +865,12 @@ void replayEffects(py::Interpreter& in, const CacheEntry& e, const py::FunctionO
 // one that __setattr__ made (Tracer::onSetAttr), replayed without calling __setattr__ again.
 bool hasPythonSetattr(const Value& v) {
   if (!v || v->kind != VK::Instance) return false;
-  Value sa = static_cast<py::InstanceObj*>(v.get())->cls->lookup("__setattr__");
+  Value sa = py::as<py::InstanceObj>(v)->cls->lookup("__setattr__");
   return sa && sa->kind == VK::Function;
 }
 
 Value resumeWith(const Value& resume, int cellScope, Rebuild& rebuild) {
-  auto* r = static_cast<py::FunctionObj*>(resume.get());
+  auto* r = py::as<py::FunctionObj>(resume);
   std::shared_ptr<py::Scope> closure = cellScope >= 0 ? rebuild.scope(cellScope) : rebuild.fn ? rebuild.fn->closure : r->closure;
   if (closure == r->closure) return resume;
   return copyFunction(*r, closure);
@@ -882,9 +882,9 @@ Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::str
   for (const auto& src : e.inputs) {
     Value v = src.fetch(in, locals, globals);
     if (!v || v->kind != VK::Tensor) in.raise("RuntimeError", "compiled code could not read its input " + src.text());
-    if (static_cast<py::TensorObj*>(v.get())->fake)
+    if (py::as<py::TensorObj>(v)->fake)
       in.raise("RuntimeError", "internal error: " + src.text() + " holds a fake tensor that escaped capture");
-    inputs.push_back(static_cast<py::TensorObj*>(v.get())->t);
+    inputs.push_back(py::as<py::TensorObj>(v)->t);
   }
   // Everything else the entry reads through sources is read now too, as the frame read it before
   // changing anything: the replayed side effects may move it (an item popped from a list).
@@ -958,7 +958,7 @@ Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::str
   for (const auto& [src, index] : e.mutations) {
     Value v = src.fetch(in, locals, globals);
     if (!v || v->kind != VK::Tensor) continue;
-    tensor::Tensor& dst = static_cast<py::TensorObj*>(v.get())->t;
+    tensor::Tensor& dst = py::as<py::TensorObj>(v)->t;
     const tensor::Tensor& val = outs.at(static_cast<size_t>(index));
     tensor::Shape vs = val.strides();
     tensor::forEachIndex<2>(dst.sizes(), {&dst.strides(), &vs}, [&](const std::array<int64_t, 2>& o) { dst.storeAt(o[0], val.loadAt(o[1])); });
@@ -972,13 +972,13 @@ Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::str
   replayEffects(in, e, fn, inst, locals, globals);
   for (const auto& [src, count] : e.iteratorAdvances)
     if (Value v = src.fetch(in, locals, globals); v && v->kind == VK::Iterator) {
-      auto* it = static_cast<py::IteratorObj*>(v.get());
+      auto* it = py::as<py::IteratorObj>(v);
       if (it->isRange) {
         for (size_t k = 0; k < count && (it->rStep > 0 ? it->rCur < it->rStop : it->rCur > it->rStop); ++k)
           if (__builtin_add_overflow(it->rCur, it->rStep, &it->rCur)) it->rCur = it->rStop;
         continue;
       }
-      const size_t n = it->seq && it->seq->kind == VK::Tuple ? static_cast<py::TupleObj*>(it->seq.get())->items.size() : it->pos;
+      const size_t n = it->seq && it->seq->kind == VK::Tuple ? py::as<py::TupleObj>(it->seq)->items.size() : it->pos;
       it->pos = std::min(it->pos + count, n);
     }
   const BreakPlan& p = e.plan;
@@ -1073,7 +1073,7 @@ Value makeResume(const py::StmtP& def, py::FunctionObj& original) {
 }  // namespace
 
 std::shared_ptr<Frame> CompileContext::frameFor(const Value& fnValue, const CompileOptions& opts) {
-  auto* fn = static_cast<py::FunctionObj*>(fnValue.get());
+  auto* fn = py::as<py::FunctionObj>(fnValue);
   const void* code = fn->def ? static_cast<const void*>(fn->def.get()) : static_cast<const void*>(fn->lambda.get());
   auto it = byCode_.find(code);
   if (it != byCode_.end()) return it->second;
@@ -1205,7 +1205,7 @@ void CompileContext::applyAutomaticDynamic(Frame& frame, CacheEntry& e, ir::Grap
 
 Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& frame, CallArgs& a, const Value& self,
                           bool intercepted) {
-  auto* fn = static_cast<py::FunctionObj*>(frame->fn.get());
+  auto* fn = py::as<py::FunctionObj>(frame->fn);
   // Run-only (Dynamo's False callback): a frame past its recompile limit, and every frame a
   // run-only frame calls, runs a cached entry whose guards pass or else runs eagerly, and its
   // callees are run-only in turn. A torch.compile'd callable installs its callback again.
@@ -1281,8 +1281,8 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
       for (const auto& g : it->guards)
         if (g.kind == Guard::Kind::TensorMatch)
           if (Value v = g.source.fetch(in, locals, globals); v && v->kind == VK::Tensor)
-            key += tensor::shapeStr(static_cast<py::TensorObj*>(v.get())->t.sizes()) + "/" +
-                   tensor::shapeStr(static_cast<py::TensorObj*>(v.get())->t.strides());  // layouts lower differently
+            key += tensor::shapeStr(py::as<py::TensorObj>(v)->t.sizes()) + "/" +
+                   tensor::shapeStr(py::as<py::TensorObj>(v)->t.strides());  // layouts lower differently
       auto sp = it->specialized.find(key);
       if (sp != it->specialized.end()) {
         // A shape's own trace may have read more than the entry's (an int used only in the

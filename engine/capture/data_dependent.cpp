@@ -85,7 +85,7 @@ bool isResume(const py::Stmt& def) { return def.name.rfind("torch_dynamo_resume_
 
 bool isTorchModule(const Value& v) {
   if (!v || v->kind != VK::Module) return false;
-  const std::string& n = static_cast<py::ModuleObj*>(v.get())->name;
+  const std::string& n = py::as<py::ModuleObj>(v)->name;
   return n == "torch" || n.rfind("torch.", 0) == 0;
 }
 
@@ -96,21 +96,21 @@ bool hasTensor(py::Interpreter& in, const Value& v, std::set<const py::Obj*>& se
   auto module = in.builtinClass("Module");
   switch (v->kind) {
     case VK::Tensor: return true;
-    case VK::Instance: return module && static_cast<py::InstanceObj*>(v.get())->cls->isSubclassOf(module.get());
-    case VK::Class: return module && static_cast<py::ClassObj*>(v.get())->isSubclassOf(module.get());
+    case VK::Instance: return module && py::as<py::InstanceObj>(v)->cls->isSubclassOf(module.get());
+    case VK::Class: return module && py::as<py::ClassObj>(v)->isSubclassOf(module.get());
     case VK::List:
       if (v->sub) return false;
-      for (const auto& x : static_cast<py::ListObj*>(v.get())->items)
+      for (const auto& x : py::as<py::ListObj>(v)->items)
         if (hasTensor(in, x, seen)) return true;
       return false;
     case VK::Tuple:
       if (v->sub && !v->sub->cls->lookup("_fields")) return false;  // namedtuples are read by field
-      for (const auto& x : static_cast<py::TupleObj*>(v.get())->items)
+      for (const auto& x : py::as<py::TupleObj>(v)->items)
         if (hasTensor(in, x, seen)) return true;
       return false;
     case VK::Dict:
       if (v->sub) return false;
-      for (const auto& [k, x] : static_cast<py::DictObj*>(v.get())->items)
+      for (const auto& [k, x] : py::as<py::DictObj>(v)->items)
         if (hasTensor(in, x, seen)) return true;
       return false;
     default: return false;
@@ -162,13 +162,13 @@ struct UnbackedClasses {
 };
 
 std::string exprOf(const Value& v) {
-  Value e = static_cast<py::InstanceObj*>(v.get())->dict->getStr("_expr");
-  return e && e->kind == VK::Str ? static_cast<py::StrObj*>(e.get())->v : "?";
+  Value e = py::as<py::InstanceObj>(v)->dict->getStr("_expr");
+  return e && e->kind == VK::Str ? py::as<py::StrObj>(e)->v : "?";
 }
 
 bool isFloatSym(const Value& v) {
-  Value f = static_cast<py::InstanceObj*>(v.get())->dict->getStr("_float");
-  return f && f->kind == VK::Bool && static_cast<py::BoolObj*>(f.get())->v;
+  Value f = py::as<py::InstanceObj>(v)->dict->getStr("_float");
+  return f && f->kind == VK::Bool && py::as<py::BoolObj>(f)->v;
 }
 
 const UnbackedClasses& classes();
@@ -178,8 +178,8 @@ Value relation(py::Interpreter& in, const std::string& op, py::CallArgs& a) {
   const Value& self = a.args.at(0);
   const Value& other = a.args.at(1);
   std::string rhs;
-  if (other->kind == VK::Instance && static_cast<py::InstanceObj*>(other.get())->cls == classes().scalar) rhs = exprOf(other);
-  else if (other->kind == VK::Int && isFloatSym(self)) rhs = in.repr(py::makeFloat(static_cast<double>(static_cast<py::IntObj*>(other.get())->small())));
+  if (other->kind == VK::Instance && py::as<py::InstanceObj>(other)->cls == classes().scalar) rhs = exprOf(other);
+  else if (other->kind == VK::Int && isFloatSym(self)) rhs = in.repr(py::makeFloat(static_cast<double>(py::as<py::IntObj>(other)->small())));
   else if (other->kind == VK::Int || other->kind == VK::Float) rhs = in.repr(other);
   else unbackedLimitation(in, "a comparison of an unbacked scalar with a " + py::typeName(other));
   const std::string lhs = exprOf(self);
@@ -205,7 +205,7 @@ std::shared_ptr<py::ClassObj> makeClass(const std::string& name, bool comparable
     for (const char* to : {"float", "int"}) {
       std::string conv = to;
       cls->dict["__" + conv + "__"] = py::makeBuiltin(name + ".__" + conv + "__", [conv, name](py::Interpreter& in, py::CallArgs& a) -> Value {
-        auto* self = static_cast<py::InstanceObj*>(a.args.at(0).get());
+        auto* self = py::as<py::InstanceObj>(a.args.at(0));
         Value of = self->dict->getStr("_item_of");
         if (!of) unbackedLimitation(in, name + ".__" + conv + "__");
         auto r = std::make_shared<py::InstanceObj>(self->cls);
@@ -266,12 +266,12 @@ Value makeUnbacked(py::Interpreter&, Tracer& tracer, bool isFloat) {
 
 bool isUnbacked(const Value& v) {
   if (!v || v->kind != VK::Instance) return false;
-  const auto& cls = static_cast<py::InstanceObj*>(v.get())->cls;
+  const auto& cls = py::as<py::InstanceObj>(v)->cls;
   return cls == classes().scalar || cls == classes().relation;
 }
 
 void guardOnDataDependent(py::Interpreter& in, const Value& rel) {
-  if (!rel || static_cast<py::InstanceObj*>(rel.get())->cls != classes().relation)
+  if (!rel || py::as<py::InstanceObj>(rel)->cls != classes().relation)
     unbackedLimitation(in, "the truth of an unbacked scalar");
   const std::string e = exprOf(rel);
   const py::TraceFrame at = in.currentLocation();

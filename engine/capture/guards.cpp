@@ -23,7 +23,7 @@ std::string deviceIndex(const std::string& device) {
 }  // namespace
 
 std::optional<py::Value> normalizedRangeIter(const py::Value& v) {
-  auto* it = v && v->kind == py::VK::Iterator ? static_cast<py::IteratorObj*>(v.get()) : nullptr;
+  auto* it = v && v->kind == py::VK::Iterator ? py::as<py::IteratorObj>(v) : nullptr;
   if (!it || !it->isRange || it->typeName != "range_iterator") return std::nullopt;
   const int64_t step = it->rStep, cur = it->rCur;
   int64_t left = 0;  // as CPython counts what a range iterator has left (its len)
@@ -56,7 +56,7 @@ std::string classRepr(py::Interpreter& in, const py::Value& cls) {
 }
 
 const py::FunctionObj* asFunction(const py::Value& v) {
-  if (v && v->kind == py::VK::Function) return static_cast<py::FunctionObj*>(v.get());
+  if (v && v->kind == py::VK::Function) return py::as<py::FunctionObj>(v);
   return nullptr;
 }
 
@@ -88,7 +88,7 @@ std::string codeRepr(const py::FunctionObj* f) {
 std::string objectRepr(py::Interpreter& in, const py::Value& v) {
   if (v->kind == py::VK::Class) return classRepr(in, v);
   if (v->kind == py::VK::Builtin) {
-    const std::string& n = static_cast<py::BuiltinObj*>(v.get())->name;
+    const std::string& n = py::as<py::BuiltinObj>(v)->name;
     if (n.rfind("torch.", 0) == 0 && n.find('.', 6) == std::string::npos)
       return "<built-in method " + n.substr(6) + " of type object at " + hexAddress(&in) + ">";
   }
@@ -121,14 +121,14 @@ const PythonCode* torchPythonCode(const py::Value& v) {
       {"torch.einsum", {"torch/functional.py", 176}},
   };
   if (!v || v->kind != py::VK::Builtin) return nullptr;
-  auto it = kCode.find(static_cast<py::BuiltinObj*>(v.get())->name);
+  auto it = kCode.find(py::as<py::BuiltinObj>(v)->name);
   return it == kCode.end() ? nullptr : &it->second;
 }
 
 // An ID_MATCH as Dynamo prints it: on the object, or on its code for a PyTorch Python function.
 std::string idMatchText(py::Interpreter& in, const std::string& name, const py::Value& c) {
   if (const PythonCode* code = torchPythonCode(c)) {
-    const std::string& full = static_cast<py::BuiltinObj*>(c.get())->name;
+    const std::string& full = py::as<py::BuiltinObj>(c)->name;
     return "___check_obj_id(" + name + ".__code__, " + address(c.get()) + "), type=<code object " + full.substr(full.rfind('.') + 1) +
            " at " + hexAddress(c.get()) + ", file \"" + code->file + "\", line " + std::to_string(code->line) + ">";
   }
@@ -138,7 +138,7 @@ std::string idMatchText(py::Interpreter& in, const std::string& name, const py::
 }  // namespace
 
 py::Value typeKey(py::Interpreter& in, const py::Value& v) {
-  if (v->kind == py::VK::Instance) return static_cast<py::InstanceObj*>(v.get())->cls;
+  if (v->kind == py::VK::Instance) return py::as<py::InstanceObj>(v)->cls;
   if (py::isTorchSize(v)) return in.classOf(v);  // torch.Size, not tuple
   if (auto c = in.builtinClass(py::typeName(v))) return c;
   return py::makeStr(py::typeName(v));
@@ -171,11 +171,11 @@ std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Va
     for (const auto& [src, dim] : sizeSources) {
       py::Value v = src.fetch(in, locals, globals);
       if (v && v->kind == py::VK::Tensor) {
-        auto sizes = static_cast<py::TensorObj*>(v.get())->tensorType().sizes;
+        auto sizes = py::as<py::TensorObj>(v)->tensorType().sizes;
         if (dim < 0 || static_cast<size_t>(dim) >= sizes.size()) return shapeText(true);
         values.push_back(sizes[static_cast<size_t>(dim)].value);
-      } else if (v && v->kind == py::VK::Int && dim < 0 && !static_cast<py::IntObj*>(v.get())->big) {
-        values.push_back(static_cast<py::IntObj*>(v.get())->small());
+      } else if (v && v->kind == py::VK::Int && dim < 0 && !py::as<py::IntObj>(v)->big) {
+        values.push_back(py::as<py::IntObj>(v)->small());
       } else {
         return shapeText(true);
       }
@@ -204,10 +204,10 @@ std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Va
         return "expected type of '" + name + "' to be a tensor type, ' but found " + classRepr(in, typeKey(in, v));
       // The tensor's Python type is checked first: an nn.Parameter where a plain tensor was (or
       // the other way round) is another type.
-      if (static_cast<py::TensorObj*>(v.get())->parameter != parameter)
+      if (py::as<py::TensorObj>(v)->parameter != parameter)
         return "expected type of '" + name + "' to be a tensor type, ' but found " +
                (parameter ? "<class 'torch.Tensor'>" : "<class 'torch.nn.parameter.Parameter'>");
-      ir::TensorType actual = static_cast<py::TensorObj*>(v.get())->tensorType();
+      ir::TensorType actual = py::as<py::TensorObj>(v)->tensorType();
       std::string t = "tensor '" + name + "' ";
       // Dynamo's TensorCheck order: the dispatch keys (the device type) first, then the dtype,
       // then the device index.
@@ -233,18 +233,18 @@ std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Va
     case Kind::ConstantMatch:
       if (py::isNone(constant)) return py::isNone(v) ? "" : name + " is None";
       // NaN never equals itself: Dynamo's EQUALS_MATCH checks it is a float NaN instead.
-      if (constant->kind == py::VK::Float && std::isnan(static_cast<py::FloatObj*>(constant.get())->v))
-        return v->kind == py::VK::Float && std::isnan(static_cast<py::FloatObj*>(v.get())->v)
+      if (constant->kind == py::VK::Float && std::isnan(py::as<py::FloatObj>(constant)->v))
+        return v->kind == py::VK::Float && std::isnan(py::as<py::FloatObj>(v)->v)
                    ? ""
                    : "(type(" + name + ") is float and __math_isnan(" + name + "))";
       if (py::typeName(v) != py::typeName(constant) || !in.equals(v, constant)) return name + " == " + in.repr(constant);
       return "";
     case Kind::FloatValue: {
-      const double d = v->kind == py::VK::Float ? static_cast<py::FloatObj*>(v.get())->v
-                       : v->kind == py::VK::Int ? static_cast<double>(static_cast<py::IntObj*>(v.get())->small())
+      const double d = v->kind == py::VK::Float ? py::as<py::FloatObj>(v)->v
+                       : v->kind == py::VK::Int ? static_cast<double>(py::as<py::IntObj>(v)->small())
                                                 : std::nan("");
       if (this->name == "self") return d == d ? "" : floatValueText(name);
-      const double c = static_cast<py::FloatObj*>(constant.get())->v;
+      const double c = py::as<py::FloatObj>(constant)->v;
       const std::string& op = this->name;
       bool ok = op == "==" ? d == c : op == "!=" ? d != c : op == "<" ? d < c : op == "<=" ? d <= c : op == ">" ? d > c : d >= c;
       return ok ? "" : floatValueText(name);
@@ -261,9 +261,9 @@ std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Va
         bool same = t.get() == constant.get() || (t->kind == py::VK::Str && constant->kind == py::VK::Str && in.str(t) == in.str(constant));
         if (!same) return "___check_type_id(" + name + ", " + address(constant.get()) + "), type=" + classRepr(in, constant);
       }
-      bool ok = (v->kind == py::VK::List && static_cast<py::ListObj*>(v.get())->items.size() == static_cast<size_t>(length)) ||
-                (v->kind == py::VK::Tuple && static_cast<py::TupleObj*>(v.get())->items.size() == static_cast<size_t>(length)) ||
-                (v->kind == py::VK::Dict && static_cast<py::DictObj*>(v.get())->items.size() == static_cast<size_t>(length));
+      bool ok = (v->kind == py::VK::List && py::as<py::ListObj>(v)->items.size() == static_cast<size_t>(length)) ||
+                (v->kind == py::VK::Tuple && py::as<py::TupleObj>(v)->items.size() == static_cast<size_t>(length)) ||
+                (v->kind == py::VK::Dict && py::as<py::DictObj>(v)->items.size() == static_cast<size_t>(length));
       return ok ? "" : lengthText(name);
     }
     case Kind::TypeMatch: {
@@ -281,7 +281,7 @@ std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Va
     }
     case Kind::Contains: {
       bool has = false;
-      if (v->kind == py::VK::Dict) has = static_cast<py::DictObj*>(v.get())->get(constant) != nullptr;
+      if (v->kind == py::VK::Dict) has = py::as<py::DictObj>(v)->get(constant) != nullptr;
       else has = in.truthy(in.compare("in", constant, v));
       if (has == expected) return "";
       std::string call = v->kind == py::VK::Dict ? "___dict_contains(" + in.repr(constant) + ", " + name + ")"
@@ -291,9 +291,9 @@ std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Va
       return (expected ? "" : "not ") + call;
     }
     case Kind::TupleIteratorLen: {
-      auto* it = v->kind == py::VK::Iterator ? static_cast<py::IteratorObj*>(v.get()) : nullptr;
+      auto* it = v->kind == py::VK::Iterator ? py::as<py::IteratorObj>(v) : nullptr;
       bool ok = it && it->seq && it->seq->kind == py::VK::Tuple &&
-                static_cast<py::TupleObj*>(it->seq.get())->items.size() - it->pos == static_cast<size_t>(length);
+                py::as<py::TupleObj>(it->seq)->items.size() - it->pos == static_cast<size_t>(length);
       return ok ? "" : "___tuple_iterator_len(" + name + ") == " + std::to_string(length);
     }
     case Kind::RangeIteratorMatch: {
@@ -307,7 +307,7 @@ std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Va
       // Dynamo's DictGuardManager: its size first ("len(d) != 2"), then each key in order
       // ("list(dict.keys(d))[1] == 'b'").
       if (v->kind != py::VK::Dict) return "list(dict.keys(" + name + ")) == " + in.repr(constant);
-      const auto& items = static_cast<py::DictObj*>(v.get())->items;
+      const auto& items = py::as<py::DictObj>(v)->items;
       std::vector<py::Value> want = in.iterate(constant);
       if (items.size() != want.size()) return "len(" + name + ") != " + std::to_string(want.size());
       for (size_t i = 0; i < want.size(); ++i)
@@ -316,14 +316,14 @@ std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Va
       return "";
     }
     case Kind::DynamicIndices: {
-      py::Value marks = v->kind == py::VK::Tensor && static_cast<py::TensorObj*>(v.get())->attrs
-                            ? static_cast<py::TensorObj*>(v.get())->attrs->getStr("_dynamo_dynamic_indices")
+      py::Value marks = v->kind == py::VK::Tensor && py::as<py::TensorObj>(v)->attrs
+                            ? py::as<py::TensorObj>(v)->attrs->getStr("_dynamo_dynamic_indices")
                             : nullptr;
       bool ok = true;
       if (marks && marked.empty()) ok = false;
       if (marks && !marked.empty())
         for (const auto& d : in.iterate(marks))
-          if (d->kind != py::VK::Int || std::find(marked.begin(), marked.end(), static_cast<py::IntObj*>(d.get())->small()) == marked.end())
+          if (d->kind != py::VK::Int || std::find(marked.begin(), marked.end(), py::as<py::IntObj>(d)->small()) == marked.end())
             ok = false;
       if (ok) return "";
       if (marked.empty()) return "hasattr(" + name + ", '_dynamo_dynamic_indices') == False";

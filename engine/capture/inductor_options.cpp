@@ -253,7 +253,7 @@ bool instanceOf(const py::Value& v, char c) {
 void checkInductorOptions(py::Interpreter& in, const py::Value& opts) {
   if (!opts || opts->kind != py::VK::Dict) return;
   const auto& table = options();
-  for (const auto& [k, v] : static_cast<py::DictObj*>(opts.get())->items) {
+  for (const auto& [k, v] : py::as<py::DictObj>(opts)->items) {
     const std::string key = in.str(k);
     std::string name = key;
     for (char& c : name)

@@ -30,7 +30,7 @@ std::string spell(const std::vector<Source::Step>& steps, bool dynamo) {
 std::string Source::text() const { return spell(steps, true); }
 
 Source Source::itemKey(const py::Value& key, const std::string& repr) const {
-  if (key->kind == py::VK::Str) return item(static_cast<py::StrObj*>(key.get())->v);
+  if (key->kind == py::VK::Str) return item(py::as<py::StrObj>(key)->v);
   Source s = *this;
   Step st{Step::Kind::Item, repr};
   st.key = key;
@@ -105,7 +105,7 @@ py::Value Source::fetch(py::Interpreter& in, const std::map<std::string, py::Val
         break;
       case Step::Kind::Index: {
         if (v->kind != py::VK::List && v->kind != py::VK::Tuple) return nullptr;
-        const auto& items = v->kind == py::VK::List ? static_cast<py::ListObj*>(v.get())->items : static_cast<py::TupleObj*>(v.get())->items;
+        const auto& items = v->kind == py::VK::List ? py::as<py::ListObj>(v)->items : py::as<py::TupleObj>(v)->items;
         size_t i = std::stoul(s.name);
         if (i >= items.size()) return nullptr;
         v = items[i];
@@ -113,13 +113,13 @@ py::Value Source::fetch(py::Interpreter& in, const std::map<std::string, py::Val
       }
       case Step::Kind::Item:
         if (v->kind == py::VK::Dict) {
-          v = s.key ? static_cast<py::DictObj*>(v.get())->get(s.key) : static_cast<py::DictObj*>(v.get())->getStr(s.name);
+          v = s.key ? py::as<py::DictObj>(v)->get(s.key) : py::as<py::DictObj>(v)->getStr(s.name);
           if (!v) return nullptr;
           break;
         }
         if (s.key && (v->kind == py::VK::List || v->kind == py::VK::Tuple) && s.key->kind == py::VK::Int) {
-          const auto& items = v->kind == py::VK::List ? static_cast<py::ListObj*>(v.get())->items : static_cast<py::TupleObj*>(v.get())->items;
-          int64_t i = static_cast<py::IntObj*>(s.key.get())->small();
+          const auto& items = v->kind == py::VK::List ? py::as<py::ListObj>(v)->items : py::as<py::TupleObj>(v)->items;
+          int64_t i = py::as<py::IntObj>(s.key)->small();
           if (i < 0) i += static_cast<int64_t>(items.size());
           if (i < 0 || i >= static_cast<int64_t>(items.size())) return nullptr;
           v = items[static_cast<size_t>(i)];
@@ -135,16 +135,16 @@ py::Value Source::fetch(py::Interpreter& in, const std::map<std::string, py::Val
         break;
       }
       case Step::Kind::TupleIterItem: {
-        auto* it = v->kind == py::VK::Iterator ? static_cast<py::IteratorObj*>(v.get()) : nullptr;
+        auto* it = v->kind == py::VK::Iterator ? py::as<py::IteratorObj>(v) : nullptr;
         if (!it || !it->seq || it->seq->kind != py::VK::Tuple) return nullptr;
-        const auto& items = static_cast<py::TupleObj*>(it->seq.get())->items;
+        const auto& items = py::as<py::TupleObj>(it->seq)->items;
         if (it->pos + s.cell >= items.size()) return nullptr;
         v = items[it->pos + s.cell];
         break;
       }
       case Step::Kind::ClosureCell: {
         if (v->kind != py::VK::Function) return nullptr;
-        auto* fn = static_cast<py::FunctionObj*>(v.get());
+        auto* fn = py::as<py::FunctionObj>(v);
         py::Value found;
         for (py::Scope* sc = fn->closure.get(); sc && !found; sc = sc->parent.get())
           if (auto it = sc->vars.find(s.name); it != sc->vars.end()) found = it->second;

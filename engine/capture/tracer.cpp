@@ -30,11 +30,11 @@ bool isConstant(const py::Value& v) {
     default: return false;
   }
 }
-py::TensorObj* asTensor(const py::Value& v) { return v && v->kind == py::VK::Tensor ? static_cast<py::TensorObj*>(v.get()) : nullptr; }
+py::TensorObj* asTensor(const py::Value& v) { return v && v->kind == py::VK::Tensor ? py::as<py::TensorObj>(v) : nullptr; }
 
 bool isSetInstance(const py::Value& v, bool frozenToo) {
   if (!v || v->kind != py::VK::Instance) return false;
-  const std::string& n = static_cast<py::InstanceObj*>(v.get())->cls->name;
+  const std::string& n = py::as<py::InstanceObj>(v)->cls->name;
   return n == "set" || (frozenToo && n == "frozenset");
 }
 
@@ -44,11 +44,11 @@ bool isLiteral(const py::Value& v, int depth = 0) {
   if (!v || depth > 8) return false;
   if (isConstant(v)) return true;
   if (v->kind == py::VK::Tuple || v->kind == py::VK::List) {
-    const auto& items = v->kind == py::VK::Tuple ? static_cast<py::TupleObj*>(v.get())->items : static_cast<py::ListObj*>(v.get())->items;
+    const auto& items = v->kind == py::VK::Tuple ? py::as<py::TupleObj>(v)->items : py::as<py::ListObj>(v)->items;
     return std::all_of(items.begin(), items.end(), [&](const py::Value& x) { return isLiteral(x, depth + 1); });
   }
   if (isSetInstance(v, true)) {
-    auto members = std::static_pointer_cast<py::DictObj>(static_cast<py::InstanceObj*>(v.get())->native);
+    auto members = std::static_pointer_cast<py::DictObj>(py::as<py::InstanceObj>(v)->native);
     return members && std::all_of(members->items.begin(), members->items.end(), [&](const auto& kv) { return isLiteral(kv.first, depth + 1); });
   }
   return false;
@@ -61,7 +61,7 @@ bool isLiteral(const py::Value& v, int depth = 0) {
 bool Tracer::guardLiteralSet(const Source& src, const py::Value& v, const ir::SourceLoc* at) {
   if (!isSetInstance(v, true) || !isLiteral(v)) return false;
   std::vector<py::Value> members;
-  for (const auto& kv : std::static_pointer_cast<py::DictObj>(static_cast<py::InstanceObj*>(v.get())->native)->items) members.push_back(kv.first);
+  for (const auto& kv : std::static_pointer_cast<py::DictObj>(py::as<py::InstanceObj>(v)->native)->items) members.push_back(kv.first);
   guardConstant(src, in_.makeSet(std::move(members), !isSetInstance(v, false)), false, at);
   return true;
 }
@@ -125,7 +125,7 @@ py::Value Tracer::bindVarArgs(const std::string& name, const py::Value& containe
   g.where = here();
   g.line = g.where.line;
   if (container->kind == py::VK::Tuple) {
-    const auto& items = static_cast<py::TupleObj*>(container.get())->items;
+    const auto& items = py::as<py::TupleObj>(container)->items;
     g.length = static_cast<int64_t>(items.size());
     addGuard(std::move(g), "len " + src.text());
     std::vector<py::Value> out;
@@ -137,7 +137,7 @@ py::Value Tracer::bindVarArgs(const std::string& name, const py::Value& containe
     return py::makeTuple(std::move(out));
   }
   if (container->kind != py::VK::Dict) return nullptr;
-  const auto& items = static_cast<py::DictObj*>(container.get())->items;
+  const auto& items = py::as<py::DictObj>(container)->items;
   g.length = static_cast<int64_t>(items.size());
   addGuard(std::move(g), "len " + src.text());
   onDictKeys(container);
@@ -146,7 +146,7 @@ py::Value Tracer::bindVarArgs(const std::string& name, const py::Value& containe
     if (k->kind != py::VK::Str) return nullptr;
     py::Value x = item(src.itemKey(k, keyRepr(k)), v);
     if (!x) return nullptr;
-    out->setStr(static_cast<py::StrObj*>(k.get())->v, x);
+    out->setStr(py::as<py::StrObj>(k)->v, x);
   }
   return out;
 }
@@ -228,7 +228,7 @@ int Tracer::realize(py::TensorObj* t) {
   g.line = in_.currentLocation().span.line;
   if (auto plan = plans_.find(src.text()); plan != plans_.end()) g.parameter = plan->second.parameter;
   // (Its Python type is part of TENSOR_MATCH: an nn.Parameter there fails for a plain tensor.)
-  if (auto r = realTensors_.find(t); r != realTensors_.end()) g.parameter = static_cast<py::TensorObj*>(r->second.get())->parameter;
+  if (auto r = realTensors_.find(t); r != realTensors_.end()) g.parameter = py::as<py::TensorObj>(r->second)->parameter;
   guards.push_back(std::move(g));
   lazy_.erase(it);
   return n.id;
@@ -291,32 +291,32 @@ bool Tracer::search(const py::Value& root, const Source& src, const py::Obj* tar
     if (e.object == root) mutated = &e;
   if (root->kind == py::VK::List || root->kind == py::VK::Tuple) {
     const auto& items = mutated ? mutated->before
-                        : root->kind == py::VK::List ? static_cast<py::ListObj*>(root.get())->items
-                                                     : static_cast<py::TupleObj*>(root.get())->items;
+                        : root->kind == py::VK::List ? py::as<py::ListObj>(root)->items
+                                                     : py::as<py::TupleObj>(root)->items;
     for (size_t i = 0; i < items.size() && i < 64; ++i)
       if (search(items[i], src.index(i), target, depth - 1, seen)) return true;
     return false;
   }
   if (root->kind == py::VK::Dict) {
-    for (auto& [k, v] : mutated ? mutated->beforeDict : static_cast<py::DictObj*>(root.get())->items.vec())
+    for (auto& [k, v] : mutated ? mutated->beforeDict : py::as<py::DictObj>(root)->items.vec())
       if ((isKey(k) || k->kind == py::VK::Instance || k->kind == py::VK::Class) && search(v, src.itemKey(k, keyRepr(k)), target, depth - 1, seen))
         return true;
     return false;
   }
   if (root->kind == py::VK::Instance) {
-    auto* inst = static_cast<py::InstanceObj*>(root.get());
+    auto* inst = py::as<py::InstanceObj>(root);
     bool module = false;
     for (const char* slot : {"_parameters", "_buffers", "_modules"}) {
       py::Value d = inst->dict->getStr(slot);
       if (!d || d->kind != py::VK::Dict) continue;
       module = true;
-      for (auto& [k, v] : static_cast<py::DictObj*>(d.get())->items)
-        if (k->kind == py::VK::Str && search(v, src.attr(slot).item(static_cast<py::StrObj*>(k.get())->v), target, depth - 1, seen))
+      for (auto& [k, v] : py::as<py::DictObj>(d)->items)
+        if (k->kind == py::VK::Str && search(v, src.attr(slot).item(py::as<py::StrObj>(k)->v), target, depth - 1, seen))
           return true;
     }
     for (auto& [k, v] : inst->dict->items) {
       if (k->kind != py::VK::Str) continue;
-      const std::string& name = static_cast<py::StrObj*>(k.get())->v;
+      const std::string& name = py::as<py::StrObj>(k)->v;
       if (module && (name == "_parameters" || name == "_buffers" || name == "_modules")) continue;
       if (name.size() > 4 && name.rfind("__", 0) == 0) continue;  // __objclass__, __wrapped__ ...: not how code reaches things
       // An attribute the frame has since set (self.items = self.items[-3:]) is searched as it was
@@ -364,16 +364,16 @@ py::Value Tracer::onAttribute(const py::Value& obj, const std::string& name, py:
     if (name == "requires_grad") return result;
     if (name == "grad") return onInputGrad(t, result);
   }
-  if (obj->kind == py::VK::Instance && static_cast<py::InstanceObj*>(obj.get())->cls->name == "super") return onSuperAttribute(obj, name, result);
+  if (obj->kind == py::VK::Instance && py::as<py::InstanceObj>(obj)->cls->name == "super") return onSuperAttribute(obj, name, result);
   const Source* base = sourceOf(obj);
   if (!base) return result;
   if (obj->kind == py::VK::Instance) onType(obj);
   Source src = base->attr(name);
   if (obj->kind == py::VK::Instance) {
-    auto* inst = static_cast<py::InstanceObj*>(obj.get());
+    auto* inst = py::as<py::InstanceObj>(obj);
     for (const char* slot : {"_parameters", "_buffers", "_modules"}) {
       py::Value d = inst->dict->getStr(slot);
-      if (d && d->kind == py::VK::Dict && static_cast<py::DictObj*>(d.get())->getStr(name) && !inst->dict->getStr(name)) {
+      if (d && d->kind == py::VK::Dict && py::as<py::DictObj>(d)->getStr(name) && !inst->dict->getStr(name)) {
         src = base->attr(slot).item(name);
         break;
       }
@@ -395,7 +395,7 @@ py::Value Tracer::onAttribute(const py::Value& obj, const std::string& name, py:
       if (!inClass && !dunder && inst->cls->lookup("__getattr__")) return result;
     }
   }
-  bool module = obj->kind == py::VK::Instance && static_cast<py::InstanceObj*>(obj.get())->dict->getStr("_modules");
+  bool module = obj->kind == py::VK::Instance && py::as<py::InstanceObj>(obj)->dict->getStr("_modules");
   return readThrough(src, result, module);
 }
 
@@ -438,7 +438,7 @@ void Tracer::onDefault(const py::FunctionObj* fn, size_t i, const py::Value& v) 
 // super().name: read through the class of the MRO that holds it, as Dynamo's
 // type(self).__mro__[2].a, so a class attribute changed later is seen (a recompile).
 py::Value Tracer::onSuperAttribute(const py::Value& proxy, const std::string& name, py::Value result) {
-  auto* p = static_cast<py::InstanceObj*>(proxy.get());
+  auto* p = py::as<py::InstanceObj>(proxy);
   py::Value start = p->dict->getStr("__thisclass__"), self = p->dict->getStr("__self__");
   if (!start || !self) return result;
   const Source* s = sourceOf(self);
@@ -446,9 +446,9 @@ py::Value Tracer::onSuperAttribute(const py::Value& proxy, const std::string& na
   std::shared_ptr<py::ClassObj> owner;
   Source base = *s;
   if (self->kind == py::VK::Class) {
-    owner = std::static_pointer_cast<py::ClassObj>(self);
+    owner = py::asShared<py::ClassObj>(self);
   } else if (self->kind == py::VK::Instance) {
-    owner = static_cast<py::InstanceObj*>(self.get())->cls;
+    owner = py::as<py::InstanceObj>(self)->cls;
     base = base.attr("__class__");
   } else {
     return result;
@@ -470,7 +470,7 @@ py::Value Tracer::readThrough(const Source& src, const py::Value& v, bool module
   // (A builtin read as an attribute is a method made on each access, x.sum: never guarded.)
   bool attrRead = !src.steps.empty() && src.steps.back().kind == Source::Step::Kind::Attr;
   if (v->kind == py::VK::Function ||
-      (v->kind == py::VK::Builtin && !attrRead && !static_cast<py::BuiltinObj*>(v.get())->dynamoDisabled)) {
+      (v->kind == py::VK::Builtin && !attrRead && !py::as<py::BuiltinObj>(v)->dynamoDisabled)) {
     // The callable the graph was traced through: the same code (a Python function; its
     // closure cells are guarded where read) or the same builtin.
     Guard g;
@@ -509,7 +509,7 @@ py::Value Tracer::readThrough(const Source& src, const py::Value& v, bool module
     py::Value fake = lift(t->t, src);
     if (t->parameter) markParameter(guards, src);
     if (t->attrs) {  // as in bindArg
-      auto* f = static_cast<py::TensorObj*>(fake.get());
+      auto* f = py::as<py::TensorObj>(fake);
       f->attrs = std::make_shared<py::DictObj>();
       f->attrs->items = t->attrs->items;
     }
@@ -536,10 +536,10 @@ void Tracer::addGuard(Guard g, const std::string& key) {
 std::string Tracer::keyRepr(const py::Value& k) {
   if (isKey(k)) return in_.repr(k);
   if (k->kind == py::VK::Instance) {
-    auto* inst = static_cast<py::InstanceObj*>(k.get());
+    auto* inst = py::as<py::InstanceObj>(k);
     py::Value name = inst->dict->getStr("_name_"), value = inst->dict->getStr("_value_");
     if (name && value && name->kind == py::VK::Str && isKey(value))
-      return "<" + inst->cls->name + "." + static_cast<py::StrObj*>(name.get())->v + ": " + in_.repr(value) + ">";
+      return "<" + inst->cls->name + "." + py::as<py::StrObj>(name)->v + ": " + in_.repr(value) + ">";
   }
   return in_.defaultRepr(k);
 }
@@ -548,7 +548,7 @@ bool Tracer::isKey(const py::Value& v) {
   switch (v->kind) {
     case py::VK::None: case py::VK::Bool: case py::VK::Int: case py::VK::Float: case py::VK::Str: case py::VK::DType: return true;
     case py::VK::Tuple:
-      for (const auto& x : static_cast<py::TupleObj*>(v.get())->items)
+      for (const auto& x : py::as<py::TupleObj>(v)->items)
         if (!isKey(x)) return false;
       return true;
     default: return false;
@@ -575,7 +575,7 @@ py::Value Tracer::onItem(const py::Value& container, const py::Value& key, py::V
       st[st.size() - 2].kind != Source::Step::Kind::Index) {
     Source base = *src;
     base.steps.pop_back();
-    return readThrough(base.attr(static_cast<py::StrObj*>(key.get())->v), result, false);
+    return readThrough(base.attr(py::as<py::StrObj>(key)->v), result, false);
   }
   return readThrough(src->itemKey(key, keyRepr(key)), result, false);
 }
@@ -584,14 +584,14 @@ void Tracer::onBoundMethod(const py::Value& obj, const std::string& name, const 
   // The code a method call runs is the function behind obj.name: an instance can replace it
   // (mod.forward = Other.forward.__get__(mod)), so the entry holds for that function only.
   if (!method || method->kind != py::VK::BoundMethod) return;
-  const py::Value& fn = static_cast<py::BoundMethodObj*>(method.get())->fn;
+  const py::Value& fn = py::as<py::BoundMethodObj>(method)->fn;
   if (!fn || fn->kind != py::VK::Function) return;
   const Source* src = sourceOf(obj);
   if (!src) return;
   if (name == "__call__" && obj->kind == py::VK::Instance) {
     // Calling an instance runs its class's __call__: Dynamo guards type(fn).__call__.__code__
     // (type(fn).__mro__[1].__call__ when a base class defines it).
-    const auto& mro = static_cast<py::InstanceObj*>(obj.get())->cls->mro;
+    const auto& mro = py::as<py::InstanceObj>(obj)->cls->mro;
     for (size_t k = 0; k < mro.size(); ++k) {
       auto it = mro[k]->dict.find(name);
       if (it == mro[k]->dict.end()) continue;
@@ -603,7 +603,7 @@ void Tracer::onBoundMethod(const py::Value& obj, const std::string& name, const 
     }
   }
   if (obj->kind == py::VK::Instance) {
-    auto* inst = static_cast<py::InstanceObj*>(obj.get());
+    auto* inst = py::as<py::InstanceObj>(obj);
     if (inst->dict && !inst->dict->getStr(name) && inst->cls->lookup(name)) {
       // Found on the class, not on the instance: Dynamo's NOT_PRESENT_IN_GENERIC_DICT guard
       // (`not ___dict_contains('forward', G['mod'].__dict__)`), which an instance attribute set
@@ -643,12 +643,12 @@ void Tracer::onHasattr(const py::Value& obj, const std::string& name, bool resul
 }
 
 void Tracer::onContains(const py::Value& container, const py::Value& key, bool result) {
-  bool set = container->kind == py::VK::Instance && static_cast<py::InstanceObj*>(container.get())->cls->name == "set";
+  bool set = container->kind == py::VK::Instance && py::as<py::InstanceObj>(container)->cls->name == "set";
   if (set && asTensor(key)) {
     // Tensors in a set compare by identity: the answer depends on which arguments are the same
     // tensor, so every tensor involved is a graph input (covered by the no-aliasing guard).
     nodeOf(key);
-    for (const auto& [k, v] : std::static_pointer_cast<py::DictObj>(static_cast<py::InstanceObj*>(container.get())->native)->items) nodeOf(k);
+    for (const auto& [k, v] : std::static_pointer_cast<py::DictObj>(py::as<py::InstanceObj>(container)->native)->items) nodeOf(k);
   }
   if ((container->kind != py::VK::Dict && !set) || !isKey(key)) return;
   const Source* src = sourceOf(container);
@@ -693,7 +693,7 @@ void Tracer::onDictKeys(const py::Value& dict) {
   const Source* src = sourceOf(dict);
   if (!src) return;
   std::vector<py::Value> keys;
-  for (auto& [k, v] : static_cast<py::DictObj*>(dict.get())->items) {
+  for (auto& [k, v] : py::as<py::DictObj>(dict)->items) {
     if (!isKey(k)) return;
     keys.push_back(k);
   }
@@ -759,7 +759,7 @@ py::Value Tracer::onFreeVar(const py::FunctionObj* fn, const std::string& name, 
       if (sc->vars.count(name)) cell = sc;
     for (const auto& [obj, src] : sources_) {
       if (!cell || obj->kind != py::VK::Function || obj == fn) continue;
-      const auto* g = static_cast<const py::FunctionObj*>(obj);
+      const auto* g = py::as<py::FunctionObj>(obj);
       const py::Scope* gCell = nullptr;
       for (const py::Scope* sc = g->closure.get(); sc && !gCell; sc = sc->parent.get())
         if (sc->vars.count(name)) gCell = sc;
@@ -834,8 +834,8 @@ void Tracer::onIterate(const py::Value& v) {
   const Source* src = sourceOf(v);
   if (!src) return;
   Source base = *src;
-  std::vector<py::Value> items = v->kind == py::VK::List ? static_cast<py::ListObj*>(v.get())->items
-                                                         : static_cast<py::TupleObj*>(v.get())->items;
+  std::vector<py::Value> items = v->kind == py::VK::List ? py::as<py::ListObj>(v)->items
+                                                         : py::as<py::TupleObj>(v)->items;
   for (size_t i = 0; i < items.size(); ++i) {
     const py::Value& item = items[i];
     if (!item || !isConstant(item)) continue;
@@ -918,7 +918,7 @@ ir::Arg Tracer::toArg(const py::Value& v) {
   onUse(v);  // a list item baked into the graph
   switch (v->kind) {
     case py::VK::Tensor: {
-      auto* t = static_cast<py::TensorObj*>(v.get());
+      auto* t = py::as<py::TensorObj>(v);
       if (!t->fake) {
         auto lifted = liftedBy_.find(v.get());
         if (lifted != liftedBy_.end()) return ir::Arg::ref(nodeOf(lifted->second));
@@ -940,14 +940,14 @@ ir::Arg Tracer::toArg(const py::Value& v) {
       return ir::Arg::ref(nodeOf(v));
     }
     case py::VK::None: return ir::Arg::none();
-    case py::VK::Bool: return ir::Arg::boolean(static_cast<py::BoolObj*>(v.get())->v);
-    case py::VK::Int: return ir::Arg::integer(static_cast<py::IntObj*>(v.get())->small());
-    case py::VK::Float: return ir::Arg::real(static_cast<py::FloatObj*>(v.get())->v);
-    case py::VK::Str: return ir::Arg::string(static_cast<py::StrObj*>(v.get())->v);
-    case py::VK::DType: return ir::Arg::dtypeArg(static_cast<py::DTypeObj*>(v.get())->d);
+    case py::VK::Bool: return ir::Arg::boolean(py::as<py::BoolObj>(v)->v);
+    case py::VK::Int: return ir::Arg::integer(py::as<py::IntObj>(v)->small());
+    case py::VK::Float: return ir::Arg::real(py::as<py::FloatObj>(v)->v);
+    case py::VK::Str: return ir::Arg::string(py::as<py::StrObj>(v)->v);
+    case py::VK::DType: return ir::Arg::dtypeArg(py::as<py::DTypeObj>(v)->d);
     // Indices of _operator.getitem: slices and Ellipsis, encoded as the op table expects.
     case py::VK::Slice: {
-      auto* sl = static_cast<py::SliceObj*>(v.get());
+      auto* sl = py::as<py::SliceObj>(v);
       return ir::Arg::listOf({ir::Arg::string("slice"), toArg(sl->start), toArg(sl->stop), toArg(sl->step)});
     }
     case py::VK::Ellipsis: return ir::Arg::string("...");
@@ -960,7 +960,7 @@ ir::Arg Tracer::toArg(const py::Value& v) {
     case py::VK::Instance: {
       // A torch.device enters the graph as its string ("cpu", "cuda:0"), as a device given as
       // a string does.
-      auto* inst = static_cast<py::InstanceObj*>(v.get());
+      auto* inst = py::as<py::InstanceObj>(v);
       if (inst->cls->name == "device" && inst->cls->module && inst->cls->module->name == "torch") return ir::Arg::string(in_.str(v));
       if (isUnbacked(v)) unbackedLimitation(in_, "an unbacked scalar as an argument of a torch call");
       throw Unsupported("KB011", "Unsupported argument type",
@@ -1080,7 +1080,7 @@ void Tracer::enterModule(const py::Value& module) {
     }
     if (src->steps.size() == 1 && src->steps[0].kind == Source::Step::Kind::Global) path = src->steps[0].name;
   }
-  if (path.empty() && module->kind == py::VK::Instance) path = static_cast<py::InstanceObj*>(module.get())->cls->name;
+  if (path.empty() && module->kind == py::VK::Instance) path = py::as<py::InstanceObj>(module)->cls->name;
   moduleStack_.push_back(path);
 }
 
@@ -1090,8 +1090,8 @@ std::vector<py::Value> Tracer::recordMulti(const std::string& target, ir::NodeKi
   // One node for the call (its value is a tuple), then one getitem node per element, as FX
   // records `chunk = x.chunk(3)` and `getitem = chunk[0]` ...
   py::Value first = record(target, kind, args, kwargs, results.empty() ? ir::TensorType{} : results[0]);
-  int callNode = static_cast<py::TensorObj*>(first.get())->node;
-  const bool requiresGrad = static_cast<py::TensorObj*>(first.get())->type.requiresGrad;
+  int callNode = py::as<py::TensorObj>(first)->node;
+  const bool requiresGrad = py::as<py::TensorObj>(first)->type.requiresGrad;
   std::vector<ir::TensorType> typed = results;
   for (auto& t : typed) t.requiresGrad = requiresGrad && ir::isFloating(t.dtype);
   graph.find(callNode)->types = typed;
@@ -1112,7 +1112,7 @@ std::vector<py::Value> Tracer::recordMulti(const std::string& target, ir::NodeKi
 
 void Tracer::nameHint(const py::Value& v, const std::string& name) {
   if (v->kind != py::VK::Tensor) return;
-  auto* t = static_cast<py::TensorObj*>(v.get());
+  auto* t = py::as<py::TensorObj>(v);
   if (!t->fake || t->node < 0 || named_.count(t->node)) return;
   named_.insert(t->node);
   ir::Node* n = graph.find(t->node);
@@ -1125,7 +1125,7 @@ void Tracer::onSetAttr(const py::Value& obj, const std::string& name, const py::
   unreachable_.clear();  // the store may make a missed object reachable
   if (obj->kind != py::VK::Instance && obj->kind != py::VK::Tensor) return;
   if (!raw && obj->kind == py::VK::Instance)
-    if (py::Value sa = static_cast<py::InstanceObj*>(obj.get())->cls->lookup("__setattr__"); sa && sa->kind == py::VK::Function) return;
+    if (py::Value sa = py::as<py::InstanceObj>(obj)->cls->lookup("__setattr__"); sa && sa->kind == py::VK::Function) return;
   // (.data, .grad and .requires_grad of a tensor are its autograd state, handled where set.)
   if (obj->kind == py::VK::Tensor && (name == "data" || name == "grad" || name == "requires_grad")) return;
   // An attribute on a tensor the trace made (y.doubled = ...) goes with the graph output that
@@ -1158,9 +1158,9 @@ void Tracer::onSetData(const py::Value& x, const py::Value& v) {
 }
 
 bool Tracer::onTupleIteratorNext(const py::Value& iterator) {
-  auto* it = iterator->kind == py::VK::Iterator ? static_cast<py::IteratorObj*>(iterator.get()) : nullptr;
+  auto* it = iterator->kind == py::VK::Iterator ? py::as<py::IteratorObj>(iterator) : nullptr;
   if (auto norm = normalizedRangeIter(iterator)) {
-    const auto& t = static_cast<py::TupleObj*>(norm->get())->items;
+    const auto& t = py::as<py::TupleObj>(norm->get())->items;
     if (in_.repr(t[0]) == in_.repr(t[1])) return false;  // exhausted: StopIteration is not traced
     for (auto& s : iteratorSteps)
       if (s.iterator == iterator) return ++s.count, true;
@@ -1180,7 +1180,7 @@ bool Tracer::onTupleIteratorNext(const py::Value& iterator) {
     return true;
   }
   if (!it || it->nextFn || it->isRange || !it->seq || it->seq->kind != py::VK::Tuple || it->typeName != "tuple_iterator") return false;
-  const auto& items = static_cast<py::TupleObj*>(it->seq.get())->items;
+  const auto& items = py::as<py::TupleObj>(it->seq)->items;
   if (it->pos >= items.size()) return false;  // exhausted: StopIteration is not traced
   IteratorStep* step = nullptr;
   for (auto& s : iteratorSteps)
@@ -1210,7 +1210,7 @@ bool Tracer::onTupleIteratorNext(const py::Value& iterator) {
 
 void Tracer::undoSideEffects() {
   for (const auto& s : iteratorSteps) {
-    auto* it = static_cast<py::IteratorObj*>(s.iterator.get());
+    auto* it = py::as<py::IteratorObj>(s.iterator);
     if (it->isRange) it->rCur = s.rangeStart;
     else it->pos = s.start;
   }
@@ -1218,17 +1218,17 @@ void Tracer::undoSideEffects() {
     if (!it->target) continue;  // x.data = v: the trace changed only its stand-in (onSetData)
     // Back to what it was: the old value, or no attribute at all (a store a Python __setattr__
     // made is undone as it was made, without calling that __setattr__).
-    py::Value sa = it->target->kind == py::VK::Instance ? static_cast<py::InstanceObj*>(it->target.get())->cls->lookup("__setattr__") : nullptr;
+    py::Value sa = it->target->kind == py::VK::Instance ? py::as<py::InstanceObj>(it->target)->cls->lookup("__setattr__") : nullptr;
     const bool raw = sa && sa->kind == py::VK::Function;
     if (it->old) raw ? in_.genericSetAttr(it->target, it->attr, it->old) : in_.setAttr(it->target, it->attr, it->old);
     else if (in_.getAttrOrNull(it->target, it->attr)) raw ? in_.genericDelAttr(it->target, it->attr) : in_.delAttr(it->target, it->attr);
   }
   for (auto& e : containerEffects) {
     switch (e.object->kind) {
-      case py::VK::List: static_cast<py::ListObj*>(e.object.get())->items = e.before; break;
-      case py::VK::Dict: static_cast<py::DictObj*>(e.object.get())->items = e.beforeDict; break;
+      case py::VK::List: py::as<py::ListObj>(e.object)->items = e.before; break;
+      case py::VK::Dict: py::as<py::DictObj>(e.object)->items = e.beforeDict; break;
       default: {
-        auto d = std::static_pointer_cast<py::DictObj>(static_cast<py::InstanceObj*>(e.object.get())->native);
+        auto d = std::static_pointer_cast<py::DictObj>(py::as<py::InstanceObj>(e.object)->native);
         d->items.clear();
         for (auto& v : e.before) d->items.emplace_back(v, py::None());
       }
@@ -1242,7 +1242,7 @@ void Tracer::undoSideEffects() {
 }
 
 void Tracer::onMutate(const py::Value& container) {
-  bool set = container->kind == py::VK::Instance && static_cast<py::InstanceObj*>(container.get())->cls->name == "set";
+  bool set = container->kind == py::VK::Instance && py::as<py::InstanceObj>(container)->cls->name == "set";
   if (container->kind != py::VK::List && container->kind != py::VK::Dict && !set) return;
   for (const auto& e : containerEffects)
     if (e.object == container) return;
@@ -1252,11 +1252,11 @@ void Tracer::onMutate(const py::Value& container) {
   e.object = container;
   e.source = *src;
   if (container->kind == py::VK::List) {
-    e.before = static_cast<py::ListObj*>(container.get())->items;
+    e.before = py::as<py::ListObj>(container)->items;
     onSequence(container);
     for (size_t i = 0; i < e.before.size(); ++i) originalItems_.emplace(e.before[i].get(), src->index(i));
   } else if (container->kind == py::VK::Dict) {
-    e.beforeDict = static_cast<py::DictObj*>(container.get())->items.vec();
+    e.beforeDict = py::as<py::DictObj>(container)->items.vec();
     // Dynamo guards a mutated dict by its length (DICT_LENGTH: `len(d) == 2`, `not d`); the
     // keys in order, which the entry's replay relies on, are guarded after it.
     if (guarded_.insert("len " + src->text()).second) {
@@ -1272,7 +1272,7 @@ void Tracer::onMutate(const py::Value& container) {
     for (const auto& [k, v] : e.beforeDict)
       if (isKey(k) || k->kind == py::VK::Instance || k->kind == py::VK::Class) originalItems_.emplace(v.get(), src->itemKey(k, keyRepr(k)));
   } else {
-    for (auto& [k, v] : std::static_pointer_cast<py::DictObj>(static_cast<py::InstanceObj*>(container.get())->native)->items)
+    for (auto& [k, v] : std::static_pointer_cast<py::DictObj>(py::as<py::InstanceObj>(container)->native)->items)
       e.before.push_back(k);
   }
   containerEffects.push_back(std::move(e));

@@ -18,9 +18,9 @@ namespace {
 
 std::optional<double> numberOf(const py::Value& v) {
   if (!v) return std::nullopt;
-  if (v->kind == py::VK::Float) return static_cast<py::FloatObj*>(v.get())->v;
-  if (v->kind == py::VK::Bool) return static_cast<py::BoolObj*>(v.get())->v ? 1.0 : 0.0;
-  if (v->kind == py::VK::Int && !static_cast<py::IntObj*>(v.get())->big) return static_cast<double>(static_cast<py::IntObj*>(v.get())->small());
+  if (v->kind == py::VK::Float) return py::as<py::FloatObj>(v)->v;
+  if (v->kind == py::VK::Bool) return py::as<py::BoolObj>(v)->v ? 1.0 : 0.0;
+  if (v->kind == py::VK::Int && !py::as<py::IntObj>(v)->big) return static_cast<double>(py::as<py::IntObj>(v)->small());
   return std::nullopt;
 }
 
@@ -52,7 +52,7 @@ std::string negated(const std::string& op) {
 }
 
 bool truth(const py::Value& v) {
-  if (v->kind == py::VK::Bool) return static_cast<py::BoolObj*>(v.get())->v;
+  if (v->kind == py::VK::Bool) return py::as<py::BoolObj>(v)->v;
   auto d = numberOf(v);
   return d && *d != 0;
 }
@@ -67,7 +67,7 @@ const Tracer::DynFloat* Tracer::dynFloat(const py::Value& v) const {
 
 bool Tracer::floatSymbol(const Source& src, const py::Value& v) {
   if (!v || v->kind != py::VK::Float) return false;
-  const double d = static_cast<py::FloatObj*>(v.get())->v;
+  const double d = py::as<py::FloatObj>(v)->v;
   floatReads.emplace_back(src, d);
   // NaN and inf are specialized (Dynamo's shape guards cannot model them).
   if (!floatPlan || !unspecializable(src) || std::isnan(d) || std::isinf(d) || !floatPlan(src, d)) return false;

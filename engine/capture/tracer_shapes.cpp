@@ -12,21 +12,21 @@ namespace kiln::capture {
 namespace {
 
 py::TensorObj* fakeTensor(const py::Value& v) {
-  return v && v->kind == py::VK::Tensor && static_cast<py::TensorObj*>(v.get())->fake ? static_cast<py::TensorObj*>(v.get()) : nullptr;
+  return v && v->kind == py::VK::Tensor && py::as<py::TensorObj>(v)->fake ? py::as<py::TensorObj>(v) : nullptr;
 }
 
 std::optional<int64_t> smallInt(const py::Value& v) {
   if (!v) return std::nullopt;
-  if (v->kind == py::VK::Bool) return static_cast<py::BoolObj*>(v.get())->v ? 1 : 0;
-  if (v->kind == py::VK::Int && !static_cast<py::IntObj*>(v.get())->big) return static_cast<py::IntObj*>(v.get())->small();
+  if (v->kind == py::VK::Bool) return py::as<py::BoolObj>(v)->v ? 1 : 0;
+  if (v->kind == py::VK::Int && !py::as<py::IntObj>(v)->big) return py::as<py::IntObj>(v)->small();
   return std::nullopt;
 }
 
 bool truthOf(const py::Value& v) {
   switch (v->kind) {
-    case py::VK::Bool: return static_cast<py::BoolObj*>(v.get())->v;
-    case py::VK::Int: return static_cast<py::IntObj*>(v.get())->big || static_cast<py::IntObj*>(v.get())->small() != 0;
-    case py::VK::Float: return static_cast<py::FloatObj*>(v.get())->v != 0;
+    case py::VK::Bool: return py::as<py::BoolObj>(v)->v;
+    case py::VK::Int: return py::as<py::IntObj>(v)->big || py::as<py::IntObj>(v)->small() != 0;
+    case py::VK::Float: return py::as<py::FloatObj>(v)->v != 0;
     default: return true;
   }
 }
@@ -42,7 +42,7 @@ std::vector<int64_t> Tracer::markedDims(py::Interpreter&, const py::TensorObj& t
   std::vector<int64_t> out;
   py::Value set = t.attrs ? t.attrs->getStr(attr) : nullptr;
   if (!set || set->kind != py::VK::Instance) return out;
-  auto native = std::static_pointer_cast<py::DictObj>(static_cast<py::InstanceObj*>(set.get())->native);
+  auto native = std::static_pointer_cast<py::DictObj>(py::as<py::InstanceObj>(set)->native);
   if (!native) return out;
   for (const auto& [k, v] : native->items)
     if (auto d = smallInt(k)) out.push_back(*d);
@@ -57,7 +57,7 @@ void Tracer::wrapSymbols(py::TensorObj* fake) {
   auto src = sources_.find(fake);
   if (src == sources_.end() || !dimPlan) return;
   const py::TensorObj* real = nullptr;
-  if (auto r = realTensors_.find(fake); r != realTensors_.end()) real = static_cast<py::TensorObj*>(r->second.get());
+  if (auto r = realTensors_.find(fake); r != realTensors_.end()) real = py::as<py::TensorObj>(r->second);
   DimPlan plan = dimPlan(src->second, *fake, real);
   plan.at = here();
   for (size_t d = 0; d < dims.size() && d < plan.kinds.size(); ++d) {
@@ -85,8 +85,8 @@ void Tracer::wrapSymbols(py::TensorObj* fake) {
 }
 
 bool Tracer::intSymbol(const Source& src, const py::Value& v) {
-  if (!v || v->kind != py::VK::Int || static_cast<py::IntObj*>(v.get())->big) return false;
-  const int64_t value = static_cast<py::IntObj*>(v.get())->small();
+  if (!v || v->kind != py::VK::Int || py::as<py::IntObj>(v)->big) return false;
+  const int64_t value = py::as<py::IntObj>(v)->small();
   intReads.emplace_back(src, value);
   // (An int attribute stays static: Dynamo's allow_unspec_int_on_nn_module is off.)
   if (!intPlan || src.steps.empty() || src.steps.front().kind != Source::Step::Kind::Local ||
@@ -143,9 +143,9 @@ bool Tracer::isSymbolic(const py::Value& v) { return isSymbolicInt(v) || dynFloa
 py::Value Tracer::tagged(py::Value v, const SymExpr& e) {
   if (!e || symIsInt(e) || !v) return v;
   py::Value fresh;  // never the shared True/False or an int someone else holds
-  if (v->kind == py::VK::Bool) fresh = std::make_shared<py::BoolObj>(static_cast<py::BoolObj*>(v.get())->v);
+  if (v->kind == py::VK::Bool) fresh = std::make_shared<py::BoolObj>(py::as<py::BoolObj>(v)->v);
   else if (auto i = smallInt(v); i && v->kind == py::VK::Int) fresh = py::makeInt(*i);
-  else if (v->kind == py::VK::Float) fresh = py::makeFloat(static_cast<py::FloatObj*>(v.get())->v);
+  else if (v->kind == py::VK::Float) fresh = py::makeFloat(py::as<py::FloatObj>(v)->v);
   else return v;
   symValues_[fresh.get()] = {fresh, e};
   return fresh;
@@ -158,7 +158,7 @@ py::Value Tracer::symbolicSizes(const py::Value& tensor, py::Value sizes) {
   const std::vector<int>& dims = symDims_[t];
   if (std::all_of(dims.begin(), dims.end(), [](int s) { return s < 0; })) return sizes;
   ++symbolicCalls;
-  std::vector<py::Value> items = static_cast<py::TupleObj*>(sizes.get())->items;
+  std::vector<py::Value> items = py::as<py::TupleObj>(sizes)->items;
   for (size_t d = 0; d < items.size() && d < dims.size(); ++d)
     if (dims[d] >= 0) items[d] = tagged(items[d], symSymbol(dims[d]));
   return py::makeTorchSize(std::move(items));
@@ -293,7 +293,7 @@ void Tracer::onTensorIndex(const py::Value& tensor, const py::Value& index) {
   if (found == symDims_.end()) return;
   const std::vector<int> dims = found->second;
   if (std::all_of(dims.begin(), dims.end(), [](int s) { return s < 0; })) return;
-  std::vector<py::Value> items = index->kind == py::VK::Tuple && !py::isTorchSize(index) ? static_cast<py::TupleObj*>(index.get())->items
+  std::vector<py::Value> items = index->kind == py::VK::Tuple && !py::isTorchSize(index) ? py::as<py::TupleObj>(index)->items
                                                                                           : std::vector<py::Value>{index};
   size_t consumed = 0;
   for (const auto& i : items) {
@@ -311,7 +311,7 @@ void Tracer::onTensorIndex(const py::Value& tensor, const py::Value& index) {
     if (i->kind == py::VK::Slice && dims[dim] >= 0) {
       // Where a constant bound falls against a symbolic size decides the slice's length
       // (fake_impls' _compute_slice_index: `5 <= s0` for x[:5]).
-      auto* sl = static_cast<py::SliceObj*>(i.get());
+      auto* sl = py::as<py::SliceObj>(i);
       const int64_t size = t->type.sizes[dim].value;
       for (const py::Value& bound : {sl->start, sl->stop}) {
         auto c = bound && !isSymbolic(bound) ? smallInt(bound) : std::nullopt;
@@ -330,7 +330,7 @@ void Tracer::onSymbolicCall(const std::string& target, const std::vector<py::Val
   const std::string name = fxBaseName(target);
   auto flat = [](const py::Value& v) {
     if (v && (v->kind == py::VK::Tuple || v->kind == py::VK::List))
-      return v->kind == py::VK::Tuple ? static_cast<py::TupleObj*>(v.get())->items : static_cast<py::ListObj*>(v.get())->items;
+      return v->kind == py::VK::Tuple ? py::as<py::TupleObj>(v)->items : py::as<py::ListObj>(v)->items;
     return std::vector<py::Value>{v};
   };
   static const std::set<std::string> kCreation = {"zeros", "ones", "empty", "full", "rand", "randn", "new_zeros", "new_ones", "new_empty", "new_full"};

@@ -140,7 +140,7 @@ nlohmann::json number(double x) {
 void addOutput(py::Interpreter& in, nlohmann::ordered_json& j, const std::string& key, const py::Value& v, int depth) {
   switch (v->kind) {
     case py::VK::Tensor: {
-      if (static_cast<py::TensorObj*>(v.get())->fake) {
+      if (py::as<py::TensorObj>(v)->fake) {
         j[key] = "<fake tensor escaped capture>";
         return;
       }
@@ -163,15 +163,15 @@ void addOutput(py::Interpreter& in, nlohmann::ordered_json& j, const std::string
       return;
     }
     case py::VK::Float:
-      j[key] = {{"dtype", "float64"}, {"shape", nlohmann::json::array()}, {"data", {number(static_cast<py::FloatObj*>(v.get())->v)}}};
+      j[key] = {{"dtype", "float64"}, {"shape", nlohmann::json::array()}, {"data", {number(py::as<py::FloatObj>(v)->v)}}};
       return;
     case py::VK::Int:
       // A Python int beyond int64 is written as its decimal digits (JSON readers stop at 64 bits).
-      if (static_cast<py::IntObj*>(v.get())->big) j[key] = {{"dtype", "int"}, {"shape", nlohmann::json::array()}, {"data", {py::intToString(v)}}};
-      else j[key] = {{"dtype", "int64"}, {"shape", nlohmann::json::array()}, {"data", {static_cast<py::IntObj*>(v.get())->small()}}};
+      if (py::as<py::IntObj>(v)->big) j[key] = {{"dtype", "int"}, {"shape", nlohmann::json::array()}, {"data", {py::intToString(v)}}};
+      else j[key] = {{"dtype", "int64"}, {"shape", nlohmann::json::array()}, {"data", {py::as<py::IntObj>(v)->small()}}};
       return;
-    case py::VK::Bool: j[key] = {{"dtype", "bool"}, {"shape", nlohmann::json::array()}, {"data", {static_cast<py::BoolObj*>(v.get())->v}}}; return;
-    case py::VK::Str: j[key] = static_cast<py::StrObj*>(v.get())->v; return;
+    case py::VK::Bool: j[key] = {{"dtype", "bool"}, {"shape", nlohmann::json::array()}, {"data", {py::as<py::BoolObj>(v)->v}}}; return;
+    case py::VK::Str: j[key] = py::as<py::StrObj>(v)->v; return;
     case py::VK::List:
     case py::VK::Tuple:
       if (depth < 3) {

@@ -18,23 +18,23 @@ Value makeIntFrom(const mpz_class& x) {
 void IntObj::throwIntTooLarge() { throw PyError("OverflowError", "Python int too large to convert to C long"); }
 
 mpz_class toMpz(const Value& v) {
-  if (v->kind == VK::Bool) return mpz_class(static_cast<long>(static_cast<BoolObj*>(v.get())->v));
-  auto* i = static_cast<IntObj*>(v.get());
+  if (v->kind == VK::Bool) return mpz_class(static_cast<long>(as<BoolObj>(v)->v));
+  auto* i = as<IntObj>(v);
   if (i->big) return i->big->v;
   return mpz_class(static_cast<long>(i->small()));
 }
 
-bool isBigInt(const Value& v) { return v->kind == VK::Int && static_cast<IntObj*>(v.get())->big; }
+bool isBigInt(const Value& v) { return v->kind == VK::Int && as<IntObj>(v)->big; }
 
 std::string intToString(const Value& v, int base) {
-  if (!isBigInt(v) && base == 10) return std::to_string(v->kind == VK::Bool ? int64_t(static_cast<BoolObj*>(v.get())->v) : static_cast<IntObj*>(v.get())->small());
+  if (!isBigInt(v) && base == 10) return std::to_string(v->kind == VK::Bool ? int64_t(as<BoolObj>(v)->v) : as<IntObj>(v)->small());
   return toMpz(v).get_str(base);
 }
 
 double intToDouble(const Value& v) {
-  if (!isBigInt(v)) return double(v->kind == VK::Bool ? int64_t(static_cast<BoolObj*>(v.get())->v) : static_cast<IntObj*>(v.get())->small());
+  if (!isBigInt(v)) return double(v->kind == VK::Bool ? int64_t(as<BoolObj>(v)->v) : as<IntObj>(v)->small());
   // Round half to even, as CPython: keep 54 bits (53 and a rounding bit) plus a sticky bit.
-  const mpz_class& x = static_cast<IntObj*>(v.get())->big->v;
+  const mpz_class& x = as<IntObj>(v)->big->v;
   mpz_class a = abs(x);
   size_t n = mpz_sizeinbase(a.get_mpz_t(), 2);
   if (n <= 53) return x.get_d();  // exact
@@ -73,7 +73,7 @@ constexpr size_t kMaxStrDigits = 4300;  // sys.get_int_max_str_digits()
 
 std::string intToDecimal(Interpreter& in, const Value& v) {
   if (!isBigInt(v)) return intToString(v);
-  const mpz_class& x = static_cast<IntObj*>(v.get())->big->v;
+  const mpz_class& x = as<IntObj>(v)->big->v;
   // sizeinbase may overstate by one: count exactly only near the limit.
   if (mpz_sizeinbase(x.get_mpz_t(), 10) > kMaxStrDigits) {
     std::string digits = x.get_str(10);

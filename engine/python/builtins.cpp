@@ -15,14 +15,14 @@ namespace kiln::py {
 
 namespace {
 int64_t toInt(Interpreter& in, const Value& v, const char* what) {
-  if (v->kind == VK::Int) return static_cast<IntObj*>(v.get())->small();
-  if (v->kind == VK::Bool) return static_cast<BoolObj*>(v.get())->v;
+  if (v->kind == VK::Int) return as<IntObj>(v)->small();
+  if (v->kind == VK::Bool) return as<BoolObj>(v)->v;
   in.raise("TypeError", std::string("'") + typeName(v) + "' object cannot be interpreted as an integer" + (what[0] ? std::string(" (") + what + ")" : ""));
 }
 double toDouble(Interpreter& in, const Value& v) {
-  if (v->kind == VK::Float) return static_cast<FloatObj*>(v.get())->v;
+  if (v->kind == VK::Float) return as<FloatObj>(v)->v;
   if (v->kind == VK::Int) return intToDouble(v);
-  if (v->kind == VK::Bool) return static_cast<BoolObj*>(v.get())->v;
+  if (v->kind == VK::Bool) return as<BoolObj>(v)->v;
   in.raise("TypeError", "must be real number, not " + typeName(v));
 }
 void arity(Interpreter& in, const CallArgs& a, size_t lo, size_t hi, const std::string& name) {
@@ -125,16 +125,16 @@ std::string Interpreter::repr(const Value& v) {
       CallArgs a;
       Value s = call(bindAttr(r, v, cls), a);
       if (s->kind != VK::Str) raise("TypeError", "__repr__ returned non-string (type " + typeName(s) + ")");
-      return static_cast<StrObj*>(s.get())->v;
+      return as<StrObj>(s)->v;
     }
   }
   switch (v->kind) {
     case VK::None: return "None";
-    case VK::Bool: return static_cast<BoolObj*>(v.get())->v ? "True" : "False";
+    case VK::Bool: return as<BoolObj>(v)->v ? "True" : "False";
     case VK::Int: return intToDecimal(*this, v);
     case VK::Float: return floatRepr(static_cast<FloatObj*>(v.get())->v);
     case VK::Str: {
-      const std::string& s = static_cast<StrObj*>(v.get())->v;
+      const std::string& s = as<StrObj>(v)->v;
       char q = s.find('\'') != std::string::npos && s.find('"') == std::string::npos ? '"' : '\'';
       std::string out(1, q);
       for (char c : s) {
@@ -146,8 +146,8 @@ std::string Interpreter::repr(const Value& v) {
       return out + q;
     }
     case VK::Tuple: {
-      auto& items = static_cast<TupleObj*>(v.get())->items;
-      const bool size = static_cast<TupleObj*>(v.get())->torchSize;
+      auto& items = as<TupleObj>(v)->items;
+      const bool size = as<TupleObj>(v)->torchSize;
       ReprEnter enter(reprActive, v.get());
       if (enter.cyclic) return "(...)";
       std::string out = size ? "torch.Size([" : "(";
@@ -156,7 +156,7 @@ std::string Interpreter::repr(const Value& v) {
       return out + (items.size() == 1 ? ",)" : ")");
     }
     case VK::List: {
-      auto& items = static_cast<ListObj*>(v.get())->items;
+      auto& items = as<ListObj>(v)->items;
       ReprEnter enter(reprActive, v.get());
       if (enter.cyclic) return "[...]";
       std::string out = "[";
@@ -164,7 +164,7 @@ std::string Interpreter::repr(const Value& v) {
       return out + "]";
     }
     case VK::Dict: {
-      auto& items = static_cast<DictObj*>(v.get())->items;
+      auto& items = as<DictObj>(v)->items;
       ReprEnter enter(reprActive, v.get());
       if (enter.cyclic) return "{...}";
       std::string out = "{";
@@ -172,11 +172,11 @@ std::string Interpreter::repr(const Value& v) {
       return out + "}";
     }
     case VK::Tensor: return torchapi::tensorRepr(*this, v);
-    case VK::DType: return std::string(ir::torchName(static_cast<DTypeObj*>(v.get())->d));
-    case VK::Function: return "<function " + static_cast<FunctionObj*>(v.get())->qualname + ">";
-    case VK::Builtin: return "<built-in function " + static_cast<BuiltinObj*>(v.get())->name + ">";
+    case VK::DType: return std::string(ir::torchName(as<DTypeObj>(v)->d));
+    case VK::Function: return "<function " + as<FunctionObj>(v)->qualname + ">";
+    case VK::Builtin: return "<built-in function " + as<BuiltinObj>(v)->name + ">";
     case VK::Class: {
-      auto* c = static_cast<ClassObj*>(v.get());
+      auto* c = as<ClassObj>(v);
       if (c->meta)
         if (Value r = c->meta->lookup("__repr__"); r && r->kind == VK::Function) {
           CallArgs a;
@@ -184,20 +184,20 @@ std::string Interpreter::repr(const Value& v) {
         }
       return defaultRepr(v);
     }
-    case VK::Module: return "<module '" + static_cast<ModuleObj*>(v.get())->name + "'>";
+    case VK::Module: return "<module '" + as<ModuleObj>(v)->name + "'>";
     case VK::Ellipsis: return "Ellipsis";
     case VK::Slice: {
-      auto* s = static_cast<SliceObj*>(v.get());
+      auto* s = as<SliceObj>(v);
       return "slice(" + repr(s->start) + ", " + repr(s->stop) + ", " + repr(s->step) + ")";
     }
     case VK::Instance: {
-      auto* inst = static_cast<InstanceObj*>(v.get());
+      auto* inst = as<InstanceObj>(v);
       Value r = inst->cls->lookup("__repr__");
-      if (r && !(r->kind == VK::Builtin && static_cast<BuiltinObj*>(r.get())->name == "object.__repr__")) {
+      if (r && !(r->kind == VK::Builtin && as<BuiltinObj>(r)->name == "object.__repr__")) {
         CallArgs a;
         Value s = call(bindAttr(r, v, inst->cls), a);
         if (s->kind != VK::Str) raise("TypeError", "__repr__ returned non-string (type " + typeName(s) + ")");
-        return static_cast<StrObj*>(s.get())->v;
+        return as<StrObj>(s)->v;
       }
       if (inst->cls->isException) {
         Value args = inst->dict->getStr("args");
@@ -213,26 +213,26 @@ std::string Interpreter::repr(const Value& v) {
 }
 
 std::string Interpreter::str(const Value& v) {
-  if (v->kind == VK::Str && !v->sub) return static_cast<StrObj*>(v.get())->v;
+  if (v->kind == VK::Str && !v->sub) return as<StrObj>(v)->v;
   if (tracer && (v->kind == VK::Int || v->kind == VK::Float || v->kind == VK::Bool)) tracer->specialize(v);  // a size printed is a constant
   if (v->kind == VK::Instance || v->sub) {
     auto cls = classOf(v);
     Value s = cls->lookup("__str__");
-    if (s && !(s->kind == VK::Builtin && static_cast<BuiltinObj*>(s.get())->name == "object.__str__")) {
+    if (s && !(s->kind == VK::Builtin && as<BuiltinObj>(s)->name == "object.__str__")) {
       CallArgs a;
       Value r = call(bindAttr(s, v, cls), a);
       if (r->kind != VK::Str) raise("TypeError", "__str__ returned non-string (type " + typeName(r) + ")");
-      return static_cast<StrObj*>(r.get())->v;
+      return as<StrObj>(r)->v;
     }
     if (v->kind == VK::Instance && cls->isException) {
-      auto* inst = static_cast<InstanceObj*>(v.get());
+      auto* inst = as<InstanceObj>(v);
       auto items = iterate(inst->dict->getStr("args") ? inst->dict->getStr("args") : makeTuple({}));
       if (items.empty()) return "";
       // KeyError shows its key as a repr (str(KeyError('k')) is "'k'").
       if (items.size() == 1) return cls->isSubclassOf(builtinClass("KeyError").get()) ? repr(items[0]) : str(items[0]);
       return repr(makeTuple(items));
     }
-    if (v->kind == VK::Str) return static_cast<StrObj*>(v.get())->v;
+    if (v->kind == VK::Str) return as<StrObj>(v)->v;
   }
   return repr(v);
 }
@@ -241,7 +241,7 @@ std::string Interpreter::defaultRepr(const Value& v) {
   char addr[32];
   std::snprintf(addr, sizeof addr, "%p", static_cast<const void*>(v.get()));
   if (v->kind == VK::Class) {
-    auto* c = static_cast<ClassObj*>(v.get());
+    auto* c = as<ClassObj>(v);
     bool builtinType = !c->module && builtinClass(c->name).get() == c;
     return "<class '" + std::string(builtinType ? "" : (c->module ? c->module->name + "." : "")) + c->qualname + "'>";
   }
@@ -257,7 +257,7 @@ std::string Interpreter::defaultRepr(const Value& v) {
 static Value tracedMinMax(Interpreter& in, CallArgs& a, bool isMax) {
   if (!in.tracer || a.args.size() != 2 || !a.kwargs.empty()) return nullptr;
   auto traced0d = [](const Value& v) {
-    return v->kind == VK::Tensor && static_cast<TensorObj*>(v.get())->fake && static_cast<TensorObj*>(v.get())->tensorType().sizes.empty();
+    return v->kind == VK::Tensor && as<TensorObj>(v)->fake && as<TensorObj>(v)->tensorType().sizes.empty();
   };
   auto number = [](const Value& v) { return v->kind == VK::Int || v->kind == VK::Float; };
   Value x = a.args[0], y = a.args[1];
@@ -278,7 +278,7 @@ void Interpreter::installBuiltins() {
   auto& B = builtins_;
   auto def = [&](const std::string& name, NativeFn fn) {
     B[name] = makeBuiltin(name, std::move(fn));
-    static_cast<BuiltinObj*>(B[name].get())->isMethod = false;  // a function, not a method
+    as<BuiltinObj>(B[name])->isMethod = false;  // a function, not a method
   };
   auto cls = [&](const std::string& name, std::shared_ptr<ClassObj> base = nullptr) {
     auto c = std::make_shared<ClassObj>();
@@ -301,7 +301,7 @@ void Interpreter::installBuiltins() {
   method(object, "__init__", [](Interpreter&, CallArgs&) { return None(); });
   method(object, "__new__", [](Interpreter& in, CallArgs& a) -> Value {
     if (a.args.empty() || a.args[0]->kind != VK::Class) in.raise("TypeError", "object.__new__(X): X is not a type object");
-    auto c = std::static_pointer_cast<ClassObj>(a.args[0]);
+    auto c = asShared<ClassObj>(a.args[0]);
     if (c->isSubclassOf(in.builtinClass("type").get())) in.raise("TypeError", "object.__new__(" + c->name + ") is not safe, use type.__new__()");
     return std::make_shared<InstanceObj>(c);
   });
@@ -353,7 +353,7 @@ void Interpreter::installBuiltins() {
       return in.call(in.getAttr(a.args[0], "__new__"), na);
     });
     Value self = a.args.at(0);
-    auto* inst = self->kind == VK::Instance ? static_cast<InstanceObj*>(self.get()) : nullptr;
+    auto* inst = self->kind == VK::Instance ? as<InstanceObj>(self) : nullptr;
     if (!inst || inst->native || self->sub) in.raise("TypeError", "cannot pickle '" + typeName(self) + "' object");
     Value state = inst->dict->items.empty() ? None() : Value(inst->dict);
     return makeTuple({newobj, makeTuple({inst->cls}), state});
@@ -368,18 +368,18 @@ void Interpreter::installBuiltins() {
       return in.classOf(a.args[1]);
     }
     if (a.args.size() != 4) in.raise("TypeError", "type() takes 1 or 3 arguments");
-    auto meta = std::static_pointer_cast<ClassObj>(a.args[0]);
+    auto meta = asShared<ClassObj>(a.args[0]);
     std::vector<std::shared_ptr<ClassObj>> bases;
     for (auto& b : in.iterate(a.args[2])) {
       if (b->kind != VK::Class) in.raise("TypeError", "bases must be types");
-      bases.push_back(std::static_pointer_cast<ClassObj>(b));
+      bases.push_back(asShared<ClassObj>(b));
     }
     if (a.args[3]->kind != VK::Dict) in.raise("TypeError", "type() argument 3 must be dict, not " + typeName(a.args[3]));
     auto c = in.newClass(in.str(a.args[1]), bases, in.mainModule());
     if (meta->name != "type" || meta->module) c->meta = meta;
     std::unordered_map<std::string, Value> vars;
     std::vector<std::string> order;
-    for (auto& [k, v] : static_cast<DictObj*>(a.args[3].get())->items) {
+    for (auto& [k, v] : as<DictObj>(a.args[3])->items) {
       vars[in.str(k)] = v;
       order.push_back(in.str(k));
     }
@@ -393,16 +393,16 @@ void Interpreter::installBuiltins() {
   method(typeCls, "__init__", [](Interpreter&, CallArgs&) { return None(); });
   method(typeCls, "__setattr__", [](Interpreter& in, CallArgs& a) {
     if (a.args.at(0)->kind != VK::Class) in.raise("TypeError", "descriptor '__setattr__' requires a 'type' object");
-    static_cast<ClassObj*>(a.args[0].get())->dict[in.str(a.args.at(1))] = a.args.at(2);
+    as<ClassObj>(a.args[0])->dict[in.str(a.args.at(1))] = a.args.at(2);
     return None();
   });
   method(typeCls, "__delattr__", [](Interpreter& in, CallArgs& a) {
-    static_cast<ClassObj*>(a.args.at(0).get())->dict.erase(in.str(a.args.at(1)));
+    as<ClassObj>(a.args.at(0))->dict.erase(in.str(a.args.at(1)));
     return None();
   });
   method(typeCls, "__getattribute__", [](Interpreter& in, CallArgs& a) { return in.getAttr(a.args.at(0), in.str(a.args.at(1))); });
   method(typeCls, "__call__", [](Interpreter& in, CallArgs& a) -> Value {
-    auto c = std::static_pointer_cast<ClassObj>(a.args.at(0));
+    auto c = asShared<ClassObj>(a.args.at(0));
     CallArgs rest = a;
     rest.args.erase(rest.args.begin());
     return in.createInstance(c, rest);
@@ -410,7 +410,7 @@ void Interpreter::installBuiltins() {
   method(typeCls, "__repr__", [](Interpreter& in, CallArgs& a) { return makeStr(in.defaultRepr(a.args.at(0))); });
   method(typeCls, "mro", [](Interpreter&, CallArgs& a) {
     std::vector<Value> m;
-    for (auto& c : static_cast<ClassObj*>(a.args.at(0).get())->mro) m.push_back(c);
+    for (auto& c : as<ClassObj>(a.args.at(0))->mro) m.push_back(c);
     return makeList(m);
   });
   cls("super", object);
@@ -443,19 +443,19 @@ void Interpreter::installBuiltins() {
   B["EnvironmentError"] = classes_["OSError"];
   B["IOError"] = classes_["OSError"];
   method(baseExc, "__init__", [](Interpreter&, CallArgs& a) {
-    auto* inst = static_cast<InstanceObj*>(a.args[0].get());
+    auto* inst = as<InstanceObj>(a.args[0]);
     inst->dict->setStr("args", makeTuple(std::vector<Value>(a.args.begin() + 1, a.args.end())));
     return None();
   });
   method(baseExc, "with_traceback", [](Interpreter&, CallArgs& a) { return a.args.at(0); });
   method(baseExc, "add_note", [](Interpreter& in, CallArgs& a) {
-    auto* inst = static_cast<InstanceObj*>(a.args.at(0).get());
+    auto* inst = as<InstanceObj>(a.args.at(0));
     Value notes = inst->dict->getStr("__notes__");
     if (!notes) {
       notes = makeList({});
       inst->dict->setStr("__notes__", notes);
     }
-    static_cast<ListObj*>(notes.get())->items.push_back(a.args.at(1));
+    as<ListObj>(notes)->items.push_back(a.args.at(1));
     (void)in;
     return None();
   });
@@ -477,14 +477,14 @@ void Interpreter::installBuiltins() {
     if (a.args.size() < 2) return makeInt(0);
     const Value& v = a.args[1];
     if (v->kind == VK::Float) {
-      double d = static_cast<FloatObj*>(v.get())->v;
+      double d = as<FloatObj>(v)->v;
       if (std::isnan(d)) in.raise("ValueError", "cannot convert float NaN to integer");
       if (std::isinf(d)) in.raise("OverflowError", "cannot convert float infinity to integer");
       Value r = intFromDouble(d);  // exact: int(1e300) has 301 digits
       return in.tracer ? in.tracer->onSymbolicUnary("int", v, r) : r;
     }
     if (v->kind == VK::Int && !v->sub) return v;
-    if (v->kind == VK::Str) return parseIntString(in, static_cast<StrObj*>(v.get())->v, a.args.size() > 2 ? toInt(in, a.args[2], "") : 10);
+    if (v->kind == VK::Str) return parseIntString(in, as<StrObj>(v)->v, a.args.size() > 2 ? toInt(in, a.args[2], "") : 10);
     if (v->kind == VK::Tensor) {
       // int() of the item: a float item truncates (int(torch.tensor(7.5)) is 7), a captured one converts after the graph.
       Value item = tensorItem(in, v);
@@ -502,7 +502,7 @@ void Interpreter::installBuiltins() {
     if (a.args.size() < 2) return makeFloat(0.0);
     const Value& v = a.args[1];
     if (v->kind == VK::Str) {
-      std::string s = static_cast<StrObj*>(v.get())->v;
+      std::string s = as<StrObj>(v)->v;
       std::string l = s;
       std::transform(l.begin(), l.end(), l.begin(), ::tolower);
       if (l == "inf" || l == "+inf" || l == "infinity") return makeFloat(INFINITY);
@@ -541,7 +541,7 @@ void Interpreter::installBuiltins() {
   for (const char* which : {"getter", "setter", "deleter"}) {
     std::string w = which;
     method(prop, w, [w, makeProperty](Interpreter& in, CallArgs& a) {
-      auto* self = static_cast<InstanceObj*>(a.args.at(0).get());
+      auto* self = as<InstanceObj>(a.args.at(0));
       Value fget = self->dict->getStr("fget"), fset = self->dict->getStr("fset"), fdel = self->dict->getStr("fdel");
       (w == "getter" ? fget : w == "setter" ? fset : fdel) = a.args.at(1);
       return makeProperty(in, fget, fset, fdel, self->dict->getStr("__doc__"));
@@ -550,7 +550,7 @@ void Interpreter::installBuiltins() {
   // StopIteration.value (and SystemExit.code) read the first argument.
   for (auto [name, attr] : {std::pair{"StopIteration", "value"}, {"SystemExit", "code"}}) {
     auto getter = makeBuiltin(std::string(name) + "." + attr, [](Interpreter& in, CallArgs& a) -> Value {
-      auto* inst = static_cast<InstanceObj*>(a.args.at(0).get());
+      auto* inst = as<InstanceObj>(a.args.at(0));
       Value args = inst->dict->getStr("args");
       auto items = args ? in.iterate(args) : std::vector<Value>{};
       return items.empty() ? None() : items[0];
@@ -605,17 +605,17 @@ void Interpreter::installBuiltins() {
         return r;
       }
     switch (v->kind) {
-      case VK::Str: return makeInt(strLength(static_cast<StrObj*>(v.get())->v));
-      case VK::List: return makeInt(static_cast<int64_t>(static_cast<ListObj*>(v.get())->items.size()));
-      case VK::Tuple: return makeInt(static_cast<int64_t>(static_cast<TupleObj*>(v.get())->items.size()));
-      case VK::Dict: return makeInt(static_cast<int64_t>(static_cast<DictObj*>(v.get())->items.size()));
+      case VK::Str: return makeInt(strLength(as<StrObj>(v)->v));
+      case VK::List: return makeInt(static_cast<int64_t>(as<ListObj>(v)->items.size()));
+      case VK::Tuple: return makeInt(static_cast<int64_t>(as<TupleObj>(v)->items.size()));
+      case VK::Dict: return makeInt(static_cast<int64_t>(as<DictObj>(v)->items.size()));
       case VK::Tensor: {
-        auto ty = static_cast<TensorObj*>(v.get())->tensorType();
+        auto ty = as<TensorObj>(v)->tensorType();
         if (ty.sizes.empty()) in.raise("TypeError", "len() of a 0-d tensor");
         return in.tracer ? in.tracer->symbolicSize(v, 0, makeInt(ty.sizes[0].value)) : makeInt(ty.sizes[0].value);
       }
       case VK::Iterator: {
-        auto* it = static_cast<IteratorObj*>(v.get());
+        auto* it = as<IteratorObj>(v);
         if (it->rangeObject) {
           int64_t n = it->rStep > 0 ? (it->rStop - it->rStart + it->rStep - 1) / it->rStep : (it->rStart - it->rStop - it->rStep - 1) / -it->rStep;
           return makeInt(std::max<int64_t>(n, 0));
@@ -623,7 +623,7 @@ void Interpreter::installBuiltins() {
         break;
       }
       case VK::Instance:
-        if (Value m = static_cast<InstanceObj*>(v.get())->cls->lookup("__len__")) {
+        if (Value m = as<InstanceObj>(v)->cls->lookup("__len__")) {
           CallArgs c;
           return in.call(std::make_shared<BoundMethodObj>(v, m), c);
         }
@@ -694,11 +694,11 @@ void Interpreter::installBuiltins() {
   def("reversed", [](Interpreter& in, CallArgs& a) {
     const Value& v = a.args.at(0);
     if (v->kind == VK::Instance)
-      if (Value m = static_cast<InstanceObj*>(v.get())->cls->lookup("__reversed__")) {
+      if (Value m = as<InstanceObj>(v)->cls->lookup("__reversed__")) {
         CallArgs c;
         return in.call(std::make_shared<BoundMethodObj>(v, m), c);
       }
-    if (v->kind == VK::Iterator && !static_cast<IteratorObj*>(v.get())->rangeObject)
+    if (v->kind == VK::Iterator && !as<IteratorObj>(v)->rangeObject)
       in.raise("TypeError", "'" + typeName(v) + "' object is not reversible");
     auto items = in.iterate(v);
     std::reverse(items.begin(), items.end());
@@ -724,19 +724,19 @@ void Interpreter::installBuiltins() {
     arity(in, a, 1, 2, "next");
     const Value& it = a.args[0];
     bool isIter = it->kind == VK::Iterator || it->kind == VK::Generator ||
-                  (it->kind == VK::Instance && static_cast<InstanceObj*>(it.get())->cls->lookup("__next__"));
-    if (!isIter || (it->kind == VK::Iterator && static_cast<IteratorObj*>(it.get())->rangeObject))
+                  (it->kind == VK::Instance && as<InstanceObj>(it)->cls->lookup("__next__"));
+    if (!isIter || (it->kind == VK::Iterator && as<IteratorObj>(it)->rangeObject))
       in.raise("TypeError", "'" + typeName(it) + "' object is not an iterator");
     if (it->kind == VK::Instance) {
       // A user iterator's StopIteration (with its value) propagates as raised.
       CallArgs c;
-      if (a.args.size() == 1) return in.call(std::make_shared<BoundMethodObj>(it, static_cast<InstanceObj*>(it.get())->cls->lookup("__next__")), c);
+      if (a.args.size() == 1) return in.call(std::make_shared<BoundMethodObj>(it, as<InstanceObj>(it)->cls->lookup("__next__")), c);
     }
     Value v = in.nextItem(it);
     if (v) return v;
     if (a.args.size() > 1) return a.args[1];
     if (it->kind == VK::Generator) {
-      auto* g = static_cast<GeneratorObj*>(it.get());
+      auto* g = as<GeneratorObj>(it);
       if (g->returned && !isNone(g->returned)) {
         CallArgs c;
         c.args = {g->returned};
@@ -754,7 +754,7 @@ void Interpreter::installBuiltins() {
   def("getattr", [](Interpreter& in, CallArgs& a) {
     arity(in, a, 2, 3, "getattr");
     if (a.args[1]->kind != VK::Str) in.raise("TypeError", "attribute name must be string, not '" + typeName(a.args[1]) + "'");
-    const std::string& name = static_cast<StrObj*>(a.args[1].get())->v;
+    const std::string& name = as<StrObj>(a.args[1])->v;
     if (a.args.size() == 3) {
       Value v = in.getAttrOrNull(a.args[0], name);
       if (in.tracer && !v) in.tracer->onHasattr(a.args[0], name, false);
@@ -806,7 +806,7 @@ void Interpreter::installBuiltins() {
     if (x->kind == VK::Int || x->kind == VK::Bool) {
       // Exact for ints of any size: round half to even at 10**-ndigits.
       int64_t nd = noDigits ? 0 : toInt(in, a.args[1], "");
-      if (nd >= 0) return x->kind == VK::Bool ? makeInt(static_cast<BoolObj*>(x.get())->v) : x;
+      if (nd >= 0) return x->kind == VK::Bool ? makeInt(as<BoolObj>(x)->v) : x;
       if (nd < -100000) return makeInt(0);
       mpz_class v = toMpz(x), q, r, p;
       mpz_ui_pow_ui(p.get_mpz_t(), 10, static_cast<unsigned long>(-nd));

@@ -11,20 +11,20 @@ namespace kiln::py {
 namespace {
 
 int64_t intArg(Interpreter& in, const Value& v) {
-  if (v->kind == VK::Int) return static_cast<IntObj*>(v.get())->small();
-  if (v->kind == VK::Bool) return static_cast<BoolObj*>(v.get())->v;
+  if (v->kind == VK::Int) return as<IntObj>(v)->small();
+  if (v->kind == VK::Bool) return as<BoolObj>(v)->v;
   in.raise("TypeError", "'" + typeName(v) + "' object cannot be interpreted as an integer");
 }
 
-std::vector<Value>& listItems(const Value& v) { return static_cast<ListObj*>(v.get())->items; }
-DictObj& dictOf(const Value& v) { return *static_cast<DictObj*>(v.get()); }
+std::vector<Value>& listItems(const Value& v) { return as<ListObj>(v)->items; }
+DictObj& dictOf(const Value& v) { return *as<DictObj>(v); }
 
 bool isSetLike(const Value& v) {
   if (v->kind != VK::Instance) return false;
-  const std::string& n = static_cast<InstanceObj*>(v.get())->cls->name;
+  const std::string& n = as<InstanceObj>(v)->cls->name;
   return n == "set" || n == "frozenset";
 }
-std::shared_ptr<DictObj> members(const Value& v) { return std::static_pointer_cast<DictObj>(static_cast<InstanceObj*>(v.get())->native); }
+std::shared_ptr<DictObj> members(const Value& v) { return std::static_pointer_cast<DictObj>(as<InstanceObj>(v)->native); }
 
 void touch(Interpreter& in, const Value& container) {
   if (in.tracer) in.tracer->onMutate(container);
@@ -180,19 +180,19 @@ void Interpreter::installContainerMethods() {
       if (a.args.size() != 2) in.raise("TypeError", "expected 1 argument, got " + std::to_string(a.args.size() - 1));
       if (!obj->sub) return in.subscript(obj, a.args[1]);
       if (kind == VK::Dict) {
-        Value v = static_cast<DictObj*>(obj.get())->get(a.args[1]);
+        Value v = as<DictObj>(obj)->get(a.args[1]);
         if (!v) in.raiseWith("KeyError", {a.args[1]});
         return v;
       }
       // A plain copy of a subclass's items, so its own __getitem__ is not called again.
-      std::vector<Value> items = kind == VK::Tuple ? static_cast<TupleObj*>(obj.get())->items : listItems(obj);
+      std::vector<Value> items = kind == VK::Tuple ? as<TupleObj>(obj)->items : listItems(obj);
       return in.subscript(kind == VK::Tuple ? makeTuple(std::move(items)) : makeList(std::move(items)), a.args[1]);
     });
     method(name, "__len__", [self, kind](Interpreter& in, CallArgs& a) {
       Value obj = self(in, a, "__len__");
-      size_t n = kind == VK::Tuple ? static_cast<TupleObj*>(obj.get())->items.size()
+      size_t n = kind == VK::Tuple ? as<TupleObj>(obj)->items.size()
                : kind == VK::List  ? listItems(obj).size()
-                                   : static_cast<DictObj*>(obj.get())->items.size();
+                                   : as<DictObj>(obj)->items.size();
       return makeInt(static_cast<int64_t>(n));
     });
   }
@@ -319,7 +319,7 @@ void Interpreter::installContainerMethods() {
   // Live views: d.keys() sees keys added later, as in Python.
   for (const char* kind : {"keys", "values", "items"}) {
     std::string k = kind, cls = std::string("dict_") + kind;
-    auto mapping = [](const Value& self) { return static_cast<InstanceObj*>(self.get())->dict->getStr("_mapping"); };
+    auto mapping = [](const Value& self) { return as<InstanceObj>(self)->dict->getStr("_mapping"); };
     auto snapshot = [k, mapping](const Value& self) {
       std::vector<Value> out;
       for (auto& [key, v] : dictOf(mapping(self)).items)
@@ -349,7 +349,7 @@ void Interpreter::installContainerMethods() {
       // A keys or items view equals any set-like of the same elements (set, frozenset, view).
       method(cls, "__eq__", [snapshot](Interpreter& in, CallArgs& a) -> Value {
         const Value& other = a.args.at(1);
-        const std::string on = other->kind == VK::Instance ? static_cast<InstanceObj*>(other.get())->cls->name : "";
+        const std::string on = other->kind == VK::Instance ? as<InstanceObj>(other)->cls->name : "";
         if (!isSetLike(other) && on != "dict_keys" && on != "dict_items") return False();
         Value mine = in.makeSet(snapshot(a.args[0]), false);
         return makeBool(in.equals(mine, isSetLike(other) ? other : in.makeSet(in.iterate(other), false)));

@@ -13,10 +13,10 @@ namespace kiln::py {
 namespace {
 
 int64_t intOf(Interpreter& in, const Value& v, const std::string& fn) {
-  if (v->kind == VK::Int) return static_cast<IntObj*>(v.get())->small();
-  if (v->kind == VK::Bool) return static_cast<BoolObj*>(v.get())->v;
+  if (v->kind == VK::Int) return as<IntObj>(v)->small();
+  if (v->kind == VK::Bool) return as<BoolObj>(v)->v;
   if (v->kind == VK::Instance)
-    if (Value r = in.callDunder(v, "__index__", {}); r && r->kind == VK::Int) return static_cast<IntObj*>(r.get())->small();
+    if (Value r = in.callDunder(v, "__index__", {}); r && r->kind == VK::Int) return as<IntObj>(r)->small();
   in.raise("TypeError", "'" + typeName(v) + "' object cannot be interpreted as an integer" + (fn.empty() ? "" : ""));
 }
 
@@ -41,7 +41,7 @@ void raiseIfUnhashable(Interpreter& in, const Value& v) {
     case VK::List:
     case VK::Dict: in.raise("TypeError", "unhashable type: '" + typeName(v) + "'");
     case VK::Tuple:
-      for (const auto& x : static_cast<TupleObj*>(v.get())->items) raiseIfUnhashable(in, x);
+      for (const auto& x : as<TupleObj>(v)->items) raiseIfUnhashable(in, x);
       return;
     case VK::Instance: break;
     default: return;
@@ -51,7 +51,7 @@ void raiseIfUnhashable(Interpreter& in, const Value& v) {
   Value h = cls->lookup("__hash__");
   if (h && isNone(h)) in.raise("TypeError", "unhashable type: '" + cls->name + "'");
   // A class that defines __eq__ without __hash__ is unhashable, as in Python.
-  if (!h || (h->kind == VK::Builtin && static_cast<BuiltinObj*>(h.get())->name == "object.__hash__")) {
+  if (!h || (h->kind == VK::Builtin && as<BuiltinObj>(h)->name == "object.__hash__")) {
     for (const auto& m : cls->mro) {
       if (m->dict.count("__hash__")) break;
       if (m->dict.count("__eq__") && m->dict.at("__eq__")->kind == VK::Function) in.raise("TypeError", "unhashable type: '" + cls->name + "'");
@@ -64,10 +64,10 @@ void raiseIfUnhashable(Interpreter& in, const Value& v) {
 int64_t hashOf(Interpreter& in, const Value& v) {
   switch (v->kind) {
     case VK::None: return 0xFCA86420;
-    case VK::Bool: return static_cast<BoolObj*>(v.get())->v;
+    case VK::Bool: return as<BoolObj>(v)->v;
     case VK::Int: {
       // CPython's int hash: the value modulo the Mersenne prime 2**61 - 1 (sign kept).
-      if (int64_t x = isBigInt(v) ? 0 : static_cast<IntObj*>(v.get())->small(); !isBigInt(v) && x > -(int64_t{1} << 61) + 1 && x < (int64_t{1} << 61) - 1)
+      if (int64_t x = isBigInt(v) ? 0 : as<IntObj>(v)->small(); !isBigInt(v) && x > -(int64_t{1} << 61) + 1 && x < (int64_t{1} << 61) - 1)
         return x == -1 ? -2 : x;
       {
         mpz_class m = toMpz(v), a = abs(m), p("2305843009213693951"), r;
@@ -78,17 +78,17 @@ int64_t hashOf(Interpreter& in, const Value& v) {
       }
     }
     case VK::Float: {
-      double d = static_cast<FloatObj*>(v.get())->v;
+      double d = as<FloatObj>(v)->v;
       if (std::floor(d) == d && std::fabs(d) < 9.2e18) {
         int64_t x = static_cast<int64_t>(d);
         return x == -1 ? -2 : x;
       }
       return static_cast<int64_t>(std::hash<double>()(d) >> 1);
     }
-    case VK::Str: return static_cast<int64_t>(std::hash<std::string>()(static_cast<StrObj*>(v.get())->v) >> 1);
+    case VK::Str: return static_cast<int64_t>(std::hash<std::string>()(as<StrObj>(v)->v) >> 1);
     case VK::Tuple: {
       uint64_t h = 0x345678;
-      for (const auto& x : static_cast<TupleObj*>(v.get())->items) h = (h ^ static_cast<uint64_t>(hashOf(in, x))) * 1000003;
+      for (const auto& x : as<TupleObj>(v)->items) h = (h ^ static_cast<uint64_t>(hashOf(in, x))) * 1000003;
       return static_cast<int64_t>(h >> 1);
     }
     case VK::List:
@@ -112,7 +112,7 @@ int64_t hashOf(Interpreter& in, const Value& v) {
 void Interpreter::installMoreBuiltins() {
   auto def = [&](const std::string& name, NativeFn fn) {
     Value b = makeBuiltin(name, std::move(fn));
-    static_cast<BuiltinObj*>(b.get())->isMethod = false;
+    as<BuiltinObj>(b)->isMethod = false;
     builtins_[name] = b;
   };
   def("hash", [](Interpreter& in, CallArgs& a) { return makeInt(hashOf(in, a.args.at(0))); });
@@ -131,7 +131,7 @@ void Interpreter::installMoreBuiltins() {
   });
   def("ord", [](Interpreter& in, CallArgs& a) {
     if (a.args.at(0)->kind != VK::Str) in.raise("TypeError", "ord() expected string of length 1, but " + typeName(a.args[0]) + " found");
-    const std::string& s = static_cast<StrObj*>(a.args[0].get())->v;
+    const std::string& s = as<StrObj>(a.args[0])->v;
     auto u = [&](size_t i) { return static_cast<uint32_t>(static_cast<unsigned char>(s[i])); };
     if (s.empty()) in.raise("TypeError", "ord() expected a character, but string of length 0 found");
     uint32_t c = u(0);
@@ -171,10 +171,10 @@ void Interpreter::installMoreBuiltins() {
     } else {
       const Value& o = a.args[0];
       if (o->kind == VK::Module)
-        for (const auto& [k, v] : static_cast<ModuleObj*>(o.get())->scope->vars) names.insert(k);
+        for (const auto& [k, v] : as<ModuleObj>(o)->scope->vars) names.insert(k);
       if (o->kind == VK::Instance)
-        for (const auto& [k, v] : static_cast<InstanceObj*>(o.get())->dict->items) names.insert(in.str(k));
-      auto cls = o->kind == VK::Class ? std::static_pointer_cast<ClassObj>(o) : in.classOf(o);
+        for (const auto& [k, v] : as<InstanceObj>(o)->dict->items) names.insert(in.str(k));
+      auto cls = o->kind == VK::Class ? asShared<ClassObj>(o) : in.classOf(o);
       for (const auto& m : cls->mro)
         for (const auto& [k, v] : m->dict) names.insert(k);
     }
@@ -189,11 +189,11 @@ void Interpreter::installMoreBuiltins() {
   def("issubclass", [](Interpreter& in, CallArgs& a) {
     if (a.args.size() != 2) in.raise("TypeError", "issubclass expected 2 arguments, got " + std::to_string(a.args.size()));
     if (a.args[0]->kind != VK::Class) in.raise("TypeError", "issubclass() arg 1 must be a class");
-    auto* c = static_cast<ClassObj*>(a.args[0].get());
+    auto* c = as<ClassObj>(a.args[0]);
     std::vector<Value> targets = a.args[1]->kind == VK::Tuple ? in.iterate(a.args[1]) : std::vector<Value>{a.args[1]};
     for (auto& t : targets) {
       if (t->kind != VK::Class) in.raise("TypeError", "issubclass() arg 2 must be a class, a tuple of classes, or a union");
-      auto* tc = static_cast<ClassObj*>(t.get());
+      auto* tc = as<ClassObj>(t);
       if (tc->meta)
         if (Value sc = tc->meta->lookup("__subclasscheck__"); sc && sc->kind == VK::Function) {
           CallArgs c2;
@@ -210,12 +210,12 @@ void Interpreter::installMoreBuiltins() {
     const Value& v = a.args[0];
     if (v->kind == VK::Int) {
       if (isBigInt(v)) return makeIntFrom(abs(toMpz(v)));
-      int64_t x = static_cast<IntObj*>(v.get())->small();
+      int64_t x = as<IntObj>(v)->small();
       if (x == INT64_MIN) return makeIntFrom(abs(toMpz(v)));
       return makeInt(x < 0 ? -x : x);
     }
-    if (v->kind == VK::Bool) return makeInt(static_cast<BoolObj*>(v.get())->v);
-    if (v->kind == VK::Float) return makeFloat(std::fabs(static_cast<FloatObj*>(v.get())->v));
+    if (v->kind == VK::Bool) return makeInt(as<BoolObj>(v)->v);
+    if (v->kind == VK::Float) return makeFloat(std::fabs(as<FloatObj>(v)->v));
     if (v->kind == VK::Tensor) {
       CallArgs c;
       return in.call(in.getAttr(v, "abs"), c);

@@ -10,7 +10,7 @@ namespace kiln::py {
 
 namespace {
 
-const std::string& sv(const Value& v) { return static_cast<StrObj*>(v.get())->v; }
+const std::string& sv(const Value& v) { return as<StrObj>(v)->v; }
 
 bool isAscii(const std::string& s) {
   for (unsigned char c : s)
@@ -48,8 +48,8 @@ size_t byteAt(const std::string& s, int64_t i) {
 }
 
 int64_t intArg(Interpreter& in, const Value& v) {
-  if (v->kind == VK::Int) return static_cast<IntObj*>(v.get())->small();
-  if (v->kind == VK::Bool) return static_cast<BoolObj*>(v.get())->v;
+  if (v->kind == VK::Int) return as<IntObj>(v)->small();
+  if (v->kind == VK::Bool) return as<BoolObj>(v)->v;
   in.raise("TypeError", "'" + typeName(v) + "' object cannot be interpreted as an integer");
 }
 

@@ -135,7 +135,7 @@ Value Interpreter::evalYieldFrom(const Expr& e) {
   Value it = getIter(eval(*e.target));
   if (it->kind == VK::Generator) {
     // Delegation: send() and throw() reach the inner generator.
-    auto* inner = static_cast<GeneratorObj*>(it.get());
+    auto* inner = as<GeneratorObj>(it);
     Value send;
     std::exception_ptr throwIn;
     while (true) {

@@ -17,10 +17,10 @@
 namespace kiln::py {
 
 namespace {
-int64_t asInt(const Value& v) { return v->kind == VK::Bool ? static_cast<BoolObj*>(v.get())->v : static_cast<IntObj*>(v.get())->small(); }
+int64_t asInt(const Value& v) { return v->kind == VK::Bool ? as<BoolObj>(v)->v : as<IntObj>(v)->small(); }
 bool isIntLike(const Value& v) { return v->kind == VK::Int || v->kind == VK::Bool; }
 bool isNumber(const Value& v) { return v->kind == VK::Int || v->kind == VK::Bool || v->kind == VK::Float; }
-double asDouble(const Value& v) { return v->kind == VK::Float ? static_cast<FloatObj*>(v.get())->v : intToDouble(v); }
+double asDouble(const Value& v) { return v->kind == VK::Float ? as<FloatObj>(v)->v : intToDouble(v); }
 bool isBig(const Value& v) { return isBigInt(v); }
 
 int64_t floorDiv(int64_t a, int64_t b) {
@@ -175,7 +175,7 @@ Value Interpreter::evalExpr(const Expr& e) {
         if (!e.items[i]) {
           Value other = eval(*e.values[i]);
           if (other->kind != VK::Dict) raise("TypeError", "'" + typeName(other) + "' object is not a mapping");
-          for (auto& [k, v] : static_cast<DictObj*>(other.get())->items) d->set(k, v);
+          for (auto& [k, v] : as<DictObj>(other)->items) d->set(k, v);
           continue;
         }
         Value k = eval(*e.items[i]);
@@ -299,9 +299,9 @@ Value Interpreter::evalCall(const Expr& e) {
     Value v = eval(*k.value);
     if (k.name.empty()) {
       if (v->kind != VK::Dict) raise("TypeError", "argument after ** must be a mapping, not " + typeName(v));
-      for (auto& [kk, vv] : static_cast<DictObj*>(v.get())->items) {
+      for (auto& [kk, vv] : as<DictObj>(v)->items) {
         if (kk->kind != VK::Str) raise("TypeError", "keywords must be strings");
-        args.kwargs.emplace_back(static_cast<StrObj*>(kk.get())->v, vv);
+        args.kwargs.emplace_back(as<StrObj>(kk)->v, vv);
       }
     } else {
       args.kwargs.emplace_back(k.name, v);
@@ -351,12 +351,12 @@ Value Interpreter::call(const Value& fn, CallArgs& args) {
   checkInterrupt();
   switch (fn->kind) {
     case VK::Function:
-      if (interceptDepth > 0 && compiler && !tracer && isUserFunction(*static_cast<FunctionObj*>(fn.get())))
+      if (interceptDepth > 0 && compiler && !tracer && isUserFunction(*as<FunctionObj>(fn)))
         return compiler->callIntercepted(*this, fn, args, nullptr);
-      return callFunction(*static_cast<FunctionObj*>(fn.get()), args, nullptr);
+      return callFunction(*as<FunctionObj>(fn), args, nullptr);
     case VK::Builtin:
       try {
-        return static_cast<BuiltinObj*>(fn.get())->fn(*this, args);
+        return as<BuiltinObj>(fn)->fn(*this, args);
       } catch (const tensor::Interrupted&) {
         // A long native op stopped at Ctrl-C or a time limit (engine/tensor/stop.h).
         raiseStopped();
@@ -366,22 +366,22 @@ Value Interpreter::call(const Value& fn, CallArgs& args) {
         raise("MemoryError", "");
       }
     case VK::BoundMethod: {
-      auto* bm = static_cast<BoundMethodObj*>(fn.get());
+      auto* bm = as<BoundMethodObj>(fn);
       if (bm->fn->kind == VK::Function) {
-        if (interceptDepth > 0 && compiler && !tracer && isUserFunction(*static_cast<FunctionObj*>(bm->fn.get())))
+        if (interceptDepth > 0 && compiler && !tracer && isUserFunction(*as<FunctionObj>(bm->fn)))
           return compiler->callIntercepted(*this, bm->fn, args, bm->self);
-        return callFunction(*static_cast<FunctionObj*>(bm->fn.get()), args, bm->self);
+        return callFunction(*as<FunctionObj>(bm->fn), args, bm->self);
       }
       args.args.insert(args.args.begin(), bm->self);
       return call(bm->fn, args);
     }
-    case VK::Class: return instantiate(std::static_pointer_cast<ClassObj>(fn), args);
+    case VK::Class: return instantiate(asShared<ClassObj>(fn), args);
     case VK::Instance: {
       Value c = getAttrOrNull(fn, "__call__");
       if (!c) break;
       if (tracer) tracer->onBoundMethod(fn, "__call__", c);  // Bump.__call__ may be replaced later
       // Calls of nn.Modules while capturing scope the nodes they record (module provenance).
-      if (tracer && static_cast<InstanceObj*>(fn.get())->dict->getStr("_modules")) {
+      if (tracer && as<InstanceObj>(fn)->dict->getStr("_modules")) {
         tracer->enterModule(fn);
         struct Leave {
           capture::Tracer* t;
@@ -399,7 +399,7 @@ Value Interpreter::call(const Value& fn, CallArgs& args) {
 Value Interpreter::iteratorAttr(const Value& obj, const std::string& name) {
   switch (obj->kind) {
     case VK::Generator: {
-      auto* g = static_cast<GeneratorObj*>(obj.get());
+      auto* g = as<GeneratorObj>(obj);
       Value self = obj;
       if (name == "__next__")
         return makeBuiltin("generator.__next__", [self](Interpreter& in, CallArgs&) -> Value {
@@ -410,14 +410,14 @@ Value Interpreter::iteratorAttr(const Value& obj, const std::string& name) {
       if (name == "__iter__") return makeBuiltin("generator.__iter__", [self](Interpreter&, CallArgs&) { return self; });
       if (name == "send")
         return makeBuiltin("generator.send", [self](Interpreter& in, CallArgs& a) -> Value {
-          auto* gen = static_cast<GeneratorObj*>(self.get());
+          auto* gen = as<GeneratorObj>(self);
           Value v = in.resumeGenerator(*gen, a.args.empty() ? None() : a.args[0]);
           if (v) return v;
           in.raise("StopIteration", gen->returned ? in.str(gen->returned) : "");
         });
       if (name == "throw")
         return makeBuiltin("generator.throw", [self](Interpreter& in, CallArgs& a) -> Value {
-          auto* gen = static_cast<GeneratorObj*>(self.get());
+          auto* gen = as<GeneratorObj>(self);
           if (a.args.empty()) in.raise("TypeError", "throw expected at least 1 argument, got 0");
           Value exc = a.args[0];
           if (exc->kind == VK::Class) {
@@ -425,19 +425,19 @@ Value Interpreter::iteratorAttr(const Value& obj, const std::string& name) {
             if (a.args.size() > 1) c.args.push_back(a.args[1]);
             exc = in.call(exc, c);
           }
-          if (exc->kind != VK::Instance || !static_cast<InstanceObj*>(exc.get())->cls->isException)
+          if (exc->kind != VK::Instance || !as<InstanceObj>(exc)->cls->isException)
             in.raise("TypeError", "exceptions must be classes or instances deriving from BaseException, not " + typeName(exc));
-          auto* inst = static_cast<InstanceObj*>(exc.get());
+          auto* inst = as<InstanceObj>(exc);
           Value args = inst->dict->getStr("args");
-          std::string msg = args && args->kind == VK::Tuple && !static_cast<TupleObj*>(args.get())->items.empty()
-                                ? in.str(static_cast<TupleObj*>(args.get())->items[0]) : "";
+          std::string msg = args && args->kind == VK::Tuple && !as<TupleObj>(args)->items.empty()
+                                ? in.str(as<TupleObj>(args)->items[0]) : "";
           Value v = in.resumeGenerator(*gen, nullptr, std::make_exception_ptr(PyError(inst->cls->name, msg, exc)));
           if (v) return v;
           in.raise("StopIteration", "");
         });
       if (name == "close")
         return makeBuiltin("generator.close", [self](Interpreter& in, CallArgs&) -> Value {
-          in.closeGenerator(*static_cast<GeneratorObj*>(self.get()));
+          in.closeGenerator(*as<GeneratorObj>(self));
           return None();
         });
       if (name == "__name__") return makeStr(g->name);
@@ -446,7 +446,7 @@ Value Interpreter::iteratorAttr(const Value& obj, const std::string& name) {
       raise("AttributeError", "'generator' object has no attribute '" + name + "'");
     }
     case VK::Iterator: {
-      auto* it = static_cast<IteratorObj*>(obj.get());
+      auto* it = as<IteratorObj>(obj);
       Value self = obj;
       if (it->rangeObject) {
         if (name == "start") return makeInt(it->rStart);
@@ -473,18 +473,18 @@ bool Interpreter::truthy(const Value& v) {
   if (tracer && (v->kind == VK::Bool || v->kind == VK::Int || v->kind == VK::Float)) tracer->onSymbolicTruth(v);
   switch (v->kind) {
     case VK::None: return false;
-    case VK::Bool: return static_cast<BoolObj*>(v.get())->v;
-    case VK::Int: return static_cast<IntObj*>(v.get())->big || static_cast<IntObj*>(v.get())->small() != 0;
-    case VK::Float: return static_cast<FloatObj*>(v.get())->v != 0.0;
-    case VK::Str: return !static_cast<StrObj*>(v.get())->v.empty();
+    case VK::Bool: return as<BoolObj>(v)->v;
+    case VK::Int: return as<IntObj>(v)->big || as<IntObj>(v)->small() != 0;
+    case VK::Float: return as<FloatObj>(v)->v != 0.0;
+    case VK::Str: return !as<StrObj>(v)->v.empty();
     case VK::Tuple:
     case VK::List:
       if (tracer) tracer->onSequence(v);  // `if xs:` depends on its length
-      return v->kind == VK::Tuple ? !static_cast<TupleObj*>(v.get())->items.empty() : !static_cast<ListObj*>(v.get())->items.empty();
-    case VK::Dict: return !static_cast<DictObj*>(v.get())->items.empty();
+      return v->kind == VK::Tuple ? !as<TupleObj>(v)->items.empty() : !as<ListObj>(v)->items.empty();
+    case VK::Dict: return !as<DictObj>(v)->items.empty();
     case VK::Tensor: return torchapi::tensorTruthy(*this, v);
     case VK::Instance: {
-      auto* inst = static_cast<InstanceObj*>(v.get());
+      auto* inst = as<InstanceObj>(v);
       // Whether the class has __bool__/__len__ decides: the entry holds for this type only.
       if (tracer) tracer->onType(v);
       if (inst->cls->name == "set") return !std::static_pointer_cast<DictObj>(inst->native)->items.empty();
@@ -492,7 +492,7 @@ bool Interpreter::truthy(const Value& v) {
         CallArgs a;
         Value r = call(std::make_shared<BoundMethodObj>(v, b), a);
         if (r->kind != VK::Bool) raise("TypeError", "__bool__ should return bool, returned " + typeName(r));
-        return static_cast<BoolObj*>(r.get())->v;
+        return as<BoolObj>(r)->v;
       }
       if (Value l = inst->cls->lookup("__len__")) {
         CallArgs a;
@@ -644,7 +644,7 @@ Value Interpreter::binaryOp(const std::string& opIn, const Value& a, const Value
       }
     }
   }
-  if (op == "+" && a->kind == VK::Str && b->kind == VK::Str) return makeStr(static_cast<StrObj*>(a.get())->v + static_cast<StrObj*>(b.get())->v);
+  if (op == "+" && a->kind == VK::Str && b->kind == VK::Str) return makeStr(as<StrObj>(a)->v + as<StrObj>(b)->v);
   if (op == "+" && a->kind == b->kind && (a->kind == VK::List || a->kind == VK::Tuple)) {
     auto items = iterate(a);
     auto more = iterate(b);
@@ -654,7 +654,7 @@ Value Interpreter::binaryOp(const std::string& opIn, const Value& a, const Value
   if (op == "*" && ((a->kind == VK::Str || a->kind == VK::List || a->kind == VK::Tuple) && isIntLike(b))) {
     int64_t n = std::max<int64_t>(0, asInt(b));
     if (a->kind == VK::Str) {
-      const std::string& one = static_cast<StrObj*>(a.get())->v;
+      const std::string& one = as<StrObj>(a)->v;
       uint64_t total = 0;
       if (__builtin_mul_overflow(static_cast<uint64_t>(one.size()), static_cast<uint64_t>(n), &total)) raise("OverflowError", "repeated string is too long");
       checkAllocation(total);
@@ -672,7 +672,7 @@ Value Interpreter::binaryOp(const std::string& opIn, const Value& a, const Value
     return a->kind == VK::List ? makeList(out) : makeTuple(out);
   }
   if (op == "*" && isIntLike(a) && (b->kind == VK::Str || b->kind == VK::List || b->kind == VK::Tuple)) return binaryOp("*", b, a);
-  if (op == "%" && a->kind == VK::Str) return makeStr(percentFormat(*this, static_cast<StrObj*>(a.get())->v, b));
+  if (op == "%" && a->kind == VK::Str) return makeStr(percentFormat(*this, as<StrObj>(a)->v, b));
   raise("TypeError", "unsupported operand type(s) for " + opIn + ": '" + typeName(a) + "' and '" + typeName(b) + "'");
 }
 
@@ -761,10 +761,10 @@ Value Interpreter::compareValue(const std::string& op, const Value& a, const Val
         Value r = callDunder(b, "__contains__", {a});
         return makeBool(truthy(r) == (op == "in"));
       }
-    if (b->kind == VK::Dict) found = static_cast<DictObj*>(b.get())->get(a) != nullptr;
-    else if (b->kind == VK::Str && a->kind == VK::Str) found = static_cast<StrObj*>(b.get())->v.find(static_cast<StrObj*>(a.get())->v) != std::string::npos;
-    else if (b->kind == VK::Instance && static_cast<InstanceObj*>(b.get())->cls->name == "set")
-      found = std::static_pointer_cast<DictObj>(static_cast<InstanceObj*>(b.get())->native)->get(a) != nullptr;
+    if (b->kind == VK::Dict) found = as<DictObj>(b)->get(a) != nullptr;
+    else if (b->kind == VK::Str && a->kind == VK::Str) found = as<StrObj>(b)->v.find(as<StrObj>(a)->v) != std::string::npos;
+    else if (b->kind == VK::Instance && as<InstanceObj>(b)->cls->name == "set")
+      found = std::static_pointer_cast<DictObj>(as<InstanceObj>(b)->native)->get(a) != nullptr;
     else
       for (auto& v : iterate(b))
         if (v == a || equals(v, a)) { found = true; break; }
@@ -807,7 +807,7 @@ Value Interpreter::compareValue(const std::string& op, const Value& a, const Val
     if (op == "!=") return makeBool(x != y);
   }
   if (a->kind == VK::Str && b->kind == VK::Str) {
-    int c = static_cast<StrObj*>(a.get())->v.compare(static_cast<StrObj*>(b.get())->v);
+    int c = as<StrObj>(a)->v.compare(as<StrObj>(b)->v);
     if (op == "<") return makeBool(c < 0);
     if (op == "<=") return makeBool(c <= 0);
     if (op == ">") return makeBool(c > 0);
@@ -816,8 +816,8 @@ Value Interpreter::compareValue(const std::string& op, const Value& a, const Val
     if (op == "!=") return makeBool(c != 0);
   }
   if ((a->kind == VK::Tuple || a->kind == VK::List) && a->kind == b->kind) {
-    auto& x = a->kind == VK::Tuple ? static_cast<TupleObj*>(a.get())->items : static_cast<ListObj*>(a.get())->items;
-    auto& y = b->kind == VK::Tuple ? static_cast<TupleObj*>(b.get())->items : static_cast<ListObj*>(b.get())->items;
+    auto& x = a->kind == VK::Tuple ? as<TupleObj>(a)->items : as<ListObj>(a)->items;
+    auto& y = b->kind == VK::Tuple ? as<TupleObj>(b)->items : as<ListObj>(b)->items;
     size_t n = std::min(x.size(), y.size());
     for (size_t i = 0; i < n; ++i) {
       // Identical items are equal without asking (CPython's list and tuple compare do the same,
@@ -834,8 +834,8 @@ Value Interpreter::compareValue(const std::string& op, const Value& a, const Val
   }
   if (op == "==") {
     if (a->kind == VK::Dict && b->kind == VK::Dict) {
-      auto* x = static_cast<DictObj*>(a.get());
-      auto* y = static_cast<DictObj*>(b.get());
+      auto* x = as<DictObj>(a);
+      auto* y = as<DictObj>(b);
       if (x->items.size() != y->items.size()) return False();
       for (auto& [k, v] : x->items) {
         Value o = y->get(k);
@@ -844,7 +844,7 @@ Value Interpreter::compareValue(const std::string& op, const Value& a, const Val
       return True();
     }
     if (a->kind == VK::None || b->kind == VK::None) return makeBool(a->kind == b->kind);
-    if (a->kind == VK::DType && b->kind == VK::DType) return makeBool(static_cast<DTypeObj*>(a.get())->d == static_cast<DTypeObj*>(b.get())->d);
+    if (a->kind == VK::DType && b->kind == VK::DType) return makeBool(as<DTypeObj>(a)->d == as<DTypeObj>(b)->d);
     return makeBool(a == b);
   }
   if (op == "!=") return makeBool(!equals(a, b));
@@ -892,7 +892,7 @@ Value Interpreter::subscriptValue(const Value& obj, const Value& index) {
   // A user class's __getitem__ (on an instance, or on a subclass of a builtin type), a class's
   // __class_getitem__ (List[int], Generic[T]) or its metaclass's __getitem__ (Color['RED']).
   if (obj->kind == VK::Class) {
-    auto c = std::static_pointer_cast<ClassObj>(obj);
+    auto c = asShared<ClassObj>(obj);
     if (Value cg = c->lookup("__class_getitem__")) {
       CallArgs a;
       a.args = {index};
@@ -907,7 +907,7 @@ Value Interpreter::subscriptValue(const Value& obj, const Value& index) {
     if (obj->kind == VK::Instance) raise("TypeError", "'" + typeName(obj) + "' object is not subscriptable");
   }
   if (obj->kind == VK::Dict) {
-    Value v = static_cast<DictObj*>(obj.get())->get(index);
+    Value v = as<DictObj>(obj)->get(index);
     if (!v) {
       // A dict subclass's __missing__ (defaultdict, Counter) supplies the value.
       if (obj->sub)
@@ -918,14 +918,14 @@ Value Interpreter::subscriptValue(const Value& obj, const Value& index) {
   }
   if (obj->kind == VK::List || obj->kind == VK::Tuple || obj->kind == VK::Str) {
     if (tracer) tracer->onSequence(obj);
-    int64_t n = obj->kind == VK::Str ? strLength(static_cast<StrObj*>(obj.get())->v)
+    int64_t n = obj->kind == VK::Str ? strLength(as<StrObj>(obj)->v)
                                      : static_cast<int64_t>(iterate(obj).size());
     std::string what = obj->kind == VK::List ? "list" : obj->kind == VK::Tuple ? "tuple" : "string";
     if (index->kind == VK::Slice) {
       int64_t start, stop, step;
-      sliceIndices(*this, *static_cast<SliceObj*>(index.get()), n, &start, &stop, &step);
+      sliceIndices(*this, *as<SliceObj>(index), n, &start, &stop, &step);
       if (obj->kind == VK::Str) {
-        return makeStr(strSlice(static_cast<StrObj*>(obj.get())->v, start, stop, step));
+        return makeStr(strSlice(as<StrObj>(obj)->v, start, stop, step));
       }
       auto items = iterate(obj);
       std::vector<Value> out;
@@ -942,11 +942,11 @@ Value Interpreter::subscriptValue(const Value& obj, const Value& index) {
     int64_t i = asInt(index);
     if (i < 0) i += n;
     if (i < 0 || i >= n) raise("IndexError", what + " index out of range");
-    if (obj->kind == VK::Str) return makeStr(strSlice(static_cast<StrObj*>(obj.get())->v, i, i + 1, 1));
-    return obj->kind == VK::List ? static_cast<ListObj*>(obj.get())->items[i] : static_cast<TupleObj*>(obj.get())->items[i];
+    if (obj->kind == VK::Str) return makeStr(strSlice(as<StrObj>(obj)->v, i, i + 1, 1));
+    return obj->kind == VK::List ? as<ListObj>(obj)->items[i] : as<TupleObj>(obj)->items[i];
   }
   if (obj->kind == VK::Instance) {
-    if (Value m = static_cast<InstanceObj*>(obj.get())->cls->lookup("__getitem__")) {
+    if (Value m = as<InstanceObj>(obj)->cls->lookup("__getitem__")) {
       CallArgs ca;
       ca.args.push_back(index);
       return call(std::make_shared<BoundMethodObj>(obj, m), ca);
@@ -963,13 +963,13 @@ void Interpreter::setSubscript(const Value& obj, const Value& index, Value v) {
     return;
   }
   if (tracer && (obj->kind == VK::Dict || obj->kind == VK::List)) tracer->onMutate(obj);
-  if (obj->kind == VK::Dict) { static_cast<DictObj*>(obj.get())->set(index, std::move(v)); return; }
+  if (obj->kind == VK::Dict) { as<DictObj>(obj)->set(index, std::move(v)); return; }
   if (obj->kind == VK::List && index->kind == VK::Slice) {
     // lst[a:b] = values (a step slice needs as many values as it selects).
-    auto& items = static_cast<ListObj*>(obj.get())->items;
+    auto& items = as<ListObj>(obj)->items;
     std::vector<Value> values = iterate(v);
     int64_t start, stop, step;
-    sliceIndices(*this, *static_cast<SliceObj*>(index.get()), static_cast<int64_t>(items.size()), &start, &stop, &step);
+    sliceIndices(*this, *as<SliceObj>(index), static_cast<int64_t>(items.size()), &start, &stop, &step);
     if (step == 1) {
       stop = std::max(stop, start);
       items.erase(items.begin() + start, items.begin() + stop);
@@ -984,7 +984,7 @@ void Interpreter::setSubscript(const Value& obj, const Value& index, Value v) {
     return;
   }
   if (obj->kind == VK::List) {
-    auto& items = static_cast<ListObj*>(obj.get())->items;
+    auto& items = as<ListObj>(obj)->items;
     if (!isIntLike(index)) raise("TypeError", "list indices must be integers or slices, not " + typeName(index));
     int64_t i = asInt(index), n = static_cast<int64_t>(items.size());
     if (i < 0) i += n;
@@ -993,7 +993,7 @@ void Interpreter::setSubscript(const Value& obj, const Value& index, Value v) {
     return;
   }
   if (obj->kind == VK::Instance) {
-    if (Value m = static_cast<InstanceObj*>(obj.get())->cls->lookup("__setitem__")) {
+    if (Value m = as<InstanceObj>(obj)->cls->lookup("__setitem__")) {
       CallArgs ca;
       ca.args = {index, v};
       call(std::make_shared<BoundMethodObj>(obj, m), ca);

@@ -18,7 +18,7 @@ Interpreter::Interpreter(std::ostream& out) : out_(out) {
   setUserKeyEquals([this](const Value& a, const Value& b) {
     auto defines = [&](const Value& v) {
       if (v->kind != VK::Instance) return false;
-      Value eq = static_cast<InstanceObj*>(v.get())->cls->lookup("__eq__");
+      Value eq = as<InstanceObj>(v)->cls->lookup("__eq__");
       return eq && eq->kind == VK::Function;
     };
     if (!defines(a) && !defines(b)) return false;
@@ -401,17 +401,17 @@ void Interpreter::deleteTarget(const Expr& t) {
     if (obj->kind == VK::Tensor) raise("TypeError", "'Tensor' object does not support item deletion");
     if (tracer && (obj->kind == VK::Dict || obj->kind == VK::List)) tracer->onMutate(obj);
     if (obj->kind == VK::Dict) {
-      if (!static_cast<DictObj*>(obj.get())->erase(idx)) raiseWith("KeyError", {idx});
+      if (!as<DictObj>(obj)->erase(idx)) raiseWith("KeyError", {idx});
       return;
     }
     if (obj->kind == VK::List && idx->kind == VK::Slice) {
-      auto& items = static_cast<ListObj*>(obj.get())->items;
+      auto& items = as<ListObj>(obj)->items;
       std::vector<int64_t> drop;
       Value keep = subscript(makeList(std::vector<Value>(items.size(), None())), idx);  // validates the slice
       (void)keep;
-      auto* sl = static_cast<SliceObj*>(idx.get());
+      auto* sl = as<SliceObj>(idx);
       int64_t n = static_cast<int64_t>(items.size());
-      auto get = [&](const Value& v, int64_t d) { return isNone(v) ? d : static_cast<IntObj*>(v.get())->small(); };
+      auto get = [&](const Value& v, int64_t d) { return isNone(v) ? d : as<IntObj>(v)->small(); };
       int64_t step = get(sl->step, 1);
       int64_t lo = step < 0 ? -1 : 0, hi = step < 0 ? n - 1 : n;
       auto clamp = [&](int64_t v) { if (v < 0) v += n; return std::clamp(v, lo, hi); };
@@ -423,8 +423,8 @@ void Interpreter::deleteTarget(const Expr& t) {
       return;
     }
     if (obj->kind == VK::List && idx->kind == VK::Int) {
-      auto& items = static_cast<ListObj*>(obj.get())->items;
-      int64_t i = static_cast<IntObj*>(idx.get())->small();
+      auto& items = as<ListObj>(obj)->items;
+      int64_t i = as<IntObj>(idx)->small();
       if (i < 0) i += static_cast<int64_t>(items.size());
       if (i < 0 || i >= static_cast<int64_t>(items.size())) raise("IndexError", "list assignment index out of range");
       items.erase(items.begin() + i);
@@ -481,7 +481,7 @@ Interpreter::Flow Interpreter::exec(const Stmt& s) {
       if (s.op == "+" && cur->kind == VK::List) {
         auto items = iterate(rhs);
         if (tracer) tracer->onMutate(cur);
-        auto& l = static_cast<ListObj*>(cur.get())->items;
+        auto& l = as<ListObj>(cur)->items;
         l.insert(l.end(), items.begin(), items.end());
         result = cur;
       } else {
@@ -505,7 +505,7 @@ Interpreter::Flow Interpreter::exec(const Stmt& s) {
           it = vars.find("__annotations__");
         }
         Value ann = eval(*s.value2);
-        static_cast<DictObj*>(it->second.get())->setStr(s.target->name, ann);
+        as<DictObj>(it->second)->setStr(s.target->name, ann);
       }
       if (s.value) assign(*s.target, eval(*s.value));
       return Flow::Normal;
@@ -557,8 +557,8 @@ Interpreter::Flow Interpreter::exec(const Stmt& s) {
       Value it = eval(*s.value);
       frames_.back().span = s.value->span;
       // Ranges iterate without making an int per step a list item (`for i in range(10**9): break`).
-      if (it->kind == VK::Iterator && (static_cast<IteratorObj*>(it.get())->isRange || static_cast<IteratorObj*>(it.get())->rangeObject)) {
-        auto* r = static_cast<IteratorObj*>(it.get());
+      if (it->kind == VK::Iterator && (as<IteratorObj>(it)->isRange || as<IteratorObj>(it)->rangeObject)) {
+        auto* r = as<IteratorObj>(it);
         int64_t first = r->rangeObject ? r->rStart : r->rCur;
         for (int64_t i = first; r->rStep > 0 ? i < r->rStop : i > r->rStop; i += r->rStep) {
           if (!r->rangeObject) r->rCur = i + r->rStep;
@@ -634,13 +634,13 @@ Interpreter::Flow Interpreter::exec(const Stmt& s) {
       }
       Value exc = eval(*s.value);
       if (exc->kind == VK::Class) {
-        if (!static_cast<ClassObj*>(exc.get())->isException) raise("TypeError", "exceptions must derive from BaseException");
+        if (!as<ClassObj>(exc)->isException) raise("TypeError", "exceptions must derive from BaseException");
         CallArgs a;
         exc = call(exc, a);
       }
-      if (exc->kind != VK::Instance || !static_cast<InstanceObj*>(exc.get())->cls->isException)
+      if (exc->kind != VK::Instance || !as<InstanceObj>(exc)->cls->isException)
         raise("TypeError", "exceptions must derive from BaseException");
-      auto* inst = static_cast<InstanceObj*>(exc.get());
+      auto* inst = as<InstanceObj>(exc);
       if (s.value2) {
         // raise X from Y: Y is the cause (None suppresses the context).
         Value cause = eval(*s.value2);
@@ -648,7 +648,7 @@ Interpreter::Flow Interpreter::exec(const Stmt& s) {
           CallArgs a;
           cause = call(cause, a);
         }
-        if (!isNone(cause) && !(cause->kind == VK::Instance && static_cast<InstanceObj*>(cause.get())->cls->isException))
+        if (!isNone(cause) && !(cause->kind == VK::Instance && as<InstanceObj>(cause)->cls->isException))
           raise("TypeError", "exception causes must derive from BaseException");
         inst->dict->setStr("__cause__", cause);
         inst->dict->setStr("__suppress_context__", True());
@@ -681,7 +681,7 @@ Interpreter::Flow Interpreter::exec(const Stmt& s) {
 }
 
 PyError Interpreter::errorFor(const Value& exc) {
-  auto* inst = static_cast<InstanceObj*>(exc.get());
+  auto* inst = as<InstanceObj>(exc);
   std::string msg = str(exc);
   return PyError(inst->cls->name, msg, exc);
 }
@@ -707,7 +707,7 @@ Interpreter::Flow Interpreter::execTry(const Stmt& s) {
   auto setContext = [&](PyError& raised, const Value& exc) {
     Value v = exceptionValue(raised);
     if (v != exc && v->kind == VK::Instance) {
-      auto* ii = static_cast<InstanceObj*>(v.get());
+      auto* ii = as<InstanceObj>(v);
       if (!ii->dict->getStr("__context__")) ii->dict->setStr("__context__", exc);
     }
   };
@@ -939,12 +939,12 @@ Value Interpreter::callFunction(FunctionObj& fn, CallArgs& args, const Value& se
   f.span = fn.def ? fn.def->span : fn.lambda->span;
   auto cd = fn.attrs.find("__class_def__");
   if (cd != fn.attrs.end()) {
-    f.classDef = std::static_pointer_cast<ClassObj>(cd->second);
+    f.classDef = asShared<ClassObj>(cd->second);
     // Zero-argument super() uses the method's first argument (self, or cls in __new__ and
     // class methods).
     size_t first = 0;  // a resume function takes the method's first argument among its live locals
     if (auto at = fn.attrs.find("__super_self__"); at != fn.attrs.end() && at->second->kind == VK::Int)
-      first = static_cast<size_t>(static_cast<IntObj*>(at->second.get())->small());
+      first = static_cast<size_t>(as<IntObj>(at->second)->small());
     f.classSelf = self ? self : (positional.size() <= first ? nullptr : positional[first]);
   } else if (self) {
     f.classSelf = self;

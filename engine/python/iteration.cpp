@@ -28,7 +28,7 @@ Value Interpreter::getIter(const Value& v) {
     }
   switch (v->kind) {
     case VK::Iterator: {
-      auto* it = static_cast<IteratorObj*>(v.get());
+      auto* it = as<IteratorObj>(v);
       return it->rangeObject ? rangeIterator(*it) : v;
     }
     case VK::Generator: return v;
@@ -42,7 +42,7 @@ Value Interpreter::getIter(const Value& v) {
     case VK::Str: {
       auto it = std::make_shared<IteratorObj>();
       // One item per code point (UTF-8 sequences stay whole).
-      const std::string& s = static_cast<StrObj*>(v.get())->v;
+      const std::string& s = as<StrObj>(v)->v;
       for (size_t i = 0; i < s.size();) {
         size_t n = 1;
         unsigned char c = static_cast<unsigned char>(s[i]);
@@ -57,7 +57,7 @@ Value Interpreter::getIter(const Value& v) {
     }
     case VK::Dict: {
       if (tracer) tracer->onDictKeys(v);
-      auto* d = static_cast<DictObj*>(v.get());
+      auto* d = as<DictObj>(v);
       auto keys = std::make_shared<std::vector<Value>>();
       for (auto& [k, x] : d->items) keys->push_back(k);
       size_t size = d->items.size();
@@ -65,7 +65,7 @@ Value Interpreter::getIter(const Value& v) {
       Value hold = v;
       return makeLazyIterator(
           [this, hold, keys, size, pos]() -> Value {
-            if (static_cast<DictObj*>(hold.get())->items.size() != size) raise("RuntimeError", "dictionary changed size during iteration");
+            if (as<DictObj>(hold)->items.size() != size) raise("RuntimeError", "dictionary changed size during iteration");
             if (*pos >= keys->size()) return nullptr;
             return (*keys)[(*pos)++];
           },
@@ -77,7 +77,7 @@ Value Interpreter::getIter(const Value& v) {
       return it;
     }
     case VK::Instance: {
-      auto* inst = static_cast<InstanceObj*>(v.get());
+      auto* inst = as<InstanceObj>(v);
       if (inst->cls->name == "set" || inst->cls->name == "frozenset") {
         auto it = std::make_shared<IteratorObj>();
         for (auto& [k, x] : std::static_pointer_cast<DictObj>(inst->native)->items) it->items.push_back(k);
@@ -87,7 +87,7 @@ Value Interpreter::getIter(const Value& v) {
       if (Value m = inst->cls->lookup("__iter__")) {
         CallArgs a;
         Value r = call(std::make_shared<BoundMethodObj>(v, m), a);
-        if (r->kind == VK::Instance && static_cast<InstanceObj*>(r.get())->cls->lookup("__next__")) return r;
+        if (r->kind == VK::Instance && as<InstanceObj>(r)->cls->lookup("__next__")) return r;
         if (r->kind == VK::Iterator || r->kind == VK::Generator) return r;
         raise("TypeError", "iter() returned non-iterator of type '" + typeName(r) + "'");
       }
@@ -111,7 +111,7 @@ Value Interpreter::getIter(const Value& v) {
     }
     case VK::Class: {
       // Iterating a class goes through its metaclass (an Enum's members).
-      auto* c = static_cast<ClassObj*>(v.get());
+      auto* c = as<ClassObj>(v);
       if (c->meta && c->meta->lookup("__iter__")) {
         Value r = callDunder(v, "__iter__", {});
         return r->kind == VK::Iterator || r->kind == VK::Generator ? r : getIter(r);
@@ -140,7 +140,7 @@ Value Interpreter::nextItem(const Value& iterator) {
   }
   switch (iterator->kind) {
     case VK::Iterator: {
-      auto* it = static_cast<IteratorObj*>(iterator.get());
+      auto* it = as<IteratorObj>(iterator);
       if (it->nextFn) {
         Value v = it->nextFn();
         if (!v) it->nextFn = nullptr;  // exhausted for good (and drops what it held)
@@ -156,7 +156,7 @@ Value Interpreter::nextItem(const Value& iterator) {
         return nullptr;
       }
       if (it->seq) {
-        const auto& items = it->seq->kind == VK::List ? static_cast<ListObj*>(it->seq.get())->items : static_cast<TupleObj*>(it->seq.get())->items;
+        const auto& items = it->seq->kind == VK::List ? as<ListObj>(it->seq)->items : as<TupleObj>(it->seq)->items;
         if (it->pos < items.size()) return items[it->pos++];
         it->seq = nullptr;
         return nullptr;
@@ -164,9 +164,9 @@ Value Interpreter::nextItem(const Value& iterator) {
       if (it->pos < it->items.size()) return it->items[it->pos++];
       return nullptr;
     }
-    case VK::Generator: return resumeGenerator(*static_cast<GeneratorObj*>(iterator.get()), nullptr);
+    case VK::Generator: return resumeGenerator(*as<GeneratorObj>(iterator), nullptr);
     case VK::Instance: {
-      Value m = static_cast<InstanceObj*>(iterator.get())->cls->lookup("__next__");
+      Value m = as<InstanceObj>(iterator)->cls->lookup("__next__");
       if (!m) break;
       CallArgs a;
       try {
@@ -184,16 +184,16 @@ Value Interpreter::nextItem(const Value& iterator) {
 std::vector<Value> Interpreter::iterate(const Value& v) {
   if (tracer) tracer->onIterate(v);
   switch (v->kind) {
-    case VK::List: return static_cast<ListObj*>(v.get())->items;
-    case VK::Tuple: return static_cast<TupleObj*>(v.get())->items;
+    case VK::List: return as<ListObj>(v)->items;
+    case VK::Tuple: return as<TupleObj>(v)->items;
     case VK::Dict: {
       std::vector<Value> out;
-      for (auto& [k, x] : static_cast<DictObj*>(v.get())->items) out.push_back(k);
+      for (auto& [k, x] : as<DictObj>(v)->items) out.push_back(k);
       return out;
     }
     case VK::Tensor: return torchapi::tensorIterate(*this, v);
     case VK::Iterator: {
-      auto* it = static_cast<IteratorObj*>(v.get());
+      auto* it = as<IteratorObj>(v);
       if (it->isRange || it->rangeObject) {
         int64_t cur = it->rangeObject ? it->rStart : it->rCur;
         int64_t count = it->rStep > 0 ? (it->rStop - cur + it->rStep - 1) / it->rStep : (cur - it->rStop - it->rStep - 1) / -it->rStep;

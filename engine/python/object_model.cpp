@@ -29,24 +29,24 @@ namespace {
 // staticmethod or property wraps, knows its class, so zero-argument super() works in it.
 void markClassDef(const Value& v, const std::shared_ptr<ClassObj>& c) {
   if (v->kind == VK::Function) {
-    static_cast<FunctionObj*>(v.get())->attrs["__class_def__"] = c;
+    as<FunctionObj>(v)->attrs["__class_def__"] = c;
     return;
   }
   if (v->kind != VK::Instance) return;
-  auto* inst = static_cast<InstanceObj*>(v.get());
+  auto* inst = as<InstanceObj>(v);
   const std::string& cn = inst->cls->name;
   if (inst->cls->module || (cn != "classmethod" && cn != "staticmethod" && cn != "property")) return;
   for (const char* slot : {"fn", "fget", "fset", "fdel"})
-    if (Value f = inst->dict->getStr(slot); f && f->kind == VK::Function) static_cast<FunctionObj*>(f.get())->attrs["__class_def__"] = c;
+    if (Value f = inst->dict->getStr(slot); f && f->kind == VK::Function) as<FunctionObj>(f)->attrs["__class_def__"] = c;
 }
 }  // namespace
 
 std::shared_ptr<ClassObj> Interpreter::classOf(const Value& v) {
   if (v->sub) return v->sub->cls;
   switch (v->kind) {
-    case VK::Instance: return static_cast<InstanceObj*>(v.get())->cls;
+    case VK::Instance: return as<InstanceObj>(v)->cls;
     case VK::Class: {
-      auto* c = static_cast<ClassObj*>(v.get());
+      auto* c = as<ClassObj>(v);
       return c->meta ? c->meta : builtinClass("type");
     }
     default: {
@@ -68,7 +68,7 @@ std::shared_ptr<ClassObj> Interpreter::classOf(const Value& v) {
 
 bool Interpreter::isDataDescriptor(const Value& attr) {
   if (!attr || attr->kind != VK::Instance) return false;
-  auto* inst = static_cast<InstanceObj*>(attr.get());
+  auto* inst = as<InstanceObj>(attr);
   if (inst->cls->name == "property") return true;
   return inst->cls->lookup("__set__") != nullptr || inst->cls->lookup("__delete__") != nullptr;
 }
@@ -76,9 +76,9 @@ bool Interpreter::isDataDescriptor(const Value& attr) {
 Value Interpreter::bindAttr(const Value& attr, const Value& instance, const std::shared_ptr<ClassObj>& owner) {
   switch (attr->kind) {
     case VK::Function: return instance ? std::make_shared<BoundMethodObj>(instance, attr) : attr;
-    case VK::Builtin: return instance && static_cast<BuiltinObj*>(attr.get())->isMethod ? std::make_shared<BoundMethodObj>(instance, attr) : attr;
+    case VK::Builtin: return instance && as<BuiltinObj>(attr)->isMethod ? std::make_shared<BoundMethodObj>(instance, attr) : attr;
     case VK::Instance: {
-      auto* d = static_cast<InstanceObj*>(attr.get());
+      auto* d = as<InstanceObj>(attr);
       const std::string& cn = d->cls->name;
       if (cn == "staticmethod") return d->dict->getStr("fn");
       if (cn == "classmethod") {
@@ -119,8 +119,8 @@ Value Interpreter::instanceAttr(const Value& obj, const std::shared_ptr<ClassObj
   Value clsAttr = cls->lookup(name);
   // A data descriptor wins over the instance dict, unless it has no __get__ (only __set__):
   // then the instance's own value is read, as CPython does.
-  const bool getter = isDataDescriptor(clsAttr) && (static_cast<InstanceObj*>(clsAttr.get())->cls->name == "property" ||
-                                                    static_cast<InstanceObj*>(clsAttr.get())->cls->lookup("__get__"));
+  const bool getter = isDataDescriptor(clsAttr) && (as<InstanceObj>(clsAttr)->cls->name == "property" ||
+                                                    as<InstanceObj>(clsAttr)->cls->lookup("__get__"));
   if (getter) return bindAttr(clsAttr, obj, cls);
   if (dict)
     if (Value v = dict->getStr(name)) return v;
@@ -132,7 +132,7 @@ Value Interpreter::instanceAttr(const Value& obj, const std::shared_ptr<ClassObj
 }
 
 Value Interpreter::objectGetAttribute(const Value& obj, const std::string& name, bool* found) {
-  auto* inst = static_cast<InstanceObj*>(obj.get());
+  auto* inst = as<InstanceObj>(obj);
   return instanceAttr(obj, inst->cls, inst->dict, name, found);
 }
 
@@ -145,7 +145,7 @@ Value Interpreter::getAttr(const Value& obj, const std::string& name) {
   }
   switch (obj->kind) {
     case VK::Module: {
-      auto* m = static_cast<ModuleObj*>(obj.get());
+      auto* m = as<ModuleObj>(obj);
       auto it = m->scope->vars.find(name);
       if (it != m->scope->vars.end()) return it->second;
       auto sub = modules_.find(m->name + "." + name);
@@ -166,7 +166,7 @@ Value Interpreter::getAttr(const Value& obj, const std::string& name) {
       raise("AttributeError", "module '" + m->name + "' has no attribute '" + name + "'");
     }
     case VK::Instance: {
-      auto* inst = static_cast<InstanceObj*>(obj.get());
+      auto* inst = as<InstanceObj>(obj);
       if (inst->cls->name == "super") return superAttr(obj, name);
       bool found = false;
       Value v = instanceAttr(obj, inst->cls, inst->dict, name, &found);
@@ -179,7 +179,7 @@ Value Interpreter::getAttr(const Value& obj, const std::string& name) {
       raise("AttributeError", "'" + inst->cls->name + "' object has no attribute '" + name + "'");
     }
     case VK::Class: {
-      auto c = std::static_pointer_cast<ClassObj>(obj);
+      auto c = asShared<ClassObj>(obj);
       // Its own MRO first (functions stay functions, classmethods bind to the class) ...
       if (Value v = c->lookup(name)) return bindAttr(v, nullptr, c);
       // ... then its metaclass (methods bind to the class object).
@@ -224,7 +224,7 @@ Value Interpreter::getAttr(const Value& obj, const std::string& name) {
       raise("AttributeError", "'Tensor' object has no attribute '" + name + "'");
     }
     case VK::Function: {
-      auto* f = static_cast<FunctionObj*>(obj.get());
+      auto* f = as<FunctionObj>(obj);
       auto it = f->attrs.find(name);
       if (it != f->attrs.end() && name != "__class_def__") return it->second;
       if (name == "__name__") return makeStr(f->name);
@@ -263,7 +263,7 @@ Value Interpreter::getAttr(const Value& obj, const std::string& name) {
       raise("AttributeError", "'function' object has no attribute '" + name + "'");
     }
     case VK::Builtin: {
-      auto* b = static_cast<BuiltinObj*>(obj.get());
+      auto* b = as<BuiltinObj>(obj);
       if (b->wrapped && name != "__wrapped__")
         if (Value v = getAttrOrNull(b->wrapped, name)) return v;  // torch.compiler.disable(fn).__name__
       if (name == "__name__") return makeStr(b->name.substr(b->name.rfind('.') + 1));
@@ -274,7 +274,7 @@ Value Interpreter::getAttr(const Value& obj, const std::string& name) {
       raise("AttributeError", "'builtin_function_or_method' object has no attribute '" + name + "'");
     }
     case VK::BoundMethod: {
-      auto* bm = static_cast<BoundMethodObj*>(obj.get());
+      auto* bm = as<BoundMethodObj>(obj);
       if (name == "__self__") return bm->self;
       if (name == "__func__") return bm->fn;
       return getAttr(bm->fn, name);
@@ -290,7 +290,7 @@ Value Interpreter::getAttr(const Value& obj, const std::string& name) {
     if (name == "__class__") return cls;
   }
   if (obj->kind == VK::DType) {
-    auto d = static_cast<DTypeObj*>(obj.get())->d;
+    auto d = as<DTypeObj>(obj)->d;
     if (name == "is_floating_point") return makeBool(ir::isFloating(d));
     if (name == "itemsize") return makeInt(static_cast<int64_t>(ir::itemSize(d)));
     if (name == "is_complex") return False();
@@ -338,8 +338,8 @@ void Interpreter::setAttr(const Value& obj, const std::string& name, Value v) {
   if (name == "__class__" && obj->kind == VK::Instance) {
     // obj.__class__ = Other: between classes written in Python (CPython refuses builtin types).
     if (v->kind != VK::Class) raise("TypeError", "__class__ must be set to a class, not '" + typeName(v) + "' object");
-    auto* inst = static_cast<InstanceObj*>(obj.get());
-    auto target = std::static_pointer_cast<ClassObj>(v);
+    auto* inst = as<InstanceObj>(obj);
+    auto target = asShared<ClassObj>(v);
     auto builtin = [&](const std::shared_ptr<ClassObj>& c) { return !c->module && builtinClass(c->name) == c; };
     if (builtin(target) || builtin(inst->cls))
       raise("TypeError", "__class__ assignment only supported for mutable types or ModuleType subclasses");
@@ -351,7 +351,7 @@ void Interpreter::setAttr(const Value& obj, const std::string& name, Value v) {
     // A __setattr__ of the class (Python or native, as nn.Module's) decides; object's default
     // is the plain store below.
     Value sa = cls->lookup("__setattr__");
-    if (sa && !(sa->kind == VK::Builtin && static_cast<BuiltinObj*>(sa.get())->name == "object.__setattr__")) {
+    if (sa && !(sa->kind == VK::Builtin && as<BuiltinObj>(sa)->name == "object.__setattr__")) {
       CallArgs a;
       a.args = {makeStr(name), std::move(v)};
       call(bindAttr(sa, obj, cls), a);
@@ -362,12 +362,12 @@ void Interpreter::setAttr(const Value& obj, const std::string& name, Value v) {
   }
   switch (obj->kind) {
     case VK::Function: {
-      auto* f = static_cast<FunctionObj*>(obj.get());
+      auto* f = as<FunctionObj>(obj);
       // The defaults a call binds: __defaults__ fills the last positional parameters,
       // __kwdefaults__ the keyword-only ones by name.
       if (name == "__defaults__") {
         if (!isNone(v) && v->kind != VK::Tuple) raise("TypeError", "__defaults__ must be set to a tuple object");
-        std::vector<Value> d = isNone(v) ? std::vector<Value>{} : static_cast<TupleObj*>(v.get())->items;
+        std::vector<Value> d = isNone(v) ? std::vector<Value>{} : as<TupleObj>(v)->items;
         std::vector<size_t> positional;
         for (size_t i = 0; i < f->params.size(); ++i)
           if (f->params[i].kind == Param::Normal) positional.push_back(i), f->defaults[i] = nullptr;
@@ -378,14 +378,14 @@ void Interpreter::setAttr(const Value& obj, const std::string& name, Value v) {
       if (name == "__kwdefaults__") {
         if (!isNone(v) && v->kind != VK::Dict) raise("TypeError", "__kwdefaults__ must be set to a dict object");
         for (size_t i = 0; i < f->params.size(); ++i)
-          if (f->params[i].kind == Param::KwOnly) f->defaults[i] = isNone(v) ? nullptr : static_cast<DictObj*>(v.get())->getStr(f->params[i].name);
+          if (f->params[i].kind == Param::KwOnly) f->defaults[i] = isNone(v) ? nullptr : as<DictObj>(v)->getStr(f->params[i].name);
         return;
       }
       f->attrs[name] = std::move(v);
       return;
     }
     case VK::Class: {
-      auto* c = static_cast<ClassObj*>(obj.get());
+      auto* c = as<ClassObj>(obj);
       if (c->meta)
         if (Value sa = c->meta->lookup("__setattr__"); sa && sa->kind == VK::Function) {
           CallArgs a;
@@ -397,7 +397,7 @@ void Interpreter::setAttr(const Value& obj, const std::string& name, Value v) {
       return;
     }
     case VK::Module:
-      static_cast<ModuleObj*>(obj.get())->scope->vars[name] = std::move(v);
+      as<ModuleObj>(obj)->scope->vars[name] = std::move(v);
       return;
     case VK::Tensor: {
       if (torchapi::autogradSetAttr(*this, obj, name, v)) return;  // .grad, .requires_grad, .data
@@ -405,7 +405,7 @@ void Interpreter::setAttr(const Value& obj, const std::string& name, Value v) {
       // own read-only attributes stay read-only.
       static const std::set<std::string> kReadOnly = {"shape", "dtype", "ndim", "device", "is_cuda", "T", "mT", "grad_fn", "is_leaf"};
       if (!kReadOnly.count(name)) {
-        auto* t = static_cast<TensorObj*>(obj.get());
+        auto* t = as<TensorObj>(obj);
         if (!t->attrs) t->attrs = std::make_shared<DictObj>();
         t->attrs->setStr(name, std::move(v));
         return;
@@ -421,7 +421,7 @@ void Interpreter::genericSetAttr(const Value& obj, const std::string& name, Valu
   auto cls = classOf(obj);
   Value clsAttr = cls->lookup(name);
   if (clsAttr && clsAttr->kind == VK::Instance) {
-    auto* d = static_cast<InstanceObj*>(clsAttr.get());
+    auto* d = as<InstanceObj>(clsAttr);
     if (d->cls->name == "property") {
       Value fset = d->dict->getStr("fset");
       if (!fset || isNone(fset)) raise("AttributeError", "property '" + name + "' of '" + cls->name + "' object has no setter");
@@ -438,7 +438,7 @@ void Interpreter::genericSetAttr(const Value& obj, const std::string& name, Valu
     }
   }
   std::shared_ptr<DictObj> dict;
-  if (obj->kind == VK::Instance) dict = static_cast<InstanceObj*>(obj.get())->dict;
+  if (obj->kind == VK::Instance) dict = as<InstanceObj>(obj)->dict;
   else if (obj->sub) {
     if (!obj->sub->attrs) obj->sub->attrs = std::make_shared<DictObj>();
     dict = obj->sub->attrs;
@@ -452,7 +452,7 @@ void Interpreter::genericDelAttr(const Value& obj, const std::string& name) {
   auto cls = classOf(obj);
   Value clsAttr = cls->lookup(name);
   if (clsAttr && clsAttr->kind == VK::Instance) {
-    auto* d = static_cast<InstanceObj*>(clsAttr.get());
+    auto* d = as<InstanceObj>(clsAttr);
     if (d->cls->name == "property") {
       Value fdel = d->dict->getStr("fdel");
       if (!fdel || isNone(fdel)) raise("AttributeError", "property '" + name + "' of '" + cls->name + "' object has no deleter");
@@ -468,7 +468,7 @@ void Interpreter::genericDelAttr(const Value& obj, const std::string& name) {
       return;
     }
   }
-  std::shared_ptr<DictObj> dict = obj->kind == VK::Instance ? static_cast<InstanceObj*>(obj.get())->dict : obj->sub ? obj->sub->attrs : nullptr;
+  std::shared_ptr<DictObj> dict = obj->kind == VK::Instance ? as<InstanceObj>(obj)->dict : obj->sub ? obj->sub->attrs : nullptr;
   if (!dict || !dict->erase(makeStr(name))) raise("AttributeError", "'" + cls->name + "' object has no attribute '" + name + "'");
 }
 
@@ -478,7 +478,7 @@ void Interpreter::delAttr(const Value& obj, const std::string& name) {
     auto cls = classOf(obj);
     // A class's own __delattr__ (Python or native, as nn.Module's); object's is the code below.
     Value da = cls->lookup("__delattr__");
-    if (da && !(da->kind == VK::Builtin && static_cast<BuiltinObj*>(da.get())->name == "object.__delattr__")) {
+    if (da && !(da->kind == VK::Builtin && as<BuiltinObj>(da)->name == "object.__delattr__")) {
       CallArgs a;
       a.args = {makeStr(name)};
       call(bindAttr(da, obj, cls), a);
@@ -488,20 +488,20 @@ void Interpreter::delAttr(const Value& obj, const std::string& name) {
     return;
   }
   if (obj->kind == VK::Class) {
-    auto* c = static_cast<ClassObj*>(obj.get());
+    auto* c = as<ClassObj>(obj);
     if (!c->dict.erase(name)) raise("AttributeError", "type object '" + c->name + "' has no attribute '" + name + "'");
     return;
   }
   if (obj->kind == VK::Function) {
-    if (!static_cast<FunctionObj*>(obj.get())->attrs.erase(name)) raise("AttributeError", "'function' object has no attribute '" + name + "'");
+    if (!as<FunctionObj>(obj)->attrs.erase(name)) raise("AttributeError", "'function' object has no attribute '" + name + "'");
     return;
   }
   if (obj->kind == VK::Tensor) {
-    auto* t = static_cast<TensorObj*>(obj.get());
+    auto* t = as<TensorObj>(obj);
     if (t->attrs && t->attrs->erase(makeStr(name))) return;
   }
   if (obj->kind == VK::Module) {
-    if (static_cast<ModuleObj*>(obj.get())->scope->vars.erase(name)) return;
+    if (as<ModuleObj>(obj)->scope->vars.erase(name)) return;
   }
   raise("AttributeError", "'" + typeName(obj) + "' object has no attribute '" + name + "'");
 }
@@ -513,7 +513,7 @@ Value Interpreter::instantiate(const std::shared_ptr<ClassObj>& cls, CallArgs& a
   if (cls->meta)
     if (Value mc = cls->meta->lookup("__call__"); mc && mc->kind == VK::Function) {
       CallArgs a = args;
-      return callFunction(*static_cast<FunctionObj*>(mc.get()), a, cls);
+      return callFunction(*as<FunctionObj>(mc), a, cls);
     }
   return createInstance(cls, args);
 }
@@ -521,10 +521,10 @@ Value Interpreter::instantiate(const std::shared_ptr<ClassObj>& cls, CallArgs& a
 Value Interpreter::createInstance(const std::shared_ptr<ClassObj>& cls, CallArgs& args) {
   Value obj;
   Value nw = cls->lookup("__new__");
-  if (nw && !(nw->kind == VK::Builtin && static_cast<BuiltinObj*>(nw.get())->name == "object.__new__")) {
+  if (nw && !(nw->kind == VK::Builtin && as<BuiltinObj>(nw)->name == "object.__new__")) {
     // __new__ is a static method taking the class (Python's, or a builtin type's native one).
-    if (nw->kind == VK::Instance && static_cast<InstanceObj*>(nw.get())->cls->name == "staticmethod")
-      nw = static_cast<InstanceObj*>(nw.get())->dict->getStr("fn");
+    if (nw->kind == VK::Instance && as<InstanceObj>(nw)->cls->name == "staticmethod")
+      nw = as<InstanceObj>(nw)->dict->getStr("fn");
     CallArgs a = args;
     a.args.insert(a.args.begin(), cls);
     obj = call(nw, a);
@@ -539,11 +539,11 @@ Value Interpreter::createInstance(const std::shared_ptr<ClassObj>& cls, CallArgs
     obj = std::make_shared<InstanceObj>(cls);
   }
   Value init = cls->lookup("__init__");
-  bool defaultInit = !init || (init->kind == VK::Builtin && static_cast<BuiltinObj*>(init.get())->name == "object.__init__");
+  bool defaultInit = !init || (init->kind == VK::Builtin && as<BuiltinObj>(init)->name == "object.__init__");
   if (!defaultInit) {
     if (init->kind == VK::Function) {
       CallArgs a = args;
-      callFunction(*static_cast<FunctionObj*>(init.get()), a, obj);
+      callFunction(*as<FunctionObj>(init), a, obj);
     } else {
       CallArgs a = args;
       a.args.insert(a.args.begin(), obj);
@@ -552,19 +552,19 @@ Value Interpreter::createInstance(const std::shared_ptr<ClassObj>& cls, CallArgs
   } else if (!args.args.empty() && !cls->isException && !nw) {
     raise("TypeError", cls->name + "() takes no arguments");
   }
-  if (cls->isException && obj->kind == VK::Instance && !static_cast<InstanceObj*>(obj.get())->dict->getStr("args"))
-    static_cast<InstanceObj*>(obj.get())->dict->setStr("args", makeTuple(args.args));
+  if (cls->isException && obj->kind == VK::Instance && !as<InstanceObj>(obj)->dict->getStr("args"))
+    as<InstanceObj>(obj)->dict->setStr("args", makeTuple(args.args));
   return obj;
 }
 
 bool Interpreter::isInstance(const Value& v, const Value& clsOrTuple) {
   if (clsOrTuple->kind == VK::Tuple) {
-    for (auto& c : static_cast<TupleObj*>(clsOrTuple.get())->items)
+    for (auto& c : as<TupleObj>(clsOrTuple)->items)
       if (isInstance(v, c)) return true;
     return false;
   }
   if (clsOrTuple->kind != VK::Class) raise("TypeError", "isinstance() arg 2 must be a type, a tuple of types, or a union");
-  auto* cls = static_cast<ClassObj*>(clsOrTuple.get());
+  auto* cls = as<ClassObj>(clsOrTuple);
   // An ABC's __instancecheck__ (on its metaclass) decides.
   if (cls->meta)
     if (Value ic = cls->meta->lookup("__instancecheck__"); ic && ic->kind == VK::Function) {
@@ -573,7 +573,7 @@ bool Interpreter::isInstance(const Value& v, const Value& clsOrTuple) {
       return truthy(call(bindAttr(ic, clsOrTuple, cls->meta), a));
     }
   if (cls->name == "object" && !cls->module) return true;
-  if (v->kind == VK::Tensor && cls->name == "Parameter") return static_cast<TensorObj*>(v.get())->parameter || static_cast<TensorObj*>(v.get())->t.requiresGrad();
+  if (v->kind == VK::Tensor && cls->name == "Parameter") return as<TensorObj>(v)->parameter || as<TensorObj>(v)->t.requiresGrad();
   auto c = classOf(v);
   if (c && c->isSubclassOf(cls)) return true;
   if (v->kind == VK::Bool && cls->name == "int" && !cls->module) return true;
@@ -682,11 +682,11 @@ Value Interpreter::makeClass(const Stmt& s) {
         CallArgs a;
         a.args.push_back(makeTuple({}));
         for (auto& e : iterate(call(mro, a)))
-          if (e->kind == VK::Class) bases.push_back(std::static_pointer_cast<ClassObj>(e));
+          if (e->kind == VK::Class) bases.push_back(asShared<ClassObj>(e));
         continue;
       }
     if (bv->kind != VK::Class) raise("TypeError", "bases must be types");
-    bases.push_back(std::static_pointer_cast<ClassObj>(bv));
+    bases.push_back(asShared<ClassObj>(bv));
   }
   Value metaclass;
   CallArgs classKw;
@@ -726,7 +726,7 @@ Value Interpreter::makeClass(const Stmt& s) {
     order = frames_.back().scopeOrder;
   }
   Value cls;
-  std::shared_ptr<ClassObj> meta = metaclass && metaclass->kind == VK::Class ? std::static_pointer_cast<ClassObj>(metaclass) : nullptr;
+  std::shared_ptr<ClassObj> meta = metaclass && metaclass->kind == VK::Class ? asShared<ClassObj>(metaclass) : nullptr;
   if (!meta)
     for (const auto& b : bases)
       if (b->meta) meta = b->meta;
@@ -745,7 +745,7 @@ Value Interpreter::makeClass(const Stmt& s) {
     a.kwargs = classKw.kwargs;
     cls = call(meta, a);
     if (cls->kind == VK::Class) {
-      auto c = std::static_pointer_cast<ClassObj>(cls);
+      auto c = asShared<ClassObj>(cls);
       for (auto& [k, v] : c->dict) markClassDef(v, c);
     }
   } else {
@@ -760,7 +760,7 @@ Value Interpreter::makeClass(const Stmt& s) {
         std::vector<Value> bv(bases.begin(), bases.end());
         CallArgs a;
         a.args = {makeStr(s.name), makeTuple(bv), nsDict};
-        callFunction(*static_cast<FunctionObj*>(mi.get()), a, c);
+        callFunction(*as<FunctionObj>(mi), a, c);
       }
     initSubclass(c, classKw);
     cls = c;
@@ -773,7 +773,7 @@ void Interpreter::finishClass(const std::shared_ptr<ClassObj>& c, const std::uno
   for (auto& [k, v] : vars) {
     markClassDef(v, c);
     if (v->kind == VK::Function) {
-      auto* fn = static_cast<FunctionObj*>(v.get());
+      auto* fn = as<FunctionObj>(v);
       if (fn->qualname.find('.') == std::string::npos) fn->qualname = c->qualname + "." + fn->name;
     }
     c->dict[k] = v;
@@ -797,7 +797,7 @@ void Interpreter::finishClass(const std::shared_ptr<ClassObj>& c, const std::uno
   for (const auto& name : order) {
     auto it = c->dict.find(name);
     if (it == c->dict.end() || it->second->kind != VK::Instance) continue;
-    if (Value sn = static_cast<InstanceObj*>(it->second.get())->cls->lookup("__set_name__")) {
+    if (Value sn = as<InstanceObj>(it->second)->cls->lookup("__set_name__")) {
       CallArgs a;
       a.args = {c, makeStr(name)};
       call(std::make_shared<BoundMethodObj>(it->second, sn), a);
@@ -825,7 +825,7 @@ Value Interpreter::superProxy(CallArgs& a) {
   Value self;
   if (a.args.size() == 2) {
     if (a.args[0]->kind != VK::Class) raise("TypeError", "super() argument 1 must be a type, not " + typeName(a.args[0]));
-    start = std::static_pointer_cast<ClassObj>(a.args[0]);
+    start = asShared<ClassObj>(a.args[0]);
     self = a.args[1];
   } else {
     for (auto it = frames_.rbegin(); it != frames_.rend(); ++it)
@@ -839,8 +839,8 @@ Value Interpreter::superProxy(CallArgs& a) {
 }
 
 Value Interpreter::superAttr(const Value& proxy, const std::string& name) {
-  auto* p = static_cast<InstanceObj*>(proxy.get());
-  auto start = std::static_pointer_cast<ClassObj>(p->dict->getStr("__thisclass__"));
+  auto* p = as<InstanceObj>(proxy);
+  auto start = asShared<ClassObj>(p->dict->getStr("__thisclass__"));
   Value self = p->dict->getStr("__self__");
   if (name == "__thisclass__") return start;
   if (name == "__self__") return self;
@@ -851,8 +851,8 @@ Value Interpreter::superAttr(const Value& proxy, const std::string& name) {
   if (isInstance(self, start)) {
     mroOwner = classOf(self);
     instance = self;
-  } else if (self->kind == VK::Class && static_cast<ClassObj*>(self.get())->isSubclassOf(start.get())) {
-    mroOwner = std::static_pointer_cast<ClassObj>(self);
+  } else if (self->kind == VK::Class && as<ClassObj>(self)->isSubclassOf(start.get())) {
+    mroOwner = asShared<ClassObj>(self);
   } else {
     raise("TypeError", "super(type, obj): obj must be an instance or subtype of type");
   }
@@ -860,7 +860,7 @@ Value Interpreter::superAttr(const Value& proxy, const std::string& name) {
   for (const auto& m : mroOwner->mro) {
     if (after) {
       auto it = m->dict.find(name);
-      if (it != m->dict.end()) return bindAttr(it->second, instance, instance ? mroOwner : std::static_pointer_cast<ClassObj>(self));
+      if (it != m->dict.end()) return bindAttr(it->second, instance, instance ? mroOwner : asShared<ClassObj>(self));
     }
     if (m == start) after = true;
   }

@@ -72,7 +72,7 @@ Value makeTorchSize(std::vector<Value> items) {
   t->torchSize = true;
   return t;
 }
-bool isTorchSize(const Value& v) { return v && v->kind == VK::Tuple && static_cast<TupleObj*>(v.get())->torchSize; }
+bool isTorchSize(const Value& v) { return v && v->kind == VK::Tuple && as<TupleObj>(v)->torchSize; }
 Value makeList(std::vector<Value> items) { auto t = std::make_shared<ListObj>(); t->items = std::move(items); return t; }
 Value makeTensor(tensor::Tensor t) { return std::make_shared<TensorObj>(std::move(t)); }
 Value makeBuiltin(std::string name, NativeFn fn) { return std::make_shared<BuiltinObj>(std::move(name), std::move(fn)); }
@@ -98,24 +98,24 @@ bool keyEquals(const Value& a, const Value& b) {
   auto intLike = [](const Value& v) { return v->kind == VK::Int || v->kind == VK::Bool; };
   // Small ints (the common key) compare without building GMP integers.
   auto smallOf = [](const Value& v, int64_t* out) {
-    if (v->kind == VK::Bool) return *out = static_cast<BoolObj*>(v.get())->v, true;
-    auto* i = static_cast<IntObj*>(v.get());
+    if (v->kind == VK::Bool) return *out = as<BoolObj>(v)->v, true;
+    auto* i = as<IntObj>(v);
     return i->big ? false : (*out = i->small(), true);
   };
   int64_t x, y;
   if (intLike(a) && intLike(b)) return smallOf(a, &x) && smallOf(b, &y) ? x == y : toMpz(a) == toMpz(b);
   bool unordered = false;
-  if (intLike(a) && b->kind == VK::Float) return compareIntDouble(a, static_cast<FloatObj*>(b.get())->v, &unordered) == 0 && !unordered;
-  if (a->kind == VK::Float && intLike(b)) return compareIntDouble(b, static_cast<FloatObj*>(a.get())->v, &unordered) == 0 && !unordered;
-  if (a->kind == VK::Float && b->kind == VK::Float) return static_cast<FloatObj*>(a.get())->v == static_cast<FloatObj*>(b.get())->v;
+  if (intLike(a) && b->kind == VK::Float) return compareIntDouble(a, as<FloatObj>(b)->v, &unordered) == 0 && !unordered;
+  if (a->kind == VK::Float && intLike(b)) return compareIntDouble(b, as<FloatObj>(a)->v, &unordered) == 0 && !unordered;
+  if (a->kind == VK::Float && b->kind == VK::Float) return as<FloatObj>(a)->v == as<FloatObj>(b)->v;
   if (a->kind != b->kind) return false;
   switch (a->kind) {
-    case VK::Str: return static_cast<StrObj*>(a.get())->v == static_cast<StrObj*>(b.get())->v;
+    case VK::Str: return as<StrObj>(a)->v == as<StrObj>(b)->v;
     case VK::None: return true;
-    case VK::DType: return static_cast<DTypeObj*>(a.get())->d == static_cast<DTypeObj*>(b.get())->d;
+    case VK::DType: return as<DTypeObj>(a)->d == as<DTypeObj>(b)->d;
     case VK::Tuple: {
-      auto& p = static_cast<TupleObj*>(a.get())->items;
-      auto& q = static_cast<TupleObj*>(b.get())->items;
+      auto& p = as<TupleObj>(a)->items;
+      auto& q = as<TupleObj>(b)->items;
       if (p.size() != q.size()) return false;
       for (size_t i = 0; i < p.size(); ++i)
         if (!keyEquals(p[i], q[i])) return false;
@@ -154,14 +154,14 @@ uint64_t bigHash(const mpz_class& m) {
 // equality is the user's __eq__), or holds one.
 bool keyHash(const Value& k, uint64_t* out) {
   switch (k->kind) {
-    case VK::Bool: *out = mix(static_cast<uint64_t>(static_cast<BoolObj*>(k.get())->v ? 1 : 0)); return true;
+    case VK::Bool: *out = mix(static_cast<uint64_t>(as<BoolObj>(k)->v ? 1 : 0)); return true;
     case VK::Int: {
-      auto* i = static_cast<IntObj*>(k.get());
+      auto* i = as<IntObj>(k);
       *out = i->big ? bigHash(toMpz(k)) : mix(static_cast<uint64_t>(i->small()));
       return true;
     }
     case VK::Float: {
-      const double d = static_cast<FloatObj*>(k.get())->v;
+      const double d = as<FloatObj>(k)->v;
       if (std::isfinite(d) && std::floor(d) == d) {
         // Equal to an int: hashed as that int (-0.0 as 0).
         if (d >= -9223372036854775808.0 && d < 9223372036854775808.0) *out = mix(static_cast<uint64_t>(static_cast<int64_t>(d)));
@@ -173,12 +173,12 @@ bool keyHash(const Value& k, uint64_t* out) {
       *out = mix(bits ^ 0x5bd1e995ULL);
       return true;
     }
-    case VK::Str: *out = strHash(static_cast<StrObj*>(k.get())->v); return true;
+    case VK::Str: *out = strHash(as<StrObj>(k)->v); return true;
     case VK::None: *out = 0x6a09e667f3bcc908ULL; return true;
-    case VK::DType: *out = mix(static_cast<uint64_t>(static_cast<DTypeObj*>(k.get())->d) + 0x1000); return true;
+    case VK::DType: *out = mix(static_cast<uint64_t>(as<DTypeObj>(k)->d) + 0x1000); return true;
     case VK::Tuple: {
       uint64_t h = 0x345678;
-      for (const auto& x : static_cast<TupleObj*>(k.get())->items) {
+      for (const auto& x : as<TupleObj>(k)->items) {
         uint64_t e;
         if (!keyHash(x, &e)) return false;
         h = (h ^ e) * 1000003;
@@ -200,7 +200,7 @@ void checkHashable(const Value& k) {
     case VK::Dict:
     case VK::Instance: gUnhashableKey(k); return;
     case VK::Tuple:
-      for (const auto& x : static_cast<TupleObj*>(k.get())->items) checkHashable(x);
+      for (const auto& x : as<TupleObj>(k)->items) checkHashable(x);
       return;
     default: return;
   }
@@ -258,7 +258,7 @@ int64_t DictItems::findStrIndexed(const std::string& key) const {
     const uint32_t s = table_[i];
     if (!s) return -1;
     const Value& k = v_[s - 1].first;
-    if (hashes_[s - 1] == h && k->kind == VK::Str && static_cast<StrObj*>(k.get())->v == key) return s - 1;
+    if (hashes_[s - 1] == h && k->kind == VK::Str && as<StrObj>(k)->v == key) return s - 1;
   }
 }
 
@@ -308,7 +308,7 @@ Value DictObj::getStr(const std::string& key) const {
   if (items.size() >= DictItems::kIndexFrom)
     if (const int64_t i = items.findStrIndexed(key); i != -2) return i < 0 ? nullptr : items[static_cast<size_t>(i)].second;
   for (const auto& [k, v] : items)
-    if (k->kind == VK::Str && static_cast<StrObj*>(k.get())->v == key) return v;
+    if (k->kind == VK::Str && as<StrObj>(k)->v == key) return v;
   return nullptr;
 }
 
@@ -321,7 +321,7 @@ void DictObj::setStr(const std::string& key, Value v) {
     }
   }
   for (auto& kv : items)
-    if (kv.first->kind == VK::Str && static_cast<StrObj*>(kv.first.get())->v == key) { kv.second = std::move(v); return; }
+    if (kv.first->kind == VK::Str && as<StrObj>(kv.first)->v == key) { kv.second = std::move(v); return; }
   items.emplace_back(makeStr(key), std::move(v));
 }
 
@@ -358,14 +358,14 @@ std::string typeName(const Value& v) {
     case VK::Function: return "function";
     case VK::Builtin: return "builtin_function_or_method";
     case VK::Class: return "type";
-    case VK::Instance: return static_cast<InstanceObj*>(v.get())->cls->name;
+    case VK::Instance: return as<InstanceObj>(v)->cls->name;
     case VK::Module: return "module";
     case VK::BoundMethod: return "method";
     case VK::Tensor: return "Tensor";
     case VK::DType: return "dtype";
     case VK::Slice: return "slice";
     case VK::Ellipsis: return "ellipsis";
-    case VK::Iterator: return static_cast<IteratorObj*>(v.get())->rangeObject ? "range" : static_cast<IteratorObj*>(v.get())->typeName;
+    case VK::Iterator: return as<IteratorObj>(v)->rangeObject ? "range" : as<IteratorObj>(v)->typeName;
     case VK::Generator: return "generator";
   }
   return "object";

@@ -368,3 +368,6 @@ std::string typeName(const Value& v);
 bool isNone(const Value& v);
 
 }  // namespace kiln::py
+
+// py::as<T>(v): the checked downcast from a Value to its object type (every user of objects needs it).
+#include "engine/python/cast.h"  // IWYU pragma: export

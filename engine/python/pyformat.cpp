@@ -96,14 +96,14 @@ std::string formatValue(Interpreter& in, const Value& v, const std::string& spec
     if (isInt && (type == 'd' || type == 'n' || type == 0 || type == 'x' || type == 'X' || type == 'o' || type == 'b')) {
       if (prec >= 0) in.raise("ValueError", "Precision not allowed in integer format specifier");
       int base = type == 'x' || type == 'X' ? 16 : type == 'o' ? 8 : type == 'b' ? 2 : 10;
-      body = base == 10 ? intToDecimal(in, v->kind == VK::Bool ? makeInt(static_cast<BoolObj*>(v.get())->v) : v)
-                        : intToString(v->kind == VK::Bool ? makeInt(static_cast<BoolObj*>(v.get())->v) : v, base);
+      body = base == 10 ? intToDecimal(in, v->kind == VK::Bool ? makeInt(as<BoolObj>(v)->v) : v)
+                        : intToString(v->kind == VK::Bool ? makeInt(as<BoolObj>(v)->v) : v, base);
       if (type == 'X') for (char& c : body) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
       if (base != 10 && comma) in.raise("ValueError", std::string("Cannot specify ',' with '") + type + "'.");
     } else if (type == 'd' || type == 'x' || type == 'X' || type == 'o' || type == 'b') {
       in.raise("ValueError", std::string("Unknown format code '") + type + "' for object of type 'float'");
     }
-    const double d = !body.empty() ? 0.0 : v->kind == VK::Float ? static_cast<FloatObj*>(v.get())->v : (v->kind == VK::Int ? intToDouble(v) : double(static_cast<BoolObj*>(v.get())->v));
+    const double d = !body.empty() ? 0.0 : v->kind == VK::Float ? as<FloatObj>(v)->v : (v->kind == VK::Int ? intToDouble(v) : double(as<BoolObj>(v)->v));
     const bool negative = !body.empty() ? body[0] == '-' : std::signbit(d);
     if (!body.empty()) {
     } else if (type == 'f' || type == 'F' || type == 'e' || type == 'E' || type == 'g' || type == 'G' || type == '%') {
@@ -145,7 +145,7 @@ std::string formatValue(Interpreter& in, const Value& v, const std::string& spec
 }
 
 std::string percentFormat(Interpreter& in, const std::string& fmt, const Value& args) {
-  std::vector<Value> vals = args->kind == VK::Tuple ? static_cast<TupleObj*>(args.get())->items : std::vector<Value>{args};
+  std::vector<Value> vals = args->kind == VK::Tuple ? as<TupleObj>(args)->items : std::vector<Value>{args};
   std::string out;
   size_t ai = 0;
   for (size_t i = 0; i < fmt.size(); ++i) {
@@ -160,7 +160,7 @@ std::string percentFormat(Interpreter& in, const std::string& fmt, const Value& 
     Value v = vals[ai++];
     if (t == 's') out += formatValue(in, makeStr(in.str(v)), spec);
     else if (t == 'r') out += in.repr(v);
-    else if (t == 'd' || t == 'i') out += formatValue(in, v->kind == VK::Float ? intFromDouble(static_cast<FloatObj*>(v.get())->v) : v, spec + "d");
+    else if (t == 'd' || t == 'i') out += formatValue(in, v->kind == VK::Float ? intFromDouble(as<FloatObj>(v)->v) : v, spec + "d");
     else out += formatValue(in, v->kind == VK::Int ? makeFloat(intToDouble(v)) : v, spec + t);
     i = j;
   }

@@ -19,12 +19,12 @@ namespace {
 
 void defIn(const std::shared_ptr<py::ModuleObj>& m, const std::string& name, py::NativeFn fn) {
   m->scope->vars[name] = py::makeBuiltin(m->name + "." + name, std::move(fn));
-  static_cast<py::BuiltinObj*>(m->scope->vars[name].get())->isMethod = false;
+  py::as<py::BuiltinObj>(m->scope->vars[name])->isMethod = false;
 }
 
 ir::DType dtypeValue(py::Interpreter& in, const Value& v, const std::string& what) {
   if (!v || v->kind != VK::DType) in.raise("TypeError", what + " must be torch.dtype, not " + (v ? py::typeName(v) : "NoneType"));
-  return static_cast<py::DTypeObj*>(v.get())->d;
+  return py::as<py::DTypeObj>(v)->d;
 }
 
 ops::autocast::DeviceState& deviceState(py::Interpreter& in, const Value& device) {
@@ -44,8 +44,8 @@ struct Block {
 };
 
 Block blockOf(py::Interpreter& in, const Value& self) {
-  auto* o = static_cast<py::InstanceObj*>(self.get());
-  return Block{in.str(o->dict->getStr("device")), static_cast<py::DTypeObj*>(o->dict->getStr("fast_dtype").get())->d,
+  auto* o = py::as<py::InstanceObj>(self);
+  return Block{in.str(o->dict->getStr("device")), py::as<py::DTypeObj>(o->dict->getStr("fast_dtype"))->d,
                in.truthy(o->dict->getStr("_enabled"))};
 }
 
@@ -75,7 +75,7 @@ Value autocastClass(py::Interpreter& in, const std::string& qualname, const std:
   cls->mro.push_back(cls);
   if (auto o = in.builtinClass("object")) cls->mro.push_back(o), cls->bases.push_back(o);
   cls->dict["__init__"] = py::makeBuiltin(qualname + ".__init__", [fixedDevice](py::Interpreter& in, CallArgs& a) -> Value {
-    auto* self = static_cast<py::InstanceObj*>(a.args.at(0).get());
+    auto* self = py::as<py::InstanceObj>(a.args.at(0));
     size_t pos = 1;
     Value device;
     if (fixedDevice.empty()) {
@@ -106,7 +106,7 @@ Value autocastClass(py::Interpreter& in, const std::string& qualname, const std:
     return py::None();
   });
   cls->dict["__enter__"] = py::makeBuiltin(qualname + ".__enter__", [](py::Interpreter& in, CallArgs& a) -> Value {
-    auto* self = static_cast<py::InstanceObj*>(a.args.at(0).get());
+    auto* self = py::as<py::InstanceObj>(a.args.at(0));
     int node = -1;
     ops::autocast::DeviceState prev = enter(in, blockOf(in, a.args[0]), &node);
     self->dict->setStr("_node", py::makeInt(node));
@@ -115,12 +115,12 @@ Value autocastClass(py::Interpreter& in, const std::string& qualname, const std:
     return a.args[0];
   });
   cls->dict["__exit__"] = py::makeBuiltin(qualname + ".__exit__", [](py::Interpreter& in, CallArgs& a) -> Value {
-    auto* self = static_cast<py::InstanceObj*>(a.args.at(0).get());
+    auto* self = py::as<py::InstanceObj>(a.args.at(0));
     Value pe = self->dict->getStr("_prev_enabled"), pd = self->dict->getStr("_prev_dtype");
     Value node = self->dict->getStr("_node");
     if (pe && pd)
-      leave(in, blockOf(in, a.args[0]), {in.truthy(pe), static_cast<py::DTypeObj*>(pd.get())->d},
-            node && node->kind == VK::Int ? static_cast<int>(static_cast<py::IntObj*>(node.get())->small()) : -1);
+      leave(in, blockOf(in, a.args[0]), {in.truthy(pe), py::as<py::DTypeObj>(pd)->d},
+            node && node->kind == VK::Int ? static_cast<int>(py::as<py::IntObj>(node)->small()) : -1);
     return py::False();
   });
   // As a decorator: each call of the function runs inside the block.

@@ -31,7 +31,7 @@ using py::VK;
 
 namespace {
 
-py::TensorObj* tensorIn(const Value& v) { return v && v->kind == VK::Tensor ? static_cast<py::TensorObj*>(v.get()) : nullptr; }
+py::TensorObj* tensorIn(const Value& v) { return v && v->kind == VK::Tensor ? py::as<py::TensorObj>(v) : nullptr; }
 
 bool contains(const std::vector<Value>& items, const Value& v) {
   return std::any_of(items.begin(), items.end(), [&](const Value& x) { return x.get() == v.get(); });
@@ -80,7 +80,7 @@ Value substitute(const Value& v, const CapturedFunction& f, const std::vector<te
   }
   if (depth > 8) return v;
   if (v->kind == VK::Tuple || v->kind == VK::List) {
-    const auto& items = v->kind == VK::Tuple ? static_cast<py::TupleObj*>(v.get())->items : static_cast<py::ListObj*>(v.get())->items;
+    const auto& items = v->kind == VK::Tuple ? py::as<py::TupleObj>(v)->items : py::as<py::ListObj>(v)->items;
     std::vector<Value> out;
     bool changed = false;
     for (const auto& x : items) {
@@ -91,7 +91,7 @@ Value substitute(const Value& v, const CapturedFunction& f, const std::vector<te
     return v->kind == VK::Tuple ? py::makeTuple(std::move(out)) : py::makeList(std::move(out));
   }
   if (v->kind == VK::Dict) {
-    auto* d = static_cast<py::DictObj*>(v.get());
+    auto* d = py::as<py::DictObj>(v);
     auto out = std::make_shared<py::DictObj>();
     bool changed = false;
     for (const auto& [k, x] : d->items) {
@@ -109,16 +109,16 @@ bool fakeOutOfReach(const Value& v, bool reachable, int depth = 0) {
   if (!v || depth > 4) return false;
   if (auto* t = tensorIn(v)) return t->fake && !reachable;
   if (v->kind == VK::Tuple || v->kind == VK::List) {
-    const auto& items = v->kind == VK::Tuple ? static_cast<py::TupleObj*>(v.get())->items : static_cast<py::ListObj*>(v.get())->items;
+    const auto& items = v->kind == VK::Tuple ? py::as<py::TupleObj>(v)->items : py::as<py::ListObj>(v)->items;
     return std::any_of(items.begin(), items.end(), [&](const Value& x) { return fakeOutOfReach(x, reachable && depth < 8, depth + 1); });
   }
   if (v->kind == VK::Dict) {
-    for (const auto& [k, x] : static_cast<py::DictObj*>(v.get())->items)
+    for (const auto& [k, x] : py::as<py::DictObj>(v)->items)
       if (fakeOutOfReach(x, reachable && depth < 8, depth + 1)) return true;
     return false;
   }
   if (v->kind == VK::Instance) {
-    for (const auto& [k, x] : static_cast<py::InstanceObj*>(v.get())->dict->items)
+    for (const auto& [k, x] : py::as<py::InstanceObj>(v)->dict->items)
       if (fakeOutOfReach(x, false, depth + 1)) return true;
   }
   return false;
@@ -136,10 +136,10 @@ void collectSaved(const Value& v, CapturedFunction& f, std::vector<Value>& saved
   }
   if (depth > 8) return;
   if (v->kind == VK::Tuple || v->kind == VK::List)
-    for (const auto& x : v->kind == VK::Tuple ? static_cast<py::TupleObj*>(v.get())->items : static_cast<py::ListObj*>(v.get())->items)
+    for (const auto& x : v->kind == VK::Tuple ? py::as<py::TupleObj>(v)->items : py::as<py::ListObj>(v)->items)
       collectSaved(x, f, saved, depth + 1);
   if (v->kind == VK::Dict)
-    for (const auto& [k, x] : static_cast<py::DictObj*>(v.get())->items) collectSaved(x, f, saved, depth + 1);
+    for (const auto& [k, x] : py::as<py::DictObj>(v)->items) collectSaved(x, f, saved, depth + 1);
 }
 
 [[noreturn]] void breakAt(py::Interpreter& in, const std::string& name, const std::string& why, bool kilnLimitation) {
@@ -207,12 +207,12 @@ Value captureFunction(py::Interpreter& in, const std::string& name, const Value&
   f->name = name;
   f->backward = backward;
   f->materialize = materialize;
-  auto* c = static_cast<py::InstanceObj*>(ctx.get());
+  auto* c = py::as<py::InstanceObj>(ctx);
   f->ctxClass = c->cls;
   std::vector<Value> saved;
   for (const auto& [k, v] : c->dict->items) {
     if (k->kind != VK::Str) continue;
-    const std::string key = static_cast<py::StrObj*>(k.get())->v;
+    const std::string key = py::as<py::StrObj>(k)->v;
     if (key == "dirty_tensors" || key == "non_differentiable") continue;  // marks, read here
     if (fakeOutOfReach(v, true)) breakAt(in, name, "ctx." + key + " holds a tensor inside an object", true);
     collectSaved(v, *f, saved, 0);
@@ -235,7 +235,7 @@ Value captureFunction(py::Interpreter& in, const std::string& name, const Value&
       {{"fn_id", py::makeInt(id)}, {"name", py::makeStr(name)}, {"first_node", py::makeInt(firstNode)}}, types);
   std::vector<Value> items;
   for (size_t i = 0; i < outs.size(); ++i) {
-    auto* r = static_cast<py::TensorObj*>(results[i].get());
+    auto* r = py::as<py::TensorObj>(results[i]);
     if (!f->differentiable[i]) {
       // No gradient flows through it: the getitem is as if computed under no_grad.
       if (ir::Node* n = tr.graph.find(r->node)) {
@@ -286,7 +286,7 @@ Value attachFunction(py::Interpreter& in, CallArgs& a) {
     for (const auto& x : args)
       if (auto* t = tensorIn(x); t && t->fake) inputsRequireGrad = inputsRequireGrad || t->type.requiresGrad;
     if (grad && inputsRequireGrad && a.args.size() == 10) {
-      const int64_t firstNode = a.args[9]->kind == VK::Int ? static_cast<py::IntObj*>(a.args[9].get())->small() : 0;
+      const int64_t firstNode = a.args[9]->kind == VK::Int ? py::as<py::IntObj>(a.args[9])->small() : 0;
       return captureFunction(in, name, backwardFn, a.args[7], a.args[8], firstNode, args, output, dirty, nonDiff, materialize);
     }
     if (grad && inputsRequireGrad) {
@@ -337,13 +337,13 @@ Value attachFunction(py::Interpreter& in, CallArgs& a) {
 void installAutogradFunction(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& autogradModule) {
   (void)in;
   autogradModule->scope->vars["_attach_function"] = py::makeBuiltin("torch.autograd._attach_function", attachFunction);
-  static_cast<py::BuiltinObj*>(autogradModule->scope->vars["_attach_function"].get())->isMethod = false;
+  py::as<py::BuiltinObj>(autogradModule->scope->vars["_attach_function"])->isMethod = false;
   // Where a Function's forward starts in the graph being captured (0 outside capture): the
   // captured node reads its inputs as they were there (a dirty input is changed by forward).
   autogradModule->scope->vars["_function_begin"] = py::makeBuiltin("torch.autograd._function_begin", [](py::Interpreter& in, CallArgs&) {
     return py::makeInt(in.tracer ? in.tracer->graph.nextId() : 0);
   });
-  static_cast<py::BuiltinObj*>(autogradModule->scope->vars["_function_begin"].get())->isMethod = false;
+  py::as<py::BuiltinObj>(autogradModule->scope->vars["_function_begin"])->isMethod = false;
 }
 
 std::vector<tensor::Tensor> applyCapturedFunction(const ir::Node& n, const std::vector<tensor::Tensor>& inputs,

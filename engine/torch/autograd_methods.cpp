@@ -14,7 +14,7 @@ using tensor::TorchError;
 
 namespace {
 
-py::TensorObj* obj(const Value& v) { return static_cast<py::TensorObj*>(v.get()); }
+py::TensorObj* obj(const Value& v) { return py::as<py::TensorObj>(v); }
 
 bool isLeaf(const Tensor& t) { return !t.autograd() || !t.autograd()->gradFn; }
 

@@ -17,15 +17,15 @@ using py::VK;
 ops::Val toVal(py::Interpreter& in, const Value& v) {
   switch (v->kind) {
     case VK::Tensor: {
-      auto* t = static_cast<py::TensorObj*>(v.get());
+      auto* t = py::as<py::TensorObj>(v);
       return t->fake ? ops::Val::sym(t->type, t->node) : ops::Val::of(t->t);
     }
     case VK::None: return ops::Val::none();
-    case VK::Bool: return ops::Val::boolean(static_cast<py::BoolObj*>(v.get())->v);
-    case VK::Int: return ops::Val::integer(static_cast<py::IntObj*>(v.get())->small());
-    case VK::Float: return ops::Val::real(static_cast<py::FloatObj*>(v.get())->v);
-    case VK::Str: return ops::Val::string(static_cast<py::StrObj*>(v.get())->v);
-    case VK::DType: return ops::Val::dtypeVal(static_cast<py::DTypeObj*>(v.get())->d);
+    case VK::Bool: return ops::Val::boolean(py::as<py::BoolObj>(v)->v);
+    case VK::Int: return ops::Val::integer(py::as<py::IntObj>(v)->small());
+    case VK::Float: return ops::Val::real(py::as<py::FloatObj>(v)->v);
+    case VK::Str: return ops::Val::string(py::as<py::StrObj>(v)->v);
+    case VK::DType: return ops::Val::dtypeVal(py::as<py::DTypeObj>(v)->d);
     case VK::Tuple:
     case VK::List: {
       std::vector<ops::Val> items;
@@ -34,7 +34,7 @@ ops::Val toVal(py::Interpreter& in, const Value& v) {
     }
     case VK::Instance: {
       // A torch.memory_format reaches torch functions as its printed name.
-      auto* inst = static_cast<py::InstanceObj*>(v.get());
+      auto* inst = py::as<py::InstanceObj>(v);
       if (inst->cls->name == "memory_format" && inst->cls->module && inst->cls->module->name == "torch")
         return ops::Val::string(in.repr(v));
       if (isDevice(v)) return ops::Val::string(in.str(v));  // a torch.device as its string ("cuda:0")
@@ -44,7 +44,7 @@ ops::Val toVal(py::Interpreter& in, const Value& v) {
     case VK::Class: {
       // Python's bool, int and float stand for torch.bool, int64 and float64 where a dtype is
       // taken (x.to(float), torch.zeros(2, dtype=int)), as PyTorch's argument parser reads them.
-      auto* c = static_cast<py::ClassObj*>(v.get());
+      auto* c = py::as<py::ClassObj>(v);
       if (!c->module && in.builtinClass(c->name).get() == c) {
         if (c->name == "bool") return ops::Val::dtypeVal(ir::DType::Bool);
         if (c->name == "int") return ops::Val::dtypeVal(ir::DType::Int64);
@@ -111,7 +111,7 @@ void breakOnRandomInCapture(py::Interpreter& in, const std::string& what) {
 
 namespace {
 bool anyFake(const Value& v, py::Interpreter& in) {
-  if (v->kind == VK::Tensor) return static_cast<py::TensorObj*>(v.get())->fake;
+  if (v->kind == VK::Tensor) return py::as<py::TensorObj>(v)->fake;
   if (v->kind == VK::Tuple || v->kind == VK::List)
     for (auto& x : in.iterate(v))
       if (anyFake(x, in)) return true;
@@ -144,7 +144,7 @@ Value callTorch(py::Interpreter& in, const std::string& target, ir::NodeKind kin
       // mutation, written back after the graph); Dynamo records one node with out=. A result of
       // another shape (out= resizes `out`) is not captured.
       if (!in.tracer) notSupported(in, "capturing " + target + "(out=...) is not supported by Kiln yet");
-      const ir::TensorType outType = static_cast<py::TensorObj*>(out.get())->tensorType();
+      const ir::TensorType outType = py::as<py::TensorObj>(out)->tensorType();
       if (!outType.strides.empty() && outType.strides != ir::contiguousStrides(outType.sizes)) {
         capture::Unsupported u("KB047", "Attempted to call op with non-contiguous `out=` tensor", "Dynamo does not support this.",
                                {"It may be possible to write Dynamo tracing rules for this code. Please report an issue to "
@@ -155,14 +155,14 @@ Value callTorch(py::Interpreter& in, const std::string& target, ir::NodeKind kin
       }
       if (autograd::isGradEnabled())  // as eager: out= does not differentiate
         for (const auto& a : args.args)
-          if (a->kind == VK::Tensor && static_cast<py::TensorObj*>(a.get())->tensorType().requiresGrad)
+          if (a->kind == VK::Tensor && py::as<py::TensorObj>(a)->tensorType().requiresGrad)
             in.raise("RuntimeError", target.substr(target.rfind('.') + 1) +
                                          "(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.");
       py::CallArgs without = args;
       std::erase_if(without.kwargs, [](const auto& kv) { return kv.first == "out"; });
       Value r = callTorch(in, target, kind, without);
-      auto* rt = static_cast<py::TensorObj*>(r.get());
-      auto* ot = static_cast<py::TensorObj*>(out.get());
+      auto* rt = py::as<py::TensorObj>(r);
+      auto* ot = py::as<py::TensorObj>(out);
       if (r->kind != VK::Tensor || rt->tensorType().sizes != ot->tensorType().sizes || rt->tensorType().dtype != ot->tensorType().dtype)
         notSupported(in, "capturing " + target + "(out=...) with a result of another shape or dtype is not supported by Kiln yet");
       py::CallArgs copy;
@@ -178,7 +178,7 @@ Value callTorch(py::Interpreter& in, const std::string& target, ir::NodeKind kin
       if (v->kind == VK::Tensor) return in.tracer->dependsOnInputs(v);  // KB020 for a tensor of unknown origin
       if (v->kind == VK::List || v->kind == VK::Tuple) {
         bool any = false;
-        for (const auto& x : v->kind == VK::List ? static_cast<py::ListObj*>(v.get())->items : static_cast<py::TupleObj*>(v.get())->items)
+        for (const auto& x : v->kind == VK::List ? py::as<py::ListObj>(v)->items : py::as<py::TupleObj>(v)->items)
           any = sourced(x) || any;
         return any;
       }

@@ -24,10 +24,10 @@ std::shared_ptr<py::ClassObj> gDeviceClass;
 const char* const kDeviceTypes[] = {"cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
                                     "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone"};
 
-std::string typeOf(const Value& d) { return static_cast<py::StrObj*>(static_cast<py::InstanceObj*>(d.get())->dict->getStr("type").get())->v; }
+std::string typeOf(const Value& d) { return py::as<py::StrObj>(py::as<py::InstanceObj>(d)->dict->getStr("type"))->v; }
 int64_t indexOf(const Value& d) {
-  Value i = static_cast<py::InstanceObj*>(d.get())->dict->getStr("index");
-  return py::isNone(i) ? -1 : static_cast<py::IntObj*>(i.get())->small();
+  Value i = py::as<py::InstanceObj>(d)->dict->getStr("index");
+  return py::isNone(i) ? -1 : py::as<py::IntObj>(i)->small();
 }
 
 Value makeDeviceValue(const std::string& type, int64_t index) {
@@ -41,7 +41,7 @@ Value makeDeviceValue(const std::string& type, int64_t index) {
 Value newDevice(py::Interpreter& in, const Value& spec, const Value& indexArg) {
   if (spec->kind == VK::Int) {
     if (indexArg && !py::isNone(indexArg)) in.raise("TypeError", "device() received an invalid combination of arguments");
-    int64_t i = static_cast<py::IntObj*>(spec.get())->small();
+    int64_t i = py::as<py::IntObj>(spec)->small();
     if (i < 0) in.raise("RuntimeError", "Device index must not be negative");
     return makeDeviceValue("cuda", i);
   }
@@ -50,7 +50,7 @@ Value newDevice(py::Interpreter& in, const Value& spec, const Value& indexArg) {
     return spec;
   }
   if (spec->kind != VK::Str) in.raise("TypeError", "device() received an invalid combination of arguments - got (" + py::typeName(spec) + ")");
-  const std::string s = static_cast<py::StrObj*>(spec.get())->v;
+  const std::string s = py::as<py::StrObj>(spec)->v;
   std::string type = s;
   int64_t index = -1;
   if (auto colon = s.find(':'); colon != std::string::npos) {
@@ -70,7 +70,7 @@ Value newDevice(py::Interpreter& in, const Value& spec, const Value& indexArg) {
   if (indexArg && !py::isNone(indexArg)) {
     if (index >= 0) in.raise("RuntimeError", "type (string) must not include an index because index was passed explicitly: " + s);
     if (indexArg->kind != VK::Int) in.raise("TypeError", "device() received an invalid combination of arguments");
-    index = static_cast<py::IntObj*>(indexArg.get())->small();
+    index = py::as<py::IntObj>(indexArg)->small();
     if (index < 0) in.raise("RuntimeError", "Device index must not be negative");
   }
   return makeDeviceValue(type, index);
@@ -95,7 +95,7 @@ Generator& cudaGenerator() {
 
 void def(const std::shared_ptr<py::ModuleObj>& m, const std::string& name, py::NativeFn fn) {
   m->scope->vars[name] = py::makeBuiltin(m->name + "." + name, std::move(fn));
-  static_cast<py::BuiltinObj*>(m->scope->vars[name].get())->isMethod = false;
+  py::as<py::BuiltinObj>(m->scope->vars[name])->isMethod = false;
 }
 
 std::shared_ptr<py::ModuleObj> module(py::Interpreter& in, const std::string& name) {
@@ -163,8 +163,8 @@ void installCudaModule(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>
       if (a.args.empty()) in.raise("TypeError", std::string(name) + "() missing 1 required positional argument: 'seed'");
       Value s = a.args[0];
       if (s->kind != VK::Int && s->kind != VK::Bool) in.raise("TypeError", "manual_seed expected a long, but got " + py::typeName(s));
-      cudaGenerator().manualSeed(static_cast<uint64_t>(s->kind == VK::Int ? static_cast<py::IntObj*>(s.get())->small()
-                                                                          : static_cast<py::BoolObj*>(s.get())->v));
+      cudaGenerator().manualSeed(static_cast<uint64_t>(s->kind == VK::Int ? py::as<py::IntObj>(s)->small()
+                                                                          : py::as<py::BoolObj>(s)->v));
       return py::None();
     });
   def(cuda, "initial_seed", [](py::Interpreter& in, CallArgs&) {
@@ -204,15 +204,15 @@ void installCudaModule(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>
   // torch.cuda.Event(enable_timing=False, blocking=False, interprocess=False).
   auto ev = nativeClass(in, cuda, "Event");
   auto self = [](py::Interpreter& in, const CallArgs& a) -> Event& {
-    if (a.args.empty() || a.args[0]->kind != VK::Instance || !static_cast<py::InstanceObj*>(a.args[0].get())->native)
+    if (a.args.empty() || a.args[0]->kind != VK::Instance || !py::as<py::InstanceObj>(a.args[0])->native)
       in.raise("TypeError", "descriptor requires a 'torch._C._CudaEventBase' object");
-    return *static_cast<Event*>(static_cast<py::InstanceObj*>(a.args[0].get())->native.get());
+    return *static_cast<Event*>(py::as<py::InstanceObj>(a.args[0])->native.get());
   };
   ev->dict["__init__"] = py::makeBuiltin("Event.__init__", [](py::Interpreter& in, CallArgs& a) {
     auto e = std::make_shared<Event>();
     Value t = a.args.size() > 1 ? a.args[1] : a.kwarg("enable_timing");
     e->timing = t && in.truthy(t);
-    static_cast<py::InstanceObj*>(a.args.at(0).get())->native = e;
+    py::as<py::InstanceObj>(a.args.at(0))->native = e;
     return py::None();
   });
   ev->dict["record"] = py::makeBuiltin("Event.record", [self](py::Interpreter& in, CallArgs& a) {
@@ -262,7 +262,7 @@ void installCudaModule(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>
 }  // namespace
 
 bool isDevice(const Value& v) {
-  return v && v->kind == VK::Instance && gDeviceClass && static_cast<py::InstanceObj*>(v.get())->cls == gDeviceClass;
+  return v && v->kind == VK::Instance && gDeviceClass && py::as<py::InstanceObj>(v)->cls == gDeviceClass;
 }
 
 Value makeDevice(py::Interpreter&, const tensor::Device& d) { return makeDeviceValue(d.isCpu() ? "cpu" : "cuda", d.index); }
@@ -376,7 +376,7 @@ Value deviceFactoryCall(py::Interpreter& in, const Value& fn, CallArgs& a, bool 
   // *_like and new_*: the input's device unless device= says another.
   tensor::Device from = tensor::Device::cpu();
   if (like && !a.args.empty() && a.args[0]->kind == VK::Tensor) {
-    auto* x = static_cast<py::TensorObj*>(a.args[0].get());
+    auto* x = py::as<py::TensorObj>(a.args[0]);
     if (x->fake) {
       if (x->type.device != "cpu") from = ops::parseDeviceString(x->type.device);
     } else {
@@ -389,7 +389,7 @@ Value deviceFactoryCall(py::Interpreter& in, const Value& fn, CallArgs& a, bool 
   std::erase_if(c.kwargs, [](const auto& kv) { return kv.first == "device"; });
   if (!from.isCpu()) {
     // Only the input's sizes and dtype matter: a CPU stand-in of its shape.
-    auto* x = static_cast<py::TensorObj*>(a.args[0].get());
+    auto* x = py::as<py::TensorObj>(a.args[0]);
     if (x->fake) notSupported(in, "Creating a tensor like a " + from.str() + " tensor while capturing");
     c.args[0] = py::makeTensor(tensor::Tensor::empty(x->t.sizes(), x->t.dtype()));
   }
@@ -405,7 +405,7 @@ Value deviceFactoryCall(py::Interpreter& in, const Value& fn, CallArgs& a, bool 
   }
   if (random) std::swap(cudaGenerator(), defaultGenerator());
   if (r->kind != VK::Tensor) return r;
-  tensor::Tensor t = static_cast<py::TensorObj*>(r.get())->t;
+  tensor::Tensor t = py::as<py::TensorObj>(r)->t;
   tensor::Tensor moved = moveTo(in, t.detach(), target);
   if (t.requiresGrad()) moved.setRequiresGrad(true);
   return py::makeTensor(std::move(moved));
@@ -417,7 +417,7 @@ tensor::Tensor onHost(py::Interpreter& in, const tensor::Tensor& t) {
 }
 
 Value tensorTo(py::Interpreter& in, const Value& self, const std::string& method, CallArgs& a) {
-  auto* x = static_cast<py::TensorObj*>(self.get());
+  auto* x = py::as<py::TensorObj>(self);
   const tensor::Device cur = x->fake ? ops::parseDeviceString(x->type.device) : x->t.device();
   Value spec;       // the device asked for, if any
   CallArgs rest;    // what the dtype-converting Tensor.to sees (no device in it)
@@ -427,16 +427,16 @@ Value tensorTo(py::Interpreter& in, const Value& self, const std::string& method
   } else if (method == "cuda") {
     spec = !a.args.empty() ? a.args[0] : a.kwarg("device");
     if (!spec || py::isNone(spec)) spec = py::makeStr("cuda");
-    if (spec->kind == VK::Int) spec = py::makeStr("cuda:" + std::to_string(static_cast<py::IntObj*>(spec.get())->small()));
+    if (spec->kind == VK::Int) spec = py::makeStr("cuda:" + std::to_string(py::as<py::IntObj>(spec)->small()));
   } else {
     for (size_t i = 0; i < a.args.size(); ++i) {
       const Value& v = a.args[i];
       if (v->kind == VK::Tensor) {  // .to(other): other's device and dtype
-        auto* o = static_cast<py::TensorObj*>(v.get());
+        auto* o = py::as<py::TensorObj>(v);
         spec = makeDevice(in, o->fake ? ops::parseDeviceString(o->type.device) : o->t.device());
         rest.args.push_back(std::make_shared<py::DTypeObj>(o->tensorType().dtype));
       } else if (i == 0 && (v->kind == VK::Str || isDevice(v) || v->kind == VK::Int)) {
-        spec = v->kind == VK::Int ? py::makeStr("cuda:" + std::to_string(static_cast<py::IntObj*>(v.get())->small())) : v;
+        spec = v->kind == VK::Int ? py::makeStr("cuda:" + std::to_string(py::as<py::IntObj>(v)->small())) : v;
       } else {
         rest.args.push_back(v);
       }
@@ -499,7 +499,7 @@ void wrapFactories(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& to
     it->second = py::makeBuiltin(std::string("torch.") + f.name, [orig, like, random](py::Interpreter& in, CallArgs& a) {
       return deviceFactoryCall(in, orig, a, like, random);
     });
-    static_cast<py::BuiltinObj*>(it->second.get())->isMethod = false;
+    py::as<py::BuiltinObj>(it->second)->isMethod = false;
   }
   // torch.manual_seed seeds every device's generator, as PyTorch's does.
   if (auto it = T.find("manual_seed"); it != T.end()) {
@@ -507,10 +507,10 @@ void wrapFactories(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& to
     it->second = py::makeBuiltin("torch.manual_seed", [orig](py::Interpreter& in, CallArgs& a) {
       Value r = in.call(orig, a);
       if (!a.args.empty() && a.args[0]->kind == VK::Int)
-        cudaGenerator().manualSeed(static_cast<uint64_t>(static_cast<py::IntObj*>(a.args[0].get())->small()));
+        cudaGenerator().manualSeed(static_cast<uint64_t>(py::as<py::IntObj>(a.args[0])->small()));
       return r;
     });
-    static_cast<py::BuiltinObj*>(it->second.get())->isMethod = false;
+    py::as<py::BuiltinObj>(it->second)->isMethod = false;
   }
 }
 

@@ -36,7 +36,7 @@ void fillConfig(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& cfg) 
     std::vector<std::pair<std::string, Value>> changes;
     for (size_t i = 0; i < a.args.size(); ++i) {
       if (a.args[i]->kind == VK::Dict)
-        for (auto& [k, v] : static_cast<py::DictObj*>(a.args[i].get())->items) changes.emplace_back(in.str(k), v);
+        for (auto& [k, v] : py::as<py::DictObj>(a.args[i])->items) changes.emplace_back(in.str(k), v);
       else if (a.args[i]->kind == VK::Str && i + 1 < a.args.size())
         changes.emplace_back(in.str(a.args[i]), a.args[i + 1]), ++i;
     }
@@ -88,7 +88,7 @@ void fillConfig(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& cfg) 
 // them (_dynamo_dynamic_indices / _dynamo_static_indices sets).
 void markDims(py::Interpreter& in, const Value& t, const Value& index, const char* attr) {
   if (t->kind != VK::Tensor) in.raise("TypeError", std::string(attr == std::string("_dynamo_static_indices") ? "mark_static" : "mark_dynamic") + " expects a tensor, got " + py::typeName(t));
-  auto* tv = static_cast<py::TensorObj*>(t.get());
+  auto* tv = py::as<py::TensorObj>(t);
   int64_t nd = static_cast<int64_t>(tv->tensorType().sizes.size());
   std::vector<Value> dims;
   if (py::isNone(index)) {
@@ -107,9 +107,9 @@ void markDims(py::Interpreter& in, const Value& t, const Value& index, const cha
   }
   for (auto& d : dims) {
     if (d->kind != VK::Int) in.raise("TypeError", "dimension indices must be ints");
-    int64_t i = static_cast<py::IntObj*>(d.get())->small();
+    int64_t i = py::as<py::IntObj>(d)->small();
     if (i < 0) i += nd;
-    if (i < 0 || i >= nd) in.raise("IndexError", "Dimension out of range (expected to be in range of [" + std::to_string(-nd) + ", " + std::to_string(nd - 1) + "], but got " + std::to_string(static_cast<py::IntObj*>(d.get())->small()) + ")");
+    if (i < 0 || i >= nd) in.raise("IndexError", "Dimension out of range (expected to be in range of [" + std::to_string(-nd) + ", " + std::to_string(nd - 1) + "], but got " + std::to_string(py::as<py::IntObj>(d)->small()) + ")");
     CallArgs add;
     add.args = {py::makeInt(i)};
     in.call(in.getAttr(set, "add"), add);
@@ -119,8 +119,8 @@ void markDims(py::Interpreter& in, const Value& t, const Value& index, const cha
 // torch.compiler.disable(fn, recursive=True, reason=None): the function runs eagerly; called
 // from a traced function it is a graph break.
 Value disable(py::Interpreter& in, const Value& fn, bool recursive, const std::string& reason) {
-  if (fn->kind == VK::Builtin && static_cast<py::BuiltinObj*>(fn.get())->dynamoDisabled) return fn;
-  std::string name = fn->kind == VK::Function ? static_cast<py::FunctionObj*>(fn.get())->name : py::typeName(fn);
+  if (fn->kind == VK::Builtin && py::as<py::BuiltinObj>(fn)->dynamoDisabled) return fn;
+  std::string name = fn->kind == VK::Function ? py::as<py::FunctionObj>(fn)->name : py::typeName(fn);
   char addr[32];
   std::snprintf(addr, sizeof addr, "%p", static_cast<void*>(fn.get()));
   std::string shown = "<function " + name + " at " + addr + ">";
@@ -142,7 +142,7 @@ Value disable(py::Interpreter& in, const Value& fn, bool recursive, const std::s
       int depth;
       ~Restore() { in.interceptDepth = depth; }
     } restore{in, saved};
-    if (fn->kind == VK::Function) return in.callFunction(*static_cast<py::FunctionObj*>(fn.get()), a, nullptr);
+    if (fn->kind == VK::Function) return in.callFunction(*py::as<py::FunctionObj>(fn), a, nullptr);
     return in.call(fn, a);
   });
   b->wrapped = fn;
@@ -171,8 +171,8 @@ Value disableEntry(py::Interpreter& in, CallArgs& a) {
 void installDynamo(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& dynamo, const std::shared_ptr<py::ModuleObj>& compiler) {
   auto def = [](const std::shared_ptr<py::ModuleObj>& m, const std::string& name, py::NativeFn fn) {
     m->scope->vars[name] = py::makeBuiltin(m->name + "." + name, std::move(fn));
-    static_cast<py::BuiltinObj*>(m->scope->vars[name].get())->isMethod = false;  // a module function
-  static_cast<py::BuiltinObj*>(m->scope->vars[name].get())->isMethod = false;  // a module function
+    py::as<py::BuiltinObj>(m->scope->vars[name])->isMethod = false;  // a module function
+  py::as<py::BuiltinObj>(m->scope->vars[name])->isMethod = false;  // a module function
   };
   def(dynamo, "graph_break", [](py::Interpreter& in, CallArgs& a) -> py::Value {
     if (!in.tracer) return py::None();  // outside capture it does nothing, as in PyTorch

@@ -19,7 +19,7 @@ namespace {
 
 void def(const std::shared_ptr<py::ModuleObj>& m, const std::string& name, py::NativeFn fn) {
   m->scope->vars[name] = py::makeBuiltin(m->name + "." + name, std::move(fn));
-  static_cast<py::BuiltinObj*>(m->scope->vars[name].get())->isMethod = false;  // a module function
+  py::as<py::BuiltinObj>(m->scope->vars[name])->isMethod = false;  // a module function
 }
 
 // A random draw: while capturing it breaks the graph (see breakOnRandomInCapture).
@@ -31,13 +31,13 @@ void defRandom(const std::shared_ptr<py::ModuleObj>& m, const std::string& name,
 }
 
 int64_t intOf(py::Interpreter& in, const Value& v, const char* what) {
-  if (v->kind == VK::Int) return static_cast<py::IntObj*>(v.get())->small();
-  if (v->kind == VK::Bool) return static_cast<py::BoolObj*>(v.get())->v;
+  if (v->kind == VK::Int) return py::as<py::IntObj>(v)->small();
+  if (v->kind == VK::Bool) return py::as<py::BoolObj>(v)->v;
   in.raise("TypeError", std::string(what) + " must be int, not " + py::typeName(v));
 }
 
 double numberOf(py::Interpreter& in, const Value& v) {
-  if (v->kind == VK::Float) return static_cast<py::FloatObj*>(v.get())->v;
+  if (v->kind == VK::Float) return py::as<py::FloatObj>(v)->v;
   return double(intOf(in, v, "argument"));
 }
 
@@ -55,7 +55,7 @@ ir::DType dtypeOf(py::Interpreter& in, const CallArgs& a, ir::DType dflt) {
   Value d = a.kwarg("dtype");
   if (!d || py::isNone(d)) return dflt;
   if (d->kind != VK::DType) in.raise("TypeError", "dtype must be a torch.dtype, not " + py::typeName(d));
-  return static_cast<py::DTypeObj*>(d.get())->d;
+  return py::as<py::DTypeObj>(d)->d;
 }
 
 Value finish(py::Interpreter& in, Tensor t, const CallArgs& a) {
@@ -67,16 +67,16 @@ Value finish(py::Interpreter& in, Tensor t, const CallArgs& a) {
 }
 
 const Tensor& tensorOf(py::Interpreter& in, const Value& v, const char* fn) {
-  if (v->kind != VK::Tensor || static_cast<py::TensorObj*>(v.get())->fake)
+  if (v->kind != VK::Tensor || py::as<py::TensorObj>(v)->fake)
     in.raise("TypeError", std::string(fn) + "(): argument 'input' (position 1) must be Tensor, not " + py::typeName(v));
-  return static_cast<py::TensorObj*>(v.get())->t;
+  return py::as<py::TensorObj>(v)->t;
 }
 
 // The generator a draw uses: generator= (a torch.Generator) or the default one.
 Generator& generatorOf(py::Interpreter& in, const CallArgs& a) {
   Value g = a.kwarg("generator");
   if (!g || py::isNone(g)) return defaultGenerator();
-  auto* inst = g->kind == VK::Instance ? static_cast<py::InstanceObj*>(g.get()) : nullptr;
+  auto* inst = g->kind == VK::Instance ? py::as<py::InstanceObj>(g) : nullptr;
   if (!inst || inst->cls->name != "Generator" || !inst->cls->module || inst->cls->module->name != "torch" || !inst->native)
     in.raise("TypeError", "generator must be a torch.Generator, not " + py::typeName(g));
   return *static_cast<Generator*>(inst->native.get());
@@ -91,15 +91,15 @@ void installGeneratorClass(py::Interpreter& in, const std::shared_ptr<py::Module
   cls->mro.push_back(cls);
   if (auto o = in.builtinClass("object")) cls->mro.push_back(o), cls->bases.push_back(o);
   auto self = [](py::Interpreter& in, const CallArgs& a, const char* method) -> Generator& {
-    if (a.args.empty() || a.args[0]->kind != VK::Instance || static_cast<py::InstanceObj*>(a.args[0].get())->cls->name != "Generator")
+    if (a.args.empty() || a.args[0]->kind != VK::Instance || py::as<py::InstanceObj>(a.args[0])->cls->name != "Generator")
       in.raise("TypeError", std::string("descriptor '") + method + "' for 'torch._C.Generator' objects doesn't apply to this object");
-    return *static_cast<Generator*>(static_cast<py::InstanceObj*>(a.args[0].get())->native.get());
+    return *static_cast<Generator*>(py::as<py::InstanceObj>(a.args[0])->native.get());
   };
   cls->dict["__init__"] = py::makeBuiltin("Generator.__init__", [](py::Interpreter& in, CallArgs& a) {
     Value device = a.args.size() > 1 ? a.args[1] : a.kwarg("device");
     if (device && !py::isNone(device) && in.str(device) != "cpu")
       in.raise("RuntimeError", "Kiln runs on the CPU only: a torch.Generator on device '" + in.str(device) + "' is not supported");
-    static_cast<py::InstanceObj*>(a.args.at(0).get())->native = std::make_shared<Generator>();
+    py::as<py::InstanceObj>(a.args.at(0))->native = std::make_shared<Generator>();
     return py::None();
   });
   // Dynamo traces no method of a torch.Generator (gb0156): each call breaks and runs eagerly, so
@@ -167,7 +167,7 @@ Value gradModeClass(py::Interpreter& in, const std::string& name, bool immediate
     });
   };
   cls->dict["__new__"] = py::makeBuiltin(name + ".__new__", [mode, wrapper, immediate](py::Interpreter& in, CallArgs& a) -> Value {
-    auto c = std::static_pointer_cast<py::ClassObj>(a.args.at(0));
+    auto c = py::asShared<py::ClassObj>(a.args.at(0));
     CallArgs rest = a;
     rest.args.erase(rest.args.begin());
     // @torch.no_grad without parentheses decorates directly.
@@ -182,7 +182,7 @@ Value gradModeClass(py::Interpreter& in, const std::string& name, bool immediate
     return inst;
   });
   cls->dict["__enter__"] = py::makeBuiltin(name + ".__enter__", [immediate, inference](py::Interpreter& in, CallArgs& a) {
-    auto* self = static_cast<py::InstanceObj*>(a.args.at(0).get());
+    auto* self = py::as<py::InstanceObj>(a.args.at(0));
     if (!immediate) self->dict->setStr("_prev", py::makeBool(autograd::isGradEnabled()));
     const bool enabled = in.truthy(self->dict->getStr("_enabled"));
     setGradMode(in, enabled);
@@ -193,14 +193,14 @@ Value gradModeClass(py::Interpreter& in, const std::string& name, bool immediate
     return py::None();
   });
   cls->dict["__exit__"] = py::makeBuiltin(name + ".__exit__", [inference](py::Interpreter& in, CallArgs& a) {
-    auto* self = static_cast<py::InstanceObj*>(a.args.at(0).get());
+    auto* self = py::as<py::InstanceObj>(a.args.at(0));
     setGradMode(in, in.truthy(self->dict->getStr("_prev")));
     if (inference)
       if (Value p = self->dict->getStr("_prev_inference")) tensor::setInferenceModeEnabled(in.truthy(p));
     return py::False();
   });
   cls->dict["__call__"] = py::makeBuiltin(name + ".__call__", [wrapper](py::Interpreter& in, CallArgs& a) -> Value {
-    auto* self = static_cast<py::InstanceObj*>(a.args.at(0).get());
+    auto* self = py::as<py::InstanceObj>(a.args.at(0));
     if (a.args.size() != 2) in.raise("TypeError", "a grad mode decorator takes one function");
     return wrapper(in.truthy(self->dict->getStr("_enabled")), a.args[1]);
   });

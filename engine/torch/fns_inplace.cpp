@@ -17,7 +17,7 @@ using tensor::TorchError;
 
 namespace {
 
-py::TensorObj* obj(const Value& v) { return static_cast<py::TensorObj*>(v.get()); }
+py::TensorObj* obj(const Value& v) { return py::as<py::TensorObj>(v); }
 
 // c10::canCast: no floating -> integral and no non-bool -> bool.
 bool canCast(ir::DType from, ir::DType to) {

@@ -14,13 +14,13 @@ using py::VK;
 
 namespace {
 
-py::InstanceObj* inst(const Value& v) { return static_cast<py::InstanceObj*>(v.get()); }
+py::InstanceObj* inst(const Value& v) { return py::as<py::InstanceObj>(v); }
 
 std::shared_ptr<py::DictObj> slot(py::Interpreter& in, const Value& self, const char* name) {
   Value d = inst(self)->dict->getStr(name);
   if (!d || d->kind != VK::Dict)
     in.raise("AttributeError", "cannot assign module attributes before Module.__init__() call (missing " + std::string(name) + ")");
-  return std::static_pointer_cast<py::DictObj>(d);
+  return py::asShared<py::DictObj>(d);
 }
 
 bool isModule(py::Interpreter& in, const Value& v) {
@@ -65,8 +65,8 @@ Value pairs(const std::vector<std::pair<std::string, Value>>& items) {
 // The entries of one of a module's hook dicts (_forward_hooks ...), or null when it has none.
 std::shared_ptr<py::DictObj> hookDict(const Value& self, const char* name) {
   Value d = inst(self)->dict->getStr(name);
-  if (!d || d->kind != VK::Dict || static_cast<py::DictObj*>(d.get())->items.empty()) return nullptr;
-  return std::static_pointer_cast<py::DictObj>(d);
+  if (!d || d->kind != VK::Dict || py::as<py::DictObj>(d)->items.empty()) return nullptr;
+  return py::asShared<py::DictObj>(d);
 }
 
 bool hookFlag(const Value& self, const char* name, const Value& id) {
@@ -93,11 +93,11 @@ Value callWithHooks(py::Interpreter& in, const Value& self, const Value& forward
       if (hookFlag(self, "_forward_pre_hooks_with_kwargs", id)) {
         Value r = invoke(hook, {self, args, kwargs});
         if (py::isNone(r)) continue;
-        if (r->kind != VK::Tuple || static_cast<py::TupleObj*>(r.get())->items.size() != 2 ||
-            static_cast<py::TupleObj*>(r.get())->items[1]->kind != VK::Dict)
+        if (r->kind != VK::Tuple || py::as<py::TupleObj>(r)->items.size() != 2 ||
+            py::as<py::TupleObj>(r)->items[1]->kind != VK::Dict)
           in.raise("RuntimeError", "forward pre-hook must return None or a tuple of (new_args, new_kwargs), but got " + in.str(r) + ".");
-        args = static_cast<py::TupleObj*>(r.get())->items[0];
-        kwargs = std::static_pointer_cast<py::DictObj>(static_cast<py::TupleObj*>(r.get())->items[1]);
+        args = py::as<py::TupleObj>(r)->items[0];
+        kwargs = py::asShared<py::DictObj>(py::as<py::TupleObj>(r)->items[1]);
       } else {
         Value r = invoke(hook, {self, args});
         if (py::isNone(r)) continue;
@@ -150,7 +150,7 @@ void installNn(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& nn) {
     std::string name = in.str(a.args.at(1));
     const Value& v = a.args.at(2);
     auto* m = inst(self);
-    if (v->kind == VK::Tensor && static_cast<py::TensorObj*>(v.get())->parameter) {
+    if (v->kind == VK::Tensor && py::as<py::TensorObj>(v)->parameter) {
       slot(in, self, "_parameters")->setStr(name, v);
       m->dict->erase(py::makeStr(name));
       return py::None();
@@ -162,8 +162,8 @@ void installNn(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& nn) {
     }
     for (const char* s : {"_parameters", "_buffers", "_modules"}) {
       Value d = m->dict->getStr(s);
-      if (d && d->kind == VK::Dict && static_cast<py::DictObj*>(d.get())->getStr(name)) {
-        static_cast<py::DictObj*>(d.get())->setStr(name, v);
+      if (d && d->kind == VK::Dict && py::as<py::DictObj>(d)->getStr(name)) {
+        py::as<py::DictObj>(d)->setStr(name, v);
         return py::None();
       }
     }
@@ -176,7 +176,7 @@ void installNn(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& nn) {
     for (const char* s : {"_parameters", "_buffers", "_modules"}) {
       Value d = inst(self)->dict->getStr(s);
       if (d && d->kind == VK::Dict)
-        if (Value v = static_cast<py::DictObj*>(d.get())->getStr(name)) return v;
+        if (Value v = py::as<py::DictObj>(d)->getStr(name)) return v;
     }
     in.raise("AttributeError", "'" + inst(self)->cls->name + "' object has no attribute '" + name + "'");
   });
@@ -185,7 +185,7 @@ void installNn(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& nn) {
     Value name = a.args.at(1);
     for (const char* s : {"_parameters", "_buffers", "_modules"}) {
       Value d = inst(self)->dict->getStr(s);
-      if (d && d->kind == VK::Dict && static_cast<py::DictObj*>(d.get())->erase(name)) return py::None();
+      if (d && d->kind == VK::Dict && py::as<py::DictObj>(d)->erase(name)) return py::None();
     }
     in.genericDelAttr(self, in.str(name));
     return py::None();
@@ -255,7 +255,7 @@ void installNn(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& nn) {
   param->mro.push_back(param);
   param->dict["__new__"] = py::makeBuiltin("Parameter.__new__", [](py::Interpreter& in, CallArgs& a) -> Value {
     if (a.args.size() < 2 || a.args[1]->kind != VK::Tensor) in.raise("TypeError", "Parameter() expects a Tensor");
-    auto* src = static_cast<py::TensorObj*>(a.args[1].get());
+    auto* src = py::as<py::TensorObj>(a.args[1]);
     auto p = std::make_shared<py::TensorObj>(src->t.detach());  // shares the data, is its own leaf
     bool rg = !(a.args.size() > 2 && !in.truthy(a.args[2])) && !(a.kwarg("requires_grad") && !in.truthy(a.kwarg("requires_grad")));
     p->t.setRequiresGrad(rg);

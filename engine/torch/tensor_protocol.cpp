@@ -28,7 +28,7 @@ using py::VK;
 
 namespace {
 
-py::TensorObj* asTensor(const Value& v) { return static_cast<py::TensorObj*>(v.get()); }
+py::TensorObj* asTensor(const Value& v) { return py::as<py::TensorObj>(v); }
 
 const std::map<std::string, std::string> kOperators = {
     {"+", "add"}, {"-", "sub"}, {"*", "mul"}, {"/", "truediv"}, {"%", "mod"}, {"**", "pow"},
@@ -164,7 +164,7 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
         return py::makeTuple(std::move(v));
       }
       if (a.args[0]->kind != VK::Int) in.raise("TypeError", "stride(): argument 'dim' must be int");
-      int64_t d = normDim(in, static_cast<py::IntObj*>(a.args[0].get())->small(), static_cast<int64_t>(strides.size()));
+      int64_t d = normDim(in, py::as<py::IntObj>(a.args[0])->small(), static_cast<int64_t>(strides.size()));
       return py::makeInt(strides[static_cast<size_t>(d)]);
     });
   std::string n = name;
@@ -175,7 +175,7 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
       const bool traced = in.tracer && asTensor(self)->fake;
       if (a.args.empty()) return traced ? in.tracer->symbolicSizes(self, shapeTuple(ty)) : shapeTuple(ty);
       if (a.args[0]->kind != VK::Int) in.raise("TypeError", "size(): argument 'dim' must be int");
-      int64_t d = normDim(in, static_cast<py::IntObj*>(a.args[0].get())->small(), static_cast<int64_t>(ty.sizes.size()));
+      int64_t d = normDim(in, py::as<py::IntObj>(a.args[0])->small(), static_cast<int64_t>(ty.sizes.size()));
       Value size = py::makeInt(ty.sizes[static_cast<size_t>(d)].value);
       return traced ? in.tracer->symbolicSize(self, d, size) : size;
     });
@@ -222,7 +222,7 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
         if (fullgraph && ty.dtype != ir::DType::Bool) {
           Value u = capture::makeUnbacked(in, *in.tracer, ir::isFloating(ty.dtype));
           // Where it is read from: a frame that returns the scalar hands it on from the graph.
-          static_cast<py::InstanceObj*>(u.get())->dict->setStr("_item_of", self);
+          py::as<py::InstanceObj>(u)->dict->setStr("_item_of", self);
           return u;
         }
         if (capture) {
@@ -364,23 +364,23 @@ ops::Val indexVal(py::Interpreter& in, const Value& i, bool top) {
     case VK::Tuple: {
       if (!top) in.raise("IndexError", "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices");
       std::vector<ops::Val> items;
-      for (auto& x : static_cast<py::TupleObj*>(i.get())->items) items.push_back(indexVal(in, x, false));
+      for (auto& x : py::as<py::TupleObj>(i)->items) items.push_back(indexVal(in, x, false));
       return ops::Val::listOf(std::move(items));
     }
     case VK::Slice: {
-      auto* s = static_cast<py::SliceObj*>(i.get());
+      auto* s = py::as<py::SliceObj>(i);
       auto part = [&](const Value& v) {
         if (py::isNone(v)) return ops::Val::none();
         if (v->kind == VK::Int || v->kind == VK::Bool) return toVal(in, v);
-        if (v->kind == VK::Tensor && !static_cast<py::TensorObj*>(v.get())->fake && static_cast<py::TensorObj*>(v.get())->t.numel() == 1)
-          return ops::Val::integer(static_cast<py::TensorObj*>(v.get())->t.loadIntAt(0));
+        if (v->kind == VK::Tensor && !py::as<py::TensorObj>(v)->fake && py::as<py::TensorObj>(v)->t.numel() == 1)
+          return ops::Val::integer(py::as<py::TensorObj>(v)->t.loadIntAt(0));
         in.raise("TypeError", "slice indices must be integers or None or have an __index__ method");
       };
       return ops::Val::listOf({ops::Val::string("slice"), part(s->start), part(s->stop), part(s->step)});
     }
     case VK::Ellipsis: return ops::Val::string("...");
     case VK::List: {
-      std::vector<Value> items = static_cast<py::ListObj*>(i.get())->items;
+      std::vector<Value> items = py::as<py::ListObj>(i)->items;
       bool allBool = !items.empty();
       for (auto& x : items) {
         if (x->kind != VK::Int && x->kind != VK::Bool)
@@ -389,8 +389,8 @@ ops::Val indexVal(py::Interpreter& in, const Value& i, bool top) {
       }
       tensor::Tensor t = tensor::Tensor::empty({static_cast<int64_t>(items.size())}, allBool ? ir::DType::Bool : ir::DType::Int64);
       for (size_t k = 0; k < items.size(); ++k)
-        t.storeIntAt(static_cast<int64_t>(k), items[k]->kind == VK::Bool ? static_cast<py::BoolObj*>(items[k].get())->v
-                                                                           : static_cast<py::IntObj*>(items[k].get())->small());
+        t.storeIntAt(static_cast<int64_t>(k), items[k]->kind == VK::Bool ? py::as<py::BoolObj>(items[k])->v
+                                                                           : py::as<py::IntObj>(items[k])->small());
       return ops::Val::of(t);
     }
     case VK::Int:
@@ -470,7 +470,7 @@ bool setitemIsTraced(py::Interpreter& in, const Value& t, const Value& index, co
   auto traced = [&](const Value& x) { return x->kind == VK::Tensor && (asTensor(x)->fake || in.tracer->dependsOnInputs(x)); };
   if (traced(t) || traced(v)) return true;
   if (index->kind == VK::Tuple)
-    for (const auto& i : static_cast<py::TupleObj*>(index.get())->items)
+    for (const auto& i : py::as<py::TupleObj>(index)->items)
       if (traced(i)) return true;
   return traced(index);
 }
@@ -483,7 +483,7 @@ void recordSetSubscript(py::Interpreter& in, const Value& t, const Value& index,
   auto containsList = [](const Value& i) {
     if (i->kind == VK::List) return true;
     if (i->kind != VK::Tuple) return false;
-    for (const auto& x : static_cast<py::TupleObj*>(i.get())->items)
+    for (const auto& x : py::as<py::TupleObj>(i)->items)
       if (x->kind == VK::List) return true;
     return false;
   };
@@ -492,14 +492,14 @@ void recordSetSubscript(py::Interpreter& in, const Value& t, const Value& index,
     auto is = [](const Value& x) { return x && capture::isUnbacked(x); };
     if (is(i)) return true;
     if (i->kind == VK::Slice) {
-      auto* sl = static_cast<py::SliceObj*>(i.get());
+      auto* sl = py::as<py::SliceObj>(i);
       return is(sl->start) || is(sl->stop) || is(sl->step);
     }
     return false;
   };
   bool anyUnbacked = unbacked(index) || capture::isUnbacked(v);
   if (index->kind == VK::Tuple)
-    for (const auto& x : static_cast<py::TupleObj*>(index.get())->items) anyUnbacked = anyUnbacked || unbacked(x);
+    for (const auto& x : py::as<py::TupleObj>(index)->items) anyUnbacked = anyUnbacked || unbacked(x);
   if (anyUnbacked) capture::unbackedLimitation(in, "an unbacked scalar in a tensor subscript assignment");
   if (v->kind != VK::Tensor && v->kind != VK::Float && v->kind != VK::Int && v->kind != VK::Bool)
     in.raise("TypeError", "can't assign a " + py::typeName(v) + " to a " + std::string(ir::torchName(asTensor(t)->tensorType().dtype)) + " tensor");

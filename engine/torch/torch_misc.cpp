@@ -37,7 +37,7 @@ ir::DType dtypeArgOf(py::Interpreter& in, const CallArgs& a, const std::string& 
   Value d = a.args.size() > 1 ? a.args[1] : a.kwarg("type");
   if (!d || py::isNone(d)) return ir::defaultFloatDType();  // the default dtype
   if (d->kind != VK::DType) in.raise("TypeError", fn + "(): argument 'type' (position 1) must be torch.dtype, not " + py::typeName(d));
-  return static_cast<py::DTypeObj*>(d.get())->d;
+  return py::as<py::DTypeObj>(d)->d;
 }
 
 std::string shortDtypeName(ir::DType d) { return std::string(ir::torchName(d)).substr(6); }  // "torch.float32" -> "float32"
@@ -79,7 +79,7 @@ void installTorchMisc(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>&
   // torch.finfo(type=None): bits, eps, max, min, tiny, smallest_normal, resolution, dtype.
   auto finfo = infoClass(in, torch, "finfo");
   finfo->dict["__new__"] = py::makeBuiltin("finfo.__new__", [](py::Interpreter& in, CallArgs& a) -> Value {
-    auto cls = std::static_pointer_cast<py::ClassObj>(a.args.at(0));
+    auto cls = py::asShared<py::ClassObj>(a.args.at(0));
     ir::DType d = dtypeArgOf(in, a, "finfo");
     if (!ir::isFloating(d))
       in.raise("TypeError", "torch.finfo() requires a floating point input type. Use torch.iinfo to handle 'torch.finfo'");
@@ -108,8 +108,8 @@ void installTorchMisc(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>&
     return inst;
   });
   finfo->dict["__repr__"] = py::makeBuiltin("finfo.__repr__", [](py::Interpreter& in, CallArgs& a) -> Value {
-    auto* self = static_cast<py::InstanceObj*>(a.args.at(0).get());
-    auto num = [&](const char* k) { return g6(static_cast<py::FloatObj*>(self->dict->getStr(k).get())->v); };
+    auto* self = py::as<py::InstanceObj>(a.args.at(0));
+    auto num = [&](const char* k) { return g6(py::as<py::FloatObj>(self->dict->getStr(k))->v); };
     return py::makeStr("finfo(resolution=" + num("resolution") + ", min=" + num("min") + ", max=" + num("max") + ", eps=" + num("eps") +
                        ", smallest_normal=" + num("smallest_normal") + ", tiny=" + num("tiny") + ", dtype=" + in.str(self->dict->getStr("dtype")) + ")");
   });
@@ -118,7 +118,7 @@ void installTorchMisc(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>&
   // torch.iinfo(type): bits, max, min, dtype.
   auto iinfo = infoClass(in, torch, "iinfo");
   iinfo->dict["__new__"] = py::makeBuiltin("iinfo.__new__", [](py::Interpreter& in, CallArgs& a) -> Value {
-    auto cls = std::static_pointer_cast<py::ClassObj>(a.args.at(0));
+    auto cls = py::asShared<py::ClassObj>(a.args.at(0));
     Value dv = a.args.size() > 1 ? a.args[1] : a.kwarg("type");
     if (!dv) in.raise("TypeError", "iinfo() missing required argument 'type' (pos 1)");
     ir::DType d = dtypeArgOf(in, a, "iinfo");
@@ -135,8 +135,8 @@ void installTorchMisc(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>&
     return inst;
   });
   iinfo->dict["__repr__"] = py::makeBuiltin("iinfo.__repr__", [](py::Interpreter& in, CallArgs& a) -> Value {
-    auto* self = static_cast<py::InstanceObj*>(a.args.at(0).get());
-    auto num = [&](const char* k) { return g6(static_cast<double>(static_cast<py::IntObj*>(self->dict->getStr(k).get())->small())); };
+    auto* self = py::as<py::InstanceObj>(a.args.at(0));
+    auto num = [&](const char* k) { return g6(static_cast<double>(py::as<py::IntObj>(self->dict->getStr(k))->small())); };
     return py::makeStr("iinfo(min=" + num("min") + ", max=" + num("max") + ", dtype=" + in.str(self->dict->getStr("dtype")) + ")");
   });
   T["iinfo"] = iinfo;
@@ -161,7 +161,7 @@ void installTorchMisc(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>&
                              {"_check_index", "IndexError"}, {"_check_not_implemented", "NotImplementedError"}}) {
     std::string n = name, e = error;
     T[n] = py::makeBuiltin("torch." + n, [e](py::Interpreter& in, CallArgs& a) { return checkWith(in, a, e); });
-    static_cast<py::BuiltinObj*>(T[n].get())->isMethod = false;
+    py::as<py::BuiltinObj>(T[n])->isMethod = false;
   }
 }
 

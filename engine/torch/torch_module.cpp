@@ -32,14 +32,14 @@ std::shared_ptr<py::ModuleObj> newModule(py::Interpreter& in, const std::string&
 
 void def(const std::shared_ptr<py::ModuleObj>& m, const std::string& name, py::NativeFn fn) {
   m->scope->vars[name] = py::makeBuiltin(m->name + "." + name, std::move(fn));
-  static_cast<py::BuiltinObj*>(m->scope->vars[name].get())->isMethod = false;  // a module function
+  py::as<py::BuiltinObj>(m->scope->vars[name])->isMethod = false;  // a module function
 }
 
 ir::DType dtypeArg(py::Interpreter& in, const CallArgs& a, ir::DType dflt) {
   Value d = a.kwarg("dtype");
   if (!d || py::isNone(d)) return dflt;
   if (d->kind != VK::DType) in.raise("TypeError", "dtype must be a torch.dtype, not " + py::typeName(d));
-  return static_cast<py::DTypeObj*>(d.get())->d;
+  return py::as<py::DTypeObj>(d)->d;
 }
 
 // Shape from f(2, 3), f((2, 3)) or f([2, 3]).
@@ -51,17 +51,17 @@ tensor::Shape shapeArgs(py::Interpreter& in, const CallArgs& a, size_t from = 0)
   tensor::Shape out;
   for (auto& d : dims) {
     if (d->kind != VK::Int) in.raise("TypeError", "size must be a sequence of ints, but got " + py::typeName(d));
-    out.push_back(static_cast<py::IntObj*>(d.get())->small());
+    out.push_back(py::as<py::IntObj>(d)->small());
   }
   return out;
 }
 
 double number(py::Interpreter& in, const Value& v) {
-  if (v->kind == VK::Int) return double(static_cast<py::IntObj*>(v.get())->small());
-  if (v->kind == VK::Float) return static_cast<py::FloatObj*>(v.get())->v;
-  if (v->kind == VK::Bool) return static_cast<py::BoolObj*>(v.get())->v;
-  if (v->kind == VK::Tensor && !static_cast<py::TensorObj*>(v.get())->fake && static_cast<py::TensorObj*>(v.get())->t.numel() == 1)
-    return static_cast<py::TensorObj*>(v.get())->t.loadAt(0);
+  if (v->kind == VK::Int) return double(py::as<py::IntObj>(v)->small());
+  if (v->kind == VK::Float) return py::as<py::FloatObj>(v)->v;
+  if (v->kind == VK::Bool) return py::as<py::BoolObj>(v)->v;
+  if (v->kind == VK::Tensor && !py::as<py::TensorObj>(v)->fake && py::as<py::TensorObj>(v)->t.numel() == 1)
+    return py::as<py::TensorObj>(v)->t.loadAt(0);
   in.raise("TypeError", "must be real number, not " + py::typeName(v));
 }
 
@@ -91,15 +91,15 @@ tensor::Tensor tensorFromData(py::Interpreter& in, const Value& data, std::optio
     if (v->kind == VK::Float) inferred = ir::defaultFloatDType();
     else if (v->kind == VK::Int) { if (inferred == ir::DType::Bool) inferred = ir::DType::Int64; }
     else if (v->kind == VK::Tensor) {
-      auto& t = static_cast<py::TensorObj*>(v.get())->t;
+      auto& t = py::as<py::TensorObj>(v)->t;
       if (ir::isFloating(t.dtype())) inferred = ir::defaultFloatDType();
       else if (inferred == ir::DType::Bool && t.dtype() != ir::DType::Bool) inferred = ir::DType::Int64;
     } else if (v->kind != VK::Bool) {
       in.raise("TypeError", "Could not infer dtype of " + py::typeName(v));
     }
     if (v->kind == VK::Int) {
-      if (static_cast<py::IntObj*>(v.get())->big) in.raise("RuntimeError", "Overflow when unpacking long");
-      int64_t i = static_cast<py::IntObj*>(v.get())->small();
+      if (py::as<py::IntObj>(v)->big) in.raise("RuntimeError", "Overflow when unpacking long");
+      int64_t i = py::as<py::IntObj>(v)->small();
       flat.push_back(static_cast<double>(i));
       exact.push_back(i);
       isInt.push_back(true);
@@ -191,7 +191,7 @@ void installModules(py::Interpreter& in) {
         rest.args.erase(rest.args.begin());
         return in.call(in.getAttr(c.args[0], name), rest);
       });
-      static_cast<py::BuiltinObj*>(fn.get())->isMethod = false;
+      py::as<py::BuiltinObj>(fn)->isMethod = false;
       return fn;
     });
     cls->meta = meta;
@@ -214,8 +214,8 @@ void installModules(py::Interpreter& in) {
         if (d->kind == VK::Int) continue;
         // A one-element integer tensor is an index (__index__), as in PyTorch.
         if (d->kind == VK::Tensor) {
-          auto& t = static_cast<py::TensorObj*>(d.get())->t;
-          if (!static_cast<py::TensorObj*>(d.get())->fake && t.numel() == 1 && !ir::isFloating(t.dtype()) && t.dtype() != ir::DType::Bool) {
+          auto& t = py::as<py::TensorObj>(d)->t;
+          if (!py::as<py::TensorObj>(d)->fake && t.numel() == 1 && !ir::isFloating(t.dtype()) && t.dtype() != ir::DType::Bool) {
             d = py::makeInt(t.loadIntAt(0));
             continue;
           }
@@ -241,7 +241,7 @@ void installModules(py::Interpreter& in) {
     cls->mro.push_back(cls);
     if (auto o = in.builtinClass("object")) cls->mro.push_back(o), cls->bases.push_back(o);
     cls->dict["__repr__"] = py::makeBuiltin("memory_format.__repr__", [](py::Interpreter& in, CallArgs& a) {
-      return py::makeStr("torch." + in.str(static_cast<py::InstanceObj*>(a.args.at(0).get())->dict->getStr("name")));
+      return py::makeStr("torch." + in.str(py::as<py::InstanceObj>(a.args.at(0))->dict->getStr("name")));
     });
     for (const char* n : {"contiguous_format", "channels_last", "channels_last_3d", "preserve_format"}) {
       auto f = std::make_shared<py::InstanceObj>(cls);
@@ -264,7 +264,7 @@ void installModules(py::Interpreter& in) {
     if (a.args.empty()) in.raise("TypeError", "tensor() missing 1 required positional arguments: \"data\"");
     Value dt = a.kwarg("dtype");
     std::optional<ir::DType> d;
-    if (dt && !py::isNone(dt)) d = static_cast<py::DTypeObj*>(dt.get())->d;
+    if (dt && !py::isNone(dt)) d = py::as<py::DTypeObj>(dt)->d;
     return wrap(tensorFromData(in, a.args[0], d), in, a);
   });
   def(torch, "arange", [](py::Interpreter& in, CallArgs& a) {
@@ -314,7 +314,7 @@ void installModules(py::Interpreter& in) {
     double v = val;
     def(torch, name, [v, name = name](py::Interpreter& in, CallArgs& a) {
       if (a.args.empty() || a.args[0]->kind != VK::Tensor) in.raise("TypeError", "expected a Tensor");
-      auto ty = static_cast<py::TensorObj*>(a.args[0].get())->tensorType();
+      auto ty = py::as<py::TensorObj>(a.args[0])->tensorType();
       tensor::Shape s;
       for (auto& d : ty.sizes) s.push_back(d.value);
       return recordCreation(in, std::string("torch.") + name, a, wrap(tensor::Tensor::full(s, v, dtypeArg(in, a, ty.dtype)), in, a));

@@ -36,15 +36,15 @@ struct Script {
     py::Value v = var(name);
     if (!v) ADD_FAILURE() << "no variable " << name;
     if (!v) return {};
-    if (v->kind == py::VK::Tensor) return static_cast<py::TensorObj*>(v.get())->t.toDoubles();
-    if (v->kind == py::VK::Float) return {static_cast<py::FloatObj*>(v.get())->v};
-    if (v->kind == py::VK::Int) return {double(static_cast<py::IntObj*>(v.get())->small())};
-    if (v->kind == py::VK::Bool) return {double(static_cast<py::BoolObj*>(v.get())->v)};
+    if (v->kind == py::VK::Tensor) return py::as<py::TensorObj>(v)->t.toDoubles();
+    if (v->kind == py::VK::Float) return {py::as<py::FloatObj>(v)->v};
+    if (v->kind == py::VK::Int) return {double(py::as<py::IntObj>(v)->small())};
+    if (v->kind == py::VK::Bool) return {double(py::as<py::BoolObj>(v)->v)};
     std::vector<double> out;
     for (auto& x : in->iterate(v)) {
-      if (x->kind == py::VK::Float) out.push_back(static_cast<py::FloatObj*>(x.get())->v);
-      else if (x->kind == py::VK::Int) out.push_back(double(static_cast<py::IntObj*>(x.get())->small()));
-      else if (x->kind == py::VK::Bool) out.push_back(double(static_cast<py::BoolObj*>(x.get())->v));
+      if (x->kind == py::VK::Float) out.push_back(py::as<py::FloatObj>(x)->v);
+      else if (x->kind == py::VK::Int) out.push_back(double(py::as<py::IntObj>(x)->small()));
+      else if (x->kind == py::VK::Bool) out.push_back(double(py::as<py::BoolObj>(x)->v));
     }
     return out;
   }

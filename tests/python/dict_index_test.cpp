@@ -28,7 +28,7 @@ TEST(DictIndex, LookupsMatchAScan) {
   for (int64_t i = 0; i < 1000; ++i) {
     Value v = d.get(makeInt(i * 3));
     ASSERT_TRUE(v) << i;
-    EXPECT_EQ(static_cast<IntObj*>(v.get())->small(), i);
+    EXPECT_EQ(as<IntObj>(v)->small(), i);
     EXPECT_FALSE(d.get(makeInt(i * 3 + 1)));
   }
   // Equal numbers are one key: 3.0 and 3 (and True with 1) find the same entry.
@@ -36,13 +36,13 @@ TEST(DictIndex, LookupsMatchAScan) {
   EXPECT_FALSE(d.get(makeFloat(3.5)));
   d.set(makeFloat(6.0), makeInt(-1));
   EXPECT_EQ(d.items.size(), 1000u);
-  EXPECT_EQ(static_cast<IntObj*>(d.get(makeInt(6)).get())->small(), -1);
+  EXPECT_EQ(as<IntObj>(d.get(makeInt(6)))->small(), -1);
   // Deleting keeps the order of the rest; a re-inserted key goes last.
   EXPECT_TRUE(d.erase(makeInt(0)));
   EXPECT_FALSE(d.get(makeInt(0)));
-  EXPECT_EQ(static_cast<IntObj*>(d.items.front().first.get())->small(), 3);
+  EXPECT_EQ(as<IntObj>(d.items.front().first)->small(), 3);
   d.set(makeInt(0), makeInt(7));
-  EXPECT_EQ(static_cast<IntObj*>(d.items.back().first.get())->small(), 0);
+  EXPECT_EQ(as<IntObj>(d.items.back().first)->small(), 0);
   EXPECT_EQ(d.items.size(), 1000u);
   // Entries added through the items themselves are found too.
   d.items.emplace_back(makeStr("late"), makeInt(1));
