@@ -1,4 +1,5 @@
 #include "engine/capture/guards.h"
+#include "engine/ir/text.h"
 #include "engine/python/pyformat.h"
 
 #include <algorithm>
@@ -340,7 +341,7 @@ std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Va
 
 std::string Guard::floatValueText(const std::string& src) const {
   if (name == "self") return src + " == ___as_tensor(" + src + ").item()";
-  return "___as_tensor(" + src + ").item() " + name + " " + py::floatRepr(static_cast<py::FloatObj*>(constant.get())->v);
+  return "___as_tensor(" + src + ").item() " + name + " " + ir::pyFloat(py::as<py::FloatObj>(constant)->v);
 }
 
 std::string Guard::shapeText(bool display) const {

@@ -7,6 +7,10 @@
 
 namespace kiln::ir {
 
+// CPython's repr(float): the fewest digits that read back to the same double, fixed notation
+// for decimal exponents in [-4, 16) and scientific (two-digit exponent) outside, and always a
+// decimal point or exponent ("2.0", "1e-05", "1e+16"). The one float repr of the engine: FX
+// text, the interpreter's repr/str/format, unparsed code and guards all print through it.
 std::string pyFloat(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
@@ -16,8 +20,27 @@ std::string pyFloat(double v) {
     if (std::strtod(buf, nullptr) == v) break;
   }
   std::string s = buf;
-  if (s.find_first_of(".en") == std::string::npos) s += ".0";
-  return s;
+  const auto e = s.find('e');
+  if (e == std::string::npos) {
+    if (s.find('.') == std::string::npos) s += ".0";
+    return s;
+  }
+  const std::string mant = s.substr(0, e), ex = s.substr(e + 1);
+  const int exp = std::atoi(ex.c_str());
+  if (exp >= -4 && exp < 16) {
+    // %g chose an exponent where Python does not (1e+15): fixed notation, fewest decimals.
+    for (int prec = 0; prec <= 17; ++prec) {
+      std::snprintf(buf, sizeof buf, "%.*f", prec, v);
+      if (std::strtod(buf, nullptr) == v) break;
+    }
+    s = buf;
+    if (s.find('.') == std::string::npos) s += ".0";
+    return s;
+  }
+  std::string digits = ex.substr(ex[0] == '-' || ex[0] == '+' ? 1 : 0);
+  while (digits.size() > 1 && digits[0] == '0') digits.erase(0, 1);
+  if (digits.size() < 2) digits = "0" + digits;
+  return mant + "e" + (ex[0] == '-' ? '-' : '+') + digits;
 }
 
 namespace {

@@ -23,6 +23,7 @@ Graph parseGraph(std::string_view text, const std::string& fileName = "<graph>")
 
 // One argument in FX's spelling (2.0, torch.float32, [1, 2], 'str').
 std::string printArg(const Graph& g, const Arg& a);
+// Python's repr(float) (1.0, 1e-05, 1e+16, inf, nan): the one float repr, also the interpreter's.
 std::string pyFloat(double v);
 // A getitem index in Python syntax: (slice(None, 8, None), 0), ..., 3
 std::string printIndex(const Graph& g, const Arg& a, bool top);

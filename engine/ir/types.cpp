@@ -1,32 +1,57 @@
 #include "engine/ir/types.h"
 
+#include <iterator>
+
 namespace kiln::ir {
 
 namespace {
+// Every name of every dtype, one row each, in enum order: the one dtype-name table.
 struct DTypeInfo {
   DType d;
   std::string_view shortName, torchName;
+  std::string_view torchAlias;   // torch.float, torch.half ... ("" when PyTorch has none)
+  std::string_view methodName;   // Tensor.float(), Tensor.byte() ...
+  const char* scalarTypeName;    // c10::ScalarType
+  const char* typeMetaName;      // c10::TypeMeta
   size_t size;
   bool floating;
 };
 constexpr DTypeInfo kDTypes[] = {
-    {DType::Float32, "f32", "torch.float32", 4, true},
-    {DType::Float64, "f64", "torch.float64", 8, true},
-    {DType::Int64, "i64", "torch.int64", 8, false},
-    {DType::Int32, "i32", "torch.int32", 4, false},
-    {DType::Bool, "b8", "torch.bool", 1, false},
-    {DType::Float16, "f16", "torch.float16", 2, true},
-    {DType::BFloat16, "bf16", "torch.bfloat16", 2, true},
-    {DType::Int16, "i16", "torch.int16", 2, false},
-    {DType::Int8, "i8", "torch.int8", 1, false},
-    {DType::UInt8, "u8", "torch.uint8", 1, false},
+    {DType::Float32, "f32", "torch.float32", "float", "float", "Float", "float", 4, true},
+    {DType::Float64, "f64", "torch.float64", "double", "double", "Double", "double", 8, true},
+    {DType::Int64, "i64", "torch.int64", "long", "long", "Long", "long int", 8, false},
+    {DType::Int32, "i32", "torch.int32", "int", "int", "Int", "int", 4, false},
+    {DType::Bool, "b8", "torch.bool", "", "bool", "Bool", "bool", 1, false},
+    {DType::Float16, "f16", "torch.float16", "half", "half", "Half", "c10::Half", 2, true},
+    {DType::BFloat16, "bf16", "torch.bfloat16", "", "bfloat16", "BFloat16", "c10::BFloat16", 2, true},
+    {DType::Int16, "i16", "torch.int16", "short", "short", "Short", "short int", 2, false},
+    {DType::Int8, "i8", "torch.int8", "", "char", "Char", "signed char", 1, false},
+    {DType::UInt8, "u8", "torch.uint8", "", "byte", "Byte", "unsigned char", 1, false},
 };
+constexpr bool rowsInEnumOrder() {
+  for (size_t i = 0; i < std::size(kDTypes); ++i)
+    if (static_cast<size_t>(kDTypes[i].d) != i) return false;
+  return true;
+}
+static_assert(rowsInEnumOrder(), "kDTypes is indexed by DType");
 DType gDefaultFloat = DType::Float32;
 const DTypeInfo& info(DType d) { return kDTypes[static_cast<int>(d)]; }
 }  // namespace
 
 std::string_view shortName(DType d) { return info(d).shortName; }
 std::string_view torchName(DType d) { return info(d).torchName; }
+std::string_view torchAlias(DType d) { return info(d).torchAlias; }
+std::string_view tensorMethodName(DType d) { return info(d).methodName; }
+const char* scalarTypeName(DType d) { return info(d).scalarTypeName; }
+const char* typeMetaName(DType d) { return info(d).typeMetaName; }
+const std::vector<DType>& allDTypes() {
+  static const std::vector<DType> all = [] {
+    std::vector<DType> v;
+    for (const auto& i : kDTypes) v.push_back(i.d);
+    return v;
+  }();
+  return all;
+}
 size_t itemSize(DType d) { return info(d).size; }
 bool isFloating(DType d) { return info(d).floating; }
 bool isReducedFloat(DType d) { return d == DType::Float16 || d == DType::BFloat16; }
@@ -51,38 +76,6 @@ DType promoteTypes(DType a, DType b) {
 
 DType defaultFloatDType() { return gDefaultFloat; }
 void setDefaultFloatDType(DType d) { gDefaultFloat = d; }
-
-const char* typeMetaName(DType d) {
-  switch (d) {
-    case DType::Float32: return "float";
-    case DType::Float64: return "double";
-    case DType::Int64: return "long int";
-    case DType::Int32: return "int";
-    case DType::Bool: return "bool";
-    case DType::Float16: return "c10::Half";
-    case DType::BFloat16: return "c10::BFloat16";
-    case DType::Int16: return "short int";
-    case DType::Int8: return "signed char";
-    case DType::UInt8: return "unsigned char";
-  }
-  return "?";
-}
-
-const char* scalarTypeName(DType d) {
-  switch (d) {
-    case DType::Float32: return "Float";
-    case DType::Float64: return "Double";
-    case DType::Int64: return "Long";
-    case DType::Int32: return "Int";
-    case DType::Bool: return "Bool";
-    case DType::Float16: return "Half";
-    case DType::BFloat16: return "BFloat16";
-    case DType::Int16: return "Short";
-    case DType::Int8: return "Char";
-    case DType::UInt8: return "Byte";
-  }
-  return "?";
-}
 
 std::optional<DType> dtypeFromShort(std::string_view s) {
   for (const auto& i : kDTypes)

@@ -17,6 +17,12 @@ enum class DType : uint8_t { Float32, Float64, Int64, Int32, Bool, Float16, BFlo
 std::string_view shortName(DType d);
 // PyTorch's spelling ("torch.float32").
 std::string_view torchName(DType d);
+// PyTorch's second name in the torch module ("float" for float32, "half" for float16; "" if none).
+std::string_view torchAlias(DType d);
+// The Tensor method converting to it (float, double, long, int, bool, half, bfloat16, short, char, byte).
+std::string_view tensorMethodName(DType d);
+// Every dtype, in enum order (engine/ir/types.cpp holds all their names in one table).
+const std::vector<DType>& allDTypes();
 std::optional<DType> dtypeFromShort(std::string_view s);
 // c10's ScalarType name ("Float", "Double", "Long"), as PyTorch's error messages spell dtypes.
 const char* scalarTypeName(DType d);
@@ -50,7 +56,7 @@ struct Dim {
 struct TensorType {
   DType dtype = DType::Float32;
   std::vector<Dim> sizes;
-  std::vector<Dim> strides;  // empty means contiguous
+  std::vector<Dim> strides{};  // empty means contiguous ({}: TensorType{dtype, sizes} is complete)
   std::string device = "cpu";
   bool requiresGrad = false;
 

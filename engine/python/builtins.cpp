@@ -5,6 +5,7 @@
 #include "engine/capture/data_dependent.h"
 #include "engine/capture/tracer.h"
 #include "engine/python/pyformat.h"
+#include "engine/ir/text.h"
 #include "engine/torch/tensor_protocol.h"
 
 #include <algorithm>
@@ -132,7 +133,7 @@ std::string Interpreter::repr(const Value& v) {
     case VK::None: return "None";
     case VK::Bool: return as<BoolObj>(v)->v ? "True" : "False";
     case VK::Int: return intToDecimal(*this, v);
-    case VK::Float: return floatRepr(static_cast<FloatObj*>(v.get())->v);
+    case VK::Float: return ir::pyFloat(as<FloatObj>(v)->v);
     case VK::Str: {
       const std::string& s = as<StrObj>(v)->v;
       char q = s.find('\'') != std::string::npos && s.find('"') == std::string::npos ? '"' : '\'';

@@ -1,5 +1,6 @@
 #include "engine/python/bigint.h"
 #include "engine/python/pyformat.h"
+#include "engine/ir/text.h"
 
 #include "engine/capture/tracer.h"
 
@@ -8,41 +9,6 @@
 #include <cstdlib>
 
 namespace kiln::py {
-
-std::string floatRepr(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[40];
-  for (int prec = 1; prec <= 17; ++prec) {
-    std::snprintf(buf, sizeof buf, "%.*g", prec, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  std::string s = buf;
-  // Python uses exponent form when exp < -4 or >= 16, and always shows a decimal point.
-  auto e = s.find('e');
-  if (e != std::string::npos) {
-    std::string mant = s.substr(0, e), ex = s.substr(e + 1);
-    int exp = std::atoi(ex.c_str());
-    if (exp >= -4 && exp < 16) {
-      std::snprintf(buf, sizeof buf, "%.17f", v);
-      // fall back to fixed notation with minimal digits
-      for (int prec = 0; prec <= 17; ++prec) {
-        std::snprintf(buf, sizeof buf, "%.*f", prec, v);
-        if (std::strtod(buf, nullptr) == v) break;
-      }
-      s = buf;
-      if (s.find('.') == std::string::npos) s += ".0";
-      return s;
-    }
-    char sign = ex[0] == '-' ? '-' : '+';
-    std::string digits = ex.substr(ex[0] == '-' || ex[0] == '+' ? 1 : 0);
-    while (digits.size() > 1 && digits[0] == '0') digits.erase(0, 1);
-    if (digits.size() < 2) digits = "0" + digits;
-    return mant + "e" + sign + digits;
-  }
-  if (s.find('.') == std::string::npos && s.find("inf") == std::string::npos && s.find("nan") == std::string::npos) s += ".0";
-  return s;
-}
 
 std::string formatValue(Interpreter& in, const Value& v, const std::string& spec) {
   if (in.tracer) in.tracer->specialize(v);  // a symbolic size formatted is a constant
@@ -116,7 +82,7 @@ std::string formatValue(Interpreter& in, const Value& v, const std::string& spec
       if (prec >= 0) {
         body = printf("%.*g", prec, d);
       } else {
-        body = floatRepr(d);
+        body = ir::pyFloat(d);
       }
     } else {
       in.raise("ValueError", std::string("Unknown format code '") + type + "' for object of type '" + typeName(v) + "'");

@@ -1,4 +1,4 @@
-// Python's text forms: float repr (shortest round-trip), format specs, %-formatting.
+// Python's text forms: format specs, %-formatting (float repr is ir::pyFloat, engine/ir/text.h).
 #pragma once
 
 #include "engine/python/interpreter.h"
@@ -7,7 +7,6 @@
 
 namespace kiln::py {
 
-std::string floatRepr(double v);
 std::string formatValue(Interpreter& in, const Value& v, const std::string& spec);
 std::string percentFormat(Interpreter& in, const std::string& fmt, const Value& args);
 // Code point length and slice of a UTF-8 string (builtins_str.cpp).

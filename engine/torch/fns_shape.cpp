@@ -270,12 +270,8 @@ void registerShapeFns(std::vector<TorchFn>& t) {
                  if (a.args.at(0).tensorType().dtype == dt) return a.args[0];
                  return d.call("prims.convert_element_type.default", {a.args[0], Val::dtypeVal(dt)});
                }});
-  for (auto [m, dtype] : {std::pair{"float", ir::DType::Float32}, {"double", ir::DType::Float64}, {"long", ir::DType::Int64},
-                          {"int", ir::DType::Int32}, {"bool", ir::DType::Bool}, {"half", ir::DType::Float16},
-                          {"bfloat16", ir::DType::BFloat16}, {"short", ir::DType::Int16}, {"char", ir::DType::Int8},
-                          {"byte", ir::DType::UInt8}}) {
-    std::string name = m;
-    ir::DType dt = dtype;
+  for (ir::DType dt : ir::allDTypes()) {  // x.float(), x.half(), x.byte() ...
+    std::string name(ir::tensorMethodName(dt));
     t.push_back({name, ir::NodeKind::CallMethod, [dt](Dispatcher& d, const TArgs& a) {
                    if (a.args.at(0).tensorType().dtype == dt) return a.args[0];
                    return d.call("prims.convert_element_type.default", {a.args[0], Val::dtypeVal(dt)});

@@ -138,12 +138,11 @@ Value recordCreation(py::Interpreter& in, const std::string& target, const CallA
 void installModules(py::Interpreter& in) {
   auto torch = newModule(in, "torch");
   auto& T = torch->scope->vars;
-  for (auto [n, d] : {std::pair{"float32", ir::DType::Float32}, {"float", ir::DType::Float32}, {"float64", ir::DType::Float64},
-                      {"double", ir::DType::Float64}, {"int64", ir::DType::Int64}, {"long", ir::DType::Int64},
-                      {"int32", ir::DType::Int32}, {"int", ir::DType::Int32}, {"bool", ir::DType::Bool},
-                      {"float16", ir::DType::Float16}, {"half", ir::DType::Float16}, {"bfloat16", ir::DType::BFloat16},
-                      {"int16", ir::DType::Int16}, {"short", ir::DType::Int16}, {"int8", ir::DType::Int8}, {"uint8", ir::DType::UInt8}})
-    T[n] = std::make_shared<py::DTypeObj>(d);
+  for (ir::DType d : ir::allDTypes()) {  // torch.float32 and its alias torch.float are one object
+    auto dt = std::make_shared<py::DTypeObj>(d);
+    T[std::string(ir::torchName(d).substr(6))] = dt;
+    if (!ir::torchAlias(d).empty()) T[std::string(ir::torchAlias(d))] = dt;
+  }
   T["pi"] = py::makeFloat(M_PI);
   T["e"] = py::makeFloat(M_E);
   T["inf"] = py::makeFloat(INFINITY);
