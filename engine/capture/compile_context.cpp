@@ -3,8 +3,6 @@
 #include "engine/capture/data_dependent.h"
 #include "engine/capture/frame.h"
 #include "engine/capture/inductor_options.h"
-#include "engine/driver/backends.h"
-#include "engine/driver/verify.h"
 #include "engine/autograd/compiled_function.h"
 #include "engine/autograd/grad_mode.h"
 #include "engine/capture/resume.h"
@@ -43,8 +41,9 @@ CompileOptions parseCompileOptions(py::Interpreter& in, const CallArgs& a) {
     if (k == "backend") {
       if (v->kind != VK::Str) in.raise("TypeError", "torch.compile(backend=...) must be a backend name string in Kiln");
       o.backend = static_cast<py::StrObj*>(v.get())->v;
-      if (o.backend != "inductor" && o.backend != "eager" && o.backend != "aot_eager")
-        in.raise("InvalidBackend", "Invalid backend: '" + o.backend + "', see `torch._dynamo.list_backends()` for available backends.");
+      // torch._dynamo.backends.registry.lookup_backend: exc.InvalidBackend(name), the name as repr().
+      if (!BackendRegistry::global().contains(o.backend))
+        in.raise("InvalidBackend", "Invalid backend: " + in.repr(v) + ", see `torch._dynamo.list_backends()` for available backends.");
     } else if (k == "fullgraph") {
       o.fullgraph = in.truthy(v);
     } else if (k == "dynamic") {
@@ -81,6 +80,14 @@ std::vector<ir::SourceLoc> userStackOf(const std::vector<py::TraceFrame>& frames
 CompileContext::CompileContext(session::SessionSink& sink, codegen::KernelCompiler* cpu, const std::string& scriptPath)
     : sink_(sink), cpu_(cpu), file_(baseName(scriptPath)) {}
 CompileContext::~CompileContext() = default;
+
+void CompileContext::useBackend(const std::string& name, std::shared_ptr<Backend> backend) { backends_[name] = std::move(backend); }
+
+Backend& CompileContext::backendFor(const std::string& name) {
+  std::shared_ptr<Backend>& b = backends_[name];
+  if (!b) b = BackendRegistry::global().make(name, BackendConfig{passOptions, cpu_});
+  return *b;
+}
 
 void CompileContext::reset() {
   frames_.clear();
@@ -784,7 +791,7 @@ std::vector<bool> inputsReachedByGradients(const ir::Graph& g) {
 
 // The compiled backward of an entry as CompiledFunctionBackward calls it, when it was compiled for
 // the inputs' requires_grad as they are now; else null (backward recomputes eagerly).
-autograd::BackwardFn compiledBackward(const std::shared_ptr<driver::BackwardCode>& bw, const std::vector<tensor::Tensor>& inputs) {
+autograd::BackwardFn compiledBackward(const std::shared_ptr<BackwardCode>& bw, const std::vector<tensor::Tensor>& inputs) {
   if (!bw || bw->requiresGrad.size() != inputs.size()) return nullptr;
   for (size_t i = 0; i < inputs.size(); ++i)
     if (inputs[i].requiresGrad() && !bw->requiresGrad[i]) return nullptr;
@@ -1478,6 +1485,17 @@ static bool insideWith(const py::Body& body, const py::Stmt* target, bool inWith
   return false;
 }
 
+// The "captured" stage of a compile (order 0): the graph as the user sees it.
+static void reportCapturedStage(session::SessionSink& sink, const std::string& cid, const ir::Graph& shown) {
+  session::StageEvent se;
+  se.compileId = cid;
+  se.stage = "captured";
+  se.graph = shown;
+  se.text = ir::printGraph(shown);
+  se.changed = true;
+  sink.stage(se);
+}
+
 // The errors torch._dynamo.exc raises itself (Unsupported, UserError, TorchRuntimeError ...):
 // they are not exceptions of the traced program, and end the compile as they are.
 static bool isDynamoError(const py::PyError& e) {
@@ -1488,17 +1506,104 @@ static bool isDynamoError(const py::PyError& e) {
   return kDynamo.count(e.type()) > 0;
 }
 
+// One capture of a frame: what the steps of captureEntry share, from the tracer to the compile
+// event they report.
+struct CompileContext::Capture {
+  Capture(py::Interpreter& in, const std::shared_ptr<Frame>& frame, const Value& self, const std::string& selfName,
+          const std::vector<Value>& args, const std::vector<std::string>& names, const std::string& cid, session::SessionSink& sink,
+          bool firstCapture, const CacheEntry* dynamicOf, const StopAtCall* stopAt, const std::string& file)
+      : in(in), frame(frame), self(self), selfName(selfName), args(args), names(names), cid(cid), sink(sink), firstCapture(firstCapture),
+        dynamicOf(dynamicOf), stopAt(stopAt), fn(py::as<py::FunctionObj>(frame->fn)), tracer(in, file, fn->module),
+        tm{in, tracer, outputs, entry.scopes, fn->closure.get(), {}, {}, {}} {}
+  py::Interpreter& in;
+  const std::shared_ptr<Frame>& frame;
+  const Value& self;
+  const std::string& selfName;
+  const std::vector<Value>& args;
+  const std::vector<std::string>& names;
+  const std::string& cid;
+  session::SessionSink& sink;
+  const bool firstCapture;         // (false: a shape's own capture under a dynamic entry)
+  const CacheEntry* dynamicOf;
+  const StopAtCall* stopAt;        // second pass: stop before this call
+  py::FunctionObj* fn;
+  std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+  Tracer tracer;
+  CacheEntry entry;
+  std::vector<int> outputs;        // graph outputs (node ids)
+  Templater tm;                    // how the entry makes the values it hands on
+  session::CompileEvent ce;
+  CallArgs fakeArgs;
+  Value fakeSelf;
+  bool gradBefore = true;          // global state before tracing (tracing leaves it as it found it)
+  GlobalState stateBefore;
+  bool returnsTensor = false;      // the frame returned one tensor (not a tuple of them)
+  std::string tail;                // transformed code after the graph call: the return, or the break
+  std::optional<StopAtCall> restartAt;  // Restart: capture again, stopping before this call
+  int callsBeforeCleanup = 0;
+  ir::Graph shown;                 // the captured graph as the user sees it (symbolic sizes)
+};
+
 std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, const std::shared_ptr<Frame>& frame, const Value& self,
                                                        const std::string& selfName, const std::vector<Value>& args,
                                                        const std::vector<std::string>& names, const std::string& cid,
                                                        session::SessionSink& sink, bool firstCapture, const CacheEntry* dynamicOf,
                                                        const StopAtCall* stopAt) {
-  auto* fn = static_cast<py::FunctionObj*>(frame->fn.get());
-  // Capture: evaluate the function with fake tensors standing for tensor arguments.
-  auto t0 = std::chrono::steady_clock::now();
-  Tracer tracer(in, file_, fn->module);
-  tracer.stopAt = stopAt;
-  if (firstCapture) {
+  Capture c(in, frame, self, selfName, args, names, cid, sink, firstCapture, dynamicOf, stopAt, file_);
+  startTrace(c);                                                    // the tracer and its dynamic-shape plans
+  if (bindArguments(c) == Next::Skip) return std::nullopt;          // fake arguments: lazy graph inputs
+  switch (traceFrame(c)) {                                          // evaluate it; a break plans the resume
+    case Next::Skip: return std::nullopt;
+    case Next::Restart: return captureEntry(in, frame, self, selfName, args, names, cid, sink, firstCapture, dynamicOf, &*c.restartAt);
+    case Next::Go: break;
+  }
+  recordInputMutations(c);                                          // inputs updated in place: written back
+  recordSideEffects(c);                                             // attribute stores, iterator steps: replayed
+  if (checkReconstructible(c) == Next::Skip) return std::nullopt;   // values the entry cannot make: skip
+  finishGraph(c);                                                   // outputs, cleanup, guards in Dynamo's order
+  if (c.firstCapture) noteFrameState(c);                            // what automatic dynamic compares next time
+  keepCapturedGraph(c);                                             // as compiled, and as shown (dynamic dims)
+  if (tracedNothing(c)) {                                           // Dynamo's SkipFrame
+    skip(c, "No ops traced for the FX graph. `torch.compile` will skip the frame and fall back to eager.", nullptr);
+    return std::nullopt;
+  }
+  writeTransformedCode(c);                                          // as depyf shows it
+  if (c.tracer.graph.opCount() > 0) compileCaptured(c);             // the backend (eager when it fails)
+  reportCompile(c);                                                 // the compile event, guards' check order
+  return std::move(c.entry);
+}
+
+// The frame runs eagerly from now on (a graph break, if any, is reported first).
+CompileContext::Next CompileContext::skip(Capture& c, const std::string& why, const session::GraphBreakEvent* b) {
+  if (b) c.sink.graphBreak(*b);
+  c.ce.status = "skipped";
+  c.ce.message = why;
+  c.sink.compile(c.ce);
+  c.sink.compileDone(c.cid);
+  c.frame->skip = true;
+  c.frame->skipReason = why;
+  return Next::Skip;
+}
+
+// With fullgraph=True a break is an error: the compile is recorded failed, with where and why
+// (the studio lists it and marks its line; it has no stages).
+void CompileContext::failCompile(Capture& c, const session::GraphBreakEvent& b) {
+  c.ce.status = "failed";
+  c.ce.message = b.title;
+  c.ce.file = b.file;
+  c.ce.line = b.line;
+  c.ce.col = b.col;
+  c.ce.detail = b.explanation;
+  c.sink.compile(c.ce);
+  c.sink.compileDone(c.cid);
+}
+
+void CompileContext::startTrace(Capture& c) {
+  Tracer& tracer = c.tracer;
+  const std::shared_ptr<Frame>& frame = c.frame;
+  py::Interpreter& in = c.in;
+  tracer.stopAt = c.stopAt;
+  if (c.firstCapture) {
     // (A shape's own capture under a dynamic entry is concrete: the entry's guards hold for it.)
     tracer.dynamicInts = frame->opts.dynamic && *frame->opts.dynamic;
     tracer.dimPlan = [&in, f = frame.get()](const Source& src, const py::TensorObj& fake, const py::TensorObj* real) {
@@ -1527,445 +1632,522 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
     };
   }
   tracer.graph.name = frame->name;
-  CacheEntry entry;
-  entry.compileId = cid;
-  entry.gradMode = autograd::isGradEnabled();
-  entry.globalState = currentGlobalState();
-  CallArgs fakeArgs;
-  Value fakeSelf = self ? tracer.bindArg(selfName, self) : nullptr;
-  for (size_t i = 0; i < args.size(); ++i) {
+  c.entry.compileId = c.cid;
+  c.entry.gradMode = autograd::isGradEnabled();
+  c.entry.globalState = currentGlobalState();
+}
+
+CompileContext::Next CompileContext::bindArguments(Capture& c) {
+  Tracer& tracer = c.tracer;
+  const std::vector<std::string>& names = c.names;
+  c.fakeSelf = c.self ? tracer.bindArg(c.selfName, c.self) : nullptr;
+  for (size_t i = 0; i < c.args.size(); ++i) {
     const py::Param* p = nullptr;
-    for (const auto& q : fn->params)
+    for (const auto& q : c.fn->params)
       if (q.name == names[i]) p = &q;
     if (p && (p->kind == py::Param::VarArgs || p->kind == py::Param::VarKw)) {
       // *args / **kwargs: their items are passed on as the call passed them.
-      Value bound = tracer.bindVarArgs(names[i], args[i]);
+      Value bound = tracer.bindVarArgs(names[i], c.args[i]);
       if (!bound) {
         // An item capture cannot read through a source (a list, an object): the frame runs
         // eagerly, as before Kiln captured *args / **kwargs frames.
-        frame->skip = true;
-        frame->skipReason = "an item of *" + names[i] + " Kiln cannot pass on while capturing";
-        return std::nullopt;
+        c.frame->skip = true;
+        c.frame->skipReason = "an item of *" + names[i] + " Kiln cannot pass on while capturing";
+        return Next::Skip;
       }
       if (p->kind == py::Param::VarArgs)
-        for (const auto& v : static_cast<py::TupleObj*>(bound.get())->items) fakeArgs.args.push_back(v);
+        for (const auto& v : py::as<py::TupleObj>(bound)->items) c.fakeArgs.args.push_back(v);
       else
-        for (const auto& [k, v] : static_cast<py::DictObj*>(bound.get())->items) fakeArgs.kwargs.emplace_back(in.str(k), v);
+        for (const auto& [k, v] : py::as<py::DictObj>(bound)->items) c.fakeArgs.kwargs.emplace_back(c.in.str(k), v);
       continue;
     }
-    fakeArgs.args.push_back(tracer.bindArg(names[i], args[i]));
+    c.fakeArgs.args.push_back(tracer.bindArg(names[i], c.args[i]));
   }
-  for (py::Scope* sc = fn->closure.get(); sc; sc = sc->parent.get())
+  for (py::Scope* sc = c.fn->closure.get(); sc; sc = sc->parent.get())
     for (const auto& [k, v] : sc->vars)
       if (!tracer.argValues.count(k)) tracer.addClosure(k, v);
-  tracer.topDepth = in.depth() + 1;
-  tracer.fullgraph = frame->opts.fullgraph;
-  std::vector<int> outputs;
-  session::CompileEvent ce;
-  ce.compileId = cid;
-  ce.frameId = frame->id;
-  ce.compileIndex = frame->compiles - 1;
-  ce.backend = frame->opts.backend;
-  std::string code;
-  std::string params;
-  for (size_t i = 0; i < names.size(); ++i) params += (i ? ", " : "") + names[i];
-  if (self) params = selfName + (params.empty() ? "" : ", " + params);
-  std::string fnName = "__compiled_fn_" + std::to_string(frame->id) + "_" + cid.substr(cid.find('/') + 1);
-  std::string breakLine;
-  Templater tm{in, tracer, outputs, entry.scopes, fn->closure.get(), {}, {}};
-  // The frame runs eagerly from now on (a graph break, if any, is reported first).
-  auto skipFrame = [&](const std::string& why, const session::GraphBreakEvent* b) -> std::optional<CacheEntry> {
-    if (b) sink.graphBreak(*b);
-    ce.status = "skipped";
-    ce.message = why;
-    sink.compile(ce);
-    sink.compileDone(cid);
-    frame->skip = true;
-    frame->skipReason = why;
-    return std::nullopt;
-  };
-  // With fullgraph=True a break is an error: the compile is recorded failed, with where and why
-  // (the studio lists it and marks its line; it has no stages).
-  auto failCompile = [&](const session::GraphBreakEvent& b) {
-    ce.status = "failed";
-    ce.message = b.title;
-    ce.file = b.file;
-    ce.line = b.line;
-    ce.col = b.col;
-    ce.detail = b.explanation;
-    sink.compile(ce);
-    sink.compileDone(cid);
-  };
+  tracer.topDepth = c.in.depth() + 1;
+  tracer.fullgraph = c.frame->opts.fullgraph;
+  c.ce.compileId = c.cid;
+  c.ce.frameId = c.frame->id;
+  c.ce.compileIndex = c.frame->compiles - 1;
+  c.ce.backend = c.frame->opts.backend;
+  return Next::Go;
+}
 
+CompileContext::Next CompileContext::traceFrame(Capture& c) {
+  py::Interpreter& in = c.in;
+  Tracer& tracer = c.tracer;
   in.tracer = &tracer;
   // Tracing leaves global state as it found it (a traced set_grad_enabled(False) is part of
   // the graph's semantics, not of the capture).
-  const bool gradBefore = autograd::isGradEnabled();
-  const GlobalState stateBefore = currentGlobalState();
-  bool returnsTensor = false;  // the frame returned one tensor (not a tuple of them)
+  c.gradBefore = autograd::isGradEnabled();
+  c.stateBefore = currentGlobalState();
+  auto endTrace = [&] {
+    in.tracer = nullptr;
+    autograd::setGradEnabled(c.gradBefore);
+    restoreAutocast(c.stateBefore);
+  };
   try {
-    Value result = in.callFunction(*fn, fakeArgs, fakeSelf);
-    returnsTensor = result && result->kind == VK::Tensor;
-    in.tracer = nullptr;
-    autograd::setGradEnabled(gradBefore);
-    restoreAutocast(stateBefore);
-    recordEffects(tm, entry, *fn);
+    Value result = in.callFunction(*c.fn, c.fakeArgs, c.fakeSelf);
+    c.returnsTensor = result && result->kind == VK::Tensor;
+    endTrace();
+    recordEffects(c.tm, c.entry, *c.fn);
     tracer.undoSideEffects();
-    entry.output = tm.make(result);
-    breakLine = "    return " + show(in, entry.output) + "\n";
+    c.entry.output = c.tm.make(result);
+    c.tail = "    return " + show(in, c.entry.output) + "\n";
+    return Next::Go;
   } catch (Unsupported& u) {
-    in.tracer = nullptr;
-    autograd::setGradEnabled(gradBefore);
-    restoreAutocast(stateBefore);
-    if (u.at == Unsupported::At::Call && !stopAt && !frame->opts.fullgraph) {
-      // Capture again, stopping before the call that broke: what the call did the first time
-      // (nodes, side effects) must not be part of this entry.
-      tracer.undoSideEffects();
-      StopAtCall stop{u.expr, u.occurrence, std::make_shared<Unsupported>(u)};
-      return captureEntry(in, frame, self, selfName, args, names, cid, sink, firstCapture, dynamicOf, &stop);
-    }
-    recordEffects(tm, entry, *fn);
-    tracer.undoSideEffects();
-    session::GraphBreakEvent b;
-    b.frameId = frame->id;
-    b.compileId = cid;
-    b.code = u.code;
-    b.title = u.title;
-    b.explanation = u.explanation;
-    b.hints = u.hints;
-    b.file = file_;
-    b.line = u.where.span.line;
-    b.col = u.where.span.col;
-    b.userStack = userStackOf(u.stack);
-    // (Under fullgraph=True Dynamo captures Tensor.item() as an unbacked symbol instead of
-    // breaking, KB003: a limitation of Kiln's there too.)
-    if (frame->opts.fullgraph && (u.kilnLimitation || u.code == "KB003")) {
-      // PyTorch would capture this frame whole; Kiln cannot, and says so rather than failing.
-      b.explanation += " fullgraph=True asks for one graph, which Kiln cannot make here: the frame runs eagerly.";
-      return skipFrame(u.title, &b);
-    }
-    if (frame->opts.fullgraph) {
-      // With fullgraph=True a break is an error, not a logged graph break.
-      failCompile(b);
-      in.raise(u.errorClass, u.title + "\n  Explanation: " + u.explanation);
-    }
-    std::set<std::string> bound;
-    if (u.scope)
-      for (const auto& [k, v] : u.scope->vars) bound.insert(k);
-    ResumePlan plan;
-    if (u.at != Unsupported::At::Unknown && fn->def) plan = planResume(*fn->def, u, bound);  // (a lambda: no resume)
-    // A function this frame defined, handed to the code after the break, shares the frame's
-    // variables it closes over with the resume function (a `nonlocal` write on one side is seen
-    // on the other): those cells move to a scope made each call, the resume function's closure.
-    std::set<std::string> cells;
-    if (plan.resumable && u.scope) {
-      std::set<const py::Obj*> seen;
-      bool escapes = closesOver(u.callee, u.scope.get(), tracer, 4, seen);
-      for (const auto& v : u.args) escapes = escapes || closesOver(v, u.scope.get(), tracer, 4, seen);
-      for (const auto& [k, v] : u.kwargs) escapes = escapes || closesOver(v, u.scope.get(), tracer, 4, seen);
-      for (const auto* e : plan.stack)
-        if (auto it = tracer.exprValues.find(e); it != tracer.exprValues.end()) escapes = escapes || closesOver(it->second, u.scope.get(), tracer, 4, seen);
-      for (const auto& n : plan.live)
-        if (auto it = u.scope->vars.find(n); it != u.scope->vars.end()) escapes = escapes || closesOver(it->second, u.scope.get(), tracer, 4, seen);
-      if (escapes) {
-        cells = cellVars(*fn->def);
-        plan = planResume(*fn->def, u, bound, cells);
-      }
-    }
-    if (plan.resumable) {
-      auto key = std::make_tuple(static_cast<const void*>(u.stmt), static_cast<const void*>(u.expr), !cells.empty());
-      auto cached = resumeCache_.find(key);
-      if (cached != resumeCache_.end()) {
-        plan.resume = cached->second.first;
-        plan.resumeElse = cached->second.second;
-      } else {
-        resumeCache_[key] = {plan.resume, plan.resumeElse};
-      }
-    }
-    else plan.whyNot = "graph break outside a call or branch Kiln can resume after";
-    if (!plan.resumable) {
-      b.explanation += " Kiln cannot resume after this break (" + plan.whyNot + "), so the frame runs eagerly.";
-      return skipFrame(plan.whyNot, &b);
-    }
-    // Dynamo's create_call_resume_at: when the instruction after the breaking call is the return
-    // (`return inner(x)`, not inside a `with`, whose exit runs in between), the compiled code
-    // returns the call's value itself: no resume function (nor a frame for it), no locals passed on.
-    if (u.at == Unsupported::At::Call && u.stmt && u.stmt->kind == py::StmtKind::Return && u.stmt->value.get() == u.expr &&
-        fn->def && !insideWith(fn->def->body, u.stmt)) {
-      plan.live.clear();
-      plan.stack.clear();
-      plan.resume = nullptr;
-    }
-    if (u.at == Unsupported::At::Call) tracer.truncate(u.graphSize);
-    // Dynamo exits the frame's active blocks when it compiles the graph at a break: a grad mode
-    // the frame set is restored at the graph's end (the resume function sets it again). (The
-    // block's own exit, run as the break unwound, went with the call's nodes.)
-    if (u.at == Unsupported::At::Call && u.gradEnabled != gradBefore) tracer.onGradMode(gradBefore);
-    closeAutocastRegions(tracer.graph);
-    BreakPlan& bp = entry.plan;
-    auto valueOf = [&](const py::Expr* e) -> Value {
-      auto it = tracer.exprValues.find(e);
-      return it == tracer.exprValues.end() ? py::None() : it->second;
-    };
-    auto localValue = [&](const std::string& n) -> Value {
-      auto it = u.scope->vars.find(n);
-      return it == u.scope->vars.end() ? py::None() : it->second;
-    };
-    std::string body;
-    if (u.at == Unsupported::At::Call) {
-      bp.kind = BreakPlan::Kind::Call;
-      const py::Expr* calleeExpr = u.expr && u.expr->kind == py::ExprKind::Call ? u.expr->target.get() : nullptr;  // (or a store, a class statement)
-      Value recv = calleeExpr && calleeExpr->kind == py::ExprKind::Attribute ? valueOf(calleeExpr->target.get()) : nullptr;
-      if (recv && recv->kind == VK::Tensor) {
-        bp.callee.kind = ValueTemplate::Kind::Method;
-        bp.callee.method = calleeExpr->name;
-        bp.callee.items.push_back(tm.make(recv));
-      } else {
-        bp.callee = tm.make(u.callee);
-      }
-      for (const auto& s : plan.stack) bp.stack.push_back(tm.make(valueOf(s)));
-      for (const auto& v : u.args) bp.args.push_back(tm.make(v));
-      for (const auto& [k, v] : u.kwargs) bp.kwargs.emplace_back(k, tm.make(v));
-      bp.resultUsed = plan.resultUsed;
-      bp.gradEnabled = u.gradEnabled;
-      bp.globalState = u.globalState;
-      bp.inferenceMode = u.inferenceMode;
-    } else {
-      bp.kind = BreakPlan::Kind::Branch;
-      bp.test = tm.make(u.callee);
-    }
-    // Python constants passed on to the resume function are specialized there: guard them here,
-    // at the break (Dynamo guards a live constant when it reconstructs it for the resume call).
-    ir::SourceLoc at;
-    at.file = file_;
-    at.line = u.stmt ? u.stmt->span.line : 0;
-    at.function = fn->name;
-    if (u.stmt) at.code = py::sourceLine(in.source(), at.line, true);
-    for (const auto& n : plan.live) tracer.onLocalRead(n, localValue(n), &at);
-    for (const auto& n : plan.live) bp.live.push_back(tm.make(localValue(n)));
-    bp.liveTrue = plan.liveTrue;
-    bp.liveElse = plan.liveElse;
-    if (!cells.empty()) {
-      bp.cellScope = tm.scopeOf(u.scope);
-      for (const auto& n : cells)
-        if (auto it = u.scope->vars.find(n); it != u.scope->vars.end()) tm.addVar(bp.cellScope, n, it->second);
-    }
-    if (!tm.unbuildable.empty()) {
-      // What the eager code after the break would receive cannot be made outside the trace.
-      b.explanation += " Kiln cannot hand " + tm.unbuildable + " to the code after the break, so the frame runs eagerly.";
-      return skipFrame(tm.unbuildable, &b);
-    }
-    sink.graphBreak(b);
-    bp.resumeDef = plan.resume;
-    bp.resumeElseDef = plan.resumeElse;
-    if (plan.resume) bp.resume = makeResume(plan.resume, *fn);
-    if (plan.resumeElse) bp.resumeElse = makeResume(plan.resumeElse, *fn);
-    for (const auto& def : {plan.resume, plan.resumeElse})
-      if (def && fn->def) noteResumeCode(*def, *fn->def);
-    // Transformed code, as depyf would show it.
-    std::string stackNames, liveArgs;
-    for (size_t i = 0; i < bp.stack.size(); ++i) breakLine += "    ___stack" + std::to_string(i) + " = " + show(in, bp.stack[i]) + "\n";
-    for (const auto& l : bp.live) liveArgs += ", " + show(in, l);
-    if (bp.kind == BreakPlan::Kind::Call) {
-      std::string callText = show(in, bp.callee) + "(";
-      for (size_t i = 0; i < bp.args.size(); ++i) callText += (i ? ", " : "") + show(in, bp.args[i]);
-      for (const auto& [k, v] : bp.kwargs) callText += (bp.args.empty() && &k == &bp.kwargs.front().first ? "" : ", ") + k + "=" + show(in, v);
-      callText += ")";
-      std::string resName = "___stack" + std::to_string(bp.stack.size());
-      breakLine += "    " + (bp.resultUsed ? resName + " = " : std::string()) + callText + "  # graph break: " + u.title + "\n";
-      std::string resumeArgs;
-      for (size_t i = 0; i < bp.stack.size(); ++i) resumeArgs += (i ? ", " : "") + std::string("___stack") + std::to_string(i);
-      if (bp.resultUsed) resumeArgs += (resumeArgs.empty() ? "" : ", ") + resName;
-      resumeArgs += resumeArgs.empty() && !liveArgs.empty() ? liveArgs.substr(2) : liveArgs;
-      breakLine += plan.resume ? "    return " + plan.resume->name + "(" + resumeArgs + ")\n" : "    return " + resName + "\n";
-    } else {
-      auto liveOf = [&](const std::vector<bool>& takes) {
-        std::string s;
-        for (size_t i = 0; i < bp.live.size(); ++i)
-          if (takes.empty() || takes[i]) s += (s.empty() ? "" : ", ") + show(in, bp.live[i]);
-        return s;
-      };
-      breakLine += "    if " + show(in, bp.test) + ":  # graph break: " + u.title + "\n";
-      breakLine += "        return " + plan.resume->name + "(" + liveOf(bp.liveTrue) + ")\n";
-      breakLine += "    return " + plan.resumeElse->name + "(" + liveOf(bp.liveElse) + ")\n";
-    }
+    endTrace();
+    return planBreak(c, u);
   } catch (py::PyError& e) {
-    in.tracer = nullptr;
-    autograd::setGradEnabled(gradBefore);
-    restoreAutocast(stateBefore);
+    endTrace();
     tracer.undoSideEffects();
     // Dynamo's own errors (an op failing on fake tensors, a user error it diagnoses) fail the
     // compile and reach the caller as they are.
     if (isDynamoError(e)) throw;
-    // A Python exception that leaves the traced frame (no handler in it) is Dynamo's "Observed
-    // exception" (gb0088): with fullgraph=True an Unsupported error; otherwise a graph break it
-    // cannot resume after, so the function is skipped and runs eagerly from now on, and this
-    // call raises the program's own exception there (with the side effects the trace undid).
-    session::GraphBreakEvent b;
-    b.frameId = frame->id;
-    b.compileId = cid;
-    b.code = "KB040";
-    b.title = "Observed exception";
-    b.explanation = "Dynamo found no exception handler at the top-level compiled function when encountering an "
-                    "exception. Exception will propagate outside the compiled region.";
-    b.hints = {"Your code may result in an error when running in eager. Please double check that your code doesn't "
-               "contain a similar error when actually running eager/uncompiled."};
-    b.file = file_;
-    if (!e.traceback.empty()) {
-      b.line = e.traceback.back().span.line;
-      b.col = e.traceback.back().span.col;
-    }
-    b.userStack = userStackOf(e.traceback);
-    const std::string debug = "raised exception " + e.type() + "('" + e.message() + "')";
-    if (frame->opts.fullgraph) {
-      failCompile(b);
-      in.raise("Unsupported", b.title + "\n  Explanation: " + b.explanation + "\n\n  Developer debug context: " + debug);
-    }
-    return skipFrame(b.title, &b);
+    return observedException(c, e);
   } catch (...) {
-    in.tracer = nullptr;
-    autograd::setGradEnabled(gradBefore);
-    restoreAutocast(stateBefore);
+    endTrace();
     tracer.undoSideEffects();
     throw;
   }
-  // Graph inputs mutated in place (buffer.add_(1)): their final value is a graph output the
-  // entry copies back into the input tensor (AOTAutograd's input mutations).
-  for (const auto& n : tracer.graph.nodes)
-    if (torchapi::isInplaceNode(n)) entry.mutates = true;
-  {
-    std::map<int, int> last;  // input node -> last in-place node on it
-    for (const auto& n : tracer.graph.nodes)
-      if (torchapi::isInplaceNode(n) &&
-          tracer.isInput(n.args[0].node))
-        last[n.args[0].node] = n.id;
-    for (const auto& [input, node] : last) {
-      auto it = std::find(outputs.begin(), outputs.end(), node);
-      int index = static_cast<int>(it - outputs.begin());
-      if (it == outputs.end()) outputs.push_back(node);
-      entry.mutations.emplace_back(*tracer.inputSource(input), index);
+}
+
+// A graph break: the graph ends there, the unsupported call (or the branch) runs eagerly, and a
+// resume function runs the rest; or the frame runs eagerly when Kiln cannot resume there.
+CompileContext::Next CompileContext::planBreak(Capture& c, Unsupported& u) {
+  const std::shared_ptr<Frame>& frame = c.frame;
+  py::FunctionObj* fn = c.fn;
+  Tracer& tracer = c.tracer;
+  if (u.at == Unsupported::At::Call && !c.stopAt && !frame->opts.fullgraph) {
+    // Capture again, stopping before the call that broke: what the call did the first time
+    // (nodes, side effects) must not be part of this entry.
+    tracer.undoSideEffects();
+    c.restartAt = StopAtCall{u.expr, u.occurrence, std::make_shared<Unsupported>(u)};
+    return Next::Restart;
+  }
+  recordEffects(c.tm, c.entry, *fn);
+  tracer.undoSideEffects();
+  session::GraphBreakEvent b = breakEvent(c, u);
+  // (Under fullgraph=True Dynamo captures Tensor.item() as an unbacked symbol instead of
+  // breaking, KB003: a limitation of Kiln's there too.)
+  if (frame->opts.fullgraph && (u.kilnLimitation || u.code == "KB003")) {
+    // PyTorch would capture this frame whole; Kiln cannot, and says so rather than failing.
+    b.explanation += " fullgraph=True asks for one graph, which Kiln cannot make here: the frame runs eagerly.";
+    return skip(c, u.title, &b);
+  }
+  if (frame->opts.fullgraph) {
+    // With fullgraph=True a break is an error, not a logged graph break.
+    failCompile(c, b);
+    c.in.raise(u.errorClass, u.title + "\n  Explanation: " + u.explanation);
+  }
+  std::set<std::string> cells;
+  ResumePlan plan = planResumeAt(c, u, cells);
+  if (!plan.resumable) {
+    b.explanation += " Kiln cannot resume after this break (" + plan.whyNot + "), so the frame runs eagerly.";
+    return skip(c, plan.whyNot, &b);
+  }
+  // Dynamo's create_call_resume_at: when the instruction after the breaking call is the return
+  // (`return inner(x)`, not inside a `with`, whose exit runs in between), the compiled code
+  // returns the call's value itself: no resume function (nor a frame for it), no locals passed on.
+  if (u.at == Unsupported::At::Call && u.stmt && u.stmt->kind == py::StmtKind::Return && u.stmt->value.get() == u.expr &&
+      fn->def && !insideWith(fn->def->body, u.stmt)) {
+    plan.live.clear();
+    plan.stack.clear();
+    plan.resume = nullptr;
+  }
+  if (u.at == Unsupported::At::Call) tracer.truncate(u.graphSize);
+  // Dynamo exits the frame's active blocks when it compiles the graph at a break: a grad mode
+  // the frame set is restored at the graph's end (the resume function sets it again). (The
+  // block's own exit, run as the break unwound, went with the call's nodes.)
+  if (u.at == Unsupported::At::Call && u.gradEnabled != c.gradBefore) tracer.onGradMode(c.gradBefore);
+  closeAutocastRegions(tracer.graph);
+  fillBreakPlan(c, u, plan, cells);
+  if (!c.tm.unbuildable.empty()) {
+    // What the eager code after the break would receive cannot be made outside the trace.
+    b.explanation += " Kiln cannot hand " + c.tm.unbuildable + " to the code after the break, so the frame runs eagerly.";
+    return skip(c, c.tm.unbuildable, &b);
+  }
+  c.sink.graphBreak(b);
+  BreakPlan& bp = c.entry.plan;
+  bp.resumeDef = plan.resume;
+  bp.resumeElseDef = plan.resumeElse;
+  if (plan.resume) bp.resume = makeResume(plan.resume, *fn);
+  if (plan.resumeElse) bp.resumeElse = makeResume(plan.resumeElse, *fn);
+  for (const auto& def : {plan.resume, plan.resumeElse})
+    if (def && fn->def) noteResumeCode(*def, *fn->def);
+  c.tail += breakCode(c, u, plan);
+  return Next::Go;
+}
+
+// The graph break event: Dynamo's code, title, explanation and hints, where, the user stack.
+session::GraphBreakEvent CompileContext::breakEvent(Capture& c, const Unsupported& u) {
+  session::GraphBreakEvent b;
+  b.frameId = c.frame->id;
+  b.compileId = c.cid;
+  b.code = u.code;
+  b.title = u.title;
+  b.explanation = u.explanation;
+  b.hints = u.hints;
+  b.file = file_;
+  b.line = u.where.span.line;
+  b.col = u.where.span.col;
+  b.userStack = userStackOf(u.stack);
+  return b;
+}
+
+// The resume function(s) after the break (reused from an earlier capture that broke at the same
+// place), with `cells` the frame's variables they share with a function it defined.
+ResumePlan CompileContext::planResumeAt(Capture& c, const Unsupported& u, std::set<std::string>& cells) {
+  py::FunctionObj* fn = c.fn;
+  Tracer& tracer = c.tracer;
+  std::set<std::string> bound;
+  if (u.scope)
+    for (const auto& [k, v] : u.scope->vars) bound.insert(k);
+  ResumePlan plan;
+  if (u.at != Unsupported::At::Unknown && fn->def) plan = planResume(*fn->def, u, bound);  // (a lambda: no resume)
+  // A function this frame defined, handed to the code after the break, shares the frame's
+  // variables it closes over with the resume function (a `nonlocal` write on one side is seen
+  // on the other): those cells move to a scope made each call, the resume function's closure.
+  if (plan.resumable && u.scope) {
+    std::set<const py::Obj*> seen;
+    bool escapes = closesOver(u.callee, u.scope.get(), tracer, 4, seen);
+    for (const auto& v : u.args) escapes = escapes || closesOver(v, u.scope.get(), tracer, 4, seen);
+    for (const auto& [k, v] : u.kwargs) escapes = escapes || closesOver(v, u.scope.get(), tracer, 4, seen);
+    for (const auto* e : plan.stack)
+      if (auto it = tracer.exprValues.find(e); it != tracer.exprValues.end()) escapes = escapes || closesOver(it->second, u.scope.get(), tracer, 4, seen);
+    for (const auto& n : plan.live)
+      if (auto it = u.scope->vars.find(n); it != u.scope->vars.end()) escapes = escapes || closesOver(it->second, u.scope.get(), tracer, 4, seen);
+    if (escapes) {
+      cells = cellVars(*fn->def);
+      plan = planResume(*fn->def, u, bound, cells);
     }
   }
-  // Side effects become part of what the entry does after its graph.
-  for (const auto& s : tracer.iteratorSteps) entry.iteratorAdvances.emplace_back(s.source, s.count);
-  for (const auto& se : tracer.sideEffects) {
+  if (plan.resumable) {
+    auto key = std::make_tuple(static_cast<const void*>(u.stmt), static_cast<const void*>(u.expr), !cells.empty());
+    auto cached = resumeCache_.find(key);
+    if (cached != resumeCache_.end()) {
+      plan.resume = cached->second.first;
+      plan.resumeElse = cached->second.second;
+    } else {
+      resumeCache_[key] = {plan.resume, plan.resumeElse};
+    }
+  }
+  else plan.whyNot = "graph break outside a call or branch Kiln can resume after";
+  return plan;
+}
+
+// What the entry does after its graph: the eager call (or the branch), and the live locals it
+// hands to the resume function.
+void CompileContext::fillBreakPlan(Capture& c, const Unsupported& u, const ResumePlan& plan, const std::set<std::string>& cells) {
+  Tracer& tracer = c.tracer;
+  Templater& tm = c.tm;
+  BreakPlan& bp = c.entry.plan;
+  auto valueOf = [&](const py::Expr* e) -> Value {
+    auto it = tracer.exprValues.find(e);
+    return it == tracer.exprValues.end() ? py::None() : it->second;
+  };
+  auto localValue = [&](const std::string& n) -> Value {
+    auto it = u.scope->vars.find(n);
+    return it == u.scope->vars.end() ? py::None() : it->second;
+  };
+  if (u.at == Unsupported::At::Call) {
+    bp.kind = BreakPlan::Kind::Call;
+    const py::Expr* calleeExpr = u.expr && u.expr->kind == py::ExprKind::Call ? u.expr->target.get() : nullptr;  // (or a store, a class statement)
+    Value recv = calleeExpr && calleeExpr->kind == py::ExprKind::Attribute ? valueOf(calleeExpr->target.get()) : nullptr;
+    if (recv && recv->kind == VK::Tensor) {
+      bp.callee.kind = ValueTemplate::Kind::Method;
+      bp.callee.method = calleeExpr->name;
+      bp.callee.items.push_back(tm.make(recv));
+    } else {
+      bp.callee = tm.make(u.callee);
+    }
+    for (const auto& s : plan.stack) bp.stack.push_back(tm.make(valueOf(s)));
+    for (const auto& v : u.args) bp.args.push_back(tm.make(v));
+    for (const auto& [k, v] : u.kwargs) bp.kwargs.emplace_back(k, tm.make(v));
+    bp.resultUsed = plan.resultUsed;
+    bp.gradEnabled = u.gradEnabled;
+    if (const auto* g = std::any_cast<GlobalState>(&u.globalState)) bp.globalState = *g;
+    bp.inferenceMode = u.inferenceMode;
+  } else {
+    bp.kind = BreakPlan::Kind::Branch;
+    bp.test = tm.make(u.callee);
+  }
+  // Python constants passed on to the resume function are specialized there: guard them here,
+  // at the break (Dynamo guards a live constant when it reconstructs it for the resume call).
+  ir::SourceLoc at;
+  at.file = file_;
+  at.line = u.stmt ? u.stmt->span.line : 0;
+  at.function = c.fn->name;
+  if (u.stmt) at.code = py::sourceLine(c.in.source(), at.line, true);
+  for (const auto& n : plan.live) tracer.onLocalRead(n, localValue(n), &at);
+  for (const auto& n : plan.live) bp.live.push_back(tm.make(localValue(n)));
+  bp.liveTrue = plan.liveTrue;
+  bp.liveElse = plan.liveElse;
+  if (!cells.empty()) {
+    bp.cellScope = tm.scopeOf(u.scope);
+    for (const auto& n : cells)
+      if (auto it = u.scope->vars.find(n); it != u.scope->vars.end()) tm.addVar(bp.cellScope, n, it->second);
+  }
+}
+
+// The transformed code after the graph call at a break, as depyf would show it.
+std::string CompileContext::breakCode(Capture& c, const Unsupported& u, const ResumePlan& plan) {
+  py::Interpreter& in = c.in;
+  const BreakPlan& bp = c.entry.plan;
+  std::string code, liveArgs;
+  for (size_t i = 0; i < bp.stack.size(); ++i) code += "    ___stack" + std::to_string(i) + " = " + show(in, bp.stack[i]) + "\n";
+  for (const auto& l : bp.live) liveArgs += ", " + show(in, l);
+  if (bp.kind == BreakPlan::Kind::Call) {
+    std::string callText = show(in, bp.callee) + "(";
+    for (size_t i = 0; i < bp.args.size(); ++i) callText += (i ? ", " : "") + show(in, bp.args[i]);
+    for (const auto& [k, v] : bp.kwargs) callText += (bp.args.empty() && &k == &bp.kwargs.front().first ? "" : ", ") + k + "=" + show(in, v);
+    callText += ")";
+    std::string resName = "___stack" + std::to_string(bp.stack.size());
+    code += "    " + (bp.resultUsed ? resName + " = " : std::string()) + callText + "  # graph break: " + u.title + "\n";
+    std::string resumeArgs;
+    for (size_t i = 0; i < bp.stack.size(); ++i) resumeArgs += (i ? ", " : "") + std::string("___stack") + std::to_string(i);
+    if (bp.resultUsed) resumeArgs += (resumeArgs.empty() ? "" : ", ") + resName;
+    resumeArgs += resumeArgs.empty() && !liveArgs.empty() ? liveArgs.substr(2) : liveArgs;
+    code += plan.resume ? "    return " + plan.resume->name + "(" + resumeArgs + ")\n" : "    return " + resName + "\n";
+  } else {
+    auto liveOf = [&](const std::vector<bool>& takes) {
+      std::string s;
+      for (size_t i = 0; i < bp.live.size(); ++i)
+        if (takes.empty() || takes[i]) s += (s.empty() ? "" : ", ") + show(in, bp.live[i]);
+      return s;
+    };
+    code += "    if " + show(in, bp.test) + ":  # graph break: " + u.title + "\n";
+    code += "        return " + plan.resume->name + "(" + liveOf(bp.liveTrue) + ")\n";
+    code += "    return " + plan.resumeElse->name + "(" + liveOf(bp.liveElse) + ")\n";
+  }
+  return code;
+}
+
+// A Python exception that leaves the traced frame (no handler in it) is Dynamo's "Observed
+// exception" (gb0088): with fullgraph=True an Unsupported error; otherwise a graph break it
+// cannot resume after, so the function is skipped and runs eagerly from now on, and this
+// call raises the program's own exception there (with the side effects the trace undid).
+CompileContext::Next CompileContext::observedException(Capture& c, const py::PyError& e) {
+  session::GraphBreakEvent b;
+  b.frameId = c.frame->id;
+  b.compileId = c.cid;
+  b.code = "KB040";
+  b.title = "Observed exception";
+  b.explanation = "Dynamo found no exception handler at the top-level compiled function when encountering an "
+                  "exception. Exception will propagate outside the compiled region.";
+  b.hints = {"Your code may result in an error when running in eager. Please double check that your code doesn't "
+             "contain a similar error when actually running eager/uncompiled."};
+  b.file = file_;
+  if (!e.traceback.empty()) {
+    b.line = e.traceback.back().span.line;
+    b.col = e.traceback.back().span.col;
+  }
+  b.userStack = userStackOf(e.traceback);
+  const std::string debug = "raised exception " + e.type() + "('" + e.message() + "')";
+  if (c.frame->opts.fullgraph) {
+    failCompile(c, b);
+    c.in.raise("Unsupported", b.title + "\n  Explanation: " + b.explanation + "\n\n  Developer debug context: " + debug);
+  }
+  return skip(c, b.title, &b);
+}
+
+// Graph inputs mutated in place (buffer.add_(1)): their final value is a graph output the
+// entry copies back into the input tensor (AOTAutograd's input mutations).
+void CompileContext::recordInputMutations(Capture& c) {
+  Tracer& tracer = c.tracer;
+  for (const auto& n : tracer.graph.nodes)
+    if (torchapi::isInplaceNode(n)) c.entry.mutates = true;
+  std::map<int, int> last;  // input node -> last in-place node on it
+  for (const auto& n : tracer.graph.nodes)
+    if (torchapi::isInplaceNode(n) && tracer.isInput(n.args[0].node)) last[n.args[0].node] = n.id;
+  for (const auto& [input, node] : last) {
+    auto it = std::find(c.outputs.begin(), c.outputs.end(), node);
+    int index = static_cast<int>(it - c.outputs.begin());
+    if (it == c.outputs.end()) c.outputs.push_back(node);
+    c.entry.mutations.emplace_back(*tracer.inputSource(input), index);
+  }
+}
+
+// Side effects become part of what the entry does after its graph.
+void CompileContext::recordSideEffects(Capture& c) {
+  for (const auto& s : c.tracer.iteratorSteps) c.entry.iteratorAdvances.emplace_back(s.source, s.count);
+  for (const auto& se : c.tracer.sideEffects) {
     ValueTemplate obj;
     obj.kind = ValueTemplate::Kind::FromSource;
     obj.source = se.object;
-    entry.sideEffects.emplace_back(obj, se.attr, tm.make(se.value));
+    c.entry.sideEffects.emplace_back(obj, se.attr, c.tm.make(se.value));
   }
-  if (!tm.sourceless.empty()) {
+}
+
+CompileContext::Next CompileContext::checkReconstructible(Capture& c) {
+  if (!c.tm.sourceless.empty()) {
     // Dynamo fails to reconstruct the value at the return: an error with fullgraph=True, else a
     // graph break it cannot resume after (the function is skipped).
     session::GraphBreakEvent b;
-    b.frameId = frame->id;
-    b.compileId = cid;
+    b.frameId = c.frame->id;
+    b.compileId = c.cid;
     b.code = "KB042";
     b.title = "Reconstruction failure";
-    b.explanation = "Dynamo has no bytecode reconstruction implemented for sourceless variable: " + tm.sourceless + ".";
+    b.explanation = "Dynamo has no bytecode reconstruction implemented for sourceless variable: " + c.tm.sourceless + ".";
     b.hints = {"If Dynamo is attempting to trace a return statement and your code is attempting to return a variable "
                "that Dynamo cannot reconstruct, then remove it from the return statement."};
     b.file = file_;
-    if (frame->opts.fullgraph) {
-      failCompile(b);
-      in.raise("Unsupported", b.title + "\n  Explanation: " + b.explanation);
+    if (c.frame->opts.fullgraph) {
+      failCompile(c, b);
+      c.in.raise("Unsupported", b.title + "\n  Explanation: " + b.explanation);
     }
-    return skipFrame(b.title, &b);
+    return skip(c, b.title, &b);
   }
-  if (!tm.unbuildable.empty()) return skipFrame("the frame returns " + tm.unbuildable + ", which Kiln cannot make outside the trace", nullptr);
+  if (!c.tm.unbuildable.empty()) return skip(c, "the frame returns " + c.tm.unbuildable + ", which Kiln cannot make outside the trace", nullptr);
+  return Next::Go;
+}
+
+void CompileContext::finishGraph(Capture& c) {
+  Tracer& tracer = c.tracer;
+  CacheEntry& entry = c.entry;
   // Dynamo's _return skips a frame on count_calls() before cleanup_graph drops grad-mode changes
   // that cancel out; compile_subgraph then decides on the count after it (a break's graph of
   // only such changes is not compiled), except that a frame returning one tensor (and changing
   // nothing else) always compiles its graph: an empty one, counted, where only those were left.
-  const int callsBeforeCleanup = tracer.graph.opCount() + tracer.symbolicCalls;
-  tracer.dropCancellingGradModes(gradBefore);
-  tracer.finish(outputs);
+  c.callsBeforeCleanup = tracer.graph.opCount() + tracer.symbolicCalls;
+  tracer.dropCancellingGradModes(c.gradBefore);
+  tracer.finish(c.outputs);
   tracer.finishDynamicFloats();
   tracer.guardNoAliasing();
-  double captureMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  sink.timing(session::TimingEvent{cid, "capture", captureMs});
+  double captureMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - c.t0).count();
+  c.sink.timing(session::TimingEvent{c.cid, "capture", captureMs});
   for (const auto& i : tracer.inputs) entry.inputs.push_back(i.source);
   entry.guards = tracer.guards;
   orderGuards(entry.guards);
-  if (firstCapture) {
+  if (c.firstCapture) {
     entry.dynamic = tracer.produceShapeGuards(entry.guards);
     // An entry with dynamic floats serves other values of them: it is run through per-call
     // concrete captures, as one with symbolic sizes.
     if (tracer.hasDynamicFloats()) entry.dynamic = entry.floatDynamic = true;
-    if (!frame->opts.dynamic) {
-      for (const auto& [src, value] : tracer.intReads) {
-        const std::string key = src.text();
-        auto seen = frame->seenInts.find(key);
-        if ((seen != frame->seenInts.end() && seen->second != value) || frame->seenFloats.count(key) || frame->seenSizes.count(key))
-          frame->dynamicInts.insert(key);
-        frame->seenInts[key] = value;
-      }
-      for (const auto& [src, value] : tracer.floatReads) {
-        const std::string key = src.text();
-        auto seen = frame->seenFloats.find(key);
-        if ((seen != frame->seenFloats.end() && seen->second != value) || frame->seenInts.count(key) || frame->seenSizes.count(key))
-          frame->dynamicFloats.insert(key);
-        frame->seenFloats[key] = value;
-      }
-    }
   }
-  entry.gradMode = autograd::isGradEnabled();
-  entry.globalState = currentGlobalState();
-  entry.captured = std::make_shared<ir::Graph>(tracer.graph);
-  ir::Graph shown = tracer.graph;
-  if (firstCapture) applyAutomaticDynamic(*frame, entry, shown);
+}
 
-  int ops = tracer.graph.opCount();
-  // Dynamo's _return: a frame that reaches its return with no call traced (count_calls() == 0)
-  // raises SkipFrame ("No ops traced for the FX graph") unless fullgraph=True. The convert then
-  // returns no code, whose default strategy skips the code object from now on (ConvertFrameReturn
-  // with FrameExecStrategy(SKIP, DEFAULT), apply_to_code): later calls run it eagerly, with no
-  // cache lookup and no recompile, while the frames it calls are still compiled. (A break is no
-  // return: its empty graph is simply not compiled.)
-  if (callsBeforeCleanup == 0 && firstCapture && !dynamicOf && entry.plan.kind == BreakPlan::Kind::None &&
-      !frame->opts.fullgraph)
-    return skipFrame("No ops traced for the FX graph. `torch.compile` will skip the frame and fall back to eager.", nullptr);
-  code = "def __transformed_code_" + cid.substr(cid.find('/') + 1) + "_for_" + frame->name + "(" + params + "):\n";
+// The int and float values this capture read, which the next compile of the frame compares to
+// (a value that changed is dynamic from then on).
+void CompileContext::noteFrameState(Capture& c) {
+  Frame* frame = c.frame.get();
+  if (frame->opts.dynamic) return;
+  for (const auto& [src, value] : c.tracer.intReads) {
+    const std::string key = src.text();
+    auto seen = frame->seenInts.find(key);
+    if ((seen != frame->seenInts.end() && seen->second != value) || frame->seenFloats.count(key) || frame->seenSizes.count(key))
+      frame->dynamicInts.insert(key);
+    frame->seenInts[key] = value;
+  }
+  for (const auto& [src, value] : c.tracer.floatReads) {
+    const std::string key = src.text();
+    auto seen = frame->seenFloats.find(key);
+    if ((seen != frame->seenFloats.end() && seen->second != value) || frame->seenInts.count(key) || frame->seenSizes.count(key))
+      frame->dynamicFloats.insert(key);
+    frame->seenFloats[key] = value;
+  }
+}
+
+void CompileContext::keepCapturedGraph(Capture& c) {
+  c.entry.gradMode = autograd::isGradEnabled();
+  c.entry.globalState = currentGlobalState();
+  c.entry.captured = std::make_shared<ir::Graph>(c.tracer.graph);
+  c.shown = c.tracer.graph;
+  if (c.firstCapture) applyAutomaticDynamic(*c.frame, c.entry, c.shown);
+}
+
+// Dynamo's _return: a frame that reaches its return with no call traced (count_calls() == 0)
+// raises SkipFrame ("No ops traced for the FX graph") unless fullgraph=True. The convert then
+// returns no code, whose default strategy skips the code object from now on (ConvertFrameReturn
+// with FrameExecStrategy(SKIP, DEFAULT), apply_to_code): later calls run it eagerly, with no
+// cache lookup and no recompile, while the frames it calls are still compiled. (A break is no
+// return: its empty graph is simply not compiled.)
+bool CompileContext::tracedNothing(const Capture& c) const {
+  return c.callsBeforeCleanup == 0 && c.firstCapture && !c.dynamicOf && c.entry.plan.kind == BreakPlan::Kind::None &&
+         !c.frame->opts.fullgraph;
+}
+
+// The entry's transformed code (the graph call, then the return or the break) and its guards,
+// kept in the entry and reported with the compile.
+void CompileContext::writeTransformedCode(Capture& c) {
+  const std::string& cid = c.cid;
+  CacheEntry& entry = c.entry;
+  std::string params;
+  for (size_t i = 0; i < c.names.size(); ++i) params += (i ? ", " : "") + c.names[i];
+  if (c.self) params = c.selfName + (params.empty() ? "" : ", " + params);
+  const std::string fnName = "__compiled_fn_" + std::to_string(c.frame->id) + "_" + cid.substr(cid.find('/') + 1);
+  const int ops = c.tracer.graph.opCount();
+  std::string code = "def __transformed_code_" + cid.substr(cid.find('/') + 1) + "_for_" + c.frame->name + "(" + params + "):\n";
   if (ops > 0) {
     std::string inputsText;
     for (size_t i = 0; i < entry.inputs.size(); ++i) inputsText += (i ? ", " : "") + entry.inputs[i].display();
     code += "    graph_out_0 = " + fnName + "(" + inputsText + ")  # [" + cid + "] " + std::to_string(ops) + " ops\n";
   }
-  code += breakLine;
+  code += c.tail;
   if (entry.plan.resumeDef) {
     code += "\n\n" + py::unparse(*entry.plan.resumeDef);
     if (entry.plan.resumeElseDef) code += "\n\n" + py::unparse(*entry.plan.resumeElseDef);
   }
   entry.transformedCode = code;
-  for (const auto& g : entry.guards) ce.guards.push_back(g.record(in));
-  ce.transformedCode = code;
-  if (ops > 0) {
-    // Empty graphs are not compiled (Dynamo's allow_empty_graphs=False).
-    driver::BackendOptions bo;
-    bo.backend = frame->opts.backend;
-    bo.passes = passOptions;
-    bo.log = frameLog;
-    try {
-      std::vector<ir::TensorType> dynInputs;
-      if (entry.dynamic || dynamicOf) dynInputs = dynamicInputTypes(dynamicOf ? dynamicOf->guards : entry.guards, entry.inputs, tracer.graph);
-      if (dynamicOf && dynamicOf->dynamicCode && !dynInputs.empty())
-        entry.run = driver::reuseDynamicCode(tracer.graph, dynInputs, *dynamicOf->dynamicCode, bo, nullptr);
-      if (!entry.run && dynamicOf && dynamicOf->floatDynamic) {
-        ir::Graph g = tracer.graph;  // one float value's graph: run as captured, no code generated
-        entry.run = [g](const std::vector<tensor::Tensor>& in) { return runtime::runTorchGraph(g, in); };
-      }
-      if (!entry.run)
-        entry.run = driver::compileGraph(tracer.graph, cid, bo, sink, cpu_, &shown, dynInputs.empty() ? nullptr : &dynInputs,
-                                         &entry.dynamicCode, dynamicOf ? nullptr : &entry.backward);
-      if (verifyStats && entry.run)
-        entry.run = driver::verifyingRunner(std::move(entry.run), entry.captured, cid, bo, cpu_, sink_, verifyStats);
-    } catch (const std::exception& e) {
-      ce.status = "failed";
-      ce.message = std::string("backend compile failed, running the captured graph eagerly: ") + e.what();
-      ir::Graph g = tracer.graph;
+  for (const auto& g : entry.guards) c.ce.guards.push_back(g.record(c.in));
+  c.ce.transformedCode = code;
+}
+
+// The backend compiles the graph (empty graphs are not compiled: Dynamo's
+// allow_empty_graphs=False); when it fails, the captured graph runs eagerly and the compile is
+// recorded failed with the reason.
+void CompileContext::compileCaptured(Capture& c) {
+  py::Interpreter& in = c.in;
+  Tracer& tracer = c.tracer;
+  CacheEntry& entry = c.entry;
+  const CacheEntry* dynamicOf = c.dynamicOf;
+  const std::string& cid = c.cid;
+  session::SessionSink& sink = c.sink;
+  const ir::Graph& shown = c.shown;
+  const std::shared_ptr<Frame>& frame = c.frame;
+  session::CompileEvent& ce = c.ce;
+  try {
+    Backend& backend = backendFor(frame->opts.backend);
+    std::vector<ir::TensorType> dynInputs;
+    if (entry.dynamic || dynamicOf) dynInputs = dynamicInputTypes(dynamicOf ? dynamicOf->guards : entry.guards, entry.inputs, tracer.graph);
+    if (dynamicOf && dynamicOf->dynamicCode && !dynInputs.empty())
+      entry.run = backend.reuse(tracer.graph, dynInputs, *dynamicOf->dynamicCode, nullptr);
+    if (!entry.run && dynamicOf && dynamicOf->floatDynamic) {
+      ir::Graph g = tracer.graph;  // one float value's graph: run as captured, no code generated
       entry.run = [g](const std::vector<tensor::Tensor>& in) { return runtime::runTorchGraph(g, in); };
     }
+    if (!entry.run) {
+      CompileRequest request{&shown, dynInputs.empty() ? nullptr : &dynInputs, !dynamicOf};
+      if (!backend.reportsCapturedStage()) reportCapturedStage(sink, cid, shown);
+      CompiledCode compiled = backend.compile(tracer.graph, cid, sink, request);
+      entry.run = std::move(compiled.run);
+      entry.dynamicCode = std::move(compiled.reusable);
+      if (!dynamicOf) entry.backward = std::move(compiled.backward);
+    }
+    if (wrapRunner && entry.run) entry.run = wrapRunner(std::move(entry.run), entry.captured, cid, frame->opts.backend);
+  } catch (const std::exception& e) {
+    ce.status = "failed";
+    ce.message = std::string("backend compile failed, running the captured graph eagerly: ") + e.what();
+    ir::Graph g = tracer.graph;
+    entry.run = [g](const std::vector<tensor::Tensor>& in) { return runtime::runTorchGraph(g, in); };
   }
+}
+
+// The compile event (a graph of only symbolic calls is still a graph of the frame's), then what
+// the entry checks first.
+void CompileContext::reportCompile(Capture& c) {
+  py::Interpreter& in = c.in;
+  Tracer& tracer = c.tracer;
+  CacheEntry& entry = c.entry;
+  session::SessionSink& sink = c.sink;
+  const std::string& cid = c.cid;
+  const bool returnsTensor = c.returnsTensor;
+  const int ops = tracer.graph.opCount();
+  const int callsBeforeCleanup = c.callsBeforeCleanup;
+  const ir::Graph& shown = c.shown;
+  session::CompileEvent& ce = c.ce;
   const bool returnsOnlyTensor = entry.plan.kind == BreakPlan::Kind::None && returnsTensor && entry.sideEffects.empty() &&
                                  entry.containerWrites.empty() && entry.varWrites.empty();
   if (ops == 0 && (tracer.symbolicCalls > 0 || (returnsOnlyTensor && callsBeforeCleanup > 0))) {
@@ -1973,20 +2155,13 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
     // automatic dynamic int), or grad-mode changes that cancel out before a `return x.grad`:
     // count_calls() > 0, though dead-code elimination leaves it empty (`return ()`). It is a
     // graph of the frame's; Kiln has nothing to run for it.
-    session::StageEvent se;
-    se.compileId = cid;
-    se.stage = "captured";
-    se.graph = shown;
-    se.text = ir::printGraph(shown);
-    se.changed = true;
-    sink.stage(se);
+    reportCapturedStage(sink, cid, shown);
   }
   sink.compile(ce);
   sink.compileDone(cid);
   // A marked dim the trace specialized fails the compile, as Dynamo's produce_guards does.
   if (!tracer.constraintViolation.empty()) in.raise("ConstraintViolationError", tracer.constraintViolation);
   entry.checkOrder = treeOrder(entry.guards);
-  return entry;
 }
 
 }  // namespace kiln::capture

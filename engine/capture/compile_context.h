@@ -3,31 +3,31 @@
 // and the chosen backend on a cache miss. Every step is reported to the session sink.
 #pragma once
 
+#include "engine/capture/backend.h"
 #include "engine/passes/pass_manager.h"
 #include "engine/python/interpreter.h"
+#include "engine/python/trace_hooks.h"
 #include "engine/session/sink.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include "engine/ir/graph.h"
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
 
 namespace kiln::codegen { class KernelCompiler; }
 
-namespace kiln::driver {
-struct CompiledFrameLog;
-struct VerifyStats;
-}
-
 namespace kiln::capture {
 
 struct StopAtCall;
+struct ResumePlan;  // resume.h
 
 struct CompileOptions {
-  std::string backend = "inductor";  // inductor | aot_eager | eager
+  std::string backend = "inductor";  // a name in BackendRegistry::global()
   bool fullgraph = false;
   std::optional<bool> dynamic;       // None = automatic dynamic
   std::string mode = "default";
@@ -36,7 +36,7 @@ struct CompileOptions {
 struct Frame;  // frame.h
 struct CacheEntry;
 
-class CompileContext {
+class CompileContext : public py::CompilerHooks {
  public:
   CompileContext(session::SessionSink& sink, codegen::KernelCompiler* cpu, const std::string& scriptPath);
   ~CompileContext();
@@ -51,7 +51,7 @@ class CompileContext {
                  bool intercepted = false);
   // A user function called while a compiled function runs (its eager parts, resume functions):
   // compiled as a frame of its own, keyed by its code (one frame per function definition).
-  py::Value callIntercepted(py::Interpreter& in, const py::Value& fn, py::CallArgs& args, const py::Value& self);
+  py::Value callIntercepted(py::Interpreter& in, const py::Value& fn, py::CallArgs& args, const py::Value& self) override;
   // Runs `frame` for the function object `fn` (same code as the frame's, maybe another closure).
   py::Value callWith(py::Interpreter& in, const std::shared_ptr<Frame>& frame, const py::Value& fn, py::CallArgs& args,
                      const py::Value& self, bool intercepted = false);
@@ -66,12 +66,20 @@ class CompileContext {
 
   // Pass-manager options every inductor compile uses (--disable-pass, --stop-after).
   passes::PassManagerOptions passOptions;
-  driver::CompiledFrameLog* frameLog = nullptr;  // kiln bench: record every compiled graph
-  // kiln run --verify: when set, every compiled graph is checked against eager (driver/verify.h).
-  std::shared_ptr<driver::VerifyStats> verifyStats;
+  // The backend to use for `name` in this context instead of one the registry makes (kiln bench
+  // hands an inductor that records every graph it compiles).
+  void useBackend(const std::string& name, std::shared_ptr<Backend> backend);
+  // When set, wraps the runner of every compiled graph (kiln run --verify checks each call
+  // against the captured graph run eagerly, driver/verify.h).
+  using RunnerWrapper = std::function<GraphRunner(GraphRunner run, std::shared_ptr<const ir::Graph> captured,
+                                                  const std::string& compileId, const std::string& backend)>;
+  RunnerWrapper wrapRunner;
 
  private:
   std::shared_ptr<Frame> newFrame(const py::Value& fn, const CompileOptions& opts);
+  // This context's backend for `name`: made from the registry at its first use.
+  Backend& backendFor(const std::string& name);
+  std::map<std::string, std::shared_ptr<Backend>> backends_;
   session::SessionSink& sink_;
   codegen::KernelCompiler* cpu_;
   std::string file_;
@@ -93,9 +101,36 @@ class CompileContext {
                                          session::SessionSink& sink, bool firstCapture, const CacheEntry* dynamicOf = nullptr,
                                          const StopAtCall* stopAt = nullptr);
   void applyAutomaticDynamic(Frame& frame, CacheEntry& e, ir::Graph& shown);
+  // captureEntry's steps (compile_context.cpp), over one capture's state.
+  struct Capture;
+  enum class Next { Go, Skip, Restart };  // go on; the frame runs eagerly; capture again (Capture::restartAt)
+  void startTrace(Capture& c);
+  Next bindArguments(Capture& c);
+  Next traceFrame(Capture& c);
+  Next planBreak(Capture& c, py::GraphBreak& u);
+  session::GraphBreakEvent breakEvent(Capture& c, const py::GraphBreak& u);
+  ResumePlan planResumeAt(Capture& c, const py::GraphBreak& u, std::set<std::string>& cells);
+  void fillBreakPlan(Capture& c, const py::GraphBreak& u, const ResumePlan& plan, const std::set<std::string>& cells);
+  std::string breakCode(Capture& c, const py::GraphBreak& u, const ResumePlan& plan);
+  Next observedException(Capture& c, const py::PyError& e);
+  void recordInputMutations(Capture& c);
+  void recordSideEffects(Capture& c);
+  Next checkReconstructible(Capture& c);
+  void finishGraph(Capture& c);
+  void noteFrameState(Capture& c);
+  void keepCapturedGraph(Capture& c);
+  bool tracedNothing(const Capture& c) const;
+  void writeTransformedCode(Capture& c);
+  void compileCaptured(Capture& c);
+  void reportCompile(Capture& c);
+  Next skip(Capture& c, const std::string& why, const session::GraphBreakEvent* b);
+  void failCompile(Capture& c, const session::GraphBreakEvent& b);
 };
 
 // Parses torch.compile's keyword arguments (backend=, fullgraph=, dynamic=, mode=, options=).
 CompileOptions parseCompileOptions(py::Interpreter& in, const py::CallArgs& args);
+
+// The compile context of a run (the interpreter's CompilerHooks are always one).
+inline CompileContext* compilerOf(py::Interpreter& in) { return static_cast<CompileContext*>(in.compiler); }
 
 }  // namespace kiln::capture

@@ -2,6 +2,7 @@
 // with its cache of compiled entries, looked up most recently used first.
 #pragma once
 
+#include "engine/capture/backend.h"
 #include "engine/capture/compile_context.h"
 #include "engine/capture/global_state.h"
 #include "engine/capture/guards.h"
@@ -16,12 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace kiln::driver { struct DynamicCode; struct BackwardCode; }
-
 namespace kiln::capture {
-
-// Runs a compiled graph on real tensors.
-using GraphRunner = std::function<std::vector<tensor::Tensor>(const std::vector<tensor::Tensor>&)>;
 
 // How the compiled code rebuilds a Python value: from a graph output, a constant, a source
 // (an argument, a parameter, a global), or a container/method of those.
@@ -132,8 +128,8 @@ struct CacheEntry {
   // Dynamic: the kernels over size symbols and their module (null when the graph's kernels had
   // to be specialized), and per concrete input shapes the entry serving it (the same module at
   // those sizes, or code compiled for that shape when the kernels differ there).
-  std::shared_ptr<driver::DynamicCode> dynamicCode;
-  std::shared_ptr<driver::BackwardCode> backward;  // the compiled backward of a training graph
+  std::shared_ptr<ReusableCode> dynamicCode;  // (Backend::reuse)
+  std::shared_ptr<BackwardCode> backward;  // the compiled backward of a training graph
   std::map<std::string, std::shared_ptr<CacheEntry>> specialized;
 };
 

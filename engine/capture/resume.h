@@ -5,6 +5,8 @@
 // A data-dependent `if` gives two resume functions, one per branch.
 #pragma once
 
+#include "engine/python/trace_hooks.h"
+
 #include "engine/python/ast.h"
 
 #include <set>
@@ -13,7 +15,7 @@
 
 namespace kiln::capture {
 
-class Unsupported;
+using Unsupported = py::GraphBreak;  // (tracer.h)
 
 struct ResumePlan {
   bool resumable = false;

@@ -1,4 +1,6 @@
 #include "engine/capture/tracer.h"
+#include "engine/capture/global_state.h"
+#include "engine/capture/resume.h"
 
 #include "engine/autograd/grad_mode.h"
 #include "engine/capture/data_dependent.h"
@@ -1349,5 +1351,21 @@ void Tracer::finish(const std::vector<int>& outputs) {
   out.args.push_back(ir::Arg::listOf(std::move(refs)));
   graph.add(std::move(out));
 }
+
+const py::GraphBreak* Tracer::stopBefore(const py::Expr* call, int occurrence) const {
+  return stopAt && stopAt->expr == call && stopAt->occurrence == occurrence ? stopAt->reason.get() : nullptr;
+}
+
+std::any Tracer::globalState() const { return currentGlobalState(); }
+
+bool Tracer::isUnbacked(const py::Value& v) const { return capture::isUnbacked(v); }
+
+void Tracer::onBranch(const py::Value& test) {
+  if (capture::isUnbacked(test)) guardOnDataDependent(in_, test);  // `if x.item() > 0:` (fullgraph)
+}
+
+bool Tracer::rewriteAssert(const py::Value& cond, const py::Expr* msg) { return capture::rewriteAssert(*this, cond, msg); }
+
+std::set<std::string> Tracer::classStatementNames(const py::Stmt& cls) { return capture::classStatementNames(cls); }
 
 }  // namespace kiln::capture

@@ -9,6 +9,7 @@
 //    CONSTANT_MATCH guards.
 #pragma once
 
+#include "engine/python/trace_hooks.h"
 #include "engine/capture/global_state.h"
 #include "engine/capture/guards.h"
 #include "engine/capture/source.h"
@@ -22,45 +23,14 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <any>
 #include <vector>
 
 namespace kiln::capture {
 
-// Thrown during capture when the function does something that must not be traced (a graph
-// break). Carries Dynamo's gb_type title and explanation, and — filled in by the interpreter
-// as it unwinds — where in the top frame the break happened.
-class Unsupported : public std::runtime_error {
- public:
-  Unsupported(std::string code, std::string title, std::string explanation, std::vector<std::string> hints = {})
-      : std::runtime_error(title), code(std::move(code)), title(std::move(title)), explanation(std::move(explanation)),
-        hints(std::move(hints)) {}
-  std::string code, title, explanation;
-  std::vector<std::string> hints;
-  // A break for something PyTorch captures but Kiln cannot yet (KB020, KB021, KB030, KB031),
-  // not one Dynamo makes too: under fullgraph=True the frame then runs eagerly instead of
-  // failing the program.
-  bool kilnLimitation = false;
-  // The torch._dynamo.exc class a fullgraph=True compile raises for it: Unsupported, or one of
-  // its subclasses (UserError: the program is wrong in a way Dynamo reports, zip(strict=True)
-  // over lists of different lengths). Without fullgraph it is a graph break all the same.
-  std::string errorClass = "Unsupported";
-  bool gradEnabled = true;             // Call: grad mode where the top frame made the call
-  bool inferenceMode = false;          // Call: and whether inference mode was on there
-  GlobalState globalState;             // Call: and the autocast state there (a `with torch.autocast`)
-  py::TraceFrame where;
-  std::vector<py::TraceFrame> stack;
-
-  // Where the break sits in the compiled (top) frame.
-  enum class At { Unknown, Call, Branch } at = At::Unknown;
-  const py::Stmt* stmt = nullptr;      // the top-frame statement being executed
-  const py::Expr* expr = nullptr;      // Call: the top-frame call expression; Branch: the test
-  py::Value callee;                    // Call: the callee value; Branch: the test value
-  std::vector<py::Value> args;         // Call: evaluated positional arguments
-  std::vector<std::pair<std::string, py::Value>> kwargs;
-  size_t graphSize = 0;                // node ids below this existed before the breaking call began
-  int occurrence = 0;                  // Call: which evaluation of `expr` in the frame broke (1-based)
-  std::shared_ptr<py::Scope> scope;    // the compiled frame's variables when the break happened
-};
+// A graph break: its code, title, explanation and hints as Dynamo words them, annotated by the
+// interpreter with where it sits in the compiled frame (engine/python/trace_hooks.h).
+using Unsupported = py::GraphBreak;
 
 // A capture that broke inside a call is run again, stopping before that call (Dynamo restarts
 // its analysis the same way), so nothing the call did is part of the graph or its side effects.
@@ -75,7 +45,7 @@ struct GraphInput {
   int node = -1;
 };
 
-class Tracer {
+class Tracer : public py::TraceHooks {
  public:
   Tracer(py::Interpreter& in, std::string fileBaseName, std::shared_ptr<py::ModuleObj> globals);
 
@@ -91,35 +61,35 @@ class Tracer {
                                      const std::vector<std::pair<std::string, py::Value>>& kwargs,
                                      const std::vector<ir::TensorType>& results);
   // Interpreter hooks while capturing (return the value the program should see).
-  py::Value onAttribute(const py::Value& obj, const std::string& name, py::Value result);
-  py::Value onGlobal(const std::string& name, py::Value v);
+  py::Value onAttribute(const py::Value& obj, const std::string& name, py::Value result) override;
+  py::Value onGlobal(const std::string& name, py::Value v) override;
   py::Value onSuperAttribute(const py::Value& proxy, const std::string& name, py::Value result);
   py::Value onInputGrad(py::TensorObj* fake, py::Value result);  // x.grad of an input tensor
   // Parameter `i` of `fn` takes its default value `v` in a call while tracing: an object that
   // existed before is read through fn.__defaults__[k] / fn.__kwdefaults__['name'] when fn has a
   // source (never through another name that happens to hold it now).
-  void onDefault(const py::FunctionObj* fn, size_t i, const py::Value& v);
+  void onDefault(const py::FunctionObj* fn, size_t i, const py::Value& v) override;
   // A list or tuple the function iterates, indexes or measures: its length is guarded.
-  void onBoundMethod(const py::Value& obj, const std::string& name, const py::Value& method);
-  void onIterate(const py::Value& v);  // a loop or builtin reads every item
-  void onUse(const py::Value& v);      // the trace depends on this value (arithmetic, a test, a graph constant)
-  void onSequence(const py::Value& v);
+  void onBoundMethod(const py::Value& obj, const std::string& name, const py::Value& method) override;
+  void onIterate(const py::Value& v) override;  // a loop or builtin reads every item
+  void onUse(const py::Value& v) override;      // the trace depends on this value (arithmetic, a test, a graph constant)
+  void onSequence(const py::Value& v) override;
   // container[key] read while capturing: the item is read through container's source
   // (a constant gets CONSTANT_MATCH `d['k'] == 2`, a tensor becomes a graph input).
-  py::Value onItem(const py::Value& container, const py::Value& key, py::Value result);
+  py::Value onItem(const py::Value& container, const py::Value& key, py::Value result) override;
   // hasattr(obj, name) and `key in container` answered while capturing are guarded.
-  void onHasattr(const py::Value& obj, const std::string& name, bool result);
-  void onContains(const py::Value& container, const py::Value& key, bool result);
+  void onHasattr(const py::Value& obj, const std::string& name, bool result) override;
+  void onContains(const py::Value& container, const py::Value& key, bool result) override;
   // The function compared an object by identity (`mode is Mode.SIN`, == without __eq__):
   // ID_MATCH on it when it has a source (constants have CONSTANT_MATCH already).
-  void onIdentity(const py::Value& v);
+  void onIdentity(const py::Value& v) override;
   // The function looked at an object's type (isinstance, type(), attribute access): TYPE_MATCH.
-  void onType(const py::Value& obj);
+  void onType(const py::Value& obj) override;
   // A dict's keys were iterated: they are guarded in order.
-  void onDictKeys(const py::Value& dict);
+  void onDictKeys(const py::Value& dict) override;
   // A free variable `name` of function `fn` read (in a call below the compiled frame): read
   // through fn.__closure__[i].cell_contents when fn has a source.
-  py::Value onFreeVar(const py::FunctionObj* fn, const std::string& name, py::Value v);
+  py::Value onFreeVar(const py::FunctionObj* fn, const std::string& name, py::Value v) override;
   // co_freevars of `fn`: the names its body reads that live in enclosing function scopes, sorted
   // (worked out once per function definition).
   const std::vector<std::string>& freeVarsOf(const py::FunctionObj* fn);
@@ -127,22 +97,22 @@ class Tracer {
   void guardNoAliasing();
   // A free variable of the compiled function: a source root, read like a local (L['offset']).
   void addClosure(const std::string& name, const py::Value& v) { closureValues[name] = v; }
-  void onLocalRead(const std::string& name, const py::Value& v, const ir::SourceLoc* at = nullptr);
-  py::Value onClosure(const std::string& name, py::Value v);
-  void nameHint(const py::Value& v, const std::string& name);
+  void onLocalRead(const std::string& name, const py::Value& v, const ir::SourceLoc* at = nullptr) override;
+  py::Value onClosure(const std::string& name, py::Value v) override;
+  void nameHint(const py::Value& v, const std::string& name) override;
   // An attribute store on an object that existed before capture (self.counter += 1): it is
   // recorded so the compiled code replays it, and undone when capture ends — capture itself
   // leaves no trace on the program's objects, as Dynamo's side-effect tracking.
   // `raw`: the store object.__setattr__ makes (the one a user __setattr__ ends in); a store
   // through a class's own Python __setattr__ is not recorded itself, what its body does is.
-  void onSetAttr(const py::Value& obj, const std::string& name, const py::Value& value, bool raw = false);
+  void onSetAttr(const py::Value& obj, const std::string& name, const py::Value& value, bool raw = false) override;
   void undoSideEffects();
   // next() on an iterator over a tuple that existed before the frame (an argument): Dynamo
   // traces it (TUPLE_ITERATOR_LEN `___tuple_iterator_len(it) == 5`, each item used guarded as
   // `___tuple_iterator_getitem(it, 0) == 2`) and the entry advances the real iterator as far
   // after its graph. A range iterator likewise, guarded whole by RANGE_ITERATOR_MATCH (its
   // items are then constants). False when `it` is no such iterator (the caller breaks instead).
-  bool onTupleIteratorNext(const py::Value& it);
+  bool onTupleIteratorNext(const py::Value& it) override;
   struct IteratorStep {
     py::Value iterator;
     Source source;
@@ -170,7 +140,7 @@ class Tracer {
   // pop, add ...): its contents are saved first, restored when capture ends, and its final
   // contents become part of what the entry does each call (Dynamo's mutable side effects).
   // Its length is guarded, since the replay is relative to it.
-  void onMutate(const py::Value& container);
+  void onMutate(const py::Value& container) override;
   struct ContainerEffect {
     py::Value object;
     Source source;
@@ -180,8 +150,8 @@ class Tracer {
   std::vector<ContainerEffect> containerEffects;
   // A global or a closure cell written while capturing (`global n; n += 1`, nonlocal): the old
   // value comes back after capture, the new one is stored by the entry each call.
-  void onStoreGlobal(const std::shared_ptr<py::ModuleObj>& module, const std::string& name);
-  void onStoreCell(const std::shared_ptr<py::Scope>& scope, const std::string& name);
+  void onStoreGlobal(const std::shared_ptr<py::ModuleObj>& module, const std::string& name) override;
+  void onStoreCell(const std::shared_ptr<py::Scope>& scope, const std::string& name) override;
   struct VarEffect {
     std::shared_ptr<py::ModuleObj> module;  // a global
     std::shared_ptr<py::Scope> scope;       // a closure cell
@@ -195,14 +165,14 @@ class Tracer {
   std::string keyRepr(const py::Value& k);
   void guardMetadata(py::TensorObj* t);
   ir::TensorType withRequiresGrad(const ir::Node& n, ir::TensorType t) const;
-  bool isNew(const py::Value& v) const { return v && v->serial >= firstObject; }
-  void onTopExpr(const py::Expr* e, const py::Value& v) { exprValues[e] = v; }
+  bool isNew(const py::Value& v) const override { return v && v->serial >= firstObject; }
+  void onTopExpr(const py::Expr* e, const py::Value& v) override { exprValues[e] = v; }
 
   // An nn.Module instance is being called / has returned: nodes recorded in between get its
   // path below the compiled function's roots ("transformer_blocks.0.attention", as FX's
   // nn_module_stack keys) as provenance, which the studio collapses and expands by.
-  void enterModule(const py::Value& module);
-  void leaveModule() { if (!moduleStack_.empty()) moduleStack_.pop_back(); }
+  void enterModule(const py::Value& module) override;
+  void leaveModule() override { if (!moduleStack_.empty()) moduleStack_.pop_back(); }
 
   // Grad mode changed while tracing (entering/leaving torch.no_grad(), set_grad_enabled):
   // recorded as Dynamo records it, `torch._C._set_grad_enabled(False)`.
@@ -215,7 +185,7 @@ class Tracer {
   // fake tensors and real ones read through a source. A real tensor that existed before
   // capture but that no source names (reached through something Kiln cannot spell) would be
   // baked into the graph with this call's values, so it stops capture instead (KB020).
-  bool dependsOnInputs(const py::Value& tensor);
+  bool dependsOnInputs(const py::Value& tensor) override;
   // The fake tensor standing for `v` in the graph: v itself when fake; for a real tensor the
   // program reached through its arguments, closures or globals, its graph input (lifted once);
   // for any other real tensor a constant input. Null for non-tensors.
@@ -276,7 +246,7 @@ class Tracer {
   // A dim mark_dynamic marked that the trace specialized: Dynamo's ConstraintViolationError
   // message, raised once the entry is compiled ("" when none).
   std::string constraintViolation;
-  bool isSymbolic(const py::Value& v);
+  bool isSymbolic(const py::Value& v) override;
   // Operations on symbolic ints and floats the trace made (a symbolic size read, arithmetic, a
   // comparison): each is a call node in Dynamo's FX graph even when it leaves no tensor op, and
   // count_calls() > 0 makes Dynamo compile the graph (counted, though DCE may empty it) and not
@@ -285,17 +255,17 @@ class Tracer {
   // x.shape / x.size() / x.size(d) / x.numel() / len(x) of `tensor` (the concrete value given):
   // the value carrying its expression when the dims are symbolic.
   py::Value symbolicSizes(const py::Value& tensor, py::Value sizes);
-  py::Value symbolicSize(const py::Value& tensor, int64_t dim, py::Value size);
+  py::Value symbolicSize(const py::Value& tensor, int64_t dim, py::Value size) override;
   py::Value symbolicNumel(const py::Value& tensor, py::Value numel);
   // Python arithmetic and comparisons on such values (result: the concrete result, returned
   // carrying the expression when there is one); "ceil" / "floor" / "int" / "neg" for `unary`.
-  py::Value onSymbolicBinary(const std::string& op, const py::Value& a, const py::Value& b, py::Value result);
-  py::Value onSymbolicUnary(const std::string& op, const py::Value& a, py::Value result);
-  py::Value onSymbolicCompare(const std::string& op, const py::Value& a, const py::Value& b, py::Value result);
+  py::Value onSymbolicBinary(const std::string& op, const py::Value& a, const py::Value& b, py::Value result) override;
+  py::Value onSymbolicUnary(const std::string& op, const py::Value& a, py::Value result) override;
+  py::Value onSymbolicCompare(const std::string& op, const py::Value& a, const py::Value& b, py::Value result) override;
   // The trace took `v`'s truth (a branch, `not`, torch._check): its relation is guarded.
-  void onSymbolicTruth(const py::Value& v);
+  void onSymbolicTruth(const py::Value& v) override;
   // The trace needs `v`'s exact value (str(), range(), a list index): `expr == value`.
-  void specialize(const py::Value& v);
+  void specialize(const py::Value& v) override;
   // x[...] on a traced tensor: slice bounds against symbolic sizes are guarded (`5 <= s0`).
   void onTensorIndex(const py::Value& tensor, const py::Value& index);
   // A call recorded with sizes or parameters that carry expressions: a tensor made with a
@@ -318,9 +288,16 @@ class Tracer {
   std::map<std::string, py::Value> argValues;  // frame arguments by name (capture-time values)
   std::map<std::string, py::Value> closureValues;  // free variables by name
   std::map<const py::Expr*, py::Value> exprValues;  // top-frame expression values (stack at a break)
-  size_t topDepth = 0;                        // interpreter frame depth of the compiled function
-  bool fullgraph = false;                     // the frame was compiled with fullgraph=True
   const StopAtCall* stopAt = nullptr;         // second pass: where to stop
+  // py::TraceHooks besides the interpreter hooks above (tracer.cpp).
+  size_t graphSize() const override { return static_cast<size_t>(graph.nextId()); }
+  int countTopCall(const py::Expr* call) override { return ++topCalls[call]; }
+  const py::GraphBreak* stopBefore(const py::Expr* call, int occurrence) const override;
+  std::any globalState() const override;
+  bool isUnbacked(const py::Value& v) const override;
+  void onBranch(const py::Value& test) override;
+  bool rewriteAssert(const py::Value& cond, const py::Expr* msg) override;
+  std::set<std::string> classStatementNames(const py::Stmt& cls) override;
   std::map<const py::Expr*, int> topCalls;    // evaluations of each call expression in the frame
 
  private:
@@ -428,5 +405,8 @@ class Tracer {
 
 // The FX name of a captured target: torch.cos -> cos, _operator.mul -> mul.
 std::string fxBaseName(const std::string& target);
+
+// The tracer capturing now (the interpreter's TraceHooks are always a Tracer: capture installs them).
+inline Tracer* tracerOf(py::Interpreter& in) { return static_cast<Tracer*>(in.tracer); }
 
 }  // namespace kiln::capture

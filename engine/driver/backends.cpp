@@ -322,96 +322,139 @@ capture::GraphRunner reuseDynamicCode(const ir::Graph& captured, const std::vect
   return withFunctionalization([graph](const std::vector<tensor::Tensor>& in) { return graph->run(in); }, functionalizedOf(lowered));
 }
 
-capture::GraphRunner compileGraph(const ir::Graph& captured, const std::string& cid, const BackendOptions& opts,
-                                  session::SessionSink& sink, codegen::KernelCompiler* cpu, const ir::Graph* shown,
-                                  const std::vector<ir::TensorType>* dynamicInputs, std::shared_ptr<DynamicCode>* dynamicCode,
-                                  std::shared_ptr<BackwardCode>* backwardCode) {
-  int order = 0;
-  const bool dynamic = dynamicInputs && !dynamicInputs->empty() && opts.backend == "inductor";
-  if (!dynamic) emitStage(sink, cid, "captured", order++, shown ? *shown : captured, true, {}, 0.0);
-  else ++order;  // emitted after lowering, with the sizes the ATen graph's symbols give it
-  if (opts.backend == "eager") {
-    ir::Graph g = captured;
-    return [g](const std::vector<tensor::Tensor>& in) { return runtime::runTorchGraph(g, in); };
-  }
-  // Kiln generates CPU code only so far: a graph over CUDA tensors runs op by op through the
-  // eager dispatcher, whose ops run on the GPU (or say they cannot), never CPU kernels reading
-  // device memory.
+namespace {
+
+// One compile through a built-in pipeline: what its steps share.
+struct GraphCompile {
+  const ir::Graph& captured;
+  const std::string& cid;
+  const BackendOptions& opts;
+  session::SessionSink& sink;
+  codegen::KernelCompiler* cpu;
+  const ir::Graph* shown;                            // the captured graph as the user sees it (or null)
+  const std::vector<ir::TensorType>* dynamicInputs;  // the entry's size symbols (or null)
+  bool dynamic = false;                              // kernels over size symbols may be made
+  int order = 0;                                     // the next stage's position
+  ir::Graph aten;
+  std::map<int, int> resultOf;                       // captured node -> its ATen result
+  Functionalized functionalized;
+  Planned planned;
+  std::shared_ptr<codegen::CompiledModule> module;
+  std::shared_ptr<runtime::CompiledGraph> graph;
+  std::string wrapper;
+
+  GraphCompile(const ir::Graph& captured, const std::string& cid, const BackendOptions& opts, session::SessionSink& sink,
+               codegen::KernelCompiler* cpu, const ir::Graph* shown, const std::vector<ir::TensorType>* dynamicInputs)
+      : captured(captured), cid(cid), opts(opts), sink(sink), cpu(cpu), shown(shown), dynamicInputs(dynamicInputs) {}
+};
+
+// The "captured" stage; a dynamic graph's comes after lowering, with the sizes the ATen graph's
+// symbols give it.
+void reportCaptured(GraphCompile& c) {
+  if (!c.dynamic) emitStage(c.sink, c.cid, "captured", c.order++, c.shown ? *c.shown : c.captured, true, {}, 0.0);
+  else ++c.order;
+}
+
+capture::GraphRunner runCaptured(const ir::Graph& captured) {
+  ir::Graph g = captured;
+  return [g](const std::vector<tensor::Tensor>& in) { return runtime::runTorchGraph(g, in); };
+}
+
+// Kiln generates CPU code only so far: a graph over CUDA tensors runs op by op through the
+// eager dispatcher, whose ops run on the GPU (or say they cannot), never CPU kernels reading
+// device memory.
+bool onDevice(const ir::Graph& captured) {
   for (const ir::Node* p : captured.placeholders())
-    if (!p->types.empty() && p->types[0].device != "cpu") {
-      ir::Graph g = captured;
-      return [g](const std::vector<tensor::Tensor>& in) { return runtime::runTorchGraph(g, in); };
-    }
+    if (!p->types.empty() && p->types[0].device != "cpu") return true;
+  return false;
+}
+
+// Stage "aten": the captured graph lowered to ATen ops, functionalized.
+void lowerToAten(GraphCompile& c) {
   auto t0 = std::chrono::steady_clock::now();
   passes::Lowered lowered;
   try {
-    lowered = passes::lower(captured);
+    lowered = passes::lower(c.captured);
   } catch (...) {
-    if (dynamic) emitStage(sink, cid, "captured", 0, shown ? *shown : captured, true, {}, 0.0);
+    if (c.dynamic) emitStage(c.sink, c.cid, "captured", 0, c.shown ? *c.shown : c.captured, true, {}, 0.0);
     throw;
   }
   double lowerMs = msSince(t0);
-  const ir::Graph aten = std::move(lowered.graph);
-  const std::map<int, int> resultOf = std::move(lowered.resultOf);
-  Functionalized functionalized = functionalizedOf(lowered);
+  c.aten = std::move(lowered.graph);
+  c.resultOf = std::move(lowered.resultOf);
+  c.functionalized = functionalizedOf(lowered);
   ir::Graph storage;
-  const ir::Graph& shownAten = shownStage(aten, dynamicInputs, storage);
-  if (dynamic)
-    emitStage(sink, cid, "captured", 0, &shownAten == &aten && shown ? *shown : capturedWithSymbols(captured, shownAten, resultOf), true, {}, 0.0);
-  emitStage(sink, cid, "aten", order++, shownAten, true, {}, lowerMs);
-  sink.timing(session::TimingEvent{cid, "lower", lowerMs});
-  if (opts.backend == "aot_eager") {
-    return withFunctionalization([aten](const std::vector<tensor::Tensor>& in) { return runtime::runAtenGraph(aten, in); },
-                                 std::move(functionalized));
-  }
-  if (opts.backend != "inductor") throw std::runtime_error("unknown backend '" + opts.backend + "'");
+  const ir::Graph& shownAten = shownStage(c.aten, c.dynamicInputs, storage);
+  if (c.dynamic)
+    emitStage(c.sink, c.cid, "captured", 0,
+              &shownAten == &c.aten && c.shown ? *c.shown : capturedWithSymbols(c.captured, shownAten, c.resultOf), true, {}, 0.0);
+  emitStage(c.sink, c.cid, "aten", c.order++, shownAten, true, {}, lowerMs);
+  c.sink.timing(session::TimingEvent{c.cid, "lower", lowerMs});
+}
 
+// Stages "pass:NAME" for each pass of the pipeline, then "fused".
+void runPasses(GraphCompile& c, ir::Graph& fused) {
   passes::PassContext ctx;
-  t0 = std::chrono::steady_clock::now();
-  ir::Graph fused = passes::runPipeline(aten, ctx, opts.passes, [&](const passes::PassSnapshot& s) {
+  auto t0 = std::chrono::steady_clock::now();
+  fused = passes::runPipeline(c.aten, ctx, c.opts.passes, [&](const passes::PassSnapshot& s) {
     ir::Graph st;
-    emitStage(sink, cid, std::string(s.name == "fuse" ? "fused" : "pass:" + s.name), order++, shownStage(*s.graph, dynamicInputs, st),
+    emitStage(c.sink, c.cid, std::string(s.name == "fuse" ? "fused" : "pass:" + s.name), c.order++, shownStage(*s.graph, c.dynamicInputs, st),
               s.changed, s.rules, s.ms);
   });
-  sink.timing(session::TimingEvent{cid, "passes", msSince(t0)});
+  c.sink.timing(session::TimingEvent{c.cid, "passes", msSince(t0)});
+}
 
-  t0 = std::chrono::steady_clock::now();
-  Planned planned = planKernels(fused, dynamicInputs);
-  schedule::ScheduledGraph& sched = planned.sched;
-  sink.timing(session::TimingEvent{cid, "schedule", msSince(t0)});
+// Fusion groups lowered to kernel IR (over size symbols where the graph allows it).
+void scheduleKernels(GraphCompile& c, const ir::Graph& fused) {
+  auto t0 = std::chrono::steady_clock::now();
+  c.planned = planKernels(fused, c.dynamicInputs);
+  c.sink.timing(session::TimingEvent{c.cid, "schedule", msSince(t0)});
+}
 
-  t0 = std::chrono::steady_clock::now();
-  std::shared_ptr<codegen::CompiledModule> module;
-  if (!sched.kernels.empty()) {
-    if (!cpu) throw std::runtime_error("no CPU code generator available");
-    module = cpu->compile(sched.kernels, "graph_" + cid);
+// The kernels through LLVM into one module; each reported with its IR, assembly and time.
+void generateCpuCode(GraphCompile& c) {
+  auto t0 = std::chrono::steady_clock::now();
+  if (!c.planned.sched.kernels.empty()) {
+    if (!c.cpu) throw std::runtime_error("no CPU code generator available");
+    c.module = c.cpu->compile(c.planned.sched.kernels, "graph_" + c.cid);
   }
-  sink.timing(session::TimingEvent{cid, "codegen", msSince(t0)});
-  emitKernels(sink, cid, planned.fused, sched, module.get());
-  if (planned.symbolic && dynamicCode) *dynamicCode = std::make_shared<DynamicCode>(DynamicCode{withoutHints(sched.kernels), module});
-  const std::string header = dynamicHeader(planned);
-  auto graph = std::make_shared<runtime::CompiledGraph>(std::move(planned.fused), std::move(sched), module);
-  std::string wrapper = graph->wrapperText();  // its first line is the memory plan (kiln explain reads it)
-  wrapper.insert(wrapper.find('\n') == std::string::npos ? wrapper.size() : wrapper.find('\n') + 1, header);
-  // Training graphs (an input requires grad) get a compiled backward; dynamic ones are
-  // differentiated eagerly (their backward would need the same size symbols).
+  c.sink.timing(session::TimingEvent{c.cid, "codegen", msSince(t0)});
+  emitKernels(c.sink, c.cid, c.planned.fused, c.planned.sched, c.module.get());
+}
+
+// The runtime graph and its wrapper text (the memory plan first: kiln explain reads it).
+void buildWrapper(GraphCompile& c, std::shared_ptr<DynamicCode>* dynamicCode) {
+  if (c.planned.symbolic && dynamicCode) *dynamicCode = std::make_shared<DynamicCode>(withoutHints(c.planned.sched.kernels), c.module);
+  const std::string header = dynamicHeader(c.planned);
+  c.graph = std::make_shared<runtime::CompiledGraph>(std::move(c.planned.fused), std::move(c.planned.sched), c.module);
+  c.wrapper = c.graph->wrapperText();
+  c.wrapper.insert(c.wrapper.find('\n') == std::string::npos ? c.wrapper.size() : c.wrapper.find('\n') + 1, header);
+}
+
+// Training graphs (an input requires grad) get a compiled backward; dynamic ones are
+// differentiated eagerly (their backward would need the same size symbols).
+void attachBackward(GraphCompile& c, std::shared_ptr<BackwardCode>* backwardCode) {
   bool training = false;
-  for (const ir::Node* p : captured.placeholders()) training = training || (!p->types.empty() && p->types[0].requiresGrad);
+  for (const ir::Node* p : c.captured.placeholders()) training = training || (!p->types.empty() && p->types[0].requiresGrad);
   // A torch.autograd.Function in the graph has the user's backward, which only runs eagerly:
   // such a graph is differentiated by recomputing it eagerly (the Function's node attaches it).
   std::string userBackward;
-  for (const auto& n : captured.nodes)
+  for (const auto& n : c.captured.nodes)
     if (n.target == torchapi::kAutogradFunctionApply)
       if (const ir::Arg* name = n.kwarg("name"); name && name->kind == ir::Arg::Kind::String)
         userBackward += (userBackward.empty() ? "" : ", ") + name->s;
   if (training && !userBackward.empty())
-    wrapper += "\n# backward: differentiated eagerly (the graph calls torch.autograd.Function backward: " + userBackward + ")\n";
-  else if (training && backwardCode && !dynamic)
-    *backwardCode = lazyBackward(aten, captured.output()->args.at(0).list.size(), cid, opts, sink, cpu, order, wrapper);
-  sink.wrapper(session::WrapperEvent{cid, wrapper});
-  if (opts.log) {
-    auto frame = std::make_shared<CompiledFrame>(CompiledFrame{cid, captured, graph, {}, false});
-    opts.log->frames.push_back(frame);
+    c.wrapper += "\n# backward: differentiated eagerly (the graph calls torch.autograd.Function backward: " + userBackward + ")\n";
+  else if (training && backwardCode && !c.dynamic)
+    *backwardCode = lazyBackward(c.aten, c.captured.output()->args.at(0).list.size(), c.cid, c.opts, c.sink, c.cpu, c.order, c.wrapper);
+}
+
+// What runs the compiled graph (recording its first inputs for kiln bench when asked).
+capture::GraphRunner compiledRunner(GraphCompile& c) {
+  std::shared_ptr<runtime::CompiledGraph> graph = c.graph;
+  if (c.opts.log) {
+    auto frame = std::make_shared<CompiledFrame>(CompiledFrame{c.cid, c.captured, graph, {}, false});
+    c.opts.log->frames.push_back(frame);
     return withFunctionalization(
         [graph, frame](const std::vector<tensor::Tensor>& in) {
           if (!frame->called) {
@@ -420,9 +463,75 @@ capture::GraphRunner compileGraph(const ir::Graph& captured, const std::string& 
           }
           return graph->run(in);
         },
-        std::move(functionalized));
+        std::move(c.functionalized));
   }
-  return withFunctionalization([graph](const std::vector<tensor::Tensor>& in) { return graph->run(in); }, std::move(functionalized));
+  return withFunctionalization([graph](const std::vector<tensor::Tensor>& in) { return graph->run(in); }, std::move(c.functionalized));
+}
+
+// eager: the captured graph op by op.
+capture::GraphRunner compileEager(GraphCompile& c, std::shared_ptr<DynamicCode>*, std::shared_ptr<BackwardCode>*) {
+  reportCaptured(c);
+  return runCaptured(c.captured);
+}
+
+// aot_eager: lowered to ATen (functionalized), op by op.
+capture::GraphRunner compileAotEager(GraphCompile& c, std::shared_ptr<DynamicCode>*, std::shared_ptr<BackwardCode>*) {
+  reportCaptured(c);
+  if (onDevice(c.captured)) return runCaptured(c.captured);
+  lowerToAten(c);
+  ir::Graph aten = c.aten;
+  return withFunctionalization([aten](const std::vector<tensor::Tensor>& in) { return runtime::runAtenGraph(aten, in); },
+                               std::move(c.functionalized));
+}
+
+// inductor: the whole pipeline, one step per line.
+capture::GraphRunner compileInductor(GraphCompile& c, std::shared_ptr<DynamicCode>* dynamicCode,
+                                     std::shared_ptr<BackwardCode>* backwardCode) {
+  c.dynamic = c.dynamicInputs && !c.dynamicInputs->empty();
+  reportCaptured(c);                                     // "captured" (a dynamic graph's after lowering)
+  if (onDevice(c.captured)) return runCaptured(c.captured);
+  lowerToAten(c);                                        // "aten"
+  ir::Graph fused;
+  runPasses(c, fused);                                   // "pass:NAME" ..., "fused"
+  scheduleKernels(c, fused);                             // fusion groups -> kernel IR
+  generateCpuCode(c);                                    // kernel IR -> LLVM -> one module
+  buildWrapper(c, dynamicCode);                          // the runtime graph and its wrapper text
+  attachBackward(c, backwardCode);                       // a compiled backward for training graphs
+  c.sink.wrapper(session::WrapperEvent{c.cid, c.wrapper});
+  return compiledRunner(c);
+}
+
+struct Pipeline {
+  const char* name;
+  const char* description;
+  capture::GraphRunner (*compile)(GraphCompile&, std::shared_ptr<DynamicCode>*, std::shared_ptr<BackwardCode>*);
+};
+
+// Kiln's built-in backends (registered by name in builtin_backends.cpp).
+const Pipeline kPipelines[] = {
+    {"inductor", "lower to ATen, run the pass pipeline, fuse, generate LLVM kernels, run the wrapper (the default)", compileInductor},
+    {"eager", "run the captured graph op by op with the eager kernels", compileEager},
+    {"aot_eager", "lower to ATen (functionalized) and run the ATen graph op by op", compileAotEager},
+};
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> builtinBackendNames() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const Pipeline& p : kPipelines) out.emplace_back(p.name, p.description);
+  return out;
+}
+
+capture::GraphRunner compileGraph(const ir::Graph& captured, const std::string& cid, const BackendOptions& opts,
+                                  session::SessionSink& sink, codegen::KernelCompiler* cpu, const ir::Graph* shown,
+                                  const std::vector<ir::TensorType>* dynamicInputs, std::shared_ptr<DynamicCode>* dynamicCode,
+                                  std::shared_ptr<BackwardCode>* backwardCode) {
+  for (const Pipeline& p : kPipelines)
+    if (opts.backend == p.name) {
+      GraphCompile c(captured, cid, opts, sink, cpu, shown, dynamicInputs);
+      return p.compile(c, dynamicCode, backwardCode);
+    }
+  throw std::runtime_error("unknown backend '" + opts.backend + "'");
 }
 
 }  // namespace kiln::driver

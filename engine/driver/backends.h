@@ -5,7 +5,7 @@
 // Every stage is reported to the sink as it is produced.
 #pragma once
 
-#include "engine/capture/frame.h"
+#include "engine/capture/backend.h"
 #include "engine/codegen/kernel_compiler.h"
 #include "engine/passes/pass_manager.h"
 #include "engine/session/sink.h"
@@ -41,21 +41,19 @@ struct BackendOptions {
 
 // What a dynamic entry keeps so that a call at another shape runs the same generated code: its
 // kernels over size symbols (hints cleared) and their compiled module.
-struct DynamicCode {
+struct DynamicCode : capture::ReusableCode {
+  DynamicCode(std::vector<kir::Kernel> k, std::shared_ptr<codegen::CompiledModule> m) : kernels(std::move(k)), module(std::move(m)) {}
   std::vector<kir::Kernel> kernels;
   std::shared_ptr<codegen::CompiledModule> module;
 };
 
-// The compiled backward of a graph whose inputs require grad (passes/backward_graph.h): from the
-// forward's inputs and the gradient of each forward output (undefined where none flowed), the
-// gradient of each forward input (undefined where none). Built and compiled on its first call;
-// nullopt when that failed (the caller then differentiates eagerly; the wrapper says why).
-struct BackwardCode {
-  std::function<std::optional<std::vector<tensor::Tensor>>(const std::vector<tensor::Tensor>& inputs,
-                                                           const std::vector<tensor::Tensor>& outputGrads)>
-      run;
-  std::vector<bool> requiresGrad;  // per forward input, as compiled
-};
+// The compiled backward of a graph whose inputs require grad (passes/backward_graph.h), built and
+// compiled on its first call; it returns nullopt when that failed (the caller then
+// differentiates eagerly; the wrapper says why).
+using BackwardCode = capture::BackwardCode;
+
+// The built-in backends compileGraph runs, by name, with a one-line description each.
+std::vector<std::pair<std::string, std::string>> builtinBackendNames();
 
 // Throws std::runtime_error on an internal compiler failure (the caller falls back to eager).
 // `shown` (when given) is the captured graph as the user sees it (symbolic sizes); `captured`

@@ -8,6 +8,7 @@
 #include "engine/capture/tracer.h"
 #include "engine/codegen/kernel_compiler.h"
 #include "engine/driver/backends.h"
+#include "engine/driver/builtin_backends.h"
 #include "engine/driver/frame_profile.h"
 #include "engine/driver/verify.h"
 #include "engine/python/bigint.h"
@@ -238,6 +239,7 @@ void profileFrames(const CompiledFrameLog& log, int repeat, session::SessionSink
 }  // namespace
 
 RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ostream& out) {
+  registerBuiltinBackends();  // torch.compile(backend=...) looks names up in the registry
   RunResult res;
   // Each script starts as a fresh Python process does: the default generator at PyTorch's
   // default seed (runs in one process, like tests or kiln bench, used to continue its stream).
@@ -330,8 +332,16 @@ RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ost
       cpu = codegen::makeLlvmCpuCompiler();
       compiler = std::make_unique<capture::CompileContext>(compileSink, cpu.get(), file);
       compiler->passOptions = opts.passes;
-      compiler->frameLog = frameLog;
-      if (opts.verify) compiler->verifyStats = res.verify = std::make_shared<VerifyStats>();
+      if (frameLog) compiler->useBackend("inductor", makeBuiltinBackend(BackendOptions{"inductor", opts.passes, frameLog}, cpu.get()));
+      if (opts.verify) {
+        auto stats = res.verify = std::make_shared<VerifyStats>();
+        compiler->wrapRunner = [&compileSink, cpu = cpu.get(), passes = opts.passes, frameLog, stats](
+                                   capture::GraphRunner run, std::shared_ptr<const ir::Graph> captured, const std::string& cid,
+                                   const std::string& backend) {
+          return verifyingRunner(std::move(run), std::move(captured), cid, BackendOptions{backend, passes, frameLog}, cpu, compileSink,
+                                 stats);
+        };
+      }
       in.compiler = compiler.get();
     }
     if (opts.progress)

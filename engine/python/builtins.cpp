@@ -2,8 +2,7 @@
 #include "engine/python/bigint.h"
 #include "engine/python/interpreter.h"
 
-#include "engine/capture/data_dependent.h"
-#include "engine/capture/tracer.h"
+#include "engine/python/trace_hooks.h"
 #include "engine/python/pyformat.h"
 #include "engine/ir/text.h"
 #include "engine/torch/tensor_protocol.h"
@@ -517,7 +516,7 @@ void Interpreter::installBuiltins() {
     // float(obj) is obj.__float__() (a tensor's item may be such an object while capturing).
     Value x = v->kind == VK::Tensor ? tensorItem(in, v) : v;
     if (x->kind == VK::Instance && in.classOf(x)->lookup("__float__")) x = in.call(in.getAttr(x, "__float__"), *std::make_unique<CallArgs>());
-    if (capture::isUnbacked(x)) return x;  // float() of a captured Tensor.item(): converted after the graph
+    if (in.tracer && in.tracer->isUnbacked(x)) return x;  // float() of a captured Tensor.item(): converted after the graph
     return makeFloat(toDouble(in, x));
   });
   method(floatCls, "is_integer", [](Interpreter& in, CallArgs& a) { double d = toDouble(in, a.args[0]); return makeBool(std::floor(d) == d); });
@@ -574,7 +573,7 @@ void Interpreter::installBuiltins() {
       std::string types;
       for (size_t i = 0; i < a.args.size(); ++i) types += (i ? ", '" : "'") + typeName(a.args[i]) + "'";
       std::string sig = "[" + types + "]";
-      capture::Unsupported u("KB002", "Failed to trace builtin operator",
+      GraphBreak u("KB002", "Failed to trace builtin operator",
                              "Dynamo does not know how to trace builtin operator `print` with argument types " + sig +
                                  " (has_kwargs " + (a.kwargs.empty() ? "False" : "True") + ")",
                              {"Avoid calling builtin `print` with argument types " + sig +
@@ -671,7 +670,7 @@ void Interpreter::installBuiltins() {
             bool differ = i > 0;
             for (size_t j = 1; j < its.size() && !differ; ++j) differ = in.nextItem(its[j]) != nullptr;
             if (differ) {
-              capture::Unsupported u("KB041", "zip() has one argument of len differing from others",
+              GraphBreak u("KB041", "zip() has one argument of len differing from others",
                                      "zip(strict=True) was given arguments of different lengths.");
               u.errorClass = "UserError";
               u.where = in.currentLocation();

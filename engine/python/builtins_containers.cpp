@@ -1,7 +1,7 @@
 // The methods of list, tuple, dict (with its live keys/values/items views), set and frozenset.
 // Every method that changes a container first tells the tracer (while capturing, a change to a
 // container that existed before capture is a side effect the compiled entry replays).
-#include "engine/capture/tracer.h"
+#include "engine/python/trace_hooks.h"
 #include "engine/python/interpreter.h"
 
 #include <algorithm>

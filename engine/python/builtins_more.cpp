@@ -1,7 +1,7 @@
 // More builtin functions: hash, chr/ord, bin/hex/oct, vars/dir/locals/globals, slice, delattr,
 // issubclass with tuples, abs through __abs__, pow with a modulus, sum(start=) ... (the rest
 // are in builtins.cpp).
-#include "engine/capture/tracer.h"
+#include "engine/python/trace_hooks.h"
 #include "engine/python/bigint.h"
 #include "engine/python/interpreter.h"
 

@@ -3,8 +3,7 @@
 #include "engine/python/bigint.h"
 
 #include "engine/autograd/grad_mode.h"
-#include "engine/capture/compile_context.h"
-#include "engine/capture/tracer.h"
+#include "engine/python/trace_hooks.h"
 #include "engine/python/coroutine.h"
 #include "engine/python/pyformat.h"
 #include "engine/torch/autograd_methods.h"
@@ -312,24 +311,24 @@ Value Interpreter::evalCall(const Expr& e) {
   Value r;
   if (tracer && frames_.size() == tracer->topDepth) {
     // A graph break inside this call resumes after it: remember what was on the stack.
-    size_t mark = static_cast<size_t>(tracer->graph.nextId());
-    int occurrence = ++tracer->topCalls[&e];
+    size_t mark = tracer->graphSize();
+    int occurrence = tracer->countTopCall(&e);
     try {
       // The second pass of a capture that broke in this call stops before it: nothing the
       // call did the first time (graph nodes, side effects) is part of the graph.
-      if (tracer->stopAt && tracer->stopAt->expr == &e && tracer->stopAt->occurrence == occurrence) {
-        capture::Unsupported again = *tracer->stopAt->reason;
-        again.at = capture::Unsupported::At::Unknown;
+      if (const GraphBreak* stop = tracer->stopBefore(&e, occurrence)) {
+        GraphBreak again = *stop;
+        again.at = GraphBreak::At::Unknown;
         throw again;
       }
       r = call(fn, args);
-    } catch (capture::Unsupported& u) {
-      if (u.at == capture::Unsupported::At::Unknown) {
+    } catch (GraphBreak& u) {
+      if (u.at == GraphBreak::At::Unknown) {
         u.occurrence = occurrence;
-        u.at = capture::Unsupported::At::Call;
+        u.at = GraphBreak::At::Call;
         u.gradEnabled = autograd::isGradEnabled();  // the mode the call runs in, eagerly
         u.inferenceMode = tensor::inferenceModeEnabled();
-        u.globalState = capture::currentGlobalState();
+        if (tracer) u.globalState = tracer->globalState();
         u.expr = &e;
         u.stmt = frames_.back().stmt;
         u.callee = fn;
@@ -384,7 +383,7 @@ Value Interpreter::call(const Value& fn, CallArgs& args) {
       if (tracer && as<InstanceObj>(fn)->dict->getStr("_modules")) {
         tracer->enterModule(fn);
         struct Leave {
-          capture::Tracer* t;
+          TraceHooks* t;
           ~Leave() { t->leaveModule(); }
         } leave{tracer};
         return call(c, args);
@@ -565,7 +564,7 @@ Value Interpreter::binaryOp(const std::string& opIn, const Value& a, const Value
   // Arithmetic on sizes of symbolic dims carries their expression on (capture/sym_expr.h).
   static thread_local bool symbolicOp = false;
   if (tracer && !symbolicOp && isNumber(a) && isNumber(b) && (tracer->isSymbolic(a) || tracer->isSymbolic(b))) {
-    capture::Tracer* t = tracer;
+    TraceHooks* t = tracer;
     symbolicOp = true;
     Value r;
     try {

@@ -2,8 +2,7 @@
 #include "engine/python/interpreter.h"
 #include "engine/autograd/grad_mode.h"
 
-#include "engine/capture/data_dependent.h"
-#include "engine/capture/tracer.h"
+#include "engine/python/trace_hooks.h"
 #include "engine/python/parser.h"
 #include "engine/python/stdlib.h"
 #include "engine/torch/prelude.h"
@@ -316,23 +315,23 @@ void Interpreter::assign(const Expr& t, Value v) {
         // Dynamo's STORE_ATTR is a breakable instruction: a break inside the store (a user
         // __setattr__ that breaks) compiles the graph up to it, runs the store eagerly and
         // resumes after the statement, like a call whose value is discarded.
-        int occurrence = ++tracer->topCalls[&t];
-        size_t mark = static_cast<size_t>(tracer->graph.nextId());
+        int occurrence = tracer->countTopCall(&t);
+        size_t mark = tracer->graphSize();
         try {
           // The capture's second pass stops before the store that broke (as evalCall does).
-          if (tracer->stopAt && tracer->stopAt->expr == &t && tracer->stopAt->occurrence == occurrence) {
-            capture::Unsupported again = *tracer->stopAt->reason;
-            again.at = capture::Unsupported::At::Unknown;
+          if (const GraphBreak* stop = tracer->stopBefore(&t, occurrence)) {
+            GraphBreak again = *stop;
+            again.at = GraphBreak::At::Unknown;
             throw again;
           }
           setAttr(obj, t.name, v);
-        } catch (capture::Unsupported& u) {
-          if (u.at == capture::Unsupported::At::Unknown) {
+        } catch (GraphBreak& u) {
+          if (u.at == GraphBreak::At::Unknown) {
             u.occurrence = occurrence;
-            u.at = capture::Unsupported::At::Call;
+            u.at = GraphBreak::At::Call;
             u.gradEnabled = autograd::isGradEnabled();
             u.inferenceMode = tensor::inferenceModeEnabled();
-            u.globalState = capture::currentGlobalState();
+            if (tracer) u.globalState = tracer->globalState();
             u.expr = &t;
             u.stmt = frames_.back().stmt;
             u.callee = builtin("setattr");
@@ -523,18 +522,18 @@ Interpreter::Flow Interpreter::exec(const Stmt& s) {
         negated = !negated;
       }
       Value v = eval(*test);
-      if (tracer && capture::isUnbacked(v)) capture::guardOnDataDependent(*this, v);  // `if x.item() > 0:` (fullgraph)
+      if (tracer) tracer->onBranch(v);  // `if x.item() > 0:` (fullgraph)
       bool c;
       try {
         c = truthy(v) != negated;
-      } catch (capture::Unsupported& u) {
+      } catch (GraphBreak& u) {
         // A data-dependent branch in the compiled frame: it resumes in one of two functions.
-        if (tracer && frames_.size() == tracer->topDepth && u.at == capture::Unsupported::At::Unknown) {
-          u.at = capture::Unsupported::At::Branch;
+        if (tracer && frames_.size() == tracer->topDepth && u.at == GraphBreak::At::Unknown) {
+          u.at = GraphBreak::At::Branch;
           u.stmt = &s;
           u.expr = test;
           u.callee = v;
-          u.graphSize = static_cast<size_t>(tracer->graph.nextId());
+          u.graphSize = tracer->graphSize();
           u.scope = frames_.back().scope;
         }
         throw;
@@ -546,7 +545,7 @@ Interpreter::Flow Interpreter::exec(const Stmt& s) {
       while (true) {
         frames_.back().span = s.span;
         Value test = eval(*s.test);
-        if (tracer && capture::isUnbacked(test)) capture::guardOnDataDependent(*this, test);
+        if (tracer) tracer->onBranch(test);
         if (!truthy(test)) return execBody(s.orelse);
         Flow fl = execBody(s.body);
         if (fl == Flow::Break) return Flow::Normal;
@@ -605,7 +604,7 @@ Interpreter::Flow Interpreter::exec(const Stmt& s) {
       // are run while tracing unless fullgraph=True.
       const bool topBreak = tracer && !tracer->fullgraph && frames_.size() == tracer->topDepth && classBreakable(s);
       if (tracer && (tracer->fullgraph || frames_.size() > tracer->topDepth || topBreak)) {
-        capture::Unsupported u("KB043", "Attempted to call function marked as skipped",
+        GraphBreak u("KB043", "Attempted to call function marked as skipped",
                                "Dynamo does not know how to trace the builtin `builtins.__build_class__.` This function "
                                "is either a Python builtin (e.g. _warnings.warn) or a third-party C/C++ Python extension "
                                "(perhaps created with pybind).",
@@ -663,7 +662,7 @@ Interpreter::Flow Interpreter::exec(const Stmt& s) {
       Value test = eval(*s.test);
       // While capturing, an assert on a traced tensor is a torch._assert_async node (Dynamo's
       // rewrite_assert_with_torch_assert), not a data-dependent branch.
-      if (tracer && test->kind == VK::Tensor && capture::rewriteAssert(*tracer, test, s.value2.get())) return Flow::Normal;
+      if (tracer && test->kind == VK::Tensor && tracer->rewriteAssert(test, s.value2.get())) return Flow::Normal;
       if (!truthy(test)) {
         std::string msg = s.value2 ? str(eval(*s.value2)) : "";
         frames_.back().span = s.span;
@@ -855,7 +854,7 @@ Value Interpreter::callFunction(FunctionObj& fn, CallArgs& args, const Value& se
   // the call runs eagerly), so nothing it reads (each p.grad) is guarded.
   if (tracer && frames_.size() >= tracer->topDepth && fn.qualname == "Optimizer.zero_grad" && fn.module &&
       fn.module->name == "torch.optim") {
-    capture::Unsupported u("KB049", "Attempted to inline function marked as skipped",
+    GraphBreak u("KB049", "Attempted to inline function marked as skipped",
                            "Dynamo developers have intentionally marked that the function `Optimizer.zero_grad` should not be traced.",
                            {"Avoid calling the function `Optimizer.zero_grad`."});
     u.where = currentLocation();

@@ -1,5 +1,5 @@
 // The interpreter for Kiln's Python subset: a tree walker over the AST. It runs the user's
-// whole script; compiled regions call back into engine/capture.
+// whole script; compiled regions call back through the hooks of trace_hooks.h.
 #pragma once
 
 #include "engine/python/ast.h"
@@ -15,9 +15,12 @@
 #include <unordered_map>
 #include <vector>
 
-namespace kiln::capture { class Tracer; class CompileContext; class Unsupported; }
 
 namespace kiln::py {
+
+class TraceHooks;     // trace_hooks.h
+class CompilerHooks;
+class GraphBreak;
 
 struct TraceFrame {
   std::string file;
@@ -133,10 +136,11 @@ class Interpreter {
   TraceFrame currentLocation() const;
   std::vector<TraceFrame> userStack() const;
 
-  // Capture: while a tracer is active, torch calls on fake tensors record graph nodes.
-  capture::Tracer* tracer = nullptr;
-  // The compiler hooks torch.compile'd callables use (set by the driver).
-  capture::CompileContext* compiler = nullptr;
+  // Capture: while a tracer is active, torch calls on fake tensors record graph nodes
+  // (trace_hooks.h; engine/capture's Tracer).
+  TraceHooks* tracer = nullptr;
+  // The compiler hooks torch.compile'd callables use (engine/capture's CompileContext, set by the driver).
+  CompilerHooks* compiler = nullptr;
   // > 0 while a compiled function runs (Dynamo's frame callback is active): calls to the
   // user's own functions from its eager parts are compiled as frames of their own.
   int interceptDepth = 0;
@@ -256,7 +260,7 @@ class Interpreter {
   // none of the frame's locals (it is then made in a scope of its own, the function's closure
   // above it) and has no decorators or class keywords (evaluated before the call in Python).
   bool classBreakable(const Stmt& s);
-  void classBreak(const Stmt& s, capture::Unsupported& u);
+  void classBreak(const Stmt& s, GraphBreak& u);
   void doImport(const Stmt& s);
   Flow execTry(const Stmt& s);
   Flow execWith(const Stmt& s);

@@ -1,7 +1,7 @@
 // Python's iteration protocol: iter() gives an iterator, next() its items until the end.
 // Iteration is lazy (a generator is resumed item by item, a list iterator sees appends made
 // while it runs); `iterate` materializes for the callers that need every item at once.
-#include "engine/capture/tracer.h"
+#include "engine/python/trace_hooks.h"
 #include "engine/python/interpreter.h"
 #include "engine/torch/tensor_protocol.h"
 
@@ -129,7 +129,7 @@ Value Interpreter::nextItem(const Value& iterator) {
       !tracer->onTupleIteratorNext(iterator)) {
     // Advancing an iterator the frame received is a side effect Kiln does not replay (and the
     // items it yields are not guarded): the step runs eagerly instead of baking this call's items.
-    capture::Unsupported u("KB032", "Iterator from outside the frame",
+    GraphBreak u("KB032", "Iterator from outside the frame",
                            "Kiln does not track the position of an iterator or generator that existed before the frame was "
                            "compiled, so advancing it runs eagerly from here.",
                            {"Pass the items (a tuple or list) instead of an iterator over them."});

@@ -4,8 +4,7 @@
 // __new__ / __init__, super(), isinstance, and instances of user subclasses of builtin types
 // (class D(dict) keeps its class while behaving as a dict).
 #include "engine/autograd/grad_mode.h"
-#include "engine/capture/resume.h"
-#include "engine/capture/tracer.h"
+#include "engine/python/trace_hooks.h"
 #include "engine/python/coroutine.h"
 #include "engine/python/interpreter.h"
 #include "engine/torch/autograd_methods.h"
@@ -327,7 +326,7 @@ Value Interpreter::functionCode(const FunctionObj& f) {
 void Interpreter::setAttr(const Value& obj, const std::string& name, Value v) {
   if (tracer && name == "__class__" && obj->kind == VK::Instance) {
     // Dynamo's break at the STORE_ATTR (gb4271): the assignment runs eagerly, the rest resumes.
-    capture::Unsupported u("KB045", "__class__ assignment on user-defined object",
+    GraphBreak u("KB045", "__class__ assignment on user-defined object",
                            "Dynamo does not support reassigning __class__ on user-defined objects.",
                            {"Move the __class__ assignment outside of the torch.compile region."});
     u.where = currentLocation();
@@ -631,23 +630,23 @@ std::shared_ptr<ClassObj> Interpreter::newClass(const std::string& name, const s
 bool Interpreter::classBreakable(const Stmt& s) {
   const Frame& f = frames_.back();
   if (!s.decorators.empty() || !s.classKeywords.empty() || !f.locals) return false;
-  for (const auto& n : capture::classStatementNames(s))
+  for (const auto& n : tracer->classStatementNames(s))
     if (f.locals->count(n)) return false;
   return true;
 }
 
-void Interpreter::classBreak(const Stmt& s, capture::Unsupported& u) {
+void Interpreter::classBreak(const Stmt& s, GraphBreak& u) {
   const Frame& f = frames_.back();
-  u.at = capture::Unsupported::At::Call;
+  u.at = GraphBreak::At::Call;
   u.occurrence = 1;
   u.gradEnabled = autograd::isGradEnabled();
   u.inferenceMode = tensor::inferenceModeEnabled();
-  u.globalState = capture::currentGlobalState();
+  u.globalState = tracer->globalState();
   u.stmt = &s;
   u.expr = nullptr;  // (the statement itself is the call)
   u.args.clear();
   u.kwargs.clear();
-  u.graphSize = static_cast<size_t>(tracer->graph.nextId());
+  u.graphSize = tracer->graphSize();
   u.scope = f.scope;
   // What runs after the graph: the class statement, in a frame of its own standing for the
   // function's (it reads none of its locals), so the class is qualified by the function.

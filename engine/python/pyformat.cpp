@@ -2,7 +2,7 @@
 #include "engine/python/pyformat.h"
 #include "engine/ir/text.h"
 
-#include "engine/capture/tracer.h"
+#include "engine/python/trace_hooks.h"
 
 #include <cmath>
 #include <cstdio>

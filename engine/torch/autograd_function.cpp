@@ -157,7 +157,7 @@ void collectSaved(const Value& v, CapturedFunction& f, std::vector<Value>& saved
 Value captureFunction(py::Interpreter& in, const std::string& name, const Value& runBackward, const Value& ctx, const Value& backward,
                       int64_t firstNode, const std::vector<Value>& args, const Value& output, const std::vector<Value>& dirty,
                       const std::vector<Value>& nonDiff, bool materialize) {
-  capture::Tracer& tr = *in.tracer;
+  capture::Tracer& tr = *capture::tracerOf(in);
   const bool single = output->kind != VK::Tuple;
   std::vector<Value> outs = single ? std::vector<Value>{output} : in.iterate(output);
   if (outs.empty()) breakAt(in, name, "its forward returns no tensor", true);
@@ -341,7 +341,7 @@ void installAutogradFunction(py::Interpreter& in, const std::shared_ptr<py::Modu
   // Where a Function's forward starts in the graph being captured (0 outside capture): the
   // captured node reads its inputs as they were there (a dirty input is changed by forward).
   autogradModule->scope->vars["_function_begin"] = py::makeBuiltin("torch.autograd._function_begin", [](py::Interpreter& in, CallArgs&) {
-    return py::makeInt(in.tracer ? in.tracer->graph.nextId() : 0);
+    return py::makeInt(in.tracer ? capture::tracerOf(in)->graph.nextId() : 0);
   });
   py::as<py::BuiltinObj>(autogradModule->scope->vars["_function_begin"])->isMethod = false;
 }

@@ -154,7 +154,7 @@ bool autogradSetAttr(py::Interpreter& in, const Value& t, const std::string& nam
       // While capturing: the traced tensor stands for v's value from here on, and the store is
       // replayed on the program's tensor after the graph (Tracer::onSetData).
       if (!in.tracer) in.raise("RuntimeError", "internal error: a traced tensor outside capture");
-      in.tracer->onSetData(t, v);
+      capture::tracerOf(in)->onSetData(t, v);
       return true;
     }
     // Same autograd identity, new contents (param.data = ...).

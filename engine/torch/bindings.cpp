@@ -175,7 +175,7 @@ Value callTorch(py::Interpreter& in, const std::string& target, ir::NodeKind kin
   // (a list of tensors, say) are graph inputs too: the call is recorded.
   if (in.tracer && !fake) {
     std::function<bool(const py::Value&)> sourced = [&](const py::Value& v) {
-      if (v->kind == VK::Tensor) return in.tracer->dependsOnInputs(v);  // KB020 for a tensor of unknown origin
+      if (v->kind == VK::Tensor) return capture::tracerOf(in)->dependsOnInputs(v);  // KB020 for a tensor of unknown origin
       if (v->kind == VK::List || v->kind == VK::Tuple) {
         bool any = false;
         for (const auto& x : v->kind == VK::List ? py::as<py::ListObj>(v)->items : py::as<py::TupleObj>(v)->items)
@@ -243,11 +243,11 @@ Value callTorch(py::Interpreter& in, const std::string& target, ir::NodeKind kin
           if (!x.isTensor()) notSupported(in, "capturing " + target + " (non-tensor results) is not supported yet");
           types.push_back(x.tensorType());
         }
-        return py::makeTuple(in.tracer->recordMulti(target, kind, args.args, args.kwargs, types));
+        return py::makeTuple(capture::tracerOf(in)->recordMulti(target, kind, args.args, args.kwargs, types));
       }
       if (r.kind != ops::Val::Kind::Sym && r.kind != ops::Val::Kind::Tensor)
         notSupported(in, "capturing " + target + " (non-tensor result) is not supported yet");
-      return in.tracer->record(target, kind, args.args, args.kwargs, r.tensorType());
+      return capture::tracerOf(in)->record(target, kind, args.args, args.kwargs, r.tensorType());
     }
     ops::EagerDispatcher eager;
     if (out) {

@@ -186,7 +186,7 @@ void installDynamo(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& dy
   });
   for (const auto& m : {dynamo, compiler}) {
     def(m, "reset", [](py::Interpreter& in, CallArgs&) {
-      if (in.compiler) in.compiler->reset();
+      if (in.compiler) capture::compilerOf(in)->reset();
       return py::None();
     });
     def(m, "disable", disableEntry);

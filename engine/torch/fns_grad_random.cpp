@@ -134,7 +134,7 @@ void installGeneratorClass(py::Interpreter& in, const std::shared_ptr<py::Module
 
 // Sets grad mode; while capturing, a change is also a node of the graph.
 void setGradMode(py::Interpreter& in, bool enabled) {
-  if (in.tracer && enabled != autograd::isGradEnabled()) in.tracer->onGradMode(enabled);
+  if (in.tracer && enabled != autograd::isGradEnabled()) capture::tracerOf(in)->onGradMode(enabled);
   autograd::setGradEnabled(enabled);
 }
 
@@ -158,7 +158,7 @@ Value gradModeClass(py::Interpreter& in, const std::string& name, bool immediate
         py::Interpreter& in;
         bool prev, prevInference;
         ~Restore() {
-          if (in.tracer && prev != autograd::isGradEnabled()) in.tracer->onGradMode(prev);
+          if (in.tracer && prev != autograd::isGradEnabled()) capture::tracerOf(in)->onGradMode(prev);
           autograd::setGradEnabled(prev);
           tensor::setInferenceModeEnabled(prevInference);
         }

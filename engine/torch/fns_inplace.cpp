@@ -179,12 +179,12 @@ Value inplaceMethod(py::Interpreter& in, const Value& selfValue, const std::stri
     Value fake = self->fake ? selfValue : nullptr;
     // While capturing, a real tensor the function reached (a list item, a module buffer, a
     // global) is a graph input: its update is recorded, never done at capture time.
-    if (!fake && in.tracer) fake = in.tracer->fakeOf(selfValue);
+    if (!fake && in.tracer) fake = capture::tracerOf(in)->fakeOf(selfValue);
     if (fake) {
       // Capture records the mutation as Dynamo does (`add_ = l_x_.add_(1)`); later uses of the
       // tensor keep referring to it and lowering functionalizes it.
       if (!in.tracer) in.raise("RuntimeError", "internal error: fake tensor outside capture");
-      if (changesShape(base) && in.tracer->isInput(in.tracer->nodeOf(fake))) {
+      if (changesShape(base) && capture::tracerOf(in)->isInput(capture::tracerOf(in)->nodeOf(fake))) {
         // Dynamo does not trace an in-place view op on a graph input either (gb0148).
         capture::Unsupported u("KB013", "Unsupported function call (delayed)",
                                "Dynamo determined that a graph break should occur when calling `Tensor." + name +
@@ -211,7 +211,7 @@ Value inplaceMethod(py::Interpreter& in, const Value& selfValue, const std::stri
       }
       std::vector<Value> args{fake};
       args.insert(args.end(), a.args.begin(), a.args.end());
-      in.tracer->record(name, ir::NodeKind::CallMethod, args, a.kwargs, obj(fake)->tensorType());
+      capture::tracerOf(in)->record(name, ir::NodeKind::CallMethod, args, a.kwargs, obj(fake)->tensorType());
       return selfValue;  // the same object (a real tensor the function reached stays itself)
     }
     if (changesShape(base)) {
@@ -276,7 +276,7 @@ Value inplaceOperator(py::Interpreter& in, const std::string& target, const Valu
   } catch (const TorchError& e) {
     rethrow(in, e);
   }
-  in.tracer->record(target, ir::NodeKind::CallFunction, {self, other}, {}, obj(self)->tensorType());
+  capture::tracerOf(in)->record(target, ir::NodeKind::CallFunction, {self, other}, {}, obj(self)->tensorType());
   return self;
 }
 

@@ -200,7 +200,7 @@ void installNn(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& nn) {
     if (auto st = std::static_pointer_cast<CompiledModuleState>(inst(self)->native); st && st->compiledCall)
       return hooks ? callWithHooks(in, self, st->compiledCall, rest) : in.call(st->compiledCall, rest);
     Value forward = in.getAttr(self, "forward");
-    if (in.tracer) in.tracer->onBoundMethod(self, "forward", forward);  // mod.forward = other.__get__(mod)
+    if (in.tracer) capture::tracerOf(in)->onBoundMethod(self, "forward", forward);  // mod.forward = other.__get__(mod)
     if (hooks) return callWithHooks(in, self, forward, rest);
     return in.call(forward, rest);
   });
@@ -211,7 +211,7 @@ void installNn(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& nn) {
     if (!in.compiler) return py::None();  // --eager
     CallArgs opts = a;
     opts.args.clear();
-    in.compiler->compileModuleInPlace(in, a.args.at(0), capture::parseCompileOptions(in, opts));
+    capture::compilerOf(in)->compileModuleInPlace(in, a.args.at(0), capture::parseCompileOptions(in, opts));
     return py::None();
   });
   method("train", [](py::Interpreter& in, CallArgs& a) {

@@ -76,7 +76,7 @@ Value tensorBinary(py::Interpreter& in, const std::string& opIn, const Value& a,
   // x += y mutates x (every alias sees it), as Tensor.__iadd__ does. While capturing it is an
   // in-place node (`operator.iadd(l_x_, l_y_)`) that lowering functionalizes like x.add_(y).
   if (inplace && a->kind == VK::Tensor && in.tracer)
-    if (Value fake = in.tracer->fakeOf(a)) {
+    if (Value fake = capture::tracerOf(in)->fakeOf(a)) {
       std::string name = it->second;
       if (name.back() == '_') name.pop_back();  // and_ -> iand, as Python's operator module names it
       inplaceOperator(in, "_operator.i" + name, fake, b);
@@ -103,7 +103,7 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
   ir::TensorType ty = tv->tensorType();
   if (tv->attrs)
     if (Value v = tv->attrs->getStr(name)) return v;  // set by the program (x.tag = 3)
-  if (name == "shape") return in.tracer && tv->fake ? in.tracer->symbolicSizes(t, shapeTuple(ty)) : shapeTuple(ty);
+  if (name == "shape") return in.tracer && tv->fake ? capture::tracerOf(in)->symbolicSizes(t, shapeTuple(ty)) : shapeTuple(ty);
   if (name == "dtype") return std::make_shared<py::DTypeObj>(ty.dtype);
   if (name == "ndim") return py::makeInt(static_cast<int64_t>(ty.sizes.size()));
   if (name == "device" || name == "is_cuda" || name == "is_cpu" || name == "get_device") {
@@ -173,11 +173,11 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
     return py::makeBuiltin("Tensor.size", [self](py::Interpreter& in, py::CallArgs& a) -> Value {
       ir::TensorType ty = asTensor(self)->tensorType();
       const bool traced = in.tracer && asTensor(self)->fake;
-      if (a.args.empty()) return traced ? in.tracer->symbolicSizes(self, shapeTuple(ty)) : shapeTuple(ty);
+      if (a.args.empty()) return traced ? capture::tracerOf(in)->symbolicSizes(self, shapeTuple(ty)) : shapeTuple(ty);
       if (a.args[0]->kind != VK::Int) in.raise("TypeError", "size(): argument 'dim' must be int");
       int64_t d = normDim(in, py::as<py::IntObj>(a.args[0])->small(), static_cast<int64_t>(ty.sizes.size()));
       Value size = py::makeInt(ty.sizes[static_cast<size_t>(d)].value);
-      return traced ? in.tracer->symbolicSize(self, d, size) : size;
+      return traced ? capture::tracerOf(in)->symbolicSize(self, d, size) : size;
     });
   if (name == "dim")
     return py::makeBuiltin("Tensor.dim", [self](py::Interpreter&, py::CallArgs&) {
@@ -186,7 +186,7 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
   if (name == "numel")
     return py::makeBuiltin("Tensor.numel", [self](py::Interpreter& in, py::CallArgs&) {
       Value n = py::makeInt(asTensor(self)->tensorType().numel());
-      return in.tracer && asTensor(self)->fake ? in.tracer->symbolicNumel(self, n) : n;
+      return in.tracer && asTensor(self)->fake ? capture::tracerOf(in)->symbolicNumel(self, n) : n;
     });
   if (name == "is_contiguous")
     return py::makeBuiltin("Tensor.is_contiguous", [self](py::Interpreter& in, py::CallArgs& a) {
@@ -204,9 +204,9 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
   if (name == "item")
     return py::makeBuiltin("Tensor.item", [self](py::Interpreter& in, py::CallArgs&) -> Value {
       auto* x = asTensor(self);
-      if (x->fake || (in.tracer && in.tracer->dependsOnInputs(self))) {
+      if (x->fake || (in.tracer && capture::tracerOf(in)->dependsOnInputs(self))) {
         Value cap = capture::CompileContext::configValue(in, "capture_scalar_outputs");
-        const bool fullgraph = in.tracer && in.tracer->fullgraph;
+        const bool fullgraph = in.tracer && capture::tracerOf(in)->fullgraph;
         const bool capture = fullgraph || (cap && in.truthy(cap));  // fullgraph=True captures it too
         const ir::TensorType ty = x->tensorType();
         const int64_t numel = ty.numel();
@@ -220,7 +220,7 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
                    "call_method item(*(FakeTensor(..., size=(" + size + ")),), **{}): got RuntimeError('a Tensor with " +
                    std::to_string(numel) + " elements cannot be converted to Scalar')");
         if (fullgraph && ty.dtype != ir::DType::Bool) {
-          Value u = capture::makeUnbacked(in, *in.tracer, ir::isFloating(ty.dtype));
+          Value u = capture::makeUnbacked(in, *capture::tracerOf(in), ir::isFloating(ty.dtype));
           // Where it is read from: a frame that returns the scalar hands it on from the graph.
           py::as<py::InstanceObj>(u)->dict->setStr("_item_of", self);
           return u;
@@ -252,7 +252,7 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
   if (name == "tolist")
     return py::makeBuiltin("Tensor.tolist", [self](py::Interpreter& in, py::CallArgs&) -> Value {
       auto* x = asTensor(self);
-      if (x->fake || (in.tracer && in.tracer->dependsOnInputs(self))) {
+      if (x->fake || (in.tracer && capture::tracerOf(in)->dependsOnInputs(self))) {
         const ir::DType dt = x->tensorType().dtype;
         if (ir::isFloating(dt) || dt == ir::DType::Bool)
           breakOn(in, "KB005", "Tensor.tolist() with non-integer tensor",
@@ -261,7 +261,7 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
         // An integer tensor's elements are read one by one (aten._local_scalar_dense): captured as
         // unbacked SymInts under fullgraph=True or capture_scalar_outputs, which Kiln cannot yet.
         Value cap = capture::CompileContext::configValue(in, "capture_scalar_outputs");
-        if ((in.tracer && in.tracer->fullgraph) || (cap && in.truthy(cap))) capture::unbackedLimitation(in, "Tensor.tolist()");
+        if ((in.tracer && capture::tracerOf(in)->fullgraph) || (cap && in.truthy(cap))) capture::unbackedLimitation(in, "Tensor.tolist()");
         breakOn(in, "KB007", "Data dependent operator",
                 "Operator `aten._local_scalar_dense.default` has a non-Tensor output whose value is dependent on the data of "
                 "Tensor inputs.",
@@ -310,7 +310,7 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
   if (name == "is_inference")
     return py::makeBuiltin("Tensor.is_inference", [self](py::Interpreter& in, py::CallArgs&) -> Value {
       auto* x = asTensor(self);
-      if (x->fake || (in.tracer && in.tracer->dependsOnInputs(self)))
+      if (x->fake || (in.tracer && capture::tracerOf(in)->dependsOnInputs(self)))
         breakOn(in, "KB009", "Encountered tensor.is_inference() during tracing", "tensor.is_inference() is not supported",
                 {"This graph break is fundamental - it is unlikely that Dynamo will ever be able to trace through your code. Consider "
                  "finding a workaround.",
@@ -414,7 +414,7 @@ Value tensorSubscript(py::Interpreter& in, const Value& t, const Value& index) {
     fake = fake || v.kind == ops::Val::Kind::Sym;
   // While capturing, a real tensor the function reaches through its inputs is a graph input
   // (as callTorch treats it): the indexing is recorded.
-  if (!fake && in.tracer && in.tracer->sourceOf(t)) {
+  if (!fake && in.tracer && capture::tracerOf(in)->sourceOf(t)) {
     fake = true;
     ta.args[0] = ops::Val::sym(asTensor(t)->t.type());
   }
@@ -422,10 +422,10 @@ Value tensorSubscript(py::Interpreter& in, const Value& t, const Value& index) {
     if (fake) {
       // Recorded as Dynamo does: one _operator.getitem node taking the Python index.
       if (!in.tracer) in.raise("RuntimeError", "internal error: fake tensor outside capture");
-      in.tracer->onTensorIndex(t, index);
+      capture::tracerOf(in)->onTensorIndex(t, index);
       ops::MetaDispatcher meta;
       ops::Val r = fn->impl(meta, ta);
-      return in.tracer->record("_operator.getitem", ir::NodeKind::CallFunction, {t, index}, {}, r.tensorType());
+      return capture::tracerOf(in)->record("_operator.getitem", ir::NodeKind::CallFunction, {t, index}, {}, r.tensorType());
     }
     ops::EagerDispatcher eager;
     return fromVal(in, fn->impl(eager, ta));
@@ -467,7 +467,7 @@ void setSubscriptTracked(py::Interpreter& in, const Value& t, const Value& index
 // fake or is a tensor the function reached through its inputs (a buffer, a global).
 bool setitemIsTraced(py::Interpreter& in, const Value& t, const Value& index, const Value& v) {
   if (!in.tracer) return false;
-  auto traced = [&](const Value& x) { return x->kind == VK::Tensor && (asTensor(x)->fake || in.tracer->dependsOnInputs(x)); };
+  auto traced = [&](const Value& x) { return x->kind == VK::Tensor && (asTensor(x)->fake || capture::tracerOf(in)->dependsOnInputs(x)); };
   if (traced(t) || traced(v)) return true;
   if (index->kind == VK::Tuple)
     for (const auto& i : py::as<py::TupleObj>(index)->items)
@@ -503,23 +503,23 @@ void recordSetSubscript(py::Interpreter& in, const Value& t, const Value& index,
   if (anyUnbacked) capture::unbackedLimitation(in, "an unbacked scalar in a tensor subscript assignment");
   if (v->kind != VK::Tensor && v->kind != VK::Float && v->kind != VK::Int && v->kind != VK::Bool)
     in.raise("TypeError", "can't assign a " + py::typeName(v) + " to a " + std::string(ir::torchName(asTensor(t)->tensorType().dtype)) + " tensor");
-  Value fake = in.tracer->fakeOf(t);
-  Value value = v->kind == VK::Tensor ? in.tracer->fakeOf(v) : v;
+  Value fake = capture::tracerOf(in)->fakeOf(t);
+  Value value = v->kind == VK::Tensor ? capture::tracerOf(in)->fakeOf(v) : v;
   const ir::TensorType& type = asTensor(fake)->tensorType();
   const bool valueGrad = value->kind == VK::Tensor && asTensor(value)->tensorType().requiresGrad;
   if (autograd::isGradEnabled()) {
     // An input requiring grad (or a view of one) updated in place: eager raises for a leaf and
     // rebases the caller's tensor's history otherwise, which the copy-back after the graph
     // does not do; eager runs it.
-    int root = in.tracer->nodeOf(fake);
+    int root = capture::tracerOf(in)->nodeOf(fake);
     static const std::set<std::string> kViews = {"getitem", "view", "reshape", "transpose", "permute", "t", "squeeze", "unsqueeze",
                                                  "expand", "narrow", "select", "flatten", "unflatten", "diagonal", "movedim", "as_strided"};
-    for (const ir::Node* n = in.tracer->graph.find(root); n && !n->args.empty() && n->args[0].isNode() &&
+    for (const ir::Node* n = capture::tracerOf(in)->graph.find(root); n && !n->args.empty() && n->args[0].isNode() &&
                                                          (kViews.count(capture::fxBaseName(n->target)) || isInplaceNode(*n));
-         n = in.tracer->graph.find(root))
+         n = capture::tracerOf(in)->graph.find(root))
       root = n->args[0].node;
-    const ir::Node* rn = in.tracer->graph.find(root);
-    if (type.requiresGrad && rn && in.tracer->isInput(root) && !rn->types.empty() && rn->types[0].requiresGrad)
+    const ir::Node* rn = capture::tracerOf(in)->graph.find(root);
+    if (type.requiresGrad && rn && capture::tracerOf(in)->isInput(root) && !rn->types.empty() && rn->types[0].requiresGrad)
       notSupported(in, "assigning into a graph input that requires grad (or a view of one) inside torch.compile'd code is not supported by Kiln yet");
     // The tensor starts requiring grad here in eager; the captured graph keeps a tensor's
     // requires_grad from where it was made, so such a graph would lose the gradient.
@@ -535,8 +535,8 @@ void recordSetSubscript(py::Interpreter& in, const Value& t, const Value& index,
   } catch (const tensor::TorchError& e) {
     rethrow(in, e);
   }
-  in.tracer->onTensorIndex(fake, index);
-  in.tracer->record("_operator.setitem", ir::NodeKind::CallFunction, {fake, index, value}, {}, type);
+  capture::tracerOf(in)->onTensorIndex(fake, index);
+  capture::tracerOf(in)->record("_operator.setitem", ir::NodeKind::CallFunction, {fake, index, value}, {}, type);
 }
 
 }  // namespace
@@ -589,7 +589,7 @@ void tensorSetSubscript(py::Interpreter& in, const Value& t, const Value& index,
 
 bool tensorTruthy(py::Interpreter& in, const Value& t) {
   auto* tv = asTensor(t);
-  if (tv->fake || (in.tracer && in.tracer->dependsOnInputs(t)))
+  if (tv->fake || (in.tracer && capture::tracerOf(in)->dependsOnInputs(t)))
     breakOn(in, "KB001", "Data-dependent branching",
             "Detected data-dependent branching (e.g. `if my_tensor.sum() > 0:`). Dynamo does not support tracing dynamic control flow.",
             {"This graph break is fundamental - it is unlikely that Dynamo will ever be able to trace through your code. Consider finding a workaround.",

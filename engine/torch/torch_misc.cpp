@@ -57,7 +57,7 @@ Value checkWith(py::Interpreter& in, CallArgs& a, const std::string& errorTypeIn
     std::string t = cond->kind == VK::Tensor ? "torch.Tensor" : py::typeName(cond);
     in.raise("TypeError", "cond must be a bool, but got <class '" + t + "'>");
   }
-  if (in.tracer) in.tracer->onSymbolicTruth(cond);  // a check on sizes is a guard while capturing
+  if (in.tracer) capture::tracerOf(in)->onSymbolicTruth(cond);  // a check on sizes is a guard while capturing
   if (static_cast<py::BoolObj*>(cond.get())->v) return py::None();
   Value message = a.args.size() > 1 ? a.args[1] : a.kwarg("message");
   if (!message || py::isNone(message))

@@ -128,7 +128,7 @@ Value wrap(tensor::Tensor t, py::Interpreter& in, const CallArgs& a) {
 // graphs); the eager result only supplies its type.
 Value recordCreation(py::Interpreter& in, const std::string& target, const CallArgs& a, const Value& result) {
   if (!in.tracer || result->kind != VK::Tensor) return result;
-  return in.tracer->record(target, ir::NodeKind::CallFunction, a.args, a.kwargs,
+  return capture::tracerOf(in)->record(target, ir::NodeKind::CallFunction, a.args, a.kwargs,
                            static_cast<py::TensorObj*>(result.get())->tensorType());
 }
 
@@ -171,7 +171,7 @@ void installModules(py::Interpreter& in) {
       // A method is what a tensor answers with a callable; looked up on an empty tensor with
       // capture paused, so that a property (x.T) records nothing.
       static const Value probe = py::makeTensor(tensor::Tensor::empty({0}, ir::DType::Float32));
-      capture::Tracer* tracer = std::exchange(in.tracer, nullptr);
+      py::TraceHooks* tracer = std::exchange(in.tracer, nullptr);
       Value m;
       try {
         m = in.getAttrOrNull(probe, name);
@@ -329,11 +329,11 @@ void installModules(py::Interpreter& in) {
       // @torch.compile(backend=...) returns a decorator.
       return py::makeBuiltin("torch.compile.<decorator>", [opts, disabled](py::Interpreter& in, CallArgs& b) -> Value {
         if (!in.compiler || disabled) return b.args.at(0);
-        return in.compiler->compile(in, b.args.at(0), opts);
+        return capture::compilerOf(in)->compile(in, b.args.at(0), opts);
       });
     }
     if (!in.compiler || disabled) return a.args[0];  // --eager: torch.compile is the identity
-    return in.compiler->compile(in, a.args[0], opts);
+    return capture::compilerOf(in)->compile(in, a.args[0], opts);
   });
 
   installGradModeAndRandom(in, torch);
@@ -453,11 +453,11 @@ void installModules(py::Interpreter& in) {
   // (Of a symbolic size's quotient, the result carries the expression: math.ceil((s0 + 4) / 2).)
   def(math, "floor", [](py::Interpreter& in, CallArgs& a) {
     Value r = py::makeInt(static_cast<int64_t>(std::floor(number(in, a.args.at(0)))));
-    return in.tracer ? in.tracer->onSymbolicUnary("floor", a.args[0], r) : r;
+    return in.tracer ? capture::tracerOf(in)->onSymbolicUnary("floor", a.args[0], r) : r;
   });
   def(math, "ceil", [](py::Interpreter& in, CallArgs& a) {
     Value r = py::makeInt(static_cast<int64_t>(std::ceil(number(in, a.args.at(0)))));
-    return in.tracer ? in.tracer->onSymbolicUnary("ceil", a.args[0], r) : r;
+    return in.tracer ? capture::tracerOf(in)->onSymbolicUnary("ceil", a.args[0], r) : r;
   });
   def(math, "isclose", [](py::Interpreter& in, CallArgs& a) {
     double x = number(in, a.args.at(0)), y = number(in, a.args.at(1));
