@@ -53,21 +53,58 @@ const char* kSoftmax = R"(kernel softmax_rows reduction
 end
 )";
 
-TEST(CudaSource, OneThreadPerParallelPointAndItsReductionNests) {
-  kir::Kernel k = kir::parseKernel(kSoftmax);
+size_t count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+  return n;
+}
+
+// Rows shorter than a warp: one thread per row runs the row's nests itself.
+TEST(CudaSource, ShortRowsAreOneThreadsLoops) {
+  std::string text = kSoftmax;
+  for (std::string from : {"33", "33"})
+    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from)) text.replace(at, 2, "16");
+  kir::Kernel k = kir::parseKernel(text);
+  ASSERT_EQ(cuda::cudaSchedule(k), cuda::CudaSchedule::Thread);
   const std::string src = cuda::cudaSource({k});
   EXPECT_EQ(cuda::cudaPoints(k), 4);
   EXPECT_NE(src.find("extern \"C\" __global__ void kiln_softmax_rows(const float* __restrict__ b0_x, float* __restrict__ b1_y, long long points)"),
             std::string::npos) << src;
   EXPECT_NE(src.find("const long long i0 = t;"), std::string::npos) << src;
   // Three nests over r0: max, sum of exp, the store.
-  size_t loops = 0;
-  for (size_t at = src.find("for (long long r0 = 0; r0 < 33LL; ++r0)"); at != std::string::npos;
-       at = src.find("for (long long r0 = 0; r0 < 33LL; ++r0)", at + 1))
-    ++loops;
-  EXPECT_EQ(loops, 3u) << src;
+  EXPECT_EQ(count(src, "for (long long r0 = 0; r0 < 16LL; ++r0)"), 3u) << src;
   EXPECT_NE(src.find("kiln_max<float>(acc1, v0)"), std::string::npos) << src;
   EXPECT_NE(src.find("// @6"), std::string::npos) << src;  // provenance, as in kernel IR
+  EXPECT_EQ(cuda::cudaLaunch(k).str(), "grid 1x1, block 256, thread");
+}
+
+// A row of a warp or more: one block per row, the nests' results combined across the block.
+TEST(CudaSource, LongRowsAreOneBlockPerRowWithWarpShuffles) {
+  kir::Kernel k = kir::parseKernel(kSoftmax);
+  ASSERT_EQ(cuda::cudaSchedule(k), cuda::CudaSchedule::Block);
+  const std::string src = cuda::cudaSource({k});
+  EXPECT_NE(src.find("long long t = blockIdx.x;"), std::string::npos) << src;
+  EXPECT_EQ(count(src, "for (long long kiln_r = threadIdx.x; kiln_r < 33LL; kiln_r += blockDim.x)"), 3u) << src;
+  EXPECT_NE(src.find("acc1 = kiln_block_reduce<1, float>(acc1, kiln_shm);"), std::string::npos) << src;
+  EXPECT_NE(src.find("acc4 = kiln_block_reduce<0, float>(acc4, kiln_shm);"), std::string::npos) << src;
+  EXPECT_EQ(cuda::cudaLaunch(k).str(), "grid 4x1, block 32, block");
+}
+
+// A whole tensor's sum: a grid of blocks per point, partials combined by the last block.
+TEST(CudaSource, FullReductionsSplitOverTheGrid) {
+  kir::Kernel k = kir::parseKernel(
+      "kernel total reduction\n  in x: f32[1048576]\n  out y: f32[]\n  loop r0 in 0..1048576 reduce\n  %0 = load x[r0]\n"
+      "  %1 = reduce_sum %0\n  store y[0], %1\nend\n");
+  ASSERT_EQ(cuda::cudaSchedule(k), cuda::CudaSchedule::Split);
+  const std::string src = cuda::cudaSource({k});
+  EXPECT_NE(src.find("long long points, unsigned long long* __restrict__ kiln_scratch, unsigned int* __restrict__ kiln_counters)"),
+            std::string::npos) << src;
+  EXPECT_NE(src.find("atomicAdd(&kiln_counters[kiln_point], 1u) == gridDim.x - 1"), std::string::npos) << src;
+  EXPECT_NE(src.find("if (threadIdx.x == 0) b1_y[0LL] = "), std::string::npos) << src;
+  const cuda::CudaLaunch l = cuda::cudaLaunch(k, {}, 132);
+  EXPECT_EQ(l.str(), "grid 128x1, block 512, split");  // 2^20 / (16 * 512)
+  EXPECT_EQ(l.scratchSlots, 128u);
+  EXPECT_EQ(l.counters, 1u);
 }
 
 TEST(CudaSource, UnsupportedDtypesAreAClearError) {
@@ -137,8 +174,131 @@ TEST(CudaDevice, KernelsAgreeWithTheCpuBackend) {
     testing::jit(text).run({x.data(), cpu.data()}, 0, k.loops[0].extent);
     std::vector<cuda::HostBuffer> bufs{{x.data(), n * sizeof(float), false}, {gpu.data(), n * sizeof(float), true}};
     const std::string ptx = nvrtc->compileToPtx(cuda::cudaSource({k}), "device_test.cu", device->arch());
-    device->run(ptx, cuda::cudaSymbol(k), bufs, cuda::cudaPoints(k));
+    device->run(ptx, cuda::cudaSymbol(k), bufs, cuda::cudaLaunch(k, {}, device->multiprocessors()));
     for (size_t i = 0; i < n; ++i) EXPECT_NEAR(cpu[i], gpu[i], 1e-5f * std::max(1.0f, std::fabs(cpu[i]))) << k.name << "[" << i << "]";
+  }
+}
+
+// Elements a buffer needs: its shape, or further where an index reaches past it.
+size_t bufferElements(const kir::Kernel& k, int b) {
+  int64_t n = 1;
+  for (int64_t d : k.buffers[static_cast<size_t>(b)].shape) n *= d;
+  for (const auto& in : k.body) {
+    if ((in.op != kir::Op::Load && in.op != kir::Op::Store) || in.buffer != b) continue;
+    int64_t last = in.index.offset;
+    for (const auto& t : in.index.terms) last += (k.loops[static_cast<size_t>(t.loop)].extent - 1) * t.coeff;
+    n = std::max(n, last + 1);
+  }
+  return static_cast<size_t>(std::max<int64_t>(n, 1));
+}
+
+// Deterministic inputs by dtype (positive floats: sums of many terms stay well conditioned).
+std::vector<unsigned char> inputBytes(ir::DType d, size_t n, uint32_t seed) {
+  std::vector<unsigned char> out(n * ir::itemSize(d));
+  uint32_t s = seed;
+  for (size_t i = 0; i < n; ++i) {
+    s = s * 1664525u + 1013904223u;
+    const double u = static_cast<double>(s >> 8) / static_cast<double>(1u << 24);
+    switch (d) {
+      case ir::DType::Float32: reinterpret_cast<float*>(out.data())[i] = static_cast<float>(0.05 + 1.95 * u); break;
+      case ir::DType::Float64: reinterpret_cast<double*>(out.data())[i] = 0.05 + 1.95 * u; break;
+      case ir::DType::Int64: reinterpret_cast<int64_t*>(out.data())[i] = static_cast<int64_t>(u * 10); break;
+      case ir::DType::Int32: reinterpret_cast<int32_t*>(out.data())[i] = static_cast<int32_t>(u * 10); break;
+      case ir::DType::Bool: out[i] = u < 0.5 ? 1 : 0; break;
+      default: break;
+    }
+  }
+  return out;
+}
+
+bool close(ir::DType d, const unsigned char* a, const unsigned char* b, size_t i) {
+  auto near = [](double x, double y) {
+    if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && std::isnan(y);
+    if (std::isinf(x) || std::isinf(y)) return x == y;
+    return std::fabs(x - y) <= 1e-4 * std::max(1.0, std::fabs(x));
+  };
+  switch (d) {
+    case ir::DType::Float32: return near(reinterpret_cast<const float*>(a)[i], reinterpret_cast<const float*>(b)[i]);
+    case ir::DType::Float64: return near(reinterpret_cast<const double*>(a)[i], reinterpret_cast<const double*>(b)[i]);
+    case ir::DType::Int64: return reinterpret_cast<const int64_t*>(a)[i] == reinterpret_cast<const int64_t*>(b)[i];
+    case ir::DType::Int32: return reinterpret_cast<const int32_t*>(a)[i] == reinterpret_cast<const int32_t*>(b)[i];
+    default: return a[i] == b[i];
+  }
+}
+
+// On a GPU: every corpus kernel (static shapes), under the schedule cudaSchedule() picks, gives
+// what the LLVM CPU backend gives on the same inputs.
+TEST(CudaDevice, EveryCorpusKernelAgreesWithTheCpuBackend) {
+  std::string why;
+  cuda::CudaDevice* device = cuda::CudaDevice::instance(&why);
+  if (!device) GTEST_SKIP() << "no GPU to run CUDA kernels on (" << why << "); they are only compiled here";
+  cuda::Nvrtc* nvrtc = cuda::Nvrtc::instance(&why);
+  ASSERT_TRUE(nvrtc) << why;
+  auto cpu = makeLlvmCpuCompiler();
+  std::map<std::string, int> ran;
+  for (const auto& f : fs::directory_iterator(fs::path(KILN_SOURCE_DIR) / "tests/kernels/golden")) {
+    if (f.path().extension() != ".txt") continue;
+    for (const auto& [compile, ks] : goldenKernels(f.path()))
+      for (const auto& k : ks) {
+        if (k.symbolic()) continue;
+        SCOPED_TRACE(f.path().stem().string() + " " + compile + " " + k.name);
+        std::vector<std::vector<unsigned char>> host, dev;
+        std::vector<cuda::HostBuffer> bufs;
+        std::vector<void*> cpuPtrs;
+        for (size_t b = 0; b < k.buffers.size(); ++b) {
+          const ir::DType d = k.buffers[b].dtype;
+          host.push_back(inputBytes(d, bufferElements(k, static_cast<int>(b)), 7u + static_cast<uint32_t>(b)));
+        }
+        dev = host;
+        for (size_t b = 0; b < k.buffers.size(); ++b) {
+          cpuPtrs.push_back(host[b].data());
+          bufs.push_back(cuda::HostBuffer{dev[b].data(), dev[b].size(), k.buffers[b].output});
+        }
+        auto module = cpu->compile(std::vector<kir::Kernel>{k}, "cpu_ref");
+        module->kernels.at(0).fn(cpuPtrs.data(), 0, k.loops.empty() ? 1 : k.loops[0].extent);
+        const cuda::CudaLaunch launch = cuda::cudaLaunch(k, {}, device->multiprocessors());
+        device->run(nvrtc->compileToPtx(cuda::cudaSource(std::vector<kir::Kernel>{k}), "golden.cu", device->arch()), cuda::cudaSymbol(k), bufs, launch);
+        ++ran[cuda::scheduleName(launch.schedule)];
+        for (size_t b = 0; b < k.buffers.size(); ++b) {
+          if (!k.buffers[b].output) continue;
+          const size_t n = host[b].size() / ir::itemSize(k.buffers[b].dtype);
+          size_t bad = 0;
+          for (size_t i = 0; i < n; ++i)
+            if (!close(k.buffers[b].dtype, host[b].data(), dev[b].data(), i) && bad++ < 3)
+              ADD_FAILURE() << k.buffers[b].name << "[" << i << "] differs (" << launch.str() << ")";
+        }
+      }
+  }
+  EXPECT_GT(ran["block"], 0);
+  std::cout << "[ GPU      ] corpus kernels run and compared: " << ran["thread"] << " thread, " << ran["block"] << " block, " << ran["split"]
+            << " split\n";
+}
+
+// A full sum over 2^22 + 3 elements (split over the grid) and a max over rows of 5000 (one block
+// per row) agree with the CPU backend (the sum within float rounding of 4M terms).
+TEST(CudaDevice, SplitAndBlockReductionsAgreeWithTheCpuBackend) {
+  std::string why;
+  cuda::CudaDevice* device = cuda::CudaDevice::instance(&why);
+  if (!device) GTEST_SKIP() << "no GPU to run CUDA kernels on (" << why << "); they are only compiled here";
+  cuda::Nvrtc* nvrtc = cuda::Nvrtc::instance(&why);
+  ASSERT_TRUE(nvrtc) << why;
+  const std::string total =
+      "kernel total reduction\n  in x: f32[4194307]\n  out y: f32[]\n  loop r0 in 0..4194307 reduce\n  %0 = load x[r0]\n"
+      "  %1 = reduce_sum %0\n  store y[0], %1\nend\n";
+  const std::string rowmax =
+      "kernel rowmax reduction\n  in x: f32[7, 5000]\n  out y: f32[7]\n  loop i0 in 0..7\n  loop r0 in 0..5000 reduce\n"
+      "  %0 = load x[i0*5000 + r0]\n  %1 = reduce_max %0\n  store y[i0], %1\nend\n";
+  for (const std::string& text : {total, rowmax}) {
+    kir::Kernel k = kir::parseKernel(text);
+    const size_t n = bufferElements(k, 0), m = bufferElements(k, 1);
+    std::vector<float> x = testing::ramp(n, 0.0f, 1.0f), cpu(m, 0.0f), gpu(m, 0.0f);
+    testing::jit(text).run({x.data(), cpu.data()}, 0, k.loops[0].reduction ? 1 : k.loops[0].extent);
+    std::vector<cuda::HostBuffer> bufs{{x.data(), n * sizeof(float), false}, {gpu.data(), m * sizeof(float), true}};
+    const std::string ptx = nvrtc->compileToPtx(cuda::cudaSource({k}), "reduce_test.cu", device->arch());
+    const cuda::CudaLaunch launch = cuda::cudaLaunch(k, {}, device->multiprocessors());
+    EXPECT_EQ(launch.schedule, text == total ? cuda::CudaSchedule::Split : cuda::CudaSchedule::Block);
+    device->run(ptx, cuda::cudaSymbol(k), bufs, launch);
+    for (size_t i = 0; i < m; ++i) EXPECT_NEAR(cpu[i], gpu[i], 2e-4f * std::max(1.0f, std::fabs(cpu[i]))) << k.name << "[" << i << "]";
   }
 }
 

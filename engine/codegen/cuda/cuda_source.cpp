@@ -2,6 +2,7 @@
 
 #include "engine/ir/sym.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -57,6 +58,29 @@ template <class T> __device__ __forceinline__ T kiln_ipow(T base, T e) {
     e >>= 1;
   }
   return (T)acc;
+}
+// Block-level reductions (the Block and Split schedules): a butterfly of warp shuffles, then one
+// value per warp through shared memory, which every thread combines in the same order, so all
+// threads of the block hold the same result. Blocks are whole warps.
+template <class T> __device__ __forceinline__ T kiln_shfl(T v, int m) { return __shfl_xor_sync(0xffffffffu, v, m); }
+template <> __device__ __forceinline__ bool kiln_shfl(bool v, int m) { return __shfl_xor_sync(0xffffffffu, (int)v, m) != 0; }
+template <class T> __device__ __forceinline__ T kiln_add(T a, T b) { return (T)((unsigned long long)a + (unsigned long long)b); }
+template <> __device__ __forceinline__ float kiln_add(float a, float b) { return a + b; }
+template <> __device__ __forceinline__ double kiln_add(double a, double b) { return a + b; }
+template <> __device__ __forceinline__ bool kiln_add(bool a, bool b) { return a || b; }
+template <int OP, class T> __device__ __forceinline__ T kiln_combine(T a, T b) {
+  return OP == 0 ? kiln_add<T>(a, b) : OP == 1 ? kiln_max<T>(a, b) : kiln_min<T>(a, b);
+}
+template <int OP, class T> __device__ __forceinline__ T kiln_block_reduce(T v, unsigned long long* shm) {
+  for (int m = 16; m > 0; m >>= 1) v = kiln_combine<OP, T>(v, kiln_shfl<T>(v, m));
+  const int warps = (int)(blockDim.x >> 5);
+  if (warps <= 1) return v;
+  __syncthreads();  // the previous reduction's readers are done with shm
+  if ((threadIdx.x & 31) == 0) *reinterpret_cast<T*>(&shm[threadIdx.x >> 5]) = v;
+  __syncthreads();
+  T r = *reinterpret_cast<const T*>(&shm[0]);
+  for (int w = 1; w < warps; ++w) r = kiln_combine<OP, T>(r, *reinterpret_cast<const T*>(&shm[w]));
+  return r;
 }
 )";
 
@@ -126,7 +150,7 @@ std::string paramName(const kir::Kernel& k, int b) {
 
 class KernelWriter {
  public:
-  explicit KernelWriter(const kir::Kernel& k) : k_(k), place_(kir::place(k)) {}
+  explicit KernelWriter(const kir::Kernel& k) : k_(k), place_(kir::place(k)), sched_(cudaSchedule(k)) {}
 
   std::string write() {
     out_ = "extern \"C\" __global__ void " + cudaSymbol(k_) + "(";
@@ -136,9 +160,17 @@ class KernelWriter {
     }
     // Dynamic shapes: the size symbols' values (s<N> at ks[N]) come after the buffers.
     if (k_.symbolic()) out_ += "const long long* __restrict__ ks, ";
-    out_ += "long long points) {\n";
-    line("long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;");
-    line("if (t >= points) return;");
+    out_ += "long long points";
+    if (sched_ == CudaSchedule::Split) out_ += ", unsigned long long* __restrict__ kiln_scratch, unsigned int* __restrict__ kiln_counters";
+    out_ += ") {\n";
+    if (sched_ == CudaSchedule::Thread) {
+      line("long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;");
+    } else {
+      line("__shared__ unsigned long long kiln_shm[33];");
+      line(std::string("long long t = ") + (sched_ == CudaSchedule::Block ? "blockIdx.x;" : "blockIdx.y;"));
+      if (sched_ == CudaSchedule::Split) line("const long long kiln_point = t;");
+    }
+    line("if (t >= points) return;");  // uniform over a block in the Block and Split schedules
     // The parallel loops from the flat thread index, the last one fastest.
     std::vector<size_t> parallel;
     for (size_t l = 0; l < k_.loops.size(); ++l)
@@ -166,28 +198,89 @@ class KernelWriter {
 
   // Reduction nest q: accumulators, the reduction loops with the nest's body, the results.
   void nest(int q) {
-    for (int i : place_.nestBody[q]) {
-      const Instr& in = k_.body[i];
-      if (!isReduce(in.op)) continue;
-      line(std::string(cType(in.dtype)) + " acc" + std::to_string(in.id) + " = " + identity(in.op, in.dtype) + ";");
-    }
+    std::vector<const Instr*> reduces;
+    for (int i : place_.nestBody[q])
+      if (isReduce(k_.body[i].op)) reduces.push_back(&k_.body[i]);
+    for (const Instr* in : reduces)
+      line(std::string(cType(in->dtype)) + " acc" + std::to_string(in->id) + " = " + identity(in->op, in->dtype) + ";");
     int opened = 0;
-    for (const auto& l : k_.loops)
-      if (l.reduction) {
-        line("for (long long " + l.var + " = 0; " + l.var + " < " + size(l.extent, l.extentSym) + "; ++" + l.var + ") {");
-        ++depth_, ++opened;
+    if (sched_ == CudaSchedule::Thread) {
+      for (const auto& l : k_.loops)
+        if (l.reduction) {
+          line("for (long long " + l.var + " = 0; " + l.var + " < " + size(l.extent, l.extentSym) + "; ++" + l.var + ") {");
+          ++depth_, ++opened;
+        }
+    } else {
+      // The block's threads (the grid's, split) stride over the flattened reduction loops, the
+      // last fastest, so neighbouring threads read neighbouring elements.
+      std::vector<const kir::Loop*> red;
+      std::string extent;
+      for (const auto& l : k_.loops)
+        if (l.reduction) red.push_back(&l), extent += (extent.empty() ? "" : " * ") + size(l.extent, l.extentSym);
+      const bool split = sched_ == CudaSchedule::Split;
+      line(std::string("for (long long kiln_r = ") + (split ? "(long long)blockIdx.x * blockDim.x + threadIdx.x" : "threadIdx.x") +
+           "; kiln_r < " + extent + "; kiln_r += " + (split ? "(long long)gridDim.x * blockDim.x" : "blockDim.x") + ") {");
+      ++depth_, ++opened;
+      if (red.size() == 1) {
+        line("const long long " + red[0]->var + " = kiln_r;");
+      } else {
+        line("long long kiln_q = kiln_r;");
+        for (size_t p = red.size(); p-- > 0;) {
+          if (p == 0) line("const long long " + red[p]->var + " = kiln_q;");
+          else {
+            line("const long long " + red[p]->var + " = kiln_q % " + size(red[p]->extent, red[p]->extentSym) + ";");
+            line("kiln_q /= " + size(red[p]->extent, red[p]->extentSym) + ";");
+          }
+        }
       }
+    }
+    inNest_ = true;
     for (int i : place_.nestBody[q]) instr(k_.body[i]);
+    inNest_ = false;
     while (opened--) {
       --depth_;
       line("}");
     }
-    for (int i : place_.nestBody[q]) {
-      const Instr& in = k_.body[i];
-      if (!isReduce(in.op)) continue;
-      line("const " + std::string(cType(in.dtype)) + " v" + std::to_string(in.id) + " = acc" + std::to_string(in.id) + ";");
-      types_[in.id] = in.dtype;
+    if (sched_ != CudaSchedule::Thread)
+      for (const Instr* in : reduces) line(acc(*in) + " = " + blockReduce(*in, acc(*in)) + ";");
+    if (sched_ == CudaSchedule::Split) splitCombine(reduces);
+    for (const Instr* in : reduces) {
+      line("const " + std::string(cType(in->dtype)) + " v" + std::to_string(in->id) + " = acc" + std::to_string(in->id) + ";");
+      types_[in->id] = in->dtype;
     }
+  }
+
+  static std::string acc(const Instr& in) { return "acc" + std::to_string(in.id); }
+  static int reduceCode(Op op) { return op == Op::ReduceSum ? 0 : op == Op::ReduceMax ? 1 : 2; }
+  static std::string blockReduce(const Instr& in, const std::string& v) {
+    return "kiln_block_reduce<" + std::to_string(reduceCode(in.op)) + ", " + cType(in.dtype) + ">(" + v + ", kiln_shm)";
+  }
+
+  // Split: each block's partials to kiln_scratch; the last block of the point to finish
+  // combines them (read past L1, which other blocks' writes do not reach) and goes on.
+  void splitCombine(const std::vector<const Instr*>& reduces) {
+    auto slot = [&](size_t j, const std::string& block) {
+      return "(kiln_scratch + ((" + std::to_string(j) + "LL * points + kiln_point) * gridDim.x + " + block + "))";
+    };
+    line("if (threadIdx.x == 0) {");
+    for (size_t j = 0; j < reduces.size(); ++j)
+      line("  *reinterpret_cast<" + std::string(cType(reduces[j]->dtype)) + "*>" + slot(j, "blockIdx.x") + " = " + acc(*reduces[j]) + ";");
+    line("  __threadfence();");
+    line("  kiln_shm[32] = atomicAdd(&kiln_counters[kiln_point], 1u) == gridDim.x - 1;");
+    line("}");
+    line("__syncthreads();");
+    line("if (!kiln_shm[32]) return;");
+    line("__threadfence();");
+    for (size_t j = 0; j < reduces.size(); ++j) {
+      const Instr& in = *reduces[j];
+      const std::string t = cType(in.dtype);
+      line(acc(in) + " = " + identity(in.op, in.dtype) + ";");
+      line("for (unsigned kiln_g = threadIdx.x; kiln_g < gridDim.x; kiln_g += blockDim.x)");
+      line("  " + acc(in) + " = kiln_combine<" + std::to_string(reduceCode(in.op)) + ", " + t + ">(" + acc(in) + ", *reinterpret_cast<volatile " + t +
+           "*>" + slot(j, "kiln_g") + ");");
+      line(acc(in) + " = " + blockReduce(in, acc(in)) + ";");
+    }
+    line("if (threadIdx.x == 0) kiln_counters[kiln_point] = 0;  // ready for the next launch");
   }
 
   static std::string identity(Op op, DType d) {
@@ -260,7 +353,9 @@ class KernelWriter {
         const kir::Buffer& buf = k_.buffers[static_cast<size_t>(in.buffer)];
         std::string v = operand(in, 0, buf.dtype);
         if (buf.dtype == DType::Bool) v = "(unsigned char)(" + v + " ? 1 : 0)";
-        line(paramName(k_, in.buffer) + "[" + index(in.index) + "] = " + v + ";" + at);
+        // A store outside the nests holds one value per point: thread 0 of the block makes it.
+        const bool once = sched_ != CudaSchedule::Thread && !inNest_;
+        line(std::string(once ? "if (threadIdx.x == 0) " : "") + paramName(k_, in.buffer) + "[" + index(in.index) + "] = " + v + ";" + at);
         return;
       }
       case Op::Const:
@@ -386,6 +481,8 @@ class KernelWriter {
 
   const kir::Kernel& k_;
   kir::Placement place_;
+  CudaSchedule sched_;
+  bool inNest_ = false;
   std::string out_;
   int depth_ = 0;
   std::unordered_map<int, DType> types_;
@@ -404,6 +501,100 @@ int64_t cudaPoints(const kir::Kernel& k, const std::vector<int64_t>& sizes) {
   for (const auto& l : k.loops)
     if (!l.reduction) n *= l.extentSym.empty() ? l.extent : ir::evalSym(l.extentSym, sizes);
   return n;
+}
+
+namespace {
+
+// The reduction loops' total extent, -1 when a size expression gives it.
+int64_t reductionExtent(const kir::Kernel& k) {
+  int64_t n = 1;
+  for (const auto& l : k.loops)
+    if (l.reduction) {
+      if (!l.extentSym.empty()) return -1;
+      n *= l.extent;
+    }
+  return n;
+}
+
+bool reduces(const kir::Kernel& k) {
+  for (const auto& l : k.loops)
+    if (l.reduction) return true;
+  return false;
+}
+
+int64_t staticPoints(const kir::Kernel& k) {
+  int64_t n = 1;
+  for (const auto& l : k.loops)
+    if (!l.reduction) {
+      if (!l.extentSym.empty()) return -1;
+      n *= l.extent;
+    }
+  return n;
+}
+
+unsigned pow2AtLeast(int64_t n) {
+  unsigned p = 1;
+  while (p < n && p < (1u << 30)) p <<= 1;
+  return p;
+}
+
+// Rows shorter than a warp stay one thread's loop; a split pays for its partials and counter
+// only when a few points have long rows.
+constexpr int64_t kWarp = 32;
+constexpr int64_t kSplitMaxPoints = 32;
+constexpr int64_t kSplitMinRow = 1 << 15;
+constexpr unsigned kSplitBlock = 512;
+
+}  // namespace
+
+CudaSchedule cudaSchedule(const kir::Kernel& k) {
+  if (!reduces(k)) return CudaSchedule::Thread;
+  const int64_t row = reductionExtent(k);
+  if (row >= 0 && row < kWarp) return CudaSchedule::Thread;
+  const int64_t points = staticPoints(k);
+  if (kir::place(k).nests == 1 && points >= 1 && points <= kSplitMaxPoints && (row < 0 || row >= kSplitMinRow)) return CudaSchedule::Split;
+  return CudaSchedule::Block;
+}
+
+const char* scheduleName(CudaSchedule s) { return s == CudaSchedule::Thread ? "thread" : s == CudaSchedule::Block ? "block" : "split"; }
+
+std::string CudaLaunch::str() const {
+  return "grid " + std::to_string(gridX) + "x" + std::to_string(gridY) + ", block " + std::to_string(block) + ", " + scheduleName(schedule);
+}
+
+CudaLaunch cudaLaunch(const kir::Kernel& k, const std::vector<int64_t>& sizes, int smCount) {
+  CudaLaunch l;
+  l.schedule = cudaSchedule(k);
+  l.points = cudaPoints(k, sizes);
+  int64_t row = 1;
+  for (const auto& lp : k.loops)
+    if (lp.reduction) row *= lp.extentSym.empty() ? lp.extent : ir::evalSym(lp.extentSym, sizes);
+  switch (l.schedule) {
+    case CudaSchedule::Thread:
+      l.block = 256;
+      l.gridX = static_cast<unsigned>(std::max<int64_t>(1, (l.points + l.block - 1) / l.block));
+      break;
+    case CudaSchedule::Block:
+      // About four elements per thread, whole warps, at most 1024 threads.
+      l.block = std::clamp(pow2AtLeast((row + 3) / 4), 32u, 1024u);
+      l.gridX = static_cast<unsigned>(std::max<int64_t>(1, l.points));
+      break;
+    case CudaSchedule::Split: {
+      l.block = kSplitBlock;
+      // At least 16 elements per thread, at most four blocks per multiprocessor over all points.
+      const int64_t perPoint = std::max<int64_t>(1, (4 * std::max(1, smCount)) / std::max<int64_t>(1, l.points));
+      l.gridX = static_cast<unsigned>(std::clamp<int64_t>((row + 16 * kSplitBlock - 1) / (16 * kSplitBlock), 1, perPoint));
+      l.gridY = static_cast<unsigned>(std::max<int64_t>(1, l.points));
+      size_t accs = 0;
+      const kir::Placement place = kir::place(k);
+      for (int i : place.nestBody[0])
+        if (isReduce(k.body[static_cast<size_t>(i)].op)) ++accs;
+      l.scratchSlots = accs * static_cast<size_t>(l.gridY) * l.gridX;
+      l.counters = l.gridY;
+      break;
+    }
+  }
+  return l;
 }
 
 std::string cudaSource(const std::vector<kir::Kernel>& kernels) {

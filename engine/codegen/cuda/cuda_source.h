@@ -1,14 +1,29 @@
-// Kernel IR -> CUDA C++ source, for NVRTC. One thread per point of the kernel's parallel loops
-// (flattened, the last loop fastest); each thread runs the reduction nests of its point itself,
-// in the order kir::place() gives (the same placement the LLVM backend uses), so a softmax row
-// is one thread's three loops. Scalar semantics follow engine/codegen/README.md: NaN-propagating
-// max/min, floor division and modulo, truncating float -> int casts, bool bytes 0/1.
+// Kernel IR -> CUDA C++ source, for NVRTC. Each kernel gets one of three GPU schedules
+// (cudaSchedule(), a function of the kernel alone, so the source and its launch agree):
 //
-//   extern "C" __global__ void kiln_<name>(float* in_x, ..., long long points) {
-//     long long t = blockIdx.x * blockDim.x + threadIdx.x;  if (t >= points) return;
-//     long long i1 = t % 16; t /= 16;  long long i0 = t;       // the parallel loops
-//     <gap 0> for (r0 ...) { <nest 0> } <gap 1> ...
-//   }
+// * Thread: one thread per point of the parallel loops (flattened, the last loop fastest); a
+//   point's reduction nests (if any: rows shorter than a warp) run in that thread, in the order
+//   kir::place() gives (the placement the LLVM backend uses).
+//
+//     extern "C" __global__ void kiln_<name>(const float* b0_x, ..., long long points) {
+//       long long t = blockIdx.x * blockDim.x + threadIdx.x;  if (t >= points) return;
+//       long long i1 = t % 16; t /= 16;  long long i0 = t;       // the parallel loops
+//       <gap 0> for (r0 ...) { <nest 0> } <gap 1> ...
+//
+// * Block: one block per point (a row of a softmax, layer_norm, sum over the last dim): the
+//   block's threads stride over the flattened reduction loops, each nest's accumulators are
+//   combined with warp shuffles and one shared-memory step (every thread gets the result, which
+//   the next nest and gap use); a gap's stores are made by thread 0.
+// * Split: few points with long rows and one nest (a sum of a whole tensor): a grid of
+//   gridDim.x blocks per point (blockIdx.y), each reducing a slice into a partial in
+//   `kiln_scratch`; the last block to finish (a counter per point, reset by it for the next
+//   launch) combines the partials and runs the gap after the nest. Two extra parameters follow
+//   `points`: `unsigned long long* kiln_scratch` (CudaLaunch::scratchSlots) and
+//   `unsigned int* kiln_counters` (one per point, zero before the first launch).
+//
+// Scalar semantics follow engine/codegen/README.md: NaN-propagating max/min, floor division and
+// modulo, truncating float -> int casts, bool bytes 0/1. Float sums are combined in another
+// order than the CPU's (a tree per block), so they agree within rounding.
 //
 // Plain text generation: nothing here needs the CUDA toolkit.
 #pragma once
@@ -27,6 +42,22 @@ std::string cudaSymbol(const kir::Kernel& k);
 // How many threads a launch needs: the product of the parallel loop extents (1 with none).
 // `sizes`: the size symbols' values (s<N> at N) for a kernel over size expressions.
 int64_t cudaPoints(const kir::Kernel& k, const std::vector<int64_t>& sizes = {});
+
+enum class CudaSchedule { Thread, Block, Split };
+CudaSchedule cudaSchedule(const kir::Kernel& k);
+const char* scheduleName(CudaSchedule s);  // "thread", "block", "split"
+
+// A launch of one kernel: what the runtime passes to cuLaunchKernel, recorded with the kernel.
+struct CudaLaunch {
+  CudaSchedule schedule = CudaSchedule::Thread;
+  int64_t points = 0;           // the kernel's `points` argument
+  unsigned gridX = 1, gridY = 1, block = 1;
+  size_t scratchSlots = 0;      // Split: 8-byte partials (accumulators x points x gridX)
+  size_t counters = 0;          // Split: one per point
+  std::string str() const;      // "grid 528x1, block 512, split"
+};
+// `smCount`: the device's multiprocessors (sizes the split grid). Points may be 0 (no launch).
+CudaLaunch cudaLaunch(const kir::Kernel& k, const std::vector<int64_t>& sizes = {}, int smCount = 132);
 
 // One translation unit with the helper functions and every kernel. Throws std::runtime_error
 // for dtypes the backend does not support (f16, bf16).

@@ -168,6 +168,7 @@ CudaDevice* CudaDevice::instance(std::string* why) {
       int major = 0, minor = 0;
       f.check(f.deviceGetAttribute(&major, 75, dev), "cuDeviceGetAttribute");  // compute capability major
       f.check(f.deviceGetAttribute(&minor, 76, dev), "cuDeviceGetAttribute");  // and minor
+      f.check(f.deviceGetAttribute(&d->sms_, 16, dev), "cuDeviceGetAttribute");  // multiprocessors
       f.check(f.primaryCtxRetain(&d->context_, dev), "cuDevicePrimaryCtxRetain");
       d->name_ = name;
       d->arch_ = "compute_" + std::to_string(major) + std::to_string(minor);
@@ -181,12 +182,13 @@ CudaDevice* CudaDevice::instance(std::string* why) {
   return device;
 }
 
-void CudaDevice::run(const std::string& ptx, const std::string& symbol, std::vector<HostBuffer>& buffers, int64_t points) const {
+void CudaDevice::run(const std::string& ptx, const std::string& symbol, std::vector<HostBuffer>& buffers, const CudaLaunch& launch) const {
   const Fns& f = *fns_;
   f.check(f.ctxSetCurrent(context_), "cuCtxSetCurrent");
   void* module = nullptr;
   f.check(f.moduleLoadData(&module, ptx.c_str()), "cuModuleLoadData");
   std::vector<Fns::Ptr> device(buffers.size(), 0);
+  device.reserve(buffers.size() + 2);  // args point into it: the split's two more must not move it
   auto release = [&] {
     for (Fns::Ptr p : device)
       if (p) f.memFree(p);
@@ -199,13 +201,24 @@ void CudaDevice::run(const std::string& ptx, const std::string& symbol, std::vec
       f.check(f.memAlloc(&device[i], std::max<size_t>(buffers[i].bytes, 1)), "cuMemAlloc");
       if (buffers[i].bytes) f.check(f.memcpyHtoD(device[i], buffers[i].data, buffers[i].bytes), "cuMemcpyHtoD");
     }
-    long long n = points;
+    long long n = launch.points;
     std::vector<void*> args;
     for (auto& p : device) args.push_back(&p);
     args.push_back(&n);
-    const unsigned block = 256;
-    const unsigned grid = static_cast<unsigned>((points + block - 1) / block);
-    f.check(f.launchKernel(fn, grid > 0 ? grid : 1, 1, 1, block, 1, 1, 0, nullptr, args.data(), nullptr), "cuLaunchKernel");
+    Fns::Ptr scratch = 0, counters = 0;
+    if (launch.schedule == CudaSchedule::Split) {
+      // Zeroed from the host: the counters must start at 0 (the kernel resets them after use).
+      std::vector<unsigned char> zeros(std::max(launch.scratchSlots * 8, launch.counters * 4) + 8, 0);
+      f.check(f.memAlloc(&scratch, launch.scratchSlots * 8 + 8), "cuMemAlloc");
+      device.push_back(scratch);
+      f.check(f.memAlloc(&counters, launch.counters * 4 + 4), "cuMemAlloc");
+      device.push_back(counters);
+      f.check(f.memcpyHtoD(counters, zeros.data(), launch.counters * 4 + 4), "cuMemcpyHtoD");
+      args.push_back(&device[device.size() - 2]);
+      args.push_back(&device[device.size() - 1]);
+    }
+    if (launch.points > 0)
+      f.check(f.launchKernel(fn, launch.gridX, launch.gridY, 1, launch.block, 1, 1, 0, nullptr, args.data(), nullptr), "cuLaunchKernel");
     f.check(f.ctxSynchronize(), "cuCtxSynchronize");
     for (size_t i = 0; i < buffers.size(); ++i)
       if (buffers[i].output && buffers[i].bytes) f.check(f.memcpyDtoH(buffers[i].data, device[i], buffers[i].bytes), "cuMemcpyDtoH");

@@ -3,6 +3,8 @@
 // not found", "no CUDA device"). Only the C entry points Kiln uses are declared here.
 #pragma once
 
+#include "engine/codegen/cuda/cuda_source.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -40,9 +42,11 @@ class CudaDevice {
   std::string name() const { return name_; }
   // "compute_XY" for the device's compute capability (what NVRTC should target).
   std::string arch() const { return arch_; }
-  // Loads `ptx`, launches `symbol` over `points` threads with the buffers' device copies and a
-  // trailing `long long points` argument, waits, and copies outputs back. Throws on any error.
-  void run(const std::string& ptx, const std::string& symbol, std::vector<HostBuffer>& buffers, int64_t points) const;
+  // Loads `ptx`, launches `symbol` as `launch` says (cuda_source.h: grid, block, and for a split
+  // reduction its zeroed scratch and counters) with the buffers' device copies and the trailing
+  // `long long points` argument, waits, and copies outputs back. Throws on any error.
+  void run(const std::string& ptx, const std::string& symbol, std::vector<HostBuffer>& buffers, const CudaLaunch& launch) const;
+  int multiprocessors() const { return sms_; }
 
  private:
   CudaDevice() = default;
@@ -50,6 +54,7 @@ class CudaDevice {
   const Fns* fns_ = nullptr;
   void* context_ = nullptr;
   std::string name_, arch_;
+  int sms_ = 1;
 };
 
 }  // namespace kiln::codegen::cuda
