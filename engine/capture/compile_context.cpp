@@ -10,6 +10,7 @@
 #include "engine/ir/text.h"
 #include "engine/python/unparse.h"
 #include "engine/runtime/compiled_graph.h"
+#include "engine/tensor/stop.h"
 #include "engine/torch/torch_functions.h"
 
 #include <algorithm>
@@ -2128,6 +2129,15 @@ void CompileContext::compileCaptured(Capture& c) {
     }
     if (wrapRunner && entry.run) entry.run = wrapRunner(std::move(entry.run), entry.captured, cid, frame->opts.backend);
   } catch (const std::exception& e) {
+    if (tensor::stopRequested()) {
+      // Ctrl-C or a time limit during the compile (an LLVM compile stops between passes): the
+      // compile is recorded as stopped and the request raised; no eager fallback is kept.
+      ce.status = "failed";
+      ce.message = std::string("backend compile stopped: ") + e.what();
+      sink.compile(ce);
+      sink.compileDone(cid);
+      in.raiseStopped();
+    }
     ce.status = "failed";
     ce.message = std::string("backend compile failed, running the captured graph eagerly: ") + e.what();
     ir::Graph g = tracer.graph;

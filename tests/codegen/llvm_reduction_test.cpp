@@ -1,8 +1,12 @@
 // LLVM CPU backend: reductions (sum/max/min), placement around the reduction nest, and ranges.
 #include "tests/codegen/jit_test_util.h"
 
+#include "engine/tensor/stop.h"
+
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
 #include <cmath>
 #include <limits>
 
@@ -215,6 +219,111 @@ end
     EXPECT_EQ(s[i], 0.f);
     EXPECT_EQ(m[i], -INFINITY);
   }
+}
+
+
+// A kernel whose outer loop is a reduction runs as one call; its reduction nest polls the stop
+// flag (engine/tensor/stop.h) between chunks of ~2^16 elements and returns early when it is set,
+// so Ctrl-C or a time limit ends it (the runtime then throws). Without a request the chunked loop
+// computes the same sums as before, partial last chunk included.
+TEST(LlvmReduction, LongReductionEndsEarlyAtAStopRequest) {
+  // 2^20 x 2^20 reduced to one number: 2^40 additions, minutes of work.
+  auto k = jit(R"(kernel huge_sum reduction
+  in x: f32[1048576]
+  out y: f32[]
+  loop r0 in 0..1048576 reduce
+  loop r1 in 0..1048576 reduce
+  %0 = load x[r1]
+  %1 = reduce_sum %0
+  store y[0], %1
+end
+)");
+  EXPECT_NE(k.kernel().llvmIr.find("kiln_stop_flag"), std::string::npos) << k.kernel().llvmIr;
+  std::vector<float> x(1 << 20, 1.0f), y(1, -1.0f);
+  tensor::setStopRequested(true);
+  auto t0 = std::chrono::steady_clock::now();
+  k.run({x.data(), y.data()}, 0, 1);
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  tensor::setStopRequested(false);
+  EXPECT_LT(s, 1.0);
+  EXPECT_EQ(y[0], -1.0f);  // returned before its store
+}
+
+TEST(LlvmReduction, ChunkedReductionsComputeEverything) {
+  // Outer reduction of 1000 rows of 300: chunks of 218 rows, the last one partial.
+  auto k = jit(R"(kernel rows_sum reduction
+  in x: f64[1000, 300]
+  out y: f64[]
+  loop r0 in 0..1000 reduce
+  loop r1 in 0..300 reduce
+  %0 = load x[r0*300 + r1]
+  %1 = reduce_sum %0
+  store y[0], %1
+end
+)");
+  std::vector<double> x(300000), y(1);
+  double want = 0;
+  for (size_t i = 0; i < x.size(); ++i) want += (x[i] = static_cast<double>(i % 7));
+  k.run({x.data(), y.data()}, 0, 1);
+  EXPECT_EQ(y[0], want);
+  // One loop of 200,000: chunks of 65,536 (three full, one partial).
+  auto k2 = jit(R"(kernel flat_max reduction
+  in x: i64[200000]
+  out y: i64[]
+  loop r0 in 0..200000 reduce
+  %0 = load x[r0]
+  %1 = reduce_max %0
+  store y[0], %1
+end
+)");
+  for (int64_t last : {int64_t{0}, int64_t{65535}, int64_t{65536}, int64_t{199999}}) {
+    std::vector<int64_t> v(200000, 1), out(1);
+    v[static_cast<size_t>(last)] = 42;
+    k2.run({v.data(), out.data()}, 0, 1);
+    EXPECT_EQ(out[0], 42) << last;
+  }
+  // A small parallel kernel has no check: nothing to stop inside one of its points.
+  auto k3 = jit(kRowSumMax);
+  EXPECT_EQ(k3.kernel().llvmIr.find("kiln_stop_flag"), std::string::npos);
+}
+
+// A long LLVM compile (a module of many kernels) stops at a stop request: the optimizer skips its
+// remaining passes and the compiler throws before code generation, instead of running to the end.
+TEST(LlvmReduction, LongCompileStopsAtAStopRequest) {
+  std::string text;
+  for (int i = 0; i < 1500; ++i)
+    text += "kernel softmax" + std::to_string(i) + R"( reduction
+  in x: f32[16, 777]
+  out y: f32[16, 777]
+  loop i0 in 0..16
+  loop r0 in 0..777 reduce
+  %0 = load x[i0*777 + r0]
+  %1 = reduce_max %0
+  %2 = sub %0, %1
+  %3 = exp %2
+  %4 = reduce_sum %3
+  %5 = div %3, %4
+  store y[i0*777 + r0], %5
+end
+)";
+  std::vector<kir::Kernel> kernels = kir::parseKernels(text);
+  std::unique_ptr<KernelCompiler> compiler = makeLlvmCpuCompiler();
+  std::thread stopper([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    tensor::setStopRequested(true);
+  });
+  auto t0 = std::chrono::steady_clock::now();
+  std::string error;
+  try {
+    compiler->compile(kernels, "many");
+  } catch (const std::runtime_error& e) {
+    error = e.what();
+  }
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  stopper.join();
+  tensor::setStopRequested(false);
+  EXPECT_NE(error.find("stopped"), std::string::npos) << error;
+  EXPECT_LT(s, 5.0);
 }
 
 }  // namespace

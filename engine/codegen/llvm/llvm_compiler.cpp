@@ -6,6 +6,7 @@
 #include "engine/codegen/kernel_compiler.h"
 #include "engine/codegen/llvm/llvm_emitter.h"
 #include "engine/codegen/llvm/llvm_jit.h"
+#include "engine/tensor/stop.h"
 
 #include <llvm/Config/llvm-config.h>
 #include <llvm/IR/AssemblyAnnotationWriter.h>
@@ -148,7 +149,16 @@ class LlvmCpuCompiler : public KernelCompiler {
       llvm::raw_string_ostream os(problems);
       if (llvm::verifyModule(*m, &os)) throw std::runtime_error("internal error: invalid LLVM IR in " + moduleName + ": " + problems);
     }
+    // A stop request (Ctrl-C, a time limit) ends the compile: the optimizer skips its passes once
+    // one is made, and code generation is not started. The caller sees the request pending
+    // (tensor::stopRequested) and raises it. Thrown as a plain error: kiln_codegen does not link
+    // the tensor library that defines tensor::Interrupted.
+    auto checkStop = [&] {
+      if (tensor::stopRequested()) throw std::runtime_error("compile of " + moduleName + " stopped (Ctrl-C, a time limit or a stop request)");
+    };
+    checkStop();
     out->jit->optimize(*m);
+    checkStop();
     std::future<std::string> assembly = out->jit->assemblyInBackground(*m);
     for (const auto& k : kernels) {
       CompiledKernel ck;

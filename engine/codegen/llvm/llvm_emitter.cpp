@@ -25,6 +25,7 @@
 
 #include "engine/codegen/llvm/llvm_ops.h"
 #include "engine/ir/sym.h"
+#include "engine/tensor/stop.h"
 
 #include <llvm/IR/DIBuilder.h>
 #include <llvm/IR/IRBuilder.h>
@@ -214,10 +215,64 @@ class KernelEmitter {
       return;
     }
     const kir::Loop& l = k_.loops[level];
-    emitLoop(b_.getInt64(0), size(l.extent, l.extentSym), l.var, [&](Value* iv) {
+    Value* extent = size(l.extent, l.extentSym);
+    auto inner = [&](Value* iv) {
       ivs_[level] = iv;
       emitReduction(level + 1, nest);
+    };
+    if (level != parallelLoops_ || !checksStop()) {
+      emitLoop(b_.getInt64(0), extent, l.var, inner);
+      return;
+    }
+    // The outermost reduction loop of a long nest runs in chunks of about kStopChunk elements,
+    // with a stop check before each (engine/tensor/stop.h): a Ctrl-C or a time limit ends the
+    // kernel early (the runtime then throws; what it wrote is never used). The chunk's own loop
+    // is the plain counted loop the vectorizer sees without the check.
+    const int64_t chunk = std::max<int64_t>(1, tensor::kStopChunk / innerWork(level + 1));
+    Value* chunks = b_.CreateSDiv(b_.CreateAdd(extent, b_.getInt64(chunk - 1)), b_.getInt64(chunk), l.var + ".chunks");
+    emitLoop(b_.getInt64(0), chunks, l.var + ".chunk", [&](Value* c) {
+      emitStopCheck();
+      Value* lo = b_.CreateMul(c, b_.getInt64(chunk), "", true, true);
+      Value* hi = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateAdd(lo, b_.getInt64(chunk), "", true, true), extent);
+      emitLoop(lo, hi, l.var, inner);
     });
+  }
+
+  // Elements (hint sizes) one iteration of loop `level - 1` runs: the product of loops from
+  // `level` on.
+  int64_t innerWork(size_t level) const {
+    int64_t w = 1;
+    for (size_t i = level; i < k_.loops.size(); ++i) w = std::min<int64_t>(w * std::max<int64_t>(1, k_.loops[i].extent), int64_t{1} << 40);
+    return w;
+  }
+
+  // Whether the reduction nest checks for a stop request: always where the kernel's outer loop is
+  // a reduction (the runtime runs it as one call, so nothing else could stop it), and where a
+  // parallel point's reduction is long (a sliced call of the thread pool can then be one point).
+  bool checksStop() const {
+    if (parallelLoops_ == 0) return true;
+    for (size_t i = parallelLoops_; i < k_.loops.size(); ++i)
+      if (!k_.loops[i].extentSym.empty()) return true;
+    return innerWork(parallelLoops_) >= 16 * tensor::kStopChunk;
+  }
+
+  // if (kiln_stop_flag) return;  (a relaxed load of tensor::stopFlag, which the JIT defines)
+  void emitStopCheck() {
+    auto& ctx = m_.getContext();
+    llvm::GlobalVariable* flag = m_.getGlobalVariable(kStopFlagSymbol);
+    if (!flag)
+      flag = new llvm::GlobalVariable(m_, b_.getInt8Ty(), false, llvm::GlobalValue::ExternalLinkage, nullptr, kStopFlagSymbol);
+    llvm::LoadInst* v = b_.CreateAlignedLoad(b_.getInt8Ty(), flag, llvm::Align(1), "stop");
+    v->setAtomic(llvm::AtomicOrdering::Monotonic);
+    if (!stopped_) {
+      llvm::IRBuilderBase::InsertPointGuard keep(b_);
+      stopped_ = llvm::BasicBlock::Create(ctx, "stopped", body_);
+      b_.SetInsertPoint(stopped_);
+      b_.CreateRetVoid();
+    }
+    auto* go = llvm::BasicBlock::Create(ctx, "go", body_);
+    b_.CreateCondBr(b_.CreateICmpNE(v, b_.getInt8(0)), stopped_, go);
+    b_.SetInsertPoint(go);
   }
 
   // The outer instructions of gap q, once per point of the parallel loops.
@@ -360,6 +415,7 @@ class KernelEmitter {
   llvm::DIBuilder* di_;
   llvm::DICompileUnit* cu_;
   llvm::DISubprogram* bodyScope_ = nullptr;
+  llvm::BasicBlock* stopped_ = nullptr;  // returns early at a stop request
   size_t parallelLoops_ = 0;
   kir::Placement placement_;
   std::vector<Value*> buffers_;   // the body's buffer parameters

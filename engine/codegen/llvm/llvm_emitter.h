@@ -21,6 +21,10 @@ namespace kiln::codegen::llvmcg {
 // otherwise receive the backend's own calls to fmod).
 std::string kernelSymbol(const kir::Kernel& k);
 
+// The byte a long reduction nest polls between chunks to end early at a stop request: the JIT
+// (llvm_jit.cpp) defines it as tensor::stopFlag (engine/tensor/stop.h).
+constexpr const char* kStopFlagSymbol = "kiln_stop_flag";
+
 // Adds `void kiln.<k.name>(void* const* buffers, int64_t begin, int64_t end)` (the CpuKernelFn
 // ABI) to `m` (all kernels of a graph go into one module so the optimizer, the assembly printer
 // and the JIT each run once per graph). The kernel must pass kir::verify. Throws

@@ -1,6 +1,9 @@
 // The host target, the O3 pipeline with glibc vector math, assembly printing and the LLJIT.
 #include "engine/codegen/llvm/llvm_jit.h"
 
+#include "engine/codegen/llvm/llvm_emitter.h"
+#include "engine/tensor/stop.h"
+
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Bitcode/BitcodeWriter.h>
@@ -162,6 +165,13 @@ LlvmJit::LlvmJit() {
                    llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
                        jit_->getDataLayout().getGlobalPrefix()));
   jit_->getMainJITDylib().addGenerator(std::move(gen));
+  // The stop flag long kernels poll (llvm_emitter.cpp), by address: the executable does not
+  // export its symbols, and a cached object links against it as a fresh one does.
+  static_assert(sizeof(tensor::stopFlag) == 1 && std::atomic<bool>::is_always_lock_free, "the kernels load the flag as one byte");
+  llvm::orc::SymbolMap flag;
+  flag[jit_->mangleAndIntern(kStopFlagSymbol)] = {llvm::orc::ExecutorAddr::fromPtr(&tensor::stopFlag), llvm::JITSymbolFlags::Exported};
+  if (llvm::Error err = jit_->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(flag))))
+    fail("defining " + std::string(kStopFlagSymbol), std::move(err));
 }
 
 LlvmJit::~LlvmJit() = default;
@@ -189,7 +199,11 @@ void LlvmJit::optimize(llvm::Module& m) {
   llvm::PipelineTuningOptions pto;
   pto.LoopVectorization = true;
   pto.SLPVectorization = true;
-  llvm::PassBuilder pb(tm_.get(), pto);
+  // A stop request (Ctrl-C, a time limit) skips every optional pass still to run, so a long
+  // compile ends within one pass on one function; the compiler then throws (llvm_compiler.cpp).
+  llvm::PassInstrumentationCallbacks pic;
+  pic.registerShouldRunOptionalPassCallback([](llvm::StringRef, llvm::Any) { return !tensor::stopRequested(); });
+  llvm::PassBuilder pb(tm_.get(), pto, std::nullopt, &pic);
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
   pb.registerFunctionAnalyses(fam);
