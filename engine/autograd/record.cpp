@@ -1,11 +1,13 @@
-#include "engine/autograd/record.h"
-
+// ops::recordEager (declared in engine/ops/op_table.h): what the eager dispatcher calls after every
+// kernel.
 #include "engine/autograd/grad_mode.h"
 #include "engine/autograd/node.h"
+#include "engine/ops/op_table.h"
 
-namespace kiln::autograd {
+namespace kiln::ops {
 
-using ops::Val;
+using autograd::isGradEnabled;
+using autograd::OpNode;
 
 namespace {
 
@@ -24,7 +26,7 @@ void freshResults(Val& r) {
 
 }  // namespace
 
-void recordEager(const ops::OpDef& op, const std::vector<Val>& args, Val& result) {
+void recordEager(const OpDef& op, const std::vector<Val>& args, Val& result) {
   freshResults(result);
   if (!isGradEnabled()) return;
   bool need = false;
@@ -48,4 +50,4 @@ void recordEager(const ops::OpDef& op, const std::vector<Val>& args, Val& result
     attach(result, 0);
 }
 
-}  // namespace kiln::autograd
+}  // namespace kiln::ops

@@ -2,7 +2,7 @@
 
 #include "engine/autograd/grad_mode.h"
 
-#include "engine/torch/random.h"
+#include "engine/ops/random.h"
 
 #include "engine/capture/compile_context.h"
 #include "engine/capture/tracer.h"

@@ -1,7 +1,6 @@
 #include "engine/ops/op_table.h"
 #include "engine/ops/device_dispatch.h"
 
-#include "engine/autograd/record.h"
 #include "engine/ops/autocast.h"
 #include "engine/ops/index_ops.h"
 
@@ -84,14 +83,14 @@ Val EagerDispatcher::call(const OpDef& op, const std::vector<Val>& args) {
   if ((op.eager || op.eagerMulti || !op.decompose) && op.name != kToDeviceOp)
     if (auto dev = opDevice(op, args)) {
       Val r = runOnDevice(op, args, *dev);
-      autograd::recordEager(op, args, r);
+      recordEager(op, args, r);
       return r;
     }
   if (op.eagerMulti) {
     std::vector<Val> out;
     for (auto& t : op.eagerMulti(args)) out.push_back(Val::of(std::move(t)));
     Val r = Val::listOf(std::move(out));
-    autograd::recordEager(op, args, r);
+    recordEager(op, args, r);
     return r;
   }
   if (!op.eager) {
@@ -100,7 +99,7 @@ Val EagerDispatcher::call(const OpDef& op, const std::vector<Val>& args) {
     throw std::logic_error("op " + op.name + " has no eager kernel");
   }
   Val r = Val::of(op.eager(args));
-  autograd::recordEager(op, args, r);
+  recordEager(op, args, r);
   return r;
 }
 

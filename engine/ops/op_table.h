@@ -123,8 +123,12 @@ void registerIndexOps(std::vector<OpDef>& table);
 void registerNormOps(std::vector<OpDef>& table);
 void registerLinalgOps(std::vector<OpDef>& table);  // mm/addmm/bmm, embedding, convolution, pooling, padding
 void registerSortOps(std::vector<OpDef>& table);    // argsort, topk indices, one_hot
-void registerRandomOps(std::vector<OpDef>& table);  // engine/torch/random.cpp
+void registerRandomOps(std::vector<OpDef>& table);  // random.cpp
 // Attaches derivative formulas (engine/autograd/derivatives_*.cpp); runs after every family.
 void registerDerivatives(std::vector<OpDef>& table);
+// The eager dispatcher calls it after every kernel: results become new tensors and, when grad
+// mode is on and an argument requires grad, get a grad_fn. engine/autograd/record.cpp defines it
+// (autograd sits above ops: ops declares what it calls and never includes autograd).
+void recordEager(const OpDef& op, const std::vector<Val>& args, Val& result);
 
 }  // namespace kiln::ops

@@ -2,7 +2,7 @@
 
 #include "engine/ops/autocast.h"
 #include "engine/ops/graph_dispatcher.h"
-#include "engine/torch/torch_functions.h"
+#include "engine/passes/torch_level.h"
 
 #include <algorithm>
 #include <map>
@@ -224,7 +224,7 @@ class Lowering {
     d_.noGrad = n.noGrad;
     // A torch.autograd.Function's forward ops are the graph's own; the call hands back its
     // outputs (its backward is the user's, run when the graph is differentiated eagerly).
-    if (n.target == torchapi::kAutogradFunctionApply && n.args.size() == 3) {
+    if (n.target == kAutogradFunctionApply && n.args.size() == 3) {
       env_[n.id] = mapArg(n.args[1]);
       return;
     }
@@ -236,15 +236,16 @@ class Lowering {
         return;
       }
     }
-    const torchapi::TorchFn* fn = torchapi::findTorchFn(n.target, n.kind);
-    if (!fn) throw std::runtime_error("lowering: no ATen lowering for captured op '" + n.target + "'");
-    torchapi::TArgs ta;
-    for (const auto& a : n.args) ta.args.push_back(mapArg(a));
-    for (const auto& [k, a] : n.kwargs) ta.kwargs.emplace_back(k, mapArg(a));
+    const TorchLevel& torch = torchLevel();
+    if (!torch.defined(n)) throw std::runtime_error("lowering: no ATen lowering for captured op '" + n.target + "'");
+    std::vector<Val> args;
+    std::vector<std::pair<std::string, Val>> kwargs;
+    for (const auto& a : n.args) args.push_back(mapArg(a));
+    for (const auto& [k, a] : n.kwargs) kwargs.emplace_back(k, mapArg(a));
     d_.provenance = n.prov;
     d_.provenance.from = {n.id};
     const size_t nodesBefore = out_.graph.nodes.size();
-    Val r = fn->impl(d_, ta);
+    Val r = torch.call(n, d_, std::move(args), std::move(kwargs));
     if (r.kind != Val::Kind::Sym && r.kind != Val::Kind::List)
       throw std::runtime_error("lowering: '" + n.target + "' did not produce a tensor");
     noteViews();
@@ -253,7 +254,7 @@ class Lowering {
       auto [target, value] = d_.mutations[seenMutations_];
       update(target, Val::sym(out_.graph.find(value)->types.at(0), value));
     }
-    const bool inplace = torchapi::isInplaceNode(n);
+    const bool inplace = torch.isInplace(n);
     if (!inplace) {
       env_[n.id] = r;
       return;

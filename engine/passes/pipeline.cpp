@@ -6,8 +6,8 @@
 #include "engine/passes/dce.h"
 #include "engine/passes/decompose.h"
 #include "engine/passes/fold_conv_bn.h"
+#include "engine/passes/fuse.h"
 #include "engine/passes/simplify.h"
-#include "engine/schedule/fusion.h"
 
 #include <mutex>
 #include <stdexcept>
@@ -36,7 +36,7 @@ std::vector<PassInfo>& registry() {
       {"dce", "dead-code elimination", dce},
       // Last: group nodes into kernels (the fused stage): pointwise chains, reductions with their
       // pointwise prologues and epilogues, horizontal fusion (engine/schedule/fusion.h).
-      {"fuse", "fuse pointwise ops and reductions into kernels", schedule::fuse},
+      {"fuse", "fuse pointwise ops and reductions into kernels", fuse},
   };
   return kPipeline;
 }

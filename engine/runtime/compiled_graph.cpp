@@ -7,10 +7,10 @@
 #include "engine/ops/autocast.h"
 #include "engine/ops/graph_dispatcher.h"
 #include "engine/ops/index_ops.h"
+#include "engine/passes/torch_level.h"
 #include "engine/runtime/thread_pool.h"
 #include "engine/schedule/symbolic_shapes.h"
 #include "engine/tensor/stop.h"
-#include "engine/torch/torch_functions.h"
 
 #include <chrono>
 #include <set>
@@ -247,6 +247,7 @@ std::vector<tensor::Tensor> runTorchGraph(const ir::Graph& g, const std::vector<
   std::map<int, tensor::Tensor> env;
   bindInputs(g, inputs, env);
   ops::EagerDispatcher eager;
+  const passes::TorchLevel& torch = passes::torchLevel();  // the torch-level definitions (engine/torch)
   std::map<int, std::vector<tensor::Tensor>> tuples;  // multi-result calls
   // functional: the values an in-place node replaced (node -> (in-place node id, old value)).
   std::map<int, std::vector<std::pair<int, tensor::Tensor>>> replaced;
@@ -259,7 +260,7 @@ std::vector<tensor::Tensor> runTorchGraph(const ir::Graph& g, const std::vector<
       continue;
     }
     if (autocast.apply(n)) continue;
-    if (n.target == torchapi::kAutogradFunctionApply && n.args.size() == 3) {
+    if (n.target == passes::kAutogradFunctionApply && n.args.size() == 3) {
       // A torch.autograd.Function: its forward ran just before (its own nodes); its inputs are
       // read as they were when the forward began (a dirty one keeps its autograd history).
       const ir::Arg* first = n.kwarg("first_node");
@@ -283,30 +284,30 @@ std::vector<tensor::Tensor> runTorchGraph(const ir::Graph& g, const std::vector<
         }
         return out;
       };
-      tuples[n.id] = torchapi::applyCapturedFunction(n, values(n.args[0], true), values(n.args[1], false), values(n.args[2], false));
+      tuples[n.id] = torch.applyAutogradFunction(n, values(n.args[0], true), values(n.args[1], false), values(n.args[2], false));
       continue;
     }
     if (n.target == "_operator.getitem" && n.args.size() == 2 && n.args[0].isNode() && tuples.count(n.args[0].node)) {
       env[n.id] = tuples[n.args[0].node].at(static_cast<size_t>(n.args[1].i));
       continue;
     }
-    const torchapi::TorchFn* fn = torchapi::findTorchFn(n.target, n.kind);
-    if (!fn) throw std::runtime_error("no eager definition for captured op " + n.target);
-    torchapi::TArgs ta;
-    for (const auto& a : n.args) ta.args.push_back(argVal(a, env));
-    for (const auto& [k, a] : n.kwargs) ta.kwargs.emplace_back(k, argVal(a, env));
-    ops::Val r = fn->impl(eager, ta);
+    if (!torch.defined(n)) throw std::runtime_error("no eager definition for captured op " + n.target);
+    std::vector<ops::Val> args;
+    std::vector<std::pair<std::string, ops::Val>> kwargs;
+    for (const auto& a : n.args) args.push_back(argVal(a, env));
+    for (const auto& [k, a] : n.kwargs) kwargs.emplace_back(k, argVal(a, env));
+    ops::Val r = torch.call(n, eager, std::move(args), std::move(kwargs));
     if (r.kind == ops::Val::Kind::List) {
       for (const auto& x : r.list) tuples[n.id].push_back(x.t);
       continue;
     }
-    if (torchapi::isInplaceNode(n) && functional) {
+    if (torch.isInplace(n) && functional) {
       replaced[n.args[0].node].emplace_back(n.id, env.at(n.args[0].node));
       env[n.id] = r.t;
       env[n.args[0].node] = r.t;
       continue;
     }
-    if (torchapi::isInplaceNode(n)) {
+    if (torch.isInplace(n)) {
       // A real in-place update: views of the same storage (and aliased inputs) see it, as in
       // the program. The op table computes the new value functionally; it is written back.
       tensor::Tensor dst = env.at(n.args[0].node);

@@ -6,7 +6,6 @@
 #include "engine/codegen/cuda/cuda_source.h"
 #include "engine/codegen/cuda/cuda_toolchain.h"
 #include "engine/ops/graph_dispatcher.h"
-#include "engine/passes/pass.h"
 #include "engine/runtime/cuda_runtime.h"
 #include "engine/schedule/fusion.h"
 #include "engine/schedule/kernel_builder.h"
@@ -98,8 +97,7 @@ std::optional<ops::Val> pointwiseOnDevice(const ops::OpDef& op, const std::vecto
   out.name = out.target = "output";
   out.args = {ir::Arg::listOf({ir::Arg::ref(r.node)})};
   g.add(out);
-  passes::PassContext ctx;
-  ir::Graph fused = schedule::fuse(g, ctx).graph;
+  ir::Graph fused = schedule::fuse(g, -1, [](const std::string&, int) {}).graph;
   schedule::ScheduledGraph s = schedule::scheduleGraph(fused);
   if (s.kernels.size() != 1 || s.steps.size() != 1) return std::nullopt;
   const schedule::Step& st = s.steps[0];

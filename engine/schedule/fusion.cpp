@@ -81,7 +81,7 @@ Layout layoutIn(const ReductionSite& site, const ir::Node& n) {
 
 class Fuser {
  public:
-  Fuser(const ir::Graph& g, passes::PassResult& r, int limit) : g_(g), r_(r), fusionsLeft_(limit) {}
+  Fuser(const ir::Graph& g, Fused& out, int limit, const FusionRule& fired) : g_(g), out_(out), fired_(fired), fusionsLeft_(limit) {}
 
   void run() {
     for (const auto& n : g_.nodes) {
@@ -94,7 +94,7 @@ class Fuser {
         placeReduction(n, *site);
       else if (isPointwise(n)) {
         if (std::string bad = ungeneratedDType(g_, n); !bad.empty())
-          r_.fired("not fused: " + n.name + " runs eagerly (generated kernels do not compute in " + bad + ")", n.id);
+          fired_("not fused: " + n.name + " runs eagerly (generated kernels do not compute in " + bad + ")", n.id);
         else
           placePointwise(n);
       }
@@ -115,10 +115,10 @@ class Fuser {
 
   bool full(int gid) const { return groups_[gid].members.size() >= kMaxKernelNodes; }
 
-  // Whether one more fusion decision is allowed (PassContext::fusionLimit); counts it.
+  // Whether one more fusion decision is allowed (the fusion limit); counts it.
   bool mayFuse(const ir::Node& n) {
     if (fusionsLeft_ == 0) {
-      r_.fired("not fused: " + n.name + " is past the fusion limit", n.id);
+      fired_("not fused: " + n.name + " is past the fusion limit", n.id);
       return false;
     }
     if (fusionsLeft_ > 0) --fusionsLeft_;
@@ -165,12 +165,12 @@ class Fuser {
     if ((chosen >= 0 || h >= 0) && !mayFuse(n)) {
       chosen = -1;
     } else if (chosen >= 0) {
-      r_.fired(groups_[chosen].site ? "fused: pointwise into reduction kernel" : "fused: pointwise into producer's kernel", n.id);
+      fired_(groups_[chosen].site ? "fused: pointwise into reduction kernel" : "fused: pointwise into producer's kernel", n.id);
     } else if (h >= 0) {
       chosen = h;
-      r_.fired("fused: horizontally with a kernel reading the same input", n.id);
+      fired_("fused: horizontally with a kernel reading the same input", n.id);
     } else if (!why.empty()) {
-      r_.fired(why, n.id);
+      fired_(why, n.id);
     }
     join(n, chosen);
   }
@@ -187,9 +187,9 @@ class Fuser {
       else if (G.site && layoutIn(*G.site, *g_.find(x)) != Layout::Full) why = "not fused: " + n.name + " reduces a value its producer's kernel computes once per row";
       if (why.empty() && mayFuse(n)) {
         chosen = gid;
-        r_.fired(G.site ? "fused: reduction into reduction kernel" : "fused: reduction with its pointwise prologue", n.id);
+        fired_(G.site ? "fused: reduction into reduction kernel" : "fused: reduction with its pointwise prologue", n.id);
       } else if (!why.empty()) {
-        r_.fired(why, n.id);
+        fired_(why, n.id);
       }
     }
     if (chosen < 0 && fusionsLeft_ != 0) {
@@ -201,11 +201,11 @@ class Fuser {
         // the reduced dims are the innermost (contiguous) ones.
         return concrete(*g_.find(G.members.front())) == site.shape && trailing(site);
       });
-      if (chosen >= 0 && mayFuse(n)) r_.fired("fused: horizontally with a kernel reading the same input", n.id);
+      if (chosen >= 0 && mayFuse(n)) fired_("fused: horizontally with a kernel reading the same input", n.id);
       else if (chosen >= 0) chosen = -1;
-      else r_.fired("reduction kernel", n.id);
+      else fired_("reduction kernel", n.id);
     } else if (chosen < 0) {
-      r_.fired("reduction kernel", n.id);
+      fired_("reduction kernel", n.id);
     }
     join(n, chosen);
     groups_[group_[n.id]].site = site;
@@ -257,23 +257,24 @@ class Fuser {
       for (const auto& o : opNames) nm += "_" + o;
       names[gid] = nm + "_" + std::to_string(index++);
     }
-    for (auto& n : r_.graph.nodes)
+    for (auto& n : out_.graph.nodes)
       if (group_.count(n.id)) n.kernel = names[group_[n.id]];
     // Constants all of whose users are kernel members become literals in those kernels.
-    for (auto& n : r_.graph.nodes) {
+    for (auto& n : out_.graph.nodes) {
       if (!inlineConstant(n)) continue;
       std::vector<int> users = g_.users(n.id);
       bool allInKernels = !users.empty();
       for (int u : users) allInKernels = allInKernels && group_.count(u);
       if (!allInKernels) continue;
       n.kernel = names[group_[users.front()]];
-      r_.fired("fused: constant inlined as a literal into its users' kernels", n.id);
+      fired_("fused: constant inlined as a literal into its users' kernels", n.id);
     }
-    r_.changed = !names.empty();
+    out_.changed = !names.empty();
   }
 
   const ir::Graph& g_;
-  passes::PassResult& r_;
+  Fused& out_;
+  const FusionRule& fired_;
   std::vector<Group> groups_;
   std::map<int, int> group_;                  // node id -> group
   std::map<int, std::set<int>> deps_;         // node id -> groups it depends on, transitively
@@ -283,10 +284,10 @@ class Fuser {
 
 }  // namespace
 
-passes::PassResult fuse(const ir::Graph& g, passes::PassContext& ctx) {
-  passes::PassResult r;
+Fused fuse(const ir::Graph& g, int fusionLimit, const FusionRule& fired) {
+  Fused r;
   r.graph = g;
-  Fuser(g, r, ctx.fusionLimit).run();
+  Fuser(g, r, fusionLimit, fired).run();
   return r;
 }
 

@@ -9,10 +9,25 @@
 // "not fused: <reason>"). Kernels are named like Inductor's: cpp_fused_<ops>_<n>.
 #pragma once
 
-#include "engine/passes/pass.h"
+#include "engine/ir/graph.h"
+
+#include <functional>
+#include <string>
 
 namespace kiln::schedule {
 
-passes::PassResult fuse(const ir::Graph& g, passes::PassContext& ctx);
+// The graph with every fused node's kernel name set; changed when any kernel formed.
+struct Fused {
+  ir::Graph graph;
+  bool changed = false;
+};
+
+// Told every decision: the rule text and the node it concerns (the fuse pass records them as
+// rule hits: engine/passes/fuse.h).
+using FusionRule = std::function<void(const std::string& rule, int node)>;
+
+// fusionLimit: at most this many fusion decisions (joins of a node into an existing kernel);
+// -1: no limit (kiln run --verify bisects over it).
+Fused fuse(const ir::Graph& g, int fusionLimit, const FusionRule& fired);
 
 }  // namespace kiln::schedule

@@ -5,7 +5,7 @@
 #include "engine/ops/op_table.h"
 #include "engine/runtime/cuda_runtime.h"
 #include "engine/torch/bindings.h"
-#include "engine/torch/random.h"
+#include "engine/ops/random.h"
 
 #include <functional>
 

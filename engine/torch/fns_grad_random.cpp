@@ -5,7 +5,7 @@
 #include "engine/capture/tracer.h"
 #include "engine/torch/autograd_methods.h"
 #include "engine/torch/bindings.h"
-#include "engine/torch/random.h"
+#include "engine/ops/random.h"
 
 namespace kiln::torchapi {
 

@@ -5,7 +5,7 @@
 #include "engine/autograd/node.h"
 #include "engine/ops/index_ops.h"
 #include "engine/torch/bindings.h"
-#include "engine/torch/random.h"
+#include "engine/ops/random.h"
 
 namespace kiln::torchapi {
 

@@ -1,6 +1,7 @@
 #include "engine/torch/torch_functions.h"
 
 #include "engine/ops/autocast.h"
+#include "engine/torch/torch_level.h"
 
 #include <map>
 
@@ -87,6 +88,10 @@ std::vector<TorchFn> build() {
   autocastComposites(t);
   return t;
 }
+
+// Layers below the frontend (lowering to ATen, eager runs of captured graphs) reach these
+// definitions through passes::TorchLevel: installed as soon as the program starts.
+[[maybe_unused]] const bool kTorchLevelInstalled = (installTorchLevel(), true);
 
 }  // namespace
 

@@ -6,6 +6,7 @@
 
 #include "engine/ir/graph.h"
 #include "engine/ops/op_table.h"
+#include "engine/passes/torch_level.h"
 
 #include <functional>
 #include <string>
@@ -61,7 +62,7 @@ void addInplaceVariants(std::vector<TorchFn>& t);
 // forward ops are the graph's own (recorded under no_grad before it); the node hands back
 // `outputs` (lowering: the same values) and, run eagerly under grad mode, makes them results of
 // one <Name>Backward node that calls the user's backward with a ctx rebuilt from `saved`.
-inline constexpr const char* kAutogradFunctionApply = "torch.ops.higher_order.autograd_function_apply";
+using passes::kAutogradFunctionApply;  // engine/passes/torch_level.h
 // The eager run of such a node: `inputs` one per Function argument (undefined: not a tensor;
 // for an input the forward marked dirty, its value before the forward changed it).
 std::vector<tensor::Tensor> applyCapturedFunction(const ir::Node& n, const std::vector<tensor::Tensor>& inputs,

@@ -16,7 +16,7 @@
 #include "engine/python/parser.h"
 #include "engine/support/error.h"
 #include "engine/tensor/tensor.h"
-#include "engine/torch/random.h"
+#include "engine/ops/random.h"
 
 #include <pthread.h>
 

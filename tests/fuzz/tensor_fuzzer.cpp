@@ -22,7 +22,7 @@
 #include "engine/autograd/grad_mode.h"
 #include "engine/ops/op_table.h"
 #include "engine/tensor/tensor.h"
-#include "engine/torch/random.h"
+#include "engine/ops/random.h"
 #include "engine/torch/torch_functions.h"
 
 #include <fuzzer/FuzzedDataProvider.h>

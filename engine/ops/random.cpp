@@ -1,4 +1,4 @@
-#include "engine/torch/random.h"
+#include "engine/ops/random.h"
 
 #include <limits>
 #include <vector>
