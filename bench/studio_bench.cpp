@@ -23,7 +23,7 @@ ir::Graph transformer(int blocks) {
     n.id = static_cast<int>(g.nodes.size());
     n.name = target.substr(target.find('.') + 1, target.rfind('.') - target.find('.') - 1) + "_" + std::to_string(n.id);
     for (int a : args) n.args.push_back(ir::Arg::ref(a));
-    n.types.push_back(ir::TensorType{ir::DType::Float32, {2, 16, 64}});
+    n.types.push_back(ir::TensorType{.dtype = ir::DType::Float32, .sizes = {2, 16, 64}});
     n.prov.modulePath = module;
     g.nodes.push_back(std::move(n));  // unique names already: Graph::add's name check is O(n)
     g.reserveIds(g.nodes.back().id + 1);

@@ -207,7 +207,7 @@ void StudioWindow::buildDocks() {
   auto* sessionsDock = addDock(tr("Sessions"), QStringLiteral("sessions"), sessionTable_, Qt::LeftDockWidgetArea);
 
   search_ = new SearchPanel(store_, this);
-  auto* searchDock = addDock(tr("Search"), QStringLiteral("search"), search_, Qt::LeftDockWidgetArea);
+  addDock(tr("Search"), QStringLiteral("search"), search_, Qt::LeftDockWidgetArea);
   connect(search_, &SearchPanel::hitActivated, this, &StudioWindow::showSearchHit);
 
   stageList_ = new QListView(this);
@@ -252,7 +252,7 @@ void StudioWindow::buildDocks() {
 
   inspector_ = new QTextBrowser(this);
   inspector_->setPlaceholderText(tr("Click a node to inspect it"));
-  auto* inspectorDock = addDock(tr("Node"), QStringLiteral("inspector"), inspector_, Qt::RightDockWidgetArea);
+  addDock(tr("Node"), QStringLiteral("inspector"), inspector_, Qt::RightDockWidgetArea);
 
   text_ = new TextPane(this);
   auto* textDock = addDock(tr("Text"), QStringLiteral("text"), text_, Qt::BottomDockWidgetArea);

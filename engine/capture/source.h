@@ -12,16 +12,18 @@
 namespace kiln::capture {
 
 struct Source {
+  // Steps are written {kind, name}: the members after them have default initializers (`{}`),
+  // so the short form leaves nothing uninitialized (and -Wmissing-field-initializers quiet).
   struct Step {
     enum class Kind { Local, Global, Attr, Item, Index, Const, ClosureCell, ClassDictItem, TupleIterItem } kind;
     std::string name;  // local/global/attribute name, str dict key, constant's name, free variable
-    py::Value key;     // Item with a key that is not a str (an int, a tuple ...): the key itself
-    std::string keyRepr;  // its repr, as the source prints it
+    py::Value key{};   // Item with a key that is not a str (an int, a tuple ...): the key itself
+    std::string keyRepr{};  // its repr, as the source prints it
     size_t cell = 0;   // ClosureCell: the free variable's index in __closure__; ClassDictItem: the class's index in the MRO;
                        // TupleIterItem: the item's index after the iterator's position
   };
   std::vector<Step> steps;
-  py::Value value;  // Const: the value itself (kept alive by the cache entry)
+  py::Value value{};  // Const: the value itself (kept alive by the cache entry)
 
   static Source local(const std::string& name) { return Source{{{Step::Kind::Local, name}}}; }
   static Source global(const std::string& name) { return Source{{{Step::Kind::Global, name}}}; }

@@ -41,7 +41,7 @@ namespace kiln::kir {
 struct IndexTerm {
   int loop = 0;        // index into Kernel::loops
   int64_t coeff = 1;   // element stride
-  std::string coeffSym;
+  std::string coeffSym{};
   bool operator==(const IndexTerm&) const = default;
 };
 
@@ -59,7 +59,7 @@ struct Buffer {
   // An input the kernel overwrites with an output of the same size (in-place reuse, printed
   // `inout`, Inductor's in_out_ptr): loaded and stored at the same index. `output` is set too.
   bool inOut = false;
-  std::vector<std::string> shapeSym;  // empty, or per dim its size expression ("" = concrete)
+  std::vector<std::string> shapeSym{};  // empty, or per dim its size expression ("" = concrete)
   bool operator==(const Buffer&) const = default;
 };
 
@@ -67,7 +67,7 @@ struct Loop {
   std::string var;     // i0, i1 ... for parallel loops, r0 ... for reduction loops
   int64_t extent = 1;
   bool reduction = false;
-  std::string extentSym;
+  std::string extentSym{};  // ({}: Loop{var, extent, reduction} leaves nothing out)
   bool operator==(const Loop&) const = default;
 };
 

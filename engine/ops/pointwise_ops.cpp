@@ -286,7 +286,7 @@ void registerPointwiseOps(std::vector<OpDef>& t) {
     d.kind = OpKind::Pointwise;
     d.meta = [&b](const std::vector<Val>& a) { return broadcastType(a, binaryType(b, a.at(0), a.at(1))); };
     d.eager = [&b](const std::vector<Val>& a) { return binaryKernel(b, a.at(0), a.at(1), binaryType(b, a.at(0), a.at(1))); };
-    if (b.op == kir::Op::Const || b.result == Binary::Bool && (b.op == kir::Op::And || b.op == kir::Op::Or) || !b.fn) {
+    if (b.op == kir::Op::Const || (b.result == Binary::Bool && (b.op == kir::Op::And || b.op == kir::Op::Or)) || !b.fn) {
       t.push_back(std::move(d));
       continue;
     }

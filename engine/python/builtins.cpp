@@ -40,7 +40,6 @@ Value makeRange(int64_t a, int64_t b, int64_t s) {
   it->rStep = s;
   return it;
 }
-std::shared_ptr<DictObj> setItems(const Value& v) { return std::static_pointer_cast<DictObj>(static_cast<InstanceObj*>(v.get())->native); }
 }  // namespace
 
 std::shared_ptr<ClassObj> Interpreter::builtinClass(const std::string& name) {

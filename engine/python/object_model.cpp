@@ -16,14 +16,6 @@
 namespace kiln::py {
 
 namespace {
-
-bool isNamedInstance(const Value& v, const char* cls) {
-  return v && v->kind == VK::Instance && static_cast<InstanceObj*>(v.get())->cls->name == cls;
-}
-
-}  // namespace
-
-namespace {
 // CPython's __class__ cell: a function written in a class body, also one a classmethod,
 // staticmethod or property wraps, knows its class, so zero-argument super() works in it.
 void markClassDef(const Value& v, const std::shared_ptr<ClassObj>& c) {

@@ -220,7 +220,7 @@ class FusedKernelBuilder {
         k_.loops.push_back(kir::Loop{var, shape_[d], reduction, shapeDims_[d].symbol});
       }
     // A reduction over no dims (a 0-d input) still needs a reduction loop: one point.
-    if (haveReduction && reduced_.empty()) k_.loops.push_back(kir::Loop{"r0", 1, true});
+    if (haveReduction && reduced_.empty()) k_.loops.push_back(kir::Loop{.var = "r0", .extent = 1, .reduction = true});
   }
 
   // Where each dim of node n's value runs: the full iteration shape, or the reduced shape with
@@ -237,7 +237,7 @@ class FusedKernelBuilder {
     }
     if (expect != n.types.at(0).sizes)
       throw SymbolicMismatch("kernel " + k_.name + ": " + n.name + " is " + n.types[0].str() + " in a kernel over " +
-                             ir::TensorType{n.types[0].dtype, shapeDims_}.str());
+                             ir::TensorType{.dtype = n.types[0].dtype, .sizes = shapeDims_}.str());
     return loops;
   }
 

@@ -172,10 +172,10 @@ inline const std::vector<std::string>& compilePhases() {
 
 struct SessionEnd {
   std::string status;          // ok | error
-  std::string error;           // formatted error (traceback) when status == error
+  std::string error{};         // formatted error (traceback) when status == error
   double totalMs = 0.0;
-  std::string outputsJson;     // the out* variables, in the oracle's outs.json form
-  std::string stopReason;      // error only: "" | interrupted | timed out | out of memory
+  std::string outputsJson{};   // the out* variables, in the oracle's outs.json form
+  std::string stopReason{};    // error only: "" | interrupted | timed out | out of memory
 };
 
 }  // namespace kiln::session

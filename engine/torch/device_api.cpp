@@ -480,7 +480,7 @@ Value tensorTo(py::Interpreter& in, const Value& self, const std::string& method
   return convert(move(self));
 }
 
-void wrapFactories(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& torch) {
+void wrapFactories(const std::shared_ptr<py::ModuleObj>& torch) {
   auto& T = torch->scope->vars;
   struct F { const char* name; bool like, random; };
   static const F kFactories[] = {

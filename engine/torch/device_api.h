@@ -37,7 +37,7 @@ py::Value tensorTo(py::Interpreter& in, const py::Value& self, const std::string
 // PyTorch's CPU algorithm: values differ from PyTorch's CUDA Philox draws) and copying them.
 py::Value deviceFactoryCall(py::Interpreter& in, const py::Value& fn, py::CallArgs& a, bool like, bool random);
 // Wraps torch's factories with deviceFactoryCall; installModules calls it last.
-void wrapFactories(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& torch);
+void wrapFactories(const std::shared_ptr<py::ModuleObj>& torch);
 
 // torch.device, torch.cuda, torch.version, torch.backends, torch.set_default_device /
 // get_default_device.

@@ -165,7 +165,7 @@ bool isMetadataInplace(const std::string& base) {
 
 }  // namespace
 
-Value inplaceMethod(py::Interpreter& in, const Value& selfValue, const std::string& name) {
+Value inplaceMethod(const Value& selfValue, const std::string& name) {
   bool known = false;
   for (const char* n : kInplaceNames) known = known || name == n;
   if (!known && name.size() > 1 && name.back() == '_' && name.front() != '_')

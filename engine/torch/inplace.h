@@ -9,7 +9,7 @@
 namespace kiln::torchapi {
 
 // The bound method for `name` when it is an in-place method of tensors, else null.
-py::Value inplaceMethod(py::Interpreter& in, const py::Value& self, const std::string& name);
+py::Value inplaceMethod(const py::Value& self, const std::string& name);
 // x op= y: `result` is x op y computed out of place; writes it into x and returns x itself.
 py::Value inplaceAssign(py::Interpreter& in, const py::Value& self, const py::Value& result);
 // While capturing: x op= y on the fake tensor `self` recorded as `target` (_operator.iadd ...),

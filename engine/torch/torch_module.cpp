@@ -474,7 +474,7 @@ void installModules(py::Interpreter& in) {
 
   // Devices last: torch.device, torch.cuda ..., and every factory above taking device=.
   installDeviceApi(in, torch);
-  wrapFactories(in, torch);
+  wrapFactories(torch);
 }
 
 }  // namespace kiln::torchapi

@@ -52,8 +52,9 @@ TEST(DynamicShapes, DuckSizingGuardsAndRecompiles) {
   for (const auto& c : rep.compiles()) {
     for (const auto& g : c.guards) {
       if (c.compileId == "0/0" && g.kind == "SHAPE_ENV" && g.text == "L['y'].size()[1] == L['x'].size()[0]") sawEquality = true;
-      if (c.compileId == "0/0" && g.kind == "TENSOR_MATCH" && g.source == "L['x']")
+      if (c.compileId == "0/0" && g.kind == "TENSOR_MATCH" && g.source == "L['x']") {
         EXPECT_NE(g.text.find("size=[None, None]"), std::string::npos) << g.text;
+      }
       if (c.compileId == "0/1" && g.kind == "SHAPE_ENV" && g.text == "5 <= L['x'].size()[0]") sawStaticRange = true;
     }
   }

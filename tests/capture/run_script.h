@@ -45,7 +45,9 @@ inline void run(const std::string& name, const std::string& script, Counted& c, 
   driver::RunResult r = driver::runScript(ro, c.rep, out);
   ASSERT_EQ(r.exitCode, 0) << r.error;
   c.printed = out.str();
-  if (sameAsEager) EXPECT_EQ(c.printed, runPrinting(path, true));
+  if (sameAsEager) {  // braces: EXPECT_EQ is an if/else of its own (-Wdangling-else)
+    EXPECT_EQ(c.printed, runPrinting(path, true));
+  }
 }
 
 // The reasons of the i-th recompile, one per cache entry, each up to its `#` comment.

@@ -177,7 +177,9 @@ TEST_P(CliBadInput, ExitCodeAndMessage) {
   EXPECT_EQ(r.exitCode, c.exitCode) << "stderr:\n" << r.err << "stdout:\n" << r.out;
   for (const auto& e : c.err)
     EXPECT_NE(r.err.find(expand(e, dir)), std::string::npos) << "stderr:\n" << r.err << "\nexpected to contain:\n" << expand(e, dir);
-  if (!c.out.empty()) EXPECT_NE(r.out.find(expand(c.out, dir)), std::string::npos) << "stdout:\n" << r.out;
+  if (!c.out.empty()) {
+    EXPECT_NE(r.out.find(expand(c.out, dir)), std::string::npos) << "stdout:\n" << r.out;
+  }
   EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
 }
 

@@ -130,8 +130,8 @@ TEST(KernelIrCollapse, MergesContiguousLoopsAndDropsUnitLoops) {
   collapseLoops(k);
   ASSERT_EQ(verify(k), "");
   ASSERT_EQ(k.loops.size(), 2u);
-  EXPECT_EQ(k.loops[0], (Loop{"i0", 6, false}));
-  EXPECT_EQ(k.loops[1], (Loop{"r0", 20, true}));
+  EXPECT_EQ(k.loops[0], (Loop{.var = "i0", .extent = 6, .reduction = false}));
+  EXPECT_EQ(k.loops[1], (Loop{.var = "r0", .extent = 20, .reduction = true}));
   EXPECT_EQ(k.body[0].index, KernelBuilder::index({{0, 20}, {1, 1}}));
   EXPECT_EQ(k.body[2].index, KernelBuilder::index({{0, 1}}));
 }

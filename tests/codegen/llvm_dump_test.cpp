@@ -69,8 +69,9 @@ TEST(LlvmDump, TranscendentalsUseLibmvecWithAvx2) {
     EXPECT_NE(k.kernel().assembly.find("_ZGV"), std::string::npos)
         << op << " not vectorized:\n" << k.kernel().llvmIr;
     // With AVX-512 the 16-lane glibc variants ("e") are listed too (llvm_jit.cpp).
-    if (__builtin_cpu_supports("avx512f"))
+    if (__builtin_cpu_supports("avx512f")) {
       EXPECT_NE(k.kernel().assembly.find("_ZGVeN16v_"), std::string::npos) << op << " not 16 lanes wide:\n" << k.kernel().assembly;
+    }
   }
 #else
   GTEST_SKIP() << "libmvec is x86-64 Linux only";

@@ -23,7 +23,7 @@ ir::Node node(int id, std::string name, ir::NodeKind kind, std::string target, s
   n.kind = kind;
   n.target = std::move(target);
   n.args = std::move(args);
-  if (kind != ir::NodeKind::Output) n.types.push_back(ir::TensorType{ir::DType::Float32, {8, 8}});
+  if (kind != ir::NodeKind::Output) n.types.push_back(ir::TensorType{.dtype = ir::DType::Float32, .sizes = {8, 8}});
   n.prov.loc.file = "sample.py";
   n.prov.loc.line = line;
   n.kernel = std::move(kernel);
@@ -114,7 +114,7 @@ int64_t writeSession(storage::Store& store, bool changed) {
   sink->wrapper({"0/0", "def call(args):\n    kernel_0(args[0], buf0)\n    return (buf0,)\n"});
   sink->compileDone("0/0");
   sink->output("done\n");
-  sink->sessionEnd({"ok", "", 12.5, "{}"});
+  sink->sessionEnd({.status = "ok", .totalMs = 12.5, .outputsJson = "{}"});
   return store.lastSessionId();
 }
 
@@ -143,7 +143,7 @@ int64_t appendTrainingSampleSession(storage::Store& store) {
     sink->stage(stage(name, order, std::move(bw), true));
   }
   sink->compileDone("0/0");
-  sink->sessionEnd({"ok", "", 10.0, "{}"});
+  sink->sessionEnd({.status = "ok", .totalMs = 10.0, .outputsJson = "{}"});
   return store.lastSessionId();
 }
 
@@ -172,7 +172,7 @@ int64_t appendFailedCompileSampleSession(storage::Store& store) {
   captured.compileId = "1/0";
   sink->stage(captured);
   sink->compileDone("1/0");
-  sink->sessionEnd({"ok", "", 10.0, "{}"});
+  sink->sessionEnd({.status = "ok", .totalMs = 10.0, .outputsJson = "{}"});
   return store.lastSessionId();
 }
 

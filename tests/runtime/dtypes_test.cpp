@@ -30,7 +30,9 @@ TEST(Dtypes, BFloat16RoundsToNearestEven) {
   EXPECT_EQ(tensor::floatToBf16(3.4028235e38f), 0x7F80);  // float max rounds past bf16 max
   for (uint32_t h = 0; h < 0x10000; ++h) {  // every finite bf16 survives the round trip
     float f = tensor::bf16ToFloat(static_cast<uint16_t>(h));
-    if (!std::isnan(f)) EXPECT_EQ(tensor::floatToBf16(f), h);
+    if (!std::isnan(f)) {
+      EXPECT_EQ(tensor::floatToBf16(f), h);
+    }
   }
 }
 
@@ -49,7 +51,9 @@ TEST(Dtypes, Float16RoundsToNearestEven) {
   EXPECT_TRUE(std::isnan(tensor::f16ToFloat(tensor::floatToF16(NAN))));
   for (uint32_t h = 0; h < 0x10000; ++h) {
     float f = tensor::f16ToFloat(static_cast<uint16_t>(h));
-    if (!std::isnan(f)) EXPECT_EQ(tensor::floatToF16(f), h) << h;
+    if (!std::isnan(f)) {
+      EXPECT_EQ(tensor::floatToF16(f), h) << h;
+    }
   }
 }
 

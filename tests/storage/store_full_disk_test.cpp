@@ -57,7 +57,7 @@ TEST(StorageRecording, FullDiskStopsTheRecordingNotTheRun) {
       writeCompile(*sink, frame, true);
       sink->output(std::string(4096, 'o'));
     }
-    sink->sessionEnd({"ok", "", 1.0, ""});
+    sink->sessionEnd({.status = "ok", .totalMs = 1.0});
     return stops == 1 ? 0 : 10 + stops;
   });
   EXPECT_EQ(code, 0);

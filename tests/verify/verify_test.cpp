@@ -165,7 +165,7 @@ TEST(Verify, CompareOutputsTolerancesAndShapes) {
 // Every conformance and public corpus program: no compiled graph call differs from eager.
 TEST(VerifyPrograms, EveryCorpusAndConformanceProgramAgreesWithEager) {
   std::vector<std::string> programs;
-  for (const std::string dir : {std::string(KILN_SOURCE_DIR) + "/tests/conformance/programs", std::string(KILN_SHARED_DIR) + "/corpus/public",
+  for (const std::string& dir : {std::string(KILN_SOURCE_DIR) + "/tests/conformance/programs", std::string(KILN_SHARED_DIR) + "/corpus/public",
                                 std::string(KILN_SOURCE_DIR) + "/tests/capture/equal_to_eager"})
     if (std::filesystem::is_directory(dir))
       for (const auto& e : std::filesystem::directory_iterator(dir))
