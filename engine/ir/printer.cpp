@@ -14,33 +14,29 @@ namespace kiln::ir {
 std::string pyFloat(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  // The fewest significant digits that read back, in scientific form: d.ddde+XX.
   char buf[40];
   for (int prec = 1; prec <= 17; ++prec) {
-    std::snprintf(buf, sizeof buf, "%.*g", prec, v);
+    std::snprintf(buf, sizeof buf, "%.*e", prec - 1, v);
     if (std::strtod(buf, nullptr) == v) break;
   }
-  std::string s = buf;
+  const std::string s = buf;
   const auto e = s.find('e');
-  if (e == std::string::npos) {
-    if (s.find('.') == std::string::npos) s += ".0";
-    return s;
-  }
-  const std::string mant = s.substr(0, e), ex = s.substr(e + 1);
-  const int exp = std::atoi(ex.c_str());
+  const int exp = std::atoi(s.c_str() + e + 1);
   if (exp >= -4 && exp < 16) {
-    // %g chose an exponent where Python does not (1e+15): fixed notation, fewest decimals.
-    for (int prec = 0; prec <= 17; ++prec) {
-      std::snprintf(buf, sizeof buf, "%.*f", prec, v);
-      if (std::strtod(buf, nullptr) == v) break;
-    }
-    s = buf;
-    if (s.find('.') == std::string::npos) s += ".0";
-    return s;
+    // Fixed notation of the same digits ("0.0001", "1000000000000000.0", "0.007151831521436534").
+    const bool neg = s[0] == '-';
+    std::string digits;
+    for (size_t i = neg ? 1 : 0; i < e; ++i)
+      if (s[i] != '.') digits += s[i];
+    std::string f = neg ? "-" : "";
+    if (exp < 0) return f + "0." + std::string(-exp - 1, '0') + digits;
+    if (digits.size() <= static_cast<size_t>(exp) + 1) return f + digits + std::string(exp + 1 - digits.size(), '0') + ".0";
+    return f + digits.substr(0, exp + 1) + "." + digits.substr(exp + 1);
   }
-  std::string digits = ex.substr(ex[0] == '-' || ex[0] == '+' ? 1 : 0);
-  while (digits.size() > 1 && digits[0] == '0') digits.erase(0, 1);
+  std::string digits = std::to_string(exp < 0 ? -exp : exp);
   if (digits.size() < 2) digits = "0" + digits;
-  return mant + "e" + (ex[0] == '-' ? '-' : '+') + digits;
+  return s.substr(0, e) + "e" + (exp < 0 ? '-' : '+') + digits;
 }
 
 namespace {
