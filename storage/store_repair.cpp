@@ -86,8 +86,9 @@ RepairReport::Table copyTable(Db& src, Db& dst, const std::string& table, const 
     sqlite3_reset(read.st);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
       if (skip == 0) ++t.readErrors;
+      if (skip > kMax / 2) break;  // doubling would pass every possible rowid (and overflow int64)
       skip = skip < 256 ? skip + 1 : skip * 2;
-      if (skip < 0 || resume > kMax - skip) break;  // past every possible rowid
+      if (resume > kMax - skip) break;  // past every possible rowid
       continue;
     }
     break;
