@@ -2,6 +2,7 @@
 
 #include "engine/autograd/grad_mode.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <limits>
@@ -143,9 +144,22 @@ std::vector<Tensor> OpNode::apply(std::vector<Tensor>&& grads) {
   ops::GradContext ctx{saved_, savedResult_, gradOut, std::vector<bool>(saved_.size(), false)};
   for (size_t k = 0; k < next_.size(); ++k)
     if (next_[k].valid()) ctx.needsGrad[edgeArg_[k].first] = true;
+  std::vector<Tensor> out(next_.size());
+  if (onlyEmptyInputsNeedGrad()) {
+    // The gradient of an empty tensor is empty: the formula is not run, as ATen's backward
+    // kernels return at once for an empty tensor. It could make a full-size intermediate of
+    // the other dims (softmax's sum over dim 1 of a [2^40, 0] is 2^40 values).
+    for (size_t k = 0; k < next_.size(); ++k) {
+      if (!next_[k].valid()) continue;
+      auto [arg, idx] = edgeArg_[k];
+      const Val& in = idx < 0 ? saved_.at(arg) : saved_.at(arg).list.at(static_cast<size_t>(idx));
+      const tensor::Device dev = in.kind == Val::Kind::Tensor && in.t.defined() ? in.t.device() : tensor::Device::cpu();
+      out[k] = Tensor::empty(inputMeta_[k].sizes, inputMeta_[k].dtype, dev);
+    }
+    return out;
+  }
   BackwardDispatcher d;
   std::vector<Val> argGrads = op_.backward(d, ctx);
-  std::vector<Tensor> out(next_.size());
   for (size_t k = 0; k < next_.size(); ++k) {
     if (!next_[k].valid()) continue;
     auto [arg, idx] = edgeArg_[k];
@@ -155,6 +169,17 @@ std::vector<Tensor> OpNode::apply(std::vector<Tensor>&& grads) {
     if (g.kind == Val::Kind::Tensor) out[k] = g.t;
   }
   return out;
+}
+
+bool OpNode::onlyEmptyInputsNeedGrad() const {
+  bool any = false;
+  for (size_t k = 0; k < next_.size(); ++k) {
+    if (!next_[k].valid()) continue;
+    const tensor::Shape& s = inputMeta_[k].sizes;
+    if (std::find(s.begin(), s.end(), 0) == s.end()) return false;
+    any = true;
+  }
+  return any;
 }
 
 Edge gradientEdge(const Tensor& t) {

@@ -83,6 +83,8 @@ class OpNode : public Node {
   ops::Val savedResult_;
   std::vector<std::pair<size_t, int>> edgeArg_;  // per edge: (argument index, list index or -1)
   bool released_ = false;
+  // Whether every input that needs a gradient is empty (and one does).
+  bool onlyEmptyInputsNeedGrad() const;
 };
 
 // The edge a tensor's gradient flows into: its grad_fn, or its leaf accumulator (made once).

@@ -158,5 +158,31 @@ TEST(HugeEmpty, TolistOfEmptyTensors) {
   EXPECT_EQ(out.str(), "[[], [], []] [[[], [], []], [[], [], []]] []\n[[], [], [], []]\nMemoryError\n");
 }
 
+// Backward through ops on an empty tensor with a huge other dim computes and allocates nothing:
+// softmax's formula summed g * y over dim 1 into 2^40 values (4 TiB) and ran out of memory. The
+// gradient of an empty input is empty, as ATen's backward kernels give it.
+TEST(HugeEmpty, BackwardOfEmptyInputsComputesNothing) {
+  std::ostringstream out;
+  py::Interpreter in(out);
+  const std::string src =
+      "import torch\n"
+      "fns = [('softmax', lambda x: torch.softmax(x, 1)), ('log_softmax', lambda x: torch.log_softmax(x, -1)),\n"
+      "       ('neg', lambda x: -x), ('exp', lambda x: x.exp() * 2), ('t', lambda x: x.t().relu()),\n"
+      "       ('cat', lambda x: torch.cat([x, x], 1)), ('sigmoid', lambda x: torch.sigmoid(x).pow(2))]\n"
+      "for name, f in fns:\n"
+      "    x = torch.zeros(2**40, 0, requires_grad=True)\n"
+      "    f(x).sum().backward()\n"
+      "    print(name, tuple(x.grad.shape), x.grad.numel())\n"
+      "w = torch.ones(3, requires_grad=True)\n"
+      "e = torch.zeros(2**40, 0, 3, requires_grad=True)\n"
+      "(torch.softmax(e * w, 1)).sum().backward()\n"
+      "print(tuple(e.grad.shape), w.grad.tolist())\n";
+  in.runModule(py::parseModule(src, "t.py"));
+  EXPECT_EQ(out.str(),
+            "softmax (1099511627776, 0) 0\nlog_softmax (1099511627776, 0) 0\nneg (1099511627776, 0) 0\n"
+            "exp (1099511627776, 0) 0\nt (1099511627776, 0) 0\ncat (1099511627776, 0) 0\nsigmoid (1099511627776, 0) 0\n"
+            "(1099511627776, 0, 3) [0.0, 0.0, 0.0]\n");
+}
+
 }  // namespace
 }  // namespace kiln::tensor
