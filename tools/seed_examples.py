@@ -7,8 +7,10 @@ holds the run with the GPU visible).
     seed_examples.py --kiln build/app/kiln [--update-known]
 
 Numbers on lines about time, speed or memory are masked before comparing (timings and memory
-figures aside, as the issue says). Examples marked `# requires: cuda` or `distributed` are
-skipped here. examples/seeds/known_failures.txt lists `NAME reason` for examples that do not
+figures aside, as the issue says). Examples marked `# requires: cuda` are skipped here; those
+marked `distributed` run as a plain script, as the oracle ran them, and must raise PyTorch's
+exception (type and message) since no process group environment is set (their two-process runs
+are tests/cli/distributed_test.cpp's). examples/seeds/known_failures.txt lists `NAME reason` for examples that do not
 match yet; the run fails on an unlisted difference and on a listed example that now matches.
 """
 import argparse
@@ -80,7 +82,7 @@ def main():
         if not os.path.exists(rec):
             rec = os.path.join(SEEDS, "oracle", name + ".json")
         req = requires(os.path.join(SEEDS, f))
-        if req:
+        if req == "cuda":
             print("%-40s skipped (requires %s)" % (name, req))
             continue
         if not os.path.exists(rec):
@@ -97,7 +99,19 @@ def main():
         except subprocess.TimeoutExpired:
             rc, got, err = -9, [], "timed out"
         torch_ok = r.get("eager_ok")
-        if not torch_ok:
+        exc = (r.get("exceptions") or {}).get("eager")
+        if req == "distributed":
+            # The oracle ran it as a plain script (no torchrun), as this run does: PyTorch's
+            # exception, type and message, must be Kiln's last line on stderr.
+            want_exc = "%s: %s" % (exc["type"], exc["message"]) if exc else None
+            last = [l for l in err.strip().split("\n") if l.strip()]
+            if torch_ok or not want_exc:
+                status = "differs: no PyTorch exception recorded for a distributed example"
+            elif rc != 0 and last and last[-1] == want_exc:
+                status = "ok"
+            else:
+                status = "differs: kiln %r, pytorch %r" % (last[-1][:150] if last else "exit %d" % rc, want_exc[:150])
+        elif not torch_ok:
             # PyTorch 2.11 fails on this example as written: Kiln must fail too.
             status = "ok" if rc != 0 else "differs: PyTorch raised, Kiln did not"
         elif rc != 0:

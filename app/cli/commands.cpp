@@ -64,7 +64,7 @@ std::string usage() {
   return "kiln - a torch.compile-style compiler you can see inside\n\n"
          "usage:\n"
          "  kiln run SCRIPT [--db PATH] [--eager] [--dump-outputs DIR] [--logs NAMES] [--disable-pass NAME]... [--stop-after N]\n"
-         "               [--profile N] [--progress] [--verify] [--timeout SECONDS] [--memory-limit SIZE]\n"
+         "               [--profile N] [--progress] [--verify] [--timeout SECONDS] [--memory-limit SIZE] [--nproc-per-node N]\n"
          "      run a script; compiled regions are captured, compiled and recorded as a session; with --profile,\n"
          "      every compiled graph is then timed (eager vs compiled, per kernel; median of N runs) into the session;\n"
          "      --progress prints 'kiln-progress: PERCENT WHAT' lines to stderr as the script advances;\n"
@@ -73,6 +73,8 @@ std::string usage() {
          "      --timeout stops the script after SECONDS (exit 124, session 'timed out'); --memory-limit caps what\n"
          "      it may allocate (bytes or 512M, 8G; default 80% of RAM: MemoryError / PyTorch's allocator error);\n"
          "      Ctrl-C raises KeyboardInterrupt in the script (exit 130, session 'interrupted'); output is kept\n"
+         "      --nproc-per-node N starts N processes of the script as torchrun does (RANK, LOCAL_RANK, WORLD_SIZE,\n"
+         "      MASTER_ADDR/PORT; torch.distributed's gloo backend), each its own session named 'SCRIPT rank R'\n"
          "  kiln explain SCRIPT|SESSION [--json] [--db PATH]\n"
          "      run a script and report what capture did: graphs, graph breaks, recompiles, guards\n"
          "  kiln bench SCRIPT|DIR [--eager] [--torch] [--repeat N] [--threads N]\n"
@@ -105,10 +107,11 @@ std::string usage() {
 }
 
 int cmdRun(const std::vector<std::string>& args) {
-  Opts o = parse(args, {"db", "dump-outputs", "disable-pass", "stop-after", "logs", "profile", "timeout", "memory-limit"},
+  Opts o = parse(args, {"db", "dump-outputs", "disable-pass", "stop-after", "logs", "profile", "timeout", "memory-limit", "nproc-per-node"},
                  {"eager", "progress", "verify"});
   if (o.help) { std::cout << usage(); return 0; }
   if (o.positional.size() != 1) throw UsageError("expected exactly one SCRIPT");
+  if (std::string n = one(o, "nproc-per-node"); !n.empty()) return launchRanks(args, std::stoi(n));
   driver::RunOptions ro;
   ro.scriptPath = o.positional[0];
   ro.eager = o.flags.count("eager") > 0;
@@ -137,6 +140,7 @@ int cmdRun(const std::vector<std::string>& args) {
   std::cout.flush();
   sink.reset();
   int64_t id = store->lastSessionId();
+  if (std::string name = rankSessionName(ro.scriptPath); id != 0 && !name.empty()) store->renameSession(id, name);
   // TORCH_LOGS-style output goes to stderr, as PyTorch's logging does.
   if (std::string logs = one(o, "logs"); !logs.empty()) std::cerr << report.logs(logs);
   if (!r.error.empty()) std::cerr << r.error;

@@ -24,5 +24,10 @@ int cmdShow(const std::vector<std::string>& args);
 int cmdStore(const std::vector<std::string>& args);  // store_command.cpp
 int cmdImport(const std::vector<std::string>& args);  // import_command.cpp
 int cmdReport(const std::vector<std::string>& args);  // report_command.cpp
+// kiln run --nproc-per-node N: starts N ranks of `kiln run` with torchrun's environment
+// (launch.cpp); `args` are run's arguments, the option included.
+int launchRanks(const std::vector<std::string>& args, int nproc);
+// The session name of a rank that launchRanks started ("SCRIPT rank R"), or "" outside one.
+std::string rankSessionName(const std::string& scriptPath);
 
 }  // namespace kiln::cli

@@ -114,6 +114,7 @@ std::string checkValue(const std::string& key, const std::string& value) {
     int64_t n = number(key, digits, 1, INT64_MAX / static_cast<int64_t>(scale), "a size (bytes, or 512M, 8G ...)");
     return std::to_string(static_cast<uint64_t>(n) * scale);
   }
+  if (key == "nproc-per-node") return std::to_string(number(key, value, 1, 64, "a number of processes"));
   if (key == "repeat") return std::to_string(number(key, value, 1, 1000, "a number of runs"));
   if (key == "threads") return std::to_string(number(key, value, 1, 1024, "a number of threads"));
   if (key == "limit") return std::to_string(number(key, value, 1, 100000, "a number of matches"));

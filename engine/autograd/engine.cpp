@@ -124,6 +124,11 @@ void backward(const std::vector<Tensor>& roots, const std::vector<Tensor>& grads
     if (fn->numOutputs() == 1 && !in[0].defined() && !fn->outputMeta.empty())
       in[0] = Tensor::zeros(fn->outputMeta[0].sizes, fn->outputMeta[0].dtype);
     std::vector<Tensor> out = fn->apply(std::move(in));
+    if (auto* acc = dynamic_cast<AccumulateGrad*>(fn.get())) {
+      // Copied first: a hook may register or remove hooks.
+      auto hooks = acc->leaf()->postAccumulateGradHooks;
+      for (const auto& h : hooks) h();
+    }
     if (!retainGraph) fn->release();
     const auto& edges = fn->next();
     for (size_t k = 0; k < edges.size(); ++k) {

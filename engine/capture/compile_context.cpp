@@ -1,6 +1,7 @@
 #include "engine/capture/compile_context.h"
 
 #include "engine/capture/data_dependent.h"
+#include "engine/capture/ddp_split.h"
 #include "engine/capture/frame.h"
 #include "engine/capture/inductor_options.h"
 #include "engine/autograd/compiled_function.h"
@@ -934,7 +935,33 @@ Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::str
       if (n.target == "torch._C._set_grad_enabled" && !n.args.empty() && n.args[0].kind == ir::Arg::Kind::Bool && n.args[0].b) gradSomewhere = true;
   if (gradSomewhere)
     for (const auto& t : inputs) needGrad = needGrad || t.requiresGrad();
-  if (run && needGrad && e.captured) {
+  if (run && needGrad && e.ddpSplit) {  // (a split entry never mutates its inputs: run is e.run)
+    // Split under DDP: each piece its own CompiledFunctionBackward, so backward reaches the last
+    // piece's parameters (and DDP all-reduces their bucket) before it differentiates earlier ones.
+    try {
+      outs = runDdpPieces(*e.ddpSplit, inputs, [](const DdpPiece& p, const std::vector<tensor::Tensor>& x) {
+        std::vector<tensor::Tensor> o;
+        {
+          autograd::GradModeGuard off(false);
+          o = p.run(x);
+        }
+        bool anyGrad = false;
+        for (const auto& t : x) anyGrad = anyGrad || t.requiresGrad();
+        if (!anyGrad) return o;
+        auto g = std::make_shared<ir::Graph>(p.graph);
+        std::vector<tensor::Tensor> gradInputs = x;
+        std::vector<bool> reached = inputsReachedByGradients(*g);
+        for (size_t i = 0; i < gradInputs.size() && i < reached.size(); ++i)
+          if (!reached[i] && gradInputs[i].requiresGrad()) gradInputs[i] = gradInputs[i].detach();
+        autograd::attachCompiledFunction([g](const std::vector<tensor::Tensor>& y) { return runtime::runTorchGraph(*g, y, /*functional=*/true); },
+                                         gradInputs, o, differentiableOutputs(*g, x), compiledBackward(p.backward, x));
+        return o;
+      });
+    } catch (const tensor::TorchError& err) {
+      if (dynamic_cast<const tensor::Interrupted*>(&err)) in.raiseStopped();
+      in.raise(err.type(), err.what());
+    }
+  } else if (run && needGrad && e.captured) {
     try {
       {
         autograd::GradModeGuard off(false);
@@ -1505,6 +1532,80 @@ static bool isDynamoError(const py::PyError& e) {
       "ConstraintViolationError", "BackendCompilerFailed", "InternalTorchDynamoError", "TorchDynamoException",
       "UncapturedHigherOrderOpError", "SkipFrame", "RestartAnalysis"};
   return kDynamo.count(e.type()) > 0;
+}
+
+// Dynamo's DDPOptimizer (ddp_split.h): while DistributedDataParallel.forward runs (its class's
+// `_active_ddp_module`) and torch._dynamo.config.optimize_ddp is on, the graph is split at the
+// module's bucket boundaries and each piece compiled with `backend`. Null when there is no
+// active DDP module or a single bucket; a graph Kiln cannot split is compiled whole and says why
+// in a stage of its own.
+std::shared_ptr<DdpSplit> ddpSplitOf(py::Interpreter& in, const py::FunctionObj& fn, const Value& self, const std::string& selfName,
+                                     const std::vector<Value>& args, const std::vector<std::string>& names, const CacheEntry& entry,
+                                     const ir::Graph& graph, const ir::Graph& shown, const std::string& cid, session::SessionSink& sink,
+                                     Backend& backend) {
+  if (Value opt = CompileContext::configValue(in, "optimize_ddp"); opt && !in.truthy(opt)) return nullptr;
+  Value ddpClass;
+  if (auto m = in.importModule("torch.nn.parallel")) {
+    auto it = m->scope->vars.find("DistributedDataParallel");
+    if (it != m->scope->vars.end()) ddpClass = it->second;
+  }
+  Value active = ddpClass ? in.getAttrOrNull(ddpClass, "_active_ddp_module") : nullptr;
+  if (!active || py::isNone(active)) return nullptr;
+  Value capValue = in.getAttrOrNull(active, "bucket_bytes_cap");
+  if (!capValue || capValue->kind != VK::Int) return nullptr;
+  const int64_t cap = py::as<py::IntObj>(capValue)->small();
+  int64_t firstCap = int64_t{1} << 20;  // torch.distributed._DEFAULT_FIRST_BUCKET_BYTES
+  if (auto d = in.importModule("torch.distributed"))
+    if (auto it = d->scope->vars.find("_DEFAULT_FIRST_BUCKET_BYTES"); it != d->scope->vars.end() && it->second->kind == VK::Int)
+      firstCap = py::as<py::IntObj>(it->second)->small();
+  if (firstCap > cap) in.raise("AssertionError", "First bucket should be smaller/equal to other buckets to get comms warmed up ASAP");
+  // Which placeholders are parameters that require grad, and their storage bytes.
+  std::map<std::string, Value> locals;
+  if (self && !selfName.empty()) locals[selfName] = self;
+  for (size_t i = 0; i < names.size() && i < args.size(); ++i) locals[names[i]] = args[i];
+  for (py::Scope* sc = fn.closure.get(); sc; sc = sc->parent.get())
+    for (const auto& [k, v] : sc->vars) locals.emplace(k, v);
+  std::vector<int64_t> paramBytes;
+  for (const auto& src : entry.inputs) {
+    Value v = src.fetch(in, locals, *fn.module);
+    int64_t bytes = 0;
+    if (v && v->kind == VK::Tensor) {
+      auto* t = py::as<py::TensorObj>(v);
+      if (!t->fake && t->parameter && t->t.requiresGrad() && t->t.storage()) bytes = int64_t(t->t.storage()->bytes());
+    }
+    paramBytes.push_back(bytes);
+  }
+  DdpBuckets buckets = ddpBuckets(graph, paramBytes, cap, firstCap);
+  std::string why;
+  std::optional<DdpSplit> split = buckets.nodes.size() > 1 ? splitForDdp(graph, buckets, &why) : std::nullopt;
+  session::StageEvent se;
+  se.compileId = cid;
+  se.stage = "ddp_split";
+  se.order = 99;
+  se.changed = false;
+  se.graph = shown;
+  if (!split) {
+    DdpSplit one;
+    one.bucketCap = cap;
+    one.buckets = buckets;
+    se.text = describeDdpSplit(one) + (buckets.nodes.size() > 1 ? "Kiln compiles this graph whole: " + why + "\n" : "");
+    sink.stage(se);
+    return nullptr;
+  }
+  split->bucketCap = cap;
+  auto out = std::make_shared<DdpSplit>(std::move(*split));
+  // The whole graph as captured (what counts as this compile's graph), then the split.
+  session::StageEvent captured;
+  captured.compileId = cid;
+  captured.stage = "captured";
+  captured.graph = shown;
+  captured.text = ir::printGraph(shown);
+  sink.stage(captured);
+  se.text = describeDdpSplit(*out);
+  for (const auto& p : out->pieces) se.text += "\n---" + p.graph.name + " graph---\n" + ir::printGraph(p.graph);
+  sink.stage(se);
+  compileDdpPieces(*out, backend, cid, sink);
+  return out;
 }
 
 // One capture of a frame: what the steps of captureEntry share, from the tracer to the compile
@@ -2124,6 +2225,13 @@ void CompileContext::compileCaptured(Capture& c) {
       if (!backend.reportsCapturedStage()) reportCapturedStage(sink, cid, shown);
       CompiledCode compiled = backend.compile(tracer.graph, cid, sink, request);
       entry.run = std::move(compiled.run);
+    if (!entry.run && !dynamicOf && dynInputs.empty() && !entry.mutates)
+      if (auto split = ddpSplitOf(in, *fn, self, selfName, args, names, entry, tracer.graph, shown, cid, sink, backend)) {
+        entry.ddpSplit = split;
+        entry.run = [split](const std::vector<tensor::Tensor>& x) {
+          return runDdpPieces(*split, x, [](const DdpPiece& p, const std::vector<tensor::Tensor>& in) { return p.run(in); });
+        };
+      }
       entry.dynamicCode = std::move(compiled.reusable);
       if (!dynamicOf) entry.backward = std::move(compiled.backward);
     }

@@ -130,6 +130,9 @@ struct CacheEntry {
   // those sizes, or code compiled for that shape when the kernels differ there).
   std::shared_ptr<ReusableCode> dynamicCode;  // (Backend::reuse)
   std::shared_ptr<BackwardCode> backward;  // the compiled backward of a training graph
+  // Under DistributedDataParallel: the graph split at bucket boundaries, each piece compiled and
+  // run as its own autograd node (ddp_split.h); null when not split.
+  std::shared_ptr<const struct DdpSplit> ddpSplit;
   std::map<std::string, std::shared_ptr<CacheEntry>> specialized;
 };
 

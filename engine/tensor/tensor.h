@@ -7,6 +7,7 @@
 #include "engine/tensor/tensor_iter.h"
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <stdexcept>
@@ -184,6 +185,9 @@ struct AutogradMeta {
   std::weak_ptr<autograd::Node> gradAccumulator;   // leaves: where backward accumulates .grad
   Tensor grad;                                     // .grad (undefined = None)
   bool retainsGrad = false;                        // non-leaf with retain_grad()
+  // Leaves: run by backward right after .grad was accumulated
+  // (Tensor.register_post_accumulate_grad_hook; DDP launches its bucket all-reduces from them).
+  std::vector<std::function<void()>> postAccumulateGradHooks;
 };
 
 inline bool Tensor::requiresGrad() const { return autograd_ && autograd_->requiresGrad; }

@@ -91,6 +91,25 @@ Value autogradAttr(py::Interpreter& in, const Value& t, const std::string& name)
       if (!isLeaf(x->t)) x->t.autograd()->retainsGrad = true;
       return py::None();
     });
+  if (name == "register_post_accumulate_grad_hook")
+    return method(name, [t](py::Interpreter& in, py::CallArgs& a) -> Value {
+      py::TensorObj* x = obj(t);
+      if (x->fake) notInCapture(in, "register_post_accumulate_grad_hook");
+      if (!x->t.requiresGrad()) in.raise("RuntimeError", "cannot register a hook on a tensor that doesn't require gradient");
+      if (!isLeaf(x->t)) in.raise("RuntimeError", "post accumulate grad hooks cannot be registered on non-leaf tensors");
+      if (a.args.size() != 1) in.raise("TypeError", "register_post_accumulate_grad_hook() takes exactly one argument (the hook)");
+      // The hook is called with the tensor itself after backward accumulated its .grad. (The
+      // closure keeps the tensor alive, as a parameter's hooks do in PyTorch.) No removable
+      // handle yet: None is returned.
+      Value hook = a.args[0], self = t;
+      py::Interpreter* interp = &in;
+      x->t.autograd()->postAccumulateGradHooks.push_back([interp, hook, self] {
+        py::CallArgs args;
+        args.args.push_back(self);
+        interp->call(hook, args);
+      });
+      return py::None();
+    });
   if (name == "retains_grad") return py::makeBool(!x->fake && x->t.autograd() && x->t.autograd()->retainsGrad);
   if (name == "backward")
     return method(name, [t](py::Interpreter& in, py::CallArgs& a) -> Value {

@@ -16,6 +16,10 @@ void installTorchMisc(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>&
 // functions and torch.set_default_dtype / get_default_dtype (engine/torch/autocast_api.cpp).
 void installAutocast(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& torch, const std::shared_ptr<py::ModuleObj>& amp,
                      const std::shared_ptr<py::ModuleObj>& autocastMode, const std::shared_ptr<py::ModuleObj>& cpuAmp);
+// torch.distributed's native half (Gloo process group) and the read-only `os` module
+// (os.environ, os.getenv): engine/torch/distributed_api.cpp.
+void installDistributed(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& distributed);
+void installOs(py::Interpreter& in);
 // Installs torch, torch.nn, torch.nn.functional, torch._dynamo, torch.compiler, math.
 void installModules(py::Interpreter& in);
 

@@ -472,6 +472,16 @@ void installModules(py::Interpreter& in) {
     return acc;
   });
 
+  // torch.distributed (native half; the rest is prelude/torch.distributed.py), DDP's module
+  // torch.nn.parallel (prelude/torch.nn.parallel.py), and the environment reads in `os`.
+  auto distributed = newModule(in, "torch.distributed");
+  torch->scope->vars["distributed"] = distributed;
+  installDistributed(in, distributed);
+  auto parallel = newModule(in, "torch.nn.parallel");
+  if (auto nnMod = torch->scope->vars.find("nn"); nnMod != torch->scope->vars.end() && nnMod->second->kind == VK::Module)
+    py::as<py::ModuleObj>(nnMod->second)->scope->vars["parallel"] = parallel;
+  installOs(in);
+
   // Devices last: torch.device, torch.cuda ..., and every factory above taking device=.
   installDeviceApi(in, torch);
   wrapFactories(torch);

@@ -1,0 +1,61 @@
+# Two ranks train under DistributedDataParallel (gloo), each on its half of a batch; after the
+# steps every parameter must equal, on both ranks, the single-process run on the whole batch.
+# Run with: kiln run --nproc-per-node 2 ddp_matches_single_process.py [compile]
+# (argv is not available to scripts: COMPILE below is switched by the environment.)
+import os
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+COMPILE = os.environ.get("KILN_TEST_COMPILE", "0") == "1"
+STEPS = 3
+
+dist.init_process_group(backend="gloo")
+rank = dist.get_rank()
+world = dist.get_world_size()
+
+
+def make_model(seed):
+    torch.manual_seed(seed)
+    # weights of 1 MiB, 4 MiB, 4 MiB and 64 KiB: three buckets at bucket_cap_mb=1
+    return nn.Sequential(nn.Linear(256, 1024), nn.ReLU(), nn.Linear(1024, 1024), nn.ReLU(),
+                         nn.Linear(1024, 1024), nn.ReLU(), nn.Linear(1024, 16))
+
+
+torch.manual_seed(0)
+X = torch.randn(4 * world, 256)
+Y = torch.randn(4 * world, 16)
+
+model = make_model(100 + rank)  # different on each rank: DDP broadcasts rank 0's
+net = torch.compile(model) if COMPILE else model
+ddp = DDP(net, bucket_cap_mb=1)
+opt = torch.optim.SGD(ddp.parameters(), lr=0.05)
+part = slice(rank * 4, rank * 4 + 4)
+for step in range(STEPS):
+    opt.zero_grad()
+    loss = F.mse_loss(ddp(X[part]), Y[part])
+    loss.backward()
+    opt.step()
+
+ref = make_model(100)
+ropt = torch.optim.SGD(ref.parameters(), lr=0.05)
+for step in range(STEPS):
+    ropt.zero_grad()
+    F.mse_loss(ref(X), Y).backward()
+    ropt.step()
+
+diff = max((a - b).abs().max().item() for a, b in zip(model.parameters(), ref.parameters()))
+flat = torch.cat([p.detach().reshape(-1) for p in model.parameters()])
+low, high = flat.clone(), flat.clone()
+dist.all_reduce(low, op=dist.ReduceOp.MIN)
+dist.all_reduce(high, op=dist.ReduceOp.MAX)
+same = torch.equal(low, high)
+print(f"rank {rank} of {world}: buckets {len(ddp._buckets)}, equal to single process {diff < 1e-5}, ranks identical {same}")
+if diff < 1e-5 and same:
+    print(f"rank {rank} ok")
+else:
+    print(f"rank {rank} max difference {diff}")
+dist.barrier()
+dist.destroy_process_group()

@@ -1,0 +1,109 @@
+// torch.distributed on Gloo and DistributedDataParallel, through `kiln run --nproc-per-node 2`
+// (the built executable; scripts in tests/cli/distributed/): collectives agree across ranks,
+// DDP training on two CPU processes equals single-process training on the whole batch (eager
+// and compiled), the compiled run splits its graph at the bucket boundaries (Dynamo's
+// DDPOptimizer: one subgraph per bucket in the rank's session), and without the launcher
+// init_process_group raises PyTorch's errors.
+#include "tests/cli/run_kiln.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+namespace kiln {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path script(const std::string& name) { return fs::path(KILN_SOURCE_DIR) / "tests/cli/distributed" / name; }
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    char t[] = "/tmp/kiln-dist-test-XXXXXX";
+    path = mkdtemp(t);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+TEST(Distributed, CollectivesAgreeAcrossTwoRanks) {
+  TempDir d;
+  auto r = test::runKiln({"run", "--nproc-per-node", "2", script("collectives.py").string(), "--db", (d.path / "s.db").string(), "--timeout", "120"},
+                         d.path);
+  ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+  for (int rank : {0, 1}) {
+    std::string line = "rank " + std::to_string(rank) +
+                       "/2 gloo sum [1.0, 3.0, 5.0, 7.0] max [10.0, 0.0] avg [0.5, 0.5] bcast [7, 7, 7]";
+    EXPECT_NE(r.out.find(line), std::string::npos) << r.out << r.err;
+  }
+  EXPECT_NE(r.out.find("again: trying to initialize the default process group twice!"), std::string::npos) << r.out;
+  // One session per rank, named for it.
+  auto s = test::runKiln({"sessions", "--db", (d.path / "s.db").string()}, d.path);
+  EXPECT_NE(s.out.find("collectives.py rank 0"), std::string::npos) << s.out;
+  EXPECT_NE(s.out.find("collectives.py rank 1"), std::string::npos) << s.out;
+}
+
+TEST(Distributed, DdpOnTwoRanksEqualsSingleProcess) {
+  TempDir d;
+  auto r = test::runKiln({"run", "--nproc-per-node", "2", script("ddp_matches_single_process.py").string(), "--db",
+                          (d.path / "s.db").string(), "--timeout", "240"},
+                         d.path);
+  ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("rank 0 ok"), std::string::npos) << r.out << r.err;
+  EXPECT_NE(r.out.find("rank 1 ok"), std::string::npos) << r.out << r.err;
+  EXPECT_NE(r.out.find("buckets 3"), std::string::npos) << r.out;  // (64 KiB + 4 MiB) (4 MiB) (1 MiB), biases with them
+}
+
+TEST(Distributed, CompiledDdpSplitsTheGraphPerBucketAndEqualsSingleProcess) {
+  TempDir d;
+  const std::string db = (d.path / "s.db").string();
+  auto r = test::runKiln({"run", "--nproc-per-node", "2", script("ddp_matches_single_process.py").string(), "--db", db, "--timeout", "400"},
+                         d.path, {{"KILN_TEST_COMPILE", "1"}});
+  ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("rank 0 ok"), std::string::npos) << r.out << r.err;
+  EXPECT_NE(r.out.find("rank 1 ok"), std::string::npos) << r.out << r.err;
+  // The ranks' sessions: the whole captured graph, the split, and one compiled subgraph per
+  // bucket. (Both ranks write one store; a compile holds its write transaction until it is done,
+  // so while one rank compiles the other may wait past the store's 10 s busy timeout and stop
+  // recording, its script going on: at least one session must hold the whole compile.)
+  auto sessions = test::runKiln({"sessions", "--db", db}, d.path);
+  int complete = 0;
+  for (const char* id : {"1", "2"}) {
+    auto show = test::runKiln({"show", id, "--db", db, "--stage", "ddp_split"}, d.path);
+    if (show.exitCode != 0 && r.err.find("recording stopped") != std::string::npos) continue;
+    ASSERT_EQ(show.exitCode, 0) << show.out << show.err << sessions.out;
+    EXPECT_NE(show.out.find("DDPOptimizer used bucket cap 1048576 and created 3 buckets"), std::string::npos) << show.out;
+    EXPECT_NE(show.out.find("---submod_2 graph---"), std::string::npos) << show.out;
+    auto stages = test::runKiln({"show", id, "--db", db}, d.path);
+    for (const char* piece : {"submod_0: captured", "submod_1: captured", "submod_2: captured"})
+      EXPECT_NE(stages.out.find(piece), std::string::npos) << stages.out;
+    ++complete;
+  }
+  EXPECT_GE(complete, 1) << sessions.out << r.err;
+}
+
+TEST(Distributed, WithoutTheLauncherInitRaisesPyTorchsErrors) {
+  TempDir d;
+  if (std::getenv("RANK")) GTEST_SKIP() << "RANK is set in this environment";
+  auto plain = test::runKiln({"run", script("no_launcher.py").string(), "--db", (d.path / "s.db").string()}, d.path);
+  ASSERT_EQ(plain.exitCode, 0) << plain.out << plain.err;
+  EXPECT_NE(plain.out.find("ValueError: Error initializing torch.distributed using env:// rendezvous: environment variable RANK "
+                           "expected, but not set"),
+            std::string::npos)
+      << plain.out;
+  EXPECT_NE(plain.out.find("ValueError: Default process group has not been initialized, please make sure to call "
+                           "init_process_group."),
+            std::string::npos)
+      << plain.out;
+  auto nccl = test::runKiln({"run", script("no_launcher.py").string(), "--db", (d.path / "s.db").string()}, d.path,
+                            {{"RANK", "0"}, {"WORLD_SIZE", "1"}, {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", "29500"}});
+  ASSERT_EQ(nccl.exitCode, 0) << nccl.out << nccl.err;
+  EXPECT_NE(nccl.out.find("ValueError: ProcessGroupNCCL is only supported with GPUs, no GPUs found!"), std::string::npos) << nccl.out;
+}
+
+}  // namespace
+}  // namespace kiln
