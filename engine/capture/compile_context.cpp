@@ -2209,6 +2209,11 @@ void CompileContext::compileCaptured(Capture& c) {
   session::SessionSink& sink = c.sink;
   const ir::Graph& shown = c.shown;
   const std::shared_ptr<Frame>& frame = c.frame;
+  py::FunctionObj* fn = c.fn;
+  const Value& self = c.self;
+  const std::string& selfName = c.selfName;
+  const std::vector<Value>& args = c.args;
+  const std::vector<std::string>& names = c.names;
   session::CompileEvent& ce = c.ce;
   try {
     Backend& backend = backendFor(frame->opts.backend);
@@ -2220,11 +2225,6 @@ void CompileContext::compileCaptured(Capture& c) {
       ir::Graph g = tracer.graph;  // one float value's graph: run as captured, no code generated
       entry.run = [g](const std::vector<tensor::Tensor>& in) { return runtime::runTorchGraph(g, in); };
     }
-    if (!entry.run) {
-      CompileRequest request{&shown, dynInputs.empty() ? nullptr : &dynInputs, !dynamicOf};
-      if (!backend.reportsCapturedStage()) reportCapturedStage(sink, cid, shown);
-      CompiledCode compiled = backend.compile(tracer.graph, cid, sink, request);
-      entry.run = std::move(compiled.run);
     if (!entry.run && !dynamicOf && dynInputs.empty() && !entry.mutates)
       if (auto split = ddpSplitOf(in, *fn, self, selfName, args, names, entry, tracer.graph, shown, cid, sink, backend)) {
         entry.ddpSplit = split;
@@ -2232,6 +2232,11 @@ void CompileContext::compileCaptured(Capture& c) {
           return runDdpPieces(*split, x, [](const DdpPiece& p, const std::vector<tensor::Tensor>& in) { return p.run(in); });
         };
       }
+    if (!entry.run) {
+      CompileRequest request{&shown, dynInputs.empty() ? nullptr : &dynInputs, !dynamicOf};
+      if (!backend.reportsCapturedStage()) reportCapturedStage(sink, cid, shown);
+      CompiledCode compiled = backend.compile(tracer.graph, cid, sink, request);
+      entry.run = std::move(compiled.run);
       entry.dynamicCode = std::move(compiled.reusable);
       if (!dynamicOf) entry.backward = std::move(compiled.backward);
     }
