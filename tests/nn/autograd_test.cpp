@@ -127,6 +127,42 @@ rep = repr((x * 2).sum())
   EXPECT_EQ(r.in->str(r.var("rep")), "tensor(6., grad_fn=<SumBackward0>)");
 }
 
+// Tensor.register_post_accumulate_grad_hook (what DDP launches its bucket all-reduces from):
+// called with the leaf after its .grad holds the accumulated sum, in backward's order (the last
+// layer's parameter first), once per backward; refused on non-leaves and tensors without grad.
+TEST(Autograd, PostAccumulateGradHookSeesTheAccumulatedGrad) {
+  Script r(R"(import torch
+w1 = torch.tensor([1.0, 2.0], requires_grad=True)
+w2 = torch.tensor([3.0], requires_grad=True)
+seen = []
+order = []
+def hook1(p):
+    seen.append(p.grad.clone())
+    order.append(1)
+w1.register_post_accumulate_grad_hook(hook1)
+w2.register_post_accumulate_grad_hook(lambda p: order.append(2))
+x = torch.tensor([1.0, 1.0])
+((x * w1).sum() * w2).sum().backward()
+((x * w1).sum() * w2).sum().backward()
+first = seen[0]
+second = seen[1]
+try:
+    (w1 * 2).register_post_accumulate_grad_hook(hook1)
+except RuntimeError as e:
+    nonleaf = str(e)
+try:
+    torch.ones(2).register_post_accumulate_grad_hook(hook1)
+except RuntimeError as e:
+    nograd = str(e)
+)");
+  ASSERT_EQ(r.error, "");
+  expectNear(r.values("first"), {3, 3});
+  expectNear(r.values("second"), {6, 6});  // accumulated over both backwards
+  expectNear(r.values("order"), {2, 1, 2, 1});
+  EXPECT_EQ(r.in->str(r.var("nonleaf")), "post accumulate grad hooks cannot be registered on non-leaf tensors");
+  EXPECT_EQ(r.in->str(r.var("nograd")), "cannot register a hook on a tensor that doesn't require gradient");
+}
+
 TEST(Autograd, Errors) {
   EXPECT_EQ(Script("import torch\nx = torch.ones(3, requires_grad=True)\n(x * 2).backward()").error,
             "RuntimeError: grad can be implicitly created only for scalar outputs");
