@@ -832,7 +832,9 @@ void Interpreter::installBuiltins() {
       c.args.push_back(v);
       keyed.emplace_back(key && !isNone(key) ? in.call(key, c) : v, v);
     }
+    uint64_t compares = 0;
     std::stable_sort(keyed.begin(), keyed.end(), [&](const auto& x, const auto& y) {
+      if ((++compares & 0xffff) == 0) in.checkInterrupt();  // a huge sort stops at Ctrl-C / a time limit
       return in.truthy(in.compare("<", rev ? y.first : x.first, rev ? x.first : y.first));
     });
     std::vector<Value> out;

@@ -42,7 +42,11 @@ void sortValues(Interpreter& in, std::vector<Value>& items, const Value& key, bo
     }
     keyed.emplace_back(k, v);
   }
+  // Every 2^16 comparisons a stop request (Ctrl-C, a time limit) is raised: int comparisons never
+  // reach the interpreter's own checks. The list keeps its items then (only `keyed` was sorted).
+  uint64_t compares = 0;
   std::stable_sort(keyed.begin(), keyed.end(), [&](const auto& a, const auto& b) {
+    if ((++compares & 0xffff) == 0) in.checkInterrupt();
     return reverse ? in.truthy(in.compare("<", b.first, a.first)) : in.truthy(in.compare("<", a.first, b.first));
   });
   for (size_t i = 0; i < items.size(); ++i) items[i] = keyed[i].second;

@@ -22,6 +22,7 @@ namespace fs = std::filesystem;
 struct KilnRun {
   int exitCode = -1;
   std::string out, err;
+  double secondsAfterSignal = -1;  // from the signal to the exit, where one was sent
 };
 
 fs::path workDir(const std::string& name) {
@@ -53,9 +54,11 @@ KilnRun runKiln(const fs::path& dir, std::vector<std::string> args, int sig = 0,
     std::this_thread::sleep_for(std::chrono::milliseconds(600));  // > the 250 ms output flush
     kill(pid, sig);
   }
+  const auto sent = std::chrono::steady_clock::now();
   int status = 0;
   waitpid(pid, &status, 0);
   KilnRun r;
+  if (sig) r.secondsAfterSignal = std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
   r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   r.out = test::readFile(outFile.string());
   r.err = test::readFile(errFile.string());
@@ -151,6 +154,43 @@ TEST(Limits, LongNativeOpIsStoppedInside) {
   EXPECT_LT(seconds, 12.0);
   EXPECT_NE(r2.err.find("KeyboardInterrupt"), std::string::npos) << r2.err;
   EXPECT_EQ(lastSession(db2).summary.status, "interrupted");
+}
+
+// Work that never returns to the interpreter between statements is stopped inside as well: a
+// compiled kernel whose outer loop is a reduction (2^40 additions, one call of the kernel) and
+// sorted() of a list of millions (int comparisons never reach the interpreter's checks).
+TEST(Limits, CompiledReductionAndHugeSortAreStoppedInside) {
+  struct Case {
+    std::string name, script;
+    int line;        // where the traceback must point: inside the long statement, not after it
+    double seconds;  // from the signal to the exit (freeing a million objects counts too)
+  };
+  const Case cases[] = {
+      {"compiled_reduction",
+       "import torch\n@torch.compile(dynamic=True)\ndef total(x, n):\n    return x.expand(n, x.shape[0]).sum()\n"
+       "print(total(torch.ones(64), 64).item())\nx = torch.ones(2**20)\nprint('started', flush=True)\n"
+       "print(total(x, 2**20))\nprint('not reached')\n",
+       8, 5.0},
+      // A minute of sorting in the build before the check (2 cores, loaded); ~1.5 s to stop.
+      {"huge_sort",
+       "n = 1000003\nitems = [((i * 7919) % n, i) for i in range(n)]\nprint('started', flush=True)\n"
+       "s = sorted(items)\nprint('not reached')\n",
+       4, 15.0},
+  };
+  for (const Case& c : cases) {
+    fs::path dir = workDir(c.name);
+    test::writeFile((dir / "long.py").string(), c.script);
+    std::string db = (dir / "s.db").string();
+    KilnRun r = runKiln(dir, {"run", (dir / "long.py").string(), "--db", db}, SIGINT, "started");
+    EXPECT_EQ(r.exitCode, 130) << c.name << "\n" << r.out << r.err;
+    EXPECT_LT(r.secondsAfterSignal, c.seconds) << c.name;
+    EXPECT_EQ(r.out.find("not reached"), std::string::npos) << c.name << "\n" << r.out;
+    EXPECT_NE(r.err.find("line " + std::to_string(c.line) + ", in <module>"), std::string::npos) << c.name << "\n" << r.err;
+    EXPECT_NE(r.err.find("KeyboardInterrupt"), std::string::npos) << c.name << "\n" << r.err;
+    auto s = lastSession(db);
+    EXPECT_EQ(s.summary.status, "interrupted") << c.name;
+    EXPECT_NE(s.stdoutText.find("started\n"), std::string::npos) << c.name;
+  }
 }
 
 TEST(Limits, SigtermStopsTheScriptWithItsSession) {
