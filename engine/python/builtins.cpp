@@ -62,7 +62,7 @@ std::shared_ptr<ClassObj> Interpreter::exceptionClass(const std::string& name) {
 }
 
 Interpreter::RecursionGuard::RecursionGuard(Interpreter& in, const char* where) : in_(in) {
-  if (++in_.nativeDepth_ + static_cast<int>(in_.frames_.size()) > kMaxDepth) {
+  if (++in_.nativeDepth_ + static_cast<int>(in_.frames_.size()) > kMaxDepth || stackNearlyFull()) {
     --in_.nativeDepth_;
     in_.raise("RecursionError", std::string("maximum recursion depth exceeded") + where);
   }

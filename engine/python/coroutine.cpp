@@ -1,5 +1,7 @@
 #include "engine/python/coroutine.h"
 
+#include "engine/python/stack_guard.h"
+
 #include <sys/mman.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -116,6 +118,11 @@ void Coroutine::resume() {
   running_ = true;
   outer_ = tCurrent;
   tCurrent = this;
+  // The interpreter's stack check (stack_guard.h) measures the stack running now: this one's
+  // while the body runs, the resumer's again once it suspends or ends.
+  if (tStackFloor == 0) tStackFloor = computeStackFloor();
+  const uintptr_t outerFloor = tStackFloor;
+  tStackFloor = reinterpret_cast<uintptr_t>(impl_->stack) + kStackHeadroom;
 #ifdef KILN_ASAN
   __sanitizer_start_switch_fiber(&impl_->fakeStack, impl_->stack, kStackBytes);
 #endif
@@ -123,6 +130,7 @@ void Coroutine::resume() {
 #ifdef KILN_ASAN
   __sanitizer_finish_switch_fiber(impl_->fakeStack, nullptr, nullptr);
 #endif
+  tStackFloor = outerFloor;
   tCurrent = outer_;
   running_ = false;
   if (done_ && error_) {

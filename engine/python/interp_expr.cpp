@@ -49,6 +49,8 @@ Value Interpreter::eval(const Expr& e) {
 }
 
 Value Interpreter::evalExpr(const Expr& e) {
+  // Deep calls times deep expressions can use up the native stack before kMaxDepth (stack_guard.h).
+  if (stackNearlyFull()) raise("RecursionError", "maximum recursion depth exceeded");
   switch (e.kind) {
     case ExprKind::Name: {
       frames_.back().span = e.span;

@@ -5,6 +5,7 @@
 #include "engine/python/ast.h"
 #include "engine/python/interrupt.h"
 #include "engine/python/objects.h"
+#include "engine/python/stack_guard.h"
 
 #include <exception>
 #include <functional>
@@ -287,7 +288,7 @@ class Interpreter {
 struct FrameGuard {
   Interpreter& in;
   FrameGuard(Interpreter& i, Interpreter::Frame f) : in(i) {
-    if (static_cast<int>(in.frames_.size()) >= Interpreter::kMaxDepth)
+    if (static_cast<int>(in.frames_.size()) >= Interpreter::kMaxDepth || stackNearlyFull())
       in.raise("RecursionError", "maximum recursion depth exceeded");
     in.frames_.push_back(std::move(f));
   }

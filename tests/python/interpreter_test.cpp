@@ -68,6 +68,35 @@ TEST(Interpreter, TensorsPrintLikePyTorch) {
             "torch.Size([2, 3]) tensor([3, 4, 5]) tensor([0, 3]) 15\n");
 }
 
+// Issue 13: INT64_MIN // -1 and % -1 on int tensors was x86's idiv trap (SIGFPE). The quotient
+// wraps (two's complement, as compiled kernels and PyTorch's own integer arithmetic wrap) and the
+// remainder is 0; int32 likewise.
+TEST(Interpreter, IntTensorDivisionOfTheMinimumByMinusOne) {
+  EXPECT_EQ(run("import torch\nm = torch.tensor([-2**63, 7])\n"
+                "print((m // -1).tolist(), (m % -1).tolist(), torch.remainder(m, -1).tolist(), torch.fmod(m, -1).tolist())\n"
+                "print(torch.div(m, -1, rounding_mode='floor').tolist(), torch.div(m, -1, rounding_mode='trunc').tolist())\n"
+                "i = torch.tensor([-2**31, 5], dtype=torch.int32)\nprint((i // -1).tolist(), (i % -1).tolist(), torch.fmod(i, -1).tolist())\n"),
+            "[-9223372036854775808, -7] [0, 0] [0, 0] [0, 0]\n[-9223372036854775808, -7] [-9223372036854775808, -7]\n"
+            "[-2147483648, -5] [0, 0] [0, 0]\n");
+}
+
+// Issue 13, found by the sanitizer build: 990 calls of a function whose return expression nests
+// 190 additions overflowed the native stack (SIGSEGV; CPython prints 0), as did plain runaway
+// recursion under AddressSanitizer. The interpreter checks the room left on the stack running
+// (stack_guard.h; a generator's own stack inside one) and raises RecursionError in time.
+TEST(Interpreter, DeepCallsOfDeepExpressionsNeverOverflowTheStack) {
+  std::string sum;
+  for (int i = 0; i < 190; ++i) sum += " + 0";
+  const std::string out = run("def f(n):\n    return 0 if n == 0 else f(n - 1)" + sum +
+                              "\ntry:\n    print(f(990))\nexcept RecursionError:\n    print('RecursionError')\n"
+                              "def g(n):\n    return g(n + 1) + 0\ntry:\n    g(0)\nexcept RecursionError as e:\n    print('runaway:', e)\n"
+                              "def gen(n):\n    if n:\n        yield from gen(n - 1)\n    yield n\nprint(sum(gen(200)))\n"
+                              "def deep_in_gen():\n    try:\n        g(0)\n    except RecursionError:\n        yield 'RecursionError in a generator'\n"
+                              "print(next(deep_in_gen()))\nprint('alive')\n");
+  EXPECT_TRUE(out.rfind("0\n", 0) == 0 || out.rfind("RecursionError\n", 0) == 0) << out;
+  EXPECT_NE(out.find("runaway: maximum recursion depth exceeded\n20100\nRecursionError in a generator\nalive\n"), std::string::npos) << out;
+}
+
 TEST(Interpreter, ErrorsHavePythonTracebacks) {
   std::string e = errorOf("def f(x):\n    return x + undefined_name\n\nf(1)\n");
   EXPECT_EQ(e,
