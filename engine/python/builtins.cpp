@@ -368,12 +368,17 @@ void Interpreter::installBuiltins() {
     }
     if (a.args.size() != 4) in.raise("TypeError", "type() takes 1 or 3 arguments");
     auto meta = asShared<ClassObj>(a.args[0]);
+    // CPython's argument checks (type.__new__'s "UO!O!"), in its order.
+    const char* wants[] = {nullptr, "str", "tuple", "dict"};
+    const VK kinds[] = {VK::None, VK::Str, VK::Tuple, VK::Dict};
+    for (int i = 1; i <= 3; ++i)
+      if (a.args[i]->kind != kinds[i])
+        in.raise("TypeError", "type.__new__() argument " + std::to_string(i) + " must be " + wants[i] + ", not " + typeName(a.args[i]));
     std::vector<std::shared_ptr<ClassObj>> bases;
     for (auto& b : in.iterate(a.args[2])) {
       if (b->kind != VK::Class) in.raise("TypeError", "bases must be types");
       bases.push_back(asShared<ClassObj>(b));
     }
-    if (a.args[3]->kind != VK::Dict) in.raise("TypeError", "type() argument 3 must be dict, not " + typeName(a.args[3]));
     auto c = in.newClass(in.str(a.args[1]), bases, in.mainModule());
     if (meta->name != "type" || meta->module) c->meta = meta;
     std::unordered_map<std::string, Value> vars;

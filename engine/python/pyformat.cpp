@@ -26,10 +26,10 @@ std::string formatValue(Interpreter& in, const Value& v, const std::string& spec
     while (i < spec.size() && std::isdigit(static_cast<unsigned char>(spec[i])))
       if (__builtin_mul_overflow(out, int64_t{10}, &out) || __builtin_add_overflow(out, int64_t(spec[i++] - '0'), &out))
         in.raise("ValueError", "Too many decimal digits in format string");
-    in.checkAllocation(static_cast<uint64_t>(out));
   };
   int64_t width = 0;
   number(width);
+  in.checkAllocation(static_cast<uint64_t>(width));  // CPython's MemoryError for a width past memory
   bool comma = false;
   if (i < spec.size() && (spec[i] == ',' || spec[i] == '_')) { comma = true; ++i; }
   int prec = -1;
@@ -37,7 +37,8 @@ std::string formatValue(Interpreter& in, const Value& v, const std::string& spec
     ++i;
     int64_t p = 0;
     number(p);
-    if (p > INT32_MAX) in.raise("ValueError", "precision too big");
+    if (p > INT32_MAX) in.raise("ValueError", "precision too big");  // before MemoryError, as CPython
+    in.checkAllocation(static_cast<uint64_t>(p));
     prec = static_cast<int>(p);
   }
   char type = i < spec.size() ? spec[i++] : 0;

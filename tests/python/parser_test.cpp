@@ -114,5 +114,24 @@ TEST(Parser, MutationsNeverCrash) {
   }
 }
 
+// Issue 13: an expression of 50,000 terms overflowed the stack destroying its AST even when it
+// never ran. It is CPython's RecursionError during compilation, wherever it stands.
+TEST(Parser, FiftyThousandTermExpressionIsARecursionErrorNotACrash) {
+  std::string terms = "1";
+  for (int i = 1; i < 50000; ++i) terms += " + 1";
+  for (const std::string& src : {"x = " + terms + "\n", "if False:\n    x = " + terms + "\n", "def f():\n    return " + terms + "\n"}) {
+    try {
+      parseModule(src, "deep.py");
+      ADD_FAILURE() << "no error for " << src.substr(0, 40);
+    } catch (const ParseError& e) {
+      EXPECT_EQ(std::string(e.what()), "RecursionError: maximum recursion depth exceeded during compilation") << src.substr(0, 40);
+    }
+  }
+  // Nesting 50,000 deep: an error too (CPython's tokenizer stops at 200 parentheses, and a chain of
+  // 50,000 unary minuses is its MemoryError), never a crash.
+  for (const std::string& src : {"x = [" + std::string(50000, '[') + std::string(50000, ']') + "]\n", "x = " + std::string(50000, '-') + "1\n"})
+    EXPECT_THROW(parseModule(src, "deep.py"), ParseError) << src.substr(0, 40);
+}
+
 }  // namespace
 }  // namespace kiln::py
