@@ -55,7 +55,12 @@ nvrtc=""
 for d in "\${CUDA_HOME:-/nonexistent}/lib64" /usr/local/cuda/lib64 \$(python3 -c 'import nvidia, os; print(" ".join(os.path.join(p, s, "lib") for p in nvidia.__path__ for s in os.listdir(p)))' 2>/dev/null); do
   if ls "\$d"/libnvrtc.so* >/dev/null 2>&1; then nvrtc="\$d"; break; fi
 done
-export LD_LIBRARY_PATH="\$dir/lib\${nvrtc:+:\$nvrtc}\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
+# cuBLAS (matmuls on CUDA tensors) likewise: the toolkit's, or the nvidia/cublas wheel's.
+cublas=""
+for d in "\${CUDA_HOME:-/nonexistent}/lib64" /usr/local/cuda/lib64 \$(python3 -c 'import nvidia, os; print(" ".join(os.path.join(p, s, "lib") for p in nvidia.__path__ for s in os.listdir(p)))' 2>/dev/null); do
+  if ls "\$d"/libcublas.so* >/dev/null 2>&1; then cublas="\$d"; break; fi
+done
+export LD_LIBRARY_PATH="\$dir/lib\${nvrtc:+:\$nvrtc}\${cublas:+:\$cublas}\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
 # The tests read their data from the checkout they were built in ($HERE).
 if [ ! -e "$HERE" ] && [ -n "\${KILN_CHECKOUT:-}" ]; then mkdir -p "\$(dirname "$HERE")" && ln -s "\$KILN_CHECKOUT" "$HERE"; fi
 bin=\$1

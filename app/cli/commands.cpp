@@ -65,6 +65,7 @@ std::string usage() {
          "usage:\n"
          "  kiln run SCRIPT [--db PATH] [--eager] [--dump-outputs DIR] [--logs NAMES] [--disable-pass NAME]... [--stop-after N]\n"
          "               [--profile N] [--progress] [--verify] [--timeout SECONDS] [--memory-limit SIZE] [--nproc-per-node N]\n"
+         "               [--default-device cpu|cuda]\n"
          "      run a script; compiled regions are captured, compiled and recorded as a session; with --profile,\n"
          "      every compiled graph is then timed (eager vs compiled, per kernel; median of N runs) into the session;\n"
          "      --progress prints 'kiln-progress: PERCENT WHAT' lines to stderr as the script advances;\n"
@@ -72,6 +73,7 @@ std::string usage() {
          "      the pass or fusion decision that introduced it, recorded in the session, and the run exits with 3;\n"
          "      --timeout stops the script after SECONDS (exit 124, session 'timed out'); --memory-limit caps what\n"
          "      it may allocate (bytes or 512M, 8G; default 80% of RAM: MemoryError / PyTorch's allocator error);\n"
+         "      --default-device cuda runs the script after torch.set_default_device('cuda') (every factory on the GPU);\n"
          "      Ctrl-C raises KeyboardInterrupt in the script (exit 130, session 'interrupted'); output is kept\n"
          "      --nproc-per-node N starts N processes of the script as torchrun does (RANK, LOCAL_RANK, WORLD_SIZE,\n"
          "      MASTER_ADDR/PORT; torch.distributed's gloo backend), each its own session named 'SCRIPT rank R'\n"
@@ -107,7 +109,8 @@ std::string usage() {
 }
 
 int cmdRun(const std::vector<std::string>& args) {
-  Opts o = parse(args, {"db", "dump-outputs", "disable-pass", "stop-after", "logs", "profile", "timeout", "memory-limit", "nproc-per-node"},
+  Opts o = parse(args, {"db", "dump-outputs", "disable-pass", "stop-after", "logs", "profile", "timeout", "memory-limit", "nproc-per-node",
+                        "default-device"},
                  {"eager", "progress", "verify"});
   if (o.help) { std::cout << usage(); return 0; }
   if (o.positional.size() != 1) throw UsageError("expected exactly one SCRIPT");
@@ -119,6 +122,10 @@ int cmdRun(const std::vector<std::string>& args) {
   ro.handleSignals = true;
   if (std::string s = one(o, "timeout"); !s.empty()) ro.timeoutSeconds = std::stod(s);
   if (std::string s = one(o, "memory-limit"); !s.empty()) ro.memoryLimitBytes = std::stoull(s);
+  if (std::string s = one(o, "default-device"); !s.empty()) {
+    if (s != "cpu" && s != "cuda" && s.rfind("cuda:", 0) != 0) throw UsageError("--default-device takes cpu, cuda or cuda:N");
+    ro.defaultDevice = s;
+  }
   if (ro.verify && ro.eager) throw UsageError("--verify checks compiled graphs; it cannot be used with --eager");
   if (std::string s = one(o, "profile"); !s.empty()) {
     try { ro.profileRepeat = std::stoi(s); } catch (...) { throw UsageError("--profile needs a number of runs"); }

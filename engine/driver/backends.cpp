@@ -8,11 +8,14 @@
 #include "engine/passes/lower_to_aten.h"
 #include "engine/passes/pipeline.h"
 #include "engine/runtime/compiled_graph.h"
+#include "engine/runtime/cuda_graph.h"
 #include "engine/schedule/kernel_builder.h"
 #include "engine/schedule/symbolic_shapes.h"
 #include "engine/torch/torch_functions.h"
 
 #include <chrono>
+#include <cstdio>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -322,6 +325,43 @@ capture::GraphRunner reuseDynamicCode(const ir::Graph& captured, const std::vect
   return withFunctionalization([graph](const std::vector<tensor::Tensor>& in) { return graph->run(in); }, functionalizedOf(lowered));
 }
 
+// Its kernels as CUDA on the GPU (runtime/cuda_graph.h), shown with their CUDA C++, PTX and
+// launch configuration; op by op (saying why) where they cannot be compiled for it.
+capture::GraphRunner gpuGraph(Planned& planned, const std::string& cid, session::SessionSink& sink, Functionalized functionalized,
+                              const std::function<capture::GraphRunner(const std::string&)>& opByOp) {
+  auto t0 = std::chrono::steady_clock::now();
+  std::shared_ptr<runtime::cuda::GpuGraph> gpu;
+  try {
+    gpu = std::make_shared<runtime::cuda::GpuGraph>(planned.fused, planned.sched);
+  } catch (const std::exception& e) {
+    return opByOp(e.what());
+  }
+  sink.timing(session::TimingEvent{cid, "codegen", msSince(t0)});
+  codegen::CompiledModule shown;
+  const std::string& src = gpu->source();
+  for (size_t i = 0; i < planned.sched.kernels.size(); ++i) {
+    const std::string sym = codegen::cuda::cudaSymbol(planned.sched.kernels[i]);
+    codegen::CompiledKernel ck;
+    ck.name = planned.sched.kernels[i].name;
+    const size_t at = src.find("// kernel " + ck.name + " (");
+    const size_t end = at == std::string::npos ? at : src.find("\n// kernel ", at + 1);
+    ck.source = "// launch: " + gpu->launches()[i].str() + "\n" + (at == std::string::npos ? "" : src.substr(at, end == std::string::npos ? end : end - at));
+    const size_t p = gpu->ptx().find(".entry " + sym + "(");
+    const size_t pe = p == std::string::npos ? p : gpu->ptx().find(".entry ", p + 1);
+    ck.assembly = p == std::string::npos ? "" : gpu->ptx().substr(p, pe == std::string::npos ? pe : pe - p);
+    ck.compileMs = gpu->compileMs() / static_cast<double>(planned.sched.kernels.size());
+    shown.kernels.push_back(std::move(ck));
+  }
+  emitKernels(sink, cid, gpu->graph(), gpu->schedule(), &shown);
+  std::string wrapper = "# device: cuda:0, " + std::to_string(planned.sched.kernels.size()) + " CUDA kernels\ndef call(args):\n";
+  for (const auto& st : gpu->schedule().steps) {
+    if (st.kind == schedule::Step::Kind::Extern) wrapper += "    extern_kernels." + gpu->graph().find(st.node)->target + "(...)  # on cuda:0\n";
+    else wrapper += "    " + planned.sched.kernels[static_cast<size_t>(st.kernel)].name + ".run(...)  # " + gpu->launches()[static_cast<size_t>(st.kernel)].str() + "\n";
+  }
+  sink.wrapper(session::WrapperEvent{cid, wrapper});
+  return withFunctionalization([gpu](const std::vector<tensor::Tensor>& in) { return gpu->run(in); }, std::move(functionalized));
+}
+
 namespace {
 
 // One compile through a built-in pipeline: what its steps share.
@@ -334,6 +374,7 @@ struct GraphCompile {
   const ir::Graph* shown;                            // the captured graph as the user sees it (or null)
   const std::vector<ir::TensorType>* dynamicInputs;  // the entry's size symbols (or null)
   bool dynamic = false;                              // kernels over size symbols may be made
+  bool onGpu = false, needsGrad = false;             // some input is on a GPU / requires grad
   int order = 0;                                     // the next stage's position
   ir::Graph aten;
   std::map<int, int> resultOf;                       // captured node -> its ATen result
@@ -360,13 +401,17 @@ capture::GraphRunner runCaptured(const ir::Graph& captured) {
   return [g](const std::vector<tensor::Tensor>& in) { return runtime::runTorchGraph(g, in); };
 }
 
-// Kiln generates CPU code only so far: a graph over CUDA tensors runs op by op through the
-// eager dispatcher, whose ops run on the GPU (or say they cannot), never CPU kernels reading
-// device memory.
-bool onDevice(const ir::Graph& captured) {
-  for (const ir::Node* p : captured.placeholders())
-    if (!p->types.empty() && p->types[0].device != "cpu") return true;
-  return false;
+// A graph over CUDA tensors gets CUDA kernels. Where it cannot, it runs op by op through the
+// eager dispatcher, whose ops run on the GPU (or say they cannot), and says so: never CPU
+// kernels reading device memory.
+void noteDevices(GraphCompile& c) {
+  for (const ir::Node* p : c.captured.placeholders())
+    if (!p->types.empty()) c.onGpu = c.onGpu || p->types[0].device != "cpu", c.needsGrad = c.needsGrad || p->types[0].requiresGrad;
+}
+
+capture::GraphRunner opByOpOnGpu(const GraphCompile& c, const std::string& why) {
+  std::fprintf(stderr, "kiln: compiled graph %s runs op by op on the GPU: %s\n", c.cid.c_str(), why.c_str());
+  return runCaptured(c.captured);
 }
 
 // Stage "aten": the captured graph lowered to ATen ops, functionalized.
@@ -477,7 +522,8 @@ capture::GraphRunner compileEager(GraphCompile& c, std::shared_ptr<DynamicCode>*
 // aot_eager: lowered to ATen (functionalized), op by op.
 capture::GraphRunner compileAotEager(GraphCompile& c, std::shared_ptr<DynamicCode>*, std::shared_ptr<BackwardCode>*) {
   reportCaptured(c);
-  if (onDevice(c.captured)) return runCaptured(c.captured);
+  noteDevices(c);
+  if (c.onGpu && c.needsGrad) return opByOpOnGpu(c, "an input requires grad (compiled backward runs on the CPU only so far)");
   lowerToAten(c);
   ir::Graph aten = c.aten;
   return withFunctionalization([aten](const std::vector<tensor::Tensor>& in) { return runtime::runAtenGraph(aten, in); },
@@ -489,11 +535,14 @@ capture::GraphRunner compileInductor(GraphCompile& c, std::shared_ptr<DynamicCod
                                      std::shared_ptr<BackwardCode>* backwardCode) {
   c.dynamic = c.dynamicInputs && !c.dynamicInputs->empty();
   reportCaptured(c);                                     // "captured" (a dynamic graph's after lowering)
-  if (onDevice(c.captured)) return runCaptured(c.captured);
+  noteDevices(c);
+  if (c.onGpu && c.needsGrad) return opByOpOnGpu(c, "an input requires grad (compiled backward runs on the CPU only so far)");
+  if (c.onGpu && c.dynamic) return opByOpOnGpu(c, "dynamic shapes (the GPU runtime does not pass size symbols yet)");
   lowerToAten(c);                                        // "aten"
   ir::Graph fused;
   runPasses(c, fused);                                   // "pass:NAME" ..., "fused"
   scheduleKernels(c, fused);                             // fusion groups -> kernel IR
+  if (c.onGpu) return gpuGraph(c.planned, c.cid, c.sink, std::move(c.functionalized), [&c](const std::string& why) { return opByOpOnGpu(c, why); });
   generateCpuCode(c);                                    // kernel IR -> LLVM -> one module
   buildWrapper(c, dynamicCode);                          // the runtime graph and its wrapper text
   attachBackward(c, backwardCode);                       // a compiled backward for training graphs

@@ -11,6 +11,8 @@
 #include "engine/driver/builtin_backends.h"
 #include "engine/driver/frame_profile.h"
 #include "engine/driver/verify.h"
+#include "engine/ops/device_dispatch.h"
+#include "engine/torch/device_api.h"
 #include "engine/python/bigint.h"
 #include "engine/python/parser.h"
 #include "engine/session/tee_sink.h"
@@ -145,7 +147,8 @@ void addOutput(py::Interpreter& in, nlohmann::ordered_json& j, const std::string
         j[key] = "<fake tensor escaped capture>";
         return;
       }
-      const tensor::Tensor& t = static_cast<py::TensorObj*>(v.get())->t;
+      const tensor::Tensor& dev = static_cast<py::TensorObj*>(v.get())->t;
+      const tensor::Tensor t = dev.isCpu() ? dev : dev.toDevice(tensor::Device::cpu());  // a CUDA result's elements
       std::string dt(ir::torchName(t.dtype()));
       // numpy has no bfloat16: the oracle writes such a tensor converted to float32 (exactly).
       if (t.dtype() == ir::DType::BFloat16) dt = "torch.float32";
@@ -325,6 +328,7 @@ RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ost
     std::optional<py::SignalScope> signals;
     if (opts.handleSignals) signals.emplace();
     py::Interpreter in(scriptOut);
+    if (!opts.defaultDevice.empty()) torchapi::setDefaultDevice(ops::parseDeviceString(opts.defaultDevice));
     in.timeoutSeconds = opts.timeoutSeconds;
     in.onFlushOutput = [&] { tee.flushToSink(); };
     Watchdog watchdog(opts.timeoutSeconds, [&] { return tee.hasPending(); });

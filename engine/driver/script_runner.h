@@ -35,6 +35,9 @@ struct RunOptions {
   // Ctrl-C raises KeyboardInterrupt in the script and SIGTERM stops it, both keeping its output
   // and session (the CLI sets this; tests that run scripts in-process do not).
   bool handleSignals = false;
+  // kiln run --default-device cuda: torch.set_default_device(...) before the script's first line
+  // ("" leaves the CPU). Without a GPU the first CUDA tensor raises PyTorch's error.
+  std::string defaultDevice;
 };
 
 struct RunResult {

@@ -19,6 +19,15 @@ void collect(const Val& v, std::vector<const tensor::Tensor*>& out) {
 
 void setDeviceKernels(DeviceKernels k) { kernels() = std::move(k); }
 
+namespace {
+DeviceCopy& copyHook() {
+  static DeviceCopy c;
+  return c;
+}
+}  // namespace
+const DeviceCopy& deviceCopy() { return copyHook(); }
+void setDeviceCopy(DeviceCopy c) { copyHook() = std::move(c); }
+
 std::optional<tensor::Device> opDevice(const OpDef& op, const std::vector<Val>& args) {
   std::vector<const tensor::Tensor*> ts;
   for (const auto& a : args) collect(a, ts);

@@ -39,6 +39,13 @@ tensor::Device parseDeviceString(const std::string& s);  // "cpu", "cuda", "cuda
 // tensor argument (TensorType::device), "cpu" when none (the metas compute sizes and dtypes).
 std::string metaDevice(const std::vector<Val>& args);
 
+// copyInto() (in-place ops, setitem, optimizer steps) where dst or src lives on a device: the
+// GPU runtime installs a copy kernel (any strides, broadcast, dtype conversion). Without one
+// such a copy raises NotImplementedError (index_ops.cpp).
+using DeviceCopy = std::function<void(tensor::Tensor& dst, const tensor::Tensor& src)>;
+void setDeviceCopy(DeviceCopy c);
+const DeviceCopy& deviceCopy();
+
 // Runs `op` through the installed device kernels or raises NotImplementedError.
 Val runOnDevice(const OpDef& op, const std::vector<Val>& args, const tensor::Device& device);
 

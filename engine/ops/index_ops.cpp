@@ -3,6 +3,7 @@
 // view_ops.cpp); index_put's in-place kernel also serves `x[idx] = v` in the interpreter.
 #include "engine/ops/index_ops.h"
 
+#include "engine/ops/device_dispatch.h"
 #include "engine/ops/op_table.h"
 #include "engine/ops/shape_util.h"
 
@@ -16,6 +17,18 @@ using tensor::Tensor;
 using tensor::TorchError;
 
 void copyInto(Tensor& dst, const Tensor& srcIn) {
+  if (!dst.isCpu() || !srcIn.isCpu()) {
+    // As Tensor.copy_, across devices: the source moves to dst's device first; a device dst is
+    // written by the device's copy kernel, never through host memory.
+    if (dst.isCpu()) {
+      Tensor host = srcIn.toDevice(dst.device());
+      copyInto(dst, host);
+      return;
+    }
+    if (!deviceCopy()) throw TorchError("NotImplementedError", "Kiln has no copy kernel for " + dst.device().str() + " tensors");
+    deviceCopy()(dst, srcIn.device() == dst.device() ? srcIn : srcIn.toDevice(dst.device()));
+    return;
+  }
   // Leading size-1 dims of the source are dropped (x[0] = t[None] works), then it must expand.
   Tensor src = srcIn;
   while (src.dim() > dst.dim() && src.sizes()[0] == 1)

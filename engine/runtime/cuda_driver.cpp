@@ -135,6 +135,7 @@ Loaded& CudaDriverLoader::loaded() {
       f.check(f.deviceGetName(name, sizeof name - 1, dev), "cuDeviceGetName");
       f.check(f.deviceGetAttribute(&d->major_, 75, dev), "cuDeviceGetAttribute");  // compute capability major
       f.check(f.deviceGetAttribute(&d->minor_, 76, dev), "cuDeviceGetAttribute");  // and minor
+      f.check(f.deviceGetAttribute(&d->sms_, 16, dev), "cuDeviceGetAttribute");  // multiprocessors
       f.check(f.deviceTotalMem(&d->totalMemory_, dev), "cuDeviceTotalMem");
       f.check(f.primaryCtxRetain(&d->context_, dev), "cuDevicePrimaryCtxRetain");
       f.check(f.ctxSetCurrent(d->context_), "cuCtxSetCurrent");
@@ -222,9 +223,11 @@ void* CudaDriver::function(void* module, const std::string& symbol) {
   return fn;
 }
 
-void CudaDriver::launch(void* fn, unsigned grid, unsigned block, void** args) {
+void CudaDriver::launch(void* fn, unsigned grid, unsigned block, void** args) { launch(fn, grid, 1, block, args); }
+
+void CudaDriver::launch(void* fn, unsigned gridX, unsigned gridY, unsigned block, void** args) {
   makeCurrent();
-  f_->check(f_->launchKernel(fn, grid, 1, 1, block, 1, 1, 0, stream_, args, nullptr), "cuLaunchKernel");
+  f_->check(f_->launchKernel(fn, gridX, gridY, 1, block, 1, 1, 0, stream_, args, nullptr), "cuLaunchKernel");
 }
 
 }  // namespace kiln::runtime

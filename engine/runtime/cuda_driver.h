@@ -46,6 +46,9 @@ class CudaDriver {
   void* loadModule(const std::string& ptx);  // cuModuleLoadData
   void* function(void* module, const std::string& symbol);
   void launch(void* fn, unsigned grid, unsigned block, void** args);  // on the stream
+  void launch(void* fn, unsigned gridX, unsigned gridY, unsigned block, void** args);
+  int multiprocessors() const { return sms_; }
+  void* stream() const { return stream_; }  // the one stream (a CUstream), for cuBLAS
 
  private:
   friend class CudaDriverLoader;
@@ -56,6 +59,7 @@ class CudaDriver {
   void* stream_ = nullptr;
   std::string name_;
   int major_ = 0, minor_ = 0;
+  int sms_ = 1;
   size_t totalMemory_ = 0;
 };
 

@@ -3,6 +3,7 @@
 // on the CPU behind a CUDA tensor's back.
 #include "engine/ops/device_dispatch.h"
 #include "engine/ops/op_table.h"
+#include "engine/runtime/cuda_graph.h"
 #include "engine/runtime/cuda_runtime.h"
 #include "engine/tensor/tensor.h"
 
@@ -10,9 +11,9 @@ namespace kiln::runtime::cuda {
 
 namespace {
 
-// A contiguous copy of a contiguous tensor: one device-to-device copy.
+// A contiguous copy: one device-to-device copy, or a generated copy kernel for a strided view.
 std::optional<ops::Val> cloneContiguous(const tensor::Tensor& x, const tensor::Device& d) {
-  if (!x.isContiguous()) return std::nullopt;
+  if (!x.isContiguous()) return ops::Val::of(relayoutOnDevice(x, tensor::Tensor::contiguousStrides(x.sizes())));
   tensor::Tensor out = tensor::Tensor::empty(x.sizes(), x.dtype(), d);
   const size_t bytes = static_cast<size_t>(x.numel()) * ir::itemSize(x.dtype());
   if (bytes)
@@ -25,11 +26,25 @@ std::optional<ops::Val> cloneContiguous(const tensor::Tensor& x, const tensor::D
 std::optional<ops::Val> run(const ops::OpDef& op, const std::vector<ops::Val>& args, const tensor::Device& d) {
   if ((op.name == "aten.clone.default" || op.name == "aten.contiguous.default") && !args.empty() && args[0].kind == ops::Val::Kind::Tensor)
     return cloneContiguous(args[0].t, d);
-  return pointwiseOnDevice(op, args, d);
+  if (auto r = blasOnDevice(op, args, d)) return r;
+  return graphOnDevice(op, args, d);
 }
 
 }  // namespace
 
-void installCudaKernels() { ops::setDeviceKernels(run); }
+void installCudaKernels() {
+  ops::setDeviceKernels(run);
+  ops::setDeviceCopy([](tensor::Tensor& dst, const tensor::Tensor& src) {
+    // copyInto's checks (leading 1-dims of src dropped, then it must expand to dst) before the kernel.
+    tensor::Tensor s = src;
+    while (s.dim() > dst.dim() && s.sizes()[0] == 1)
+      s = s.view(tensor::Shape(s.sizes().begin() + 1, s.sizes().end()), tensor::Shape(s.strides().begin() + 1, s.strides().end()), s.offset());
+    if (tensor::broadcastShapes(dst.sizes(), s.sizes()) != dst.sizes())
+      throw tensor::TorchError("RuntimeError", "The expanded size of the tensor " + tensor::shapeStr(s.sizes()) + " must match the target sizes " +
+                                                   tensor::shapeStr(dst.sizes()));
+    // An overlapping source (x[1:] = x[:-1]) is copied out first, as copyInto does on the CPU.
+    copyOnDevice(dst, s.storage() == dst.storage() ? relayoutOnDevice(s, tensor::Tensor::contiguousStrides(s.sizes())) : s);
+  });
+}
 
 }  // namespace kiln::runtime::cuda

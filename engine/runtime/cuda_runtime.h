@@ -25,8 +25,11 @@ CudaDriver& driver();                  // after lazyInit()
 CudaCachingAllocator& allocator();     // after lazyInit()
 // Installs the eager device kernels (cuda_ops.cpp); lazyInit() calls it.
 void installCudaKernels();
-// A pointwise op on CUDA tensors through kernel IR -> CUDA C++ -> NVRTC, one kernel per op and
-// argument shape, compiled once per process (cuda_pointwise.cpp); nullopt where it cannot.
-std::optional<ops::Val> pointwiseOnDevice(const ops::OpDef& op, const std::vector<ops::Val>& args, const tensor::Device& d);
+// An op on CUDA tensors as a one-node graph through fuse -> schedule -> kernel IR -> CUDA C++ ->
+// NVRTC (pointwise ops, reductions, softmax, layer_norm ...), one GpuGraph per op and argument
+// description, compiled once per process (cuda_eager_graph.cpp); nullopt where it cannot.
+std::optional<ops::Val> graphOnDevice(const ops::OpDef& op, const std::vector<ops::Val>& args, const tensor::Device& d);
+// matmul-family ops through cuBLAS (cuda_blas.cpp); nullopt for other ops or arguments.
+std::optional<ops::Val> blasOnDevice(const ops::OpDef& op, const std::vector<ops::Val>& args, const tensor::Device& d);
 
 }  // namespace kiln::runtime::cuda

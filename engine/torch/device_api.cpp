@@ -277,6 +277,7 @@ tensor::Device parseDevice(py::Interpreter& in, const Value& v) {
 }
 
 tensor::Device defaultDevice() { return gDefault; }
+void setDefaultDevice(const tensor::Device& d) { gDefault = d; }
 
 tensor::Device targetDevice(py::Interpreter& in, const Value& v) {
   tensor::Device d = v && !py::isNone(v) ? parseDevice(in, v) : gDefault;
@@ -294,6 +295,7 @@ tensor::Tensor moveTo(py::Interpreter& in, const tensor::Tensor& t, const tensor
 
 void installDeviceApi(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& torch) {
   auto& T = torch->scope->vars;
+  gDefault = tensor::Device::cpu();  // a new interpreter is a new process: the CPU until set
   gDeviceClass = nativeClass(in, torch, "device");
   gDeviceClass->dict["__new__"] = py::makeBuiltin("device.__new__", [](py::Interpreter& in, CallArgs& a) -> Value {
     Value spec = a.args.size() > 1 ? a.args[1] : a.kwarg("type");

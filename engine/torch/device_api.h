@@ -21,6 +21,9 @@ tensor::Device parseDevice(py::Interpreter& in, const py::Value& v);
 // initialized (lazyInit: PyTorch's error without a GPU) and its index filled in.
 tensor::Device targetDevice(py::Interpreter& in, const py::Value& v);
 tensor::Device defaultDevice();
+// torch.set_default_device(d) from outside the script (kiln run --default-device cuda); each
+// interpreter starts on the CPU, as a fresh PyTorch process does.
+void setDefaultDevice(const tensor::Device& d);
 // `t` on `d` (a copy unless already there), requires_grad and autograd history not carried.
 tensor::Tensor moveTo(py::Interpreter& in, const tensor::Tensor& t, const tensor::Device& d);
 

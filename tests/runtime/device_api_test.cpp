@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -110,6 +111,28 @@ print(torch.cuda.memory_allocated(), torch.cuda.max_memory_allocated(), torch.cu
   for (int i = 0; i < 16; ++i) expected += "RuntimeError True\n";
   expected += "False 0 False\ncpu cpu\n0 0 0\n";
   EXPECT_EQ(o2.printed, expected);
+}
+
+// kiln run --default-device cuda without a GPU: the script's first tensor raises PyTorch's
+// error; the next script in the process starts on the CPU again (a new interpreter is a new
+// process).
+TEST(DeviceApi, DefaultDeviceCudaWithoutAGpuIsPyTorchsError) {
+  if (runtime::cuda::isAvailable()) GTEST_SKIP() << "this machine has a GPU: cuda_runtime_test.cpp covers it";
+  const std::string path = (std::filesystem::temp_directory_path() / "default_device_cuda.py").string();
+  std::ofstream(path) << "import torch\nprint('start')\nprint(torch.ones(2))\n";
+  session::NullSink sink;
+  std::ostringstream out;
+  driver::RunOptions ro;
+  ro.scriptPath = path;
+  ro.eager = true;
+  ro.defaultDevice = "cuda";
+  driver::RunResult r = driver::runScript(ro, sink, out);
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_EQ(out.str(), "start\n");
+  EXPECT_NE(r.error.find("RuntimeError: " + runtime::CudaDriver::unavailableMessage()), std::string::npos) << r.error;
+  Out o = runPy("default_device_cpu_again", "import torch\nprint(torch.ones(2), torch.get_default_device())\n");
+  ASSERT_EQ(o.exitCode, 0) << o.error;
+  EXPECT_EQ(o.printed, "tensor([1., 1.]) cpu\n");
 }
 
 TEST(DeviceApi, CompiledCodeSeesTheDevicePattern) {

@@ -1,0 +1,191 @@
+// Matrix products on CUDA tensors through cuBLAS, loaded with dlopen (never linked): mm, addmm,
+// bmm, baddbmm, mv and dot as one (strided-batched) GEMM each, f32 and f64. Row-major operands
+// are passed as their column-major transposes (C^T = B^T A^T), so a transposed view (x.t(), the
+// weight of a linear layer) is read in place with the transpose flag; other layouts are made
+// contiguous on the device first. TF32 stays off, as PyTorch's default
+// (torch.backends.cuda.matmul.allow_tf32 = False). libcublas is looked for by its soname
+// (LD_LIBRARY_PATH), in $CUDA_HOME/lib64, /usr/local/cuda/lib64 and the nvidia/cublas/lib
+// folder of a Python install's NVIDIA wheels (PyTorch's CUDA wheels bring it there).
+#include "engine/ops/op_table.h"
+#include "engine/runtime/cuda_graph.h"
+#include "engine/runtime/cuda_runtime.h"
+#include "engine/tensor/tensor.h"
+
+#include <dlfcn.h>
+#include <glob.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kiln::runtime::cuda {
+
+namespace {
+
+using Status = int;
+constexpr int kOpN = 0, kOpT = 1;
+
+struct Blas {
+  void* handle = nullptr;
+  Status (*create)(void**) = nullptr;
+  Status (*setStream)(void*, void*) = nullptr;
+  Status (*sgemm)(void*, int, int, int, int, int, const float*, const float*, int, long long, const float*, int, long long, const float*,
+                  float*, int, long long, int) = nullptr;
+  Status (*dgemm)(void*, int, int, int, int, int, const double*, const double*, int, long long, const double*, int, long long,
+                  const double*, double*, int, long long, int) = nullptr;
+};
+
+std::vector<std::string> candidates() {
+  std::vector<std::string> out = {"libcublas.so.13", "libcublas.so.12", "libcublas.so"};
+  std::vector<std::string> dirs;
+  if (const char* h = std::getenv("CUDA_HOME")) dirs.push_back(std::string(h) + "/lib64");
+  dirs.push_back("/usr/local/cuda/lib64");
+  for (const auto& d : dirs)
+    for (const char* so : {"libcublas.so.13", "libcublas.so.12", "libcublas.so"}) out.push_back(d + "/" + so);
+  // The NVIDIA wheels of Python installs (site-packages/nvidia/cublas/lib).
+  std::vector<std::string> patterns = {"/usr/local/lib/python3*/dist-packages/nvidia/cublas/lib/libcublas.so*",
+                                       "/usr/lib/python3*/dist-packages/nvidia/cublas/lib/libcublas.so*",
+                                       "/usr/local/lib/python3*/site-packages/nvidia/cublas/lib/libcublas.so*",
+                                       "/opt/conda/lib/python3*/site-packages/nvidia/cublas/lib/libcublas.so*"};
+  if (const char* home = std::getenv("HOME")) patterns.push_back(std::string(home) + "/.local/lib/python3*/site-packages/nvidia/cublas/lib/libcublas.so*");
+  if (const char* venv = std::getenv("VIRTUAL_ENV")) patterns.push_back(std::string(venv) + "/lib/python3*/site-packages/nvidia/cublas/lib/libcublas.so*");
+  for (const auto& p : patterns) {
+    glob_t g{};
+    if (glob(p.c_str(), 0, nullptr, &g) == 0)
+      for (size_t i = 0; i < g.gl_pathc; ++i) out.push_back(g.gl_pathv[i]);
+    globfree(&g);
+  }
+  return out;
+}
+
+Blas& blas() {
+  static std::once_flag once;
+  static Blas b;
+  static std::string failure;
+  std::call_once(once, [] {
+    void* lib = nullptr;
+    for (const auto& c : candidates())
+      if ((lib = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL))) break;
+    if (!lib) {
+      failure = "cuBLAS (libcublas.so) was not found in LD_LIBRARY_PATH, $CUDA_HOME/lib64, /usr/local/cuda/lib64 or a Python install's nvidia/cublas/lib";
+      return;
+    }
+    b.create = reinterpret_cast<decltype(b.create)>(dlsym(lib, "cublasCreate_v2"));
+    b.setStream = reinterpret_cast<decltype(b.setStream)>(dlsym(lib, "cublasSetStream_v2"));
+    b.sgemm = reinterpret_cast<decltype(b.sgemm)>(dlsym(lib, "cublasSgemmStridedBatched"));
+    b.dgemm = reinterpret_cast<decltype(b.dgemm)>(dlsym(lib, "cublasDgemmStridedBatched"));
+    if (!b.create || !b.setStream || !b.sgemm || !b.dgemm) {
+      failure = "cuBLAS lacks cublasCreate_v2 / cublasSgemmStridedBatched";
+      return;
+    }
+    driver().makeCurrent();
+    if (b.create(&b.handle) != 0 || b.setStream(b.handle, driver().stream()) != 0) {
+      failure = "cublasCreate failed";
+      b.handle = nullptr;
+    }
+  });
+  if (!b.handle) throw tensor::TorchError("RuntimeError", "Kiln cannot run matrix products on CUDA: " + failure);
+  return b;
+}
+
+unsigned long long ptrOf(const tensor::Tensor& t) {
+  return reinterpret_cast<unsigned long long>(static_cast<char*>(t.storage()->devicePtr()) + t.offset() * ir::itemSize(t.dtype()));
+}
+
+// A row-major r x c matrix (last two dims of x) as cuBLAS reads its transpose: the op flag and
+// leading dimension, or false when its layout is neither (then it is made contiguous).
+bool asColumnMajorTranspose(const tensor::Tensor& x, int* op, long long* ld) {
+  const size_t n = x.sizes().size();
+  const int64_t r = x.sizes()[n - 2], c = x.sizes()[n - 1], sr = x.strides()[n - 2], sc = x.strides()[n - 1];
+  if ((sc == 1 || c == 1) && (r == 1 || sr >= std::max<int64_t>(1, c))) {
+    *op = kOpN, *ld = r == 1 ? std::max<int64_t>(1, c) : sr;
+    return true;
+  }
+  if ((sr == 1 || r == 1) && (c == 1 || sc >= std::max<int64_t>(1, r))) {
+    *op = kOpT, *ld = c == 1 ? std::max<int64_t>(1, r) : sc;
+    return true;
+  }
+  return false;
+}
+
+// out[b] = alpha * a[b] @ bm[b] + beta * out[b]; a: [B, m, k], bm: [B, k, n], out contiguous [B, m, n]
+// (B may be absent: 2-d operands). A batch stride of 0 broadcasts an operand.
+void gemm(tensor::Tensor a, tensor::Tensor bm, tensor::Tensor& out, double alpha, double beta) {
+  const size_t n = a.sizes().size();
+  const int64_t m = a.sizes()[n - 2], k = a.sizes()[n - 1], cols = bm.sizes()[n - 1];
+  const int64_t batch = n == 3 ? a.sizes()[0] : 1;
+  if (out.numel() == 0) return;
+  if (k == 0) {
+    // An empty sum: beta * out (out was filled with the bias, or is zeroed here).
+    if (beta == 0) {
+      tensor::Tensor zero = tensor::Tensor::zeros({}, out.dtype()).toDevice(out.device());
+      copyOnDevice(out, zero);
+    }
+    return;
+  }
+  int opA = 0, opB = 0;
+  long long lda = 0, ldb = 0;
+  if (!asColumnMajorTranspose(a, &opA, &lda)) a = relayoutOnDevice(a, tensor::Tensor::contiguousStrides(a.sizes())), asColumnMajorTranspose(a, &opA, &lda);
+  if (!asColumnMajorTranspose(bm, &opB, &ldb)) bm = relayoutOnDevice(bm, tensor::Tensor::contiguousStrides(bm.sizes())), asColumnMajorTranspose(bm, &opB, &ldb);
+  const long long sa = n == 3 ? a.strides()[0] : 0, sb = n == 3 ? bm.strides()[0] : 0;
+  Blas& b = blas();
+  driver().makeCurrent();
+  // C^T (cols x m, ld cols) = B^T (cols x k) * A^T (k x m).
+  Status s;
+  if (out.dtype() == ir::DType::Float32) {
+    const float al = static_cast<float>(alpha), be = static_cast<float>(beta);
+    s = b.sgemm(b.handle, opB, opA, static_cast<int>(cols), static_cast<int>(m), static_cast<int>(k), &al,
+                reinterpret_cast<const float*>(ptrOf(bm)), static_cast<int>(ldb), sb, reinterpret_cast<const float*>(ptrOf(a)), static_cast<int>(lda), sa,
+                &be, reinterpret_cast<float*>(ptrOf(out)), static_cast<int>(cols), m * cols, static_cast<int>(batch));
+  } else {
+    s = b.dgemm(b.handle, opB, opA, static_cast<int>(cols), static_cast<int>(m), static_cast<int>(k), &alpha,
+                reinterpret_cast<const double*>(ptrOf(bm)), static_cast<int>(ldb), sb, reinterpret_cast<const double*>(ptrOf(a)), static_cast<int>(lda), sa,
+                &beta, reinterpret_cast<double*>(ptrOf(out)), static_cast<int>(cols), m * cols, static_cast<int>(batch));
+  }
+  if (s != 0) throw tensor::TorchError("RuntimeError", "CUDA error: cuBLAS GEMM failed with status " + std::to_string(s));
+}
+
+double scalar(const std::vector<ops::Val>& a, size_t i, double dflt) { return a.size() > i && a[i].isScalar() ? a[i].number() : dflt; }
+
+tensor::Tensor asMatrix(const tensor::Tensor& v, bool column) {  // a 1-d vector as [1, n] or [n, 1]
+  const int64_t n = v.sizes()[0], s = v.strides()[0];
+  return column ? v.view({n, 1}, {s, 1}, v.offset()) : v.view({1, n}, {1, s}, v.offset());
+}
+
+}  // namespace
+
+std::optional<ops::Val> blasOnDevice(const ops::OpDef& op, const std::vector<ops::Val>& args, const tensor::Device& d) {
+  static const std::set<std::string> kOps = {"aten.mm.default",  "aten.addmm.default", "aten.bmm.default",
+                                             "aten.baddbmm.default", "aten.mv.default", "aten.dot.default"};
+  if (!kOps.count(op.name)) return std::nullopt;
+  for (const auto& a : args)
+    if (a.kind == ops::Val::Kind::Tensor && (a.t.device() != d || (a.t.dtype() != ir::DType::Float32 && a.t.dtype() != ir::DType::Float64)))
+      return std::nullopt;
+  const ir::TensorType rt = op.meta(args);  // PyTorch's shape and dtype errors first
+  tensor::Shape shape;
+  for (const auto& dim : rt.sizes) shape.push_back(dim.value);
+  tensor::Tensor out = tensor::Tensor::empty(shape, rt.dtype, d);
+  const bool withInput = op.name == "aten.addmm.default" || op.name == "aten.baddbmm.default";
+  const size_t first = withInput ? 1 : 0;
+  tensor::Tensor a = args.at(first).t, b = args.at(first + 1).t;
+  double alpha = 1, beta = 0;
+  if (withInput) {
+    beta = scalar(args, 3, 1.0), alpha = scalar(args, 4, 1.0);
+    if (beta != 0) copyOnDevice(out, args.at(0).t);  // the bias, broadcast (beta = 0 ignores it, NaNs too)
+  }
+  if (op.name == "aten.mv.default") {
+    tensor::Tensor o2 = out.view({shape[0], 1}, {1, 1}, 0);
+    gemm(a, asMatrix(b, true), o2, 1, 0);
+  } else if (op.name == "aten.dot.default") {
+    tensor::Tensor o2 = out.view({1, 1}, {1, 1}, 0);
+    gemm(asMatrix(a, false), asMatrix(b, true), o2, 1, 0);
+  } else {
+    gemm(a, b, out, alpha, beta);
+  }
+  return ops::Val::of(out);
+}
+
+}  // namespace kiln::runtime::cuda

@@ -1,0 +1,199 @@
+#include "engine/runtime/cuda_graph.h"
+
+#include "engine/codegen/cuda/cuda_toolchain.h"
+#include "engine/ops/graph_dispatcher.h"
+#include "engine/ops/op_table.h"
+#include "engine/runtime/cuda_runtime.h"
+
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+
+namespace kiln::runtime::cuda {
+
+namespace {
+
+namespace cg = codegen::cuda;
+
+struct Module {
+  std::string ptx;
+  void* module = nullptr;
+  double ms = 0;
+};
+
+// NVRTC once per translation unit and process: modules by their source.
+const Module& loadSource(const std::string& source, const std::string& name) {
+  static std::mutex mu;
+  static std::map<std::string, Module> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = cache.find(source); it != cache.end()) return it->second;
+  std::string why;
+  cg::Nvrtc* nvrtc = cg::Nvrtc::instance(&why);
+  if (!nvrtc) throw std::runtime_error("Kiln cannot compile CUDA kernels: " + why);
+  const auto t0 = std::chrono::steady_clock::now();
+  Module m;
+  m.ptx = nvrtc->compileToPtx(source, name + ".cu", "compute_" + std::to_string(driver().major()) + std::to_string(driver().minor()));
+  m.module = driver().loadModule(m.ptx);
+  m.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return cache.emplace(source, std::move(m)).first->second;
+}
+
+unsigned long long devicePtr(const tensor::Tensor& t) {
+  if (!t.storage()) return 0;
+  return reinterpret_cast<unsigned long long>(static_cast<char*>(t.storage()->devicePtr()) + t.offset() * ir::itemSize(t.dtype()));
+}
+
+bool sameLayout(const tensor::Tensor& t, const std::vector<int64_t>& strides) {
+  if (t.strides().size() != strides.size()) return false;
+  for (size_t d = 0; d < strides.size(); ++d)
+    if (t.sizes()[d] > 1 && t.strides()[d] != strides[d]) return false;
+  return true;
+}
+
+ops::Val argVal(const ir::Arg& a, const std::map<int, tensor::Tensor>& env) {
+  switch (a.kind) {
+    case ir::Arg::Kind::Node: return ops::Val::of(env.at(a.node));
+    case ir::Arg::Kind::List: {
+      std::vector<ops::Val> items;
+      for (const auto& x : a.list) items.push_back(argVal(x, env));
+      return ops::Val::listOf(std::move(items));
+    }
+    default: return ops::GraphDispatcher::fromArg(ir::Graph{}, a);
+  }
+}
+
+tensor::Shape shapeOf(const ir::TensorType& ty) {
+  tensor::Shape s;
+  for (const auto& d : ty.sizes) s.push_back(d.value);
+  return s;
+}
+
+void launch(void* fn, const cg::CudaLaunch& l, std::vector<unsigned long long> ptrs, const tensor::Tensor* scratch, const tensor::Tensor* counters) {
+  if (l.points <= 0) return;
+  long long points = l.points;
+  std::vector<void*> params;
+  for (auto& p : ptrs) params.push_back(&p);
+  params.push_back(&points);
+  unsigned long long s = 0, c = 0;
+  if (l.schedule == cg::CudaSchedule::Split) {
+    s = devicePtr(*scratch), c = devicePtr(*counters);
+    params.push_back(&s);
+    params.push_back(&c);
+  }
+  driver().launch(fn, l.gridX, l.gridY, l.block, params.data());
+}
+
+}  // namespace
+
+GpuGraph::GpuGraph(ir::Graph fused, schedule::ScheduledGraph sched) : g_(std::move(fused)), sched_(std::move(sched)) {
+  for (const auto& k : sched_.kernels)
+    if (k.symbolic()) throw std::runtime_error("kernel " + k.name + " reads size expressions (dynamic shapes), which the GPU runtime does not pass yet");
+  if (sched_.kernels.empty()) return;
+  source_ = cg::cudaSource(sched_.kernels);
+  const Module& m = loadSource(source_, "kiln_graph");
+  ptx_ = m.ptx, compileMs_ = m.ms;
+  const int sms = driver().multiprocessors();
+  for (const auto& k : sched_.kernels) {
+    fns_.push_back(driver().function(m.module, cg::cudaSymbol(k)));
+    launches_.push_back(cg::cudaLaunch(k, {}, sms));
+    const cg::CudaLaunch& l = launches_.back();
+    if (l.schedule == cg::CudaSchedule::Split) {
+      scratch_.push_back(tensor::Tensor::empty({static_cast<int64_t>(l.scratchSlots)}, ir::DType::Int64, tensor::Device::cuda(0)));
+      tensor::Tensor zeros = tensor::Tensor::zeros({static_cast<int64_t>(l.counters)}, ir::DType::Int32);
+      counters_.push_back(zeros.toDevice(tensor::Device::cuda(0)));
+    } else {
+      scratch_.emplace_back(), counters_.emplace_back();
+    }
+  }
+}
+
+GpuGraph::~GpuGraph() = default;
+
+std::vector<tensor::Tensor> GpuGraph::run(const std::vector<tensor::Tensor>& inputs) const {
+  std::map<int, tensor::Tensor> env;
+  auto ph = g_.placeholders();
+  if (ph.size() != inputs.size())
+    throw std::runtime_error("compiled graph expects " + std::to_string(ph.size()) + " inputs, got " + std::to_string(inputs.size()));
+  for (size_t i = 0; i < ph.size(); ++i) env[ph[i]->id] = inputs[i];
+  for (const auto& st : sched_.steps) {
+    if (st.kind == schedule::Step::Kind::Extern) {
+      const ir::Node& n = *g_.find(st.node);
+      std::vector<ops::Val> args;
+      for (const auto& a : n.args) args.push_back(argVal(a, env));
+      ops::EagerDispatcher eager;
+      env[n.id] = eager.call(ops::op(n.target), args).t;
+      continue;
+    }
+    const size_t ki = static_cast<size_t>(st.kernel);
+    std::vector<unsigned long long> ptrs;
+    for (size_t i = 0; i < st.inputNodes.size(); ++i) {
+      const int id = st.inputNodes[i];
+      tensor::Tensor t = env.at(id);
+      if (!t.isCpu() || t.numel() == 0) {
+        if (!sameLayout(t, st.inputStrides.at(i))) t = relayoutOnDevice(t, st.inputStrides[i]), env[id] = t;
+      } else if (t.dim() == 0) {
+        t = t.toDevice(tensor::Device::cuda(0));  // a CPU scalar beside CUDA tensors
+      } else {
+        throw tensor::TorchError("RuntimeError", "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!");
+      }
+      ptrs.push_back(devicePtr(t));
+    }
+    for (int id : st.outputNodes) {
+      const ir::TensorType& ty = g_.find(id)->types.at(0);
+      env[id] = tensor::Tensor::empty(shapeOf(ty), ty.dtype, tensor::Device::cuda(0));
+      ptrs.push_back(devicePtr(env[id]));
+    }
+    for (const auto& [out, in] : st.inPlace) {
+      tensor::Shape s = shapeOf(g_.find(out)->types.at(0));
+      env[out] = env.at(in).view(s, tensor::Tensor::contiguousStrides(s), env.at(in).offset());
+    }
+    launch(fns_[ki], launches_[ki], std::move(ptrs), &scratch_[ki], &counters_[ki]);
+  }
+  std::vector<tensor::Tensor> out;
+  for (const auto& a : g_.output()->args.at(0).list) out.push_back(env.at(a.node));
+  return out;
+}
+
+void copyOnDevice(tensor::Tensor& dst, const tensor::Tensor& src) {
+  if (dst.numel() == 0) return;
+  const tensor::Shape bs = tensor::broadcastStrides(src, dst.sizes());
+  // One loop per dim: load src at its (broadcast) strides, store dst at its own; the load
+  // converts to dst's dtype. The text is the cache key: one kernel per layout and dtypes.
+  kir::Kernel k;
+  k.name = "copy";
+  k.buffers.resize(2);
+  k.buffers[0].name = "src", k.buffers[0].dtype = src.dtype();
+  k.buffers[1].name = "dst", k.buffers[1].dtype = dst.dtype(), k.buffers[1].output = true;
+  int64_t srcExtent = 1, dstExtent = 1;
+  for (int64_t d = 0; d < dst.dim(); ++d) {
+    k.loops.push_back({"i" + std::to_string(d), dst.sizes()[static_cast<size_t>(d)], false, ""});
+    srcExtent += (dst.sizes()[static_cast<size_t>(d)] - 1) * bs[static_cast<size_t>(d)];
+    dstExtent += (dst.sizes()[static_cast<size_t>(d)] - 1) * dst.strides()[static_cast<size_t>(d)];
+  }
+  k.buffers[0].shape = {srcExtent};
+  k.buffers[1].shape = {dstExtent};
+  kir::Instr load;
+  load.id = 0, load.op = kir::Op::Load, load.buffer = 0, load.dtype = dst.dtype();
+  kir::Instr store;
+  store.op = kir::Op::Store, store.buffer = 1, store.operands = {0}, store.dtype = dst.dtype();
+  for (int64_t d = 0; d < dst.dim(); ++d) {
+    load.index.terms.push_back({static_cast<int>(d), bs[static_cast<size_t>(d)], ""});
+    store.index.terms.push_back({static_cast<int>(d), dst.strides()[static_cast<size_t>(d)], ""});
+  }
+  k.body = {load, store};
+  const Module& m = loadSource(cg::cudaSource({k}), "kiln_copy");
+  void* fn = driver().function(m.module, cg::cudaSymbol(k));
+  launch(fn, cg::cudaLaunch(k), {devicePtr(src), devicePtr(dst)}, nullptr, nullptr);
+}
+
+tensor::Tensor relayoutOnDevice(const tensor::Tensor& t, const std::vector<int64_t>& strides) {
+  int64_t extent = 1;
+  for (size_t d = 0; d < strides.size(); ++d)
+    if (t.sizes()[d] > 0) extent += (t.sizes()[d] - 1) * strides[d];
+  tensor::Tensor out = tensor::Tensor::empty({t.numel() == 0 ? 0 : extent}, t.dtype(), t.device()).view(t.sizes(), strides, 0);
+  copyOnDevice(out, t);
+  return out;
+}
+
+}  // namespace kiln::runtime::cuda

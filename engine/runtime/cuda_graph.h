@@ -1,0 +1,59 @@
+// A scheduled graph on the GPU: the kernel steps of a `schedule::ScheduledGraph` printed as one
+// CUDA C++ translation unit (engine/codegen/cuda), compiled by NVRTC for this device and loaded
+// once per process (modules are cached by their source), each launched with the configuration
+// `cudaLaunch()` chose and recorded here; extern steps run through the eager dispatcher on the
+// device tensors (cuBLAS for matmuls, other device kernels, or PyTorch's NotImplementedError).
+// Inputs whose strides differ from what a kernel reads are re-laid out on the device first.
+//
+// Used for compiled graphs over CUDA tensors (engine/driver) and for eager ops on CUDA tensors
+// (cuda_ops.cpp: an op becomes a one-node graph and goes through fuse and schedule, so an eager
+// softmax is the kernel a compiled softmax gets).
+#pragma once
+
+#include "engine/codegen/cuda/cuda_source.h"
+#include "engine/ir/graph.h"
+#include "engine/schedule/kernel_builder.h"
+#include "engine/tensor/tensor.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kiln::runtime::cuda {
+
+class GpuGraph {
+ public:
+  // Compiles the kernels. Throws std::runtime_error saying why the graph cannot run on the GPU
+  // (a dtype the CUDA backend lacks, size expressions, NVRTC's log); nothing runs on the CPU.
+  GpuGraph(ir::Graph fused, schedule::ScheduledGraph sched);
+  ~GpuGraph();
+
+  // Inputs in placeholder order, on the device; fresh output tensors on the device.
+  std::vector<tensor::Tensor> run(const std::vector<tensor::Tensor>& inputs) const;
+
+  const ir::Graph& graph() const { return g_; }
+  const schedule::ScheduledGraph& schedule() const { return sched_; }
+  const std::vector<codegen::cuda::CudaLaunch>& launches() const { return launches_; }  // per kernel
+  const std::string& source() const { return source_; }
+  const std::string& ptx() const { return ptx_; }
+  double compileMs() const { return compileMs_; }
+
+ private:
+  ir::Graph g_;
+  schedule::ScheduledGraph sched_;
+  std::string source_, ptx_;
+  double compileMs_ = 0;
+  std::vector<void*> fns_;
+  std::vector<codegen::cuda::CudaLaunch> launches_;
+  // Split reductions: per kernel, its partials and counters (zeroed once; kernels reset them).
+  std::vector<tensor::Tensor> scratch_, counters_;
+};
+
+// `src`'s elements (broadcast to dst's sizes, converted to dst's dtype) written into `dst`, both
+// on the device, any strides: one generated copy kernel per layout.
+void copyOnDevice(tensor::Tensor& dst, const tensor::Tensor& src);
+// A tensor laid out with `strides` (contiguous ones or an input's recorded view strides) holding
+// t's elements, on t's device.
+tensor::Tensor relayoutOnDevice(const tensor::Tensor& t, const std::vector<int64_t>& strides);
+
+}  // namespace kiln::runtime::cuda
