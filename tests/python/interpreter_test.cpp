@@ -10,16 +10,16 @@ namespace {
 
 std::string run(const std::string& src) {
   std::ostringstream out;
+  Module m = parseModule(src, "t.py");  // outlives the interpreter (cpython_semantics_test.cpp)
   Interpreter in(out);
-  Module m = parseModule(src, "t.py");
   in.runModule(m);
   return out.str();
 }
 
 std::string errorOf(const std::string& src) {
   std::ostringstream out;
-  Interpreter in(out);
   Module m = parseModule(src, "t.py");
+  Interpreter in(out);
   try {
     in.runModule(m);
   } catch (const PyError& e) {
