@@ -3,7 +3,9 @@
 #   make test  - install missing packages, build, run every test (ctest); with KILN_FORMAT_CHECK=1
 #                first tools/check_format.sh. In CI (CI=true) warnings are errors (KILN_WERROR).
 #   make sanitize - the engine, CLI and their tests built with ASan + UBSan in build-sanitize/,
-#                   then those tests run (CI runs it after make test)
+#                   then those tests run. Never -Werror: the main
+#                   build is the warning check; gcc's sanitizer instrumentation adds its own.
+#   make ci       - make test, then make sanitize cut to CI's time limit (README.md, "CI").
 BUILD ?= build
 JOBS ?= 2
 SANITIZE_BUILD ?= build-sanitize
@@ -11,13 +13,21 @@ SANITIZE_BUILD ?= build-sanitize
 SANITIZE_ENV = ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=0 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 EXAMPLE ?= examples/mul_add_relu.py
+# What `make sanitize` builds (all by default) and which ctest names it leaves out (the libFuzzer
+# targets: they are a clang build of their own, tests/fuzz/README.md).
+SANITIZE_TARGETS ?=
+SANITIZE_EXCLUDE ?= ^fuzz\.[a-z_]+_short$$
+SANITIZE_CI_TARGETS = --target kiln kiln_store_writer kiln_ir_tests kiln_kernel_ir_tests kiln_llvm_codegen_tests \
+  kiln_python_tests kiln_runtime_tests kiln_ops_shape_tests kiln_ops_linalg_tests kiln_nn_tests kiln_pass_tests \
+  kiln_storage_tests kiln_store_cli_tests kiln_import_tests kiln_cli_tests kiln_error_tests kiln_corpus_tests
+SANITIZE_CI_EXCLUDE = ^(fuzz\.|seeds\.|Conformance\.|VerifyPrograms\.|Fidelity\.|Cuda)|_NOT_BUILT$$
 # -Werror (cmake/warnings.cmake): on in CI (the environment has CI=true), off by default elsewhere.
 WERROR ?= $(if $(filter true,$(CI)),ON,OFF)
 # tools/check_format.sh over every tracked C++ file as part of `make test`; CI turns it on
 # (KILN_FORMAT_CHECK=1) once the tree is formatted (tools/check_format.sh --fix).
 KILN_FORMAT_CHECK ?= 0
 
-.PHONY: all deps configure build run test sanitize clean
+.PHONY: all deps configure build run test sanitize ci clean
 
 all: build
 
@@ -39,8 +49,15 @@ test: build
 
 sanitize: deps
 	cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKILN_SANITIZE=ON -DKILN_BUILD_STUDIO=OFF -DKILN_WERROR=OFF
-	cmake --build $(SANITIZE_BUILD) -j$(JOBS)
-	cd $(SANITIZE_BUILD) && $(SANITIZE_ENV) QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j$(JOBS) -E '^fuzz\.[a-z_]+_short$$'
+	cmake --build $(SANITIZE_BUILD) -j$(JOBS) $(SANITIZE_TARGETS)
+	cd $(SANITIZE_BUILD) && $(SANITIZE_ENV) QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j$(JOBS) -E '$(SANITIZE_EXCLUDE)'
+
+# CI: `make test`, then `make sanitize` cut to what should fit CI's hour on 2 cores
+# (README.md, "CI"; figures in docs/perf.md, "The sanitizer build"): the CLI and the unit-test
+# programs of every layer built with ASan + UBSan, and their tests run. The program suites
+# (conformance, verify, seed examples, fidelity, CUDA) and the fuzzers run once, in `make test`.
+ci: test
+	$(MAKE) sanitize SANITIZE_TARGETS='$(SANITIZE_CI_TARGETS)' SANITIZE_EXCLUDE='$(SANITIZE_CI_EXCLUDE)'
 
 clean:
 	rm -rf $(BUILD) $(SANITIZE_BUILD)
