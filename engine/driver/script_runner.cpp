@@ -1,5 +1,7 @@
 #include "engine/driver/script_runner.h"
 
+#include "engine/passes/pipeline.h"
+
 #include "engine/autograd/grad_mode.h"
 
 #include "engine/ops/random.h"
@@ -242,6 +244,9 @@ void profileFrames(const CompiledFrameLog& log, int repeat, session::SessionSink
 }  // namespace
 
 RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ostream& out) {
+  // Options naming passes are checked before anything runs: a misspelt --disable-pass would
+  // otherwise disable nothing, and the compile would fail over to eager with the reason hidden.
+  passes::checkPassNames(opts.passes.disabled);
   registerBuiltinBackends();  // torch.compile(backend=...) looks names up in the registry
   RunResult res;
   // Each script starts as a fresh Python process does: the default generator at PyTorch's

@@ -1,6 +1,6 @@
 #include "engine/passes/addmm.h"
 
-#include "engine/passes/rebuilder.h"
+#include "engine/passes/rewrite_rules.h"
 
 namespace kiln::passes {
 
@@ -25,32 +25,33 @@ bool fitsAsBias(const ir::Node& bias, const ir::Node& mm) {
   return false;
 }
 
+// mm(a, b) + bias, the product on argument `side`: the mm has no other user (it is left for dce)
+// and the add keeps the product's type.
+bool mmPlusBias(Match& m, size_t side) {
+  const ir::Node& n = m.node;
+  if (n.args.size() != 2 || !n.kwargs.empty() || n.types.size() != 1) return false;
+  const ir::Node* mm = mmProducer(m.graph, n.args[side]);
+  const ir::Arg& bias = n.args[1 - side];
+  if (!mm || bias.kind != ir::Arg::Kind::Node || m.graph.users(mm->id).size() != 1) return false;
+  const ir::Node* b = m.graph.find(bias.node);
+  return b && fitsAsBias(*b, *mm) && n.types[0].sizes == mm->types[0].sizes && n.types[0].dtype == mm->types[0].dtype;
+}
+
+ops::Val addmm(Match& m, size_t side) {
+  const ir::Node* mm = m.graph.find(m.node.args[side].node);
+  return m.dispatcher().call("aten.addmm.default", {m.value(m.node.args[1 - side]), m.value(mm->args[0]), m.value(mm->args[1])});
+}
+
+const std::vector<RewriteRule>& rules() {
+  static const std::vector<RewriteRule> kRules = {
+      {"mm + bias -> addmm", {"aten.add.Tensor"}, [](Match& m) { return mmPlusBias(m, 0); }, [](Match& m) { return addmm(m, 0); }},
+      {"mm + bias -> addmm", {"aten.add.Tensor"}, [](Match& m) { return mmPlusBias(m, 1); }, [](Match& m) { return addmm(m, 1); }},
+  };
+  return kRules;
+}
+
 }  // namespace
 
-PassResult foldAddmm(const ir::Graph& g, PassContext&) {
-  PassResult r;
-  Rebuilder rb(g);
-  for (const auto& n : g.nodes) {
-    bool done = false;
-    if (n.kind == ir::NodeKind::CallFunction && n.target == "aten.add.Tensor" && n.args.size() == 2 && n.kwargs.empty() &&
-        n.types.size() == 1) {
-      for (int side : {0, 1}) {
-        const ir::Node* mm = mmProducer(g, n.args[side]);
-        const ir::Arg& bias = n.args[1 - side];
-        if (!mm || bias.kind != ir::Arg::Kind::Node || g.users(mm->id).size() != 1) continue;
-        const ir::Node* b = g.find(bias.node);
-        if (!b || !fitsAsBias(*b, *mm) || n.types[0].sizes != mm->types[0].sizes || n.types[0].dtype != mm->types[0].dtype) continue;
-        ops::Val v = rb.dispatcher(n).call("aten.addmm.default", {rb.argValue(bias), rb.argValue(mm->args[0]), rb.argValue(mm->args[1])});
-        rb.replace(n.id, v);
-        r.fired("mm + bias -> addmm", n.id);
-        done = true;
-        break;
-      }
-    }
-    if (!done) rb.copy(n);
-  }
-  r.graph = rb.take();
-  return r;
-}
+PassResult foldAddmm(const ir::Graph& g, PassContext&) { return applyRules(g, rules()); }
 
 }  // namespace kiln::passes

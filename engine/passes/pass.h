@@ -35,6 +35,7 @@ struct PassInfo {
   std::string name;         // stable name: disable with --disable-pass NAME
   std::string description;  // one line for the studio's stepper
   PassFn run;
+  std::string origin = "built-in";  // who registered it: "built-in" or the plugin's file
 };
 
 }  // namespace kiln::passes

@@ -12,6 +12,7 @@ ir::Graph runPipeline(const ir::Graph& input, PassContext& ctx, const PassManage
                       const std::function<void(const PassSnapshot&)>& onPass) {
   ir::Graph g = input;
   const std::vector<PassInfo> list = pipeline();
+  checkPassNames(opts.disabled);  // a name that matches nothing would silently disable nothing
   ctx.fusionLimit = opts.fusionLimit;
   for (size_t i = 0; i < list.size(); ++i) {
     const PassInfo& p = list[i];

@@ -28,7 +28,8 @@ struct PassSnapshot {
   double ms = 0.0;
 };
 
-// Throws std::logic_error naming the pass when a pass produces an invalid graph.
+// Throws std::logic_error naming the pass when a pass produces an invalid graph, and
+// std::invalid_argument (listing the valid names) when `opts.disabled` names no pass.
 ir::Graph runPipeline(const ir::Graph& input, PassContext& ctx, const PassManagerOptions& opts,
                       const std::function<void(const PassSnapshot&)>& onPass);
 

@@ -9,6 +9,7 @@
 #include "engine/passes/fuse.h"
 #include "engine/passes/simplify.h"
 
+#include <algorithm>
 #include <mutex>
 #include <stdexcept>
 
@@ -20,8 +21,35 @@ std::mutex& registryMutex() {
   return m;
 }
 
-std::vector<PassInfo>& registry() {
-  static std::vector<PassInfo> kPipeline = {
+std::string joined(const std::vector<PassInfo>& list) {
+  std::string s;
+  for (const auto& p : list) s += (s.empty() ? "" : ", ") + p.name;
+  return s;
+}
+
+// Inserts under the registry's lock; the checks registerPass documents.
+void insertLocked(std::vector<PassInfo>& list, PassInfo pass, const InsertPoint& at) {
+  if (pass.name.empty() || !pass.run) throw std::invalid_argument("registerPass: a pass needs a name and a function");
+  auto named = list.end();
+  for (auto it = list.begin(); it != list.end(); ++it) {
+    if (it->name == pass.name) throw std::invalid_argument("registerPass: a pass named '" + pass.name + "' exists");
+    if (it->name == at.pass) named = it;
+  }
+  const bool fuseExists = std::any_of(list.begin(), list.end(), [](const PassInfo& p) { return p.name == "fuse"; });
+  if (at.where == InsertPoint::Where::End || (at.where == InsertPoint::Where::After && at.pass == "fuse")) {
+    if (fuseExists) throw std::invalid_argument("registerPass: '" + pass.name + "' cannot run after fuse, which stays last");
+    list.push_back(std::move(pass));
+    return;
+  }
+  if (named == list.end())
+    throw std::invalid_argument("registerPass: no pass named '" + at.pass + "' to insert '" + pass.name + "' " + at.str() +
+                                " (passes: " + joined(list) + ")");
+  list.insert(at.where == InsertPoint::Where::Before ? named : named + 1, std::move(pass));
+}
+
+// Kiln's own passes, registered in the order they run, the way a plugin registers its own.
+void registerBuiltins(std::vector<PassInfo>& list) {
+  const std::vector<PassInfo> builtins = {
       // Expand composite ops into the core ATen set the later passes and codegen know.
       {"decompose", "decompose composite ops into core ATen ops", decompose},
       // Compute constant subgraphs now; one-valued results become full(), a kernel literal.
@@ -38,27 +66,45 @@ std::vector<PassInfo>& registry() {
       // pointwise prologues and epilogues, horizontal fusion (engine/schedule/fusion.h).
       {"fuse", "fuse pointwise ops and reductions into kernels", fuse},
   };
-  return kPipeline;
+  for (const auto& p : builtins) insertLocked(list, p, InsertPoint::end());
+}
+
+std::vector<PassInfo>& registry() {
+  static std::vector<PassInfo> list = [] {
+    std::vector<PassInfo> l;
+    registerBuiltins(l);
+    return l;
+  }();
+  return list;
 }
 }  // namespace
+
+std::string InsertPoint::str() const {
+  switch (where) {
+    case Where::Before: return "before " + pass;
+    case Where::After: return "after " + pass;
+    case Where::End: break;
+  }
+  return "at the end";
+}
 
 std::vector<PassInfo> pipeline() {
   std::lock_guard<std::mutex> lock(registryMutex());
   return registry();
 }
 
-void registerPass(PassInfo pass, const std::string& before) {
-  if (pass.name.empty() || !pass.run) throw std::invalid_argument("registerPass: a pass needs a name and a function");
-  std::lock_guard<std::mutex> lock(registryMutex());
-  auto& list = registry();
-  auto at = list.end();
-  for (auto it = list.begin(); it != list.end(); ++it) {
-    if (it->name == pass.name) throw std::invalid_argument("registerPass: a pass named '" + pass.name + "' exists");
-    if (it->name == before) at = it;
-  }
-  if (at == list.end()) throw std::invalid_argument("registerPass: no pass named '" + before + "' to insert before");
-  list.insert(at, std::move(pass));
+std::vector<std::string> passNames() {
+  std::vector<std::string> names;
+  for (const auto& p : pipeline()) names.push_back(p.name);
+  return names;
 }
+
+void registerPass(PassInfo pass, const InsertPoint& at) {
+  std::lock_guard<std::mutex> lock(registryMutex());
+  insertLocked(registry(), std::move(pass), at);
+}
+
+void registerPass(PassInfo pass, const std::string& before) { registerPass(std::move(pass), InsertPoint::before(before)); }
 
 bool unregisterPass(const std::string& name) {
   std::lock_guard<std::mutex> lock(registryMutex());
@@ -69,6 +115,13 @@ bool unregisterPass(const std::string& name) {
       return true;
     }
   return false;
+}
+
+void checkPassNames(const std::set<std::string>& names) {
+  const std::vector<PassInfo> list = pipeline();
+  for (const auto& n : names)
+    if (std::none_of(list.begin(), list.end(), [&](const PassInfo& p) { return p.name == n; }))
+      throw std::invalid_argument("no pass named '" + n + "' (passes: " + joined(list) + ")");
 }
 
 }  // namespace kiln::passes

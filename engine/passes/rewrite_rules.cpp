@@ -1,0 +1,108 @@
+#include "engine/passes/rewrite_rules.h"
+
+#include "engine/ops/op_table.h"
+#include "engine/passes/rebuilder.h"
+
+#include <map>
+
+namespace kiln::passes {
+
+namespace {
+
+bool isOutput(const ir::Graph& g, int id) {
+  for (int u : g.users(id)) {
+    const ir::Node* n = g.find(u);
+    if (n && n->kind == ir::NodeKind::Output) return true;
+  }
+  return false;
+}
+
+// Erases the consumed nodes left without users (repeatedly: a chain frees its producers).
+void eraseDeadConsumed(ir::Graph& g, std::vector<int> consumed) {
+  bool erased = true;
+  while (erased) {
+    erased = false;
+    for (auto it = consumed.begin(); it != consumed.end();) {
+      if (g.find(*it) && g.users(*it).empty()) {
+        g.remove(*it);
+        it = consumed.erase(it);
+        erased = true;
+      } else {
+        ++it;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+const ir::Node* Match::producer(const ir::Arg& a, std::string_view target) const {
+  if (a.kind != ir::Arg::Kind::Node) return nullptr;
+  const ir::Node* p = graph.find(a.node);
+  return p && p->target == target ? p : nullptr;
+}
+
+const ir::Node* Match::operand(size_t i, std::string_view target) const {
+  return i < node.args.size() ? producer(node.args[i], target) : nullptr;
+}
+
+bool Match::isNumber(size_t i, double v) const { return i < node.args.size() && node.args[i].isNumber() && node.args[i].number() == v; }
+
+bool Match::sameType(const ir::Arg& a) const {
+  if (a.kind != ir::Arg::Kind::Node) return false;
+  const ir::Node* p = graph.find(a.node);
+  return p && !p->types.empty() && !node.types.empty() && p->types[0].dtype == node.types[0].dtype &&
+         p->types[0].sizes == node.types[0].sizes;
+}
+
+bool Match::wouldAliasOutput(const ir::Arg& a) const {
+  if (!isOutput(graph, node.id) || a.kind != ir::Arg::Kind::Node) return false;
+  const ir::Node* p = graph.find(a.node);
+  while (p) {
+    if (p->kind == ir::NodeKind::Placeholder || isOutput(graph, p->id)) return true;
+    const ops::OpDef* def = p->kind == ir::NodeKind::CallFunction ? ops::findOp(p->target) : nullptr;
+    if (!def || def->kind != ops::OpKind::View || p->args.empty() || p->args[0].kind != ir::Arg::Kind::Node) return false;
+    p = graph.find(p->args[0].node);
+  }
+  return false;
+}
+
+bool Match::keep(const ir::Arg& a) {
+  if (!sameType(a) || wouldAliasOutput(a)) return false;
+  x = a;
+  return true;
+}
+
+ops::Val Match::value(const ir::Arg& a) const { return rebuilder->argValue(a); }
+
+ops::Dispatcher& Match::dispatcher() const { return rebuilder->dispatcher(node); }
+
+PassResult applyRules(const ir::Graph& g, const std::vector<RewriteRule>& rules) {
+  std::map<std::string_view, std::vector<const RewriteRule*>> byTarget;  // in list order
+  for (const auto& rule : rules)
+    for (const auto& t : rule.targets) byTarget[t].push_back(&rule);
+  PassResult r;
+  Rebuilder rb(g);
+  std::vector<int> consumed;
+  for (const auto& n : g.nodes) {
+    auto candidates = n.kind == ir::NodeKind::CallFunction ? byTarget.find(n.target) : byTarget.end();
+    const RewriteRule* fired = nullptr;
+    if (candidates != byTarget.end())
+      for (const RewriteRule* rule : candidates->second) {
+        Match m{g, n, ir::Arg{}, {}, &rb};
+        if (!rule->pattern(m)) continue;
+        if (rule->rewrite) rb.replace(n.id, rule->rewrite(m));
+        else rb.replaceWithNode(n.id, rb.remap(m.x).node);
+        r.fired(rule->name, n.id);
+        consumed.insert(consumed.end(), m.consumed.begin(), m.consumed.end());
+        fired = rule;
+        break;
+      }
+    if (!fired) rb.copy(n);
+  }
+  r.graph = rb.take();
+  eraseDeadConsumed(r.graph, consumed);
+  return r;
+}
+
+}  // namespace kiln::passes
