@@ -1,9 +1,11 @@
-// kiln import: TORCH_TRACE logs of real PyTorch runs become sessions in the store, one per
-// process, read by every other command and the studio like Kiln's own runs.
+// kiln import: TORCH_TRACE logs of real PyTorch runs (or another registered importer's input)
+// become sessions in the store, one per process, read by every other command and the studio like
+// Kiln's own runs. The importer comes from the registry (importers/importer.h): the one named by
+// --importer, else the first that recognises the first path.
 #include "app/cli/commands.h"
 #include "app/cli/options.h"
 
-#include "importers/torch_trace/trace_importer.h"
+#include "importers/importer.h"
 #include "storage/store.h"
 
 #include <nlohmann/json.hpp>
@@ -11,14 +13,15 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 namespace kiln::cli {
 
 int cmdImport(const std::vector<std::string>& args) {
-  Opts o = parse(args, {"db", "name", "source-root"}, {"progress", "json"});
+  Opts o = parse(args, {"db", "name", "source-root", "importer"}, {"progress", "json"});
   if (o.help) { std::cout << usage(); return 0; }
   if (o.positional.empty()) throw UsageError("expected a TORCH_TRACE log file or a folder of them");
-  importers::torch_trace::ImportOptions opts;
+  importers::ImportOptions opts;
   if (o.values.count("source-root"))
     for (const auto& r : o.values.at("source-root")) {
       std::error_code ec;
@@ -27,8 +30,22 @@ int cmdImport(const std::vector<std::string>& args) {
     }
   std::string name = one(o, "name");
   if (o.values.count("name")) sessionName(name);
+  // The importer: --importer NAME, else the first that recognises the first path, else the
+  // TORCH_TRACE importer, which stores what it cannot read as problems (exit 4), never nothing.
+  importers::Importer importer;
+  if (std::string named = one(o, "importer"); !named.empty()) {
+    try {
+      importer = importers::importerNamed(named);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--importer: ") + e.what());
+    }
+  } else {
+    std::optional<importers::Importer> found = importers::importerFor(o.positional[0]);
+    importer = found ? *found : importers::importerNamed("torch_trace");
+  }
   // Check every path before the store is touched: a typo creates no session.
-  for (const auto& p : o.positional) importers::torch_trace::logFilesOf(p);
+  if (importer.check)
+    for (const auto& p : o.positional) importer.check(p);
   if (o.flags.count("progress"))
     opts.progress = [](int percent, const std::string& what) { std::cerr << "kiln-progress: " << percent << " " << what << std::endl; };
 
@@ -41,7 +58,7 @@ int cmdImport(const std::vector<std::string>& args) {
     sinks.push_back(store->beginSession());
     return *sinks.back();
   };
-  importers::torch_trace::ImportReport report = importTorchTrace(o.positional, factory, opts);
+  importers::ImportReport report = importer.run(o.positional, factory, opts);
   if (!sinks.empty()) ids.push_back(store->lastSessionId());
   sinks.clear();  // ends the writers
   for (size_t i = 0; i < ids.size(); ++i)

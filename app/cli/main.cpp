@@ -16,6 +16,12 @@ int main(int argc, char** argv) {
   std::string cmd = args[0];
   args.erase(args.begin());
   try {
+    kiln::cli::loadPlugins(args);
+  } catch (const std::exception& e) {
+    std::cerr << "kiln: " << e.what() << "\n";
+    return 1;
+  }
+  try {
     if (cmd == "run") return kiln::cli::cmdRun(args);
     if (cmd == "bench") return kiln::cli::cmdBench(args);
     if (cmd == "diff") return kiln::cli::cmdDiff(args);
@@ -28,6 +34,8 @@ int main(int argc, char** argv) {
     if (cmd == "store") return kiln::cli::cmdStore(args);
     if (cmd == "import") return kiln::cli::cmdImport(args);
     if (cmd == "report") return kiln::cli::cmdReport(args);
+    if (cmd == "plugins") return kiln::cli::cmdPlugins(args);
+    if (cmd == "backends") return kiln::cli::cmdBackends(args);
   } catch (const kiln::cli::UsageError& e) {
     std::cerr << "kiln " << cmd << ": " << e.what() << "\n(see kiln " << cmd << " --help)\n";
     return 2;

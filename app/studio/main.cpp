@@ -1,5 +1,5 @@
 // kiln-studio [SCRIPT] [--db PATH] [--open ID] [--diff A,B] [--stage NAME] [--line N] [--tab NAME] [--find TEXT] [--size WxH]
-// [--screenshot PNG] [--kiln PATH]: opens the session store in the studio window. With SCRIPT, runs
+// [--screenshot PNG] [--kiln PATH] [--plugin PATH]...: opens the session store in the studio window. With SCRIPT, runs
 // it through `kiln run` in the background and shows the new session; otherwise shows the newest
 // session, or session ID with --open (with --diff, session B and the diff of A and B); --stage,
 // --line and --tab then pick what is shown. --screenshot grabs the window once the first session and
@@ -119,9 +119,23 @@ int main(int argc, char** argv) {
                                       QStringLiteral("TEXT"));
   const QCommandLineOption sizeOption(QStringLiteral("size"), QStringLiteral("Window size (default 1500x950)."),
                                       QStringLiteral("WxH"));
+  // The studio does not load plugins itself (it runs scripts in `kiln run` processes): they go
+  // on KILN_PLUGIN_PATH, which those processes inherit and load (plugin_host/loader.h).
+  const QCommandLineOption pluginOption(QStringLiteral("plugin"),
+                                        QStringLiteral("Load this Kiln plugin in the scripts the studio runs (repeatable)."),
+                                        QStringLiteral("PATH"));
   parser.addOptions({dbOption, shotOption, kilnOption, diffOption, stageOption, lineOption, tabOption, sessionOption, artifactOption,
-                     findOption, sizeOption});
+                     findOption, sizeOption, pluginOption});
   parser.process(app);
+  for (const QString& plugin : parser.values(pluginOption)) {
+    const QFileInfo file(plugin);
+    if (!file.isFile() || plugin.contains(QLatin1Char(':'))) {
+      fail(QStringLiteral("--plugin: no such plugin file: %1").arg(plugin), true);
+      return 1;
+    }
+    const QByteArray before = qgetenv("KILN_PLUGIN_PATH");
+    qputenv("KILN_PLUGIN_PATH", (before.isEmpty() ? QByteArray() : before + ':') + file.absoluteFilePath().toLocal8Bit());
+  }
 
   const QString screenshot = parser.value(shotOption);
   const bool headless = !screenshot.isEmpty() || QGuiApplication::platformName() == QLatin1String("offscreen");

@@ -352,6 +352,11 @@ void registerPointwiseOps(std::vector<OpDef>& t) {
       Val s = disp.call("aten.sigmoid.default", {a.at(0)});
       return disp.call("aten.mul.Tensor", {a.at(0), s});
     };
+    // The decomposition's body, for a silu that reaches fusion: the decompose pass expands every
+    // silu before, but a later pass may make one (plugins/silu_fusion).
+    d.pointwise = [](PointwiseEmitter& e, const std::vector<int>& in, const std::vector<Val>&, ir::DType rt) {
+      return e.emit(kir::Op::Mul, {in.at(0), e.emit(kir::Op::Sigmoid, {in.at(0)}, rt)}, rt);
+    };
     t.push_back(std::move(d));
   }
 

@@ -614,4 +614,43 @@ ImportReport importTorchTrace(const std::vector<std::string>& paths, const SinkF
   return report;
 }
 
+bool recognises(const std::string& path) {
+  std::error_code ec;
+  auto ends = [&](const std::string& suffix) { return path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0; };
+  if (fs::is_directory(path, ec)) {
+    for (const auto& e : fs::directory_iterator(path, ec)) {
+      const std::string n = e.path().filename().string();
+      if (e.is_regular_file(ec) && ((n.size() > 4 && n.compare(n.size() - 4, 4, ".log") == 0) ||
+                                    (n.size() > 7 && n.compare(n.size() - 7, 7, ".log.gz") == 0)))
+        return true;
+    }
+    return false;
+  }
+  if (!fs::is_regular_file(path, ec)) return false;
+  if (ends(".log") || ends(".log.gz")) return true;
+  // glog's prefix: level letter, MMDD, a space, HH:MM:SS.micros
+  std::ifstream f(path, std::ios::binary);
+  char head[22] = {};
+  f.read(head, sizeof head);
+  if (f.gcount() < static_cast<std::streamsize>(sizeof head)) return false;
+  const std::string h(head, sizeof head);
+  auto digits = [&](size_t from, size_t n) {
+    for (size_t i = from; i < from + n; ++i)
+      if (h[i] < '0' || h[i] > '9') return false;
+    return true;
+  };
+  return std::string("VIWEF").find(h[0]) != std::string::npos && digits(1, 4) && h[5] == ' ' && digits(6, 2) && h[8] == ':' &&
+         digits(9, 2) && h[11] == ':' && digits(12, 2) && h[14] == '.' && digits(15, 6);
+}
+
+Importer importer() {
+  Importer i;
+  i.name = "torch_trace";
+  i.description = "PyTorch's structured compile log (TORCH_TRACE=DIR, the input of tlparse): *.log or *.log.gz files or a folder of them";
+  i.recognises = recognises;
+  i.check = [](const std::string& path) { logFilesOf(path); };
+  i.run = importTorchTrace;
+  return i;
+}
+
 }  // namespace kiln::importers::torch_trace

@@ -14,6 +14,7 @@
 #pragma once
 
 #include "engine/session/sink.h"
+#include "importers/importer.h"
 #include "importers/torch_trace/trace_records.h"
 
 #include <cstdint>
@@ -23,31 +24,11 @@
 
 namespace kiln::importers::torch_trace {
 
-struct ImportOptions {
-  // Folders to look for the recorded source files in (the log names files of the machine
-  // that ran it): a file is found directly, or as a suffix of its path under a root.
-  std::vector<std::string> sourceRoots;
-  // Called as the reading advances: percent of the bytes of all logs, and what is read.
-  std::function<void(int percent, const std::string& what)> progress;
-};
-
-struct ImportedSession {
-  std::string log;
-  int64_t pid = 0;
-  std::string scriptPath;
-  int frames = 0, compiles = 0, graphs = 0, breaks = 0, recompiles = 0, stages = 0, kernels = 0, artifacts = 0;
-  int stagesUnparsed = 0;  // graphs kept as text only (their parse error is an import problem)
-};
-
-struct ImportReport {
-  std::vector<ImportedSession> sessions;
-  int records = 0;
-  int problemCount = 0;
-  std::vector<Problem> problems;  // the first ones, with log line numbers (also stored per session)
-};
-
-// Opens the sink of a new session for a process of a log. The sink must outlive the import.
-using SinkFactory = std::function<session::SessionSink&(const std::string& log, int64_t pid)>;
+// The registry's types (importers/importer.h), under the names this importer always used.
+using ImportOptions = importers::ImportOptions;
+using ImportedSession = importers::ImportedSession;
+using ImportReport = importers::ImportReport;
+using SinkFactory = importers::SinkFactory;
 
 // `paths`: log files (plain or gzip) or folders of them. Throws std::runtime_error when a path
 // cannot be read or holds no log.
@@ -56,5 +37,12 @@ ImportReport importTorchTrace(const std::vector<std::string>& paths, const SinkF
 // The log files a path stands for: itself, or a folder's files named like TORCH_TRACE logs
 // (`*.log`, `*.log.gz`, sorted).
 std::vector<std::string> logFilesOf(const std::string& path);
+
+// Whether `path` looks like TORCH_TRACE output: a folder holding logs, a `*.log` / `*.log.gz`
+// file, or a file whose first line is a glog-prefixed record ("V1126 12:00:00.000000 123 ...").
+bool recognises(const std::string& path);
+
+// This importer as the registry lists it ("torch_trace"); registered with Kiln's built-ins.
+Importer importer();
 
 }  // namespace kiln::importers::torch_trace

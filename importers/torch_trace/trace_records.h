@@ -8,6 +8,7 @@
 // around it still read.
 #pragma once
 
+#include "importers/importer.h"
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -26,10 +27,7 @@ struct Record {
   bool hasPayload() const { return value.contains("has_payload"); }
 };
 
-struct Problem {
-  int line = 0;
-  std::string message;
-};
+using Problem = importers::ImportProblem;  // a line that could not be read
 
 class RecordReader {
  public:

@@ -1,0 +1,11 @@
+# kiln_add_plugin(NAME SOURCES...): a Kiln plugin (plugin_host/kiln_plugin.h) built as a shared
+# module NAME.so. It links no Kiln library: the engine's symbols are resolved from the kiln
+# executable when it loads the plugin (one copy of every registry). Used in-tree (plugins/) and,
+# through find_package(Kiln), by plugins built against an installed Kiln (plugins/examples/).
+function(kiln_add_plugin name)
+  add_library(${name} MODULE ${ARGN})
+  # Only the entry point (KILN_PLUGIN) is exported; the plugin's own code stays private to it.
+  set_target_properties(${name} PROPERTIES PREFIX "" CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+  target_compile_features(${name} PRIVATE cxx_std_20)
+  target_link_libraries(${name} PRIVATE Kiln::plugin_api)
+endfunction()

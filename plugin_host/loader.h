@@ -1,0 +1,35 @@
+// Loads plugins (shared libraries exporting KILN_PLUGIN's entry point; kiln_plugin.h) and keeps
+// the list of what is loaded, from where, and what each registered (kiln plugins).
+//
+// A file that is no loadable library, has no entry point, was built for another plugin API
+// version, or whose registrations the registries refuse, is a PluginError with one line naming
+// the file; nothing it registered stays. The same file loaded twice is loaded once.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kiln::plugin {
+
+struct PluginError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct LoadedPlugin {
+  std::string path;  // as canonical path
+  std::string name, description;
+  std::vector<std::string> registered;  // "pass silu_fusion (before fuse)"
+};
+
+// Registers Kiln's own importers (the built-in passes are in the pass registry from the start;
+// backends in theirs). Idempotent; call before loading plugins.
+void registerBuiltins();
+
+LoadedPlugin loadPlugin(const std::string& path);
+// Every plugin named by a KILN_PLUGIN_PATH value: ':'-separated files, or folders whose `*.so`
+// files are all loaded (sorted by name). Empty entries are skipped; a missing one is an error.
+void loadPluginPath(const std::string& pathList);
+std::vector<LoadedPlugin> loadedPlugins();
+
+}  // namespace kiln::plugin
