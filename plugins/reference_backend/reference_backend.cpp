@@ -77,8 +77,8 @@ class ReferenceBackend : public capture::Backend {
 
   capture::CompiledCode compile(const ir::Graph& captured, const std::string& cid, session::SessionSink& sink,
                                 const capture::CompileRequest& request) override {
-    (void)request;
-    int order = 1;  // capture reports the "captured" stage (reportsCapturedStage() is false)
+    int order = 0;
+    emitStage(sink, cid, "captured", order++, request.shown ? *request.shown : captured, true, {}, 0.0);
     capture::CompiledCode out;
     for (const ir::Node* p : captured.placeholders())
       if (!p->types.empty() && p->types[0].device != "cpu") {
