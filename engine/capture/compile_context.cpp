@@ -42,7 +42,7 @@ CompileOptions parseCompileOptions(py::Interpreter& in, const CallArgs& a) {
   for (const auto& [k, v] : a.kwargs) {
     if (k == "backend") {
       if (v->kind != VK::Str) in.raise("TypeError", "torch.compile(backend=...) must be a backend name string in Kiln");
-      o.backend = static_cast<py::StrObj*>(v.get())->v;
+      o.backend = py::as<py::StrObj>(v)->v;
       // torch._dynamo.backends.registry.lookup_backend: exc.InvalidBackend(name), the name as repr().
       if (!BackendRegistry::global().contains(o.backend))
         in.raise("InvalidBackend", "Invalid backend: " + in.repr(v) + ", see `torch._dynamo.list_backends()` for available backends.");

@@ -149,7 +149,7 @@ void addOutput(py::Interpreter& in, nlohmann::ordered_json& j, const std::string
         j[key] = "<fake tensor escaped capture>";
         return;
       }
-      const tensor::Tensor& dev = static_cast<py::TensorObj*>(v.get())->t;
+      const tensor::Tensor& dev = py::as<py::TensorObj>(v)->t;
       const tensor::Tensor t = dev.isCpu() ? dev : dev.toDevice(tensor::Device::cpu());  // a CUDA result's elements
       std::string dt(ir::torchName(t.dtype()));
       // numpy has no bfloat16: the oracle writes such a tensor converted to float32 (exactly).

@@ -58,7 +58,7 @@ Value checkWith(py::Interpreter& in, CallArgs& a, const std::string& errorTypeIn
     in.raise("TypeError", "cond must be a bool, but got <class '" + t + "'>");
   }
   if (in.tracer) capture::tracerOf(in)->onSymbolicTruth(cond);  // a check on sizes is a guard while capturing
-  if (static_cast<py::BoolObj*>(cond.get())->v) return py::None();
+  if (py::as<py::BoolObj>(cond)->v) return py::None();
   Value message = a.args.size() > 1 ? a.args[1] : a.kwarg("message");
   if (!message || py::isNone(message))
     in.raise(errorType, "Expected cond to be True, but got False. (Could this error message be improved? If so, please report an "

@@ -129,7 +129,7 @@ Value wrap(tensor::Tensor t, py::Interpreter& in, const CallArgs& a) {
 Value recordCreation(py::Interpreter& in, const std::string& target, const CallArgs& a, const Value& result) {
   if (!in.tracer || result->kind != VK::Tensor) return result;
   return capture::tracerOf(in)->record(target, ir::NodeKind::CallFunction, a.args, a.kwargs,
-                           static_cast<py::TensorObj*>(result.get())->tensorType());
+                           py::as<py::TensorObj>(result)->tensorType());
 }
 
 

@@ -6,8 +6,6 @@
 namespace kiln::linalg_test {
 namespace {
 
-Val convArgs(const Shape& s) { return ints(s); }
-
 Tensor conv(const Tensor& x, const Tensor& w, const Val& bias, const Shape& stride, const Shape& pad, const Shape& dil, int64_t groups,
             bool transposed = false, const Shape& outPad = {0, 0}) {
   return run("aten.convolution.default", {Val::of(x), Val::of(w), bias, ints(stride), ints(pad), ints(dil), Val::boolean(transposed),
