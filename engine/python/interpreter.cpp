@@ -999,8 +999,9 @@ std::shared_ptr<ModuleObj> Interpreter::importModule(const std::string& dotted) 
                                                    "importlib", "multiprocessing", "threading", "signal"};
   std::string top = dotted.substr(0, dotted.find('.'));
   if (kSandboxed.count(top))
-    raise("ImportError", "import of '" + dotted + "' is not allowed: Kiln runs scripts sandboxed (no os, sys, "
-                                                  "subprocess, files or network)");
+    raise("ImportError", "import of '" + dotted + "' is not allowed: Kiln runs scripts sandboxed (no sys, "
+                                                  "subprocess, files or network; os offers only environ, getenv, sep "
+                                                  "and name)");
   std::string source, fileName;
   if (stdlibSource(dotted, source, fileName)) {
     // A package's parent is imported first (collections before collections.abc).

@@ -110,7 +110,11 @@ TEST(Interpreter, ErrorsHavePythonTracebacks) {
   EXPECT_NE(errorOf("x = [1, 2]\nx[5]\n").find("IndexError: list index out of range"), std::string::npos);
   EXPECT_NE(errorOf("1 / 0\n").find("ZeroDivisionError: division by zero"), std::string::npos);
   EXPECT_NE(errorOf("def f():\n    return f()\nf()\n").find("RecursionError: maximum recursion depth exceeded"), std::string::npos);
-  EXPECT_NE(errorOf("import os\n").find("ImportError: import of 'os' is not allowed"), std::string::npos);
+  EXPECT_NE(errorOf("import subprocess\n").find("ImportError: import of 'subprocess' is not allowed"), std::string::npos);
+  EXPECT_NE(errorOf("import os.path\n").find("ImportError: import of 'os.path' is not allowed"), std::string::npos);
+  // os is there for os.environ reads (torchrun's RANK, ...): nothing that acts on the system.
+  EXPECT_NE(errorOf("import os\nos.system('true')\n").find("AttributeError: module 'os' has no attribute 'system'"),
+            std::string::npos);
   EXPECT_NE(errorOf("import torch\ntorch.ones(2, 3) + torch.ones(4)\n")
                 .find("RuntimeError: The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1"),
             std::string::npos);

@@ -1,1 +1,1 @@
-import os
+import subprocess
