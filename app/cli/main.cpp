@@ -13,14 +13,19 @@ int main(int argc, char** argv) {
     std::cout << kiln::cli::usage();
     return args.empty() ? 2 : 0;
   }
-  std::string cmd = args[0];
-  args.erase(args.begin());
+  // --plugin PATH is global: it may come before the command (kiln --plugin P run ...) or after it.
   try {
     kiln::cli::loadPlugins(args);
   } catch (const std::exception& e) {
     std::cerr << "kiln: " << e.what() << "\n";
     return 1;
   }
+  if (args.empty()) {
+    std::cout << kiln::cli::usage();
+    return 2;
+  }
+  std::string cmd = args[0];
+  args.erase(args.begin());
   try {
     if (cmd == "run") return kiln::cli::cmdRun(args);
     if (cmd == "bench") return kiln::cli::cmdBench(args);

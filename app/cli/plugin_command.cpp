@@ -7,6 +7,7 @@
 #include "importers/importer.h"
 #include "plugin_host/loader.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
@@ -81,8 +82,11 @@ int cmdBackends(const std::vector<std::string>& args) {
     std::cout << usage();
     return o.help ? 0 : 2;
   }
-  for (const auto& b : capture::BackendRegistry::global().entries()) {
-    std::cout << b.name << "  " << b.description;
+  const auto entries = capture::BackendRegistry::global().entries();
+  size_t width = 0;
+  for (const auto& b : entries) width = std::max(width, b.name.size());
+  for (const auto& b : entries) {
+    std::cout << b.name << std::string(width - b.name.size() + 2, ' ') << b.description;
     if (b.origin != "built-in") std::cout << "  (plugin " << b.origin << ")";
     std::cout << "\n";
   }

@@ -66,9 +66,15 @@ TEST_F(PluginCli, PluginPathLoadsAFolder) {
 TEST_F(PluginCli, BackendsListsBuiltinsAndPluginsWithDescriptions) {
   test::KilnRun r = kiln({"backends", "--plugin", kReference});
   ASSERT_EQ(r.exitCode, 0) << r.err;
-  EXPECT_NE(r.out.find("inductor  lower to ATen, run the pass pipeline"), std::string::npos) << r.out;
+  // One column of names, padded to the longest.
+  EXPECT_NE(r.out.find("inductor        lower to ATen, run the pass pipeline"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("kiln_reference  lower to ATen, run Kiln's graph passes (not fuse)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("(plugin " + kReference + ")"), std::string::npos) << r.out;
+  // --plugin is global: before the command too.
+  test::KilnRun before = kiln({"--plugin", kReference, "backends"});
+  ASSERT_EQ(before.exitCode, 0) << before.err;
+  EXPECT_EQ(before.out, r.out);
+  EXPECT_EQ(kiln({"--plugin", kReference}).exitCode, 2);
 }
 
 TEST_F(PluginCli, AStalePluginIsOneLineAndAFailure) {
