@@ -8,6 +8,7 @@
 #include "engine/passes/lower_to_aten.h"
 #include "engine/passes/pipeline.h"
 #include "engine/runtime/compiled_graph.h"
+#include "engine/runtime/functional_outputs.h"
 #include "engine/runtime/cuda_graph.h"
 #include "engine/schedule/kernel_builder.h"
 #include "engine/schedule/symbolic_shapes.h"
@@ -187,30 +188,7 @@ Functionalized functionalizedOf(passes::Lowered& l) {
 capture::GraphRunner withFunctionalization(capture::GraphRunner run, Functionalized f) {
   if (f.mutations.empty() && f.aliases.empty()) return run;
   return [run = std::move(run), f](const std::vector<tensor::Tensor>& in) {
-    std::vector<tensor::Tensor> outs = run(in);
-    for (const auto& [input, output] : f.mutations) {
-      tensor::Tensor dst = in.at(static_cast<size_t>(input));
-      ops::copyInto(dst, outs.at(static_cast<size_t>(output)));
-    }
-    outs.resize(f.userOutputs);
-    ops::EagerDispatcher eager;
-    const ir::Graph noNodes;
-    for (const auto& a : f.aliases) {
-      ops::Val v = ops::Val::of(in.at(a.input));
-      try {
-        for (const auto& step : a.chain) {
-          std::vector<ops::Val> args{v};
-          for (const auto& x : step.args) args.push_back(ops::GraphDispatcher::fromArg(noNodes, x));
-          v = eager.call(step.op, args);
-        }
-      } catch (const tensor::TorchError&) {
-        // The chain's view came from a reshape of the input's (contiguous) functional value;
-        // on the real, non-contiguous input that reshape is a copy, which the graph computed.
-        continue;
-      }
-      outs.at(a.output) = v.t;
-    }
-    return outs;
+    return runtime::finishFunctionalOutputs(f.mutations, f.userOutputs, f.aliases, in, run(in));
   };
 }
 

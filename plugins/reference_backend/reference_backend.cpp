@@ -16,11 +16,10 @@
 
 #include "engine/capture/backend.h"
 #include "engine/ir/text.h"
-#include "engine/ops/graph_dispatcher.h"
-#include "engine/ops/index_ops.h"
 #include "engine/passes/lower_to_aten.h"
 #include "engine/passes/pass_manager.h"
 #include "engine/runtime/compiled_graph.h"
+#include "engine/runtime/functional_outputs.h"
 
 #include <chrono>
 
@@ -42,31 +41,9 @@ void emitStage(session::SessionSink& sink, const std::string& cid, const std::st
   sink.stage(e);
 }
 
-// What running a functional ATen graph leaves to its caller (lower_to_aten.h): copy the new
-// values of mutated inputs back, drop those extra outputs, and hand back outputs that alias an
-// input as that view of the real input.
+// What running a functional ATen graph leaves to its caller (runtime/functional_outputs.h).
 std::vector<tensor::Tensor> finish(const passes::Lowered& l, const std::vector<tensor::Tensor>& in, std::vector<tensor::Tensor> outs) {
-  for (const auto& [input, output] : l.inputMutations) {
-    tensor::Tensor dst = in.at(static_cast<size_t>(input));
-    ops::copyInto(dst, outs.at(static_cast<size_t>(output)));
-  }
-  outs.resize(l.userOutputs);
-  ops::EagerDispatcher eager;
-  const ir::Graph noNodes;
-  for (const auto& a : l.outputAliases) {
-    ops::Val v = ops::Val::of(in.at(a.input));
-    try {
-      for (const auto& step : a.chain) {
-        std::vector<ops::Val> args{v};
-        for (const auto& x : step.args) args.push_back(ops::GraphDispatcher::fromArg(noNodes, x));
-        v = eager.call(step.op, args);
-      }
-    } catch (const tensor::TorchError&) {
-      continue;  // a reshape of a non-contiguous input is a copy, which the graph computed
-    }
-    outs.at(a.output) = v.t;
-  }
-  return outs;
+  return runtime::finishFunctionalOutputs(l.inputMutations, l.userOutputs, l.outputAliases, in, std::move(outs));
 }
 
 class ReferenceBackend : public capture::Backend {
