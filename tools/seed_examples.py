@@ -126,7 +126,11 @@ def main():
             status = "ok"
         results[name] = status
         print("%-40s %s" % (name, status))
-        if status == "ok" and name in known:
+        # A 'timed out' entry is a speed limit, not a wrong output: near the limit it finishes on an
+        # idle machine and not on a loaded one (CI), so finishing in time is reported, not failed.
+        if status == "ok" and name in known and known[name] == "timed out":
+            print("note: %s finished within the time limit and matches (listed as timed out)" % name)
+        elif status == "ok" and name in known:
             bad.append("%s matches PyTorch now: remove it from known_failures.txt" % name)
         if status != "ok" and name not in known:
             bad.append("%s %s (not in known_failures.txt)" % (name, status))
