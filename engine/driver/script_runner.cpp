@@ -14,6 +14,7 @@
 #include "engine/driver/frame_profile.h"
 #include "engine/driver/verify.h"
 #include "engine/ops/device_dispatch.h"
+#include "engine/torch/collective_log.h"
 #include "engine/torch/device_api.h"
 #include "engine/python/bigint.h"
 #include "engine/python/parser.h"
@@ -288,6 +289,8 @@ RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ost
   start.engineVersion = KILN_VERSION;
   start.startedAtMs = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   sink.sessionStart(start);
+  // torch.distributed's collectives go to this run's session (times on the run's clock).
+  torchapi::CollectiveRecording collectives(sink, t0);
 
   auto finish = [&](const std::string& status, const std::string& stopReason = "") {
     session::SessionEnd e;
@@ -404,6 +407,7 @@ RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ost
     }
   }
   py::clearInterrupt();
+  collectives.finish();  // what the script never waited for, before the session ends
   finish(res.exitCode == 0 ? "ok" : "error", stopReason);
   return res;
 }

@@ -163,6 +163,27 @@ struct ArtifactEvent {
   int line = 0;                // where it starts in the source file (0 = unknown)
 };
 
+// One torch.distributed collective the script issued (all_reduce, broadcast, barrier), as the
+// rank that recorded it saw it. Reported once its time is known: when the script waited for it
+// and it had completed, else when the process group was destroyed or the script ended (the host
+// is never blocked to learn a duration; one still running then has durationMs < 0).
+struct CollectiveEvent {
+  int64_t seq = 0;             // issue order in this process's group, from 0 (every rank issues the same sequence)
+  std::string op;              // all_reduce | broadcast | barrier
+  std::string reduceOp;        // all_reduce: sum | product | min | max | avg; "" otherwise
+  int root = -1;               // broadcast: the source rank; -1 otherwise
+  std::string backend;         // gloo | nccl
+  int64_t bytes = 0;           // the tensor's bytes (0 for barrier)
+  std::string dtype;           // float32 ... ("" for barrier)
+  std::vector<int64_t> shape;
+  double issuedAtMs = 0.0;     // host clock, ms since the session started
+  double durationMs = -1.0;    // the collective itself (gloo: on the communication thread; nccl: CUDA events); < 0 unknown
+  double waitedAtMs = -1.0;    // when the script's wait() returned, ms since the session started; < 0 never waited
+  int rank = 0;
+  int worldSize = 1;
+  std::string label;           // who issued it, when the caller says: DDP's "bucket 0"; "" for plain calls
+};
+
 // The phases of one compile in pipeline order, as TimingEvent::phase names them (what kiln
 // bench, kiln diff and the studio's timings list and chart, in this order).
 inline const std::vector<std::string>& compilePhases() {

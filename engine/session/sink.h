@@ -21,6 +21,7 @@ class SessionSink {
   virtual void profile(const ProfileEvent&) {}
   virtual void verify(const VerifyEvent&) {}
   virtual void artifact(const ArtifactEvent&) {}
+  virtual void collective(const CollectiveEvent&) {}
   virtual void output(const std::string& text) { (void)text; }  // printed stdout, in chunks
   // A compile finished: everything reported for it so far may be committed.
   virtual void compileDone(const std::string& compileId) { (void)compileId; }

@@ -22,6 +22,7 @@ class TeeSink : public SessionSink {
   void profile(const ProfileEvent& e) override { for (auto* s : sinks_) s->profile(e); }
   void verify(const VerifyEvent& e) override { for (auto* s : sinks_) s->verify(e); }
   void artifact(const ArtifactEvent& e) override { for (auto* s : sinks_) s->artifact(e); }
+  void collective(const CollectiveEvent& e) override { for (auto* s : sinks_) s->collective(e); }
   void output(const std::string& t) override { for (auto* s : sinks_) s->output(t); }
   void compileDone(const std::string& id) override { for (auto* s : sinks_) s->compileDone(id); }
   void sessionEnd(const SessionEnd& e) override { for (auto* s : sinks_) s->sessionEnd(e); }

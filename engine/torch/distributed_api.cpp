@@ -4,9 +4,12 @@
 // `_kiln_*` functions only join the group and issue collectives.
 #include "engine/runtime/process_group.h"
 #include "engine/torch/bindings.h"
+#include "engine/torch/collective_log.h"
 #include "engine/torch/tensor_protocol.h"
 
+#include <cctype>
 #include <cstdlib>
+#include <functional>
 #include <map>
 
 extern char** environ;
@@ -49,14 +52,16 @@ tensor::Tensor tensorArg(py::Interpreter& in, const Value& v, const std::string&
   return t->t;
 }
 
-// (wait, is_completed): the Python Work class wraps these two natives.
-Value workHandle(py::Interpreter&, std::shared_ptr<dist::Work> w) {
-  Value wait = py::makeBuiltin("Work.wait", [w](py::Interpreter& in, CallArgs&) {
+// (wait, is_completed): the Python Work class wraps these two natives. `recorded` is the
+// collective's entry in the session's record (collective_log.h; null when not recording).
+Value workHandle(py::Interpreter&, std::shared_ptr<dist::Work> w, std::shared_ptr<collectives::Pending> recorded) {
+  Value wait = py::makeBuiltin("Work.wait", [w, recorded](py::Interpreter& in, CallArgs&) {
     try {
       w->wait();
     } catch (const tensor::TorchError& e) {
       rethrow(in, e);
     }
+    collectives::waited(recorded);
     return py::makeBool(true);
   });
   Value done = py::makeBuiltin("Work.is_completed", [w](py::Interpreter&, CallArgs&) { return py::makeBool(w->isCompleted()); });
@@ -73,6 +78,48 @@ dist::ReduceOp reduceOp(py::Interpreter& in, const Value& v) {
   return it->second;
 }
 
+// The optional last argument of the collectives: who issued it (DDP: "bucket 0"), or None.
+std::string labelArg(py::Interpreter& in, const CallArgs& a, size_t at) {
+  if (a.args.size() <= at || a.args[at]->kind == VK::None) return "";
+  if (a.args[at]->kind != VK::Str) in.raise("TypeError", "a collective's label must be a str");
+  return py::as<py::StrObj>(a.args[at])->v;
+}
+
+// The session's record of a collective about to be issued (its seq and duration come later).
+session::CollectiveEvent collectiveEvent(dist::ProcessGroup& g, const std::string& op, const tensor::Tensor* t, std::string label) {
+  session::CollectiveEvent e;
+  e.op = op;
+  e.backend = g.backendName();
+  e.rank = g.rank();
+  e.worldSize = g.size();
+  e.label = std::move(label);
+  if (t) {
+    e.bytes = t->numel() * int64_t(ir::itemSize(t->dtype()));
+    std::string_view name = ir::torchName(t->dtype());
+    e.dtype = std::string(name.substr(name.rfind('.') + 1));  // "float32", as PyTorch prints dtypes without "torch."
+    e.shape.assign(t->sizes().begin(), t->sizes().end());
+  }
+  e.issuedAtMs = collectives::nowMs();
+  return e;
+}
+
+// Issues a collective and records it when the run is being recorded.
+Value issue(py::Interpreter& in, session::CollectiveEvent e, const std::function<std::shared_ptr<dist::Work>()>& run) {
+  try {
+    std::shared_ptr<dist::Work> w = run();
+    auto recorded = collectives::issued(std::move(e), w);
+    return workHandle(in, std::move(w), std::move(recorded));
+  } catch (const tensor::TorchError& err) {
+    rethrow(in, err);
+  }
+}
+
+std::string lowerName(const Value& v) {
+  std::string s = v && v->kind == VK::Str ? py::as<py::StrObj>(v)->v : "";
+  for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
 }  // namespace
 
 void installDistributed(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& d) {
@@ -86,44 +133,44 @@ void installDistributed(py::Interpreter& in, const std::shared_ptr<py::ModuleObj
     try {
       defaultGroup() = dist::createGlooGroup(rank, size, py::as<py::StrObj>(a.args[2])->v, py::as<py::StrObj>(a.args[3])->v,
                                              std::chrono::milliseconds(int64_t(timeout * 1000)));
+      collectives::groupCreated();
     } catch (const tensor::TorchError& e) {
       rethrow(in, e);
     }
     return py::None();
   });
   def(d, "_kiln_destroy", [](py::Interpreter&, CallArgs&) {
-    defaultGroup().reset();
+    defaultGroup().reset();  // drains the group's work, so what was issued has its duration now
+    collectives::groupDestroyed();
     return py::None();
   });
   def(d, "_kiln_is_initialized", [](py::Interpreter&, CallArgs&) { return py::makeBool(defaultGroup() != nullptr); });
   def(d, "_kiln_rank", [](py::Interpreter& in, CallArgs&) { return py::makeInt(group(in).rank()); });
   def(d, "_kiln_world_size", [](py::Interpreter& in, CallArgs&) { return py::makeInt(group(in).size()); });
   def(d, "_kiln_backend", [](py::Interpreter& in, CallArgs&) { return py::makeStr(group(in).backendName()); });
-  // _kiln_all_reduce(tensor, op_name) -> (wait, is_completed)
+  // _kiln_all_reduce(tensor, op_name[, label]) -> (wait, is_completed); the label (DDP's
+  // "bucket 0") only names the collective in the session's record.
   def(d, "_kiln_all_reduce", [](py::Interpreter& in, CallArgs& a) {
     tensor::Tensor t = tensorArg(in, a.args.empty() ? nullptr : a.args[0], "all_reduce");
     dist::ReduceOp op = reduceOp(in, a.args.size() > 1 ? a.args[1] : nullptr);
-    try {
-      return workHandle(in, group(in).allReduce(t, op));
-    } catch (const tensor::TorchError& e) {
-      rethrow(in, e);
-    }
+    dist::ProcessGroup& g = group(in);
+    session::CollectiveEvent e = collectiveEvent(g, "all_reduce", &t, labelArg(in, a, 2));
+    e.reduceOp = lowerName(a.args[1]);
+    return issue(in, std::move(e), [&] { return g.allReduce(t, op); });
   });
+  // _kiln_broadcast(tensor, src[, label])
   def(d, "_kiln_broadcast", [](py::Interpreter& in, CallArgs& a) {
     tensor::Tensor t = tensorArg(in, a.args.empty() ? nullptr : a.args[0], "broadcast");
     int src = int(intArg(in, a.args.size() > 1 ? a.args[1] : nullptr, "src"));
-    try {
-      return workHandle(in, group(in).broadcast(t, src));
-    } catch (const tensor::TorchError& e) {
-      rethrow(in, e);
-    }
+    dist::ProcessGroup& g = group(in);
+    session::CollectiveEvent e = collectiveEvent(g, "broadcast", &t, labelArg(in, a, 2));
+    e.root = src;
+    return issue(in, std::move(e), [&] { return g.broadcast(t, src); });
   });
-  def(d, "_kiln_barrier", [](py::Interpreter& in, CallArgs&) {
-    try {
-      return workHandle(in, group(in).barrier());
-    } catch (const tensor::TorchError& e) {
-      rethrow(in, e);
-    }
+  // _kiln_barrier([label])
+  def(d, "_kiln_barrier", [](py::Interpreter& in, CallArgs& a) {
+    dist::ProcessGroup& g = group(in);
+    return issue(in, collectiveEvent(g, "barrier", nullptr, labelArg(in, a, 0)), [&] { return g.barrier(); });
   });
 }
 

@@ -158,15 +158,25 @@ def _issue(handle, async_op):
 
 
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
+    return _all_reduce(tensor, op, group, async_op, None)
+
+
+# Kiln's own entry points with a label: it names the collective in the run's session (DDP passes
+# "bucket 0" ...); PyTorch's signatures above stay as they are.
+def _all_reduce(tensor, op, group, async_op, label):
     _check_group(group)
-    return _issue(_kiln_all_reduce(tensor, op.name), async_op)
+    return _issue(_kiln_all_reduce(tensor, op.name, label), async_op)
 
 
 def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
-    _check_group(group)
     if src is None:
         src = 0 if group_src is None else group_src
-    return _issue(_kiln_broadcast(tensor, src), async_op)
+    return _broadcast(tensor, src, group, async_op, None)
+
+
+def _broadcast(tensor, src, group, async_op, label):
+    _check_group(group)
+    return _issue(_kiln_broadcast(tensor, src, label), async_op)
 
 
 def barrier(group=None, async_op=False, device_ids=None):

@@ -112,9 +112,9 @@ class DistributedDataParallel(Module):
     def _sync_module_states(self):
         with torch.no_grad():
             for p in self.module.parameters():
-                dist.broadcast(p, 0)
+                dist._broadcast(p, 0, None, False, "DDP parameters")
             for b in self.module.buffers():
-                dist.broadcast(b, 0)
+                dist._broadcast(b, 0, None, False, "DDP buffers")
 
     def _make_hook(self, index):
         def hook(param):
@@ -150,7 +150,8 @@ class DistributedDataParallel(Module):
             grads.append(self._params[index].grad.reshape(-1))
         with torch.no_grad():
             flat = torch.cat(grads) / self._world_size
-        self._works.append((b, flat, dist.all_reduce(flat, async_op=True)))
+        # The label names the all-reduce in the run's session (the studio's timeline).
+        self._works.append((b, flat, dist._all_reduce(flat, dist.ReduceOp.SUM, None, True, "bucket " + str(b))))
 
     def _finalize(self):
         with torch.no_grad():
@@ -173,7 +174,7 @@ class DistributedDataParallel(Module):
         if self.broadcast_buffers and self.require_forward_param_sync and self._world_size > 1:
             with torch.no_grad():
                 for b in self.module.buffers():
-                    dist.broadcast(b, 0)
+                    dist._broadcast(b, 0, None, False, "DDP buffers")
         if torch.is_grad_enabled() and self.require_backward_grad_sync:
             self._prepare_for_backward()
         DistributedDataParallel._active_ddp_module = self
