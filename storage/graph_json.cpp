@@ -266,6 +266,12 @@ std::vector<int> intsFromJson(const std::string& text) {
   return readJson(text, "integer list", [](const json& j) { return intsOf(j); });
 }
 
+std::string int64sToJson(const std::vector<int64_t>& v) { return dump(json(v)); }
+
+std::vector<int64_t> int64sFromJson(const std::string& text) {
+  return readJson(text, "integer list", [](const json& j) { return j.get<std::vector<int64_t>>(); });
+}
+
 std::string stringsToJson(const std::vector<std::string>& v) { return dump(json(v)); }
 
 std::vector<std::string> stringsFromJson(const std::string& text) {

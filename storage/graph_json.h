@@ -39,6 +39,8 @@ std::vector<ir::SourceLoc> sourceLocsFromJson(const std::string& text);
 
 std::string intsToJson(const std::vector<int>& v);
 std::vector<int> intsFromJson(const std::string& text);
+std::string int64sToJson(const std::vector<int64_t>& v);  // a tensor's shape
+std::vector<int64_t> int64sFromJson(const std::string& text);
 std::string stringsToJson(const std::vector<std::string>& v);
 std::vector<std::string> stringsFromJson(const std::string& text);
 

@@ -32,6 +32,7 @@ class GuardedSessionWriter : public session::SessionSink {
   void profile(const session::ProfileEvent& e) override { guard([&] { writer_->profile(e); }); }
   void verify(const session::VerifyEvent& e) override { guard([&] { writer_->verify(e); }); }
   void artifact(const session::ArtifactEvent& e) override { guard([&] { writer_->artifact(e); }); }
+  void collective(const session::CollectiveEvent& e) override { guard([&] { writer_->collective(e); }); }
   void output(const std::string& t) override { guard([&] { writer_->output(t); }); }
   void compileDone(const std::string& id) override { guard([&] { writer_->compileDone(id); }); }
   void sessionEnd(const session::SessionEnd& e) override { guard([&] { writer_->sessionEnd(e); }); }

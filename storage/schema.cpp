@@ -193,6 +193,14 @@ const std::vector<Migration>& migrations() {
        "ALTER TABLE compiles ADD COLUMN line INTEGER NOT NULL DEFAULT 0;"
        "ALTER TABLE compiles ADD COLUMN col INTEGER NOT NULL DEFAULT 0;"
        "ALTER TABLE compiles ADD COLUMN detail TEXT NOT NULL DEFAULT '';"},
+      {8, "collectives: every torch.distributed collective a run issued (op, bytes, issue time, duration, DDP bucket)",
+       "CREATE TABLE collectives (id INTEGER PRIMARY KEY,"
+       " session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
+       " seq INTEGER NOT NULL, op TEXT NOT NULL, reduce_op TEXT NOT NULL, root INTEGER NOT NULL, backend TEXT NOT NULL,"
+       " bytes INTEGER NOT NULL, dtype TEXT NOT NULL, shape_json TEXT NOT NULL, issued_at_ms REAL NOT NULL,"
+       " duration_ms REAL NOT NULL, waited_at_ms REAL NOT NULL, rank INTEGER NOT NULL, world_size INTEGER NOT NULL,"
+       " label TEXT NOT NULL);"
+       "CREATE INDEX collectives_by_session ON collectives(session_id, seq);"},
   };
   return kSteps;
 }

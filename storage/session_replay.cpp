@@ -90,6 +90,7 @@ void replaySession(Store& store, int64_t id, session::SessionSink& sink) {
   }
   for (const auto& b : store.graphBreaks(id)) sink.graphBreak(b);
   for (const auto& t : store.timings(id)) sink.timing(t);
+  for (const auto& c : store.collectives(id)) sink.collective(c);
   session::SessionEnd end;
   end.status = detail->summary.status == "error" ? "error" : "ok";
   end.error = detail->error;

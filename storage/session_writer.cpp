@@ -276,6 +276,32 @@ void SessionWriter::artifact(const session::ArtifactEvent& a) {
   index("artifact", a.compileId + "/" + a.name + "/" + std::to_string(a.line), a.name + "\n" + a.text, false);
 }
 
+void SessionWriter::collective(const session::CollectiveEvent& c) {
+  // Outside a compile it commits at once, as output does: a training loop's collectives come
+  // between compiles, and an open transaction would also hold back the output that follows.
+  bool ownTransaction = !db_->inTransaction();
+  beginEvent("collective");
+  Stmt(*db_, "INSERT INTO collectives (session_id, seq, op, reduce_op, root, backend, bytes, dtype, shape_json, issued_at_ms,"
+             " duration_ms, waited_at_ms, rank, world_size, label) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+      .bind(1, sessionId_)
+      .bind(2, c.seq)
+      .bind(3, c.op)
+      .bind(4, c.reduceOp)
+      .bind(5, c.root)
+      .bind(6, c.backend)
+      .bind(7, c.bytes)
+      .bind(8, c.dtype)
+      .bind(9, int64sToJson(c.shape))
+      .bind(10, c.issuedAtMs)
+      .bind(11, c.durationMs)
+      .bind(12, c.waitedAtMs)
+      .bind(13, c.rank)
+      .bind(14, c.worldSize)
+      .bind(15, c.label)
+      .run();
+  if (ownTransaction) commit();
+}
+
 void SessionWriter::output(const std::string& text) {
   if (sessionId_ == 0) throw StoreError("output reported before sessionStart");
   if (ended_) throw StoreError("output reported after sessionEnd");

@@ -40,6 +40,7 @@ class SessionWriter : public session::SessionSink {
   void profile(const session::ProfileEvent&) override;
   void verify(const session::VerifyEvent&) override;
   void artifact(const session::ArtifactEvent&) override;
+  void collective(const session::CollectiveEvent&) override;
   void output(const std::string& text) override;
   void compileDone(const std::string& compileId) override;
   void sessionEnd(const session::SessionEnd&) override;

@@ -126,7 +126,7 @@ class Store {
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
-  static constexpr int kSchemaVersion = 7;
+  static constexpr int kSchemaVersion = 8;
   int schemaVersion() const;
   const std::string& path() const;
   // Why the store is open read-only ("the file is not writable", ...); "" when writable.
@@ -164,6 +164,8 @@ class Store {
   std::vector<session::ArtifactEvent> artifacts(int64_t sessionId);
   std::vector<ArtifactRow> artifactIndex(int64_t sessionId);
   std::string artifactText(int64_t artifactId);  // "" when there is no such artifact
+  // torch.distributed collectives the run issued, in issue order (seq); empty for other runs.
+  std::vector<session::CollectiveEvent> collectives(int64_t sessionId);
 
   // Full-text search (FTS5) over scripts, frame sources, transformed code, stage IR, kernels
   // and wrappers of every session; every word of `text` must match. Newest sessions first.

@@ -307,6 +307,33 @@ std::vector<session::ArtifactEvent> Store::artifacts(int64_t sessionId) {
   return out;
 }
 
+std::vector<session::CollectiveEvent> Store::collectives(int64_t sessionId) {
+  std::vector<session::CollectiveEvent> out;
+  Stmt s(impl_->db,
+         "SELECT seq, op, reduce_op, root, backend, bytes, dtype, shape_json, issued_at_ms, duration_ms, waited_at_ms, rank,"
+         " world_size, label FROM collectives WHERE session_id = ? ORDER BY seq, id");
+  s.bind(1, sessionId);
+  while (s.step()) {
+    session::CollectiveEvent c;
+    c.seq = s.int64(0);
+    c.op = s.text(1);
+    c.reduceOp = s.text(2);
+    c.root = s.integer(3);
+    c.backend = s.text(4);
+    c.bytes = s.int64(5);
+    c.dtype = s.text(6);
+    c.shape = int64sFromJson(s.text(7));
+    c.issuedAtMs = s.real(8);
+    c.durationMs = s.real(9);
+    c.waitedAtMs = s.real(10);
+    c.rank = s.integer(11);
+    c.worldSize = s.integer(12);
+    c.label = s.text(13);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 std::vector<ArtifactRow> Store::artifactIndex(int64_t sessionId) {
   std::vector<ArtifactRow> out;
   Stmt s(impl_->db, "SELECT id, compile_id, name, line, length(CAST(text AS BLOB)) FROM artifacts WHERE session_id = ? ORDER BY id");

@@ -221,6 +221,31 @@ inline void expectSampleStored(Store& store, int64_t id, const SampleSession& s)
     EXPECT_TRUE(found) << want.name;
   }
 
+  // Collectives come back in issue order (seq), whatever order they were reported in.
+  auto collectives = store.collectives(id);
+  ASSERT_EQ(collectives.size(), s.collectives.size());
+  for (size_t i = 0; i < collectives.size(); ++i) {
+    const session::CollectiveEvent* want = nullptr;
+    for (const auto& c : s.collectives)
+      if (c.seq == int64_t(i)) want = &c;
+    ASSERT_NE(want, nullptr) << "no sample collective with seq " << i;
+    const auto& got = collectives[i];
+    EXPECT_EQ(got.seq, want->seq);
+    EXPECT_EQ(got.op, want->op);
+    EXPECT_EQ(got.reduceOp, want->reduceOp);
+    EXPECT_EQ(got.root, want->root);
+    EXPECT_EQ(got.backend, want->backend);
+    EXPECT_EQ(got.bytes, want->bytes);
+    EXPECT_EQ(got.dtype, want->dtype);
+    EXPECT_EQ(got.shape, want->shape);
+    EXPECT_DOUBLE_EQ(got.issuedAtMs, want->issuedAtMs);
+    EXPECT_DOUBLE_EQ(got.durationMs, want->durationMs);
+    EXPECT_DOUBLE_EQ(got.waitedAtMs, want->waitedAtMs);
+    EXPECT_EQ(got.rank, want->rank);
+    EXPECT_EQ(got.worldSize, want->worldSize);
+    EXPECT_EQ(got.label, want->label);
+  }
+
   auto profiles = store.profiles(id);
   ASSERT_EQ(profiles.size(), s.profiles.size());
   for (size_t i = 0; i < profiles.size(); ++i) {

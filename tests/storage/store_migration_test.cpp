@@ -24,7 +24,7 @@ void expectCurrentSchema(const std::string& path) {
   EXPECT_EQ(queryInt(path, "PRAGMA user_version"), Store::kSchemaVersion);
   EXPECT_EQ(queryInt(path, "PRAGMA application_id"), kApplicationId);
   for (const char* table : {"sessions", "frames", "compiles", "stages", "stage_nodes", "kernels", "wrappers",
-                            "graph_breaks", "recompiles", "timings", "frame_profiles", "kernel_profiles", "verifications", "search_text"})
+                            "graph_breaks", "recompiles", "timings", "frame_profiles", "kernel_profiles", "verifications", "artifacts", "collectives", "search_text"})
     EXPECT_EQ(queryInt(path, std::string("SELECT count(*) FROM sqlite_master WHERE name = '") + table + "'"), 1)
         << table;
 }
@@ -80,6 +80,26 @@ TEST(StorageMigration, VersionOneDatabaseIsMigrated) {
   ASSERT_EQ(recompiles.size(), 1u);
   EXPECT_EQ(recompiles[0].reasons, std::vector<std::string>{"0/0: n == 1"});
   EXPECT_TRUE(recompiles[0].lines.empty());
+}
+
+// A version-7 store (before collectives) keeps its sessions, gains the table, and records
+// collectives from then on.
+TEST(StorageMigration, VersionSevenDatabaseGainsCollectives) {
+  TempDir dir;
+  std::string path = dir.file("v7.db");
+  std::string sql;
+  for (const auto& step : migrations())
+    if (step.toVersion <= 7) sql += step.sql;
+  execSql(path, sql + "PRAGMA user_version = 7; PRAGMA application_id = " + std::to_string(kApplicationId) + ";");
+  execSql(path, "INSERT INTO sessions (name, script_path, status) VALUES ('old.py', 'old.py', 'ok');");
+  ASSERT_EQ(queryInt(path, "SELECT count(*) FROM sqlite_master WHERE name = 'collectives'"), 0);
+  auto store = Store::open(path);
+  EXPECT_EQ(store->schemaVersion(), Store::kSchemaVersion);
+  EXPECT_TRUE(store->collectives(1).empty());
+  auto sample = sampleSession();
+  writeSample(*store->beginSession(), sample);
+  EXPECT_EQ(store->collectives(store->lastSessionId()).size(), sample.collectives.size());
+  EXPECT_EQ(store->sessions().size(), 2u);
 }
 
 TEST(StorageMigration, ReopeningKeepsDataAndDoesNotMigrateAgain) {

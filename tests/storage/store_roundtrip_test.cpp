@@ -105,6 +105,30 @@ TEST(StorageRoundTrip, LiveSessionShowsCommittedCompilesOnlyAndDroppedSinkIsInco
   EXPECT_TRUE(reader->stages(id, "1/0").empty());
 }
 
+// A training loop's collectives come between compiles: each is on disk at once (a killed run
+// keeps them), and output printed after one still commits at once too.
+TEST(StorageRoundTrip, CollectivesOutsideACompileAreCommittedAtOnce) {
+  TempDir dir;
+  auto writerStore = Store::open(dir.file("s.db"));
+  auto reader = Store::open(dir.file("s.db"));
+  auto sink = writerStore->beginSession();
+  sink->sessionStart(sampleSession().start);
+  int64_t id = writerStore->lastSessionId();
+  session::CollectiveEvent c{0, "all_reduce", "sum", -1, "gloo", 64, "float32", {16}, 5.0, 0.5, 6.0, 0, 2, "bucket 0"};
+  sink->collective(c);
+  ASSERT_EQ(reader->collectives(id).size(), 1u);
+  EXPECT_EQ(reader->collectives(id)[0].label, "bucket 0");
+  sink->output("step 0\n");
+  EXPECT_EQ(reader->session(id)->stdoutText, "step 0\n");
+  // Inside a compile's transaction it commits with the compile.
+  writeCompile(*sink, 0, /*done=*/false);
+  c.seq = 1;
+  sink->collective(c);
+  EXPECT_EQ(reader->collectives(id).size(), 1u);
+  sink->compileDone("0/0");
+  EXPECT_EQ(reader->collectives(id).size(), 2u);
+}
+
 TEST(StorageRoundTrip, RepeatedCompileAndFrameEventsUpdateTheirRows) {
   TempDir dir;
   auto store = Store::open(dir.file("s.db"));

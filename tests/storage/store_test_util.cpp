@@ -240,6 +240,14 @@ SampleSession sampleSession(const std::string& scriptName) {
   s.artifacts = {{"0/0", "describe_tensor", R"({"describe_tensor": {"id": 1, "size": [16]}})", 57},
                  {"", "import problem", "line 11: not a TORCH_TRACE record (no glog prefix): caf\xc3\xa9", 11},
                  {"0/1", "chromium_events", std::string(5000, 'z') + "\n\ttabbed", 0}};
+  // DDP's all-reduces are reported when waited for, which need not be in issue order; a
+  // broadcast, a barrier, and one that was still running when the run ended (duration < 0).
+  session::CollectiveEvent bucket1{1, "all_reduce", "sum", -1, "gloo", 4300000, "float32", {1075000}, 812.25, 0.375, 815.5, 0, 2, "bucket 1"};
+  session::CollectiveEvent bucket0{0, "all_reduce", "avg", -1, "nccl", 1048576, "bfloat16", {512, 1024}, 810.0, 1.5, 815.25, 1, 2, "bucket 0"};
+  session::CollectiveEvent bcast{2, "broadcast", "", 1, "gloo", 8, "int64", {}, 900.5, 0.0625, 900.75, 0, 2, ""};
+  session::CollectiveEvent barrier{3, "barrier", "", -1, "gloo", 0, "", {}, 901.0, 0.25, 901.5, 0, 2, "caf\xc3\xa9"};
+  session::CollectiveEvent running{4, "all_reduce", "max", -1, "gloo", int64_t{3} << 32, "float64", {int64_t{1} << 31, 2}, 950.0, -1.0, -1.0, 0, 2, ""};
+  s.collectives = {bucket1, bucket0, bcast, barrier, running};
   s.output = {"hello\n", "tensor([1., 2.])\n", std::string(70 * 1024, 'x') + "\n"};
   s.end.status = "ok";
   s.end.totalMs = 123.5;
@@ -272,6 +280,7 @@ void writeSample(session::SessionSink& sink, const SampleSession& s, bool end) {
     sink.compileDone(c.compileId);
   }
   for (size_t i = 1; i < s.output.size(); ++i) sink.output(s.output[i]);
+  for (const auto& c : s.collectives) sink.collective(c);
   for (const auto& t : s.timings)
     if (t.compileId.empty()) sink.timing(t);
   for (const auto& p : s.profiles) sink.profile(p);
