@@ -7,6 +7,7 @@
 #include "engine/driver/explain.h"
 #include "engine/driver/verify.h"
 #include "engine/session/tee_sink.h"
+#include "storage/collective_text.h"
 #include "storage/session_diff.h"
 #include "storage/session_replay.h"
 #include "storage/store.h"
@@ -93,7 +94,8 @@ std::string usage() {
          "  kiln show SESSION [--stage NAME] [--db PATH]\n"
          "      print a session: its frames, stages and kernels, or one stage's IR (captured, aten,\n"
          "      pass:NAME, fused, kernels, llvm, asm, wrapper; cuda: the kernels as CUDA C++, compiled with NVRTC;\n"
-         "      imported runs: aot_joint, aot_forward, aot_backward, post_grad...; artifacts, artifact:NAME)\n"
+         "      imported runs: aot_joint, aot_forward, aot_backward, post_grad...; artifacts, artifact:NAME;\n"
+         "      collectives: torch.distributed's all_reduce / broadcast / barrier, one line each)\n"
          "  kiln import PATH... [--importer NAME] [--name N] [--source-root DIR]... [--db PATH] [--json] [--progress]\n"
          "      import TORCH_TRACE logs of real PyTorch runs (files, plain or gzip, or folders of *.log): one session\n"
          "      per process with its graphs (Dynamo, AOT, post-grad), breaks, recompiles, guards, kernels and times;\n"
@@ -338,6 +340,8 @@ int cmdShow(const std::vector<std::string>& args) {
     if (!artifacts.empty())
       std::cout << "artifacts: " << artifacts.size() << " (" << problems << " import problems; kiln show " << id
                 << " --stage artifacts)\n";
+    if (const auto collectives = store->collectives(id); !collectives.empty())
+      std::cout << "collectives: " << collectives.size() << " (kiln show " << id << " --stage collectives)\n";
     if (!s->error.empty()) std::cout << "error:\n" << s->error;
     return 0;
   }
@@ -361,6 +365,17 @@ int cmdShow(const std::vector<std::string>& args) {
       std::cerr << "kiln show: session " << id << " has no artifact" << (name.empty() ? "s" : " named '" + name + "'") << "\n";
       return 1;
     }
+    return 0;
+  }
+  if (stage == "collectives") {
+    // One line per torch.distributed collective, in issue order.
+    const auto collectives = store->collectives(id);
+    if (collectives.empty()) {
+      std::cerr << "kiln show: session " << id << " has no collectives (torch.distributed was not used)\n";
+      return 1;
+    }
+    for (const auto& c : collectives)
+      std::cout << "#" << c.seq << " " << storage::collectiveSummary(c) << " (" << storage::collectiveDetails(c) << ")\n";
     return 0;
   }
   bool found = false;
@@ -416,7 +431,7 @@ int cmdShow(const std::vector<std::string>& args) {
   if (!found) {
     std::cerr << "kiln show: session " << id << " has no stage '" << stage << "'";
     std::cerr << " (stages: captured, aten, pass:<name>, fused, kernels, llvm, asm, cuda, wrapper, transformed, artifacts,"
-                 " artifact:<name>; imported: aot_joint, aot_forward, aot_backward, aot_inference, pre_grad, post_grad...)\n";
+                 " artifact:<name>, collectives; imported: aot_joint, aot_forward, aot_backward, aot_inference, pre_grad, post_grad...)\n";
     return 1;
   }
   return 0;
