@@ -21,6 +21,7 @@
 #include "viewers/text_pane.h"
 #include "viewers/profile_charts.h"
 #include "viewers/verify_panel.h"
+#include "viewers/collectives_timeline.h"
 #include "viewers/timings_chart.h"
 
 #include <QApplication>
@@ -248,6 +249,8 @@ void StudioWindow::buildDocks() {
   timingTabs_->addTab(profile_, tr("Run and kernel times"));
   verify_ = new VerifyPanel(this);
   timingTabs_->addTab(verify_, tr("Verify"));
+  collectives_ = new CollectivesTimeline(this);
+  timingTabs_->addTab(collectives_, tr("Collectives"));
   auto* timingsDock = addDock(tr("Timings"), QStringLiteral("timings"), timingTabs_, Qt::BottomDockWidgetArea);
 
   inspector_ = new QTextBrowser(this);
@@ -410,6 +413,10 @@ void StudioWindow::showSession(qint64 sessionId) {
     timings_->setTimings(store_.timings(sessionId));
     profile_->setProfiles(store_.profiles(sessionId));
     verify_->setResults(store_.verifications(sessionId));
+    collectives_->setCollectives(store_.collectives(sessionId));
+    timingTabs_->setTabText(timingTabs_->indexOf(collectives_), collectives_->collectiveCount() > 0
+                                                                    ? tr("Collectives (%1)").arg(collectives_->collectiveCount())
+                                                                    : tr("Collectives"));
     timingTabs_->setTabText(timingTabs_->indexOf(verify_), verify_->mismatchCount() > 0
                                                                ? tr("Verify (%1 differ)").arg(verify_->mismatchCount())
                                                                : tr("Verify"));
@@ -646,6 +653,8 @@ void StudioWindow::showTimingsTab(int tab) {
     if (auto* dock = qobject_cast<QDockWidget*>(w)) {
       dock->show();
       dock->raise();
+      // The timeline's lanes want more height than the charts' default strip.
+      if (timingTabs_->widget(tab) == collectives_ && dock->height() < height() / 3) resizeDocks({dock}, {height() * 2 / 5}, Qt::Vertical);
       break;
     }
 }

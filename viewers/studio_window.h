@@ -41,6 +41,7 @@ struct StageContent;
 class TextPane;
 class TimingsChart;
 class VerifyPanel;
+class CollectivesTimeline;
 
 class StudioWindow : public QMainWindow {
   Q_OBJECT
@@ -88,9 +89,11 @@ class StudioWindow : public QMainWindow {
   TimingsChart* timings() const { return timings_; }
   ProfileCharts* profileCharts() const { return profile_; }
   VerifyPanel* verifyPanel() const { return verify_; }
+  CollectivesTimeline* collectivesTimeline() const { return collectives_; }
   QAction* verifyAction() const { return verifyAction_; }
   QToolButton* stopButton() const { return stopButton_; }
-  // Shows the Timings dock on tab 0 (compile phases) or 1 (run and kernel times).
+  // Shows the Timings dock on tab 0 (compile phases), 1 (run and kernel times), 2 (verify) or
+  // 3 (the collectives' timeline).
   void showTimingsTab(int tab);
   // Find in graph (the field above the graph view): `step` 0 counts the matches of `text` in the
   // stage shown, +1 / -1 reveals the next / previous one. Returns the number of matches.
@@ -168,6 +171,7 @@ class StudioWindow : public QMainWindow {
   TimingsChart* timings_ = nullptr;
   ProfileCharts* profile_ = nullptr;
   VerifyPanel* verify_ = nullptr;
+  CollectivesTimeline* collectives_ = nullptr;
   QLineEdit* findField_ = nullptr;
   QToolButton* stopButton_ = nullptr;
   QLabel* findCount_ = nullptr;

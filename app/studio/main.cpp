@@ -107,7 +107,8 @@ int main(int argc, char** argv) {
   const QCommandLineOption lineOption(QStringLiteral("line"), QStringLiteral("Select this source line (as a click on it does)."),
                                       QStringLiteral("N"));
   const QCommandLineOption tabOption(QStringLiteral("tab"),
-                                     QStringLiteral("Show this text tab: stage, step, capture, kernel, llvm, asm, wrapper, output, diff, side."),
+                                     QStringLiteral("Show this text tab: stage, step, capture, kernel, llvm, asm, wrapper, output, diff, side; or "
+                                                    "this Timings tab: phases, times, verify, collectives."),
                                      QStringLiteral("NAME"));
   const QCommandLineOption sessionOption(QStringLiteral("open"), QStringLiteral("Open stored session ID (see kiln sessions) instead of the newest."),
                                          QStringLiteral("ID"));
@@ -234,12 +235,17 @@ int main(int argc, char** argv) {
   }
   if (parser.isSet(tabOption)) {
     static const QStringList names = {"stage", "step", "capture", "kernel", "source", "llvm", "asm", "wrapper", "output", "diff", "side"};
-    const qsizetype tab = names.indexOf(parser.value(tabOption));
-    if (tab < 0) {
-      fail(QStringLiteral("--tab takes one of: %1").arg(names.join(QStringLiteral(", "))), true);
+    // The Timings dock's tabs, in its order: compile phases, run and kernel times, verify, the collectives' timeline.
+    static const QStringList timingNames = {"phases", "times", "verify", "collectives"};
+    const qsizetype tab = names.indexOf(parser.value(tabOption)), timingTab = timingNames.indexOf(parser.value(tabOption));
+    if (tab < 0 && timingTab < 0) {
+      fail(QStringLiteral("--tab takes one of: %1").arg((names + timingNames).join(QStringLiteral(", "))), true);
       return 2;
     }
-    window.textPane()->setCurrentIndex(static_cast<int>(tab));
+    if (tab >= 0)
+      window.textPane()->setCurrentIndex(static_cast<int>(tab));
+    else
+      window.showTimingsTab(static_cast<int>(timingTab));
   }
   if (parser.isSet(artifactOption) && !window.showArtifact(parser.value(artifactOption))) {
     fail(QStringLiteral("the session keeps no record named like '%1' (see kiln show SESSION --stage artifacts)")
