@@ -21,6 +21,11 @@ Generator& defaultGenerator() {
   return g;
 }
 
+Generator& deviceGenerator() {
+  static Generator g;
+  return g;
+}
+
 namespace {
 
 // transformation::uniform_real: the low `digits` bits scaled to [0, 1), then to [from, to),

@@ -35,6 +35,11 @@ class Generator {
 };
 
 Generator& defaultGenerator();
+// The generator of draws made for CUDA tensors inside ops (dropout's rand_like on a CUDA tensor,
+// engine/runtime/cuda_index_ops.cpp): the CPU algorithm, its own state, as PyTorch keeps one
+// generator per device. torch.manual_seed / torch.cuda.manual_seed must seed it too (the torch
+// layer's CUDA generator, engine/torch/device_api.cpp, is to be this one).
+Generator& deviceGenerator();
 
 // In-place fills of `t` (through its strides, row-major element order).
 void uniformFill(tensor::Tensor& t, double from, double to, Generator& g);

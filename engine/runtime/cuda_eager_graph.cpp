@@ -66,7 +66,10 @@ std::map<std::string, Entry>& cache() {
   return c;
 }
 
-Entry build(const ops::OpDef& op, const std::vector<ops::Val>& args, const tensor::Device& d, std::vector<tensor::Tensor>& inputs) {
+// The op as a one-node graph over placeholders for its tensor arguments (`inputs` gets those
+// tensors, in placeholder order), through the compiled path's passes and the scheduler.
+std::optional<EagerOpGraph> buildGraph(const ops::OpDef& op, const std::vector<ops::Val>& args, const tensor::Device& d,
+                                       std::vector<tensor::Tensor>& inputs) {
   ir::Graph g;
   std::function<ops::Val(const ops::Val&)> symOf = [&](const ops::Val& v) -> ops::Val {
     if (v.kind == ops::Val::Kind::Tensor) {
@@ -92,8 +95,11 @@ Entry build(const ops::OpDef& op, const std::vector<ops::Val>& args, const tenso
   std::vector<ops::Val> symArgs;
   for (const auto& a : args) symArgs.push_back(symOf(a));
   ops::GraphDispatcher gd(g);
-  ops::Val r = gd.call(op, symArgs);
-  Entry e;
+  // An op with several results (native_layer_norm -> out, mean, rstd) is recorded as its
+  // decomposition: a graph node has one result, so the op itself would be a node of its first
+  // result only, which the decompose pass cannot replace by the decomposition's list.
+  ops::Val r = op.metaMulti && op.decompose ? op.decompose(gd, symArgs) : gd.call(op, symArgs);
+  EagerOpGraph e;
   std::vector<ir::Arg> outs;
   if (r.kind == ops::Val::Kind::Sym) {
     outs.push_back(ir::Arg::ref(r.node));
@@ -113,8 +119,7 @@ Entry build(const ops::OpDef& op, const std::vector<ops::Val>& args, const tenso
   g.add(out);
   // The compiled path's pass pipeline (decompositions such as _softmax into its reductions, then
   // fusion), so the op gets the kernels a compiled graph of it gets.
-  // A pipeline that cannot take the one-node graph (seen on the GPU machine for _softmax:
-  // "rebuild: replacement is not a graph value") leaves plain fusion, which declines such ops.
+  // A pipeline that cannot take the one-node graph leaves plain fusion, which declines such ops.
   passes::PassContext ctx;
   ir::Graph fused;
   try {
@@ -135,14 +140,34 @@ Entry build(const ops::OpDef& op, const std::vector<ops::Val>& args, const tenso
     for (int id : st.outputNodes) made.insert(id);
     for (const auto& [o, i] : st.inPlace) (void)i, made.insert(o);
   }
+  std::set<int> seen;
   for (const auto& a : fused.output()->args.at(0).list)
-    if (!made.count(a.node)) throw Decline{};
+    if (!made.count(a.node) || !seen.insert(a.node).second) throw Decline{};  // one buffer per output
   if (s.kernels.empty()) throw Decline{};  // nothing of the op's own to run here
-  e.graph = std::make_shared<GpuGraph>(std::move(fused), std::move(s));
+  e.fused = std::move(fused);
+  e.sched = std::move(s);
+  return e;
+}
+
+Entry build(const ops::OpDef& op, const std::vector<ops::Val>& args, const tensor::Device& d, std::vector<tensor::Tensor>& inputs) {
+  std::optional<EagerOpGraph> g = buildGraph(op, args, d, inputs);
+  Entry e;
+  e.multi = g->multi;
+  e.graph = std::make_shared<GpuGraph>(std::move(g->fused), std::move(g->sched));
   return e;
 }
 
 }  // namespace
+
+std::optional<EagerOpGraph> eagerOpGraph(const ops::OpDef& op, const std::vector<ops::Val>& args, const tensor::Device& device) {
+  if (op.kind == ops::OpKind::View) return std::nullopt;
+  std::vector<tensor::Tensor> inputs;
+  try {
+    return buildGraph(op, args, device, inputs);
+  } catch (const Decline&) {
+    return std::nullopt;
+  }
+}
 
 std::optional<ops::Val> graphOnDevice(const ops::OpDef& op, const std::vector<ops::Val>& args, const tensor::Device& d) {
   if (op.kind == ops::OpKind::View) return std::nullopt;  // runOnDevice makes views without a kernel

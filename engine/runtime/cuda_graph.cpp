@@ -39,11 +39,6 @@ const Module& loadSource(const std::string& source, const std::string& name) {
   return cache.emplace(source, std::move(m)).first->second;
 }
 
-unsigned long long devicePtr(const tensor::Tensor& t) {
-  if (!t.storage()) return 0;
-  return reinterpret_cast<unsigned long long>(static_cast<char*>(t.storage()->devicePtr()) + t.offset() * ir::itemSize(t.dtype()));
-}
-
 bool sameLayout(const tensor::Tensor& t, const std::vector<int64_t>& strides) {
   if (t.strides().size() != strides.size()) return false;
   for (size_t d = 0; d < strides.size(); ++d)
@@ -85,6 +80,15 @@ void launch(void* fn, const cg::CudaLaunch& l, std::vector<unsigned long long> p
 }
 
 }  // namespace
+
+unsigned long long devicePtr(const tensor::Tensor& t) {
+  if (!t.storage()) return 0;
+  return reinterpret_cast<unsigned long long>(static_cast<char*>(t.storage()->devicePtr()) + t.offset() * ir::itemSize(t.dtype()));
+}
+
+void* deviceFunction(const std::string& source, const std::string& unitName, const std::string& symbol) {
+  return driver().function(loadSource(source, unitName).module, symbol);
+}
 
 GpuGraph::GpuGraph(ir::Graph fused, schedule::ScheduledGraph sched) : g_(std::move(fused)), sched_(std::move(sched)) {
   for (const auto& k : sched_.kernels)
@@ -185,6 +189,36 @@ void copyOnDevice(tensor::Tensor& dst, const tensor::Tensor& src) {
   const Module& m = loadSource(cg::cudaSource({k}), "kiln_copy");
   void* fn = driver().function(m.module, cg::cudaSymbol(k));
   launch(fn, cg::cudaLaunch(k), {devicePtr(src), devicePtr(dst)}, nullptr, nullptr);
+}
+
+kir::Kernel fillKernel(const tensor::Tensor& dst, double value) {
+  // One loop per dim storing the constant at dst's strides; the value is part of the text (the
+  // module cache key), so each (layout, value) is one kernel, as each copy layout is.
+  kir::Kernel k;
+  k.name = "fill";
+  k.buffers.resize(1);
+  k.buffers[0].name = "dst", k.buffers[0].dtype = dst.dtype(), k.buffers[0].output = true;
+  int64_t extent = 1;
+  for (int64_t d = 0; d < dst.dim(); ++d) {
+    k.loops.push_back({"i" + std::to_string(d), dst.sizes()[static_cast<size_t>(d)], false, ""});
+    extent += (dst.sizes()[static_cast<size_t>(d)] - 1) * dst.strides()[static_cast<size_t>(d)];
+  }
+  k.buffers[0].shape = {extent};
+  kir::Instr c;
+  c.id = 0, c.op = kir::Op::Const, c.constant = value, c.dtype = dst.dtype();
+  kir::Instr store;
+  store.op = kir::Op::Store, store.buffer = 0, store.operands = {0}, store.dtype = dst.dtype();
+  for (int64_t d = 0; d < dst.dim(); ++d) store.index.terms.push_back({static_cast<int>(d), dst.strides()[static_cast<size_t>(d)], ""});
+  k.body = {c, store};
+  return k;
+}
+
+void fillOnDevice(tensor::Tensor& dst, double value) {
+  if (dst.numel() == 0) return;
+  const kir::Kernel k = fillKernel(dst, value);
+  const Module& m = loadSource(cg::cudaSource({k}), "kiln_fill");
+  void* fn = driver().function(m.module, cg::cudaSymbol(k));
+  launch(fn, cg::cudaLaunch(k), {devicePtr(dst)}, nullptr, nullptr);
 }
 
 tensor::Tensor relayoutOnDevice(const tensor::Tensor& t, const std::vector<int64_t>& strides) {

@@ -12,10 +12,12 @@
 
 #include "engine/codegen/cuda/cuda_source.h"
 #include "engine/ir/graph.h"
+#include "engine/ops/op_table.h"
 #include "engine/schedule/kernel_builder.h"
 #include "engine/tensor/tensor.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,5 +57,28 @@ void copyOnDevice(tensor::Tensor& dst, const tensor::Tensor& src);
 // A tensor laid out with `strides` (contiguous ones or an input's recorded view strides) holding
 // t's elements, on t's device.
 tensor::Tensor relayoutOnDevice(const tensor::Tensor& t, const std::vector<int64_t>& strides);
+// Every element of `dst` (on the device, any strides) set to `value` (converted to its dtype): a
+// generated kernel of one constant store, like the copy kernel.
+void fillOnDevice(tensor::Tensor& dst, double value);
+// Its kernel (tests print it for NVRTC and run it with the LLVM backend).
+kir::Kernel fillKernel(const tensor::Tensor& dst, double value);
+
+// The entry point `symbol` of a CUDA C++ translation unit, compiled by NVRTC for this device
+// and loaded once per process and source (the modules GpuGraph uses are cached the same way).
+void* deviceFunction(const std::string& source, const std::string& unitName, const std::string& symbol);
+// The device address of t's first element (its storage plus its offset); 0 for no storage.
+unsigned long long devicePtr(const tensor::Tensor& t);
+
+// The one-node graph an eager op on device tensors runs as (cuda_eager_graph.cpp): the op's
+// graph after the compiled path's passes, its schedule, and whether the op returns a list.
+// nullopt where the op gets no kernel of its own that way (an extern call, a view, an output
+// that is an input). Needs no GPU: tests build it for CPU tensors (`device` cpu) and run the
+// same kernels with the LLVM backend, and print them as CUDA C++ for NVRTC.
+struct EagerOpGraph {
+  ir::Graph fused;
+  schedule::ScheduledGraph sched;
+  bool multi = false;
+};
+std::optional<EagerOpGraph> eagerOpGraph(const ops::OpDef& op, const std::vector<ops::Val>& args, const tensor::Device& device);
 
 }  // namespace kiln::runtime::cuda

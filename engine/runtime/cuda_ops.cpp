@@ -1,9 +1,11 @@
 // Eager ops on CUDA tensors (ops::setDeviceKernels): what the GPU runs today. Every op not
 // handled here raises NotImplementedError naming it (ops/device_dispatch.cpp): none is computed
-// on the CPU behind a CUDA tensor's back.
+// on the CPU behind a CUDA tensor's back. Order: clones, cuBLAS, the index / random / assembled
+// ops of cuda_index_ops.h, then the one-node graph route (generated kernels) for the rest.
 #include "engine/ops/device_dispatch.h"
 #include "engine/ops/op_table.h"
 #include "engine/runtime/cuda_graph.h"
+#include "engine/runtime/cuda_index_ops.h"
 #include "engine/runtime/cuda_runtime.h"
 #include "engine/tensor/tensor.h"
 
@@ -27,6 +29,7 @@ std::optional<ops::Val> run(const ops::OpDef& op, const std::vector<ops::Val>& a
   if ((op.name == "aten.clone.default" || op.name == "aten.contiguous.default") && !args.empty() && args[0].kind == ops::Val::Kind::Tensor)
     return cloneContiguous(args[0].t, d);
   if (auto r = blasOnDevice(op, args, d)) return r;
+  if (auto r = indexOnDevice(op, args, d)) return r;
   return graphOnDevice(op, args, d);
 }
 
