@@ -1,4 +1,5 @@
 #include "engine/autograd/derivative_util.h"
+#include "engine/ops/device_dispatch.h"
 
 #include <algorithm>
 
@@ -68,8 +69,14 @@ Val unreduce(Dispatcher& d, const Val& g, const Shape& inShape, const std::vecto
   return expandTo(d, r, inShape);
 }
 
+Val onDeviceOf(Dispatcher& d, const Val& v, const Val& like) {
+  const std::string dev = like.tensorType().device;
+  if (dev == "cpu" || dev.empty() || v.tensorType().device == dev) return v;
+  return d.call(ops::kToDeviceOp, {v, Val::string(dev)});
+}
+
 Val zerosLike(Dispatcher& d, const Val& like) {
-  return d.call("aten.full.default", {intList(sizesOf(like)), Val::real(0.0), Val::dtypeVal(like.tensorType().dtype)});
+  return onDeviceOf(d, d.call("aten.full.default", {intList(sizesOf(like)), Val::real(0.0), Val::dtypeVal(like.tensorType().dtype)}), like);
 }
 
 Val toDType(Dispatcher& d, const Val& g, ir::DType dt) {

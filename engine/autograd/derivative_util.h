@@ -38,6 +38,8 @@ Val unreduce(Dispatcher& d, const Val& g, const Shape& inShape, const std::vecto
 Val expandTo(Dispatcher& d, const Val& g, const Shape& shape);
 // reshape semantics: a view when the strides allow it, else a contiguous copy first.
 Val viewAs(Dispatcher& d, const Val& g, const Shape& shape);
+// v (a tensor made by a factory op: full, arange, on the CPU) on like's device (CUDA gradients).
+Val onDeviceOf(Dispatcher& d, const Val& v, const Val& like);
 Val zerosLike(Dispatcher& d, const Val& like);
 Val toDType(Dispatcher& d, const Val& g, ir::DType dt);
 // Argument i or None.

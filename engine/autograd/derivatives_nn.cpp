@@ -222,6 +222,7 @@ void registerNnDerivatives(std::vector<ops::OpDef>& t) {
     Shape cs(xs.size(), 1);
     cs[cdim] = xs[cdim];
     Val classes = viewAs(d, d.call("aten.arange.start_step", {Val::integer(0), Val::integer(xs[cdim]), Val::integer(1), Val::dtypeVal(ir::DType::Int64)}), cs);
+    classes = onDeviceOf(d, classes, target);  // arange makes a CPU tensor
     Shape ts = xs;
     ts[cdim] = 1;
     Val tgt = viewAs(d, target, ts);

@@ -113,7 +113,7 @@ void registerReductionDerivatives(std::vector<ops::OpDef>& t) {
                                                         Val::dtypeVal(ir::DType::Int64)});
       Shape ps(s.size(), 1);
       ps[size_t(dim)] = s[size_t(dim)];
-      positions = viewAs(d, positions, ps);
+      positions = onDeviceOf(d, viewAs(d, positions, ps), c.inputs[0]);  // arange makes a CPU tensor
       Val idx = c.output.list.at(1);
       if (!keep) {
         Shape kept = s;

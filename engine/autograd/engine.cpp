@@ -72,6 +72,7 @@ void backward(const std::vector<Tensor>& roots, const std::vector<Tensor>& grads
     if (!g.defined()) {
       if (r.numel() != 1) throw TorchError("RuntimeError", "grad can be implicitly created only for scalar outputs");
       g = Tensor::full(r.sizes(), 1.0, r.dtype());
+      if (!r.isCpu()) g = g.toDevice(r.device());  // ones_like(output): on the output's device
     } else if (g.sizes() != r.sizes()) {
       throw TorchError("RuntimeError", "Mismatch in shape: grad_output[" + std::to_string(i) + "] has a shape of " +
                                            tensor::shapeStr(g.sizes()) + " and output[" + std::to_string(i) +
