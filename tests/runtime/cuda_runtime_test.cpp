@@ -2,6 +2,7 @@
 // none): CUDA tensors' storage from the caching allocator and its figures, copies both ways,
 // eager pointwise ops through kernel IR -> CUDA against the CPU's results, the clear errors (an op
 // without a CUDA kernel, mixed devices) and TENSOR_MATCH guarding on the device.
+#include "tests/runtime/require_gpu.h"
 #include "tests/runtime/run_py.h"
 #include "tests/support/corpus.h"
 #include "tests/support/dynamo_parity.h"
@@ -18,11 +19,6 @@
 
 namespace kiln {
 namespace {
-
-#define REQUIRE_GPU()                                                                                             \
-  if (!runtime::cuda::isAvailable())                                                                             \
-    GTEST_SKIP() << "no GPU here (" << runtime::CudaDriver::unavailableMessage() << "): run on the GPU machine " \
-                 << "(ctest -L gpu, README 'On a GPU machine')";
 
 using Out = test::ScriptOut;
 using test::runPy;
