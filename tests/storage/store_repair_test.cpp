@@ -56,6 +56,7 @@ TEST(StorageCheck, SoundStoreIsOkWithCounts) {
   EXPECT_EQ(c.applicationId, kApplicationId);
   EXPECT_EQ(rowsOf(c, "sessions"), 3);
   EXPECT_GT(rowsOf(c, "stage_nodes"), 0);
+  EXPECT_EQ(rowsOf(c, "collectives"), 3 * int64_t(sampleSession().collectives.size()));
   ASSERT_EQ(c.statuses.size(), 1u);
   EXPECT_EQ(c.statuses[0], (std::pair<std::string, int64_t>{"ok", 3}));
   EXPECT_NE(c.text().find("\nok\n"), std::string::npos) << c.text();
@@ -103,11 +104,14 @@ TEST(StorageRepair, CopiesEveryReadableRowIntoASoundStore) {
   EXPECT_EQ(t->readErrors, 1);
   ASSERT_NE(tableOf(r, "sessions"), nullptr);
   EXPECT_EQ(tableOf(r, "sessions")->copied, 3);
+  ASSERT_NE(tableOf(r, "collectives"), nullptr);
+  EXPECT_EQ(tableOf(r, "collectives")->copied, 3 * int64_t(sampleSession().collectives.size()));
   EXPECT_EQ(readAll(path), bytes);  // the damaged file is never written
 
   auto store = Store::open(out);
   EXPECT_EQ(store->sessions().size(), 3u);
   EXPECT_FALSE(store->search("aten").empty());
+  for (const auto& s : store->sessions()) EXPECT_EQ(store->collectives(s.id).size(), sampleSession().collectives.size());
   writeSample(*store->beginSession(), sampleSession());  // a repaired store takes new sessions
   EXPECT_EQ(store->sessions().size(), 4u);
 }
