@@ -106,5 +106,41 @@ TEST(Collectives, DdpRanksRecordEveryCollectiveWithItsBucket) {
   EXPECT_NE(none.err.find("session 3 has no collectives"), std::string::npos) << none.err;
 }
 
+// A collective the script never waits for is still recorded, in issue order: when
+// destroy_process_group has drained the group (its duration known), else when the script ends.
+TEST(Collectives, NeverWaitedForAreRecordedAtDestroyOrAtTheEnd) {
+  TempDir d;
+  const std::string db = (d.path / "s.db").string();
+  const fs::path destroyed = d.path / "destroyed.py", kept = d.path / "kept.py";
+  std::ofstream(destroyed) << "import torch\nimport torch.distributed as dist\ndist.init_process_group('gloo')\n"
+                              "w = dist.all_reduce(torch.ones(4), async_op=True)\n"
+                              "dist.broadcast(torch.zeros(2, 3, dtype=torch.int64), 0)\ndist.barrier()\n"
+                              "dist.destroy_process_group()\n";
+  std::ofstream(kept) << "import torch\nimport torch.distributed as dist\ndist.init_process_group('gloo')\n"
+                         "w = dist.all_reduce(torch.ones(8, dtype=torch.float64), op=dist.ReduceOp.MAX, async_op=True)\n";
+  for (const auto& script : {destroyed, kept}) {
+    auto r = test::runKiln({"run", "--nproc-per-node", "1", script.string(), "--db", db, "--timeout", "60"}, d.path);
+    ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+  }
+  auto one = test::runKiln({"show", "1", "--db", db, "--stage", "collectives"}, d.path);
+  ASSERT_EQ(one.exitCode, 0) << one.err;
+  const auto ls = lines(one.out);
+  ASSERT_EQ(ls.size(), 3u) << one.out;
+  EXPECT_EQ(ls[0].rfind("#0 all_reduce · 16 B · ", 0), 0u) << ls[0];
+  EXPECT_EQ(ls[0].find("running"), std::string::npos) << ls[0];  // the destroy drained it: timed
+  EXPECT_NE(ls[0].find("(sum · float32 [4] · gloo · rank 0 of 1 · issued at "), std::string::npos) << ls[0];
+  EXPECT_NE(ls[0].find(" · never waited for)"), std::string::npos) << ls[0];
+  EXPECT_EQ(ls[1].rfind("#1 broadcast · 48 B · ", 0), 0u) << ls[1];
+  EXPECT_NE(ls[1].find("(from rank 0 · int64 [2, 3] · gloo"), std::string::npos) << ls[1];
+  EXPECT_NE(ls[1].find("waited until"), std::string::npos) << ls[1];
+  EXPECT_EQ(ls[2].rfind("#2 barrier · ", 0), 0u) << ls[2];
+  auto two = test::runKiln({"show", "2", "--db", db, "--stage", "collectives"}, d.path);
+  ASSERT_EQ(two.exitCode, 0) << two.err;
+  ASSERT_EQ(lines(two.out).size(), 1u) << two.out;
+  EXPECT_EQ(two.out.rfind("#0 all_reduce · 64 B · ", 0), 0u) << two.out;
+  EXPECT_NE(two.out.find("(max · float64 [8] · gloo · rank 0 of 1 · issued at "), std::string::npos) << two.out;
+  EXPECT_NE(two.out.find("never waited for)"), std::string::npos) << two.out;
+}
+
 }  // namespace
 }  // namespace kiln
