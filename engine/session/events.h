@@ -177,7 +177,9 @@ struct CollectiveEvent {
   std::string dtype;           // float32 ... ("" for barrier)
   std::vector<int64_t> shape;
   double issuedAtMs = 0.0;     // host clock, ms since the session started
-  double durationMs = -1.0;    // the collective itself (gloo: on the communication thread; nccl: CUDA events); < 0 unknown
+  // The collective itself (gloo: on the communication thread, so a late peer's time is in it;
+  // nccl: between CUDA events on the stream); < 0 unknown.
+  double durationMs = -1.0;
   double waitedAtMs = -1.0;    // when the script's wait() returned, ms since the session started; < 0 never waited
   int rank = 0;
   int worldSize = 1;
