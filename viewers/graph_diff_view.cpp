@@ -1,6 +1,7 @@
 #include "viewers/graph_diff_view.h"
 
 #include "engine/ir/graph_diff.h"
+#include "viewers/graph_legend.h"
 #include "viewers/graph_view.h"
 
 #include <QLabel>
@@ -31,6 +32,8 @@ GraphDiffView::GraphDiffView(QWidget* parent)
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(split);
   // Marks are applied when each side's layout lands (GraphView keeps them across it).
+  // The titles say what the colours mean: each side's legend starts folded to its chooser.
+  for (GraphView* side : {before_, after_}) side->legend()->setFolded(true);
 }
 
 void GraphDiffView::showPair(const ir::Graph& a, const QString& titleA, const ir::Graph& b, const QString& titleB) {

@@ -36,6 +36,12 @@ void GraphMinimap::refresh() {
   viewMoved();
 }
 
+void GraphMinimap::refreshThumbnail() {
+  if (thumb_.isNull()) return;
+  stale_ = true;
+  update();
+}
+
 void GraphMinimap::place() {
   const QRect vp = view_->viewport()->geometry();
   move(vp.right() - width() - 8, vp.bottom() - height() - 8);

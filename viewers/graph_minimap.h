@@ -21,6 +21,8 @@ class GraphMinimap : public QWidget {
   explicit GraphMinimap(QGraphicsView* view);
   // Redraws the overview from the scene (after a new layout) and places the widget.
   void refresh();
+  // The scene's look changed (an overlay's colours), not its layout: redraw the thumbnail.
+  void refreshThumbnail();
   // Shows or hides the minimap as the view does or does not show the whole graph; repaints.
   void viewMoved();
   // The scene point under minimap position `p`, and back.

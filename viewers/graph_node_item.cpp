@@ -15,9 +15,16 @@ GraphNodeItem::GraphNodeItem(const LayoutNode& node, const QFont& font, double l
   setPos(node.box.topLeft());
   setFlag(ItemIsSelectable);
   setZValue(2);
-  setToolTip(node.lines.join(QLatin1Char('\n')) +
-             (node.sourceLine > 0 ? QStringLiteral("\nline %1").arg(node.sourceLine) : QString()) +
-             (node.kernel.isEmpty() ? QString() : QStringLiteral("\nkernel ") + node.kernel));
+  tooltip_ = node.lines.join(QLatin1Char('\n')) + (node.sourceLine > 0 ? QStringLiteral("\nline %1").arg(node.sourceLine) : QString()) +
+             (node.kernel.isEmpty() ? QString() : QStringLiteral("\nkernel ") + node.kernel);
+  setToolTip(tooltip_);
+}
+
+void GraphNodeItem::setOverlay(const QColor& fill, const QString& note) {
+  setToolTip(note.isEmpty() ? tooltip_ : tooltip_ + QLatin1Char('\n') + note);
+  if (overlayFill_ == fill) return;
+  overlayFill_ = fill;
+  update();
 }
 
 void GraphNodeItem::setHighlighted(bool on) {
@@ -69,15 +76,19 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
   if (shown == Change::Added) pen = QPen(QColor(0x2e, 0x9e, 0x4f), 3.0);
   if (shown == Change::Changed) pen = QPen(QColor(0xe0, 0x8e, 0x0b), 3.0);
   if (shown == Change::Removed) pen = QPen(QColor(0xd9, 0x48, 0x3b), 3.0, Qt::DashLine);
+  // Under an overlay the fill is the overlay's: the source line's tint moves to the border.
+  const bool overlaid = overlayFill_.isValid();
+  const int tintLine = rollup_.tinted ? rollup_.tintLine : highlighted_ ? node_.sourceLine : 0;
+  if (overlaid && tintLine > 0 && shown == Change::None) pen = QPen(lineColour(tintLine).darker(150), 4.0);
   if (selected) pen = QPen(QColor(0x1f, 0x6f, 0xd0), 3.0);
   painter->setPen(pen);
   const bool labels = drawsLabels(option->levelOfDetailFromTransform(painter->worldTransform()));
   QColor fill = labels ? QColor(0xfd, 0xfd, 0xfd) : opKindColour(node_.lines.value(1));
-  if (highlighted_) fill = lineColour(node_.sourceLine);
-  if (rollup_.tinted) fill = lineColour(rollup_.tintLine);
+  if (overlaid) fill = overlayFill_;
+  else if (tintLine > 0) fill = lineColour(tintLine);
   painter->setBrush(fill);
   if (!labels) {  // zoomed out: a box coloured by op kind, no text to smear
-    painter->setPen(shown == Change::None && !selected ? Qt::NoPen : pen);
+    painter->setPen(shown == Change::None && !selected && !(overlaid && tintLine > 0) ? Qt::NoPen : pen);
     painter->drawRect(rect_);
     return;
   }
@@ -102,7 +113,8 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
     QFont f = font_;
     f.setBold(i == 0);
     painter->setFont(f);
-    painter->setPen(i == 2 ? QColor(0x6a, 0x6f, 0x78) : QColor(0x20, 0x22, 0x26));
+    // On a strong overlay colour the grey type line would fade: it takes the label's colour.
+    painter->setPen(i == 2 && !overlaid ? QColor(0x6a, 0x6f, 0x78) : QColor(0x20, 0x22, 0x26));
     painter->drawText(line, Qt::AlignCenter, node_.lines[i]);
     line.translate(0, lineHeight_);
   }

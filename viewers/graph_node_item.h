@@ -11,6 +11,7 @@
 #include "viewers/graph_layout.h"
 #include "viewers/graph_rollup.h"
 
+#include <QColor>
 #include <QFont>
 #include <QGraphicsItem>
 
@@ -43,6 +44,11 @@ class GraphNodeItem : public QGraphicsItem {
   void setRollup(const Rollup& r);
   QString rollupText() const;  // "3 added, 5 changed" ("" when nothing)
 
+  // An overlay's fill (graph_overlay.h; an invalid colour: none) and its line in the tooltip.
+  // It replaces the plain fill and, zoomed out, the op kind's; the source-line tint still wins.
+  void setOverlay(const QColor& fill, const QString& note);
+  const QColor& overlayFill() const { return overlayFill_; }
+
   // Below this many pixels per label line, labels are not drawn (boxes by op kind instead).
   static constexpr double kMinLabelPixels = 5.0;
   bool drawsLabels(double levelOfDetail) const { return lineHeight_ * levelOfDetail >= kMinLabelPixels; }
@@ -58,6 +64,8 @@ class GraphNodeItem : public QGraphicsItem {
   bool highlighted_ = false;
   Change change_ = Change::None;
   Rollup rollup_;
+  QColor overlayFill_;
+  QString tooltip_;  // without the overlay's note
 };
 
 // A node the step removed, drawn faded and dashed where it stood in the compile's layout frame

@@ -2,6 +2,7 @@
 
 #include "viewers/graph_cluster_item.h"
 #include "viewers/graph_layout_worker.h"
+#include "viewers/graph_legend.h"
 #include "viewers/graph_minimap.h"
 #include "viewers/graph_node_item.h"
 #include "viewers/layout_frame.h"
@@ -94,6 +95,37 @@ void GraphView::applyRollups() {
   }
 }
 
+void GraphView::setOverlayData(OverlayData data) {
+  overlayData_ = std::move(data);
+  applyOverlay();
+}
+
+void GraphView::setOverlay(Overlay mode) {
+  overlay_ = mode;
+  legend_->setOverlay(mode);  // the chooser shows it (its signal comes back here: no change then)
+  applyOverlay();
+}
+
+void GraphView::applyOverlay() {
+  overlayPaint_ = paintOverlay(overlay_, shown_, graph_, overlayData_);
+  for (GraphNodeItem* item : nodeItems()) {
+    auto fill = overlayPaint_.fill.find(item->nodeId());
+    auto note = overlayPaint_.note.find(item->nodeId());
+    item->setOverlay(fill == overlayPaint_.fill.end() ? QColor() : fill->second,
+                     note == overlayPaint_.note.end() ? QString() : note->second);
+  }
+  legend_->showPaint(overlayPaint_);
+  minimap_->refreshThumbnail();
+}
+
+// The legend is a strip above the viewport: the viewport's top margin makes its room.
+void GraphView::placeLegend() {
+  const int width = std::max(0, this->width() - 2 * frameWidth());
+  const int height = legend_->heightFor(width);
+  legend_->setGeometry(frameWidth(), frameWidth(), width, height);
+  if (viewportMargins().top() != height) setViewportMargins(0, height, 0, 0);
+}
+
 QList<GraphNodeItem*> GraphView::ghostItems() const {
   QList<GraphNodeItem*> out;
   for (QGraphicsItem* item : scene()->items(Qt::AscendingOrder))
@@ -161,6 +193,14 @@ GraphView::GraphView(QWidget* parent)
   connect(worker_, &GraphLayoutWorker::layoutReady, this, &GraphView::applyLayout);
   connect(scene(), &QGraphicsScene::selectionChanged, this, &GraphView::onSelectionChanged);
   minimap_ = new GraphMinimap(this);
+  legend_ = new GraphLegend(this);
+  connect(legend_, &GraphLegend::resized, this, &GraphView::placeLegend);
+  connect(legend_, &GraphLegend::overlayChosen, this, [this](Overlay mode) {
+    if (mode == overlay_) return;
+    overlay_ = mode;
+    applyOverlay();
+  });
+  placeLegend();
   // Zooming changes the scroll ranges without always moving a bar: follow both.
   for (QScrollBar* bar : {horizontalScrollBar(), verticalScrollBar()})
     connect(bar, &QScrollBar::rangeChanged, minimap_, &GraphMinimap::viewMoved);
@@ -287,6 +327,7 @@ void GraphView::clearGraph(const QString& message) {
   changes_ = {};
   removed_.clear();
   showMessage(message);
+  applyOverlay();  // the legend says there is no graph to paint
 }
 
 bool GraphView::isLayingOut() const { return worker_->busy(); }
@@ -355,6 +396,7 @@ void GraphView::render(const GraphLayout& layout) {
   }
   highlightLine(line_);
   applyChanges();
+  applyOverlay();
   minimap_->refresh();
   if (revealAfterLayout_ >= 0 && shown_.graph.find(revealAfterLayout_)) {
     const int id = std::exchange(revealAfterLayout_, -1);
@@ -410,6 +452,7 @@ void GraphView::resizeEvent(QResizeEvent* event) {
   QGraphicsView::resizeEvent(event);
   if (fitted_) zoomToFit();
   minimap_->viewMoved();
+  placeLegend();
 }
 
 void GraphView::scrollContentsBy(int dx, int dy) {

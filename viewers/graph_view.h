@@ -7,11 +7,14 @@
 // coloured by op kind (graph_node_item.h), a minimap shows where the view is (graph_minimap.h),
 // and a found node is centred at a readable zoom (zoomToSelection). Folded module boxes roll up
 // the step's marks (graph_rollup.h); removed nodes are ghosts where they stood in the frame.
+// A legend in the top-left corner (graph_legend.h) is always shown: it says what the colours
+// mean and chooses an overlay (graph_overlay.h) that paints per-node data on the nodes.
 #pragma once
 
 #include "engine/ir/graph.h"
 #include "engine/ir/graph_diff.h"
 #include "viewers/graph_layout.h"
+#include "viewers/graph_overlay.h"
 #include "viewers/module_collapse.h"
 
 #include <QFont>
@@ -22,6 +25,7 @@
 namespace kiln::viewers {
 
 class GraphClusterItem;
+class GraphLegend;
 class GraphMinimap;
 class GraphLayoutWorker;
 class GraphNodeItem;
@@ -85,6 +89,13 @@ class GraphView : public QGraphicsView {
   QList<GraphClusterItem*> clusterItems() const;
   QList<GraphNodeItem*> ghostItems() const;  // removed nodes drawn where they stood
   GraphMinimap* minimap() const { return minimap_; }
+  // Overlays: the data of the stage shown next (set it before showGraph; kept until set again)
+  // and the overlay painted, which the legend's chooser sets too.
+  void setOverlayData(OverlayData data);
+  void setOverlay(Overlay mode);
+  Overlay overlay() const { return overlay_; }
+  const OverlayPaint& overlayPaint() const { return overlayPaint_; }
+  GraphLegend* legend() const { return legend_; }
   // The zoom at which labels are still readable: fitting a big graph stops here.
   static constexpr double kReadableZoom = 0.6;
 
@@ -125,6 +136,12 @@ class GraphView : public QGraphicsView {
   void applyChanges();
   void applyRollups();
   GraphMinimap* minimap_ = nullptr;
+  GraphLegend* legend_ = nullptr;
+  Overlay overlay_ = Overlay::None;
+  OverlayData overlayData_;
+  OverlayPaint overlayPaint_;
+  void applyOverlay();
+  void placeLegend();
   bool fitted_ = false;  // still showing the whole graph: keep it fitted when resized
   int revealAfterLayout_ = -1;  // revealNode() waiting for the layout of its expanded module
 

@@ -46,9 +46,14 @@ StageContent readStageContent(storage::Store& store, const StageRequest& r) {
   c.kernels = store.kernels(r.sessionId, stage.compileId);
   c.wrapper = store.wrapperText(r.sessionId, stage.compileId);
   c.capture = captureReport(store, r.sessionId, stage.compileId);
-  for (const auto& p : store.profiles(r.sessionId))
-    if (p.compileId == stage.compileId)
-      for (const auto& k : p.kernels) c.runMs[k.name] = k.ms;
+  for (const auto& p : store.profiles(r.sessionId)) {
+    if (p.compileId != stage.compileId) continue;
+    c.profiled = true;
+    for (const auto& k : p.kernels) {
+      c.runMs[k.name] = k.ms;
+      c.runBytes[k.name] = k.bytes;
+    }
+  }
   // Kernel IR names fused-graph nodes (@N): their source lines, from the fused stage.
   ir::Graph fusedRead;
   const ir::Graph* fused = stage.stage == "fused" ? &c.graph : nullptr;

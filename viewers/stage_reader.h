@@ -32,6 +32,8 @@ struct StageContent {
   std::map<int, int> nodeLines;             // fused-graph node id -> source line (kernel IR @N);
                                             // -1 - id for the backward's (kernels bw_*)
   std::map<std::string, double> runMs;      // kernel -> ms per launch, from the run profile
+  std::map<std::string, int64_t> runBytes;  // kernel -> bytes of its buffers, from the run profile
+  bool profiled = false;                    // the session has a run profile for the compile
   std::string wrapper, capture;
 };
 

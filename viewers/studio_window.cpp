@@ -9,6 +9,7 @@
 #include "viewers/breaks_panel.h"
 #include "viewers/frames_panel.h"
 #include "viewers/graph_diff_view.h"
+#include "viewers/graph_overlay.h"
 #include "viewers/graph_view.h"
 #include "viewers/layout_frame.h"
 #include "viewers/script_runner.h"
@@ -533,10 +534,23 @@ void StudioWindow::finishStage(quint64 token, int row, const StageContent& conte
     text_->setCapture(qs(content.capture));
     // New kernel text: tint the selected source line's lines in it again.
     if (const int line = source_->highlightedLine(); line > 0) text_->highlightSourceLine(line);
+    compileKernels_.clear();
+    for (const auto& k : content.kernels) {
+      storage::KernelRow slim;
+      slim.name = k.name;
+      slim.nodeIds = k.nodeIds;
+      compileKernels_.push_back(std::move(slim));
+    }
+    compileRunMs_ = content.runMs;
+    compileRunBytes_ = content.runBytes;
+    compileProfiled_ = content.profiled;
   }
+  graph_->setOverlayData(overlayDataFor(stage.stage, compileKernels_, compileProfiled_, compileRunMs_, compileRunBytes_));
+  // Before the graph is handed over: stepping inside a layout frame draws it at once, and its
+  // "N nodes" must not be overwritten by a "Laying out…" that nothing clears.
+  statusBar()->showMessage(tr("Laying out %1…").arg(StageListModel::label(stage)));
   showInLayoutFrame(stage, content.graph);
   showStepReport(row, content);
-  statusBar()->showMessage(tr("Laying out %1…").arg(StageListModel::label(stage)));
   emit stageShown(stage.id);
 }
 

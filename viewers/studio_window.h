@@ -8,9 +8,11 @@
 
 #include <QMainWindow>
 
-#include <utility>
-
 #include <exception>
+#include <functional>
+#include <map>
+#include <utility>
+#include <vector>
 
 class QLabel;
 class QLineEdit;
@@ -196,6 +198,11 @@ class StudioWindow : public QMainWindow {
   qint64 sessionId_ = 0;
   qint64 stageId_ = 0;
   std::string compileId_;  // compile whose kernels and wrapper the text pane holds
+  // That compile's kernels (names and node ids only) and run profile, for the graph's overlays.
+  std::vector<storage::KernelRow> compileKernels_;
+  std::map<std::string, double> compileRunMs_;
+  std::map<std::string, int64_t> compileRunBytes_;
+  bool compileProfiled_ = false;
 };
 
 }  // namespace kiln::viewers

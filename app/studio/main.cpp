@@ -1,10 +1,12 @@
 // kiln-studio [SCRIPT] [--db PATH] [--open ID] [--diff A,B] [--stage NAME] [--line N] [--tab NAME] [--find TEXT] [--size WxH]
-// [--screenshot PNG] [--kiln PATH] [--plugin PATH]...: opens the session store in the studio window. With SCRIPT, runs
+// [--overlay NAME] [--screenshot PNG] [--kiln PATH] [--plugin PATH]...: opens the session store in the studio window. With SCRIPT, runs
 // it through `kiln run` in the background and shows the new session; otherwise shows the newest
 // session, or session ID with --open (with --diff, session B and the diff of A and B); --stage,
 // --line and --tab then pick what is shown. --screenshot grabs the window once the first session and
 // stage are on screen, writes the PNG and exits (README screenshot, `make run` check on Xvfb).
 #include "storage/store.h"
+#include "viewers/graph_overlay.h"
+#include "viewers/graph_view.h"
 #include "viewers/script_runner.h"
 #include "viewers/source_view.h"
 #include "viewers/text_pane.h"
@@ -118,6 +120,10 @@ int main(int argc, char** argv) {
                                           QStringLiteral("NAME"));
   const QCommandLineOption findOption(QStringLiteral("find"), QStringLiteral("Find this node in the graph shown (as Find in graph + Enter)."),
                                       QStringLiteral("TEXT"));
+  const QCommandLineOption overlayOption(
+      QStringLiteral("overlay"),
+      QStringLiteral("Colour the graph's nodes by: %1 (as the graph legend's chooser does).").arg(kiln::viewers::overlayKeys().join(QStringLiteral(", "))),
+      QStringLiteral("NAME"));
   const QCommandLineOption sizeOption(QStringLiteral("size"), QStringLiteral("Window size (default 1500x950)."),
                                       QStringLiteral("WxH"));
   // The studio does not load plugins itself (it runs scripts in `kiln run` processes): they go
@@ -126,7 +132,7 @@ int main(int argc, char** argv) {
                                         QStringLiteral("Load this Kiln plugin in the scripts the studio runs (repeatable)."),
                                         QStringLiteral("PATH"));
   parser.addOptions({dbOption, shotOption, kilnOption, diffOption, stageOption, lineOption, tabOption, sessionOption, artifactOption,
-                     findOption, sizeOption, pluginOption});
+                     findOption, sizeOption, overlayOption, pluginOption});
   parser.process(app);
   for (const QString& plugin : parser.values(pluginOption)) {
     const QFileInfo file(plugin);
@@ -176,6 +182,14 @@ int main(int argc, char** argv) {
   }
 
   StudioWindow window(*store, findKiln(parser.value(kilnOption)));
+  if (parser.isSet(overlayOption)) {
+    const qsizetype overlay = kiln::viewers::overlayKeys().indexOf(parser.value(overlayOption));
+    if (overlay < 0) {
+      fail(QStringLiteral("--overlay takes one of: %1").arg(kiln::viewers::overlayKeys().join(QStringLiteral(", "))), true);
+      return 2;
+    }
+    window.graphView()->setOverlay(kiln::viewers::Overlay(overlay));
+  }
   const QStringList size = parser.value(sizeOption).split(QLatin1Char('x'));
   window.resize(size.size() == 2 && size[0].toInt() > 0 ? size[0].toInt() : 1500, size.size() == 2 && size[1].toInt() > 0 ? size[1].toInt() : 950);
   if (parser.isSet(findOption)) {

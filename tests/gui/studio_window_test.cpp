@@ -7,6 +7,8 @@
 #include "viewers/graph_cluster_item.h"
 #include "viewers/frames_panel.h"
 #include "viewers/graph_diff_view.h"
+#include "viewers/graph_legend.h"
+#include "viewers/graph_overlay.h"
 #include "viewers/graph_node_item.h"
 #include "viewers/graph_view.h"
 #include "viewers/line_colour.h"
@@ -21,6 +23,11 @@
 #include "viewers/timings_chart.h"
 
 #include <QApplication>
+#include <QBarCategoryAxis>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QHeaderView>
+#include <QScrollBar>
 #include <QChart>
 #include <QDir>
 #include <QFile>
@@ -383,6 +390,55 @@ class StudioWindowTest : public QObject {
     QVERIFY(window_->textPane()->text(TextPane::StageIr).startsWith(QStringLiteral("# stage fused")));
   }
 
+  // The legend is always on the graph view; its chooser paints the fused stage's kernel_0 by
+  // its profiled time (0.05 ms, the only kernel: the hottest), by bytes (512 B), or by kernel.
+  // The ATen stage shares node ids with the fused one, so its nodes show the kernel they end
+  // up in; the captured graph's ids are its own, and the legend says so. Stepping inside a
+  // layout frame draws at once: the status bar must not stay on "Laying out…".
+  void overlaysFromTheLegend() {
+    GraphView* view = window_->graphView();
+    QVERIFY(window_->selectStage(3));
+    QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled() && !view->nodeItems().isEmpty(), 20000);
+    GraphLegend* legend = view->legend();
+    QVERIFY(legend->isVisible());
+    QVERIFY(legend->geometry().bottom() < view->viewport()->geometry().top());  // a strip above the graph, covering no node
+    QVERIFY2(legend->text().contains(QStringLiteral("added by this step")), qPrintable(legend->text()));
+    auto fills = [&] {
+      QMap<QString, QColor> out;
+      for (GraphNodeItem* n : view->nodeItems()) out[n->name()] = n->overlayFill();
+      return out;
+    };
+    legend->chooser()->setCurrentIndex(int(Overlay::KernelTime));
+    QCOMPARE(view->overlay(), Overlay::KernelTime);
+    for (const char* name : {"sin", "mul", "relu"}) QCOMPARE(fills().value(QString::fromLatin1(name)), heatColour(1.0));
+    QVERIFY(!fills().value(QStringLiteral("l_x_")).isValid());
+    QVERIFY2(legend->text().contains(QStringLiteral("0.0500 ms (the most shown)")), qPrintable(legend->text()));
+    for (GraphNodeItem* n : view->nodeItems())
+      if (n->name() == QStringLiteral("relu")) QVERIFY2(n->toolTip().endsWith(QStringLiteral("0.0500 ms per launch")), qPrintable(n->toolTip()));
+    QVERIFY(window_->grab().save(QDir(QStringLiteral(KILN_BINARY_DIR)).filePath(QStringLiteral("tests/gui/studio_overlay.png")), "PNG"));
+    legend->chooser()->setCurrentIndex(int(Overlay::Bytes));
+    QVERIFY2(legend->text().contains(QStringLiteral("512 B (the most shown)")), qPrintable(legend->text()));
+    view->setOverlay(Overlay::Kernel);
+    QCOMPARE(legend->chooser()->currentIndex(), int(Overlay::Kernel));
+    QCOMPARE(fills().value(QStringLiteral("mul")), kernelColour(QStringLiteral("kernel_0"), 0));
+    QVERIFY2(legend->text().contains(QStringLiteral("kernel_0 (3 nodes)")), qPrintable(legend->text()));
+    // Back to ATen (the same layout frame: drawn at once) with the overlay kept.
+    window_->stepStage(-1);
+    window_->stepStage(-1);
+    QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled() && window_->currentStageId() == window_->stageModel()->stageAt(1).id, 20000);
+    QCOMPARE(fills().value(QStringLiteral("sin")), kernelColour(QStringLiteral("kernel_0"), 0));
+    QVERIFY2(!window_->statusBar()->currentMessage().startsWith(QStringLiteral("Laying out")), qPrintable(window_->statusBar()->currentMessage()));
+    QVERIFY(window_->selectStage(0));
+    QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled() && !view->nodeItems().isEmpty(), 20000);
+    QVERIFY(!fills().value(QStringLiteral("sin")).isValid());
+    QVERIFY2(legend->text().contains(QStringLiteral("captured graph")), qPrintable(legend->text()));
+    view->setOverlay(Overlay::Dtype);
+    QVERIFY2(legend->text().contains(QStringLiteral("f32 (4 nodes)")), qPrintable(legend->text()));
+    QCOMPARE(fills().value(QStringLiteral("sin")).isValid(), true);
+    view->setOverlay(Overlay::None);
+    for (const QColor& c : fills()) QVERIFY(!c.isValid());
+  }
+
   void diffOfTwoSelectedSessions() {
     const qint64 first = sample_.sessionId;
     const qint64 second = testing::appendChangedSampleSession(*sample_.store);
@@ -541,6 +597,15 @@ class StudioWindowTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled() && !window_->graphView()->nodeItems().isEmpty(), 20000);
   }
 
+  // A session without a run profile: the time overlay paints nothing and its legend says why.
+  void overlayWithoutAProfileSaysSo() {
+    GraphView* view = window_->graphView();
+    QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled() && !view->nodeItems().isEmpty(), 20000);  // the failed-compile session's graph
+    view->setOverlay(Overlay::KernelTime);
+    QVERIFY2(view->legend()->text().contains(QStringLiteral("Not profiled")), qPrintable(view->legend()->text()));
+    for (GraphNodeItem* n : view->nodeItems()) QVERIFY(!n->overlayFill().isValid());
+    view->setOverlay(Overlay::None);
+  }
   void cleanupTestCase() { window_.reset(); }
 
  private:

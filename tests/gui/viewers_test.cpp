@@ -8,7 +8,9 @@
 #include "viewers/breaks_panel.h"
 #include "viewers/diff_highlighter.h"
 #include "viewers/graph_diff_view.h"
+#include "viewers/graph_legend.h"
 #include "viewers/graph_minimap.h"
+#include "viewers/graph_overlay.h"
 #include "viewers/op_colour.h"
 #include "viewers/graph_node_item.h"
 #include "viewers/graph_view.h"
@@ -21,6 +23,7 @@
 #include "viewers/verify_panel.h"
 
 #include <QAbstractItemModelTester>
+#include <QComboBox>
 #include <QApplication>
 #include <QFile>
 #include <QLineEdit>
@@ -460,6 +463,111 @@ class ViewersTest : public QObject {
     QCOMPARE(view.ghostItems()[0]->change(), GraphNodeItem::Change::Removed);
     QVERIFY(!(view.ghostItems()[0]->flags() & QGraphicsItem::ItemIsSelectable));
     QCOMPARE(view.nodeItems().size(), int(after.nodes.size()));  // ghosts are not nodes of the graph
+  }
+
+  // Overlays paint what the store holds: kernel membership (shared by node id with the ATen and
+  // pass stages; the backward's bw_* kernels only on backward stages, none on the captured
+  // graph), profiled time and bytes per kernel as a heat map (a folded box sums its kernels),
+  // dtypes and shape changes; without a profile the legend says so and nothing is painted.
+  void overlaysPaintStoredData() {
+    ir::Graph g;
+    auto add = [&](ir::NodeKind kind, const std::string& name, int arg, ir::TensorType type, const std::string& module) {
+      ir::Node n;
+      n.kind = kind;
+      n.name = name;
+      n.target = kind == ir::NodeKind::Placeholder ? name : "aten." + name + ".default";
+      if (arg >= 0) n.args.push_back(ir::Arg::ref(arg));
+      n.types.push_back(std::move(type));
+      n.prov.modulePath = module;
+      return g.add(std::move(n)).id;
+    };
+    using T = ir::TensorType;
+    const int x = add(ir::NodeKind::Placeholder, "x", -1, T{ir::DType::Float32, {4, 8}}, "");
+    const int a = add(ir::NodeKind::CallFunction, "sum", x, T{ir::DType::Float32, {4}}, "blk0");       // fewer elements
+    const int b = add(ir::NodeKind::CallFunction, "view", a, T{ir::DType::Float32, {2, 2}}, "blk0");   // reshaped
+    const int c = add(ir::NodeKind::CallFunction, "expand", b, T{ir::DType::Int64, {4, 4}}, "blk1");   // more elements
+    const int d = add(ir::NodeKind::CallFunction, "relu", c, T{ir::DType::Float32, {4, 4}}, "blk1");   // same shape
+    ir::Node out;
+    out.kind = ir::NodeKind::Output;
+    out.name = "output";
+    out.target = "output";
+    out.args.push_back(ir::Arg::ref(d));
+    g.add(std::move(out));
+    std::vector<storage::KernelRow> kernels(3);
+    kernels[0].name = "k_sum", kernels[0].nodeIds = {a};
+    kernels[1].name = "k_view", kernels[1].nodeIds = {b, c};
+    kernels[2].name = "bw_k", kernels[2].nodeIds = {a, d};  // a backward kernel: its ids are the backward's nodes
+    const std::map<std::string, double> ms{{"k_sum", 0.2}, {"k_view", 0.05}};
+    const std::map<std::string, int64_t> bytes{{"k_sum", 4096}, {"k_view", 1 << 20}};
+    const OverlayData data = overlayDataFor("pass:cse", kernels, true, ms, bytes);
+    QCOMPARE(data.kernelOf, (std::map<int, std::string>{{a, "k_sum"}, {b, "k_view"}, {c, "k_view"}}));
+    QCOMPARE(overlayDataFor("backward:aten", kernels, true, ms, bytes).kernelOf, (std::map<int, std::string>{{a, "bw_k"}, {d, "bw_k"}}));
+    const OverlayData captured = overlayDataFor("captured", kernels, true, ms, bytes);
+    QVERIFY(captured.kernelOf.empty());
+    const CollapsedGraph all = collapseByModule(g, modulePaths(g));
+
+    OverlayPaint p = paintOverlay(Overlay::KernelTime, all, g, data);
+    QCOMPARE(p.fill.size(), size_t(3));
+    QCOMPARE(p.fill.at(a), heatColour(1.0));
+    QCOMPARE(p.fill.at(b), heatColour(0.25));
+    QCOMPARE(p.fill.at(c), heatColour(0.25));
+    QCOMPARE(p.note.at(a), QStringLiteral("0.200 ms per launch"));
+    QCOMPARE(p.legend.first().text, QStringLiteral("0.200 ms (the most shown)"));
+    QVERIFY(p.message.isEmpty());
+    p = paintOverlay(Overlay::Bytes, all, g, data);
+    QCOMPARE(p.fill.at(b), heatColour(1.0));
+    QCOMPARE(p.fill.at(a), heatColour(4096.0 / (1 << 20)));
+    QCOMPARE(p.legend.first().text, QStringLiteral("1.0 MiB (the most shown)"));
+    p = paintOverlay(Overlay::Kernel, all, g, data);
+    QCOMPARE(p.fill.at(a), kernelColour(QStringLiteral("k_sum"), 0));
+    QCOMPARE(p.fill.at(b), kernelColour(QStringLiteral("k_view"), 1));
+    QVERIFY(kernelColour(QStringLiteral("k_sum"), 0) != kernelColour(QStringLiteral("k_view"), 1));
+    QCOMPARE(p.note.at(c), QStringLiteral("kernel k_view"));
+    QStringList legend;
+    for (const auto& e : p.legend) legend << e.text;
+    QCOMPARE(legend, (QStringList{"k_sum (1 node)", "k_view (2 nodes)", "not in a kernel (2 nodes)"}));
+    // The captured graph and an unprofiled session: nothing painted, the legend says why.
+    p = paintOverlay(Overlay::Kernel, all, g, captured);
+    QVERIFY(p.fill.empty());
+    QVERIFY2(p.message.contains(QStringLiteral("captured graph")), qPrintable(p.message));
+    p = paintOverlay(Overlay::KernelTime, all, g, overlayDataFor("pass:cse", kernels, false, {}, {}));
+    QVERIFY(p.fill.empty());
+    QVERIFY2(p.message.startsWith(QStringLiteral("Not profiled")), qPrintable(p.message));
+    QVERIFY(paintOverlay(Overlay::Kernel, all, g, overlayDataFor("aten", {}, false, {}, {})).message.contains(QStringLiteral("no kernels")));
+    p = paintOverlay(Overlay::Dtype, all, g, data);
+    legend.clear();
+    for (const auto& e : p.legend) legend << e.text;
+    QCOMPARE(legend, (QStringList{"f32 (4 nodes)", "i64 (1 node)"}));
+    QVERIFY(p.fill.at(c) != p.fill.at(d));
+    p = paintOverlay(Overlay::Shape, all, g, data);
+    QCOMPARE(p.fill.count(x), size_t(0));
+    QCOMPARE(p.fill.count(d), size_t(0));  // relu keeps its shape
+    QVERIFY(p.fill.at(a) != p.fill.at(b) && p.fill.at(b) != p.fill.at(c) && p.fill.at(a) != p.fill.at(c));
+    QCOMPARE(p.legend.size(), 4);
+    QVERIFY(p.legend.last().text.startsWith(QStringLiteral("same shape (1)")));
+
+    // Folded: blk0 (x, sum, view) is in k_sum and k_view, blk1 (expand, relu) in k_view only.
+    const CollapsedGraph folded = collapseByModule(g, {});
+    int blk0 = -1, blk1 = -1;
+    for (const auto& [id, path] : folded.moduleOf) (path == "blk0" ? blk0 : blk1) = id;
+    p = paintOverlay(Overlay::KernelTime, folded, g, data);
+    QCOMPARE(p.fill.at(blk0), heatColour(1.0));
+    QCOMPARE(p.fill.at(blk1), heatColour(0.05 / 0.25));
+    QCOMPARE(p.note.at(blk0), QStringLiteral("0.250 ms per launch over the 2 kernels its nodes are in"));
+    p = paintOverlay(Overlay::Kernel, folded, g, data);
+    QCOMPARE(p.note.at(blk0), QStringLiteral("2 kernels: k_sum, k_view"));
+
+    // The legend widget shows the chooser and the paint's entries, or why nothing is painted.
+    GraphLegend legendWidget(nullptr);
+    QCOMPARE(legendWidget.overlay(), Overlay::None);
+    QVERIFY2(legendWidget.text().contains(QStringLiteral("added by this step")), qPrintable(legendWidget.text()));
+    QSignalSpy chosen(&legendWidget, &GraphLegend::overlayChosen);
+    legendWidget.chooser()->setCurrentIndex(int(Overlay::Kernel));
+    QCOMPARE(chosen.size(), 1);
+    legendWidget.showPaint(paintOverlay(Overlay::Kernel, all, g, data));
+    QVERIFY2(legendWidget.text().contains(QStringLiteral("k_view (2 nodes)")), qPrintable(legendWidget.text()));
+    legendWidget.showPaint(paintOverlay(Overlay::Kernel, all, g, captured));
+    QVERIFY2(legendWidget.text().contains(QStringLiteral("captured graph")), qPrintable(legendWidget.text()));
   }
 
   // Side by side: kernel IR left, assembly (or LLVM IR) right; the right follows the kernel at
