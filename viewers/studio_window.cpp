@@ -5,6 +5,7 @@
 #include "engine/ir/graph_diff.h"
 #include "engine/ir/text.h"
 #include "storage/session_diff.h"
+#include "storage/session_report.h"
 #include "viewers/artifacts_panel.h"
 #include "viewers/breaks_panel.h"
 #include "viewers/frames_panel.h"
@@ -45,6 +46,7 @@
 #include <QSplitter>
 #include <QStatusBar>
 #include <QPointer>
+#include <QSaveFile>
 #include <QSettings>
 #include <QThreadPool>
 #include <QHBoxLayout>
@@ -118,6 +120,9 @@ StudioWindow::StudioWindow(storage::Store& store, const QString& kilnPath, QWidg
       sessions_(new SessionListModel(store, this)),
       stages_(new StageListModel(store, this)),
       runner_(new ScriptRunner(kilnPath, this)) {
+  chooseSavePath_ = [this](const QString& title, const QString& suggested, const QString& filter) {
+    return QFileDialog::getSaveFileName(this, title, suggested, filter);
+  };
   setWindowTitle(tr("Kiln Studio — %1").arg(qs(store.path())));
   buildDocks();
   buildMenus();
@@ -290,6 +295,8 @@ void StudioWindow::buildMenus() {
   stopAction_->setEnabled(false);
   file->addAction(tr("&Refresh Sessions"), QKeySequence::Refresh, this, [this] { refreshSessions(); });
   file->addAction(tr("&Export Graph…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, &StudioWindow::exportGraphDialog);
+  exportReportAction_ = file->addAction(tr("Export &Report… (HTML, as kiln report)"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E), this,
+                                        &StudioWindow::exportReportDialog);
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::closeAllWindows);
   QMenu* session = menuBar()->addMenu(tr("&Session"));
@@ -735,9 +742,52 @@ bool StudioWindow::exportGraph(const QString& path) {
 }
 
 void StudioWindow::exportGraphDialog() {
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export Graph"), QStringLiteral("graph.svg"),
-                                                    tr("SVG image (*.svg);;PNG image (*.png);;Graphviz DOT (*.dot)"));
+  const QString path = chooseSavePath_(tr("Export Graph"), QStringLiteral("graph.svg"), tr("SVG image (*.svg);;PNG image (*.png);;Graphviz DOT (*.dot)"));
   if (!path.isEmpty()) exportGraph(path);
+}
+
+void StudioWindow::exportReportDialog() {
+  if (sessionId_ <= 0) {
+    statusBar()->showMessage(tr("No session shown: nothing to report"), kStatusMs);
+    return;
+  }
+  const QString path = chooseSavePath_(tr("Export Report"), QStringLiteral("kiln-session-%1.html").arg(sessionId_), tr("HTML page (*.html)"));
+  if (!path.isEmpty()) exportReport(path);
+}
+
+// The report reads every stage and kernel of the session and runs `dot` per compile: on a pool
+// thread with a store connection of its own, like the diff.
+bool StudioWindow::exportReport(const QString& path) {
+  if (sessionId_ <= 0) return false;
+  ++pendingReads_;
+  statusBar()->showMessage(tr("Writing the report of session %1…").arg(sessionId_));
+  const std::string store = store_.path();
+  const qint64 id = sessionId_;
+  QPointer<StudioWindow> self(this);
+  QThreadPool::globalInstance()->start([self, store, id, path] {
+    QString error;
+    try {
+      auto reader = storage::Store::open(store, storage::Store::Access::ReadOnly);
+      const std::string html = storage::sessionReportHtml(*reader, id);
+      QSaveFile f(path);
+      if (!f.open(QIODevice::WriteOnly) || f.write(html.data(), qint64(html.size())) != qint64(html.size()) || !f.commit())
+        error = f.errorString();
+    } catch (const std::exception& e) {
+      error = QString::fromUtf8(e.what());
+    }
+    QMetaObject::invokeMethod(qApp, [self, path, error] {
+      if (self) self->finishReport(path, error);
+    }, Qt::QueuedConnection);
+  });
+  return true;
+}
+
+void StudioWindow::finishReport(const QString& path, const QString& error) {
+  --pendingReads_;
+  statusBar()->showMessage(error.isEmpty() ? tr("Report written to %1").arg(path) : tr("Could not write the report %1: %2").arg(path, error),
+                           kStatusMs);
+  emit reportExported(path, error);
+  if (isSettled()) emit settled();
 }
 
 void StudioWindow::onLayoutFinished(const QString& error) {

@@ -71,6 +71,15 @@ class StudioWindow : public QMainWindow {
   void runScript(const QString& script);
   // Writes the shown graph as SVG, PNG or DOT (by suffix); reports failures in the status bar.
   bool exportGraph(const QString& path);
+  // File › Export Report…: the HTML page `kiln report` writes (storage/session_report.h) for the
+  // session shown, to `path`, written on a pool thread; reportExported() says when and how it
+  // went. False (nothing started) when no session is shown.
+  bool exportReport(const QString& path);
+  QAction* exportReportAction() const { return exportReportAction_; }
+  // What File › Export Graph… and Export Report… ask for a file name with (title, suggested
+  // name, filter -> path, "" to cancel): a save dialog unless replaced (tests, scripted use).
+  using SavePathChooser = std::function<QString(const QString& title, const QString& suggested, const QString& filter)>;
+  void setSavePathChooser(SavePathChooser chooser) { chooseSavePath_ = std::move(chooser); }
   // Selects the next / previous stage of the stepper (Alt+Down / Alt+Up).
   void stepStage(int delta);
   // Scripts run from the studio, newest first (File > Open Recent), kept in the settings.
@@ -123,6 +132,7 @@ class StudioWindow : public QMainWindow {
   // to lay out (no session, no stages, a failed run or read).
   void settled();
   void diffShown(qint64 a, qint64 b, bool ok);
+  void reportExported(const QString& path, const QString& error);  // error "" when written
 
  private:
   void buildMenus();
@@ -154,6 +164,8 @@ class StudioWindow : public QMainWindow {
   // Marks `graph`'s nodes added / changed against `before` in the view; the Step tab's text.
   QString describeChanges(const ir::Graph& before, const ir::Graph& graph, const QString& against, bool kernelMembership = true);
   void exportGraphDialog();
+  void exportReportDialog();
+  void finishReport(const QString& path, const QString& error);
   void finishDiff(qint64 a, qint64 b, const QString& text, const QString& error);
   void rememberScript(const QString& script);
   void fillRecentMenu();
@@ -190,6 +202,8 @@ class StudioWindow : public QMainWindow {
   QLabel* summary_ = nullptr;
   QProgressBar* busy_ = nullptr;
   QAction* stopAction_ = nullptr;
+  QAction* exportReportAction_ = nullptr;
+  SavePathChooser chooseSavePath_;
   QAction* verifyAction_ = nullptr;  // File ▸ Verify Compiled Graphs Against Eager (kiln run --verify)
   QMenu* recentMenu_ = nullptr;
   bool settled_ = false;

@@ -606,6 +606,43 @@ class StudioWindowTest : public QObject {
     for (GraphNodeItem* n : view->nodeItems()) QVERIFY(!n->overlayFill().isValid());
     view->setOverlay(Overlay::None);
   }
+
+  // File > Export Report writes the page `kiln report` writes, for the session shown, off the UI
+  // thread; the file name comes from the save-path chooser (a dialog, replaced here).
+  void exportReportWritesTheShownSession() {
+    QVERIFY(window_->selectSession(sample_.sessionId));
+    QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled(), 20000);
+    const QString path = dir_.filePath(QStringLiteral("report.html"));
+    QString asked;
+    window_->setSavePathChooser([&](const QString& title, const QString& suggested, const QString&) {
+      asked = title + QLatin1Char('|') + suggested;
+      return path;
+    });
+    QSignalSpy written(window_.get(), &StudioWindow::reportExported);
+    window_->exportReportAction()->trigger();
+    QVERIFY(written.wait(30000));
+    QCOMPARE(asked, QStringLiteral("Export Report|kiln-session-%1.html").arg(sample_.sessionId));
+    QCOMPARE(written.at(0).at(0).toString(), path);
+    QCOMPARE(written.at(0).at(1).toString(), QString());
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QString html = QString::fromUtf8(f.readAll());
+    QVERIFY(html.startsWith(QStringLiteral("<!DOCTYPE html>")));
+    QVERIFY2(html.contains(QStringLiteral("<h1>Kiln session %1: sample.py</h1>").arg(sample_.sessionId)), qPrintable(html.left(600)));
+    QVERIFY(html.contains(QStringLiteral("Kernel <b>kernel_0</b>")));
+    QVERIFY(html.contains(QStringLiteral("0.050 ms per launch")));
+    QVERIFY(html.contains(QStringLiteral("Stage <b>fused</b>")));
+    QVERIFY(html.trimmed().endsWith(QStringLiteral("</html>")));
+    QVERIFY(window_->statusBar()->currentMessage().startsWith(QStringLiteral("Report written to")));
+    // An unwritable path is reported, not a crash.
+    const QString bad = dir_.filePath(QStringLiteral("no/such/dir/report.html"));
+    window_->setSavePathChooser([&](const QString&, const QString&, const QString&) { return bad; });
+    written.clear();
+    window_->exportReportAction()->trigger();
+    QVERIFY(written.wait(30000));
+    QVERIFY(!written.at(0).at(1).toString().isEmpty());
+    QVERIFY(!QFile::exists(bad));
+  }
   void cleanupTestCase() { window_.reset(); }
 
  private:
