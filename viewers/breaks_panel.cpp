@@ -2,6 +2,11 @@
 
 #include <QColor>
 #include <QHeaderView>
+#include <QResizeEvent>
+#include <QStyledItemDelegate>
+
+#include <algorithm>
+#include <climits>
 
 namespace kiln::viewers {
 
@@ -11,14 +16,40 @@ constexpr int kLineRole = Qt::UserRole + 1;
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
+constexpr int kDetail = 2;
+
+// Explanations ("Detected data-dependent branching (e.g. ...)") wrap in the Detail column
+// instead of ending in "…": QTreeView asks for a row's height without the column's width, so
+// this delegate measures the wrapped text at the width the header gives the column.
+class WrappingDelegate : public QStyledItemDelegate {
+ public:
+  explicit WrappingDelegate(QTreeView* view) : QStyledItemDelegate(view), view_(view) {}
+  QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override {
+    QSize size = QStyledItemDelegate::sizeHint(option, index);
+    if (index.column() != kDetail) return size;
+    const int width = view_->header()->sectionSize(kDetail) - 8;  // the item's text margins
+    if (width <= 0) return size;
+    const QRect text = option.fontMetrics.boundingRect(QRect(0, 0, width, INT_MAX), Qt::TextWordWrap, index.data().toString());
+    return QSize(size.width(), std::max(size.height(), text.height() + 4));
+  }
+
+ private:
+  QTreeView* view_;
+};
+
 }  // namespace
 
 BreaksPanel::BreaksPanel(QWidget* parent) : QTreeWidget(parent) {
   setColumnCount(3);
   setHeaderLabels({tr("What"), tr("Line"), tr("Detail")});
-  header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+  header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);  // a line number, not 100 px of it
   setRootIsDecorated(true);
   setWordWrap(true);
+  setItemDelegate(new WrappingDelegate(this));
+  // A narrower or wider Detail column changes how many lines each explanation takes.
+  connect(header(), &QHeaderView::sectionResized, this, [this](int section) {
+    if (section == kDetail) scheduleDelayedItemsLayout();
+  });
   connect(this, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) {
     const int line = item->data(0, kLineRole).toInt();
     if (line > 0) emit lineActivated(line);
@@ -75,6 +106,17 @@ void BreaksPanel::setSession(const std::vector<session::GraphBreakEvent>& breaks
     }
   }
   expandAll();
+  fitColumns();
+}
+
+// What takes its contents' width, up to 45% of the panel, so Detail keeps room to wrap in.
+void BreaksPanel::fitColumns() {
+  header()->resizeSection(0, std::min(sizeHintForColumn(0), std::max(120, viewport()->width() * 45 / 100)));
+}
+
+void BreaksPanel::resizeEvent(QResizeEvent* event) {
+  QTreeWidget::resizeEvent(event);
+  fitColumns();
 }
 
 int BreaksPanel::breakCount() const { return topLevelItem(0) ? topLevelItem(0)->childCount() : 0; }

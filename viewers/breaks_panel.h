@@ -1,7 +1,8 @@
 // BreaksPanel: every graph break and every recompile of a session in one list, as tlparse and
 // Dynamo's logs report them but clickable: a break shows its code, title, explanation, hints and
 // user stack; a recompile its compile id and the failing guard of each cache entry. Activating
-// an entry asks the window to show its source line. Failed compiles come last, in red.
+// an entry asks the window to show its source line. Failed compiles come last, in red. Long
+// explanations wrap in the Detail column rather than being cut to "…".
 #pragma once
 
 #include "storage/store.h"
@@ -28,6 +29,12 @@ class BreaksPanel : public QTreeWidget {
 
  signals:
   void lineActivated(int line);
+
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
+ private:
+  void fitColumns();
 };
 
 }  // namespace kiln::viewers

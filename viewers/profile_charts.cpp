@@ -35,6 +35,9 @@ QChart* barChart(const QString& title, const QStringList& labels, const std::vec
   }
   chart->addSeries(series);
   auto* axisY = new QBarCategoryAxis;
+  // Qt Charts elides a category label that is wider than it allows, down to a lone "…" for
+  // every kernel name: the axis takes the width its labels need instead.
+  axisY->setTruncateLabels(false);
   QStringList reversed(labels.rbegin(), labels.rend());
   axisY->append(reversed);
   chart->addAxis(axisY, Qt::AlignLeft);

@@ -130,7 +130,8 @@ StudioWindow::StudioWindow(storage::Store& store, const QString& kilnPath, QWidg
   {
     const QSettings s = settings();
     restoreGeometry(s.value(QStringLiteral("geometry")).toByteArray());
-    restoreState(s.value(QStringLiteral("windowState")).toByteArray());
+    // No saved layout (a first start): the default sizes are set when the window's size is known.
+    defaultLayoutPending_ = !restoreState(s.value(QStringLiteral("windowState")).toByteArray());
   }
 
   summary_ = new QLabel(this);
@@ -210,18 +211,24 @@ void StudioWindow::buildDocks() {
   sessionTable_->setSelectionMode(QAbstractItemView::ExtendedSelection);  // Ctrl+click a second one to diff
   sessionTable_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   sessionTable_->verticalHeader()->hide();
-  sessionTable_->horizontalHeader()->setStretchLastSection(true);
-  auto* sessionsDock = addDock(tr("Sessions"), QStringLiteral("sessions"), sessionTable_, Qt::LeftDockWidgetArea);
+  // Every column's header in full ("Breaks", not "Br"); the name takes what is left, elided.
+  sessionTable_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  sessionTable_->horizontalHeader()->setSectionResizeMode(SessionListModel::Name, QHeaderView::Stretch);
+  sessionTable_->setTextElideMode(Qt::ElideMiddle);
+  sessionsDock_ = addDock(tr("Sessions"), QStringLiteral("sessions"), sessionTable_, Qt::LeftDockWidgetArea);
 
   search_ = new SearchPanel(store_, this);
-  addDock(tr("Search"), QStringLiteral("search"), search_, Qt::LeftDockWidgetArea);
+  // A tab beside the sessions (Ctrl+F raises it): an empty result list is no default pane.
+  searchDock_ = addDock(tr("Search"), QStringLiteral("search"), search_, Qt::LeftDockWidgetArea);
+  tabifyDockWidget(sessionsDock_, searchDock_);
+  sessionsDock_->raise();
   connect(search_, &SearchPanel::hitActivated, this, &StudioWindow::showSearchHit);
 
   stageList_ = new QListView(this);
   stageList_->setModel(stages_);
   stageList_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   stageList_->setUniformItemSizes(true);
-  auto* stagesDock = addDock(tr("Stages and passes"), QStringLiteral("stages"), stageList_, Qt::RightDockWidgetArea);
+  stagesDock_ = addDock(tr("Stages and passes"), QStringLiteral("stages"), stageList_, Qt::RightDockWidgetArea);
 
   frames_ = new FramesPanel(this);
   auto* framesDock = addDock(tr("Frames"), QStringLiteral("frames"), frames_, Qt::LeftDockWidgetArea);
@@ -235,7 +242,7 @@ void StudioWindow::buildDocks() {
   });
 
   breaks_ = new BreaksPanel(this);
-  auto* breaksDock = addDock(tr("Breaks and recompiles"), QStringLiteral("breaks"), breaks_, Qt::LeftDockWidgetArea);
+  auto* breaksDock = breaksDock_ = addDock(tr("Breaks and recompiles"), QStringLiteral("breaks"), breaks_, Qt::LeftDockWidgetArea);
   tabifyDockWidget(framesDock, breaksDock);
   // Imported sessions keep records as they came (artifacts): a third tab beside them.
   artifacts_ = new ArtifactsPanel(this);
@@ -261,18 +268,35 @@ void StudioWindow::buildDocks() {
 
   inspector_ = new QTextBrowser(this);
   inspector_->setPlaceholderText(tr("Click a node to inspect it"));
-  addDock(tr("Node"), QStringLiteral("inspector"), inspector_, Qt::RightDockWidgetArea);
+  inspectorDock_ = addDock(tr("Node"), QStringLiteral("inspector"), inspector_, Qt::RightDockWidgetArea);
 
   text_ = new TextPane(this);
-  auto* textDock = addDock(tr("Text"), QStringLiteral("text"), text_, Qt::BottomDockWidgetArea);
+  auto* textDock = textDock_ = addDock(tr("Text"), QStringLiteral("text"), text_, Qt::BottomDockWidgetArea);
   tabifyDockWidget(textDock, timingsDock);
   graphDiff_ = new GraphDiffView(this);
   graphDiffDock_ = addDock(tr("Graph diff"), QStringLiteral("graphDiff"), graphDiff_, Qt::BottomDockWidgetArea);
   tabifyDockWidget(textDock, graphDiffDock_);
   graphDiffDock_->hide();  // shown once a diff is active and a stage of its second session is
   textDock->raise();
-  resizeDocks({sessionsDock, stagesDock}, {470, 240}, Qt::Horizontal);
-  resizeDocks({textDock}, {260}, Qt::Vertical);
+}
+
+// The first start's dock sizes, as shares of the window (at 1920x1080: sessions 480 px wide,
+// stages 300, the text pane 430 px tall, ~25 lines of code): the centre keeps the script and
+// the graph, the text pane is tall enough to read a kernel, and no empty pane is large.
+void StudioWindow::applyDefaultLayout() {
+  resizeDocks({sessionsDock_, stagesDock_}, {std::max(420, width() / 4), std::max(260, width() * 16 / 100)}, Qt::Horizontal);
+  const int bottom = std::max(260, height() * 2 / 5);
+  resizeDocks({textDock_}, {bottom}, Qt::Vertical);
+  const int left = height() - bottom;
+  resizeDocks({sessionsDock_, breaksDock_}, {left * 2 / 5, left * 3 / 5}, Qt::Vertical);
+  resizeDocks({stagesDock_, inspectorDock_}, {left * 3 / 5, left * 2 / 5}, Qt::Vertical);
+  // The centre: script 2 : graph 3 (sizes are scaled to the splitter's width).
+  if (auto* centre = qobject_cast<QSplitter*>(centralWidget())) centre->setSizes({2000, 3000});
+}
+
+void StudioWindow::showEvent(QShowEvent* event) {
+  QMainWindow::showEvent(event);
+  if (std::exchange(defaultLayoutPending_, false)) applyDefaultLayout();
 }
 
 void StudioWindow::buildMenus() {
@@ -303,6 +327,8 @@ void StudioWindow::buildMenus() {
   session->addAction(tr("&Diff Selected Sessions"), QKeySequence(Qt::CTRL | Qt::Key_D), this,
                      &StudioWindow::diffSelectedSessions);
   session->addAction(tr("&Search Sessions…"), QKeySequence::Find, this, [this] {
+    searchDock_->show();
+    searchDock_->raise();
     search_->field()->setFocus();
     search_->field()->selectAll();
   });

@@ -121,6 +121,8 @@ class StudioWindow : public QMainWindow {
  protected:
   // Saves the window geometry and dock layout for the next start.
   void closeEvent(QCloseEvent* event) override;
+  // The first time: the default dock sizes when no saved layout was restored.
+  void showEvent(QShowEvent* event) override;
   // A .py file dropped on the window runs like File > Open Script.
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
@@ -137,6 +139,8 @@ class StudioWindow : public QMainWindow {
  private:
   void buildMenus();
   void buildDocks();
+  void applyDefaultLayout();
+  bool defaultLayoutPending_ = false;
   QDockWidget* addDock(const QString& title, const QString& name, QWidget* widget, Qt::DockWidgetArea area);
   bool reloadSessionList();  // false (and settled) when the list is empty or unreadable
   void showSession(qint64 sessionId);
@@ -196,6 +200,12 @@ class StudioWindow : public QMainWindow {
   BreaksPanel* breaks_ = nullptr;
   ArtifactsPanel* artifacts_ = nullptr;
   QDockWidget* artifactsDock_ = nullptr;
+  QDockWidget* sessionsDock_ = nullptr;
+  QDockWidget* searchDock_ = nullptr;
+  QDockWidget* stagesDock_ = nullptr;
+  QDockWidget* breaksDock_ = nullptr;
+  QDockWidget* inspectorDock_ = nullptr;
+  QDockWidget* textDock_ = nullptr;
   FramesPanel* frames_ = nullptr;
   GraphDiffView* graphDiff_ = nullptr;
   QDockWidget* graphDiffDock_ = nullptr;

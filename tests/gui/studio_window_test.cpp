@@ -643,6 +643,49 @@ class StudioWindowTest : public QObject {
     QVERIFY(!written.at(0).at(1).toString().isEmpty());
     QVERIFY(!QFile::exists(bad));
   }
+
+  // The first start at 1920x1080 (no saved layout): every session column's header in full and
+  // no sideways scrolling, the search a tab beside the sessions, a text pane of 20+ lines of
+  // code, the graph wider than the script, the failed compile's explanation wrapped in the
+  // Breaks dock (not "Detected dat…"), and the kernel chart's labels never cut to "…". Writes
+  // build/tests/gui/studio_1920.png to look at.
+  void defaultLayoutAt1920x1080() {
+    QSettings(QStringLiteral("Kiln"), QStringLiteral("kiln-studio")).clear();
+    StudioWindow big(*sample_.store, dir_.filePath(QStringLiteral("no-kiln")));
+    big.resize(1920, 1080);
+    big.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&big));
+    big.refreshSessions();  // the newest: the run with a failed compile
+    QTRY_VERIFY_WITH_TIMEOUT(big.isSettled() && !big.graphView()->nodeItems().isEmpty(), 20000);
+    auto* table = big.findChild<QTableView*>();
+    for (int col = SessionListModel::Status; col < SessionListModel::ColumnCount; ++col) {
+      const QString title = big.sessionModel()->headerData(col, Qt::Horizontal).toString();
+      QVERIFY2(table->horizontalHeader()->sectionSize(col) >= table->horizontalHeader()->fontMetrics().horizontalAdvance(title) + 4, qPrintable(title));
+    }
+    QCOMPARE(table->horizontalScrollBar()->maximum(), 0);
+    auto* sessionsDock = big.findChild<QDockWidget*>(QStringLiteral("sessions"));
+    QVERIFY(big.tabifiedDockWidgets(sessionsDock).contains(big.findChild<QDockWidget*>(QStringLiteral("search"))));
+    QPlainTextEdit* code = big.textPane()->editor(TextPane::StageIr);
+    QVERIFY2(code->viewport()->height() / code->fontMetrics().lineSpacing() >= 20, qPrintable(QString::number(code->viewport()->height())));
+    QVERIFY(big.graphView()->width() > big.sourceView()->width());
+    BreaksPanel* breaks = big.breaksPanel();
+    QTreeWidgetItem* failed = breaks->topLevelItem(2)->child(0);
+    const QString detail = failed->text(2);
+    QVERIFY(detail.startsWith(QStringLiteral("Detected data-dependent branching")));
+    QVERIFY(breaks->fontMetrics().horizontalAdvance(detail) > breaks->header()->sectionSize(2));  // too long for one line
+    QTRY_VERIFY2(breaks->visualItemRect(failed).height() >= 2 * breaks->fontMetrics().lineSpacing(),
+                 qPrintable(QStringLiteral("%1 px").arg(breaks->visualItemRect(failed).height())));
+    QVERIFY(big.grab().save(QDir(QStringLiteral(KILN_BINARY_DIR)).filePath(QStringLiteral("tests/gui/studio_1920.png")), "PNG"));
+    QVERIFY(big.selectSession(sample_.sessionId));  // profiled: the kernel chart has labels
+    QTRY_VERIFY_WITH_TIMEOUT(big.isSettled(), 20000);
+    const auto axes = big.profileCharts()->kernelChart()->chart()->axes(Qt::Vertical);
+    QCOMPARE(axes.size(), 1);
+    auto* labels = qobject_cast<QBarCategoryAxis*>(axes.first());
+    QVERIFY(labels);
+    QCOMPARE(labels->categories(), QStringList{QStringLiteral("[0/0] kernel_0")});
+    QVERIFY(!labels->truncateLabels());
+  }
+
   void cleanupTestCase() { window_.reset(); }
 
  private:
