@@ -99,6 +99,9 @@ std::optional<EagerOpGraph> buildGraph(const ops::OpDef& op, const std::vector<o
   // decomposition: a graph node has one result, so the op itself would be a node of its first
   // result only, which the decompose pass cannot replace by the decomposition's list.
   ops::Val r = op.metaMulti && op.decompose ? op.decompose(gd, symArgs) : gd.call(op, symArgs);
+  // A decomposition that updates an argument in place (training batch_norm's running stats)
+  // would lose the update here: such ops are not run this way.
+  if (!gd.mutations.empty()) throw Decline{};
   EagerOpGraph e;
   std::vector<ir::Arg> outs;
   if (r.kind == ops::Val::Kind::Sym) {

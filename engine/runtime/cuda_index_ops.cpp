@@ -16,6 +16,7 @@
 #include "engine/tensor/tensor.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace kiln::runtime::cuda {
 
@@ -65,6 +66,17 @@ Tensor int64Indices(const Tensor& idx, const char* what) {
   Tensor out = Tensor::empty(idx.sizes(), ir::DType::Int64, idx.device());
   copyOnDevice(out, idx);
   return out;
+}
+
+// t's elements as a contiguous tensor of `sizes` (a view where t is contiguous already).
+Tensor reshaped(const Tensor& t, const Shape& sizes) {
+  Tensor c = dense(t);
+  return c.view(sizes, Tensor::contiguousStrides(sizes), c.offset());
+}
+
+Val call(const char* name, const std::vector<Val>& args) {
+  ops::EagerDispatcher e;
+  return e.call(ops::op(name), args);
 }
 
 Tensor zerosOn(const Shape& sizes, ir::DType dt, const tensor::Device& d) {
@@ -123,6 +135,72 @@ std::optional<Val> indexSelect(const ops::OpDef& op, const std::vector<Val>& a) 
   Tensor r = gatherRows(x, a.at(2).t, ops::wrapDim(a.at(1).i, x.dim()), outSizes);
   if (!r.defined()) return std::nullopt;
   return Val::of(r);
+}
+
+// The one index tensor of an index / index_put list ([None] * k + [idx], trailing Nones) and its
+// dim k; nullopt for other forms (several tensors, a bool mask).
+std::optional<std::pair<int64_t, Tensor>> singleIndex(const Val& indices) {
+  if (indices.kind != Val::Kind::List) return std::nullopt;
+  std::optional<std::pair<int64_t, Tensor>> r;
+  for (size_t i = 0; i < indices.list.size(); ++i) {
+    const Val& v = indices.list[i];
+    if (v.isNone()) continue;
+    if (r || v.kind != Val::Kind::Tensor || v.t.dtype() == ir::DType::Bool) return std::nullopt;
+    r = std::pair<int64_t, Tensor>{static_cast<int64_t>(i), v.t};
+  }
+  return r;
+}
+
+// Indices of a dim of `rows` with negative ones counted from the end (index / index_put take
+// them; index_select does not), int64 and contiguous on the device.
+Tensor wrappedIndices(const Tensor& idx, int64_t rows) {
+  Val i = Val::of(int64Indices(idx, "index"));
+  Val neg = call("aten.lt.Tensor", {i, Val::integer(0)});
+  return dense(call("aten.where.self", {neg, call("aten.add.Tensor", {i, Val::integer(rows)}), i}).t);
+}
+
+// index.Tensor(x, [None] * k + [idx]): rows of x along k picked by idx (of any shape).
+std::optional<Val> indexTensor(const ops::OpDef& op, const std::vector<Val>& a) {
+  auto si = singleIndex(a.at(1));
+  const Tensor& x = a.at(0).t;
+  if (!si || si->first >= x.dim()) return std::nullopt;
+  const Shape outSizes = sizesOfType(op.meta(a));
+  Tensor r = gatherRows(x, wrappedIndices(si->second, x.sizes()[static_cast<size_t>(si->first)]), si->first, outSizes);
+  if (!r.defined()) return std::nullopt;
+  return Val::of(r);
+}
+
+// index_put(self, [None] * k + [idx], values, accumulate): a copy of self with the picked rows
+// set to (accumulate: increased by) values broadcast to the picked shape.
+std::optional<Val> indexPut(const std::vector<Val>& a, const tensor::Device& d) {
+  auto si = singleIndex(a.at(1));
+  const Tensor& self = a.at(0).t;
+  if (!si || si->first >= self.dim()) return std::nullopt;
+  const bool accumulate = a.size() > 3 && a[3].kind == Val::Kind::Bool && a[3].b;
+  const std::string sfx = cg::cudaIndexSuffix(self.dtype(), accumulate);
+  if (sfx.empty()) return std::nullopt;
+  const int64_t k = si->first, rows = self.sizes()[static_cast<size_t>(k)];
+  Tensor idx = wrappedIndices(si->second, rows);
+  Shape picked(self.sizes().begin(), self.sizes().begin() + k);
+  picked.insert(picked.end(), si->second.sizes().begin(), si->second.sizes().end());
+  picked.insert(picked.end(), self.sizes().begin() + k + 1, self.sizes().end());
+  Tensor vals = Tensor::empty(picked, self.dtype(), d);
+  const Val& v = a.at(2);
+  if (v.kind != Val::Kind::Tensor) fillOnDevice(vals, v.number());
+  else if (v.t.isCpu() && v.t.dim() == 0) fillOnDevice(vals, v.t.loadAt(0));  // a CPU scalar's value
+  else copyOnDevice(vals, v.t);
+  Tensor out = relayoutOnDevice(self, Tensor::contiguousStrides(self.sizes()));  // a fresh copy
+  long long total = vals.numel(), n = idx.numel(), outRows = rows, inner = prod(self.sizes(), static_cast<size_t>(k) + 1, self.sizes().size());
+  if (total == 0) return Val::of(out);
+  BadFlag bad(d);
+  unsigned long long ps = devicePtr(vals), pi = devicePtr(idx), po = devicePtr(out), pb = bad.ptr(), pc = 0;
+  long long skip = std::numeric_limits<long long>::min();  // no index is skipped
+  if (accumulate)
+    launchIndexKernel("kiln_index_add_rows_" + sfx, total, {&ps, &pi, &po, &total, &n, &outRows, &inner, &skip, &pc, &pb});
+  else
+    launchIndexKernel("kiln_scatter_rows_" + sfx, total, {&ps, &pi, &po, &total, &n, &outRows, &inner, &pb});
+  if (bad.set()) throw TorchError("IndexError", "index out of range in self");
+  return Val::of(out);
 }
 
 // (grad [*, D], indices [*], num_weights, padding_idx, scale_grad_by_freq) -> [num_weights, D]
@@ -234,17 +312,6 @@ Val constantPad(const ops::OpDef& op, const std::vector<Val>& a, const tensor::D
   }
   copyTo(dst, src);
   return Val::of(out);
-}
-
-// t's elements as a contiguous tensor of `sizes` (a view where t is contiguous already).
-Tensor reshaped(const Tensor& t, const Shape& sizes) {
-  Tensor c = dense(t);
-  return c.view(sizes, Tensor::contiguousStrides(sizes), c.offset());
-}
-
-Val call(const char* name, const std::vector<Val>& args) {
-  ops::EagerDispatcher e;
-  return e.call(ops::op(name), args);
 }
 
 // nll_loss_forward(x, target, weight, reduction, ignore_index) -> (output, total_weight), as
@@ -404,6 +471,8 @@ std::optional<Val> indexOnDevice(const ops::OpDef& op, const std::vector<Val>& a
   if (n == "aten.embedding.default") return embedding(op, args);
   if (n == "aten.index_select.default") return indexSelect(op, args);
   if (n == "aten.embedding_dense_backward.default") return embeddingDenseBackward(args, d);
+  if (n == "aten.index.Tensor") return indexTensor(op, args);
+  if (n == "aten.index_put.default") return indexPut(args, d);
   if (n == "aten.rand_like.default" || n == "aten.randn_like.default" || n == "aten.bernoulli.p") return randomLike(op, args, d);
   return composedOp(op, args, d);
 }

@@ -451,13 +451,17 @@ void setSubscriptTracked(py::Interpreter& in, const Value& t, const Value& index
   };
   auto flat = [&](const Val& x) { return d.call("aten.view.default", {d.call("aten.clone.default", {x}), shapeVal({-1})}); };
   const int64_t n = base.numel();
-  Val positions = d.call("aten.view.default", {d.call("aten.arange.start_step", {Val::integer(0), Val::integer(n), Val::integer(1),
-                                                                                Val::dtypeVal(ir::DType::Int64)}),
-                                               shapeVal(base.sizes())});
+  Val iota = d.call("aten.arange.start_step", {Val::integer(0), Val::integer(n), Val::integer(1), Val::dtypeVal(ir::DType::Int64)});
+  // On a CUDA tensor the element numbers live beside it (arange makes them on the CPU), so the
+  // index, on that device too, can pick from them.
+  if (!base.isCpu()) iota = d.call(ops::kToDeviceOp, {iota, Val::string(base.device().str())});
+  Val positions = d.call("aten.view.default", {iota, shapeVal(base.sizes())});
   Value selected = tensorSubscript(in, py::makeTensor(positions.t), index);
   const tensor::Tensor& sel = asTensor(selected)->t;
   Val values = Val::of(src);
   if (src.dtype() != base.dtype()) values = d.call("prims.convert_element_type.default", {values, Val::dtypeVal(base.dtype())});
+  // A number (a CPU scalar) assigned into a CUDA tensor goes there first, as copy_ would take it.
+  if (!base.isCpu() && src.isCpu() && src.dim() == 0) values = d.call(ops::kToDeviceOp, {values, Val::string(base.device().str())});
   values = d.call("aten.expand.default", {values, shapeVal(sel.sizes())});
   Val updated = d.call("aten.index_put.default", {flat(Val::of(base)), Val::listOf({flat(Val::of(sel))}), flat(values), Val::boolean(false)});
   inplaceAssign(in, t, py::makeTensor(d.call("aten.view.default", {updated, shapeVal(base.sizes())}).t));
@@ -580,6 +584,14 @@ void tensorSetSubscript(py::Interpreter& in, const Value& t, const Value& index,
     for (const auto& a : adv) {
       if (a.isNone()) indices.emplace_back();
       else indices.emplace_back(a.t);
+    }
+    if (!dst.isCpu()) {
+      // The device has no in-place index_put kernel: the functional one (runtime/cuda_index_ops),
+      // then a device copy into the view.
+      std::vector<ops::Val> advVals(adv.begin(), adv.end());
+      ops::Val put = eager.call(ops::op("aten.index_put.default"), {ops::Val::of(dst), ops::Val::listOf(advVals), ops::Val::of(src), ops::Val::boolean(false)});
+      ops::copyInto(dst, put.t);
+      return;
     }
     ops::indexPutInPlace(dst, indices, src, false);
   } catch (const tensor::TorchError& e) {

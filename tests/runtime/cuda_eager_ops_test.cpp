@@ -120,6 +120,13 @@ TEST(CudaEagerOps, LayerNormGetsKernelsForItsThreeResults) {
   Tensor x = values({4, 16, 64}, 1), w = values({64}, 2), b = values({64}, 3);
   checkGraphRoute("aten.native_layer_norm.default", {T(x), L({64}), T(w), T(b), Val::real(1e-5)}, 1e-4);
   checkGraphRoute("aten.native_layer_norm.default", {T(x), L({16, 64}), Val::none(), Val::none(), Val::real(1e-5)}, 1e-4);
+  // Training batch_norm's decomposition updates the running stats in place: a one-node graph
+  // would drop that, so the device gets no such graph (NotImplementedError, not a stale stat).
+  Tensor c = values({4, 3, 5}, 50), rm = values({3}, 51), rv = Tensor::full({3}, 1.0, ir::DType::Float32);
+  EXPECT_FALSE(runtime::cuda::eagerOpGraph(ops::op("aten._native_batch_norm_legit.default"),
+                                           {T(c), Val::none(), Val::none(), T(rm), T(rv), Val::boolean(true), Val::real(0.1), Val::real(1e-5)},
+                                           tensor::Device::cpu())
+                   .has_value());
 }
 
 TEST(CudaEagerOps, ActivationsSoftmaxAndTheirGradientsOps) {
@@ -171,6 +178,16 @@ TEST(CudaEagerOps, CrossEntropyMaskOps) {
   checkGraphRoute("aten.sum.default", {T(hit)});
   checkGraphRoute("aten.mul.Tensor", {T(hit), T(valid)});
   checkGraphRoute("aten.amin.default", {T(ints({2, 3}, {4, 1, 7, 3, 3, 9})), L({1}), Val::boolean(true)});
+  // index / index_put count negative indices from the end: lt, add, where on int64.
+  Tensor idx = ints({2, 2}, {1, -1, 0, -4});
+  Tensor neg = ops::EagerDispatcher().call(ops::op("aten.lt.Tensor"), {T(idx), Val::integer(0)}).t;
+  checkGraphRoute("aten.lt.Tensor", {T(idx), Val::integer(0)});
+  checkGraphRoute("aten.add.Tensor", {T(idx), Val::integer(16)});
+  checkGraphRoute("aten.where.self", {T(neg), T(ints({2, 2}, {17, 15, 16, 12})), T(idx)});
+  // argmax's NaN test.
+  Tensor withNan = values({3, 4}, 16);
+  withNan.storeAt(5, NAN);
+  checkGraphRoute("aten.ne.Tensor", {T(withNan), T(withNan)});
 }
 
 // The composed ops with CPU fills and copies against the op's own CPU kernel.
@@ -243,13 +260,13 @@ TEST(CudaEagerOps, ComposedOpsMatchTheirCpuKernels) {
 TEST(CudaEagerOps, IndexKernelsCompileWithNvrtc) {
   const std::string& src = codegen::cuda::cudaIndexKernelsSource();
   for (const char* entry : {"kiln_gather_rows_f32(", "kiln_gather_rows_f64(", "kiln_gather_rows_i64(", "kiln_index_add_rows_f32(",
-                            "kiln_index_add_rows_f64(", "kiln_count_indices("})
+                            "kiln_index_add_rows_f64(", "kiln_scatter_rows_f32(", "kiln_scatter_rows_i64(", "kiln_count_indices("})
     EXPECT_NE(src.find(entry), std::string::npos) << entry;
   EXPECT_EQ(codegen::cuda::cudaIndexSuffix(ir::DType::Int64, true), "");  // no atomicAdd on int64 here
   auto* n = nvrtc();
   if (!n) GTEST_SKIP() << "NVRTC is not available here";
   const std::string ptx = n->compileToPtx(src, "kiln_index.cu", codegen::kDefaultCudaArch);
-  for (const char* entry : {".entry kiln_gather_rows_f32", ".entry kiln_index_add_rows_f64", ".entry kiln_count_indices"})
+  for (const char* entry : {".entry kiln_gather_rows_f32", ".entry kiln_index_add_rows_f64", ".entry kiln_scatter_rows_f64", ".entry kiln_count_indices"})
     EXPECT_NE(ptx.find(entry), std::string::npos) << entry;
 }
 

@@ -54,7 +54,15 @@ emb = torch.randn(100, 64)
 check('embedding', lambda w: F.embedding(ids.to(w.device), w), emb)
 check('embedding_padding_idx', lambda w: F.embedding(ids.to(w.device), w, padding_idx=7), emb)
 check('position_embedding', lambda w: F.embedding(torch.arange(16, device=w.device).unsqueeze(0).expand(4, -1), w), torch.randn(16, 64))
-check('index_select', lambda a: torch.index_select(a, 1, torch.tensor([3, 0, 3, 15], device=a.device)), x, grad=False)
+check('index_select', lambda a: torch.index_select(a, 1, torch.tensor([3, 0, 3, 15], device=a.device)), x)
+check('index', lambda a: a[torch.tensor([[1, -1], [0, 3]], device=a.device)], x)
+check('index_dim1', lambda a: a[:, torch.tensor([3, 3, -16], device=a.device)], x)
+def set_rows(a):
+    b = a * 1
+    b[torch.tensor([0, 2], device=a.device)] = 0.5
+    b[:, torch.tensor([1, 5], device=a.device)] = torch.ones(4, 2, 64, device=a.device)
+    return b
+check('index_put', set_rows, x)
 check('arange', lambda a: torch.arange(16, device=a.device) * a[0, :, 0], x, grad=False)
 check('gelu', lambda a: F.gelu(a), x)
 check('gelu_tanh', lambda a: F.gelu(a, approximate='tanh'), x)
@@ -120,7 +128,8 @@ print('inplace', same(ad, a, 1e-6) or 'ok')
 )";
 
 inline const char* const kOpChecksExpected =
-    "embedding ok\nembedding_padding_idx ok\nposition_embedding ok\nindex_select ok\narange ok\ngelu ok\ngelu_tanh ok\n"
+    "embedding ok\nembedding_padding_idx ok\nposition_embedding ok\nindex_select ok\nindex ok\nindex_dim1 ok\nindex_put ok\n"
+    "arange ok\ngelu ok\ngelu_tanh ok\n"
     "layer_norm ok\nlayer_norm_plain ok\nsoftmax ok\nlog_softmax ok\ncross_entropy ok\ncross_entropy_sum ok\n"
     "cross_entropy_none ok\ncross_entropy_weight ok\ncross_entropy_ignore ok\nnll_loss ok\nselect ok\nslice ok\nqkv_heads ok\n"
     "attention ok\nresidual_norm ok\ncat ok\nstack ok\nflatten_cat ok\npad ok\nmean_loss ok\nargmax ok\nargmax_all ok\nmax_dim ok\ngather ok\n"

@@ -40,6 +40,21 @@ extern "C" __global__ void kiln_index_add_rows_S(const T* src, const long long* 
 }
 )";
 
+constexpr const char* kScatter = R"(
+extern "C" __global__ void kiln_scatter_rows_S(const T* src, const long long* idx, T* out, long long total, long long n,
+                                               long long outRows, long long inner, unsigned int* bad) {
+  for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total; t += (long long)gridDim.x * blockDim.x) {
+    const long long j = t % inner, r = t / inner, i = r % n, o = r / n;
+    const long long k = idx[i];
+    if (k < 0 || k >= outRows) {
+      *bad = 1u;
+      continue;
+    }
+    out[(o * outRows + k) * inner + j] = src[t];
+  }
+}
+)";
+
 constexpr const char* kCount = R"(
 extern "C" __global__ void kiln_count_indices(const long long* idx, int* counts, long long n, long long rows, unsigned int* bad) {
   for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < n; t += (long long)gridDim.x * blockDim.x) {
@@ -72,6 +87,7 @@ const std::string& cudaIndexKernelsSource() {
     std::string s = "// Kiln index kernels (engine/codegen/cuda/cuda_index_source.h)\n";
     s += stamp(kGather, "float", "f32") + stamp(kGather, "double", "f64") + stamp(kGather, "long long", "i64");
     s += stamp(kIndexAdd, "float", "f32") + stamp(kIndexAdd, "double", "f64");
+    s += stamp(kScatter, "float", "f32") + stamp(kScatter, "double", "f64") + stamp(kScatter, "long long", "i64");
     s += kCount;
     return s;
   }();

@@ -14,10 +14,12 @@
 //   kiln_index_add_rows_<t>(src [outer, n, inner], idx [n], out [outer, outRows, inner], ...)
 //       out[o, idx[i], j] += src[o, i, j] (/ counts[idx[i]] where counts is given;
 //       idx[i] == skip adds nothing: embedding's padding_idx)
+//   kiln_scatter_rows_<t>(src [outer, n, inner], idx [n], out [outer, outRows, inner], ...)
+//       out[o, idx[i], j] = src[o, i, j] (a repeated index: one of the writes wins, as in PyTorch)
 //   kiln_count_indices(idx [n], counts [rows]): counts[idx[i]] += 1
 //
-// <t> is f32, f64 or i64 (gather) and f32 or f64 (index_add: atomicAdd on double needs sm_60,
-// below every architecture NVRTC 12+ targets).
+// <t> is f32, f64 or i64 (gather, scatter) and f32 or f64 (index_add: atomicAdd on double needs
+// sm_60, below every architecture NVRTC 12+ targets).
 #pragma once
 
 #include "engine/ir/types.h"
