@@ -1,6 +1,9 @@
 #include "viewers/graph_cluster_item.h"
 
+#include <QFontMetricsF>
 #include <QPainter>
+
+#include <algorithm>
 
 namespace kiln::viewers {
 
@@ -8,6 +11,8 @@ GraphClusterItem::GraphClusterItem(QString kernel, const QRectF& box, const QFon
     : kernel_(std::move(kernel)), rect_(box), font_(font) {
   setZValue(0);
   setToolTip(QStringLiteral("kernel ") + kernel_);
+  const QFontMetricsF fm(font_);
+  label_ = QRectF(rect_.left(), rect_.top(), std::max(rect_.width(), fm.horizontalAdvance(kernel_) + 16), fm.lineSpacing() + 6);
 }
 
 QColor GraphClusterItem::tint(const QString& kernel) {
@@ -24,9 +29,13 @@ void GraphClusterItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*,
   painter->setPen(QPen(fill.darker(150), 1.2, Qt::DashLine));
   painter->setBrush(fill);
   painter->drawRoundedRect(rect_, 8, 8);
+  if (label_.width() > rect_.width()) {  // the name's tab, past the right edge
+    painter->setPen(QPen(fill.darker(150), 1.2));
+    painter->drawRoundedRect(label_, 6, 6);
+  }
   painter->setFont(font_);
   painter->setPen(fill.darker(300));
-  painter->drawText(rect_.adjusted(8, 3, -8, -3), Qt::AlignLeft | Qt::AlignTop, kernel_);
+  painter->drawText(label_.adjusted(8, 3, -8, -3), Qt::AlignLeft | Qt::AlignTop, kernel_);
 }
 
 }  // namespace kiln::viewers

@@ -7,6 +7,7 @@
 #include "viewers/artifacts_panel.h"
 #include "viewers/breaks_panel.h"
 #include "viewers/diff_highlighter.h"
+#include "viewers/graph_cluster_item.h"
 #include "viewers/graph_diff_view.h"
 #include "viewers/graph_legend.h"
 #include "viewers/graph_minimap.h"
@@ -23,6 +24,10 @@
 #include "viewers/verify_panel.h"
 
 #include <QAbstractItemModelTester>
+#include <QFontMetricsF>
+#include <QImage>
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
 #include <QComboBox>
 #include <QApplication>
 #include <QFile>
@@ -131,6 +136,31 @@ class ViewersTest : public QObject {
     QCOMPARE(layout.edges.size(), 4);  // x->sin->mul->relu->output
     QCOMPARE(layout.clusters.size(), 1);
     for (const auto& n : layout.nodes) QVERIFY(layout.bounds.contains(n.box));
+  }
+
+  // A kernel's name wider than its group (one column of nodes) is drawn whole on a tab past the
+  // group's right edge (issue 17: "clipped kernel names on cluster boxes"); a short one inside.
+  void clusterNamesAreNeverCut() {
+    QFont font;
+    font.setPointSize(9);
+    const QString name = QStringLiteral("cpp_fused_add_mean_mul_rsqrt_sub_var_0");
+    const double textWidth = QFontMetricsF(font).horizontalAdvance(name);
+    GraphClusterItem narrow(name, QRectF(0, 0, 80, 120), font);
+    QVERIFY(narrow.labelRect().width() >= textWidth + 16);
+    QVERIFY(narrow.boundingRect().contains(narrow.labelRect()));
+    QImage image(int(textWidth) + 60, 140, QImage::Format_ARGB32);
+    image.fill(Qt::white);
+    QPainter p(&image);
+    QStyleOptionGraphicsItem option;
+    narrow.paint(&p, &option, nullptr);
+    p.end();
+    int inked = 0;  // the name's letters past the group's edge
+    for (int x = 100; x < int(textWidth); ++x)
+      for (int y = 0; y < int(narrow.labelRect().height()); ++y) inked += qGray(image.pixel(x, y)) < 120;
+    QVERIFY2(inked > 20, qPrintable(QString::number(inked)));
+    GraphClusterItem wide(QStringLiteral("kernel_0"), QRectF(0, 0, 300, 120), font);
+    QCOMPARE(wide.labelRect().width(), 300.0);
+    QCOMPARE(wide.boundingRect(), QRectF(0, 0, 300, 120).adjusted(-1, -1, 1, 1));
   }
 
   // Graphs over a thousand nodes take the layered layout (Graphviz would run for minutes):
