@@ -16,7 +16,10 @@
 #include "engine/tensor/tensor.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
+#include <set>
+#include <string>
 
 namespace kiln::runtime::cuda {
 
@@ -454,6 +457,51 @@ Val randomLike(const ops::OpDef& op, const std::vector<Val>& a, const tensor::De
 }
 
 }  // namespace
+
+std::optional<Val> decomposedOnDevice(const ops::OpDef& op, const std::vector<Val>& args, const tensor::Device& d) {
+  if (!op.decompose) return std::nullopt;
+  // A decomposition that (indirectly) decomposes this op again would recurse without end.
+  thread_local std::set<std::string> active;
+  if (!active.insert(op.name).second) return std::nullopt;
+  struct Leave {
+    const std::string& name;
+    ~Leave() { active.erase(name); }
+  } leave{op.name};
+  // Detached: the caller records the op itself for autograd. A detached tensor shares its
+  // storage, so an in-place update the decomposition makes (mutateInput: batch_norm's running
+  // stats) reaches the argument.
+  std::function<Val(const Val&)> detached = [&](const Val& v) -> Val {
+    if (v.kind == Val::Kind::Tensor) return Val::of(v.t.detach());
+    if (v.kind != Val::Kind::List) return v;
+    std::vector<Val> items;
+    for (const auto& x : v.list) items.push_back(detached(x));
+    return Val::listOf(std::move(items));
+  };
+  std::vector<Val> in;
+  for (const auto& a : args) in.push_back(detached(a));
+  ops::EagerDispatcher e;
+  Val r;
+  try {
+    r = op.decompose(e, in);
+  } catch (const TorchError& err) {
+    if (std::string(err.type()) != "NotImplementedError") throw;
+    throw TorchError("NotImplementedError", std::string(err.what()) + " (running " + op.name + "'s decomposition on " + d.str() + ")");
+  }
+  // Every result on the device: a factory op of the decomposition (full) makes CPU tensors; an
+  // empty one (batch_norm's unused statistics) is made again on the device, others are an error.
+  std::function<Val(const Val&)> onDevice = [&](const Val& v) -> Val {
+    if (v.kind == Val::Kind::List) {
+      std::vector<Val> items;
+      for (const auto& x : v.list) items.push_back(onDevice(x));
+      return Val::listOf(std::move(items));
+    }
+    if (v.kind != Val::Kind::Tensor || v.t.device() == d) return v;
+    if (v.t.numel() == 0) return Val::of(d.isCpu() ? Tensor::empty(v.t.sizes(), v.t.dtype()) : Tensor::empty(v.t.sizes(), v.t.dtype(), d));
+    throw TorchError("NotImplementedError", "Kiln cannot run " + op.name + " on " + d.str() + " tensors: its decomposition made a " +
+                                                v.t.device().str() + " tensor");
+  };
+  return onDevice(r);
+}
 
 std::optional<Val> composedOp(const ops::OpDef& op, const std::vector<Val>& args, const tensor::Device& d) {
   const std::string& n = op.name;

@@ -257,6 +257,32 @@ TEST(CudaEagerOps, ComposedOpsMatchTheirCpuKernels) {
   }
 }
 
+// The last resort: an op's decomposition op by op (batch_norm, whose training form updates the
+// running stats in place), here on the CPU against the op's own kernel.
+TEST(CudaEagerOps, DecompositionsRunOpByOpWithTheirInPlaceUpdates) {
+  Tensor x = values({4, 3, 5}, 60), w = values({3}, 61), b = values({3}, 62);
+  Tensor rm1 = values({3}, 63), rm2 = rm1.clone(), rv1 = Tensor::full({3}, 1.5, ir::DType::Float32), rv2 = rv1.clone();
+  const ops::OpDef& train = ops::op("aten._native_batch_norm_legit.default");
+  std::optional<Val> got = runtime::cuda::decomposedOnDevice(
+      train, {T(x), T(w), T(b), T(rm1), T(rv1), Val::boolean(true), Val::real(0.1), Val::real(1e-5)}, tensor::Device::cpu());
+  ASSERT_TRUE(got.has_value());
+  const std::vector<Tensor> want =
+      results(ops::EagerDispatcher().call(train, {T(x), T(w), T(b), T(rm2), T(rv2), Val::boolean(true), Val::real(0.1), Val::real(1e-5)}));
+  const std::vector<Tensor> have = results(*got);
+  ASSERT_EQ(have.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(differs(have[i], want[i], 1e-5), "") << "result " << i;
+  EXPECT_EQ(differs(rm1, rm2, 1e-6), "") << "running_mean";
+  EXPECT_EQ(differs(rv1, rv2, 1e-6), "") << "running_var";
+  const ops::OpDef& eval = ops::op("aten._native_batch_norm_legit_no_training.default");
+  std::vector<Val> evalArgs = {T(x), T(w), T(b), T(rm1), T(rv1), Val::real(0.1), Val::real(1e-5)};
+  std::optional<Val> e = runtime::cuda::decomposedOnDevice(eval, evalArgs, tensor::Device::cpu());
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(differs(results(*e).at(0), results(ops::EagerDispatcher().call(eval, evalArgs)).at(0), 1e-5), "");
+  EXPECT_FALSE(runtime::cuda::decomposedOnDevice(ops::op("aten.mm.default"), {T(values({2, 2}, 64)), T(values({2, 2}, 65))},
+                                                 tensor::Device::cpu())
+                   .has_value());  // no decomposition
+}
+
 TEST(CudaEagerOps, IndexKernelsCompileWithNvrtc) {
   const std::string& src = codegen::cuda::cudaIndexKernelsSource();
   for (const char* entry : {"kiln_gather_rows_f32(", "kiln_gather_rows_f64(", "kiln_gather_rows_i64(", "kiln_index_add_rows_f32(",

@@ -109,6 +109,21 @@ out.sum().backward()
 g, o = q.grad.cpu(), out.detach().cpu()
 print('dropout_grad', bool(((g == 0) | (g == 2)).all()) and bool(((g == 2) == (o != 0)).all()))
 print('dropout_module', torch.nn.Dropout(0.1).train()(p.to(dev)).shape == p.shape)
+# BatchNorm: training (batch statistics, running stats updated in place) and eval, with gradients.
+def bn(device, training):
+    torch.manual_seed(4)
+    m = torch.nn.BatchNorm1d(3).to(device)
+    m.train(training)
+    if not training:
+        m.running_mean.fill_(0.2)
+        m.running_var.fill_(1.5)
+    inp = torch.randn(4, 3, 5).to(device).requires_grad_()
+    out = m(inp)
+    (out * torch.arange(5.0, device=device)).sum().backward()
+    return [t.detach().cpu() for t in (out, inp.grad, m.weight.grad, m.bias.grad, m.running_mean, m.running_var)]
+for training in (True, False):
+    print('batch_norm_train' if training else 'batch_norm_eval',
+          all(torch.allclose(a, b, rtol=1e-4, atol=1e-4) for a, b in zip(bn(dev, training), bn('cpu', training))))
 # AdamW's step on one parameter: the in-place updates on the device.
 def adamw(device):
     torch.manual_seed(3)
@@ -134,7 +149,7 @@ inline const char* const kOpChecksExpected =
     "cross_entropy_none ok\ncross_entropy_weight ok\ncross_entropy_ignore ok\nnll_loss ok\nselect ok\nslice ok\nqkv_heads ok\n"
     "attention ok\nresidual_norm ok\ncat ok\nstack ok\nflatten_cat ok\npad ok\nmean_loss ok\nargmax ok\nargmax_all ok\nmax_dim ok\ngather ok\n"
     "maximum ok\n"
-    "dropout True\ndropout_grad True\ndropout_module True\nadamw ok\ninplace ok\n";
+    "dropout True\ndropout_grad True\ndropout_module True\nbatch_norm_train True\nbatch_norm_eval True\nadamw ok\ninplace ok\n";
 
 // The seed tutorial's model (examples/seeds/001_14_distributed_compiled_training.py), smaller.
 inline const char* const kModel = R"(import math
