@@ -1,7 +1,9 @@
 // SearchPanel: full-text search over every stored session (Store::search, SQLite FTS5) — scripts,
 // frames, transformed code, stage IR, kernels and wrappers. Activating a hit asks the window to
-// show that session (and stage, for a stage hit). The query runs on a pool thread with a store
-// connection of its own; a newer query makes an older one's results moot.
+// show that session (and stage, for a stage hit). A hit says where it is as the studio names it
+// ("#3 [0/1] pass:cse", "#3 frame forward", "#3 [0/1] wrapper"), not by row id ("stage 12"). The
+// query and those names are read on a pool thread with a store connection of its own; a newer
+// query makes an older one's results moot.
 #pragma once
 
 #include "storage/store.h"
@@ -26,6 +28,8 @@ class SearchPanel : public QWidget {
   void search(const QString& text);
   int hitCount() const { return int(hits_.size()); }
   const storage::SearchHit& hitAt(int row) const { return hits_.at(size_t(row)); }
+  // Where hit `row` is: "[0/0] fused", "frame f", "[0/0] transformed code", "script"...
+  const QString& hitPlace(int row) const { return places_.at(size_t(row)); }
   void activate(int row);
   QLineEdit* field() const { return field_; }
 
@@ -39,8 +43,9 @@ class SearchPanel : public QWidget {
   QLineEdit* field_;
   QListWidget* list_;
   std::vector<storage::SearchHit> hits_;
+  std::vector<QString> places_;  // per hit, where it is
   quint64 generation_ = 0;  // the newest query; older results are dropped
-  void showHits(const QString& text, std::vector<storage::SearchHit> hits, const QString& error);
+  void showHits(const QString& text, std::vector<storage::SearchHit> hits, std::vector<QString> places, const QString& error);
 };
 
 }  // namespace kiln::viewers

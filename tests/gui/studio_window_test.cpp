@@ -33,6 +33,7 @@
 #include <QFile>
 #include <QStatusBar>
 #include <QLabel>
+#include <QListWidget>
 #include <QMap>
 #include <QMimeData>
 #include <QToolButton>
@@ -525,6 +526,13 @@ class StudioWindowTest : public QObject {
     const qint64 stageId = QString::fromStdString(search->hitAt(stageHit).ref).toLongLong();
     QVERIFY(window_->selectSession(sample_.sessionId));
     QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled(), 20000);
+    // The hit names its stage as the stage list does, not by row id ("stage 12").
+    const int stageRow = window_->stageModel()->rowOfStage(stageId);
+    QVERIFY(stageRow >= 0);
+    QCOMPARE(search->hitPlace(stageHit), StageListModel::label(window_->stageModel()->stageAt(stageRow)));
+    QVERIFY(search->hitPlace(stageHit).startsWith(QStringLiteral("[0/0] ")));
+    const QString shown = search->findChild<QListWidget*>()->item(stageHit)->text();
+    QVERIFY2(shown.startsWith(QStringLiteral("#%1 [0/0] ").arg(sample_.sessionId)), qPrintable(shown));
     const int other = window_->stageModel()->stageAt(0).id == stageId ? 1 : 0;  // start elsewhere
     QVERIFY(window_->selectStage(other));
     QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled(), 20000);
