@@ -588,8 +588,9 @@ void tensorSetSubscript(py::Interpreter& in, const Value& t, const Value& index,
     if (!dst.isCpu()) {
       // The device has no in-place index_put kernel: the functional one (runtime/cuda_index_ops),
       // then a device copy into the view.
-      std::vector<ops::Val> advVals(adv.begin(), adv.end());
-      ops::Val put = eager.call(ops::op("aten.index_put.default"), {ops::Val::of(dst), ops::Val::listOf(advVals), ops::Val::of(src), ops::Val::boolean(false)});
+      // A number (a CPU scalar) is passed as a number: index_put takes no CPU tensor beside CUDA ones.
+      const ops::Val value = src.isCpu() && src.dim() == 0 ? ops::Val::real(src.loadAt(0)) : ops::Val::of(src);
+      ops::Val put = eager.call(ops::op("aten.index_put.default"), {ops::Val::of(dst), ops::Val::listOf(adv), value, ops::Val::boolean(false)});
       ops::copyInto(dst, put.t);
       return;
     }

@@ -63,6 +63,12 @@ def set_rows(a):
     b[:, torch.tensor([1, 5], device=a.device)] = torch.ones(4, 2, 64, device=a.device)
     return b
 check('index_put', set_rows, x)
+def set_rows_no_grad(a):
+    b = a.detach().clone()
+    b[torch.tensor([0, -1], device=a.device)] = 0.5
+    b[:, torch.tensor([1, 5], device=a.device)] = torch.ones(4, 2, 64, device=a.device)
+    return b
+check('index_put_no_grad', set_rows_no_grad, x, grad=False)
 check('arange', lambda a: torch.arange(16, device=a.device) * a[0, :, 0], x, grad=False)
 check('gelu', lambda a: F.gelu(a), x)
 check('gelu_tanh', lambda a: F.gelu(a, approximate='tanh'), x)
@@ -143,7 +149,7 @@ print('inplace', same(ad, a, 1e-6) or 'ok')
 )";
 
 inline const char* const kOpChecksExpected =
-    "embedding ok\nembedding_padding_idx ok\nposition_embedding ok\nindex_select ok\nindex ok\nindex_dim1 ok\nindex_put ok\n"
+    "embedding ok\nembedding_padding_idx ok\nposition_embedding ok\nindex_select ok\nindex ok\nindex_dim1 ok\nindex_put ok\nindex_put_no_grad ok\n"
     "arange ok\ngelu ok\ngelu_tanh ok\n"
     "layer_norm ok\nlayer_norm_plain ok\nsoftmax ok\nlog_softmax ok\ncross_entropy ok\ncross_entropy_sum ok\n"
     "cross_entropy_none ok\ncross_entropy_weight ok\ncross_entropy_ignore ok\nnll_loss ok\nselect ok\nslice ok\nqkv_heads ok\n"
