@@ -6,8 +6,8 @@
 #
 # builds the kiln CLI and the GPU test binaries (ctest label `gpu`) in BUILD_DIR (default
 # build-bundle: Release, studio off, its own folder so the everyday build is untouched), strips
-# them, and writes OUT_DIR/kiln-bundle.tar.xz (default .devbundle/, ignored by git): bin/, the
-# shared libraries beyond glibc and libstdc++ that they load (libLLVM among them) in lib/, and
+# them, and writes OUT_DIR/kiln-bundle.tar.xz (default .devbundle/, ignored by git): bin/ (linked
+# statically against LLVM), the shared libraries beyond glibc and libstdc++ that they load in lib/, and
 # run.sh. It fails if the archive is over 60 MiB. KILN_BUNDLE_REUSE=1 packs BUILD_DIR as it is
 # (no configure, no build), e.g. the everyday `build`.
 #
@@ -20,7 +20,9 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-$HERE/build-bundle}
 OUT=${2:-$HERE/.devbundle}
-TARGETS=(kiln kiln_cuda_codegen_tests kiln_cuda_runtime_tests)
+# KILN_BUNDLE_TARGETS="kiln kiln_distributed_gpu_tests" packs fewer (the carry limit is 64 MiB
+# with the checkout).
+read -r -a TARGETS <<<"${KILN_BUNDLE_TARGETS:-kiln kiln_cuda_codegen_tests kiln_cuda_runtime_tests kiln_distributed_gpu_tests}"
 LIMIT_MIB=60
 
 if [ "${KILN_BUNDLE_REUSE:-0}" != 1 ]; then
@@ -31,7 +33,25 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/bin" "$tmp/lib" "$OUT"
-cp "$BUILD/app/kiln" "$BUILD/tests/codegen/kiln_cuda_codegen_tests" "$BUILD/tests/runtime/kiln_cuda_runtime_tests" "$tmp/bin/"
+# Each binary is linked again here with LLVM's static libraries in place of libLLVM.so (the
+# build's own link line, from CMake's link.txt): only the LLVM code Kiln uses comes along, and
+# none of libLLVM's dependencies (z3, libxml2, ICU), which keeps the bundle and the checkout
+# under the device's 64 MiB carry limit.
+llvm_static="-L$(llvm-config-19 --libdir) $(llvm-config-19 --link-static --libs all | tr ' ' '\n' | grep -v Polly | tr '\n' ' ') $(llvm-config-19 --link-static --system-libs | tr '\n' ' ')"
+relink() {  # relink DIR NAME: $BUILD/DIR/NAME, linked statically against LLVM, into $tmp/bin
+  local dir="$BUILD/$1" name=$2 line
+  line=$(sed -E "s#[^ ]*libLLVM[^ ]*\.so[^ ]*#${llvm_static}#; s# -o $name # -o $tmp/bin/$name #" "$dir/CMakeFiles/$name.dir/link.txt")
+  (cd "$dir" && eval "$line -Wl,--as-needed")
+}
+for t in "${TARGETS[@]}"; do
+  case "$t" in
+    kiln) relink app kiln ;;
+    kiln_cuda_codegen_tests) relink tests/codegen "$t" ;;
+    kiln_cuda_runtime_tests) relink tests/runtime "$t" ;;
+    kiln_distributed_gpu_tests) relink tests/cli "$t" ;;
+    *) echo "pack_device_bundle: unknown target $t" >&2; exit 2 ;;
+  esac
+done
 strip --strip-unneeded "$tmp"/bin/*
 # Libraries a bare Ubuntu 24.04 lacks: not glibc, libstdc++ and the base system's (zlib, xz,
 # zstd, libbsd, libmd, ncurses, libffi, GMP, OpenSSL: same sonames, newer there). libcuda and
@@ -60,9 +80,20 @@ cublas=""
 for d in "\${CUDA_HOME:-/nonexistent}/lib64" /usr/local/cuda/lib64 \$(python3 -c 'import nvidia, os; print(" ".join(os.path.join(p, s, "lib") for p in nvidia.__path__ for s in os.listdir(p)))' 2>/dev/null); do
   if ls "\$d"/libcublas.so* >/dev/null 2>&1; then cublas="\$d"; break; fi
 done
-export LD_LIBRARY_PATH="\$dir/lib\${nvrtc:+:\$nvrtc}\${cublas:+:\$cublas}\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
+# NCCL (torch.distributed's nccl backend) likewise: the toolkit's, or the nvidia/nccl wheel's.
+nccl=""
+for d in "\${CUDA_HOME:-/nonexistent}/lib64" /usr/local/cuda/lib64 \$(python3 -c 'import nvidia, os; print(" ".join(os.path.join(p, s, "lib") for p in nvidia.__path__ for s in os.listdir(p)))' 2>/dev/null); do
+  if ls "\$d"/libnccl.so* >/dev/null 2>&1; then nccl="\$d"; break; fi
+done
+export LD_LIBRARY_PATH="\$dir/lib\${nvrtc:+:\$nvrtc}\${cublas:+:\$cublas}\${nccl:+:\$nccl}\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
+# The tests that start kiln (kiln_distributed_gpu_tests) start this bundle's.
+export KILN_CLI_PATH="\$dir/run.sh"
 # The tests read their data from the checkout they were built in ($HERE).
 if [ ! -e "$HERE" ] && [ -n "\${KILN_CHECKOUT:-}" ]; then mkdir -p "\$(dirname "$HERE")" && ln -s "\$KILN_CHECKOUT" "$HERE"; fi
+# As KILN_CLI_PATH, run.sh is called with kiln's own arguments (run, show ...: no bundled binary).
+if [ ! -x "\$dir/bin/\${1:-none}" ]; then
+  exec "\$dir/bin/kiln" "\$@"
+fi
 bin=\$1
 shift
 exec "\$dir/bin/\$bin" "\$@"

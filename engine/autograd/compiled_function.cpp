@@ -13,10 +13,10 @@ class CompiledFunctionNode : public Node {
       : forward_(std::move(forward)), compiled_(std::move(compiled)) {
     for (const auto& t : inputs) {
       next_.push_back(t.requiresGrad() ? gradientEdge(t) : Edge{});
-      inputMeta_.push_back(InputMeta{t.sizes(), t.dtype()});
+      inputMeta_.push_back(InputMeta{t.sizes(), t.dtype(), t.device()});
       saved_.push_back(t.detach());
     }
-    for (const auto& t : outputs) outputMeta.push_back(InputMeta{t.sizes(), t.dtype()});
+    for (const auto& t : outputs) outputMeta.push_back(InputMeta{t.sizes(), t.dtype(), t.device()});
   }
 
   std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {

@@ -9,14 +9,14 @@ class CustomFunctionNode : public Node {
   explicit CustomFunctionNode(CustomFunctionSpec spec) : spec_(std::move(spec)) {
     for (const auto& t : spec_.inputs) {
       next_.push_back(t.defined() && t.requiresGrad() ? gradientEdge(t) : Edge{});
-      inputMeta_.push_back(t.defined() ? InputMeta{t.sizes(), t.dtype()} : InputMeta{});
+      inputMeta_.push_back(t.defined() ? InputMeta{t.sizes(), t.dtype(), t.device()} : InputMeta{});
     }
   }
 
   std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
     if (!spec_.backward) throw secondBackwardError();
     for (size_t i = 0; i < grads.size() && i < outputMeta.size(); ++i)
-      if (!grads[i].defined() && spec_.materializeGrads) grads[i] = Tensor::zeros(outputMeta[i].sizes, outputMeta[i].dtype);
+      if (!grads[i].defined() && spec_.materializeGrads) grads[i] = Tensor::zeros(outputMeta[i].sizes, outputMeta[i].dtype).toDevice(outputMeta[i].device);
     std::vector<Tensor> out = spec_.backward(std::move(grads));
     const size_t n = spec_.inputs.size();
     // More gradients than arguments are allowed only when the extra ones are None.
@@ -58,7 +58,7 @@ void attachCustomFunction(CustomFunctionSpec spec, const std::vector<Tensor*>& o
   node->outputs.resize(outputs.size());
   for (size_t i = 0; i < outputs.size(); ++i) {
     Tensor& t = *outputs[i];
-    node->outputMeta.push_back(InputMeta{t.sizes(), t.dtype()});
+    node->outputMeta.push_back(InputMeta{t.sizes(), t.dtype(), t.device()});
     if (i >= differentiable.size() || !differentiable[i] || !ir::isFloating(t.dtype())) continue;
     auto m = std::make_shared<tensor::AutogradMeta>();
     m->requiresGrad = true;

@@ -123,8 +123,15 @@ void backward(const std::vector<Tensor>& roots, const std::vector<Tensor>& grads
     }
     // A multi-result node may get no gradient for some results: zeros, as PyTorch materializes.
     if (fn->numOutputs() == 1 && !in[0].defined() && !fn->outputMeta.empty())
-      in[0] = Tensor::zeros(fn->outputMeta[0].sizes, fn->outputMeta[0].dtype);
-    std::vector<Tensor> out = fn->apply(std::move(in));
+      in[0] = Tensor::zeros(fn->outputMeta[0].sizes, fn->outputMeta[0].dtype).toDevice(fn->outputMeta[0].device);
+    std::vector<Tensor> out;
+    try {
+      out = fn->apply(std::move(in));
+    } catch (const TorchError& e) {
+      // Which backward node lacked a kernel (a device tensor without a CUDA kernel, most often).
+      if (std::string(e.type()) != "NotImplementedError" || std::string(e.what()).find(" (in ") != std::string::npos) throw;
+      throw TorchError(e.type(), std::string(e.what()) + " (in " + fn->name() + ")");
+    }
     if (auto* acc = dynamic_cast<AccumulateGrad*>(fn.get())) {
       // Copied first: a hook may register or remove hooks.
       auto hooks = acc->leaf()->postAccumulateGradHooks;

@@ -1,6 +1,7 @@
 #include "engine/autograd/node.h"
 
 #include "engine/autograd/grad_mode.h"
+#include "engine/ops/index_ops.h"
 
 #include <algorithm>
 #include <atomic>
@@ -23,7 +24,7 @@ TorchError secondBackwardError() {
 namespace {
 std::atomic<uint64_t> nextSequenceNr{0};
 
-InputMeta metaOf(const Tensor& t) { return {t.sizes(), t.dtype()}; }
+InputMeta metaOf(const Tensor& t) { return {t.sizes(), t.dtype(), t.device()}; }
 
 // A formula must not read saved tensors of a node whose saved tensors were freed; the
 // released node hands formulas type-only values, and this dispatcher turns a use of one into
@@ -84,7 +85,14 @@ std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>&& grads) {
     dst = d.call("aten.add.Tensor", {Val::of(dst), Val::of(g)}).t;
     return {};
   }
-  // grad += new_grad in place, as PyTorch does when grad mode is off.
+  // grad += new_grad in place, as PyTorch does when grad mode is off (on a device through its
+  // kernels: the host never reads device memory).
+  if (!dst.isCpu()) {
+    ops::EagerDispatcher d;
+    Tensor sum = d.call("aten.add.Tensor", {Val::of(dst), Val::of(g)}).t;
+    ops::copyInto(dst, sum);
+    return {};
+  }
   tensor::Shape gs = tensor::broadcastStrides(g, dst.sizes());
   tensor::forEachIndex<2>(dst.sizes(), {&dst.strides(), &gs}, [&](const std::array<int64_t, 2>& o) {
     dst.storeAt(o[0], dst.loadAt(o[0]) + g.loadAt(o[1]));
@@ -188,7 +196,7 @@ Edge gradientEdge(const Tensor& t) {
   if (m->gradFn) return {m->gradFn, m->outputNr};
   std::shared_ptr<Node> acc = m->gradAccumulator.lock();
   if (!acc) {
-    acc = std::make_shared<AccumulateGrad>(m, InputMeta{t.sizes(), t.dtype()});
+    acc = std::make_shared<AccumulateGrad>(m, InputMeta{t.sizes(), t.dtype(), t.device()});
     m->gradAccumulator = acc;
   }
   return {acc, 0};

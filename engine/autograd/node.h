@@ -28,6 +28,7 @@ struct Edge {
 struct InputMeta {
   tensor::Shape sizes;
   ir::DType dtype = ir::DType::Float32;
+  tensor::Device device;  // where a materialized zero gradient must live
 };
 
 class Node {

@@ -365,9 +365,22 @@ RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ost
       in.runModule(m);
       res.outputsJson = collectOutputs(in);
     } catch (const py::PyError& e) {
-      res.error = py::formatTraceback(e, in.sources());
-      res.exitCode = 1;
-      outOfMemory = e.type() == "MemoryError" || res.error.find("DefaultCPUAllocator: not enough memory") != std::string::npos;
+      if (e.type() == "SystemExit" && py::lastInterrupt() == py::Interrupt::None && e.exception() && e.exception()->kind == py::VK::Instance) {
+        // raise SystemExit(code) / exit(): Python's exit status, no traceback. None is 0, an
+        // int is the status (as the shell sees it: & 0xff), anything else is printed, 1.
+        py::Value args = py::as<py::InstanceObj>(e.exception())->dict->getStr("args");
+        auto items = args ? in.iterate(args) : std::vector<py::Value>{};
+        py::Value code = items.empty() ? py::None() : items[0];
+        if (py::isNone(code)) res.exitCode = 0;
+        else if (code->kind == py::VK::Int) res.exitCode = static_cast<int>(py::as<py::IntObj>(code)->small() & 0xff);
+        else if (code->kind == py::VK::Bool) res.exitCode = py::as<py::BoolObj>(code)->v ? 1 : 0;
+        else res.error = in.str(code) + "\n", res.exitCode = 1;
+        if (res.exitCode == 0) res.outputsJson = collectOutputs(in);
+      } else {
+        res.error = py::formatTraceback(e, in.sources());
+        res.exitCode = 1;
+        outOfMemory = e.type() == "MemoryError" || res.error.find("DefaultCPUAllocator: not enough memory") != std::string::npos;
+      }
     } catch (const std::bad_alloc&) {
       res.error = "MemoryError: Kiln ran out of memory outside the script's own code (kiln run --memory-limit)\n";
       res.exitCode = 1;

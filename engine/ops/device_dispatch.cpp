@@ -1,6 +1,7 @@
 #include "engine/ops/device_dispatch.h"
 
 #include "engine/ops/op_table.h"
+#include "engine/tensor/current_device.h"
 
 namespace kiln::ops {
 
@@ -71,7 +72,7 @@ Val runOnDevice(const OpDef& op, const std::vector<Val>& args, const tensor::Dev
 tensor::Device parseDeviceString(const std::string& s) {
   if (s == "cpu" || s.rfind("cpu:", 0) == 0) return tensor::Device::cpu();
   if (s.rfind("cuda", 0) == 0) {
-    if (s.size() == 4) return tensor::Device::cuda(0);
+    if (s.size() == 4) return tensor::Device::cuda(tensor::currentCudaIndex());
     if (s[4] == ':' && s.size() > 5 && s.find_first_not_of("0123456789", 5) == std::string::npos)
       return tensor::Device::cuda(std::stoi(s.substr(5)));
   }

@@ -9,10 +9,10 @@
 #include "engine/ops/op_table.h"
 #include "engine/runtime/cuda_graph.h"
 #include "engine/runtime/cuda_runtime.h"
+#include "engine/runtime/nvidia_libs.h"
 #include "engine/tensor/tensor.h"
 
 #include <dlfcn.h>
-#include <glob.h>
 
 #include <cstdlib>
 #include <mutex>
@@ -38,37 +38,12 @@ struct Blas {
                   const double*, double*, int, long long, int) = nullptr;
 };
 
-std::vector<std::string> candidates() {
-  std::vector<std::string> out = {"libcublas.so.13", "libcublas.so.12", "libcublas.so"};
-  std::vector<std::string> dirs;
-  if (const char* h = std::getenv("CUDA_HOME")) dirs.push_back(std::string(h) + "/lib64");
-  dirs.push_back("/usr/local/cuda/lib64");
-  for (const auto& d : dirs)
-    for (const char* so : {"libcublas.so.13", "libcublas.so.12", "libcublas.so"}) out.push_back(d + "/" + so);
-  // The NVIDIA wheels of Python installs (site-packages/nvidia/cublas/lib).
-  std::vector<std::string> patterns = {"/usr/local/lib/python3*/dist-packages/nvidia/cublas/lib/libcublas.so*",
-                                       "/usr/lib/python3*/dist-packages/nvidia/cublas/lib/libcublas.so*",
-                                       "/usr/local/lib/python3*/site-packages/nvidia/cublas/lib/libcublas.so*",
-                                       "/opt/conda/lib/python3*/site-packages/nvidia/cublas/lib/libcublas.so*"};
-  if (const char* home = std::getenv("HOME")) patterns.push_back(std::string(home) + "/.local/lib/python3*/site-packages/nvidia/cublas/lib/libcublas.so*");
-  if (const char* venv = std::getenv("VIRTUAL_ENV")) patterns.push_back(std::string(venv) + "/lib/python3*/site-packages/nvidia/cublas/lib/libcublas.so*");
-  for (const auto& p : patterns) {
-    glob_t g{};
-    if (glob(p.c_str(), 0, nullptr, &g) == 0)
-      for (size_t i = 0; i < g.gl_pathc; ++i) out.push_back(g.gl_pathv[i]);
-    globfree(&g);
-  }
-  return out;
-}
-
 Blas& blas() {
   static std::once_flag once;
   static Blas b;
   static std::string failure;
   std::call_once(once, [] {
-    void* lib = nullptr;
-    for (const auto& c : candidates())
-      if ((lib = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL))) break;
+    void* lib = openNvidiaLibrary({"libcublas.so.13", "libcublas.so.12", "libcublas.so"}, "cublas");
     if (!lib) {
       failure = "cuBLAS (libcublas.so) was not found in LD_LIBRARY_PATH, $CUDA_HOME/lib64, /usr/local/cuda/lib64 or a Python install's nvidia/cublas/lib";
       return;

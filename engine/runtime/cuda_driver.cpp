@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
 #include <mutex>
 #include <stdexcept>
 
@@ -62,21 +63,36 @@ struct CudaDriver::Fns {
 };
 
 namespace {
+// What loading libcuda found (once per process), and the device bound on first use.
 struct Loaded {
   CudaDriver::State state = CudaDriver::State::NoDriver;
-  CudaDriver* driver = nullptr;
+  const void* fns = nullptr;  // the bound entry points (CudaDriver::Fns)
   int count = 0;
   std::string failure;
+  std::mutex bindMu;
+  std::atomic<CudaDriver*> driver{nullptr};  // the bound device's
 };
 }  // namespace
 
 class CudaDriverLoader {
  public:
   static Loaded& loaded();
+  static CudaDriver* bindDevice(Loaded& l, int index);
 };
 static Loaded& loaded() { return CudaDriverLoader::loaded(); }
 
-CudaDriver* CudaDriver::get() { return loaded().driver; }
+CudaDriver* CudaDriver::get() {
+  Loaded& l = loaded();
+  if (CudaDriver* d = l.driver.load()) return d;
+  return bind(0);
+}
+CudaDriver* CudaDriver::bind(int index) { return CudaDriverLoader::bindDevice(loaded(), index); }
+int CudaDriver::boundIndex() {
+  Loaded& l = loaded();
+  std::lock_guard<std::mutex> lock(l.bindMu);
+  CudaDriver* d = l.driver.load();
+  return d ? d->index_ : -1;
+}
 CudaDriver::State CudaDriver::state() { return loaded().state; }
 int CudaDriver::deviceCount() { return loaded().count; }
 
@@ -125,32 +141,49 @@ Loaded& CudaDriverLoader::loaded() {
       return;
     }
     if (rc == kErrorInsufficientDriver) return;  // NoDriver, as PyTorch reads it
-    auto* d = new CudaDriver;  // lives as long as the process, as the library does
-    d->f_ = &f;
-    try {
-      f.check(rc, "cuInit");
-      int dev = 0;
-      f.check(f.deviceGet(&dev, 0), "cuDeviceGet");
-      char name[256] = {};
-      f.check(f.deviceGetName(name, sizeof name - 1, dev), "cuDeviceGetName");
-      f.check(f.deviceGetAttribute(&d->major_, 75, dev), "cuDeviceGetAttribute");  // compute capability major
-      f.check(f.deviceGetAttribute(&d->minor_, 76, dev), "cuDeviceGetAttribute");  // and minor
-      f.check(f.deviceGetAttribute(&d->sms_, 16, dev), "cuDeviceGetAttribute");  // multiprocessors
-      f.check(f.deviceTotalMem(&d->totalMemory_, dev), "cuDeviceTotalMem");
-      f.check(f.primaryCtxRetain(&d->context_, dev), "cuDevicePrimaryCtxRetain");
-      f.check(f.ctxSetCurrent(d->context_), "cuCtxSetCurrent");
-      f.check(f.streamCreate(&d->stream_, 0), "cuStreamCreate");
-      d->name_ = name;
-      l.driver = d;
-      l.state = CudaDriver::State::Ok;
-    } catch (const std::exception& e) {
+    if (rc != 0) {
+      const char* s = nullptr;
+      f.getErrorString(rc, &s);
       l.state = CudaDriver::State::Failed;
-      l.failure = e.what();
+      l.failure = std::string(s ? s : std::to_string(rc)) + " (cuInit)";
       l.count = 0;
-      delete d;
+      return;
     }
+    l.fns = &f;
+    l.state = CudaDriver::State::Ok;
   });
   return l;
+}
+
+CudaDriver* CudaDriverLoader::bindDevice(Loaded& l, int index) {
+  std::lock_guard<std::mutex> lock(l.bindMu);
+  if (l.driver || l.state != CudaDriver::State::Ok) return l.driver;
+  if (index < 0 || index >= l.count) return nullptr;  // the caller words the invalid ordinal
+  const CudaDriver::Fns& f = *static_cast<const CudaDriver::Fns*>(l.fns);
+  auto* d = new CudaDriver;  // lives as long as the process, as the library does
+  d->f_ = &f;
+  d->index_ = index;
+  try {
+    int dev = 0;
+    f.check(f.deviceGet(&dev, index), "cuDeviceGet");
+    char name[256] = {};
+    f.check(f.deviceGetName(name, sizeof name - 1, dev), "cuDeviceGetName");
+    f.check(f.deviceGetAttribute(&d->major_, 75, dev), "cuDeviceGetAttribute");  // compute capability major
+    f.check(f.deviceGetAttribute(&d->minor_, 76, dev), "cuDeviceGetAttribute");  // and minor
+    f.check(f.deviceGetAttribute(&d->sms_, 16, dev), "cuDeviceGetAttribute");  // multiprocessors
+    f.check(f.deviceTotalMem(&d->totalMemory_, dev), "cuDeviceTotalMem");
+    f.check(f.primaryCtxRetain(&d->context_, dev), "cuDevicePrimaryCtxRetain");
+    f.check(f.ctxSetCurrent(d->context_), "cuCtxSetCurrent");
+    f.check(f.streamCreate(&d->stream_, 0), "cuStreamCreate");
+    d->name_ = name;
+    l.driver = d;
+  } catch (const std::exception& e) {
+    l.state = CudaDriver::State::Failed;
+    l.failure = e.what();
+    l.count = 0;
+    delete d;
+  }
+  return l.driver;
 }
 
 void CudaDriver::makeCurrent() const { f_->check(f_->ctxSetCurrent(context_), "cuCtxSetCurrent"); }

@@ -1,5 +1,7 @@
-// The CUDA driver API as the GPU runtime uses it: device 0's primary context, one stream, device
-// memory, copies, events, modules and launches. libcuda is found with dlopen (never linked, as in
+// The CUDA driver API as the GPU runtime uses it: one device's primary context per process (the
+// device is bound on first use: cuda:0 unless torch.cuda.set_device or the first CUDA tensor named
+// another, as one process per GPU under torchrun / `kiln run --nproc-per-node`), one stream,
+// device memory, copies, events, modules and launches. libcuda is found with dlopen (never linked, as in
 // engine/codegen/cuda): without it, or without a device, `get()` says which, in the words
 // PyTorch's CUDA build uses on such a machine.
 #pragma once
@@ -13,8 +15,17 @@ namespace kiln::runtime {
 class CudaDriver {
  public:
   enum class State { Ok, NoDriver, NoDevice, Failed };
-  // The driver bound to device 0, or nullptr; `state()` then says why.
+  // The driver bound to this process's device (binding cuda:0 if none is bound yet), or nullptr;
+  // `state()` then says why.
   static CudaDriver* get();
+  // Binds device `index` when none is bound yet and returns the bound driver, which drives
+  // another index where one was bound before (see `index()`); nullptr where CUDA is unavailable or
+  // binding failed (`state()` says why).
+  static CudaDriver* bind(int index);
+  // The bound device's index, or -1 before one is bound.
+  static int boundIndex();
+  // Ok where a driver and a device are there (nothing is bound by asking: torch.cuda.is_available()
+  // creates no context).
   static State state();
   // PyTorch's RuntimeError message for a CUDA request on this machine ("Found no NVIDIA
   // driver ...", "No CUDA GPUs are available"); empty when a device is there.
@@ -22,6 +33,7 @@ class CudaDriver {
   // Devices the driver sees (0 without a driver or device), as torch.cuda.device_count().
   static int deviceCount();
 
+  int index() const { return index_; }
   std::string name() const { return name_; }
   int major() const { return major_; }
   int minor() const { return minor_; }
@@ -58,6 +70,7 @@ class CudaDriver {
   void* context_ = nullptr;
   void* stream_ = nullptr;
   std::string name_;
+  int index_ = 0;
   int major_ = 0, minor_ = 0;
   int sms_ = 1;
   size_t totalMemory_ = 0;

@@ -4,6 +4,7 @@
 #include "engine/ops/graph_dispatcher.h"
 #include "engine/ops/op_table.h"
 #include "engine/runtime/cuda_runtime.h"
+#include "engine/tensor/current_device.h"
 
 #include <chrono>
 #include <map>
@@ -103,9 +104,9 @@ GpuGraph::GpuGraph(ir::Graph fused, schedule::ScheduledGraph sched) : g_(std::mo
     launches_.push_back(cg::cudaLaunch(k, {}, sms));
     const cg::CudaLaunch& l = launches_.back();
     if (l.schedule == cg::CudaSchedule::Split) {
-      scratch_.push_back(tensor::Tensor::empty({static_cast<int64_t>(l.scratchSlots)}, ir::DType::Int64, tensor::Device::cuda(0)));
+      scratch_.push_back(tensor::Tensor::empty({static_cast<int64_t>(l.scratchSlots)}, ir::DType::Int64, tensor::Device::cuda(tensor::currentCudaIndex())));
       tensor::Tensor zeros = tensor::Tensor::zeros({static_cast<int64_t>(l.counters)}, ir::DType::Int32);
-      counters_.push_back(zeros.toDevice(tensor::Device::cuda(0)));
+      counters_.push_back(zeros.toDevice(tensor::Device::cuda(tensor::currentCudaIndex())));
     } else {
       scratch_.emplace_back(), counters_.emplace_back();
     }
@@ -137,15 +138,16 @@ std::vector<tensor::Tensor> GpuGraph::run(const std::vector<tensor::Tensor>& inp
       if (!t.isCpu() || t.numel() == 0) {
         if (!sameLayout(t, st.inputStrides.at(i))) t = relayoutOnDevice(t, st.inputStrides[i]), env[id] = t;
       } else if (t.dim() == 0) {
-        t = t.toDevice(tensor::Device::cuda(0));  // a CPU scalar beside CUDA tensors
+        t = t.toDevice(tensor::Device::cuda(tensor::currentCudaIndex()));  // a CPU scalar beside CUDA tensors
       } else {
-        throw tensor::TorchError("RuntimeError", "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!");
+        throw tensor::TorchError("RuntimeError", "Expected all tensors to be on the same device, but found at least two devices, cuda:" +
+                                                     std::to_string(tensor::currentCudaIndex()) + " and cpu!");
       }
       ptrs.push_back(devicePtr(t));
     }
     for (int id : st.outputNodes) {
       const ir::TensorType& ty = g_.find(id)->types.at(0);
-      env[id] = tensor::Tensor::empty(shapeOf(ty), ty.dtype, tensor::Device::cuda(0));
+      env[id] = tensor::Tensor::empty(shapeOf(ty), ty.dtype, tensor::Device::cuda(tensor::currentCudaIndex()));
       ptrs.push_back(devicePtr(env[id]));
     }
     for (const auto& [out, in] : st.inPlace) {

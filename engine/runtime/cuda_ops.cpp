@@ -8,6 +8,7 @@
 #include "engine/runtime/cuda_graph.h"
 #include "engine/runtime/cuda_index_ops.h"
 #include "engine/runtime/cuda_runtime.h"
+#include "engine/tensor/device_convert.h"
 #include "engine/tensor/tensor.h"
 
 namespace kiln::runtime::cuda {
@@ -49,6 +50,14 @@ void installCudaKernels() {
                                                    tensor::shapeStr(dst.sizes()));
     // An overlapping source (x[1:] = x[:-1]) is copied out first, as copyInto does on the CPU.
     copyOnDevice(dst, s.storage() == dst.storage() ? relayoutOnDevice(s, tensor::Tensor::contiguousStrides(s.sizes())) : s);
+  });
+  // Tensor::clone() / to(dtype) / contiguous() of a CUDA tensor (autograd's gradient
+  // accumulation, retain_grad, the CPU-side helpers that make an input contiguous first).
+  tensor::setDeviceConvert([](const tensor::Tensor& src, ir::DType dtype) {
+    if (dtype == src.dtype()) return cloneContiguous(src, src.device())->t;
+    tensor::Tensor out = tensor::Tensor::empty(src.sizes(), dtype, src.device());
+    copyOnDevice(out, src);
+    return out;
   });
 }
 

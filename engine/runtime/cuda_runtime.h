@@ -18,9 +18,13 @@ namespace kiln::runtime::cuda {
 bool isAvailable();    // a driver and a device (torch.cuda.is_available())
 bool isInitialized();  // lazyInit() has succeeded
 int deviceCount();
-// Throws tensor::TorchError (RuntimeError, PyTorch's message) when CUDA is unavailable, and
-// "CUDA error: invalid device ordinal" for an index past the devices.
-void lazyInit(int deviceIndex = 0);
+// torch.cuda.current_device(): the device this process drives (bound on first use), 0 before.
+int currentDevice();
+// Binds device `deviceIndex` (-1: the current one) on first use. Throws tensor::TorchError
+// (RuntimeError, PyTorch's message) when CUDA is unavailable, "CUDA error: invalid device
+// ordinal" for an index past the devices, and NotImplementedError for a second device in one
+// process (Kiln drives one GPU per process, as torchrun's DDP does).
+void lazyInit(int deviceIndex = -1);
 CudaDriver& driver();                  // after lazyInit()
 CudaCachingAllocator& allocator();     // after lazyInit()
 // Installs the eager device kernels (cuda_ops.cpp); lazyInit() calls it.

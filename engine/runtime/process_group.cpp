@@ -33,11 +33,16 @@ class QueuedWork : public Work {
     std::lock_guard<std::mutex> lock(mu_);
     return done_;
   }
-  void finish(std::exception_ptr e) {
+  double durationMs() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return done_ ? ms_ : -1.0;
+  }
+  void finish(std::exception_ptr e, double ms) {
     {
       std::lock_guard<std::mutex> lock(mu_);
       done_ = true;
       error_ = std::move(e);
+      ms_ = ms;
     }
     cv_.notify_all();
   }
@@ -46,6 +51,7 @@ class QueuedWork : public Work {
   std::mutex mu_;
   std::condition_variable cv_;
   bool done_ = false;
+  double ms_ = 0.0;
   std::exception_ptr error_;
 };
 
@@ -156,14 +162,16 @@ class GlooGroup : public ProcessGroup {
     {
       std::lock_guard<std::mutex> lock(mu_);
       queue_.push_back([w, op = std::move(op), tag = nextTag_++] {
+        const auto t0 = std::chrono::steady_clock::now();
+        auto ms = [&] { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(); };
         try {
           op(tag);
-          w->finish(nullptr);
+          w->finish(nullptr, ms());
         } catch (const TorchError&) {
-          w->finish(std::current_exception());
+          w->finish(std::current_exception(), ms());
         } catch (const std::exception& e) {
           // gloo::IoException / EnforceNotMet: a peer went away or the timeout passed.
-          w->finish(std::make_exception_ptr(TorchError("RuntimeError", std::string("[gloo] ") + e.what())));
+          w->finish(std::make_exception_ptr(TorchError("RuntimeError", std::string("[gloo] ") + e.what())), ms());
         }
       });
     }

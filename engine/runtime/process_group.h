@@ -1,5 +1,6 @@
-// Collectives between processes for torch.distributed, on Gloo (Debian's libgloo, the library
-// PyTorch's own 'gloo' backend is built on): a full mesh of TCP pairs on this host, rendezvous
+// Collectives between processes for torch.distributed, on the libraries PyTorch's own backends
+// are built on: Gloo (Debian's libgloo) for CPU tensors, a full mesh of TCP pairs on this host,
+// and NCCL (libnccl, loaded with dlopen as the other CUDA libraries) for CUDA tensors. Both meet
 // through Gloo's FileStore in a folder the launcher (`kiln run --nproc-per-node N`) creates.
 // Kiln makes no transport of its own.
 //
@@ -25,6 +26,9 @@ class Work {
   virtual ~Work() = default;
   virtual void wait() = 0;
   virtual bool isCompleted() = 0;
+  // How long the collective itself took once completed (gloo: on the communication thread;
+  // nccl: between CUDA events around it on the stream), or a negative value while it runs.
+  virtual double durationMs() = 0;
 };
 
 class ProcessGroup {
@@ -44,5 +48,22 @@ class ProcessGroup {
 // `timeout` passed (then a TorchError).
 std::shared_ptr<ProcessGroup> createGlooGroup(int rank, int size, const std::string& storeDir, const std::string& prefix,
                                               std::chrono::milliseconds timeout);
+
+// The 'nccl' group: one NCCL communicator over the ranks' GPUs (one GPU per process), made on the
+// first collective, as PyTorch makes it lazily, on the device of that collective's tensor (the
+// scripts' torch.cuda.set_device(LOCAL_RANK) comes after init_process_group): rank 0's NCCL
+// unique id travels through the FileStore. Collectives are issued on the GPU runtime's stream,
+// so they are ordered with the kernels around them without blocking the host. Throws a
+// TorchError where libnccl cannot be loaded.
+std::shared_ptr<ProcessGroup> createNcclGroup(int rank, int size, const std::string& storeDir, const std::string& prefix,
+                                              std::chrono::milliseconds timeout);
+
+// The NCCL library's version as torch.cuda.nccl.version() gives it ((2, 28, 3)), or an error
+// message where libnccl is not found.
+struct NcclVersion {
+  int major = 0, minor = 0, patch = 0;
+  std::string error;
+};
+NcclVersion ncclVersion();
 
 }  // namespace kiln::runtime::dist

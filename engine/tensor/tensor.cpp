@@ -1,4 +1,6 @@
 #include "engine/tensor/tensor.h"
+
+#include "engine/tensor/device_convert.h"
 #include "engine/tensor/half.h"
 
 #include <cmath>
@@ -367,7 +369,17 @@ Tensor Tensor::contiguous() const { return isContiguous() ? *this : clone(); }
 
 Tensor Tensor::clone() const { return to(dtype_); }
 
+namespace {
+DeviceConvert& deviceConvertHook() {
+  static DeviceConvert hook;
+  return hook;
+}
+}  // namespace
+
+void setDeviceConvert(DeviceConvert convert) { deviceConvertHook() = std::move(convert); }
+
 Tensor Tensor::to(DType d) const {
+  if (storage_ && !storage_->device().isCpu() && deviceConvertHook()) return deviceConvertHook()(*this, d);
   Tensor out = empty(sizes_, d);
   Shape os = out.strides_;
   const bool ints = !ir::isFloating(d) && !ir::isFloating(dtype_);

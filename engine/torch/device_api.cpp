@@ -4,6 +4,7 @@
 #include "engine/ops/device_dispatch.h"
 #include "engine/ops/op_table.h"
 #include "engine/runtime/cuda_runtime.h"
+#include "engine/runtime/process_group.h"
 #include "engine/torch/bindings.h"
 #include "engine/ops/random.h"
 
@@ -86,7 +87,7 @@ auto guarded(py::Interpreter& in, F&& f) -> decltype(f()) {
   }
 }
 
-void cudaInit(py::Interpreter& in, int index = 0) { guarded(in, [&] { runtime::cuda::lazyInit(index); }); }
+void cudaInit(py::Interpreter& in, int index = -1) { guarded(in, [&] { runtime::cuda::lazyInit(index); }); }
 
 Generator& cudaGenerator() {
   static Generator g;
@@ -132,15 +133,17 @@ void installCudaModule(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>
   def(cuda, "device_count", [](py::Interpreter&, CallArgs&) { return py::makeInt(runtime::cuda::deviceCount()); });
   def(cuda, "is_initialized", [](py::Interpreter&, CallArgs&) { return py::makeBool(runtime::cuda::isInitialized()); });
   def(cuda, "init", [](py::Interpreter& in, CallArgs&) { return cudaInit(in), py::None(); });
-  def(cuda, "current_device", [](py::Interpreter& in, CallArgs&) { return cudaInit(in), py::makeInt(0); });
+  def(cuda, "current_device", [](py::Interpreter& in, CallArgs&) { return cudaInit(in), py::makeInt(runtime::cuda::currentDevice()); });
   def(cuda, "set_device", [](py::Interpreter& in, CallArgs& a) {
-    tensor::Device d = a.args.empty() ? tensor::Device::cuda(0) : parseDevice(in, a.args[0]);
-    return cudaInit(in, std::max(d.index, 0)), py::None();
+    if (a.args.empty() && !a.kwarg("device")) in.raise("TypeError", "set_device() missing 1 required positional argument: 'device'");
+    tensor::Device d = parseDevice(in, a.args.empty() ? a.kwarg("device") : a.args[0]);
+    if (!d.isCuda()) in.raise("ValueError", "Expected a cuda device, but got: " + d.str());
+    return cudaInit(in, d.index), py::None();
   });
   auto deviceIndexArg = [](py::Interpreter& in, CallArgs& a) {
     Value v = !a.args.empty() ? a.args[0] : a.kwarg("device");
-    int index = 0;
-    if (v && !py::isNone(v)) index = std::max(parseDevice(in, v).index, 0);
+    int index = -1;  // the current device
+    if (v && !py::isNone(v)) index = parseDevice(in, v).index;
     cudaInit(in, index);
   };
   def(cuda, "get_device_name", [deviceIndexArg](py::Interpreter& in, CallArgs& a) {
@@ -245,6 +248,25 @@ void installCudaModule(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>
     return py::makeFloat(guarded(in, [&] { return static_cast<double>(runtime::cuda::driver().elapsedMs(start.ev, end.ev)); }));
   });
 
+  // torch.cuda.nccl: the NCCL library torch.distributed's nccl backend loads (process_group.h).
+  auto ncclModule = module(in, "torch.cuda.nccl");
+  cuda->scope->vars["nccl"] = ncclModule;
+  def(ncclModule, "version", [](py::Interpreter& in, CallArgs&) {
+    runtime::dist::NcclVersion v = runtime::dist::ncclVersion();
+    if (!v.error.empty()) in.raise("RuntimeError", "Kiln cannot load NCCL: " + v.error);
+    return py::makeTuple({py::makeInt(v.major), py::makeInt(v.minor), py::makeInt(v.patch)});
+  });
+  def(ncclModule, "is_available", [](py::Interpreter& in, CallArgs& a) {
+    if (a.args.empty()) in.raise("TypeError", "is_available() missing 1 required positional argument: 'tensors'");
+    if (!runtime::dist::ncclVersion().error.empty()) return py::False();
+    for (const Value& t : in.iterate(a.args[0])) {
+      if (t->kind != VK::Tensor || py::as<py::TensorObj>(t)->fake) return py::False();
+      auto* x = py::as<py::TensorObj>(t);
+      if (!x->t.device().isCuda() || !x->t.isContiguous()) return py::False();
+    }
+    return py::True();
+  });
+
   // torch.cuda.Stream: the one stream Kiln runs on.
   auto stream = nativeClass(in, cuda, "Stream");
   stream->dict["synchronize"] = py::makeBuiltin("Stream.synchronize", [](py::Interpreter& in, CallArgs&) {
@@ -282,8 +304,8 @@ void setDefaultDevice(const tensor::Device& d) { gDefault = d; }
 tensor::Device targetDevice(py::Interpreter& in, const Value& v) {
   tensor::Device d = v && !py::isNone(v) ? parseDevice(in, v) : gDefault;
   if (d.isCuda()) {
-    cudaInit(in, std::max(d.index, 0));
-    d.index = std::max(d.index, 0);
+    cudaInit(in, d.index);
+    if (d.index < 0) d.index = runtime::cuda::currentDevice();
   }
   return d;
 }
@@ -334,7 +356,7 @@ void installDeviceApi(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>&
     tensor::Device d = gDefault;
     if (d.isCuda() && d.index < 0) {
       cudaInit(in);
-      d.index = 0;
+      d.index = runtime::cuda::currentDevice();
     }
     return makeDevice(in, d);
   });
@@ -451,7 +473,10 @@ Value tensorTo(py::Interpreter& in, const Value& self, const std::string& method
   std::optional<tensor::Device> target;
   if (spec && !py::isNone(spec)) {
     target = parseDevice(in, spec);
-    if (target->isCuda() && target->index < 0) target->index = 0;
+    if (target->isCuda() && target->index < 0) {
+      cudaInit(in);
+      target->index = runtime::cuda::currentDevice();
+    }
   }
   auto convert = [&](const Value& v) -> Value {
     if (rest.args.empty() && rest.kwargs.empty()) return v;

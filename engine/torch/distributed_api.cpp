@@ -1,4 +1,4 @@
-// The native half of torch.distributed: one process group per process on Gloo
+// The native half of torch.distributed: one process group per process on Gloo or NCCL
 // (engine/runtime/process_group.h). The Python half (engine/torch/prelude/torch.distributed.py)
 // reads the rendezvous environment, words PyTorch's errors and wraps the Work handles; these
 // `_kiln_*` functions only join the group and issue collectives.
@@ -74,7 +74,7 @@ dist::ReduceOp reduceOp(py::Interpreter& in, const Value& v) {
                                                             {"AVG", dist::ReduceOp::Avg}};
   std::string name = v && v->kind == VK::Str ? py::as<py::StrObj>(v)->v : "";
   auto it = ops.find(name);
-  if (it == ops.end()) notSupported(in, "torch.distributed.ReduceOp." + name + " in Kiln's gloo backend");
+  if (it == ops.end()) notSupported(in, "torch.distributed.ReduceOp." + name + " in Kiln's gloo and nccl backends");
   return it->second;
 }
 
@@ -124,15 +124,18 @@ std::string lowerName(const Value& v) {
 
 void installDistributed(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& d) {
   (void)in;
-  // _kiln_init(rank, world_size, store_dir, prefix, timeout_seconds)
+  // _kiln_init(rank, world_size, store_dir, prefix, timeout_seconds, backend)
   def(d, "_kiln_init", [](py::Interpreter& in, CallArgs& a) {
-    if (a.args.size() != 5) in.raise("TypeError", "_kiln_init() takes 5 arguments");
+    if (a.args.size() != 6 || a.args[5]->kind != VK::Str) in.raise("TypeError", "_kiln_init() takes 6 arguments");
     int rank = int(intArg(in, a.args[0], "rank")), size = int(intArg(in, a.args[1], "world_size"));
     if (a.args[2]->kind != VK::Str || a.args[3]->kind != VK::Str) in.raise("TypeError", "store_dir and prefix must be str");
     double timeout = a.args[4]->kind == VK::Int ? double(py::as<py::IntObj>(a.args[4])->small()) : py::as<py::FloatObj>(a.args[4])->v;
     try {
-      defaultGroup() = dist::createGlooGroup(rank, size, py::as<py::StrObj>(a.args[2])->v, py::as<py::StrObj>(a.args[3])->v,
-                                             std::chrono::milliseconds(int64_t(timeout * 1000)));
+      const std::string& storeDir = py::as<py::StrObj>(a.args[2])->v;
+      const std::string& prefix = py::as<py::StrObj>(a.args[3])->v;
+      const auto ms = std::chrono::milliseconds(int64_t(timeout * 1000));
+      defaultGroup() = py::as<py::StrObj>(a.args[5])->v == "nccl" ? dist::createNcclGroup(rank, size, storeDir, prefix, ms)
+                                                                   : dist::createGlooGroup(rank, size, storeDir, prefix, ms);
       collectives::groupCreated();
     } catch (const tensor::TorchError& e) {
       rethrow(in, e);

@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <map>
+#include <tuple>
 #include <sys/stat.h>
 
 
@@ -185,6 +186,24 @@ TEST_P(CliBadInput, ExitCodeAndMessage) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, CliBadInput, ::testing::ValuesIn(kCases),
                          [](const ::testing::TestParamInfo<Case>& i) { return std::string(i.param.name); });
+
+// raise SystemExit(code) ends the script as Python does: no traceback; None is status 0 (the
+// session ends ok), an int is the status, anything else is printed on stderr with status 1.
+TEST(CliOutputs, SystemExitSetsTheExitStatus) {
+  const fs::path dir = fs::path(KILN_BINARY_DIR) / "tests/cli/work_system_exit";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (auto [code, status, err] : {std::tuple<const char*, int, const char*>{"", 0, ""}, {"None", 0, ""}, {"0", 0, ""}, {"3", 3, ""},
+                                   {"'bad input'", 1, "bad input\n"}}) {
+    test::writeFile((dir / "exit.py").string(), std::string("print('before')\nraise SystemExit(") + code + ")\nprint('after')\n");
+    KilnRun r = runKiln({"run", (dir / "exit.py").string(), "--db", (dir / "s.db").string()}, dir);
+    EXPECT_EQ(r.exitCode, status) << code << "\n" << r.err;
+    EXPECT_NE(r.out.find("before"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("after"), std::string::npos) << r.out;
+    EXPECT_EQ(r.err.find("Traceback"), std::string::npos) << r.err;
+    if (*err) EXPECT_NE(r.err.find(err), std::string::npos) << r.err;
+  }
+}
 
 // --dump-outputs with strings that are not valid UTF-8 (a lone surrogate, which Kiln holds as
 // its 3-byte encoding, and a raw byte from a Latin-1 source file): the run succeeds and outs.json

@@ -17,18 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    char t[] = "/tmp/kiln-collectives-test-XXXXXX";
-    path = mkdtemp(t);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
 std::vector<std::string> lines(const std::string& text) {
   std::vector<std::string> out;
   std::istringstream in(text);
@@ -37,7 +25,7 @@ std::vector<std::string> lines(const std::string& text) {
 }
 
 TEST(Collectives, DdpRanksRecordEveryCollectiveWithItsBucket) {
-  TempDir d;
+  test::TempDir d("/tmp/kiln-collectives-test");
   const std::string db = (d.path / "s.db").string();
   const fs::path script = fs::path(KILN_SOURCE_DIR) / "tests/cli/distributed/ddp_matches_single_process.py";
   auto r = test::runKiln({"run", "--nproc-per-node", "2", script.string(), "--db", db, "--timeout", "240"}, d.path);
@@ -109,7 +97,7 @@ TEST(Collectives, DdpRanksRecordEveryCollectiveWithItsBucket) {
 // A collective the script never waits for is still recorded, in issue order: when
 // destroy_process_group has drained the group (its duration known), else when the script ends.
 TEST(Collectives, NeverWaitedForAreRecordedAtDestroyOrAtTheEnd) {
-  TempDir d;
+  test::TempDir d("/tmp/kiln-collectives-test");
   const std::string db = (d.path / "s.db").string();
   const fs::path destroyed = d.path / "destroyed.py", kept = d.path / "kept.py";
   std::ofstream(destroyed) << "import torch\nimport torch.distributed as dist\ndist.init_process_group('gloo')\n"

@@ -18,20 +18,8 @@ namespace fs = std::filesystem;
 
 fs::path script(const std::string& name) { return fs::path(KILN_SOURCE_DIR) / "tests/cli/distributed" / name; }
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    char t[] = "/tmp/kiln-dist-test-XXXXXX";
-    path = mkdtemp(t);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
 TEST(Distributed, CollectivesAgreeAcrossTwoRanks) {
-  TempDir d;
+  test::TempDir d("/tmp/kiln-dist-test");
   auto r = test::runKiln({"run", "--nproc-per-node", "2", script("collectives.py").string(), "--db", (d.path / "s.db").string(), "--timeout", "120"},
                          d.path);
   ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
@@ -48,7 +36,7 @@ TEST(Distributed, CollectivesAgreeAcrossTwoRanks) {
 }
 
 TEST(Distributed, DdpOnTwoRanksEqualsSingleProcess) {
-  TempDir d;
+  test::TempDir d("/tmp/kiln-dist-test");
   auto r = test::runKiln({"run", "--nproc-per-node", "2", script("ddp_matches_single_process.py").string(), "--db",
                           (d.path / "s.db").string(), "--timeout", "240"},
                          d.path);
@@ -59,7 +47,7 @@ TEST(Distributed, DdpOnTwoRanksEqualsSingleProcess) {
 }
 
 TEST(Distributed, CompiledDdpSplitsTheGraphPerBucketAndEqualsSingleProcess) {
-  TempDir d;
+  test::TempDir d("/tmp/kiln-dist-test");
   const std::string db = (d.path / "s.db").string();
   auto r = test::runKiln({"run", "--nproc-per-node", "2", script("ddp_matches_single_process.py").string(), "--db", db, "--timeout", "400"},
                          d.path, {{"KILN_TEST_COMPILE", "1"}});
@@ -87,7 +75,7 @@ TEST(Distributed, CompiledDdpSplitsTheGraphPerBucketAndEqualsSingleProcess) {
 }
 
 TEST(Distributed, WithoutTheLauncherInitRaisesPyTorchsErrors) {
-  TempDir d;
+  test::TempDir d("/tmp/kiln-dist-test");
   if (std::getenv("RANK")) GTEST_SKIP() << "RANK is set in this environment";
   auto plain = test::runKiln({"run", script("no_launcher.py").string(), "--db", (d.path / "s.db").string()}, d.path);
   ASSERT_EQ(plain.exitCode, 0) << plain.out << plain.err;

@@ -5,6 +5,7 @@
 
 #include "tests/support/golden.h"
 
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -23,10 +24,28 @@ struct KilnRun {
   std::string out, err;
 };
 
+// A fresh folder under /tmp (named PREFIX-XXXXXX), removed with everything in it at scope end.
+struct TempDir {
+  std::filesystem::path path;
+  explicit TempDir(const std::string& prefix = "/tmp/kiln-test") {
+    std::string t = prefix + "-XXXXXX";
+    path = mkdtemp(t.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+};
+
 inline KilnRun runKiln(const std::vector<std::string>& args, const std::filesystem::path& dir,
                        const std::map<std::string, std::string>& env = {}) {
   const std::string outFile = (dir / "stdout.txt").string(), errFile = (dir / "stderr.txt").string();
-  std::vector<std::string> argv = {KILN_CLI};
+  // KILN_CLI_PATH names another kiln executable (a bundle's on the GPU machine, where the build
+  // folder the tests were compiled against does not exist).
+  const char* cli = std::getenv("KILN_CLI_PATH");
+  std::vector<std::string> argv = {cli && *cli ? cli : KILN_CLI};
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> cargv;
   for (auto& a : argv) cargv.push_back(a.data());
@@ -47,7 +66,7 @@ inline KilnRun runKiln(const std::vector<std::string>& args, const std::filesyst
   posix_spawn_file_actions_addopen(&files, 2, errFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   pid_t pid = 0;
   KilnRun r;
-  const int spawned = posix_spawn(&pid, KILN_CLI, &files, nullptr, cargv.data(), cenv.data());
+  const int spawned = posix_spawn(&pid, argv[0].c_str(), &files, nullptr, cargv.data(), cenv.data());
   posix_spawn_file_actions_destroy(&files);
   if (spawned != 0) return r;
   int status = 0;

@@ -2,9 +2,8 @@
 # as torch/distributed/distributed_c10d.py and rendezvous.py word them. The collectives run on
 # Gloo through the native `_kiln_*` functions (engine/torch/distributed_api.cpp); processes are
 # started by `kiln run --nproc-per-node N`, which sets torchrun's variables and the folder Gloo's
-# FileStore meets in (KILN_DIST_STORE). Backends: 'gloo' (CPU tensors); 'nccl' raises
-# PyTorch's error without GPUs and NotImplementedError with them (not built yet); 'mpi' raises
-# NotImplementedError.
+# FileStore meets in (KILN_DIST_STORE). Backends: 'gloo' (CPU tensors) and 'nccl' (CUDA tensors,
+# one GPU per process; PyTorch's error without GPUs); 'mpi' and 'ucc' raise NotImplementedError.
 import os
 import torch
 
@@ -105,19 +104,21 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
         world_size = int(_env_or_raise("WORLD_SIZE"))
     master_addr = _env_or_raise("MASTER_ADDR")
     master_port = int(_env_or_raise("MASTER_PORT"))
-    if name == "nccl":
-        if not torch.cuda.is_available():
-            raise ValueError("ProcessGroupNCCL is only supported with GPUs, no GPUs found!")
-        raise NotImplementedError("torch.distributed's nccl backend is not built in Kiln yet; use backend='gloo'")
+    if name == "nccl" and not torch.cuda.is_available():
+        raise ValueError("ProcessGroupNCCL is only supported with GPUs, no GPUs found!")
     if name in ("mpi", "ucc"):
-        raise NotImplementedError("torch.distributed's " + name + " backend is not built in Kiln; use backend='gloo'")
+        raise NotImplementedError("torch.distributed's " + name + " backend is not built in Kiln; use backend='gloo' "
+                                  "(CPU tensors) or 'nccl' (CUDA tensors)")
+    if name == "cpu:gloo,cuda:nccl":
+        raise NotImplementedError("torch.distributed with one backend per device type is not supported by Kiln yet; "
+                                  "use backend='gloo' (CPU tensors) or 'nccl' (CUDA tensors)")
     store_dir = os.environ.get("KILN_DIST_STORE", None)
     if store_dir is None:
-        raise RuntimeError("Kiln's gloo rendezvous meets in the folder `kiln run --nproc-per-node N` creates "
+        raise RuntimeError("Kiln's rendezvous meets in the folder `kiln run --nproc-per-node N` creates "
                            "(KILN_DIST_STORE is not set): start the script with kiln run --nproc-per-node N")
     _kiln_init(rank, world_size, store_dir, master_addr + ":" + str(master_port) + "/default_pg",
-               _timeout_seconds(timeout))
-    _World.backend = "gloo"
+               _timeout_seconds(timeout), name)
+    _World.backend = name
 
 
 def destroy_process_group(group=None):

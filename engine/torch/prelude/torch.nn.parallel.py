@@ -1,4 +1,5 @@
-# torch.nn.parallel.DistributedDataParallel on torch.distributed (torch.distributed.py): the
+# torch.nn.parallel.DistributedDataParallel on torch.distributed (torch.distributed.py; CPU
+# modules on gloo, CUDA modules on nccl, one GPU per process): the
 # module is replicated by broadcasting rank 0's parameters and buffers at construction; in
 # backward every parameter's post-accumulate-grad hook marks it ready, and a bucket whose
 # parameters are all ready is flattened, divided by the world size and all-reduced
@@ -66,9 +67,9 @@ class DistributedDataParallel(Module):
                              "single-device/multiple-device GPU modules or CPU modules, but got device_ids " +
                              str(device_ids) + ", output_device " + str(output_device) +
                              ", and module parameters {device(type='cpu')}.")
-        if "cuda" in devices:
-            raise NotImplementedError("DistributedDataParallel of a CUDA module needs the nccl backend, "
-                                      "which Kiln does not have yet")
+        if "cuda" in devices and dist.get_backend() != "nccl":
+            raise NotImplementedError("DistributedDataParallel of a CUDA module runs on the nccl backend in Kiln "
+                                      "(its gloo backend takes CPU tensors only): init_process_group(backend='nccl')")
         if isinstance(module, Module):
             self.module = module
         else:

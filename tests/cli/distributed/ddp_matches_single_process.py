@@ -1,7 +1,9 @@
-# Two ranks train under DistributedDataParallel (gloo), each on its half of a batch; after the
-# steps every parameter must equal, on both ranks, the single-process run on the whole batch.
-# Run with: kiln run --nproc-per-node 2 ddp_matches_single_process.py [compile]
-# (argv is not available to scripts: COMPILE below is switched by the environment.)
+# Two ranks train under DistributedDataParallel (gloo on the CPU, or nccl with one GPU per rank),
+# each on its part of a batch; after the steps every parameter must equal, on every rank, the
+# single-process run on the whole batch.
+# Run with: kiln run --nproc-per-node 2 ddp_matches_single_process.py
+# (argv is not available to scripts: the environment switches KILN_TEST_COMPILE=1 and
+# KILN_TEST_BACKEND=nccl.)
 import os
 import torch
 import torch.nn as nn
@@ -10,23 +12,28 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 COMPILE = os.environ.get("KILN_TEST_COMPILE", "0") == "1"
+BACKEND = os.environ.get("KILN_TEST_BACKEND", "gloo")
 STEPS = 3
 
-dist.init_process_group(backend="gloo")
+dist.init_process_group(backend=BACKEND)
 rank = dist.get_rank()
 world = dist.get_world_size()
+device = torch.device("cpu")
+if BACKEND == "nccl":
+    torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
+    device = torch.device("cuda", int(os.environ["LOCAL_RANK"]))
 
 
 def make_model(seed):
     torch.manual_seed(seed)
     # weights of 1 MiB, 4 MiB, 4 MiB and 64 KiB: three buckets at bucket_cap_mb=1
     return nn.Sequential(nn.Linear(256, 1024), nn.ReLU(), nn.Linear(1024, 1024), nn.ReLU(),
-                         nn.Linear(1024, 1024), nn.ReLU(), nn.Linear(1024, 16))
+                         nn.Linear(1024, 1024), nn.ReLU(), nn.Linear(1024, 16)).to(device)
 
 
 torch.manual_seed(0)
-X = torch.randn(4 * world, 256)
-Y = torch.randn(4 * world, 16)
+X = torch.randn(4 * world, 256).to(device)
+Y = torch.randn(4 * world, 16).to(device)
 
 model = make_model(100 + rank)  # different on each rank: DDP broadcasts rank 0's
 net = torch.compile(model) if COMPILE else model
@@ -52,7 +59,7 @@ low, high = flat.clone(), flat.clone()
 dist.all_reduce(low, op=dist.ReduceOp.MIN)
 dist.all_reduce(high, op=dist.ReduceOp.MAX)
 same = torch.equal(low, high)
-print(f"rank {rank} of {world}: buckets {len(ddp._buckets)}, equal to single process {diff < 1e-5}, ranks identical {same}")
+print(f"rank {rank} of {world} on {device} ({dist.get_backend()}): buckets {len(ddp._buckets)}, equal to single process {diff < 1e-5}, ranks identical {same}")
 if diff < 1e-5 and same:
     print(f"rank {rank} ok")
 else:
