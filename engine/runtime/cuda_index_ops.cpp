@@ -1,10 +1,11 @@
-// The eager CUDA ops of cuda_index_ops.h. Index reads and scatter-adds are the fixed kernels of
-// engine/codegen/cuda/cuda_index_source.h (NVRTC, like every generated kernel); zeros, padding,
-// select/slice backward and cat are generated fill and copy kernels (cuda_graph.h) over views of
-// the result; nll_loss_forward is composed from device ops that the graph route generates
-// kernels for (a one-hot mask of the targets, reductions); random draws come from the CUDA
-// generator (PyTorch's CPU algorithm, as torch.rand(..., device='cuda') in Kiln) and are copied
-// up. Nothing here computes an op's result on the CPU.
+// The eager CUDA ops of cuda_index_ops.h. Index reads, scatters and scatter-adds are the fixed
+// kernels of engine/codegen/cuda/cuda_index_source.h (NVRTC, like every generated kernel); zeros,
+// padding, select/slice backward and cat are generated fill and copy kernels (cuda_graph.h) over
+// views of the result; nll_loss_forward, argmax, max.dim, gather and scatter_add are composed of
+// device ops the graph route generates kernels for (a one-hot mask against an index row,
+// reductions); random draws come from the device generator (PyTorch's CPU algorithm, as
+// torch.rand(..., device='cuda') in Kiln) and are copied up; the last resort runs an op's
+// decomposition op by op on the device. Nothing here computes an op's result on the CPU.
 #include "engine/runtime/cuda_index_ops.h"
 
 #include "engine/codegen/cuda/cuda_index_source.h"
