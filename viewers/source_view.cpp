@@ -5,6 +5,7 @@
 #include <QFontDatabase>
 #include <QHelpEvent>
 #include <QPainter>
+#include <QScrollBar>
 #include <QTextBlock>
 #include <QToolTip>
 
@@ -32,6 +33,8 @@ SourceView::SourceView(QWidget* parent) : QPlainTextEdit(parent), gutter_(new Gu
   setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
   setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
   setPlaceholderText(tr("No session selected"));
+  // Dragging or clicking the scroll bar is the user's scrolling too.
+  connect(verticalScrollBar(), &QScrollBar::actionTriggered, this, [this] { scrollTarget_ = 0; });
   connect(this, &QPlainTextEdit::blockCountChanged, this, [this] { setViewportMargins(gutterWidth(), 0, 0, 0); });
   connect(this, &QPlainTextEdit::updateRequest, this, [this](const QRect& rect, int dy) {
     if (dy) gutter_->scroll(0, dy);
@@ -43,6 +46,7 @@ SourceView::SourceView(QWidget* parent) : QPlainTextEdit(parent), gutter_(new Gu
 void SourceView::setSource(const QString& text) {
   marks_.clear();
   current_ = 0;
+  scrollTarget_ = 0;
   // A final newline would show as an extra, empty numbered line.
   setPlainText(text.endsWith(QLatin1Char('\n')) ? text.chopped(1) : text);
   updateSelections();
@@ -56,6 +60,7 @@ void SourceView::setMarks(const QList<LineMark>& marks) {
 
 void SourceView::highlightLine(int line) {
   current_ = line;
+  scrollTarget_ = 0;
   updateSelections();
   if (line <= 0) return;
   const QTextBlock block = document()->findBlockByNumber(line - 1);
@@ -63,6 +68,23 @@ void SourceView::highlightLine(int line) {
   QTextCursor cursor(block);
   setTextCursor(cursor);
   centerCursor();
+}
+
+void SourceView::scrollToLine(int line) {
+  scrollTarget_ = line;
+  centreLine(line);
+}
+
+void SourceView::centreLine(int line) {
+  const QTextBlock block = document()->findBlockByNumber(line - 1);
+  if (line <= 0 || !block.isValid()) return;
+  const QTextCursor keep = textCursor();
+  setTextCursor(QTextCursor(block));
+  centerCursor();
+  // Put the caret back without scrolling to it (setTextCursor would scroll to it).
+  const int top = verticalScrollBar()->value();
+  setTextCursor(keep);
+  verticalScrollBar()->setValue(top);
 }
 
 const LineMark* SourceView::markAt(int line) const {
@@ -97,6 +119,12 @@ void SourceView::resizeEvent(QResizeEvent* event) {
   QPlainTextEdit::resizeEvent(event);
   const QRect cr = contentsRect();
   gutter_->setGeometry(QRect(cr.left(), cr.top(), gutterWidth(), cr.height()));
+  if (scrollTarget_ > 0) centreLine(scrollTarget_);
+}
+
+void SourceView::wheelEvent(QWheelEvent* event) {
+  scrollTarget_ = 0;  // the user scrolls: resizes no longer move the view
+  QPlainTextEdit::wheelEvent(event);
 }
 
 void SourceView::paintGutter(QPaintEvent* event) {
@@ -121,6 +149,7 @@ void SourceView::paintGutter(QPaintEvent* event) {
 }
 
 void SourceView::mouseReleaseEvent(QMouseEvent* event) {
+  scrollTarget_ = 0;
   QPlainTextEdit::mouseReleaseEvent(event);
   // A drag that selected text is not a line click.
   if (textCursor().hasSelection()) return;

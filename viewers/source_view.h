@@ -25,6 +25,10 @@ class SourceView : public QPlainTextEdit {
   const QList<LineMark>& marks() const { return marks_; }
   // Shows `line` as the current line and scrolls to it; 0 clears.
   void highlightLine(int line);
+  // Scrolls `line` to the middle of the view without selecting it, and keeps it there while
+  // the view is resized (the window's docks settle after a session opens) until the user
+  // scrolls or clicks, or another source or line is shown.
+  void scrollToLine(int line);
   int highlightedLine() const { return current_; }
 
   // For the gutter widget.
@@ -37,6 +41,7 @@ class SourceView : public QPlainTextEdit {
  protected:
   void resizeEvent(QResizeEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
+  void wheelEvent(QWheelEvent* event) override;
   bool viewportEvent(QEvent* event) override;
 
  private:
@@ -46,6 +51,8 @@ class SourceView : public QPlainTextEdit {
   QWidget* gutter_;
   QList<LineMark> marks_;
   int current_ = 0;
+  int scrollTarget_ = 0;  // scrollToLine()'s line, kept in view across resizes; 0 when none
+  void centreLine(int line);
 };
 
 }  // namespace kiln::viewers

@@ -436,6 +436,12 @@ void StudioWindow::showSession(qint64 sessionId) {
       raisedLine = raised.line;
     }
     source_->setMarks(marks);
+    // The first marked line (a break, a failed compile, a recompile's guard) is in view when the
+    // session opens, not only once clicked in the Breaks dock.
+    int firstMarked = 0;
+    for (const LineMark& m : marks)
+      if (m.line > 0 && (firstMarked == 0 || m.line < firstMarked)) firstMarked = m.line;
+    source_->scrollToLine(firstMarked);
     breaks_->setSession(store_.graphBreaks(sessionId), recompiles, compiles);
     if (auto* dock = qobject_cast<QDockWidget*>(breaks_->parentWidget()))
       dock->setWindowTitle(breaks_->failedCount() ? tr("Breaks and recompiles · %n failed", nullptr, breaks_->failedCount())

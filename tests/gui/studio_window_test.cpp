@@ -694,6 +694,30 @@ class StudioWindowTest : public QObject {
     QVERIFY(!labels->truncateLabels());
   }
 
+  // A session whose break is far down a long script opens with that line in view (issue 17: "the
+  // source pane does not scroll to a break until clicked"), the caret left alone.
+  void sourceOpensOnTheFirstBreak() {
+    std::string script;
+    for (int i = 1; i <= 300; ++i) script += "x_" + std::to_string(i) + " = " + std::to_string(i) + "\n";
+    auto sink = sample_.store->beginSession();
+    sink->sessionStart({"long.py", script, "{}", "test", 1700000300000});
+    session::GraphBreakEvent b;
+    b.code = "KB002";
+    b.title = "Failed to trace builtin operator";
+    b.file = "long.py";
+    b.line = 240;
+    sink->graphBreak(b);
+    sink->sessionEnd({.status = "ok", .totalMs = 1.0, .outputsJson = "{}"});
+    const qint64 id = sample_.store->lastSessionId();
+    window_->refreshSessions(id);
+    QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled() && window_->currentSessionId() == id, 20000);
+    SourceView* source = window_->sourceView();
+    const int top = source->cursorForPosition(QPoint(4, 2)).blockNumber() + 1;
+    const int bottom = source->cursorForPosition(QPoint(4, source->viewport()->height() - 2)).blockNumber() + 1;
+    QVERIFY2(top <= 240 && 240 <= bottom, qPrintable(QStringLiteral("lines %1 to %2 in view").arg(top).arg(bottom)));
+    QCOMPARE(source->textCursor().blockNumber(), 0);
+  }
+
   void cleanupTestCase() { window_.reset(); }
 
  private:

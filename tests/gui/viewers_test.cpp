@@ -19,6 +19,7 @@
 #include "viewers/module_collapse.h"
 #include "viewers/session_list_model.h"
 #include "viewers/source_marks.h"
+#include "viewers/source_view.h"
 #include "viewers/stage_list_model.h"
 #include "viewers/text_pane.h"
 #include "viewers/verify_panel.h"
@@ -161,6 +162,34 @@ class ViewersTest : public QObject {
     GraphClusterItem wide(QStringLiteral("kernel_0"), QRectF(0, 0, 300, 120), font);
     QCOMPARE(wide.labelRect().width(), 300.0);
     QCOMPARE(wide.boundingRect(), QRectF(0, 0, 300, 120).adjusted(-1, -1, 1, 1));
+  }
+
+  // scrollToLine keeps its line in view while the view is resized (the window's docks settle
+  // after a session opens: a line centred in a tall view fell below a shorter one), until the
+  // user scrolls; the caret is not moved.
+  void sourceKeepsItsLineInViewAcrossResizes() {
+    SourceView view;
+    QString text;
+    for (int i = 1; i <= 300; ++i) text += QStringLiteral("line_%1 = %1\n").arg(i);
+    view.setSource(text);
+    view.resize(600, 600);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.scrollToLine(240);
+    auto shown = [&] {
+      return std::pair{view.cursorForPosition(QPoint(40, 2)).blockNumber() + 1,
+                       view.cursorForPosition(QPoint(40, view.viewport()->height() - 2)).blockNumber() + 1};
+    };
+    QVERIFY(shown().first <= 240 && 240 <= shown().second);
+    QCOMPARE(view.textCursor().blockNumber(), 0);
+    view.resize(600, 180);
+    QTRY_VERIFY(view.viewport()->height() < 200);
+    QVERIFY2(shown().first <= 240 && 240 <= shown().second, qPrintable(QStringLiteral("%1..%2").arg(shown().first).arg(shown().second)));
+    // Once the user scrolls, a resize leaves the view where they put it.
+    view.verticalScrollBar()->triggerAction(QAbstractSlider::SliderToMinimum);
+    view.resize(600, 400);
+    QTRY_VERIFY(view.viewport()->height() > 300);
+    QCOMPARE(shown().first, 1);
   }
 
   // Graphs over a thousand nodes take the layered layout (Graphviz would run for minutes):
