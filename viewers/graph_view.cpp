@@ -4,6 +4,7 @@
 #include "viewers/graph_layout_worker.h"
 #include "viewers/graph_legend.h"
 #include "viewers/graph_minimap.h"
+#include "viewers/graph_navigation.h"
 #include "viewers/graph_node_item.h"
 #include "viewers/layout_frame.h"
 
@@ -19,6 +20,7 @@
 #include <QSaveFile>
 #include <QScrollBar>
 #include <QSvgGenerator>
+#include <QKeyEvent>
 #include <QMouseEvent>
 #include <QWheelEvent>
 #include <QtMath>
@@ -448,6 +450,30 @@ void GraphView::wheelEvent(QWheelEvent* event) {
   event->accept();
 }
 
+void GraphView::keyPressEvent(QKeyEvent* event) {
+  int at = -1;
+  for (QGraphicsItem* item : scene()->selectedItems())
+    if (auto* n = qgraphicsitem_cast<GraphNodeItem*>(item)) at = n->nodeId();
+  const int key = event->key();
+  if (at < 0 || (event->modifiers() & ~Qt::KeypadModifier) != Qt::NoModifier || (key != Qt::Key_Up && key != Qt::Key_Down && key != Qt::Key_Left && key != Qt::Key_Right))
+    return QGraphicsView::keyPressEvent(event);
+  event->accept();
+  if (key == Qt::Key_Up || key == Qt::Key_Down) {
+    std::vector<int> next = key == Qt::Key_Up ? producersOf(shown_.graph, at) : consumersOf(shown_.graph, at);
+    if (next.empty()) return;  // an input has no producer, the output no consumer
+    navChoices_ = std::move(next);
+    navAt_ = 0;
+  } else {
+    // Left / Right: the other producers or consumers of the last move, when this is one of them.
+    auto it = std::find(navChoices_.begin(), navChoices_.end(), at);
+    if (it == navChoices_.end() || navChoices_.size() < 2) return;
+    const size_t n = navChoices_.size(), here = size_t(it - navChoices_.begin());
+    navAt_ = key == Qt::Key_Right ? (here + 1) % n : (here + n - 1) % n;
+  }
+  selectNode(navChoices_[navAt_]);
+  minimap_->viewMoved();
+}
+
 void GraphView::resizeEvent(QResizeEvent* event) {
   QGraphicsView::resizeEvent(event);
   if (fitted_) zoomToFit();
@@ -542,14 +568,7 @@ void GraphView::revealNode(int id) {
   // input folds with its first user's module (module_collapse.cpp).
   std::string path = n->prov.modulePath;
   if (n->kind == ir::NodeKind::Placeholder)
-    for (const auto& user : graph_.nodes) {
-      bool uses = false;
-      ir::forEachNodeArg(user, [&](int a) { uses = uses || a == id; });
-      if (uses) {
-        path = user.prov.modulePath;
-        break;
-      }
-    }
+    if (const auto users = consumersOf(graph_, id); !users.empty()) path = graph_.find(users.front())->prov.modulePath;
   revealAfterLayout_ = id;
   expandModule(path);
 }

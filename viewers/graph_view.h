@@ -112,6 +112,9 @@ class GraphView : public QGraphicsView {
 
  protected:
   void wheelEvent(QWheelEvent* event) override;
+  // With a node selected, the arrow keys follow its edges (graph_navigation.h); otherwise they
+  // scroll, as a QGraphicsView does.
+  void keyPressEvent(QKeyEvent* event) override;
   // On a module box: expand it; on a node inside an expanded module: fold that module.
   void mouseDoubleClickEvent(QMouseEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
@@ -144,6 +147,8 @@ class GraphView : public QGraphicsView {
   void placeLegend();
   bool fitted_ = false;  // still showing the whole graph: keep it fitted when resized
   int revealAfterLayout_ = -1;  // revealNode() waiting for the layout of its expanded module
+  std::vector<int> navChoices_;  // the producers or consumers the last Up / Down chose among
+  size_t navAt_ = 0;
 
   // The layout frame (empty key: none) and its layout for the expanded set it was made with.
   QString frameKey_;

@@ -11,6 +11,7 @@
 #include "viewers/graph_diff_view.h"
 #include "viewers/graph_legend.h"
 #include "viewers/graph_minimap.h"
+#include "viewers/graph_navigation.h"
 #include "viewers/graph_overlay.h"
 #include "viewers/op_colour.h"
 #include "viewers/graph_node_item.h"
@@ -190,6 +191,51 @@ class ViewersTest : public QObject {
     view.resize(600, 400);
     QTRY_VERIFY(view.viewport()->height() > 300);
     QCOMPARE(shown().first, 1);
+  }
+
+  // With a node selected, Up goes to its producers and Down to its consumers; Left / Right step
+  // through the others of that last move (a diamond: a -> b, c -> d).
+  void arrowKeysFollowEdges() {
+    ir::Graph g;
+    auto add = [&](ir::NodeKind kind, const std::string& name, std::vector<int> args) {
+      ir::Node n;
+      n.kind = kind;
+      n.name = name;
+      n.target = kind == ir::NodeKind::Placeholder ? name : "aten." + name + ".default";
+      for (int a : args) n.args.push_back(ir::Arg::ref(a));
+      n.types.push_back(ir::TensorType{ir::DType::Float32, {4}});
+      return g.add(std::move(n)).id;
+    };
+    const int x = add(ir::NodeKind::Placeholder, "x", {});
+    const int a = add(ir::NodeKind::CallFunction, "sin", {x});
+    const int b = add(ir::NodeKind::CallFunction, "cos", {a});
+    const int c = add(ir::NodeKind::CallFunction, "exp", {a});
+    const int d = add(ir::NodeKind::CallFunction, "add", {b, c});
+    QCOMPARE(producersOf(g, d), (std::vector<int>{b, c}));
+    QCOMPARE(consumersOf(g, a), (std::vector<int>{b, c}));
+    GraphView view;
+    view.resize(500, 600);
+    view.show();
+    QSignalSpy laid(&view, &GraphView::layoutFinished);
+    view.showGraph(g);
+    QVERIFY(laid.wait(30000));
+    auto selected = [&] {
+      const auto items = view.scene()->selectedItems();
+      return items.size() == 1 ? static_cast<GraphNodeItem*>(items.first())->nodeId() : -1;
+    };
+    view.selectNode(a);
+    QCOMPARE(selected(), a);
+    const std::vector<std::pair<Qt::Key, int>> path = {{Qt::Key_Down, b}, {Qt::Key_Right, c}, {Qt::Key_Right, b}, {Qt::Key_Left, c},
+                                                       {Qt::Key_Down, d}, {Qt::Key_Up, b},   {Qt::Key_Up, a},    {Qt::Key_Up, x},
+                                                       {Qt::Key_Up, x}};
+    for (const auto& [key, expected] : path) {
+      QTest::keyClick(&view, key);
+      QCOMPARE(selected(), expected);
+    }
+    // Nothing selected: the arrows scroll the view as before, selecting nothing.
+    view.selectNode(-1);
+    QTest::keyClick(&view, Qt::Key_Down);
+    QCOMPARE(selected(), -1);
   }
 
   // Graphs over a thousand nodes take the layered layout (Graphviz would run for minutes):
