@@ -445,6 +445,28 @@ std::optional<Val> gatherScatter(const ops::OpDef& op, const std::vector<Val>& a
   return out;
 }
 
+// any / all (.default: everything, .dim, .dims): the count of nonzero (zero) elements over the
+// dims, compared with 0, so only a compare and a sum need kernels.
+std::optional<Val> anyAll(const ops::OpDef& op, const std::vector<Val>& a) {
+  const bool isAny = op.name.rfind("aten.any.", 0) == 0;
+  const std::string overload = op.name.substr(op.name.rfind('.') + 1);
+  op.meta(a);  // the CPU kernel's argument checks
+  Val hits = call(isAny ? "aten.ne.Tensor" : "aten.eq.Tensor", {Val::of(a.at(0).t.detach()), Val::integer(0)});
+  Val count;
+  if (overload == "default" || (overload == "dims" && (a.size() < 2 || a[1].isNone()))) {
+    count = call("aten.sum.default", {hits});
+    if (overload == "dims" && a.size() > 2 && a[2].kind == Val::Kind::Bool && a[2].b) {
+      Shape ones(static_cast<size_t>(a[0].t.dim()), 1);
+      count = Val::of(reshaped(count.t, ones));
+    }
+  } else {
+    Val dims = overload == "dim" ? ops::intList({a.at(1).i}) : a.at(1);
+    const bool keepdim = a.size() > 2 && a[2].kind == Val::Kind::Bool && a[2].b;
+    count = call("aten.sum.dim_IntList", {hits, dims, Val::boolean(keepdim)});
+  }
+  return call(isAny ? "aten.ne.Tensor" : "aten.eq.Tensor", {count, Val::integer(0)});
+}
+
 // rand_like / randn_like / bernoulli(p): the draws of the CUDA generator, in element order,
 // copied to the device.
 Val randomLike(const ops::OpDef& op, const std::vector<Val>& a, const tensor::Device& d) {
@@ -512,6 +534,7 @@ std::optional<Val> composedOp(const ops::OpDef& op, const std::vector<Val>& args
   if (n == "aten.nll_loss_forward.default") return nllLoss(op, args, d);
   if (n == "aten.argmax.default" || n == "aten.argmin.default" || n == "aten.max.dim" || n == "aten.min.dim") return argMaxMin(op, args, d);
   if (n == "aten.gather.default" || n == "aten.scatter_add.default") return gatherScatter(op, args, d);
+  if (n.rfind("aten.any.", 0) == 0 || n.rfind("aten.all.", 0) == 0) return anyAll(op, args);
   return std::nullopt;
 }
 

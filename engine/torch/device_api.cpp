@@ -89,10 +89,9 @@ auto guarded(py::Interpreter& in, F&& f) -> decltype(f()) {
 
 void cudaInit(py::Interpreter& in, int index = -1) { guarded(in, [&] { runtime::cuda::lazyInit(index); }); }
 
-Generator& cudaGenerator() {
-  static Generator g;
-  return g;
-}
+// CUDA's generator: the one the device kernels' random ops (dropout's bernoulli, rand_like) draw
+// from, so torch.manual_seed / torch.cuda.manual_seed seed them.
+Generator& cudaGenerator() { return deviceGenerator(); }
 
 void def(const std::shared_ptr<py::ModuleObj>& m, const std::string& name, py::NativeFn fn) {
   m->scope->vars[name] = py::makeBuiltin(m->name + "." + name, std::move(fn));

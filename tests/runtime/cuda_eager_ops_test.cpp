@@ -241,6 +241,22 @@ TEST(CudaEagerOps, ComposedOpsMatchTheirCpuKernels) {
   checkComposed("aten.gather.default", {T(values({4, 10}, 39)), Val::integer(1), T(gi)});
   checkComposed("aten.gather.default", {T(values({4, 10}, 40)), Val::integer(0), T(ints({2, 10}, std::vector<int64_t>(20, 3)))});
   checkComposed("aten.scatter_add.default", {T(values({4, 10}, 41)), Val::integer(1), T(gi), T(values({4, 2}, 42))});
+  // any / all (torch.equal is all(eq)): whole tensor, one dim, a dim list, keepdim, empty.
+  Tensor someZero = values({3, 4}, 44);
+  someZero.storeAt(5, 0.0);
+  for (const char* name : {"aten.all.default", "aten.any.default"}) {
+    checkComposed(name, {T(someZero)});
+    checkComposed(name, {T(Tensor::zeros({3, 4}, ir::DType::Float32))});
+    checkComposed(name, {T(Tensor::empty({0}, ir::DType::Float32))});
+  }
+  for (const char* name : {"aten.all.dim", "aten.any.dim"}) {
+    checkComposed(name, {T(someZero), Val::integer(1), Val::boolean(false)});
+    checkComposed(name, {T(someZero), Val::integer(0), Val::boolean(true)});
+  }
+  for (const char* name : {"aten.all.dims", "aten.any.dims"}) {
+    checkComposed(name, {T(someZero), L({0, 1}), Val::boolean(false)});
+    checkComposed(name, {T(someZero), Val::none(), Val::boolean(true)});
+  }
   try {
     runtime::cuda::composedOp(ops::op("aten.gather.default"), {T(values({4, 10}, 43)), Val::integer(1), T(ints({4, 1}, {0, 10, 1, 2}))},
                               tensor::Device::cpu());

@@ -106,9 +106,29 @@ for _ in range(10):
 times.sort()
 t = times[len(times) // 2]
 nbytes = 256 * 1024 * 1024
+# The same on the GPU's clock (CUDA events around the call on the current stream) and ten
+# back to back with one synchronize (throughput, no host round trip between them).
+gpu = []
+for _ in range(10):
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    s.record()
+    dist.all_reduce(bucket)
+    e.record()
+    e.synchronize()
+    gpu.append(s.elapsed_time(e))
+gpu.sort()
+torch.cuda.synchronize()
+t0 = time.perf_counter()
+for _ in range(10):
+    dist.all_reduce(bucket)
+torch.cuda.synchronize()
+burst = (time.perf_counter() - t0) / 10
 report("nccl_version", ".".join(str(v) for v in torch.cuda.nccl.version()), "")
 report("allreduce_256MiB_time", round(t * 1000, 3), "ms")
 report("allreduce_256MiB_busbw", round(2 * (world - 1) / world * nbytes / t / 1e9, 1), "GB/s")
+report("allreduce_256MiB_gpu_time", round(gpu[len(gpu) // 2], 3), "ms")
+report("allreduce_256MiB_busbw_gpu", round(2 * (world - 1) / world * nbytes / (gpu[len(gpu) // 2] / 1000) / 1e9, 1), "GB/s")
+report("allreduce_256MiB_busbw_burst10", round(2 * (world - 1) / world * nbytes / burst / 1e9, 1), "GB/s")
 del bucket
 if ONLY_ALLREDUCE:
     dist.destroy_process_group()
