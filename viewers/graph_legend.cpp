@@ -56,7 +56,7 @@ GraphLegend::GraphLegend(QWidget* parent) : QFrame(parent), chooser_(new QComboB
   connect(fold_, &QToolButton::toggled, this, [this](bool on) { setFolded(on); });
   body_->setTextFormat(Qt::RichText);
   body_->setWordWrap(true);
-  auto* top = new QHBoxLayout;
+  auto* top = top_ = new QHBoxLayout;
   top->setContentsMargins(0, 0, 0, 0);
   top->addWidget(new QLabel(tr("Colour by"), this));
   top->addWidget(chooser_);
@@ -108,6 +108,11 @@ void GraphLegend::fit() {
   // The owner sizes the strip (its width is the view's): say the height changed.
   updateGeometry();
   emit resized();
+}
+
+void GraphLegend::addToTopRow(QWidget* widget) {
+  widget->setParent(this);
+  top_->insertWidget(top_->count() - 1, widget, 1);
 }
 
 int GraphLegend::heightFor(int width) const { return layout()->totalHeightForWidth(width); }

@@ -11,6 +11,7 @@
 #include <QFrame>
 
 class QComboBox;
+class QHBoxLayout;
 class QLabel;
 class QToolButton;
 
@@ -33,6 +34,8 @@ class GraphLegend : public QFrame {
   void setFolded(bool folded);
   // The strip's height at `width` (its text wraps).
   int heightFor(int width) const;
+  // Puts `widget` in the chooser's row, taking the room right of it (the view's breadcrumbs).
+  void addToTopRow(QWidget* widget);
 
  signals:
   void overlayChosen(Overlay mode);
@@ -42,6 +45,7 @@ class GraphLegend : public QFrame {
   void fit();
   QComboBox* chooser_;
   QToolButton* fold_;
+  QHBoxLayout* top_ = nullptr;
   QLabel* body_;
 };
 

@@ -15,7 +15,7 @@ QString qs(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.
 QString nodes(int n) { return n == 1 ? QObject::tr("1 node") : QObject::tr("%1 nodes").arg(n); }
 
 const QColor kNeutral(0xfd, 0xfd, 0xfd);  // the view's plain node fill: "no value"
-constexpr int kMaxLegendKernels = 12;
+constexpr int kMaxLegendKernels = 8;  // more would push the graph down; the rest are counted
 
 // The graph nodes a shown item stands for: a folded box's members, or the node itself.
 std::vector<int> membersOf(const CollapsedGraph& shown, int id) {

@@ -1,5 +1,6 @@
 #include "viewers/graph_view.h"
 
+#include "viewers/graph_breadcrumbs.h"
 #include "viewers/graph_cluster_item.h"
 #include "viewers/graph_layout_worker.h"
 #include "viewers/graph_legend.h"
@@ -21,6 +22,7 @@
 #include <QScrollBar>
 #include <QSvgGenerator>
 #include <QKeyEvent>
+#include <QLabel>
 #include <QMouseEvent>
 #include <QWheelEvent>
 #include <QtMath>
@@ -196,6 +198,12 @@ GraphView::GraphView(QWidget* parent)
   connect(scene(), &QGraphicsScene::selectionChanged, this, &GraphView::onSelectionChanged);
   minimap_ = new GraphMinimap(this);
   legend_ = new GraphLegend(this);
+  breadcrumbs_ = new QLabel(this);
+  breadcrumbs_->setTextFormat(Qt::RichText);
+  breadcrumbs_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);  // a deep path never widens the strip
+  breadcrumbs_->setToolTip(tr("The selected node's module path: click a module to fold it into its box"));
+  legend_->addToTopRow(breadcrumbs_);
+  connect(breadcrumbs_, &QLabel::linkActivated, this, [this](const QString& path) { foldTo(path.toStdString()); });
   connect(legend_, &GraphLegend::resized, this, &GraphView::placeLegend);
   connect(legend_, &GraphLegend::overlayChosen, this, [this](Overlay mode) {
     if (mode == overlay_) return;
@@ -400,6 +408,14 @@ void GraphView::render(const GraphLayout& layout) {
   applyChanges();
   applyOverlay();
   minimap_->refresh();
+  if (!selectBoxAfterLayout_.empty()) {
+    const std::string path = std::exchange(selectBoxAfterLayout_, std::string());
+    for (const auto& [box, module] : shown_.moduleOf)
+      if (module == path) {
+        selectNode(box);
+        zoomToSelection();
+      }
+  }
   if (revealAfterLayout_ >= 0 && shown_.graph.find(revealAfterLayout_)) {
     const int id = std::exchange(revealAfterLayout_, -1);
     selectNode(id);
@@ -578,7 +594,20 @@ void GraphView::onSelectionChanged() {
   int id = -1;
   for (QGraphicsItem* item : selected)
     if (auto* n = qgraphicsitem_cast<GraphNodeItem*>(item)) id = n->nodeId();
+  showBreadcrumbs(id);
   emit nodeSelected(id);
+}
+
+void GraphView::showBreadcrumbs(int id) {
+  if (const std::string box = moduleOfBox(id); !box.empty()) return breadcrumbs_->setText(breadcrumbsHtml(box, {}));
+  const ir::Node* n = id >= 0 ? graph_.find(id) : nullptr;
+  breadcrumbs_->setText(n ? breadcrumbsHtml(n->prov.modulePath, QString::fromStdString(n->name)) : QString());
+}
+
+void GraphView::foldTo(const std::string& modulePath) {
+  selectBoxAfterLayout_ = modulePath;
+  collapseModule(modulePath);  // a new layout, unless it was folded already
+  if (!isLayingOut()) selectBoxAfterLayout_.clear();
 }
 
 }  // namespace kiln::viewers

@@ -22,6 +22,8 @@
 
 #include <optional>
 
+class QLabel;
+
 namespace kiln::viewers {
 
 class GraphClusterItem;
@@ -96,6 +98,10 @@ class GraphView : public QGraphicsView {
   Overlay overlay() const { return overlay_; }
   const OverlayPaint& overlayPaint() const { return overlayPaint_; }
   GraphLegend* legend() const { return legend_; }
+  // The selected node's module path as links (graph_breadcrumbs.h), in the header strip; a
+  // click folds that module (foldTo) and selects its box.
+  QLabel* breadcrumbs() const { return breadcrumbs_; }
+  void foldTo(const std::string& modulePath);
   // The zoom at which labels are still readable: fitting a big graph stops here.
   static constexpr double kReadableZoom = 0.6;
 
@@ -140,6 +146,9 @@ class GraphView : public QGraphicsView {
   void applyRollups();
   GraphMinimap* minimap_ = nullptr;
   GraphLegend* legend_ = nullptr;
+  QLabel* breadcrumbs_ = nullptr;
+  std::string selectBoxAfterLayout_;  // foldTo()'s module: its box is selected once drawn
+  void showBreadcrumbs(int id);
   Overlay overlay_ = Overlay::None;
   OverlayData overlayData_;
   OverlayPaint overlayPaint_;

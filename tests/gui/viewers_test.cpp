@@ -7,6 +7,7 @@
 #include "viewers/artifacts_panel.h"
 #include "viewers/breaks_panel.h"
 #include "viewers/diff_highlighter.h"
+#include "viewers/graph_breadcrumbs.h"
 #include "viewers/graph_cluster_item.h"
 #include "viewers/graph_diff_view.h"
 #include "viewers/graph_legend.h"
@@ -33,6 +34,7 @@
 #include <QComboBox>
 #include <QApplication>
 #include <QFile>
+#include <QLabel>
 #include <QLineEdit>
 #include <QTreeWidget>
 #include <QElapsedTimer>
@@ -236,6 +238,38 @@ class ViewersTest : public QObject {
     view.selectNode(-1);
     QTest::keyClick(&view, Qt::Key_Down);
     QCOMPARE(selected(), -1);
+  }
+
+  // The selected node's module path is shown as links; a click folds that module into its box
+  // and selects the box, whose crumbs then end on it.
+  void breadcrumbsClimbOutOfAModule() {
+    QCOMPARE(breadcrumbsHtml("blocks.3.attn", QStringLiteral("sin")),
+             QStringLiteral("<a href=\"blocks\">blocks</a> › <a href=\"blocks.3\">3</a> › <a href=\"blocks.3.attn\">attn</a> › <b>sin</b>"));
+    QCOMPARE(breadcrumbsHtml("blocks.3", {}), QStringLiteral("<a href=\"blocks\">blocks</a> › <b>3</b>"));
+    QCOMPARE(breadcrumbsHtml("", {}), QString());
+    GraphView view;
+    view.resize(700, 700);
+    view.show();
+    const ir::Graph g = layered(2, 3);  // 17 nodes: opens with every module expanded
+    QSignalSpy laid(&view, &GraphView::layoutFinished);
+    view.showGraph(g);
+    QVERIFY(laid.wait(30000));
+    int inMlp = -1;
+    for (const auto& n : g.nodes)
+      if (n.prov.modulePath == "blocks.1.mlp" && inMlp < 0) inMlp = n.id;
+    view.selectNode(inMlp);
+    QLabel* crumbs = view.breadcrumbs();
+    QVERIFY(crumbs->isVisible());
+    QVERIFY2(crumbs->text().contains(QStringLiteral("<a href=\"blocks.1\">1</a> › <a href=\"blocks.1.mlp\">mlp</a> › <b>")),
+             qPrintable(crumbs->text()));
+    const int before = int(view.nodeItems().size());
+    emit crumbs->linkActivated(QStringLiteral("blocks.1"));
+    QVERIFY(laid.wait(30000));
+    QCOMPARE(int(view.nodeItems().size()), before - 6 + 1);  // blocks.1's six nodes are one box
+    const auto selected = view.scene()->selectedItems();
+    QCOMPARE(selected.size(), 1);
+    QCOMPARE(view.moduleOfBox(static_cast<GraphNodeItem*>(selected.first())->nodeId()), std::string("blocks.1"));
+    QCOMPARE(crumbs->text(), QStringLiteral("<a href=\"blocks\">blocks</a> › <b>1</b>"));
   }
 
   // Graphs over a thousand nodes take the layered layout (Graphviz would run for minutes):
