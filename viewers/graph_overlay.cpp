@@ -1,6 +1,7 @@
 #include "viewers/graph_overlay.h"
 
 #include "viewers/graph_cluster_item.h"
+#include "viewers/line_colour.h"
 
 #include <algorithm>
 #include <cmath>
@@ -255,16 +256,49 @@ void paintShapes(OverlayPaint& p, const CollapsedGraph& shown, const ir::Graph& 
   p.legend << LegendEntry{kNeutral, QObject::tr("same shape (%1)").arg(count[ShapeChange::Same])};
 }
 
+void paintSourceLines(OverlayPaint& p, const CollapsedGraph& shown, const ir::Graph& graph) {
+  p.title = QObject::tr("Source line: each node in its line's colour, as the script's lines are");
+  std::map<int, int> all;  // line -> nodes
+  int none = 0;
+  for (const auto& n : graph.nodes) {
+    if (n.prov.loc.line > 0) all[n.prov.loc.line]++;
+    else none += n.kind != ir::NodeKind::Output;
+  }
+  if (all.empty()) {
+    p.message = QObject::tr("No node of this stage records a source line");
+    return;
+  }
+  for (const auto& item : shown.graph.nodes) {
+    std::map<int, int> here;
+    for (int m : membersOf(shown, item.id))
+      if (const ir::Node* n = graph.find(m); n && n->prov.loc.line > 0) here[n->prov.loc.line]++;
+    if (here.empty()) continue;
+    const auto top = std::max_element(here.begin(), here.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+    p.fill[item.id] = lineColour(top->first);
+    p.note[item.id] = here.size() == 1 ? QObject::tr("line %1").arg(top->first)
+                                       : QObject::tr("lines of %1 source lines, mostly %2").arg(here.size()).arg(top->first);
+  }
+  int listed = 0;
+  for (const auto& [line, count] : all) {
+    if (++listed > kMaxLegendKernels) {
+      p.legend << LegendEntry{QColor(0xc8, 0xc8, 0xc8), QObject::tr("… %1 more lines").arg(all.size() - kMaxLegendKernels)};
+      break;
+    }
+    p.legend << LegendEntry{lineColour(line), QObject::tr("line %1 (%2)").arg(line).arg(nodes(count))};
+  }
+  if (none) p.legend << LegendEntry{kNeutral, QObject::tr("no source line (%1)").arg(nodes(none))};
+}
+
 }  // namespace
 
 QStringList overlayNames() {
   return {QObject::tr("None"), QObject::tr("Kernel"), QObject::tr("Kernel time"), QObject::tr("Bytes moved"), QObject::tr("Dtype"),
-          QObject::tr("Shape change")};
+          QObject::tr("Shape change"), QObject::tr("Source line")};
 }
 
 QStringList overlayKeys() {
   return {QStringLiteral("none"), QStringLiteral("kernel"), QStringLiteral("kernel-time"), QStringLiteral("bytes"), QStringLiteral("dtype"),
-          QStringLiteral("shape")};
+          QStringLiteral("shape"), QStringLiteral("line")};
 }
 
 OverlayData overlayDataFor(const std::string& stage, const std::vector<storage::KernelRow>& kernels, bool profiled,
@@ -302,6 +336,7 @@ OverlayPaint paintOverlay(Overlay mode, const CollapsedGraph& shown, const ir::G
     case Overlay::Bytes: paintHeat(p, shown, graph, data, true); break;
     case Overlay::Dtype: paintDtypes(p, shown, graph); break;
     case Overlay::Shape: paintShapes(p, shown, graph); break;
+    case Overlay::SourceLine: paintSourceLines(p, shown, graph); break;
   }
   return p;
 }

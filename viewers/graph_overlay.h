@@ -21,11 +21,13 @@
 
 namespace kiln::viewers {
 
-enum class Overlay { None, Kernel, KernelTime, Bytes, Dtype, Shape };
+// SourceLine: every node in its source line's colour at once (Compiler Explorer's colouring; the
+// source pane tints the same lines).
+enum class Overlay { None, Kernel, KernelTime, Bytes, Dtype, Shape, SourceLine };
 
 // The chooser's names, in Overlay order, and the command-line spellings (kiln-studio --overlay).
 QStringList overlayNames();
-QStringList overlayKeys();  // none, kernel, kernel-time, bytes, dtype, shape
+QStringList overlayKeys();  // none, kernel, kernel-time, bytes, dtype, shape, line
 
 // What the overlays know about one stage of a compile.
 struct OverlayData {

@@ -105,9 +105,11 @@ void GraphView::setOverlayData(OverlayData data) {
 }
 
 void GraphView::setOverlay(Overlay mode) {
+  const bool changed = mode != overlay_;
   overlay_ = mode;
   legend_->setOverlay(mode);  // the chooser shows it (its signal comes back here: no change then)
   applyOverlay();
+  if (changed) emit overlayChanged(mode);
 }
 
 void GraphView::applyOverlay() {
@@ -209,6 +211,7 @@ GraphView::GraphView(QWidget* parent)
     if (mode == overlay_) return;
     overlay_ = mode;
     applyOverlay();
+    emit overlayChanged(mode);
   });
   placeLegend();
   // Zooming changes the scroll ranges without always moving a bar: follow both.

@@ -115,6 +115,8 @@ class GraphView : public QGraphicsView {
   void nodeSelected(int id);  // -1 when the selection is cleared
   // The requested graph is on screen (`error` is empty) or could not be laid out.
   void layoutFinished(const QString& error);
+  // Another overlay was chosen (setOverlay or the legend's chooser).
+  void overlayChanged(Overlay mode);
 
  protected:
   void wheelEvent(QWheelEvent* event) override;

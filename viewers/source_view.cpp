@@ -45,10 +45,17 @@ SourceView::SourceView(QWidget* parent) : QPlainTextEdit(parent), gutter_(new Gu
 
 void SourceView::setSource(const QString& text) {
   marks_.clear();
+  tints_.clear();
   current_ = 0;
   scrollTarget_ = 0;
   // A final newline would show as an extra, empty numbered line.
   setPlainText(text.endsWith(QLatin1Char('\n')) ? text.chopped(1) : text);
+  updateSelections();
+}
+
+void SourceView::setLineTints(const QList<int>& lines) {
+  if (lines == tints_) return;
+  tints_ = lines;
   updateSelections();
 }
 
@@ -104,6 +111,7 @@ void SourceView::updateSelections() {
     sel.cursor = QTextCursor(block);
     selections << sel;
   };
+  for (int line : tints_) add(line, lineColour(line).lighter(106));
   for (const auto& m : marks_) add(m.line, m.color.lighter(170));
   if (current_ > 0) add(current_, lineColour(current_));  // the line's colour in every pane
   setExtraSelections(selections);

@@ -23,6 +23,10 @@ class SourceView : public QPlainTextEdit {
   void setSource(const QString& text);
   void setMarks(const QList<LineMark>& marks);
   const QList<LineMark>& marks() const { return marks_; }
+  // Lines tinted in their own colour all at once (the graph's Source line overlay), under the
+  // marks and the current line.
+  void setLineTints(const QList<int>& lines);
+  const QList<int>& lineTints() const { return tints_; }
   // Shows `line` as the current line and scrolls to it; 0 clears.
   void highlightLine(int line);
   // Scrolls `line` to the middle of the view without selecting it, and keeps it there while
@@ -50,6 +54,7 @@ class SourceView : public QPlainTextEdit {
 
   QWidget* gutter_;
   QList<LineMark> marks_;
+  QList<int> tints_;
   int current_ = 0;
   int scrollTarget_ = 0;  // scrollToLine()'s line, kept in view across resizes; 0 when none
   void centreLine(int line);

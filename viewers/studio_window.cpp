@@ -158,6 +158,7 @@ StudioWindow::StudioWindow(storage::Store& store, const QString& kilnPath, QWidg
           });
   connect(graph_, &GraphView::nodeSelected, this, &StudioWindow::onNodeSelected);
   connect(graph_, &GraphView::layoutFinished, this, &StudioWindow::onLayoutFinished);
+  connect(graph_, &GraphView::overlayChanged, this, &StudioWindow::tintSourceLines);
   connect(source_, &SourceView::lineSelected, this, &StudioWindow::onLineSelected);
   connect(runner_, &ScriptRunner::progress, this, [this](const QString& m) { statusBar()->showMessage(m); });
   connect(runner_, &ScriptRunner::percent, this, [this](int value) {
@@ -404,6 +405,7 @@ void StudioWindow::showSession(qint64 sessionId) {
     const auto detail = store_.session(sessionId);
     if (!detail) throw storage::StoreError("session " + std::to_string(sessionId) + " no longer exists");
     const storage::SessionSummary& s = detail->summary;
+    scriptPath_ = s.scriptPath;
     source_->setSource(qs(detail->scriptText));
     // An imported run whose script was not found at import time has no source to show.
     source_->setPlaceholderText(detail->scriptText.empty()
@@ -829,7 +831,19 @@ void StudioWindow::onLayoutFinished(const QString& error) {
                                           : tr("%1 nodes, %2 boxes shown: double-click a module to expand it, a node to fold its module").arg(all).arg(shown),
                              kStatusMs);
   else statusBar()->showMessage(error);
+  tintSourceLines();
   markSettled();
+}
+
+void StudioWindow::tintSourceLines() {
+  QList<int> lines;
+  if (graph_->overlay() == Overlay::SourceLine) {
+    std::set<int> seen;
+    for (const auto& n : graph_->graph().nodes)
+      if (n.prov.loc.line > 0 && sameFile(n.prov.loc.file, scriptPath_)) seen.insert(n.prov.loc.line);
+    lines = QList<int>(seen.begin(), seen.end());
+  }
+  source_->setLineTints(lines);
 }
 
 void StudioWindow::runScript(const QString& script) {

@@ -158,6 +158,10 @@ class StudioWindow : public QMainWindow {
   void renameCurrentSessionDialog();
   void deleteSelectedSessionsDialog();
   void markSettled();
+  // Under the Source line overlay, the script's lines that have nodes in the graph shown are
+  // tinted in their colours too; otherwise none.
+  void tintSourceLines();
+  std::string scriptPath_;  // the shown session's script (nodes' lines in other files are not its)
   void showStepReport(int row, const StageContent& content);
   void finishStage(quint64 token, int row, const StageContent& content, const QString& error);
   quint64 stageRequest_ = 0;  // the newest showStage() request: older results are dropped

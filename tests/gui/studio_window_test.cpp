@@ -436,7 +436,13 @@ class StudioWindowTest : public QObject {
     view->setOverlay(Overlay::Dtype);
     QVERIFY2(legend->text().contains(QStringLiteral("f32 (4 nodes)")), qPrintable(legend->text()));
     QCOMPARE(fills().value(QStringLiteral("sin")).isValid(), true);
+    // Source line: every node in its line's colour, and the script's lines tinted to match.
+    view->setOverlay(Overlay::SourceLine);
+    QCOMPARE(fills().value(QStringLiteral("sin")), lineColour(testing::kSinLine));
+    QCOMPARE(fills().value(QStringLiteral("relu")), lineColour(testing::kReluLine));
+    QCOMPARE(window_->sourceView()->lineTints(), (QList<int>{4, testing::kSinLine, testing::kReluLine}));
     view->setOverlay(Overlay::None);
+    QVERIFY(window_->sourceView()->lineTints().isEmpty());
     for (const QColor& c : fills()) QVERIFY(!c.isValid());
   }
 

@@ -18,6 +18,7 @@
 #include "viewers/graph_node_item.h"
 #include "viewers/graph_view.h"
 #include "viewers/layout_frame.h"
+#include "viewers/line_colour.h"
 #include "viewers/module_collapse.h"
 #include "viewers/session_list_model.h"
 #include "viewers/source_marks.h"
@@ -684,6 +685,19 @@ class ViewersTest : public QObject {
     QVERIFY(p.fill.at(a) != p.fill.at(b) && p.fill.at(b) != p.fill.at(c) && p.fill.at(a) != p.fill.at(c));
     QCOMPARE(p.legend.size(), 4);
     QVERIFY(p.legend.last().text.startsWith(QStringLiteral("same shape (1)")));
+
+    // Source line: each node in its line's colour; lines listed in the legend.
+    ir::Graph lined = g;
+    lined.find(a)->prov.loc.line = lined.find(b)->prov.loc.line = 5;
+    lined.find(c)->prov.loc.line = 6;
+    p = paintOverlay(Overlay::SourceLine, all, lined, data);
+    QCOMPARE(p.fill.at(a), lineColour(5));
+    QCOMPARE(p.fill.at(c), lineColour(6));
+    QCOMPARE(p.fill.count(d), size_t(0));
+    legend.clear();
+    for (const auto& e : p.legend) legend << e.text;
+    QCOMPARE(legend, (QStringList{"line 5 (2 nodes)", "line 6 (1 node)", "no source line (2 nodes)"}));
+    QVERIFY(paintOverlay(Overlay::SourceLine, all, g, data).message.contains(QStringLiteral("No node")));
 
     // Folded: blk0 (x, sum, view) is in k_sum and k_view, blk1 (expand, relu) in k_view only.
     const CollapsedGraph folded = collapseByModule(g, {});
