@@ -844,6 +844,7 @@ void StudioWindow::tintSourceLines() {
     lines = QList<int>(seen.begin(), seen.end());
   }
   source_->setLineTints(lines);
+  text_->setEveryLineTinted(graph_->overlay() == Overlay::SourceLine);
 }
 
 void StudioWindow::runScript(const QString& script) {

@@ -158,8 +158,8 @@ class StudioWindow : public QMainWindow {
   void renameCurrentSessionDialog();
   void deleteSelectedSessionsDialog();
   void markSettled();
-  // Under the Source line overlay, the script's lines that have nodes in the graph shown are
-  // tinted in their colours too; otherwise none.
+  // Under the Source line overlay, the script's lines that have nodes in the graph shown, and
+  // the kernel lines generated from them, are tinted in their colours too; otherwise none.
   void tintSourceLines();
   std::string scriptPath_;  // the shown session's script (nodes' lines in other files are not its)
   void showStepReport(int row, const StageContent& content);

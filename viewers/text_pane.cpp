@@ -77,7 +77,7 @@ void TextPane::setSideBySide(Tab right) {
   sideKernel_ = -1;
   sideRightEdit_->setPlainText(editors_[right]->toPlainText());
   int kernels = 0;
-  sideRightEdit_->setExtraSelections(tint(right, sideRightEdit_, line_, &kernels));
+  sideRightEdit_->setExtraSelections(tint(right, sideRightEdit_, tintedLine(), &kernels));
   syncSideBySide();
 }
 
@@ -157,12 +157,16 @@ int TextPane::sourceLineOf(const QString& kernelIrLine, bool backward) const {
 
 QList<QTextEdit::ExtraSelection> TextPane::tint(Tab t, QPlainTextEdit* e, int line, int* kernels) const {
   QList<QTextEdit::ExtraSelection> sels;
+  const bool every = line == kEveryLine;
   for (const auto& span : spans_[t]) {
-    if (line <= 0 || std::find(span.sourceLines.begin(), span.sourceLines.end(), line) == span.sourceLines.end()) continue;
+    if (every ? span.sourceLines.empty()
+              : line <= 0 || std::find(span.sourceLines.begin(), span.sourceLines.end(), line) == span.sourceLines.end())
+      continue;
     ++*kernels;
     // Kernel IR and LLVM IR name the node of each line at its end (@N, ; @N); in assembly a
     // `# @N` line names the node of the instructions after it, up to the next label.
     const bool perLine = !nodeLines_.empty() && t != KernelSource;
+    if (every && !perLine) continue;  // generated source names no nodes: no line's colour to give
     const bool backward = span.name.startsWith(QStringLiteral("bw_"));  // its @N are backward nodes
     int asmLine = 0;
     for (int b = span.first; b <= span.last; ++b) {
@@ -173,9 +177,10 @@ QList<QTextEdit::ExtraSelection> TextPane::tint(Tab t, QPlainTextEdit* e, int li
         if (text.trimmed().startsWith(QStringLiteral("# @"))) asmLine = sourceLineOf(text, backward);
         else if (!text.isEmpty() && !text[0].isSpace()) asmLine = 0;  // a label
       }
-      if (perLine && b != span.first && (t == Assembly ? asmLine : sourceLineOf(text, backward)) != line) continue;
+      const int at = perLine ? (t == Assembly ? asmLine : sourceLineOf(text, backward)) : line;
+      if (every ? b == span.first || at <= 0 : perLine && b != span.first && at != line) continue;
       QTextEdit::ExtraSelection sel;
-      sel.format.setBackground(lineColour(line));
+      sel.format.setBackground(lineColour(every ? at : line));
       sel.format.setProperty(QTextFormat::FullWidthSelection, true);
       sel.cursor = QTextCursor(block);
       sels << sel;
@@ -186,22 +191,29 @@ QList<QTextEdit::ExtraSelection> TextPane::tint(Tab t, QPlainTextEdit* e, int li
 
 int TextPane::highlightSourceLine(int line) {
   line_ = line;
+  const int shown = tintedLine();
+  const bool scroll = shown > 0;  // every line at once: the view stays where the reader is
   int kernels = 0;
   for (Tab t : {KernelIr, KernelSource, LlvmIr, Assembly}) {
     int n = 0;
     QPlainTextEdit* e = editors_[t];
-    const QList<QTextEdit::ExtraSelection> sels = tint(t, e, line, &n);
+    const QList<QTextEdit::ExtraSelection> sels = tint(t, e, shown, &n);
     if (t == KernelIr) kernels = n;
     e->setExtraSelections(sels);
     // Bring the first tinted line into view (with wrapping off a block is a scroll step).
-    if (!sels.isEmpty()) e->verticalScrollBar()->setValue(std::max(0, sels.first().cursor.blockNumber() - 1));
+    if (scroll && !sels.isEmpty()) e->verticalScrollBar()->setValue(std::max(0, sels.first().cursor.blockNumber() - 1));
   }
   int n = 0;
-  const auto left = tint(KernelIr, sideLeftEdit_, line, &n);
+  const auto left = tint(KernelIr, sideLeftEdit_, shown, &n);
   sideLeftEdit_->setExtraSelections(left);
-  sideRightEdit_->setExtraSelections(tint(sideRight_, sideRightEdit_, line, &n));
-  if (!left.isEmpty()) sideLeftEdit_->verticalScrollBar()->setValue(std::max(0, left.first().cursor.blockNumber() - 1));
-  return kernels;
+  sideRightEdit_->setExtraSelections(tint(sideRight_, sideRightEdit_, shown, &n));
+  if (scroll && !left.isEmpty()) sideLeftEdit_->verticalScrollBar()->setValue(std::max(0, left.first().cursor.blockNumber() - 1));
+  return line > 0 ? kernels : 0;
+}
+
+void TextPane::setEveryLineTinted(bool on) {
+  everyLine_ = on;
+  if (line_ <= 0) highlightSourceLine(0);  // a selected line keeps its own tint
 }
 
 void TextPane::clearAll() {

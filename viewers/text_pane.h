@@ -47,6 +47,9 @@ class TextPane : public QTabWidget {
   // Tints, in every kernel tab, the kernels generated from source line `line` (0 clears) in the
   // line's colour; returns how many kernels that is.
   int highlightSourceLine(int line);
+  // With no line selected, tint every kernel line whose node has a source line in that line's
+  // colour (the graph's Source line overlay); a selected line still tints only its own.
+  void setEveryLineTinted(bool on);
   // Scrolls the kernel tabs to `kernel`, switching to the kernel IR tab unless one is showing.
   void showKernel(const QString& kernel);
   QPlainTextEdit* editor(Tab tab) const { return editors_[tab]; }
@@ -74,8 +77,8 @@ class TextPane : public QTabWidget {
   std::vector<KernelSpan> spans_[TabCount];
   std::map<int, int> nodeLines_;
   int sourceLineOf(const QString& kernelIrLine, bool backward) const;  // backward: a bw_* kernel
-  // The tint of source line `line` for the kernels of tab `t`, as selections in editor `e`
-  // (which shows that tab's text).
+  // The tint of source line `line` (kEveryLine: each line its own) for the kernels of tab `t`,
+  // as selections in editor `e` (which shows that tab's text).
   QList<QTextEdit::ExtraSelection> tint(Tab t, QPlainTextEdit* e, int line, int* kernels) const;
   void syncSideBySide();
 
@@ -85,6 +88,9 @@ class TextPane : public QTabWidget {
   QPlainTextEdit* sideRightEdit_ = nullptr;
   int sideKernel_ = -1;  // the kernel the right side was last scrolled to
   int line_ = 0;         // the source line tinted
+  bool everyLine_ = false;  // setEveryLineTinted
+  static constexpr int kEveryLine = -1;  // tint()'s `line` for every line in its own colour
+  int tintedLine() const { return line_ > 0 ? line_ : everyLine_ ? kEveryLine : 0; }
 };
 
 }  // namespace kiln::viewers

@@ -441,8 +441,19 @@ class StudioWindowTest : public QObject {
     QCOMPARE(fills().value(QStringLiteral("sin")), lineColour(testing::kSinLine));
     QCOMPARE(fills().value(QStringLiteral("relu")), lineColour(testing::kReluLine));
     QCOMPARE(window_->sourceView()->lineTints(), (QList<int>{4, testing::kSinLine, testing::kReluLine}));
+    // ...and, with no line selected, every kernel IR line in its node's line's colour: @1 and @2
+    // (sin, mul) in line 5's, @3 (relu) in line 6's; the header names no node.
+    QPlainTextEdit* ir = window_->textPane()->editor(TextPane::KernelIr);
+    window_->textPane()->highlightSourceLine(0);
+    QMap<QRgb, int> tinted;
+    for (const auto& sel : ir->extraSelections()) tinted[sel.format.background().color().rgb()]++;
+    QCOMPARE(tinted.value(lineColour(testing::kSinLine).rgb()), 4);
+    QCOMPARE(tinted.value(lineColour(testing::kReluLine).rgb()), 3);
+    QCOMPARE(ir->extraSelections().size(), 7);
     view->setOverlay(Overlay::None);
     QVERIFY(window_->sourceView()->lineTints().isEmpty());
+    QVERIFY(ir->extraSelections().isEmpty());
+    emit window_->sourceView()->lineSelected(testing::kSinLine);  // as the earlier tests left it
     for (const QColor& c : fills()) QVERIFY(!c.isValid());
   }
 
