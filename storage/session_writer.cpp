@@ -85,6 +85,21 @@ void SessionWriter::commit() {
   if (db_->inTransaction()) db_->exec("COMMIT");
 }
 
+// openCompiles_ also holds the frames reported ahead of their first compile, under this prefix
+// (compile ids never start with it).
+const std::string kFramePrefix = "frame ";
+
+// A compile's events commit together at its compileDone, so a crash never leaves half a compile;
+// any other event commits at once: the store's write lock is never held while the script runs.
+// (The ranks of a distributed run share one store: a rank that kept the lock while it waits in a
+// collective for another rank, itself waiting for the lock, would stall both.)
+void SessionWriter::endEvent(const std::string& compileId) {
+  if (!compileId.empty() && !doneCompiles_.count(compileId)) openCompiles_.insert(compileId);
+  if (!openCompiles_.empty()) return;
+  flushOutput();
+  commit();
+}
+
 void SessionWriter::flushOutput() {
   if (pendingOutput_.empty()) return;
   Stmt(*db_, "UPDATE sessions SET stdout = stdout || ? WHERE id = ?")
@@ -123,6 +138,9 @@ void SessionWriter::frame(const session::FrameEvent& f) {
   st.bind(1, sessionId_).bind(2, f.frameId).bind(3, f.name).bind(4, f.file).bind(5, f.firstLine);
   st.bind(6, f.kind).bind(7, f.source).run();
   index("frame", std::to_string(f.frameId), f.source, true);
+  // A frame is reported as its first compile starts: it commits with that compile.
+  openCompiles_.insert(kFramePrefix + std::to_string(f.frameId));
+  endEvent("");
 }
 
 void SessionWriter::compile(const session::CompileEvent& c) {
@@ -139,6 +157,7 @@ void SessionWriter::compile(const session::CompileEvent& c) {
   st.bind(5, c.backend).bind(6, c.status).bind(7, c.message).bind(8, guardsToJson(c.guards));
   st.bind(9, c.transformedCode).bind(10, c.file).bind(11, c.line).bind(12, c.col).bind(13, c.detail).run();
   index("transformed", c.compileId, c.transformedCode, true);
+  endEvent(c.compileId);
 }
 
 void SessionWriter::stage(const session::StageEvent& s) {
@@ -169,6 +188,7 @@ void SessionWriter::stage(const session::StageEvent& s) {
     node.run();
   }
   index("stage", std::to_string(stageId), s.text, false);
+  endEvent(s.compileId);
 }
 
 void SessionWriter::kernel(const session::KernelEvent& k) {
@@ -185,6 +205,7 @@ void SessionWriter::kernel(const session::KernelEvent& k) {
   std::string text = k.name + "\n" + k.kernelIr;
   if (!k.source.empty()) text += "\n" + k.source;
   index("kernel", std::to_string(kernelId), text, false);
+  endEvent(k.compileId);
 }
 
 void SessionWriter::wrapper(const session::WrapperEvent& w) {
@@ -197,6 +218,7 @@ void SessionWriter::wrapper(const session::WrapperEvent& w) {
       .bind(3, w.text)
       .run();
   index("wrapper", w.compileId, w.text, true);
+  endEvent(w.compileId);
 }
 
 void SessionWriter::graphBreak(const session::GraphBreakEvent& b) {
@@ -207,6 +229,7 @@ void SessionWriter::graphBreak(const session::GraphBreakEvent& b) {
   st.bind(1, sessionId_).bind(2, b.frameId).bind(3, b.compileId).bind(4, b.code).bind(5, b.title);
   st.bind(6, b.explanation).bind(7, stringsToJson(b.hints)).bind(8, b.file).bind(9, b.line);
   st.bind(10, b.col).bind(11, sourceLocsToJson(b.userStack)).run();
+  endEvent(b.compileId);
 }
 
 void SessionWriter::recompile(const session::RecompileEvent& r) {
@@ -218,6 +241,7 @@ void SessionWriter::recompile(const session::RecompileEvent& r) {
       .bind(4, stringsToJson(r.reasons))
       .bind(5, intsToJson(r.lines))
       .run();
+  endEvent(r.compileId);
 }
 
 void SessionWriter::timing(const session::TimingEvent& t) {
@@ -228,6 +252,7 @@ void SessionWriter::timing(const session::TimingEvent& t) {
       .bind(3, t.phase)
       .bind(4, t.ms)
       .run();
+  endEvent(t.compileId);
 }
 
 void SessionWriter::profile(const session::ProfileEvent& p) {
@@ -247,6 +272,7 @@ void SessionWriter::profile(const session::ProfileEvent& p) {
         .bind(4, k.ms)
         .bind(5, k.bytes)
         .run();
+  endEvent(p.compileId);
 }
 
 void SessionWriter::verify(const session::VerifyEvent& v) {
@@ -262,6 +288,7 @@ void SessionWriter::verify(const session::VerifyEvent& v) {
       .bind(7, v.culprit)
       .bind(8, stringsToJson(v.bisection))
       .run();
+  endEvent(v.compileId);
 }
 
 void SessionWriter::artifact(const session::ArtifactEvent& a) {
@@ -274,6 +301,7 @@ void SessionWriter::artifact(const session::ArtifactEvent& a) {
       .bind(5, a.line)
       .run();
   index("artifact", a.compileId + "/" + a.name + "/" + std::to_string(a.line), a.name + "\n" + a.text, false);
+  endEvent(a.compileId);
 }
 
 void SessionWriter::collective(const session::CollectiveEvent& c) {
@@ -317,7 +345,11 @@ void SessionWriter::output(const std::string& text) {
 }
 
 void SessionWriter::compileDone(const std::string& compileId) {
-  (void)compileId;  // everything pending belongs to it (or to no compile); commit it all
+  // Everything pending belongs to it (or to no compile, or to a compile it is nested in, such
+  // as DDPOptimizer's submodules): commit it all.
+  openCompiles_.erase(compileId);
+  std::erase_if(openCompiles_, [](const std::string& k) { return k.rfind(kFramePrefix, 0) == 0; });
+  doneCompiles_.insert(compileId);
   beginEvent("compileDone");
   flushOutput();
   commit();

@@ -63,6 +63,9 @@ class SessionWriter : public session::SessionSink {
   std::unique_ptr<Db> own_;  // this writer's connection (null for in-memory stores)
   Db* db_ = nullptr;
   int64_t sessionId_ = 0;
+  void endEvent(const std::string& compileId);
+  std::set<std::string> openCompiles_;  // with events reported, not yet done
+  std::set<std::string> doneCompiles_;
   bool ended_ = false;
   std::string pendingOutput_;
   std::set<std::string> indexed_;  // kind/ref pairs already in the search index

@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <cstdlib>
 #include <filesystem>
 
 namespace kiln::storage {
@@ -24,7 +25,7 @@ int Db::openAndRead(const std::string& name, int flags) {
   int rc = sqlite3_open_v2(name.c_str(), &db_, flags | SQLITE_OPEN_FULLMUTEX, nullptr);
   if (rc == SQLITE_OK) {
     sqlite3_extended_result_codes(db_, 1);
-    setBusyTimeout(kBusyTimeoutMs);
+    setBusyTimeout(busyTimeoutMs());
     // Reads the header (and, in WAL mode, the wal-index): a foreign or garbage file is first
     // noticed here (SQLITE_NOTADB). Writes nothing.
     rc = sqlite3_exec(db_, "PRAGMA schema_version", nullptr, nullptr, nullptr);
@@ -96,6 +97,17 @@ void Db::exec(const std::string& sql) {
 }
 
 void Db::setBusyTimeout(int ms) { sqlite3_busy_timeout(db_, ms); }
+
+int Db::busyTimeoutMs() {
+  static const int ms = [] {
+    const char* v = std::getenv("KILN_STORE_BUSY_TIMEOUT_MS");
+    if (!v || !*v) return kBusyTimeoutMs;
+    char* end = nullptr;
+    long n = std::strtol(v, &end, 10);
+    return end && *end == '\0' && n > 0 && n <= 24L * 3600 * 1000 ? static_cast<int>(n) : kBusyTimeoutMs;
+  }();
+  return ms;
+}
 int64_t Db::lastInsertId() const { return sqlite3_last_insert_rowid(db_); }
 int Db::changes() const { return sqlite3_changes(db_); }
 bool Db::inTransaction() const { return sqlite3_get_autocommit(db_) == 0; }

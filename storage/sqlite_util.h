@@ -19,6 +19,10 @@ class Db {
   // A writer holds the write lock for one compile; a reader or a second writer waits this long
   // for it rather than failing at once.
   static constexpr int kBusyTimeoutMs = 10000;
+  // kBusyTimeoutMs, or $KILN_STORE_BUSY_TIMEOUT_MS where set: `kiln run --nproc-per-node` gives
+  // its ranks a long one, since they share one store and a rank's compile holds the write lock
+  // for its whole length (the others wait for it instead of stopping their recording).
+  static int busyTimeoutMs();
 
   enum class Access { ReadWrite, ReadOnly };
 

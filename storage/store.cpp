@@ -42,7 +42,7 @@ void markAbandonedSessions(Store::Impl& store) {
   } catch (const StoreError&) {
     // Busy, read-only or damaged: leave the rows as they are.
   }
-  db.setBusyTimeout(Db::kBusyTimeoutMs);
+  db.setBusyTimeout(Db::busyTimeoutMs());
 }
 
 bool inMemory(const std::string& path) { return path.empty() || path == ":memory:"; }

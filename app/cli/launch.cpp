@@ -61,6 +61,9 @@ int launchRanks(const std::vector<std::string>& args, int nproc) {
       setenv("MASTER_ADDR", "127.0.0.1", 1);
       setenv("MASTER_PORT", masterPort.c_str(), 1);
       setenv("KILN_DIST_STORE", storeDir.c_str(), 1);
+      // The ranks share one store, and a compile holds its write lock until it is done: a rank
+      // waits for another's compile (up to 30 min) rather than stop recording after 10 s.
+      setenv("KILN_STORE_BUSY_TIMEOUT_MS", "1800000", 0);
       std::vector<char*> argv;
       for (auto& a : childArgs) argv.push_back(a.data());
       argv.push_back(nullptr);

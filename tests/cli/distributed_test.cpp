@@ -54,24 +54,21 @@ TEST(Distributed, CompiledDdpSplitsTheGraphPerBucketAndEqualsSingleProcess) {
   ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("rank 0 ok"), std::string::npos) << r.out << r.err;
   EXPECT_NE(r.out.find("rank 1 ok"), std::string::npos) << r.out << r.err;
-  // The ranks' sessions: the whole captured graph, the split, and one compiled subgraph per
-  // bucket. (Both ranks write one store; a compile holds its write transaction until it is done,
-  // so while one rank compiles the other may wait past the store's 10 s busy timeout and stop
-  // recording, its script going on: at least one session must hold the whole compile.)
+  // Both ranks' sessions hold the whole captured graph, the split, and one compiled subgraph per
+  // bucket. (Both ranks write one store and a compile holds its write transaction until it is
+  // done: the launcher gives the ranks a long busy timeout, so a rank waits for the other's
+  // compile instead of stopping its recording after 10 s.)
+  EXPECT_EQ(r.err.find("recording stopped"), std::string::npos) << r.err;
   auto sessions = test::runKiln({"sessions", "--db", db}, d.path);
-  int complete = 0;
   for (const char* id : {"1", "2"}) {
     auto show = test::runKiln({"show", id, "--db", db, "--stage", "ddp_split"}, d.path);
-    if (show.exitCode != 0 && r.err.find("recording stopped") != std::string::npos) continue;
     ASSERT_EQ(show.exitCode, 0) << show.out << show.err << sessions.out;
     EXPECT_NE(show.out.find("DDPOptimizer used bucket cap 1048576 and created 3 buckets"), std::string::npos) << show.out;
     EXPECT_NE(show.out.find("---submod_2 graph---"), std::string::npos) << show.out;
     auto stages = test::runKiln({"show", id, "--db", db}, d.path);
     for (const char* piece : {"submod_0: captured", "submod_1: captured", "submod_2: captured"})
       EXPECT_NE(stages.out.find(piece), std::string::npos) << stages.out;
-    ++complete;
   }
-  EXPECT_GE(complete, 1) << sessions.out << r.err;
 }
 
 TEST(Distributed, WithoutTheLauncherInitRaisesPyTorchsErrors) {
