@@ -2,8 +2,10 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <thread>
 
 namespace kiln::storage {
 
@@ -78,7 +80,16 @@ Db::Db(const std::string& path, Access access) : path_(path), readOnly_(access =
 
 void Db::useWal() {
   if (readOnly_) throw StoreError("session store '" + path_ + "' is open read-only");
-  exec("PRAGMA journal_mode=WAL");
+  // Switching a new store to WAL takes an exclusive lock, and SQLite returns BUSY at once rather
+  // than calling the busy handler when another process holds it (the ranks of `kiln run
+  // --nproc-per-node` all open the store as they start): retry for the busy timeout.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(busyTimeoutMs());
+  for (;;) {
+    int rc = sqlite3_exec(db_, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
+    if (rc == SQLITE_OK) return;
+    if ((rc & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() >= until) fail(rc, "cannot run 'PRAGMA journal_mode=WAL'");
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
 }
 
 Db::~Db() {

@@ -1603,6 +1603,15 @@ std::shared_ptr<DdpSplit> ddpSplitOf(py::Interpreter& in, const py::FunctionObj&
   sink.stage(captured);
   se.text = describeDdpSplit(*out);
   for (const auto& p : out->pieces) se.text += "\n---" + p.graph.name + " graph---\n" + ir::printGraph(p.graph);
+  // The stage's graph is the whole graph with every node under its bucket's submodule (the
+  // outermost module of its path), so the studio folds it into one box per bucket, submod_0 ...
+  for (size_t b = 0; b < out->buckets.nodes.size(); ++b)
+    for (int id : out->buckets.nodes[b])
+      if (ir::Node* n = se.graph.find(id)) {
+        const std::string piece = "submod_" + std::to_string(b);
+        n->prov.modulePath = n->prov.modulePath.empty() ? piece : piece + "." + n->prov.modulePath;
+      }
+  se.changed = true;
   sink.stage(se);
   compileDdpPieces(*out, backend, cid, sink);
   return out;

@@ -129,7 +129,8 @@ Val isclose(Dispatcher& d, const TArgs& a, const std::string& fn) {
 bool truthOf(const Val& v, const std::string& fn) {
   if (v.kind != Val::Kind::Tensor)
     throw TorchError("NotImplementedError", fn + " of traced tensors (a data-dependent Python bool) cannot be captured");
-  return v.t.loadAt(0) != 0.0;
+  // A CUDA result is read back (one element: the synchronization PyTorch's bool() makes too).
+  return (v.t.isCpu() ? v.t : v.t.toDevice(tensor::Device::cpu())).loadAt(0) != 0.0;
 }
 
 Val equal(Dispatcher& d, const TArgs& a) {
