@@ -25,7 +25,15 @@ struct State {
   std::chrono::steady_clock::time_point start;
   int64_t nextSeq = 0;
   std::vector<std::shared_ptr<Pending>> pending;  // issued, not reported yet, in issue order
+  // Finished events go to the sink in batches (flush()): writing each one as it finishes put a
+  // store commit, and with two ranks on one store a wait for the other's lock, into the script's
+  // every collective (1.3 ms of host time per 256 MiB all-reduce on two H100s).
+  std::vector<session::CollectiveEvent> ready;
+  std::chrono::steady_clock::time_point lastFlush;
 };
+
+constexpr size_t kFlushEvents = 256;
+constexpr auto kFlushInterval = std::chrono::seconds(1);
 
 State& state() {
   static State s;
@@ -34,10 +42,20 @@ State& state() {
 
 double msSince(const State& s) { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s.start).count(); }
 
+void flush(State& s) {
+  for (const auto& e : s.ready) s.sink->collective(e);
+  s.ready.clear();
+  s.lastFlush = std::chrono::steady_clock::now();
+}
+
+void maybeFlush(State& s) {
+  if (s.ready.size() >= kFlushEvents || (!s.ready.empty() && std::chrono::steady_clock::now() - s.lastFlush >= kFlushInterval)) flush(s);
+}
+
 void report(State& s, Pending& p) {
   p.reported = true;
   p.event.durationMs = p.work ? p.work->durationMs() : -1.0;
-  s.sink->collective(p.event);
+  s.ready.push_back(p.event);
 }
 
 // Reports what can be reported without blocking: waited for and completed. (The sink is
@@ -49,6 +67,7 @@ void reportDone(State& s) {
     report(s, *p);
     return true;
   });
+  maybeFlush(s);
 }
 
 void reportAll(State& s) {
@@ -56,6 +75,7 @@ void reportAll(State& s) {
   s.pending.clear();
   for (auto& p : pending)
     if (!p->reported) report(s, *p);
+  flush(s);
 }
 
 }  // namespace
@@ -115,6 +135,8 @@ CollectiveRecording::CollectiveRecording(session::SessionSink& sink, std::chrono
   s.start = sessionStart;
   s.nextSeq = 0;
   s.pending.clear();
+  s.ready.clear();
+  s.lastFlush = std::chrono::steady_clock::now();
 }
 
 CollectiveRecording::~CollectiveRecording() {
@@ -122,6 +144,7 @@ CollectiveRecording::~CollectiveRecording() {
   std::lock_guard<std::mutex> lock(s.mu);
   s.sink = nullptr;
   s.pending.clear();  // still held by the script's Work objects; never reported now
+  s.ready.clear();
 }
 
 void CollectiveRecording::finish() {

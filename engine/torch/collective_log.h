@@ -10,7 +10,9 @@
 // and the host is never blocked to learn it: an event is reported when the script's wait()
 // returned and the work had completed (gloo: always; nccl: wait() does not block, so possibly
 // at a later collective), else when the group is destroyed (which drains it) or the run ends,
-// with whatever duration is known by then (< 0: still running).
+// with whatever duration is known by then (< 0: still running). Reported events reach the sink
+// in batches (256 events or a second), and all of them when the group is destroyed or the run
+// ends, so a training loop's collectives do not each wait for a store commit.
 #pragma once
 
 #include "engine/session/sink.h"
