@@ -100,6 +100,8 @@ BackwardGraph buildBackwardGraph(const ir::Graph& forward, size_t userOutputs) {
     d.provenance = n.prov;
     d.provenance.from = {n.id};
     value[n.id] = d.call(ops::op(n.target), args);
+    if (const Val& v = value[n.id]; v.kind == Val::Kind::Sym && v.node >= 0)
+      if (const ir::Node* j = out.find(v.node); j && j->isCall()) bw.forwardValue.emplace(n.id, v.node);
     calls.push_back(&n);
   }
 

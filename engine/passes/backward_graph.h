@@ -2,11 +2,10 @@
 // differentiation through every op's derivative formula (the op table's OpDef::backward, the
 // same formulas eager autograd runs), recorded as ATen nodes by a graph dispatcher.
 //
-// Kiln's backward graph rematerializes: its inputs are the forward's inputs and one tangent per
-// differentiable forward output, and it recomputes the forward values the formulas need (the
-// forward runs generated code that saves nothing). The pass pipeline then fuses the recomputed
-// pointwise work into the gradient kernels and DCE drops what no gradient needs; matmuls and
-// convolutions are recomputed too (AOTAutograd's min-cut partitioner would save them instead).
+// The graph built here is the joint graph: its inputs are the forward's inputs and one tangent per
+// differentiable forward output, and it replays the forward values the formulas need.
+// partition.h cuts it into what the forward saves and what the backward recomputes (the
+// compiled backward); run as is, it recomputes the whole forward.
 //
 //   placeholders: primals_1 .. primals_n (the forward's inputs), tangents_1 .. tangents_k
 //   outputs:      the gradient of every forward input that requires grad and is reached
@@ -15,6 +14,7 @@
 #include "engine/ir/graph.h"
 
 #include <cstdint>
+#include <map>
 #include <vector>
 
 namespace kiln::passes {
@@ -23,6 +23,9 @@ struct BackwardGraph {
   ir::Graph graph;
   std::vector<int> tangentOf;  // per tangent placeholder: the forward output index it is for
   std::vector<int> gradOf;     // per graph output: the forward input index it is the gradient of
+  // forward node id -> the node replaying it in `graph` (calls only): what the partitioner
+  // (partition.h) may ask the forward to save.
+  std::map<int, int> forwardValue;
 };
 
 // Throws std::runtime_error when an op on the way has no derivative formula, or a formula cannot
