@@ -57,6 +57,7 @@ class CompiledFunctionNode : public Node {
   void release() override {
     released_ = true;
     saved_.clear();
+    compiled_ = nullptr;  // with a partitioned backward it holds the forward's saved activations
   }
   std::string name() const override { return "CompiledFunctionBackward"; }
   size_t numOutputs() const override { return outputMeta.size(); }

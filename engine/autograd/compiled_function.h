@@ -3,7 +3,9 @@
 // by op with the eager kernels under grad mode and backpropagates through that (activation
 // checkpointing of the whole graph), so gradients are exact while the forward stays compiled.
 // With a compiled backward (driver::BackwardCode: the graph's backward through the compiler),
-// backward runs that instead, except under create_graph=True, which needs the recorded ops.
+// backward runs that instead, except under create_graph=True, which needs the recorded ops. A
+// partitioned backward's closure holds the activations its forward saved; the node drops it
+// once backward released the graph.
 #pragma once
 
 #include "engine/autograd/node.h"

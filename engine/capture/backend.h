@@ -41,15 +41,23 @@ namespace kiln::capture {
 // outputs out.
 using GraphRunner = std::function<std::vector<tensor::Tensor>(const std::vector<tensor::Tensor>&)>;
 
-// The compiled backward of a graph whose inputs require grad: from the forward's inputs and the
-// gradient of each forward output (undefined where none flowed), the gradient of each forward
-// input (undefined where none). nullopt when it cannot serve the call (the caller then
-// differentiates eagerly).
+// The compiled backward of a graph whose inputs require grad: from the forward's inputs, the
+// tensors its forward saved for backward and the gradient of each forward output (undefined
+// where none flowed), the gradient of each forward input (undefined where none). nullopt when it
+// cannot serve the call (the caller then differentiates eagerly).
 struct BackwardCode {
   std::function<std::optional<std::vector<tensor::Tensor>>(const std::vector<tensor::Tensor>& inputs,
+                                                           const std::vector<tensor::Tensor>& saved,
                                                            const std::vector<tensor::Tensor>& outputGrads)>
       run;
   std::vector<bool> requiresGrad;  // per forward input, as compiled
+  // A partitioned backward (passes/partition.h) reads `savedCount` activations of its forward.
+  // The forward's runner leaves them in `lastSaved` after every call (its outputs stay the
+  // graph's own, so every wrapper around a runner still works); the caller takes them right
+  // after the call and keeps them with the autograd node. Empty when the forward did not run
+  // through that runner (the backward then says nullopt).
+  size_t savedCount = 0;
+  std::shared_ptr<std::optional<std::vector<tensor::Tensor>>> lastSaved = std::make_shared<std::optional<std::vector<tensor::Tensor>>>();
 };
 
 // What a backend keeps of a dynamic entry's compile so that a call at another shape can run the

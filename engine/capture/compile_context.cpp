@@ -793,11 +793,18 @@ std::vector<bool> inputsReachedByGradients(const ir::Graph& g) {
 
 // The compiled backward of an entry as CompiledFunctionBackward calls it, when it was compiled for
 // the inputs' requires_grad as they are now; else null (backward recomputes eagerly).
+// A partitioned backward gets the activations the forward call just saved, kept by the closure
+// (which the node holds until its backward ran).
 autograd::BackwardFn compiledBackward(const std::shared_ptr<BackwardCode>& bw, const std::vector<tensor::Tensor>& inputs) {
-  if (!bw || bw->requiresGrad.size() != inputs.size()) return nullptr;
+  if (!bw) return nullptr;
+  std::optional<std::vector<tensor::Tensor>> saved = std::move(*bw->lastSaved);
+  bw->lastSaved->reset();
+  if (bw->requiresGrad.size() != inputs.size()) return nullptr;
   for (size_t i = 0; i < inputs.size(); ++i)
     if (inputs[i].requiresGrad() && !bw->requiresGrad[i]) return nullptr;
-  return bw->run;
+  if (bw->savedCount > 0 && (!saved || saved->size() != bw->savedCount)) return nullptr;
+  auto kept = std::make_shared<std::vector<tensor::Tensor>>(saved ? std::move(*saved) : std::vector<tensor::Tensor>{});
+  return [bw, kept](const std::vector<tensor::Tensor>& in, const std::vector<tensor::Tensor>& grads) { return bw->run(in, *kept, grads); };
 }
 
 // Whether two of the inputs share storage (the same tensor, or views of one another).
@@ -981,6 +988,7 @@ Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::str
   } else if (run) {
     try {
       outs = run(inputs);
+      if (e.backward) e.backward->lastSaved->reset();  // no backward will read them
     } catch (const tensor::TorchError& err) {
       if (dynamic_cast<const tensor::Interrupted*>(&err)) in.raiseStopped();  // a compiled kernel stopped at Ctrl-C / a time limit
       in.raise(err.type(), err.what());

@@ -6,6 +6,7 @@
 #include "engine/ops/index_ops.h"
 #include "engine/passes/backward_graph.h"
 #include "engine/passes/lower_to_aten.h"
+#include "engine/passes/partition.h"
 #include "engine/passes/pipeline.h"
 #include "engine/runtime/compiled_graph.h"
 #include "engine/runtime/functional_outputs.h"
@@ -16,6 +17,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <optional>
@@ -209,29 +211,46 @@ bool sameKernels(const std::vector<kir::Kernel>& a, const std::vector<kir::Kerne
 
 }  // namespace
 
+// A training graph's joint forward+backward graph and its partition, made when the forward is
+// compiled (the forward must return what the backward reads).
+struct JointPartition {
+  passes::BackwardGraph joint;
+  passes::Partition partition;
+};
+
 // The backward of a training graph, built the first time backward reaches it, as AOTAutograd
-// compiles backward lazily (inference never pays for it): traced (stage "backward:aten"), then
-// the same pipeline and code generation as the forward (stages "backward:pass:NAME",
-// "backward:fused"; kernels bw_*), its wrapper appended to the forward's.
+// compiles backward lazily (inference never pays for it): the partitioned backward when the
+// forward was partitioned (it reads the forward's saved tensors), else traced here with the
+// forward recomputed (stage "backward:aten"); then the same pipeline and code generation as the
+// forward (stages "backward:pass:NAME", "backward:fused"; kernels bw_*), its wrapper appended to
+// the forward's.
 std::shared_ptr<BackwardCode> lazyBackward(const ir::Graph& aten, size_t userOutputs, const std::string& cid, const BackendOptions& opts,
                                            session::SessionSink& sink, codegen::KernelCompiler* cpu, int order,
-                                           const std::string& forwardWrapper) {
+                                           const std::string& forwardWrapper, std::shared_ptr<const JointPartition> partitioned) {
   auto code = std::make_shared<BackwardCode>();
   for (const ir::Node* p : aten.placeholders()) code->requiresGrad.push_back(!p->types.empty() && p->types[0].requiresGrad);
+  const size_t savedCount = partitioned ? partitioned->partition.saved.size() : 0;
+  code->savedCount = savedCount;
   auto bg = std::make_shared<passes::BackwardGraph>();
   auto forward = std::make_shared<ir::Graph>(aten);
   auto passOpts = opts.passes;
   auto graph = std::make_shared<std::shared_ptr<runtime::CompiledGraph>>();
   auto failed = std::make_shared<bool>(false);
-  code->run = [=, &sink](const std::vector<tensor::Tensor>& inputs,
+  code->run = [=, &sink](const std::vector<tensor::Tensor>& inputs, const std::vector<tensor::Tensor>& saved,
                          const std::vector<tensor::Tensor>& outputGrads) -> std::optional<std::vector<tensor::Tensor>> {
-    if (*failed) return std::nullopt;
+    if (*failed || saved.size() != savedCount) return std::nullopt;
     if (!*graph) {
       std::string wrapper = forwardWrapper;
       try {
         auto t1 = std::chrono::steady_clock::now();
         int ord = order;
-        *bg = passes::buildBackwardGraph(*forward, userOutputs);
+        if (partitioned) {
+          bg->tangentOf = partitioned->joint.tangentOf;
+          bg->gradOf = partitioned->joint.gradOf;
+          bg->graph = partitioned->partition.backward;
+        } else {
+          *bg = passes::buildBackwardGraph(*forward, userOutputs);
+        }
         emitStage(sink, cid, "backward:aten", ord++, bg->graph, true, {}, msSince(t1));
         passes::PassContext ctx;
         ir::Graph fused = passes::runPipeline(bg->graph, ctx, passOpts, [&](const passes::PassSnapshot& s) {
@@ -248,8 +267,12 @@ std::shared_ptr<BackwardCode> lazyBackward(const ir::Graph& aten, size_t userOut
         }
         emitKernels(sink, cid, fused, sched, module.get());
         *graph = std::make_shared<runtime::CompiledGraph>(std::move(fused), std::move(sched), module);
+        const std::string from = partitioned ? std::to_string(savedCount) + " saved tensors of " +
+                                                   std::to_string(partitioned->partition.savedBytes) + " bytes, " +
+                                                   std::to_string(partitioned->partition.recomputed.size()) + " forward nodes recomputed"
+                                             : "the forward is recomputed";
         wrapper += "\n# backward (" + std::to_string(bg->tangentOf.size()) + " tangents, " + std::to_string(bg->gradOf.size()) +
-                   " gradients; the forward is recomputed)\n" + (*graph)->wrapperText();
+                   " gradients; " + from + ")\n" + (*graph)->wrapperText();
         sink.timing(session::TimingEvent{cid, "backward", msSince(t1)});
       } catch (const std::exception& e) {
         *failed = true;
@@ -259,12 +282,14 @@ std::shared_ptr<BackwardCode> lazyBackward(const ir::Graph& aten, size_t userOut
       sink.compileDone(cid);
       if (*failed) return std::nullopt;
     }
-    // primals, then one tangent per differentiable output (zeros where no gradient flowed)
+    // primals, the saved tensors, then one tangent per differentiable output (zeros where no
+    // gradient flowed)
     std::vector<tensor::Tensor> in = inputs;
+    in.insert(in.end(), saved.begin(), saved.end());
     auto ph = (*graph)->graph().placeholders();
     for (size_t t = 0; t < bg->tangentOf.size(); ++t) {
       const size_t j = static_cast<size_t>(bg->tangentOf[t]);
-      const ir::TensorType& ty = ph.at(inputs.size() + t)->types.at(0);
+      const ir::TensorType& ty = ph.at(inputs.size() + savedCount + t)->types.at(0);
       if (j < outputGrads.size() && outputGrads[j].defined()) {
         // A root gradient of another dtype (y.backward(g) with g in f16): the eager recompute
         // converts it; the compiled graph reads its buffers as what they were compiled for.
@@ -361,6 +386,8 @@ struct GraphCompile {
   std::shared_ptr<codegen::CompiledModule> module;
   std::shared_ptr<runtime::CompiledGraph> graph;
   std::string wrapper;
+  std::shared_ptr<const JointPartition> partitioned;  // training graphs: what the forward saves
+  std::shared_ptr<std::optional<std::vector<tensor::Tensor>>> savedSlot;  // its last call's saved tensors
 
   GraphCompile(const ir::Graph& captured, const std::string& cid, const BackendOptions& opts, session::SessionSink& sink,
                codegen::KernelCompiler* cpu, const ir::Graph* shown, const std::vector<ir::TensorType>* dynamicInputs)
@@ -454,41 +481,110 @@ void buildWrapper(GraphCompile& c, std::shared_ptr<DynamicCode>* dynamicCode) {
   c.wrapper.insert(c.wrapper.find('\n') == std::string::npos ? c.wrapper.size() : c.wrapper.find('\n') + 1, header);
 }
 
-// Training graphs (an input requires grad) get a compiled backward; dynamic ones are
-// differentiated eagerly (their backward would need the same size symbols).
-void attachBackward(GraphCompile& c, std::shared_ptr<BackwardCode>* backwardCode) {
+bool isTraining(const GraphCompile& c) {
   bool training = false;
   for (const ir::Node* p : c.captured.placeholders()) training = training || (!p->types.empty() && p->types[0].requiresGrad);
-  // A torch.autograd.Function in the graph has the user's backward, which only runs eagerly:
-  // such a graph is differentiated by recomputing it eagerly (the Function's node attaches it).
+  return training;
+}
+
+// A torch.autograd.Function in the graph has the user's backward, which only runs eagerly:
+// such a graph is differentiated by recomputing it eagerly (the Function's node attaches it).
+std::string userBackwards(const GraphCompile& c) {
   std::string userBackward;
   for (const auto& n : c.captured.nodes)
     if (n.target == torchapi::kAutogradFunctionApply)
       if (const ir::Arg* name = n.kwarg("name"); name && name->kind == ir::Arg::Kind::String)
         userBackward += (userBackward.empty() ? "" : ", ") + name->s;
+  return userBackward;
+}
+
+// Stages "joint" and "partition" (training graphs that get a compiled backward): the joint
+// forward+backward graph, cut by passes/partition.h; the forward then returns the saved
+// tensors after its own outputs. The partition stage's graph is the joint graph with the saved
+// and recomputed nodes marked (as rule hits, which the studio highlights); its text lists the
+// saved tensors with their bytes, the recomputed nodes and the backward graph. Where the joint
+// graph cannot be built (an op without a formula), nothing is saved and the backward says why
+// when it is first needed.
+void partitionForBackward(GraphCompile& c, std::shared_ptr<BackwardCode>* backwardCode) {
+  if (!backwardCode || c.dynamic || !isTraining(c) || !userBackwards(c).empty()) return;
+  // KILN_BACKWARD_RECOMPUTE_ALL=1: the backward recomputes the whole forward (what Kiln did
+  // before the partition), kept to compare the two (docs/perf.md).
+  if (const char* all = std::getenv("KILN_BACKWARD_RECOMPUTE_ALL"); all && std::string(all) == "1") return;
+  auto t0 = std::chrono::steady_clock::now();
+  auto jp = std::make_shared<JointPartition>();
+  try {
+    jp->joint = passes::buildBackwardGraph(c.aten, c.captured.output()->args.at(0).list.size());
+    jp->partition = passes::partitionJoint(jp->joint, c.aten);
+  } catch (const std::exception&) {
+    return;
+  }
+  const double ms = msSince(t0);
+  emitStage(c.sink, c.cid, "joint", c.order++, jp->joint.graph, true, {}, ms);
+  std::vector<session::RuleHit> marks;
+  for (const auto& s : jp->partition.saved)
+    marks.push_back(session::RuleHit{"saved for backward: " + s.type.str() + ", " + std::to_string(s.bytes) + " bytes", 1, {s.jointNode}});
+  if (!jp->partition.recomputed.empty())
+    marks.push_back(session::RuleHit{"recomputed in the backward", static_cast<int>(jp->partition.recomputed.size()), jp->partition.recomputed});
+  session::StageEvent e;
+  e.compileId = c.cid;
+  e.stage = "partition";
+  e.order = c.order++;
+  e.text = jp->partition.summary();
+  e.graph = jp->joint.graph;
+  e.rules = std::move(marks);
+  e.ms = ms;
+  c.sink.stage(e);
+  auto& results = c.aten.find(c.aten.output()->id)->args.at(0).list;
+  for (const auto& s : jp->partition.saved) results.push_back(ir::Arg::ref(s.forwardNode));
+  c.partitioned = jp;
+  c.savedSlot = std::make_shared<std::optional<std::vector<tensor::Tensor>>>();
+}
+
+// Training graphs (an input requires grad) get a compiled backward; dynamic ones are
+// differentiated eagerly (their backward would need the same size symbols).
+void attachBackward(GraphCompile& c, std::shared_ptr<BackwardCode>* backwardCode) {
+  const bool training = isTraining(c);
+  const std::string userBackward = userBackwards(c);
   if (training && !userBackward.empty())
     c.wrapper += "\n# backward: differentiated eagerly (the graph calls torch.autograd.Function backward: " + userBackward + ")\n";
-  else if (training && backwardCode && !c.dynamic)
-    *backwardCode = lazyBackward(c.aten, c.captured.output()->args.at(0).list.size(), c.cid, c.opts, c.sink, c.cpu, c.order, c.wrapper);
+  else if (training && backwardCode && !c.dynamic) {
+    *backwardCode = lazyBackward(c.aten, c.captured.output()->args.at(0).list.size(), c.cid, c.opts, c.sink, c.cpu, c.order, c.wrapper,
+                                 c.partitioned);
+    if (c.savedSlot) (*backwardCode)->lastSaved = c.savedSlot;
+  }
+}
+
+// The compiled graph's run; a partitioned forward's saved tensors (its last outputs) are left in
+// the slot its backward takes them from.
+std::function<std::vector<tensor::Tensor>(const std::vector<tensor::Tensor>&)> forwardRun(const GraphCompile& c) {
+  std::shared_ptr<runtime::CompiledGraph> graph = c.graph;
+  if (!c.savedSlot) return [graph](const std::vector<tensor::Tensor>& in) { return graph->run(in); };
+  const size_t k = c.partitioned->partition.saved.size();
+  return [graph, k, slot = c.savedSlot](const std::vector<tensor::Tensor>& in) {
+    std::vector<tensor::Tensor> out = graph->run(in);
+    *slot = std::vector<tensor::Tensor>(out.end() - static_cast<std::ptrdiff_t>(k), out.end());
+    out.resize(out.size() - k);
+    return out;
+  };
 }
 
 // What runs the compiled graph (recording its first inputs for kiln bench when asked).
 capture::GraphRunner compiledRunner(GraphCompile& c) {
-  std::shared_ptr<runtime::CompiledGraph> graph = c.graph;
+  auto run = forwardRun(c);
   if (c.opts.log) {
-    auto frame = std::make_shared<CompiledFrame>(CompiledFrame{c.cid, c.captured, graph, {}, false});
+    auto frame = std::make_shared<CompiledFrame>(CompiledFrame{c.cid, c.captured, c.graph, {}, false});
     c.opts.log->frames.push_back(frame);
     return withFunctionalization(
-        [graph, frame](const std::vector<tensor::Tensor>& in) {
+        [run, frame](const std::vector<tensor::Tensor>& in) {
           if (!frame->called) {
             frame->called = true;
             for (const auto& t : in) frame->firstInputs.push_back(t.clone());
           }
-          return graph->run(in);
+          return run(in);
         },
         std::move(c.functionalized));
   }
-  return withFunctionalization([graph](const std::vector<tensor::Tensor>& in) { return graph->run(in); }, std::move(c.functionalized));
+  return withFunctionalization(std::move(run), std::move(c.functionalized));
 }
 
 // eager: the captured graph op by op.
@@ -517,6 +613,7 @@ capture::GraphRunner compileInductor(GraphCompile& c, std::shared_ptr<DynamicCod
   if (c.onGpu && c.needsGrad) return opByOpOnGpu(c, "an input requires grad (compiled backward runs on the CPU only so far)");
   if (c.onGpu && c.dynamic) return opByOpOnGpu(c, "dynamic shapes (the GPU runtime does not pass size symbols yet)");
   lowerToAten(c);                                        // "aten"
+  if (!c.onGpu) partitionForBackward(c, backwardCode);        // "joint", "partition" (training graphs)
   ir::Graph fused;
   runPasses(c, fused);                                   // "pass:NAME" ..., "fused"
   scheduleKernels(c, fused);                             // fusion groups -> kernel IR
