@@ -1,7 +1,10 @@
 // Compiled backward graphs: a training graph's backward is traced from the op table's derivative
 // formulas, compiled through the same pipeline the first time backward reaches it, and gives
 // the gradients eager autograd gives; inference never builds one.
+#include "engine/passes/partition.h"
 #include "tests/runtime/run_util.h"
+
+#include <set>
 
 namespace kiln {
 namespace {
@@ -35,8 +38,79 @@ TEST(CompiledBackward, GradientsEqualEagerAutograd) {
   for (const auto& k : r.sink.kernels) bwKernels += k.name.rfind("bw_", 0) == 0;
   EXPECT_GT(bwKernels, 2);
   ASSERT_FALSE(r.sink.wrappers.empty());
-  EXPECT_NE(r.sink.wrappers.back().text.find("# backward (1 tangents, 6 gradients; the forward is recomputed)"), std::string::npos)
+  EXPECT_NE(r.sink.wrappers.back().text.find("# backward (1 tangents, 6 gradients; 4 saved tensors of"), std::string::npos)
       << r.sink.wrappers.back().text;
+  EXPECT_TRUE(r.sink.stages.count("joint"));
+  EXPECT_TRUE(r.sink.stages.count("partition"));
+}
+
+// Calls of `g` that depend on no tangent: the forward work a backward graph does.
+std::vector<const ir::Node*> forwardWorkIn(const ir::Graph& g) {
+  const std::set<int> dep = passes::tangentDependent(g);
+  std::vector<const ir::Node*> out;
+  for (const auto& n : g.nodes)
+    if (n.isCall() && !dep.count(n.id)) out.push_back(&n);
+  return out;
+}
+
+// AOTAutograd's partition: the forward returns the matmul outputs (and reductions) the backward
+// reads, the backward takes them as inputs and recomputes only pointwise work; gradients stay
+// eager's (runCompiled compares every out*).
+TEST(CompiledBackward, MatmulOutputsAreSavedNotRecomputed) {
+  const char* script = R"(import torch
+import torch.nn as nn
+torch.manual_seed(0)
+m = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 64), nn.Tanh(), nn.Linear(64, 10))
+f = torch.compile(m)
+x = torch.randn(16, 32)
+y = torch.randint(0, 10, (16,))
+for step in range(2):
+    m.zero_grad()
+    loss = nn.functional.cross_entropy(f(x), y)
+    loss.backward()
+out = m[0].weight.grad
+out_1 = m[2].weight.grad
+out_2 = m[4].bias.grad
+out_3 = loss
+)";
+  Ran r;
+  runCompiled("mlp_partition", script, 1, r);
+  ASSERT_TRUE(r.sink.stages.count("partition"));
+  ASSERT_TRUE(r.sink.stageGraphs.count("backward:aten"));
+  const std::string& text = r.sink.stages["partition"];
+  EXPECT_NE(text.find("saved_1 = "), std::string::npos) << text;
+  // The backward reads saved tensors and does no matmul that does not involve a gradient.
+  const ir::Graph& bw = r.sink.stageGraphs["backward:aten"];
+  int savedInputs = 0, matmuls = 0;
+  for (const ir::Node* p : bw.placeholders()) savedInputs += p->name.rfind("saved_", 0) == 0;
+  EXPECT_GE(savedInputs, 2) << text;
+  for (const ir::Node* n : forwardWorkIn(bw)) {
+    EXPECT_EQ(n->target.find("mm"), std::string::npos) << "the backward recomputes " << n->name << " (" << n->target << ")\n" << text;
+    EXPECT_EQ(n->target.find("convolution"), std::string::npos) << n->name;
+  }
+  for (const auto& n : bw.nodes) matmuls += n.target.find("mm") != std::string::npos;
+  EXPECT_EQ(matmuls, 5) << text;  // grad of the three weights and of two hidden activations
+  // The forward's compiled graph returns the saved tensors after its output.
+  EXPECT_NE(r.sink.wrappers.back().text.find("saved tensors of"), std::string::npos);
+}
+
+// A pointwise chain from the inputs costs nothing to recompute (the inputs are kept anyway): the
+// partition saves nothing and the backward recomputes sin and the multiplication.
+TEST(CompiledBackward, PointwiseChainsFromInputsAreRecomputed) {
+  const char* script = R"(import torch
+@torch.compile
+def f(x):
+    return (x.sin() * 3.0).exp().sum()
+x = torch.linspace(-1.0, 1.0, 12, requires_grad=True)
+f(x).backward()
+out = x.grad
+)";
+  Ran r;
+  runCompiled("pointwise_partition", script, 1, r);
+  ASSERT_TRUE(r.sink.stages.count("partition"));
+  const std::string& text = r.sink.stages["partition"];
+  EXPECT_NE(text.find("# partition (min-cut): 0 saved tensors"), std::string::npos) << text;
+  EXPECT_NE(text.find("(aten.sin.default)"), std::string::npos) << text;
 }
 
 // A gradient for only one of two outputs (the other's tangent is zeros), an input that requires

@@ -21,8 +21,12 @@ struct Recorder : session::NullSink {
   std::vector<session::WrapperEvent> wrappers;
   void kernel(const session::KernelEvent& e) override { kernels.push_back(e); }
   void wrapper(const session::WrapperEvent& e) override { wrappers.push_back(e); }
-  void stage(const session::StageEvent& e) override { stages[e.stage] = e.text; }
+  void stage(const session::StageEvent& e) override {
+    stages[e.stage] = e.text;
+    stageGraphs[e.stage] = e.graph;
+  }
   std::map<std::string, std::string> stages;
+  std::map<std::string, ir::Graph> stageGraphs;
 };
 
 struct Ran {
