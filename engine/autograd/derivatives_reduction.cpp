@@ -70,6 +70,23 @@ void registerReductionDerivatives(std::vector<ops::OpDef>& t) {
     int64_t dim = arg(c, 1).i < 0 ? arg(c, 1).i + nd : arg(c, 1).i;
     return {prodGrad(d, c.gradOutput, c.inputs[0], c.output, nd == 0 ? std::vector<int64_t>{} : std::vector<int64_t>{dim}, keepArg(c, 2))};
   });
+  // cumsum_backward: each position's gradient is the sum of the output gradient from there to
+  // the end of the dim, PyTorch's reversed cumsum (flip, cumsum, flip: the flips here an
+  // index_select with a reversed index), in the input's dtype (dtype= may have widened it).
+  def(t, "aten.cumsum.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
+    Shape s = sizesOf(c.inputs[0]);
+    const ir::DType inType = c.inputs[0].tensorType().dtype;
+    if (s.empty()) return {toDType(d, c.gradOutput, inType)};
+    const int64_t nd = static_cast<int64_t>(s.size());
+    const int64_t dim = arg(c, 1).i < 0 ? arg(c, 1).i + nd : arg(c, 1).i;
+    const int64_t n = s[static_cast<size_t>(dim)];
+    Val reversed = onDeviceOf(d, d.call("aten.arange.start_step", {Val::integer(n - 1), Val::integer(-1), Val::integer(-1),
+                                                                  Val::dtypeVal(ir::DType::Int64)}),
+                              c.gradOutput);
+    Val flipped = d.call("aten.index_select.default", {c.gradOutput, Val::integer(dim), reversed});
+    Val sums = d.call("aten.cumsum.default", {flipped, Val::integer(dim)});
+    return {toDType(d, d.call("aten.index_select.default", {sums, Val::integer(dim), reversed}), inType)};
+  }, "CumsumBackward0");
   def(t, "aten.sum.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
     return {expandTo(d, c.gradOutput, sizesOf(c.inputs[0]))};
   });

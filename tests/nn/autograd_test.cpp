@@ -65,6 +65,7 @@ TEST(Autograd, FiniteDifferences) {
       {"minmax_where", "err = gradcheck(lambda a, b: torch.maximum(a, b) + torch.minimum(a, b) * 2 + torch.where(a > b, a, b * 3), t(2, 3), t(2, 3, seed=3))"},
       {"reductions", "err = gradcheck(lambda a: a.sum(1) + a.mean(0).sum() + a.amax(1) + a.var(1) + a.std(1) + torch.logsumexp(a, 1) + a.norm(dim=1), t(3, 4))"},
       {"max_dim", "err = gradcheck(lambda a: a.max(1)[0] * 2 + a.max(), t(3, 4))"},
+      {"cumsum", "err = gradcheck(lambda a: torch.cumsum(a, 1) * t(3, 4, seed=13) + a.cumsum(0) ** 2 + torch.cumsum(a, -1, dtype=torch.float64), t(3, 4))"},
       {"views", "err = gradcheck(lambda a: a.view(4, 3).t().reshape(-1)[2:9] * 2 + a.permute(1, 0)[1].sum() + a.unsqueeze(0).expand(2, 3, 4).sum(), t(3, 4))"},
       {"cat_index", "err = gradcheck(lambda a, b: torch.cat([a, b], 0)[torch.tensor([0, 2, 3])] + torch.stack([a[0], b[1]]).sum(0), t(2, 3), t(2, 3, seed=4))"},
       {"matmul", "err = gradcheck(lambda a, b, c: a @ b + c + torch.bmm(a.unsqueeze(0), b.unsqueeze(0))[0], t(2, 3), t(3, 4, seed=5), t(4, seed=6))"},
