@@ -501,7 +501,8 @@ std::string userBackwards(const GraphCompile& c) {
 // Stages "joint" and "partition" (training graphs that get a compiled backward): the joint
 // forward+backward graph, cut by passes/partition.h; the forward then returns the saved
 // tensors after its own outputs. The partition stage's graph is the joint graph with the saved
-// and recomputed nodes marked (as rule hits, which the studio highlights); its text lists the
+// and recomputed nodes marked (as rule hits, listed in the studio's step report, and as two
+// node groups the graph view draws as boxes); its text lists the
 // saved tensors with their bytes, the recomputed nodes and the backward graph. Where the joint
 // graph cannot be built (an op without a formula), nothing is saved and the backward says why
 // when it is first needed.
@@ -531,6 +532,10 @@ void partitionForBackward(GraphCompile& c, std::shared_ptr<BackwardCode>* backwa
   e.order = c.order++;
   e.text = jp->partition.summary();
   e.graph = jp->joint.graph;
+  // The cut drawn: the graph view boxes nodes by kernel, so the saved and the recomputed values
+  // each get a box of their own (no kernel of that name exists; the studio shows it as a group).
+  for (const auto& sv : jp->partition.saved) e.graph.find(sv.jointNode)->kernel = "saved for backward";
+  for (int id : jp->partition.recomputed) e.graph.find(id)->kernel = "recomputed in backward";
   e.rules = std::move(marks);
   e.ms = ms;
   c.sink.stage(e);
