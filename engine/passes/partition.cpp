@@ -131,6 +131,13 @@ Partition partitionJoint(const BackwardGraph& joint, const ir::Graph& forward) {
   for (const auto& n : g.nodes)
     if ((n.kind == ir::NodeKind::Placeholder || n.isCall()) && !backwardProper.count(n.id)) fw.push_back(&n);
 
+  // Values the forward returns anyway: between cuts of equal bytes, saving them is preferred
+  // (capacities are 2 x bytes, one less for these), so tanh(x @ w) saves the tanh the caller
+  // already holds rather than the matmul before it.
+  std::set<int> returned;
+  if (const ir::Node* o = forward.output())
+    for (const auto& a : o->args.at(0).list)
+      if (a.isNode()) returned.insert(a.node);
   std::map<int, int> vertex;  // forward-side node -> its in-vertex (out = in + 1)
   for (const ir::Node* n : fw) vertex[n->id] = 2 + 2 * static_cast<int>(vertex.size());
   const int source = 0, sink = 1;
@@ -143,8 +150,12 @@ Partition partitionJoint(const BackwardGraph& joint, const ir::Graph& forward) {
       continue;
     }
     const bool replay = forwardOf.count(n->id) > 0;
-    const bool saveable = replay && n->types.size() == 1;
-    net.edge(in, out, saveable ? bytesOf(n->types[0]) : kInf);
+    // A view is never saved: it would keep its whole base alive while the cut counted only its
+    // own bytes; its base (or what reads it) is saved instead and the view recomputed for free.
+    const ops::OpDef* op = ops::findOp(n->target);
+    const bool saveable = replay && n->types.size() == 1 && !(op && op->kind == ops::OpKind::View);
+    const bool isReturned = replay && returned.count(forwardOf.at(n->id)) > 0;
+    net.edge(in, out, saveable ? 2 * bytesOf(n->types[0]) - (isReturned ? 1 : 0) : kInf);
     if (replay && !recomputable(n->target)) {
       net.edge(source, in, kInf);
       p.banned.push_back(n->id);

@@ -8,7 +8,8 @@
 // which of them cross the cut:
 //   - each value v is an edge v_in -> v_out whose capacity is the bytes of v (saving it costs its
 //     size); a value that is not a node of the forward graph (a formula's own computation on
-//     forward values) cannot be saved: infinite capacity;
+//     forward values) or a view (it would keep its whole base alive) cannot be saved: infinite
+//     capacity;
 //   - the forward's inputs (primals) hang off the source at capacity 0: the autograd node keeps
 //     them anyway, so recomputing from them is free;
 //   - a value that must not be recomputed (matmul, convolution, reductions, indexing, random
@@ -19,7 +20,8 @@
 // A minimum cut (max flow, Dinic) then saves the cheapest set of values from which the backward
 // can recompute everything else it reads with pointwise and view ops only. Unlike Inductor, the
 // capacities are bytes alone (no extra weight for non-fusible pointwise ops, no memory-budget
-// knob), and ties go to whichever cut the flow finds first.
+// knob); between cuts of equal bytes, values the forward returns anyway are saved, other ties
+// go to whichever cut the flow finds first.
 #pragma once
 
 #include "engine/passes/backward_graph.h"
