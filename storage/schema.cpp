@@ -201,6 +201,15 @@ const std::vector<Migration>& migrations() {
        " duration_ms REAL NOT NULL, waited_at_ms REAL NOT NULL, rank INTEGER NOT NULL, world_size INTEGER NOT NULL,"
        " label TEXT NOT NULL);"
        "CREATE INDEX collectives_by_session ON collectives(session_id, seq);"},
+      {9, "scale: a stage that repeats the one before it points at it (same_as) instead of storing its nodes and "
+          "text again; nodes' user stacks and types are stored once per session (node_json); large texts may be "
+          "zstd BLOBs",
+       "ALTER TABLE stages ADD COLUMN same_as INTEGER;"
+       "ALTER TABLE stage_nodes ADD COLUMN user_stack_id INTEGER;"
+       "ALTER TABLE stage_nodes ADD COLUMN types_id INTEGER;"
+       "CREATE TABLE node_json (id INTEGER PRIMARY KEY,"
+       " session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE, json TEXT NOT NULL);"
+       "CREATE INDEX node_json_by_session ON node_json(session_id);"},
   };
   return kSteps;
 }

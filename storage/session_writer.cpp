@@ -154,40 +154,70 @@ void SessionWriter::compile(const session::CompileEvent& c) {
           " transformed_code = excluded.transformed_code, file = excluded.file, line = excluded.line,"
           " col = excluded.col, detail = excluded.detail");
   st.bind(1, sessionId_).bind(2, c.compileId).bind(3, c.frameId).bind(4, c.compileIndex);
-  st.bind(5, c.backend).bind(6, c.status).bind(7, c.message).bind(8, guardsToJson(c.guards));
-  st.bind(9, c.transformedCode).bind(10, c.file).bind(11, c.line).bind(12, c.col).bind(13, c.detail).run();
+  st.bind(5, c.backend).bind(6, c.status).bind(7, c.message).bindCompressed(8, guardsToJson(c.guards));
+  st.bindCompressed(9, c.transformedCode).bind(10, c.file).bind(11, c.line).bind(12, c.col).bind(13, c.detail).run();
   index("transformed", c.compileId, c.transformedCode, true);
   endEvent(c.compileId);
 }
 
+int64_t SessionWriter::jsonId(const std::string& json) {
+  auto it = jsonIds_.find(json);
+  if (it != jsonIds_.end()) return it->second;
+  Stmt(*db_, "INSERT INTO node_json (session_id, json) VALUES (?, ?)").bind(1, sessionId_).bind(2, json).run();
+  int64_t id = db_->lastInsertId();
+  jsonIds_.emplace(json, id);
+  return id;
+}
+
 void SessionWriter::stage(const session::StageEvent& s) {
   beginEvent("stage");
+  std::vector<NodeRow> rows;
+  rows.reserve(s.graph.nodes.size());
+  for (const auto& n : s.graph.nodes) {
+    const auto& loc = n.prov.loc;
+    rows.push_back({n.id, n.name, nodeKindName(n.kind), n.target, typesToJson(n.types), argsToJson(n.args),
+                    kwargsToJson(n.kwargs), loc.file, loc.line, loc.col, loc.endLine, loc.endCol, loc.function,
+                    loc.code, n.prov.modulePath, intsToJson(n.prov.from), sourceLocsToJson(n.prov.userStack),
+                    n.kernel});
+  }
+  // A stage equal to the compile's last stored one (a pass that changed nothing) points at it.
+  auto last = lastStage_.find(s.compileId);
+  bool repeats = last != lastStage_.end() && last->second.text == s.text && last->second.rows == rows;
+
   Stmt st(*db_,
           "INSERT INTO stages (session_id, compile_id, stage, ord, text, changed, ms, rules_json, graph_name,"
-          " next_node_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-  st.bind(1, sessionId_).bind(2, s.compileId).bind(3, s.stage).bind(4, s.order).bind(5, s.text);
+          " next_node_id, same_as) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  st.bind(1, sessionId_).bind(2, s.compileId).bind(3, s.stage).bind(4, s.order);
+  if (repeats) {
+    st.bind(5, "").bind(11, last->second.id);
+  } else {
+    st.bindCompressed(5, s.text);  // same_as stays NULL: the stage holds its own nodes and text
+  }
   st.bind(6, s.changed).bind(7, s.ms).bind(8, rulesToJson(s.rules)).bind(9, s.graph.name);
   st.bind(10, s.graph.nextId()).run();
   int64_t stageId = db_->lastInsertId();
+  if (repeats) {
+    endEvent(s.compileId);
+    return;
+  }
 
   Stmt node(*db_,
             "INSERT INTO stage_nodes (stage_id, session_id, pos, node_id, name, kind, target, types_json,"
             " args_json, kwargs_json, file, line, col, end_line, end_col, function, code, module_path,"
-            " from_json, user_stack_json, kernel)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+            " from_json, user_stack_json, kernel, user_stack_id, types_id)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   int pos = 0;
-  for (const auto& n : s.graph.nodes) {
-    const auto& loc = n.prov.loc;
-    node.bind(1, stageId).bind(2, sessionId_).bind(3, pos++).bind(4, n.id).bind(5, n.name);
-    node.bind(6, nodeKindName(n.kind)).bind(7, n.target).bind(8, typesToJson(n.types));
-    node.bind(9, argsToJson(n.args)).bind(10, kwargsToJson(n.kwargs));
-    node.bind(11, loc.file).bind(12, loc.line).bind(13, loc.col).bind(14, loc.endLine).bind(15, loc.endCol);
-    node.bind(16, loc.function).bind(17, loc.code).bind(18, n.prov.modulePath);
-    node.bind(19, intsToJson(n.prov.from)).bind(20, sourceLocsToJson(n.prov.userStack));
-    node.bind(21, n.kernel);
+  for (const auto& r : rows) {
+    node.bind(1, stageId).bind(2, sessionId_).bind(3, pos++).bind(4, r.nodeId).bind(5, r.name);
+    node.bind(6, r.kind).bind(7, r.target).bind(8, "").bind(9, r.args).bind(10, r.kwargs);
+    node.bind(11, r.file).bind(12, r.line).bind(13, r.col).bind(14, r.endLine).bind(15, r.endCol);
+    node.bind(16, r.function).bind(17, r.code).bind(18, r.modulePath).bind(19, r.from);
+    // Stacks and types live in node_json; their columns keep '' (NOT NULL since schema 1).
+    node.bind(20, "").bind(21, r.kernel).bind(22, jsonId(r.userStack)).bind(23, jsonId(r.types));
     node.run();
   }
   index("stage", std::to_string(stageId), s.text, false);
+  lastStage_[s.compileId] = StoredStage{stageId, s.text, std::move(rows)};
   endEvent(s.compileId);
 }
 
@@ -196,8 +226,8 @@ void SessionWriter::kernel(const session::KernelEvent& k) {
   Stmt st(*db_,
           "INSERT INTO kernels (session_id, compile_id, name, kind, kernel_ir, source, llvm_ir, assembly,"
           " node_ids_json, source_lines_json, compile_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-  st.bind(1, sessionId_).bind(2, k.compileId).bind(3, k.name).bind(4, k.kind).bind(5, k.kernelIr);
-  st.bind(6, k.source).bind(7, k.llvmIr).bind(8, k.assembly).bind(9, intsToJson(k.nodeIds));
+  st.bind(1, sessionId_).bind(2, k.compileId).bind(3, k.name).bind(4, k.kind).bindCompressed(5, k.kernelIr);
+  st.bindCompressed(6, k.source).bindCompressed(7, k.llvmIr).bindCompressed(8, k.assembly).bind(9, intsToJson(k.nodeIds));
   st.bind(10, intsToJson(k.sourceLines)).bind(11, k.compileMs).run();
   int64_t kernelId = db_->lastInsertId();
   // Kernel IR and generated source are what users search; LLVM IR and assembly are too
@@ -215,7 +245,7 @@ void SessionWriter::wrapper(const session::WrapperEvent& w) {
        " ON CONFLICT (session_id, compile_id) DO UPDATE SET text = excluded.text")
       .bind(1, sessionId_)
       .bind(2, w.compileId)
-      .bind(3, w.text)
+      .bindCompressed(3, w.text)
       .run();
   index("wrapper", w.compileId, w.text, true);
   endEvent(w.compileId);
@@ -348,6 +378,7 @@ void SessionWriter::compileDone(const std::string& compileId) {
   // Everything pending belongs to it (or to no compile, or to a compile it is nested in, such
   // as DDPOptimizer's submodules): commit it all.
   openCompiles_.erase(compileId);
+  lastStage_.erase(compileId);
   std::erase_if(openCompiles_, [](const std::string& k) { return k.rfind(kFramePrefix, 0) == 0; });
   doneCompiles_.insert(compileId);
   beginEvent("compileDone");

@@ -16,8 +16,11 @@
 #include "storage/store_impl.h"
 
 #include <memory>
+#include <map>
 #include <set>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 namespace kiln::storage {
 
@@ -69,6 +72,28 @@ class SessionWriter : public session::SessionSink {
   bool ended_ = false;
   std::string pendingOutput_;
   std::set<std::string> indexed_;  // kind/ref pairs already in the search index
+
+  // One stage_nodes row as bound (JSON already made): two stages are stored once when their
+  // texts and every row are equal.
+  struct NodeRow {
+    int nodeId = 0;
+    std::string name, kind, target, types, args, kwargs, file;
+    int line = 0, col = 0, endLine = 0, endCol = 0;
+    std::string function, code, modulePath, from, userStack, kernel;
+    bool operator==(const NodeRow&) const = default;
+  };
+  // Per open compile, the last stage stored with its own rows: a pass that changed nothing
+  // (constant_fold, cse, dce on most graphs) repeats it, and is stored as `same_as` it.
+  struct StoredStage {
+    int64_t id = 0;
+    std::string text;
+    std::vector<NodeRow> rows;
+  };
+  std::map<std::string, StoredStage> lastStage_;
+  // The session's distinct user stacks and types (JSON) and their node_json ids: a 200-layer
+  // model's nodes share a few hundred of each, which were over half of its stage_nodes bytes.
+  std::unordered_map<std::string, int64_t> jsonIds_;
+  int64_t jsonId(const std::string& json);
 };
 
 }  // namespace kiln::storage

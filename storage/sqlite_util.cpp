@@ -1,4 +1,5 @@
 #include "storage/sqlite_util.h"
+#include "storage/text_codec.h"
 
 #include <sqlite3.h>
 
@@ -151,6 +152,14 @@ Stmt& Stmt::bind(int i, std::string_view v) {
   return *this;
 }
 
+Stmt& Stmt::bindCompressed(int i, std::string_view v) {
+  auto packed = compressText(v);
+  if (!packed) return bind(i, v);
+  int rc = sqlite3_bind_blob64(stmt_, i, packed->data(), packed->size(), SQLITE_TRANSIENT);
+  if (rc != SQLITE_OK) db_.fail(rc, "cannot bind parameter");
+  return *this;
+}
+
 bool Stmt::step() {
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
@@ -175,6 +184,11 @@ double Stmt::real(int col) const { return sqlite3_column_double(stmt_, col); }
 bool Stmt::isNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
 
 std::string Stmt::text(int col) const {
+  if (sqlite3_column_type(stmt_, col) == SQLITE_BLOB) {
+    std::string_view bytes(static_cast<const char*>(sqlite3_column_blob(stmt_, col)),
+                           static_cast<size_t>(sqlite3_column_bytes(stmt_, col)));
+    if (isCompressedText(bytes)) return decompressText(bytes);
+  }
   const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));
   if (!p) return {};
   return std::string(p, static_cast<size_t>(sqlite3_column_bytes(stmt_, col)));

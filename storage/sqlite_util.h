@@ -79,6 +79,9 @@ class Stmt {
   Stmt& bind(int i, std::string_view v);
   Stmt& bind(int i, const std::string& v) { return bind(i, std::string_view(v)); }
   Stmt& bind(int i, const char* v) { return bind(i, std::string_view(v)); }
+  // A large text as a zstd BLOB when that is smaller (text_codec.h), else as TEXT; `text()`
+  // reads either back.
+  Stmt& bindCompressed(int i, std::string_view v);
 
   // Advances to the next row; false when done. Throws StoreError on any error.
   bool step();
@@ -89,7 +92,7 @@ class Stmt {
   int64_t int64(int col) const;
   int integer(int col) const { return static_cast<int>(int64(col)); }
   double real(int col) const;
-  std::string text(int col) const;  // NULL reads as ""
+  std::string text(int col) const;  // NULL reads as ""; a zstd BLOB (bindCompressed) decoded
   bool isNull(int col) const;
 
  private:

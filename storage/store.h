@@ -77,6 +77,9 @@ struct StageRow {
   bool changed = true;
   double ms = 0.0;
   std::vector<session::RuleHit> rules;
+  // The stage whose graph and text this one repeats (schema 9: stored once), else 0. Readers
+  // that read several stages read such a stage's graph once.
+  int64_t sameAs = 0;
 };
 
 struct KernelRow {
@@ -126,7 +129,7 @@ class Store {
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
-  static constexpr int kSchemaVersion = 8;
+  static constexpr int kSchemaVersion = 9;
   int schemaVersion() const;
   const std::string& path() const;
   // Why the store is open read-only ("the file is not writable", ...); "" when writable.

@@ -4,7 +4,10 @@
 #include "storage/store.h"
 #include "storage/store_impl.h"
 
+#include <algorithm>
+#include <map>
 #include <sstream>
+#include <tuple>
 
 namespace kiln::storage {
 
@@ -115,7 +118,7 @@ std::vector<CompileRow> Store::compiles(int64_t sessionId) {
 
 std::vector<StageRow> Store::stages(int64_t sessionId, const std::string& compileId) {
   Stmt s(impl_->db,
-         "SELECT id, compile_id, stage, ord, changed, ms, rules_json FROM stages"
+         "SELECT id, compile_id, stage, ord, changed, ms, rules_json, same_as FROM stages"
          " WHERE session_id = ? AND compile_id = ? ORDER BY ord, id");
   s.bind(1, sessionId).bind(2, compileId);
   std::vector<StageRow> out;
@@ -128,13 +131,17 @@ std::vector<StageRow> Store::stages(int64_t sessionId, const std::string& compil
     r.changed = s.int64(4) != 0;
     r.ms = s.real(5);
     r.rules = rulesFromJson(s.text(6));
+    if (!s.isNull(7)) r.sameAs = s.int64(7);
     out.push_back(std::move(r));
   }
   return out;
 }
 
 std::string Store::stageText(int64_t stageId) {
-  Stmt s(impl_->db, "SELECT text FROM stages WHERE id = ?");
+  // A stage that repeats an earlier one (same_as, schema 9) shows that stage's text.
+  Stmt s(impl_->db,
+         "SELECT CASE WHEN a.same_as IS NULL THEN a.text ELSE b.text END"
+         " FROM stages a LEFT JOIN stages b ON b.id = a.same_as WHERE a.id = ?");
   s.bind(1, stageId);
   if (!s.step()) throw StoreError("no stage " + std::to_string(stageId) + " in '" + impl_->path + "'");
   return s.text(0);
@@ -143,25 +150,32 @@ std::string Store::stageText(int64_t stageId) {
 ir::Graph Store::stageGraph(int64_t stageId) {
   ir::Graph g;
   int nextId = 0;
+  int64_t nodesOf = stageId;  // the stage whose rows hold the nodes (same_as, schema 9)
   {
-    Stmt s(impl_->db, "SELECT graph_name, next_node_id FROM stages WHERE id = ?");
+    Stmt s(impl_->db, "SELECT graph_name, next_node_id, same_as FROM stages WHERE id = ?");
     s.bind(1, stageId);
     if (!s.step()) throw StoreError("no stage " + std::to_string(stageId) + " in '" + impl_->path + "'");
     g.name = s.text(0);
     nextId = s.integer(1);
+    if (!s.isNull(2)) nodesOf = s.int64(2);
   }
+  // The user stack and types are in node_json (schema 9) or, in rows written before, in the row.
   Stmt s(impl_->db,
-         "SELECT node_id, name, kind, target, types_json, args_json, kwargs_json, file, line, col, end_line,"
-         " end_col, function, code, module_path, from_json, user_stack_json, kernel"
-         " FROM stage_nodes WHERE stage_id = ? ORDER BY pos");
-  s.bind(1, stageId);
+         "SELECT n.node_id, n.name, n.kind, n.target,"
+         " CASE WHEN n.types_id IS NULL THEN n.types_json ELSE t.json END, n.args_json, n.kwargs_json, n.file,"
+         " n.line, n.col, n.end_line, n.end_col, n.function, n.code, n.module_path, n.from_json,"
+         " CASE WHEN n.user_stack_id IS NULL THEN n.user_stack_json ELSE k.json END, n.kernel"
+         " FROM stage_nodes n LEFT JOIN node_json k ON k.id = n.user_stack_id LEFT JOIN node_json t ON t.id = n.types_id"
+         " WHERE n.stage_id = ? ORDER BY n.pos");
+  s.bind(1, nodesOf);
   while (s.step()) {
     ir::Node n;
     n.id = s.integer(0);
     n.name = s.text(1);
     n.kind = nodeKindFromName(s.text(2));
     n.target = s.text(3);
-    n.types = typesFromJson(s.text(4));
+    std::string types = s.text(4);  // '' when a repaired store lost its node_json row
+    if (!types.empty()) n.types = typesFromJson(types);
     n.args = argsFromJson(s.text(5));
     n.kwargs = kwargsFromJson(s.text(6));
     auto& loc = n.prov.loc;
@@ -174,7 +188,8 @@ ir::Graph Store::stageGraph(int64_t stageId) {
     loc.code = s.text(13);
     n.prov.modulePath = s.text(14);
     n.prov.from = intsFromJson(s.text(15));
-    n.prov.userStack = sourceLocsFromJson(s.text(16));
+    std::string stack = s.text(16);
+    if (!stack.empty()) n.prov.userStack = sourceLocsFromJson(stack);
     n.kernel = s.text(17);
     // Appended directly: Graph::add would rename a node whose name it considers taken, and
     // the stored graph must come back exactly as it was recorded.
@@ -362,11 +377,28 @@ std::vector<SearchHit> Store::search(const std::string& text, int limit) {
 }
 
 std::vector<LineNode> Store::nodesAtLine(int64_t sessionId, int line) {
+  // Stages stored as same_as another (schema 9) have no rows of their own: they list the
+  // nodes of the stage they repeat, under their own id.
+  std::map<int64_t, std::vector<int64_t>> repeats;  // stage with rows -> stages repeating it
+  {
+    Stmt r(impl_->db, "SELECT id, same_as FROM stages WHERE session_id = ? AND same_as IS NOT NULL");
+    r.bind(1, sessionId);
+    while (r.step()) repeats[r.int64(1)].push_back(r.int64(0));
+  }
   Stmt s(impl_->db,
-         "SELECT stage_id, node_id FROM stage_nodes WHERE session_id = ? AND line = ? ORDER BY stage_id, pos");
+         "SELECT stage_id, pos, node_id FROM stage_nodes WHERE session_id = ? AND line = ? ORDER BY stage_id, pos");
   s.bind(1, sessionId).bind(2, line);
+  std::vector<std::tuple<int64_t, int, int>> rows;
+  while (s.step()) {
+    int64_t stage = s.int64(0);
+    rows.emplace_back(stage, s.integer(1), s.integer(2));
+    if (auto it = repeats.find(stage); it != repeats.end())
+      for (int64_t other : it->second) rows.emplace_back(other, s.integer(1), s.integer(2));
+  }
+  std::sort(rows.begin(), rows.end());
   std::vector<LineNode> out;
-  while (s.step()) out.push_back({s.int64(0), s.integer(1)});
+  out.reserve(rows.size());
+  for (const auto& [stage, pos, node] : rows) out.push_back({stage, node});
   return out;
 }
 
