@@ -60,7 +60,7 @@ class Registrar {
  private:
   std::string origin_;
   std::vector<std::string> registered_;
-  std::vector<std::string> passes_, importers_;
+  std::vector<std::string> passes_, importers_, backends_;
 };
 
 }  // namespace kiln::plugin

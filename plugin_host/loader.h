@@ -22,8 +22,8 @@ struct LoadedPlugin {
   std::vector<std::string> registered;  // "pass silu_fusion (before fuse)"
 };
 
-// Registers Kiln's own importers (the built-in passes are in the pass registry from the start;
-// backends in theirs). Idempotent; call before loading plugins.
+// Registers Kiln's own importers and backends (driver::registerBuiltinBackends); the built-in
+// passes are in the pass registry from the start. Idempotent; call before loading plugins.
 void registerBuiltins();
 
 LoadedPlugin loadPlugin(const std::string& path);

@@ -22,14 +22,17 @@ void Registrar::addImporter(importers::Importer importer) {
 
 void Registrar::addBackend(const std::string& name, const std::string& description, capture::BackendRegistry::Factory make) {
   capture::BackendRegistry::global().add(name, description, std::move(make), origin_);
+  backends_.push_back(name);
   registered_.push_back("backend " + name);
 }
 
 void Registrar::undo() {
   for (const auto& p : passes_) passes::unregisterPass(p);
   for (const auto& i : importers_) importers::unregisterImporter(i);
+  for (const auto& b : backends_) capture::BackendRegistry::global().remove(b);
   passes_.clear();
   importers_.clear();
+  backends_.clear();
   registered_.clear();
 }
 

@@ -16,6 +16,9 @@ int main(int argc, char** argv) {
   // --plugin PATH is global: it may come before the command (kiln --plugin P run ...) or after it.
   try {
     kiln::cli::loadPlugins(args);
+  } catch (const kiln::cli::UsageError& e) {
+    std::cerr << "kiln: " << e.what() << "\n(see kiln --help)\n";
+    return 2;
   } catch (const std::exception& e) {
     std::cerr << "kiln: " << e.what() << "\n";
     return 1;

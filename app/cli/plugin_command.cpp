@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 
 namespace kiln::cli {
@@ -31,6 +32,8 @@ void loadPlugins(std::vector<std::string>& args) {
     }
     if (path.empty()) throw UsageError("--plugin needs a path");
     if (path.find(':') != std::string::npos) throw UsageError("--plugin '" + path + "': a path with ':' cannot go on KILN_PLUGIN_PATH");
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) throw std::runtime_error("--plugin '" + path + "' does not exist");
     extra += ":" + path;
   }
   // Processes kiln starts (kiln run --nproc-per-node, the studio's runs) load the same plugins.

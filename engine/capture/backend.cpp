@@ -22,6 +22,11 @@ void BackendRegistry::add(const std::string& name, const std::string& descriptio
   if (!added) throw std::invalid_argument("backend '" + name + "' is already registered (by " + it->second.origin + ")");
 }
 
+bool BackendRegistry::remove(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return entries_.erase(name) > 0;
+}
+
 bool BackendRegistry::contains(const std::string& name) const {
   std::lock_guard<std::mutex> lock(mu_);
   return entries_.count(name) > 0;

@@ -123,6 +123,8 @@ class BackendRegistry {
 
   // Adds a backend. Throws std::invalid_argument when `name` is empty or already registered.
   void add(const std::string& name, const std::string& description, Factory make, const std::string& origin = "built-in");
+  // Takes a backend out (a plugin that failed half way); false when there is none by that name.
+  bool remove(const std::string& name);
   bool contains(const std::string& name) const;
   std::optional<Entry> find(const std::string& name) const;
   std::vector<Entry> entries() const;  // sorted by name

@@ -83,9 +83,13 @@ TEST_F(PluginCli, AStalePluginIsOneLineAndAFailure) {
   EXPECT_EQ(r.err, "kiln: plugin " + kStale + ": built for Kiln plugin API version " + std::to_string(1 + 998) +
                        ", this Kiln has version 1 (rebuild it against this Kiln's headers)\n");
   EXPECT_EQ(r.out, "");
+  // A missing path is a usage error (2); a path that is not there names --plugin (1).
   r = kiln({"run", script("print(1)\n"), "--plugin"});
-  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_EQ(r.exitCode, 2);
   EXPECT_NE(r.err.find("--plugin needs a path"), std::string::npos) << r.err;
+  r = kiln({"run", script("print(1)\n"), "--plugin", "/nonexistent/p.so"});
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_EQ(r.err, "kiln: --plugin '/nonexistent/p.so' does not exist\n");
 }
 
 TEST_F(PluginCli, SiluFusionRuleIsInTheRunsStage) {

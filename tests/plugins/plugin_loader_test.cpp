@@ -116,6 +116,7 @@ TEST(PluginLoader, ARefusedRegistrationUndoesThePlugin) {
   const std::string e = loadError(kFixtures + "/conflicting_plugin.so");
   EXPECT_NE(e.find("registering failed: registerPass: a pass named 'cse' exists"), std::string::npos) << e;
   EXPECT_EQ(importers::importers().size(), importersBefore);  // its importer was taken back
+  EXPECT_FALSE(capture::BackendRegistry::global().contains("conflicting_backend"));  // and its backend
   EXPECT_TRUE(plugin::loadedPlugins().empty());
 }
 
