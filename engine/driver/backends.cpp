@@ -498,14 +498,15 @@ std::string userBackwards(const GraphCompile& c) {
   return userBackward;
 }
 
-// Stages "joint" and "partition" (training graphs that get a compiled backward): the joint
-// forward+backward graph, cut by passes/partition.h; the forward then returns the saved
-// tensors after its own outputs. The partition stage's graph is the joint graph with the saved
-// and recomputed nodes marked (as rule hits, listed in the studio's step report, and as two
-// node groups the graph view draws as boxes); its text lists the
-// saved tensors with their bytes, the recomputed nodes and the backward graph. Where the joint
-// graph cannot be built (an op without a formula), nothing is saved and the backward says why
-// when it is first needed.
+// Stages "backward:joint" and "backward:partition" (training graphs that get a compiled
+// backward; the "backward:" prefix puts them in the studio's layout frame of the backward
+// stages, whose node ids they share): the joint forward+backward graph, cut by
+// passes/partition.h; the forward then returns the saved tensors after its own outputs. The
+// partition stage's graph is the joint graph with the saved and recomputed nodes marked (as rule
+// hits, listed in the studio's step report, and as two node groups the graph view draws as
+// boxes); its text lists the saved tensors with their bytes, the recomputed nodes and the
+// backward graph. Where the joint graph cannot be built (an op without a formula), nothing is
+// saved and the backward says why when it is first needed.
 void partitionForBackward(GraphCompile& c, std::shared_ptr<BackwardCode>* backwardCode) {
   if (!backwardCode || c.dynamic || !isTraining(c) || !userBackwards(c).empty()) return;
   // KILN_BACKWARD_RECOMPUTE_ALL=1: the backward recomputes the whole forward (what Kiln did
@@ -520,7 +521,7 @@ void partitionForBackward(GraphCompile& c, std::shared_ptr<BackwardCode>* backwa
     return;
   }
   const double ms = msSince(t0);
-  emitStage(c.sink, c.cid, "joint", c.order++, jp->joint.graph, true, {}, ms);
+  emitStage(c.sink, c.cid, "backward:joint", c.order++, jp->joint.graph, true, {}, ms);
   std::vector<session::RuleHit> marks;
   for (const auto& s : jp->partition.saved)
     marks.push_back(session::RuleHit{"saved for backward: " + s.type.str() + ", " + std::to_string(s.bytes) + " bytes", 1, {s.jointNode}});
@@ -528,7 +529,7 @@ void partitionForBackward(GraphCompile& c, std::shared_ptr<BackwardCode>* backwa
     marks.push_back(session::RuleHit{"recomputed in the backward", static_cast<int>(jp->partition.recomputed.size()), jp->partition.recomputed});
   session::StageEvent e;
   e.compileId = c.cid;
-  e.stage = "partition";
+  e.stage = "backward:partition";
   e.order = c.order++;
   e.text = jp->partition.summary();
   e.graph = jp->joint.graph;
@@ -618,7 +619,7 @@ capture::GraphRunner compileInductor(GraphCompile& c, std::shared_ptr<DynamicCod
   if (c.onGpu && c.needsGrad) return opByOpOnGpu(c, "an input requires grad (compiled backward runs on the CPU only so far)");
   if (c.onGpu && c.dynamic) return opByOpOnGpu(c, "dynamic shapes (the GPU runtime does not pass size symbols yet)");
   lowerToAten(c);                                        // "aten"
-  if (!c.onGpu) partitionForBackward(c, backwardCode);        // "joint", "partition" (training graphs)
+  if (!c.onGpu) partitionForBackward(c, backwardCode);        // "backward:joint", "backward:partition"
   ir::Graph fused;
   runPasses(c, fused);                                   // "pass:NAME" ..., "fused"
   scheduleKernels(c, fused);                             // fusion groups -> kernel IR

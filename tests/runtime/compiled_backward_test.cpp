@@ -40,8 +40,8 @@ TEST(CompiledBackward, GradientsEqualEagerAutograd) {
   ASSERT_FALSE(r.sink.wrappers.empty());
   EXPECT_NE(r.sink.wrappers.back().text.find("# backward (1 tangents, 6 gradients; 4 saved tensors of"), std::string::npos)
       << r.sink.wrappers.back().text;
-  EXPECT_TRUE(r.sink.stages.count("joint"));
-  EXPECT_TRUE(r.sink.stages.count("partition"));
+  EXPECT_TRUE(r.sink.stages.count("backward:joint"));
+  EXPECT_TRUE(r.sink.stages.count("backward:partition"));
 }
 
 // Calls of `g` that depend on no tangent: the forward work a backward graph does.
@@ -75,9 +75,9 @@ out_3 = loss
 )";
   Ran r;
   runCompiled("mlp_partition", script, 1, r);
-  ASSERT_TRUE(r.sink.stages.count("partition"));
+  ASSERT_TRUE(r.sink.stages.count("backward:partition"));
   ASSERT_TRUE(r.sink.stageGraphs.count("backward:aten"));
-  const std::string& text = r.sink.stages["partition"];
+  const std::string& text = r.sink.stages["backward:partition"];
   EXPECT_NE(text.find("saved_1 = "), std::string::npos) << text;
   // The backward reads saved tensors and does no matmul that does not involve a gradient.
   const ir::Graph& bw = r.sink.stageGraphs["backward:aten"];
@@ -107,8 +107,8 @@ out = x.grad
 )";
   Ran r;
   runCompiled("pointwise_partition", script, 1, r);
-  ASSERT_TRUE(r.sink.stages.count("partition"));
-  const std::string& text = r.sink.stages["partition"];
+  ASSERT_TRUE(r.sink.stages.count("backward:partition"));
+  const std::string& text = r.sink.stages["backward:partition"];
   EXPECT_NE(text.find("# partition (min-cut): 0 saved tensors"), std::string::npos) << text;
   EXPECT_NE(text.find("(aten.sin.default)"), std::string::npos) << text;
 }
