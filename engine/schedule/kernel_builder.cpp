@@ -13,6 +13,7 @@
 #include <queue>
 #include <set>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace kiln::schedule {
 
@@ -120,7 +121,11 @@ class FusedKernelBuilder {
     k_.sourceNodes = members;
   }
 
-  kir::Kernel build(std::vector<int>& inputs, std::vector<int>& outputs, std::vector<std::vector<int64_t>>& inputStrides) {
+  // `users`: every node's users in the graph (node id -> ids of the nodes whose args name it),
+  // made once per graph: scanning the whole graph per kernel made scheduling quadratic (a
+  // 200-layer model's 1,600 kernels x 17,000 nodes took 14 s).
+  kir::Kernel build(const std::unordered_map<int, std::vector<int>>& users, std::vector<int>& inputs,
+                    std::vector<int>& outputs, std::vector<std::vector<int64_t>>& inputStrides) {
     std::set<int> in(members_.begin(), members_.end());
     // Inputs: values used by members but defined outside; outputs: members used outside.
     for (int m : members_)
@@ -128,11 +133,14 @@ class FusedKernelBuilder {
         if (inlineConstant(*g_.find(a))) return;  // a literal, not a buffer
         if (!in.count(a) && std::find(inputs.begin(), inputs.end(), a) == inputs.end()) inputs.push_back(a);
       });
-    for (const auto& n : g_.nodes) {
-      if (in.count(n.id)) continue;
-      ir::forEachNodeArg(n, [&](int a) {
-        if (in.count(a) && std::find(outputs.begin(), outputs.end(), a) == outputs.end()) outputs.push_back(a);
-      });
+    for (int m : members_) {
+      auto it = users.find(m);
+      if (it == users.end()) continue;
+      for (int u : it->second)
+        if (!in.count(u)) {
+          outputs.push_back(m);
+          break;
+        }
     }
     std::sort(outputs.begin(), outputs.end(), [&](int a, int b) { return g_.indexOf(a) < g_.indexOf(b); });
     for (int id : inputs) addBuffer(id, false);
@@ -360,6 +368,8 @@ ScheduledGraph scheduleGraph(const ir::Graph& g) {
       ++s.externNodes;
     }
   }
+  std::unordered_map<int, std::vector<int>> users;
+  for (const auto& n : g.nodes) ir::forEachNodeArg(n, [&](int a) { users[a].push_back(n.id); });
   // Kahn's algorithm, preferring the unit whose first node comes first.
   size_t nu = unitNodes.size();
   std::vector<std::set<int>> preds(nu);
@@ -384,7 +394,7 @@ ScheduledGraph scheduleGraph(const ir::Graph& g) {
     if (!unitKernel[u].empty()) {
       st.kind = Step::Kind::Kernel;
       st.kernel = static_cast<int>(s.kernels.size());
-      s.kernels.push_back(FusedKernelBuilder(g, unitKernel[u], unitNodes[u]).build(st.inputNodes, st.outputNodes, st.inputStrides));
+      s.kernels.push_back(FusedKernelBuilder(g, unitKernel[u], unitNodes[u]).build(users, st.inputNodes, st.outputNodes, st.inputStrides));
     } else {
       st.kind = Step::Kind::Extern;
       st.node = unitNodes[u].front();
