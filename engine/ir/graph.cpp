@@ -28,6 +28,18 @@ size_t Graph::slot(int id) const {
   auto valid = [&](size_t i) { return i < nodes.size() && nodes[i].id == id; };
   auto it = index_.find(id);
   if (it != index_.end() && valid(it->second)) return it->second;
+  // Most misses are nodes appended since the index was made (capture names the node it just
+  // added): index those from the back, down to the first one already indexed at its place,
+  // instead of rebuilding the whole index per new node (quadratic: a 200-layer model's
+  // capture spent seconds here).
+  for (size_t k = nodes.size(); k-- > 0;) {
+    auto f = index_.find(nodes[k].id);
+    if (f != index_.end() && f->second == k) break;
+    if (f != index_.end() && f->second < k && nodes[f->second].id == nodes[k].id) continue;  // first wins
+    index_.insert_or_assign(nodes[k].id, k);
+  }
+  it = index_.find(id);
+  if (it != index_.end() && valid(it->second)) return it->second;
   index_.clear();
   index_.reserve(nodes.size());
   for (size_t i = 0; i < nodes.size(); ++i) index_.emplace(nodes[i].id, i);  // first wins, as the scan did
