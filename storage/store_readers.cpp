@@ -8,6 +8,8 @@
 #include <map>
 #include <sstream>
 #include <tuple>
+#include <type_traits>
+#include <unordered_map>
 
 namespace kiln::storage {
 
@@ -164,18 +166,34 @@ ir::Graph Store::stageGraph(int64_t stageId) {
          "SELECT n.node_id, n.name, n.kind, n.target,"
          " CASE WHEN n.types_id IS NULL THEN n.types_json ELSE t.json END, n.args_json, n.kwargs_json, n.file,"
          " n.line, n.col, n.end_line, n.end_col, n.function, n.code, n.module_path, n.from_json,"
-         " CASE WHEN n.user_stack_id IS NULL THEN n.user_stack_json ELSE k.json END, n.kernel"
-         " FROM stage_nodes n LEFT JOIN node_json k ON k.id = n.user_stack_id LEFT JOIN node_json t ON t.id = n.types_id"
+         " CASE WHEN n.user_stack_id IS NULL THEN n.user_stack_json ELSE k.json END, n.kernel, n.types_id,"
+         " n.user_stack_id FROM stage_nodes n LEFT JOIN node_json k ON k.id = n.user_stack_id LEFT JOIN node_json t ON t.id = n.types_id"
          " WHERE n.stage_id = ? ORDER BY n.pos");
   s.bind(1, nodesOf);
+  // node_json values are shared by many nodes: each is parsed once (parsing them per node was
+  // most of the studio's read of a 17,000-node stage).
+  std::unordered_map<int64_t, std::vector<ir::TensorType>> typesById;
+  std::unordered_map<int64_t, std::vector<ir::SourceLoc>> stacksById;
   while (s.step()) {
     ir::Node n;
     n.id = s.integer(0);
     n.name = s.text(1);
     n.kind = nodeKindFromName(s.text(2));
     n.target = s.text(3);
-    std::string types = s.text(4);  // '' when a repaired store lost its node_json row
-    if (!types.empty()) n.types = typesFromJson(types);
+    auto parsed = [&](auto& cache, int col, int idCol, auto parse) {
+      using Value = typename std::decay_t<decltype(cache)>::mapped_type;
+      if (s.isNull(idCol)) {
+        std::string json = s.text(col);
+        return json.empty() ? Value{} : parse(json);
+      }
+      auto it = cache.find(s.int64(idCol));
+      if (it == cache.end()) {
+        std::string json = s.text(col);  // '' when a repaired store lost the node_json row
+        it = cache.emplace(s.int64(idCol), json.empty() ? Value{} : parse(json)).first;
+      }
+      return it->second;
+    };
+    n.types = parsed(typesById, 4, 18, [](const std::string& j) { return typesFromJson(j); });
     n.args = argsFromJson(s.text(5));
     n.kwargs = kwargsFromJson(s.text(6));
     auto& loc = n.prov.loc;
@@ -188,8 +206,7 @@ ir::Graph Store::stageGraph(int64_t stageId) {
     loc.code = s.text(13);
     n.prov.modulePath = s.text(14);
     n.prov.from = intsFromJson(s.text(15));
-    std::string stack = s.text(16);
-    if (!stack.empty()) n.prov.userStack = sourceLocsFromJson(stack);
+    n.prov.userStack = parsed(stacksById, 16, 19, [](const std::string& j) { return sourceLocsFromJson(j); });
     n.kernel = s.text(17);
     // Appended directly: Graph::add would rename a node whose name it considers taken, and
     // the stored graph must come back exactly as it was recorded.

@@ -37,7 +37,11 @@ StageContent readStageContent(storage::Store& store, const StageRequest& r) {
   const storage::StageRow& stage = r.stage;
   c.graph = store.stageGraph(stage.id);
   c.text = store.stageText(stage.id);
-  if (r.previous) c.previous = store.stageGraph(r.previous->id);
+  // A pass that changed nothing is stored as the stage it repeats (sameAs): read that graph once.
+  auto same = [](const storage::StageRow& a, const storage::StageRow& b) {
+    return (a.sameAs ? a.sameAs : a.id) == (b.sameAs ? b.sameAs : b.id);
+  };
+  if (r.previous) c.previous = same(*r.previous, stage) ? c.graph : store.stageGraph(r.previous->id);
   if (r.diffBase > 0)
     for (const auto& other : store.stages(r.diffBase, stage.compileId))
       if (other.stage == stage.stage) c.base = store.stageGraph(other.id);

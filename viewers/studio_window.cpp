@@ -630,8 +630,11 @@ void StudioWindow::showInLayoutFrame(const storage::StageRow& stage, const ir::G
     try {
       auto store = storage::Store::open(path);
       std::vector<ir::Graph> stages;
+      std::set<int64_t> read;  // a stage stored as a repeat of one read already adds nothing
       for (const auto& st : store->stages(sessionId, compileId))
-        if (st.stage != "captured" && (st.stage.rfind("backward:", 0) == 0) == backward) stages.push_back(store->stageGraph(st.id));
+        if (st.stage != "captured" && (st.stage.rfind("backward:", 0) == 0) == backward &&
+            read.insert(st.sameAs ? st.sameAs : st.id).second)
+          stages.push_back(store->stageGraph(st.id));
       *frame = unionOfStages(stages);
     } catch (const std::exception& e) {
       error = QString::fromUtf8(e.what());
