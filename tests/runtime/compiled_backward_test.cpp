@@ -113,6 +113,30 @@ out = x.grad
   EXPECT_NE(text.find("(aten.sin.default)"), std::string::npos) << text;
 }
 
+// The cut is a minimum one, not a rule: the backward needs only the mask h > 0, and saving it
+// (bool, 512 bytes) costs less than saving the matmul it comes from (f32, 2048 bytes), which a
+// "save every matmul output" rule would keep.
+TEST(CompiledBackward, MinCutSavesTheCheaperMaskNotTheMatmul) {
+  const char* script = R"(import torch
+torch.manual_seed(0)
+x = torch.randn(8, 16)
+w = torch.randn(16, 64)
+v = torch.randn(8, 64, requires_grad=True)
+@torch.compile
+def f(x, w, v):
+    h = x @ w
+    return (torch.where(h > 0, v, 0.0) * v).sum()
+f(x, w, v).backward()
+out = v.grad
+)";
+  Ran r;
+  runCompiled("mask_partition", script, 1, r);
+  ASSERT_TRUE(r.sink.stages.count("backward:partition"));
+  const std::string& text = r.sink.stages["backward:partition"];
+  EXPECT_NE(text.find("# partition (min-cut): 1 saved tensors, 512 B"), std::string::npos) << text;
+  EXPECT_NE(text.find("saved_1 = gt  b8[8, 64]  512 B"), std::string::npos) << text;
+}
+
 // A gradient for only one of two outputs (the other's tangent is zeros), an input that requires
 // grad, a graph break (two graphs, each with its backward), and create_graph=True (which takes
 // the eager recompute: its gradient must be differentiable again).
