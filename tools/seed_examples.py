@@ -5,6 +5,7 @@ recorded with the oracle on the GPU machine with CUDA_VISIBLE_DEVICES=""; exampl
 holds the run with the GPU visible).
 
     seed_examples.py --kiln build/app/kiln [--update-known]
+    seed_examples.py --kiln /tmp/kiln/run.sh --gpu        (on the GPU machine, with a device bundle)
 
 Numbers on lines about time, speed or memory are masked before comparing (timings and memory
 figures aside, as the issue says). Examples marked `# requires: cuda` are skipped here; those
@@ -12,6 +13,10 @@ marked `distributed` run as a plain script, as the oracle ran them, and must rai
 exception (type and message) since no process group environment is set (their two-process runs
 are tests/cli/distributed_test.cpp's). examples/seeds/known_failures.txt lists `NAME reason` for examples that do not
 match yet; the run fails on an unlisted difference and on a listed example that now matches.
+
+With --gpu (on the GPU machine) every example but the distributed ones runs with the GPU visible,
+the cuda ones included, against oracle/ (PyTorch's run with the GPU visible), and the list is
+known_failures_gpu.txt; the distributed example's two-GPU run is tests/cli/distributed_gpu_test.cpp's.
 """
 import argparse
 import json
@@ -23,7 +28,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SEEDS = os.path.join(ROOT, "examples", "seeds")
-TIMING = re.compile(r"time|耗时|时间|ms\b|秒|speed|加速|latency|throughput|memory|内存|显存|MB|GB|it/s|fps|step/s|per sec", re.I)
+TIMING = re.compile(r"time|耗时|时间|ms\b|秒|seconds?\b|\d\s*s\b|speed|加速|latency|throughput|memory|内存|显存|MB|GB|it/s|fps|step/s|per sec", re.I)
 NUMBER = re.compile(r"[-+]?\d+(\.\d+)?([eE][-+]?\d+)?")
 
 
@@ -64,9 +69,10 @@ def main():
     ap.add_argument("--kiln", required=True)
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--update-known", action="store_true", help="rewrite known_failures.txt from this run")
+    ap.add_argument("--gpu", action="store_true", help="run with the GPU visible, cuda examples included, against oracle/")
     args = ap.parse_args()
     kiln = os.path.abspath(args.kiln)
-    known_path = os.path.join(SEEDS, "known_failures.txt")
+    known_path = os.path.join(SEEDS, "known_failures_gpu.txt" if args.gpu else "known_failures.txt")
     known = load_known(known_path)
     work = tempfile.mkdtemp(prefix="seed-examples-")
     env = dict(os.environ, KILN_CACHE="0")
@@ -79,10 +85,13 @@ def main():
         # document's CPU branch (oracle_cpu/, recorded with no GPU visible); oracle/ holds the
         # GPU run of the same files, the reference once Kiln runs them on a GPU.
         rec = os.path.join(SEEDS, "oracle_cpu", name + ".json")
-        if not os.path.exists(rec):
+        if args.gpu or not os.path.exists(rec):
             rec = os.path.join(SEEDS, "oracle", name + ".json")
         req = requires(os.path.join(SEEDS, f))
-        if req == "cuda":
+        if args.gpu and req == "distributed":
+            print("%-40s skipped (its two-GPU run is Nccl.SeedDistributedCompiledTrainingRuns)" % name)
+            continue
+        if req == "cuda" and not args.gpu:
             print("%-40s skipped (requires %s)" % (name, req))
             continue
         if not os.path.exists(rec):
@@ -135,11 +144,13 @@ def main():
         if status != "ok" and name not in known:
             bad.append("%s %s (not in known_failures.txt)" % (name, status))
     ok = sum(1 for s in results.values() if s == "ok")
-    print("seed examples: %d of %d CPU examples print what PyTorch printed" % (ok, len(results)))
+    print("seed examples: %d of %d %s examples print what PyTorch printed" % (ok, len(results), "GPU" if args.gpu else "CPU"))
     if args.update_known:
         with open(known_path, "w", encoding="utf-8") as fh:
-            fh.write("# Seed examples whose printed output does not match real PyTorch 2.11 yet: NAME reason.\n"
-                     "# Regenerate with tools/seed_examples.py --kiln build/app/kiln --update-known.\n")
+            fh.write("# Seed examples whose printed output does not match real PyTorch 2.11 yet%s: NAME reason.\n"
+                     "# Regenerate %swith tools/seed_examples.py --kiln %s --update-known.\n"
+                     % (" on the GPU machine" if args.gpu else "", "on the GPU machine " if args.gpu else "",
+                        "/tmp/kiln/run.sh --gpu" if args.gpu else "build/app/kiln"))
             for name, s in sorted(results.items()):
                 if s != "ok":
                     fh.write("%s %s\n" % (name, s[len("differs: "):]))
