@@ -201,7 +201,9 @@ TEST(CliOutputs, SystemExitSetsTheExitStatus) {
     EXPECT_NE(r.out.find("before"), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("after"), std::string::npos) << r.out;
     EXPECT_EQ(r.err.find("Traceback"), std::string::npos) << r.err;
-    if (*err) EXPECT_NE(r.err.find(err), std::string::npos) << r.err;
+    if (*err) {
+      EXPECT_NE(r.err.find(err), std::string::npos) << r.err;
+    }
   }
 }
 
