@@ -19,7 +19,7 @@ std::vector<std::string> nvidiaLibraryCandidates(const std::vector<std::string>&
   if (const char* home = std::getenv("HOME")) sitePackages.push_back(std::string(home) + "/.local/lib/python3*/site-packages");
   if (const char* venv = std::getenv("VIRTUAL_ENV")) sitePackages.push_back(std::string(venv) + "/lib/python3*/site-packages");
   for (const auto& sp : sitePackages)
-    for (const std::string sub : {wheel, std::string("cu13"), std::string("cu12")})
+    for (const std::string& sub : {wheel, std::string("cu13"), std::string("cu12")})
       for (const auto& so : sonames) {
         glob_t g{};
         if (glob((sp + "/nvidia/" + sub + "/lib/" + so).c_str(), 0, nullptr, &g) == 0)
