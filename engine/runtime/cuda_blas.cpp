@@ -66,9 +66,6 @@ Blas& blas() {
   return b;
 }
 
-unsigned long long ptrOf(const tensor::Tensor& t) {
-  return reinterpret_cast<unsigned long long>(static_cast<char*>(t.storage()->devicePtr()) + t.offset() * ir::itemSize(t.dtype()));
-}
 
 // A row-major r x c matrix (last two dims of x) as cuBLAS reads its transpose: the op flag and
 // leading dimension, or false when its layout is neither (then it is made contiguous).
@@ -113,12 +110,12 @@ void gemm(tensor::Tensor a, tensor::Tensor bm, tensor::Tensor& out, double alpha
   if (out.dtype() == ir::DType::Float32) {
     const float al = static_cast<float>(alpha), be = static_cast<float>(beta);
     s = b.sgemm(b.handle, opB, opA, static_cast<int>(cols), static_cast<int>(m), static_cast<int>(k), &al,
-                reinterpret_cast<const float*>(ptrOf(bm)), static_cast<int>(ldb), sb, reinterpret_cast<const float*>(ptrOf(a)), static_cast<int>(lda), sa,
-                &be, reinterpret_cast<float*>(ptrOf(out)), static_cast<int>(cols), m * cols, static_cast<int>(batch));
+                reinterpret_cast<const float*>(devicePtr(bm)), static_cast<int>(ldb), sb, reinterpret_cast<const float*>(devicePtr(a)), static_cast<int>(lda), sa,
+                &be, reinterpret_cast<float*>(devicePtr(out)), static_cast<int>(cols), m * cols, static_cast<int>(batch));
   } else {
     s = b.dgemm(b.handle, opB, opA, static_cast<int>(cols), static_cast<int>(m), static_cast<int>(k), &alpha,
-                reinterpret_cast<const double*>(ptrOf(bm)), static_cast<int>(ldb), sb, reinterpret_cast<const double*>(ptrOf(a)), static_cast<int>(lda), sa,
-                &beta, reinterpret_cast<double*>(ptrOf(out)), static_cast<int>(cols), m * cols, static_cast<int>(batch));
+                reinterpret_cast<const double*>(devicePtr(bm)), static_cast<int>(ldb), sb, reinterpret_cast<const double*>(devicePtr(a)), static_cast<int>(lda), sa,
+                &beta, reinterpret_cast<double*>(devicePtr(out)), static_cast<int>(cols), m * cols, static_cast<int>(batch));
   }
   if (s != 0) throw tensor::TorchError("RuntimeError", "CUDA error: cuBLAS GEMM failed with status " + std::to_string(s));
 }

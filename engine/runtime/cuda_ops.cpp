@@ -21,9 +21,7 @@ std::optional<ops::Val> cloneContiguous(const tensor::Tensor& x, const tensor::D
   tensor::Tensor out = tensor::Tensor::empty(x.sizes(), x.dtype(), d);
   const size_t bytes = static_cast<size_t>(x.numel()) * ir::itemSize(x.dtype());
   if (bytes)
-    driver().copyOnDevice(reinterpret_cast<uint64_t>(out.storage()->devicePtr()),
-                          reinterpret_cast<uint64_t>(static_cast<char*>(x.storage()->devicePtr()) + x.offset() * ir::itemSize(x.dtype())),
-                          bytes);
+    driver().copyOnDevice(devicePtr(out), devicePtr(x), bytes);
   return ops::Val::of(out);
 }
 

@@ -2,6 +2,7 @@
 // nvidia/nccl wheel, found as cuBLAS is: nvidia_libs.h). The few NCCL types used are declared
 // here with the values of NCCL's stable C ABI (nccl.h: ncclDataType_t, ncclRedOp_t, a 128-byte
 // ncclUniqueId), so building Kiln needs no NCCL headers.
+#include "engine/runtime/cuda_graph.h"
 #include "engine/runtime/cuda_runtime.h"
 #include "engine/runtime/nvidia_libs.h"
 #include "engine/runtime/process_group.h"
@@ -118,7 +119,7 @@ int ncclOp(ReduceOp op) {
   return kSum;
 }
 
-void* devicePointer(const Tensor& t) { return static_cast<char*>(t.storage()->devicePtr()) + t.offset() * ir::itemSize(t.dtype()); }
+void* devicePointer(const Tensor& t) { return reinterpret_cast<void*>(cuda::devicePtr(t)); }
 
 // A collective issued on the stream: done when the event recorded after it has passed. wait()
 // does not block the host (the work is ordered before everything issued later on the same
