@@ -49,9 +49,8 @@ BENCHMARK(BM_DictStrKeys)->ArgsProduct({{8, 64, 1024, 16384}, {0, 1}});
 void BM_DictScript(benchmark::State& state) {
   const int64_t n = state.range(0);
   DictItems::useIndex = state.range(1) != 0;
-  const std::string src = "d = {}\nfor i in range(" + std::to_string(n) +
-                          "):\n    d[i] = str(i)\nhits = 0\nfor i in range(" + std::to_string(n) +
-                          "):\n    if i in d and d[i] == str(i):\n        hits += 1\n";
+  const std::string src = "d = {}\nfor i in range(" + std::to_string(n) + "):\n    d[i] = str(i)\nhits = 0\nfor i in range(" +
+                          std::to_string(n) + "):\n    if i in d and d[i] == str(i):\n        hits += 1\n";
   Module m = parseModule(src, "bench.py");
   for (auto _ : state) {
     std::ostringstream out;

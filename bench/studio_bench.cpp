@@ -32,7 +32,9 @@ ir::Graph transformer(int blocks) {
   // A chain of `len` ops in `module` starting from `from`, every third reading `side` too.
   auto chain = [&](int from, int len, const std::string& module, int side) {
     int last = from;
-    for (int i = 0; i < len; ++i) last = add(i % 3 == 2 ? "aten.add.Tensor" : "aten.mul.Tensor", i % 3 == 2 ? std::vector<int>{last, side} : std::vector<int>{last}, module);
+    for (int i = 0; i < len; ++i)
+      last = add(i % 3 == 2 ? "aten.add.Tensor" : "aten.mul.Tensor", i % 3 == 2 ? std::vector<int>{last, side} : std::vector<int>{last},
+                 module);
     return last;
   };
   int x = add("aten.embedding.default", {}, "");

@@ -79,8 +79,8 @@ struct KilnPluginEntry {
 #define KILN_PLUGIN_ENTRY_SYMBOL "kiln_plugin_entry"
 
 // Defines the plugin's entry point (once per plugin).
-#define KILN_PLUGIN(NAME, DESCRIPTION, REGISTER_FN)                                                          \
-  extern "C" __attribute__((visibility("default"))) const KilnPluginEntry* kiln_plugin_entry() {           \
-    static const KilnPluginEntry entry{KILN_PLUGIN_API_VERSION, NAME, DESCRIPTION, REGISTER_FN};           \
-    return &entry;                                                                                           \
+#define KILN_PLUGIN(NAME, DESCRIPTION, REGISTER_FN)                                              \
+  extern "C" __attribute__((visibility("default"))) const KilnPluginEntry* kiln_plugin_entry() { \
+    static const KilnPluginEntry entry{KILN_PLUGIN_API_VERSION, NAME, DESCRIPTION, REGISTER_FN}; \
+    return &entry;                                                                               \
   }

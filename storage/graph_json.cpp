@@ -20,9 +20,7 @@ json parse(const std::string& text, const char* what) {
   if (text.empty()) return json::array();  // older or hand-made rows may leave a column empty
   try {
     return json::parse(text);
-  } catch (const json::exception& e) {
-    throw StoreError(std::string("malformed ") + what + " JSON in the session store: " + e.what());
-  }
+  } catch (const json::exception& e) { throw StoreError(std::string("malformed ") + what + " JSON in the session store: " + e.what()); }
 }
 
 // Runs a reader over parsed JSON, turning type errors (a string where a number belongs) into
@@ -32,9 +30,7 @@ auto readJson(const std::string& text, const char* what, F f) {
   json j = parse(text, what);
   try {
     return f(j);
-  } catch (const json::exception& e) {
-    throw StoreError(std::string("malformed ") + what + " JSON in the session store: " + e.what());
-  }
+  } catch (const json::exception& e) { throw StoreError(std::string("malformed ") + what + " JSON in the session store: " + e.what()); }
 }
 
 // An integer of type T. nlohmann's get<int>() converts a float out of T's range with undefined
@@ -100,9 +96,8 @@ std::vector<ir::Dim> dimsFromJson(const json& j) {
 }
 
 json locToJson(const ir::SourceLoc& l) {
-  return json{{"file", l.file},         {"line", l.line},         {"col", l.col},
-              {"end_line", l.endLine}, {"end_col", l.endCol}, {"function", l.function},
-              {"code", l.code}};
+  return json{{"file", l.file},      {"line", l.line},         {"col", l.col},  {"end_line", l.endLine},
+              {"end_col", l.endCol}, {"function", l.function}, {"code", l.code}};
 }
 
 ir::SourceLoc locFromJson(const json& j) {
@@ -131,8 +126,8 @@ std::string nodeKindName(ir::NodeKind k) {
 }
 
 ir::NodeKind nodeKindFromName(const std::string& s) {
-  for (auto k : {ir::NodeKind::Placeholder, ir::NodeKind::CallFunction, ir::NodeKind::CallMethod,
-                 ir::NodeKind::GetAttr, ir::NodeKind::Output})
+  for (auto k :
+       {ir::NodeKind::Placeholder, ir::NodeKind::CallFunction, ir::NodeKind::CallMethod, ir::NodeKind::GetAttr, ir::NodeKind::Output})
     if (nodeKindName(k) == s) return k;
   throw StoreError("unknown node kind '" + s + "' in the session store");
 }
@@ -280,8 +275,7 @@ std::vector<std::string> stringsFromJson(const std::string& text) {
 
 std::string guardsToJson(const std::vector<session::Guard>& guards) {
   json a = json::array();
-  for (const auto& g : guards)
-    a.push_back(json{{"kind", g.kind}, {"source", g.source}, {"text", g.text}, {"line", g.line}});
+  for (const auto& g : guards) a.push_back(json{{"kind", g.kind}, {"source", g.source}, {"text", g.text}, {"line", g.line}});
   return dump(a);
 }
 

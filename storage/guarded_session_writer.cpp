@@ -13,8 +13,7 @@ void GuardedSessionWriter::guard(const std::function<void()>& write) {
     // The handler is the caller's (it prints a warning); its failure must not reach the engine.
     try {
       if (onStop_) onStop_(reason);
-    } catch (...) {
-    }
+    } catch (...) {}
   }
 }
 

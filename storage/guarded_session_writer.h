@@ -20,22 +20,54 @@ class GuardedSessionWriter : public session::SessionSink {
   GuardedSessionWriter(std::unique_ptr<SessionWriter> writer, Store::StopHandler onStop)
       : writer_(std::move(writer)), onStop_(std::move(onStop)) {}
 
-  void sessionStart(const session::SessionStart& e) override { guard([&] { writer_->sessionStart(e); }); }
-  void frame(const session::FrameEvent& e) override { guard([&] { writer_->frame(e); }); }
-  void compile(const session::CompileEvent& e) override { guard([&] { writer_->compile(e); }); }
-  void stage(const session::StageEvent& e) override { guard([&] { writer_->stage(e); }); }
-  void kernel(const session::KernelEvent& e) override { guard([&] { writer_->kernel(e); }); }
-  void wrapper(const session::WrapperEvent& e) override { guard([&] { writer_->wrapper(e); }); }
-  void graphBreak(const session::GraphBreakEvent& e) override { guard([&] { writer_->graphBreak(e); }); }
-  void recompile(const session::RecompileEvent& e) override { guard([&] { writer_->recompile(e); }); }
-  void timing(const session::TimingEvent& e) override { guard([&] { writer_->timing(e); }); }
-  void profile(const session::ProfileEvent& e) override { guard([&] { writer_->profile(e); }); }
-  void verify(const session::VerifyEvent& e) override { guard([&] { writer_->verify(e); }); }
-  void artifact(const session::ArtifactEvent& e) override { guard([&] { writer_->artifact(e); }); }
-  void collective(const session::CollectiveEvent& e) override { guard([&] { writer_->collective(e); }); }
-  void output(const std::string& t) override { guard([&] { writer_->output(t); }); }
-  void compileDone(const std::string& id) override { guard([&] { writer_->compileDone(id); }); }
-  void sessionEnd(const session::SessionEnd& e) override { guard([&] { writer_->sessionEnd(e); }); }
+  void sessionStart(const session::SessionStart& e) override {
+    guard([&] { writer_->sessionStart(e); });
+  }
+  void frame(const session::FrameEvent& e) override {
+    guard([&] { writer_->frame(e); });
+  }
+  void compile(const session::CompileEvent& e) override {
+    guard([&] { writer_->compile(e); });
+  }
+  void stage(const session::StageEvent& e) override {
+    guard([&] { writer_->stage(e); });
+  }
+  void kernel(const session::KernelEvent& e) override {
+    guard([&] { writer_->kernel(e); });
+  }
+  void wrapper(const session::WrapperEvent& e) override {
+    guard([&] { writer_->wrapper(e); });
+  }
+  void graphBreak(const session::GraphBreakEvent& e) override {
+    guard([&] { writer_->graphBreak(e); });
+  }
+  void recompile(const session::RecompileEvent& e) override {
+    guard([&] { writer_->recompile(e); });
+  }
+  void timing(const session::TimingEvent& e) override {
+    guard([&] { writer_->timing(e); });
+  }
+  void profile(const session::ProfileEvent& e) override {
+    guard([&] { writer_->profile(e); });
+  }
+  void verify(const session::VerifyEvent& e) override {
+    guard([&] { writer_->verify(e); });
+  }
+  void artifact(const session::ArtifactEvent& e) override {
+    guard([&] { writer_->artifact(e); });
+  }
+  void collective(const session::CollectiveEvent& e) override {
+    guard([&] { writer_->collective(e); });
+  }
+  void output(const std::string& t) override {
+    guard([&] { writer_->output(t); });
+  }
+  void compileDone(const std::string& id) override {
+    guard([&] { writer_->compileDone(id); });
+  }
+  void sessionEnd(const session::SessionEnd& e) override {
+    guard([&] { writer_->sessionEnd(e); });
+  }
 
   bool stopped() const { return stopped_; }
 

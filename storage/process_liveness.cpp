@@ -1,8 +1,8 @@
 #include "storage/process_liveness.h"
 
+#include <unistd.h>
 #include <cerrno>
 #include <csignal>
-#include <unistd.h>
 
 namespace kiln::storage {
 

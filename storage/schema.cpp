@@ -201,9 +201,10 @@ const std::vector<Migration>& migrations() {
        " duration_ms REAL NOT NULL, waited_at_ms REAL NOT NULL, rank INTEGER NOT NULL, world_size INTEGER NOT NULL,"
        " label TEXT NOT NULL);"
        "CREATE INDEX collectives_by_session ON collectives(session_id, seq);"},
-      {9, "scale: a stage that repeats the one before it points at it (same_as) instead of storing its nodes and "
-          "text again; nodes' user stacks and types are stored once per session (node_json); large texts may be "
-          "zstd BLOBs",
+      {9,
+       "scale: a stage that repeats the one before it points at it (same_as) instead of storing its nodes and "
+       "text again; nodes' user stacks and types are stored once per session (node_json); large texts may be "
+       "zstd BLOBs",
        "ALTER TABLE stages ADD COLUMN same_as INTEGER;"
        "ALTER TABLE stage_nodes ADD COLUMN user_stack_id INTEGER;"
        "ALTER TABLE stage_nodes ADD COLUMN types_id INTEGER;"
@@ -233,9 +234,8 @@ int tableCount(Db& db) {
 
 void refuseForeign(Db& db, int version) {
   if (version > Store::kSchemaVersion)
-    throw StoreError("session store '" + db.path() + "' was written by a newer Kiln (schema " +
-                     std::to_string(version) + "); this Kiln reads schema " +
-                     std::to_string(Store::kSchemaVersion) + " and older. Update Kiln or use --db.");
+    throw StoreError("session store '" + db.path() + "' was written by a newer Kiln (schema " + std::to_string(version) +
+                     "); this Kiln reads schema " + std::to_string(Store::kSchemaVersion) + " and older. Update Kiln or use --db.");
   int app = applicationId(db);
   // A version-0 file with tables, or a foreign application id, is someone else's database.
   if ((app != 0 && app != kApplicationId) || (version == 0 && tableCount(db) > 0))
@@ -261,8 +261,8 @@ void migrate(Db& db) {
     try {
       db.exec(step.sql);
     } catch (const StoreError& e) {
-      throw StoreError("cannot upgrade session store '" + db.path() + "' to schema " +
-                       std::to_string(step.toVersion) + " (" + step.description + "): " + e.what());
+      throw StoreError("cannot upgrade session store '" + db.path() + "' to schema " + std::to_string(step.toVersion) + " (" +
+                       step.description + "): " + e.what());
     }
     version = step.toVersion;
   }

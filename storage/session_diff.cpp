@@ -5,9 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <iomanip>
 #include <map>
 #include <set>
-#include <iomanip>
 #include <sstream>
 
 namespace kiln::storage {
@@ -23,12 +23,12 @@ std::vector<std::string> lines(const std::string& s) {
 }
 
 struct Side {
-  std::map<std::string, std::string> captured;   // compile id -> captured stage text
+  std::map<std::string, std::string> captured;  // compile id -> captured stage text
   std::map<std::string, int> ops;
-  std::map<std::string, std::string> kernels;    // compile id -> all kernel IR
+  std::map<std::string, std::string> kernels;  // compile id -> all kernel IR
   std::map<std::string, int> kernelCount;
   std::map<std::string, std::set<std::string>> guards;
-  std::map<std::string, std::string> frames;     // compile id -> frame name
+  std::map<std::string, std::string> frames;  // compile id -> frame name
 };
 
 std::string baseName(const std::string& path) {
@@ -82,11 +82,9 @@ Side load(Store& store, int64_t id) {
   return s;
 }
 
-
 }  // namespace
 
-std::string unifiedLineDiff(const std::string& a, const std::string& b, const std::string& renameA,
-                            const std::string& renameB) {
+std::string unifiedLineDiff(const std::string& a, const std::string& b, const std::string& renameA, const std::string& renameB) {
   const std::vector<std::string> da = lines(a), db = lines(b);  // what is shown
   std::vector<std::string> ka = da, kb = db;                    // what is compared
   if (!renameA.empty() && renameA != renameB)
@@ -114,9 +112,18 @@ std::string unifiedLineDiff(const std::string& a, const std::string& b, const st
       for (size_t j = m; j-- > 0;) L[i][j] = x(i) == y(j) ? L[i + 1][j + 1] + 1 : std::max(L[i + 1][j], L[i][j + 1]);
     size_t i = 0, j = 0;
     while (i < n || j < m) {
-      if (i < n && j < m && x(i) == y(j)) { out += "  " + db[head + j] + "\n"; ++i; ++j; }
-      else if (i < n && (j == m || L[i + 1][j] >= L[i][j + 1])) { out += "- " + da[head + i] + "\n"; ++i; }  // removals first, as diff(1) does
-      else { out += "+ " + db[head + j] + "\n"; ++j; }
+      if (i < n && j < m && x(i) == y(j)) {
+        out += "  " + db[head + j] + "\n";
+        ++i;
+        ++j;
+      } else if (i < n && (j == m || L[i + 1][j] >= L[i][j + 1])) {
+        out += "- " + da[head + i] + "\n";
+        ++i;
+      }  // removals first, as diff(1) does
+      else {
+        out += "+ " + db[head + j] + "\n";
+        ++j;
+      }
     }
   }
   for (size_t k = m0 - tail; k < m0; ++k) out += "  " + db[k] + "\n";
@@ -229,22 +236,25 @@ std::string SessionDiff::text() const {
   o.precision(1);
   o << "session " << a << " (" << scriptA << ") vs session " << b << " (" << scriptB << ")"
     << (sameScript ? ", same script" : ", different scripts") << "\n";
-  o << "  graphs " << graphsA << " -> " << graphsB << ", graph breaks " << breaksA << " -> " << breaksB << ", recompiles "
-    << recompilesA << " -> " << recompilesB << ", total " << totalMsA << " ms -> " << totalMsB << " ms\n";
+  o << "  graphs " << graphsA << " -> " << graphsB << ", graph breaks " << breaksA << " -> " << breaksB << ", recompiles " << recompilesA
+    << " -> " << recompilesB << ", total " << totalMsA << " ms -> " << totalMsB << " ms\n";
   for (const auto& s : breaksOnlyA) o << "  - break only in " << a << ": " << s << "\n";
   for (const auto& s : breaksOnlyB) o << "  + break only in " << b << ": " << s << "\n";
   for (const auto& c : compiles) {
     o << "[" << c.compileId << "] " << c.frame << ": ";
     if (!c.inA) o << "only in " << b;
     else if (!c.inB) o << "only in " << a;
-    else o << (c.capturedTextDiffers ? "captured graph differs" : "captured graph equal") << ", ops " << c.opsA << " -> " << c.opsB
-           << ", kernels " << c.kernelsA << " -> " << c.kernelsB << (c.kernelTextDiffers ? " (kernel IR differs)" : "");
+    else
+      o << (c.capturedTextDiffers ? "captured graph differs" : "captured graph equal") << ", ops " << c.opsA << " -> " << c.opsB
+        << ", kernels " << c.kernelsA << " -> " << c.kernelsB << (c.kernelTextDiffers ? " (kernel IR differs)" : "");
     o << "\n";
     if (!c.phaseMs.empty()) {
       o << "    compile ms:";
       for (const auto& [p, ms] : c.phaseMs) {
         o << " " << p << " " << ms.first << " -> " << ms.second;
-        if (ms.first > 0.05) o << " (" << std::showpos << std::setprecision(0) << 100.0 * (ms.second - ms.first) / ms.first << "%" << std::noshowpos << std::setprecision(1) << ")";
+        if (ms.first > 0.05)
+          o << " (" << std::showpos << std::setprecision(0) << 100.0 * (ms.second - ms.first) / ms.first << "%" << std::noshowpos
+            << std::setprecision(1) << ")";
         o << ";";
       }
       o << "\n";
@@ -305,9 +315,7 @@ std::string SessionDiff::json() const {
     x["guards_only_b"] = c.guardsOnlyB;
     x["captured_diff"] = c.capturedUnifiedDiff;
     x["kernel_diff"] = c.kernelUnifiedDiff;
-    if (c.profiled) {
-      x["run_ms"] = {{"eager", {c.eagerMsA, c.eagerMsB}}, {"compiled", {c.compiledMsA, c.compiledMsB}}};
-    }
+    if (c.profiled) { x["run_ms"] = {{"eager", {c.eagerMsA, c.eagerMsB}}, {"compiled", {c.compiledMsA, c.compiledMsB}}}; }
     cs.push_back(x);
   }
   j["compiles"] = cs;

@@ -11,10 +11,10 @@
 namespace kiln::storage {
 
 struct CompileDiff {
-  std::string compileId;     // present in A, B or both
-  std::string frame;         // frame name
+  std::string compileId;  // present in A, B or both
+  std::string frame;      // frame name
   bool inA = false, inB = false;
-  int opsA = 0, opsB = 0;    // captured-graph call nodes
+  int opsA = 0, opsB = 0;  // captured-graph call nodes
   int kernelsA = 0, kernelsB = 0;
   bool capturedTextDiffers = false;
   bool kernelTextDiffers = false;
@@ -48,7 +48,6 @@ SessionDiff diffSessions(Store& store, int64_t a, int64_t b);
 // A minimal line diff ("- line" / "+ line" / "  line"), longest-common-subsequence based; ""
 // when equal. Lines of `a` are compared with `renameA` replaced by `renameB` (a script's file
 // name) but shown as they are.
-std::string unifiedLineDiff(const std::string& a, const std::string& b, const std::string& renameA = {},
-                            const std::string& renameB = {});
+std::string unifiedLineDiff(const std::string& a, const std::string& b, const std::string& renameA = {}, const std::string& renameB = {});
 
 }  // namespace kiln::storage

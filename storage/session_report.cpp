@@ -72,9 +72,15 @@ std::string findDot() {
 // <svg> element, or "" with `why` set.
 std::string runDot(const std::string& dotExe, const std::string& dotText, std::string& why) {
   char tmpl[] = "/tmp/kiln-report-XXXXXX";
-  if (!::mkdtemp(tmpl)) { why = std::string("no temporary folder: ") + std::strerror(errno); return ""; }
+  if (!::mkdtemp(tmpl)) {
+    why = std::string("no temporary folder: ") + std::strerror(errno);
+    return "";
+  }
   const fs::path dir = tmpl, in = dir / "graph.dot", out = dir / "graph.svg", err = dir / "err.txt";
-  { std::ofstream f(in); f << dotText; }
+  {
+    std::ofstream f(in);
+    f << dotText;
+  }
   std::vector<std::string> argv = {dotExe, "-Tsvg", in.string(), "-o", out.string()};
   std::vector<char*> cargv;
   for (auto& a : argv) cargv.push_back(a.data());
@@ -116,7 +122,10 @@ std::string dotQuote(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
     if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') { out += "\\n"; continue; }
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
     out += c;
   }
   return out + "\"";
@@ -226,7 +235,8 @@ std::string sessionReportHtml(Store& store, int64_t id) {
 
   std::ostringstream h;
   h << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>Kiln session " << id << ": "
-    << esc(sum.name.empty() ? sum.scriptPath : sum.name) << "</title>\n" << kStyle << "</head><body>\n";
+    << esc(sum.name.empty() ? sum.scriptPath : sum.name) << "</title>\n"
+    << kStyle << "</head><body>\n";
   h << "<h1>Kiln session " << id << ": " << esc(sum.scriptPath) << "</h1>\n<table>\n";
   auto row = [&](const std::string& k, const std::string& v) { h << "<tr><th>" << esc(k) << "</th><td>" << esc(v) << "</td></tr>\n"; };
   if (!sum.name.empty()) row("name", sum.name);
@@ -277,16 +287,18 @@ std::string sessionReportHtml(Store& store, int64_t id) {
       h << "<div class=\"box recompile\"><b>Recompile</b>: the cached entries' guards failed:<ul>";
       for (size_t i = 0; i < r.reasons.size(); ++i)
         h << "<li><code>" << esc(r.reasons[i]) << "</code>"
-          << (i < r.lines.size() && r.lines[i] > 0 ? " <span class=\"muted\">(line " + std::to_string(r.lines[i]) + ")</span>" : "") << "</li>";
+          << (i < r.lines.size() && r.lines[i] > 0 ? " <span class=\"muted\">(line " + std::to_string(r.lines[i]) + ")</span>" : "")
+          << "</li>";
       h << "</ul></div>\n";
     }
     for (const auto& b : breaks)
       if (b.compileId == c.compileId) breakBox(b);
     if (!c.guards.empty()) {
-      h << "<details><summary>Guards (" << c.guards.size() << ")</summary><table><tr><th>kind</th><th>source</th><th>guard</th><th>line</th></tr>\n";
+      h << "<details><summary>Guards (" << c.guards.size()
+        << ")</summary><table><tr><th>kind</th><th>source</th><th>guard</th><th>line</th></tr>\n";
       for (const auto& g : c.guards)
-        h << "<tr><td>" << esc(g.kind) << "</td><td><code>" << esc(g.source) << "</code></td><td><code>" << esc(g.text) << "</code></td><td>"
-          << (g.line > 0 ? std::to_string(g.line) : "") << "</td></tr>\n";
+        h << "<tr><td>" << esc(g.kind) << "</td><td><code>" << esc(g.source) << "</code></td><td><code>" << esc(g.text)
+          << "</code></td><td>" << (g.line > 0 ? std::to_string(g.line) : "") << "</td></tr>\n";
       h << "</table></details>\n";
     }
     const auto stages = store.stages(id, c.compileId);
@@ -304,7 +316,9 @@ std::string sessionReportHtml(Store& store, int64_t id) {
       std::string note;
       for (auto it = stages.rbegin(); it != stages.rend(); ++it) {
         ir::Graph g;
-        try { g = store.stageGraph(it->id); } catch (const std::exception&) { continue; }
+        try {
+          g = store.stageGraph(it->id);
+        } catch (const std::exception&) { continue; }
         if (g.nodes.empty()) continue;
         h << "<h3>Final graph (stage " << esc(it->stage) << ", " << g.nodes.size() << " nodes)</h3>\n";
         if (dotExe.empty()) {
@@ -314,7 +328,8 @@ std::string sessionReportHtml(Store& store, int64_t id) {
         size_t cut = 0;
         std::string why;
         std::string svg = runDot(dotExe, graphDot(g, cut), why);
-        if (cut > 0) h << "<p class=\"muted\">Only the first " << kMaxSvgNodes << " nodes are drawn; " << cut << " more are left out.</p>\n";
+        if (cut > 0)
+          h << "<p class=\"muted\">Only the first " << kMaxSvgNodes << " nodes are drawn; " << cut << " more are left out.</p>\n";
         if (svg.empty()) h << "<p class=\"muted\">Not drawn: " << esc(why) << "</p>\n";
         else h << "<div class=\"svg\">" << svg << "</div>\n";
         break;
@@ -329,8 +344,8 @@ std::string sessionReportHtml(Store& store, int64_t id) {
       if (prof)
         for (const auto& pk : prof->kernels)
           if (pk.name == k.name) ms = ", " + fmtMs(pk.ms) + " per launch";
-      h << "<details><summary>Kernel <b>" << esc(k.name) << "</b> <span class=\"muted\">" << esc(k.kind) << esc(ms) << "</span></summary><pre>"
-        << esc(k.source.empty() ? k.kernelIr : k.source) << "</pre></details>\n";
+      h << "<details><summary>Kernel <b>" << esc(k.name) << "</b> <span class=\"muted\">" << esc(k.kind) << esc(ms)
+        << "</span></summary><pre>" << esc(k.source.empty() ? k.kernelIr : k.source) << "</pre></details>\n";
     }
     std::string wrapper = store.wrapperText(id, c.compileId);
     if (!wrapper.empty()) h << "<details><summary>Wrapper</summary><pre>" << esc(wrapper) << "</pre></details>\n";
@@ -372,8 +387,10 @@ std::string sessionReportHtml(Store& store, int64_t id) {
   if (!s->stdoutText.empty()) h << "<details><summary>Output</summary><pre>" << esc(s->stdoutText) << "</pre></details>\n";
   const auto artifacts = store.artifactIndex(id);
   if (!artifacts.empty())
-    h << "<p class=\"muted\">" << artifacts.size() << " imported records kept as they came (kiln show " << id << " --stage artifacts).</p>\n";
-  h << "<p class=\"muted\">Written by Kiln (kiln report, or the studio's File &gt; Export Report) from " << esc(store.path()) << ".</p>\n</body></html>\n";
+    h << "<p class=\"muted\">" << artifacts.size() << " imported records kept as they came (kiln show " << id
+      << " --stage artifacts).</p>\n";
+  h << "<p class=\"muted\">Written by Kiln (kiln report, or the studio's File &gt; Export Report) from " << esc(store.path())
+    << ".</p>\n</body></html>\n";
 
   return h.str();
 }

@@ -49,8 +49,7 @@ void SessionWriter::stop(const std::string& reason) noexcept {
     try {
       if (db_->inTransaction()) db_->exec("ROLLBACK");
       markIncomplete(false);  // the buffered output may be what no longer fits
-    } catch (...) {
-    }
+    } catch (...) {}
   }
 }
 
@@ -102,15 +101,11 @@ void SessionWriter::endEvent(const std::string& compileId) {
 
 void SessionWriter::flushOutput() {
   if (pendingOutput_.empty()) return;
-  Stmt(*db_, "UPDATE sessions SET stdout = stdout || ? WHERE id = ?")
-      .bind(1, pendingOutput_)
-      .bind(2, sessionId_)
-      .run();
+  Stmt(*db_, "UPDATE sessions SET stdout = stdout || ? WHERE id = ?").bind(1, pendingOutput_).bind(2, sessionId_).run();
   pendingOutput_.clear();
 }
 
-void SessionWriter::index(const std::string& kind, const std::string& ref, const std::string& text,
-                          bool replace) {
+void SessionWriter::index(const std::string& kind, const std::string& ref, const std::string& text, bool replace) {
   std::string key = kind + '\n' + ref;
   if (replace && indexed_.count(key))
     Stmt(*db_, "DELETE FROM search_text WHERE session_id = ? AND kind = ? AND ref = ?")
@@ -175,10 +170,9 @@ void SessionWriter::stage(const session::StageEvent& s) {
   rows.reserve(s.graph.nodes.size());
   for (const auto& n : s.graph.nodes) {
     const auto& loc = n.prov.loc;
-    rows.push_back({n.id, n.name, nodeKindName(n.kind), n.target, typesToJson(n.types), argsToJson(n.args),
-                    kwargsToJson(n.kwargs), loc.file, loc.line, loc.col, loc.endLine, loc.endCol, loc.function,
-                    loc.code, n.prov.modulePath, intsToJson(n.prov.from), sourceLocsToJson(n.prov.userStack),
-                    n.kernel});
+    rows.push_back({n.id, n.name, nodeKindName(n.kind), n.target, typesToJson(n.types), argsToJson(n.args), kwargsToJson(n.kwargs),
+                    loc.file, loc.line, loc.col, loc.endLine, loc.endCol, loc.function, loc.code, n.prov.modulePath,
+                    intsToJson(n.prov.from), sourceLocsToJson(n.prov.userStack), n.kernel});
   }
   // A stage equal to the compile's last stored one (a pass that changed nothing) points at it.
   auto last = lastStage_.find(s.compileId);
@@ -307,8 +301,9 @@ void SessionWriter::profile(const session::ProfileEvent& p) {
 
 void SessionWriter::verify(const session::VerifyEvent& v) {
   beginEvent("verify");
-  Stmt(*db_, "INSERT INTO verifications (session_id, compile_id, call, matched, output, detail, culprit, bisection_json)"
-             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+  Stmt(*db_,
+       "INSERT INTO verifications (session_id, compile_id, call, matched, output, detail, culprit, bisection_json)"
+       " VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
       .bind(1, sessionId_)
       .bind(2, v.compileId)
       .bind(3, v.call)
@@ -339,8 +334,9 @@ void SessionWriter::collective(const session::CollectiveEvent& c) {
   // between compiles, and an open transaction would also hold back the output that follows.
   bool ownTransaction = !db_->inTransaction();
   beginEvent("collective");
-  Stmt(*db_, "INSERT INTO collectives (session_id, seq, op, reduce_op, root, backend, bytes, dtype, shape_json, issued_at_ms,"
-             " duration_ms, waited_at_ms, rank, world_size, label) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+  Stmt(*db_,
+       "INSERT INTO collectives (session_id, seq, op, reduce_op, root, backend, bytes, dtype, shape_json, issued_at_ms,"
+       " duration_ms, waited_at_ms, rank, world_size, label) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
       .bind(1, sessionId_)
       .bind(2, c.seq)
       .bind(3, c.op)
@@ -387,8 +383,7 @@ void SessionWriter::compileDone(const std::string& compileId) {
 }
 
 void SessionWriter::sessionEnd(const session::SessionEnd& e) {
-  if (e.status != "ok" && e.status != "error")
-    throw StoreError("sessionEnd status must be 'ok' or 'error', not '" + e.status + "'");
+  if (e.status != "ok" && e.status != "error") throw StoreError("sessionEnd status must be 'ok' or 'error', not '" + e.status + "'");
   if (!e.stopReason.empty() && e.stopReason != "interrupted" && e.stopReason != "timed out" && e.stopReason != "out of memory")
     throw StoreError("sessionEnd stop reason must be interrupted, timed out or out of memory, not '" + e.stopReason + "'");
   beginEvent("sessionEnd");

@@ -15,8 +15,8 @@
 #include "engine/session/sink.h"
 #include "storage/store_impl.h"
 
-#include <memory>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <unordered_map>

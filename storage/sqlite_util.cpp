@@ -41,8 +41,8 @@ Db::Db(const std::string& path, Access access) : path_(path), readOnly_(access =
   int flags = readOnly_ ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   int rc = openAndRead(path, flags);
   std::error_code ec;
-  if (readOnly_ && ((rc & 0xff) == SQLITE_READONLY || (rc & 0xff) == SQLITE_CANTOPEN) &&
-      fs::exists(path, ec) && !fs::exists(path + "-wal", ec)) {
+  if (readOnly_ && ((rc & 0xff) == SQLITE_READONLY || (rc & 0xff) == SQLITE_CANTOPEN) && fs::exists(path, ec) &&
+      !fs::exists(path + "-wal", ec)) {
     // A WAL file in a folder we cannot write: SQLite cannot create the -shm index it reads
     // through. With no -wal file everything committed is in the main file, and no writer can
     // exist (it would need that folder), so reading the file as immutable is exact.
@@ -169,8 +169,7 @@ bool Stmt::step() {
 }
 
 void Stmt::run() {
-  while (step()) {
-  }
+  while (step()) {}
   reset();
 }
 

@@ -8,10 +8,10 @@
 #include "storage/session_writer.h"
 #include "storage/store_impl.h"
 
-#include <cstdlib>
-#include <filesystem>
 #include <pwd.h>
 #include <unistd.h>
+#include <cstdlib>
+#include <filesystem>
 
 namespace kiln::storage {
 
@@ -96,8 +96,7 @@ std::unique_ptr<Store> Store::open(const std::string& path, Access access) {
     if (!reason.empty())
       throw StoreError("session store '" + path + "' " +
                        (version == 0 ? std::string("is empty") : "has schema " + std::to_string(version)) +
-                       " and cannot be brought to schema " + std::to_string(kSchemaVersion) + ": it is read-only (" +
-                       reason + ")");
+                       " and cannot be brought to schema " + std::to_string(kSchemaVersion) + ": it is read-only (" + reason + ")");
     impl->ensureWritable(version == 0 ? "create the schema" : "upgrade the schema");
     migrate(impl->db);
     version = userVersion(impl->db);
@@ -142,8 +141,8 @@ void Store::deleteSession(int64_t id) {
     if (!s.step()) throw StoreError("no session " + std::to_string(id) + " to delete");
     // Deleting under a live writer would make its next insert fail inside the engine.
     if (effectiveStatus(s.text(0), s.int64(1)) == "running")
-      throw StoreError("session " + std::to_string(id) + " is still being recorded (pid " +
-                       std::to_string(s.int64(1)) + "); stop the run before deleting it");
+      throw StoreError("session " + std::to_string(id) + " is still being recorded (pid " + std::to_string(s.int64(1)) +
+                       "); stop the run before deleting it");
   }
   Transaction tx(db);
   // Foreign keys cascade to every table; a trigger clears the search index.

@@ -29,7 +29,7 @@ class StoreError : public std::runtime_error {
 
 struct SessionSummary {
   int64_t id = 0;
-  std::string name;            // user-visible name (defaults to the script's file name)
+  std::string name;  // user-visible name (defaults to the script's file name)
   std::string scriptPath;
   // running | ok | error | incomplete, or for an error why the run was stopped: interrupted |
   // timed out | out of memory
@@ -40,7 +40,7 @@ struct SessionSummary {
   int graphCount = 0;
   int breakCount = 0;
   int recompileCount = 0;
-  int failedCount = 0;         // compiles that failed (fullgraph=True breaks, backend errors)
+  int failedCount = 0;  // compiles that failed (fullgraph=True breaks, backend errors)
 };
 
 struct SessionDetail {
@@ -147,13 +147,13 @@ class Store {
   // The id of the session the most recent beginSession() sink created (0 before sessionStart).
   int64_t lastSessionId() const;
 
-  std::vector<SessionSummary> sessions();                 // newest first
+  std::vector<SessionSummary> sessions();  // newest first
   std::optional<SessionDetail> session(int64_t id);
   std::vector<FrameRow> frames(int64_t sessionId);
   std::vector<CompileRow> compiles(int64_t sessionId);
   std::vector<StageRow> stages(int64_t sessionId, const std::string& compileId);  // by order
   std::string stageText(int64_t stageId);
-  ir::Graph stageGraph(int64_t stageId);                   // structured nodes with provenance
+  ir::Graph stageGraph(int64_t stageId);  // structured nodes with provenance
   std::vector<KernelRow> kernels(int64_t sessionId, const std::string& compileId);
   std::string wrapperText(int64_t sessionId, const std::string& compileId);
   std::vector<session::GraphBreakEvent> graphBreaks(int64_t sessionId);

@@ -31,8 +31,9 @@ std::string oneLine(std::string text) {
 // The schema's tables in creation order, FTS5's shadow tables left out (they are the index).
 std::vector<std::string> tables(Db& db) {
   std::vector<std::string> out;
-  Stmt s(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
-             " AND name NOT LIKE 'search\\_text\\_%' ESCAPE '\\' ORDER BY rowid");
+  Stmt s(db,
+         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+         " AND name NOT LIKE 'search\\_text\\_%' ESCAPE '\\' ORDER BY rowid");
   while (s.step()) out.push_back(s.text(0));
   return out;
 }
@@ -87,9 +88,7 @@ void countRows(Db& db, StoreCheck& c) {
     try {
       Stmt s(db, "SELECT count(*) FROM \"" + t + "\"");
       c.rows.emplace_back(t, s.step() ? s.int64(0) : 0);
-    } catch (const StoreError& e) {
-      c.problems.push_back("cannot count the rows of " + t + ": " + e.what());
-    }
+    } catch (const StoreError& e) { c.problems.push_back("cannot count the rows of " + t + ": " + e.what()); }
   }
   std::map<std::string, int64_t> byStatus;
   Stmt s(db, "SELECT status, pid FROM sessions");
@@ -131,8 +130,8 @@ std::string StoreCheck::text() const {
   std::ostringstream o;
   o << "session store " << path << "\n";
   if (schemaVersion > 0)
-    o << "  schema " << schemaVersion << ", application id " << hexId(applicationId)
-      << (applicationId == kApplicationId ? " ('KILN')" : "") << "\n";
+    o << "  schema " << schemaVersion << ", application id " << hexId(applicationId) << (applicationId == kApplicationId ? " ('KILN')" : "")
+      << "\n";
   if (!statuses.empty() || !rows.empty()) {
     int64_t sessions = 0;
     for (const auto& [s, n] : statuses) sessions += n;
@@ -149,10 +148,8 @@ std::string StoreCheck::text() const {
   }
   o << problems.size() << (problems.size() == 1 ? " problem:\n" : " problems:\n");
   for (const auto& p : problems) o << "  - " << p << "\n";
-  bool kiln = (applicationId == 0 || applicationId == kApplicationId) && schemaVersion > 0 &&
-              schemaVersion <= Store::kSchemaVersion;
-  if (kiln)
-    o << "Run 'kiln store repair --db " << path << "' to copy what can be read into a new store.\n";
+  bool kiln = (applicationId == 0 || applicationId == kApplicationId) && schemaVersion > 0 && schemaVersion <= Store::kSchemaVersion;
+  if (kiln) o << "Run 'kiln store repair --db " << path << "' to copy what can be read into a new store.\n";
   return o.str();
 }
 

@@ -20,8 +20,8 @@ struct StoreCheck {
   std::string path;
   int applicationId = 0;
   int schemaVersion = 0;
-  std::vector<std::string> problems;  // empty: the store is sound
-  std::vector<std::string> notes;     // worth knowing but not wrong (an older schema, an empty file)
+  std::vector<std::string> problems;                      // empty: the store is sound
+  std::vector<std::string> notes;                         // worth knowing but not wrong (an older schema, an empty file)
   std::vector<std::pair<std::string, int64_t>> rows;      // table -> row count, tables that could be counted
   std::vector<std::pair<std::string, int64_t>> statuses;  // session status (as readers report it) -> sessions
   bool ok() const { return problems.empty(); }

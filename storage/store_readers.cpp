@@ -57,8 +57,7 @@ std::string ftsQuery(const std::string& text) {
 }  // namespace
 
 std::vector<SessionSummary> Store::sessions() {
-  Stmt s(impl_->db, std::string("SELECT ") + kSummaryColumns +
-                        " FROM sessions s ORDER BY s.started_at_ms DESC, s.id DESC");
+  Stmt s(impl_->db, std::string("SELECT ") + kSummaryColumns + " FROM sessions s ORDER BY s.started_at_ms DESC, s.id DESC");
   std::vector<SessionSummary> out;
   while (s.step()) out.push_back(readSummary(s));
   return out;
@@ -88,8 +87,7 @@ std::vector<FrameRow> Store::frames(int64_t sessionId) {
          " ORDER BY frame_id");
   s.bind(1, sessionId);
   std::vector<FrameRow> out;
-  while (s.step())
-    out.push_back(FrameRow{s.integer(0), s.text(1), s.text(2), s.text(3), s.text(4), s.integer(5)});
+  while (s.step()) out.push_back(FrameRow{s.integer(0), s.text(1), s.text(2), s.text(3), s.text(4), s.integer(5)});
   return out;
 }
 
@@ -314,8 +312,9 @@ std::vector<session::ProfileEvent> Store::profiles(int64_t sessionId) {
 
 std::vector<session::VerifyEvent> Store::verifications(int64_t sessionId) {
   std::vector<session::VerifyEvent> out;
-  Stmt s(impl_->db, "SELECT compile_id, call, matched, output, detail, culprit, bisection_json FROM verifications"
-                    " WHERE session_id = ? ORDER BY id");
+  Stmt s(impl_->db,
+         "SELECT compile_id, call, matched, output, detail, culprit, bisection_json FROM verifications"
+         " WHERE session_id = ? ORDER BY id");
   s.bind(1, sessionId);
   while (s.step()) {
     session::VerifyEvent v;
@@ -402,8 +401,7 @@ std::vector<LineNode> Store::nodesAtLine(int64_t sessionId, int line) {
     r.bind(1, sessionId);
     while (r.step()) repeats[r.int64(1)].push_back(r.int64(0));
   }
-  Stmt s(impl_->db,
-         "SELECT stage_id, pos, node_id FROM stage_nodes WHERE session_id = ? AND line = ? ORDER BY stage_id, pos");
+  Stmt s(impl_->db, "SELECT stage_id, pos, node_id FROM stage_nodes WHERE session_id = ? AND line = ? ORDER BY stage_id, pos");
   s.bind(1, sessionId).bind(2, line);
   std::vector<std::tuple<int64_t, int, int>> rows;
   while (s.step()) {

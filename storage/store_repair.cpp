@@ -23,8 +23,9 @@ std::string quote(const std::string& name) { return "\"" + name + "\""; }
 // rebuilds them.
 std::vector<std::string> tablesOf(Db& db) {
   std::vector<std::string> out;
-  Stmt s(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
-             " AND name NOT LIKE 'search\\_text\\_%' ESCAPE '\\' ORDER BY rowid");
+  Stmt s(db,
+         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+         " AND name NOT LIKE 'search\\_text\\_%' ESCAPE '\\' ORDER BY rowid");
   while (s.step()) out.push_back(s.text(0));
   return out;
 }
@@ -172,8 +173,8 @@ std::string RepairReport::text() const {
   for (const auto& p : result.problems) o << "  - " << p << "\n";
   // The old -wal must go too: SQLite would replay it onto the new file.
   if (result.ok())
-    o << "To use it in place of the damaged store, with no Kiln running:\n  mv '" << from << "' '" << from << ".damaged' && rm -f '"
-      << from << "-wal' '" << from << "-shm' && mv '" << to << "' '" << from << "'\n";
+    o << "To use it in place of the damaged store, with no Kiln running:\n  mv '" << from << "' '" << from << ".damaged' && rm -f '" << from
+      << "-wal' '" << from << "-shm' && mv '" << to << "' '" << from << "'\n";
   return o.str();
 }
 

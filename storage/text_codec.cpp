@@ -24,9 +24,8 @@ std::optional<std::string> compressText(std::string_view text) {
 }
 
 bool isCompressedText(std::string_view bytes) {
-  return bytes.size() >= 4 && static_cast<unsigned char>(bytes[0]) == 0x28 &&
-         static_cast<unsigned char>(bytes[1]) == 0xB5 && static_cast<unsigned char>(bytes[2]) == 0x2F &&
-         static_cast<unsigned char>(bytes[3]) == 0xFD;
+  return bytes.size() >= 4 && static_cast<unsigned char>(bytes[0]) == 0x28 && static_cast<unsigned char>(bytes[1]) == 0xB5 &&
+         static_cast<unsigned char>(bytes[2]) == 0x2F && static_cast<unsigned char>(bytes[3]) == 0xFD;
 }
 
 std::string decompressText(std::string_view frame) {

@@ -22,9 +22,7 @@ constexpr int kIdRole = Qt::UserRole;
 // would stall the window, and the raw text is what the log holds anyway.
 constexpr int64_t kIndentLimit = 1 << 20;
 
-QString sizeText(int64_t bytes) {
-  return QLocale::system().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat);
-}
+QString sizeText(int64_t bytes) { return QLocale::system().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat); }
 }  // namespace
 
 ArtifactsPanel::ArtifactsPanel(QWidget* parent) : QWidget(parent) {
@@ -72,12 +70,13 @@ void ArtifactsPanel::setArtifacts(const std::vector<storage::ArtifactRow>& rows,
   for (const auto& r : rows_) {
     QTreeWidgetItem*& group = groups[r.compileId];
     if (!group) {
-      group = new QTreeWidgetItem(list_, {r.compileId.empty() ? tr("(no compile)") : QStringLiteral("[%1]").arg(QString::fromStdString(r.compileId))});
+      group = new QTreeWidgetItem(
+          list_, {r.compileId.empty() ? tr("(no compile)") : QStringLiteral("[%1]").arg(QString::fromStdString(r.compileId))});
       group->setFlags(Qt::ItemIsEnabled);
       group->setExpanded(true);
     }
-    auto* item = new QTreeWidgetItem(group, {QString::fromStdString(r.name), sizeText(r.bytes),
-                                             r.line > 0 ? QString::number(r.line) : QString()});
+    auto* item =
+        new QTreeWidgetItem(group, {QString::fromStdString(r.name), sizeText(r.bytes), r.line > 0 ? QString::number(r.line) : QString()});
     item->setData(0, kIdRole, QVariant::fromValue<qint64>(r.id));
     item->setTextAlignment(1, Qt::AlignRight | Qt::AlignVCenter);
     item->setTextAlignment(2, Qt::AlignRight | Qt::AlignVCenter);
@@ -141,8 +140,8 @@ void ArtifactsPanel::show(QTreeWidgetItem* item) {
     if (raw.size() < kIndentLimit) {
       QStringList parts;
       const size_t nl = raw.find('\n');
-      for (const std::string& part : nl == std::string::npos ? std::vector<std::string>{raw}
-                                                              : std::vector<std::string>{raw.substr(0, nl), raw.substr(nl + 1)}) {
+      for (const std::string& part :
+           nl == std::string::npos ? std::vector<std::string>{raw} : std::vector<std::string>{raw.substr(0, nl), raw.substr(nl + 1)}) {
         QJsonParseError err;
         const QJsonDocument doc = (part.starts_with('{') || part.starts_with('['))
                                       ? QJsonDocument::fromJson(QByteArray::fromStdString(part), &err)
@@ -151,9 +150,7 @@ void ArtifactsPanel::show(QTreeWidgetItem* item) {
       }
       text = parts.join(QLatin1Char('\n'));
     }
-  } catch (const std::exception& e) {
-    text = tr("Could not read this record: %1").arg(QString::fromUtf8(e.what()));
-  }
+  } catch (const std::exception& e) { text = tr("Could not read this record: %1").arg(QString::fromUtf8(e.what())); }
   body_->setPlainText(text);
 }
 

@@ -63,7 +63,7 @@ void BreaksPanel::setSession(const std::vector<session::GraphBreakEvent>& breaks
   auto* b = new QTreeWidgetItem(this, {tr("Graph breaks (%1)").arg(breaks.size())});
   for (const auto& e : breaks) {
     auto* item = new QTreeWidgetItem(b, {QStringLiteral("[%1] %2 %3").arg(qs(e.compileId), qs(e.code), qs(e.title)),
-                                          e.line > 0 ? QString::number(e.line) : QString(), qs(e.explanation)});
+                                         e.line > 0 ? QString::number(e.line) : QString(), qs(e.explanation)});
     item->setData(0, kLineRole, e.line);
     QStringList tip{qs(e.title), qs(e.explanation)};
     for (const auto& h : e.hints) {
@@ -71,7 +71,9 @@ void BreaksPanel::setSession(const std::vector<session::GraphBreakEvent>& breaks
       new QTreeWidgetItem(item, {tr("hint"), QString(), qs(h)});
     }
     for (const auto& f : e.userStack) {
-      auto* frame = new QTreeWidgetItem(item, {tr("called from"), QString::number(f.line), f.code.empty() ? QStringLiteral("in %1").arg(qs(f.function)) : QStringLiteral("%1 in %2").arg(qs(f.code), qs(f.function))});
+      auto* frame = new QTreeWidgetItem(item, {tr("called from"), QString::number(f.line),
+                                               f.code.empty() ? QStringLiteral("in %1").arg(qs(f.function))
+                                                              : QStringLiteral("%1 in %2").arg(qs(f.code), qs(f.function))});
       frame->setData(0, kLineRole, f.line);
     }
     item->setToolTip(0, tip.join(QLatin1Char('\n')));
@@ -99,7 +101,7 @@ void BreaksPanel::setSession(const std::vector<session::GraphBreakEvent>& breaks
     for (const auto& c : compiles) {
       if (c.status != "failed") continue;
       auto* item = new QTreeWidgetItem(f, {QStringLiteral("[%1] failed: %2").arg(qs(c.compileId), qs(c.message)),
-                                          c.line > 0 ? QString::number(c.line) : QString(), qs(c.detail)});
+                                           c.line > 0 ? QString::number(c.line) : QString(), qs(c.detail)});
       item->setForeground(0, red);
       item->setData(0, kLineRole, c.line);
       item->setToolTip(0, qs(c.message + (c.detail.empty() ? "" : "\n" + c.detail)));

@@ -128,8 +128,9 @@ void CollectivesTimeline::rebuild() {
   const QFont font = this->font();
   const QFontMetricsF fm(font);
   if (collectives_.empty()) {
-    auto* t = s->addSimpleText(tr("No torch.distributed collectives in this session (they are recorded for scripts that call "
-                                  "all_reduce, broadcast or barrier, as DistributedDataParallel does)"));
+    auto* t =
+        s->addSimpleText(tr("No torch.distributed collectives in this session (they are recorded for scripts that call "
+                            "all_reduce, broadcast or barrier, as DistributedDataParallel does)"));
     t->setPos(kMargin, kMargin);
     s->setSceneRect(s->itemsBoundingRect().adjusted(-kMargin, -kMargin, kMargin, kMargin));
     return;
@@ -170,7 +171,10 @@ void CollectivesTimeline::rebuild() {
       const double labelEnd = x + w + 4 + fm.horizontalAdvance(qs(storage::collectiveSummary(*c))) + 12;
       int row = -1;
       for (size_t r = 0; r < rowFree.size(); ++r)
-        if (rowFree[r] <= x) { row = int(r); break; }
+        if (rowFree[r] <= x) {
+          row = int(r);
+          break;
+        }
       bool labelled = true;
       if (row < 0 && int(rowFree.size()) < kMaxRows) {
         row = int(rowFree.size());
@@ -191,8 +195,8 @@ void CollectivesTimeline::rebuild() {
     const double laneHeight = rows * kRowHeight + 8;
 
     // Lane background and header.
-    auto* band = s->addRect(QRectF(0, laneTop, right + kMargin + 240, laneHeight), Qt::NoPen,
-                            lane % 2 ? QColor(0, 0, 0, 10) : QColor(0, 0, 0, 0));
+    auto* band =
+        s->addRect(QRectF(0, laneTop, right + kMargin + 240, laneHeight), Qt::NoPen, lane % 2 ? QColor(0, 0, 0, 10) : QColor(0, 0, 0, 0));
     band->setZValue(-2);
     const QString name = qs(op);
     lanes_ << name;

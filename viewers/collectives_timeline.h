@@ -35,8 +35,8 @@ class CollectivesTimeline : public QGraphicsView {
   struct Bar {
     int lane = 0;
     int64_t seq = 0;
-    QRectF rect;          // scene coordinates
-    QString label;        // the summary line
+    QRectF rect;    // scene coordinates
+    QString label;  // the summary line
     QString toolTip;
     bool labelShown = false;  // false where neighbours left no room (the tooltip still has it)
     bool running = false;     // duration unknown

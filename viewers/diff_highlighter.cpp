@@ -40,11 +40,8 @@ void DiffHighlighter::highlightBlock(const QString& text) {
       f.setBackground(QColor(0xff, 0xf1, 0xc9));
       break;
     case Kind::EqualHeading:
-    case Kind::Summary:
-      f.setFontWeight(QFont::Bold);
-      break;
-    case Kind::Plain:
-      return;
+    case Kind::Summary: f.setFontWeight(QFont::Bold); break;
+    case Kind::Plain: return;
   }
   setFormat(0, static_cast<int>(text.size()), f);
 }

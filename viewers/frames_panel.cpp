@@ -34,12 +34,14 @@ void FramesPanel::setSession(const std::vector<storage::FrameRow>& frames, const
                                              QStringLiteral("%1:%2 (%3)").arg(qs(f.file)).arg(f.firstLine).arg(qs(f.kind))});
     for (const auto& c : compiles) {
       if (c.frameId != f.frameId) continue;
-      auto* compile = new QTreeWidgetItem(frame, {QStringLiteral("[%1]").arg(qs(c.compileId)),
-                                                  tr("%1 · %2 · %n guard(s)", nullptr, int(c.guards.size())).arg(qs(c.backend), qs(c.status))});
+      auto* compile =
+          new QTreeWidgetItem(frame, {QStringLiteral("[%1]").arg(qs(c.compileId)),
+                                      tr("%1 · %2 · %n guard(s)", nullptr, int(c.guards.size())).arg(qs(c.backend), qs(c.status))});
       compile->setData(0, kCompileRole, qs(c.compileId));
       if (!c.message.empty()) compile->setToolTip(1, qs(c.message));
       if (c.status == "failed") {  // red, with its error and line: the failure is in plain sight
-        compile->setText(1, compile->text(1) + QStringLiteral(": ") + qs(c.message) + (c.line > 0 ? tr(" (line %1)").arg(c.line) : QString()));
+        compile->setText(1,
+                         compile->text(1) + QStringLiteral(": ") + qs(c.message) + (c.line > 0 ? tr(" (line %1)").arg(c.line) : QString()));
         for (int col = 0; col < 2; ++col) compile->setForeground(col, QColor(0xc0, 0x39, 0x2b));
         if (!c.detail.empty()) compile->setToolTip(1, qs(c.message + "\n" + c.detail));
       }

@@ -13,13 +13,11 @@
 namespace kiln::viewers {
 namespace {
 
-constexpr int kMaxLabelChars = 40;  // wider labels are elided so one node cannot dominate
+constexpr int kMaxLabelChars = 40;               // wider labels are elided so one node cannot dominate
 constexpr qsizetype kBigGraphNodes = 300;        // above this, Graphviz's iterations are bounded
 constexpr qsizetype kLayeredLayoutNodes = 1000;  // above this, our own layered layout (layered_layout.h)
 
-QString elide(const QString& s) {
-  return s.size() <= kMaxLabelChars ? s : s.left(kMaxLabelChars - 1) + QChar(0x2026);
-}
+QString elide(const QString& s) { return s.size() <= kMaxLabelChars ? s : s.left(kMaxLabelChars - 1) + QChar(0x2026); }
 
 // Graphviz keeps global state (the context, its string pool, the layout engines' statics).
 std::mutex& graphvizMutex() {

@@ -31,7 +31,8 @@ quint64 GraphLayoutWorker::request(ir::Graph graph, LabelMetrics metrics) {
         if (latest_ != id) return;  // a newer request is queued behind this one
         GraphLayout layout = computeGraphLayout(graph, metrics);
         layout.requestId = id;
-        QMetaObject::invokeMethod(this, [this, layout] { deliver(layout); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, [this, layout] { deliver(layout); }, Qt::QueuedConnection);
       },
       Qt::QueuedConnection);
   return id;

@@ -37,7 +37,7 @@ class GraphLayoutWorker : public QObject {
   QObject* context_ = nullptr;  // lives in thread_; requests run as its queued calls
   std::atomic<quint64> latest_{0};
   quint64 nextId_ = 0;
-  quint64 pending_ = 0;         // the id awaited by the UI, 0 when idle
+  quint64 pending_ = 0;  // the id awaited by the UI, 0 when idle
 };
 
 }  // namespace kiln::viewers

@@ -17,7 +17,8 @@ QString swatch(const QColor& fill, const QString& text) {
   // A short entry stays on one line (the strip wraps between entries); a long one may wrap.
   QString shown = text.toHtmlEscaped();
   if (text.size() <= 32) shown.replace(QLatin1Char(' '), QStringLiteral("&nbsp;"));
-  return QStringLiteral("<span style='background-color:%1'>&nbsp;&nbsp;&nbsp;&nbsp;</span>&nbsp;%2&nbsp;&nbsp;&nbsp; ").arg(fill.name(), shown);
+  return QStringLiteral("<span style='background-color:%1'>&nbsp;&nbsp;&nbsp;&nbsp;</span>&nbsp;%2&nbsp;&nbsp;&nbsp; ")
+      .arg(fill.name(), shown);
 }
 
 // With no overlay: what the view's own colours mean.
@@ -39,7 +40,8 @@ QString baseLegend() {
 
 }  // namespace
 
-GraphLegend::GraphLegend(QWidget* parent) : QFrame(parent), chooser_(new QComboBox(this)), fold_(new QToolButton(this)), body_(new QLabel(this)) {
+GraphLegend::GraphLegend(QWidget* parent)
+    : QFrame(parent), chooser_(new QComboBox(this)), fold_(new QToolButton(this)), body_(new QLabel(this)) {
   setObjectName(QStringLiteral("graphLegend"));
   setFrameShape(QFrame::NoFrame);
   setAutoFillBackground(true);
@@ -48,8 +50,9 @@ GraphLegend::GraphLegend(QWidget* parent) : QFrame(parent), chooser_(new QComboB
   setPalette(pal);
   chooser_->addItems(overlayNames());
   chooser_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-  chooser_->setToolTip(tr("Colour the nodes by: the kernel they are in, its time or bytes per launch (run profile), their dtype, or "
-                          "how their shape changes"));
+  chooser_->setToolTip(
+      tr("Colour the nodes by: the kernel they are in, its time or bytes per launch (run profile), their dtype, or "
+         "how their shape changes"));
   fold_->setAutoRaise(true);
   fold_->setCheckable(true);
   fold_->setToolTip(tr("Show or hide what the colours mean"));

@@ -39,8 +39,8 @@ class GraphMinimap : public QWidget {
   void place();
   QGraphicsView* view_;
   QImage thumb_;
-  QRectF area_;      // the scene rectangle the thumbnail shows
-  double scale_ = 1; // thumbnail pixels per scene unit
+  QRectF area_;         // the scene rectangle the thumbnail shows
+  double scale_ = 1;    // thumbnail pixels per scene unit
   bool stale_ = false;  // the thumbnail is drawn from the scene at the next paint
 };
 

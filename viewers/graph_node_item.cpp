@@ -120,8 +120,7 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
   }
 }
 
-GhostNodeItem::GhostNodeItem(const LayoutNode& node, const QFont& font, double lineHeight)
-    : GraphNodeItem(node, font, lineHeight) {
+GhostNodeItem::GhostNodeItem(const LayoutNode& node, const QFont& font, double lineHeight) : GraphNodeItem(node, font, lineHeight) {
   setFlag(ItemIsSelectable, false);
   setOpacity(0.45);
   setZValue(1.5);

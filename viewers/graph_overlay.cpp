@@ -16,7 +16,7 @@ QString qs(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.
 QString nodes(int n) { return n == 1 ? QObject::tr("1 node") : QObject::tr("%1 nodes").arg(n); }
 
 const QColor kNeutral(0xfd, 0xfd, 0xfd);  // the view's plain node fill: "no value"
-constexpr int kMaxLegendKernels = 8;  // more would push the graph down; the rest are counted
+constexpr int kMaxLegendKernels = 8;      // more would push the graph down; the rest are counted
 
 // The graph nodes a shown item stands for: a folded box's members, or the node itself.
 std::vector<int> membersOf(const CollapsedGraph& shown, int id) {
@@ -101,8 +101,9 @@ void paintHeat(OverlayPaint& p, const CollapsedGraph& shown, const ir::Graph& gr
   p.title = bytes ? QObject::tr("Bytes moved per kernel launch (its buffers, run profile)")
                   : QObject::tr("Kernel time, ms per launch (run profile, median)");
   if (!data.profiled) {
-    p.message = QObject::tr("Not profiled: this session has no kernel %1 for this compile (the studio's runs profile; "
-                            "from a shell, kiln run --profile N)")
+    p.message = QObject::tr(
+                    "Not profiled: this session has no kernel %1 for this compile (the studio's runs profile; "
+                    "from a shell, kiln run --profile N)")
                     .arg(bytes ? QObject::tr("bytes") : QObject::tr("times"));
     return;
   }
@@ -122,7 +123,9 @@ void paintHeat(OverlayPaint& p, const CollapsedGraph& shown, const ir::Graph& gr
     }
     return true;
   };
-  auto text = [&](double v) { return bytes ? formatBytes(int64_t(v)) : QStringLiteral("%1 ms").arg(v, 0, 'f', v < 0.1 ? 4 : v < 10 ? 3 : 1); };
+  auto text = [&](double v) {
+    return bytes ? formatBytes(int64_t(v)) : QStringLiteral("%1 ms").arg(v, 0, 'f', v < 0.1 ? 4 : v < 10 ? 3 : 1);
+  };
   std::map<int, double> value;
   std::map<int, int> kernelCount;
   int unmeasured = 0;
@@ -157,7 +160,9 @@ void paintHeat(OverlayPaint& p, const CollapsedGraph& shown, const ir::Graph& gr
   for (double t : {1.0, 0.75, 0.5, 0.25, 0.0})
     p.legend << LegendEntry{heatColour(t), t == 1.0 ? QObject::tr("%1 (the most shown)").arg(text(most)) : text(most * t)};
   p.legend << LegendEntry{kNeutral, QObject::tr("not in a kernel")};
-  if (unmeasured) p.message = QObject::tr("%1 in kernels the profile did not measure").arg(unmeasured == 1 ? QObject::tr("1 item") : QObject::tr("%1 items").arg(unmeasured));
+  if (unmeasured)
+    p.message = QObject::tr("%1 in kernels the profile did not measure")
+                    .arg(unmeasured == 1 ? QObject::tr("1 item") : QObject::tr("%1 items").arg(unmeasured));
 }
 
 QColor dtypeColour(ir::DType d) {
@@ -196,7 +201,8 @@ void paintDtypes(OverlayPaint& p, const CollapsedGraph& shown, const ir::Graph& 
     const auto top = std::max_element(here.begin(), here.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
     p.fill[item.id] = dtypeColour(top->first);
     QStringList parts;
-    for (const auto& [d, count] : here) parts << (here.size() == 1 ? qs(ir::shortName(d)) : QStringLiteral("%1 (%2)").arg(qs(ir::shortName(d))).arg(count));
+    for (const auto& [d, count] : here)
+      parts << (here.size() == 1 ? qs(ir::shortName(d)) : QStringLiteral("%1 (%2)").arg(qs(ir::shortName(d))).arg(count));
     p.note[item.id] = QObject::tr("dtype %1").arg(parts.join(QStringLiteral(", ")));
   }
   for (const auto& [d, count] : all)
@@ -248,8 +254,7 @@ void paintShapes(OverlayPaint& p, const CollapsedGraph& shown, const ir::Graph& 
     p.fill[item.id] = kinds.at(top->first).first;
     int changed = 0;
     for (const auto& [k, c] : here) changed += c;
-    p.note[item.id] = members == 1 ? kinds.at(top->first).second
-                                   : QObject::tr("%1 of %2 nodes change shape").arg(changed).arg(members);
+    p.note[item.id] = members == 1 ? kinds.at(top->first).second : QObject::tr("%1 of %2 nodes change shape").arg(changed).arg(members);
   }
   for (const auto& [k, entry] : kinds)
     if (count[k]) p.legend << LegendEntry{entry.first, entry.second + QStringLiteral(" (%1)").arg(count[k])};
@@ -292,13 +297,13 @@ void paintSourceLines(OverlayPaint& p, const CollapsedGraph& shown, const ir::Gr
 }  // namespace
 
 QStringList overlayNames() {
-  return {QObject::tr("None"), QObject::tr("Kernel"), QObject::tr("Kernel time"), QObject::tr("Bytes moved"), QObject::tr("Dtype"),
-          QObject::tr("Shape change"), QObject::tr("Source line")};
+  return {QObject::tr("None"),  QObject::tr("Kernel"),       QObject::tr("Kernel time"), QObject::tr("Bytes moved"),
+          QObject::tr("Dtype"), QObject::tr("Shape change"), QObject::tr("Source line")};
 }
 
 QStringList overlayKeys() {
-  return {QStringLiteral("none"), QStringLiteral("kernel"), QStringLiteral("kernel-time"), QStringLiteral("bytes"), QStringLiteral("dtype"),
-          QStringLiteral("shape"), QStringLiteral("line")};
+  return {QStringLiteral("none"),  QStringLiteral("kernel"), QStringLiteral("kernel-time"), QStringLiteral("bytes"),
+          QStringLiteral("dtype"), QStringLiteral("shape"),  QStringLiteral("line")};
 }
 
 OverlayData overlayDataFor(const std::string& stage, const std::vector<storage::KernelRow>& kernels, bool profiled,

@@ -31,13 +31,13 @@ QStringList overlayKeys();  // none, kernel, kernel-time, bytes, dtype, shape, l
 
 // What the overlays know about one stage of a compile.
 struct OverlayData {
-  std::map<int, std::string> kernelOf;  // node id -> the kernel it is (or ends up) in
-  std::map<std::string, int> kernelIndex;  // kernel -> its place in the compile's list (its colour)
-  std::map<std::string, double> kernelMs;     // per launch, from the run profile
-  std::map<std::string, int64_t> kernelBytes; // bytes of the kernel's buffers, from the profile
-  bool profiled = false;   // the session has a run profile for this compile
-  bool hasKernels = false; // the compile generated kernels (the stage can be mapped to them)
-  QString noKernels;       // why no node of the stage maps to a kernel ("" when some may)
+  std::map<int, std::string> kernelOf;         // node id -> the kernel it is (or ends up) in
+  std::map<std::string, int> kernelIndex;      // kernel -> its place in the compile's list (its colour)
+  std::map<std::string, double> kernelMs;      // per launch, from the run profile
+  std::map<std::string, int64_t> kernelBytes;  // bytes of the kernel's buffers, from the profile
+  bool profiled = false;                       // the session has a run profile for this compile
+  bool hasKernels = false;                     // the compile generated kernels (the stage can be mapped to them)
+  QString noKernels;                           // why no node of the stage maps to a kernel ("" when some may)
 };
 
 // The overlay data for stage `stage` of a compile with `kernels` and, when profiled, the
@@ -57,9 +57,9 @@ struct LegendEntry {
 struct OverlayPaint {
   std::map<int, QColor> fill;
   std::map<int, QString> note;
-  QString title;               // "Kernel time (ms per launch)"
-  QList<LegendEntry> legend;   // swatches, in order
-  QString message;             // why nothing (or not everything) is painted; "" when all is
+  QString title;              // "Kernel time (ms per launch)"
+  QList<LegendEntry> legend;  // swatches, in order
+  QString message;            // why nothing (or not everything) is painted; "" when all is
 };
 
 // `shown` is what is laid out (folded boxes stand for their members); `graph` the whole stage.

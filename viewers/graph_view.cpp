@@ -16,14 +16,14 @@
 #include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
 #include <QImage>
+#include <QKeyEvent>
+#include <QLabel>
 #include <QLineF>
+#include <QMouseEvent>
 #include <QPainter>
 #include <QSaveFile>
 #include <QScrollBar>
 #include <QSvgGenerator>
-#include <QKeyEvent>
-#include <QLabel>
-#include <QMouseEvent>
 #include <QWheelEvent>
 #include <QtMath>
 
@@ -42,8 +42,7 @@ QPainterPath splinePath(const LayoutEdge& e) {
   QPainterPath path;
   if (e.spline.isEmpty()) return path;
   path.moveTo(e.spline[0]);
-  for (qsizetype i = 1; i + 2 < e.spline.size(); i += 3)
-    path.cubicTo(e.spline[i], e.spline[i + 1], e.spline[i + 2]);
+  for (qsizetype i = 1; i + 2 < e.spline.size(); i += 3) path.cubicTo(e.spline[i], e.spline[i + 1], e.spline[i + 2]);
   return path;
 }
 
@@ -71,7 +70,7 @@ void GraphView::applyChanges() {
   const std::set<int> added(changes_.added.begin(), changes_.added.end());
   const std::set<int> changed(changes_.changed.begin(), changes_.changed.end());
   for (GraphNodeItem* item : nodeItems())
-    item->setChange(added.count(item->nodeId()) ? (changesAsBefore_ ? GraphNodeItem::Change::Removed : GraphNodeItem::Change::Added)
+    item->setChange(added.count(item->nodeId())     ? (changesAsBefore_ ? GraphNodeItem::Change::Removed : GraphNodeItem::Change::Added)
                     : changed.count(item->nodeId()) ? GraphNodeItem::Change::Changed
                                                     : GraphNodeItem::Change::None);
   // Ghosts: removed nodes where the layout frame placed them (a frame keeps every node of the
@@ -180,8 +179,7 @@ bool GraphView::exportTo(const QString& path, QString* error) {
   return fail(tr("Unknown export format '%1' (use .svg, .png or .dot)").arg(suffix));
 }
 
-GraphView::GraphView(QWidget* parent)
-    : QGraphicsView(parent), worker_(new GraphLayoutWorker(this)) {
+GraphView::GraphView(QWidget* parent) : QGraphicsView(parent), worker_(new GraphLayoutWorker(this)) {
   setScene(new QGraphicsScene(this));
   setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
   setDragMode(ScrollHandDrag);
@@ -474,7 +472,8 @@ void GraphView::keyPressEvent(QKeyEvent* event) {
   for (QGraphicsItem* item : scene()->selectedItems())
     if (auto* n = qgraphicsitem_cast<GraphNodeItem*>(item)) at = n->nodeId();
   const int key = event->key();
-  if (at < 0 || (event->modifiers() & ~Qt::KeypadModifier) != Qt::NoModifier || (key != Qt::Key_Up && key != Qt::Key_Down && key != Qt::Key_Left && key != Qt::Key_Right))
+  if (at < 0 || (event->modifiers() & ~Qt::KeypadModifier) != Qt::NoModifier ||
+      (key != Qt::Key_Up && key != Qt::Key_Down && key != Qt::Key_Left && key != Qt::Key_Right))
     return QGraphicsView::keyPressEvent(event);
   event->accept();
   if (key == Qt::Key_Up || key == Qt::Key_Down) {

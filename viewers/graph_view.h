@@ -76,7 +76,7 @@ class GraphView : public QGraphicsView {
   // the Graphviz DOT source of the graph (.dot / .gv). False with `error` set on failure.
   bool exportTo(const QString& path, QString* error);
   int highlightedLine() const { return line_; }
-  void selectNode(int id);       // -1 clears
+  void selectNode(int id);  // -1 clears
   // Find in graph: the nodes of the whole graph (folded ones too) whose name, op or module path
   // contains `text` (case-insensitive), in graph order.
   std::vector<int> findNodes(const QString& text) const;
@@ -134,8 +134,8 @@ class GraphView : public QGraphicsView {
   void onSelectionChanged();
 
   GraphLayoutWorker* worker_;
-  ir::Graph graph_;   // the graph being shown (provenance and node details)
-  CollapsedGraph shown_;             // graph_ with unexpanded modules folded: what is laid out
+  ir::Graph graph_;       // the graph being shown (provenance and node details)
+  CollapsedGraph shown_;  // graph_ with unexpanded modules folded: what is laid out
   std::set<std::string> expanded_;
   void relayout();
   QFont labelFont_;
@@ -156,8 +156,8 @@ class GraphView : public QGraphicsView {
   OverlayPaint overlayPaint_;
   void applyOverlay();
   void placeLegend();
-  bool fitted_ = false;  // still showing the whole graph: keep it fitted when resized
-  int revealAfterLayout_ = -1;  // revealNode() waiting for the layout of its expanded module
+  bool fitted_ = false;          // still showing the whole graph: keep it fitted when resized
+  int revealAfterLayout_ = -1;   // revealNode() waiting for the layout of its expanded module
   std::vector<int> navChoices_;  // the producers or consumers the last Up / Down chose among
   size_t navAt_ = 0;
 

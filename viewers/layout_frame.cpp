@@ -60,8 +60,8 @@ bool fitsFrame(const ir::Graph& stage, const ir::Graph& frame) {
   return !stage.nodes.empty();
 }
 
-std::optional<GraphLayout> projectLayout(const GraphLayout& frameLayout, const CollapsedGraph& frameShown,
-                                         const CollapsedGraph& stageShown, const LabelMetrics& metrics) {
+std::optional<GraphLayout> projectLayout(const GraphLayout& frameLayout, const CollapsedGraph& frameShown, const CollapsedGraph& stageShown,
+                                         const LabelMetrics& metrics) {
   std::map<QString, const LayoutNode*> place;
   for (const auto& n : frameLayout.nodes) place[keyOf(frameShown, n.id)] = &n;
   std::map<std::pair<QString, QString>, const LayoutEdge*> routes;
@@ -106,7 +106,8 @@ std::optional<GraphLayout> projectLayout(const GraphLayout& frameLayout, const C
   for (const auto& ln : out.nodes)
     if (!ln.kernel.isEmpty()) clusters[ln.kernel] = clusters[ln.kernel].isNull() ? ln.box : clusters[ln.kernel].united(ln.box);
   for (const auto& [kernel, box] : clusters)
-    out.clusters << LayoutCluster{kernel, box.adjusted(-metrics.padding, -metrics.lineHeight - metrics.padding, metrics.padding, metrics.padding)};
+    out.clusters << LayoutCluster{kernel,
+                                  box.adjusted(-metrics.padding, -metrics.lineHeight - metrics.padding, metrics.padding, metrics.padding)};
   return out;
 }
 

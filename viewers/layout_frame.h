@@ -26,7 +26,7 @@ bool fitsFrame(const ir::Graph& stage, const ir::Graph& frame);
 // Draws `stage` (folded as `stageShown`) with the positions of `frameLayout`, the layout of the
 // frame folded the same way (`frameShown`). Module boxes are matched by module path, nodes by
 // id. Nothing when a node of the stage has no place in the frame (the caller lays it out anew).
-std::optional<GraphLayout> projectLayout(const GraphLayout& frameLayout, const CollapsedGraph& frameShown,
-                                         const CollapsedGraph& stageShown, const LabelMetrics& metrics);
+std::optional<GraphLayout> projectLayout(const GraphLayout& frameLayout, const CollapsedGraph& frameShown, const CollapsedGraph& stageShown,
+                                         const LabelMetrics& metrics);
 
 }  // namespace kiln::viewers

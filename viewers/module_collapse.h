@@ -16,9 +16,9 @@
 namespace kiln::viewers {
 
 struct CollapsedGraph {
-  ir::Graph graph;                      // what to lay out: visible nodes plus one node per box
-  std::map<int, std::string> moduleOf;  // box node id -> module path
-  std::map<int, int> memberCount;       // box node id -> nodes folded into it
+  ir::Graph graph;                          // what to lay out: visible nodes plus one node per box
+  std::map<int, std::string> moduleOf;      // box node id -> module path
+  std::map<int, int> memberCount;           // box node id -> nodes folded into it
   std::map<int, std::vector<int>> members;  // box node id -> the ids folded into it (roll-ups)
 };
 

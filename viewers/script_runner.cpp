@@ -15,8 +15,7 @@ QString lastLine(const QString& text) {
 
 }  // namespace
 
-ScriptRunner::ScriptRunner(QString kilnPath, QObject* parent)
-    : QObject(parent), kilnPath_(std::move(kilnPath)) {}
+ScriptRunner::ScriptRunner(QString kilnPath, QObject* parent) : QObject(parent), kilnPath_(std::move(kilnPath)) {}
 
 ScriptRunner::~ScriptRunner() {
   if (process_) {
@@ -30,8 +29,8 @@ bool ScriptRunner::run(const QString& script, const QString& dbPath) {
   if (process_) return false;
   // Profiled (a few runs of each compiled graph after the script) so the Timings dock can show
   // run and kernel times for it.
-  QStringList args{QStringLiteral("run"), QFileInfo(script).absoluteFilePath(), QStringLiteral("--db"), dbPath,
-                   QStringLiteral("--profile"), QString::number(kProfileRuns), QStringLiteral("--progress")};
+  QStringList args{QStringLiteral("run"),       QFileInfo(script).absoluteFilePath(), QStringLiteral("--db"),      dbPath,
+                   QStringLiteral("--profile"), QString::number(kProfileRuns),        QStringLiteral("--progress")};
   if (verify_) args << QStringLiteral("--verify");
   start(script, args, tr("Running %1…"));
   return true;
@@ -53,8 +52,10 @@ void ScriptRunner::start(const QString& subject, const QStringList& args, const 
   if (kilnPath_.isEmpty() || !kiln.isFile() || !kiln.isExecutable()) {
     // Reported asynchronously like every other outcome, so callers handle one path.
     const QString error = tr("The kiln command line was not found (looked for \"%1\"); build the `kiln` target "
-                             "or pass --kiln PATH.").arg(kilnPath_);
-    QMetaObject::invokeMethod(this, [this, error] { emit finished(0, error); }, Qt::QueuedConnection);
+                             "or pass --kiln PATH.")
+                              .arg(kilnPath_);
+    QMetaObject::invokeMethod(
+        this, [this, error] { emit finished(0, error); }, Qt::QueuedConnection);
     return;
   }
   process_ = new QProcess(this);
@@ -74,8 +75,7 @@ void ScriptRunner::cancel() {
 }
 
 qint64 ScriptRunner::parseSessionId(const QString& out) {
-  static const QRegularExpression re(QStringLiteral("^session (\\d+)(:.*)?\\s*$"),
-                                     QRegularExpression::MultilineOption);
+  static const QRegularExpression re(QStringLiteral("^session (\\d+)(:.*)?\\s*$"), QRegularExpression::MultilineOption);
   qint64 id = 0;
   for (auto it = re.globalMatch(out); it.hasNext();) id = it.next().captured(1).toLongLong();
   return id;

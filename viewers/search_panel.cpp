@@ -74,12 +74,13 @@ void SearchPanel::search(const QString& text) {
       auto store = storage::Store::open(path);
       hits = store->search(query, 200);
       places = hitPlaces(*store, hits);
-    } catch (const std::exception& e) {
-      error = QString::fromUtf8(e.what());
-    }
-    QMetaObject::invokeMethod(qApp, [self, generation, text, hits = std::move(hits), places = std::move(places), error]() mutable {
-      if (self && generation == self->generation_) self->showHits(text, std::move(hits), std::move(places), error);
-    }, Qt::QueuedConnection);
+    } catch (const std::exception& e) { error = QString::fromUtf8(e.what()); }
+    QMetaObject::invokeMethod(
+        qApp,
+        [self, generation, text, hits = std::move(hits), places = std::move(places), error]() mutable {
+          if (self && generation == self->generation_) self->showHits(text, std::move(hits), std::move(places), error);
+        },
+        Qt::QueuedConnection);
   });
 }
 

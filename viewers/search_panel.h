@@ -44,7 +44,7 @@ class SearchPanel : public QWidget {
   QListWidget* list_;
   std::vector<storage::SearchHit> hits_;
   std::vector<QString> places_;  // per hit, where it is
-  quint64 generation_ = 0;  // the newest query; older results are dropped
+  quint64 generation_ = 0;       // the newest query; older results are dropped
   void showHits(const QString& text, std::vector<storage::SearchHit> hits, std::vector<QString> places, const QString& error);
 };
 

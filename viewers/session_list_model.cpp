@@ -5,8 +5,7 @@
 
 namespace kiln::viewers {
 
-SessionListModel::SessionListModel(storage::Store& store, QObject* parent)
-    : QAbstractTableModel(parent), store_(store) {}
+SessionListModel::SessionListModel(storage::Store& store, QObject* parent) : QAbstractTableModel(parent), store_(store) {}
 
 void SessionListModel::refresh() {
   auto fresh = store_.sessions();  // read first: a throwing store leaves the model as it was
@@ -21,17 +20,11 @@ int SessionListModel::rowOf(qint64 sessionId) const {
   return -1;
 }
 
-qint64 SessionListModel::sessionIdAt(int row) const {
-  return row >= 0 && size_t(row) < sessions_.size() ? sessions_[size_t(row)].id : 0;
-}
+qint64 SessionListModel::sessionIdAt(int row) const { return row >= 0 && size_t(row) < sessions_.size() ? sessions_[size_t(row)].id : 0; }
 
-int SessionListModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : int(sessions_.size());
-}
+int SessionListModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(sessions_.size()); }
 
-int SessionListModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : ColumnCount;
-}
+int SessionListModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 QVariant SessionListModel::data(const QModelIndex& index, int role) const {
   if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
@@ -54,13 +47,13 @@ QVariant SessionListModel::data(const QModelIndex& index, int role) const {
       return {};
     case Qt::ForegroundRole:
       if (index.column() != Status) return {};
-      if (s.status == "error" || s.status == "interrupted" || s.status == "timed out" || s.status == "out of memory") return QColor(0xc0, 0x28, 0x28);
+      if (s.status == "error" || s.status == "interrupted" || s.status == "timed out" || s.status == "out of memory")
+        return QColor(0xc0, 0x28, 0x28);
       if (s.status == "incomplete") return QColor(0xb0, 0x6a, 0x00);
       if (s.status == "running") return QColor(0x1f, 0x6f, 0xd0);
       if (s.failedCount) return QColor(0xc0, 0x28, 0x28);
       return {};
-    case Qt::TextAlignmentRole:
-      return index.column() >= Graphs ? QVariant(int(Qt::AlignRight | Qt::AlignVCenter)) : QVariant();
+    case Qt::TextAlignmentRole: return index.column() >= Graphs ? QVariant(int(Qt::AlignRight | Qt::AlignVCenter)) : QVariant();
     case Qt::ToolTipRole:
       return QStringLiteral("#%1 %2\n%3 ms, %4 frames")
           .arg(s.id)

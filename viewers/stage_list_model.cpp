@@ -7,8 +7,7 @@
 
 namespace kiln::viewers {
 
-StageListModel::StageListModel(storage::Store& store, QObject* parent)
-    : QAbstractListModel(parent), store_(store) {}
+StageListModel::StageListModel(storage::Store& store, QObject* parent) : QAbstractListModel(parent), store_(store) {}
 
 void StageListModel::load(qint64 sessionId) {
   std::vector<storage::StageRow> fresh;
@@ -71,9 +70,7 @@ QString StageListModel::label(const storage::StageRow& stage) {
   return QStringLiteral("[%1] %2").arg(QString::fromStdString(stage.compileId), QString::fromStdString(stage.stage));
 }
 
-int StageListModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : int(stages_.size());
-}
+int StageListModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(stages_.size()); }
 
 QVariant StageListModel::data(const QModelIndex& index, int role) const {
   if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
@@ -81,8 +78,9 @@ QVariant StageListModel::data(const QModelIndex& index, int role) const {
   if (const storage::CompileRow* f = failureAt(index.row())) {
     switch (role) {
       case Qt::DisplayRole:
-        return QStringLiteral("[%1] failed: %2%3").arg(QString::fromStdString(f->compileId), QString::fromStdString(f->message),
-                                                       f->line > 0 ? tr(" (line %1)").arg(f->line) : QString());
+        return QStringLiteral("[%1] failed: %2%3")
+            .arg(QString::fromStdString(f->compileId), QString::fromStdString(f->message),
+                 f->line > 0 ? tr(" (line %1)").arg(f->line) : QString());
       case Qt::ForegroundRole: return QVariant(QColor(0xc0, 0x39, 0x2b));
       case Qt::ToolTipRole: return QString::fromStdString(f->message + (f->detail.empty() ? "" : "\n" + f->detail));
       case StageIdRole: return qint64(0);
@@ -100,11 +98,9 @@ QVariant StageListModel::data(const QModelIndex& index, int role) const {
       return s.changed ? QVariant() : QVariant(QColor(0x9a, 0x9e, 0xa6));
     }
     case Qt::ToolTipRole: {
-      QStringList lines{QStringLiteral("%1, %2 ms").arg(s.changed ? tr("changed the graph") : tr("no change"))
-                            .arg(s.ms, 0, 'f', 2)};
+      QStringList lines{QStringLiteral("%1, %2 ms").arg(s.changed ? tr("changed the graph") : tr("no change")).arg(s.ms, 0, 'f', 2)};
       if (auto t = troubled_.find(s.compileId); t != troubled_.end()) lines.prepend(t->second);
-      for (const auto& r : s.rules)
-        lines << QStringLiteral("%1 ×%2").arg(QString::fromStdString(r.rule)).arg(r.count);
+      for (const auto& r : s.rules) lines << QStringLiteral("%1 ×%2").arg(QString::fromStdString(r.rule)).arg(r.count);
       return lines.join(QLatin1Char('\n'));
     }
     case StageIdRole: return qint64(s.id);

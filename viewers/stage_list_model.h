@@ -28,7 +28,7 @@ class StageListModel : public QAbstractListModel {
   void load(qint64 sessionId);
   qint64 sessionId() const { return sessionId_; }
   const storage::StageRow& stageAt(int row) const { return stages_.at(size_t(row)); }
-  int rowOfStage(qint64 stageId) const;   // -1 when absent
+  int rowOfStage(qint64 stageId) const;  // -1 when absent
   // The failed compile a row stands for (a row without a stage), else null.
   const storage::CompileRow* failureAt(int row) const;
   int failureCount() const { return int(failures_.size()); }

@@ -10,7 +10,8 @@ std::string captureReport(storage::Store& store, int64_t sessionId, const std::s
   const auto compile = std::find_if(compiles.begin(), compiles.end(), [&](const auto& c) { return c.compileId == compileId; });
   for (const auto& f : store.frames(sessionId))
     if (compile != compiles.end() && f.frameId == compile->frameId)
-      out += "Frame " + std::to_string(f.frameId) + ": " + f.name + " (" + f.file + ":" + std::to_string(f.firstLine) + ", " + f.kind + ")\n";
+      out +=
+          "Frame " + std::to_string(f.frameId) + ": " + f.name + " (" + f.file + ":" + std::to_string(f.firstLine) + ", " + f.kind + ")\n";
   for (const auto& r : store.recompiles(sessionId)) {
     if (r.compileId != compileId) continue;
     out += "\nRecompiled [" + r.compileId + "], triggered by the following guard failure(s):\n";
@@ -18,7 +19,8 @@ std::string captureReport(storage::Store& store, int64_t sessionId, const std::s
   }
   for (const auto& b : store.graphBreaks(sessionId)) {
     if (b.compileId != compileId) continue;
-    out += "\nGraph break [" + b.code + "] at " + b.file + ":" + std::to_string(b.line) + ": " + b.title + "\n  Explanation: " + b.explanation + "\n";
+    out += "\nGraph break [" + b.code + "] at " + b.file + ":" + std::to_string(b.line) + ": " + b.title +
+           "\n  Explanation: " + b.explanation + "\n";
     for (const auto& h : b.hints) out += "  Hint: " + h + "\n";
     out += "  User stack:\n";
     for (const auto& s : b.userStack) out += "    File \"" + s.file + "\", line " + std::to_string(s.line) + ", in " + s.function + "\n";

@@ -27,7 +27,7 @@ struct StageContent {
   std::string text;
   std::optional<ir::Graph> previous;
   std::optional<ir::Graph> base;  // the diff base session's same stage, when it has one
-  bool withCompile = false;  // the fields below were read (the compile changed)
+  bool withCompile = false;       // the fields below were read (the compile changed)
   std::vector<storage::KernelRow> kernels;
   std::map<int, int> nodeLines;             // fused-graph node id -> source line (kernel IR @N);
                                             // -1 - id for the backward's (kernels bw_*)

@@ -8,33 +8,32 @@
 #include "storage/session_report.h"
 #include "viewers/artifacts_panel.h"
 #include "viewers/breaks_panel.h"
+#include "viewers/collectives_timeline.h"
 #include "viewers/frames_panel.h"
 #include "viewers/graph_diff_view.h"
 #include "viewers/graph_overlay.h"
 #include "viewers/graph_view.h"
 #include "viewers/layout_frame.h"
+#include "viewers/profile_charts.h"
 #include "viewers/script_runner.h"
 #include "viewers/search_panel.h"
 #include "viewers/session_list_model.h"
 #include "viewers/source_marks.h"
 #include "viewers/source_view.h"
-#include "viewers/stage_reader.h"
 #include "viewers/stage_list_model.h"
+#include "viewers/stage_reader.h"
 #include "viewers/text_pane.h"
-#include "viewers/profile_charts.h"
-#include "viewers/verify_panel.h"
-#include "viewers/collectives_timeline.h"
 #include "viewers/timings_chart.h"
+#include "viewers/verify_panel.h"
 
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
-#include <QMimeData>
-#include <QUrl>
-#include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QInputDialog>
 #include <QLabel>
@@ -42,19 +41,20 @@
 #include <QListView>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QProgressBar>
-#include <QSplitter>
-#include <QStatusBar>
+#include <QMimeData>
 #include <QPointer>
+#include <QProgressBar>
 #include <QSaveFile>
 #include <QSettings>
-#include <QThreadPool>
-#include <QHBoxLayout>
+#include <QSplitter>
+#include <QStatusBar>
 #include <QTabWidget>
-#include <QToolButton>
-#include <QVBoxLayout>
 #include <QTableView>
 #include <QTextBrowser>
+#include <QThreadPool>
+#include <QToolButton>
+#include <QUrl>
+#include <QVBoxLayout>
 
 #include <algorithm>
 #include <map>
@@ -82,7 +82,8 @@ QString esc(const std::string& s) { return qs(s).toHtmlEscaped(); }
 // The node inspector: op, arguments, types, provenance, kernel, and for the fused stage the
 // fusion decisions taken on the node.
 QString nodeReport(const ir::Graph& g, const ir::Node& n, const storage::StageRow& stage) {
-  QString h = QStringLiteral("<h3 style='margin:0'>%1</h3><p><code>%2</code></p><table>").arg(esc(n.name), esc(n.target.empty() ? "placeholder" : n.target));
+  QString h = QStringLiteral("<h3 style='margin:0'>%1</h3><p><code>%2</code></p><table>")
+                  .arg(esc(n.name), esc(n.target.empty() ? "placeholder" : n.target));
   auto row = [&](const QString& k, const QString& v) { h += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(k, v); };
   QStringList types, args;
   for (const auto& t : n.types) types << esc(t.str());
@@ -96,7 +97,8 @@ QString nodeReport(const ir::Graph& g, const ir::Node& n, const storage::StageRo
     if (!loc.code.empty()) row(QString(), QStringLiteral("<code>%1</code>").arg(esc(loc.code)));
   }
   if (!n.prov.modulePath.empty()) row(QObject::tr("module"), esc(n.prov.modulePath));
-  for (const auto& f : n.prov.userStack) row(QObject::tr("called from"), QStringLiteral("%1:%2 in %3").arg(esc(f.file)).arg(f.line).arg(esc(f.function)));
+  for (const auto& f : n.prov.userStack)
+    row(QObject::tr("called from"), QStringLiteral("%1:%2 in %3").arg(esc(f.file)).arg(f.line).arg(esc(f.function)));
   if (!n.prov.from.empty()) {
     QStringList from;
     for (int id : n.prov.from) from << QString::number(id);
@@ -148,14 +150,12 @@ StudioWindow::StudioWindow(storage::Store& store, const QString& kilnPath, QWidg
   statusBar()->addPermanentWidget(busy_);
   statusBar()->addPermanentWidget(stopButton_);
 
-  connect(sessionTable_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-          [this](const QModelIndex& current) {
-            if (current.isValid()) showSession(sessions_->sessionIdAt(current.row()));
-          });
-  connect(stageList_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-          [this](const QModelIndex& current) {
-            if (current.isValid()) showStage(current.row());
-          });
+  connect(sessionTable_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
+    if (current.isValid()) showSession(sessions_->sessionIdAt(current.row()));
+  });
+  connect(stageList_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
+    if (current.isValid()) showStage(current.row());
+  });
   connect(graph_, &GraphView::nodeSelected, this, &StudioWindow::onNodeSelected);
   connect(graph_, &GraphView::layoutFinished, this, &StudioWindow::onLayoutFinished);
   connect(graph_, &GraphView::overlayChanged, this, &StudioWindow::tintSourceLines);
@@ -196,9 +196,8 @@ void StudioWindow::buildDocks() {
   graphLayout->addLayout(findRow);
   graphLayout->addWidget(graph_);
   connect(findField_, &QLineEdit::textChanged, this, [this](const QString& t) { findInGraph(t, 0); });
-  connect(findField_, &QLineEdit::returnPressed, this, [this] {
-    findInGraph(findField_->text(), QApplication::keyboardModifiers() & Qt::ShiftModifier ? -1 : 1);
-  });
+  connect(findField_, &QLineEdit::returnPressed, this,
+          [this] { findInGraph(findField_->text(), QApplication::keyboardModifiers() & Qt::ShiftModifier ? -1 : 1); });
   auto* centre = new QSplitter(Qt::Horizontal, this);
   centre->addWidget(source_);
   centre->addWidget(graphPane);
@@ -325,8 +324,7 @@ void StudioWindow::buildMenus() {
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::closeAllWindows);
   QMenu* session = menuBar()->addMenu(tr("&Session"));
-  session->addAction(tr("&Diff Selected Sessions"), QKeySequence(Qt::CTRL | Qt::Key_D), this,
-                     &StudioWindow::diffSelectedSessions);
+  session->addAction(tr("&Diff Selected Sessions"), QKeySequence(Qt::CTRL | Qt::Key_D), this, &StudioWindow::diffSelectedSessions);
   session->addAction(tr("&Search Sessions…"), QKeySequence::Find, this, [this] {
     searchDock_->show();
     searchDock_->raise();
@@ -334,8 +332,7 @@ void StudioWindow::buildMenus() {
     search_->field()->selectAll();
   });
   session->addAction(tr("&Rename Session…"), QKeySequence(Qt::Key_F2), this, &StudioWindow::renameCurrentSessionDialog);
-  session->addAction(tr("De&lete Selected Sessions…"), QKeySequence::Delete, this,
-                     &StudioWindow::deleteSelectedSessionsDialog);
+  session->addAction(tr("De&lete Selected Sessions…"), QKeySequence::Delete, this, &StudioWindow::deleteSelectedSessionsDialog);
   QMenu* view = menuBar()->addMenu(tr("&View"));
   view->addAction(tr("&Fit Graph"), QKeySequence(Qt::CTRL | Qt::Key_0), graph_, &GraphView::zoomToFit);
   view->addAction(tr("&Zoom to Selection"), QKeySequence(Qt::CTRL | Qt::Key_Period), graph_, &GraphView::zoomToSelection);
@@ -449,8 +446,7 @@ void StudioWindow::showSession(qint64 sessionId) {
       dock->setWindowTitle(breaks_->failedCount() ? tr("Breaks and recompiles · %n failed", nullptr, breaks_->failedCount())
                                                   : tr("Breaks and recompiles"));
     artifacts_->setArtifacts(store_.artifactIndex(sessionId), [this](int64_t id) { return store_.artifactText(id); });
-    artifactsDock_->setWindowTitle(artifacts_->artifactCount() ? tr("Artifacts (%1)").arg(artifacts_->artifactCount())
-                                                               : tr("Artifacts"));
+    artifactsDock_->setWindowTitle(artifacts_->artifactCount() ? tr("Artifacts (%1)").arg(artifacts_->artifactCount()) : tr("Artifacts"));
     frames_->setSession(store_.frames(sessionId), compiles, recompiles);
     timings_->setTimings(store_.timings(sessionId));
     profile_->setProfiles(store_.profiles(sessionId));
@@ -459,14 +455,16 @@ void StudioWindow::showSession(qint64 sessionId) {
     timingTabs_->setTabText(timingTabs_->indexOf(collectives_), collectives_->collectiveCount() > 0
                                                                     ? tr("Collectives (%1)").arg(collectives_->collectiveCount())
                                                                     : tr("Collectives"));
-    timingTabs_->setTabText(timingTabs_->indexOf(verify_), verify_->mismatchCount() > 0
-                                                               ? tr("Verify (%1 differ)").arg(verify_->mismatchCount())
-                                                               : tr("Verify"));
+    timingTabs_->setTabText(timingTabs_->indexOf(verify_),
+                            verify_->mismatchCount() > 0 ? tr("Verify (%1 differ)").arg(verify_->mismatchCount()) : tr("Verify"));
     text_->setSessionOutput(qs(detail->stdoutText), qs(detail->error));
     stages_->load(sessionId);
     summary_->setText(tr("#%1 %2 · %3 · %4 graphs · %5 breaks · %6 recompiles")
-                          .arg(s.id).arg(qs(s.name), qs(s.status))
-                          .arg(s.graphCount).arg(s.breakCount).arg(s.recompileCount) +
+                          .arg(s.id)
+                          .arg(qs(s.name), qs(s.status))
+                          .arg(s.graphCount)
+                          .arg(s.breakCount)
+                          .arg(s.recompileCount) +
                       (breaks_->failedCount() ? tr(" · %n failed compile(s)", nullptr, breaks_->failedCount()) : QString()));
   } catch (const std::exception& e) {
     stages_->load(0);
@@ -518,12 +516,13 @@ void StudioWindow::showStage(int row) {
     try {
       auto store = storage::Store::open(path);
       *content = readStageContent(*store, request);
-    } catch (const std::exception& e) {
-      error = QString::fromUtf8(e.what());
-    }
-    QMetaObject::invokeMethod(qApp, [self, token, row, content, error] {
-      if (self) self->finishStage(token, row, *content, error);
-    }, Qt::QueuedConnection);
+    } catch (const std::exception& e) { error = QString::fromUtf8(e.what()); }
+    QMetaObject::invokeMethod(
+        qApp,
+        [self, token, row, content, error] {
+          if (self) self->finishStage(token, row, *content, error);
+        },
+        Qt::QueuedConnection);
   });
 }
 
@@ -595,7 +594,6 @@ void StudioWindow::finishStage(quint64 token, int row, const StageContent& conte
   emit stageShown(stage.id);
 }
 
-
 // ATen, the passes and the fused stage of one compile share node ids: the graph view lays out
 // their union once and keeps every node where it was while the user steps (layout_frame.h).
 // The captured graph has ids of its own and is laid out by itself; the backward stages
@@ -610,7 +608,8 @@ void StudioWindow::showInLayoutFrame(const storage::StageRow& stage, const ir::G
     return;
   }
   const bool backward = stage.stage.rfind("backward:", 0) == 0;
-  const QString key = QStringLiteral("%1/%2%3").arg(sessionId_).arg(qs(stage.compileId)).arg(backward ? QStringLiteral("/backward") : QString());
+  const QString key =
+      QStringLiteral("%1/%2%3").arg(sessionId_).arg(qs(stage.compileId)).arg(backward ? QStringLiteral("/backward") : QString());
   if (graph_->layoutFrameKey() == key) {
     pendingFrameKey_.clear();
     graph_->showGraph(graph);
@@ -636,12 +635,13 @@ void StudioWindow::showInLayoutFrame(const storage::StageRow& stage, const ir::G
             read.insert(st.sameAs ? st.sameAs : st.id).second)
           stages.push_back(store->stageGraph(st.id));
       *frame = unionOfStages(stages);
-    } catch (const std::exception& e) {
-      error = QString::fromUtf8(e.what());
-    }
-    QMetaObject::invokeMethod(qApp, [self, key, frame, error] {
-      if (self) self->finishLayoutFrame(key, std::move(*frame), error);
-    }, Qt::QueuedConnection);
+    } catch (const std::exception& e) { error = QString::fromUtf8(e.what()); }
+    QMetaObject::invokeMethod(
+        qApp,
+        [self, key, frame, error] {
+          if (self) self->finishLayoutFrame(key, std::move(*frame), error);
+        },
+        Qt::QueuedConnection);
   });
 }
 
@@ -666,7 +666,10 @@ void StudioWindow::finishLayoutFrame(const QString& key, ir::Graph frame, const 
 void StudioWindow::showStepReport(int row, const StageContent& content) {
   const storage::StageRow& stage = stages_->stageAt(row);
   const ir::Graph& graph = content.graph;
-  QString text = QStringLiteral("[%1] %2 · %3 ms · %4\n").arg(qs(stage.compileId), qs(stage.stage)).arg(stage.ms, 0, 'f', 2).arg(stage.changed ? tr("changed the graph") : tr("changed nothing"));
+  QString text = QStringLiteral("[%1] %2 · %3 ms · %4\n")
+                     .arg(qs(stage.compileId), qs(stage.stage))
+                     .arg(stage.ms, 0, 'f', 2)
+                     .arg(stage.changed ? tr("changed the graph") : tr("changed nothing"));
   static const ir::Graph kNone;
   const ir::Graph& prev = content.previous ? *content.previous : kNone;
   if (!stage.rules.empty()) {
@@ -685,7 +688,8 @@ void StudioWindow::showStepReport(int row, const StageContent& content) {
   // Captured -> ATen renames every node: a name diff would say "everything changed".
   if (diffBase_.second == sessionId_ && diffBase_.first > 0) {
     if (content.base) {
-      text += describeChanges(*content.base, graph, tr("session %1's [%2] %3").arg(diffBase_.first).arg(qs(stage.compileId), qs(stage.stage)));
+      text +=
+          describeChanges(*content.base, graph, tr("session %1's [%2] %3").arg(diffBase_.first).arg(qs(stage.compileId), qs(stage.stage)));
       graphDiff_->showPair(*content.base, tr("session %1 [%2] %3").arg(diffBase_.first).arg(qs(stage.compileId), qs(stage.stage)), graph,
                            tr("session %1 [%2] %3").arg(sessionId_).arg(qs(stage.compileId), qs(stage.stage)));
       if (graphDiffDock_->isHidden()) {
@@ -737,8 +741,7 @@ int StudioWindow::findInGraph(const QString& text, int step) {
   return n;
 }
 
-QString StudioWindow::describeChanges(const ir::Graph& before, const ir::Graph& graph, const QString& against,
-                                      bool kernelMembership) {
+QString StudioWindow::describeChanges(const ir::Graph& before, const ir::Graph& graph, const QString& against, bool kernelMembership) {
   ir::GraphChanges c = ir::diffGraphs(before, graph, kernelMembership);
   std::vector<ir::Node> removedNodes;  // drawn as ghosts, or counted in their folded module
   const std::set<std::string> gone(c.removed.begin(), c.removed.end());
@@ -779,7 +782,8 @@ bool StudioWindow::exportGraph(const QString& path) {
 }
 
 void StudioWindow::exportGraphDialog() {
-  const QString path = chooseSavePath_(tr("Export Graph"), QStringLiteral("graph.svg"), tr("SVG image (*.svg);;PNG image (*.png);;Graphviz DOT (*.dot)"));
+  const QString path =
+      chooseSavePath_(tr("Export Graph"), QStringLiteral("graph.svg"), tr("SVG image (*.svg);;PNG image (*.png);;Graphviz DOT (*.dot)"));
   if (!path.isEmpty()) exportGraph(path);
 }
 
@@ -788,7 +792,8 @@ void StudioWindow::exportReportDialog() {
     statusBar()->showMessage(tr("No session shown: nothing to report"), kStatusMs);
     return;
   }
-  const QString path = chooseSavePath_(tr("Export Report"), QStringLiteral("kiln-session-%1.html").arg(sessionId_), tr("HTML page (*.html)"));
+  const QString path =
+      chooseSavePath_(tr("Export Report"), QStringLiteral("kiln-session-%1.html").arg(sessionId_), tr("HTML page (*.html)"));
   if (!path.isEmpty()) exportReport(path);
 }
 
@@ -809,20 +814,21 @@ bool StudioWindow::exportReport(const QString& path) {
       QSaveFile f(path);
       if (!f.open(QIODevice::WriteOnly) || f.write(html.data(), qint64(html.size())) != qint64(html.size()) || !f.commit())
         error = f.errorString();
-    } catch (const std::exception& e) {
-      error = QString::fromUtf8(e.what());
-    }
-    QMetaObject::invokeMethod(qApp, [self, path, error] {
-      if (self) self->finishReport(path, error);
-    }, Qt::QueuedConnection);
+    } catch (const std::exception& e) { error = QString::fromUtf8(e.what()); }
+    QMetaObject::invokeMethod(
+        qApp,
+        [self, path, error] {
+          if (self) self->finishReport(path, error);
+        },
+        Qt::QueuedConnection);
   });
   return true;
 }
 
 void StudioWindow::finishReport(const QString& path, const QString& error) {
   --pendingReads_;
-  statusBar()->showMessage(error.isEmpty() ? tr("Report written to %1").arg(path) : tr("Could not write the report %1: %2").arg(path, error),
-                           kStatusMs);
+  statusBar()->showMessage(
+      error.isEmpty() ? tr("Report written to %1").arg(path) : tr("Could not write the report %1: %2").arg(path, error), kStatusMs);
   emit reportExported(path, error);
   if (isSettled()) emit settled();
 }
@@ -830,9 +836,10 @@ void StudioWindow::finishReport(const QString& path, const QString& error) {
 void StudioWindow::onLayoutFinished(const QString& error) {
   const size_t all = graph_->graph().nodes.size(), shown = graph_->shownGraph().nodes.size();
   if (error.isEmpty())
-    statusBar()->showMessage(shown == all ? tr("%1 nodes").arg(all)
-                                          : tr("%1 nodes, %2 boxes shown: double-click a module to expand it, a node to fold its module").arg(all).arg(shown),
-                             kStatusMs);
+    statusBar()->showMessage(
+        shown == all ? tr("%1 nodes").arg(all)
+                     : tr("%1 nodes, %2 boxes shown: double-click a module to expand it, a node to fold its module").arg(all).arg(shown),
+        kStatusMs);
   else statusBar()->showMessage(error);
   tintSourceLines();
   markSettled();
@@ -878,7 +885,8 @@ void StudioWindow::fillRecentMenu() {
   recentMenu_->clear();
   const QStringList recent = recentScripts();
   for (int i = 0; i < recent.size(); ++i) {
-    QAction* a = recentMenu_->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(recent[i]), this, [this, path = recent[i]] { runScript(path); });
+    QAction* a =
+        recentMenu_->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(recent[i]), this, [this, path = recent[i]] { runScript(path); });
     a->setEnabled(QFileInfo::exists(recent[i]));
   }
   if (recent.isEmpty()) recentMenu_->addAction(tr("No recent scripts"))->setEnabled(false);
@@ -924,8 +932,7 @@ void StudioWindow::onRunFinished(qint64 sessionId, const QString& error) {
   stopAction_->setEnabled(false);
   if (sessionId > 0) {
     // A script that raised still stored its session; its traceback is in the Output tab.
-    statusBar()->showMessage(error.isEmpty() ? tr("Session %1 stored").arg(sessionId)
-                                             : error.section(QLatin1Char('\n'), 0, 0), kStatusMs);
+    statusBar()->showMessage(error.isEmpty() ? tr("Session %1 stored").arg(sessionId) : error.section(QLatin1Char('\n'), 0, 0), kStatusMs);
     refreshSessions(sessionId);
     return;
   }
@@ -990,9 +997,7 @@ bool StudioWindow::deleteSessions(const QList<qint64>& sessionIds) {
   for (qint64 id : sessionIds) {
     try {
       store_.deleteSession(id);
-    } catch (const std::exception& e) {
-      failed << QString::fromUtf8(e.what());
-    }
+    } catch (const std::exception& e) { failed << QString::fromUtf8(e.what()); }
   }
   refreshSessions();  // shows the current session if it is still there, else the newest
   if (!failed.isEmpty()) statusBar()->showMessage(tr("Could not delete: %1").arg(failed.join(QStringLiteral("; "))));
@@ -1004,8 +1009,8 @@ void StudioWindow::renameCurrentSessionDialog() {
   const int row = sessions_->rowOf(sessionId_);
   const QString current = sessions_->data(sessions_->index(row, SessionListModel::Name)).toString();
   bool ok = false;
-  const QString name = QInputDialog::getText(this, tr("Rename Session"), tr("Name of session %1:").arg(sessionId_),
-                                             QLineEdit::Normal, current, &ok);
+  const QString name =
+      QInputDialog::getText(this, tr("Rename Session"), tr("Name of session %1:").arg(sessionId_), QLineEdit::Normal, current, &ok);
   if (ok && !name.trimmed().isEmpty()) renameSession(sessionId_, name.trimmed());
 }
 
@@ -1051,12 +1056,13 @@ bool StudioWindow::diffSessions(qint64 a, qint64 b) {
                       .arg(a)
                       .arg(b)
                       .arg(qs(c.capturedUnifiedDiff));
-    } catch (const std::exception& e) {
-      error = QString::fromUtf8(e.what());
-    }
-    QMetaObject::invokeMethod(qApp, [self, a, b, text, error] {
-      if (self) self->finishDiff(a, b, text, error);
-    }, Qt::QueuedConnection);
+    } catch (const std::exception& e) { error = QString::fromUtf8(e.what()); }
+    QMetaObject::invokeMethod(
+        qApp,
+        [self, a, b, text, error] {
+          if (self) self->finishDiff(a, b, text, error);
+        },
+        Qt::QueuedConnection);
   });
   return true;
 }
@@ -1098,8 +1104,7 @@ bool StudioWindow::showArtifact(const QString& name) {
 }
 
 void StudioWindow::openScriptDialog() {
-  const QString path = QFileDialog::getOpenFileName(this, tr("Open Script"), QString(),
-                                                    tr("Python scripts (*.py);;All files (*)"));
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open Script"), QString(), tr("Python scripts (*.py);;All files (*)"));
   if (!path.isEmpty()) runScript(path);
 }
 

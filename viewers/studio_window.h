@@ -167,7 +167,7 @@ class StudioWindow : public QMainWindow {
   quint64 stageRequest_ = 0;  // the newest showStage() request: older results are dropped
   void showInLayoutFrame(const storage::StageRow& stage, const ir::Graph& graph);
   void finishLayoutFrame(const QString& key, ir::Graph frame, const QString& error);
-  QString pendingFrameKey_;    // the compile whose stages are being read for a layout frame
+  QString pendingFrameKey_;      // the compile whose stages are being read for a layout frame
   ir::Graph pendingFrameGraph_;  // the stage to show when they arrive
   // Marks `graph`'s nodes added / changed against `before` in the view; the Step tab's text.
   QString describeChanges(const ir::Graph& before, const ir::Graph& graph, const QString& against, bool kernelMembership = true);
@@ -222,7 +222,8 @@ class StudioWindow : public QMainWindow {
   QMenu* recentMenu_ = nullptr;
   bool settled_ = false;
   int pendingReads_ = 0;
-  std::pair<qint64, qint64> diffBase_{0, 0};  // the last diff (a, b): b's stages are coloured against a's  // store reads running on the thread pool (diffs)
+  std::pair<qint64, qint64> diffBase_{
+      0, 0};  // the last diff (a, b): b's stages are coloured against a's  // store reads running on the thread pool (diffs)
   qint64 sessionId_ = 0;
   qint64 stageId_ = 0;
   std::string compileId_;  // compile whose kernels and wrapper the text pane holds

@@ -33,8 +33,8 @@ QString header(const storage::KernelRow& k, double runMs) {
 }  // namespace
 
 TextPane::TextPane(QWidget* parent) : QTabWidget(parent) {
-  const QString titles[TabCount] = {tr("Stage IR"), tr("Step"), tr("Capture"), tr("Kernel IR"), tr("Generated source"),
-                                    tr("LLVM IR"), tr("Assembly"), tr("Wrapper"), tr("Output"), tr("Diff")};
+  const QString titles[TabCount] = {tr("Stage IR"), tr("Step"),     tr("Capture"), tr("Kernel IR"), tr("Generated source"),
+                                    tr("LLVM IR"),  tr("Assembly"), tr("Wrapper"), tr("Output"),    tr("Diff")};
   const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
   for (int t = 0; t < TabCount; ++t) {
     auto* e = new QPlainTextEdit(this);
@@ -45,7 +45,7 @@ TextPane::TextPane(QWidget* parent) : QTabWidget(parent) {
     editors_[t] = e;
     addTab(e, titles[t]);
   }
-  setTabVisible(KernelSource, false);  // only GPU kernels have source between kernel IR and LLVM IR
+  setTabVisible(KernelSource, false);               // only GPU kernels have source between kernel IR and LLVM IR
   new DiffHighlighter(editors_[Diff]->document());  // owned by the document
 
   // Side by side, as Compiler Explorer shows source and assembly.
@@ -166,7 +166,7 @@ QList<QTextEdit::ExtraSelection> TextPane::tint(Tab t, QPlainTextEdit* e, int li
     // Kernel IR and LLVM IR name the node of each line at its end (@N, ; @N); in assembly a
     // `# @N` line names the node of the instructions after it, up to the next label.
     const bool perLine = !nodeLines_.empty() && t != KernelSource;
-    if (every && !perLine) continue;  // generated source names no nodes: no line's colour to give
+    if (every && !perLine) continue;                                    // generated source names no nodes: no line's colour to give
     const bool backward = span.name.startsWith(QStringLiteral("bw_"));  // its @N are backward nodes
     int asmLine = 0;
     for (int b = span.first; b <= span.last; ++b) {

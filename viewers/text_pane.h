@@ -1,8 +1,8 @@
 // TextPane: the text forms of what is selected, one monospace tab each: the stage's IR, what the
 // step into it changed, what
-// capture did for the compile (breaks, recompiles, guards, transformed code), the compile's kernel IR, generated source (GPU only), LLVM IR, assembly and wrapper, and the
-// session's printed output, and the diff of two sessions. Kernel tabs hold every kernel of the compile under a header line;
-// showKernel() scrolls them to one.
+// capture did for the compile (breaks, recompiles, guards, transformed code), the compile's kernel IR, generated source (GPU only), LLVM
+// IR, assembly and wrapper, and the session's printed output, and the diff of two sessions. Kernel tabs hold every kernel of the compile
+// under a header line; showKernel() scrolls them to one.
 #pragma once
 
 #include "storage/store.h"
@@ -86,9 +86,9 @@ class TextPane : public QTabWidget {
   Tab sideRight_ = Assembly;
   QPlainTextEdit* sideLeftEdit_ = nullptr;
   QPlainTextEdit* sideRightEdit_ = nullptr;
-  int sideKernel_ = -1;  // the kernel the right side was last scrolled to
-  int line_ = 0;         // the source line tinted
-  bool everyLine_ = false;  // setEveryLineTinted
+  int sideKernel_ = -1;                  // the kernel the right side was last scrolled to
+  int line_ = 0;                         // the source line tinted
+  bool everyLine_ = false;               // setEveryLineTinted
   static constexpr int kEveryLine = -1;  // tint()'s `line` for every line in its own colour
   int tintedLine() const { return line_ > 0 ? line_ : everyLine_ ? kEveryLine : 0; }
 };

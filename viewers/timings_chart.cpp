@@ -1,9 +1,9 @@
 #include "viewers/timings_chart.h"
 
 #include <QBarCategoryAxis>
+#include <QBarSet>
 #include <QChart>
 #include <QHorizontalStackedBarSeries>
-#include <QBarSet>
 #include <QValueAxis>
 
 #include <algorithm>

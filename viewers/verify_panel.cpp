@@ -36,8 +36,8 @@ void VerifyPanel::setResults(const std::vector<session::VerifyEvent>& results) {
   }
   for (const auto& e : results) {
     if (e.matched) {
-      new QTreeWidgetItem(this, {QStringLiteral("[%1]").arg(qs(e.compileId)), tr("agrees with eager"),
-                                 tr("checked from call %1 on").arg(e.call)});
+      new QTreeWidgetItem(
+          this, {QStringLiteral("[%1]").arg(qs(e.compileId)), tr("agrees with eager"), tr("checked from call %1 on").arg(e.call)});
       continue;
     }
     ++mismatches_;

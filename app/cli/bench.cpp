@@ -9,20 +9,20 @@
 #include "engine/driver/script_runner.h"
 #include "engine/ir/text.h"
 
-#include <nlohmann/json.hpp>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <map>
-#include <set>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
+#include <set>
 #include <sstream>
 
 namespace kiln::cli {
@@ -50,7 +50,6 @@ double medianMs(const std::string& script, bool eager, int repeat, std::string& 
   return times[times.size() / 2];
 }
 
-
 // One command's stdout: the median ms a tool printed on its last line, or -1.
 double lastNumber(const std::string& cmd) {
   FILE* p = popen(cmd.c_str(), "r");
@@ -59,7 +58,9 @@ double lastNumber(const std::string& cmd) {
   std::string out;
   while (fgets(buf, sizeof buf, p)) out += buf;
   if (pclose(p) != 0 || out.empty()) return -1;
-  try { return std::stod(out.substr(out.rfind('\n', out.size() - 2) == std::string::npos ? 0 : out.rfind('\n', out.size() - 2) + 1)); } catch (...) { return -1; }
+  try {
+    return std::stod(out.substr(out.rfind('\n', out.size() - 2) == std::string::npos ? 0 : out.rfind('\n', out.size() - 2) + 1));
+  } catch (...) { return -1; }
 }
 
 const char* numpyName(ir::DType d) {
@@ -75,7 +76,8 @@ const char* numpyName(ir::DType d) {
 
 double torchMs(const std::string& script, int repeat, int threads) {
   std::string tool = std::string(KILN_SOURCE_DIR) + "/tools/torch_eager_bench.py";
-  return lastNumber("/usr/bin/python3 '" + tool + "' '" + script + "' " + std::to_string(repeat) + " " + std::to_string(threads) + " 2>/dev/null");
+  return lastNumber("/usr/bin/python3 '" + tool + "' '" + script + "' " + std::to_string(repeat) + " " + std::to_string(threads) +
+                    " 2>/dev/null");
 }
 
 // The captured graph of a frame under PyTorch eager (tools/torch_frame_bench.py): its readable
@@ -85,7 +87,13 @@ double torchFrameMs(const driver::CompiledFrame& f, int repeat, int threads) {
   static int serial = 0;
   fs::path dir = fs::temp_directory_path() / ("kiln-bench-" + std::to_string(getpid()) + "-" + std::to_string(serial++));
   fs::create_directories(dir);
-  struct Cleanup { fs::path d; ~Cleanup() { std::error_code ec; fs::remove_all(d, ec); } } cleanup{dir};
+  struct Cleanup {
+    fs::path d;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(d, ec);
+    }
+  } cleanup{dir};
   std::ofstream(dir / "graph.py") << ir::printGraph(f.captured);
   nlohmann::json specs = nlohmann::json::array();
   for (size_t i = 0; i < f.firstInputs.size(); ++i) {
@@ -129,7 +137,8 @@ std::vector<FrameRow> benchFrames(const std::string& script, int repeat, std::st
   std::vector<FrameRow> rows;
   for (const auto& f : log.frames) {
     if (!f->called) continue;
-    FrameRow row{std::filesystem::path(script).stem().string() + " [" + f->compileId + "]", driver::profileFrame(*f, repeat), sink.ms[f->compileId]};
+    FrameRow row{std::filesystem::path(script).stem().string() + " [" + f->compileId + "]", driver::profileFrame(*f, repeat),
+                 sink.ms[f->compileId]};
     if (withTorch) row.torchMs = torchFrameMs(*f, repeat, threads);
     rows.push_back(std::move(row));
   }
@@ -155,7 +164,8 @@ void printFrames(const std::vector<FrameRow>& rows, double memcpyGb, double memc
     std::cout << std::left << std::setw(44) << r.label << std::right << std::fixed << std::setprecision(3) << std::setw(11) << r.p.eagerMs
               << std::setw(13) << r.p.compiledMs << std::setprecision(2) << std::setw(8) << r.p.eagerMs / r.p.compiledMs << "x";
     if (torch && r.torchMs >= 0) {
-      std::cout << std::setprecision(3) << std::setw(11) << r.torchMs << std::setprecision(2) << std::setw(14) << r.torchMs / r.p.compiledMs << "x";
+      std::cout << std::setprecision(3) << std::setw(11) << r.torchMs << std::setprecision(2) << std::setw(14) << r.torchMs / r.p.compiledMs
+                << "x";
       if (r.p.compiledMs > 0 && r.torchMs > 0) torchLogSum += std::log(r.torchMs / r.p.compiledMs), ++torchN;
     } else if (torch) {
       std::cout << std::setw(11) << "n/a" << std::setw(15) << "";
@@ -165,9 +175,12 @@ void printFrames(const std::vector<FrameRow>& rows, double memcpyGb, double memc
     std::cout << "\n";
     if (r.p.compiledMs > 0 && r.p.eagerMs > 0) logSum += std::log(r.p.eagerMs / r.p.compiledMs), ++n;
   }
-  if (n) std::cout << "geometric mean speedup (eager / compiled) over " << n << " frames: " << std::setprecision(2) << std::exp(logSum / n) << "x\n";
+  if (n)
+    std::cout << "geometric mean speedup (eager / compiled) over " << n << " frames: " << std::setprecision(2) << std::exp(logSum / n)
+              << "x\n";
   if (torchN)
-    std::cout << "geometric mean PyTorch eager / Kiln compiled over " << torchN << " frames: " << std::setprecision(2) << std::exp(torchLogSum / torchN)
+    std::cout << "geometric mean PyTorch eager / Kiln compiled over " << torchN << " frames: " << std::setprecision(2)
+              << std::exp(torchLogSum / torchN)
               << "x (PyTorch with --threads threads; n/a: the graph does not run under the installed PyTorch)\n";
   // The kernels that take the longest, with the bandwidth they reach.
   std::vector<std::pair<std::string, driver::KernelProfile>> ks;
@@ -176,12 +189,14 @@ void printFrames(const std::vector<FrameRow>& rows, double memcpyGb, double memc
   std::sort(ks.begin(), ks.end(), [](const auto& a, const auto& b) { return a.second.ms > b.second.ms; });
   if (ks.empty()) return;
   std::cout << "\nslowest generated kernels (bandwidth = bytes of their buffers / time, and as a fraction of memcpy over 64 MiB on the\n"
-               "same threads: " << std::setprecision(1) << memcpyAllGb << " GB/s; one thread: " << memcpyGb << " GB/s)\n";
+               "same threads: "
+            << std::setprecision(1) << memcpyAllGb << " GB/s; one thread: " << memcpyGb << " GB/s)\n";
   for (size_t i = 0; i < ks.size() && i < 10; ++i) {
     const auto& k = ks[i].second;
-    std::cout << "  " << std::left << std::setw(44) << ks[i].first << std::setw(52) << k.name << std::right << std::setprecision(3) << std::setw(9) << k.ms
-              << " ms " << std::setprecision(2) << std::setw(9) << static_cast<double>(k.bytes) / 1e6 << " MB " << std::setprecision(1) << std::setw(7)
-              << k.gbPerS() << " GB/s " << std::setw(5) << std::setprecision(0) << 100.0 * k.gbPerS() / memcpyAllGb << "%\n";
+    std::cout << "  " << std::left << std::setw(44) << ks[i].first << std::setw(52) << k.name << std::right << std::setprecision(3)
+              << std::setw(9) << k.ms << " ms " << std::setprecision(2) << std::setw(9) << static_cast<double>(k.bytes) / 1e6 << " MB "
+              << std::setprecision(1) << std::setw(7) << k.gbPerS() << " GB/s " << std::setw(5) << std::setprecision(0)
+              << 100.0 * k.gbPerS() / memcpyAllGb << "%\n";
   }
 }
 
@@ -189,7 +204,10 @@ void printFrames(const std::vector<FrameRow>& rows, double memcpyGb, double memc
 
 int cmdBench(const std::vector<std::string>& args) {
   Opts o = parse(args, {"repeat", "threads"}, {"eager", "torch"});
-  if (o.help) { std::cout << usage(); return 0; }
+  if (o.help) {
+    std::cout << usage();
+    return 0;
+  }
   const std::vector<std::string>& paths = o.positional;
   const bool eagerOnly = o.flags.count("eager") > 0, withTorch = o.flags.count("torch") > 0;
   const int repeat = std::max(1, std::atoi(one(o, "repeat", "5").c_str()));
@@ -242,7 +260,8 @@ int cmdBench(const std::vector<std::string>& args) {
     return failures ? 1 : 0;
   };
   if (eagerOnly) return done();
-  std::cout << "\nper compiled frame: medians of " << repeat << " runs after a warm-up, on the inputs of the graph's first call;\n"
+  std::cout << "\nper compiled frame: medians of " << repeat
+            << " runs after a warm-up, on the inputs of the graph's first call;\n"
                "eager = the captured graph op by op with Kiln's eager kernels\n";
   std::vector<FrameRow> all;
   for (const auto& s : scripts) {

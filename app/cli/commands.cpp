@@ -3,8 +3,8 @@
 
 #include "engine/codegen/cuda/cuda_source.h"
 #include "engine/codegen/kernel_compiler.h"
-#include "engine/driver/script_runner.h"
 #include "engine/driver/explain.h"
+#include "engine/driver/script_runner.h"
 #include "engine/driver/verify.h"
 #include "engine/session/tee_sink.h"
 #include "storage/collective_text.h"
@@ -16,12 +16,12 @@
 
 #include <algorithm>
 #include <ctime>
-#include <map>
-#include <set>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
+#include <set>
 #include <sstream>
 
 namespace kiln::cli {
@@ -39,8 +39,7 @@ int64_t sessionId(const std::string& text) {
     size_t used = 0;
     int64_t id = std::stoll(text, &used);
     if (used == text.size() && id > 0) return id;
-  } catch (...) {
-  }
+  } catch (...) {}
   throw UsageError("'" + text + "' is not a SESSION id (see kiln sessions)");
 }
 
@@ -113,14 +112,19 @@ std::string usage() {
          "      be read from a damaged store into a new one (default NAME.recovered.db); neither writes to the store\n\n"
          "Every command takes --plugin PATH (repeatable): load that plugin (a shared library built against Kiln's\n"
          "plugin API, plugins/README.md) first, as do the files and folders of *.so on KILN_PLUGIN_PATH (':'-separated).\n\n"
-         "The default store is " + storage::defaultStorePath() + "\n";
+         "The default store is " +
+         storage::defaultStorePath() + "\n";
 }
 
 int cmdRun(const std::vector<std::string>& args) {
-  Opts o = parse(args, {"db", "dump-outputs", "disable-pass", "stop-after", "logs", "profile", "timeout", "memory-limit", "nproc-per-node",
-                        "default-device"},
+  Opts o = parse(args,
+                 {"db", "dump-outputs", "disable-pass", "stop-after", "logs", "profile", "timeout", "memory-limit", "nproc-per-node",
+                  "default-device"},
                  {"eager", "progress", "verify"});
-  if (o.help) { std::cout << usage(); return 0; }
+  if (o.help) {
+    std::cout << usage();
+    return 0;
+  }
   if (o.positional.size() != 1) throw UsageError("expected exactly one SCRIPT");
   if (std::string n = one(o, "nproc-per-node"); !n.empty()) return launchRanks(args, std::stoi(n));
   driver::RunOptions ro;
@@ -136,7 +140,9 @@ int cmdRun(const std::vector<std::string>& args) {
   }
   if (ro.verify && ro.eager) throw UsageError("--verify checks compiled graphs; it cannot be used with --eager");
   if (std::string s = one(o, "profile"); !s.empty()) {
-    try { ro.profileRepeat = std::stoi(s); } catch (...) { throw UsageError("--profile needs a number of runs"); }
+    try {
+      ro.profileRepeat = std::stoi(s);
+    } catch (...) { throw UsageError("--profile needs a number of runs"); }
     if (ro.profileRepeat < 1 || ro.profileRepeat > 1000) throw UsageError("--profile takes 1 to 1000 runs");
   }
   // Machine-readable progress on stderr for the studio: "kiln-progress: PERCENT WHAT".
@@ -145,7 +151,9 @@ int cmdRun(const std::vector<std::string>& args) {
   if (o.values.count("disable-pass"))
     for (const auto& p : o.values.at("disable-pass")) ro.passes.disabled.insert(p);
   if (std::string s = one(o, "stop-after"); !s.empty()) {
-    try { ro.passes.stopAfter = std::stoi(s); } catch (...) { throw UsageError("--stop-after needs a number"); }
+    try {
+      ro.passes.stopAfter = std::stoi(s);
+    } catch (...) { throw UsageError("--stop-after needs a number"); }
   }
   auto store = openStore(o);
   auto sink = store->beginSession(warnRecordingStopped);
@@ -172,8 +180,8 @@ int cmdRun(const std::vector<std::string>& args) {
   if (r.verify) {
     const driver::VerifyStats& v = *r.verify;
     std::cerr << "kiln verify: " << v.graphs << " compiled graph" << (v.graphs == 1 ? "" : "s") << ", " << v.calls << " call"
-              << (v.calls == 1 ? "" : "s") << " checked against eager, " << v.mismatches << " differ"
-              << (v.mismatches == 1 ? "s" : "") << "\n";
+              << (v.calls == 1 ? "" : "s") << " checked against eager, " << v.mismatches << " differ" << (v.mismatches == 1 ? "s" : "")
+              << "\n";
     for (const auto& line : v.reports) std::cerr << "  " << line << "\n";
     if (v.mismatches > 0 && r.exitCode == 0) return 3;
   }
@@ -182,7 +190,10 @@ int cmdRun(const std::vector<std::string>& args) {
 
 int cmdExplain(const std::vector<std::string>& args) {
   Opts o = parse(args, {"db"}, {"json"});
-  if (o.help) { std::cout << usage(); return 0; }
+  if (o.help) {
+    std::cout << usage();
+    return 0;
+  }
   if (o.positional.size() != 1) throw UsageError("expected exactly one SCRIPT");
   // A stored session (an imported PyTorch run, say) explains from the store: `kiln explain 12`.
   const std::string& arg = o.positional[0];
@@ -210,7 +221,10 @@ int cmdExplain(const std::vector<std::string>& args) {
 
 int cmdDiff(const std::vector<std::string>& args) {
   Opts o = parse(args, {"db"}, {"json"});
-  if (o.help) { std::cout << usage(); return 0; }
+  if (o.help) {
+    std::cout << usage();
+    return 0;
+  }
   if (o.positional.size() != 2) throw UsageError("expected two SESSION ids");
   int64_t a = sessionId(o.positional[0]), b = sessionId(o.positional[1]);
   auto store = openStore(o);
@@ -221,7 +235,10 @@ int cmdDiff(const std::vector<std::string>& args) {
 
 int cmdSessions(const std::vector<std::string>& args) {
   Opts o = parse(args, {"db"}, {});
-  if (o.help) { std::cout << usage(); return 0; }
+  if (o.help) {
+    std::cout << usage();
+    return 0;
+  }
   if (!o.positional.empty()) throw UsageError("takes no arguments, not '" + o.positional[0] + "'");
   auto store = openStore(o);
   auto list = store->sessions();
@@ -231,8 +248,8 @@ int cmdSessions(const std::vector<std::string>& args) {
   }
   size_t nameWidth = 4;  // the longest name, so the script column never runs into it
   for (const auto& s : list) nameWidth = std::max(nameWidth, s.name.size());
-  std::cout << std::left << std::setw(6) << "id" << std::setw(21) << "started" << std::setw(15) << "status" << std::setw(8)
-            << "graphs" << std::setw(8) << "breaks" << std::setw(11) << "recompiles" << std::setw(static_cast<int>(nameWidth)) << "name"
+  std::cout << std::left << std::setw(6) << "id" << std::setw(21) << "started" << std::setw(15) << "status" << std::setw(8) << "graphs"
+            << std::setw(8) << "breaks" << std::setw(11) << "recompiles" << std::setw(static_cast<int>(nameWidth)) << "name"
             << " script\n";
   for (const auto& s : list)
     std::cout << std::left << std::setw(6) << s.id << std::setw(21) << when(s.startedAtMs) << std::setw(15) << s.status << std::setw(8)
@@ -243,13 +260,18 @@ int cmdSessions(const std::vector<std::string>& args) {
 
 int cmdSearch(const std::vector<std::string>& args) {
   Opts o = parse(args, {"db", "limit"}, {});
-  if (o.help) { std::cout << usage(); return 0; }
+  if (o.help) {
+    std::cout << usage();
+    return 0;
+  }
   if (o.positional.empty()) throw UsageError("expected TEXT to search for");
   std::string text;
   for (const auto& p : o.positional) text += (text.empty() ? "" : " ") + p;
   int limit = 50;
   if (std::string s = one(o, "limit"); !s.empty()) {
-    try { limit = std::stoi(s); } catch (...) { throw UsageError("--limit needs a number"); }
+    try {
+      limit = std::stoi(s);
+    } catch (...) { throw UsageError("--limit needs a number"); }
   }
   auto store = openStore(o);
   auto hits = store->search(text, limit);
@@ -267,7 +289,10 @@ int cmdSearch(const std::vector<std::string>& args) {
 
 int cmdRename(const std::vector<std::string>& args) {
   Opts o = parse(args, {"db"}, {});
-  if (o.help) { std::cout << usage(); return 0; }
+  if (o.help) {
+    std::cout << usage();
+    return 0;
+  }
   if (o.positional.size() != 2) throw UsageError("expected SESSION and NAME");
   int64_t id = sessionId(o.positional[0]);
   sessionName(o.positional[1]);
@@ -279,7 +304,10 @@ int cmdRename(const std::vector<std::string>& args) {
 
 int cmdRm(const std::vector<std::string>& args) {
   Opts o = parse(args, {"db"}, {});
-  if (o.help) { std::cout << usage(); return 0; }
+  if (o.help) {
+    std::cout << usage();
+    return 0;
+  }
   if (o.positional.empty()) throw UsageError("expected one or more SESSION ids");
   std::vector<int64_t> ids;
   for (const auto& p : o.positional) ids.push_back(sessionId(p));  // all valid before any is deleted
@@ -293,7 +321,10 @@ int cmdRm(const std::vector<std::string>& args) {
 
 int cmdShow(const std::vector<std::string>& args) {
   Opts o = parse(args, {"db", "stage", "compile"}, {});
-  if (o.help) { std::cout << usage(); return 0; }
+  if (o.help) {
+    std::cout << usage();
+    return 0;
+  }
   if (o.positional.size() != 1) throw UsageError("expected exactly one SESSION id");
   int64_t id = sessionId(o.positional[0]);
   auto store = openStore(o);
@@ -308,10 +339,12 @@ int cmdShow(const std::vector<std::string>& args) {
   if (stage.empty()) {
     std::cout << "session " << id << ": " << s->summary.scriptPath << " (" << s->summary.status << ", " << std::fixed
               << std::setprecision(1) << s->summary.totalMs << " ms)\n";
-    for (const auto& f : store->frames(id)) std::cout << "frame " << f.frameId << ": " << f.name << " (" << f.file << ":" << f.firstLine << ")\n";
+    for (const auto& f : store->frames(id))
+      std::cout << "frame " << f.frameId << ": " << f.name << " (" << f.file << ":" << f.firstLine << ")\n";
     const auto profiles = store->profiles(id);
     for (const auto& c : compiles) {
-      std::cout << "  [" << c.compileId << "] backend=" << c.backend << " status=" << c.status << (c.message.empty() ? "" : " (" + c.message + ")") << "\n";
+      std::cout << "  [" << c.compileId << "] backend=" << c.backend << " status=" << c.status
+                << (c.message.empty() ? "" : " (" + c.message + ")") << "\n";
       for (const auto& st : store->stages(id, c.compileId))
         std::cout << "    stage " << std::left << std::setw(16) << st.stage << (st.changed ? "" : " (unchanged)") << "\n";
       const session::ProfileEvent* prof = nullptr;
@@ -319,8 +352,8 @@ int cmdShow(const std::vector<std::string>& args) {
         if (p.compileId == c.compileId) prof = &p;
       if (prof)
         std::cout << "    profile: eager " << std::setprecision(3) << prof->eagerMs << " ms, compiled " << prof->compiledMs << " ms ("
-                  << std::setprecision(2) << (prof->compiledMs > 0 ? prof->eagerMs / prof->compiledMs : 0.0) << "x), median of " << prof->repeat
-                  << " runs\n";
+                  << std::setprecision(2) << (prof->compiledMs > 0 ? prof->eagerMs / prof->compiledMs : 0.0) << "x), median of "
+                  << prof->repeat << " runs\n";
       for (const auto& k : store->kernels(id, c.compileId)) {
         std::cout << "    kernel " << k.name;
         if (prof)
@@ -329,17 +362,20 @@ int cmdShow(const std::vector<std::string>& args) {
         std::cout << "\n";
       }
     }
-    for (const auto& b : store->graphBreaks(id)) std::cout << "graph break " << b.code << " at " << b.file << ":" << b.line << ": " << b.title << "\n";
+    for (const auto& b : store->graphBreaks(id))
+      std::cout << "graph break " << b.code << " at " << b.file << ":" << b.line << ": " << b.title << "\n";
     for (const auto& r : store->recompiles(id))
       for (const auto& reason : r.reasons) std::cout << "recompile [" << r.compileId << "]: " << reason << "\n";
     // Records an importer kept as they came; its problems are listed here in full.
     const auto artifacts = store->artifacts(id);
     size_t problems = 0;
     for (const auto& a : artifacts)
-      if (a.name == "import problem") { std::cout << "import problem: " << a.text << "\n"; ++problems; }
+      if (a.name == "import problem") {
+        std::cout << "import problem: " << a.text << "\n";
+        ++problems;
+      }
     if (!artifacts.empty())
-      std::cout << "artifacts: " << artifacts.size() << " (" << problems << " import problems; kiln show " << id
-                << " --stage artifacts)\n";
+      std::cout << "artifacts: " << artifacts.size() << " (" << problems << " import problems; kiln show " << id << " --stage artifacts)\n";
     if (const auto collectives = store->collectives(id); !collectives.empty())
       std::cout << "collectives: " << collectives.size() << " (kiln show " << id << " --stage collectives)\n";
     if (!s->error.empty()) std::cout << "error:\n" << s->error;
@@ -353,7 +389,8 @@ int cmdShow(const std::vector<std::string>& args) {
       if (!wantCompile.empty() && a.compileId != wantCompile) continue;
       if (!name.empty() && a.name != name) continue;
       any = true;
-      std::cout << (a.compileId.empty() ? "" : "[" + a.compileId + "] ") << a.name << (a.line ? " (line " + std::to_string(a.line) + ")" : "");
+      std::cout << (a.compileId.empty() ? "" : "[" + a.compileId + "] ") << a.name
+                << (a.line ? " (line " + std::to_string(a.line) + ")" : "");
       if (name.empty()) {
         std::string first = a.text.substr(0, a.text.find('\n'));
         std::cout << ": " << (first.size() > 100 ? first.substr(0, 99) + "..." : first) << "\n";
@@ -384,7 +421,9 @@ int cmdShow(const std::vector<std::string>& args) {
     if (stage == "kernels" || stage == "llvm" || stage == "asm") {
       for (const auto& k : store->kernels(id, c.compileId)) {
         // Imported kernels have no kernel IR: their source (Triton or C++) is what there is.
-        const std::string& text = stage == "kernels" ? (k.kernelIr.empty() ? k.source : k.kernelIr) : stage == "llvm" ? k.llvmIr : k.assembly;
+        const std::string& text = stage == "kernels" ? (k.kernelIr.empty() ? k.source : k.kernelIr)
+                                  : stage == "llvm"  ? k.llvmIr
+                                                     : k.assembly;
         std::cout << "# [" << c.compileId << "] " << k.name << "\n" << text << "\n";
         found = true;
       }
@@ -409,7 +448,10 @@ int cmdShow(const std::vector<std::string>& args) {
     }
     if (stage == "wrapper") {
       std::string w = store->wrapperText(id, c.compileId);
-      if (!w.empty()) { std::cout << "# [" << c.compileId << "] wrapper\n" << w; found = true; }
+      if (!w.empty()) {
+        std::cout << "# [" << c.compileId << "] wrapper\n" << w;
+        found = true;
+      }
       continue;
     }
     if (stage == "transformed") {

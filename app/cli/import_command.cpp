@@ -19,7 +19,10 @@ namespace kiln::cli {
 
 int cmdImport(const std::vector<std::string>& args) {
   Opts o = parse(args, {"db", "name", "source-root", "importer"}, {"progress", "json"});
-  if (o.help) { std::cout << usage(); return 0; }
+  if (o.help) {
+    std::cout << usage();
+    return 0;
+  }
   if (o.positional.empty()) throw UsageError("expected a TORCH_TRACE log file or a folder of them");
   importers::ImportOptions opts;
   if (o.values.count("source-root"))
@@ -36,9 +39,7 @@ int cmdImport(const std::vector<std::string>& args) {
   if (std::string named = one(o, "importer"); !named.empty()) {
     try {
       importer = importers::importerNamed(named);
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(std::string("--importer: ") + e.what());
-    }
+    } catch (const std::invalid_argument& e) { throw UsageError(std::string("--importer: ") + e.what()); }
   } else {
     std::optional<importers::Importer> found = importers::importerFor(o.positional[0]);
     importer = found ? *found : importers::importerNamed("torch_trace");
@@ -62,32 +63,43 @@ int cmdImport(const std::vector<std::string>& args) {
   if (!sinks.empty()) ids.push_back(store->lastSessionId());
   sinks.clear();  // ends the writers
   for (size_t i = 0; i < ids.size(); ++i)
-    if (!name.empty()) store->renameSession(ids[i], ids.size() == 1 ? name : name + " (pid " + std::to_string(report.sessions[i].pid) + ")");
+    if (!name.empty())
+      store->renameSession(ids[i], ids.size() == 1 ? name : name + " (pid " + std::to_string(report.sessions[i].pid) + ")");
 
   if (o.flags.count("json")) {
     nlohmann::json j = {{"records", report.records}, {"problems", report.problemCount}, {"sessions", nlohmann::json::array()}};
     for (size_t i = 0; i < report.sessions.size(); ++i) {
       const auto& s = report.sessions[i];
-      j["sessions"].push_back({{"session", i < ids.size() ? ids[i] : 0}, {"log", s.log}, {"pid", s.pid}, {"script", s.scriptPath},
-                               {"frames", s.frames}, {"compiles", s.compiles}, {"graphs", s.graphs}, {"graph_breaks", s.breaks},
-                               {"recompiles", s.recompiles}, {"stages", s.stages}, {"stages_unparsed", s.stagesUnparsed},
-                               {"kernels", s.kernels}, {"artifacts", s.artifacts}});
+      j["sessions"].push_back({{"session", i < ids.size() ? ids[i] : 0},
+                               {"log", s.log},
+                               {"pid", s.pid},
+                               {"script", s.scriptPath},
+                               {"frames", s.frames},
+                               {"compiles", s.compiles},
+                               {"graphs", s.graphs},
+                               {"graph_breaks", s.breaks},
+                               {"recompiles", s.recompiles},
+                               {"stages", s.stages},
+                               {"stages_unparsed", s.stagesUnparsed},
+                               {"kernels", s.kernels},
+                               {"artifacts", s.artifacts}});
     }
     std::cout << j.dump(1) << "\n";
   } else {
     for (size_t i = 0; i < report.sessions.size(); ++i) {
       const auto& s = report.sessions[i];
       std::cout << "session " << (i < ids.size() ? ids[i] : 0) << ": " << s.scriptPath << " (pid " << s.pid << "): " << s.frames
-                << " frames, " << s.compiles << " compiles, " << s.graphs << " graphs, " << s.breaks << " graph breaks, "
-                << s.recompiles << " recompiles, " << s.stages << " stages"
-                << (s.stagesUnparsed ? " (" + std::to_string(s.stagesUnparsed) + " kept as text)" : "") << ", " << s.kernels
-                << " kernels, " << s.artifacts << " artifacts\n";
+                << " frames, " << s.compiles << " compiles, " << s.graphs << " graphs, " << s.breaks << " graph breaks, " << s.recompiles
+                << " recompiles, " << s.stages << " stages"
+                << (s.stagesUnparsed ? " (" + std::to_string(s.stagesUnparsed) + " kept as text)" : "") << ", " << s.kernels << " kernels, "
+                << s.artifacts << " artifacts\n";
     }
   }
   std::cout.flush();
   for (const auto& p : report.problems) std::cerr << "kiln import: line " << p.line << " of " << p.message << "\n";
   if (report.problemCount > static_cast<int>(report.problems.size()))
-    std::cerr << "kiln import: " << report.problemCount - static_cast<int>(report.problems.size()) << " more problems (listed in the sessions' artifacts)\n";
+    std::cerr << "kiln import: " << report.problemCount - static_cast<int>(report.problems.size())
+              << " more problems (listed in the sessions' artifacts)\n";
   // Problems do not fail the import (what was valid is stored), but a caller can see them.
   return report.problemCount > 0 ? 4 : 0;
 }

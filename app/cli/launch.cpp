@@ -7,6 +7,8 @@
 // failure's (0 when all succeed). Each rank records its own session, named 'SCRIPT rank R'.
 #include "app/cli/commands.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
@@ -14,8 +16,6 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace kiln::cli {
 
@@ -30,7 +30,10 @@ int launchRanks(const std::vector<std::string>& args, int nproc) {
   // The ranks' arguments: run's, less --nproc-per-node.
   std::vector<std::string> childArgs{"kiln", "run"};
   for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--nproc-per-node") { ++i; continue; }
+    if (args[i] == "--nproc-per-node") {
+      ++i;
+      continue;
+    }
     if (args[i].rfind("--nproc-per-node=", 0) == 0) continue;
     childArgs.push_back(args[i]);
   }

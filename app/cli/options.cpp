@@ -70,12 +70,10 @@ std::string checkValue(const std::string& key, const std::string& value) {
       for (size_t i = 0; i < names.size(); ++i) listed += (i ? ", " : "") + std::to_string(i) + " " + names[i];
       try {
         return std::to_string(number(key, value, 0, last, "a pass index"));
-      } catch (const UsageError& e) {
-        throw UsageError(std::string(e.what()) + " (passes: " + listed + ")");
-      }
+      } catch (const UsageError& e) { throw UsageError(std::string(e.what()) + " (passes: " + listed + ")"); }
     }
-    throw UsageError("--stop-after: no pass named '" + value + "'" + didYouMean(value, names) + " (give a pass's name or index: " +
-                     joined(names) + ")");
+    throw UsageError("--stop-after: no pass named '" + value + "'" + didYouMean(value, names) +
+                     " (give a pass's name or index: " + joined(names) + ")");
   }
   if (key == "logs") {  // TORCH_LOGS: comma-separated names
     const std::vector<std::string>& known = driver::ExplainReport::logNames();
@@ -164,11 +162,17 @@ Opts parse(const std::vector<std::string>& args, const std::set<std::string>& wi
       o.positional.insert(o.positional.end(), args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
       break;
     }
-    if (a == "--help" || a == "-h") { o.help = true; continue; }
+    if (a == "--help" || a == "-h") {
+      o.help = true;
+      continue;
+    }
     if (a.rfind("--", 0) == 0) {
       std::string key = a.substr(2), val;
       auto eq = key.find('=');
-      if (eq != std::string::npos) { val = key.substr(eq + 1); key = key.substr(0, eq); }
+      if (eq != std::string::npos) {
+        val = key.substr(eq + 1);
+        key = key.substr(0, eq);
+      }
       if (withValue.count(key)) {
         if (eq == std::string::npos) {
           if (i + 1 >= args.size()) throw UsageError("--" + key + " needs a value");

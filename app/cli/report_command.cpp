@@ -23,7 +23,10 @@ int cmdReport(const std::vector<std::string>& args) {
   for (auto& x : a)
     if (x == "-o") x = "--out";  // the short form every tool that writes a file takes
   Opts o = parse(a, {"db", "out"}, {});
-  if (o.help) { std::cout << usage(); return 0; }
+  if (o.help) {
+    std::cout << usage();
+    return 0;
+  }
   if (o.positional.size() != 1) throw UsageError("expected exactly one SESSION id");
   const std::string& idText = o.positional[0];
   int64_t id = 0;
@@ -31,8 +34,7 @@ int cmdReport(const std::vector<std::string>& args) {
     size_t used = 0;
     id = std::stoll(idText, &used);
     if (used != idText.size() || id <= 0) id = 0;
-  } catch (...) {
-  }
+  } catch (...) {}
   if (id == 0) throw UsageError("'" + idText + "' is not a SESSION id (see kiln sessions)");
   const std::string outPath = one(o, "out");
   if (outPath.empty()) throw UsageError("expected -o FILE.html, the report to write");

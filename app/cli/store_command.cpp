@@ -12,11 +12,17 @@ namespace kiln::cli {
 
 int cmdStore(const std::vector<std::string>& args) {
   const std::string sub = args.empty() ? "" : args[0];
-  if (sub == "--help" || sub == "-h") { std::cout << usage(); return 0; }
+  if (sub == "--help" || sub == "-h") {
+    std::cout << usage();
+    return 0;
+  }
   if (sub != "check" && sub != "repair")
     throw UsageError(sub.empty() ? "expected 'check' or 'repair'" : "expected 'check' or 'repair', not '" + sub + "'");
   Opts o = parse({args.begin() + 1, args.end()}, sub == "check" ? std::set<std::string>{"db"} : std::set<std::string>{"db", "out"}, {});
-  if (o.help) { std::cout << usage(); return 0; }
+  if (o.help) {
+    std::cout << usage();
+    return 0;
+  }
   if (!o.positional.empty()) throw UsageError("takes no arguments, not '" + o.positional[0] + "' (the store is --db PATH)");
   std::string path = one(o, "db");
   if (path.empty()) path = storage::defaultStorePath();

@@ -9,9 +9,9 @@
 #include "viewers/graph_view.h"
 #include "viewers/script_runner.h"
 #include "viewers/source_view.h"
-#include "viewers/text_pane.h"
 #include "viewers/stage_list_model.h"
 #include "viewers/studio_window.h"
+#include "viewers/text_pane.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -64,7 +64,9 @@ void armScreenshot(StudioWindow& window, const QString& path, bool waitForRun) {
   auto maybeGrab = [&window, runOver, grab] {
     // Let pending resizes and repaints land before grabbing; grab() checks it is still settled.
     if (*runOver && window.isSettled())
-      QTimer::singleShot(200, &window, [&window, grab] { if (window.isSettled()) grab(false); });
+      QTimer::singleShot(200, &window, [&window, grab] {
+        if (window.isSettled()) grab(false);
+      });
   };
   QObject::connect(&window, &StudioWindow::settled, &window, maybeGrab);
   // Connected after the window's own handler, so the window has already reacted to the run.
@@ -90,13 +92,11 @@ int main(int argc, char** argv) {
   parser.setApplicationDescription(QStringLiteral("Kiln Studio: step through every stage of a Kiln compile."));
   parser.addHelpOption();
   parser.addVersionOption();
-  parser.addPositionalArgument(QStringLiteral("script"), QStringLiteral("Python script to run and show."),
-                               QStringLiteral("[SCRIPT]"));
-  const QCommandLineOption dbOption(QStringLiteral("db"), QStringLiteral("Session store (default: %1).")
-                                        .arg(QString::fromStdString(kiln::storage::defaultStorePath())),
-                                    QStringLiteral("PATH"));
-  const QCommandLineOption shotOption(QStringLiteral("screenshot"),
-                                      QStringLiteral("Write the window to PNG once loaded, then exit."),
+  parser.addPositionalArgument(QStringLiteral("script"), QStringLiteral("Python script to run and show."), QStringLiteral("[SCRIPT]"));
+  const QCommandLineOption dbOption(
+      QStringLiteral("db"), QStringLiteral("Session store (default: %1).").arg(QString::fromStdString(kiln::storage::defaultStorePath())),
+      QStringLiteral("PATH"));
+  const QCommandLineOption shotOption(QStringLiteral("screenshot"), QStringLiteral("Write the window to PNG once loaded, then exit."),
                                       QStringLiteral("PNG"));
   const QCommandLineOption kilnOption(QStringLiteral("kiln"), QStringLiteral("The kiln executable used to run scripts."),
                                       QStringLiteral("PATH"));
@@ -108,24 +108,24 @@ int main(int argc, char** argv) {
                                        QStringLiteral("NAME"));
   const QCommandLineOption lineOption(QStringLiteral("line"), QStringLiteral("Select this source line (as a click on it does)."),
                                       QStringLiteral("N"));
-  const QCommandLineOption tabOption(QStringLiteral("tab"),
-                                     QStringLiteral("Show this text tab: stage, step, capture, kernel, llvm, asm, wrapper, output, diff, side; or "
-                                                    "this Timings tab: phases, times, verify, collectives."),
-                                     QStringLiteral("NAME"));
-  const QCommandLineOption sessionOption(QStringLiteral("open"), QStringLiteral("Open stored session ID (see kiln sessions) instead of the newest."),
-                                         QStringLiteral("ID"));
+  const QCommandLineOption tabOption(
+      QStringLiteral("tab"),
+      QStringLiteral("Show this text tab: stage, step, capture, kernel, llvm, asm, wrapper, output, diff, side; or "
+                     "this Timings tab: phases, times, verify, collectives."),
+      QStringLiteral("NAME"));
+  const QCommandLineOption sessionOption(
+      QStringLiteral("open"), QStringLiteral("Open stored session ID (see kiln sessions) instead of the newest."), QStringLiteral("ID"));
   const QCommandLineOption artifactOption(QStringLiteral("artifact"),
                                           QStringLiteral("Show the Artifacts tab with the first kept record whose name contains NAME "
                                                          "(imported sessions: dynamo_cpp_guards_str, import problem ...)."),
                                           QStringLiteral("NAME"));
-  const QCommandLineOption findOption(QStringLiteral("find"), QStringLiteral("Find this node in the graph shown (as Find in graph + Enter)."),
-                                      QStringLiteral("TEXT"));
-  const QCommandLineOption overlayOption(
-      QStringLiteral("overlay"),
-      QStringLiteral("Colour the graph's nodes by: %1 (as the graph legend's chooser does).").arg(kiln::viewers::overlayKeys().join(QStringLiteral(", "))),
-      QStringLiteral("NAME"));
-  const QCommandLineOption sizeOption(QStringLiteral("size"), QStringLiteral("Window size (default 1500x950)."),
-                                      QStringLiteral("WxH"));
+  const QCommandLineOption findOption(
+      QStringLiteral("find"), QStringLiteral("Find this node in the graph shown (as Find in graph + Enter)."), QStringLiteral("TEXT"));
+  const QCommandLineOption overlayOption(QStringLiteral("overlay"),
+                                         QStringLiteral("Colour the graph's nodes by: %1 (as the graph legend's chooser does).")
+                                             .arg(kiln::viewers::overlayKeys().join(QStringLiteral(", "))),
+                                         QStringLiteral("NAME"));
+  const QCommandLineOption sizeOption(QStringLiteral("size"), QStringLiteral("Window size (default 1500x950)."), QStringLiteral("WxH"));
   // The studio does not load plugins itself (it runs scripts in `kiln run` processes): they go
   // on KILN_PLUGIN_PATH, which those processes inherit and load (plugin_host/loader.h).
   const QCommandLineOption pluginOption(QStringLiteral("plugin"),
@@ -170,8 +170,7 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  const QString db = parser.isSet(dbOption) ? parser.value(dbOption)
-                                            : QString::fromStdString(kiln::storage::defaultStorePath());
+  const QString db = parser.isSet(dbOption) ? parser.value(dbOption) : QString::fromStdString(kiln::storage::defaultStorePath());
   std::unique_ptr<kiln::storage::Store> store;
   try {
     QDir().mkpath(QFileInfo(db).absolutePath());  // the first run has no data directory yet
@@ -191,7 +190,8 @@ int main(int argc, char** argv) {
     window.graphView()->setOverlay(kiln::viewers::Overlay(overlay));
   }
   const QStringList size = parser.value(sizeOption).split(QLatin1Char('x'));
-  window.resize(size.size() == 2 && size[0].toInt() > 0 ? size[0].toInt() : 1500, size.size() == 2 && size[1].toInt() > 0 ? size[1].toInt() : 950);
+  window.resize(size.size() == 2 && size[0].toInt() > 0 ? size[0].toInt() : 1500,
+                size.size() == 2 && size[1].toInt() > 0 ? size[1].toInt() : 950);
   if (parser.isSet(findOption)) {
     // Once, when the stage is on screen (before the screenshot's handler: a find that unfolds a
     // module unsettles the window until its layout is drawn).
@@ -230,8 +230,7 @@ int main(int argc, char** argv) {
     const std::string name = parser.value(stageOption).toStdString();
     int row = -1;
     for (int r = 0; r < window.stageModel()->rowCount() && row < 0; ++r)
-      if (const auto& st = window.stageModel()->stageAt(r); st.stage == name || "[" + st.compileId + "] " + st.stage == name)
-        row = r;
+      if (const auto& st = window.stageModel()->stageAt(r); st.stage == name || "[" + st.compileId + "] " + st.stage == name) row = r;
     if (row < 0 || !window.selectStage(row)) {
       fail(QStringLiteral("the session has no stage '%1'").arg(parser.value(stageOption)), headless);
       return 1;
@@ -256,10 +255,8 @@ int main(int argc, char** argv) {
       fail(QStringLiteral("--tab takes one of: %1").arg((names + timingNames).join(QStringLiteral(", "))), true);
       return 2;
     }
-    if (tab >= 0)
-      window.textPane()->setCurrentIndex(static_cast<int>(tab));
-    else
-      window.showTimingsTab(static_cast<int>(timingTab));
+    if (tab >= 0) window.textPane()->setCurrentIndex(static_cast<int>(tab));
+    else window.showTimingsTab(static_cast<int>(timingTab));
   }
   if (parser.isSet(artifactOption) && !window.showArtifact(parser.value(artifactOption))) {
     fail(QStringLiteral("the session keeps no record named like '%1' (see kiln show SESSION --stage artifacts)")

@@ -26,7 +26,7 @@ Tensor sliceView(Tensor& base, int64_t dim, int64_t start, int64_t end, int64_t 
   end = std::clamp<int64_t>(end, start, n);
   int64_t offset = tensor::viewOffset(base.offset(), start, strides[size_t(dim)]);
   sizes[size_t(dim)] = end == start ? 0 : (end - start - 1) / step + 1;  // no overflow for a step near 2^63
-  strides[size_t(dim)] = tensor::sizeMul(strides[size_t(dim)], step);  // a huge step leaves one element
+  strides[size_t(dim)] = tensor::sizeMul(strides[size_t(dim)], step);    // a huge step leaves one element
   return base.view(sizes, strides, offset);
 }
 

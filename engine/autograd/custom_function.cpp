@@ -16,7 +16,8 @@ class CustomFunctionNode : public Node {
   std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
     if (!spec_.backward) throw secondBackwardError();
     for (size_t i = 0; i < grads.size() && i < outputMeta.size(); ++i)
-      if (!grads[i].defined() && spec_.materializeGrads) grads[i] = Tensor::zeros(outputMeta[i].sizes, outputMeta[i].dtype).toDevice(outputMeta[i].device);
+      if (!grads[i].defined() && spec_.materializeGrads)
+        grads[i] = Tensor::zeros(outputMeta[i].sizes, outputMeta[i].dtype).toDevice(outputMeta[i].device);
     std::vector<Tensor> out = spec_.backward(std::move(grads));
     const size_t n = spec_.inputs.size();
     // More gradients than arguments are allowed only when the extra ones are None.

@@ -17,10 +17,10 @@ namespace kiln::autograd {
 using CustomBackward = std::function<std::vector<Tensor>(std::vector<Tensor> gradOutputs)>;
 
 struct CustomFunctionSpec {
-  std::string name;                 // "TimesThreeBackward"
+  std::string name;  // "TimesThreeBackward"
   CustomBackward backward;
-  std::vector<Tensor> inputs;       // one per forward argument (undefined: not a tensor)
-  bool materializeGrads = true;     // ctx.set_materialize_grads: None gradients become zeros
+  std::vector<Tensor> inputs;    // one per forward argument (undefined: not a tensor)
+  bool materializeGrads = true;  // ctx.set_materialize_grads: None gradients become zeros
 };
 
 // Makes *outputs[i] (where differentiable[i]) results of one node running `spec.backward`.

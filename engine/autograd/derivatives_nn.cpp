@@ -106,21 +106,25 @@ std::vector<Val> convolutionGrad(Dispatcher& d, const GradContext& c) {
       int64_t s = stride.list[i].i, p = padding.list[i].i, dl = dilation.list[i].i, k = ws[2 + i];
       outPad.push_back(Val::integer(xs[2 + i] - ((gs[2 + i] - 1) * s - 2 * p + dl * (k - 1) + 1)));
     }
-    gx = d.call("aten.convolution.default", {g, w, Val::none(), stride, padding, dilation, Val::boolean(true), Val::listOf(outPad),
-                                              Val::integer(groups)});
+    gx = d.call("aten.convolution.default",
+                {g, w, Val::none(), stride, padding, dilation, Val::boolean(true), Val::listOf(outPad), Val::integer(groups)});
   }
   if (c.needs(1)) {
     // Per group: conv(x^T, g^T) with stride and dilation swapped, cropped to the kernel size.
     int64_t cin = xs[1] / groups, cout = gs[1] / groups;
     std::vector<Val> parts;
     for (int64_t gi = 0; gi < groups; ++gi) {
-      Val xg = groups == 1 ? x : d.call("aten.slice.Tensor", {x, Val::integer(1), Val::integer(gi * cin), Val::integer((gi + 1) * cin), Val::integer(1)});
-      Val gg = groups == 1 ? g : d.call("aten.slice.Tensor", {g, Val::integer(1), Val::integer(gi * cout), Val::integer((gi + 1) * cout), Val::integer(1)});
+      Val xg = groups == 1 ? x
+                           : d.call("aten.slice.Tensor",
+                                    {x, Val::integer(1), Val::integer(gi * cin), Val::integer((gi + 1) * cin), Val::integer(1)});
+      Val gg = groups == 1 ? g
+                           : d.call("aten.slice.Tensor",
+                                    {g, Val::integer(1), Val::integer(gi * cout), Val::integer((gi + 1) * cout), Val::integer(1)});
       Val xt = d.call("aten.clone.default", {d.call("aten.transpose.int", {xg, Val::integer(0), Val::integer(1)})});
       Val gt = d.call("aten.clone.default", {d.call("aten.transpose.int", {gg, Val::integer(0), Val::integer(1)})});
       std::vector<Val> zeros(sp, Val::integer(0));
-      Val r = d.call("aten.convolution.default", {xt, gt, Val::none(), dilation, padding, stride, Val::boolean(false), Val::listOf(zeros),
-                                                  Val::integer(1)});
+      Val r = d.call("aten.convolution.default",
+                     {xt, gt, Val::none(), dilation, padding, stride, Val::boolean(false), Val::listOf(zeros), Val::integer(1)});
       r = d.call("aten.transpose.int", {r, Val::integer(0), Val::integer(1)});  // [cout, cin, k...]
       Shape rs = sizesOf(r);
       for (size_t i = 0; i < sp; ++i)
@@ -178,8 +182,10 @@ void registerNnDerivatives(std::vector<ops::OpDef>& t) {
     std::vector<int64_t> inner, outer;
     double n = 1;
     for (size_t i = 0; i < xs.size(); ++i) {
-      if (i >= axis) { inner.push_back(int64_t(i)); n *= double(xs[i]); }
-      else outer.push_back(int64_t(i));
+      if (i >= axis) {
+        inner.push_back(int64_t(i));
+        n *= double(xs[i]);
+      } else outer.push_back(int64_t(i));
     }
     Shape statShape(xs.begin(), xs.begin() + int64_t(axis));
     statShape.resize(xs.size(), 1);
@@ -189,7 +195,8 @@ void registerNnDerivatives(std::vector<ops::OpDef>& t) {
     if (c.needs(0)) {
       Val gxhat = w.isNone() ? g : mul(d, g, w);
       // rstd / N * (N * gxhat - sum(gxhat) - xhat * sum(gxhat * xhat))
-      Val inside = sub(d, sub(d, mul(d, gxhat, num(n)), sumDims(d, gxhat, inner, true)), mul(d, xhat, sumDims(d, mul(d, gxhat, xhat), inner, true)));
+      Val inside =
+          sub(d, sub(d, mul(d, gxhat, num(n)), sumDims(d, gxhat, inner, true)), mul(d, xhat, sumDims(d, mul(d, gxhat, xhat), inner, true)));
       gx = mul(d, div(d, rstd, num(n)), inside);
     }
     if (c.needs(2)) gw = outer.empty() ? mul(d, g, xhat) : sumDims(d, mul(d, g, xhat), outer, false);
@@ -198,42 +205,54 @@ void registerNnDerivatives(std::vector<ops::OpDef>& t) {
   });
   // (x, weight, bias, running_mean, running_var, training, momentum, eps) -> (out, save_mean, save_invstd)
   for (const char* n : {"aten._native_batch_norm_legit.default", "aten._native_batch_norm_legit_functional.default"})
-    def(t, n, [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
-      bool training = arg(c, 5).kind != Val::Kind::Bool || arg(c, 5).b;
-      if (!training) return batchNormEvalGrad(d, c, arg(c, 3), arg(c, 4), arg(c, 7).number());
-      return batchNormTrainGrad(d, c, c.output.list.at(1), c.output.list.at(2));
-    }, "NativeBatchNormBackward0");
+    def(
+        t, n,
+        [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
+          bool training = arg(c, 5).kind != Val::Kind::Bool || arg(c, 5).b;
+          if (!training) return batchNormEvalGrad(d, c, arg(c, 3), arg(c, 4), arg(c, 7).number());
+          return batchNormTrainGrad(d, c, c.output.list.at(1), c.output.list.at(2));
+        },
+        "NativeBatchNormBackward0");
   // (x, weight, bias, running_mean, running_var, momentum, eps)
-  def(t, "aten._native_batch_norm_legit_no_training.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
-    return batchNormEvalGrad(d, c, arg(c, 3), arg(c, 4), arg(c, 6).number());
-  }, "NativeBatchNormBackward0");
+  def(
+      t, "aten._native_batch_norm_legit_no_training.default",
+      [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
+        return batchNormEvalGrad(d, c, arg(c, 3), arg(c, 4), arg(c, 6).number());
+      },
+      "NativeBatchNormBackward0");
   // nll_loss_forward(self, target, weight, reduction, ignore_index) -> (output, total_weight):
   // -weight[target] * grad at each target position (divided by total_weight for 'mean').
-  def(t, "aten.nll_loss_forward.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
-    const Val& g = c.gradOutput.list.at(0);
-    if (g.isNone()) return {};
-    const Val& x = c.inputs[0];
-    const Val& target = c.inputs.at(1);
-    const Val& weight = arg(c, 2);
-    int64_t reduction = arg(c, 3).isNone() ? 1 : arg(c, 3).i;
-    int64_t ignore = arg(c, 4).isNone() ? -100 : arg(c, 4).i;
-    Shape xs = sizesOf(x);
-    size_t cdim = xs.size() >= 2 ? 1 : 0;
-    Shape cs(xs.size(), 1);
-    cs[cdim] = xs[cdim];
-    Val classes = viewAs(d, d.call("aten.arange.start_step", {Val::integer(0), Val::integer(xs[cdim]), Val::integer(1), Val::dtypeVal(ir::DType::Int64)}), cs);
-    classes = onDeviceOf(d, classes, target);  // arange makes a CPU tensor
-    Shape ts = xs;
-    ts[cdim] = 1;
-    Val tgt = viewAs(d, target, ts);
-    Val hit = mul(d, cmp(d, "eq", classes, tgt), cmp(d, "ne", tgt, Val::integer(ignore)));
-    Val coef = d.call("prims.convert_element_type.default", {hit, Val::dtypeVal(x.tensorType().dtype)});
-    if (!weight.isNone()) coef = mul(d, coef, viewAs(d, weight, cs));
-    Val scale = g;
-    if (reduction == 0) scale = viewAs(d, g, ts);
-    else if (reduction == 1) scale = div(d, g, listItem(c.output, 1));
-    return {mul(d, neg(d, coef), scale)};
-  }, "NllLossBackward0");
+  def(
+      t, "aten.nll_loss_forward.default",
+      [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
+        const Val& g = c.gradOutput.list.at(0);
+        if (g.isNone()) return {};
+        const Val& x = c.inputs[0];
+        const Val& target = c.inputs.at(1);
+        const Val& weight = arg(c, 2);
+        int64_t reduction = arg(c, 3).isNone() ? 1 : arg(c, 3).i;
+        int64_t ignore = arg(c, 4).isNone() ? -100 : arg(c, 4).i;
+        Shape xs = sizesOf(x);
+        size_t cdim = xs.size() >= 2 ? 1 : 0;
+        Shape cs(xs.size(), 1);
+        cs[cdim] = xs[cdim];
+        Val classes = viewAs(
+            d,
+            d.call("aten.arange.start_step", {Val::integer(0), Val::integer(xs[cdim]), Val::integer(1), Val::dtypeVal(ir::DType::Int64)}),
+            cs);
+        classes = onDeviceOf(d, classes, target);  // arange makes a CPU tensor
+        Shape ts = xs;
+        ts[cdim] = 1;
+        Val tgt = viewAs(d, target, ts);
+        Val hit = mul(d, cmp(d, "eq", classes, tgt), cmp(d, "ne", tgt, Val::integer(ignore)));
+        Val coef = d.call("prims.convert_element_type.default", {hit, Val::dtypeVal(x.tensorType().dtype)});
+        if (!weight.isNone()) coef = mul(d, coef, viewAs(d, weight, cs));
+        Val scale = g;
+        if (reduction == 0) scale = viewAs(d, g, ts);
+        else if (reduction == 1) scale = div(d, g, listItem(c.output, 1));
+        return {mul(d, neg(d, coef), scale)};
+      },
+      "NllLossBackward0");
   def(t, "aten.gelu.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
     const Val& x = c.inputs[0];
     const Val& g = c.gradOutput;
@@ -267,16 +286,22 @@ void registerNnDerivatives(std::vector<ops::OpDef>& t) {
   def(t, "aten.clamp_min.default", [clampGrad](Dispatcher& d, const GradContext& c) { return clampGrad(d, c, arg(c, 1), Val::none()); });
   def(t, "aten.clamp_max.default", [clampGrad](Dispatcher& d, const GradContext& c) { return clampGrad(d, c, Val::none(), arg(c, 1)); });
   def(t, "aten.convolution.default", convolutionGrad);
-  def(t, "aten.max_pool2d_with_indices.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
-    const Val& g = c.gradOutput.list.at(0);
-    if (g.isNone()) return {};
-    return {maxPoolGrad(d, g, c.inputs[0], c.output.list.at(1))};
-  }, "MaxPool2DWithIndicesBackward0");
-  def(t, "aten.max_pool2d.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
-    std::vector<Val> args = c.inputs;
-    Val r = d.call("aten.max_pool2d_with_indices.default", args);
-    return {maxPoolGrad(d, c.gradOutput, c.inputs[0], r.list.at(1))};
-  }, "MaxPool2DWithIndicesBackward0");
+  def(
+      t, "aten.max_pool2d_with_indices.default",
+      [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
+        const Val& g = c.gradOutput.list.at(0);
+        if (g.isNone()) return {};
+        return {maxPoolGrad(d, g, c.inputs[0], c.output.list.at(1))};
+      },
+      "MaxPool2DWithIndicesBackward0");
+  def(
+      t, "aten.max_pool2d.default",
+      [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
+        std::vector<Val> args = c.inputs;
+        Val r = d.call("aten.max_pool2d_with_indices.default", args);
+        return {maxPoolGrad(d, c.gradOutput, c.inputs[0], r.list.at(1))};
+      },
+      "MaxPool2DWithIndicesBackward0");
   def(t, "aten.avg_pool2d.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
     std::vector<Val> args{c.gradOutput};
     args.insert(args.end(), c.inputs.begin(), c.inputs.end());
@@ -300,9 +325,12 @@ void registerNnDerivatives(std::vector<ops::OpDef>& t) {
     Val p = d.call("aten.pow.Tensor_Scalar", {c.inputs[0], Val::real(e.number() - 1)});
     return {mul(d, mul(d, c.gradOutput, e), p)};
   });
-  def(t, "aten.expm1.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> { return {mul(d, c.gradOutput, add(d, c.output, num(1)))}; });
-  def(t, "aten.log1p.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> { return {div(d, c.gradOutput, add(d, c.inputs[0], num(1)))}; });
-  def(t, "aten.log2.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> { return {div(d, c.gradOutput, mul(d, c.inputs[0], num(M_LN2)))}; });
+  def(t, "aten.expm1.default",
+      [](Dispatcher& d, const GradContext& c) -> std::vector<Val> { return {mul(d, c.gradOutput, add(d, c.output, num(1)))}; });
+  def(t, "aten.log1p.default",
+      [](Dispatcher& d, const GradContext& c) -> std::vector<Val> { return {div(d, c.gradOutput, add(d, c.inputs[0], num(1)))}; });
+  def(t, "aten.log2.default",
+      [](Dispatcher& d, const GradContext& c) -> std::vector<Val> { return {div(d, c.gradOutput, mul(d, c.inputs[0], num(M_LN2)))}; });
   def(t, "aten.tan.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
     return {mul(d, c.gradOutput, add(d, mul(d, c.output, c.output), num(1)))};
   });

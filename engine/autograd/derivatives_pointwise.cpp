@@ -12,9 +12,8 @@ namespace {
 using Unary = Val (*)(Dispatcher&, const Val& g, const Val& x, const Val& out);
 
 void unary(std::vector<ops::OpDef>& t, const std::string& name, Unary f) {
-  def(t, "aten." + name + ".default", [f](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
-    return {f(d, c.gradOutput, c.inputs.at(0), c.output)};
-  });
+  def(t, "aten." + name + ".default",
+      [f](Dispatcher& d, const GradContext& c) -> std::vector<Val> { return {f(d, c.gradOutput, c.inputs.at(0), c.output)}; });
 }
 
 Val gradFor(Dispatcher& d, const GradContext& c, size_t i, const Val& g) {
@@ -34,9 +33,8 @@ void registerPointwiseDerivatives(std::vector<ops::OpDef>& t) {
   // grad / (2 * result)
   unary(t, "sqrt", [](Dispatcher& d, const Val& g, const Val&, const Val& y) { return div(d, g, mul(d, y, num(2))); });
   // -0.5 * grad * result^3
-  unary(t, "rsqrt", [](Dispatcher& d, const Val& g, const Val&, const Val& y) {
-    return mul(d, mul(d, g, num(-0.5)), mul(d, mul(d, y, y), y));
-  });
+  unary(t, "rsqrt",
+        [](Dispatcher& d, const Val& g, const Val&, const Val& y) { return mul(d, mul(d, g, num(-0.5)), mul(d, mul(d, y, y), y)); });
   // grad * sgn(x)
   unary(t, "abs", [](Dispatcher& d, const Val& g, const Val& x, const Val&) {
     return where(d, cmp(d, "gt", x, num(0)), g, where(d, cmp(d, "lt", x, num(0)), neg(d, g), num(0)));
@@ -126,13 +124,13 @@ void registerPointwiseDerivatives(std::vector<ops::OpDef>& t) {
     return {Val::none(), c.needs(1) ? gradFor(d, c, 1, where(d, cond, g, num(0))) : Val::none(),
             c.needs(2) ? gradFor(d, c, 2, where(d, cond, num(0), g)) : Val::none()};
   });
-  def(t, "prims.convert_element_type.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
-    return {toDType(d, c.gradOutput, c.inputs[0].tensorType().dtype)};
-  }, "ToCopyBackward0");
+  def(
+      t, "prims.convert_element_type.default",
+      [](Dispatcher& d, const GradContext& c) -> std::vector<Val> { return {toDType(d, c.gradOutput, c.inputs[0].tensorType().dtype)}; },
+      "ToCopyBackward0");
   def(t, "aten.clone.default", [](Dispatcher&, const GradContext& c) -> std::vector<Val> { return {c.gradOutput}; });
-  def(t, "aten.masked_fill.Scalar", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
-    return {where(d, c.inputs.at(1), num(0), c.gradOutput)};
-  });
+  def(t, "aten.masked_fill.Scalar",
+      [](Dispatcher& d, const GradContext& c) -> std::vector<Val> { return {where(d, c.inputs.at(1), num(0), c.gradOutput)}; });
   def(t, "aten.masked_fill.Tensor", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
     Val gv = c.needs(2) ? d.call("aten.sum.default", {where(d, c.inputs.at(1), c.gradOutput, num(0))}) : Val::none();
     return {where(d, c.inputs.at(1), num(0), c.gradOutput), Val::none(), gv};

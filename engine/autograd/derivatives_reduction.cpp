@@ -73,36 +73,44 @@ void registerReductionDerivatives(std::vector<ops::OpDef>& t) {
   // cumsum_backward: each position's gradient is the sum of the output gradient from there to
   // the end of the dim, PyTorch's reversed cumsum (flip, cumsum, flip: the flips here an
   // index_select with a reversed index), in the input's dtype (dtype= may have widened it).
-  def(t, "aten.cumsum.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
-    Shape s = sizesOf(c.inputs[0]);
-    const ir::DType inType = c.inputs[0].tensorType().dtype;
-    if (s.empty()) return {toDType(d, c.gradOutput, inType)};
-    const int64_t nd = static_cast<int64_t>(s.size());
-    const int64_t dim = arg(c, 1).i < 0 ? arg(c, 1).i + nd : arg(c, 1).i;
-    const int64_t n = s[static_cast<size_t>(dim)];
-    Val reversed = onDeviceOf(d, d.call("aten.arange.start_step", {Val::integer(n - 1), Val::integer(-1), Val::integer(-1),
-                                                                  Val::dtypeVal(ir::DType::Int64)}),
-                              c.gradOutput);
-    Val flipped = d.call("aten.index_select.default", {c.gradOutput, Val::integer(dim), reversed});
-    Val sums = d.call("aten.cumsum.default", {flipped, Val::integer(dim)});
-    return {toDType(d, d.call("aten.index_select.default", {sums, Val::integer(dim), reversed}), inType)};
-  }, "CumsumBackward0");
-  def(t, "aten.sum.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
-    return {expandTo(d, c.gradOutput, sizesOf(c.inputs[0]))};
-  });
-  def(t, "aten.sum.dim_IntList", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
-    Shape s = sizesOf(c.inputs[0]);
-    return {unreduce(d, c.gradOutput, s, reducedDims(arg(c, 1), s.size()), keepArg(c, 2))};
-  }, "SumBackward1");
+  def(
+      t, "aten.cumsum.default",
+      [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
+        Shape s = sizesOf(c.inputs[0]);
+        const ir::DType inType = c.inputs[0].tensorType().dtype;
+        if (s.empty()) return {toDType(d, c.gradOutput, inType)};
+        const int64_t nd = static_cast<int64_t>(s.size());
+        const int64_t dim = arg(c, 1).i < 0 ? arg(c, 1).i + nd : arg(c, 1).i;
+        const int64_t n = s[static_cast<size_t>(dim)];
+        Val reversed = onDeviceOf(
+            d, d.call("aten.arange.start_step", {Val::integer(n - 1), Val::integer(-1), Val::integer(-1), Val::dtypeVal(ir::DType::Int64)}),
+            c.gradOutput);
+        Val flipped = d.call("aten.index_select.default", {c.gradOutput, Val::integer(dim), reversed});
+        Val sums = d.call("aten.cumsum.default", {flipped, Val::integer(dim)});
+        return {toDType(d, d.call("aten.index_select.default", {sums, Val::integer(dim), reversed}), inType)};
+      },
+      "CumsumBackward0");
+  def(t, "aten.sum.default",
+      [](Dispatcher& d, const GradContext& c) -> std::vector<Val> { return {expandTo(d, c.gradOutput, sizesOf(c.inputs[0]))}; });
+  def(
+      t, "aten.sum.dim_IntList",
+      [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
+        Shape s = sizesOf(c.inputs[0]);
+        return {unreduce(d, c.gradOutput, s, reducedDims(arg(c, 1), s.size()), keepArg(c, 2))};
+      },
+      "SumBackward1");
   def(t, "aten.mean.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
     Shape s = sizesOf(c.inputs[0]);
     return {div(d, expandTo(d, c.gradOutput, s), num(double(std::max<int64_t>(countOf(s, reducedDims(Val::none(), s.size())), 1))))};
   });
-  def(t, "aten.mean.dim", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
-    Shape s = sizesOf(c.inputs[0]);
-    auto dims = reducedDims(arg(c, 1), s.size());
-    return {div(d, unreduce(d, c.gradOutput, s, dims, keepArg(c, 2)), num(double(countOf(s, dims))))};
-  }, "MeanBackward1");
+  def(
+      t, "aten.mean.dim",
+      [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
+        Shape s = sizesOf(c.inputs[0]);
+        auto dims = reducedDims(arg(c, 1), s.size());
+        return {div(d, unreduce(d, c.gradOutput, s, dims, keepArg(c, 2)), num(double(countOf(s, dims))))};
+      },
+      "MeanBackward1");
   for (const char* n : {"aten.amax.default", "aten.amin.default"})
     def(t, n, [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
       Shape s = sizesOf(c.inputs[0]);
@@ -126,8 +134,8 @@ void registerReductionDerivatives(std::vector<ops::OpDef>& t) {
       bool keep = keepArg(c, 2);
       std::vector<int64_t> dims = s.empty() ? std::vector<int64_t>{} : std::vector<int64_t>{dim};
       if (s.empty()) return {g};
-      Val positions = d.call("aten.arange.start_step", {Val::integer(0), Val::integer(s[size_t(dim)]), Val::integer(1),
-                                                        Val::dtypeVal(ir::DType::Int64)});
+      Val positions = d.call("aten.arange.start_step",
+                             {Val::integer(0), Val::integer(s[size_t(dim)]), Val::integer(1), Val::dtypeVal(ir::DType::Int64)});
       Shape ps(s.size(), 1);
       ps[size_t(dim)] = s[size_t(dim)];
       positions = onDeviceOf(d, viewAs(d, positions, ps), c.inputs[0]);  // arange makes a CPU tensor

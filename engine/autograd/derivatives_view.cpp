@@ -11,8 +11,8 @@ std::vector<Val> sameShape(Dispatcher& d, const GradContext& c) { return {viewAs
 }  // namespace
 
 void registerViewDerivatives(std::vector<ops::OpDef>& t) {
-  for (const char* n : {"aten.view.default", "aten._unsafe_view.default", "aten.squeeze.default", "aten.squeeze.dim",
-                        "aten.squeeze.dims", "aten.unsqueeze.default", "aten.alias.default"})
+  for (const char* n : {"aten.view.default", "aten._unsafe_view.default", "aten.squeeze.default", "aten.squeeze.dim", "aten.squeeze.dims",
+                        "aten.unsqueeze.default", "aten.alias.default"})
     def(t, n, sameShape);
   def(t, "aten.permute.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
     std::vector<int64_t> dims = c.inputs.at(1).ints();
@@ -20,13 +20,13 @@ void registerViewDerivatives(std::vector<ops::OpDef>& t) {
     for (size_t i = 0; i < dims.size(); ++i) inv[size_t(wrapDim(dims[i], dims.size()))] = Val::integer(static_cast<int64_t>(i));
     return {d.call("aten.permute.default", {c.gradOutput, Val::listOf(inv)})};
   });
-  def(t, "aten.t.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> { return {d.call("aten.t.default", {c.gradOutput})}; });
+  def(t, "aten.t.default",
+      [](Dispatcher& d, const GradContext& c) -> std::vector<Val> { return {d.call("aten.t.default", {c.gradOutput})}; });
   def(t, "aten.transpose.int", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
     return {d.call("aten.transpose.int", {c.gradOutput, c.inputs.at(1), c.inputs.at(2)})};
   });
-  def(t, "aten.expand.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
-    return {sumTo(d, c.gradOutput, sizesOf(c.inputs[0]))};
-  });
+  def(t, "aten.expand.default",
+      [](Dispatcher& d, const GradContext& c) -> std::vector<Val> { return {sumTo(d, c.gradOutput, sizesOf(c.inputs[0]))}; });
   def(t, "aten.slice.Tensor", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
     auto a = [&](size_t i, Val dflt) { return i < c.inputs.size() && !c.inputs[i].isNone() ? c.inputs[i] : dflt; };
     return {d.call("aten.slice_backward.default", {c.gradOutput, intList(sizesOf(c.inputs[0])), a(1, Val::integer(0)), a(2, Val::none()),
@@ -41,7 +41,8 @@ void registerViewDerivatives(std::vector<ops::OpDef>& t) {
     Shape s = sizesOf(c.inputs[0]);
     const int64_t n = tensor::checkedNumel(s);  // 0 for an empty input, whatever its other dims
     std::vector<Val> diagArgs(c.inputs.begin(), c.inputs.end());
-    diagArgs[0] = viewAs(d, d.call("aten.arange.start_step", {Val::integer(0), Val::integer(n), Val::integer(1), Val::dtypeVal(ir::DType::Int64)}), s);
+    diagArgs[0] = viewAs(
+        d, d.call("aten.arange.start_step", {Val::integer(0), Val::integer(n), Val::integer(1), Val::dtypeVal(ir::DType::Int64)}), s);
     Val pos = viewAs(d, d.call("aten.diagonal.default", diagArgs), {-1});
     Val flat = viewAs(d, zerosLike(d, c.inputs[0]), {n});
     Val r = d.call("aten.index_put.default", {flat, Val::listOf({pos}), viewAs(d, c.gradOutput, {-1}), Val::boolean(false)});
@@ -62,7 +63,8 @@ void registerViewDerivatives(std::vector<ops::OpDef>& t) {
         gradSelf = d.call("aten.index_put.default", {c.gradOutput, Val::listOf(list), zero, Val::boolean(false)});
       }
       Val gradSource = Val::none();
-      if (c.needs(3)) gradSource = viewAs(d, d.call("aten.index_select.default", {c.gradOutput, Val::integer(dim), idx}), sizesOf(c.inputs[3]));
+      if (c.needs(3))
+        gradSource = viewAs(d, d.call("aten.index_select.default", {c.gradOutput, Val::integer(dim), idx}), sizesOf(c.inputs[3]));
       return {c.needs(0) ? gradSelf : Val::none(), Val::none(), Val::none(), gradSource};
     });
   }
@@ -75,9 +77,13 @@ void registerViewDerivatives(std::vector<ops::OpDef>& t) {
     int64_t at = 0;
     for (const auto& x : xs) {
       Shape s = sizesOf(x);
-      if (s.size() == 1 && s[0] == 0 && nd != 1) { grads.push_back(Val::none()); continue; }  // legacy empty input
+      if (s.size() == 1 && s[0] == 0 && nd != 1) {
+        grads.push_back(Val::none());
+        continue;
+      }  // legacy empty input
       int64_t n = s[size_t(dim)];
-      grads.push_back(d.call("aten.slice.Tensor", {c.gradOutput, Val::integer(dim), Val::integer(at), Val::integer(at + n), Val::integer(1)}));
+      grads.push_back(
+          d.call("aten.slice.Tensor", {c.gradOutput, Val::integer(dim), Val::integer(at), Val::integer(at + n), Val::integer(1)}));
       at += n;
     }
     return {Val::listOf(grads), Val::none()};
@@ -153,8 +159,9 @@ void registerViewDerivatives(std::vector<ops::OpDef>& t) {
   def(t, "aten.embedding.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
     Val pad = c.inputs.size() > 2 && !c.inputs[2].isNone() ? c.inputs[2] : Val::integer(-1);
     Val scale = c.inputs.size() > 3 && c.inputs[3].kind == Val::Kind::Bool ? c.inputs[3] : Val::boolean(false);
-    return {d.call("aten.embedding_dense_backward.default", {c.gradOutput, c.inputs.at(1), Val::integer(sizesOf(c.inputs[0])[0]), pad, scale}),
-            Val::none()};
+    return {
+        d.call("aten.embedding_dense_backward.default", {c.gradOutput, c.inputs.at(1), Val::integer(sizesOf(c.inputs[0])[0]), pad, scale}),
+        Val::none()};
   });
 }
 

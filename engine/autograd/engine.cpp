@@ -75,8 +75,8 @@ void backward(const std::vector<Tensor>& roots, const std::vector<Tensor>& grads
       if (!r.isCpu()) g = g.toDevice(r.device());  // ones_like(output): on the output's device
     } else if (g.sizes() != r.sizes()) {
       throw TorchError("RuntimeError", "Mismatch in shape: grad_output[" + std::to_string(i) + "] has a shape of " +
-                                           tensor::shapeStr(g.sizes()) + " and output[" + std::to_string(i) +
-                                           "] has a shape of " + tensor::shapeStr(r.sizes()) + ".");
+                                           tensor::shapeStr(g.sizes()) + " and output[" + std::to_string(i) + "] has a shape of " +
+                                           tensor::shapeStr(r.sizes()) + ".");
     }
     rootEdges.push_back(gradientEdge(r));
     rootGrads.push_back(g);

@@ -11,7 +11,6 @@ namespace kiln::autograd {
 
 // Tensor.backward / torch.autograd.backward. `grads[i]` is the gradient of `roots[i]`
 // (undefined: ones, only for one-element roots). Errors are TorchErrors worded like PyTorch's.
-void backward(const std::vector<tensor::Tensor>& roots, const std::vector<tensor::Tensor>& grads, bool retainGraph,
-              bool createGraph);
+void backward(const std::vector<tensor::Tensor>& roots, const std::vector<tensor::Tensor>& grads, bool retainGraph, bool createGraph);
 
 }  // namespace kiln::autograd

@@ -37,8 +37,7 @@ class BackwardDispatcher : public ops::Dispatcher {
     for (const auto& a : args) {
       bool freed = a.kind == Val::Kind::Sym;
       for (const auto& x : a.list) freed = freed || x.kind == Val::Kind::Sym;
-      if (freed)
-        throw secondBackwardError();
+      if (freed) throw secondBackwardError();
     }
     return eager_.call(op, args);
   }
@@ -94,9 +93,8 @@ std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>&& grads) {
     return {};
   }
   tensor::Shape gs = tensor::broadcastStrides(g, dst.sizes());
-  tensor::forEachIndex<2>(dst.sizes(), {&dst.strides(), &gs}, [&](const std::array<int64_t, 2>& o) {
-    dst.storeAt(o[0], dst.loadAt(o[0]) + g.loadAt(o[1]));
-  });
+  tensor::forEachIndex<2>(dst.sizes(), {&dst.strides(), &gs},
+                          [&](const std::array<int64_t, 2>& o) { dst.storeAt(o[0], dst.loadAt(o[0]) + g.loadAt(o[1])); });
   return {};
 }
 
@@ -111,8 +109,7 @@ OpNode::OpNode(const ops::OpDef& op, const std::vector<Val>& args, const Val& re
     };
     if (a.kind == Val::Kind::List)
       for (size_t j = 0; j < a.list.size(); ++j) addEdge(a.list[j], static_cast<int>(j));
-    else
-      addEdge(a, -1);
+    else addEdge(a, -1);
     saved_.push_back(detached(a));
   }
   savedResult_ = detached(result);
@@ -139,8 +136,7 @@ void OpNode::release() {
 std::string OpNode::name() const { return backwardName(op_); }
 
 std::vector<Tensor> OpNode::apply(std::vector<Tensor>&& grads) {
-  if (!op_.backward)
-    throw TorchError("RuntimeError", "the derivative for '" + op_.name + "' is not implemented in Kiln yet");
+  if (!op_.backward) throw TorchError("RuntimeError", "the derivative for '" + op_.name + "' is not implemented in Kiln yet");
   Val gradOut;
   if (savedResult_.kind == Val::Kind::List) {
     std::vector<Val> gs;
@@ -172,8 +168,9 @@ std::vector<Tensor> OpNode::apply(std::vector<Tensor>&& grads) {
     if (!next_[k].valid()) continue;
     auto [arg, idx] = edgeArg_[k];
     if (arg >= argGrads.size()) continue;
-    const Val& g = idx < 0 ? argGrads[arg] : (argGrads[arg].kind == Val::Kind::List && size_t(idx) < argGrads[arg].list.size()
-                                                  ? argGrads[arg].list[idx] : Val::none());
+    const Val& g = idx < 0 ? argGrads[arg]
+                           : (argGrads[arg].kind == Val::Kind::List && size_t(idx) < argGrads[arg].list.size() ? argGrads[arg].list[idx]
+                                                                                                               : Val::none());
     if (g.kind == Val::Kind::Tensor) out[k] = g.t;
   }
   return out;
@@ -210,7 +207,10 @@ std::string backwardName(const ops::OpDef& op) {
   std::string out;
   bool up = true;
   for (char c : base) {
-    if (c == '_') { up = true; continue; }
+    if (c == '_') {
+      up = true;
+      continue;
+    }
     out += up ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
     up = false;
   }

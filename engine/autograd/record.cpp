@@ -46,8 +46,7 @@ void recordEager(const OpDef& op, const std::vector<Val>& args, Val& result) {
   };
   if (result.kind == Val::Kind::List)
     for (size_t i = 0; i < result.list.size(); ++i) attach(result.list[i], static_cast<int>(i));
-  else
-    attach(result, 0);
+  else attach(result, 0);
 }
 
 }  // namespace kiln::ops

@@ -33,7 +33,9 @@
 #include <string>
 #include <vector>
 
-namespace kiln::codegen { class KernelCompiler; }
+namespace kiln::codegen {
+class KernelCompiler;
+}
 
 namespace kiln::capture {
 
@@ -46,9 +48,8 @@ using GraphRunner = std::function<std::vector<tensor::Tensor>(const std::vector<
 // where none flowed), the gradient of each forward input (undefined where none). nullopt when it
 // cannot serve the call (the caller then differentiates eagerly).
 struct BackwardCode {
-  std::function<std::optional<std::vector<tensor::Tensor>>(const std::vector<tensor::Tensor>& inputs,
-                                                           const std::vector<tensor::Tensor>& saved,
-                                                           const std::vector<tensor::Tensor>& outputGrads)>
+  std::function<std::optional<std::vector<tensor::Tensor>>(
+      const std::vector<tensor::Tensor>& inputs, const std::vector<tensor::Tensor>& saved, const std::vector<tensor::Tensor>& outputGrads)>
       run;
   std::vector<bool> requiresGrad;  // per forward input, as compiled
   // A partitioned backward (passes/partition.h) reads `savedCount` activations of its forward.
@@ -92,8 +93,8 @@ class Backend {
                                const CompileRequest& request) = 0;
   // A dynamic entry called at a new shape: `graph` is that shape's capture. Returns a runner
   // that serves it with `code` (no new code generated), or null with the reason in `why`.
-  virtual GraphRunner reuse(const ir::Graph& graph, const std::vector<ir::TensorType>& dynamicInputs,
-                            const ReusableCode& code, std::string* why);
+  virtual GraphRunner reuse(const ir::Graph& graph, const std::vector<ir::TensorType>& dynamicInputs, const ReusableCode& code,
+                            std::string* why);
   // Whether compile() reports the "captured" stage itself (Kiln's built-ins do, with the sizes
   // of a dynamic graph worked out). When not, capture reports it before calling compile():
   // every compiled graph has one (`kiln explain` counts graphs by it).

@@ -1,11 +1,11 @@
 #include "engine/capture/compile_context.h"
 
+#include "engine/autograd/compiled_function.h"
+#include "engine/autograd/grad_mode.h"
 #include "engine/capture/data_dependent.h"
 #include "engine/capture/ddp_split.h"
 #include "engine/capture/frame.h"
 #include "engine/capture/inductor_options.h"
-#include "engine/autograd/compiled_function.h"
-#include "engine/autograd/grad_mode.h"
 #include "engine/capture/resume.h"
 #include "engine/capture/tracer.h"
 #include "engine/ir/text.h"
@@ -37,7 +37,8 @@ CompileOptions parseCompileOptions(py::Interpreter& in, const CallArgs& a) {
   if (in.compiler && mode && mode->kind == VK::Str) {
     const std::string m = in.str(mode);
     if (m != "default" && m != "reduce-overhead" && m != "max-autotune" && m != "max-autotune-no-cudagraphs")
-      in.raise("RuntimeError", "Unrecognized mode=" + m + ", should be one of: default, reduce-overhead, max-autotune, max-autotune-no-cudagraphs");
+      in.raise("RuntimeError",
+               "Unrecognized mode=" + m + ", should be one of: default, reduce-overhead, max-autotune, max-autotune-no-cudagraphs");
   }
   for (const auto& [k, v] : a.kwargs) {
     if (k == "backend") {
@@ -104,7 +105,9 @@ py::Value CompileContext::configValue(py::Interpreter& in, const std::string& na
 }
 
 int CompileContext::recompileLimit(py::Interpreter& in) {
-  auto asInt = [](const py::Value& v, int dflt) { return v && v->kind == VK::Int ? static_cast<int>(py::as<py::IntObj>(v)->small()) : dflt; };
+  auto asInt = [](const py::Value& v, int dflt) {
+    return v && v->kind == VK::Int ? static_cast<int>(py::as<py::IntObj>(v)->small()) : dflt;
+  };
   int limit = asInt(configValue(in, "recompile_limit"), 8);
   int old = asInt(configValue(in, "cache_size_limit"), 8);
   return limit == 8 && old != 8 ? old : limit;
@@ -157,7 +160,8 @@ Value CompileContext::compile(py::Interpreter& in, const Value& target, const Co
       rest.args.erase(rest.args.begin());
       // As PyTorch's OptimizedModule.__call__ compiles the original module's _call_impl, the
       // module's forward pre-hooks and forward hooks run around the compiled forward.
-      Value compiled = py::makeBuiltin("compiled forward", [this, frame, orig](py::Interpreter& in, CallArgs& c) { return call(in, frame, c, orig); });
+      Value compiled =
+          py::makeBuiltin("compiled forward", [this, frame, orig](py::Interpreter& in, CallArgs& c) { return call(in, frame, c, orig); });
       return torchapi::callForwardWithHooks(in, orig, compiled, rest);
     });
     auto wrapper = std::make_shared<std::weak_ptr<py::Obj>>();  // the OptimizedModule (weak: no cycle)
@@ -166,8 +170,8 @@ Value CompileContext::compile(py::Interpreter& in, const Value& target, const Co
       Value v = in.getAttr(orig, name);
       // nn.Module methods that return the module (opt.to(torch.float64), opt.eval()) return the
       // OptimizedModule, as in PyTorch, not the module it wraps.
-      static const std::set<std::string> chained = {"to", "cpu", "cuda", "type", "float", "double", "half", "bfloat16",
-                                                    "train", "eval", "requires_grad_", "apply", "to_empty", "share_memory"};
+      static const std::set<std::string> chained = {"to",       "cpu",   "cuda", "type",           "float", "double",   "half",
+                                                    "bfloat16", "train", "eval", "requires_grad_", "apply", "to_empty", "share_memory"};
       if (!chained.count(name) || v->kind != VK::BoundMethod) return v;
       return py::makeBuiltin(name, [v, orig, wrapper](py::Interpreter& in, CallArgs& c) {
         Value r = in.call(v, c);
@@ -238,9 +242,19 @@ bool bindArgs(py::FunctionObj& fn, const CallArgs& a, bool hasSelf, std::vector<
     names.push_back(p.name);
     named.insert(p.name);
     size_t pos = i - first;
-    if (pos < a.args.size()) { out.push_back(a.args[pos]); ++normal; continue; }
-    if (Value v = a.kwarg(p.name)) { out.push_back(v); continue; }
-    if (fn.defaults[i]) { out.push_back(fn.defaults[i]); continue; }
+    if (pos < a.args.size()) {
+      out.push_back(a.args[pos]);
+      ++normal;
+      continue;
+    }
+    if (Value v = a.kwarg(p.name)) {
+      out.push_back(v);
+      continue;
+    }
+    if (fn.defaults[i]) {
+      out.push_back(fn.defaults[i]);
+      continue;
+    }
     return false;  // let the normal call raise the TypeError
   }
   for (const auto& [k, v] : a.kwargs)  // a keyword no parameter takes, and no **kwargs: the call's TypeError
@@ -272,10 +286,10 @@ struct Templater {
   Tracer& tr;
   std::vector<int>& outputs;
   std::vector<ScopeTemplate>& scopes;
-  const py::Scope* fnClosure;                // the compiled function's closure at capture
+  const py::Scope* fnClosure;  // the compiled function's closure at capture
   std::map<const py::Scope*, int> scopeIndex;
-  std::string unbuildable;                   // why a value handed on cannot be made again
-  std::string sourceless;                    // a value Dynamo cannot reconstruct either (Reconstruction failure)
+  std::string unbuildable;  // why a value handed on cannot be made again
+  std::string sourceless;   // a value Dynamo cannot reconstruct either (Reconstruction failure)
 
   bool isTraceScope(const py::Scope* sc) const { return sc && sc->serial >= tr.firstScope; }
 
@@ -329,7 +343,7 @@ struct Templater {
 
   ValueTemplate make(const Value& v) {
     ValueTemplate t;
-    if (!v) return t;  // a Constant with no value: an attribute the function deleted
+    if (!v) return t;      // a Constant with no value: an attribute the function deleted
     tr.onFloatEscapes(v);  // a value computed from dynamic floats leaves the frame: specialized
     if (v->kind == VK::Tensor) {
       auto* tv = py::as<py::TensorObj>(v);
@@ -401,8 +415,7 @@ struct Templater {
     }
     // A function the trace defined closes over the trace's variables (fake tensors): it is
     // defined again each call over the values they have in the compiled code.
-    if (v->kind == VK::Function && tr.isNew(v) && isTraceScope(py::as<py::FunctionObj>(v)->closure.get()))
-      return closure(v);
+    if (v->kind == VK::Function && tr.isNew(v) && isTraceScope(py::as<py::FunctionObj>(v)->closure.get())) return closure(v);
     // A method bound to an object the trace made has no source Dynamo could rebuild it from
     // (its UserMethodVariable is sourceless): Dynamo's "Reconstruction failure".
     if (v->kind == VK::BoundMethod) {
@@ -435,9 +448,16 @@ struct Templater {
       if (unbuildable.empty()) unbuildable = "an unbacked scalar from Tensor.item()";
     }
     switch (v->kind) {
-      case VK::None: case VK::Bool: case VK::Int: case VK::Float: case VK::Str: case VK::DType:
-      case VK::Function: case VK::Builtin: case VK::Class: case VK::Module:
-        break;
+      case VK::None:
+      case VK::Bool:
+      case VK::Int:
+      case VK::Float:
+      case VK::Str:
+      case VK::DType:
+      case VK::Function:
+      case VK::Builtin:
+      case VK::Class:
+      case VK::Module: break;
       default:
         if (const Source* s = tr.sourceOf(v)) {
           t.kind = ValueTemplate::Kind::FromSource;
@@ -465,7 +485,8 @@ bool closesOver(const Value& v, const py::Scope* sc, Tracer& tr, int depth, std:
         if (closesOver(d, sc, tr, depth - 1, seen)) return true;
       return false;
     }
-    case VK::List: case VK::Tuple: {
+    case VK::List:
+    case VK::Tuple: {
       const auto& items = v->kind == VK::List ? py::as<py::ListObj>(v)->items : py::as<py::TupleObj>(v)->items;
       for (const auto& x : items)
         if (closesOver(x, sc, tr, depth - 1, seen)) return true;
@@ -523,7 +544,10 @@ void recordEffects(Templater& tm, CacheEntry& e, const py::FunctionObj& fn) {
     w.scope = v.scope;
     int depth = 0;
     for (py::Scope* sc = fn.closure.get(); sc && v.scope; sc = sc->parent.get(), ++depth)
-      if (sc == v.scope.get()) { w.depth = depth; break; }
+      if (sc == v.scope.get()) {
+        w.depth = depth;
+        break;
+      }
     auto& vars = v.module ? v.module->scope->vars : v.scope->vars;
     auto it = vars.find(v.name);
     if (it == vars.end()) w.deleted = true;
@@ -535,8 +559,8 @@ void recordEffects(Templater& tm, CacheEntry& e, const py::FunctionObj& fn) {
 // Values an entry reads through sources, fetched when the call starts (see runEntry).
 using Fetched = std::map<const ValueTemplate*, Value>;
 
-void fetchSources(py::Interpreter& in, const ValueTemplate& t, const std::map<std::string, Value>& locals,
-                  const py::ModuleObj& globals, Fetched& into) {
+void fetchSources(py::Interpreter& in, const ValueTemplate& t, const std::map<std::string, Value>& locals, const py::ModuleObj& globals,
+                  Fetched& into) {
   if (t.kind == ValueTemplate::Kind::FromSource) into[&t] = t.source.fetch(in, locals, globals);
   for (const auto& x : t.items) fetchSources(in, x, locals, globals, into);
 }
@@ -726,10 +750,10 @@ void forEachGradArg(const ir::Node& n, const std::function<void(int)>& f) {
 // subscript and view-like method counts as a view. An in-place node (x.add_(y), x[i] = y)
 // changes every value of its storage, which later nodes read under another node id.
 std::map<int, int> storageRoots(const ir::Graph& g) {
-  static const std::set<std::string> kViews = {"getitem", "view", "view_as", "reshape", "reshape_as", "transpose", "permute", "t",
-                                               "squeeze", "unsqueeze", "expand", "expand_as", "narrow", "select", "flatten",
-                                               "unflatten", "split", "chunk", "unbind", "diagonal", "detach", "contiguous", "movedim",
-                                               "swapaxes", "swapdims", "as_strided", "unfold", "alias", "T", "mT"};
+  static const std::set<std::string> kViews = {
+      "getitem", "view",       "view_as", "reshape",  "reshape_as", "transpose",  "permute", "t",     "squeeze", "unsqueeze",
+      "expand",  "expand_as",  "narrow",  "select",   "flatten",    "unflatten",  "split",   "chunk", "unbind",  "diagonal",
+      "detach",  "contiguous", "movedim", "swapaxes", "swapdims",   "as_strided", "unfold",  "alias", "T",       "mT"};
   std::map<int, int> root;
   for (const auto& n : g.nodes) {
     root[n.id] = n.id;
@@ -939,7 +963,8 @@ Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::str
   bool gradSomewhere = autograd::isGradEnabled();
   if (!gradSomewhere && e.captured)
     for (const auto& n : e.captured->nodes)
-      if (n.target == "torch._C._set_grad_enabled" && !n.args.empty() && n.args[0].kind == ir::Arg::Kind::Bool && n.args[0].b) gradSomewhere = true;
+      if (n.target == "torch._C._set_grad_enabled" && !n.args.empty() && n.args[0].kind == ir::Arg::Kind::Bool && n.args[0].b)
+        gradSomewhere = true;
   if (gradSomewhere)
     for (const auto& t : inputs) needGrad = needGrad || t.requiresGrad();
   if (run && needGrad && e.ddpSplit) {  // (a split entry never mutates its inputs: run is e.run)
@@ -960,8 +985,9 @@ Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::str
         std::vector<bool> reached = inputsReachedByGradients(*g);
         for (size_t i = 0; i < gradInputs.size() && i < reached.size(); ++i)
           if (!reached[i] && gradInputs[i].requiresGrad()) gradInputs[i] = gradInputs[i].detach();
-        autograd::attachCompiledFunction([g](const std::vector<tensor::Tensor>& y) { return runtime::runTorchGraph(*g, y, /*functional=*/true); },
-                                         gradInputs, o, differentiableOutputs(*g, x), compiledBackward(p.backward, x));
+        autograd::attachCompiledFunction(
+            [g](const std::vector<tensor::Tensor>& y) { return runtime::runTorchGraph(*g, y, /*functional=*/true); }, gradInputs, o,
+            differentiableOutputs(*g, x), compiledBackward(p.backward, x));
         return o;
       });
     } catch (const tensor::TorchError& err) {
@@ -979,8 +1005,9 @@ Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::str
       std::vector<bool> reached = inputsReachedByGradients(*g);
       for (size_t i = 0; i < gradInputs.size() && i < reached.size(); ++i)
         if (!reached[i] && gradInputs[i].requiresGrad()) gradInputs[i] = gradInputs[i].detach();
-      autograd::attachCompiledFunction([g](const std::vector<tensor::Tensor>& x) { return runtime::runTorchGraph(*g, x, /*functional=*/true); }, gradInputs, outs,
-                                       differentiableOutputs(*g, inputs), compiledBackward(e.backward, inputs));
+      autograd::attachCompiledFunction(
+          [g](const std::vector<tensor::Tensor>& x) { return runtime::runTorchGraph(*g, x, /*functional=*/true); }, gradInputs, outs,
+          differentiableOutputs(*g, inputs), compiledBackward(e.backward, inputs));
     } catch (const tensor::TorchError& err) {
       if (dynamic_cast<const tensor::Interrupted*>(&err)) in.raiseStopped();  // a compiled kernel stopped at Ctrl-C / a time limit
       in.raise(err.type(), err.what());
@@ -1004,7 +1031,8 @@ Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::str
     tensor::Tensor& dst = py::as<py::TensorObj>(v)->t;
     const tensor::Tensor& val = outs.at(static_cast<size_t>(index));
     tensor::Shape vs = val.strides();
-    tensor::forEachIndex<2>(dst.sizes(), {&dst.strides(), &vs}, [&](const std::array<int64_t, 2>& o) { dst.storeAt(o[0], val.loadAt(o[1])); });
+    tensor::forEachIndex<2>(dst.sizes(), {&dst.strides(), &vs},
+                            [&](const std::array<int64_t, 2>& o) { dst.storeAt(o[0], val.loadAt(o[1])); });
   }
   for (const auto& [obj, attr, value] : e.sideEffects) {
     Value target = inst(obj);
@@ -1084,7 +1112,10 @@ std::string frameSource(py::Interpreter& in, py::FunctionObj& fn) {
     if (line == fn.def->span.line && start == std::string::npos) start = p;
     if (src[p] == '\n') {
       ++line;
-      if (line > fn.def->span.endLine && start != std::string::npos) { end = p; break; }
+      if (line > fn.def->span.endLine && start != std::string::npos) {
+        end = p;
+        break;
+      }
     }
     ++p;
   }
@@ -1131,7 +1162,11 @@ Value CompileContext::callWith(py::Interpreter& in, const std::shared_ptr<Frame>
   // One frame per code; the call runs the function object it was made with (its closure).
   Value saved = frame->fn;
   frame->fn = fnValue;
-  struct Restore { std::shared_ptr<Frame> f; Value v; ~Restore() { f->fn = v; } } restore{frame, saved};
+  struct Restore {
+    std::shared_ptr<Frame> f;
+    Value v;
+    ~Restore() { f->fn = v; }
+  } restore{frame, saved};
   return call(in, frame, args, self, intercepted);
 }
 
@@ -1143,7 +1178,7 @@ Value CompileContext::callIntercepted(py::Interpreter& in, const Value& fnValue,
 // The graph inputs' types with the size symbols of a dynamic entry's guards (each symbolic dim
 // at the value `captured` has it now); empty when no input dim is symbolic.
 static std::vector<ir::TensorType> dynamicInputTypes(const std::vector<Guard>& guards, const std::vector<Source>& inputs,
-                                              const ir::Graph& captured) {
+                                                     const ir::Graph& captured) {
   std::vector<ir::TensorType> types;
   bool any = false;
   auto ph = captured.placeholders();
@@ -1246,8 +1281,7 @@ void CompileContext::applyAutomaticDynamic(Frame& frame, CacheEntry& e, ir::Grap
         }
 }
 
-Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& frame, CallArgs& a, const Value& self,
-                          bool intercepted) {
+Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& frame, CallArgs& a, const Value& self, bool intercepted) {
   auto* fn = py::as<py::FunctionObj>(frame->fn);
   // Run-only (Dynamo's False callback): a frame past its recompile limit, and every frame a
   // run-only frame calls, runs a cached entry whose guards pass or else runs eagerly, and its
@@ -1261,7 +1295,10 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
   runOnly_ = runOnly;
   InterceptScope active(in);
   activeOpts_.push_back(frame->opts);
-  struct Pop { std::vector<CompileOptions>& v; ~Pop() { v.pop_back(); } } pop{activeOpts_};
+  struct Pop {
+    std::vector<CompileOptions>& v;
+    ~Pop() { v.pop_back(); }
+  } pop{activeOpts_};
   auto eager = [&]() {
     CallArgs copy = a;
     return in.callFunction(*fn, copy, self);
@@ -1305,7 +1342,10 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
         if (failed) break;
         const Guard& g = it->guards[ordered ? it->checkOrder[k] : k];
         failure = g.check(in, locals, globals);
-        if (!failure.empty()) { failed = &g; break; }
+        if (!failure.empty()) {
+          failed = &g;
+          break;
+        }
       }
     }
     if (!failed) {
@@ -1369,9 +1409,8 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
         for (size_t k = 0; k < it->checkOrder.size(); ++k) it->checkOrder[k] = k;
       }
       const auto& gs = it->guards;
-      std::stable_sort(it->checkOrder.begin(), it->checkOrder.end(), [&](size_t a, size_t b) {
-        return (pinned(gs[a]) ? -1 : gs[a].failCount) > (pinned(gs[b]) ? -1 : gs[b].failCount);
-      });
+      std::stable_sort(it->checkOrder.begin(), it->checkOrder.end(),
+                       [&](size_t a, size_t b) { return (pinned(gs[a]) ? -1 : gs[a].failCount) > (pinned(gs[b]) ? -1 : gs[b].failCount); });
     }
   }
   if (runOnly) return eager();  // a miss in run-only mode: no compile, no recompile logged
@@ -1388,8 +1427,7 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
     // Dynamo logs the recompile, then finds the limit hit and runs the frame eagerly from now on.
     sink_.recompile(session::RecompileEvent{frame->id, std::to_string(frame->id) + "/" + std::to_string(frame->compiles), reasons, lines});
     if (Value fail = configValue(in, "fail_on_recompile_limit_hit"); fail && in.truthy(fail))
-      in.raise("FailOnRecompileLimitHit",
-               "recompile_limit reached, because fail_on_recompile_limit_hit = True this is a HARD failure");
+      in.raise("FailOnRecompileLimitHit", "recompile_limit reached, because fail_on_recompile_limit_hit = True this is a HARD failure");
     // From now on the frame is run-only (Dynamo's RUN_ONLY strategy for the code, recursive):
     // its entries still serve, and neither it nor what it calls compiles again.
     frame->runOnly = true;
@@ -1397,10 +1435,12 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
     runOnly_ = true;
     // Dynamo's warning (torch._dynamo.convert_frame logs it); printed to stderr like Python's logging.
     std::string last = reasons.empty() ? "" : reasons.front().substr(0, reasons.front().find('\n'));
-    std::cerr << "W kiln.capture: torch._dynamo hit config.recompile_limit (" << recompileLimit << ")\n   function: '"
-              << frame->name << "' (" << file_ << ":" << (fn->def ? fn->def->span.line : fn->lambda ? fn->lambda->span.line : 0)
-              << ")\n   last reason: " << last
-              << "\nTo log all recompilation reasons, use --logs recompiles.\n";
+    std::cerr << "W kiln.capture: torch._dynamo hit config.recompile_limit (" << recompileLimit << ")\n   function: '" << frame->name
+              << "' (" << file_ << ":"
+              << (fn->def      ? fn->def->span.line
+                  : fn->lambda ? fn->lambda->span.line
+                               : 0)
+              << ")\n   last reason: " << last << "\nTo log all recompilation reasons, use --logs recompiles.\n";
     return eager();
   }
   if (frame->id < 0) {
@@ -1444,7 +1484,10 @@ static void orderGuards(std::vector<Guard>& guards) {
     const std::string prefix = guards[i].source.text() + "[";
     size_t first = i;
     for (size_t j = 0; j < i; ++j)
-      if (guards[j].source.text().rfind(prefix, 0) == 0) { first = j; break; }
+      if (guards[j].source.text().rfind(prefix, 0) == 0) {
+        first = j;
+        break;
+      }
     if (first == i) continue;
     Guard g = std::move(guards[i]);
     guards.erase(guards.begin() + static_cast<long>(i));
@@ -1535,10 +1578,18 @@ static void reportCapturedStage(session::SessionSink& sink, const std::string& c
 // The errors torch._dynamo.exc raises itself (Unsupported, UserError, TorchRuntimeError ...):
 // they are not exceptions of the traced program, and end the compile as they are.
 static bool isDynamoError(const py::PyError& e) {
-  static const std::set<std::string> kDynamo = {
-      "Unsupported", "UserError", "TorchRuntimeError", "FailOnRecompileLimitHit", "RecompileLimitExceeded",
-      "ConstraintViolationError", "BackendCompilerFailed", "InternalTorchDynamoError", "TorchDynamoException",
-      "UncapturedHigherOrderOpError", "SkipFrame", "RestartAnalysis"};
+  static const std::set<std::string> kDynamo = {"Unsupported",
+                                                "UserError",
+                                                "TorchRuntimeError",
+                                                "FailOnRecompileLimitHit",
+                                                "RecompileLimitExceeded",
+                                                "ConstraintViolationError",
+                                                "BackendCompilerFailed",
+                                                "InternalTorchDynamoError",
+                                                "TorchDynamoException",
+                                                "UncapturedHigherOrderOpError",
+                                                "SkipFrame",
+                                                "RestartAnalysis"};
   return kDynamo.count(e.type()) > 0;
 }
 
@@ -1631,8 +1682,19 @@ struct CompileContext::Capture {
   Capture(py::Interpreter& in, const std::shared_ptr<Frame>& frame, const Value& self, const std::string& selfName,
           const std::vector<Value>& args, const std::vector<std::string>& names, const std::string& cid, session::SessionSink& sink,
           bool firstCapture, const CacheEntry* dynamicOf, const StopAtCall* stopAt, const std::string& file)
-      : in(in), frame(frame), self(self), selfName(selfName), args(args), names(names), cid(cid), sink(sink), firstCapture(firstCapture),
-        dynamicOf(dynamicOf), stopAt(stopAt), fn(py::as<py::FunctionObj>(frame->fn)), tracer(in, file, fn->module),
+      : in(in),
+        frame(frame),
+        self(self),
+        selfName(selfName),
+        args(args),
+        names(names),
+        cid(cid),
+        sink(sink),
+        firstCapture(firstCapture),
+        dynamicOf(dynamicOf),
+        stopAt(stopAt),
+        fn(py::as<py::FunctionObj>(frame->fn)),
+        tracer(in, file, fn->module),
         tm{in, tracer, outputs, entry.scopes, fn->closure.get(), {}, {}, {}} {}
   py::Interpreter& in;
   const std::shared_ptr<Frame>& frame;
@@ -1642,25 +1704,25 @@ struct CompileContext::Capture {
   const std::vector<std::string>& names;
   const std::string& cid;
   session::SessionSink& sink;
-  const bool firstCapture;         // (false: a shape's own capture under a dynamic entry)
+  const bool firstCapture;  // (false: a shape's own capture under a dynamic entry)
   const CacheEntry* dynamicOf;
-  const StopAtCall* stopAt;        // second pass: stop before this call
+  const StopAtCall* stopAt;  // second pass: stop before this call
   py::FunctionObj* fn;
   std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
   Tracer tracer;
   CacheEntry entry;
-  std::vector<int> outputs;        // graph outputs (node ids)
-  Templater tm;                    // how the entry makes the values it hands on
+  std::vector<int> outputs;  // graph outputs (node ids)
+  Templater tm;              // how the entry makes the values it hands on
   session::CompileEvent ce;
   CallArgs fakeArgs;
   Value fakeSelf;
-  bool gradBefore = true;          // global state before tracing (tracing leaves it as it found it)
+  bool gradBefore = true;  // global state before tracing (tracing leaves it as it found it)
   GlobalState stateBefore;
-  bool returnsTensor = false;      // the frame returned one tensor (not a tuple of them)
-  std::string tail;                // transformed code after the graph call: the return, or the break
+  bool returnsTensor = false;           // the frame returned one tensor (not a tuple of them)
+  std::string tail;                     // transformed code after the graph call: the return, or the break
   std::optional<StopAtCall> restartAt;  // Restart: capture again, stopping before this call
   int callsBeforeCleanup = 0;
-  ir::Graph shown;                 // the captured graph as the user sees it (symbolic sizes)
+  ir::Graph shown;  // the captured graph as the user sees it (symbolic sizes)
 };
 
 std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, const std::shared_ptr<Frame>& frame, const Value& self,
@@ -1669,26 +1731,26 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
                                                        session::SessionSink& sink, bool firstCapture, const CacheEntry* dynamicOf,
                                                        const StopAtCall* stopAt) {
   Capture c(in, frame, self, selfName, args, names, cid, sink, firstCapture, dynamicOf, stopAt, file_);
-  startTrace(c);                                                    // the tracer and its dynamic-shape plans
-  if (bindArguments(c) == Next::Skip) return std::nullopt;          // fake arguments: lazy graph inputs
-  switch (traceFrame(c)) {                                          // evaluate it; a break plans the resume
+  startTrace(c);                                            // the tracer and its dynamic-shape plans
+  if (bindArguments(c) == Next::Skip) return std::nullopt;  // fake arguments: lazy graph inputs
+  switch (traceFrame(c)) {                                  // evaluate it; a break plans the resume
     case Next::Skip: return std::nullopt;
     case Next::Restart: return captureEntry(in, frame, self, selfName, args, names, cid, sink, firstCapture, dynamicOf, &*c.restartAt);
     case Next::Go: break;
   }
-  recordInputMutations(c);                                          // inputs updated in place: written back
-  recordSideEffects(c);                                             // attribute stores, iterator steps: replayed
-  if (checkReconstructible(c) == Next::Skip) return std::nullopt;   // values the entry cannot make: skip
-  finishGraph(c);                                                   // outputs, cleanup, guards in Dynamo's order
-  if (c.firstCapture) noteFrameState(c);                            // what automatic dynamic compares next time
-  keepCapturedGraph(c);                                             // as compiled, and as shown (dynamic dims)
-  if (tracedNothing(c)) {                                           // Dynamo's SkipFrame
+  recordInputMutations(c);                                         // inputs updated in place: written back
+  recordSideEffects(c);                                            // attribute stores, iterator steps: replayed
+  if (checkReconstructible(c) == Next::Skip) return std::nullopt;  // values the entry cannot make: skip
+  finishGraph(c);                                                  // outputs, cleanup, guards in Dynamo's order
+  if (c.firstCapture) noteFrameState(c);                           // what automatic dynamic compares next time
+  keepCapturedGraph(c);                                            // as compiled, and as shown (dynamic dims)
+  if (tracedNothing(c)) {                                          // Dynamo's SkipFrame
     skip(c, "No ops traced for the FX graph. `torch.compile` will skip the frame and fall back to eager.", nullptr);
     return std::nullopt;
   }
-  writeTransformedCode(c);                                          // as depyf shows it
-  if (c.tracer.graph.opCount() > 0) compileCaptured(c);             // the backend (eager when it fails)
-  reportCompile(c);                                                 // the compile event, guards' check order
+  writeTransformedCode(c);                               // as depyf shows it
+  if (c.tracer.graph.opCount() > 0) compileCaptured(c);  // the backend (eager when it fails)
+  reportCompile(c);                                      // the compile event, guards' check order
   return std::move(c.entry);
 }
 
@@ -1736,8 +1798,8 @@ void CompileContext::startTrace(Capture& c) {
         const std::string key = src.text();
         auto seen = f->seenInts.find(key);
         // A float or a tensor there before is a change too (Dynamo's frame state merges them).
-        return f->dynamicInts.count(key) > 0 || (seen != f->seenInts.end() && seen->second != value) ||
-               f->seenFloats.count(key) > 0 || f->seenSizes.count(key) > 0;
+        return f->dynamicInts.count(key) > 0 || (seen != f->seenInts.end() && seen->second != value) || f->seenFloats.count(key) > 0 ||
+               f->seenSizes.count(key) > 0;
       };
     // A float is specialized at first; once its value (or the kind of value there) changed,
     // and always with dynamic=True, it is dynamic (tracer_floats.cpp); never with dynamic=False.
@@ -1870,8 +1932,8 @@ CompileContext::Next CompileContext::planBreak(Capture& c, Unsupported& u) {
   // Dynamo's create_call_resume_at: when the instruction after the breaking call is the return
   // (`return inner(x)`, not inside a `with`, whose exit runs in between), the compiled code
   // returns the call's value itself: no resume function (nor a frame for it), no locals passed on.
-  if (u.at == Unsupported::At::Call && u.stmt && u.stmt->kind == py::StmtKind::Return && u.stmt->value.get() == u.expr &&
-      fn->def && !insideWith(fn->def->body, u.stmt)) {
+  if (u.at == Unsupported::At::Call && u.stmt && u.stmt->kind == py::StmtKind::Return && u.stmt->value.get() == u.expr && fn->def &&
+      !insideWith(fn->def->body, u.stmt)) {
     plan.live.clear();
     plan.stack.clear();
     plan.resume = nullptr;
@@ -1935,9 +1997,11 @@ ResumePlan CompileContext::planResumeAt(Capture& c, const Unsupported& u, std::s
     for (const auto& v : u.args) escapes = escapes || closesOver(v, u.scope.get(), tracer, 4, seen);
     for (const auto& [k, v] : u.kwargs) escapes = escapes || closesOver(v, u.scope.get(), tracer, 4, seen);
     for (const auto* e : plan.stack)
-      if (auto it = tracer.exprValues.find(e); it != tracer.exprValues.end()) escapes = escapes || closesOver(it->second, u.scope.get(), tracer, 4, seen);
+      if (auto it = tracer.exprValues.find(e); it != tracer.exprValues.end())
+        escapes = escapes || closesOver(it->second, u.scope.get(), tracer, 4, seen);
     for (const auto& n : plan.live)
-      if (auto it = u.scope->vars.find(n); it != u.scope->vars.end()) escapes = escapes || closesOver(it->second, u.scope.get(), tracer, 4, seen);
+      if (auto it = u.scope->vars.find(n); it != u.scope->vars.end())
+        escapes = escapes || closesOver(it->second, u.scope.get(), tracer, 4, seen);
     if (escapes) {
       cells = cellVars(*fn->def);
       plan = planResume(*fn->def, u, bound, cells);
@@ -1952,8 +2016,7 @@ ResumePlan CompileContext::planResumeAt(Capture& c, const Unsupported& u, std::s
     } else {
       resumeCache_[key] = {plan.resume, plan.resumeElse};
     }
-  }
-  else plan.whyNot = "graph break outside a call or branch Kiln can resume after";
+  } else plan.whyNot = "graph break outside a call or branch Kiln can resume after";
   return plan;
 }
 
@@ -1973,7 +2036,8 @@ void CompileContext::fillBreakPlan(Capture& c, const Unsupported& u, const Resum
   };
   if (u.at == Unsupported::At::Call) {
     bp.kind = BreakPlan::Kind::Call;
-    const py::Expr* calleeExpr = u.expr && u.expr->kind == py::ExprKind::Call ? u.expr->target.get() : nullptr;  // (or a store, a class statement)
+    const py::Expr* calleeExpr =
+        u.expr && u.expr->kind == py::ExprKind::Call ? u.expr->target.get() : nullptr;  // (or a store, a class statement)
     Value recv = calleeExpr && calleeExpr->kind == py::ExprKind::Attribute ? valueOf(calleeExpr->target.get()) : nullptr;
     if (recv && recv->kind == VK::Tensor) {
       bp.callee.kind = ValueTemplate::Kind::Method;
@@ -2021,7 +2085,8 @@ std::string CompileContext::breakCode(Capture& c, const Unsupported& u, const Re
   if (bp.kind == BreakPlan::Kind::Call) {
     std::string callText = show(in, bp.callee) + "(";
     for (size_t i = 0; i < bp.args.size(); ++i) callText += (i ? ", " : "") + show(in, bp.args[i]);
-    for (const auto& [k, v] : bp.kwargs) callText += (bp.args.empty() && &k == &bp.kwargs.front().first ? "" : ", ") + k + "=" + show(in, v);
+    for (const auto& [k, v] : bp.kwargs)
+      callText += (bp.args.empty() && &k == &bp.kwargs.front().first ? "" : ", ") + k + "=" + show(in, v);
     callText += ")";
     std::string resName = "___stack" + std::to_string(bp.stack.size());
     code += "    " + (bp.resultUsed ? resName + " = " : std::string()) + callText + "  # graph break: " + u.title + "\n";
@@ -2054,10 +2119,12 @@ CompileContext::Next CompileContext::observedException(Capture& c, const py::PyE
   b.compileId = c.cid;
   b.code = "KB040";
   b.title = "Observed exception";
-  b.explanation = "Dynamo found no exception handler at the top-level compiled function when encountering an "
-                  "exception. Exception will propagate outside the compiled region.";
-  b.hints = {"Your code may result in an error when running in eager. Please double check that your code doesn't "
-             "contain a similar error when actually running eager/uncompiled."};
+  b.explanation =
+      "Dynamo found no exception handler at the top-level compiled function when encountering an "
+      "exception. Exception will propagate outside the compiled region.";
+  b.hints = {
+      "Your code may result in an error when running in eager. Please double check that your code doesn't "
+      "contain a similar error when actually running eager/uncompiled."};
   b.file = file_;
   if (!e.traceback.empty()) {
     b.line = e.traceback.back().span.line;
@@ -2110,8 +2177,9 @@ CompileContext::Next CompileContext::checkReconstructible(Capture& c) {
     b.code = "KB042";
     b.title = "Reconstruction failure";
     b.explanation = "Dynamo has no bytecode reconstruction implemented for sourceless variable: " + c.tm.sourceless + ".";
-    b.hints = {"If Dynamo is attempting to trace a return statement and your code is attempting to return a variable "
-               "that Dynamo cannot reconstruct, then remove it from the return statement."};
+    b.hints = {
+        "If Dynamo is attempting to trace a return statement and your code is attempting to return a variable "
+        "that Dynamo cannot reconstruct, then remove it from the return statement."};
     b.file = file_;
     if (c.frame->opts.fullgraph) {
       failCompile(c, b);
@@ -2119,7 +2187,8 @@ CompileContext::Next CompileContext::checkReconstructible(Capture& c) {
     }
     return skip(c, b.title, &b);
   }
-  if (!c.tm.unbuildable.empty()) return skip(c, "the frame returns " + c.tm.unbuildable + ", which Kiln cannot make outside the trace", nullptr);
+  if (!c.tm.unbuildable.empty())
+    return skip(c, "the frame returns " + c.tm.unbuildable + ", which Kiln cannot make outside the trace", nullptr);
   return Next::Go;
 }
 

@@ -13,13 +13,15 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include "engine/ir/graph.h"
 #include <set>
 #include <string>
 #include <tuple>
 #include <vector>
+#include "engine/ir/graph.h"
 
-namespace kiln::codegen { class KernelCompiler; }
+namespace kiln::codegen {
+class KernelCompiler;
+}
 
 namespace kiln::capture {
 
@@ -29,7 +31,7 @@ struct ResumePlan;  // resume.h
 struct CompileOptions {
   std::string backend = "inductor";  // a name in BackendRegistry::global()
   bool fullgraph = false;
-  std::optional<bool> dynamic;       // None = automatic dynamic
+  std::optional<bool> dynamic;  // None = automatic dynamic
   std::string mode = "default";
 };
 
@@ -71,8 +73,8 @@ class CompileContext : public py::CompilerHooks {
   void useBackend(const std::string& name, std::shared_ptr<Backend> backend);
   // When set, wraps the runner of every compiled graph (kiln run --verify checks each call
   // against the captured graph run eagerly, driver/verify.h).
-  using RunnerWrapper = std::function<GraphRunner(GraphRunner run, std::shared_ptr<const ir::Graph> captured,
-                                                  const std::string& compileId, const std::string& backend)>;
+  using RunnerWrapper = std::function<GraphRunner(GraphRunner run, std::shared_ptr<const ir::Graph> captured, const std::string& compileId,
+                                                  const std::string& backend)>;
   RunnerWrapper wrapRunner;
 
  private:
@@ -85,7 +87,7 @@ class CompileContext : public py::CompilerHooks {
   std::string file_;
   std::vector<std::shared_ptr<Frame>> frames_;
   std::map<const void*, std::shared_ptr<Frame>> byCode_;  // intercepted frames by function definition
-  std::vector<CompileOptions> activeOpts_;                 // options of the compiled calls running
+  std::vector<CompileOptions> activeOpts_;                // options of the compiled calls running
   // Dynamo's run-only callback: set while a frame that hit the recompile limit runs (and the
   // frames it calls); the frames it reaches look up their caches but never compile. A
   // torch.compile'd callable called meanwhile installs its own callback again (clears it).
@@ -97,9 +99,8 @@ class CompileContext : public py::CompilerHooks {
   std::shared_ptr<Frame> frameFor(const py::Value& fn, const CompileOptions& opts);
   std::optional<CacheEntry> captureEntry(py::Interpreter& in, const std::shared_ptr<Frame>& frame, const py::Value& self,
                                          const std::string& selfName, const std::vector<py::Value>& args,
-                                         const std::vector<std::string>& names, const std::string& cid,
-                                         session::SessionSink& sink, bool firstCapture, const CacheEntry* dynamicOf = nullptr,
-                                         const StopAtCall* stopAt = nullptr);
+                                         const std::vector<std::string>& names, const std::string& cid, session::SessionSink& sink,
+                                         bool firstCapture, const CacheEntry* dynamicOf = nullptr, const StopAtCall* stopAt = nullptr);
   void applyAutomaticDynamic(Frame& frame, CacheEntry& e, ir::Graph& shown);
   // captureEntry's steps (compile_context.cpp), over one capture's state.
   struct Capture;

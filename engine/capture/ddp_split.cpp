@@ -94,8 +94,7 @@ std::optional<DdpSplit> splitForDdp(const ir::Graph& g, const DdpBuckets& bucket
   auto crossing = [&](int producer, size_t consumerPiece) -> std::optional<std::string> {
     const ir::Node* p = g.find(producer);
     if (!p) return "a missing node";
-    if (p->kind != ir::NodeKind::Placeholder && p->types.size() != 1)
-      return "'" + p->name + "' (not one tensor) is used across buckets";
+    if (p->kind != ir::NodeKind::Placeholder && p->types.size() != 1) return "'" + p->name + "' (not one tensor) is used across buckets";
     if (needSet[consumerPiece].insert(producer).second) needs[consumerPiece].push_back(producer);
     if (p->kind != ir::NodeKind::Placeholder) {
       int from = pieceOf.at(producer);
@@ -234,8 +233,9 @@ void compileDdpPieces(DdpSplit& s, Backend& backend, const std::string& cid, ses
   if (!wrappers.empty()) sink.wrapper(session::WrapperEvent{cid, wrappers});
 }
 
-std::vector<tensor::Tensor> runDdpPieces(const DdpSplit& s, const std::vector<tensor::Tensor>& inputs,
-                                         const std::function<std::vector<tensor::Tensor>(const DdpPiece&, const std::vector<tensor::Tensor>&)>& runPiece) {
+std::vector<tensor::Tensor> runDdpPieces(
+    const DdpSplit& s, const std::vector<tensor::Tensor>& inputs,
+    const std::function<std::vector<tensor::Tensor>(const DdpPiece&, const std::vector<tensor::Tensor>&)>& runPiece) {
   std::vector<std::vector<tensor::Tensor>> results(s.pieces.size());
   auto value = [&](const DdpRef& r) -> const tensor::Tensor& {
     return r.piece < 0 ? inputs.at(size_t(r.index)) : results.at(size_t(r.piece)).at(size_t(r.index));

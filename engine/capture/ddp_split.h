@@ -27,9 +27,9 @@
 namespace kiln::capture {
 
 struct DdpBuckets {
-  std::vector<std::vector<int>> nodes;            // node ids of each bucket, forward order (bucket 0 runs first)
-  std::vector<int64_t> bytes;                     // parameter bytes counted in each
-  std::vector<std::vector<std::string>> params;   // placeholder names of those parameters
+  std::vector<std::vector<int>> nodes;           // node ids of each bucket, forward order (bucket 0 runs first)
+  std::vector<int64_t> bytes;                    // parameter bytes counted in each
+  std::vector<std::vector<std::string>> params;  // placeholder names of those parameters
 };
 
 // `paramBytes[i]`: the storage bytes of placeholder i when it holds a parameter that requires
@@ -44,7 +44,7 @@ struct DdpRef {
 };
 
 struct DdpPiece {
-  ir::Graph graph;            // placeholders first, one output node listing its results
+  ir::Graph graph;             // placeholders first, one output node listing its results
   std::vector<DdpRef> inputs;  // per placeholder
   GraphRunner run;
   std::shared_ptr<BackwardCode> backward;
@@ -71,8 +71,9 @@ std::optional<DdpSplit> splitForDdp(const ir::Graph& g, const DdpBuckets& bucket
 void compileDdpPieces(DdpSplit& s, Backend& backend, const std::string& cid, session::SessionSink& sink);
 
 // Runs the pieces one after another (no autograd: the caller attaches it per piece).
-std::vector<tensor::Tensor> runDdpPieces(const DdpSplit& s, const std::vector<tensor::Tensor>& inputs,
-                                         const std::function<std::vector<tensor::Tensor>(const DdpPiece&, const std::vector<tensor::Tensor>&)>& runPiece);
+std::vector<tensor::Tensor> runDdpPieces(
+    const DdpSplit& s, const std::vector<tensor::Tensor>& inputs,
+    const std::function<std::vector<tensor::Tensor>(const DdpPiece&, const std::vector<tensor::Tensor>&)>& runPiece);
 
 // The text DDPOptimizer logs (torch._dynamo.backends.distributed, INFO) and its bucket table.
 std::string describeDdpSplit(const DdpSplit& s);

@@ -29,7 +29,8 @@ std::optional<py::Value> normalizedRangeIter(const py::Value& v) {
   const int64_t step = it->rStep, cur = it->rCur;
   int64_t left = 0;  // as CPython counts what a range iterator has left (its len)
   if (step > 0 && cur < it->rStop) left = static_cast<int64_t>((static_cast<__int128>(it->rStop) - cur + step - 1) / step);
-  if (step < 0 && cur > it->rStop) left = static_cast<int64_t>((static_cast<__int128>(cur) - it->rStop - step - 1) / -static_cast<__int128>(step));
+  if (step < 0 && cur > it->rStop)
+    left = static_cast<int64_t>((static_cast<__int128>(cur) - it->rStop - step - 1) / -static_cast<__int128>(step));
   const int64_t stop = static_cast<int64_t>(cur + static_cast<__int128>(left) * step);
   return py::makeTuple({py::makeInt(cur), py::makeInt(stop), py::makeInt(step)});
 }
@@ -212,23 +213,31 @@ std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Va
       std::string t = "tensor '" + name + "' ";
       // Dynamo's TensorCheck order: the dispatch keys (the device type) first, then the dtype,
       // then the device index.
-      const std::string wantType = type.device.substr(0, type.device.find(':')), haveType = actual.device.substr(0, actual.device.find(':'));
-      if (wantType != haveType) return t + "dispatch key set mismatch. expected " + dispatchKeys(type.device) + ", actual " + dispatchKeys(actual.device);
-      if (actual.dtype != type.dtype) return t + "dtype mismatch. expected " + std::string(ir::scalarTypeName(type.dtype)) + ", actual " + ir::scalarTypeName(actual.dtype);
+      const std::string wantType = type.device.substr(0, type.device.find(':')),
+                        haveType = actual.device.substr(0, actual.device.find(':'));
+      if (wantType != haveType)
+        return t + "dispatch key set mismatch. expected " + dispatchKeys(type.device) + ", actual " + dispatchKeys(actual.device);
+      if (actual.dtype != type.dtype)
+        return t + "dtype mismatch. expected " + std::string(ir::scalarTypeName(type.dtype)) + ", actual " +
+               ir::scalarTypeName(actual.dtype);
       if (actual.device != type.device)
-        return t + "Tensor device index mismatch. Expected device index to be " + deviceIndex(type.device) + ", actual " + deviceIndex(actual.device);
-      if (actual.requiresGrad != type.requiresGrad) return t + "requires_grad mismatch. expected requires_grad=" + (type.requiresGrad ? "1" : "0");
+        return t + "Tensor device index mismatch. Expected device index to be " + deviceIndex(type.device) + ", actual " +
+               deviceIndex(actual.device);
+      if (actual.requiresGrad != type.requiresGrad)
+        return t + "requires_grad mismatch. expected requires_grad=" + (type.requiresGrad ? "1" : "0");
       if (actual.sizes.size() != type.sizes.size())
         return t + "rank mismatch. expected " + std::to_string(type.sizes.size()) + ", actual " + std::to_string(actual.sizes.size());
       for (size_t i = 0; i < type.sizes.size(); ++i)
         if (!type.sizes[i].symbolic() && actual.sizes[i].value != type.sizes[i].value)
-          return t + "size mismatch at index " + std::to_string(i) + ". expected " + type.sizes[i].str() + ", actual " + actual.sizes[i].str() +
+          return t + "size mismatch at index " + std::to_string(i) + ". expected " + type.sizes[i].str() + ", actual " +
+                 actual.sizes[i].str() +
                  (parameter ? ". Guard failed on a parameter, consider using torch._dynamo.config.force_parameter_static_shapes = False "
                               "to allow dynamism on parameters."
                             : "");
       for (size_t i = 0; i < type.strides.size() && i < actual.strides.size(); ++i)
         if (!type.strides[i].symbolic() && actual.strides[i].value != type.strides[i].value)
-          return t + "stride mismatch at index " + std::to_string(i) + ". expected " + type.strides[i].str() + ", actual " + actual.strides[i].str();
+          return t + "stride mismatch at index " + std::to_string(i) + ". expected " + type.strides[i].str() + ", actual " +
+                 actual.strides[i].str();
       return "";
     }
     case Kind::ConstantMatch:
@@ -272,8 +281,7 @@ std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Va
       bool same = t.get() == constant.get() || (t->kind == py::VK::Str && constant->kind == py::VK::Str && in.str(t) == in.str(constant));
       return same ? "" : "___check_type_id(" + name + ", " + address(constant.get()) + "), type=" + classRepr(in, constant);
     }
-    case Kind::IdMatch:
-      return v.get() == constant.get() ? "" : idMatchText(in, name, constant);
+    case Kind::IdMatch: return v.get() == constant.get() ? "" : idMatchText(in, name, constant);
     case Kind::FunctionMatch: {
       const py::FunctionObj* a = asFunction(v);
       const py::FunctionObj* b = asFunction(constant);
@@ -324,13 +332,13 @@ std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Va
       if (marks && marked.empty()) ok = false;
       if (marks && !marked.empty())
         for (const auto& d : in.iterate(marks))
-          if (d->kind != py::VK::Int || std::find(marked.begin(), marked.end(), py::as<py::IntObj>(d)->small()) == marked.end())
-            ok = false;
+          if (d->kind != py::VK::Int || std::find(marked.begin(), marked.end(), py::as<py::IntObj>(d)->small()) == marked.end()) ok = false;
       if (ok) return "";
       if (marked.empty()) return "hasattr(" + name + ", '_dynamo_dynamic_indices') == False";
       std::string set;
       for (int64_t d : marked) set += (set.empty() ? "" : ", ") + std::to_string(d);
-      return "((" + name + "._dynamo_dynamic_indices.issubset({" + set + "})) if hasattr(" + name + ", '_dynamo_dynamic_indices') else True)";
+      return "((" + name + "._dynamo_dynamic_indices.issubset({" + set + "})) if hasattr(" + name +
+             ", '_dynamo_dynamic_indices') else True)";
     }
     case Kind::HasAttr:
     case Kind::Shape:
@@ -375,14 +383,15 @@ std::string Guard::verboseReason(const std::string& compileId, const std::string
   if (kind == Kind::TensorMatch || kind == Kind::NoAliasing || kind == Kind::DuplicateInput || where.line <= 0) return head;
   std::string guardText = failure;
   if (guardText.size() < 56) guardText += std::string(56 - guardText.size(), ' ');
-  std::string out = compileId + ": " + guardText + " # " + where.code + "  # " + where.file + ":" + std::to_string(where.line) +
-                    " in " + where.function;
+  std::string out =
+      compileId + ": " + guardText + " # " + where.code + "  # " + where.file + ":" + std::to_string(where.line) + " in " + where.function;
   if (moduleIntAttr)
-    out += " (HINT: torch.compile considers integer attributes of the nn.Module to be static. If you are observing "
-           "recompilation, you might want to make this integer dynamic using "
-           "torch._dynamo.config.allow_unspec_int_on_nn_module = True, or convert this integer into a tensor.)";
-  out += "\nUser stack trace:\n  File \"" + where.file + "\", line " + std::to_string(where.line) + ", in " + where.function +
-         "\n    " + where.code;
+    out +=
+        " (HINT: torch.compile considers integer attributes of the nn.Module to be static. If you are observing "
+        "recompilation, you might want to make this integer dynamic using "
+        "torch._dynamo.config.allow_unspec_int_on_nn_module = True, or convert this integer into a tensor.)";
+  out += "\nUser stack trace:\n  File \"" + where.file + "\", line " + std::to_string(where.line) + ", in " + where.function + "\n    " +
+         where.code;
   return out;
 }
 
@@ -395,10 +404,11 @@ session::Guard Guard::record(py::Interpreter& in) const {
       g.kind = "TENSOR_MATCH";
       std::string sizes, strides;
       for (size_t i = 0; i < type.sizes.size(); ++i) sizes += (i ? ", " : "") + (type.sizes[i].symbolic() ? "None" : type.sizes[i].str());
-      for (size_t i = 0; i < type.strides.size(); ++i) strides += (i ? ", " : "") + (type.strides[i].symbolic() ? "None" : type.strides[i].str());
-      g.text = "check_tensor(" + source.text() + ", Tensor, " + dispatchKeys(type.device) + ", " +
-               std::string(ir::torchName(type.dtype)) + ", device=" + (type.device == "cpu" ? "None" : deviceIndex(type.device)) + ", requires_grad=" + (type.requiresGrad ? "True" : "False") +
-               ", size=[" + sizes + "], stride=[" + strides + "])";
+      for (size_t i = 0; i < type.strides.size(); ++i)
+        strides += (i ? ", " : "") + (type.strides[i].symbolic() ? "None" : type.strides[i].str());
+      g.text = "check_tensor(" + source.text() + ", Tensor, " + dispatchKeys(type.device) + ", " + std::string(ir::torchName(type.dtype)) +
+               ", device=" + (type.device == "cpu" ? "None" : deviceIndex(type.device)) +
+               ", requires_grad=" + (type.requiresGrad ? "True" : "False") + ", size=[" + sizes + "], stride=[" + strides + "])";
       break;
     }
     case Kind::ConstantMatch:
@@ -431,7 +441,8 @@ session::Guard Guard::record(py::Interpreter& in) const {
       break;
     case Kind::FunctionMatch:
       g.kind = "FUNCTION_MATCH";
-      g.text = "___check_obj_id(" + source.text() + ".__code__, " + address(codeOf(asFunction(constant))) + "), type=" + codeRepr(asFunction(constant));
+      g.text = "___check_obj_id(" + source.text() + ".__code__, " + address(codeOf(asFunction(constant))) +
+               "), type=" + codeRepr(asFunction(constant));
       break;
     case Kind::HasAttr:
       g.kind = "HASATTR";

@@ -16,44 +16,45 @@ namespace kiln::capture {
 
 struct Guard {
   enum class Kind {
-    TensorMatch,     // dtype, requires_grad, rank, static sizes and strides of a tensor
-    ConstantMatch,   // a Python constant keeps its value (`n == 3`, `b is None`)
-    DuplicateInput,  // `source` is the same object as `other` (`a is b`)
-    NoAliasing,      // the tensors at `sources` are distinct objects (Duplicate tensors found: ...)
-    SequenceLength,  // a list/tuple/dict the function read keeps its length (`len(xs) == 3`, `not xs`)
-    TypeMatch,       // the object keeps its type (`___check_type_id(x, ...)`)
-    IdMatch,         // the same object: a builtin, class or module (`___check_obj_id(op, ...)`)
-    FunctionMatch,   // a Python function with the same code (`___check_obj_id(fn.__code__, ...)`)
-    HasAttr,         // hasattr(o, name) keeps its answer (`hasattr(o, 'x')` / `not hasattr(o, 'x')`)
-    Contains,        // `key in container` keeps its answer (`___dict_contains('k', d)`, set.__contains__)
-    DictKeys,        // a dict the function iterated keeps its keys in order (`len(d) != 2`, `list(dict.keys(d))[0] == 'a'`)
-    TupleIteratorLen,  // an iterator over a tuple keeps the number of items it has left (`___tuple_iterator_len(it) == 5`)
+    TensorMatch,         // dtype, requires_grad, rank, static sizes and strides of a tensor
+    ConstantMatch,       // a Python constant keeps its value (`n == 3`, `b is None`)
+    DuplicateInput,      // `source` is the same object as `other` (`a is b`)
+    NoAliasing,          // the tensors at `sources` are distinct objects (Duplicate tensors found: ...)
+    SequenceLength,      // a list/tuple/dict the function read keeps its length (`len(xs) == 3`, `not xs`)
+    TypeMatch,           // the object keeps its type (`___check_type_id(x, ...)`)
+    IdMatch,             // the same object: a builtin, class or module (`___check_obj_id(op, ...)`)
+    FunctionMatch,       // a Python function with the same code (`___check_obj_id(fn.__code__, ...)`)
+    HasAttr,             // hasattr(o, name) keeps its answer (`hasattr(o, 'x')` / `not hasattr(o, 'x')`)
+    Contains,            // `key in container` keeps its answer (`___dict_contains('k', d)`, set.__contains__)
+    DictKeys,            // a dict the function iterated keeps its keys in order (`len(d) != 2`, `list(dict.keys(d))[0] == 'a'`)
+    TupleIteratorLen,    // an iterator over a tuple keeps the number of items it has left (`___tuple_iterator_len(it) == 5`)
     RangeIteratorMatch,  // a range iterator keeps what it has left to yield, as (next, stop, step) with
                          // stop = next + left * step: `___normalize_range_iter(it) == (2, 11, 3)`; `constant`
-    Shape,           // a shape guard of the entry's symbolic sizes (Dynamo's ShapeEnv): a relation
-                     // over sizes (`x.size()[1] == x.size()[0]`, `x.size()[2] != 2`) or a size's
-                     // value range (`2 <= x.size()[0]`); checked after every other guard
-    DynamicIndices,  // the dims torch._dynamo.mark_dynamic marked stay within `marked`
-    FloatValue,      // what the trace decided on a dynamic float (Dynamo's SymFloat shape guards):
-                     // `name` is the relation ("!=", "==", "<" ...) to `constant`
-                     // (`___as_tensor(y).item() != 5.0`), or "self": the float is not NaN
-                     // (`y == ___as_tensor(y).item()`); checked with the shape guards
+    Shape,               // a shape guard of the entry's symbolic sizes (Dynamo's ShapeEnv): a relation
+                         // over sizes (`x.size()[1] == x.size()[0]`, `x.size()[2] != 2`) or a size's
+                         // value range (`2 <= x.size()[0]`); checked after every other guard
+    DynamicIndices,      // the dims torch._dynamo.mark_dynamic marked stay within `marked`
+    FloatValue,          // what the trace decided on a dynamic float (Dynamo's SymFloat shape guards):
+                         // `name` is the relation ("!=", "==", "<" ...) to `constant`
+                         // (`___as_tensor(y).item() != 5.0`), or "self": the float is not NaN
+                         // (`y == ___as_tensor(y).item()`); checked with the shape guards
   };
   Kind kind = Kind::TensorMatch;
   Source source;
   ir::TensorType type;  // TensorMatch
-  py::Value constant;   // ConstantMatch; IdMatch/TypeMatch/FunctionMatch: the object/class/def; Contains: the key; DictKeys: the keys (tuple)
-  Source other;         // DuplicateInput
+  py::Value
+      constant;  // ConstantMatch; IdMatch/TypeMatch/FunctionMatch: the object/class/def; Contains: the key; DictKeys: the keys (tuple)
+  Source other;  // DuplicateInput
   std::vector<Source> sources;  // NoAliasing
-  int64_t length = 0;   // SequenceLength, TupleIteratorLen
-  std::string name;     // HasAttr: the attribute
-  bool expected = true; // HasAttr / Contains: the answer at capture
-  int line = 0;         // user line that made the guard
-  ir::SourceLoc where;  // where the guarded value was read (file, line, function, code)
-  bool moduleIntAttr = false;  // an int attribute of an nn.Module (Dynamo adds a hint)
-  int failCount = 0;    // how often it failed: the entry checks the guards that failed most first
+  int64_t length = 0;           // SequenceLength, TupleIteratorLen
+  std::string name;             // HasAttr: the attribute
+  bool expected = true;         // HasAttr / Contains: the answer at capture
+  int line = 0;                 // user line that made the guard
+  ir::SourceLoc where;          // where the guarded value was read (file, line, function, code)
+  bool moduleIntAttr = false;   // an int attribute of an nn.Module (Dynamo adds a hint)
+  int failCount = 0;            // how often it failed: the entry checks the guards that failed most first
 
-  bool parameter = false;      // TensorMatch on an nn.Parameter (its sizes stay static, Dynamo says why)
+  bool parameter = false;  // TensorMatch on an nn.Parameter (its sizes stay static, Dynamo says why)
   // Shape: `expr` reads symbol i as sizeSources[i] (a tensor's size at dim, or an int when dim
   // is -1); a range guard (`range`) bounds symbol 0 by `lower` and, when set, `upper`.
   // `comment` is what Dynamo's verbose guard says after the code ("duck sizing added ...").

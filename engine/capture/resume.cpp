@@ -42,9 +42,12 @@ bool findPath(const Body& body, const Stmt* owner, const Stmt* target, std::vect
 bool contains(const Expr* root, const Expr* target) {
   if (!root) return false;
   if (root == target) return true;
-  for (const auto& x : root->items) if (contains(x.get(), target)) return true;
-  for (const auto& x : root->values) if (contains(x.get(), target)) return true;
-  for (const auto& k : root->keywords) if (contains(k.value.get(), target)) return true;
+  for (const auto& x : root->items)
+    if (contains(x.get(), target)) return true;
+  for (const auto& x : root->values)
+    if (contains(x.get(), target)) return true;
+  for (const auto& k : root->keywords)
+    if (contains(k.value.get(), target)) return true;
   return contains(root->target.get(), target) || contains(root->a.get(), target) || contains(root->b.get(), target) ||
          contains(root->c.get(), target);
 }
@@ -68,21 +71,33 @@ class Substituter {
     auto sub = [&](ExprP& slot) { slot = take(slot); };
     switch (e->kind) {
       case ExprKind::Call: {
-        if (contains(c->target.get(), target_)) { sub(c->target); break; }
+        if (contains(c->target.get(), target_)) {
+          sub(c->target);
+          break;
+        }
         stack(c->target);
         for (auto& a : c->items) {
-          if (contains(a.get(), target_)) { sub(a); return c; }
+          if (contains(a.get(), target_)) {
+            sub(a);
+            return c;
+          }
           stack(a);
         }
         for (auto& k : c->keywords) {
-          if (contains(k.value.get(), target_)) { sub(k.value); return c; }
+          if (contains(k.value.get(), target_)) {
+            sub(k.value);
+            return c;
+          }
           stack(k.value);
         }
         break;
       }
       case ExprKind::BinOp:
         if (contains(c->a.get(), target_)) sub(c->a);
-        else { stack(c->a); sub(c->b); }
+        else {
+          stack(c->a);
+          sub(c->b);
+        }
         break;
       case ExprKind::Compare:
       case ExprKind::BoolOp:
@@ -91,24 +106,24 @@ class Substituter {
       case ExprKind::Set:
       case ExprKind::FString:
         for (auto& a : c->items) {
-          if (contains(a.get(), target_)) { sub(a); break; }
+          if (contains(a.get(), target_)) {
+            sub(a);
+            break;
+          }
           stack(a);
         }
         break;
       case ExprKind::Subscript:
         if (contains(c->target.get(), target_)) sub(c->target);
-        else { stack(c->target); sub(c->a); }
+        else {
+          stack(c->target);
+          sub(c->a);
+        }
         break;
       case ExprKind::Attribute:
-      case ExprKind::Starred:
-        sub(c->target);
-        break;
-      case ExprKind::UnaryOp:
-        sub(c->a);
-        break;
-      default:
-        why_ = "graph break inside an expression Kiln cannot resume from";
-        break;
+      case ExprKind::Starred: sub(c->target); break;
+      case ExprKind::UnaryOp: sub(c->a); break;
+      default: why_ = "graph break inside an expression Kiln cannot resume from"; break;
     }
     return c;
   }
@@ -129,7 +144,11 @@ class Substituter {
     if (!slot) return;
     // Constants need no stack slot: they are the same in the resume function.
     switch (slot->kind) {
-      case ExprKind::Int: case ExprKind::Float: case ExprKind::Str: case ExprKind::Bool: case ExprKind::None: return;
+      case ExprKind::Int:
+      case ExprKind::Float:
+      case ExprKind::Str:
+      case ExprKind::Bool:
+      case ExprKind::None: return;
       default: break;
     }
     done_.push_back(slot.get());
@@ -217,7 +236,9 @@ void keepSuperSelf(const Stmt& fnDef, std::set<std::string>& used) {
 
 // Order of locals as CPython's co_varnames: parameters, then first assignment.
 void assignedOrder(const Body& body, std::vector<std::string>& out) {
-  auto add = [&](const std::string& n) { if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n); };
+  auto add = [&](const std::string& n) {
+    if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+  };
   std::function<void(const Expr*)> targets = [&](const Expr* e) {
     if (!e) return;
     if (e->kind == ExprKind::Name) add(e->name);
@@ -483,9 +504,9 @@ ResumePlan planResume(const Stmt& fnDef, const Unsupported& u, const std::set<st
       rewriteSlot(copy->test);
       rewriteSlot(copy->value2);
       for (auto& it : copy->items) rewriteSlot(it.context);
-      if (!placed || (s.kind != StmtKind::Assign && s.kind != StmtKind::Return && s.kind != StmtKind::Expr &&
-                      s.kind != StmtKind::AugAssign && s.kind != StmtKind::AnnAssign && s.kind != StmtKind::If &&
-                      s.kind != StmtKind::While)) {
+      if (!placed ||
+          (s.kind != StmtKind::Assign && s.kind != StmtKind::Return && s.kind != StmtKind::Expr && s.kind != StmtKind::AugAssign &&
+           s.kind != StmtKind::AnnAssign && s.kind != StmtKind::If && s.kind != StmtKind::While)) {
         plan.whyNot = why.empty() ? "graph break in a statement Kiln cannot resume from" : why;
         return plan;
       }
@@ -513,8 +534,8 @@ ResumePlan planResume(const Stmt& fnDef, const Unsupported& u, const std::set<st
     for (size_t i = 0; i < done.size(); ++i) params.push_back("___stack" + std::to_string(i));
     if (plan.resultUsed) params.push_back("___stack" + std::to_string(done.size()));
     params.insert(params.end(), plan.live.begin(), plan.live.end());
-    plan.resume = makeFunction(fnDef, "torch_dynamo_resume_in_" + baseName + "_at_" + std::to_string(plan.line), params,
-                               std::move(rest), s.span, cells);
+    plan.resume = makeFunction(fnDef, "torch_dynamo_resume_in_" + baseName + "_at_" + std::to_string(plan.line), params, std::move(rest),
+                               s.span, cells);
     plan.resumable = true;
     return plan;
   }

@@ -19,14 +19,14 @@ using Unsupported = py::GraphBreak;  // (tracer.h)
 
 struct ResumePlan {
   bool resumable = false;
-  std::string whyNot;                      // "graph break in loop", ...
-  std::vector<const py::Expr*> stack;      // Call: sub-expressions already evaluated, in order
-  bool resultUsed = true;                  // Call: false when the statement discards the call's value
-  std::vector<std::string> live;           // live locals passed to the resume function(s)
-  std::vector<bool> liveTrue, liveElse;    // Branch: which of `live` each function takes
-  py::StmtP resume;                        // Call: the resume function; Branch: the true branch
-  py::StmtP resumeElse;                    // Branch: the false branch
-  int line = 0;                            // the break's line (names the resume functions)
+  std::string whyNot;                    // "graph break in loop", ...
+  std::vector<const py::Expr*> stack;    // Call: sub-expressions already evaluated, in order
+  bool resultUsed = true;                // Call: false when the statement discards the call's value
+  std::vector<std::string> live;         // live locals passed to the resume function(s)
+  std::vector<bool> liveTrue, liveElse;  // Branch: which of `live` each function takes
+  py::StmtP resume;                      // Call: the resume function; Branch: the true branch
+  py::StmtP resumeElse;                  // Branch: the false branch
+  int line = 0;                          // the break's line (names the resume functions)
 };
 
 // `bound` are the names that hold values in the frame when the break happened. `cells` are the

@@ -16,21 +16,37 @@ struct Source {
   // so the short form leaves nothing uninitialized (and -Wmissing-field-initializers quiet).
   struct Step {
     enum class Kind { Local, Global, Attr, Item, Index, Const, ClosureCell, ClassDictItem, TupleIterItem } kind;
-    std::string name;  // local/global/attribute name, str dict key, constant's name, free variable
-    py::Value key{};   // Item with a key that is not a str (an int, a tuple ...): the key itself
+    std::string name;       // local/global/attribute name, str dict key, constant's name, free variable
+    py::Value key{};        // Item with a key that is not a str (an int, a tuple ...): the key itself
     std::string keyRepr{};  // its repr, as the source prints it
-    size_t cell = 0;   // ClosureCell: the free variable's index in __closure__; ClassDictItem: the class's index in the MRO;
-                       // TupleIterItem: the item's index after the iterator's position
+    size_t cell = 0;        // ClosureCell: the free variable's index in __closure__; ClassDictItem: the class's index in the MRO;
+                            // TupleIterItem: the item's index after the iterator's position
   };
   std::vector<Step> steps;
   py::Value value{};  // Const: the value itself (kept alive by the cache entry)
 
   static Source local(const std::string& name) { return Source{{{Step::Kind::Local, name}}}; }
   static Source global(const std::string& name) { return Source{{{Step::Kind::Global, name}}}; }
-  static Source constant(const std::string& name, py::Value v) { Source s{{{Step::Kind::Const, name}}}; s.value = std::move(v); return s; }
-  Source attr(const std::string& name) const { Source s = *this; s.steps.push_back({Step::Kind::Attr, name}); return s; }
-  Source item(const std::string& key) const { Source s = *this; s.steps.push_back({Step::Kind::Item, key}); return s; }
-  Source index(size_t i) const { Source s = *this; s.steps.push_back({Step::Kind::Index, std::to_string(i)}); return s; }
+  static Source constant(const std::string& name, py::Value v) {
+    Source s{{{Step::Kind::Const, name}}};
+    s.value = std::move(v);
+    return s;
+  }
+  Source attr(const std::string& name) const {
+    Source s = *this;
+    s.steps.push_back({Step::Kind::Attr, name});
+    return s;
+  }
+  Source item(const std::string& key) const {
+    Source s = *this;
+    s.steps.push_back({Step::Kind::Item, key});
+    return s;
+  }
+  Source index(size_t i) const {
+    Source s = *this;
+    s.steps.push_back({Step::Kind::Index, std::to_string(i)});
+    return s;
+  }
   // d[key] for any constant key (a str key prints as d['k'], others by repr: d[1], d[(1, 2)]).
   Source itemKey(const py::Value& key, const std::string& repr) const;
   // fn.__closure__[i].cell_contents: the free variable `name` of a function.

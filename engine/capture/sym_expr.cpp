@@ -66,10 +66,17 @@ SymExpr add(const std::vector<SymExpr>& items) {
   }
   for (const auto& f : flat) {
     Term t = termOf(f);
-    if (!t.base) { constant += t.coeff; continue; }
+    if (!t.base) {
+      constant += t.coeff;
+      continue;
+    }
     bool merged = false;
     for (auto& have : terms)
-      if (symEqual(have.base, t.base)) { have.coeff += t.coeff; merged = true; break; }
+      if (symEqual(have.base, t.base)) {
+        have.coeff += t.coeff;
+        merged = true;
+        break;
+      }
     if (!merged) terms.push_back(t);
   }
   std::vector<SymExpr> args;
@@ -269,10 +276,17 @@ int precedence(const SymExpr& e) {
     case Op::Sym: return 1000;
     case Op::Add: return 40;
     case Op::Mul: return symIsInt(e->args[0], &v) && v < 0 ? 40 : 50;
-    case Op::FloorDiv: case Op::Mod: case Op::TrueDiv: return 35;
-    case Op::Ceil: case Op::Floor: case Op::BitAnd: case Op::BitOr: return 70;
-    case Op::Eq: case Op::Ne: return 50;
-    case Op::Lt: case Op::Le: return 35;
+    case Op::FloorDiv:
+    case Op::Mod:
+    case Op::TrueDiv: return 35;
+    case Op::Ceil:
+    case Op::Floor:
+    case Op::BitAnd:
+    case Op::BitOr: return 70;
+    case Op::Eq:
+    case Op::Ne: return 50;
+    case Op::Lt:
+    case Op::Le: return 35;
   }
   return 1000;
 }
@@ -383,13 +397,23 @@ SymExpr symSubstitute(const SymExpr& e, const std::function<SymExpr(int)>& repla
   switch (e->op) {
     case Op::Add: return add(args);
     case Op::Mul: return mul(args);
-    case Op::FloorDiv: { SymExpr r = floordiv(args[0], args[1]); return r ? r : node(e->op, args); }
-    case Op::Mod: { SymExpr r = mod(args[0], args[1]); return r ? r : node(e->op, args); }
+    case Op::FloorDiv: {
+      SymExpr r = floordiv(args[0], args[1]);
+      return r ? r : node(e->op, args);
+    }
+    case Op::Mod: {
+      SymExpr r = mod(args[0], args[1]);
+      return r ? r : node(e->op, args);
+    }
     case Op::TrueDiv: return node(Op::TrueDiv, args);
     case Op::Ceil: return symCeil(args[0]);
     case Op::Floor: return symFloor(args[0]);
-    case Op::BitAnd: case Op::BitOr: return bitwise(e->op, args[0], args[1]);
-    case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: return relation(e->op, args[0], args[1]);
+    case Op::BitAnd:
+    case Op::BitOr: return bitwise(e->op, args[0], args[1]);
+    case Op::Eq:
+    case Op::Ne:
+    case Op::Lt:
+    case Op::Le: return relation(e->op, args[0], args[1]);
     default: return e;
   }
 }
@@ -408,7 +432,11 @@ std::vector<int> symSymbols(const SymExpr& e) {
 }
 
 std::optional<SymValue> symEval(const SymExpr& e, const std::function<int64_t(int)>& valueOf) {
-  auto I = [](int64_t v) { SymValue s; s.i = v; return s; };
+  auto I = [](int64_t v) {
+    SymValue s;
+    s.i = v;
+    return s;
+  };
   switch (e->op) {
     case Op::Int: return I(e->value);
     case Op::Sym: return I(valueOf(static_cast<int>(e->value)));
@@ -421,10 +449,22 @@ std::optional<SymValue> symEval(const SymExpr& e, const std::function<int64_t(in
     a.push_back(*v);
   }
   switch (e->op) {
-    case Op::Add: { int64_t s = 0; for (auto& v : a) s += v.i; return I(s); }
-    case Op::Mul: { int64_t s = 1; for (auto& v : a) s *= v.i; return I(s); }
-    case Op::FloorDiv: if (a[1].i == 0) return std::nullopt; return I(floorDiv(a[0].i, a[1].i));
-    case Op::Mod: if (a[1].i == 0) return std::nullopt; return I(floorMod(a[0].i, a[1].i));
+    case Op::Add: {
+      int64_t s = 0;
+      for (auto& v : a) s += v.i;
+      return I(s);
+    }
+    case Op::Mul: {
+      int64_t s = 1;
+      for (auto& v : a) s *= v.i;
+      return I(s);
+    }
+    case Op::FloorDiv:
+      if (a[1].i == 0) return std::nullopt;
+      return I(floorDiv(a[0].i, a[1].i));
+    case Op::Mod:
+      if (a[1].i == 0) return std::nullopt;
+      return I(floorMod(a[0].i, a[1].i));
     case Op::TrueDiv: {
       if (a[1].i == 0) return std::nullopt;
       SymValue s;
@@ -481,7 +521,10 @@ std::optional<SymSolution> symSolve(const SymExpr& r) {
   std::vector<SymExpr> terms = diff->op == Op::Add ? diff->args : std::vector<SymExpr>{diff};
   for (const auto& t : terms) {
     Term tt = termOf(t);
-    if (!tt.base) { m += tt.coeff; continue; }
+    if (!tt.base) {
+      m += tt.coeff;
+      continue;
+    }
     if (tt.base->op != Op::Sym || symbol >= 0) return std::nullopt;
     symbol = static_cast<int>(tt.base->value);
     k = tt.coeff;

@@ -23,14 +23,21 @@ using SymExpr = std::shared_ptr<const SymNode>;
 
 struct SymNode {
   enum class Op {
-    Int,       // `value`
-    Sym,       // symbol number `value`
-    Add, Mul,  // n-ary; a constant term / coefficient comes first
-    FloorDiv, Mod,
-    TrueDiv,   // int / int (a float)
-    Ceil, Floor,  // math.ceil / math.floor of a TrueDiv (ints again)
-    BitAnd, BitOr,
-    Eq, Ne, Lt, Le,  // relations (bools)
+    Int,  // `value`
+    Sym,  // symbol number `value`
+    Add,
+    Mul,  // n-ary; a constant term / coefficient comes first
+    FloorDiv,
+    Mod,
+    TrueDiv,  // int / int (a float)
+    Ceil,
+    Floor,  // math.ceil / math.floor of a TrueDiv (ints again)
+    BitAnd,
+    BitOr,
+    Eq,
+    Ne,
+    Lt,
+    Le,  // relations (bools)
   };
   Op op = Op::Int;
   int64_t value = 0;

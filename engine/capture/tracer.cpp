@@ -28,7 +28,11 @@ std::string fxBaseName(const std::string& target) { return target.substr(target.
 namespace {
 bool isConstant(const py::Value& v) {
   switch (v->kind) {
-    case py::VK::None: case py::VK::Bool: case py::VK::Int: case py::VK::Float: case py::VK::Str: return true;
+    case py::VK::None:
+    case py::VK::Bool:
+    case py::VK::Int:
+    case py::VK::Float:
+    case py::VK::Str: return true;
     default: return false;
   }
 }
@@ -51,7 +55,8 @@ bool isLiteral(const py::Value& v, int depth = 0) {
   }
   if (isSetInstance(v, true)) {
     auto members = std::static_pointer_cast<py::DictObj>(py::as<py::InstanceObj>(v)->native);
-    return members && std::all_of(members->items.begin(), members->items.end(), [&](const auto& kv) { return isLiteral(kv.first, depth + 1); });
+    return members &&
+           std::all_of(members->items.begin(), members->items.end(), [&](const auto& kv) { return isLiteral(kv.first, depth + 1); });
   }
   return false;
 }
@@ -158,15 +163,24 @@ void Tracer::onLocalRead(const std::string& name, const py::Value& v, const ir::
   if (py::TensorObj* t = asTensor(v); t && t->fake) wrapSymbols(t);
   if (isSetInstance(v, true) && isLiteral(v)) {
     for (const auto& [arg, value] : argValues)
-      if (value == v) { guardLiteralSet(Source::local(arg), v, at); return; }
+      if (value == v) {
+        guardLiteralSet(Source::local(arg), v, at);
+        return;
+      }
     return;
   }
   if (!isConstant(v)) return;
   // The value may have been copied to another local (s = ___stack0): guard the argument it is.
   auto it = argValues.find(name);
-  if (it != argValues.end() && it->second == v) { guardConstant(Source::local(name), v, false, at); return; }
+  if (it != argValues.end() && it->second == v) {
+    guardConstant(Source::local(name), v, false, at);
+    return;
+  }
   for (const auto& [arg, value] : argValues)
-    if (value == v) { guardConstant(Source::local(arg), v, false, at); return; }
+    if (value == v) {
+      guardConstant(Source::local(arg), v, false, at);
+      return;
+    }
 }
 
 ir::SourceLoc Tracer::here() const {
@@ -183,7 +197,7 @@ ir::SourceLoc Tracer::here() const {
 
 void Tracer::guardConstant(const Source& src, const py::Value& v, bool moduleAttr, const ir::SourceLoc* at) {
   if (!guarded_.insert(src.text()).second) return;
-  if (intSymbol(src, v)) return;  // an int whose value changed between compiles: a symbol
+  if (intSymbol(src, v)) return;    // an int whose value changed between compiles: a symbol
   if (floatSymbol(src, v)) return;  // a float that changed: dynamic (tracer_floats.cpp)
   Guard g;
   g.kind = Guard::Kind::ConstantMatch;
@@ -292,7 +306,7 @@ bool Tracer::search(const py::Value& root, const Source& src, const py::Obj* tar
   for (const auto& e : containerEffects)
     if (e.object == root) mutated = &e;
   if (root->kind == py::VK::List || root->kind == py::VK::Tuple) {
-    const auto& items = mutated ? mutated->before
+    const auto& items = mutated                      ? mutated->before
                         : root->kind == py::VK::List ? py::as<py::ListObj>(root)->items
                                                      : py::as<py::TupleObj>(root)->items;
     for (size_t i = 0; i < items.size() && i < 64; ++i)
@@ -301,7 +315,8 @@ bool Tracer::search(const py::Value& root, const Source& src, const py::Obj* tar
   }
   if (root->kind == py::VK::Dict) {
     for (auto& [k, v] : mutated ? mutated->beforeDict : py::as<py::DictObj>(root)->items.vec())
-      if ((isKey(k) || k->kind == py::VK::Instance || k->kind == py::VK::Class) && search(v, src.itemKey(k, keyRepr(k)), target, depth - 1, seen))
+      if ((isKey(k) || k->kind == py::VK::Instance || k->kind == py::VK::Class) &&
+          search(v, src.itemKey(k, keyRepr(k)), target, depth - 1, seen))
         return true;
     return false;
   }
@@ -313,8 +328,7 @@ bool Tracer::search(const py::Value& root, const Source& src, const py::Obj* tar
       if (!d || d->kind != py::VK::Dict) continue;
       module = true;
       for (auto& [k, v] : py::as<py::DictObj>(d)->items)
-        if (k->kind == py::VK::Str && search(v, src.attr(slot).item(py::as<py::StrObj>(k)->v), target, depth - 1, seen))
-          return true;
+        if (k->kind == py::VK::Str && search(v, src.attr(slot).item(py::as<py::StrObj>(k)->v), target, depth - 1, seen)) return true;
     }
     for (auto& [k, v] : inst->dict->items) {
       if (k->kind != py::VK::Str) continue;
@@ -325,7 +339,10 @@ bool Tracer::search(const py::Value& root, const Source& src, const py::Obj* tar
       // when the call started, which is where the entry reads its inputs from.
       py::Value was = v;
       for (const auto& e : sideEffects)
-        if (e.target == root && e.attr == name) { was = e.old; break; }
+        if (e.target == root && e.attr == name) {
+          was = e.old;
+          break;
+        }
       if (was && search(was, src.attr(name), target, depth - 1, seen)) return true;
     }
   }
@@ -471,8 +488,7 @@ py::Value Tracer::readThrough(const Source& src, const py::Value& v, bool module
   if (isNew(v) && !(asTensor(v) && asTensor(v)->fake)) return v;
   // (A builtin read as an attribute is a method made on each access, x.sum: never guarded.)
   bool attrRead = !src.steps.empty() && src.steps.back().kind == Source::Step::Kind::Attr;
-  if (v->kind == py::VK::Function ||
-      (v->kind == py::VK::Builtin && !attrRead && !py::as<py::BuiltinObj>(v)->dynamoDisabled)) {
+  if (v->kind == py::VK::Function || (v->kind == py::VK::Builtin && !attrRead && !py::as<py::BuiltinObj>(v)->dynamoDisabled)) {
     // The callable the graph was traced through: the same code (a Python function; its
     // closure cells are guarded where read) or the same builtin.
     Guard g;
@@ -548,7 +564,12 @@ std::string Tracer::keyRepr(const py::Value& k) {
 
 bool Tracer::isKey(const py::Value& v) {
   switch (v->kind) {
-    case py::VK::None: case py::VK::Bool: case py::VK::Int: case py::VK::Float: case py::VK::Str: case py::VK::DType: return true;
+    case py::VK::None:
+    case py::VK::Bool:
+    case py::VK::Int:
+    case py::VK::Float:
+    case py::VK::Str:
+    case py::VK::DType: return true;
     case py::VK::Tuple:
       for (const auto& x : py::as<py::TupleObj>(v)->items)
         if (!isKey(x)) return false;
@@ -561,8 +582,8 @@ py::Value Tracer::onItem(const py::Value& container, const py::Value& key, py::V
   if (container->kind != py::VK::Dict && container->kind != py::VK::List && container->kind != py::VK::Tuple) return result;
   // A dict may also be keyed by objects (Enum members, classes, functions): the source holds
   // the key object itself and looks it up again each call (L['d'][<Field.A: 'a'>]).
-  const bool objectKey = container->kind == py::VK::Dict &&
-                         (key->kind == py::VK::Instance || key->kind == py::VK::Class || key->kind == py::VK::Function);
+  const bool objectKey =
+      container->kind == py::VK::Dict && (key->kind == py::VK::Instance || key->kind == py::VK::Class || key->kind == py::VK::Function);
   if (!(isKey(key) || objectKey)) return result;
   // A torch.Size read from a tensor is new to the trace (no source: guarded through the
   // tensor); one passed in or stored before (f(torch.Size((3,)), y)) has items of its own.
@@ -792,7 +813,10 @@ const std::vector<std::string>& Tracer::freeVarsOf(const py::FunctionObj* fn) {
       for (const auto& p : fn->params) param = param || p.name == n;
       if (param) continue;
       for (py::Scope* sc = fn->closure.get(); sc; sc = sc->parent.get())
-        if (sc->vars.count(n)) { names.push_back(n); break; }
+        if (sc->vars.count(n)) {
+          names.push_back(n);
+          break;
+        }
     }
     fv = freeVars_.emplace(code, std::move(names)).first;
   }
@@ -836,8 +860,7 @@ void Tracer::onIterate(const py::Value& v) {
   const Source* src = sourceOf(v);
   if (!src) return;
   Source base = *src;
-  std::vector<py::Value> items = v->kind == py::VK::List ? py::as<py::ListObj>(v)->items
-                                                         : py::as<py::TupleObj>(v)->items;
+  std::vector<py::Value> items = v->kind == py::VK::List ? py::as<py::ListObj>(v)->items : py::as<py::TupleObj>(v)->items;
   for (size_t i = 0; i < items.size(); ++i) {
     const py::Value& item = items[i];
     if (!item || !isConstant(item)) continue;
@@ -1059,7 +1082,10 @@ void Tracer::dropCancellingGradModes(bool atEntry) {
   size_t i = 0;
   while (i < graph.nodes.size()) {
     const int to = setting(graph.nodes[i]);
-    if (to < 0) { ++i; continue; }
+    if (to < 0) {
+      ++i;
+      continue;
+    }
     if (to != mode && i + 1 < graph.nodes.size() && setting(graph.nodes[i + 1]) == mode &&
         !inferenceModeChanges_.count(graph.nodes[i].id) && !inferenceModeChanges_.count(graph.nodes[i + 1].id)) {
       graph.nodes.erase(graph.nodes.begin() + static_cast<long>(i), graph.nodes.begin() + static_cast<long>(i) + 2);
@@ -1274,8 +1300,7 @@ void Tracer::onMutate(const py::Value& container) {
     for (const auto& [k, v] : e.beforeDict)
       if (isKey(k) || k->kind == py::VK::Instance || k->kind == py::VK::Class) originalItems_.emplace(v.get(), src->itemKey(k, keyRepr(k)));
   } else {
-    for (auto& [k, v] : std::static_pointer_cast<py::DictObj>(py::as<py::InstanceObj>(container)->native)->items)
-      e.before.push_back(k);
+    for (auto& [k, v] : std::static_pointer_cast<py::DictObj>(py::as<py::InstanceObj>(container)->native)->items) e.before.push_back(k);
   }
   containerEffects.push_back(std::move(e));
 }
@@ -1312,7 +1337,10 @@ void Tracer::truncate(size_t nextIdAtBreak) {
   int limit = static_cast<int>(nextIdAtBreak);
   std::vector<GraphInput> kept;
   for (const auto& i : inputs) {
-    if (i.node < limit) { kept.push_back(i); continue; }
+    if (i.node < limit) {
+      kept.push_back(i);
+      continue;
+    }
     // The input goes back to lazy: a later use realizes it again.
     auto r = realized_.find(i.node);
     if (r != realized_.end()) {

@@ -9,21 +9,21 @@
 //    CONSTANT_MATCH guards.
 #pragma once
 
-#include "engine/python/trace_hooks.h"
 #include "engine/capture/global_state.h"
 #include "engine/capture/guards.h"
 #include "engine/capture/source.h"
 #include "engine/capture/sym_expr.h"
 #include "engine/ir/graph.h"
 #include "engine/python/interpreter.h"
+#include "engine/python/trace_hooks.h"
 
+#include <any>
 #include <functional>
 #include <map>
 #include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
-#include <any>
 #include <vector>
 
 namespace kiln::capture {
@@ -116,9 +116,9 @@ class Tracer : public py::TraceHooks {
   struct IteratorStep {
     py::Value iterator;
     Source source;
-    size_t start = 0;  // its position when the frame began
+    size_t start = 0;        // its position when the frame began
     int64_t rangeStart = 0;  // a range iterator's next value when the frame began
-    size_t count = 0;  // how far the frame advanced it
+    size_t count = 0;        // how far the frame advanced it
   };
   std::vector<IteratorStep> iteratorSteps;
   // x.data = v on a traced tensor x: x is v's value in the rest of the trace (they share storage
@@ -131,8 +131,8 @@ class Tracer : public py::TraceHooks {
   struct SideEffect {
     Source object;
     std::string attr;
-    py::Value value;           // capture-time value (may be a fake tensor)
-    py::Value target, old;     // for undo
+    py::Value value;        // capture-time value (may be a fake tensor)
+    py::Value target, old;  // for undo
   };
   std::vector<SideEffect> sideEffects;
 
@@ -144,7 +144,7 @@ class Tracer : public py::TraceHooks {
   struct ContainerEffect {
     py::Value object;
     Source source;
-    std::vector<py::Value> before;                          // list items / set members
+    std::vector<py::Value> before;                            // list items / set members
     std::vector<std::pair<py::Value, py::Value>> beforeDict;  // dict items
   };
   std::vector<ContainerEffect> containerEffects;
@@ -156,7 +156,7 @@ class Tracer : public py::TraceHooks {
     std::shared_ptr<py::ModuleObj> module;  // a global
     std::shared_ptr<py::Scope> scope;       // a closure cell
     std::string name;
-    py::Value old;                          // null when it did not exist
+    py::Value old;  // null when it did not exist
   };
   std::vector<VarEffect> varEffects;
   uint64_t firstScope = py::Scope::nextSerial();  // scopes with smaller serials existed before capture
@@ -172,7 +172,9 @@ class Tracer : public py::TraceHooks {
   // path below the compiled function's roots ("transformer_blocks.0.attention", as FX's
   // nn_module_stack keys) as provenance, which the studio collapses and expands by.
   void enterModule(const py::Value& module) override;
-  void leaveModule() override { if (!moduleStack_.empty()) moduleStack_.pop_back(); }
+  void leaveModule() override {
+    if (!moduleStack_.empty()) moduleStack_.pop_back();
+  }
 
   // Grad mode changed while tracing (entering/leaving torch.no_grad(), set_grad_enabled):
   // recorded as Dynamo records it, `torch._C._set_grad_enabled(False)`.
@@ -213,10 +215,10 @@ class Tracer : public py::TraceHooks {
   // shape guards and symbolic TENSOR_MATCH sizes come from produceShapeGuards().
   enum class DimKind { Static, Duck, Dynamic };
   struct DimPlan {
-    std::vector<DimKind> kinds;        // per dim
-    std::vector<int64_t> marked;       // dims mark_dynamic marked (a DynamicIndices guard)
-    bool parameter = false;            // an nn.Parameter (TENSOR_MATCH says so when it fails)
-    ir::SourceLoc at;                  // (the tracer's) where the trace first read the tensor
+    std::vector<DimKind> kinds;   // per dim
+    std::vector<int64_t> marked;  // dims mark_dynamic marked (a DynamicIndices guard)
+    bool parameter = false;       // an nn.Parameter (TENSOR_MATCH says so when it fails)
+    ir::SourceLoc at;             // (the tracer's) where the trace first read the tensor
   };
   std::function<DimPlan(const Source&, const py::TensorObj& fake, const py::TensorObj* real)> dimPlan;
   bool dynamicInts = false;  // dynamic=True: CONSTANT_MATCH on an int argument is a shape guard
@@ -283,12 +285,12 @@ class Tracer : public py::TraceHooks {
   static std::vector<int64_t> markedDims(py::Interpreter& in, const py::TensorObj& t, const char* attr);
 
   ir::Graph graph;
-  std::vector<GraphInput> inputs;            // in placeholder order
+  std::vector<GraphInput> inputs;  // in placeholder order
   std::vector<Guard> guards;
-  std::map<std::string, py::Value> argValues;  // frame arguments by name (capture-time values)
-  std::map<std::string, py::Value> closureValues;  // free variables by name
+  std::map<std::string, py::Value> argValues;       // frame arguments by name (capture-time values)
+  std::map<std::string, py::Value> closureValues;   // free variables by name
   std::map<const py::Expr*, py::Value> exprValues;  // top-frame expression values (stack at a break)
-  const StopAtCall* stopAt = nullptr;         // second pass: where to stop
+  const StopAtCall* stopAt = nullptr;               // second pass: where to stop
   // py::TraceHooks besides the interpreter hooks above (tracer.cpp).
   size_t graphSize() const override { return static_cast<size_t>(graph.nextId()); }
   int countTopCall(const py::Expr* call) override { return ++topCalls[call]; }
@@ -298,7 +300,7 @@ class Tracer : public py::TraceHooks {
   void onBranch(const py::Value& test) override;
   bool rewriteAssert(const py::Value& cond, const py::Expr* msg) override;
   std::set<std::string> classStatementNames(const py::Stmt& cls) override;
-  std::map<const py::Expr*, int> topCalls;    // evaluations of each call expression in the frame
+  std::map<const py::Expr*, int> topCalls;  // evaluations of each call expression in the frame
 
  private:
   std::vector<std::string> moduleStack_;
@@ -309,8 +311,8 @@ class Tracer : public py::TraceHooks {
   py::Value readThrough(const Source& src, const py::Value& v, bool moduleAttr);
   void guardConstant(const Source& src, const py::Value& v, bool moduleAttr = false, const ir::SourceLoc* at = nullptr);
   bool guardLiteralSet(const Source& src, const py::Value& v, const ir::SourceLoc* at);
-  void addGuard(Guard g, const std::string& key);  // once per key
-  static bool isKey(const py::Value& v);           // a constant usable as a guarded dict key / index
+  void addGuard(Guard g, const std::string& key);             // once per key
+  static bool isKey(const py::Value& v);                      // a constant usable as a guarded dict key / index
   std::map<const void*, std::vector<std::string>> freeVars_;  // per function definition, sorted (co_freevars)
   // Dynamic floats: values that are one (`direct`) or were computed from them, with the sources
   // they come from; a decision on a computed one specializes its sources.
@@ -322,7 +324,7 @@ class Tracer : public py::TraceHooks {
   std::map<const py::Obj*, DynFloat> dynFloats_;
   std::vector<std::pair<Source, double>> dynFloatSources_;  // each dynamic float source, its value
   bool floatSymbol(const Source& src, const py::Value& v);
-  void specializeFloat(const py::Value& v);          // guard its sources' values (`== 1.5`)
+  void specializeFloat(const py::Value& v);  // guard its sources' values (`== 1.5`)
   void guardFloat(const Source& src, const std::string& op, double c);
   // A TYPE_MATCH guard on `src` (the type of `v`) at the current line: a symbolic int or float
   // source keeps its Python type, as Dynamo's TYPE_MATCH does.
@@ -339,17 +341,17 @@ class Tracer : public py::TraceHooks {
   std::string file_;
   std::shared_ptr<py::ModuleObj> globals_;
   std::set<int> named_;
-  std::map<const py::Obj*, Source> sources_;        // known objects -> source
-  std::vector<py::Value> held_;                      // the objects sources_ names, kept alive
+  std::map<const py::Obj*, Source> sources_;  // known objects -> source
+  std::vector<py::Value> held_;               // the objects sources_ names, kept alive
   void noteSource(const py::Value& v, const Source& src, bool replace = false);
-  std::map<const py::Obj*, tensor::Tensor> lazy_;   // lazy fake inputs -> their real tensor
+  std::map<const py::Obj*, tensor::Tensor> lazy_;                      // lazy fake inputs -> their real tensor
   std::map<std::string, std::pair<Source, ir::TensorType>> metaRead_;  // inputs whose metadata the trace read
   // Constant items read by iterating a sourced list, guarded on first use (onUse).
   std::map<const py::Obj*, std::pair<py::Value, Source>> pendingItems_;
-  std::map<const py::Obj*, py::Value> liftedBy_;    // real TensorObj -> its fake stand-in
+  std::map<const py::Obj*, py::Value> liftedBy_;                       // real TensorObj -> its fake stand-in
   std::map<int, std::pair<py::TensorObj*, tensor::Tensor>> realized_;  // input node -> its fake and real tensor
-  std::map<std::string, py::Value> gradInputs_;     // x.grad read while tracing, by source text
-  std::set<int> inferenceModeChanges_;              // grad-mode nodes an inference_mode block made
+  std::map<std::string, py::Value> gradInputs_;                        // x.grad read while tracing, by source text
+  std::set<int> inferenceModeChanges_;                                 // grad-mode nodes an inference_mode block made
   std::set<std::string> guarded_;
   int constants_ = 0;
 
@@ -362,8 +364,8 @@ class Tracer : public py::TraceHooks {
     std::optional<int64_t> upper, value;  // value: specialized
     ir::SourceLoc firstUse, lowerAt, upperAt;
     bool lowerRefined = false;
-    bool isInt = false;  // an int argument's symbol (dim -1; no 0/1 specialization, unbounded range)
-    bool marked = false; // mark_dynamic marked it: specializing it is a constraint violation
+    bool isInt = false;   // an int argument's symbol (dim -1; no 0/1 specialization, unbounded range)
+    bool marked = false;  // mark_dynamic marked it: specializing it is a constraint violation
   };
   struct SizeUse {
     Source source;
@@ -377,13 +379,13 @@ class Tracer : public py::TraceHooks {
   };
   std::vector<ShapeSymbol> symbols_;
   std::vector<SizeUse> sizeUses_;
-  std::map<int64_t, int> duckSymbols_;                   // size -> its duck-sized symbol
-  std::map<const py::Obj*, std::vector<int>> symDims_;   // input fake tensor -> symbol per dim (-1: static)
-  std::map<std::string, DimPlan> plans_;                 // by source text
+  std::map<int64_t, int> duckSymbols_;                                 // size -> its duck-sized symbol
+  std::map<const py::Obj*, std::vector<int>> symDims_;                 // input fake tensor -> symbol per dim (-1: static)
+  std::map<std::string, DimPlan> plans_;                               // by source text
   std::map<const py::Obj*, std::pair<py::Value, SymExpr>> symValues_;  // ints, floats and bools that carry an expression
   std::vector<PendingShapeGuard> shapeGuards_;
-  std::map<const py::Obj*, py::Value> realTensors_;     // input fake tensor -> the argument it stands for
-  std::map<std::string, size_t> shapePhaseOrder_;        // shape-phase CONSTANT_MATCH (source text) -> order
+  std::map<const py::Obj*, py::Value> realTensors_;  // input fake tensor -> the argument it stands for
+  std::map<std::string, size_t> shapePhaseOrder_;    // shape-phase CONSTANT_MATCH (source text) -> order
   size_t shapeOrder_ = 0;
   void wrapSymbols(py::TensorObj* fake);
   bool intSymbol(const Source& src, const py::Value& v);  // an automatic dynamic int: tagged, no CONSTANT_MATCH

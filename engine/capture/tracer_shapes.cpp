@@ -32,9 +32,7 @@ bool truthOf(const py::Value& v) {
 }
 
 // "code  # file:line in function", the place part of Dynamo's verbose guards.
-std::string place(const ir::SourceLoc& at) {
-  return at.code + "  # " + at.file + ":" + std::to_string(at.line) + " in " + at.function;
-}
+std::string place(const ir::SourceLoc& at) { return at.code + "  # " + at.file + ":" + std::to_string(at.line) + " in " + at.function; }
 
 }  // namespace
 
@@ -183,8 +181,7 @@ py::Value Tracer::symbolicNumel(const py::Value& tensor, py::Value numel) {
   if (std::all_of(dims.begin(), dims.end(), [](int s) { return s < 0; })) return numel;
   ++symbolicCalls;
   SymExpr e = symInt(1);
-  for (size_t d = 0; d < dims.size(); ++d)
-    e = symBinary("*", e, dims[d] >= 0 ? symSymbol(dims[d]) : symInt(t->type.sizes[d].value));
+  for (size_t d = 0; d < dims.size(); ++d) e = symBinary("*", e, dims[d] >= 0 ? symSymbol(dims[d]) : symInt(t->type.sizes[d].value));
   return tagged(numel, e);
 }
 
@@ -293,8 +290,8 @@ void Tracer::onTensorIndex(const py::Value& tensor, const py::Value& index) {
   if (found == symDims_.end()) return;
   const std::vector<int> dims = found->second;
   if (std::all_of(dims.begin(), dims.end(), [](int s) { return s < 0; })) return;
-  std::vector<py::Value> items = index->kind == py::VK::Tuple && !py::isTorchSize(index) ? py::as<py::TupleObj>(index)->items
-                                                                                          : std::vector<py::Value>{index};
+  std::vector<py::Value> items =
+      index->kind == py::VK::Tuple && !py::isTorchSize(index) ? py::as<py::TupleObj>(index)->items : std::vector<py::Value>{index};
   size_t consumed = 0;
   for (const auto& i : items) {
     if (i->kind == py::VK::Int || i->kind == py::VK::Slice) ++consumed;
@@ -333,14 +330,16 @@ void Tracer::onSymbolicCall(const std::string& target, const std::vector<py::Val
       return v->kind == py::VK::Tuple ? py::as<py::TupleObj>(v)->items : py::as<py::ListObj>(v)->items;
     return std::vector<py::Value>{v};
   };
-  static const std::set<std::string> kCreation = {"zeros", "ones", "empty", "full", "rand", "randn", "new_zeros", "new_ones", "new_empty", "new_full"};
+  static const std::set<std::string> kCreation = {"zeros", "ones",      "empty",    "full",      "rand",
+                                                  "randn", "new_zeros", "new_ones", "new_empty", "new_full"};
   if (kCreation.count(name)) {
     // The sizes: the varargs (or one sequence); full/new_*: the first size argument only.
     const bool method = name.rfind("new_", 0) == 0;
     std::vector<py::Value> sizes;
     size_t first = method ? 1 : 0;
     if (first < args.size()) {
-      if (name == "full" || name == "new_full" || args[first]->kind == py::VK::Tuple || args[first]->kind == py::VK::List) sizes = flat(args[first]);
+      if (name == "full" || name == "new_full" || args[first]->kind == py::VK::Tuple || args[first]->kind == py::VK::List)
+        sizes = flat(args[first]);
       else sizes.assign(args.begin() + static_cast<long>(first), args.end());
     }
     for (const auto& [k, v] : kwargs)
@@ -368,13 +367,12 @@ void Tracer::onSymbolicCall(const std::string& target, const std::vector<py::Val
   }
   // An int argument's symbol passed to an op as anything but an operand of arithmetic or a size
   // (a dim, an index, a count) must be a constant: it is specialized.
-  static const std::set<std::string> kSymbolicArgs = {"add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "pow",
-                                                      "rsub", "iadd", "isub", "imul", "itruediv", "truediv", "floordiv", "mod",
-                                                      "view", "reshape", "expand", "arange", "zeros", "ones", "empty", "full",
-                                                      "new_zeros", "new_ones", "new_empty", "new_full", "rand", "randn", "Size",
+  static const std::set<std::string> kSymbolicArgs = {"add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "pow", "rsub",
+                                                      "iadd", "isub", "imul", "itruediv", "truediv", "floordiv", "mod", "view", "reshape",
+                                                      "expand", "arange", "zeros", "ones", "empty", "full", "new_zeros", "new_ones",
+                                                      "new_empty", "new_full", "rand", "randn", "Size",
                                                       // a Scalar operand of a comparison or a clamp (`i - j < window`)
-                                                      "lt", "le", "gt", "ge", "eq", "ne", "clamp", "clamp_min", "clamp_max",
-                                                      "masked_fill"};
+                                                      "lt", "le", "gt", "ge", "eq", "ne", "clamp", "clamp_min", "clamp_max", "masked_fill"};
   if (!kSymbolicArgs.count(name)) {
     auto intSymbolic = [&](const py::Value& v) {
       SymExpr e = exprOf(v);
@@ -405,8 +403,7 @@ void Tracer::onSymbolicCall(const std::string& target, const std::vector<py::Val
 
 std::vector<SymExpr> Tracer::dimExprsOf(py::TensorObj* t) {
   // (An in-place resize changes a tensor's rank under its entry: such an entry is not used.)
-  if (auto it = dimExprs_.find(t); it != dimExprs_.end() && it->second.second.size() == t->type.sizes.size())
-    return it->second.second;
+  if (auto it = dimExprs_.find(t); it != dimExprs_.end() && it->second.second.size() == t->type.sizes.size()) return it->second.second;
   std::vector<SymExpr> out(t->type.sizes.size());
   if (auto it = symDims_.find(t); it != symDims_.end())
     for (size_t d = 0; d < out.size() && d < it->second.size(); ++d)
@@ -444,8 +441,8 @@ void Tracer::propagateShapes(const std::string& target, const std::vector<py::Va
   }
   std::vector<SymExpr> out(rs.size());
   const bool conv = name == "conv1d" || name == "conv2d" || name == "conv3d";
-  const bool pool = name == "max_pool1d" || name == "max_pool2d" || name == "max_pool3d" || name == "avg_pool1d" ||
-                    name == "avg_pool2d" || name == "avg_pool3d";
+  const bool pool = name == "max_pool1d" || name == "max_pool2d" || name == "max_pool3d" || name == "avg_pool1d" || name == "avg_pool2d" ||
+                    name == "avg_pool3d";
   if ((conv || pool) && rs.size() == is.size() && rs.size() >= 3) {
     py::TensorObj* w = conv && args.size() > 1 ? fakeTensor(args[1]) : nullptr;
     if (conv && !w) return;
@@ -580,7 +577,7 @@ bool Tracer::produceShapeGuards(std::vector<Guard>& guards) {
     const ShapeSymbol& s = symbols_[i];
     if (s.value) continue;
     if (s.isInt) {
-      dynamic = true;  // the entry serves other values of the int
+      dynamic = true;                                                            // the entry serves other values of the int
       if (s.lower == std::numeric_limits<int64_t>::min() && !s.upper) continue;  // unbounded: no range guard
     }
     Guard g;
@@ -592,11 +589,12 @@ bool Tracer::produceShapeGuards(std::vector<Guard>& guards) {
     g.upper = s.upper;
     g.where = s.lowerRefined ? s.lowerAt : s.firstUse;
     g.line = g.where.line;
-    std::string lowerWhy = s.lowerRefined ? place(s.lowerAt)
-                                          : place(s.firstUse) +
-                                                " (user code shown is first use of this value--the guard itself is not due user code but due "
-                                                "to 0/1 specialization in the framework; to avoid specialization try "
-                                                "torch._dynamo.decorators.mark_unbacked(tensor, dim))";
+    std::string lowerWhy = s.lowerRefined
+                               ? place(s.lowerAt)
+                               : place(s.firstUse) +
+                                     " (user code shown is first use of this value--the guard itself is not due user code but due "
+                                     "to 0/1 specialization in the framework; to avoid specialization try "
+                                     "torch._dynamo.decorators.mark_unbacked(tensor, dim))";
     g.comment = s.upper ? lowerWhy + " and " + place(s.upperAt) : lowerWhy;
     out.push_back(std::move(g));
   }

@@ -83,14 +83,15 @@ std::string fail(std::string* why, const std::string& what) {
 
 // Reads the 32-byte secret from an open key file that only the user may read; "" and `why` else.
 std::string readSecret(int fd, const std::string& path, std::string* why) {
-  struct stat st{};
+  struct stat st {};
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return fail(why, path + " is not a regular file");
   if (st.st_uid != geteuid()) return fail(why, path + " is owned by uid " + std::to_string(st.st_uid) + ", not by you");
   if (st.st_mode & 077) return fail(why, path + " is readable or writable by others (mode " + octal(st.st_mode) + ")");
   std::string secret(kSecretBytes, '\0');
   ssize_t n = ::read(fd, secret.data(), secret.size());
   char extra;
-  if (n != static_cast<ssize_t>(kSecretBytes) || ::read(fd, &extra, 1) != 0) return fail(why, path + " is not a key of " + std::to_string(kSecretBytes) + " bytes");
+  if (n != static_cast<ssize_t>(kSecretBytes) || ::read(fd, &extra, 1) != 0)
+    return fail(why, path + " is not a key of " + std::to_string(kSecretBytes) + " bytes");
   return secret;
 }
 
@@ -128,7 +129,7 @@ std::string loadOrMakeSecret(const std::string& dir, std::string* why) {
 
 namespace {
 KernelCache*& current() {
-  static KernelCache* cache = [] () -> KernelCache* {
+  static KernelCache* cache = []() -> KernelCache* {
     if (const char* off = std::getenv("KILN_CACHE"); off && std::string(off) == "0") return nullptr;
     std::string dir = defaultDir();
     // Without a way to tell this build from another, cached code could be a stale generator's.
@@ -179,7 +180,7 @@ std::unique_ptr<KernelCache> KernelCache::open(const std::string& dir, std::stri
   if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
   if (::mkdir(p.c_str(), 0700) != 0 && errno != EEXIST) return refuse("cannot create " + dir + ": " + std::strerror(errno));
   // stat, not lstat: a symlink is judged by what it points to (someone else's directory is refused).
-  struct stat st{};
+  struct stat st {};
   if (::stat(p.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return refuse(dir + " is not a directory");
   if (st.st_uid != geteuid())
     return refuse(dir + " is owned by uid " + std::to_string(st.st_uid) + ", not by you (uid " + std::to_string(geteuid()) + ")");

@@ -33,7 +33,7 @@ namespace kiln::codegen {
 struct CachedModule {
   std::string key;
   std::vector<std::string> names, llvmIr, assembly;  // per kernel
-  std::string object;                                 // the relocatable object file
+  std::string object;                                // the relocatable object file
 };
 
 class KernelCache {

@@ -19,9 +19,9 @@ using CpuKernelFn = void (*)(void* const* buffers, int64_t begin, int64_t end);
 struct CompiledKernel {
   std::string name;
   CpuKernelFn fn = nullptr;
-  std::string source;       // generated source when the backend has one (CUDA C++); else ""
-  std::string llvmIr;       // optimized LLVM IR (CPU) or "" 
-  std::string assembly;     // native assembly (CPU) or PTX (GPU)
+  std::string source;    // generated source when the backend has one (CUDA C++); else ""
+  std::string llvmIr;    // optimized LLVM IR (CPU) or ""
+  std::string assembly;  // native assembly (CPU) or PTX (GPU)
   double compileMs = 0.0;
 };
 
@@ -37,8 +37,7 @@ class KernelCompiler {
   virtual ~KernelCompiler() = default;
   virtual std::string name() const = 0;
   // Compiles a batch of kernels into one module. Throws std::runtime_error on failure.
-  virtual std::shared_ptr<CompiledModule> compile(const std::vector<kir::Kernel>& kernels,
-                                                  const std::string& moduleName) = 0;
+  virtual std::shared_ptr<CompiledModule> compile(const std::vector<kir::Kernel>& kernels, const std::string& moduleName) = 0;
 };
 
 // The LLVM ORC JIT CPU backend (engine/codegen/llvm/llvm_compiler.cpp).

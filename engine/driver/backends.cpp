@@ -9,8 +9,8 @@
 #include "engine/passes/partition.h"
 #include "engine/passes/pipeline.h"
 #include "engine/runtime/compiled_graph.h"
-#include "engine/runtime/functional_outputs.h"
 #include "engine/runtime/cuda_graph.h"
+#include "engine/runtime/functional_outputs.h"
 #include "engine/schedule/kernel_builder.h"
 #include "engine/schedule/symbolic_shapes.h"
 #include "engine/torch/torch_functions.h"
@@ -32,8 +32,8 @@ double msSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-void emitStage(session::SessionSink& sink, const std::string& cid, const std::string& stage, int order, const ir::Graph& g,
-               bool changed, std::vector<session::RuleHit> rules, double ms) {
+void emitStage(session::SessionSink& sink, const std::string& cid, const std::string& stage, int order, const ir::Graph& g, bool changed,
+               std::vector<session::RuleHit> rules, double ms) {
   session::StageEvent e;
   e.compileId = cid;
   e.stage = stage;
@@ -50,8 +50,7 @@ void emitStage(session::SessionSink& sink, const std::string& cid, const std::st
 std::vector<int> sourceLines(const ir::Graph& g, const std::vector<int>& nodes) {
   std::vector<int> lines;
   for (int id : nodes)
-    if (const ir::Node* n = g.find(id); n && n->prov.loc.line > 0 &&
-                                        std::find(lines.begin(), lines.end(), n->prov.loc.line) == lines.end())
+    if (const ir::Node* n = g.find(id); n && n->prov.loc.line > 0 && std::find(lines.begin(), lines.end(), n->prov.loc.line) == lines.end())
       lines.push_back(n->prov.loc.line);
   return lines;
 }
@@ -155,10 +154,13 @@ Planned planKernels(const ir::Graph& fused, const std::vector<ir::TensorType>* d
 std::string dynamicHeader(const Planned& p) {
   if (p.symbolic) {
     std::set<int> used;
-    auto note = [&](const std::string& e) { for (int s : ir::symbolsOf(e)) used.insert(s); };
+    auto note = [&](const std::string& e) {
+      for (int s : ir::symbolsOf(e)) used.insert(s);
+    };
     for (const auto& k : p.sched.kernels) {
       for (const auto& l : k.loops) note(l.extentSym);
-      for (const auto& b : k.buffers) for (const auto& e : b.shapeSym) note(e);
+      for (const auto& b : k.buffers)
+        for (const auto& e : b.shapeSym) note(e);
       for (const auto& i : k.body) {
         note(i.constSym);
         for (const auto& t : i.index.terms) note(t.coeffSym);
@@ -309,8 +311,8 @@ std::shared_ptr<BackwardCode> lazyBackward(const ir::Graph& aten, size_t userOut
   return code;
 }
 
-capture::GraphRunner reuseDynamicCode(const ir::Graph& captured, const std::vector<ir::TensorType>& dynamicInputs,
-                                      const DynamicCode& code, const BackendOptions& opts, std::string* why) {
+capture::GraphRunner reuseDynamicCode(const ir::Graph& captured, const std::vector<ir::TensorType>& dynamicInputs, const DynamicCode& code,
+                                      const BackendOptions& opts, std::string* why) {
   passes::Lowered lowered = passes::lower(captured);
   ir::Graph aten = std::move(lowered.graph);
   passes::PassContext ctx;
@@ -336,9 +338,7 @@ capture::GraphRunner gpuGraph(Planned& planned, const std::string& cid, session:
   std::shared_ptr<runtime::cuda::GpuGraph> gpu;
   try {
     gpu = std::make_shared<runtime::cuda::GpuGraph>(planned.fused, planned.sched);
-  } catch (const std::exception& e) {
-    return opByOp(e.what());
-  }
+  } catch (const std::exception& e) { return opByOp(e.what()); }
   sink.timing(session::TimingEvent{cid, "codegen", msSince(t0)});
   codegen::CompiledModule shown;
   const std::string& src = gpu->source();
@@ -348,7 +348,8 @@ capture::GraphRunner gpuGraph(Planned& planned, const std::string& cid, session:
     ck.name = planned.sched.kernels[i].name;
     const size_t at = src.find("// kernel " + ck.name + " (");
     const size_t end = at == std::string::npos ? at : src.find("\n// kernel ", at + 1);
-    ck.source = "// launch: " + gpu->launches()[i].str() + "\n" + (at == std::string::npos ? "" : src.substr(at, end == std::string::npos ? end : end - at));
+    ck.source = "// launch: " + gpu->launches()[i].str() + "\n" +
+                (at == std::string::npos ? "" : src.substr(at, end == std::string::npos ? end : end - at));
     const size_t p = gpu->ptx().find(".entry " + sym + "(");
     const size_t pe = p == std::string::npos ? p : gpu->ptx().find(".entry ", p + 1);
     ck.assembly = p == std::string::npos ? "" : gpu->ptx().substr(p, pe == std::string::npos ? pe : pe - p);
@@ -358,8 +359,11 @@ capture::GraphRunner gpuGraph(Planned& planned, const std::string& cid, session:
   emitKernels(sink, cid, gpu->graph(), gpu->schedule(), &shown);
   std::string wrapper = "# device: cuda:0, " + std::to_string(planned.sched.kernels.size()) + " CUDA kernels\ndef call(args):\n";
   for (const auto& st : gpu->schedule().steps) {
-    if (st.kind == schedule::Step::Kind::Extern) wrapper += "    extern_kernels." + gpu->graph().find(st.node)->target + "(...)  # on cuda:0\n";
-    else wrapper += "    " + planned.sched.kernels[static_cast<size_t>(st.kernel)].name + ".run(...)  # " + gpu->launches()[static_cast<size_t>(st.kernel)].str() + "\n";
+    if (st.kind == schedule::Step::Kind::Extern)
+      wrapper += "    extern_kernels." + gpu->graph().find(st.node)->target + "(...)  # on cuda:0\n";
+    else
+      wrapper += "    " + planned.sched.kernels[static_cast<size_t>(st.kernel)].name + ".run(...)  # " +
+                 gpu->launches()[static_cast<size_t>(st.kernel)].str() + "\n";
   }
   sink.wrapper(session::WrapperEvent{cid, wrapper});
   return withFunctionalization([gpu](const std::vector<tensor::Tensor>& in) { return gpu->run(in); }, std::move(functionalized));
@@ -380,13 +384,13 @@ struct GraphCompile {
   bool onGpu = false, needsGrad = false;             // some input is on a GPU / requires grad
   int order = 0;                                     // the next stage's position
   ir::Graph aten;
-  std::map<int, int> resultOf;                       // captured node -> its ATen result
+  std::map<int, int> resultOf;  // captured node -> its ATen result
   Functionalized functionalized;
   Planned planned;
   std::shared_ptr<codegen::CompiledModule> module;
   std::shared_ptr<runtime::CompiledGraph> graph;
   std::string wrapper;
-  std::shared_ptr<const JointPartition> partitioned;  // training graphs: what the forward saves
+  std::shared_ptr<const JointPartition> partitioned;                      // training graphs: what the forward saves
   std::shared_ptr<std::optional<std::vector<tensor::Tensor>>> savedSlot;  // its last call's saved tensors
 
   GraphCompile(const ir::Graph& captured, const std::string& cid, const BackendOptions& opts, session::SessionSink& sink,
@@ -448,8 +452,8 @@ void runPasses(GraphCompile& c, ir::Graph& fused) {
   auto t0 = std::chrono::steady_clock::now();
   fused = passes::runPipeline(c.aten, ctx, c.opts.passes, [&](const passes::PassSnapshot& s) {
     ir::Graph st;
-    emitStage(c.sink, c.cid, std::string(s.name == "fuse" ? "fused" : "pass:" + s.name), c.order++, shownStage(*s.graph, c.dynamicInputs, st),
-              s.changed, s.rules, s.ms);
+    emitStage(c.sink, c.cid, std::string(s.name == "fuse" ? "fused" : "pass:" + s.name), c.order++,
+              shownStage(*s.graph, c.dynamicInputs, st), s.changed, s.rules, s.ms);
   });
   c.sink.timing(session::TimingEvent{c.cid, "passes", msSince(t0)});
 }
@@ -517,16 +521,15 @@ void partitionForBackward(GraphCompile& c, std::shared_ptr<BackwardCode>* backwa
   try {
     jp->joint = passes::buildBackwardGraph(c.aten, c.captured.output()->args.at(0).list.size());
     jp->partition = passes::partitionJoint(jp->joint, c.aten);
-  } catch (const std::exception&) {
-    return;
-  }
+  } catch (const std::exception&) { return; }
   const double ms = msSince(t0);
   emitStage(c.sink, c.cid, "backward:joint", c.order++, jp->joint.graph, true, {}, ms);
   std::vector<session::RuleHit> marks;
   for (const auto& s : jp->partition.saved)
     marks.push_back(session::RuleHit{"saved for backward: " + s.type.str() + ", " + std::to_string(s.bytes) + " bytes", 1, {s.jointNode}});
   if (!jp->partition.recomputed.empty())
-    marks.push_back(session::RuleHit{"recomputed in the backward", static_cast<int>(jp->partition.recomputed.size()), jp->partition.recomputed});
+    marks.push_back(
+        session::RuleHit{"recomputed in the backward", static_cast<int>(jp->partition.recomputed.size()), jp->partition.recomputed});
   session::StageEvent e;
   e.compileId = c.cid;
   e.stage = "backward:partition";
@@ -554,8 +557,8 @@ void attachBackward(GraphCompile& c, std::shared_ptr<BackwardCode>* backwardCode
   if (training && !userBackward.empty())
     c.wrapper += "\n# backward: differentiated eagerly (the graph calls torch.autograd.Function backward: " + userBackward + ")\n";
   else if (training && backwardCode && !c.dynamic) {
-    *backwardCode = lazyBackward(c.aten, c.captured.output()->args.at(0).list.size(), c.cid, c.opts, c.sink, c.cpu, c.order, c.wrapper,
-                                 c.partitioned);
+    *backwardCode =
+        lazyBackward(c.aten, c.captured.output()->args.at(0).list.size(), c.cid, c.opts, c.sink, c.cpu, c.order, c.wrapper, c.partitioned);
     if (c.savedSlot) (*backwardCode)->lastSaved = c.savedSlot;
   }
 }
@@ -614,19 +617,20 @@ capture::GraphRunner compileAotEager(GraphCompile& c, std::shared_ptr<DynamicCod
 capture::GraphRunner compileInductor(GraphCompile& c, std::shared_ptr<DynamicCode>* dynamicCode,
                                      std::shared_ptr<BackwardCode>* backwardCode) {
   c.dynamic = c.dynamicInputs && !c.dynamicInputs->empty();
-  reportCaptured(c);                                     // "captured" (a dynamic graph's after lowering)
+  reportCaptured(c);  // "captured" (a dynamic graph's after lowering)
   noteDevices(c);
   if (c.onGpu && c.needsGrad) return opByOpOnGpu(c, "an input requires grad (compiled backward runs on the CPU only so far)");
   if (c.onGpu && c.dynamic) return opByOpOnGpu(c, "dynamic shapes (the GPU runtime does not pass size symbols yet)");
-  lowerToAten(c);                                        // "aten"
-  if (!c.onGpu) partitionForBackward(c, backwardCode);        // "backward:joint", "backward:partition"
+  lowerToAten(c);                                       // "aten"
+  if (!c.onGpu) partitionForBackward(c, backwardCode);  // "backward:joint", "backward:partition"
   ir::Graph fused;
-  runPasses(c, fused);                                   // "pass:NAME" ..., "fused"
-  scheduleKernels(c, fused);                             // fusion groups -> kernel IR
-  if (c.onGpu) return gpuGraph(c.planned, c.cid, c.sink, std::move(c.functionalized), [&c](const std::string& why) { return opByOpOnGpu(c, why); });
-  generateCpuCode(c);                                    // kernel IR -> LLVM -> one module
-  buildWrapper(c, dynamicCode);                          // the runtime graph and its wrapper text
-  attachBackward(c, backwardCode);                       // a compiled backward for training graphs
+  runPasses(c, fused);        // "pass:NAME" ..., "fused"
+  scheduleKernels(c, fused);  // fusion groups -> kernel IR
+  if (c.onGpu)
+    return gpuGraph(c.planned, c.cid, c.sink, std::move(c.functionalized), [&c](const std::string& why) { return opByOpOnGpu(c, why); });
+  generateCpuCode(c);               // kernel IR -> LLVM -> one module
+  buildWrapper(c, dynamicCode);     // the runtime graph and its wrapper text
+  attachBackward(c, backwardCode);  // a compiled backward for training graphs
   c.sink.wrapper(session::WrapperEvent{c.cid, c.wrapper});
   return compiledRunner(c);
 }
@@ -652,10 +656,9 @@ std::vector<std::pair<std::string, std::string>> builtinBackendNames() {
   return out;
 }
 
-capture::GraphRunner compileGraph(const ir::Graph& captured, const std::string& cid, const BackendOptions& opts,
-                                  session::SessionSink& sink, codegen::KernelCompiler* cpu, const ir::Graph* shown,
-                                  const std::vector<ir::TensorType>* dynamicInputs, std::shared_ptr<DynamicCode>* dynamicCode,
-                                  std::shared_ptr<BackwardCode>* backwardCode) {
+capture::GraphRunner compileGraph(const ir::Graph& captured, const std::string& cid, const BackendOptions& opts, session::SessionSink& sink,
+                                  codegen::KernelCompiler* cpu, const ir::Graph* shown, const std::vector<ir::TensorType>* dynamicInputs,
+                                  std::shared_ptr<DynamicCode>* dynamicCode, std::shared_ptr<BackwardCode>* backwardCode) {
   for (const Pipeline& p : kPipelines)
     if (opts.backend == p.name) {
       GraphCompile c(captured, cid, opts, sink, cpu, shown, dynamicInputs);

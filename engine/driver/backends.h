@@ -16,7 +16,9 @@
 #include <string>
 #include <vector>
 
-namespace kiln::runtime { class CompiledGraph; }
+namespace kiln::runtime {
+class CompiledGraph;
+}
 
 namespace kiln::driver {
 
@@ -70,7 +72,7 @@ capture::GraphRunner compileGraph(const ir::Graph& captured, const std::string& 
 // lowering, the passes and scheduling over the same symbols; when the kernels come out the same
 // as `code`'s, the returned runner runs `code`'s module at the new sizes (no code generation).
 // Otherwise nullptr, with the reason in `why`.
-capture::GraphRunner reuseDynamicCode(const ir::Graph& captured, const std::vector<ir::TensorType>& dynamicInputs,
-                                      const DynamicCode& code, const BackendOptions& opts, std::string* why);
+capture::GraphRunner reuseDynamicCode(const ir::Graph& captured, const std::vector<ir::TensorType>& dynamicInputs, const DynamicCode& code,
+                                      const BackendOptions& opts, std::string* why);
 
 }  // namespace kiln::driver

@@ -21,8 +21,8 @@ class BuiltinBackend : public capture::Backend {
 
   bool reportsCapturedStage() const override { return true; }
 
-  capture::GraphRunner reuse(const ir::Graph& graph, const std::vector<ir::TensorType>& dynamicInputs,
-                             const capture::ReusableCode& code, std::string* why) override {
+  capture::GraphRunner reuse(const ir::Graph& graph, const std::vector<ir::TensorType>& dynamicInputs, const capture::ReusableCode& code,
+                             std::string* why) override {
     const auto* dynamic = dynamic_cast<const DynamicCode*>(&code);
     if (!dynamic) return capture::Backend::reuse(graph, dynamicInputs, code, why);
     return reuseDynamicCode(graph, dynamicInputs, *dynamic, opts_, why);

@@ -40,7 +40,10 @@ void ExplainReport::stage(const StageEvent& e) {
         if (!n.kernel.empty()) ++g.generated;
         else if (isView(n.target)) ++g.views;
         else if (isLibrary(n.target)) ++g.library;
-        else { ++g.fallback; g.fallbackOps.push_back(n.target); }
+        else {
+          ++g.fallback;
+          g.fallbackOps.push_back(n.target);
+        }
       }
     }
     return;
@@ -187,7 +190,8 @@ std::string ExplainReport::logs(const std::string& names) const {
       for (const auto& g : c.guards) o << "| +- " << g.kind << ": " << g.text << "\n";
     }
   if (want("graph_code"))
-    for (const auto& g : graphs_) o << "[" << g.compileId << "] [__graph_code] TRACED GRAPH\n ===== __compiled_fn =====\n" << g.readable << "\n";
+    for (const auto& g : graphs_)
+      o << "[" << g.compileId << "] [__graph_code] TRACED GRAPH\n ===== __compiled_fn =====\n" << g.readable << "\n";
   return o.str();
 }
 

@@ -12,8 +12,8 @@ namespace kiln::driver {
 
 struct KernelProfile {
   std::string name;
-  double ms = 0.0;        // median wall time of one launch
-  int64_t bytes = 0;      // bytes of its input and output buffers
+  double ms = 0.0;    // median wall time of one launch
+  int64_t bytes = 0;  // bytes of its input and output buffers
   double gbPerS() const { return ms > 0 ? static_cast<double>(bytes) / (ms * 1e6) : 0.0; }
 };
 

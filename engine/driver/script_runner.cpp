@@ -14,29 +14,29 @@
 #include "engine/driver/frame_profile.h"
 #include "engine/driver/verify.h"
 #include "engine/ops/device_dispatch.h"
-#include "engine/torch/collective_log.h"
-#include "engine/torch/device_api.h"
 #include "engine/python/bigint.h"
 #include "engine/python/parser.h"
 #include "engine/session/tee_sink.h"
 #include "engine/support/error.h"
+#include "engine/torch/collective_log.h"
+#include "engine/torch/device_api.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
-#include <mutex>
-#include <optional>
-#include <thread>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <streambuf>
+#include <thread>
 
 namespace kiln::driver {
 
@@ -99,7 +99,8 @@ class Watchdog {
   Watchdog(double timeoutSeconds, std::function<bool()> outputPending) : pending_(std::move(outputPending)) {
     const uint64_t heapAtStart = tensor::heapInUse();
     thread_ = std::thread([this, timeoutSeconds, heapAtStart] {
-      auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(timeoutSeconds));
+      auto deadline = std::chrono::steady_clock::now() +
+                      std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(timeoutSeconds));
       std::unique_lock<std::mutex> lock(m_);
       while (!done_) {
         if (timeoutSeconds > 0 && std::chrono::steady_clock::now() >= deadline) {
@@ -108,10 +109,10 @@ class Watchdog {
         }
         const uint64_t heap = tensor::heapInUse();
         const py::Interrupt now = py::pendingInterrupt();
-        if (heap > heapAtStart && heap - heapAtStart > tensor::memoryLimit() && (now == py::Interrupt::None || now == py::Interrupt::FlushOutput))
+        if (heap > heapAtStart && heap - heapAtStart > tensor::memoryLimit() &&
+            (now == py::Interrupt::None || now == py::Interrupt::FlushOutput))
           py::requestInterrupt(py::Interrupt::OutOfMemory);
-        else if (pending_())
-          py::requestFlushOutput();
+        else if (pending_()) py::requestFlushOutput();
         auto next = std::chrono::steady_clock::now() + std::chrono::milliseconds(250);
         cv_.wait_until(lock, timeoutSeconds > 0 ? std::min(next, deadline) : next, [this] { return done_; });
       }
@@ -203,7 +204,6 @@ std::string collectOutputs(py::Interpreter& in) {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-
 }  // namespace
 
 namespace {
@@ -237,8 +237,7 @@ void profileFrames(const CompiledFrameLog& log, int repeat, session::SessionSink
       e.repeat = repeat;
       for (const auto& k : p.kernels) e.kernels.push_back({k.name, k.ms, k.bytes});
       sink.profile(e);
-    } catch (const std::exception&) {
-    }
+    } catch (const std::exception&) {}
   }
 }
 
@@ -365,7 +364,8 @@ RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ost
       in.runModule(m);
       res.outputsJson = collectOutputs(in);
     } catch (const py::PyError& e) {
-      if (e.type() == "SystemExit" && py::lastInterrupt() == py::Interrupt::None && e.exception() && e.exception()->kind == py::VK::Instance) {
+      if (e.type() == "SystemExit" && py::lastInterrupt() == py::Interrupt::None && e.exception() &&
+          e.exception()->kind == py::VK::Instance) {
         // raise SystemExit(code) / exit(): Python's exit status, no traceback. None is 0, an
         // int is the status (as the shell sees it: & 0xff), anything else is printed, 1.
         py::Value args = py::as<py::InstanceObj>(e.exception())->dict->getStr("args");
@@ -411,12 +411,23 @@ RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ost
   std::string stopReason;
   if (res.exitCode != 0) {
     switch (py::lastInterrupt()) {
-      case py::Interrupt::KeyboardInterrupt: stopReason = "interrupted"; res.exitCode = 130; break;
-      case py::Interrupt::Terminate: stopReason = "interrupted"; res.exitCode = 143; break;
-      case py::Interrupt::Timeout: stopReason = "timed out"; res.exitCode = 124; break;
+      case py::Interrupt::KeyboardInterrupt:
+        stopReason = "interrupted";
+        res.exitCode = 130;
+        break;
+      case py::Interrupt::Terminate:
+        stopReason = "interrupted";
+        res.exitCode = 143;
+        break;
+      case py::Interrupt::Timeout:
+        stopReason = "timed out";
+        res.exitCode = 124;
+        break;
       case py::Interrupt::OutOfMemory:
       case py::Interrupt::None:
-      case py::Interrupt::FlushOutput: if (outOfMemory) stopReason = "out of memory"; break;
+      case py::Interrupt::FlushOutput:
+        if (outOfMemory) stopReason = "out of memory";
+        break;
     }
   }
   py::clearInterrupt();

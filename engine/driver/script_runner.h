@@ -17,7 +17,7 @@ struct VerifyStats;       // verify.h
 
 struct RunOptions {
   std::string scriptPath;
-  bool eager = false;                 // torch.compile returns its argument unchanged
+  bool eager = false;  // torch.compile returns its argument unchanged
   passes::PassManagerOptions passes;
   CompiledFrameLog* frameLog = nullptr;  // kiln bench: every inductor graph and its first inputs
   // kiln run --profile N: after the script, time every compiled graph it called (eager vs
@@ -41,9 +41,9 @@ struct RunOptions {
 };
 
 struct RunResult {
-  int exitCode = 0;                   // 0 ok, 1 the script raised or failed to parse, 130 Ctrl-C, 143 SIGTERM, 124 timed out
-  std::string error;                  // the formatted traceback / syntax error
-  std::string outputsJson;            // {"out": {...}, "out_1": ...} as the corpus oracle writes it
+  int exitCode = 0;                     // 0 ok, 1 the script raised or failed to parse, 130 Ctrl-C, 143 SIGTERM, 124 timed out
+  std::string error;                    // the formatted traceback / syntax error
+  std::string outputsJson;              // {"out": {...}, "out_1": ...} as the corpus oracle writes it
   std::shared_ptr<VerifyStats> verify;  // with RunOptions::verify
 };
 

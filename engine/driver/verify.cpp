@@ -127,9 +127,7 @@ Trial runTrial(const ir::Graph& captured, const std::string& cid, const BackendO
     std::vector<tensor::Tensor> outs = run(inputs);
     t.compiled = true;
     t.matches = !compareCall(outs, inputs, expected, expectedInputs);
-  } catch (const std::exception& e) {
-    t.error = e.what();
-  }
+  } catch (const std::exception& e) { t.error = e.what(); }
   return t;
 }
 
@@ -149,10 +147,12 @@ std::optional<OutputDiff> compareOutputs(const std::vector<tensor::Tensor>& got,
     const tensor::Tensor& b = expected[i];
     const int out = static_cast<int>(i);
     const std::string name = what + " " + std::to_string(i);
-    if (a.defined() != b.defined()) return OutputDiff{out, name + (a.defined() ? " is a tensor compiled, None eager" : " is None compiled, a tensor eager")};
+    if (a.defined() != b.defined())
+      return OutputDiff{out, name + (a.defined() ? " is a tensor compiled, None eager" : " is None compiled, a tensor eager")};
     if (!a.defined()) continue;
     if (a.dtype() != b.dtype())
-      return OutputDiff{out, name + " dtype " + std::string(ir::torchName(a.dtype())) + " compiled vs " + std::string(ir::torchName(b.dtype())) + " eager"};
+      return OutputDiff{out, name + " dtype " + std::string(ir::torchName(a.dtype())) + " compiled vs " +
+                                 std::string(ir::torchName(b.dtype())) + " eager"};
     if (a.sizes() != b.sizes())
       return OutputDiff{out, name + " shape " + tensor::shapeStr(a.sizes()) + " compiled vs " + tensor::shapeStr(b.sizes()) + " eager"};
     const auto [rtol, atol] = tolerance(a.dtype());
@@ -283,7 +283,8 @@ capture::GraphRunner verifyingRunner(capture::GraphRunner compiled, std::shared_
       tensor::Tensor dst = inputs[i];
       const tensor::Tensor& src = expectedInputs[i];
       tensor::Shape ss = src.strides();
-      tensor::forEachIndex<2>(dst.sizes(), {&dst.strides(), &ss}, [&](const std::array<int64_t, 2>& o) { dst.storeAt(o[0], src.loadAt(o[1])); });
+      tensor::forEachIndex<2>(dst.sizes(), {&dst.strides(), &ss},
+                              [&](const std::array<int64_t, 2>& o) { dst.storeAt(o[0], src.loadAt(o[1])); });
     }
     return expected;
   };

@@ -16,9 +16,9 @@
 namespace kiln::driver {
 
 struct VerifyStats {
-  int graphs = 0;       // compiled graphs wrapped
-  int calls = 0;        // calls checked
-  int mismatches = 0;   // calls whose compiled outputs differed
+  int graphs = 0;                    // compiled graphs wrapped
+  int calls = 0;                     // calls checked
+  int mismatches = 0;                // calls whose compiled outputs differed
   std::vector<std::string> reports;  // one line per graph that differed, for the CLI
 };
 
@@ -34,9 +34,9 @@ std::optional<OutputDiff> compareOutputs(const std::vector<tensor::Tensor>& got,
                                          const std::string& what = "output");
 
 // Wraps `compiled` (the runner compileGraph made for `captured`) so that each call is checked.
-capture::GraphRunner verifyingRunner(capture::GraphRunner compiled, std::shared_ptr<const ir::Graph> captured,
-                                     const std::string& compileId, const BackendOptions& opts, codegen::KernelCompiler* cpu,
-                                     session::SessionSink& sink, std::shared_ptr<VerifyStats> stats);
+capture::GraphRunner verifyingRunner(capture::GraphRunner compiled, std::shared_ptr<const ir::Graph> captured, const std::string& compileId,
+                                     const BackendOptions& opts, codegen::KernelCompiler* cpu, session::SessionSink& sink,
+                                     std::shared_ptr<VerifyStats> stats);
 
 // What introduced a difference from `expected` (outputs, and the inputs' values after the
 // call) for a call with `inputs` (left untouched: each trial runs on copies): lowering alone

@@ -18,7 +18,10 @@ Node& Graph::add(Node n) {
   if (n.name.empty()) n.name = "node";
   bool taken = false;
   for (const auto& m : nodes)
-    if (m.name == n.name) { taken = true; break; }
+    if (m.name == n.name) {
+      taken = true;
+      break;
+    }
   if (taken) n.name = uniqueName(n.name);
   nodes.push_back(std::move(n));
   return nodes.back();
@@ -98,11 +101,10 @@ std::vector<int> Graph::users(int id) const {
 // FX avoids Python builtins and keywords as names (`input` becomes `input_1`).
 static bool reservedName(const std::string& s) {
   static const std::set<std::string> kReserved = {
-      "input", "list", "dict", "tuple", "set", "int", "float", "bool", "str", "type", "len",
-      "min", "max", "sum", "abs", "range", "map", "filter", "id", "print", "object", "slice",
-      "None", "True", "False", "and", "or", "not", "if", "else", "for", "in", "is", "def",
-      "return", "class", "lambda", "while", "with", "as", "from", "import", "pass", "self",
-      "torch", "inf", "nan"};
+      "input",  "list",  "dict", "tuple", "set",  "int",    "float", "bool",  "str",    "type",  "len",    "min",
+      "max",    "sum",   "abs",  "range", "map",  "filter", "id",    "print", "object", "slice", "None",   "True",
+      "False",  "and",   "or",   "not",   "if",   "else",   "for",   "in",    "is",     "def",   "return", "class",
+      "lambda", "while", "with", "as",    "from", "import", "pass",  "self",  "torch",  "inf",   "nan"};
   return kReserved.count(s) > 0;
 }
 
@@ -110,8 +112,7 @@ std::string Graph::uniqueName(const std::string& hint) const {
   std::string base = hint.empty() ? "node" : hint;
   // FX strips an existing numeric suffix before counting up: x_1 -> x_2, not x_1_1.
   auto us = base.rfind('_');
-  if (us != std::string::npos && us + 1 < base.size() &&
-      std::all_of(base.begin() + us + 1, base.end(), ::isdigit))
+  if (us != std::string::npos && us + 1 < base.size() && std::all_of(base.begin() + us + 1, base.end(), ::isdigit))
     base = base.substr(0, us);
   // One pass, keeping only what matters: whether `hint` is taken and which base_N suffixes are
   // (building a set of every name per call made capture quadratic: 1.9 s for 4,000 nodes).
@@ -142,8 +143,7 @@ void Graph::replaceAllUses(int from, int to) {
 }
 
 void Graph::remove(int id) {
-  nodes.erase(std::remove_if(nodes.begin(), nodes.end(), [&](const Node& n) { return n.id == id; }),
-              nodes.end());
+  nodes.erase(std::remove_if(nodes.begin(), nodes.end(), [&](const Node& n) { return n.id == id; }), nodes.end());
 }
 
 int Graph::opCount() const {

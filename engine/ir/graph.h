@@ -30,15 +30,55 @@ struct Arg {
   DType dtype = DType::Float32;
   std::vector<Arg> list;
 
-  static Arg ref(int id) { Arg a; a.kind = Kind::Node; a.node = id; return a; }
+  static Arg ref(int id) {
+    Arg a;
+    a.kind = Kind::Node;
+    a.node = id;
+    return a;
+  }
   static Arg none() { return Arg{}; }
-  static Arg boolean(bool v) { Arg a; a.kind = Kind::Bool; a.b = v; return a; }
-  static Arg integer(int64_t v) { Arg a; a.kind = Kind::Int; a.i = v; return a; }
-  static Arg real(double v) { Arg a; a.kind = Kind::Float; a.f = v; return a; }
-  static Arg string(std::string v) { Arg a; a.kind = Kind::String; a.s = std::move(v); return a; }
-  static Arg dtypeArg(DType d) { Arg a; a.kind = Kind::DType; a.dtype = d; return a; }
-  static Arg listOf(std::vector<Arg> v) { Arg a; a.kind = Kind::List; a.list = std::move(v); return a; }
-  static Arg expr(std::string v) { Arg a; a.kind = Kind::Expr; a.s = std::move(v); return a; }
+  static Arg boolean(bool v) {
+    Arg a;
+    a.kind = Kind::Bool;
+    a.b = v;
+    return a;
+  }
+  static Arg integer(int64_t v) {
+    Arg a;
+    a.kind = Kind::Int;
+    a.i = v;
+    return a;
+  }
+  static Arg real(double v) {
+    Arg a;
+    a.kind = Kind::Float;
+    a.f = v;
+    return a;
+  }
+  static Arg string(std::string v) {
+    Arg a;
+    a.kind = Kind::String;
+    a.s = std::move(v);
+    return a;
+  }
+  static Arg dtypeArg(DType d) {
+    Arg a;
+    a.kind = Kind::DType;
+    a.dtype = d;
+    return a;
+  }
+  static Arg listOf(std::vector<Arg> v) {
+    Arg a;
+    a.kind = Kind::List;
+    a.list = std::move(v);
+    return a;
+  }
+  static Arg expr(std::string v) {
+    Arg a;
+    a.kind = Kind::Expr;
+    a.s = std::move(v);
+    return a;
+  }
   bool isNode() const { return kind == Kind::Node; }
   bool isNumber() const { return kind == Kind::Int || kind == Kind::Float || kind == Kind::Bool; }
   double number() const { return kind == Kind::Float ? f : kind == Kind::Int ? double(i) : b ? 1.0 : 0.0; }
@@ -49,7 +89,7 @@ enum class NodeKind { Placeholder, CallFunction, CallMethod, GetAttr, Output };
 
 struct Node {
   int id = -1;
-  std::string name;    // the SSA name printed in text (l_x_, mul, x_1)
+  std::string name;  // the SSA name printed in text (l_x_, mul, x_1)
   NodeKind kind = NodeKind::CallFunction;
   std::string target;  // "torch.cos", "_operator.mul", "relu" (method), "aten.exp.default", placeholder's outer name
   std::vector<Arg> args;

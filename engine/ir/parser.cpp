@@ -1,7 +1,7 @@
 // Parser for the FX readable text form (see text.h). Line oriented: each statement is one
 // line; expressions are the small subset printGraph emits.
-#include "engine/ir/text.h"
 #include "engine/ir/sym.h"
+#include "engine/ir/text.h"
 
 #include "engine/support/error.h"
 
@@ -20,18 +20,18 @@ namespace kiln::ir {
 namespace {
 
 const std::map<std::string, std::string> kInfixToTarget = {
-    {"+", "_operator.add"}, {"-", "_operator.sub"}, {"*", "_operator.mul"}, {"/", "_operator.truediv"},
+    {"+", "_operator.add"},       {"-", "_operator.sub"}, {"*", "_operator.mul"},  {"/", "_operator.truediv"},
     {"//", "_operator.floordiv"}, {"%", "_operator.mod"}, {"**", "_operator.pow"}, {"@", "_operator.matmul"},
-    {"<", "_operator.lt"}, {"<=", "_operator.le"}, {">", "_operator.gt"}, {">=", "_operator.ge"},
-    {"==", "_operator.eq"}, {"!=", "_operator.ne"}, {"&", "_operator.and_"}, {"|", "_operator.or_"}};
+    {"<", "_operator.lt"},        {"<=", "_operator.le"}, {">", "_operator.gt"},   {">=", "_operator.ge"},
+    {"==", "_operator.eq"},       {"!=", "_operator.ne"}, {"&", "_operator.and_"}, {"|", "_operator.or_"}};
 
 std::string_view trim(std::string_view s);
 
 // FX's in-place operators (`x += y;  iadd = x`), longest spelling first.
 const std::vector<std::pair<std::string, std::string>> kAugmentedToTarget = {
     {"**=", "_operator.ipow"}, {"//=", "_operator.ifloordiv"}, {"+=", "_operator.iadd"}, {"-=", "_operator.isub"},
-    {"*=", "_operator.imul"}, {"/=", "_operator.itruediv"}, {"%=", "_operator.imod"}, {"@=", "_operator.imatmul"},
-    {"&=", "_operator.iand"}, {"|=", "_operator.ior"}};
+    {"*=", "_operator.imul"},  {"/=", "_operator.itruediv"},   {"%=", "_operator.imod"}, {"@=", "_operator.imatmul"},
+    {"&=", "_operator.iand"},  {"|=", "_operator.ior"}};
 
 class LineParser {
  public:
@@ -41,19 +41,37 @@ class LineParser {
   static constexpr int kMaxDepth = 200;
   int depth_ = 0;
 
-  [[noreturn]] void fail(const std::string& msg) { throw ParseError("graph text: " + msg, Location{file_, line_, static_cast<int>(p_) + 1}); }
-  void ws() { while (p_ < s_.size() && s_[p_] == ' ') ++p_; }
+  [[noreturn]] void fail(const std::string& msg) {
+    throw ParseError("graph text: " + msg, Location{file_, line_, static_cast<int>(p_) + 1});
+  }
+  void ws() {
+    while (p_ < s_.size() && s_[p_] == ' ') ++p_;
+  }
   bool eat(std::string_view t) {
     ws();
-    if (s_.substr(p_, t.size()) == t) { p_ += t.size(); return true; }
+    if (s_.substr(p_, t.size()) == t) {
+      p_ += t.size();
+      return true;
+    }
     return false;
   }
-  void expect(std::string_view t) { if (!eat(t)) fail("expected '" + std::string(t) + "'"); }
-  bool atEnd() { ws(); return p_ >= s_.size(); }
-  char peek() { ws(); return p_ < s_.size() ? s_[p_] : '\0'; }
+  void expect(std::string_view t) {
+    if (!eat(t)) fail("expected '" + std::string(t) + "'");
+  }
+  bool atEnd() {
+    ws();
+    return p_ >= s_.size();
+  }
+  char peek() {
+    ws();
+    return p_ < s_.size() ? s_[p_] : '\0';
+  }
   size_t pos() const { return p_; }
   void setPos(size_t p) { p_ = p; }
-  std::string_view rest() { ws(); return s_.substr(p_); }
+  std::string_view rest() {
+    ws();
+    return s_.substr(p_);
+  }
 
   std::string ident() {
     ws();
@@ -119,8 +137,8 @@ class LineParser {
     if (!dt) {
       // FX's abbreviations (torch/fx/graph.py) of dtypes Kiln's graphs do not hold.
       static const std::set<std::string> kOtherTorchDtypes = {
-          "i8", "i16", "u8", "u16", "u32", "u64", "c32", "c64", "c128", "f8e4m3fn", "f8e5m2", "f8e4m3fnuz",
-          "f8e5m2fnuz", "f8e8m0fnu", "f4e2m1fn_x2", "b16", "qi8", "qu8", "qi32", "qu4x2", "qu2x4"};
+          "i8",         "i16",        "u8",        "u16",         "u32", "u64", "c32", "c64",  "c128",  "f8e4m3fn", "f8e5m2",
+          "f8e4m3fnuz", "f8e5m2fnuz", "f8e8m0fnu", "f4e2m1fn_x2", "b16", "qi8", "qu8", "qi32", "qu4x2", "qu2x4"};
       if (!kOtherTorchDtypes.count(text.substr(0, b))) fail("unknown dtype in '" + text + "'");
       return std::nullopt;
     }
@@ -158,7 +176,8 @@ class LineParser {
         // A symbol, or a size expression Kiln's own size arithmetic does not form but PyTorch
         // prints (s0**2, Max(1, s0), FloorDiv(s0, 2)): kept verbatim.
         for (char c : d)
-          if (!std::isalnum(static_cast<unsigned char>(c)) && (c == '\0' || !std::strchr("_*+-/%(), ", c))) fail("bad dimension '" + d + "'");
+          if (!std::isalnum(static_cast<unsigned char>(c)) && (c == '\0' || !std::strchr("_*+-/%(), ", c)))
+            fail("bad dimension '" + d + "'");
         t.sizes.push_back(Dim::sym(d));
       }
     }
@@ -187,7 +206,10 @@ class LineParser {
     if (c == '-' || std::isdigit(static_cast<unsigned char>(c))) {
       size_t st = p_;
       if (s_[p_] == '-') ++p_;
-      if (s_.substr(p_, 3) == "inf") { p_ += 3; return Arg::real(-INFINITY); }
+      if (s_.substr(p_, 3) == "inf") {
+        p_ += 3;
+        return Arg::real(-INFINITY);
+      }
       bool isFloat = false;
       while (p_ < s_.size() && (std::isdigit(static_cast<unsigned char>(s_[p_])) || s_[p_] == '.' || s_[p_] == 'e' ||
                                 ((s_[p_] == '-' || s_[p_] == '+') && (s_[p_ - 1] == 'e')))) {
@@ -231,10 +253,17 @@ class LineParser {
     char q = 0;
     for (; p_ < s_.size(); ++p_) {
       char c = s_[p_];
-      if (q) { if (c == '\\') ++p_; else if (c == q) q = 0; continue; }
+      if (q) {
+        if (c == '\\') ++p_;
+        else if (c == q) q = 0;
+        continue;
+      }
       if (c == '\'' || c == '"') q = c;
       else if (c == '(') ++depth;
-      else if (c == ')' && --depth == 0) { ++p_; return std::string(s_.substr(st, p_ - st)); }
+      else if (c == ')' && --depth == 0) {
+        ++p_;
+        return std::string(s_.substr(st, p_ - st));
+      }
     }
     fail("unbalanced parentheses");
   }
@@ -286,8 +315,10 @@ bool isDottedName(std::string_view s) {
 std::string_view withoutComment(std::string_view s) {
   char q = 0;
   for (size_t i = 0; i < s.size(); ++i) {
-    if (q) { if (s[i] == '\\') ++i; else if (s[i] == q) q = 0; }
-    else if (s[i] == '"' || s[i] == '\'') q = s[i];
+    if (q) {
+      if (s[i] == '\\') ++i;
+      else if (s[i] == q) q = 0;
+    } else if (s[i] == '"' || s[i] == '\'') q = s[i];
     else if (s[i] == '#') return trim(s.substr(0, i));
   }
   return s;
@@ -304,7 +335,11 @@ int bracketBalance(std::string_view s) {
   char q = 0;
   for (size_t i = 0; i < s.size(); ++i) {
     char c = s[i];
-    if (q) { if (c == '\\') ++i; else if (c == q) q = 0; continue; }
+    if (q) {
+      if (c == '\\') ++i;
+      else if (c == q) q = 0;
+      continue;
+    }
     if (c == '"' || c == '\'') q = c;
     else if (c == '#') break;
     else if (c == '(' || c == '[') ++depth;
@@ -392,7 +427,8 @@ Graph parseGraph(std::string_view text, const std::string& fileName) {
         n.kind = NodeKind::Placeholder;
         n.target = p.ident();
         n.name = n.target;
-        if (p.eat(":")) if (auto t = p.type(p.quoted())) n.types.push_back(*t);
+        if (p.eat(":"))
+          if (auto t = p.type(p.quoted())) n.types.push_back(*t);
         if (names.count(n.name)) p.fail("duplicate input '" + n.name + "'");
         std::string key = n.name;  // (the assignment's right side runs first and moves n)
         names[key] = g.add(std::move(n)).id;
@@ -499,19 +535,21 @@ Graph parseGraph(std::string_view text, const std::string& fileName) {
       if (it == names.end()) p.fail("unknown value '" + name + "'");
       n.args.insert(n.args.begin(), Arg::ref(it->second));
       n.name = p.ident();
-      if (p.eat(":")) if (auto t = p.type(p.quoted())) n.types.push_back(*t);
+      if (p.eat(":"))
+        if (auto t = p.type(p.quoted())) n.types.push_back(*t);
       p.expect("=");
       if (p.ident() != name) p.fail("expected '" + name + "' after '" + op + "'");
       break;
     }
     if (n.target.empty()) {
-    // Nodes whose value is a tuple (chunk, split) print without a type, as FX prints them.
-    if (p.eat(":")) if (auto t = p.type(p.quoted())) n.types.push_back(*t);
-    p.expect("=");
+      // Nodes whose value is a tuple (chunk, split) print without a type, as FX prints them.
+      if (p.eat(":"))
+        if (auto t = p.type(p.quoted())) n.types.push_back(*t);
+      p.expect("=");
     }
     // expression
     p.ws();
-    if (n.target.empty() && p.peek() == '-' ) {
+    if (n.target.empty() && p.peek() == '-') {
       size_t save = p.pos();
       p.expect("-");
       if (std::isalpha(static_cast<unsigned char>(p.peek())) || p.peek() == '_') {
@@ -586,7 +624,10 @@ Graph parseGraph(std::string_view text, const std::string& fileName) {
         p.ws();
         std::string op;
         for (const char* o : {"**", "//", "<=", ">=", "==", "!=", "+", "-", "*", "/", "%", "@", "<", ">", "&", "|"})
-          if (p.eat(o)) { op = o; break; }
+          if (p.eat(o)) {
+            op = o;
+            break;
+          }
         if (op.empty()) p.fail("expected an operator or a call");
         n.kind = NodeKind::CallFunction;
         n.target = kInfixToTarget.at(op);
@@ -600,7 +641,10 @@ Graph parseGraph(std::string_view text, const std::string& fileName) {
         p.ident();
         p.expect("=");
         p.ws();
-        if (p.rest().rfind("None", 0) == 0) { p.expect("None"); break; }
+        if (p.rest().rfind("None", 0) == 0) {
+          p.expect("None");
+          break;
+        }
       }
     }
     if (p.eat("#")) n.kernel = std::string(trim(p.rest())), p.setPos(line.size());

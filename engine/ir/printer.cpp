@@ -42,15 +42,15 @@ std::string pyFloat(double v) {
 namespace {
 
 const std::map<std::string, std::string> kInfix = {
-    {"_operator.add", "+"}, {"_operator.sub", "-"}, {"_operator.mul", "*"}, {"_operator.truediv", "/"},
+    {"_operator.add", "+"},       {"_operator.sub", "-"}, {"_operator.mul", "*"},  {"_operator.truediv", "/"},
     {"_operator.floordiv", "//"}, {"_operator.mod", "%"}, {"_operator.pow", "**"}, {"_operator.matmul", "@"},
-    {"_operator.lt", "<"}, {"_operator.le", "<="}, {"_operator.gt", ">"}, {"_operator.ge", ">="},
-    {"_operator.eq", "=="}, {"_operator.ne", "!="}, {"_operator.and_", "&"}, {"_operator.or_", "|"}};
+    {"_operator.lt", "<"},        {"_operator.le", "<="}, {"_operator.gt", ">"},   {"_operator.ge", ">="},
+    {"_operator.eq", "=="},       {"_operator.ne", "!="}, {"_operator.and_", "&"}, {"_operator.or_", "|"}};
 
 const std::map<std::string, std::string> kAugmented = {
-    {"_operator.iadd", "+="}, {"_operator.isub", "-="}, {"_operator.imul", "*="}, {"_operator.itruediv", "/="},
+    {"_operator.iadd", "+="},       {"_operator.isub", "-="}, {"_operator.imul", "*="},  {"_operator.itruediv", "/="},
     {"_operator.ifloordiv", "//="}, {"_operator.imod", "%="}, {"_operator.ipow", "**="}, {"_operator.imatmul", "@="},
-    {"_operator.iand", "&="}, {"_operator.ior", "|="}};
+    {"_operator.iand", "&="},       {"_operator.ior", "|="}};
 
 std::string callTarget(const std::string& t) {
   if (t.rfind("aten.", 0) == 0 || t.rfind("prims.", 0) == 0) return "torch.ops." + t;
@@ -61,7 +61,10 @@ std::string stringRepr(const std::string& s) {
   std::string out = "'";
   for (char c : s) {
     if (c == '\'' || c == '\\') out += '\\';
-    if (c == '\n') { out += "\\n"; continue; }
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
     out += c;
   }
   return out + "'";

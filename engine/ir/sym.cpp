@@ -9,7 +9,9 @@ namespace kiln::ir {
 std::optional<SymProduct> parseSym(std::string_view text) {
   SymProduct p;
   size_t i = 0;
-  auto space = [&] { while (i < text.size() && text[i] == ' ') ++i; };
+  auto space = [&] {
+    while (i < text.size() && text[i] == ' ') ++i;
+  };
   bool any = false;
   for (;;) {
     space();
@@ -53,7 +55,8 @@ int64_t evalSym(std::string_view text, const std::vector<int64_t>& values) {
   if (!p) throw std::invalid_argument("bad size expression '" + std::string(text) + "'");
   int64_t v = p->coeff;
   for (int s : p->syms)
-    if (__builtin_mul_overflow(v, values.at(static_cast<size_t>(s)), &v)) throw std::overflow_error("size " + std::string(text) + " overflows");
+    if (__builtin_mul_overflow(v, values.at(static_cast<size_t>(s)), &v))
+      throw std::overflow_error("size " + std::string(text) + " overflows");
   return v;
 }
 

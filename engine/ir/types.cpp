@@ -9,10 +9,10 @@ namespace {
 struct DTypeInfo {
   DType d;
   std::string_view shortName, torchName;
-  std::string_view torchAlias;   // torch.float, torch.half ... ("" when PyTorch has none)
-  std::string_view methodName;   // Tensor.float(), Tensor.byte() ...
-  const char* scalarTypeName;    // c10::ScalarType
-  const char* typeMetaName;      // c10::TypeMeta
+  std::string_view torchAlias;  // torch.float, torch.half ... ("" when PyTorch has none)
+  std::string_view methodName;  // Tensor.float(), Tensor.byte() ...
+  const char* scalarTypeName;   // c10::ScalarType
+  const char* typeMetaName;     // c10::TypeMeta
   size_t size;
   bool floating;
 };

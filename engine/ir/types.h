@@ -47,7 +47,11 @@ struct Dim {
   std::string symbol;
   Dim() = default;
   Dim(int64_t v) : value(v) {}  // NOLINT: sizes read naturally as integers
-  static Dim sym(std::string name) { Dim d; d.symbol = std::move(name); return d; }
+  static Dim sym(std::string name) {
+    Dim d;
+    d.symbol = std::move(name);
+    return d;
+  }
   bool symbolic() const { return !symbol.empty(); }
   std::string str() const { return symbolic() ? symbol : std::to_string(value); }
   bool operator==(const Dim&) const = default;

@@ -20,19 +20,44 @@ struct OpInfo {
 
 // Indexed by the enum value; the order must follow enum class Op.
 constexpr OpInfo kOps[] = {
-    {Op::Load, "load", 0},      {Op::Store, "store", 1},   {Op::Const, "const", 0},
-    {Op::Neg, "neg", 1},        {Op::Exp, "exp", 1},       {Op::Log, "log", 1},
-    {Op::Sin, "sin", 1},        {Op::Cos, "cos", 1},       {Op::Tanh, "tanh", 1},
-    {Op::Sqrt, "sqrt", 1},      {Op::Rsqrt, "rsqrt", 1},   {Op::Abs, "abs", 1},
-    {Op::Sigmoid, "sigmoid", 1}, {Op::Erf, "erf", 1},      {Op::Recip, "recip", 1},
-    {Op::Floor, "floor", 1},    {Op::Ceil, "ceil", 1},     {Op::Not, "not", 1},
-    {Op::Add, "add", 2},        {Op::Sub, "sub", 2},       {Op::Mul, "mul", 2},
-    {Op::Div, "div", 2},        {Op::Max, "max", 2},       {Op::Min, "min", 2},
-    {Op::Pow, "pow", 2},        {Op::Mod, "mod", 2},       {Op::Lt, "lt", 2},
-    {Op::Le, "le", 2},          {Op::Gt, "gt", 2},         {Op::Ge, "ge", 2},
-    {Op::Eq, "eq", 2},          {Op::Ne, "ne", 2},         {Op::And, "and", 2},
-    {Op::Or, "or", 2},          {Op::Where, "where", 3},   {Op::Cast, "cast", 1},
-    {Op::ReduceSum, "reduce_sum", 1}, {Op::ReduceMax, "reduce_max", 1},
+    {Op::Load, "load", 0},
+    {Op::Store, "store", 1},
+    {Op::Const, "const", 0},
+    {Op::Neg, "neg", 1},
+    {Op::Exp, "exp", 1},
+    {Op::Log, "log", 1},
+    {Op::Sin, "sin", 1},
+    {Op::Cos, "cos", 1},
+    {Op::Tanh, "tanh", 1},
+    {Op::Sqrt, "sqrt", 1},
+    {Op::Rsqrt, "rsqrt", 1},
+    {Op::Abs, "abs", 1},
+    {Op::Sigmoid, "sigmoid", 1},
+    {Op::Erf, "erf", 1},
+    {Op::Recip, "recip", 1},
+    {Op::Floor, "floor", 1},
+    {Op::Ceil, "ceil", 1},
+    {Op::Not, "not", 1},
+    {Op::Add, "add", 2},
+    {Op::Sub, "sub", 2},
+    {Op::Mul, "mul", 2},
+    {Op::Div, "div", 2},
+    {Op::Max, "max", 2},
+    {Op::Min, "min", 2},
+    {Op::Pow, "pow", 2},
+    {Op::Mod, "mod", 2},
+    {Op::Lt, "lt", 2},
+    {Op::Le, "le", 2},
+    {Op::Gt, "gt", 2},
+    {Op::Ge, "ge", 2},
+    {Op::Eq, "eq", 2},
+    {Op::Ne, "ne", 2},
+    {Op::And, "and", 2},
+    {Op::Or, "or", 2},
+    {Op::Where, "where", 3},
+    {Op::Cast, "cast", 1},
+    {Op::ReduceSum, "reduce_sum", 1},
+    {Op::ReduceMax, "reduce_max", 1},
     {Op::ReduceMin, "reduce_min", 1},
 };
 constexpr size_t kOpCount = sizeof(kOps) / sizeof(kOps[0]);
@@ -48,8 +73,7 @@ bool isReduce(Op op) { return op == Op::ReduceSum || op == Op::ReduceMax || op =
 bool isIdentifier(const std::string& s) {
   if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
   for (char c : s)
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
-      return false;
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) return false;
   return true;
 }
 
@@ -153,8 +177,8 @@ std::string verify(const Kernel& k) {
     for (int64_t d : b.shape)
       if (d < 0) return "buffer " + b.name + " has a negative dimension";
     if (!b.shapeSym.empty() && b.shapeSym.size() != b.shape.size())
-      return "buffer " + b.name + " has " + std::to_string(b.shapeSym.size()) + " size expressions for " +
-             std::to_string(b.shape.size()) + " dims";
+      return "buffer " + b.name + " has " + std::to_string(b.shapeSym.size()) + " size expressions for " + std::to_string(b.shape.size()) +
+             " dims";
     for (const auto& e : b.shapeSym)
       if (!badSym(e).empty()) return "buffer " + b.name + ": " + badSym(e);
   }
@@ -165,8 +189,7 @@ std::string verify(const Kernel& k) {
     if (!names.insert(l.var).second) return "duplicate name " + l.var;
     if (l.extent < 0) return "loop " + l.var + " has a negative extent";
     if (!badSym(l.extentSym).empty()) return "loop " + l.var + ": " + badSym(l.extentSym);
-    if (sawReduction && !l.reduction)
-      return "parallel loop " + l.var + " is nested inside a reduction loop";
+    if (sawReduction && !l.reduction) return "parallel loop " + l.var + " is nested inside a reduction loop";
     sawReduction |= l.reduction;
   }
 
@@ -185,8 +208,8 @@ std::string verify(const Kernel& k) {
     const OpInfo* oi = info(in.op);
     if (!oi) return at(n) + "invalid op";
     if (static_cast<int>(in.operands.size()) != oi->arity)
-      return at(n) + std::string(oi->name) + " takes " + std::to_string(oi->arity) +
-             " operand(s), has " + std::to_string(in.operands.size());
+      return at(n) + std::string(oi->name) + " takes " + std::to_string(oi->arity) + " operand(s), has " +
+             std::to_string(in.operands.size());
     if (in.op == Op::Store) {
       if (in.id != -1) return at(n) + "store must not define a value";
     } else if (in.id < 0) {
@@ -196,19 +219,16 @@ std::string verify(const Kernel& k) {
     }
 
     for (int o : in.operands)
-      if (!defined.count(o))
-        return at(n) + "operand %" + std::to_string(o) + " is not defined before use";
+      if (!defined.count(o)) return at(n) + "operand %" + std::to_string(o) + " is not defined before use";
     if (in.op == Op::Load || in.op == Op::Store) {
       if (in.buffer < 0 || in.buffer >= static_cast<int>(k.buffers.size()))
         return at(n) + "buffer index " + std::to_string(in.buffer) + " out of range";
-      if (in.op == Op::Store && !k.buffers[in.buffer].output)
-        return at(n) + "store to input buffer " + k.buffers[in.buffer].name;
+      if (in.op == Op::Store && !k.buffers[in.buffer].output) return at(n) + "store to input buffer " + k.buffers[in.buffer].name;
       if (auto err = checkIndex(in.index); !err.empty()) return at(n) + err;
     } else if (in.buffer != -1 || !in.index.terms.empty() || in.index.offset != 0) {
       return at(n) + std::string(oi->name) + " has a buffer or index";
     }
-    if (in.op != Op::Const && (in.constant != 0.0 || !in.constSym.empty()))
-      return at(n) + std::string(oi->name) + " has a constant";
+    if (in.op != Op::Const && (in.constant != 0.0 || !in.constSym.empty())) return at(n) + std::string(oi->name) + " has a constant";
     if (!badSym(in.constSym).empty()) return at(n) + badSym(in.constSym);
     if (isReduce(in.op) && !sawReduction) return at(n) + "reduce in a kernel without reduction loops";
     if (in.op != Op::Store) defined.insert(in.id);
@@ -221,7 +241,7 @@ Placement place(const Kernel& k) {
   Placement p;
   p.inner.assign(n, false);
   p.stage.assign(n, 0);
-  std::unordered_map<int, size_t> def;    // SSA id -> body index
+  std::unordered_map<int, size_t> def;     // SSA id -> body index
   std::vector<bool> valueInner(n, false);  // the value differs per reduction point
   std::vector<int> valueStage(n, 0);       // nest (inner) or gap (outer) it is available from
   std::vector<bool> root(n, false);

@@ -39,8 +39,8 @@ namespace kiln::kir {
 // after the buffers. The integer beside it is its hint (its value at the captured shape); the
 // expression, when present, is what the generated code uses.
 struct IndexTerm {
-  int loop = 0;        // index into Kernel::loops
-  int64_t coeff = 1;   // element stride
+  int loop = 0;       // index into Kernel::loops
+  int64_t coeff = 1;  // element stride
   std::string coeffSym{};
   bool operator==(const IndexTerm&) const = default;
 };
@@ -64,7 +64,7 @@ struct Buffer {
 };
 
 struct Loop {
-  std::string var;     // i0, i1 ... for parallel loops, r0 ... for reduction loops
+  std::string var;  // i0, i1 ... for parallel loops, r0 ... for reduction loops
   int64_t extent = 1;
   bool reduction = false;
   std::string extentSym{};  // ({}: Loop{var, extent, reduction} leaves nothing out)
@@ -72,14 +72,48 @@ struct Loop {
 };
 
 enum class Op {
-  Load, Store, Const,
+  Load,
+  Store,
+  Const,
   // unary
-  Neg, Exp, Log, Sin, Cos, Tanh, Sqrt, Rsqrt, Abs, Sigmoid, Erf, Recip, Floor, Ceil, Not,
+  Neg,
+  Exp,
+  Log,
+  Sin,
+  Cos,
+  Tanh,
+  Sqrt,
+  Rsqrt,
+  Abs,
+  Sigmoid,
+  Erf,
+  Recip,
+  Floor,
+  Ceil,
+  Not,
   // binary
-  Add, Sub, Mul, Div, Max, Min, Pow, Mod,
-  Lt, Le, Gt, Ge, Eq, Ne, And, Or,
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Max,
+  Min,
+  Pow,
+  Mod,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  Eq,
+  Ne,
+  And,
+  Or,
   // other
-  Where, Cast, ReduceSum, ReduceMax, ReduceMin,
+  Where,
+  Cast,
+  ReduceSum,
+  ReduceMax,
+  ReduceMin,
 };
 
 std::string_view opName(Op op);
@@ -87,13 +121,13 @@ bool opFromName(std::string_view name, Op* out);
 int opArity(Op op);  // operands taken (Load: 0, Store: 1, Const: 0, Where: 3, ...)
 
 struct Instr {
-  int id = -1;                 // SSA value %id (-1 for Store)
+  int id = -1;  // SSA value %id (-1 for Store)
   Op op = Op::Const;
-  std::vector<int> operands;   // SSA ids
-  int buffer = -1;             // Load/Store: index into Kernel::buffers
-  IndexExpr index;             // Load/Store
-  double constant = 0.0;       // Const
-  std::string constSym;        // Const: a size expression instead (its value, converted)
+  std::vector<int> operands;             // SSA ids
+  int buffer = -1;                       // Load/Store: index into Kernel::buffers
+  IndexExpr index;                       // Load/Store
+  double constant = 0.0;                 // Const
+  std::string constSym;                  // Const: a size expression instead (its value, converted)
   ir::DType dtype = ir::DType::Float32;  // result type (Cast: target type)
   // Provenance: the id of the graph node this instruction computes (or loads for, or stores),
   // printed as a trailing `@N`; -1 when unknown. The studio colours kernel lines by it.
@@ -107,12 +141,12 @@ struct Kernel {
   std::vector<Buffer> buffers;     // the kernel's parameters, in call order
   std::vector<Loop> loops;
   std::vector<Instr> body;
-  std::vector<int> sourceNodes;    // ids of the ATen nodes fused into this kernel (provenance)
+  std::vector<int> sourceNodes;  // ids of the ATen nodes fused into this kernel (provenance)
   bool operator==(const Kernel&) const = default;
 
-  int64_t pointCount() const;      // product of loop extents (hints)
-  int64_t bytes() const;           // size of all its buffers: the least memory traffic of a call
-  bool symbolic() const;           // reads size expressions (dynamic shapes)
+  int64_t pointCount() const;  // product of loop extents (hints)
+  int64_t bytes() const;       // size of all its buffers: the least memory traffic of a call
+  bool symbolic() const;       // reads size expressions (dynamic shapes)
   // Product of loop extents with size symbol values `sizes` (s<N> = sizes[N]).
   int64_t pointCountAt(const std::vector<int64_t>& sizes) const;
 };

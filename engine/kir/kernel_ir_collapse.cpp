@@ -58,8 +58,8 @@ void collapseLoops(Kernel& k) {
   }
   for (int l = static_cast<int>(k.loops.size()) - 2; l >= 0; --l) {
     if (!mergeable(k, l)) continue;
-    ir::Dim merged = ir::dimMul(ir::dimOf(k.loops[l].extent, k.loops[l].extentSym),
-                                ir::dimOf(k.loops[l + 1].extent, k.loops[l + 1].extentSym));
+    ir::Dim merged =
+        ir::dimMul(ir::dimOf(k.loops[l].extent, k.loops[l].extentSym), ir::dimOf(k.loops[l + 1].extent, k.loops[l + 1].extentSym));
     k.loops[l].extent = merged.value;
     k.loops[l].extentSym = merged.symbol;
     for (auto& in : k.body) {

@@ -13,10 +13,15 @@ namespace {
 
 bool expensive(Op op) {
   switch (op) {
-    case Op::Exp: case Op::Log: case Op::Sin: case Op::Cos: case Op::Tanh: case Op::Sigmoid: case Op::Erf: case Op::Pow:
-      return true;
-    default:
-      return false;
+    case Op::Exp:
+    case Op::Log:
+    case Op::Sin:
+    case Op::Cos:
+    case Op::Tanh:
+    case Op::Sigmoid:
+    case Op::Erf:
+    case Op::Pow: return true;
+    default: return false;
   }
 }
 

@@ -8,8 +8,8 @@
 // value to the buffer's dtype.) The parser is a flat,
 // line-oriented recursive-descent parser: no recursion on input, every step consumes input,
 // and every malformed input ends in kiln::ParseError with line:col.
-#include "engine/kir/kernel_ir.h"
 #include "engine/ir/sym.h"
+#include "engine/kir/kernel_ir.h"
 #include "engine/support/error.h"
 
 #include <charconv>
@@ -26,15 +26,11 @@ namespace {
 
 using ir::DType;
 
-bool isCompare(Op op) {
-  return op == Op::Lt || op == Op::Le || op == Op::Gt || op == Op::Ge || op == Op::Eq ||
-         op == Op::Ne;
-}
+bool isCompare(Op op) { return op == Op::Lt || op == Op::Le || op == Op::Gt || op == Op::Ge || op == Op::Eq || op == Op::Ne; }
 
 // The dtype an instruction has unless its text says otherwise. Const and Cast always spell
 // their type; nullopt means "cannot tell" (bad operands), which makes the printer spell it.
-std::optional<DType> impliedType(const Kernel& k, const Instr& in,
-                                 const std::unordered_map<int, DType>& types) {
+std::optional<DType> impliedType(const Kernel& k, const Instr& in, const std::unordered_map<int, DType>& types) {
   auto operand = [&](size_t i) -> std::optional<DType> {
     if (i >= in.operands.size()) return std::nullopt;
     auto it = types.find(in.operands[i]);
@@ -47,10 +43,8 @@ std::optional<DType> impliedType(const Kernel& k, const Instr& in,
       if (in.buffer < 0 || in.buffer >= static_cast<int>(k.buffers.size())) return std::nullopt;
       return k.buffers[in.buffer].dtype;
     case Op::Const:
-    case Op::Cast:
-      return std::nullopt;
-    case Op::Where:
-      return operand(1);
+    case Op::Cast: return std::nullopt;
+    case Op::Where: return operand(1);
     default:
       if (isCompare(in.op)) return DType::Bool;
       return operand(0);
@@ -73,8 +67,7 @@ std::string formatFloat(double v) {
 
 std::string formatConst(double v, DType d) {
   // Integer-typed constants read better without ".0" when they are exact integers.
-  if (!ir::isFloating(d) && std::isfinite(v) && v == std::trunc(v) && std::fabs(v) < 9.2e18)
-    return std::to_string(static_cast<int64_t>(v));
+  if (!ir::isFloating(d) && std::isfinite(v) && v == std::trunc(v) && std::fabs(v) < 9.2e18) return std::to_string(static_cast<int64_t>(v));
   return formatFloat(v);
 }
 
@@ -115,8 +108,7 @@ std::string print(const Kernel& k) {
   std::string out = "kernel " + k.name + " " + k.kind + "\n";
   if (!k.sourceNodes.empty()) {
     out += "  nodes ";
-    for (size_t i = 0; i < k.sourceNodes.size(); ++i)
-      out += (i ? ", " : "") + std::to_string(k.sourceNodes[i]);
+    for (size_t i = 0; i < k.sourceNodes.size(); ++i) out += (i ? ", " : "") + std::to_string(k.sourceNodes[i]);
     out += "\n";
   }
   for (const auto& b : k.buffers) {
@@ -142,10 +134,8 @@ std::string print(const Kernel& k) {
       if (in.op == Op::Store) out += ",";
     }
     if (in.op == Op::Const) out += " " + (in.constSym.empty() ? formatConst(in.constant, in.dtype) : in.constSym);
-    for (size_t i = 0; i < in.operands.size(); ++i)
-      out += (i ? ", %" : " %") + std::to_string(in.operands[i]);
-    if (impliedType(k, in, types) != in.dtype)
-      out += " : " + std::string(ir::shortName(in.dtype));
+    for (size_t i = 0; i < in.operands.size(); ++i) out += (i ? ", %" : " %") + std::to_string(in.operands[i]);
+    if (impliedType(k, in, types) != in.dtype) out += " : " + std::string(ir::shortName(in.dtype));
     if (in.node >= 0) out += " @" + std::to_string(in.node);
     out += "\n";
     if (in.op != Op::Store) types[in.id] = in.dtype;
@@ -182,8 +172,7 @@ class Lexer {
   explicit Lexer(std::string_view s) : s_(s) {}
 
   [[noreturn]] void fail(int line, int col, const std::string& msg) const {
-    throw ParseError(std::to_string(line) + ":" + std::to_string(col) + ": " + msg,
-                     Location{"", line, col});
+    throw ParseError(std::to_string(line) + ":" + std::to_string(col) + ": " + msg, Location{"", line, col});
   }
 
   Token next() {
@@ -224,8 +213,7 @@ class Lexer {
       while (pos_ < s_.size() && isDigit(s_[pos_])) advance(1);
       if (pos_ == digits) fail(t.line, t.col, "expected a value number after '%'");
       auto r = std::from_chars(s_.data() + digits, s_.data() + pos_, t.value);
-      if (r.ec != std::errc() || t.value > std::numeric_limits<int>::max())
-        fail(t.line, t.col, "value number out of range");
+      if (r.ec != std::errc() || t.value > std::numeric_limits<int>::max()) fail(t.line, t.col, "value number out of range");
       t.kind = Tok::Value;
     } else if (c == '.' && pos_ + 1 < s_.size() && s_[pos_ + 1] == '.') {
       advance(2);
@@ -242,9 +230,7 @@ class Lexer {
 
  private:
   static bool isDigit(char c) { return c >= '0' && c <= '9'; }
-  static bool isIdentStart(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-  }
+  static bool isIdentStart(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
   static bool isIdentChar(char c) { return isIdentStart(c) || isDigit(c); }
   static std::string printable(char c) {
     if (c >= 32 && c < 127) return std::string(1, c);
@@ -299,9 +285,7 @@ class Parser {
   }
 
  private:
-  [[noreturn]] void fail(const Token& at, const std::string& msg) const {
-    lex_.fail(at.line, at.col, msg);
-  }
+  [[noreturn]] void fail(const Token& at, const std::string& msg) const { lex_.fail(at.line, at.col, msg); }
   [[noreturn]] void unexpected(const std::string& what) const {
     std::string got = tok_.kind == Tok::Eof       ? "end of input"
                       : tok_.kind == Tok::Newline ? "end of line"
@@ -310,9 +294,7 @@ class Parser {
   }
 
   void advance() { tok_ = lex_.next(); }
-  bool isPunct(char c) const {
-    return tok_.kind == Tok::Punct && tok_.text.size() == 1 && tok_.text[0] == c;
-  }
+  bool isPunct(char c) const { return tok_.kind == Tok::Punct && tok_.text.size() == 1 && tok_.text[0] == c; }
   bool isWord(std::string_view w) const { return tok_.kind == Tok::Ident && tok_.text == w; }
   void expectPunct(char c) {
     if (!isPunct(c)) unexpected(std::string("'") + c + "'");
@@ -512,8 +494,7 @@ class Parser {
     if (types_.count(in.id)) fail(idTok, "%" + std::to_string(in.id) + " is already defined");
     expectPunct('=');
     if (tok_.kind != Tok::Ident) unexpected("an op name");
-    if (!opFromName(tok_.text, &in.op) || in.op == Op::Store)
-      fail(tok_, "unknown op '" + std::string(tok_.text) + "'");
+    if (!opFromName(tok_.text, &in.op) || in.op == Op::Store) fail(tok_, "unknown op '" + std::string(tok_.text) + "'");
     advance();
     if (in.op == Op::Load) {
       access(in);
@@ -522,7 +503,8 @@ class Parser {
       else in.constant = number();
       if (in.constSym.empty() && isPunct('*')) {  // 16*s1
         Token at = tok_;
-        if (in.constant != std::floor(in.constant) || in.constant < 1 || in.constant > 1e15) fail(at, "a size expression needs an integer factor");
+        if (in.constant != std::floor(in.constant) || in.constant < 1 || in.constant > 1e15)
+          fail(at, "a size expression needs an integer factor");
         std::string text = std::to_string(static_cast<int64_t>(in.constant));
         while (isPunct('*')) {
           advance();
@@ -588,8 +570,7 @@ class Parser {
       if (tok_.kind == Tok::Ident) {
         Token at = tok_;
         auto it = names_.find(std::string(tok_.text));
-        if (it == names_.end() || !it->second.isLoop)
-          fail(at, "unknown loop variable '" + std::string(tok_.text) + "'");
+        if (it == names_.end() || !it->second.isLoop) fail(at, "unknown loop variable '" + std::string(tok_.text) + "'");
         advance();
         IndexTerm t;
         t.loop = it->second.index;
@@ -656,8 +637,7 @@ class Parser {
   void declare(const Token& at, const std::string& name, int index, bool isLoop) {
     // s0, s1 ... (and s00, which reads as s0) are size symbols in extents and constants.
     if (ir::parseSym(name)) fail(at, "'" + name + "' is a size symbol's name; loop variables and buffers need other names");
-    if (!names_.emplace(name, Name{index, isLoop}).second)
-      fail(at, "'" + name + "' is already declared");
+    if (!names_.emplace(name, Name{index, isLoop}).second) fail(at, "'" + name + "' is already declared");
   }
 
   Lexer lex_;
@@ -675,9 +655,7 @@ Kernel parseKernel(std::string_view text) {
     int line = 1;
     for (char c : text) line += c == '\n';
     if (ks.empty()) line = 1;
-    throw ParseError(std::to_string(line) + ":1: expected exactly one kernel, found " +
-                         std::to_string(ks.size()),
-                     Location{"", line, 1});
+    throw ParseError(std::to_string(line) + ":1: expected exactly one kernel, found " + std::to_string(ks.size()), Location{"", line, 1});
   }
   return std::move(ks.front());
 }

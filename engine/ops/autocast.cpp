@@ -16,15 +16,30 @@ DeviceState gCuda{false, ir::DType::Float16};
 // dispatcher as the products they decompose into (mm, addmm, bmm, convolution), which
 // get the same casts.
 constexpr std::array kLowerPrecision = {
-    "aten.mm.default", "aten.bmm.default", "aten.addmm.default", "aten.baddbmm.default", "aten.addbmm.default",
-    "aten.convolution.default", "aten.prelu.default", "aten._scaled_dot_product_flash_attention_for_cpu.default",
+    "aten.mm.default",     "aten.bmm.default",         "aten.addmm.default", "aten.baddbmm.default",
+    "aten.addbmm.default", "aten.convolution.default", "aten.prelu.default", "aten._scaled_dot_product_flash_attention_for_cpu.default",
 };
 constexpr std::array kFloat32 = {
-    "aten.prod.default", "aten.prod.dim_int", "aten.cdist.default", "aten.trace.default", "aten.polar.default",
-    "aten.view_as_complex.default", "aten.mse_loss.default", "aten.l1_loss.default", "aten.smooth_l1_loss.default",
-    "aten.huber_loss.default", "aten.binary_cross_entropy.default", "aten.binary_cross_entropy_with_logits.default",
-    "aten.kl_div.default", "aten.nll_loss_forward.default", "aten.nll_loss2d_forward.default", "aten.avg_pool3d.default",
-    "aten.max_pool3d.default", "aten.adaptive_avg_pool3d.default", "aten.inverse.default", "aten.cholesky.default",
+    "aten.prod.default",
+    "aten.prod.dim_int",
+    "aten.cdist.default",
+    "aten.trace.default",
+    "aten.polar.default",
+    "aten.view_as_complex.default",
+    "aten.mse_loss.default",
+    "aten.l1_loss.default",
+    "aten.smooth_l1_loss.default",
+    "aten.huber_loss.default",
+    "aten.binary_cross_entropy.default",
+    "aten.binary_cross_entropy_with_logits.default",
+    "aten.kl_div.default",
+    "aten.nll_loss_forward.default",
+    "aten.nll_loss2d_forward.default",
+    "aten.avg_pool3d.default",
+    "aten.max_pool3d.default",
+    "aten.adaptive_avg_pool3d.default",
+    "aten.inverse.default",
+    "aten.cholesky.default",
 };
 constexpr std::array kPromote = {"aten.cat.default", "aten.stack.default", "aten.index_copy.default"};
 
@@ -79,9 +94,14 @@ Policy cpuPolicy(std::string_view op) {
 }
 
 Policy compositePolicy(std::string_view t) {
-  static constexpr std::array kLower = {"torch.matmul", "_operator.matmul", "matmul", "torch._C._nn.linear", "torch.conv1d", "torch.conv2d"};
-  static constexpr std::array kF32 = {"torch.nn.functional.cross_entropy", "torch.nn.functional.mse_loss", "torch.nn.functional.nll_loss",
-                                      "torch.nn.functional.smooth_l1_loss", "torch.prod", "prod"};
+  static constexpr std::array kLower = {"torch.matmul",        "_operator.matmul", "matmul",
+                                        "torch._C._nn.linear", "torch.conv1d",     "torch.conv2d"};
+  static constexpr std::array kF32 = {"torch.nn.functional.cross_entropy",
+                                      "torch.nn.functional.mse_loss",
+                                      "torch.nn.functional.nll_loss",
+                                      "torch.nn.functional.smooth_l1_loss",
+                                      "torch.prod",
+                                      "prod"};
   if (listed(kLower, t)) return Policy::LowerPrecision;
   if (listed(kF32, t)) return Policy::Float32;
   return Policy::None;

@@ -48,11 +48,10 @@ Shape params(const std::vector<Val>& a, size_t i, size_t n, int64_t dflt, const 
   if (v.empty()) return Shape(n, dflt);
   if (v.size() == 1) return Shape(n, v[0]);
   if (v.size() != n)
-    throw TorchError("RuntimeError", std::string(op) + ": expected " + name + " to be a single integer value or a list of " + std::to_string(n) +
-                                         " values to match the convolution dimensions, but got " + name + "=" + str(v));
+    throw TorchError("RuntimeError", std::string(op) + ": expected " + name + " to be a single integer value or a list of " +
+                                         std::to_string(n) + " values to match the convolution dimensions, but got " + name + "=" + str(v));
   return v;
 }
-
 
 void requireFloat(ir::DType d, const char* kernel) {
   if (d != ir::DType::Float32 && d != ir::DType::Float64)
@@ -83,7 +82,8 @@ Shape convOutputShape(const ir::TensorType& inT, const ir::TensorType& wT, const
   Shape w = concrete(wT, "convolution");
   const size_t k = w.size();
   if (k != 3 && k != 4)
-    throw TorchError("NotImplementedError", "convolution with a " + std::to_string(k) + "-dimensional weight is not supported by Kiln yet (1-D and 2-D only)");
+    throw TorchError("NotImplementedError",
+                     "convolution with a " + std::to_string(k) + "-dimensional weight is not supported by Kiln yet (1-D and 2-D only)");
   for (auto v : p.padding)
     if (v < 0) throw TorchError("RuntimeError", "negative padding is not supported");
   for (auto v : p.outputPadding)
@@ -94,8 +94,9 @@ Shape convOutputShape(const ir::TensorType& inT, const ir::TensorType& wT, const
     if (v <= 0) throw TorchError("RuntimeError", "dilation should be greater than zero");
   if (p.groups <= 0) throw TorchError("RuntimeError", "non-positive groups is not supported");
   if (inT.sizes.size() != k)
-    throw TorchError("RuntimeError", "Expected " + std::to_string(k) + "-dimensional input for " + std::to_string(k) + "-dimensional weight " +
-                                         str(w) + ", but got " + std::to_string(inT.sizes.size()) + "-dimensional input of size " + dimsStr(inT) + " instead");
+    throw TorchError("RuntimeError", "Expected " + std::to_string(k) + "-dimensional input for " + std::to_string(k) +
+                                         "-dimensional weight " + str(w) + ", but got " + std::to_string(inT.sizes.size()) +
+                                         "-dimensional input of size " + dimsStr(inT) + " instead");
   // The batch dim may be symbolic; everything else must be concrete.
   ir::TensorType rest = inT;
   rest.sizes.erase(rest.sizes.begin());
@@ -103,8 +104,8 @@ Shape convOutputShape(const ir::TensorType& inT, const ir::TensorType& wT, const
   in.insert(in.begin(), inT.sizes[0].symbolic() ? 1 : inT.sizes[0].value);
   const std::string inStr = dimsStr(inT);
   if (w[0] < p.groups)
-    throw TorchError("RuntimeError", "Given groups=" + std::to_string(p.groups) + ", expected weight to be at least " + std::to_string(p.groups) +
-                                         " at dimension 0, but got weight of size " + str(w) + " instead");
+    throw TorchError("RuntimeError", "Given groups=" + std::to_string(p.groups) + ", expected weight to be at least " +
+                                         std::to_string(p.groups) + " at dimension 0, but got weight of size " + str(w) + " instead");
   if (w[0] % p.groups != 0)
     throw TorchError("RuntimeError", "Given groups=" + std::to_string(p.groups) + ", expected weight to be divisible by " +
                                          std::to_string(p.groups) + " at dimension 0, but got weight of size [" + str(w) + "] instead");
@@ -117,17 +118,19 @@ Shape convOutputShape(const ir::TensorType& inT, const ir::TensorType& wT, const
   using Wide = __int128;
   auto fit = [&](Wide v) {
     if (v > std::numeric_limits<int64_t>::max() || v < std::numeric_limits<int64_t>::min())
-      throw TorchError("RuntimeError", "convolution: a size computed from input " + inStr + " and weight " + str(w) + " does not fit int64");
+      throw TorchError("RuntimeError",
+                       "convolution: a size computed from input " + inStr + " and weight " + str(w) + " does not fit int64");
     return static_cast<int64_t>(v);
   };
   if (!p.transposed) {
     if (Wide(in[1]) != Wide(w[1]) * p.groups)
-      throw TorchError("RuntimeError", "Given groups=" + std::to_string(p.groups) + ", weight of size " + str(w) + ", expected input" + inStr +
-                                           " to have " + std::to_string(fit(Wide(w[1]) * p.groups)) + " channels, but got " + std::to_string(in[1]) +
-                                           " channels instead");
+      throw TorchError("RuntimeError", "Given groups=" + std::to_string(p.groups) + ", weight of size " + str(w) + ", expected input" +
+                                           inStr + " to have " + std::to_string(fit(Wide(w[1]) * p.groups)) + " channels, but got " +
+                                           std::to_string(in[1]) + " channels instead");
     if (hasBias && (bT.sizes.size() != 1 || !(bT.sizes[0] == ir::Dim(w[0]))))
-      throw TorchError("RuntimeError", "Given weight of size " + str(w) + ", expected bias to be 1-dimensional with " + std::to_string(w[0]) +
-                                           " elements, but got bias of size " + str(concrete(bT, "convolution")) + " instead");
+      throw TorchError("RuntimeError", "Given weight of size " + str(w) + ", expected bias to be 1-dimensional with " +
+                                           std::to_string(w[0]) + " elements, but got bias of size " + str(concrete(bT, "convolution")) +
+                                           " instead");
     std::string inShape, kShape;
     bool ok = true;
     for (size_t i = 2; i < k; ++i) {
@@ -170,9 +173,9 @@ Shape convOutputShape(const ir::TensorType& inT, const ir::TensorType& wT, const
 
 // One 2-D geometry (1-D convolutions are 2-D with height 1).
 struct Geometry {
-  int64_t C, H, W;       // input plane (channels of one group)
-  int64_t KH, KW;        // kernel
-  int64_t OH, OW;        // output plane
+  int64_t C, H, W;  // input plane (channels of one group)
+  int64_t KH, KW;   // kernel
+  int64_t OH, OW;   // output plane
   int64_t sh, sw, ph, pw, dh, dw;
 };
 
@@ -236,8 +239,7 @@ void gemmT(bool transA, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda
   auto ta = transA ? CblasTrans : CblasNoTrans;
   if constexpr (std::is_same_v<T, float>)
     cblas_sgemm(CblasRowMajor, ta, CblasNoTrans, int(m), int(n), int(k), 1.0f, a, int(lda), b, int(ldb), beta, c, int(ldc));
-  else
-    cblas_dgemm(CblasRowMajor, ta, CblasNoTrans, int(m), int(n), int(k), 1.0, a, int(lda), b, int(ldb), beta, c, int(ldc));
+  else cblas_dgemm(CblasRowMajor, ta, CblasNoTrans, int(m), int(n), int(k), 1.0, a, int(lda), b, int(ldb), beta, c, int(ldc));
 }
 
 // x [N, Cin, H, W] (contiguous), w contiguous, out [N, Cout, OH, OW] (contiguous, 4-D views of
@@ -247,8 +249,8 @@ void convForward(const Tensor& x, const Tensor& w, const Tensor* bias, const Con
   if (out.numel() == 0) return;  // an empty output's other dims (and the weight's) may multiply past int64
   const int64_t N = x.sizes()[0], G = p.groups;
   const Shape& os = out.sizes();
-  Geometry g{x.sizes()[1] / G, x.sizes()[2], x.sizes()[3], w.sizes()[2], w.sizes()[3], os[2], os[3],
-             p.stride[0], p.stride[1], p.padding[0], p.padding[1], p.dilation[0], p.dilation[1]};
+  Geometry g{x.sizes()[1] / G, x.sizes()[2], x.sizes()[3], w.sizes()[2], w.sizes()[3],  os[2],        os[3],
+             p.stride[0],      p.stride[1],  p.padding[0], p.padding[1], p.dilation[0], p.dilation[1]};
   const int64_t Og = os[1] / G, K = g.C * g.KH * g.KW, L = g.OH * g.OW;
   // A 1x1, stride-1, unpadded kernel reads the input plane as is: no im2col.
   const bool direct = g.KH == 1 && g.KW == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
@@ -289,7 +291,7 @@ void convTransposed(const Tensor& x, const Tensor& w, const Tensor* bias, const 
   const Shape& os = out.sizes();
   const int64_t Coutg = w.sizes()[1];
   // The forward convolution out -> x has this geometry; col2im is its adjoint.
-  Geometry g{Coutg, os[2], os[3], w.sizes()[2], w.sizes()[3], x.sizes()[2], x.sizes()[3],
+  Geometry g{Coutg,       os[2],       os[3],        w.sizes()[2], w.sizes()[3],  x.sizes()[2], x.sizes()[3],
              p.stride[0], p.stride[1], p.padding[0], p.padding[1], p.dilation[0], p.dilation[1]};
   const int64_t K = Coutg * g.KH * g.KW, L = g.OH * g.OW;
   std::vector<T> col(static_cast<size_t>(K * L));
@@ -330,10 +332,11 @@ Tensor convolutionKernel(const std::vector<Val>& a) {
   const size_t spatial = w0.dim() >= 3 ? static_cast<size_t>(w0.dim() - 2) : 1;
   ConvParams p = convParams(a, spatial);
   if (x0.dtype() != w0.dtype())
-    throw TorchError("RuntimeError", std::string("expected scalar type ") + ir::scalarTypeName(x0.dtype()) + " but found " + ir::scalarTypeName(w0.dtype()));
+    throw TorchError("RuntimeError", std::string("expected scalar type ") + ir::scalarTypeName(x0.dtype()) + " but found " +
+                                         ir::scalarTypeName(w0.dtype()));
   if (biasV.isTensor() && biasV.t.dtype() != x0.dtype())
-    throw TorchError("RuntimeError", std::string("Input type (") + ir::typeMetaName(x0.dtype()) + ") and bias type (" + ir::typeMetaName(biasV.t.dtype()) +
-                                         ") should be the same");
+    throw TorchError("RuntimeError", std::string("Input type (") + ir::typeMetaName(x0.dtype()) + ") and bias type (" +
+                                         ir::typeMetaName(biasV.t.dtype()) + ") should be the same");
   Shape outShape = convOutputShape(x0.type(), w0.type(), biasV, p);
   requireFloat(x0.dtype(), "slow_conv2d_cpu");
   Tensor out = Tensor::empty(outShape, x0.dtype());
@@ -405,10 +408,16 @@ Pool poolParams(const ir::TensorType& t, const std::vector<Val>& a, bool isMax) 
   if (k.empty()) throw TorchError("RuntimeError", std::string(op) + ": kernel_size must either be a single int, or a tuple of two ints");
   Shape s = pairArg(a, 2, op, "stride", "must either be omitted, a single int, or a tuple of two ints", true, k);
   Shape pad = pairArg(a, 3, op, "padding", "must either be a single int, or a tuple of two ints", false, {0, 0});
-  p.kh = k[0]; p.kw = k[1]; p.sh = s[0]; p.sw = s[1]; p.ph = pad[0]; p.pw = pad[1];
+  p.kh = k[0];
+  p.kw = k[1];
+  p.sh = s[0];
+  p.sw = s[1];
+  p.ph = pad[0];
+  p.pw = pad[1];
   if (isMax) {
     Shape d = pairArg(a, 4, op, "dilation", "must be either a single int, or a tuple of two ints", false, {1, 1});
-    p.dh = d[0]; p.dw = d[1];
+    p.dh = d[0];
+    p.dw = d[1];
     p.ceil = a.size() > 5 && a[5].kind == Val::Kind::Bool && a[5].b;
   } else {
     p.ceil = a.size() > 4 && a[4].kind == Val::Kind::Bool && a[4].b;
@@ -419,9 +428,11 @@ Pool poolParams(const ir::TensorType& t, const std::vector<Val>& a, bool isMax) 
   inner.sizes.erase(inner.sizes.begin());
   Shape rest = concrete(inner, op);
   if (p.kh <= 0 || p.kw <= 0)
-    throw TorchError("RuntimeError", "kernel size should be greater than zero, but got kH: " + std::to_string(p.kh) + " kW: " + std::to_string(p.kw));
+    throw TorchError("RuntimeError",
+                     "kernel size should be greater than zero, but got kH: " + std::to_string(p.kh) + " kW: " + std::to_string(p.kw));
   if (p.sh <= 0 || p.sw <= 0)
-    throw TorchError("RuntimeError", "stride should be greater than zero, but got dH: " + std::to_string(p.sh) + " dW: " + std::to_string(p.sw));
+    throw TorchError("RuntimeError",
+                     "stride should be greater than zero, but got dH: " + std::to_string(p.sh) + " dW: " + std::to_string(p.sw));
   if (p.dh <= 0 || p.dw <= 0)
     throw TorchError("RuntimeError", "dilation should be greater than zero, but got dilationH: " + std::to_string(p.dh) +
                                          " dilationW: " + std::to_string(p.dw));
@@ -567,12 +578,14 @@ ir::TensorType adaptiveType(const ir::TensorType& in, const Val& size) {
     if (in.sizes[i] == ir::Dim(0)) {
       std::string s = "[";
       for (size_t j = 0; j < nd; ++j) s += (j ? ", " : "") + in.sizes[j].str();
-      throw TorchError("RuntimeError", "adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch dimensions, but input has sizes " +
-                                           s + "] with dimension " + std::to_string(i) + " being empty");
+      throw TorchError("RuntimeError",
+                       "adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch dimensions, but input has sizes " + s +
+                           "] with dimension " + std::to_string(i) + " being empty");
     }
   for (auto v : os)
-    if (v < 0) throw TorchError("RuntimeError", "adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received {" +
-                                                    std::to_string(os[0]) + ", " + std::to_string(os[1]) + "}");
+    if (v < 0)
+      throw TorchError("RuntimeError", "adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received {" +
+                                           std::to_string(os[0]) + ", " + std::to_string(os[1]) + "}");
   ir::TensorType t;
   t.dtype = in.dtype;
   for (size_t i = 0; i + 2 < nd; ++i) t.sizes.push_back(in.sizes[i]);
@@ -615,9 +628,10 @@ Shape padShape(const Shape& in, const Shape& pad) {
     int64_t l = pad[2 * i], r = pad[2 * i + 1];
     int64_t n = in[dim] + l + r;
     if (n < 0)
-      throw TorchError("RuntimeError", "The input size " + std::to_string(in[dim]) + ", plus negative padding " + std::to_string(l) + " and " +
-                                           std::to_string(r) + " resulted in a negative output size, which is invalid. Check dimension " +
-                                           std::to_string(dim) + " of your input.");
+      throw TorchError("RuntimeError", "The input size " + std::to_string(in[dim]) + ", plus negative padding " + std::to_string(l) +
+                                           " and " + std::to_string(r) +
+                                           " resulted in a negative output size, which is invalid. Check dimension " + std::to_string(dim) +
+                                           " of your input.");
     out[dim] = n;
   }
   return out;
@@ -647,9 +661,8 @@ Tensor constantPadKernel(const Tensor& x, const Shape& pad, double value) {
   const int64_t item = static_cast<int64_t>(ir::itemSize(x.dtype()));  // signed: strides may be negative
   char* d = static_cast<char*>(dst.data());
   const char* s = static_cast<const char*>(src.data());
-  tensor::forEachIndex<2>(len, {&dst.strides(), &src.strides()}, [&](const std::array<int64_t, 2>& o) {
-    std::memcpy(d + o[0] * item, s + o[1] * item, item);
-  });
+  tensor::forEachIndex<2>(len, {&dst.strides(), &src.strides()},
+                          [&](const std::array<int64_t, 2>& o) { std::memcpy(d + o[0] * item, s + o[1] * item, item); });
   return out;
 }
 

@@ -43,8 +43,7 @@ Val GraphDispatcher::fromArg(const ir::Graph& g, const ir::Arg& a) {
     case ir::Arg::Kind::Float: return Val::real(a.f);
     case ir::Arg::Kind::String: return Val::string(a.s);
     case ir::Arg::Kind::DType: return Val::dtypeVal(a.dtype);
-    case ir::Arg::Kind::Expr:
-      throw std::logic_error("the expression '" + a.s + "' of an imported graph cannot be evaluated by Kiln");
+    case ir::Arg::Kind::Expr: throw std::logic_error("the expression '" + a.s + "' of an imported graph cannot be evaluated by Kiln");
     case ir::Arg::Kind::List: {
       std::vector<Val> items;
       for (const auto& x : a.list) items.push_back(fromArg(g, x));

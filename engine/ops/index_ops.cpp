@@ -35,15 +35,17 @@ void copyInto(Tensor& dst, const Tensor& srcIn) {
     src = src.view(Shape(src.sizes().begin() + 1, src.sizes().end()), Shape(src.strides().begin() + 1, src.strides().end()), src.offset());
   const int64_t nd = dst.dim(), ns = src.dim();
   if (ns > nd)
-    throw TorchError("RuntimeError", "expand(torch.FloatTensor{" + tensor::shapeStr(src.sizes()) + "}, size=" + tensor::shapeStr(dst.sizes()) +
-                                         "): the number of sizes provided (" + std::to_string(nd) +
-                                         ") must be greater or equal to the number of dimensions in the tensor (" + std::to_string(ns) + ")");
+    throw TorchError("RuntimeError", "expand(torch.FloatTensor{" + tensor::shapeStr(src.sizes()) +
+                                         "}, size=" + tensor::shapeStr(dst.sizes()) + "): the number of sizes provided (" +
+                                         std::to_string(nd) + ") must be greater or equal to the number of dimensions in the tensor (" +
+                                         std::to_string(ns) + ")");
   for (int64_t i = 0; i < ns; ++i) {
     int64_t want = dst.sizes()[nd - ns + i], have = src.sizes()[i];
     if (have != want && have != 1)
       throw TorchError("RuntimeError", "The expanded size of the tensor (" + std::to_string(want) + ") must match the existing size (" +
                                            std::to_string(have) + ") at non-singleton dimension " + std::to_string(nd - ns + i) +
-                                           ".  Target sizes: " + tensor::shapeStr(dst.sizes()) + ".  Tensor sizes: " + tensor::shapeStr(src.sizes()));
+                                           ".  Target sizes: " + tensor::shapeStr(dst.sizes()) +
+                                           ".  Tensor sizes: " + tensor::shapeStr(src.sizes()));
   }
   Shape bs = tensor::broadcastStrides(src, dst.sizes());
   const bool ints = !ir::isFloating(dst.dtype()) && !ir::isFloating(src.dtype());
@@ -97,7 +99,10 @@ AdvIndex resolve(const Tensor& x, const std::vector<std::optional<Tensor>>& indi
   AdvIndex r;
   int64_t d = 0;
   for (const auto& ix : indices) {
-    if (!ix) { ++d; continue; }
+    if (!ix) {
+      ++d;
+      continue;
+    }
     if (ix->dtype() == ir::DType::Bool) {
       for (int64_t k = 0; k < ix->dim(); ++k)
         if (d + k >= x.dim() || ix->sizes()[k] != x.sizes()[d + k])
@@ -112,8 +117,7 @@ AdvIndex resolve(const Tensor& x, const std::vector<std::optional<Tensor>>& indi
       d += ix->dim();
       continue;
     }
-    if (ir::isFloating(ix->dtype()))
-      throw TorchError("IndexError", "tensors used as indices must be long, int, byte or bool tensors");
+    if (ir::isFloating(ix->dtype())) throw TorchError("IndexError", "tensors used as indices must be long, int, byte or bool tensors");
     r.dims.push_back(d++);
     r.idx.push_back(*ix);
   }
@@ -177,8 +181,14 @@ Shape forEachIndexed(const Tensor& x, const AdvIndex& r, F&& f) {
   // No result element (x is empty, or an index is): the indices were checked, nothing is read.
   if (tensor::checkedNumel(outSizes) == 0) return outSizes;
   Shape beforeSizes, beforeStrides, afterSizes, afterStrides;
-  for (size_t k = 0; k < restBefore; ++k) { beforeSizes.push_back(x.sizes()[rest[k]]); beforeStrides.push_back(x.strides()[rest[k]]); }
-  for (size_t k = restBefore; k < rest.size(); ++k) { afterSizes.push_back(x.sizes()[rest[k]]); afterStrides.push_back(x.strides()[rest[k]]); }
+  for (size_t k = 0; k < restBefore; ++k) {
+    beforeSizes.push_back(x.sizes()[rest[k]]);
+    beforeStrides.push_back(x.strides()[rest[k]]);
+  }
+  for (size_t k = restBefore; k < rest.size(); ++k) {
+    afterSizes.push_back(x.sizes()[rest[k]]);
+    afterStrides.push_back(x.strides()[rest[k]]);
+  }
   std::vector<int64_t> afterOff;
   forEachIndex<1>(afterSizes, {&afterStrides}, [&](const std::array<int64_t, 1>& o) { afterOff.push_back(o[0]); });
   int64_t lin = 0;
@@ -189,14 +199,18 @@ Shape forEachIndexed(const Tensor& x, const AdvIndex& r, F&& f) {
   return outSizes;
 }
 
-Shape indexedShape(const Shape& xs, const std::vector<Shape>& idxShapes, const std::vector<bool>& isBool, const std::vector<bool>& present) {
+Shape indexedShape(const Shape& xs, const std::vector<Shape>& idxShapes, const std::vector<bool>& isBool,
+                   const std::vector<bool>& present) {
   // Meta-only version: bool masks give a data-dependent length (unknown: 0 placeholder).
   std::vector<int64_t> dims;
   Shape b;
   bool first = true;
   int64_t d = 0;
   for (size_t k = 0; k < present.size(); ++k) {
-    if (!present[k]) { ++d; continue; }
+    if (!present[k]) {
+      ++d;
+      continue;
+    }
     Shape s = isBool[k] ? Shape{-1} : idxShapes[k];
     int64_t span = isBool[k] ? static_cast<int64_t>(idxShapes[k].size()) : 1;
     for (int64_t j = 0; j < span; ++j) dims.push_back(d + j);
@@ -260,7 +274,10 @@ Shape catShape(const Val& tensors, int64_t& dim) {
   for (const auto& t : tensors.list) {
     if (!t.isTensor()) throw TorchError("TypeError", "expected Tensor as element in argument 0");
     Shape s = sizesOf(t);
-    if (!(s.size() == 1 && s[0] == 0)) { ref = &t; break; }
+    if (!(s.size() == 1 && s[0] == 0)) {
+      ref = &t;
+      break;
+    }
   }
   if (!ref) {
     dim = 0;
@@ -277,8 +294,8 @@ Shape catShape(const Val& tensors, int64_t& dim) {
     if (static_cast<int64_t>(s.size()) != nd) {
       if (s.empty())
         throw TorchError("RuntimeError", "zero-dimensional tensor (at position " + std::to_string(i) + ") cannot be concatenated");
-      throw TorchError("RuntimeError", "Tensors must have same number of dimensions: got " + std::to_string(nd) + " and " +
-                                           std::to_string(s.size()));
+      throw TorchError("RuntimeError",
+                       "Tensors must have same number of dimensions: got " + std::to_string(nd) + " and " + std::to_string(s.size()));
     }
     for (int64_t d = 0; d < nd; ++d)
       if (d != dim && s[d] != sizesOf(*ref)[d])
@@ -294,7 +311,8 @@ Shape catShape(const Val& tensors, int64_t& dim) {
 
 // tril/triu keep elements with (col - row) <= k (tril) or >= k (triu) in the last two dims.
 Tensor triangle(const Tensor& x, int64_t k, bool lower) {
-  if (x.dim() < 2) throw TorchError("RuntimeError", std::string(lower ? "tril" : "triu") + ": input tensor must have at least 2 dimensions");
+  if (x.dim() < 2)
+    throw TorchError("RuntimeError", std::string(lower ? "tril" : "triu") + ": input tensor must have at least 2 dimensions");
   Tensor out = x.clone();
   const int64_t rows = x.sizes()[x.dim() - 2], cols = x.sizes()[x.dim() - 1];
   const int64_t mats = rows * cols == 0 ? 0 : out.numel() / (rows * cols);
@@ -361,7 +379,10 @@ void registerIndexOps(std::vector<OpDef>& t) {
       for (const auto& v : a[0].list) {
         const Tensor& x = v.t;
         if (x.dim() == 1 && x.sizes()[0] == 0 && s.size() != 1) continue;
-        if (x.numel() == 0) { at = wrapAdd(at, x.dim() > dim ? x.sizes()[dim] : 0); continue; }  // only an empty out's can overflow
+        if (x.numel() == 0) {
+          at = wrapAdd(at, x.dim() > dim ? x.sizes()[dim] : 0);
+          continue;
+        }  // only an empty out's can overflow
         Shape dstSizes = s;
         dstSizes[dim] = x.sizes()[dim];
         Tensor dst = out.view(dstSizes, out.strides(), out.offset() + at * out.strides()[dim]);
@@ -469,7 +490,8 @@ void registerIndexOps(std::vector<OpDef>& t) {
       for (int64_t i = 0; i < idx.numel(); ++i) {
         int64_t v = idx.loadIntAt(i * idx.strides()[0]);
         if (v < 0 || v >= n) {
-          std::string msg = "index " + std::to_string(v) + " is out of bounds for dimension " + std::to_string(dim) + " with size " + std::to_string(n);
+          std::string msg =
+              "index " + std::to_string(v) + " is out of bounds for dimension " + std::to_string(dim) + " with size " + std::to_string(n);
           if (add) throw TorchError("RuntimeError", msg);
           throw TorchError("IndexError", "index_copy_(): " + msg);
         }
@@ -508,9 +530,13 @@ void registerIndexOps(std::vector<OpDef>& t) {
       if (out.dtype() == ir::DType::Float32) {
         float* op = out.ptr<float>();
         float fv = static_cast<float>(v);
-        forEachIndex<2>(x.sizes(), {&os, &ms}, [&](const std::array<int64_t, 2>& o) { if (mp[o[1]]) op[o[0]] = fv; });
+        forEachIndex<2>(x.sizes(), {&os, &ms}, [&](const std::array<int64_t, 2>& o) {
+          if (mp[o[1]]) op[o[0]] = fv;
+        });
       } else {
-        forEachIndex<2>(x.sizes(), {&os, &ms}, [&](const std::array<int64_t, 2>& o) { if (mp[o[1]]) out.storeAt(o[0], v); });
+        forEachIndex<2>(x.sizes(), {&os, &ms}, [&](const std::array<int64_t, 2>& o) {
+          if (mp[o[1]]) out.storeAt(o[0], v);
+        });
       }
       return out;
     };

@@ -1,10 +1,9 @@
-// Matrix products (aten.mm, addmm, bmm, mv, dot) and aten.embedding (a row gather from a weight matrix). float32/float64 products run on OpenBLAS,
-// reading strided operands in place when BLAS can (row- or column-major with a leading
-// dimension) and copying them otherwise; integer dtypes use a plain loop, as PyTorch supports
-// integer matmul on the CPU. Errors are worded like PyTorch's meta functions.
+// Matrix products (aten.mm, addmm, bmm, mv, dot) and aten.embedding (a row gather from a weight matrix). float32/float64 products run on
+// OpenBLAS, reading strided operands in place when BLAS can (row- or column-major with a leading dimension) and copying them otherwise;
+// integer dtypes use a plain loop, as PyTorch supports integer matmul on the CPU. Errors are worded like PyTorch's meta functions.
 #include "engine/ops/op_table.h"
-#include "engine/tensor/half.h"
 #include "engine/ops/shape_util.h"
+#include "engine/tensor/half.h"
 
 #include <cblas.h>
 
@@ -96,7 +95,8 @@ void gemmInt(const Mat& a, const Mat& b, T* c, int64_t ldc, double alpha, double
       for (int64_t j = 0; j < b.cols; ++j) acc[j] = wrapAdd(acc[j], wrapMul(av, static_cast<int64_t>(pb[k * b.rs + j * b.cs])));
     }
     T* row = c + i * ldc;
-    for (int64_t j = 0; j < b.cols; ++j) row[j] = static_cast<T>(wrapAdd(ib == 0 ? 0 : wrapMul(ib, static_cast<int64_t>(row[j])), wrapMul(ia, acc[j])));
+    for (int64_t j = 0; j < b.cols; ++j)
+      row[j] = static_cast<T>(wrapAdd(ib == 0 ? 0 : wrapMul(ib, static_cast<int64_t>(row[j])), wrapMul(ia, acc[j])));
   }
 }
 
@@ -197,8 +197,8 @@ void checkMm(const ir::TensorType& a, const ir::TensorType& b) {
     throw TorchError("RuntimeError", "mat1 and mat2 shapes cannot be multiplied (" + a.sizes[0].str() + "x" + a.sizes[1].str() + " and " +
                                          b.sizes[0].str() + "x" + b.sizes[1].str() + ")");
   if (a.dtype != b.dtype)
-    throw TorchError("RuntimeError", std::string("expected m1 and m2 to have the same dtype, but got: ") + ir::typeMetaName(a.dtype) + " != " +
-                                         ir::typeMetaName(b.dtype));
+    throw TorchError("RuntimeError", std::string("expected m1 and m2 to have the same dtype, but got: ") + ir::typeMetaName(a.dtype) +
+                                         " != " + ir::typeMetaName(b.dtype));
 }
 
 // The expand of addmm's `self` to [m, n]; PyTorch's expand wording.
@@ -206,7 +206,8 @@ void checkExpandable(const ir::TensorType& self, const std::vector<ir::Dim>& to)
   if (self.sizes.size() > to.size())
     throw TorchError("RuntimeError", "expand(torch." + std::string(ir::scalarTypeName(self.dtype)) + "Tensor{" + shapeOf(self) +
                                          "}, size=[" + to[0].str() + ", " + to[1].str() + "]): the number of sizes provided (" +
-                                         std::to_string(to.size()) + ") must be greater or equal to the number of dimensions in the tensor (" +
+                                         std::to_string(to.size()) +
+                                         ") must be greater or equal to the number of dimensions in the tensor (" +
                                          std::to_string(self.sizes.size()) + ")");
   size_t lead = to.size() - self.sizes.size();
   for (size_t i = 0; i < self.sizes.size(); ++i) {
@@ -221,11 +222,11 @@ void checkExpandable(const ir::TensorType& self, const std::vector<ir::Dim>& to)
 
 void checkAddmm(const ir::TensorType& self, const ir::TensorType& m1, const ir::TensorType& m2) {
   if (self.dtype != m2.dtype)
-    throw TorchError("RuntimeError", std::string("self and mat2 must have the same dtype, but got ") + ir::scalarTypeName(self.dtype) + " and " +
-                                         ir::scalarTypeName(m2.dtype));
+    throw TorchError("RuntimeError", std::string("self and mat2 must have the same dtype, but got ") + ir::scalarTypeName(self.dtype) +
+                                         " and " + ir::scalarTypeName(m2.dtype));
   if (m1.dtype != m2.dtype)
-    throw TorchError("RuntimeError", std::string("mat1 and mat2 must have the same dtype, but got ") + ir::scalarTypeName(m1.dtype) + " and " +
-                                         ir::scalarTypeName(m2.dtype));
+    throw TorchError("RuntimeError", std::string("mat1 and mat2 must have the same dtype, but got ") + ir::scalarTypeName(m1.dtype) +
+                                         " and " + ir::scalarTypeName(m2.dtype));
   if (m1.sizes.size() != 2) throw TorchError("RuntimeError", "mat1 must be a matrix, got " + std::to_string(m1.sizes.size()) + "-D tensor");
   if (m2.sizes.size() != 2) throw TorchError("RuntimeError", "mat2 must be a matrix, got " + std::to_string(m2.sizes.size()) + "-D tensor");
   if (!sameDim(m1.sizes[1], m2.sizes[0]))
@@ -241,18 +242,20 @@ void checkBmm(const ir::TensorType& a, const ir::TensorType& b) {
     throw TorchError("RuntimeError", "Expected size for first two dimensions of batch2 tensor to be: [" + a.sizes[0].str() + ", " +
                                          a.sizes[2].str() + "] but got: [" + b.sizes[0].str() + ", " + b.sizes[1].str() + "].");
   if (a.dtype != b.dtype)
-    throw TorchError("RuntimeError", std::string("expected scalar type ") + ir::scalarTypeName(a.dtype) + " but found " + ir::scalarTypeName(b.dtype));
+    throw TorchError("RuntimeError",
+                     std::string("expected scalar type ") + ir::scalarTypeName(a.dtype) + " but found " + ir::scalarTypeName(b.dtype));
 }
 
 void checkMv(const ir::TensorType& m, const ir::TensorType& v) {
   if (m.sizes.size() != 2 || v.sizes.size() != 1)
-    throw TorchError("RuntimeError", "vector + matrix @ vector expected, got 1, " + std::to_string(m.sizes.size()) + ", " +
-                                         std::to_string(v.sizes.size()));
+    throw TorchError("RuntimeError",
+                     "vector + matrix @ vector expected, got 1, " + std::to_string(m.sizes.size()) + ", " + std::to_string(v.sizes.size()));
   if (!sameDim(m.sizes[1], v.sizes[0]))
-    throw TorchError("RuntimeError", "size mismatch, got input (" + m.sizes[0].str() + "), mat (" + m.sizes[0].str() + "x" + m.sizes[1].str() +
-                                         "), vec (" + v.sizes[0].str() + ")");
+    throw TorchError("RuntimeError", "size mismatch, got input (" + m.sizes[0].str() + "), mat (" + m.sizes[0].str() + "x" +
+                                         m.sizes[1].str() + "), vec (" + v.sizes[0].str() + ")");
   if (m.dtype != v.dtype)
-    throw TorchError("RuntimeError", std::string("expected scalar type ") + ir::scalarTypeName(m.dtype) + " but found " + ir::scalarTypeName(v.dtype));
+    throw TorchError("RuntimeError",
+                     std::string("expected scalar type ") + ir::scalarTypeName(m.dtype) + " but found " + ir::scalarTypeName(v.dtype));
 }
 
 void checkDot(const ir::TensorType& a, const ir::TensorType& b) {
@@ -260,8 +263,8 @@ void checkDot(const ir::TensorType& a, const ir::TensorType& b) {
     throw TorchError("RuntimeError", "1D tensors expected, but got " + std::to_string(a.sizes.size()) + "D and " +
                                          std::to_string(b.sizes.size()) + "D tensors");
   if (a.dtype != b.dtype)
-    throw TorchError("RuntimeError", std::string("dot : expected both vectors to have same dtype, but found ") + ir::scalarTypeName(a.dtype) +
-                                         " and " + ir::scalarTypeName(b.dtype));
+    throw TorchError("RuntimeError", std::string("dot : expected both vectors to have same dtype, but found ") +
+                                         ir::scalarTypeName(a.dtype) + " and " + ir::scalarTypeName(b.dtype));
   if (!sameDim(a.sizes[0], b.sizes[0]))
     throw TorchError("RuntimeError", "inconsistent tensor size, expected tensor [" + a.sizes[0].str() + "] and src [" + b.sizes[0].str() +
                                          "] to have the same number of elements, but got " + a.sizes[0].str() + " and " + b.sizes[0].str() +
@@ -286,9 +289,8 @@ void fillBroadcast(Tensor& dst, const Tensor& src) {
   const int64_t item = static_cast<int64_t>(ir::itemSize(dst.dtype()));  // signed: strides may be negative
   char* d = static_cast<char*>(dst.data());
   const char* s = static_cast<const char*>(src.data());
-  tensor::forEachIndex<2>(dst.sizes(), {&ds, &ss}, [&](const std::array<int64_t, 2>& o) {
-    std::memcpy(d + o[0] * item, s + o[1] * item, item);
-  });
+  tensor::forEachIndex<2>(dst.sizes(), {&ds, &ss},
+                          [&](const std::array<int64_t, 2>& o) { std::memcpy(d + o[0] * item, s + o[1] * item, item); });
 }
 
 Tensor addmmKernel(const Tensor& self, const Tensor& m1, const Tensor& m2, double beta, double alpha) {
@@ -310,7 +312,8 @@ Tensor bmmKernel(const Tensor& a, const Tensor& b) {
   Tensor pa = forGemm(a), pb = forGemm(b);
   const size_t item = ir::itemSize(a.dtype());
   for (int64_t i = 0; i < batch; ++i)
-    tensor::checkStop(), gemm(a.dtype(), batchOf(pa, i), batchOf(pb, i), static_cast<char*>(out.data()) + i * m * n * item, std::max<int64_t>(1, n), 1.0, 0.0);
+    tensor::checkStop(), gemm(a.dtype(), batchOf(pa, i), batchOf(pb, i), static_cast<char*>(out.data()) + i * m * n * item,
+                              std::max<int64_t>(1, n), 1.0, 0.0);
   return out;
 }
 
@@ -346,8 +349,9 @@ Tensor dotKernel(const Tensor& a, const Tensor& b) {
 void checkEmbedding(const ir::TensorType& weight, const ir::TensorType& indices) {
   if (indices.dtype != ir::DType::Int64 && indices.dtype != ir::DType::Int32) {
     std::string legacy = std::string("torch.") + ir::scalarTypeName(indices.dtype) + "Tensor";
-    throw TorchError("RuntimeError", "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got " +
-                                         legacy + " instead (while checking arguments for embedding)");
+    throw TorchError("RuntimeError",
+                     "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got " + legacy +
+                         " instead (while checking arguments for embedding)");
   }
   if (weight.sizes.size() != 2) throw TorchError("RuntimeError", "'weight' must be 2-D");
 }

@@ -18,7 +18,6 @@ using tensor::TorchError;
 
 namespace {
 
-
 // Offsets of x split into rows along `dim`: for every other index, the base offset; the row
 // elements are base + k * stride (k < len).
 struct Rows {
@@ -136,14 +135,15 @@ void checkChannels(const Val& x, const Val& v, const char* what) {
   // Channels are dim 1: an input without one (x.size(1) in PyTorch's words) has no channels to
   // normalize, and the kernels would read a stride it does not have.
   if (xs.size() < 2)
-    throw TorchError("IndexError", "Dimension out of range (expected to be in range of [" + std::to_string(-std::max<int64_t>(xs.size(), 1)) +
-                                       ", " + std::to_string(std::max<int64_t>(xs.size(), 1) - 1) + "], but got 1)");
+    throw TorchError("IndexError", "Dimension out of range (expected to be in range of [" +
+                                       std::to_string(-std::max<int64_t>(xs.size(), 1)) + ", " +
+                                       std::to_string(std::max<int64_t>(xs.size(), 1) - 1) + "], but got 1)");
   if (v.isNone()) return;
   int64_t C = xs.size() > 1 ? xs[1] : 1;
   Shape s = sizesOf(v);
   if (s.size() != 1 || s[0] != C)
-    throw TorchError("RuntimeError", std::string(what) + " should contain " + std::to_string(C) + " elements not " +
-                                         std::to_string(s.empty() ? 1 : s[0]));
+    throw TorchError("RuntimeError",
+                     std::string(what) + " should contain " + std::to_string(C) + " elements not " + std::to_string(s.empty() ? 1 : s[0]));
 }
 
 // Batch-norm training step: normalized output, batch mean, invstd, and the running stats
@@ -462,7 +462,8 @@ void registerNormOps(std::vector<OpDef>& t) {
       Shape xs = sizesOf(a.at(0)), ts = sizesOf(a.at(1));
       if (xs.empty()) throw TorchError("ValueError", "Expected 1 or more dimensions (got 0)");
       if (ir::isFloating(a[1].tensorType().dtype) || a[1].tensorType().dtype == ir::DType::Bool)
-        throw TorchError("RuntimeError", "expected scalar type Long but found " + std::string(ir::torchName(a[1].tensorType().dtype)).substr(6));
+        throw TorchError("RuntimeError",
+                         "expected scalar type Long but found " + std::string(ir::torchName(a[1].tensorType().dtype)).substr(6));
       if (xs.size() >= 2 && (ts.empty() || ts[0] != xs[0]))
         throw TorchError("ValueError", "Expected input batch_size (" + std::to_string(xs[0]) + ") to match target batch_size (" +
                                            std::to_string(ts.empty() ? 0 : ts[0]) + ").");
@@ -473,7 +474,8 @@ void registerNormOps(std::vector<OpDef>& t) {
       if (xs.size() > 2) {
         Shape want = {xs[0]};
         want.insert(want.end(), xs.begin() + 2, xs.end());
-        if (ts != want) throw TorchError("RuntimeError", "Expected target size " + tensor::shapeStr(want) + ", got " + tensor::shapeStr(ts));
+        if (ts != want)
+          throw TorchError("RuntimeError", "Expected target size " + tensor::shapeStr(want) + ", got " + tensor::shapeStr(ts));
       }
       const int64_t classes = xs.size() >= 2 ? xs[1] : xs[0];
       if (!a.at(2).isNone()) {
@@ -547,9 +549,11 @@ void registerNormOps(std::vector<OpDef>& t) {
       if (x.dtype() == ir::DType::Float32) {
         float* op = out.ptr<float>();
         const float* xp = x.ptr<float>();
-        forEachIndex<2>(x.sizes(), {&os, &x.strides()}, [&](const std::array<int64_t, 2>& o) { op[o[0]] = static_cast<float>(gelu(xp[o[1]], th)); });
+        forEachIndex<2>(x.sizes(), {&os, &x.strides()},
+                        [&](const std::array<int64_t, 2>& o) { op[o[0]] = static_cast<float>(gelu(xp[o[1]], th)); });
       } else {
-        forEachIndex<2>(x.sizes(), {&os, &x.strides()}, [&](const std::array<int64_t, 2>& o) { out.storeAt(o[0], gelu(x.loadAt(o[1]), th)); });
+        forEachIndex<2>(x.sizes(), {&os, &x.strides()},
+                        [&](const std::array<int64_t, 2>& o) { out.storeAt(o[0], gelu(x.loadAt(o[1]), th)); });
       }
       return out;
     };

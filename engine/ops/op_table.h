@@ -4,8 +4,8 @@
 // Passes, the scheduler and the runtime look ops up here; no op knowledge lives elsewhere.
 #pragma once
 
-#include "engine/ops/val.h"
 #include "engine/kir/kernel_ir.h"
+#include "engine/ops/val.h"
 
 #include <functional>
 #include <string>
@@ -30,8 +30,8 @@ struct PointwiseEmitter {
 // forward saved them, the gradient of the result, and which arguments need a gradient.
 struct GradContext {
   const std::vector<Val>& inputs;
-  const Val& output;      // a Val list for ops with several results
-  const Val& gradOutput;  // likewise (None where no gradient flows into a result)
+  const Val& output;            // a Val list for ops with several results
+  const Val& gradOutput;        // likewise (None where no gradient flows into a result)
   std::vector<bool> needsGrad;  // per argument (a list argument counts once)
   bool needs(size_t i) const { return i < needsGrad.size() && needsGrad[i]; }
 };
@@ -58,8 +58,7 @@ struct OpDef {
   // Rewrites the op into other (core) ops; empty for core ops.
   std::function<Val(Dispatcher&, const std::vector<Val>&)> decompose;
   // Pointwise ops only: the scalar body.
-  std::function<int(PointwiseEmitter&, const std::vector<int>& operands, const std::vector<Val>& args,
-                    ir::DType resultType)> pointwise;
+  std::function<int(PointwiseEmitter&, const std::vector<int>& operands, const std::vector<Val>& args, ir::DType resultType)> pointwise;
   // Reduction ops code generation can do (sum, mean, amax ...): the reduction to emit.
   std::function<ReductionSpec(const std::vector<Val>&)> reduction;
   // Ops with several results (max.dim, var_mean, native_layer_norm): every result's type and

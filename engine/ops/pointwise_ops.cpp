@@ -122,8 +122,10 @@ const Binary kBinary[] = {
     {"aten.mul.Tensor", kir::Op::Mul, [](double a, double b) { return a * b; }, wrapMul, Binary::Promote},
     {"aten.div.Tensor", kir::Op::Div, [](double a, double b) { return a / b; }, nullptr, Binary::Float},
     {"aten.remainder.Tensor", kir::Op::Mod, pyFmod, floorDivMod, Binary::Promote},
-    {"aten.maximum.default", kir::Op::Max, [](double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b); }, [](int64_t a, int64_t b) { return std::max(a, b); }, Binary::Promote},
-    {"aten.minimum.default", kir::Op::Min, [](double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b); }, [](int64_t a, int64_t b) { return std::min(a, b); }, Binary::Promote},
+    {"aten.maximum.default", kir::Op::Max, [](double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b); },
+     [](int64_t a, int64_t b) { return std::max(a, b); }, Binary::Promote},
+    {"aten.minimum.default", kir::Op::Min, [](double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b); },
+     [](int64_t a, int64_t b) { return std::min(a, b); }, Binary::Promote},
     {"aten.pow.Tensor_Tensor", kir::Op::Pow, [](double a, double b) { return std::pow(a, b); }, nullptr, Binary::Promote},
     {"aten.lt.Tensor", kir::Op::Lt, [](double a, double b) { return double(a < b); }, nullptr, Binary::Bool},
     {"aten.le.Tensor", kir::Op::Le, [](double a, double b) { return double(a <= b); }, nullptr, Binary::Bool},
@@ -134,8 +136,10 @@ const Binary kBinary[] = {
     // pow(x, scalar): ints stay exact (x ** 2 of an int64 tensor is int64).
     {"aten.pow.Tensor_Scalar", kir::Op::Pow, powFloat, ipow, Binary::Promote},
     // clamp_min/clamp_max: NaN in x propagates, as torch.clamp does.
-    {"aten.clamp_min.default", kir::Op::Max, [](double a, double b) { return std::isnan(a) ? a : std::max(a, b); }, [](int64_t a, int64_t b) { return std::max(a, b); }, Binary::Promote},
-    {"aten.clamp_max.default", kir::Op::Min, [](double a, double b) { return std::isnan(a) ? a : std::min(a, b); }, [](int64_t a, int64_t b) { return std::min(a, b); }, Binary::Promote},
+    {"aten.clamp_min.default", kir::Op::Max, [](double a, double b) { return std::isnan(a) ? a : std::max(a, b); },
+     [](int64_t a, int64_t b) { return std::max(a, b); }, Binary::Promote},
+    {"aten.clamp_max.default", kir::Op::Min, [](double a, double b) { return std::isnan(a) ? a : std::min(a, b); },
+     [](int64_t a, int64_t b) { return std::min(a, b); }, Binary::Promote},
     {"aten.logical_and.default", kir::Op::And, [](double a, double b) { return double(a != 0 && b != 0); }, nullptr, Binary::Bool},
     {"aten.logical_or.default", kir::Op::Or, [](double a, double b) { return double(a != 0 || b != 0); }, nullptr, Binary::Bool},
     {"aten.logical_xor.default", kir::Op::Ne, [](double a, double b) { return double((a != 0) != (b != 0)); }, nullptr, Binary::Bool},
@@ -143,15 +147,19 @@ const Binary kBinary[] = {
     {"aten.bitwise_or.Tensor", kir::Op::Or, nullptr, [](int64_t a, int64_t b) { return a | b; }, Binary::Promote},
     {"aten.bitwise_xor.Tensor", kir::Op::Ne, nullptr, [](int64_t a, int64_t b) { return a ^ b; }, Binary::Promote},
     // fmod: C's remainder, with the dividend's sign (remainder takes the divisor's).
-    {"aten.fmod.Tensor", kir::Op::Const, [](double a, double b) { return std::fmod(a, b); }, [](int64_t a, int64_t b) {
+    {"aten.fmod.Tensor", kir::Op::Const, [](double a, double b) { return std::fmod(a, b); },
+     [](int64_t a, int64_t b) {
        if (b == 0) throw TorchError("RuntimeError", "ZeroDivisionError");
-       return b == -1 ? int64_t{0} : a % b; }, Binary::Promote},
+       return b == -1 ? int64_t{0} : a % b;
+     },
+     Binary::Promote},
     // ATen's shifts (c10 lshift/rshift): a shift by a negative count or past the width gives 0,
     // or the sign for >>; integers only.
-    {"aten.bitwise_left_shift.Tensor", kir::Op::Const, nullptr, [](int64_t a, int64_t b) {
-       return b < 0 || b >= 64 ? int64_t{0} : static_cast<int64_t>(static_cast<uint64_t>(a) << b); }, Binary::Promote},
-    {"aten.bitwise_right_shift.Tensor", kir::Op::Const, nullptr, [](int64_t a, int64_t b) {
-       return b < 0 || b >= 64 ? a >> 63 : a >> b; }, Binary::Promote},
+    {"aten.bitwise_left_shift.Tensor", kir::Op::Const, nullptr,
+     [](int64_t a, int64_t b) { return b < 0 || b >= 64 ? int64_t{0} : static_cast<int64_t>(static_cast<uint64_t>(a) << b); },
+     Binary::Promote},
+    {"aten.bitwise_right_shift.Tensor", kir::Op::Const, nullptr, [](int64_t a, int64_t b) { return b < 0 || b >= 64 ? a >> 63 : a >> b; },
+     Binary::Promote},
     {"aten.floor_divide.default", kir::Op::Const, [](double a, double b) { return std::floor(a / b); }, floorDiv, Binary::Promote},
     {"aten.atan2.default", kir::Op::Const, [](double a, double b) { return std::atan2(a, b); }, nullptr, Binary::Float},
 };
@@ -178,16 +186,17 @@ Tensor unaryKernel(const Unary& u, const Tensor& x, ir::DType outType) {
     forEachIndex<2>(x.sizes(), {&os, &x.strides()}, [&](const std::array<int64_t, 2>& o) { op[o[0]] = static_cast<float>(fn(xp[o[1]])); });
     return out;
   }
-  forEachIndex<2>(x.sizes(), {&os, &x.strides()}, [&](const std::array<int64_t, 2>& o) {
-    out.storeAt(o[0], u.fn(x.loadAt(o[1])));
-  });
+  forEachIndex<2>(x.sizes(), {&os, &x.strides()}, [&](const std::array<int64_t, 2>& o) { out.storeAt(o[0], u.fn(x.loadAt(o[1]))); });
   return out;
 }
 
 // ATen's CPU kernel name of an integer-only op, as its "not implemented for 'Float'" error says.
 const char* integerKernelName(std::string_view op) {
-  for (auto [part, kernel] : {std::pair{"bitwise_and", "bitwise_and"}, {"bitwise_xor", "bitwise_xor"}, {"bitwise_or", "bitwise_or"},
-                              {"left_shift", "lshift"}, {"right_shift", "rshift"}})
+  for (auto [part, kernel] : {std::pair{"bitwise_and", "bitwise_and"},
+                              {"bitwise_xor", "bitwise_xor"},
+                              {"bitwise_or", "bitwise_or"},
+                              {"left_shift", "lshift"},
+                              {"right_shift", "rshift"}})
     if (op.find(part) != std::string_view::npos) return kernel;
   return "bitwise";
 }
@@ -203,8 +212,8 @@ Tensor binaryKernel(const Binary& b, const Val& xv, const Val& yv, ir::DType out
   Tensor out = Tensor::empty(sizes, outType);
   Shape os = out.strides(), xs = tensor::broadcastStrides(x, sizes), ys = tensor::broadcastStrides(y, sizes);
   if (!b.fn && ir::isFloating(compute))
-    throw TorchError("RuntimeError", std::string("\"") + integerKernelName(b.name) + "_cpu\" not implemented for '" +
-                                         ir::scalarTypeName(compute) + "'");
+    throw TorchError("RuntimeError",
+                     std::string("\"") + integerKernelName(b.name) + "_cpu\" not implemented for '" + ir::scalarTypeName(compute) + "'");
   if (compute == ir::DType::Float32 && outType == ir::DType::Float32 && x.dtype() == compute && y.dtype() == compute) {
     // float32 fast path: typed pointers, no per-element dtype switch.
     float* op = out.ptr<float>();
@@ -219,18 +228,17 @@ Tensor binaryKernel(const Binary& b, const Val& xv, const Val& yv, ir::DType out
         for (int64_t i = i0; i < i1; ++i) op[i] = static_cast<float>(fn(xp[i], yp[i]));
       }
     } else {
-      forEachIndex<3>(sizes, {&os, &xs, &ys}, [&](const std::array<int64_t, 3>& o) { op[o[0]] = static_cast<float>(fn(xp[o[1]], yp[o[2]])); });
+      forEachIndex<3>(sizes, {&os, &xs, &ys},
+                      [&](const std::array<int64_t, 3>& o) { op[o[0]] = static_cast<float>(fn(xp[o[1]], yp[o[2]])); });
     }
     return out;
   }
   if (!ir::isFloating(compute) && b.ifn) {
-    forEachIndex<3>(sizes, {&os, &xs, &ys}, [&](const std::array<int64_t, 3>& o) {
-      out.storeIntAt(o[0], b.ifn(x.loadIntAt(o[1]), y.loadIntAt(o[2])));
-    });
+    forEachIndex<3>(sizes, {&os, &xs, &ys},
+                    [&](const std::array<int64_t, 3>& o) { out.storeIntAt(o[0], b.ifn(x.loadIntAt(o[1]), y.loadIntAt(o[2]))); });
   } else {
-    forEachIndex<3>(sizes, {&os, &xs, &ys}, [&](const std::array<int64_t, 3>& o) {
-      out.storeAt(o[0], b.fn(x.loadAt(o[1]), y.loadAt(o[2])));
-    });
+    forEachIndex<3>(sizes, {&os, &xs, &ys},
+                    [&](const std::array<int64_t, 3>& o) { out.storeAt(o[0], b.fn(x.loadAt(o[1]), y.loadAt(o[2]))); });
   }
   return out;
 }
@@ -316,8 +324,7 @@ void registerPointwiseOps(std::vector<OpDef>& t) {
     d.kind = OpKind::Pointwise;
     d.meta = [logical](const std::vector<Val>& a) {
       ir::TensorType ty = a.at(0).tensorType();
-      if (!logical && ir::isFloating(ty.dtype))
-        throw TorchError("RuntimeError", "\"bitwise_not_cpu\" not implemented for 'Float'");
+      if (!logical && ir::isFloating(ty.dtype)) throw TorchError("RuntimeError", "\"bitwise_not_cpu\" not implemented for 'Float'");
       if (logical) ty.dtype = ir::DType::Bool;
       ty.strides.clear();
       ty.requiresGrad = false;
@@ -365,7 +372,13 @@ void registerPointwiseOps(std::vector<OpDef>& t) {
     OpDef d;
     d.name = "prims.convert_element_type.default";
     d.kind = OpKind::Pointwise;
-    d.meta = [](const std::vector<Val>& a) { ir::TensorType ty = a.at(0).tensorType(); ty.dtype = a.at(1).dtype; ty.strides.clear(); ty.requiresGrad = false; return ty; };
+    d.meta = [](const std::vector<Val>& a) {
+      ir::TensorType ty = a.at(0).tensorType();
+      ty.dtype = a.at(1).dtype;
+      ty.strides.clear();
+      ty.requiresGrad = false;
+      return ty;
+    };
     d.eager = [](const std::vector<Val>& a) { return a.at(0).t.to(a.at(1).dtype); };
     d.pointwise = [](PointwiseEmitter& e, const std::vector<int>& in, const std::vector<Val>&, ir::DType rt) {
       return e.emit(kir::Op::Cast, {in.at(0)}, rt);
@@ -377,7 +390,11 @@ void registerPointwiseOps(std::vector<OpDef>& t) {
     OpDef d;
     d.name = "aten.clone.default";
     d.kind = OpKind::Pointwise;
-    d.meta = [](const std::vector<Val>& a) { ir::TensorType ty = a.at(0).tensorType(); ty.strides.clear(); return ty; };
+    d.meta = [](const std::vector<Val>& a) {
+      ir::TensorType ty = a.at(0).tensorType();
+      ty.strides.clear();
+      return ty;
+    };
     d.eager = [](const std::vector<Val>& a) { return a.at(0).t.clone(); };
     d.pointwise = [](PointwiseEmitter&, const std::vector<int>& in, const std::vector<Val>&, ir::DType) { return in.at(0); };
     t.push_back(std::move(d));
@@ -398,9 +415,8 @@ void registerWhereOp(std::vector<OpDef>& t) {
     tensor::Tensor out = tensor::Tensor::empty(sizes, dt);
     tensor::Shape os = out.strides(), cs = tensor::broadcastStrides(c, sizes), xs = tensor::broadcastStrides(x, sizes),
                   ys = tensor::broadcastStrides(y, sizes);
-    forEachIndex<4>(sizes, {&os, &cs, &xs, &ys}, [&](const std::array<int64_t, 4>& o) {
-      out.storeAt(o[0], c.loadAt(o[1]) != 0 ? x.loadAt(o[2]) : y.loadAt(o[3]));
-    });
+    forEachIndex<4>(sizes, {&os, &cs, &xs, &ys},
+                    [&](const std::array<int64_t, 4>& o) { out.storeAt(o[0], c.loadAt(o[1]) != 0 ? x.loadAt(o[2]) : y.loadAt(o[3])); });
     return out;
   };
   d.pointwise = [](PointwiseEmitter& e, const std::vector<int>& in, const std::vector<Val>& args, ir::DType rt) {

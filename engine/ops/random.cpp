@@ -46,7 +46,8 @@ void forEachElement(Tensor& t, F&& f) {
 
 void floatingOnly(const Tensor& t, const char* what) {
   if (!ir::isFloating(t.dtype()) || t.dtype() == ir::DType::Float16 || t.dtype() == ir::DType::BFloat16)
-    throw TorchError("RuntimeError", std::string(what) + " not implemented for '" + std::string(std::string(ir::torchName(t.dtype()))) + "'");
+    throw TorchError("RuntimeError",
+                     std::string(what) + " not implemented for '" + std::string(std::string(ir::torchName(t.dtype()))) + "'");
 }
 
 // normal_fill_16: Box-Muller on 16 uniforms in place, the first 8 giving cos, the last 8 sin.
@@ -115,8 +116,7 @@ void normalFill(Tensor& t, double mean, double std, Generator& g) {
   if (n >= 16 && t.isContiguous()) {
     if (t.dtype() == ir::DType::Float32)
       normalFillContiguous<float>(t.ptr<float>(), n, static_cast<float>(mean), static_cast<float>(std), g);
-    else
-      normalFillContiguous<double>(t.ptr<double>(), n, mean, std, g);
+    else normalFillContiguous<double>(t.ptr<double>(), n, mean, std, g);
     return;
   }
   forEachElement(t, [&](int64_t o) { t.storeAt(o, normalSample(g, mean, std)); });
@@ -124,11 +124,11 @@ void normalFill(Tensor& t, double mean, double std, Generator& g) {
 
 void randomFromToFill(Tensor& t, int64_t from, int64_t to, Generator& g) {
   if (from >= to)
-    throw TorchError("RuntimeError", "random_ expects 'from' to be less than 'to', but got from=" + std::to_string(from) +
-                                         " >= to=" + std::to_string(to));
+    throw TorchError("RuntimeError",
+                     "random_ expects 'from' to be less than 'to', but got from=" + std::to_string(from) + " >= to=" + std::to_string(to));
   uint64_t range = static_cast<uint64_t>(to) - static_cast<uint64_t>(from);
-  bool wide = range >= (uint64_t(1) << 32) &&
-              (t.dtype() == ir::DType::Int64 || t.dtype() == ir::DType::Float64 || t.dtype() == ir::DType::Float32);
+  bool wide =
+      range >= (uint64_t(1) << 32) && (t.dtype() == ir::DType::Int64 || t.dtype() == ir::DType::Float64 || t.dtype() == ir::DType::Float32);
   forEachElement(t, [&](int64_t o) {
     uint64_t v = wide ? g.random64() : g.random();
     t.storeIntAt(o, static_cast<int64_t>(v % range) + from);

@@ -197,8 +197,16 @@ Tensor reduce(const Tensor& x0, const std::vector<int64_t>& dims, bool keep, Red
           for (size_t k = 1; k < p.inner.size() && !nan; ++k) {
             T v = base[p.inner[k]];
             if constexpr (!isInt)
-              if (std::isnan(v)) { best = v; bestAt = int64_t(k); nan = true; break; }
-            if (isMax ? v > best : v < best) { best = v; bestAt = int64_t(k); }
+              if (std::isnan(v)) {
+                best = v;
+                bestAt = int64_t(k);
+                nan = true;
+                break;
+              }
+            if (isMax ? v > best : v < best) {
+              best = v;
+              bestAt = int64_t(k);
+            }
           }
           if (r == Red::ArgMax || r == Red::ArgMin) out.storeIntAt(o, bestAt);
           else if (intOut) out.storeIntAt(o, int64_t(best));
@@ -210,7 +218,10 @@ Tensor reduce(const Tensor& x0, const std::vector<int64_t>& dims, bool keep, Red
           bool acc = r == Red::All;
           for (int64_t off : p.inner) {
             bool v = base[off] != T(0);
-            if (r == Red::Any ? v : !v) { acc = !acc; break; }
+            if (r == Red::Any ? v : !v) {
+              acc = !acc;
+              break;
+            }
           }
           out.storeIntAt(o, acc);
           break;
@@ -310,8 +321,10 @@ ir::DType meanType(const Val& x, const Val& dtype, const char* fn) {
   if (dtype.kind == Val::Kind::DType) return dtype.dtype;
   ir::DType d = x.tensorType().dtype;
   if (!ir::isFloating(d))
-    throw TorchError("RuntimeError", std::string(fn) + "(): could not infer output dtype. Input dtype must be either a floating point "
-                                                       "or complex dtype. Got: " + ir::scalarTypeName(d));
+    throw TorchError("RuntimeError", std::string(fn) +
+                                         "(): could not infer output dtype. Input dtype must be either a floating point "
+                                         "or complex dtype. Got: " +
+                                         ir::scalarTypeName(d));
   return d;
 }
 
@@ -347,14 +360,17 @@ void registerReductionOps(std::vector<OpDef>& t) {
     size_t dtAt = withDims ? 3 : 1;
     d.meta = [withDims, dtAt](const std::vector<Val>& a) {
       auto in = a.at(0).tensorType();
-      return reducedType(in, reductionDims(withDims ? argOr(a, 1) : Val::none(), ndim(a[0])), withDims && keepArg(a, 2), accumType(a[0], argOr(a, dtAt)));
+      return reducedType(in, reductionDims(withDims ? argOr(a, 1) : Val::none(), ndim(a[0])), withDims && keepArg(a, 2),
+                         accumType(a[0], argOr(a, dtAt)));
     };
     d.eager = [withDims, dtAt](const std::vector<Val>& a) {
       ir::DType dt = accumType(a[0], argOr(a, dtAt));
-      return reduce(castTo(a[0].t, dt), reductionDims(withDims ? argOr(a, 1) : Val::none(), a[0].t.dim()), withDims && keepArg(a, 2), Red::Sum, dt, "sum");
+      return reduce(castTo(a[0].t, dt), reductionDims(withDims ? argOr(a, 1) : Val::none(), a[0].t.dim()), withDims && keepArg(a, 2),
+                    Red::Sum, dt, "sum");
     };
     d.reduction = [withDims](const std::vector<Val>& a) {
-      return ReductionSpec{kir::Op::ReduceSum, reductionDims(withDims ? argOr(a, 1) : Val::none(), ndim(a[0])), withDims && keepArg(a, 2), false};
+      return ReductionSpec{kir::Op::ReduceSum, reductionDims(withDims ? argOr(a, 1) : Val::none(), ndim(a[0])), withDims && keepArg(a, 2),
+                           false};
     };
     t.push_back(std::move(d));
   }
@@ -363,13 +379,13 @@ void registerReductionOps(std::vector<OpDef>& t) {
     OpDef d = reductionOp(withDim ? "aten.prod.dim_int" : "aten.prod.default");
     size_t dtAt = withDim ? 3 : 1;
     d.meta = [withDim, dtAt](const std::vector<Val>& a) {
-      return reducedType(a.at(0).tensorType(), reductionDims(withDim ? Val::listOf({a.at(1)}) : Val::none(), ndim(a[0])), withDim && keepArg(a, 2),
-                         accumType(a[0], argOr(a, dtAt)));
+      return reducedType(a.at(0).tensorType(), reductionDims(withDim ? Val::listOf({a.at(1)}) : Val::none(), ndim(a[0])),
+                         withDim && keepArg(a, 2), accumType(a[0], argOr(a, dtAt)));
     };
     d.eager = [withDim, dtAt](const std::vector<Val>& a) {
       ir::DType dt = accumType(a[0], argOr(a, dtAt));
-      return reduce(castTo(a[0].t, dt), reductionDims(withDim ? Val::listOf({a.at(1)}) : Val::none(), a[0].t.dim()), withDim && keepArg(a, 2),
-                    Red::Prod, dt, "prod");
+      return reduce(castTo(a[0].t, dt), reductionDims(withDim ? Val::listOf({a.at(1)}) : Val::none(), a[0].t.dim()),
+                    withDim && keepArg(a, 2), Red::Prod, dt, "prod");
     };
     t.push_back(std::move(d));
   }
@@ -386,13 +402,16 @@ void registerReductionOps(std::vector<OpDef>& t) {
                     meanType(a[0], argOr(a, dtAt), "mean"));
     };
     d.reduction = [withDims](const std::vector<Val>& a) {
-      return ReductionSpec{kir::Op::ReduceSum, reductionDims(withDims ? argOr(a, 1) : Val::none(), ndim(a[0])), withDims && keepArg(a, 2), true};
+      return ReductionSpec{kir::Op::ReduceSum, reductionDims(withDims ? argOr(a, 1) : Val::none(), ndim(a[0])), withDims && keepArg(a, 2),
+                           true};
     };
     t.push_back(std::move(d));
   }
   // amax/amin(x, dims=[], keepdim=False), max/min(x) over everything.
-  for (auto [name, r, dimsGiven] : {std::tuple{"aten.amax.default", Red::Max, true}, {"aten.amin.default", Red::Min, true},
-                                     {"aten.max.default", Red::Max, false}, {"aten.min.default", Red::Min, false}}) {
+  for (auto [name, r, dimsGiven] : {std::tuple{"aten.amax.default", Red::Max, true},
+                                    {"aten.amin.default", Red::Min, true},
+                                    {"aten.max.default", Red::Max, false},
+                                    {"aten.min.default", Red::Min, false}}) {
     OpDef d = reductionOp(name);
     Red red = r;
     bool withDims = dimsGiven;
@@ -403,9 +422,11 @@ void registerReductionOps(std::vector<OpDef>& t) {
     };
     d.eager = [withDims, red, fn](const std::vector<Val>& a) {
       if (!withDims && a[0].t.numel() == 0)
-        throw TorchError("RuntimeError", fn + "(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
-      return reduce(a[0].t, reductionDims(withDims ? argOr(a, 1) : Val::none(), a[0].t.dim()), withDims && keepArg(a, 2), red, a[0].t.dtype(),
-                    fn.c_str());
+        throw TorchError(
+            "RuntimeError",
+            fn + "(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
+      return reduce(a[0].t, reductionDims(withDims ? argOr(a, 1) : Val::none(), a[0].t.dim()), withDims && keepArg(a, 2), red,
+                    a[0].t.dtype(), fn.c_str());
     };
     d.reduction = [withDims, red](const std::vector<Val>& a) {
       return ReductionSpec{red == Red::Max ? kir::Op::ReduceMax : kir::Op::ReduceMin,
@@ -477,7 +498,8 @@ void registerReductionOps(std::vector<OpDef>& t) {
         return argOr(a, 1);
       };
       d.meta = [dimsOf, overload](const std::vector<Val>& a) {
-        return reducedType(a[0].tensorType(), reductionDims(dimsOf(a), ndim(a[0])), overload != "default" && keepArg(a, 2), ir::DType::Bool);
+        return reducedType(a[0].tensorType(), reductionDims(dimsOf(a), ndim(a[0])), overload != "default" && keepArg(a, 2),
+                           ir::DType::Bool);
       };
       d.eager = [dimsOf, overload, isAny](const std::vector<Val>& a) {
         return reduce(a[0].t, reductionDims(dimsOf(a), a[0].t.dim()), overload != "default" && keepArg(a, 2), isAny ? Red::Any : Red::All,
@@ -526,7 +548,10 @@ void registerReductionOps(std::vector<OpDef>& t) {
   }
   {
     OpDef d = reductionOp("aten.logsumexp.default");  // (x, dims, keepdim=False)
-    auto outType = [](const Val& x) { ir::DType dt = x.tensorType().dtype; return ir::isFloating(dt) ? dt : ir::DType::Float32; };
+    auto outType = [](const Val& x) {
+      ir::DType dt = x.tensorType().dtype;
+      return ir::isFloating(dt) ? dt : ir::DType::Float32;
+    };
     d.meta = [outType](const std::vector<Val>& a) {
       return reducedType(a[0].tensorType(), reductionDims(argOr(a, 1), ndim(a[0])), keepArg(a, 2), outType(a[0]));
     };

@@ -54,13 +54,11 @@ Tensor argsortImpl(const Tensor& x, int64_t dim, bool descending) {
   forEachLine(x, dim, x.sizes(), [&](int64_t in, int64_t o) {
     for (int64_t j = 0; j < n; ++j) line[j] = {load<T>(x, in + j * xstride), j};
     if (descending)
-      std::stable_sort(line.begin(), line.end(), [](const auto& a, const auto& b) {
-        return (isNan(a.first) && !isNan(b.first)) || a.first > b.first;
-      });
+      std::stable_sort(line.begin(), line.end(),
+                       [](const auto& a, const auto& b) { return (isNan(a.first) && !isNan(b.first)) || a.first > b.first; });
     else
-      std::stable_sort(line.begin(), line.end(), [](const auto& a, const auto& b) {
-        return (!isNan(a.first) && isNan(b.first)) || a.first < b.first;
-      });
+      std::stable_sort(line.begin(), line.end(),
+                       [](const auto& a, const auto& b) { return (!isNan(a.first) && isNan(b.first)) || a.first < b.first; });
     for (int64_t j = 0; j < n; ++j) out.storeIntAt(o + j * ostride, line[j].second);
   });
   return out;
@@ -164,7 +162,8 @@ void registerSortOps(std::vector<OpDef>& t) {
       int64_t dim = sortDim(a[0], a.size() > 2 ? a[2] : Val::none());
       bool descending = a.size() > 3 && a[3].kind == Val::Kind::Bool && a[3].b;
       if (x.dtype() == ir::DType::Float16 || x.dtype() == ir::DType::BFloat16)
-        throw TorchError("RuntimeError", "dtype " + std::string(ir::torchName(x.dtype())) + " is not supported by Kiln's eager kernels yet");
+        throw TorchError("RuntimeError",
+                         "dtype " + std::string(ir::torchName(x.dtype())) + " is not supported by Kiln's eager kernels yet");
       return ir::isFloating(x.dtype()) ? argsortImpl<double>(x, dim, descending) : argsortImpl<int64_t>(x, dim, descending);
     };
     t.push_back(std::move(d));
@@ -206,7 +205,8 @@ void registerSortOps(std::vector<OpDef>& t) {
       int64_t n = a.size() > 1 && !a[1].isNone() ? a[1].i : -1;
       Shape s = sizesOf(a[0]);
       if (n == -1)
-        throw TorchError("NotImplementedError", "one_hot with num_classes=-1 (a data-dependent output shape) cannot be captured by Kiln yet");
+        throw TorchError("NotImplementedError",
+                         "one_hot with num_classes=-1 (a data-dependent output shape) cannot be captured by Kiln yet");
       s.push_back(n);
       return contiguousType(s, ir::DType::Int64);
     };

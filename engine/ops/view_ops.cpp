@@ -89,8 +89,7 @@ Geom geomOf(const Val& v) {
   for (const auto& d : ty.sizes) g.sizes.push_back(d.value);
   if (ty.strides.size() == ty.sizes.size() && !ty.strides.empty())
     for (const auto& d : ty.strides) g.strides.push_back(d.value);
-  else
-    g.strides = Tensor::contiguousStrides(g.sizes);
+  else g.strides = Tensor::contiguousStrides(g.sizes);
   return g;
 }
 
@@ -176,9 +175,10 @@ Geom permuteGeom(const Geom& g, const std::vector<Val>& a) {
   std::vector<int64_t> dims = a.at(1).ints();
   int64_t nd = static_cast<int64_t>(g.sizes.size());
   if (static_cast<int64_t>(dims.size()) != nd)
-    throw TorchError("RuntimeError", "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the "
-                                     "desired ordering of dimensions i.e. input.dim() = " + std::to_string(nd) +
-                                         " is not equal to len(dims) = " + std::to_string(dims.size()));
+    throw TorchError("RuntimeError",
+                     "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the "
+                     "desired ordering of dimensions i.e. input.dim() = " +
+                         std::to_string(nd) + " is not equal to len(dims) = " + std::to_string(dims.size()));
   Geom out{{}, {}, g.offset};
   std::vector<bool> seen(static_cast<size_t>(nd), false);
   for (int64_t d : dims) {
@@ -194,7 +194,11 @@ Geom permuteGeom(const Geom& g, const std::vector<Val>& a) {
 Geom transposeGeom(const Geom& g, const std::vector<Val>& a) {
   int64_t nd = static_cast<int64_t>(g.sizes.size());
   Geom out = g;
-  if (nd == 0) { wrapDim(a.at(1).i, nd); wrapDim(a.at(2).i, nd); return out; }
+  if (nd == 0) {
+    wrapDim(a.at(1).i, nd);
+    wrapDim(a.at(2).i, nd);
+    return out;
+  }
   int64_t d0 = wrapDim(a.at(1).i, nd), d1 = wrapDim(a.at(2).i, nd);
   std::swap(out.sizes[d0], out.sizes[d1]);
   std::swap(out.strides[d0], out.strides[d1]);
@@ -216,22 +220,27 @@ Geom expandGeom(const Geom& g, const std::vector<Val>& a) {
   if (nw < nd)
     throw TorchError("RuntimeError", "expand(torch.FloatTensor{" + tensor::shapeStr(g.sizes) + "}, size=" + tensor::shapeStr(want) +
                                          "): the number of sizes provided (" + std::to_string(nw) +
-                                         ") must be greater or equal to the number of dimensions in the tensor (" + std::to_string(nd) + ")");
+                                         ") must be greater or equal to the number of dimensions in the tensor (" + std::to_string(nd) +
+                                         ")");
   Geom out{Shape(static_cast<size_t>(nw)), Shape(static_cast<size_t>(nw)), g.offset};
   for (int64_t i = nw - 1; i >= 0; --i) {
     int64_t off = nd - nw + i;
     int64_t size = off >= 0 ? g.sizes[off] : 1;
-    int64_t stride = off >= 0 ? g.strides[off] : (i + 1 < nw ? wrapMul(out.sizes[i + 1], out.strides[i + 1]) : 1);  // a size-1 dim's: any value
+    int64_t stride =
+        off >= 0 ? g.strides[off] : (i + 1 < nw ? wrapMul(out.sizes[i + 1], out.strides[i + 1]) : 1);  // a size-1 dim's: any value
     int64_t target = want[i];
     if (target == -1) {
-      if (off < 0) throw TorchError("RuntimeError", "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension " + std::to_string(i));
+      if (off < 0)
+        throw TorchError("RuntimeError",
+                         "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension " + std::to_string(i));
       target = size;
     }
     if (size != target) {
       if (size != 1)
         throw TorchError("RuntimeError", "The expanded size of the tensor (" + std::to_string(target) + ") must match the existing size (" +
                                              std::to_string(size) + ") at non-singleton dimension " + std::to_string(i) +
-                                             ".  Target sizes: " + tensor::shapeStr(want) + ".  Tensor sizes: " + tensor::shapeStr(g.sizes));
+                                             ".  Target sizes: " + tensor::shapeStr(want) +
+                                             ".  Tensor sizes: " + tensor::shapeStr(g.sizes));
       stride = 0;
     }
     out.sizes[i] = target;
@@ -323,13 +332,15 @@ Geom aliasGeom(const Geom& g, const std::vector<Val>&) { return g; }
 // as_strided(self, size, stride, storage_offset=None): offsets are relative to the storage.
 Geom asStridedGeom(const Geom& g, const std::vector<Val>& a) {
   Geom out{a.at(1).ints(), a.at(2).ints(), g.offset};
-  if (out.sizes.size() != out.strides.size())
-    throw TorchError("RuntimeError", "mismatch in length of strides and shape");
+  if (out.sizes.size() != out.strides.size()) throw TorchError("RuntimeError", "mismatch in length of strides and shape");
   for (int64_t st : out.strides)
-    if (st < 0) throw TorchError("RuntimeError", "as_strided: Negative strides are not supported at the moment, got strides: " + tensor::shapeStr(out.strides));
+    if (st < 0)
+      throw TorchError("RuntimeError",
+                       "as_strided: Negative strides are not supported at the moment, got strides: " + tensor::shapeStr(out.strides));
   for (int64_t sz : out.sizes)
     if (sz < 0)
-      throw TorchError("RuntimeError", "Trying to create tensor with negative dimension " + std::to_string(sz) + ": " + tensor::shapeStr(out.sizes));
+      throw TorchError("RuntimeError",
+                       "Trying to create tensor with negative dimension " + std::to_string(sz) + ": " + tensor::shapeStr(out.sizes));
   if (a.size() > 3 && !a[3].isNone()) out.offset = a[3].i;
   if (out.offset < 0) throw TorchError("RuntimeError", "Tensor: invalid storage offset " + std::to_string(out.offset));
   return out;
@@ -348,7 +359,8 @@ Geom diagonalGeom(const Geom& g, const std::vector<Val>& a) {
   int64_t size;
   if (offset >= 0) size = std::max<int64_t>(std::min(g.sizes[d1], g.sizes[d2] - offset), 0);
   else size = std::max<int64_t>(std::min(g.sizes[d1] + offset, g.sizes[d2]), 0);
-  if (size > 0) out.offset = offset >= 0 ? tensor::viewOffset(g.offset, offset, g.strides[d2]) : tensor::viewOffset(g.offset, -offset, g.strides[d1]);
+  if (size > 0)
+    out.offset = offset >= 0 ? tensor::viewOffset(g.offset, offset, g.strides[d2]) : tensor::viewOffset(g.offset, -offset, g.strides[d1]);
   for (int64_t i = 0; i < nd; ++i)
     if (i != d1 && i != d2) {
       out.sizes.push_back(g.sizes[i]);

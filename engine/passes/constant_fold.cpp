@@ -58,7 +58,10 @@ PassResult constantFold(const ir::Graph& g, PassContext&) {
     std::function<Val(const ir::Arg&)> toVal = [&](const ir::Arg& a) -> Val {
       if (a.isNode()) {
         auto it = value.find(a.node);
-        if (it == value.end()) { constant = false; return Val::none(); }
+        if (it == value.end()) {
+          constant = false;
+          return Val::none();
+        }
         return Val::of(it->second);
       }
       if (a.kind == ir::Arg::Kind::List) {
@@ -86,9 +89,15 @@ PassResult constantFold(const ir::Graph& g, PassContext&) {
   Rebuilder rb(g);
   for (const auto& n : g.nodes) {
     auto it = value.find(n.id);
-    if (it == value.end() || !readOutside.count(n.id) || isFull(n)) { rb.copy(n); continue; }
+    if (it == value.end() || !readOutside.count(n.id) || isFull(n)) {
+      rb.copy(n);
+      continue;
+    }
     std::optional<double> v = uniformValue(it->second);
-    if (!v) { rb.copy(n); continue; }
+    if (!v) {
+      rb.copy(n);
+      continue;
+    }
     std::vector<Val> sizes;
     for (const auto& d : n.types[0].sizes) sizes.push_back(Val::integer(d.value));
     ir::DType dt = n.types[0].dtype;

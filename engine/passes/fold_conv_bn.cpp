@@ -131,8 +131,8 @@ PassResult foldConvBn(const ir::Graph& g, PassContext&) {
       if (a.isNumber()) return Val::real(a.number());
       // Look through the unsqueezes batch_norm put on its [C] parameters.
       ir::Arg src = a;
-      for (const ir::Node* p = g.find(src.node); p && (p->target == "aten.unsqueeze.default" || p->target == "aten.view.default") &&
-                                                  !p->args.empty() && p->args[0].isNode();
+      for (const ir::Node* p = g.find(src.node);
+           p && (p->target == "aten.unsqueeze.default" || p->target == "aten.view.default") && !p->args.empty() && p->args[0].isNode();
            p = g.find(src.node)) {
         const ir::Node* in = g.find(p->args[0].node);
         if (!in || in->types.size() != 1 || in->types[0].sizes.empty() || in->types[0].sizes.size() >= p->types[0].sizes.size()) break;
@@ -158,7 +158,10 @@ PassResult foldConvBn(const ir::Graph& g, PassContext&) {
       if (an && op == '/') return d.call("aten.mul.Tensor", {d.call("aten.reciprocal.default", {b}), a});
       const Val& x = an ? b : a;  // + and * commute: keep the tensor first
       const Val& y = an ? a : b;
-      const char* target = op == '+' ? "aten.add.Tensor" : op == '-' ? "aten.sub.Tensor" : op == '*' ? "aten.mul.Tensor" : "aten.div.Tensor";
+      const char* target = op == '+'   ? "aten.add.Tensor"
+                           : op == '-' ? "aten.sub.Tensor"
+                           : op == '*' ? "aten.mul.Tensor"
+                                       : "aten.div.Tensor";
       return d.call(target, {x, y});
     };
     // y = conv * scale + shift, built step by step; nullopt stands for 1 and 0.
@@ -187,8 +190,7 @@ PassResult foldConvBn(const ir::Graph& g, PassContext&) {
     if (shift) {
       if (bias.isNone() && shift->kind == Val::Kind::Float)
         bias = d.call("aten.full.default", {Val::listOf({Val::integer(C)}), *shift, Val::dtypeVal(out.dtype)});
-      else
-        bias = bias.isNone() ? *shift : arith('+', bias, *shift);
+      else bias = bias.isNone() ? *shift : arith('+', bias, *shift);
     }
     std::vector<Val> args{rb.argValue(conv.args[0]), weight, bias};
     for (size_t i = 3; i < conv.args.size(); ++i) args.push_back(rb.argValue(conv.args[i]));

@@ -40,15 +40,15 @@ class Lowering {
   // A captured autocast block (_enter_autocast / _exit_autocast) has no ATen op: its state is
   // set while the nodes inside it lower, which makes the dispatcher record autocast's casts.
   ops::autocast::GraphRegions autocast_;
-  std::map<int, Val> env_;        // captured node id -> its ATen value (canonical ids only)
-  std::map<int, int> sameAs_;     // in-place op node -> the node it updated (same tensor)
-  std::map<int, int> inputOf_;    // ATen placeholder id -> input index
-  std::map<int, int> viewBase_;   // ATen view node -> the ATen node it views
+  std::map<int, Val> env_;                       // captured node id -> its ATen value (canonical ids only)
+  std::map<int, int> sameAs_;                    // in-place op node -> the node it updated (same tensor)
+  std::map<int, int> inputOf_;                   // ATen placeholder id -> input index
+  std::map<int, int> viewBase_;                  // ATen view node -> the ATen node it views
   std::vector<std::pair<int, int>> dtypeViews_;  // aten.view.dtype nodes and the node each views
-  std::map<int, int> versionOf_;  // ATen node holding a later value of an input -> input index
-  std::vector<std::pair<int, int>> mutated_;  // (input index, ATen node with its latest value)
-  size_t scanned_ = 0;            // ATen nodes already checked for being views
-  size_t seenMutations_ = 0;      // decomposition mutations already applied
+  std::map<int, int> versionOf_;                 // ATen node holding a later value of an input -> input index
+  std::vector<std::pair<int, int>> mutated_;     // (input index, ATen node with its latest value)
+  size_t scanned_ = 0;                           // ATen nodes already checked for being views
+  size_t seenMutations_ = 0;                     // decomposition mutations already applied
 
   int canonical(int c) const {
     for (auto it = sameAs_.find(c); it != sameAs_.end(); it = sameAs_.find(c)) c = it->second;
@@ -199,8 +199,7 @@ class Lowering {
     }
     // The new root is the input's storage from now on: a view of it that the graph returns is
     // a view of the input in the program, rebuilt on the real input after the copy-back.
-    if (int input = inputAlong(target); input >= 0 && newRoot.kind == Val::Kind::Sym && newRoot.node >= 0)
-      versionOf_[newRoot.node] = input;
+    if (int input = inputAlong(target); input >= 0 && newRoot.kind == Val::Kind::Sym && newRoot.node >= 0) versionOf_[newRoot.node] = input;
     if (auto in = inputOf_.find(root); in != inputOf_.end()) {
       auto m = std::find_if(mutated_.begin(), mutated_.end(), [&](const auto& p) { return p.first == in->second; });
       if (m == mutated_.end()) mutated_.emplace_back(in->second, newRoot.node);
@@ -263,7 +262,8 @@ class Lowering {
     const int target = canonical(n.args[0].node);
     sameAs_[n.id] = target;
     const Val& old = env_.at(target);
-    if (old.kind != Val::Kind::Sym || old.node < 0) throw std::runtime_error("lowering: '" + n.target + "' on a value that is not a tensor");
+    if (old.kind != Val::Kind::Sym || old.node < 0)
+      throw std::runtime_error("lowering: '" + n.target + "' on a value that is not a tensor");
     // The new value must be a tensor of its own: `o.copy_(a)` lowers to `a` itself (or a view
     // of it), and binding o to that node would make a later `o -= b` update `a` too.
     if (r.kind == Val::Kind::Sym && r.node >= 0) {

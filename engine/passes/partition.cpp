@@ -94,9 +94,7 @@ void remap(ir::Arg& a, const std::map<int, int>& to) {
   for (auto& x : a.list) remap(x, to);
 }
 
-std::string formatBytes(int64_t b) {
-  return b >= 10240 ? std::to_string((b + 512) / 1024) + " KiB" : std::to_string(b) + " B";
-}
+std::string formatBytes(int64_t b) { return b >= 10240 ? std::to_string((b + 512) / 1024) + " KiB" : std::to_string(b) + " B"; }
 
 }  // namespace
 
@@ -223,7 +221,8 @@ std::string Partition::summary() const {
                   std::to_string(recomputed.size()) + " forward nodes recomputed in the backward; " + std::to_string(banned.size()) +
                   " forward nodes never recomputed (matmul, convolution, reductions, random ...)\n";
   for (size_t k = 0; k < saved.size(); ++k)
-    s += "#   saved_" + std::to_string(k + 1) + " = " + saved[k].name + "  " + saved[k].type.str() + "  " + formatBytes(saved[k].bytes) + "\n";
+    s += "#   saved_" + std::to_string(k + 1) + " = " + saved[k].name + "  " + saved[k].type.str() + "  " + formatBytes(saved[k].bytes) +
+         "\n";
   if (!recomputed.empty()) {
     s += "# recomputed:";
     for (int id : recomputed)

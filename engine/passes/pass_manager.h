@@ -14,7 +14,7 @@ namespace kiln::passes {
 
 struct PassManagerOptions {
   std::set<std::string> disabled;
-  int stopAfter = -1;  // run passes [0, stopAfter]; -1 = all
+  int stopAfter = -1;    // run passes [0, stopAfter]; -1 = all
   int fusionLimit = -1;  // PassContext::fusionLimit for the fuse pass
 };
 
@@ -23,7 +23,7 @@ struct PassSnapshot {
   int index = 0;
   const ir::Graph* graph = nullptr;  // valid during the callback
   bool changed = false;
-  bool skipped = false;              // disabled or past stopAfter
+  bool skipped = false;  // disabled or past stopAfter
   std::vector<session::RuleHit> rules;
   double ms = 0.0;
 };

@@ -37,9 +37,7 @@ void Rebuilder::replace(int oldId, const ops::Val& v) {
   map_[oldId] = v.node;
 }
 
-ops::Val Rebuilder::argValue(const ir::Arg& a) const {
-  return ops::GraphDispatcher::fromArg(out_, remap(a));
-}
+ops::Val Rebuilder::argValue(const ir::Arg& a) const { return ops::GraphDispatcher::fromArg(out_, remap(a)); }
 
 ops::GraphDispatcher& Rebuilder::dispatcher(const ir::Node& replacing) {
   d_.provenance = replacing.prov;

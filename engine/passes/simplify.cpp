@@ -39,7 +39,8 @@ const char* const kViews[] = {"aten.view.default", "aten._unsafe_view.default", 
 const std::vector<RewriteRule>& rules() {
   static const std::vector<RewriteRule> kRules = {
       // exp(log x) is x where log is defined; log of a negative is nan, and exp(log 0) = 0.
-      {"exp(log(x)) -> where(x < 0, nan, x)", {"aten.exp.default"},
+      {"exp(log(x)) -> where(x < 0, nan, x)",
+       {"aten.exp.default"},
        [](Match& m) {
          const ir::Node* lg = m.operand(0, "aten.log.default");
          if (!lg || !m.sameType(lg->args.at(0))) return false;

@@ -21,9 +21,34 @@ using StmtP = std::shared_ptr<Stmt>;
 using Body = std::vector<StmtP>;
 
 enum class ExprKind {
-  Name, Int, Float, Str, Bool, None, Ellipsis, FString,
-  Attribute, Call, BinOp, UnaryOp, BoolOp, Compare, Subscript, Slice,
-  Tuple, List, Dict, Set, Lambda, IfExp, ListComp, SetComp, DictComp, GeneratorExp, Starred, DoubleStarred,
+  Name,
+  Int,
+  Float,
+  Str,
+  Bool,
+  None,
+  Ellipsis,
+  FString,
+  Attribute,
+  Call,
+  BinOp,
+  UnaryOp,
+  BoolOp,
+  Compare,
+  Subscript,
+  Slice,
+  Tuple,
+  List,
+  Dict,
+  Set,
+  Lambda,
+  IfExp,
+  ListComp,
+  SetComp,
+  DictComp,
+  GeneratorExp,
+  Starred,
+  DoubleStarred,
   Yield,      // `yield` / `yield x` (target may be null)
   YieldFrom,  // `yield from it` (target)
 };
@@ -48,27 +73,47 @@ struct Param {
 struct Expr {
   ExprKind kind;
   Span span;
-  std::string name;            // Name id, Attribute attr, op spelling ("+", "and", "not", "<"...)
-  std::string str;             // Str value; FString literal parts are children of kind Str
-  int64_t ival = 0;            // Int (values beyond int64 are stored in `str` as decimal)
+  std::string name;  // Name id, Attribute attr, op spelling ("+", "and", "not", "<"...)
+  std::string str;   // Str value; FString literal parts are children of kind Str
+  int64_t ival = 0;  // Int (values beyond int64 are stored in `str` as decimal)
   bool bigInt = false;
   double fval = 0.0;
   bool bval = false;
-  std::vector<ExprP> items;    // operands / elements / call args / fstring parts / dict keys
-  std::vector<ExprP> values;   // dict values
+  std::vector<ExprP> items;      // operands / elements / call args / fstring parts / dict keys
+  std::vector<ExprP> values;     // dict values
   std::vector<std::string> ops;  // Compare operators
   std::vector<Keyword> keywords;
-  ExprP target;                // Attribute/Subscript/Call base, Starred value, Lambda body, IfExp test
-  ExprP a, b, c;               // BinOp lhs/rhs, IfExp body/orelse, Slice lower/upper/step, comprehension elt (a) / value (b)
+  ExprP target;   // Attribute/Subscript/Call base, Starred value, Lambda body, IfExp test
+  ExprP a, b, c;  // BinOp lhs/rhs, IfExp body/orelse, Slice lower/upper/step, comprehension elt (a) / value (b)
   std::vector<Comprehension> generators;
-  std::vector<Param> params;   // Lambda
-  std::string formatSpec;      // FString replacement field spec (on the part expression)
-  char conversion = 0;         // !r / !s
+  std::vector<Param> params;  // Lambda
+  std::string formatSpec;     // FString replacement field spec (on the part expression)
+  char conversion = 0;        // !r / !s
 };
 
 enum class StmtKind {
-  Expr, Assign, AugAssign, AnnAssign, Return, If, For, While, Break, Continue, Pass,
-  FunctionDef, ClassDef, Import, ImportFrom, Raise, Try, With, Assert, Global, Nonlocal, Delete,
+  Expr,
+  Assign,
+  AugAssign,
+  AnnAssign,
+  Return,
+  If,
+  For,
+  While,
+  Break,
+  Continue,
+  Pass,
+  FunctionDef,
+  ClassDef,
+  Import,
+  ImportFrom,
+  Raise,
+  Try,
+  With,
+  Assert,
+  Global,
+  Nonlocal,
+  Delete,
 };
 
 struct Alias {
@@ -77,7 +122,7 @@ struct Alias {
 };
 
 struct Handler {
-  ExprP type;          // may be null (bare except)
+  ExprP type;  // may be null (bare except)
   std::string name;
   Body body;
   Span span;
@@ -85,7 +130,7 @@ struct Handler {
 
 struct WithItem {
   ExprP context;
-  ExprP target;        // may be null
+  ExprP target;  // may be null
 };
 
 struct Stmt {
@@ -112,7 +157,7 @@ struct Stmt {
   int level = 0;
   // FunctionDef: the source text of the def (for display and resume functions)
   std::string docstring;
-  bool isGenerator = false;    // FunctionDef: its body (not nested functions) contains yield
+  bool isGenerator = false;  // FunctionDef: its body (not nested functions) contains yield
 };
 
 struct Module {

@@ -79,7 +79,8 @@ std::string intToDecimal(Interpreter& in, const Value& v) {
     std::string digits = x.get_str(10);
     size_t n = digits.size() - (digits[0] == '-' ? 1 : 0);
     if (n > kMaxStrDigits)
-      in.raise("ValueError", "Exceeds the limit (4300 digits) for integer string conversion; use sys.set_int_max_str_digits() to increase the limit");
+      in.raise("ValueError",
+               "Exceeds the limit (4300 digits) for integer string conversion; use sys.set_int_max_str_digits() to increase the limit");
     return digits;
   }
   return x.get_str(10);
@@ -94,7 +95,10 @@ Value parseIntString(Interpreter& in, const std::string& text, int64_t base) {
   if (b == std::string::npos) return invalid();
   std::string s = text.substr(b, e - b + 1);
   bool neg = false;
-  if (s[0] == '+' || s[0] == '-') { neg = s[0] == '-'; s.erase(0, 1); }
+  if (s[0] == '+' || s[0] == '-') {
+    neg = s[0] == '-';
+    s.erase(0, 1);
+  }
   int radix = static_cast<int>(base);
   auto prefix = [&](char p, int r) {
     if (s.size() >= 2 && s[0] == '0' && std::tolower(static_cast<unsigned char>(s[1])) == p && (radix == 0 || radix == r)) {
@@ -116,8 +120,9 @@ Value parseIntString(Interpreter& in, const std::string& text, int64_t base) {
       if (i == 0 || i + 1 == s.size() || s[i + 1] == '_') return invalid();
       continue;
     }
-    int d = std::isdigit(static_cast<unsigned char>(s[i])) ? s[i] - '0'
-            : std::isalpha(static_cast<unsigned char>(s[i])) ? std::tolower(static_cast<unsigned char>(s[i])) - 'a' + 10 : 99;
+    int d = std::isdigit(static_cast<unsigned char>(s[i]))   ? s[i] - '0'
+            : std::isalpha(static_cast<unsigned char>(s[i])) ? std::tolower(static_cast<unsigned char>(s[i])) - 'a' + 10
+                                                             : 99;
     if (d >= radix) return invalid();
     digits += s[i];
   }

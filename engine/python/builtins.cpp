@@ -2,9 +2,9 @@
 #include "engine/python/bigint.h"
 #include "engine/python/interpreter.h"
 
-#include "engine/python/trace_hooks.h"
-#include "engine/python/pyformat.h"
 #include "engine/ir/text.h"
+#include "engine/python/pyformat.h"
+#include "engine/python/trace_hooks.h"
 #include "engine/torch/tensor_protocol.h"
 
 #include <algorithm>
@@ -17,7 +17,8 @@ namespace {
 int64_t toInt(Interpreter& in, const Value& v, const char* what) {
   if (v->kind == VK::Int) return as<IntObj>(v)->small();
   if (v->kind == VK::Bool) return as<BoolObj>(v)->v;
-  in.raise("TypeError", std::string("'") + typeName(v) + "' object cannot be interpreted as an integer" + (what[0] ? std::string(" (") + what + ")" : ""));
+  in.raise("TypeError", std::string("'") + typeName(v) + "' object cannot be interpreted as an integer" +
+                            (what[0] ? std::string(" (") + what + ")" : ""));
 }
 double toDouble(Interpreter& in, const Value& v) {
   if (v->kind == VK::Float) return as<FloatObj>(v)->v;
@@ -28,7 +29,8 @@ double toDouble(Interpreter& in, const Value& v) {
 void arity(Interpreter& in, const CallArgs& a, size_t lo, size_t hi, const std::string& name) {
   if (a.args.size() < lo || a.args.size() > hi) {
     if (lo == hi)
-      in.raise("TypeError", name + "() takes exactly " + std::to_string(lo) + " argument" + (lo == 1 ? "" : "s") + " (" + std::to_string(a.args.size()) + " given)");
+      in.raise("TypeError", name + "() takes exactly " + std::to_string(lo) + " argument" + (lo == 1 ? "" : "s") + " (" +
+                                std::to_string(a.args.size()) + " given)");
     in.raise("TypeError", name + " expected at most " + std::to_string(hi) + " arguments, got " + std::to_string(a.args.size()));
   }
 }
@@ -137,8 +139,10 @@ std::string Interpreter::repr(const Value& v) {
       char q = s.find('\'') != std::string::npos && s.find('"') == std::string::npos ? '"' : '\'';
       std::string out(1, q);
       for (char c : s) {
-        if (c == q || c == '\\') { out += '\\'; out += c; }
-        else if (c == '\n') out += "\\n";
+        if (c == q || c == '\\') {
+          out += '\\';
+          out += c;
+        } else if (c == '\n') out += "\\n";
         else if (c == '\t') out += "\\t";
         else out += c;
       }
@@ -301,7 +305,8 @@ void Interpreter::installBuiltins() {
   method(object, "__new__", [](Interpreter& in, CallArgs& a) -> Value {
     if (a.args.empty() || a.args[0]->kind != VK::Class) in.raise("TypeError", "object.__new__(X): X is not a type object");
     auto c = asShared<ClassObj>(a.args[0]);
-    if (c->isSubclassOf(in.builtinClass("type").get())) in.raise("TypeError", "object.__new__(" + c->name + ") is not safe, use type.__new__()");
+    if (c->isSubclassOf(in.builtinClass("type").get()))
+      in.raise("TypeError", "object.__new__(" + c->name + ") is not safe, use type.__new__()");
     return std::make_shared<InstanceObj>(c);
   });
   method(object, "__setattr__", [](Interpreter& in, CallArgs& a) {
@@ -329,12 +334,14 @@ void Interpreter::installBuiltins() {
     }
     return in.getAttr(self, name);
   });
-  method(object, "__eq__", [](Interpreter& in, CallArgs& a) { return a.args.at(0) == a.args.at(1) ? True() : in.builtin("NotImplemented"); });
+  method(object, "__eq__",
+         [](Interpreter& in, CallArgs& a) { return a.args.at(0) == a.args.at(1) ? True() : in.builtin("NotImplemented"); });
   method(object, "__ne__", [](Interpreter& in, CallArgs& a) {
     Value eq = in.compare("==", a.args.at(0), a.args.at(1));
     return makeBool(!in.truthy(eq));
   });
-  method(object, "__hash__", [](Interpreter&, CallArgs& a) { return makeInt(static_cast<int64_t>(reinterpret_cast<intptr_t>(a.args.at(0).get()) >> 4)); });
+  method(object, "__hash__",
+         [](Interpreter&, CallArgs& a) { return makeInt(static_cast<int64_t>(reinterpret_cast<intptr_t>(a.args.at(0).get()) >> 4)); });
   method(object, "__repr__", [](Interpreter& in, CallArgs& a) { return makeStr(in.defaultRepr(a.args.at(0))); });
   method(object, "__str__", [](Interpreter& in, CallArgs& a) { return makeStr(in.repr(a.args.at(0))); });
   method(object, "__format__", [](Interpreter& in, CallArgs& a) {
@@ -422,27 +429,60 @@ void Interpreter::installBuiltins() {
   // Exceptions: Python's hierarchy (the parts scripts meet).
   auto baseExc = cls("BaseException", object);
   baseExc->isException = true;
-  const std::pair<const char*, const char*> kHierarchy[] = {
-      {"Exception", "BaseException"}, {"GeneratorExit", "BaseException"}, {"KeyboardInterrupt", "BaseException"},
-      {"SystemExit", "BaseException"},
-      {"ArithmeticError", "Exception"}, {"ZeroDivisionError", "ArithmeticError"}, {"OverflowError", "ArithmeticError"},
-      {"FloatingPointError", "ArithmeticError"},
-      {"LookupError", "Exception"}, {"IndexError", "LookupError"}, {"KeyError", "LookupError"},
-      {"RuntimeError", "Exception"}, {"RecursionError", "RuntimeError"}, {"NotImplementedError", "RuntimeError"},
-      {"TypeError", "Exception"}, {"ValueError", "Exception"}, {"UnicodeError", "ValueError"},
-      {"UnicodeDecodeError", "UnicodeError"}, {"UnicodeEncodeError", "UnicodeError"},
-      {"NameError", "Exception"}, {"UnboundLocalError", "NameError"},
-      {"AttributeError", "Exception"}, {"AssertionError", "Exception"}, {"StopIteration", "Exception"},
-      {"StopAsyncIteration", "Exception"}, {"ImportError", "Exception"}, {"ModuleNotFoundError", "ImportError"},
-      {"MemoryError", "Exception"}, {"BufferError", "Exception"}, {"EOFError", "Exception"}, {"ReferenceError", "Exception"},
-      {"SyntaxError", "Exception"}, {"IndentationError", "SyntaxError"}, {"TabError", "IndentationError"},
-      {"OSError", "Exception"}, {"FileNotFoundError", "OSError"}, {"FileExistsError", "OSError"},
-      {"PermissionError", "OSError"}, {"TimeoutError", "OSError"}, {"ConnectionError", "OSError"},
-      {"IsADirectoryError", "OSError"}, {"NotADirectoryError", "OSError"},
-      {"Warning", "Exception"}, {"UserWarning", "Warning"}, {"DeprecationWarning", "Warning"},
-      {"PendingDeprecationWarning", "Warning"}, {"RuntimeWarning", "Warning"}, {"SyntaxWarning", "Warning"},
-      {"FutureWarning", "Warning"}, {"ImportWarning", "Warning"}, {"UnicodeWarning", "Warning"},
-      {"BytesWarning", "Warning"}, {"ResourceWarning", "Warning"}, {"EncodingWarning", "Warning"}};
+  const std::pair<const char*, const char*> kHierarchy[] = {{"Exception", "BaseException"},
+                                                            {"GeneratorExit", "BaseException"},
+                                                            {"KeyboardInterrupt", "BaseException"},
+                                                            {"SystemExit", "BaseException"},
+                                                            {"ArithmeticError", "Exception"},
+                                                            {"ZeroDivisionError", "ArithmeticError"},
+                                                            {"OverflowError", "ArithmeticError"},
+                                                            {"FloatingPointError", "ArithmeticError"},
+                                                            {"LookupError", "Exception"},
+                                                            {"IndexError", "LookupError"},
+                                                            {"KeyError", "LookupError"},
+                                                            {"RuntimeError", "Exception"},
+                                                            {"RecursionError", "RuntimeError"},
+                                                            {"NotImplementedError", "RuntimeError"},
+                                                            {"TypeError", "Exception"},
+                                                            {"ValueError", "Exception"},
+                                                            {"UnicodeError", "ValueError"},
+                                                            {"UnicodeDecodeError", "UnicodeError"},
+                                                            {"UnicodeEncodeError", "UnicodeError"},
+                                                            {"NameError", "Exception"},
+                                                            {"UnboundLocalError", "NameError"},
+                                                            {"AttributeError", "Exception"},
+                                                            {"AssertionError", "Exception"},
+                                                            {"StopIteration", "Exception"},
+                                                            {"StopAsyncIteration", "Exception"},
+                                                            {"ImportError", "Exception"},
+                                                            {"ModuleNotFoundError", "ImportError"},
+                                                            {"MemoryError", "Exception"},
+                                                            {"BufferError", "Exception"},
+                                                            {"EOFError", "Exception"},
+                                                            {"ReferenceError", "Exception"},
+                                                            {"SyntaxError", "Exception"},
+                                                            {"IndentationError", "SyntaxError"},
+                                                            {"TabError", "IndentationError"},
+                                                            {"OSError", "Exception"},
+                                                            {"FileNotFoundError", "OSError"},
+                                                            {"FileExistsError", "OSError"},
+                                                            {"PermissionError", "OSError"},
+                                                            {"TimeoutError", "OSError"},
+                                                            {"ConnectionError", "OSError"},
+                                                            {"IsADirectoryError", "OSError"},
+                                                            {"NotADirectoryError", "OSError"},
+                                                            {"Warning", "Exception"},
+                                                            {"UserWarning", "Warning"},
+                                                            {"DeprecationWarning", "Warning"},
+                                                            {"PendingDeprecationWarning", "Warning"},
+                                                            {"RuntimeWarning", "Warning"},
+                                                            {"SyntaxWarning", "Warning"},
+                                                            {"FutureWarning", "Warning"},
+                                                            {"ImportWarning", "Warning"},
+                                                            {"UnicodeWarning", "Warning"},
+                                                            {"BytesWarning", "Warning"},
+                                                            {"ResourceWarning", "Warning"},
+                                                            {"EncodingWarning", "Warning"}};
   for (const auto& [child, parent] : kHierarchy) cls(child, classes_.at(parent));
   B["EnvironmentError"] = classes_["OSError"];
   B["IOError"] = classes_["OSError"];
@@ -499,7 +539,8 @@ void Interpreter::installBuiltins() {
     }
     return makeInt(toInt(in, v, ""));
   });
-  method(intCls, "__int__", [](Interpreter& in, CallArgs& a) { return a.args[0]->kind == VK::Int ? a.args[0] : makeInt(toInt(in, a.args[0], "")); });
+  method(intCls, "__int__",
+         [](Interpreter& in, CallArgs& a) { return a.args[0]->kind == VK::Int ? a.args[0] : makeInt(toInt(in, a.args[0], "")); });
   method(intCls, "bit_length", [](Interpreter&, CallArgs& a) { return makeInt(static_cast<int64_t>(bitLength(a.args.at(0)))); });
   auto floatCls = cls("float", object);
   method(floatCls, "__new__", [tensorItem](Interpreter& in, CallArgs& a) -> Value {
@@ -519,11 +560,15 @@ void Interpreter::installBuiltins() {
     }
     // float(obj) is obj.__float__() (a tensor's item may be such an object while capturing).
     Value x = v->kind == VK::Tensor ? tensorItem(in, v) : v;
-    if (x->kind == VK::Instance && in.classOf(x)->lookup("__float__")) x = in.call(in.getAttr(x, "__float__"), *std::make_unique<CallArgs>());
+    if (x->kind == VK::Instance && in.classOf(x)->lookup("__float__"))
+      x = in.call(in.getAttr(x, "__float__"), *std::make_unique<CallArgs>());
     if (in.tracer && in.tracer->isUnbacked(x)) return x;  // float() of a captured Tensor.item(): converted after the graph
     return makeFloat(toDouble(in, x));
   });
-  method(floatCls, "is_integer", [](Interpreter& in, CallArgs& a) { double d = toDouble(in, a.args[0]); return makeBool(std::floor(d) == d); });
+  method(floatCls, "is_integer", [](Interpreter& in, CallArgs& a) {
+    double d = toDouble(in, a.args[0]);
+    return makeBool(std::floor(d) == d);
+  });
   auto boolCls = cls("bool", intCls);
   method(boolCls, "__new__", [](Interpreter& in, CallArgs& a) { return makeBool(a.args.size() > 1 && in.truthy(a.args[1])); });
   cls("str", object);
@@ -578,13 +623,13 @@ void Interpreter::installBuiltins() {
       for (size_t i = 0; i < a.args.size(); ++i) types += (i ? ", '" : "'") + typeName(a.args[i]) + "'";
       std::string sig = "[" + types + "]";
       GraphBreak u("KB002", "Failed to trace builtin operator",
-                             "Dynamo does not know how to trace builtin operator `print` with argument types " + sig +
-                                 " (has_kwargs " + (a.kwargs.empty() ? "False" : "True") + ")",
-                             {"Avoid calling builtin `print` with argument types " + sig +
-                                  ". Consider using an equivalent alternative function/method to `print`.",
-                              "If you are attempting to call a logging function (e.g. `print`), you can try adding it to "
-                              "`torch._dynamo.config.reorderable_logging_functions`.",
-                              "Please report an issue to PyTorch."});
+                   "Dynamo does not know how to trace builtin operator `print` with argument types " + sig + " (has_kwargs " +
+                       (a.kwargs.empty() ? "False" : "True") + ")",
+                   {"Avoid calling builtin `print` with argument types " + sig +
+                        ". Consider using an equivalent alternative function/method to `print`.",
+                    "If you are attempting to call a logging function (e.g. `print`), you can try adding it to "
+                    "`torch._dynamo.config.reorderable_logging_functions`.",
+                    "Please report an issue to PyTorch."});
       u.where = in.currentLocation();
       u.stack = in.userStack();
       throw u;
@@ -621,7 +666,8 @@ void Interpreter::installBuiltins() {
       case VK::Iterator: {
         auto* it = as<IteratorObj>(v);
         if (it->rangeObject) {
-          int64_t n = it->rStep > 0 ? (it->rStop - it->rStart + it->rStep - 1) / it->rStep : (it->rStart - it->rStop - it->rStep - 1) / -it->rStep;
+          int64_t n =
+              it->rStep > 0 ? (it->rStop - it->rStart + it->rStep - 1) / it->rStep : (it->rStart - it->rStop - it->rStep - 1) / -it->rStep;
           return makeInt(std::max<int64_t>(n, 0));
         }
         break;
@@ -642,7 +688,10 @@ void Interpreter::installBuiltins() {
       for (const auto& x : a.args) in.tracer->specialize(x);
     int64_t s = 0, e, st = 1;
     if (a.args.size() == 1) e = toInt(in, a.args[0], "");
-    else { s = toInt(in, a.args[0], ""); e = toInt(in, a.args[1], ""); }
+    else {
+      s = toInt(in, a.args[0], "");
+      e = toInt(in, a.args[1], "");
+    }
     if (a.args.size() == 3) st = toInt(in, a.args[2], "");
     if (st == 0) in.raise("ValueError", "range() arg 3 must not be zero");
     return makeRange(s, e, st);
@@ -652,48 +701,56 @@ void Interpreter::installBuiltins() {
     Value it = in.getIter(a.args[0]);
     int64_t start = a.args.size() > 1 ? toInt(in, a.args[1], "") : (a.kwarg("start") ? toInt(in, a.kwarg("start"), "") : 0);
     auto n = std::make_shared<int64_t>(start);
-    return makeLazyIterator([&in, it, n]() -> Value {
-      Value v = in.nextItem(it);
-      if (!v) return nullptr;
-      return makeTuple({makeInt((*n)++), v});
-    }, "enumerate");
+    return makeLazyIterator(
+        [&in, it, n]() -> Value {
+          Value v = in.nextItem(it);
+          if (!v) return nullptr;
+          return makeTuple({makeInt((*n)++), v});
+        },
+        "enumerate");
   });
   def("zip", [](Interpreter& in, CallArgs& a) {
     std::vector<Value> its;
     for (auto& x : a.args) its.push_back(in.getIter(x));
     bool strict = a.kwarg("strict") && in.truthy(a.kwarg("strict"));
-    return makeLazyIterator([&in, its, strict]() -> Value {
-      if (its.empty()) return nullptr;
-      std::vector<Value> t;
-      for (size_t i = 0; i < its.size(); ++i) {
-        Value v = in.nextItem(its[i]);
-        if (!v) {
-          if (strict && in.tracer) {
-            // Dynamo checks the lengths of zip(strict=True)'s arguments and fails with
-            // UserError (an Unsupported: a graph break without fullgraph).
-            bool differ = i > 0;
-            for (size_t j = 1; j < its.size() && !differ; ++j) differ = in.nextItem(its[j]) != nullptr;
-            if (differ) {
-              GraphBreak u("KB041", "zip() has one argument of len differing from others",
-                                     "zip(strict=True) was given arguments of different lengths.");
-              u.errorClass = "UserError";
-              u.where = in.currentLocation();
-              u.stack = in.userStack();
-              throw u;
+    return makeLazyIterator(
+        [&in, its, strict]() -> Value {
+          if (its.empty()) return nullptr;
+          std::vector<Value> t;
+          for (size_t i = 0; i < its.size(); ++i) {
+            Value v = in.nextItem(its[i]);
+            if (!v) {
+              if (strict && in.tracer) {
+                // Dynamo checks the lengths of zip(strict=True)'s arguments and fails with
+                // UserError (an Unsupported: a graph break without fullgraph).
+                bool differ = i > 0;
+                for (size_t j = 1; j < its.size() && !differ; ++j) differ = in.nextItem(its[j]) != nullptr;
+                if (differ) {
+                  GraphBreak u("KB041", "zip() has one argument of len differing from others",
+                               "zip(strict=True) was given arguments of different lengths.");
+                  u.errorClass = "UserError";
+                  u.where = in.currentLocation();
+                  u.stack = in.userStack();
+                  throw u;
+                }
+                return nullptr;
+              }
+              if (strict) {
+                if (i > 0)
+                  in.raise("ValueError", "zip() argument " + std::to_string(i + 1) + " is shorter than argument" +
+                                             (i > 1 ? "s 1-" + std::to_string(i) : " 1"));
+                for (size_t j = 1; j < its.size(); ++j)
+                  if (in.nextItem(its[j]))
+                    in.raise("ValueError", "zip() argument " + std::to_string(j + 1) + " is longer than argument" +
+                                               (j > 1 ? "s 1-" + std::to_string(j) : " 1"));
+              }
+              return nullptr;
             }
-            return nullptr;
+            t.push_back(v);
           }
-          if (strict) {
-            if (i > 0) in.raise("ValueError", "zip() argument " + std::to_string(i + 1) + " is shorter than argument" + (i > 1 ? "s 1-" + std::to_string(i) : " 1"));
-            for (size_t j = 1; j < its.size(); ++j)
-              if (in.nextItem(its[j])) in.raise("ValueError", "zip() argument " + std::to_string(j + 1) + " is longer than argument" + (j > 1 ? "s 1-" + std::to_string(j) : " 1"));
-          }
-          return nullptr;
-        }
-        t.push_back(v);
-      }
-      return makeTuple(t);
-    }, "zip");
+          return makeTuple(t);
+        },
+        "zip");
   });
   def("reversed", [](Interpreter& in, CallArgs& a) {
     const Value& v = a.args.at(0);
@@ -716,19 +773,21 @@ void Interpreter::installBuiltins() {
     if (a.args.size() == 2) {
       // iter(callable, sentinel)
       Value fn = a.args[0], sentinel = a.args[1];
-      return makeLazyIterator([&in, fn, sentinel]() -> Value {
-        CallArgs c;
-        Value v = in.call(fn, c);
-        return in.equals(v, sentinel) ? nullptr : v;
-      }, "callable_iterator");
+      return makeLazyIterator(
+          [&in, fn, sentinel]() -> Value {
+            CallArgs c;
+            Value v = in.call(fn, c);
+            return in.equals(v, sentinel) ? nullptr : v;
+          },
+          "callable_iterator");
     }
     return in.getIter(a.args[0]);
   });
   def("next", [](Interpreter& in, CallArgs& a) {
     arity(in, a, 1, 2, "next");
     const Value& it = a.args[0];
-    bool isIter = it->kind == VK::Iterator || it->kind == VK::Generator ||
-                  (it->kind == VK::Instance && as<InstanceObj>(it)->cls->lookup("__next__"));
+    bool isIter =
+        it->kind == VK::Iterator || it->kind == VK::Generator || (it->kind == VK::Instance && as<InstanceObj>(it)->cls->lookup("__next__"));
     if (!isIter || (it->kind == VK::Iterator && as<IteratorObj>(it)->rangeObject))
       in.raise("TypeError", "'" + typeName(it) + "' object is not an iterator");
     if (it->kind == VK::Instance) {
@@ -792,7 +851,10 @@ void Interpreter::installBuiltins() {
       Value best = items[0], bestKey = key ? in.call(key, *std::make_unique<CallArgs>(CallArgs{{items[0]}, {}, {}})) : items[0];
       for (size_t i = 1; i < items.size(); ++i) {
         Value k = key ? in.call(key, *std::make_unique<CallArgs>(CallArgs{{items[i]}, {}, {}})) : items[i];
-        if (in.truthy(in.compare(isMax ? ">" : "<", k, bestKey))) { best = items[i]; bestKey = k; }
+        if (in.truthy(in.compare(isMax ? ">" : "<", k, bestKey))) {
+          best = items[i];
+          bestKey = k;
+        }
       }
       return best;
     };
@@ -861,28 +923,32 @@ void Interpreter::installBuiltins() {
     std::vector<Value> its;
     for (size_t i = 1; i < a.args.size(); ++i) its.push_back(in.getIter(a.args[i]));
     Value fn = a.args[0];
-    return makeLazyIterator([&in, its, fn]() -> Value {
-      CallArgs c;
-      for (const auto& it : its) {
-        Value v = in.nextItem(it);
-        if (!v) return nullptr;
-        c.args.push_back(v);
-      }
-      return in.call(fn, c);
-    }, "map");
+    return makeLazyIterator(
+        [&in, its, fn]() -> Value {
+          CallArgs c;
+          for (const auto& it : its) {
+            Value v = in.nextItem(it);
+            if (!v) return nullptr;
+            c.args.push_back(v);
+          }
+          return in.call(fn, c);
+        },
+        "map");
   });
   def("filter", [](Interpreter& in, CallArgs& a) {
     arity(in, a, 2, 2, "filter");
     Value it = in.getIter(a.args[1]);
     Value fn = a.args[0];
-    return makeLazyIterator([&in, it, fn]() -> Value {
-      while (Value v = in.nextItem(it)) {
-        CallArgs c;
-        c.args.push_back(v);
-        if (isNone(fn) ? in.truthy(v) : in.truthy(in.call(fn, c))) return v;
-      }
-      return nullptr;
-    }, "filter");
+    return makeLazyIterator(
+        [&in, it, fn]() -> Value {
+          while (Value v = in.nextItem(it)) {
+            CallArgs c;
+            c.args.push_back(v);
+            if (isNone(fn) ? in.truthy(v) : in.truthy(in.call(fn, c))) return v;
+          }
+          return nullptr;
+        },
+        "filter");
   });
   def("id", [](Interpreter&, CallArgs& a) { return makeInt(static_cast<int64_t>(reinterpret_cast<intptr_t>(a.args.at(0).get()))); });
   def("callable", [](Interpreter& in, CallArgs& a) {
@@ -893,18 +959,25 @@ void Interpreter::installBuiltins() {
     return makeBool(c);
   });
   def("repr", [](Interpreter& in, CallArgs& a) { return makeStr(in.repr(a.args.at(0))); });
-  def("format", [](Interpreter& in, CallArgs& a) { return makeStr(formatValue(in, a.args.at(0), a.args.size() > 1 ? in.str(a.args[1]) : "")); });
-  def("divmod", [](Interpreter& in, CallArgs& a) { return makeTuple({in.binaryOp("//", a.args.at(0), a.args.at(1)), in.binaryOp("%", a.args[0], a.args[1])}); });
+  def("format",
+      [](Interpreter& in, CallArgs& a) { return makeStr(formatValue(in, a.args.at(0), a.args.size() > 1 ? in.str(a.args[1]) : "")); });
+  def("divmod", [](Interpreter& in, CallArgs& a) {
+    return makeTuple({in.binaryOp("//", a.args.at(0), a.args.at(1)), in.binaryOp("%", a.args[0], a.args[1])});
+  });
 
   builtinClass("super")->dict["__new__"] = makeBuiltin("super.__new__", [](Interpreter& in, CallArgs& a) {
     CallArgs rest = a;
     rest.args.erase(rest.args.begin());
     return in.superProxy(rest);
   });
-  def("open", [](Interpreter& in, CallArgs&) -> Value { in.raise("PermissionError", "open() is not available: Kiln runs scripts sandboxed (no files)"); });
+  def("open", [](Interpreter& in, CallArgs&) -> Value {
+    in.raise("PermissionError", "open() is not available: Kiln runs scripts sandboxed (no files)");
+  });
   def("exec", [](Interpreter& in, CallArgs&) -> Value { in.raise("NotImplementedError", "exec() is not supported by Kiln"); });
   def("eval", [](Interpreter& in, CallArgs&) -> Value { in.raise("NotImplementedError", "eval() is not supported by Kiln"); });
-  def("input", [](Interpreter& in, CallArgs&) -> Value { in.raise("NotImplementedError", "input() is not available: scripts run without standard input"); });
+  def("input", [](Interpreter& in, CallArgs&) -> Value {
+    in.raise("NotImplementedError", "input() is not available: scripts run without standard input");
+  });
   B["__name__"] = makeStr("builtins");
   B["Ellipsis"] = std::make_shared<Obj>(VK::Ellipsis);
   {

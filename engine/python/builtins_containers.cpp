@@ -1,8 +1,8 @@
 // The methods of list, tuple, dict (with its live keys/values/items views), set and frozenset.
 // Every method that changes a container first tells the tracer (while capturing, a change to a
 // container that existed before capture is a side effect the compiled entry replays).
-#include "engine/python/trace_hooks.h"
 #include "engine/python/interpreter.h"
+#include "engine/python/trace_hooks.h"
 
 #include <algorithm>
 
@@ -157,7 +157,8 @@ void Interpreter::installContainerMethods() {
   });
 
   // ---- tuple ----
-  method("tuple", "__new__", [](Interpreter& in, CallArgs& a) { return makeTuple(a.args.size() > 1 ? in.iterate(a.args[1]) : std::vector<Value>{}); });
+  method("tuple", "__new__",
+         [](Interpreter& in, CallArgs& a) { return makeTuple(a.args.size() > 1 ? in.iterate(a.args[1]) : std::vector<Value>{}); });
   method("tuple", "index", [](Interpreter& in, CallArgs& a) {
     auto items = in.iterate(a.args[0]);
     int64_t n = static_cast<int64_t>(items.size());
@@ -194,9 +195,9 @@ void Interpreter::installContainerMethods() {
     });
     method(name, "__len__", [self, kind](Interpreter& in, CallArgs& a) {
       Value obj = self(in, a, "__len__");
-      size_t n = kind == VK::Tuple ? as<TupleObj>(obj)->items.size()
-               : kind == VK::List  ? listItems(obj).size()
-                                   : as<DictObj>(obj)->items.size();
+      size_t n = kind == VK::Tuple  ? as<TupleObj>(obj)->items.size()
+                 : kind == VK::List ? listItems(obj).size()
+                                    : as<DictObj>(obj)->items.size();
       return makeInt(static_cast<int64_t>(n));
     });
   }
@@ -222,7 +223,8 @@ void Interpreter::installContainerMethods() {
     for (auto& kv : in.iterate(src)) {
       auto p = in.iterate(kv);
       if (p.size() != 2)
-        in.raise("ValueError", "dictionary update sequence element #" + std::to_string(i) + " has length " + std::to_string(p.size()) + "; 2 is required");
+        in.raise("ValueError", "dictionary update sequence element #" + std::to_string(i) + " has length " + std::to_string(p.size()) +
+                                   "; 2 is required");
       d.set(p[0], p[1]);
       ++i;
     }
@@ -305,15 +307,16 @@ void Interpreter::installContainerMethods() {
   builtinClass("dict")->dict["fromkeys"] = [&] {
     auto cm = std::make_shared<InstanceObj>(builtinClass("classmethod"));
     cm->dict->setStr("fn", makeBuiltin("dict.fromkeys", [](Interpreter& in, CallArgs& a) {
-      auto d = std::make_shared<DictObj>();
-      Value v = a.args.size() > 2 ? a.args[2] : None();
-      for (auto& k : in.iterate(a.args.at(1))) d->set(k, v);
-      return Value(d);
-    }));
+                       auto d = std::make_shared<DictObj>();
+                       Value v = a.args.size() > 2 ? a.args[2] : None();
+                       for (auto& k : in.iterate(a.args.at(1))) d->set(k, v);
+                       return Value(d);
+                     }));
     return Value(cm);
   }();
   method("dict", "__or__", [](Interpreter& in, CallArgs& a) -> Value {
-    if (a.args.at(1)->kind != VK::Dict) in.raise("TypeError", "unsupported operand type(s) for |: 'dict' and '" + typeName(a.args[1]) + "'");
+    if (a.args.at(1)->kind != VK::Dict)
+      in.raise("TypeError", "unsupported operand type(s) for |: 'dict' and '" + typeName(a.args[1]) + "'");
     auto d = std::make_shared<DictObj>();
     d->items = dictOf(a.args[0]).items;
     for (auto& [k, v] : dictOf(a.args[1]).items) d->set(k, v);
@@ -326,8 +329,7 @@ void Interpreter::installContainerMethods() {
     auto mapping = [](const Value& self) { return as<InstanceObj>(self)->dict->getStr("_mapping"); };
     auto snapshot = [k, mapping](const Value& self) {
       std::vector<Value> out;
-      for (auto& [key, v] : dictOf(mapping(self)).items)
-        out.push_back(k == "keys" ? key : k == "values" ? v : makeTuple({key, v}));
+      for (auto& [key, v] : dictOf(mapping(self)).items) out.push_back(k == "keys" ? key : k == "values" ? v : makeTuple({key, v}));
       return out;
     };
     method(cls, "__iter__", [snapshot, mapping](Interpreter& in, CallArgs& a) {
@@ -341,14 +343,16 @@ void Interpreter::installContainerMethods() {
         return (*items)[(*pos)++];
       });
     });
-    method(cls, "__len__", [mapping](Interpreter&, CallArgs& a) { return makeInt(static_cast<int64_t>(dictOf(mapping(a.args[0])).items.size())); });
+    method(cls, "__len__",
+           [mapping](Interpreter&, CallArgs& a) { return makeInt(static_cast<int64_t>(dictOf(mapping(a.args[0])).items.size())); });
     method(cls, "__contains__", [k, snapshot, mapping](Interpreter& in, CallArgs& a) {
       if (k == "keys") return makeBool(dictOf(mapping(a.args[0])).get(a.args.at(1)) != nullptr);
       for (auto& v : snapshot(a.args[0]))
         if (in.equals(v, a.args.at(1))) return True();
       return False();
     });
-    method(cls, "__repr__", [cls, snapshot](Interpreter& in, CallArgs& a) { return makeStr(cls + "(" + in.repr(makeList(snapshot(a.args[0]))) + ")"); });
+    method(cls, "__repr__",
+           [cls, snapshot](Interpreter& in, CallArgs& a) { return makeStr(cls + "(" + in.repr(makeList(snapshot(a.args[0]))) + ")"); });
     if (k != "values") {
       // A keys or items view equals any set-like of the same elements (set, frozenset, view).
       method(cls, "__eq__", [snapshot](Interpreter& in, CallArgs& a) -> Value {
@@ -421,12 +425,17 @@ void Interpreter::installContainerMethods() {
       };
     };
     for (const char* op : {"union", "intersection", "difference", "symmetric_difference"}) method(cls, op, combine(op));
-    for (auto [dunder, op] : {std::pair{"__or__", "union"}, {"__and__", "intersection"}, {"__sub__", "difference"}, {"__xor__", "symmetric_difference"}}) {
+    for (auto [dunder, op] :
+         {std::pair{"__or__", "union"}, {"__and__", "intersection"}, {"__sub__", "difference"}, {"__xor__", "symmetric_difference"}}) {
       auto fn = combine(op);
       std::string d = dunder;
       method(cls, d, [fn, d](Interpreter& in, CallArgs& a) -> Value {
         if (!isSetLike(a.args.at(1)))
-          in.raise("TypeError", "unsupported operand type(s) for " + std::string(d == "__or__" ? "|" : d == "__and__" ? "&" : d == "__sub__" ? "-" : "^") +
+          in.raise("TypeError", "unsupported operand type(s) for " +
+                                    std::string(d == "__or__"    ? "|"
+                                                : d == "__and__" ? "&"
+                                                : d == "__sub__" ? "-"
+                                                                 : "^") +
                                     ": '" + typeName(a.args[0]) + "' and '" + typeName(a.args[1]) + "'");
         return fn(in, a);
       });
@@ -516,7 +525,8 @@ void Interpreter::installContainerMethods() {
       members(a.args[0])->items.clear();
       return None();
     });
-    for (auto [name2, op] : {std::pair{"intersection_update", "intersection"}, {"difference_update", "difference"},
+    for (auto [name2, op] : {std::pair{"intersection_update", "intersection"},
+                             {"difference_update", "difference"},
                              {"symmetric_difference_update", "symmetric_difference"}}) {
       auto fn = combine(op);
       method(cls, name2, [fn](Interpreter& in, CallArgs& a) {
@@ -526,7 +536,9 @@ void Interpreter::installContainerMethods() {
         return None();
       });
     }
-    for (auto [dunder, op] : {std::pair{"__ior__", "update"}, {"__iand__", "intersection_update"}, {"__isub__", "difference_update"},
+    for (auto [dunder, op] : {std::pair{"__ior__", "update"},
+                              {"__iand__", "intersection_update"},
+                              {"__isub__", "difference_update"},
                               {"__ixor__", "symmetric_difference_update"}}) {
       std::string o = op;
       method(cls, dunder, [o](Interpreter& in, CallArgs& a) {

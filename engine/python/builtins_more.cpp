@@ -1,9 +1,9 @@
 // More builtin functions: hash, chr/ord, bin/hex/oct, vars/dir/locals/globals, slice, delattr,
 // issubclass with tuples, abs through __abs__, pow with a modulus, sum(start=) ... (the rest
 // are in builtins.cpp).
-#include "engine/python/trace_hooks.h"
 #include "engine/python/bigint.h"
 #include "engine/python/interpreter.h"
+#include "engine/python/trace_hooks.h"
 
 #include <algorithm>
 #include <cmath>
@@ -54,7 +54,8 @@ void raiseIfUnhashable(Interpreter& in, const Value& v) {
   if (!h || (h->kind == VK::Builtin && as<BuiltinObj>(h)->name == "object.__hash__")) {
     for (const auto& m : cls->mro) {
       if (m->dict.count("__hash__")) break;
-      if (m->dict.count("__eq__") && m->dict.at("__eq__")->kind == VK::Function) in.raise("TypeError", "unhashable type: '" + cls->name + "'");
+      if (m->dict.count("__eq__") && m->dict.at("__eq__")->kind == VK::Function)
+        in.raise("TypeError", "unhashable type: '" + cls->name + "'");
     }
   }
 }
@@ -124,9 +125,19 @@ void Interpreter::installMoreBuiltins() {
     std::string s;
     auto u = static_cast<uint32_t>(cp);
     if (u < 0x80) s += static_cast<char>(u);
-    else if (u < 0x800) { s += static_cast<char>(0xC0 | (u >> 6)); s += static_cast<char>(0x80 | (u & 0x3F)); }
-    else if (u < 0x10000) { s += static_cast<char>(0xE0 | (u >> 12)); s += static_cast<char>(0x80 | ((u >> 6) & 0x3F)); s += static_cast<char>(0x80 | (u & 0x3F)); }
-    else { s += static_cast<char>(0xF0 | (u >> 18)); s += static_cast<char>(0x80 | ((u >> 12) & 0x3F)); s += static_cast<char>(0x80 | ((u >> 6) & 0x3F)); s += static_cast<char>(0x80 | (u & 0x3F)); }
+    else if (u < 0x800) {
+      s += static_cast<char>(0xC0 | (u >> 6));
+      s += static_cast<char>(0x80 | (u & 0x3F));
+    } else if (u < 0x10000) {
+      s += static_cast<char>(0xE0 | (u >> 12));
+      s += static_cast<char>(0x80 | ((u >> 6) & 0x3F));
+      s += static_cast<char>(0x80 | (u & 0x3F));
+    } else {
+      s += static_cast<char>(0xF0 | (u >> 18));
+      s += static_cast<char>(0x80 | ((u >> 12) & 0x3F));
+      s += static_cast<char>(0x80 | ((u >> 6) & 0x3F));
+      s += static_cast<char>(0x80 | (u & 0x3F));
+    }
     return makeStr(s);
   });
   def("ord", [](Interpreter& in, CallArgs& a) {

@@ -30,7 +30,9 @@ std::vector<size_t> codePoints(const std::string& s) {
   return at;
 }
 
-int64_t cpLength(const std::string& s) { return isAscii(s) ? static_cast<int64_t>(s.size()) : static_cast<int64_t>(codePoints(s).size() - 1); }
+int64_t cpLength(const std::string& s) {
+  return isAscii(s) ? static_cast<int64_t>(s.size()) : static_cast<int64_t>(codePoints(s).size() - 1);
+}
 
 // Code point index of byte offset `b` (npos stays -1).
 int64_t cpIndex(const std::string& s, size_t b) {
@@ -66,7 +68,9 @@ std::pair<size_t, size_t> window(Interpreter& in, const std::string& s, const Ca
   return {byteAt(s, b), byteAt(s, std::max(b, e))};
 }
 
-bool isSpace(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' || c == 0x1c || c == 0x1d || c == 0x1e || c == 0x1f; }
+bool isSpace(unsigned char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' || c == 0x1c || c == 0x1d || c == 0x1e || c == 0x1f;
+}
 
 std::string stripChars(Interpreter& in, const CallArgs& a, bool& whitespace) {
   whitespace = a.args.size() < 2 || isNone(a.args[1]);
@@ -115,10 +119,21 @@ std::string formatString(Interpreter& in, const std::string& f, const CallArgs& 
   std::string out;
   for (size_t i = 0; i < f.size(); ++i) {
     char c = f[i];
-    if (c == '{' && i + 1 < f.size() && f[i + 1] == '{') { out += '{'; ++i; continue; }
-    if (c == '}' && i + 1 < f.size() && f[i + 1] == '}') { out += '}'; ++i; continue; }
+    if (c == '{' && i + 1 < f.size() && f[i + 1] == '{') {
+      out += '{';
+      ++i;
+      continue;
+    }
+    if (c == '}' && i + 1 < f.size() && f[i + 1] == '}') {
+      out += '}';
+      ++i;
+      continue;
+    }
     if (c == '}') in.raise("ValueError", "Single '}' encountered in format string");
-    if (c != '{') { out += c; continue; }
+    if (c != '{') {
+      out += c;
+      continue;
+    }
     // The matching close brace (nested braces in the spec).
     size_t j = i + 1;
     int nest = 1;
@@ -141,10 +156,14 @@ std::string formatField(Interpreter& in, const std::string& field, const CallArg
     if (field[k] == '[') ++bracket;
     else if (field[k] == ']') --bracket;
     else if (bracket == 0 && field[k] == '!' && bang == std::string::npos && colon == std::string::npos) bang = k;
-    else if (bracket == 0 && field[k] == ':') { colon = k; break; }
+    else if (bracket == 0 && field[k] == ':') {
+      colon = k;
+      break;
+    }
   }
   std::string name = field.substr(0, std::min(bang, colon));
-  std::string conv = bang != std::string::npos ? field.substr(bang + 1, (colon == std::string::npos ? field.size() : colon) - bang - 1) : "";
+  std::string conv =
+      bang != std::string::npos ? field.substr(bang + 1, (colon == std::string::npos ? field.size() : colon) - bang - 1) : "";
   std::string spec = colon != std::string::npos ? field.substr(colon + 1) : "";
   // First part: an index, a keyword, or nothing (the next positional argument).
   size_t p = 0;
@@ -154,10 +173,12 @@ std::string formatField(Interpreter& in, const std::string& field, const CallArg
   const size_t nargs = a.args.size() - 1;  // args[0] is the format string
   if (first.empty()) {
     if (autoIndex == SIZE_MAX) in.raise("ValueError", "cannot switch from manual field specification to automatic field numbering");
-    if (autoIndex >= nargs) in.raise("IndexError", "Replacement index " + std::to_string(autoIndex) + " out of range for positional args tuple");
+    if (autoIndex >= nargs)
+      in.raise("IndexError", "Replacement index " + std::to_string(autoIndex) + " out of range for positional args tuple");
     v = a.args[1 + autoIndex++];
   } else if (std::all_of(first.begin(), first.end(), [](unsigned char ch) { return std::isdigit(ch); })) {
-    if (autoIndex != 0 && autoIndex != SIZE_MAX) in.raise("ValueError", "cannot switch from automatic field numbering to manual field specification");
+    if (autoIndex != 0 && autoIndex != SIZE_MAX)
+      in.raise("ValueError", "cannot switch from automatic field numbering to manual field specification");
     autoIndex = SIZE_MAX;
     size_t k = std::stoul(first);
     if (k >= nargs) in.raise("IndexError", "Replacement index " + first + " out of range for positional args tuple");
@@ -208,7 +229,8 @@ void Interpreter::installStrMethods() {
     std::string out;
     auto items = in.iterate(a.args.at(1));
     for (size_t i = 0; i < items.size(); ++i) {
-      if (items[i]->kind != VK::Str) in.raise("TypeError", "sequence item " + std::to_string(i) + ": expected str instance, " + typeName(items[i]) + " found");
+      if (items[i]->kind != VK::Str)
+        in.raise("TypeError", "sequence item " + std::to_string(i) + ": expected str instance, " + typeName(items[i]) + " found");
       if (i) out += sv(a.args[0]);
       out += sv(items[i]);
     }
@@ -229,9 +251,11 @@ void Interpreter::installStrMethods() {
       std::vector<Value> options = a.args.at(1)->kind == VK::Tuple ? in.iterate(a.args[1]) : std::vector<Value>{a.args[1]};
       for (auto& o : options) {
         if (o->kind != VK::Str)
-          in.raise("TypeError", std::string(starts ? "startswith" : "endswith") + " first arg must be str or a tuple of str, not " + typeName(o));
+          in.raise("TypeError",
+                   std::string(starts ? "startswith" : "endswith") + " first arg must be str or a tuple of str, not " + typeName(o));
         const std::string& x = sv(o);
-        if (x.size() <= part.size() && (starts ? part.compare(0, x.size(), x) : part.compare(part.size() - x.size(), x.size(), x)) == 0) return True();
+        if (x.size() <= part.size() && (starts ? part.compare(0, x.size(), x) : part.compare(part.size() - x.size(), x.size(), x)) == 0)
+          return True();
       }
       return False();
     });
@@ -363,7 +387,10 @@ void Interpreter::installStrMethods() {
       auto at = codePoints(s);
       int64_t done = 0;
       for (size_t i = 0; i + 1 < at.size(); ++i) {
-        if (count < 0 || done < count) { out += to; ++done; }
+        if (count < 0 || done < count) {
+          out += to;
+          ++done;
+        }
         out += s.substr(at[i], at[i + 1] - at[i]);
       }
       if (count < 0 || done < count) out += to;
@@ -420,7 +447,8 @@ void Interpreter::installStrMethods() {
   });
   method("removesuffix", [](Interpreter&, CallArgs& a) {
     const std::string &s = sv(a.args[0]), &x = sv(a.args.at(1));
-    return makeStr(!x.empty() && s.size() >= x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0 ? s.substr(0, s.size() - x.size()) : s);
+    return makeStr(!x.empty() && s.size() >= x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0 ? s.substr(0, s.size() - x.size())
+                                                                                                          : s);
   });
   for (int where : {-1, 0, 1}) {
     static const char* names[] = {"ljust", "center", "rjust"};
@@ -464,14 +492,22 @@ void Interpreter::installStrMethods() {
       return True();
     });
   };
-  predicate("isdigit", [](unsigned char ch) -> bool { return std::isdigit(ch); }, false);
-  predicate("isdecimal", [](unsigned char ch) -> bool { return std::isdigit(ch); }, false);
-  predicate("isnumeric", [](unsigned char ch) -> bool { return std::isdigit(ch); }, false);
-  predicate("isalpha", [](unsigned char ch) -> bool { return std::isalpha(ch) || ch >= 0x80; }, false);
-  predicate("isalnum", [](unsigned char ch) -> bool { return std::isalnum(ch) || ch >= 0x80; }, false);
-  predicate("isspace", [](unsigned char ch) -> bool { return isSpace(ch); }, false);
-  predicate("isascii", [](unsigned char ch) -> bool { return ch < 0x80; }, true);
-  predicate("isprintable", [](unsigned char ch) -> bool { return ch >= 0x20 && ch != 0x7f; }, true);
+  predicate(
+      "isdigit", [](unsigned char ch) -> bool { return std::isdigit(ch); }, false);
+  predicate(
+      "isdecimal", [](unsigned char ch) -> bool { return std::isdigit(ch); }, false);
+  predicate(
+      "isnumeric", [](unsigned char ch) -> bool { return std::isdigit(ch); }, false);
+  predicate(
+      "isalpha", [](unsigned char ch) -> bool { return std::isalpha(ch) || ch >= 0x80; }, false);
+  predicate(
+      "isalnum", [](unsigned char ch) -> bool { return std::isalnum(ch) || ch >= 0x80; }, false);
+  predicate(
+      "isspace", [](unsigned char ch) -> bool { return isSpace(ch); }, false);
+  predicate(
+      "isascii", [](unsigned char ch) -> bool { return ch < 0x80; }, true);
+  predicate(
+      "isprintable", [](unsigned char ch) -> bool { return ch >= 0x20 && ch != 0x7f; }, true);
   for (bool upper : {true, false}) {
     method(upper ? "isupper" : "islower", [upper](Interpreter&, CallArgs& a) {
       bool cased = false;
@@ -504,7 +540,8 @@ void Interpreter::installStrMethods() {
       if (!(std::isalnum(ch) || ch == '_' || ch >= 0x80)) return False();
     return True();
   });
-  method("encode", [](Interpreter& in, CallArgs&) -> Value { in.raise("NotImplementedError", "str.encode: bytes are not supported by Kiln"); });
+  method("encode",
+         [](Interpreter& in, CallArgs&) -> Value { in.raise("NotImplementedError", "str.encode: bytes are not supported by Kiln"); });
   method("__len__", [](Interpreter&, CallArgs& a) { return makeInt(cpLength(sv(a.args[0]))); });
   method("__contains__", [](Interpreter&, CallArgs& a) { return makeBool(sv(a.args[0]).find(sv(a.args.at(1))) != std::string::npos); });
 }

@@ -33,8 +33,12 @@ const char* objTypeName(VK k) {
 void throwBadObjCast(VK want, VK got, const char* file, int line) {
   std::string where = file;
   for (const char* top : {"engine/", "tests/", "app/"})  // repo-relative
-    if (auto at = where.rfind(top); at != std::string::npos) { where.erase(0, at); break; }
-  throw BadObjCast(std::string("bad object cast: expected a ") + objTypeName(want) + ", got a " + objTypeName(got) + " at " + where + ":" + std::to_string(line));
+    if (auto at = where.rfind(top); at != std::string::npos) {
+      where.erase(0, at);
+      break;
+    }
+  throw BadObjCast(std::string("bad object cast: expected a ") + objTypeName(want) + ", got a " + objTypeName(got) + " at " + where + ":" +
+                   std::to_string(line));
 }
 
 }  // namespace kiln::py

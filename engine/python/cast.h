@@ -14,25 +14,80 @@
 namespace kiln::py {
 
 // The value kind of each object type; a type without an entry cannot be cast to.
-template <class T> struct ObjKind;
-template <> struct ObjKind<IntObj> { static constexpr VK kind = VK::Int; };
-template <> struct ObjKind<BoolObj> { static constexpr VK kind = VK::Bool; };
-template <> struct ObjKind<FloatObj> { static constexpr VK kind = VK::Float; };
-template <> struct ObjKind<StrObj> { static constexpr VK kind = VK::Str; };
-template <> struct ObjKind<TupleObj> { static constexpr VK kind = VK::Tuple; };
-template <> struct ObjKind<ListObj> { static constexpr VK kind = VK::List; };
-template <> struct ObjKind<DictObj> { static constexpr VK kind = VK::Dict; };
-template <> struct ObjKind<DTypeObj> { static constexpr VK kind = VK::DType; };
-template <> struct ObjKind<SliceObj> { static constexpr VK kind = VK::Slice; };
-template <> struct ObjKind<ModuleObj> { static constexpr VK kind = VK::Module; };
-template <> struct ObjKind<FunctionObj> { static constexpr VK kind = VK::Function; };
-template <> struct ObjKind<BuiltinObj> { static constexpr VK kind = VK::Builtin; };
-template <> struct ObjKind<ClassObj> { static constexpr VK kind = VK::Class; };
-template <> struct ObjKind<InstanceObj> { static constexpr VK kind = VK::Instance; };
-template <> struct ObjKind<BoundMethodObj> { static constexpr VK kind = VK::BoundMethod; };
-template <> struct ObjKind<TensorObj> { static constexpr VK kind = VK::Tensor; };
-template <> struct ObjKind<IteratorObj> { static constexpr VK kind = VK::Iterator; };
-template <> struct ObjKind<GeneratorObj> { static constexpr VK kind = VK::Generator; };
+template <class T>
+struct ObjKind;
+template <>
+struct ObjKind<IntObj> {
+  static constexpr VK kind = VK::Int;
+};
+template <>
+struct ObjKind<BoolObj> {
+  static constexpr VK kind = VK::Bool;
+};
+template <>
+struct ObjKind<FloatObj> {
+  static constexpr VK kind = VK::Float;
+};
+template <>
+struct ObjKind<StrObj> {
+  static constexpr VK kind = VK::Str;
+};
+template <>
+struct ObjKind<TupleObj> {
+  static constexpr VK kind = VK::Tuple;
+};
+template <>
+struct ObjKind<ListObj> {
+  static constexpr VK kind = VK::List;
+};
+template <>
+struct ObjKind<DictObj> {
+  static constexpr VK kind = VK::Dict;
+};
+template <>
+struct ObjKind<DTypeObj> {
+  static constexpr VK kind = VK::DType;
+};
+template <>
+struct ObjKind<SliceObj> {
+  static constexpr VK kind = VK::Slice;
+};
+template <>
+struct ObjKind<ModuleObj> {
+  static constexpr VK kind = VK::Module;
+};
+template <>
+struct ObjKind<FunctionObj> {
+  static constexpr VK kind = VK::Function;
+};
+template <>
+struct ObjKind<BuiltinObj> {
+  static constexpr VK kind = VK::Builtin;
+};
+template <>
+struct ObjKind<ClassObj> {
+  static constexpr VK kind = VK::Class;
+};
+template <>
+struct ObjKind<InstanceObj> {
+  static constexpr VK kind = VK::Instance;
+};
+template <>
+struct ObjKind<BoundMethodObj> {
+  static constexpr VK kind = VK::BoundMethod;
+};
+template <>
+struct ObjKind<TensorObj> {
+  static constexpr VK kind = VK::Tensor;
+};
+template <>
+struct ObjKind<IteratorObj> {
+  static constexpr VK kind = VK::Iterator;
+};
+template <>
+struct ObjKind<GeneratorObj> {
+  static constexpr VK kind = VK::Generator;
+};
 
 // A cast to the wrong object type: a bug in Kiln, never in the script.
 class BadObjCast : public std::logic_error {

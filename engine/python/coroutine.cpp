@@ -90,9 +90,7 @@ void Coroutine::entry(unsigned lo, unsigned hi) {
 #endif
   try {
     self->body_();
-  } catch (...) {
-    self->error_ = std::current_exception();
-  }
+  } catch (...) { self->error_ = std::current_exception(); }
   self->done_ = true;
   self->body_ = nullptr;  // release what the body captured while the stack still exists
 #ifdef KILN_ASAN

@@ -21,8 +21,7 @@ GeneratorObj::~GeneratorObj() {
   if (in && co && co->started() && !co->done()) {
     try {
       in->closeGenerator(*this);
-    } catch (...) {
-    }
+    } catch (...) {}
   }
   if (in) in->liveGenerators_.erase(this);
 }

@@ -1,11 +1,11 @@
 // Expression evaluation, attribute access, operators and calls.
-#include "engine/python/interpreter.h"
 #include "engine/python/bigint.h"
+#include "engine/python/interpreter.h"
 
 #include "engine/autograd/grad_mode.h"
-#include "engine/python/trace_hooks.h"
 #include "engine/python/coroutine.h"
 #include "engine/python/pyformat.h"
+#include "engine/python/trace_hooks.h"
 #include "engine/torch/autograd_methods.h"
 #include "engine/torch/tensor_protocol.h"
 
@@ -23,7 +23,7 @@ double asDouble(const Value& v) { return v->kind == VK::Float ? as<FloatObj>(v)-
 bool isBig(const Value& v) { return isBigInt(v); }
 
 int64_t floorDiv(int64_t a, int64_t b) {
-  if (b == -1) {  // x86 idiv traps on INT64_MIN / -1
+  if (b == -1) {                                                // x86 idiv traps on INT64_MIN / -1
     return static_cast<int64_t>(0 - static_cast<uint64_t>(a));  // callers refuse INT64_MIN / -1
   }
   int64_t q = a / b;
@@ -57,13 +57,19 @@ Value Interpreter::evalExpr(const Expr& e) {
       return lookupName(e.name, e.span);
     }
     case ExprKind::Int:
-      if (e.bigInt) { frames_.back().span = e.span; return parseIntString(*this, e.str, 0); }
+      if (e.bigInt) {
+        frames_.back().span = e.span;
+        return parseIntString(*this, e.str, 0);
+      }
       return makeInt(e.ival);
     case ExprKind::Float: return makeFloat(e.fval);
     case ExprKind::Str: return makeStr(e.str);
     case ExprKind::Bool: return makeBool(e.bval);
     case ExprKind::None: return None();
-    case ExprKind::Ellipsis: { static Value v = std::make_shared<Obj>(VK::Ellipsis); return v; }
+    case ExprKind::Ellipsis: {
+      static Value v = std::make_shared<Obj>(VK::Ellipsis);
+      return v;
+    }
     case ExprKind::FString: return evalFString(e);
     case ExprKind::Attribute: {
       Value obj = eval(*e.target);
@@ -252,9 +258,15 @@ void Interpreter::runComprehension(const Expr& e, const Value& firstIter, const 
       assign(*gen.target, v);
       bool ok = true;
       for (const auto& c : gen.ifs)
-        if (!truthy(eval(*c))) { ok = false; break; }
+        if (!truthy(eval(*c))) {
+          ok = false;
+          break;
+        }
       if (!ok) continue;
-      if (gi + 1 < e.generators.size()) { loop(gi + 1); continue; }
+      if (gi + 1 < e.generators.size()) {
+        loop(gi + 1);
+        continue;
+      }
       if (e.kind == ExprKind::DictComp) {
         Value k = eval(*e.a);
         emit(k, eval(*e.b));
@@ -269,7 +281,10 @@ void Interpreter::runComprehension(const Expr& e, const Value& firstIter, const 
 Value Interpreter::evalFString(const Expr& e) {
   std::string out;
   for (const auto& part : e.items) {
-    if (part->kind == ExprKind::Str) { out += part->str; continue; }
+    if (part->kind == ExprKind::Str) {
+      out += part->str;
+      continue;
+    }
     Value v = eval(*part->target);
     if (part->conversion == 'r') v = makeStr(repr(v));
     else if (part->conversion == 's') v = makeStr(str(v));
@@ -355,9 +370,7 @@ Value Interpreter::call(const Value& fn, CallArgs& args) {
       if (interceptDepth > 0 && compiler && !tracer && isUserFunction(*as<FunctionObj>(fn)))
         return compiler->callIntercepted(*this, fn, args, nullptr);
       return callFunction(*as<FunctionObj>(fn), args, nullptr);
-    case VK::Builtin:
-      try {
-        return as<BuiltinObj>(fn)->fn(*this, args);
+    case VK::Builtin: try { return as<BuiltinObj>(fn)->fn(*this, args);
       } catch (const tensor::Interrupted&) {
         // A long native op stopped at Ctrl-C or a time limit (engine/tensor/stop.h).
         raiseStopped();
@@ -430,8 +443,8 @@ Value Interpreter::iteratorAttr(const Value& obj, const std::string& name) {
             in.raise("TypeError", "exceptions must be classes or instances deriving from BaseException, not " + typeName(exc));
           auto* inst = as<InstanceObj>(exc);
           Value args = inst->dict->getStr("args");
-          std::string msg = args && args->kind == VK::Tuple && !as<TupleObj>(args)->items.empty()
-                                ? in.str(as<TupleObj>(args)->items[0]) : "";
+          std::string msg =
+              args && args->kind == VK::Tuple && !as<TupleObj>(args)->items.empty() ? in.str(as<TupleObj>(args)->items[0]) : "";
           Value v = in.resumeGenerator(*gen, nullptr, std::make_exception_ptr(PyError(inst->cls->name, msg, exc)));
           if (v) return v;
           in.raise("StopIteration", "");
@@ -498,7 +511,8 @@ bool Interpreter::truthy(const Value& v) {
       if (Value l = inst->cls->lookup("__len__")) {
         CallArgs a;
         Value r = call(std::make_shared<BoundMethodObj>(v, l), a);
-        if (r->kind != VK::Int && r->kind != VK::Bool) raise("TypeError", "'" + typeName(r) + "' object cannot be interpreted as an integer");
+        if (r->kind != VK::Int && r->kind != VK::Bool)
+          raise("TypeError", "'" + typeName(r) + "' object cannot be interpreted as an integer");
         if (r->kind == VK::Int && truthy(compare("<", r, makeInt(0)))) raise("ValueError", "__len__() should return >= 0");
         return truthy(r);
       }
@@ -580,7 +594,10 @@ Value Interpreter::binaryOp(const std::string& opIn, const Value& a, const Value
   }
   std::string op = opIn;
   bool inplace = false;
-  if (op.size() >= 2 && op.back() == '=' ) { op.pop_back(); inplace = true; }
+  if (op.size() >= 2 && op.back() == '=') {
+    op.pop_back();
+    inplace = true;
+  }
   if (isUserObject(a) || isUserObject(b))
     if (Value r = userBinary(op, a, b, inplace)) return r;
   if (a->kind == VK::Tensor || b->kind == VK::Tensor) {
@@ -599,7 +616,10 @@ Value Interpreter::binaryOp(const std::string& opIn, const Value& a, const Value
         if (x == INT64_MIN && y == -1) return bigBinary(op, a, b);
         return makeInt(floorDiv(x, y));
       }
-      if (op == "%") { if (y == 0) raise("ZeroDivisionError", "integer modulo by zero"); return makeInt(floorMod(x, y)); }
+      if (op == "%") {
+        if (y == 0) raise("ZeroDivisionError", "integer modulo by zero");
+        return makeInt(floorMod(x, y));
+      }
       if (op == "**") {
         if (y < 0) {
           if (x == 0) raise("ZeroDivisionError", "0.0 cannot be raised to a negative power");
@@ -631,8 +651,14 @@ Value Interpreter::binaryOp(const std::string& opIn, const Value& a, const Value
       if (op == "+") return makeFloat(x + y);
       if (op == "-") return makeFloat(x - y);
       if (op == "*") return makeFloat(x * y);
-      if (op == "/") { if (y == 0) raise("ZeroDivisionError", isIntLike(a) && isIntLike(b) ? "division by zero" : "float division by zero"); return makeFloat(x / y); }
-      if (op == "//") { if (y == 0) raise("ZeroDivisionError", "float floor division by zero"); return makeFloat(std::floor(x / y)); }
+      if (op == "/") {
+        if (y == 0) raise("ZeroDivisionError", isIntLike(a) && isIntLike(b) ? "division by zero" : "float division by zero");
+        return makeFloat(x / y);
+      }
+      if (op == "//") {
+        if (y == 0) raise("ZeroDivisionError", "float floor division by zero");
+        return makeFloat(std::floor(x / y));
+      }
       if (op == "%") {
         if (y == 0) raise("ZeroDivisionError", "float modulo");
         double r = std::fmod(x, y);
@@ -657,7 +683,8 @@ Value Interpreter::binaryOp(const std::string& opIn, const Value& a, const Value
     if (a->kind == VK::Str) {
       const std::string& one = as<StrObj>(a)->v;
       uint64_t total = 0;
-      if (__builtin_mul_overflow(static_cast<uint64_t>(one.size()), static_cast<uint64_t>(n), &total)) raise("OverflowError", "repeated string is too long");
+      if (__builtin_mul_overflow(static_cast<uint64_t>(one.size()), static_cast<uint64_t>(n), &total))
+        raise("OverflowError", "repeated string is too long");
       checkAllocation(total);
       std::string s;
       s.reserve(total);
@@ -666,7 +693,8 @@ Value Interpreter::binaryOp(const std::string& opIn, const Value& a, const Value
     }
     auto items = iterate(a);
     uint64_t total = 0;
-    if (__builtin_mul_overflow(static_cast<uint64_t>(items.size()) * sizeof(Value), static_cast<uint64_t>(n), &total)) raise("MemoryError", "");
+    if (__builtin_mul_overflow(static_cast<uint64_t>(items.size()) * sizeof(Value), static_cast<uint64_t>(n), &total))
+      raise("MemoryError", "");
     checkAllocation(total);
     std::vector<Value> out;
     for (int64_t i = 0; i < n; ++i) out.insert(out.end(), items.begin(), items.end());
@@ -693,16 +721,16 @@ Value Interpreter::callDunder(const Value& self, const std::string& name, std::v
 
 Value Interpreter::userBinary(const std::string& op, const Value& a, const Value& b, bool inplace) {
   static const std::map<std::string, std::string> kNames = {
-      {"+", "add"}, {"-", "sub"}, {"*", "mul"}, {"/", "truediv"}, {"@", "matmul"}, {"//", "floordiv"}, {"%", "mod"},
-      {"**", "pow"}, {"&", "and"}, {"|", "or"}, {"^", "xor"}, {"<<", "lshift"}, {">>", "rshift"}};
+      {"+", "add"},  {"-", "sub"}, {"*", "mul"}, {"/", "truediv"}, {"@", "matmul"},  {"//", "floordiv"}, {"%", "mod"},
+      {"**", "pow"}, {"&", "and"}, {"|", "or"},  {"^", "xor"},     {"<<", "lshift"}, {">>", "rshift"}};
   auto it = kNames.find(op);
   if (it == kNames.end()) return nullptr;
   const std::string& n = it->second;
   if (inplace && isUserObject(a))
     if (Value r = callDunder(a, "__i" + n + "__", {b}); r && !isNotImplemented(r)) return r;
   // A subclass's reflected method goes first (Python's rule for b's type deriving from a's).
-  bool bFirst = isUserObject(b) && classOf(b) != classOf(a) && classOf(b)->isSubclassOf(classOf(a).get()) &&
-                classOf(b)->lookup("__r" + n + "__");
+  bool bFirst =
+      isUserObject(b) && classOf(b) != classOf(a) && classOf(b)->isSubclassOf(classOf(a).get()) && classOf(b)->lookup("__r" + n + "__");
   if (bFirst)
     if (Value r = callDunder(b, "__r" + n + "__", {a}); r && !isNotImplemented(r)) return r;
   if (isUserObject(a))
@@ -715,14 +743,15 @@ Value Interpreter::userBinary(const std::string& op, const Value& a, const Value
 Value Interpreter::compare(const std::string& op, const Value& a, const Value& b) {
   if (tracer && (op == "is" || op == "is not")) tracer->onIdentity(a), tracer->onIdentity(b);
   if (tracer) tracer->onUse(a), tracer->onUse(b);
-  if (op == "is") return makeBool(a == b || (a->kind == VK::None && b->kind == VK::None) ||
-                                  (a->kind == VK::Bool && b->kind == VK::Bool && asInt(a) == asInt(b)));
+  if (op == "is")
+    return makeBool(a == b || (a->kind == VK::None && b->kind == VK::None) ||
+                    (a->kind == VK::Bool && b->kind == VK::Bool && asInt(a) == asInt(b)));
   if (op == "is not") return makeBool(!truthy(compare("is", a, b)));
   if ((op == "==" || op == "!=" || op == "<" || op == "<=" || op == ">" || op == ">=") && (isUserObject(a) || isUserObject(b)) &&
       a->kind != VK::Tensor && b->kind != VK::Tensor) {
     static const std::map<std::string, std::pair<std::string, std::string>> kRich = {
         {"==", {"__eq__", "__eq__"}}, {"!=", {"__ne__", "__ne__"}}, {"<", {"__lt__", "__gt__"}},
-        {"<=", {"__le__", "__ge__"}}, {">", {"__gt__", "__lt__"}}, {">=", {"__ge__", "__le__"}}};
+        {"<=", {"__le__", "__ge__"}}, {">", {"__gt__", "__lt__"}},  {">=", {"__ge__", "__le__"}}};
     const auto& [mine, theirs] = kRich.at(op);
     bool bFirst = isUserObject(b) && classOf(b) != classOf(a) && classOf(b)->isSubclassOf(classOf(a).get());
     if (bFirst)
@@ -768,7 +797,10 @@ Value Interpreter::compareValue(const std::string& op, const Value& a, const Val
       found = std::static_pointer_cast<DictObj>(as<InstanceObj>(b)->native)->get(a) != nullptr;
     else
       for (auto& v : iterate(b))
-        if (v == a || equals(v, a)) { found = true; break; }
+        if (v == a || equals(v, a)) {
+          found = true;
+          break;
+        }
     return makeBool(op == "in" ? found : !found);
   }
   if (a->kind == VK::Tensor || b->kind == VK::Tensor) {
@@ -778,9 +810,16 @@ Value Interpreter::compareValue(const std::string& op, const Value& a, const Val
     // Exact, as CPython: big ints, and ints against floats (2**53 + 1 > 2.0**53).
     int c = 0;
     bool unordered = false, exact = false;
-    if (isIntLike(a) && isIntLike(b) && (isBig(a) || isBig(b))) { c = cmp(toMpz(a), toMpz(b)); exact = true; }
-    else if (isIntLike(a) && b->kind == VK::Float) { c = compareIntDouble(a, asDouble(b), &unordered); exact = true; }
-    else if (a->kind == VK::Float && isIntLike(b)) { c = -compareIntDouble(b, asDouble(a), &unordered); exact = true; }
+    if (isIntLike(a) && isIntLike(b) && (isBig(a) || isBig(b))) {
+      c = cmp(toMpz(a), toMpz(b));
+      exact = true;
+    } else if (isIntLike(a) && b->kind == VK::Float) {
+      c = compareIntDouble(a, asDouble(b), &unordered);
+      exact = true;
+    } else if (a->kind == VK::Float && isIntLike(b)) {
+      c = -compareIntDouble(b, asDouble(a), &unordered);
+      exact = true;
+    }
     if (exact) {
       if (unordered) return makeBool(op == "!=");
       if (op == "<") return makeBool(c < 0);
@@ -902,8 +941,8 @@ Value Interpreter::subscriptValue(const Value& obj, const Value& index) {
     if (Value r = callDunder(obj, "__getitem__", {index})) return r;
     raise("TypeError", "type '" + c->name + "' is not subscriptable");
   }
-  if (obj->kind == VK::Instance || (obj->sub && classOf(obj)->lookup("__getitem__") &&
-                                     classOf(obj)->lookup("__getitem__")->kind == VK::Function)) {
+  if (obj->kind == VK::Instance ||
+      (obj->sub && classOf(obj)->lookup("__getitem__") && classOf(obj)->lookup("__getitem__")->kind == VK::Function)) {
     if (Value r = callDunder(obj, "__getitem__", {index})) return r;
     if (obj->kind == VK::Instance) raise("TypeError", "'" + typeName(obj) + "' object is not subscriptable");
   }
@@ -919,15 +958,12 @@ Value Interpreter::subscriptValue(const Value& obj, const Value& index) {
   }
   if (obj->kind == VK::List || obj->kind == VK::Tuple || obj->kind == VK::Str) {
     if (tracer) tracer->onSequence(obj);
-    int64_t n = obj->kind == VK::Str ? strLength(as<StrObj>(obj)->v)
-                                     : static_cast<int64_t>(iterate(obj).size());
+    int64_t n = obj->kind == VK::Str ? strLength(as<StrObj>(obj)->v) : static_cast<int64_t>(iterate(obj).size());
     std::string what = obj->kind == VK::List ? "list" : obj->kind == VK::Tuple ? "tuple" : "string";
     if (index->kind == VK::Slice) {
       int64_t start, stop, step;
       sliceIndices(*this, *as<SliceObj>(index), n, &start, &stop, &step);
-      if (obj->kind == VK::Str) {
-        return makeStr(strSlice(as<StrObj>(obj)->v, start, stop, step));
-      }
+      if (obj->kind == VK::Str) { return makeStr(strSlice(as<StrObj>(obj)->v, start, stop, step)); }
       auto items = iterate(obj);
       std::vector<Value> out;
       for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) out.push_back(items[i]);
@@ -958,13 +994,19 @@ Value Interpreter::subscriptValue(const Value& obj, const Value& index) {
 }
 
 void Interpreter::setSubscript(const Value& obj, const Value& index, Value v) {
-  if (obj->kind == VK::Tensor) { torchapi::tensorSetSubscript(*this, obj, index, v); return; }
+  if (obj->kind == VK::Tensor) {
+    torchapi::tensorSetSubscript(*this, obj, index, v);
+    return;
+  }
   if (obj->sub && classOf(obj)->lookup("__setitem__") && classOf(obj)->lookup("__setitem__")->kind == VK::Function) {
     callDunder(obj, "__setitem__", {index, std::move(v)});
     return;
   }
   if (tracer && (obj->kind == VK::Dict || obj->kind == VK::List)) tracer->onMutate(obj);
-  if (obj->kind == VK::Dict) { as<DictObj>(obj)->set(index, std::move(v)); return; }
+  if (obj->kind == VK::Dict) {
+    as<DictObj>(obj)->set(index, std::move(v));
+    return;
+  }
   if (obj->kind == VK::List && index->kind == VK::Slice) {
     // lst[a:b] = values (a step slice needs as many values as it selects).
     auto& items = as<ListObj>(obj)->items;
@@ -980,7 +1022,8 @@ void Interpreter::setSubscript(const Value& obj, const Value& index, Value v) {
     std::vector<int64_t> at;
     for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) at.push_back(i);
     if (at.size() != values.size())
-      raise("ValueError", "attempt to assign sequence of size " + std::to_string(values.size()) + " to extended slice of size " + std::to_string(at.size()));
+      raise("ValueError", "attempt to assign sequence of size " + std::to_string(values.size()) + " to extended slice of size " +
+                              std::to_string(at.size()));
     for (size_t k = 0; k < at.size(); ++k) items[static_cast<size_t>(at[k])] = values[k];
     return;
   }
@@ -1003,7 +1046,5 @@ void Interpreter::setSubscript(const Value& obj, const Value& index, Value v) {
   }
   raise("TypeError", "'" + typeName(obj) + "' object does not support item assignment");
 }
-
-
 
 }  // namespace kiln::py

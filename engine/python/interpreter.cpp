@@ -2,16 +2,15 @@
 #include "engine/python/interpreter.h"
 #include "engine/autograd/grad_mode.h"
 
-#include "engine/python/trace_hooks.h"
 #include "engine/python/parser.h"
 #include "engine/python/stdlib.h"
+#include "engine/python/trace_hooks.h"
 #include "engine/torch/prelude.h"
 #include "engine/torch/tensor_protocol.h"
 
 #include <algorithm>
 
 namespace kiln::py {
-
 
 Interpreter::Interpreter(std::ostream& out) : out_(out) {
   setUserKeyEquals([this](const Value& a, const Value& b) {
@@ -37,8 +36,7 @@ Interpreter::~Interpreter() {
     liveGenerators_.erase(liveGenerators_.begin());
     try {
       closeGenerator(*g);
-    } catch (...) {
-    }
+    } catch (...) {}
   }
   // Break reference cycles (module scope <-> functions defined in it) so memory is returned.
   for (auto& [n, m] : modules_) m->scope->vars.clear();
@@ -194,8 +192,7 @@ void collectAssigned(const Body& body, std::set<std::string>& out, std::set<std:
 }
 }  // namespace
 
-const Interpreter::FnInfo& Interpreter::infoFor(const void* key, const Body* body, const std::vector<Param>& params,
-                                               const Expr*) {
+const Interpreter::FnInfo& Interpreter::infoFor(const void* key, const Body* body, const std::vector<Param>& params, const Expr*) {
   auto it = fnInfo_.find(key);
   if (it != fnInfo_.end()) return it->second;
   FnInfo info;
@@ -275,7 +272,10 @@ void Interpreter::storeName(const std::string& name, Value v) {
     return;
   }
   if (tracer) tracer->nameHint(v, name);
-  if (f.locals->count(name)) { f.scope->vars[name] = std::move(v); return; }
+  if (f.locals->count(name)) {
+    f.scope->vars[name] = std::move(v);
+    return;
+  }
   // nonlocal: the nearest enclosing scope holding it
   for (std::shared_ptr<Scope> s = f.scope->parent; s; s = s->parent) {
     auto it = s->vars.find(name);
@@ -363,15 +363,18 @@ void Interpreter::assign(const Expr& t, Value v) {
       if (starAt == t.items.size()) {
         if (items.size() != t.items.size()) {
           frames_.back().span = t.span;
-          if (items.size() > t.items.size()) raise("ValueError", "too many values to unpack (expected " + std::to_string(t.items.size()) + ")");
-          raise("ValueError", "not enough values to unpack (expected " + std::to_string(t.items.size()) + ", got " + std::to_string(items.size()) + ")");
+          if (items.size() > t.items.size())
+            raise("ValueError", "too many values to unpack (expected " + std::to_string(t.items.size()) + ")");
+          raise("ValueError",
+                "not enough values to unpack (expected " + std::to_string(t.items.size()) + ", got " + std::to_string(items.size()) + ")");
         }
         for (size_t i = 0; i < items.size(); ++i) assign(*t.items[i], items[i]);
         return;
       }
       size_t after = t.items.size() - starAt - 1;
       if (items.size() < starAt + after)
-        raise("ValueError", "not enough values to unpack (expected at least " + std::to_string(starAt + after) + ", got " + std::to_string(items.size()) + ")");
+        raise("ValueError", "not enough values to unpack (expected at least " + std::to_string(starAt + after) + ", got " +
+                                std::to_string(items.size()) + ")");
       for (size_t i = 0; i < starAt; ++i) assign(*t.items[i], items[i]);
       std::vector<Value> mid(items.begin() + starAt, items.end() - after);
       assign(*t.items[starAt]->target, makeList(mid));
@@ -393,7 +396,8 @@ void Interpreter::deleteTarget(const Expr& t) {
     Value obj = eval(*t.target);
     Value idx = eval(*t.a);
     frames_.back().span = t.span;
-    if (obj->kind == VK::Instance || (obj->sub && classOf(obj)->lookup("__delitem__") && classOf(obj)->lookup("__delitem__")->kind == VK::Function)) {
+    if (obj->kind == VK::Instance ||
+        (obj->sub && classOf(obj)->lookup("__delitem__") && classOf(obj)->lookup("__delitem__")->kind == VK::Function)) {
       if (!callDunder(obj, "__delitem__", {idx})) raise("TypeError", "'" + typeName(obj) + "' object does not support item deletion");
       return;
     }
@@ -413,7 +417,10 @@ void Interpreter::deleteTarget(const Expr& t) {
       auto get = [&](const Value& v, int64_t d) { return isNone(v) ? d : as<IntObj>(v)->small(); };
       int64_t step = get(sl->step, 1);
       int64_t lo = step < 0 ? -1 : 0, hi = step < 0 ? n - 1 : n;
-      auto clamp = [&](int64_t v) { if (v < 0) v += n; return std::clamp(v, lo, hi); };
+      auto clamp = [&](int64_t v) {
+        if (v < 0) v += n;
+        return std::clamp(v, lo, hi);
+      };
       int64_t start = isNone(sl->start) ? (step < 0 ? hi : lo) : clamp(get(sl->start, 0));
       int64_t stop = isNone(sl->stop) ? (step < 0 ? lo : hi) : clamp(get(sl->stop, 0));
       for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) drop.push_back(i);
@@ -471,8 +478,11 @@ Interpreter::Flow Interpreter::exec(const Stmt& s) {
         obj = eval(*t.target);
         cur = getAttr(obj, t.name);
         if (tracer) cur = tracer->onAttribute(obj, t.name, cur);
+      } else {
+        obj = eval(*t.target);
+        idx = eval(*t.a);
+        cur = subscript(obj, idx);
       }
-      else { obj = eval(*t.target); idx = eval(*t.a); cur = subscript(obj, idx); }
       Value rhs = eval(*s.value);
       frames_.back().span = s.span;
       Value result;
@@ -509,9 +519,7 @@ Interpreter::Flow Interpreter::exec(const Stmt& s) {
       if (s.value) assign(*s.target, eval(*s.value));
       return Flow::Normal;
     }
-    case StmtKind::Return:
-      frames_.back().returnValue = s.value ? eval(*s.value) : None();
-      return Flow::Return;
+    case StmtKind::Return: frames_.back().returnValue = s.value ? eval(*s.value) : None(); return Flow::Return;
     case StmtKind::If: {
       // `if not t:` jumps on t itself (CPython folds the `not` into the jump): a data-dependent
       // branch is on t, with its two ways swapped (resume.cpp).
@@ -605,10 +613,10 @@ Interpreter::Flow Interpreter::exec(const Stmt& s) {
       const bool topBreak = tracer && !tracer->fullgraph && frames_.size() == tracer->topDepth && classBreakable(s);
       if (tracer && (tracer->fullgraph || frames_.size() > tracer->topDepth || topBreak)) {
         GraphBreak u("KB043", "Attempted to call function marked as skipped",
-                               "Dynamo does not know how to trace the builtin `builtins.__build_class__.` This function "
-                               "is either a Python builtin (e.g. _warnings.warn) or a third-party C/C++ Python extension "
-                               "(perhaps created with pybind).",
-                               {"Move the class definition out of the compiled function."});
+                     "Dynamo does not know how to trace the builtin `builtins.__build_class__.` This function "
+                     "is either a Python builtin (e.g. _warnings.warn) or a third-party C/C++ Python extension "
+                     "(perhaps created with pybind).",
+                     {"Move the class definition out of the compiled function."});
         u.where = currentLocation();
         u.stack = userStack();
         if (topBreak) classBreak(s, u);
@@ -783,17 +791,14 @@ Interpreter::Flow Interpreter::execWith(const Stmt& s) {
         } catch (PyError& e) {
           excVal = exceptionValue(e);
           pending = std::make_exception_ptr(e);
-        } catch (...) {
-        }
+        } catch (...) {}
       }
       if (excVal) a.args = {classOf(excVal), excVal, None()};
       else a.args = {None(), None(), None()};
       try {
         Value r = call(getAttr(m, "__exit__"), a);
         if (excVal && truthy(r)) pending = nullptr;
-      } catch (...) {
-        pending = std::current_exception();
-      }
+      } catch (...) { pending = std::current_exception(); }
     }
     if (pending) std::rethrow_exception(pending);
   };
@@ -855,8 +860,8 @@ Value Interpreter::callFunction(FunctionObj& fn, CallArgs& args, const Value& se
   if (tracer && frames_.size() >= tracer->topDepth && fn.qualname == "Optimizer.zero_grad" && fn.module &&
       fn.module->name == "torch.optim") {
     GraphBreak u("KB049", "Attempted to inline function marked as skipped",
-                           "Dynamo developers have intentionally marked that the function `Optimizer.zero_grad` should not be traced.",
-                           {"Avoid calling the function `Optimizer.zero_grad`."});
+                 "Dynamo developers have intentionally marked that the function `Optimizer.zero_grad` should not be traced.",
+                 {"Avoid calling the function `Optimizer.zero_grad`."});
     u.where = currentLocation();
     u.stack = userStack();
     throw u;
@@ -913,8 +918,7 @@ Value Interpreter::callFunction(FunctionObj& fn, CallArgs& args, const Value& se
       if (fn.defaults[i]) {
         scope->vars[p.name] = fn.defaults[i];
         if (tracer) tracer->onDefault(&fn, i, fn.defaults[i]);
-      }
-      else missing.push_back(p.name);
+      } else missing.push_back(p.name);
     }
   }
   if (!missing.empty()) {
@@ -926,8 +930,7 @@ Value Interpreter::callFunction(FunctionObj& fn, CallArgs& args, const Value& se
   }
 
   const Body* body = fn.def ? &fn.def->body : nullptr;
-  const FnInfo& info = infoFor(fn.def ? static_cast<const void*>(fn.def.get()) : fn.lambda.get(), body, fn.params,
-                               fn.lambda.get());
+  const FnInfo& info = infoFor(fn.def ? static_cast<const void*>(fn.def.get()) : fn.lambda.get(), body, fn.params, fn.lambda.get());
   Frame f;
   f.scope = scope;
   f.module = fn.module;
@@ -994,14 +997,15 @@ void Interpreter::doImport(const Stmt& s) {
 std::shared_ptr<ModuleObj> Interpreter::importModule(const std::string& dotted) {
   auto it = modules_.find(dotted);
   if (it != modules_.end()) return it->second;
-  static const std::set<std::string> kSandboxed = {"os", "sys", "subprocess", "socket", "shutil", "pathlib", "io",
-                                                   "builtins", "ctypes", "urllib", "requests", "http", "pickle",
-                                                   "importlib", "multiprocessing", "threading", "signal"};
+  static const std::set<std::string> kSandboxed = {"os",     "sys",       "subprocess",      "socket",    "shutil",   "pathlib",
+                                                   "io",     "builtins",  "ctypes",          "urllib",    "requests", "http",
+                                                   "pickle", "importlib", "multiprocessing", "threading", "signal"};
   std::string top = dotted.substr(0, dotted.find('.'));
   if (kSandboxed.count(top))
-    raise("ImportError", "import of '" + dotted + "' is not allowed: Kiln runs scripts sandboxed (no sys, "
-                                                  "subprocess, files or network; os offers only environ, getenv, sep "
-                                                  "and name)");
+    raise("ImportError", "import of '" + dotted +
+                             "' is not allowed: Kiln runs scripts sandboxed (no sys, "
+                             "subprocess, files or network; os offers only environ, getenv, sep "
+                             "and name)");
   std::string source, fileName;
   if (stdlibSource(dotted, source, fileName)) {
     // A package's parent is imported first (collections before collections.abc).

@@ -16,10 +16,9 @@
 #include <unordered_map>
 #include <vector>
 
-
 namespace kiln::py {
 
-class TraceHooks;     // trace_hooks.h
+class TraceHooks;  // trace_hooks.h
 class CompilerHooks;
 class GraphBreak;
 
@@ -197,13 +196,13 @@ class Interpreter {
     std::string function;
     Span span;  // currently executing expression/statement
     Value returnValue;
-    Value classSelf;  // for super(): the first argument of the method
-    GeneratorObj* generator = nullptr;  // the generator whose body runs in this frame
-    const FunctionObj* fn = nullptr;     // the function whose body runs in this frame
-    bool classBody = false;              // a class body: its names are readable in it
-    std::vector<std::string> scopeOrder; // class body: names in the order they were bound
-    const Stmt* stmt = nullptr;  // the statement executing (graph breaks resume after it)
-    std::shared_ptr<ClassObj> classDef;  // for super(): the class the method was defined in
+    Value classSelf;                      // for super(): the first argument of the method
+    GeneratorObj* generator = nullptr;    // the generator whose body runs in this frame
+    const FunctionObj* fn = nullptr;      // the function whose body runs in this frame
+    bool classBody = false;               // a class body: its names are readable in it
+    std::vector<std::string> scopeOrder;  // class body: names in the order they were bound
+    const Stmt* stmt = nullptr;           // the statement executing (graph breaks resume after it)
+    std::shared_ptr<ClassObj> classDef;   // for super(): the class the method was defined in
   };
 
   std::ostream& out_;
@@ -217,7 +216,9 @@ class Interpreter {
   bool copyingName_ = false;  // evaluating the right side of `a = b`
   std::map<std::string, std::string> sources_;
   // Per function body: names assigned (locals) and declared global/nonlocal.
-  struct FnInfo { std::set<std::string> locals, globals; };
+  struct FnInfo {
+    std::set<std::string> locals, globals;
+  };
   std::map<const void*, FnInfo> fnInfo_;
 
   void installBuiltins();
@@ -226,8 +227,8 @@ class Interpreter {
   void installMoreBuiltins();      // builtins_more.cpp
  public:
   Value callBuiltin(const std::string& name, std::vector<Value> args);
- private:
 
+ private:
  public:
   // A set (or frozenset) holding `items`.
   Value makeSet(std::vector<Value> items, bool frozen = false);
@@ -247,7 +248,7 @@ class Interpreter {
   // dict comprehension's key and value).
   void runComprehension(const Expr& e, const Value& firstIter, const std::function<void(Value, Value)>& emit);
   std::set<GeneratorObj*> liveGenerators_;  // suspended generators, closed when the interpreter ends
-  std::vector<Value> handling_;  // exceptions being handled (innermost last): bare `raise`, __context__
+  std::vector<Value> handling_;             // exceptions being handled (innermost last): bare `raise`, __context__
   friend struct GeneratorObj;
   Value evalFString(const Expr& e);
   void assign(const Expr& target, Value v);
@@ -270,15 +271,16 @@ class Interpreter {
   Value superProxy(CallArgs& args);
   Value superAttr(const Value& proxy, const std::string& name);
   bool isDataDescriptor(const Value& attr);
-  Value instanceAttr(const Value& obj, const std::shared_ptr<ClassObj>& cls, const std::shared_ptr<DictObj>& dict,
-                     const std::string& name, bool* found);
+  Value instanceAttr(const Value& obj, const std::shared_ptr<ClassObj>& cls, const std::shared_ptr<DictObj>& dict, const std::string& name,
+                     bool* found);
   Value iteratorAttr(const Value& obj, const std::string& name);  // generator/iterator methods
   Value functionCode(const FunctionObj& f);
   PyError makeError(const std::string& type, const std::string& message);
-  PyError errorFor(const Value& exc);   // a PyError carrying the exception instance
+  PyError errorFor(const Value& exc);  // a PyError carrying the exception instance
  public:
   // The exception instance of an error (made from its type and message when Kiln raised it).
   Value exceptionValue(PyError& e);
+
  private:
   friend struct FrameGuard;
   friend class Builtins;
@@ -303,7 +305,6 @@ std::string sourceLine(const std::string& source, int line, bool stripIndent = f
 // under the failing expression, then `Type: message`.
 std::string formatTraceback(const PyError& e, const std::string& source);
 std::string formatTraceback(const PyError& e, const std::map<std::string, std::string>& sources);
-std::string formatSyntaxError(const std::string& message, const std::string& file, int line, int col,
-                              const std::string& source);
+std::string formatSyntaxError(const std::string& message, const std::string& file, int line, int col, const std::string& source);
 
 }  // namespace kiln::py

@@ -1,8 +1,8 @@
 // Python's iteration protocol: iter() gives an iterator, next() its items until the end.
 // Iteration is lazy (a generator is resumed item by item, a list iterator sees appends made
 // while it runs); `iterate` materializes for the callers that need every item at once.
-#include "engine/python/trace_hooks.h"
 #include "engine/python/interpreter.h"
+#include "engine/python/trace_hooks.h"
 #include "engine/torch/tensor_protocol.h"
 
 namespace kiln::py {
@@ -95,17 +95,16 @@ Value Interpreter::getIter(const Value& v) {
         // The old sequence protocol: __getitem__(0), (1) ... until IndexError.
         auto index = std::make_shared<int64_t>(0);
         Value hold = v;
-        return makeLazyIterator(
-            [this, hold, gi, index]() -> Value {
-              CallArgs a;
-              a.args.push_back(makeInt((*index)++));
-              try {
-                return call(std::make_shared<BoundMethodObj>(hold, gi), a);
-              } catch (const PyError& e) {
-                if (e.type() == "IndexError" || e.type() == "StopIteration") return nullptr;
-                throw;
-              }
-            });
+        return makeLazyIterator([this, hold, gi, index]() -> Value {
+          CallArgs a;
+          a.args.push_back(makeInt((*index)++));
+          try {
+            return call(std::make_shared<BoundMethodObj>(hold, gi), a);
+          } catch (const PyError& e) {
+            if (e.type() == "IndexError" || e.type() == "StopIteration") return nullptr;
+            throw;
+          }
+        });
       }
       break;
     }
@@ -130,9 +129,9 @@ Value Interpreter::nextItem(const Value& iterator) {
     // Advancing an iterator the frame received is a side effect Kiln does not replay (and the
     // items it yields are not guarded): the step runs eagerly instead of baking this call's items.
     GraphBreak u("KB032", "Iterator from outside the frame",
-                           "Kiln does not track the position of an iterator or generator that existed before the frame was "
-                           "compiled, so advancing it runs eagerly from here.",
-                           {"Pass the items (a tuple or list) instead of an iterator over them."});
+                 "Kiln does not track the position of an iterator or generator that existed before the frame was "
+                 "compiled, so advancing it runs eagerly from here.",
+                 {"Pass the items (a tuple or list) instead of an iterator over them."});
     u.kilnLimitation = true;
     u.where = currentLocation();
     u.stack = userStack();

@@ -30,19 +30,36 @@ class Lexer {
         atLineStart = depth_ == 0;
         continue;
       }
-      if (c == ' ' || c == '\t' || c == '\r' || c == '\f') { ++pos_; continue; }
-      if (c == '#') { while (pos_ < s_.size() && s_[pos_] != '\n') ++pos_; continue; }
-      if (c == '\\' && pos_ + 1 < s_.size() && s_[pos_ + 1] == '\n') { pos_ += 1; advanceLine(); continue; }
+      if (c == ' ' || c == '\t' || c == '\r' || c == '\f') {
+        ++pos_;
+        continue;
+      }
+      if (c == '#') {
+        while (pos_ < s_.size() && s_[pos_] != '\n') ++pos_;
+        continue;
+      }
+      if (c == '\\' && pos_ + 1 < s_.size() && s_[pos_ + 1] == '\n') {
+        pos_ += 1;
+        advanceLine();
+        continue;
+      }
       if (std::isalpha(static_cast<unsigned char>(c)) || c == '_' || static_cast<unsigned char>(c) >= 0x80) {
-        if (stringPrefixAt()) { lexString(); continue; }
+        if (stringPrefixAt()) {
+          lexString();
+          continue;
+        }
         lexName();
         continue;
       }
-      if (std::isdigit(static_cast<unsigned char>(c)) || (c == '.' && pos_ + 1 < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_ + 1])))) {
+      if (std::isdigit(static_cast<unsigned char>(c)) ||
+          (c == '.' && pos_ + 1 < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_ + 1])))) {
         lexNumber();
         continue;
       }
-      if (c == '"' || c == '\'') { lexString(); continue; }
+      if (c == '"' || c == '\'') {
+        lexString();
+        continue;
+      }
       lexOp();
     }
     // An unclosed bracket is reported by the parser when it reaches the end (CPython reports
@@ -54,13 +71,19 @@ class Lexer {
     }
     if (!out_.empty() && out_.back().kind != Tok::Newline && out_.back().kind != Tok::Dedent)
       push(Tok::Newline, "\n", line_, col(), line_, col());
-    while (indents_.size() > 1) { indents_.pop_back(); push(Tok::Dedent, "", line_, 1, line_, 1); }
+    while (indents_.size() > 1) {
+      indents_.pop_back();
+      push(Tok::Dedent, "", line_, 1, line_, 1);
+    }
     push(Tok::End, "", line_, col(), line_, col());
     return std::move(out_);
   }
 
  private:
-  struct Open { char ch; int line, col; };
+  struct Open {
+    char ch;
+    int line, col;
+  };
   std::string_view s_;
   std::string file_;
   size_t pos_ = 0, lineStart_ = 0;
@@ -71,11 +94,13 @@ class Lexer {
   std::vector<Token> out_;
 
   int col() const { return static_cast<int>(pos_ - lineStart_) + 1; }
-  void advanceLine() { ++pos_; ++line_; lineStart_ = pos_; }
-
-  [[noreturn]] void error(const std::string& msg, int line, int c) {
-    throw ParseError("SyntaxError: " + msg, Location{file_, line, c});
+  void advanceLine() {
+    ++pos_;
+    ++line_;
+    lineStart_ = pos_;
   }
+
+  [[noreturn]] void error(const std::string& msg, int line, int c) { throw ParseError("SyntaxError: " + msg, Location{file_, line, c}); }
 
   void push(Tok k, std::string text, int l, int c, int el, int ec) { out_.push_back(Token{k, std::move(text), l, c, el, ec}); }
 
@@ -84,8 +109,14 @@ class Lexer {
   bool handleIndent() {
     size_t p = pos_;
     int width = 0;
-    while (p < s_.size() && (s_[p] == ' ' || s_[p] == '\t')) { width += s_[p] == '\t' ? 8 - (width % 8) : 1; ++p; }
-    if (p >= s_.size()) { pos_ = p; return true; }
+    while (p < s_.size() && (s_[p] == ' ' || s_[p] == '\t')) {
+      width += s_[p] == '\t' ? 8 - (width % 8) : 1;
+      ++p;
+    }
+    if (p >= s_.size()) {
+      pos_ = p;
+      return true;
+    }
     if (s_[p] == '\n' || s_[p] == '#' || s_[p] == '\r') {
       pos_ = p;
       while (pos_ < s_.size() && s_[pos_] != '\n') ++pos_;
@@ -112,14 +143,19 @@ class Lexer {
   bool stringPrefixAt() const {
     size_t p = pos_;
     int n = 0;
-    while (p < s_.size() && n < 2 && std::string_view("rRbBfFuU").find(s_[p]) != std::string_view::npos) { ++p; ++n; }
+    while (p < s_.size() && n < 2 && std::string_view("rRbBfFuU").find(s_[p]) != std::string_view::npos) {
+      ++p;
+      ++n;
+    }
     return n > 0 && p < s_.size() && (s_[p] == '"' || s_[p] == '\'');
   }
 
   void lexName() {
     int l = line_, c = col();
     size_t st = pos_;
-    while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_' || static_cast<unsigned char>(s_[pos_]) >= 0x80)) ++pos_;
+    while (pos_ < s_.size() &&
+           (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_' || static_cast<unsigned char>(s_[pos_]) >= 0x80))
+      ++pos_;
     push(Tok::Name, std::string(s_.substr(st, pos_ - st)), l, c, line_, col());
   }
 
@@ -149,8 +185,7 @@ class Lexer {
         }
       }
     }
-    if (pos_ < s_.size() && (std::isalpha(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_'))
-      error("invalid decimal literal", l, c);
+    if (pos_ < s_.size() && (std::isalpha(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_')) error("invalid decimal literal", l, c);
     std::string text;
     for (size_t i = st; i < pos_; ++i)
       if (s_[i] != '_') text += s_[i];
@@ -171,14 +206,21 @@ class Lexer {
     pos_ += triple ? 3 : 1;
     std::string val;
     while (true) {
-      if (pos_ >= s_.size()) error(triple ? "unterminated triple-quoted string literal (detected at line " + std::to_string(line_) + ")" : "unterminated string literal (detected at line " + std::to_string(l) + ")", l, c);
+      if (pos_ >= s_.size())
+        error(triple ? "unterminated triple-quoted string literal (detected at line " + std::to_string(line_) + ")"
+                     : "unterminated string literal (detected at line " + std::to_string(l) + ")",
+              l, c);
       char ch = s_[pos_];
       if (!triple && ch == '\n') error("unterminated string literal (detected at line " + std::to_string(l) + ")", l, c);
       if (ch == q && (!triple || (pos_ + 2 < s_.size() && s_[pos_ + 1] == q && s_[pos_ + 2] == q))) {
         pos_ += triple ? 3 : 1;
         break;
       }
-      if (ch == '\n') { val += '\n'; advanceLine(); continue; }
+      if (ch == '\n') {
+        val += '\n';
+        advanceLine();
+        continue;
+      }
       if (ch == '\\' && pos_ + 1 < s_.size()) {
         char e = s_[pos_ + 1];
         if (raw) {
@@ -186,7 +228,10 @@ class Lexer {
           val += ch;
           val += e;
           pos_ += 2;
-          if (e == '\n') { ++line_; lineStart_ = pos_; }
+          if (e == '\n') {
+            ++line_;
+            lineStart_ = pos_;
+          }
           continue;
         }
         if (fstr && (e == '{' || e == '}')) {  // left for the f-string parser
@@ -196,7 +241,11 @@ class Lexer {
           continue;
         }
         pos_ += 2;
-        if (e == '\n') { ++line_; lineStart_ = pos_; continue; }
+        if (e == '\n') {
+          ++line_;
+          lineStart_ = pos_;
+          continue;
+        }
         if (!escape(e, val, l, c)) {
           val += '\\';
           val += e;
@@ -216,7 +265,12 @@ class Lexer {
       uint32_t v = 0;
       for (int i = 0; i < n; ++i) {
         if (pos_ >= s_.size() || !std::isxdigit(static_cast<unsigned char>(s_[pos_])))
-          error("(unicode error) truncated \\" + std::string(1, e) + std::string(n == 2 ? "XX" : n == 4 ? "XXXX" : "XXXXXXXX") + " escape", l, c);
+          error("(unicode error) truncated \\" + std::string(1, e) +
+                    std::string(n == 2   ? "XX"
+                                : n == 4 ? "XXXX"
+                                         : "XXXXXXXX") +
+                    " escape",
+                l, c);
         char d = s_[pos_++];
         v = v * 16 + static_cast<uint32_t>(std::isdigit(static_cast<unsigned char>(d)) ? d - '0' : std::tolower(d) - 'a' + 10);
       }
@@ -225,8 +279,10 @@ class Lexer {
     auto utf8 = [&](uint32_t cp) {
       if (cp > 0x10FFFF) error("(unicode error) illegal Unicode character", l, c);
       if (cp < 0x80) val += static_cast<char>(cp);
-      else if (cp < 0x800) { val += static_cast<char>(0xC0 | (cp >> 6)); val += static_cast<char>(0x80 | (cp & 0x3F)); }
-      else if (cp < 0x10000) {
+      else if (cp < 0x800) {
+        val += static_cast<char>(0xC0 | (cp >> 6));
+        val += static_cast<char>(0x80 | (cp & 0x3F));
+      } else if (cp < 0x10000) {
         val += static_cast<char>(0xE0 | (cp >> 12));
         val += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
         val += static_cast<char>(0x80 | (cp & 0x3F));
@@ -255,7 +311,8 @@ class Lexer {
     }
     if (e >= '0' && e <= '7') {
       uint32_t v = static_cast<uint32_t>(e - '0');
-      for (int i = 0; i < 2 && pos_ < s_.size() && s_[pos_] >= '0' && s_[pos_] <= '7'; ++i) v = v * 8 + static_cast<uint32_t>(s_[pos_++] - '0');
+      for (int i = 0; i < 2 && pos_ < s_.size() && s_[pos_] >= '0' && s_[pos_] <= '7'; ++i)
+        v = v * 8 + static_cast<uint32_t>(s_[pos_++] - '0');
       utf8(v);
       return true;
     }
@@ -263,16 +320,18 @@ class Lexer {
   }
 
   void lexOp() {
-    static const char* kOps[] = {"**=", "//=", ">>=", "<<=", "...", "->", ":=", "**", "//", "==", "!=", "<=", ">=", "<<", ">>",
-                                 "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "@=",
-                                 "+", "-", "*", "/", "%", "@", "<", ">", "=", "(", ")", "[", "]", "{", "}", ",", ":", ".",
-                                 ";", "~", "&", "|", "^"};
+    static const char* kOps[] = {"**=", "//=", ">>=", "<<=", "...", "->", ":=", "**", "//", "==", "!=", "<=", ">=", "<<", ">>", "+=",
+                                 "-=",  "*=",  "/=",  "%=",  "&=",  "|=", "^=", "@=", "+",  "-",  "*",  "/",  "%",  "@",  "<",  ">",
+                                 "=",   "(",   ")",   "[",   "]",   "{",  "}",  ",",  ":",  ".",  ";",  "~",  "&",  "|",  "^"};
     int l = line_, c = col();
     for (const char* op : kOps) {
       std::string_view o(op);
       if (s_.substr(pos_, o.size()) == o) {
         pos_ += o.size();
-        if (o == "(" || o == "[" || o == "{") { ++depth_; openStack_.push_back({o[0], l, c}); }
+        if (o == "(" || o == "[" || o == "{") {
+          ++depth_;
+          openStack_.push_back({o[0], l, c});
+        }
         if (o == ")" || o == "]" || o == "}") {
           if (depth_ == 0) error("unmatched '" + std::string(o) + "'", l, c);
           char open = openStack_.back().ch;

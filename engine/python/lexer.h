@@ -14,7 +14,7 @@ enum class Tok { Name, Int, Float, String, FString, Op, Newline, Indent, Dedent,
 
 struct Token {
   Tok kind;
-  std::string text;  // identifier, operator, or the decoded string value
+  std::string text;                                // identifier, operator, or the decoded string value
   int line = 0, col = 0, endLine = 0, endCol = 0;  // 1-based, end column exclusive
 };
 

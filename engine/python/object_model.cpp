@@ -4,9 +4,9 @@
 // __new__ / __init__, super(), isinstance, and instances of user subclasses of builtin types
 // (class D(dict) keeps its class while behaving as a dict).
 #include "engine/autograd/grad_mode.h"
-#include "engine/python/trace_hooks.h"
 #include "engine/python/coroutine.h"
 #include "engine/python/interpreter.h"
+#include "engine/python/trace_hooks.h"
 #include "engine/torch/autograd_methods.h"
 #include "engine/torch/tensor_protocol.h"
 
@@ -110,8 +110,8 @@ Value Interpreter::instanceAttr(const Value& obj, const std::shared_ptr<ClassObj
   Value clsAttr = cls->lookup(name);
   // A data descriptor wins over the instance dict, unless it has no __get__ (only __set__):
   // then the instance's own value is read, as CPython does.
-  const bool getter = isDataDescriptor(clsAttr) && (as<InstanceObj>(clsAttr)->cls->name == "property" ||
-                                                    as<InstanceObj>(clsAttr)->cls->lookup("__get__"));
+  const bool getter =
+      isDataDescriptor(clsAttr) && (as<InstanceObj>(clsAttr)->cls->name == "property" || as<InstanceObj>(clsAttr)->cls->lookup("__get__"));
   if (getter) return bindAttr(clsAttr, obj, cls);
   if (dict)
     if (Value v = dict->getStr(name)) return v;
@@ -319,8 +319,8 @@ void Interpreter::setAttr(const Value& obj, const std::string& name, Value v) {
   if (tracer && name == "__class__" && obj->kind == VK::Instance) {
     // Dynamo's break at the STORE_ATTR (gb4271): the assignment runs eagerly, the rest resumes.
     GraphBreak u("KB045", "__class__ assignment on user-defined object",
-                           "Dynamo does not support reassigning __class__ on user-defined objects.",
-                           {"Move the __class__ assignment outside of the torch.compile region."});
+                 "Dynamo does not support reassigning __class__ on user-defined objects.",
+                 {"Move the __class__ assignment outside of the torch.compile region."});
     u.where = currentLocation();
     u.stack = userStack();
     throw u;
@@ -387,9 +387,7 @@ void Interpreter::setAttr(const Value& obj, const std::string& name, Value v) {
       c->dict[name] = std::move(v);
       return;
     }
-    case VK::Module:
-      as<ModuleObj>(obj)->scope->vars[name] = std::move(v);
-      return;
+    case VK::Module: as<ModuleObj>(obj)->scope->vars[name] = std::move(v); return;
     case VK::Tensor: {
       if (torchapi::autogradSetAttr(*this, obj, name, v)) return;  // .grad, .requires_grad, .data
       // Any other attribute is the program's own (x.tag = 3), as on a Python object; PyTorch's
@@ -514,8 +512,7 @@ Value Interpreter::createInstance(const std::shared_ptr<ClassObj>& cls, CallArgs
   Value nw = cls->lookup("__new__");
   if (nw && !(nw->kind == VK::Builtin && as<BuiltinObj>(nw)->name == "object.__new__")) {
     // __new__ is a static method taking the class (Python's, or a builtin type's native one).
-    if (nw->kind == VK::Instance && as<InstanceObj>(nw)->cls->name == "staticmethod")
-      nw = as<InstanceObj>(nw)->dict->getStr("fn");
+    if (nw->kind == VK::Instance && as<InstanceObj>(nw)->cls->name == "staticmethod") nw = as<InstanceObj>(nw)->dict->getStr("fn");
     CallArgs a = args;
     a.args.insert(a.args.begin(), cls);
     obj = call(nw, a);
@@ -574,7 +571,7 @@ bool Interpreter::isInstance(const Value& v, const Value& clsOrTuple) {
 // ---- classes ----
 
 std::shared_ptr<ClassObj> Interpreter::newClass(const std::string& name, const std::vector<std::shared_ptr<ClassObj>>& bases,
-                                               const std::shared_ptr<ModuleObj>& module) {
+                                                const std::shared_ptr<ModuleObj>& module) {
   auto cls = std::make_shared<ClassObj>();
   cls->name = name;
   cls->qualname = name;
@@ -820,7 +817,11 @@ Value Interpreter::superProxy(CallArgs& a) {
     self = a.args[1];
   } else {
     for (auto it = frames_.rbegin(); it != frames_.rend(); ++it)
-      if (it->classDef) { start = it->classDef; self = it->classSelf; break; }
+      if (it->classDef) {
+        start = it->classDef;
+        self = it->classSelf;
+        break;
+      }
   }
   if (!start || !self) raise("RuntimeError", "super(): no arguments");
   auto proxy = std::make_shared<InstanceObj>(builtinClass("super"));

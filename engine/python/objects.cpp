@@ -1,5 +1,5 @@
-#include "engine/python/bigint.h"
 #include "engine/python/objects.h"
+#include "engine/python/bigint.h"
 
 #include <atomic>
 #include <cmath>
@@ -19,9 +19,18 @@ Obj::Obj(VK k) : kind(k), serial(gObjSerial++) {}
 uint64_t Obj::nextSerial() { return gObjSerial; }
 uint64_t Scope::nextSerial() { return gScopeSerial.load(); }
 
-Value None() { static Value v = std::make_shared<Obj>(VK::None); return v; }
-Value True() { static Value v = std::make_shared<BoolObj>(true); return v; }
-Value False() { static Value v = std::make_shared<BoolObj>(false); return v; }
+Value None() {
+  static Value v = std::make_shared<Obj>(VK::None);
+  return v;
+}
+Value True() {
+  static Value v = std::make_shared<BoolObj>(true);
+  return v;
+}
+Value False() {
+  static Value v = std::make_shared<BoolObj>(false);
+  return v;
+}
 Value makeBool(bool b) { return b ? True() : False(); }
 namespace {
 // Nesting depth of container destructors on this thread, and what deeper ones left to free.
@@ -51,7 +60,9 @@ void release(Items& items, Move moveOut) {
 }  // namespace
 
 void releaseItems(std::vector<Value>& items) {
-  release(items, [](Value& v) { if (v) releaseQueue.push_back(std::move(v)); });
+  release(items, [](Value& v) {
+    if (v) releaseQueue.push_back(std::move(v));
+  });
 }
 
 void releaseItems(std::vector<std::pair<Value, Value>>& items) {
@@ -65,7 +76,11 @@ Value makeInt(int64_t v) { return std::make_shared<IntObj>(v); }
 Value makeBigInt(std::shared_ptr<const BigInt> b) { return std::make_shared<IntObj>(std::move(b)); }
 Value makeFloat(double v) { return std::make_shared<FloatObj>(v); }
 Value makeStr(std::string s) { return std::make_shared<StrObj>(std::move(s)); }
-Value makeTuple(std::vector<Value> items) { auto t = std::make_shared<TupleObj>(); t->items = std::move(items); return t; }
+Value makeTuple(std::vector<Value> items) {
+  auto t = std::make_shared<TupleObj>();
+  t->items = std::move(items);
+  return t;
+}
 Value makeTorchSize(std::vector<Value> items) {
   auto t = std::make_shared<TupleObj>();
   t->items = std::move(items);
@@ -73,7 +88,11 @@ Value makeTorchSize(std::vector<Value> items) {
   return t;
 }
 bool isTorchSize(const Value& v) { return v && v->kind == VK::Tuple && as<TupleObj>(v)->torchSize; }
-Value makeList(std::vector<Value> items) { auto t = std::make_shared<ListObj>(); t->items = std::move(items); return t; }
+Value makeList(std::vector<Value> items) {
+  auto t = std::make_shared<ListObj>();
+  t->items = std::move(items);
+  return t;
+}
 Value makeTensor(tensor::Tensor t) { return std::make_shared<TensorObj>(std::move(t)); }
 Value makeBuiltin(std::string name, NativeFn fn) { return std::make_shared<BuiltinObj>(std::move(name), std::move(fn)); }
 bool isNone(const Value& v) { return !v || v->kind == VK::None; }
@@ -321,7 +340,10 @@ void DictObj::setStr(const std::string& key, Value v) {
     }
   }
   for (auto& kv : items)
-    if (kv.first->kind == VK::Str && as<StrObj>(kv.first)->v == key) { kv.second = std::move(v); return; }
+    if (kv.first->kind == VK::Str && as<StrObj>(kv.first)->v == key) {
+      kv.second = std::move(v);
+      return;
+    }
   items.emplace_back(makeStr(key), std::move(v));
 }
 

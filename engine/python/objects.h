@@ -17,8 +17,26 @@
 namespace kiln::py {
 
 enum class VK {
-  None, Bool, Int, Float, Str, Tuple, List, Dict, Function, Builtin, Class, Instance, Module,
-  BoundMethod, Tensor, DType, Slice, Ellipsis, Iterator, Generator,
+  None,
+  Bool,
+  Int,
+  Float,
+  Str,
+  Tuple,
+  List,
+  Dict,
+  Function,
+  Builtin,
+  Class,
+  Instance,
+  Module,
+  BoundMethod,
+  Tensor,
+  DType,
+  Slice,
+  Ellipsis,
+  Iterator,
+  Generator,
 };
 
 struct Obj;
@@ -59,9 +77,18 @@ struct IntObj : Obj {
  private:
   int64_t v_ = 0;
 };
-struct BoolObj : Obj { explicit BoolObj(bool x) : Obj(VK::Bool), v(x) {} bool v; };
-struct FloatObj : Obj { explicit FloatObj(double x) : Obj(VK::Float), v(x) {} double v; };
-struct StrObj : Obj { explicit StrObj(std::string x) : Obj(VK::Str), v(std::move(x)) {} std::string v; };
+struct BoolObj : Obj {
+  explicit BoolObj(bool x) : Obj(VK::Bool), v(x) {}
+  bool v;
+};
+struct FloatObj : Obj {
+  explicit FloatObj(double x) : Obj(VK::Float), v(x) {}
+  double v;
+};
+struct StrObj : Obj {
+  explicit StrObj(std::string x) : Obj(VK::Str), v(std::move(x)) {}
+  std::string v;
+};
 // `torchSize`: a torch.Size (tensor.shape, tensor.size()): a tuple that prints as
 // torch.Size([2, 3]) and stays one when sliced or extended.
 // Releases a container's items without recursing without bound: past a small nesting depth the
@@ -80,8 +107,14 @@ struct ListObj : Obj {
   ~ListObj() override { releaseItems(items); }
   std::vector<Value> items;
 };
-struct DTypeObj : Obj { explicit DTypeObj(ir::DType d) : Obj(VK::DType), d(d) {} ir::DType d; };
-struct SliceObj : Obj { SliceObj() : Obj(VK::Slice) {} Value start, stop, step; };
+struct DTypeObj : Obj {
+  explicit DTypeObj(ir::DType d) : Obj(VK::DType), d(d) {}
+  ir::DType d;
+};
+struct SliceObj : Obj {
+  SliceObj() : Obj(VK::Slice) {}
+  Value start, stop, step;
+};
 
 // A dict's entries in insertion order, with a hash index over their keys once there are
 // kIndexFrom of them, so a lookup costs about one key comparison instead of a scan of every
@@ -194,7 +227,7 @@ class DictItems {
   void place(uint32_t slot) const;
 
   Vec v_;
-  mutable std::vector<uint32_t> table_;  // open addressing, linear probing: entry index + 1, 0 = empty
+  mutable std::vector<uint32_t> table_;   // open addressing, linear probing: entry index + 1, 0 = empty
   mutable std::vector<uint64_t> hashes_;  // per entry, while indexed_
   mutable bool indexed_ = false;          // table_ covers every entry
   mutable bool scanOnly_ = false;         // an entry's key is an instance: lookups scan
@@ -233,8 +266,8 @@ struct ModuleObj : Obj {
 struct FunctionObj : Obj {
   FunctionObj() : Obj(VK::Function) {}
   std::string name, qualname;
-  StmtP def;                       // FunctionDef (null for lambdas)
-  ExprP lambda;                    // Lambda expression
+  StmtP def;     // FunctionDef (null for lambdas)
+  ExprP lambda;  // Lambda expression
   std::vector<Param> params;
   std::vector<Value> defaults;     // one per param (null = no default)
   std::shared_ptr<Scope> closure;  // defining function scope (null at module level)
@@ -257,8 +290,8 @@ struct BuiltinObj : Obj {
   BuiltinObj(std::string n, NativeFn f) : Obj(VK::Builtin), name(std::move(n)), fn(std::move(f)) {}
   std::string name;  // qualified, e.g. "torch.cos", "print", "Tensor.relu"
   NativeFn fn;
-  Value wrapped;         // the function a wrapper stands for (torch.compiler.disable(fn))
-  bool isMethod = true;  // in a class, binds to the instance (a builtin type's method); module functions do not
+  Value wrapped;                // the function a wrapper stands for (torch.compiler.disable(fn))
+  bool isMethod = true;         // in a class, binds to the instance (a builtin type's method); module functions do not
   bool dynamoDisabled = false;  // torch.compiler.disable: never traced, a graph break when called from a trace
 };
 
@@ -295,10 +328,10 @@ struct TensorObj : Obj {
   TensorObj(ir::TensorType ty, int node) : Obj(VK::Tensor), fake(true), type(std::move(ty)), node(node) {}
   tensor::Tensor t;
   bool fake = false;
-  ir::TensorType type;  // fake only
-  int node = -1;        // fake only: captured-graph node id
-  Value grad;           // .grad (None until set)
-  bool parameter = false;  // an nn.Parameter
+  ir::TensorType type;             // fake only
+  int node = -1;                   // fake only: captured-graph node id
+  Value grad;                      // .grad (None until set)
+  bool parameter = false;          // an nn.Parameter
   std::shared_ptr<DictObj> attrs;  // attributes the program set (x.tag = 3, Dynamo's marks)
   ir::TensorType tensorType() const { return fake ? type : t.type(); }
 };
@@ -314,8 +347,8 @@ struct IteratorObj : Obj {
   bool isRange = false;
   bool rangeObject = false;
   int64_t rStart = 0, rStop = 0, rStep = 1, rCur = 0;
-  Value seq;                        // live list/tuple
-  std::function<Value()> nextFn;    // lazy: the next item, or null at the end
+  Value seq;                          // live list/tuple
+  std::function<Value()> nextFn;      // lazy: the next item, or null at the end
   std::string typeName = "iterator";  // what type() and repr() call it
 };
 
@@ -326,7 +359,7 @@ struct GeneratorObj : Obj {
   GeneratorObj();
   ~GeneratorObj() override;
   std::string name, qualname;
-  Interpreter* in = nullptr;        // null once the interpreter is gone
+  Interpreter* in = nullptr;  // null once the interpreter is gone
   std::unique_ptr<Coroutine> co;
   std::shared_ptr<void> frame;      // its interpreter frame while suspended (Interpreter::Frame)
   std::shared_ptr<void> keepAlive;  // what the frame points to (a comprehension's local names)

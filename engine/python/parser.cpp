@@ -23,10 +23,10 @@ StmtP makeStmt(StmtKind k, Span s) {
 
 namespace {
 
-const std::set<std::string> kKeywords = {"False", "None", "True", "and", "as", "assert", "async", "await", "break",
-                                          "class", "continue", "def", "del", "elif", "else", "except", "finally",
-                                          "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal",
-                                          "not", "or", "pass", "raise", "return", "try", "while", "with", "yield"};
+const std::set<std::string> kKeywords = {"False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+                                         "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+                                         "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+                                         "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
 
 class Parser {
  public:
@@ -35,7 +35,10 @@ class Parser {
   Body parseFile() {
     Body body;
     while (!at(Tok::End)) {
-      if (at(Tok::Newline)) { ++p_; continue; }
+      if (at(Tok::Newline)) {
+        ++p_;
+        continue;
+      }
       if (at(Tok::Indent)) fail("IndentationError: unexpected indent", cur());
       parseStatement(body);
     }
@@ -82,16 +85,22 @@ class Parser {
   }
 
   bool acceptOp(std::string_view op) {
-    if (atOp(op)) { ++p_; return true; }
+    if (atOp(op)) {
+      ++p_;
+      return true;
+    }
     return false;
   }
   bool acceptKw(std::string_view kw) {
-    if (atKw(kw)) { ++p_; return true; }
+    if (atKw(kw)) {
+      ++p_;
+      return true;
+    }
     return false;
   }
   void expectOp(std::string_view op) {
     if (!acceptOp(op)) {
-      if (op == ":" ) fail("SyntaxError: expected ':'", cur());
+      if (op == ":") fail("SyntaxError: expected ':'", cur());
       if (op == ")" || op == "]" || op == "}") fail("SyntaxError: invalid syntax. Perhaps you forgot a comma?", cur());
       fail("SyntaxError: expected '" + std::string(op) + "'", cur());
     }
@@ -146,7 +155,10 @@ class Parser {
     if (!at(Tok::Indent)) fail("IndentationError: expected an indented block", cur());
     ++p_;
     while (!at(Tok::Dedent) && !at(Tok::End)) {
-      if (at(Tok::Newline)) { ++p_; continue; }
+      if (at(Tok::Newline)) {
+        ++p_;
+        continue;
+      }
       parseStatement(body);
     }
     if (at(Tok::Dedent)) ++p_;
@@ -155,16 +167,40 @@ class Parser {
 
   void parseStatement(Body& body) {
     const Token& t = cur();
-    if (t.kind == Tok::Op && t.text == "@") { body.push_back(parseDecorated()); return; }
+    if (t.kind == Tok::Op && t.text == "@") {
+      body.push_back(parseDecorated());
+      return;
+    }
     if (t.kind == Tok::Name) {
       const std::string& k = t.text;
-      if (k == "def") { body.push_back(parseFunctionDef({}, t)); return; }
-      if (k == "class") { body.push_back(parseClassDef({}, t)); return; }
-      if (k == "if") { body.push_back(parseIf()); return; }
-      if (k == "for") { body.push_back(parseFor()); return; }
-      if (k == "while") { body.push_back(parseWhile()); return; }
-      if (k == "try") { body.push_back(parseTry()); return; }
-      if (k == "with") { body.push_back(parseWith()); return; }
+      if (k == "def") {
+        body.push_back(parseFunctionDef({}, t));
+        return;
+      }
+      if (k == "class") {
+        body.push_back(parseClassDef({}, t));
+        return;
+      }
+      if (k == "if") {
+        body.push_back(parseIf());
+        return;
+      }
+      if (k == "for") {
+        body.push_back(parseFor());
+        return;
+      }
+      if (k == "while") {
+        body.push_back(parseWhile());
+        return;
+      }
+      if (k == "try") {
+        body.push_back(parseTry());
+        return;
+      }
+      if (k == "with") {
+        body.push_back(parseWith());
+        return;
+      }
       if (k == "async" || k == "await") fail("SyntaxError: '" + k + "' is not supported by Kiln", t);
     }
     parseSimpleStatements(body);
@@ -202,7 +238,11 @@ class Parser {
         p.kind = Param::VarKw;
         p.name = expectName();
       } else if (acceptOp("*")) {
-        if (atOp(",") || atOp(close)) { kwOnly = true; if (!acceptOp(",")) break; continue; }
+        if (atOp(",") || atOp(close)) {
+          kwOnly = true;
+          if (!acceptOp(",")) break;
+          continue;
+        }
         p.kind = Param::VarArgs;
         p.name = expectName();
         kwOnly = true;
@@ -214,8 +254,10 @@ class Parser {
         p.name = expectName();
         p.kind = kwOnly ? Param::KwOnly : Param::Normal;
         if (close == ")" && acceptOp(":")) parseTest();  // annotation, ignored
-        if (acceptOp("=")) { p.defaultValue = parseTest(); sawDefault = true; }
-        else if (sawDefault && !kwOnly) fail("SyntaxError: non-default argument follows default argument", nt);
+        if (acceptOp("=")) {
+          p.defaultValue = parseTest();
+          sawDefault = true;
+        } else if (sawDefault && !kwOnly) fail("SyntaxError: non-default argument follows default argument", nt);
       }
       if (close == ")" && p.kind != Param::Normal && p.kind != Param::KwOnly && acceptOp(":")) parseTest();
       for (const auto& q : ps)
@@ -368,9 +410,18 @@ class Parser {
     Span sp = spanOf(t);
     if (t.kind == Tok::Name) {
       const std::string& k = t.text;
-      if (k == "pass") { ++p_; return makeStmt(StmtKind::Pass, sp); }
-      if (k == "break") { ++p_; return makeStmt(StmtKind::Break, sp); }
-      if (k == "continue") { ++p_; return makeStmt(StmtKind::Continue, sp); }
+      if (k == "pass") {
+        ++p_;
+        return makeStmt(StmtKind::Pass, sp);
+      }
+      if (k == "break") {
+        ++p_;
+        return makeStmt(StmtKind::Break, sp);
+      }
+      if (k == "continue") {
+        ++p_;
+        return makeStmt(StmtKind::Continue, sp);
+      }
       if (k == "return") {
         ++p_;
         auto s = makeStmt(StmtKind::Return, sp);
@@ -409,7 +460,8 @@ class Parser {
       if (k == "del") {
         ++p_;
         auto s = makeStmt(StmtKind::Delete, sp);
-        do s->targets.push_back(parseTarget()); while (acceptOp(","));
+        do s->targets.push_back(parseTarget());
+        while (acceptOp(","));
         return s;
       }
       if (k == "import") return parseImport();
@@ -459,15 +511,27 @@ class Parser {
 
   void checkAssignable(const ExprP& e) {
     switch (e->kind) {
-      case ExprKind::Name: case ExprKind::Attribute: case ExprKind::Subscript: return;
-      case ExprKind::Tuple: case ExprKind::List:
+      case ExprKind::Name:
+      case ExprKind::Attribute:
+      case ExprKind::Subscript: return;
+      case ExprKind::Tuple:
+      case ExprKind::List:
         for (auto& x : e->items) checkAssignable(x);
         return;
       case ExprKind::Starred: checkAssignable(e->target); return;
-      case ExprKind::Call: throw ParseError("SyntaxError: cannot assign to function call here. Maybe you meant '==' instead of '='?", Location{file_, e->span.line, e->span.col});
-      case ExprKind::Int: case ExprKind::Float: case ExprKind::Str: case ExprKind::Bool: case ExprKind::None:
-        throw ParseError("SyntaxError: cannot assign to literal here. Maybe you meant '==' instead of '='?", Location{file_, e->span.line, e->span.col});
-      default: throw ParseError("SyntaxError: cannot assign to expression here. Maybe you meant '==' instead of '='?", Location{file_, e->span.line, e->span.col});
+      case ExprKind::Call:
+        throw ParseError("SyntaxError: cannot assign to function call here. Maybe you meant '==' instead of '='?",
+                         Location{file_, e->span.line, e->span.col});
+      case ExprKind::Int:
+      case ExprKind::Float:
+      case ExprKind::Str:
+      case ExprKind::Bool:
+      case ExprKind::None:
+        throw ParseError("SyntaxError: cannot assign to literal here. Maybe you meant '==' instead of '='?",
+                         Location{file_, e->span.line, e->span.col});
+      default:
+        throw ParseError("SyntaxError: cannot assign to expression here. Maybe you meant '==' instead of '='?",
+                         Location{file_, e->span.line, e->span.col});
     }
   }
 
@@ -493,7 +557,10 @@ class Parser {
   StmtP parseFromImport() {
     auto s = makeStmt(StmtKind::ImportFrom, spanOf(cur()));
     expectKw("from");
-    while (atOp(".") || atOp("...")) { s->level += atOp(".") ? 1 : 3; ++p_; }
+    while (atOp(".") || atOp("...")) {
+      s->level += atOp(".") ? 1 : 3;
+      ++p_;
+    }
     if (!atKw("import")) s->module = dottedName();
     expectKw("import");
     bool paren = acceptOp("(");
@@ -522,9 +589,7 @@ class Parser {
       e->target = parseTarget();
       return e;
     }
-    if (atOp("(") || atOp("[")) {
-      return parseOrExpr();
-    }
+    if (atOp("(") || atOp("[")) { return parseOrExpr(); }
     return parseOrExpr();
   }
 
@@ -549,7 +614,9 @@ class Parser {
     auto tup = makeExpr(ExprKind::Tuple, sp);
     tup->items.push_back(first);
     while (acceptOp(",")) {
-      if (at(Tok::Newline) || atOp("=") || atOp(")") || atOp(";") || at(Tok::End) || (cur().kind == Tok::Op && cur().text.size() >= 2 && cur().text.back() == '=' && cur().text != "==" && cur().text != "!=" && cur().text != "<=" && cur().text != ">="))
+      if (at(Tok::Newline) || atOp("=") || atOp(")") || atOp(";") || at(Tok::End) ||
+          (cur().kind == Tok::Op && cur().text.size() >= 2 && cur().text.back() == '=' && cur().text != "==" && cur().text != "!=" &&
+           cur().text != "<=" && cur().text != ">="))
         break;
       tup->items.push_back(atOp("*") ? parseStarExpr() : parseTest());
     }
@@ -746,8 +813,16 @@ class Parser {
       ++p_;
       ExprP operand = parseFactor();
       // Fold negative literals so `-1` is a constant (as CPython's AST optimizer does).
-      if (op == "-" && operand->kind == ExprKind::Int && !operand->bigInt) { operand->ival = -operand->ival; operand->span = from(sp); return operand; }
-      if (op == "-" && operand->kind == ExprKind::Float) { operand->fval = -operand->fval; operand->span = from(sp); return operand; }
+      if (op == "-" && operand->kind == ExprKind::Int && !operand->bigInt) {
+        operand->ival = -operand->ival;
+        operand->span = from(sp);
+        return operand;
+      }
+      if (op == "-" && operand->kind == ExprKind::Float) {
+        operand->fval = -operand->fval;
+        operand->span = from(sp);
+        return operand;
+      }
       auto u = makeExpr(ExprKind::UnaryOp, sp);
       u->name = op;
       u->a = operand;
@@ -891,10 +966,16 @@ class Parser {
         errno = 0;
         int base = 10;
         std::string digits = s;
-        if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) { base = 16; digits = s.substr(2); }
-        else if (s.size() > 2 && s[0] == '0' && (s[1] == 'o' || s[1] == 'O')) { base = 8; digits = s.substr(2); }
-        else if (s.size() > 2 && s[0] == '0' && (s[1] == 'b' || s[1] == 'B')) { base = 2; digits = s.substr(2); }
-        else if (s.size() > 1 && s[0] == '0' && s.find_first_not_of('0') != std::string::npos)
+        if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+          base = 16;
+          digits = s.substr(2);
+        } else if (s.size() > 2 && s[0] == '0' && (s[1] == 'o' || s[1] == 'O')) {
+          base = 8;
+          digits = s.substr(2);
+        } else if (s.size() > 2 && s[0] == '0' && (s[1] == 'b' || s[1] == 'B')) {
+          base = 2;
+          digits = s.substr(2);
+        } else if (s.size() > 1 && s[0] == '0' && s.find_first_not_of('0') != std::string::npos)
           fail("SyntaxError: leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers", t);
         char* end = nullptr;
         long long v = std::strtoll(digits.c_str(), &end, base);
@@ -916,7 +997,10 @@ class Parser {
       case Tok::String:
       case Tok::FString: return parseStrings();
       case Tok::Name: {
-        if (t.text == "None") { ++p_; return makeExpr(ExprKind::None, sp); }
+        if (t.text == "None") {
+          ++p_;
+          return makeExpr(ExprKind::None, sp);
+        }
         if (t.text == "True" || t.text == "False") {
           ++p_;
           auto e = makeExpr(ExprKind::Bool, sp);
@@ -930,7 +1014,10 @@ class Parser {
         return e;
       }
       case Tok::Op: {
-        if (t.text == "...") { ++p_; return makeExpr(ExprKind::Ellipsis, sp); }
+        if (t.text == "...") {
+          ++p_;
+          return makeExpr(ExprKind::Ellipsis, sp);
+        }
         if (t.text == "(") return parseParen();
         if (t.text == "[") return parseListDisplay();
         if (t.text == "{") return parseDictOrSet();
@@ -976,7 +1063,10 @@ class Parser {
     Span sp = spanOf(cur());
     expectOp("[");
     auto l = makeExpr(ExprKind::List, sp);
-    if (acceptOp("]")) { l->span = from(sp); return l; }
+    if (acceptOp("]")) {
+      l->span = from(sp);
+      return l;
+    }
     ExprP first = atOp("*") ? parseStarExpr() : parseTest();
     if (atKw("for")) {
       ExprP c = parseComprehensionTail(ExprKind::ListComp, first, sp);
@@ -1105,10 +1195,22 @@ class Parser {
     };
     while (i < s.size()) {
       char c = s[i];
-      if (c == '{' && i + 1 < s.size() && s[i + 1] == '{') { lit += '{'; i += 2; continue; }
-      if (c == '}' && i + 1 < s.size() && s[i + 1] == '}') { lit += '}'; i += 2; continue; }
+      if (c == '{' && i + 1 < s.size() && s[i + 1] == '{') {
+        lit += '{';
+        i += 2;
+        continue;
+      }
+      if (c == '}' && i + 1 < s.size() && s[i + 1] == '}') {
+        lit += '}';
+        i += 2;
+        continue;
+      }
       if (c == '}') fail("SyntaxError: f-string: single '}' is not allowed", t);
-      if (c != '{') { lit += c; ++i; continue; }
+      if (c != '{') {
+        lit += c;
+        ++i;
+        continue;
+      }
       flush();
       // find the matching close, respecting nested brackets and strings
       size_t j = i + 1;
@@ -1117,20 +1219,43 @@ class Parser {
       size_t exprEnd = std::string::npos, convAt = std::string::npos, specAt = std::string::npos;
       for (; j < s.size(); ++j) {
         char d = s[j];
-        if (quote) { if (d == quote) quote = 0; continue; }
-        if (d == '\'' || d == '"') { quote = d; continue; }
-        if (d == '(' || d == '[' || d == '{') { ++depth; continue; }
-        if ((d == ')' || d == ']') && depth > 0) { --depth; continue; }
-        if (d == '}' && depth > 0) { --depth; continue; }
-        if (depth == 0 && d == '!' && j + 1 < s.size() && s[j + 1] != '=' && exprEnd == std::string::npos) { exprEnd = j; convAt = j + 1; continue; }
-        if (depth == 0 && d == ':' && specAt == std::string::npos) { if (exprEnd == std::string::npos) exprEnd = j; specAt = j + 1; continue; }
+        if (quote) {
+          if (d == quote) quote = 0;
+          continue;
+        }
+        if (d == '\'' || d == '"') {
+          quote = d;
+          continue;
+        }
+        if (d == '(' || d == '[' || d == '{') {
+          ++depth;
+          continue;
+        }
+        if ((d == ')' || d == ']') && depth > 0) {
+          --depth;
+          continue;
+        }
+        if (d == '}' && depth > 0) {
+          --depth;
+          continue;
+        }
+        if (depth == 0 && d == '!' && j + 1 < s.size() && s[j + 1] != '=' && exprEnd == std::string::npos) {
+          exprEnd = j;
+          convAt = j + 1;
+          continue;
+        }
+        if (depth == 0 && d == ':' && specAt == std::string::npos) {
+          if (exprEnd == std::string::npos) exprEnd = j;
+          specAt = j + 1;
+          continue;
+        }
         if (depth == 0 && d == '}') break;
       }
       if (j >= s.size()) fail("SyntaxError: f-string: expecting '}'", t);
       if (exprEnd == std::string::npos) exprEnd = j;
       std::string exprText = s.substr(i + 1, exprEnd - i - 1);
       bool selfDoc = false;
-      if (!exprText.empty() && exprText.back() == '=' ) {
+      if (!exprText.empty() && exprText.back() == '=') {
         selfDoc = true;
         exprText.pop_back();
       }
@@ -1140,7 +1265,9 @@ class Parser {
         Parser sub(tokenize(exprText, file_), file_);
         e = sub.parseSingleExpression();
       } catch (const ParseError& pe) {
-        fail(std::string("SyntaxError: f-string: ") + (std::string(pe.what()).rfind("SyntaxError: ", 0) == 0 ? std::string(pe.what()).substr(13) : pe.what()), t);
+        fail(std::string("SyntaxError: f-string: ") +
+                 (std::string(pe.what()).rfind("SyntaxError: ", 0) == 0 ? std::string(pe.what()).substr(13) : pe.what()),
+             t);
       }
       // Sub-expression spans are relative to the f-string; anchor them at the literal.
       e->span = spanOf(t);

@@ -1,6 +1,6 @@
-#include "engine/python/bigint.h"
 #include "engine/python/pyformat.h"
 #include "engine/ir/text.h"
+#include "engine/python/bigint.h"
 
 #include "engine/python/trace_hooks.h"
 
@@ -15,11 +15,20 @@ std::string formatValue(Interpreter& in, const Value& v, const std::string& spec
   // [[fill]align][sign][0][width][,][.precision][type]
   size_t i = 0;
   char fill = ' ', align = 0, sign = '-';
-  if (spec.size() >= 2 && (spec[1] == '<' || spec[1] == '>' || spec[1] == '^' || spec[1] == '=')) { fill = spec[0]; align = spec[1]; i = 2; }
-  else if (!spec.empty() && (spec[0] == '<' || spec[0] == '>' || spec[0] == '^' || spec[0] == '=')) { align = spec[0]; i = 1; }
+  if (spec.size() >= 2 && (spec[1] == '<' || spec[1] == '>' || spec[1] == '^' || spec[1] == '=')) {
+    fill = spec[0];
+    align = spec[1];
+    i = 2;
+  } else if (!spec.empty() && (spec[0] == '<' || spec[0] == '>' || spec[0] == '^' || spec[0] == '=')) {
+    align = spec[0];
+    i = 1;
+  }
   if (i < spec.size() && (spec[i] == '+' || spec[i] == '-' || spec[i] == ' ')) sign = spec[i++];
   bool zero = false;
-  if (i < spec.size() && spec[i] == '0') { zero = true; ++i; }
+  if (i < spec.size() && spec[i] == '0') {
+    zero = true;
+    ++i;
+  }
   // Digits are read checked (CPython: "Too many decimal digits"), and a width no string of
   // this memory limit can have is a MemoryError rather than a padded string that never ends.
   auto number = [&](int64_t& out) {
@@ -31,7 +40,10 @@ std::string formatValue(Interpreter& in, const Value& v, const std::string& spec
   number(width);
   in.checkAllocation(static_cast<uint64_t>(width));  // CPython's MemoryError for a width past memory
   bool comma = false;
-  if (i < spec.size() && (spec[i] == ',' || spec[i] == '_')) { comma = true; ++i; }
+  if (i < spec.size() && (spec[i] == ',' || spec[i] == '_')) {
+    comma = true;
+    ++i;
+  }
   int prec = -1;
   if (i < spec.size() && spec[i] == '.') {
     ++i;
@@ -65,12 +77,15 @@ std::string formatValue(Interpreter& in, const Value& v, const std::string& spec
       int base = type == 'x' || type == 'X' ? 16 : type == 'o' ? 8 : type == 'b' ? 2 : 10;
       body = base == 10 ? intToDecimal(in, v->kind == VK::Bool ? makeInt(as<BoolObj>(v)->v) : v)
                         : intToString(v->kind == VK::Bool ? makeInt(as<BoolObj>(v)->v) : v, base);
-      if (type == 'X') for (char& c : body) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      if (type == 'X')
+        for (char& c : body) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
       if (base != 10 && comma) in.raise("ValueError", std::string("Cannot specify ',' with '") + type + "'.");
     } else if (type == 'd' || type == 'x' || type == 'X' || type == 'o' || type == 'b') {
       in.raise("ValueError", std::string("Unknown format code '") + type + "' for object of type 'float'");
     }
-    const double d = !body.empty() ? 0.0 : v->kind == VK::Float ? as<FloatObj>(v)->v : (v->kind == VK::Int ? intToDouble(v) : double(as<BoolObj>(v)->v));
+    const double d = !body.empty()          ? 0.0
+                     : v->kind == VK::Float ? as<FloatObj>(v)->v
+                                            : (v->kind == VK::Int ? intToDouble(v) : double(as<BoolObj>(v)->v));
     const bool negative = !body.empty() ? body[0] == '-' : std::signbit(d);
     if (!body.empty()) {
     } else if (type == 'f' || type == 'F' || type == 'e' || type == 'E' || type == 'g' || type == 'G' || type == '%') {
@@ -96,7 +111,10 @@ std::string formatValue(Interpreter& in, const Value& v, const std::string& spec
     }
     if (sign == '+' && !negative) body = "+" + body;
     if (sign == ' ' && !negative) body = " " + body;
-    if (zero && !align) { fill = '0'; align = '='; }
+    if (zero && !align) {
+      fill = '0';
+      align = '=';
+    }
     if (!align) align = '>';
   } else {
     body = in.str(v);
@@ -107,7 +125,8 @@ std::string formatValue(Interpreter& in, const Value& v, const std::string& spec
   if (pad <= 0) return body;
   if (align == '<') return body + std::string(pad, fill);
   if (align == '^') return std::string(pad / 2, fill) + body + std::string(pad - pad / 2, fill);
-  if (align == '=' && !body.empty() && (body[0] == '-' || body[0] == '+')) return body.substr(0, 1) + std::string(pad, fill) + body.substr(1);
+  if (align == '=' && !body.empty() && (body[0] == '-' || body[0] == '+'))
+    return body.substr(0, 1) + std::string(pad, fill) + body.substr(1);
   return std::string(pad, fill) + body;
 }
 
@@ -116,8 +135,15 @@ std::string percentFormat(Interpreter& in, const std::string& fmt, const Value& 
   std::string out;
   size_t ai = 0;
   for (size_t i = 0; i < fmt.size(); ++i) {
-    if (fmt[i] != '%') { out += fmt[i]; continue; }
-    if (i + 1 < fmt.size() && fmt[i + 1] == '%') { out += '%'; ++i; continue; }
+    if (fmt[i] != '%') {
+      out += fmt[i];
+      continue;
+    }
+    if (i + 1 < fmt.size() && fmt[i + 1] == '%') {
+      out += '%';
+      ++i;
+      continue;
+    }
     size_t j = i + 1;
     std::string spec;
     while (j < fmt.size() && std::string("0123456789.-+ ").find(fmt[j]) != std::string::npos) spec += fmt[j++];

@@ -28,7 +28,10 @@ namespace kiln::py {
 class GraphBreak : public std::runtime_error {
  public:
   GraphBreak(std::string code, std::string title, std::string explanation, std::vector<std::string> hints = {})
-      : std::runtime_error(title), code(std::move(code)), title(std::move(title)), explanation(std::move(explanation)),
+      : std::runtime_error(title),
+        code(std::move(code)),
+        title(std::move(title)),
+        explanation(std::move(explanation)),
         hints(std::move(hints)) {}
   std::string code, title, explanation;
   std::vector<std::string> hints;
@@ -40,22 +43,22 @@ class GraphBreak : public std::runtime_error {
   // its subclasses (UserError: the program is wrong in a way Dynamo reports, zip(strict=True)
   // over lists of different lengths). Without fullgraph it is a graph break all the same.
   std::string errorClass = "Unsupported";
-  bool gradEnabled = true;             // Call: grad mode where the top frame made the call
-  bool inferenceMode = false;          // Call: and whether inference mode was on there
-  std::any globalState;                // Call: and the rest of the global state (TraceHooks::globalState())
+  bool gradEnabled = true;     // Call: grad mode where the top frame made the call
+  bool inferenceMode = false;  // Call: and whether inference mode was on there
+  std::any globalState;        // Call: and the rest of the global state (TraceHooks::globalState())
   TraceFrame where;
   std::vector<TraceFrame> stack;
 
   // Where the break sits in the compiled (top) frame.
   enum class At { Unknown, Call, Branch } at = At::Unknown;
-  const Stmt* stmt = nullptr;          // the top-frame statement being executed
-  const Expr* expr = nullptr;          // Call: the top-frame call expression; Branch: the test
-  Value callee;                        // Call: the callee value; Branch: the test value
-  std::vector<Value> args;             // Call: evaluated positional arguments
+  const Stmt* stmt = nullptr;  // the top-frame statement being executed
+  const Expr* expr = nullptr;  // Call: the top-frame call expression; Branch: the test
+  Value callee;                // Call: the callee value; Branch: the test value
+  std::vector<Value> args;     // Call: evaluated positional arguments
   std::vector<std::pair<std::string, Value>> kwargs;
-  size_t graphSize = 0;                // node ids below this existed before the breaking call began
-  int occurrence = 0;                  // Call: which evaluation of `expr` in the frame broke (1-based)
-  std::shared_ptr<Scope> scope;        // the compiled frame's variables when the break happened
+  size_t graphSize = 0;          // node ids below this existed before the breaking call began
+  int occurrence = 0;            // Call: which evaluation of `expr` in the frame broke (1-based)
+  std::shared_ptr<Scope> scope;  // the compiled frame's variables when the break happened
 };
 
 // The capture of one compiled frame, as the interpreter sees it (capture::Tracer).
@@ -67,12 +70,12 @@ class TraceHooks {
   bool fullgraph = false;  // the frame was compiled with fullgraph=True
 
   // --- where a break sits in the compiled frame ---
-  virtual size_t graphSize() const = 0;  // the next node id (nodes below it exist now)
+  virtual size_t graphSize() const = 0;            // the next node id (nodes below it exist now)
   virtual int countTopCall(const Expr* call) = 0;  // this evaluation's number (1-based) of a top-frame call
   // The second pass of a capture that broke in a call stops before it: the break to raise again
   // at this evaluation of `call`, or null.
   virtual const GraphBreak* stopBefore(const Expr* call, int occurrence) const = 0;
-  virtual std::any globalState() const = 0;  // what GraphBreak::globalState records
+  virtual std::any globalState() const = 0;                   // what GraphBreak::globalState records
   virtual void onTopExpr(const Expr* e, const Value& v) = 0;  // a top-frame expression's value (the stack at a break)
 
   // --- reads: return the value the program should see (guarded, or a graph input) ---

@@ -35,8 +35,14 @@ std::string quote(const std::string& s) {
   std::string out = "'";
   for (char c : s) {
     if (c == '\\' || c == '\'') out += '\\';
-    if (c == '\n') { out += "\\n"; continue; }
-    if (c == '\t') { out += "\\t"; continue; }
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    if (c == '\t') {
+      out += "\\t";
+      continue;
+    }
     out += c;
   }
   return out + "'";
@@ -104,7 +110,10 @@ std::string unparse(const Expr& e) {
     case ExprKind::Call: {
       std::string out = sub(e.target, 20) + "(";
       bool first = true;
-      for (const auto& a : e.items) { out += (first ? "" : ", ") + unparse(*a); first = false; }
+      for (const auto& a : e.items) {
+        out += (first ? "" : ", ") + unparse(*a);
+        first = false;
+      }
       for (const auto& k : e.keywords) {
         out += (first ? "" : ", ") + (k.name.empty() ? "**" + unparse(*k.value) : k.name + "=" + unparse(*k.value));
         first = false;
@@ -128,11 +137,11 @@ std::string unparse(const Expr& e) {
       for (size_t i = 0; i < e.ops.size(); ++i) out += " " + e.ops[i] + " " + sub(e.items[i + 1], 7);
       return out;
     }
-    case ExprKind::Subscript: return sub(e.target, 20) + "[" + (e.a->kind == ExprKind::Tuple && !e.a->items.empty()
+    case ExprKind::Subscript:
+      return sub(e.target, 20) + "[" + (e.a->kind == ExprKind::Tuple && !e.a->items.empty()
                                                                    ? [&] { std::string s; for (size_t i = 0; i < e.a->items.size(); ++i) s += (i ? ", " : "") + unparse(*e.a->items[i]); return s; }()
                                                                    : unparse(*e.a)) + "]";
-    case ExprKind::Slice:
-      return (e.a ? unparse(*e.a) : "") + ":" + (e.b ? unparse(*e.b) : "") + (e.c ? ":" + unparse(*e.c) : "");
+    case ExprKind::Slice: return (e.a ? unparse(*e.a) : "") + ":" + (e.b ? unparse(*e.b) : "") + (e.c ? ":" + unparse(*e.c) : "");
     case ExprKind::Tuple: {
       std::string out = "(";
       for (size_t i = 0; i < e.items.size(); ++i) out += (i ? ", " : "") + unparse(*e.items[i]);
@@ -221,12 +230,14 @@ std::string unparse(const Stmt& s, int indent) {
     }
     case StmtKind::Import: {
       std::string out = pad + "import ";
-      for (size_t i = 0; i < s.names.size(); ++i) out += (i ? ", " : "") + s.names[i].name + (s.names[i].asname.empty() ? "" : " as " + s.names[i].asname);
+      for (size_t i = 0; i < s.names.size(); ++i)
+        out += (i ? ", " : "") + s.names[i].name + (s.names[i].asname.empty() ? "" : " as " + s.names[i].asname);
       return out + "\n";
     }
     case StmtKind::ImportFrom: {
       std::string out = pad + "from " + std::string(static_cast<size_t>(s.level), '.') + s.module + " import ";
-      for (size_t i = 0; i < s.names.size(); ++i) out += (i ? ", " : "") + s.names[i].name + (s.names[i].asname.empty() ? "" : " as " + s.names[i].asname);
+      for (size_t i = 0; i < s.names.size(); ++i)
+        out += (i ? ", " : "") + s.names[i].name + (s.names[i].asname.empty() ? "" : " as " + s.names[i].asname);
       return out + "\n";
     }
     case StmtKind::Raise:

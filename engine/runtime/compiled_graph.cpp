@@ -13,8 +13,8 @@
 #include "engine/tensor/stop.h"
 
 #include <chrono>
-#include <set>
 #include <map>
+#include <set>
 #include <stdexcept>
 
 namespace kiln::runtime {
@@ -196,8 +196,7 @@ std::string CompiledGraph::wrapperText() const {
       if (slot != plan_.slotOf.end())
         out += "    " + n.name + " = slot" + std::to_string(slot->second) + ".view(" + n.types.at(0).str() + ")" +
                (slotsUsed.insert(slot->second).second ? "\n" : "  # reused buffer\n");
-      else
-        out += "    " + n.name + " = empty_strided_cpu(" + n.types.at(0).str() + ")\n";
+      else out += "    " + n.name + " = empty_strided_cpu(" + n.types.at(0).str() + ")\n";
     }
     for (const auto& [o, in] : st.inPlace)
       out += "    " + g_.find(o)->name + " = " + g_.find(in)->name + "; del " + g_.find(in)->name + "  # reuse, written in place\n";
@@ -248,11 +247,11 @@ std::vector<tensor::Tensor> runTorchGraph(const ir::Graph& g, const std::vector<
   bindInputs(g, inputs, env);
   ops::EagerDispatcher eager;
   const passes::TorchLevel& torch = passes::torchLevel();  // the torch-level definitions (engine/torch)
-  std::map<int, std::vector<tensor::Tensor>> tuples;  // multi-result calls
+  std::map<int, std::vector<tensor::Tensor>> tuples;       // multi-result calls
   // functional: the values an in-place node replaced (node -> (in-place node id, old value)).
   std::map<int, std::vector<std::pair<int, tensor::Tensor>>> replaced;
   autograd::GradModeGuard gradMode(autograd::isGradEnabled());  // the graph's own grad-mode changes end with it
-  ops::autocast::GraphRegions autocast;  // and so do its autocast blocks
+  ops::autocast::GraphRegions autocast;                         // and so do its autocast blocks
   for (const auto& n : g.nodes) {
     if (!n.isCall()) continue;
     if (n.target == "torch._C._set_grad_enabled") {

@@ -9,9 +9,9 @@
 namespace kiln::runtime {
 
 namespace {
-constexpr size_t kMinBlock = 512;            // PyTorch's kMinBlockSize
-constexpr size_t kSmallSize = 1 << 20;       // requests up to 1 MiB are "small"
-constexpr size_t kLargeStep = 2 << 20;       // larger ones round to 2 MiB
+constexpr size_t kMinBlock = 512;       // PyTorch's kMinBlockSize
+constexpr size_t kSmallSize = 1 << 20;  // requests up to 1 MiB are "small"
+constexpr size_t kLargeStep = 2 << 20;  // larger ones round to 2 MiB
 
 std::string gib(uint64_t bytes) {
   char buf[32];

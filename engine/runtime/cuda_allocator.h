@@ -34,14 +34,14 @@ class CudaCachingAllocator : public tensor::DeviceBackend {
   void copyOnDevice(void* dst, const void* src, size_t bytes) override;
 
   CudaMemoryStats stats() const;
-  void emptyCache();          // gives every cached (free) block back to the driver
-  void resetPeakStats();      // max_* back to the current figures
+  void emptyCache();      // gives every cached (free) block back to the driver
+  void resetPeakStats();  // max_* back to the current figures
 
  private:
   CudaDriver& driver_;
   mutable std::mutex mu_;
-  std::multimap<size_t, uint64_t> free_;          // cached blocks by size
-  std::unordered_map<uint64_t, size_t> live_;     // handed-out blocks and their sizes
+  std::multimap<size_t, uint64_t> free_;       // cached blocks by size
+  std::unordered_map<uint64_t, size_t> live_;  // handed-out blocks and their sizes
   CudaMemoryStats stats_;
 };
 

@@ -45,7 +45,8 @@ Blas& blas() {
   std::call_once(once, [] {
     void* lib = openNvidiaLibrary({"libcublas.so.13", "libcublas.so.12", "libcublas.so"}, "cublas");
     if (!lib) {
-      failure = "cuBLAS (libcublas.so) was not found in LD_LIBRARY_PATH, $CUDA_HOME/lib64, /usr/local/cuda/lib64 or a Python install's nvidia/cublas/lib";
+      failure =
+          "cuBLAS (libcublas.so) was not found in LD_LIBRARY_PATH, $CUDA_HOME/lib64, /usr/local/cuda/lib64 or a Python install's nvidia/cublas/lib";
       return;
     }
     b.create = reinterpret_cast<decltype(b.create)>(dlsym(lib, "cublasCreate_v2"));
@@ -65,7 +66,6 @@ Blas& blas() {
   if (!b.handle) throw tensor::TorchError("RuntimeError", "Kiln cannot run matrix products on CUDA: " + failure);
   return b;
 }
-
 
 // A row-major r x c matrix (last two dims of x) as cuBLAS reads its transpose: the op flag and
 // leading dimension, or false when its layout is neither (then it is made contiguous).
@@ -100,8 +100,10 @@ void gemm(tensor::Tensor a, tensor::Tensor bm, tensor::Tensor& out, double alpha
   }
   int opA = 0, opB = 0;
   long long lda = 0, ldb = 0;
-  if (!asColumnMajorTranspose(a, &opA, &lda)) a = relayoutOnDevice(a, tensor::Tensor::contiguousStrides(a.sizes())), asColumnMajorTranspose(a, &opA, &lda);
-  if (!asColumnMajorTranspose(bm, &opB, &ldb)) bm = relayoutOnDevice(bm, tensor::Tensor::contiguousStrides(bm.sizes())), asColumnMajorTranspose(bm, &opB, &ldb);
+  if (!asColumnMajorTranspose(a, &opA, &lda))
+    a = relayoutOnDevice(a, tensor::Tensor::contiguousStrides(a.sizes())), asColumnMajorTranspose(a, &opA, &lda);
+  if (!asColumnMajorTranspose(bm, &opB, &ldb))
+    bm = relayoutOnDevice(bm, tensor::Tensor::contiguousStrides(bm.sizes())), asColumnMajorTranspose(bm, &opB, &ldb);
   const long long sa = n == 3 ? a.strides()[0] : 0, sb = n == 3 ? bm.strides()[0] : 0;
   Blas& b = blas();
   driver().makeCurrent();
@@ -110,12 +112,14 @@ void gemm(tensor::Tensor a, tensor::Tensor bm, tensor::Tensor& out, double alpha
   if (out.dtype() == ir::DType::Float32) {
     const float al = static_cast<float>(alpha), be = static_cast<float>(beta);
     s = b.sgemm(b.handle, opB, opA, static_cast<int>(cols), static_cast<int>(m), static_cast<int>(k), &al,
-                reinterpret_cast<const float*>(devicePtr(bm)), static_cast<int>(ldb), sb, reinterpret_cast<const float*>(devicePtr(a)), static_cast<int>(lda), sa,
-                &be, reinterpret_cast<float*>(devicePtr(out)), static_cast<int>(cols), m * cols, static_cast<int>(batch));
+                reinterpret_cast<const float*>(devicePtr(bm)), static_cast<int>(ldb), sb, reinterpret_cast<const float*>(devicePtr(a)),
+                static_cast<int>(lda), sa, &be, reinterpret_cast<float*>(devicePtr(out)), static_cast<int>(cols), m * cols,
+                static_cast<int>(batch));
   } else {
     s = b.dgemm(b.handle, opB, opA, static_cast<int>(cols), static_cast<int>(m), static_cast<int>(k), &alpha,
-                reinterpret_cast<const double*>(devicePtr(bm)), static_cast<int>(ldb), sb, reinterpret_cast<const double*>(devicePtr(a)), static_cast<int>(lda), sa,
-                &beta, reinterpret_cast<double*>(devicePtr(out)), static_cast<int>(cols), m * cols, static_cast<int>(batch));
+                reinterpret_cast<const double*>(devicePtr(bm)), static_cast<int>(ldb), sb, reinterpret_cast<const double*>(devicePtr(a)),
+                static_cast<int>(lda), sa, &beta, reinterpret_cast<double*>(devicePtr(out)), static_cast<int>(cols), m * cols,
+                static_cast<int>(batch));
   }
   if (s != 0) throw tensor::TorchError("RuntimeError", "CUDA error: cuBLAS GEMM failed with status " + std::to_string(s));
 }
@@ -130,8 +134,8 @@ tensor::Tensor asMatrix(const tensor::Tensor& v, bool column) {  // a 1-d vector
 }  // namespace
 
 std::optional<ops::Val> blasOnDevice(const ops::OpDef& op, const std::vector<ops::Val>& args, const tensor::Device& d) {
-  static const std::set<std::string> kOps = {"aten.mm.default",  "aten.addmm.default", "aten.bmm.default",
-                                             "aten.baddbmm.default", "aten.mv.default", "aten.dot.default"};
+  static const std::set<std::string> kOps = {"aten.mm.default",      "aten.addmm.default", "aten.bmm.default",
+                                             "aten.baddbmm.default", "aten.mv.default",    "aten.dot.default"};
   if (!kOps.count(op.name)) return std::nullopt;
   for (const auto& a : args)
     if (a.kind == ops::Val::Kind::Tensor && (a.t.device() != d || (a.t.dtype() != ir::DType::Float32 && a.t.dtype() != ir::DType::Float64)))

@@ -170,7 +170,7 @@ CudaDriver* CudaDriverLoader::bindDevice(Loaded& l, int index) {
     f.check(f.deviceGetName(name, sizeof name - 1, dev), "cuDeviceGetName");
     f.check(f.deviceGetAttribute(&d->major_, 75, dev), "cuDeviceGetAttribute");  // compute capability major
     f.check(f.deviceGetAttribute(&d->minor_, 76, dev), "cuDeviceGetAttribute");  // and minor
-    f.check(f.deviceGetAttribute(&d->sms_, 16, dev), "cuDeviceGetAttribute");  // multiprocessors
+    f.check(f.deviceGetAttribute(&d->sms_, 16, dev), "cuDeviceGetAttribute");    // multiprocessors
     f.check(f.deviceTotalMem(&d->totalMemory_, dev), "cuDeviceTotalMem");
     f.check(f.primaryCtxRetain(&d->context_, dev), "cuDevicePrimaryCtxRetain");
     f.check(f.ctxSetCurrent(d->context_), "cuCtxSetCurrent");

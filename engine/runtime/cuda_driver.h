@@ -39,11 +39,11 @@ class CudaDriver {
   int minor() const { return minor_; }
   size_t totalMemory() const { return totalMemory_; }
 
-  void makeCurrent() const;  // the primary context, on the calling thread
+  void makeCurrent() const;      // the primary context, on the calling thread
   uint64_t alloc(size_t bytes);  // cuMemAlloc; 0 where the device is out of memory
   void free(uint64_t ptr);
   void copyToDevice(uint64_t dst, const void* src, size_t bytes);  // on the stream, pageable source
-  void copyToHost(void* dst, uint64_t src, size_t bytes);  // on the stream, then waits for it
+  void copyToHost(void* dst, uint64_t src, size_t bytes);          // on the stream, then waits for it
   void copyOnDevice(uint64_t dst, uint64_t src, size_t bytes);
   void synchronize();  // waits for the stream
   void memGetInfo(size_t* freeBytes, size_t* totalBytes);

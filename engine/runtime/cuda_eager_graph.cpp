@@ -14,10 +14,10 @@
 #include "engine/schedule/kernel_builder.h"
 #include "engine/tensor/tensor.h"
 
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <cstdio>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -33,7 +33,8 @@ struct Decline {};
 void describe(const ops::Val& v, std::ostringstream& key) {
   switch (v.kind) {
     case ops::Val::Kind::Tensor:
-      key << "T" << ir::shortName(v.t.dtype()) << tensor::shapeStr(v.t.sizes()) << tensor::shapeStr(v.t.strides()) << (v.t.isCpu() ? "c" : "");
+      key << "T" << ir::shortName(v.t.dtype()) << tensor::shapeStr(v.t.sizes()) << tensor::shapeStr(v.t.strides())
+          << (v.t.isCpu() ? "c" : "");
       break;
     case ops::Val::Kind::List:
       key << "[";
@@ -146,7 +147,7 @@ std::optional<EagerOpGraph> buildGraph(const ops::OpDef& op, const std::vector<o
   std::set<int> seen;
   for (const auto& a : fused.output()->args.at(0).list)
     if (!made.count(a.node) || !seen.insert(a.node).second) throw Decline{};  // one buffer per output
-  if (s.kernels.empty()) throw Decline{};  // nothing of the op's own to run here
+  if (s.kernels.empty()) throw Decline{};                                     // nothing of the op's own to run here
   e.fused = std::move(fused);
   e.sched = std::move(s);
   return e;
@@ -167,9 +168,7 @@ std::optional<EagerOpGraph> eagerOpGraph(const ops::OpDef& op, const std::vector
   std::vector<tensor::Tensor> inputs;
   try {
     return buildGraph(op, args, device, inputs);
-  } catch (const Decline&) {
-    return std::nullopt;
-  }
+  } catch (const Decline&) { return std::nullopt; }
 }
 
 std::optional<ops::Val> graphOnDevice(const ops::OpDef& op, const std::vector<ops::Val>& args, const tensor::Device& d) {

@@ -65,7 +65,8 @@ tensor::Shape shapeOf(const ir::TensorType& ty) {
   return s;
 }
 
-void launch(void* fn, const cg::CudaLaunch& l, std::vector<unsigned long long> ptrs, const tensor::Tensor* scratch, const tensor::Tensor* counters) {
+void launch(void* fn, const cg::CudaLaunch& l, std::vector<unsigned long long> ptrs, const tensor::Tensor* scratch,
+            const tensor::Tensor* counters) {
   if (l.points <= 0) return;
   long long points = l.points;
   std::vector<void*> params;
@@ -93,7 +94,8 @@ void* deviceFunction(const std::string& source, const std::string& unitName, con
 
 GpuGraph::GpuGraph(ir::Graph fused, schedule::ScheduledGraph sched) : g_(std::move(fused)), sched_(std::move(sched)) {
   for (const auto& k : sched_.kernels)
-    if (k.symbolic()) throw std::runtime_error("kernel " + k.name + " reads size expressions (dynamic shapes), which the GPU runtime does not pass yet");
+    if (k.symbolic())
+      throw std::runtime_error("kernel " + k.name + " reads size expressions (dynamic shapes), which the GPU runtime does not pass yet");
   if (sched_.kernels.empty()) return;
   source_ = cg::cudaSource(sched_.kernels);
   const Module& m = loadSource(source_, "kiln_graph");
@@ -104,7 +106,8 @@ GpuGraph::GpuGraph(ir::Graph fused, schedule::ScheduledGraph sched) : g_(std::mo
     launches_.push_back(cg::cudaLaunch(k, {}, sms));
     const cg::CudaLaunch& l = launches_.back();
     if (l.schedule == cg::CudaSchedule::Split) {
-      scratch_.push_back(tensor::Tensor::empty({static_cast<int64_t>(l.scratchSlots)}, ir::DType::Int64, tensor::Device::cuda(tensor::currentCudaIndex())));
+      scratch_.push_back(tensor::Tensor::empty({static_cast<int64_t>(l.scratchSlots)}, ir::DType::Int64,
+                                               tensor::Device::cuda(tensor::currentCudaIndex())));
       tensor::Tensor zeros = tensor::Tensor::zeros({static_cast<int64_t>(l.counters)}, ir::DType::Int32);
       counters_.push_back(zeros.toDevice(tensor::Device::cuda(tensor::currentCudaIndex())));
     } else {

@@ -194,15 +194,14 @@ std::optional<Val> indexPut(const std::vector<Val>& a, const tensor::Device& d) 
   else if (v.t.isCpu() && v.t.dim() == 0) fillOnDevice(vals, v.t.loadAt(0));  // a CPU scalar's value
   else copyOnDevice(vals, v.t);
   Tensor out = relayoutOnDevice(self, Tensor::contiguousStrides(self.sizes()));  // a fresh copy
-  long long total = vals.numel(), n = idx.numel(), outRows = rows, inner = prod(self.sizes(), static_cast<size_t>(k) + 1, self.sizes().size());
+  long long total = vals.numel(), n = idx.numel(), outRows = rows,
+            inner = prod(self.sizes(), static_cast<size_t>(k) + 1, self.sizes().size());
   if (total == 0) return Val::of(out);
   BadFlag bad(d);
   unsigned long long ps = devicePtr(vals), pi = devicePtr(idx), po = devicePtr(out), pb = bad.ptr(), pc = 0;
   long long skip = std::numeric_limits<long long>::min();  // no index is skipped
-  if (accumulate)
-    launchIndexKernel("kiln_index_add_rows_" + sfx, total, {&ps, &pi, &po, &total, &n, &outRows, &inner, &skip, &pc, &pb});
-  else
-    launchIndexKernel("kiln_scatter_rows_" + sfx, total, {&ps, &pi, &po, &total, &n, &outRows, &inner, &pb});
+  if (accumulate) launchIndexKernel("kiln_index_add_rows_" + sfx, total, {&ps, &pi, &po, &total, &n, &outRows, &inner, &skip, &pc, &pb});
+  else launchIndexKernel("kiln_scatter_rows_" + sfx, total, {&ps, &pi, &po, &total, &n, &outRows, &inner, &pb});
   if (bad.set()) throw TorchError("IndexError", "index out of range in self");
   return Val::of(out);
 }
@@ -352,8 +351,7 @@ std::optional<Val> nllLoss(const ops::OpDef& op, const std::vector<Val>& args, c
   // A target outside [0, C) that is not ignored matches no class: PyTorch's device assert.
   Val misses = call("aten.sub.Tensor", {call("aten.sum.default", {valid}), call("aten.sum.default", {hit})});
   if (misses.t.toDevice(tensor::Device::cpu()).loadIntAt(0) != 0) throw TorchError("IndexError", "Target is out of bounds.");
-  Val wrow = hasWeight ? call("aten.where.self", {hit, Val::of(reshaped(args[2].t.detach(), {1, C})),
-                                                  Val::real(0.0)})
+  Val wrow = hasWeight ? call("aten.where.self", {hit, Val::of(reshaped(args[2].t.detach(), {1, C})), Val::real(0.0)})
                        : call("prims.convert_element_type.default", {hit, Val::dtypeVal(dt)});
   Val picked = call("aten.mul.Tensor", {call("aten.where.self", {hit, xv, Val::real(0.0)}), wrow});
   Val perRow = call("aten.neg.default", {call("aten.sum.dim_IntList", {picked, ops::intList({1}), Val::boolean(false)})});
@@ -439,7 +437,8 @@ std::optional<Val> gatherScatter(const ops::OpDef& op, const std::vector<Val>& a
     return out;
   }
   Val src = call("aten.unsqueeze.default", {Val::of(a[3].t.detach()), Val::integer(dim + 1)});
-  Val added = call("aten.sum.dim_IntList", {call("aten.where.self", {hit, src, zeroOf(x.dtype())}), ops::intList({dim}), Val::boolean(false)});
+  Val added =
+      call("aten.sum.dim_IntList", {call("aten.where.self", {hit, src, zeroOf(x.dtype())}), ops::intList({dim}), Val::boolean(false)});
   Val out = call("aten.add.Tensor", {Val::of(x), added});
   if (out.t.dtype() != x.dtype()) out = call("prims.convert_element_type.default", {out, Val::dtypeVal(x.dtype())});
   return out;

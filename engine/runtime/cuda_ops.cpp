@@ -20,8 +20,7 @@ std::optional<ops::Val> cloneContiguous(const tensor::Tensor& x, const tensor::D
   if (!x.isContiguous()) return ops::Val::of(relayoutOnDevice(x, tensor::Tensor::contiguousStrides(x.sizes())));
   tensor::Tensor out = tensor::Tensor::empty(x.sizes(), x.dtype(), d);
   const size_t bytes = static_cast<size_t>(x.numel()) * ir::itemSize(x.dtype());
-  if (bytes)
-    driver().copyOnDevice(devicePtr(out), devicePtr(x), bytes);
+  if (bytes) driver().copyOnDevice(devicePtr(out), devicePtr(x), bytes);
   return ops::Val::of(out);
 }
 
@@ -42,10 +41,11 @@ void installCudaKernels() {
     // copyInto's checks (leading 1-dims of src dropped, then it must expand to dst) before the kernel.
     tensor::Tensor s = src;
     while (s.dim() > dst.dim() && s.sizes()[0] == 1)
-      s = s.view(tensor::Shape(s.sizes().begin() + 1, s.sizes().end()), tensor::Shape(s.strides().begin() + 1, s.strides().end()), s.offset());
+      s = s.view(tensor::Shape(s.sizes().begin() + 1, s.sizes().end()), tensor::Shape(s.strides().begin() + 1, s.strides().end()),
+                 s.offset());
     if (tensor::broadcastShapes(dst.sizes(), s.sizes()) != dst.sizes())
-      throw tensor::TorchError("RuntimeError", "The expanded size of the tensor " + tensor::shapeStr(s.sizes()) + " must match the target sizes " +
-                                                   tensor::shapeStr(dst.sizes()));
+      throw tensor::TorchError("RuntimeError", "The expanded size of the tensor " + tensor::shapeStr(s.sizes()) +
+                                                   " must match the target sizes " + tensor::shapeStr(dst.sizes()));
     // An overlapping source (x[1:] = x[:-1]) is copied out first, as copyInto does on the CPU.
     copyOnDevice(dst, s.storage() == dst.storage() ? relayoutOnDevice(s, tensor::Tensor::contiguousStrides(s.sizes())) : s);
   });

@@ -4,14 +4,16 @@
 // CUDA build raises on this machine (no driver, no GPU).
 #pragma once
 
+#include "engine/ops/val.h"
 #include "engine/runtime/cuda_allocator.h"
 #include "engine/runtime/cuda_driver.h"
-#include "engine/ops/val.h"
 
 #include <optional>
 #include <vector>
 
-namespace kiln::ops { struct OpDef; }
+namespace kiln::ops {
+struct OpDef;
+}
 
 namespace kiln::runtime::cuda {
 
@@ -25,8 +27,8 @@ int currentDevice();
 // ordinal" for an index past the devices, and NotImplementedError for a second device in one
 // process (Kiln drives one GPU per process, as torchrun's DDP does).
 void lazyInit(int deviceIndex = -1);
-CudaDriver& driver();                  // after lazyInit()
-CudaCachingAllocator& allocator();     // after lazyInit()
+CudaDriver& driver();               // after lazyInit()
+CudaCachingAllocator& allocator();  // after lazyInit()
 // Installs the eager device kernels (cuda_ops.cpp); lazyInit() calls it.
 void installCudaKernels();
 // An op on CUDA tensors as a one-node graph through fuse -> schedule -> kernel IR -> CUDA C++ ->

@@ -18,8 +18,8 @@ int64_t elements(const ir::TensorType& t) {
 
 std::string MemoryPlan::summary() const {
   return std::to_string(planned) + " intermediate buffers in " + std::to_string(slotElements.size()) + " slots, peak " +
-         std::to_string((peakBytes + 1023) / 1024) + " KiB (" + std::to_string((unplannedBytes + 1023) / 1024) +
-         " KiB without reuse)" + (inPlace ? ", " + std::to_string(inPlace) + " written in place" : "");
+         std::to_string((peakBytes + 1023) / 1024) + " KiB (" + std::to_string((unplannedBytes + 1023) / 1024) + " KiB without reuse)" +
+         (inPlace ? ", " + std::to_string(inPlace) + " written in place" : "");
 }
 
 MemoryPlan planMemory(const ir::Graph& g, const schedule::ScheduledGraph& s) {

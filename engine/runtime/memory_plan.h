@@ -15,15 +15,15 @@
 namespace kiln::runtime {
 
 struct MemoryPlan {
-  std::map<int, int> slotOf;             // node id -> slot (planned buffers only)
-  std::vector<int64_t> slotElements;     // per slot: capacity in elements
+  std::map<int, int> slotOf;          // node id -> slot (planned buffers only)
+  std::vector<int64_t> slotElements;  // per slot: capacity in elements
   std::vector<ir::DType> slotDtype;
-  int64_t peakBytes = 0;                 // planned buffers live at once, at worst
-  int64_t unplannedBytes = 0;            // what the same buffers would take without reuse
+  int64_t peakBytes = 0;       // planned buffers live at once, at worst
+  int64_t unplannedBytes = 0;  // what the same buffers would take without reuse
   int planned = 0;
-  int inPlace = 0;                       // kernel outputs written over a dying input
+  int inPlace = 0;  // kernel outputs written over a dying input
 
-  std::string summary() const;           // one line for the wrapper text
+  std::string summary() const;  // one line for the wrapper text
 };
 
 MemoryPlan planMemory(const ir::Graph& g, const schedule::ScheduledGraph& s);

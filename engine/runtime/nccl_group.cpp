@@ -63,8 +63,9 @@ const Nccl& nccl() {
   std::call_once(once, [] {
     void* lib = openNvidiaLibrary({"libnccl.so.2", "libnccl.so"}, "nccl");
     if (!lib) {
-      n.failure = "NCCL (libnccl.so.2) was not found in LD_LIBRARY_PATH, $CUDA_HOME/lib64, /usr/local/cuda/lib64 or a Python "
-                  "install's nvidia/nccl/lib";
+      n.failure =
+          "NCCL (libnccl.so.2) was not found in LD_LIBRARY_PATH, $CUDA_HOME/lib64, /usr/local/cuda/lib64 or a Python "
+          "install's nvidia/nccl/lib";
       return;
     }
     auto sym = [lib](const char* name, auto& fn) {
@@ -167,8 +168,7 @@ class NcclGroup : public ProcessGroup {
     if (!comm_) return;
     try {
       cuda::driver().synchronize();
-    } catch (const std::exception&) {
-    }
+    } catch (const std::exception&) {}
     n_.commDestroy(comm_);
   }
   int rank() const override { return rank_; }
@@ -179,8 +179,9 @@ class NcclGroup : public ProcessGroup {
     checkTensor(t);
     NcclComm c = comm(t.device().index);
     void* start = startEvent();
-    n_.check(n_.allReduce(devicePointer(t), devicePointer(t), size_t(t.numel()), ncclType(t.dtype()), ncclOp(op), c, cuda::driver().stream()),
-             "ncclAllReduce", c);
+    n_.check(
+        n_.allReduce(devicePointer(t), devicePointer(t), size_t(t.numel()), ncclType(t.dtype()), ncclOp(op), c, cuda::driver().stream()),
+        "ncclAllReduce", c);
     return std::make_shared<StreamWork>(n_, c, start);
   }
 
@@ -214,7 +215,7 @@ class NcclGroup : public ProcessGroup {
 
   // The communicator, made on the first collective (on `device`, the process's GPU).
   NcclComm comm(int device) {
-    cuda::lazyInit(device);  // the process's one GPU: another index is an error there
+    cuda::lazyInit(device);        // the process's one GPU: another index is an error there
     cuda::driver().makeCurrent();  // NCCL takes the current context's device
     if (comm_) return comm_;
     NcclUniqueId id{};
@@ -228,12 +229,11 @@ class NcclGroup : public ProcessGroup {
       } else {
         store.wait({key}, timeout_);
         std::vector<char> bytes = store.get(key);
-        if (bytes.size() != sizeof id.internal) throw TorchError("RuntimeError", "the NCCL unique id in the rendezvous store has a wrong size");
+        if (bytes.size() != sizeof id.internal)
+          throw TorchError("RuntimeError", "the NCCL unique id in the rendezvous store has a wrong size");
         std::memcpy(id.internal, bytes.data(), bytes.size());
       }
-    } catch (const TorchError&) {
-      throw;
-    } catch (const std::exception& e) {
+    } catch (const TorchError&) { throw; } catch (const std::exception& e) {
       throw TorchError("RuntimeError", std::string("[nccl] rendezvous of rank ") + std::to_string(rank_) + " of " + std::to_string(size_) +
                                            " failed: " + e.what());
     }

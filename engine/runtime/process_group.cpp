@@ -75,9 +75,8 @@ struct Flat {
   void done() {
     if (buf.storage() == orig.storage() && buf.offset() == orig.offset() && orig.isContiguous()) return;
     tensor::Shape cs = buf.strides();
-    tensor::forEachIndex<2>(orig.sizes(), {&orig.strides(), &cs}, [&](const std::array<int64_t, 2>& o) {
-      orig.storeAt(o[0], buf.loadAt(o[1]));
-    });
+    tensor::forEachIndex<2>(orig.sizes(), {&orig.strides(), &cs},
+                            [&](const std::array<int64_t, 2>& o) { orig.storeAt(o[0], buf.loadAt(o[1])); });
   }
 };
 
@@ -104,10 +103,22 @@ class GlooGroup : public ProcessGroup {
       gloo::AllreduceOptions o(ctx_);
       o.setTag(tag);
       switch (t.dtype()) {
-        case ir::DType::Float32: o.setOutput(f.buf.ptr<float>(), size_t(f.buf.numel())); reduceFn<float>(op, o); break;
-        case ir::DType::Float64: o.setOutput(f.buf.ptr<double>(), size_t(f.buf.numel())); reduceFn<double>(op, o); break;
-        case ir::DType::Int32: o.setOutput(f.buf.ptr<int32_t>(), size_t(f.buf.numel())); reduceFn<int32_t>(op, o); break;
-        case ir::DType::Int64: o.setOutput(f.buf.ptr<int64_t>(), size_t(f.buf.numel())); reduceFn<int64_t>(op, o); break;
+        case ir::DType::Float32:
+          o.setOutput(f.buf.ptr<float>(), size_t(f.buf.numel()));
+          reduceFn<float>(op, o);
+          break;
+        case ir::DType::Float64:
+          o.setOutput(f.buf.ptr<double>(), size_t(f.buf.numel()));
+          reduceFn<double>(op, o);
+          break;
+        case ir::DType::Int32:
+          o.setOutput(f.buf.ptr<int32_t>(), size_t(f.buf.numel()));
+          reduceFn<int32_t>(op, o);
+          break;
+        case ir::DType::Int64:
+          o.setOutput(f.buf.ptr<int64_t>(), size_t(f.buf.numel()));
+          reduceFn<int64_t>(op, o);
+          break;
         default: break;
       }
       gloo::allreduce(o);
@@ -150,9 +161,13 @@ class GlooGroup : public ProcessGroup {
   static void checkTensor(const Tensor& t, const char* what) {
     if (!t.isCpu()) throw TorchError("RuntimeError", std::string("No backend type associated with device type ") + t.device().str());
     switch (t.dtype()) {
-      case ir::DType::Float32: case ir::DType::Float64: case ir::DType::Int32: case ir::DType::Int64: return;
+      case ir::DType::Float32:
+      case ir::DType::Float64:
+      case ir::DType::Int32:
+      case ir::DType::Int64: return;
       default:
-        throw TorchError("NotImplementedError", std::string("Kiln's gloo backend: ") + what + " of a " + std::string(ir::torchName(t.dtype())) +
+        throw TorchError("NotImplementedError", std::string("Kiln's gloo backend: ") + what + " of a " +
+                                                    std::string(ir::torchName(t.dtype())) +
                                                     " tensor (float32, float64, int32 and int64 are supported)");
     }
   }
@@ -167,9 +182,7 @@ class GlooGroup : public ProcessGroup {
         try {
           op(tag);
           w->finish(nullptr, ms());
-        } catch (const TorchError&) {
-          w->finish(std::current_exception(), ms());
-        } catch (const std::exception& e) {
+        } catch (const TorchError&) { w->finish(std::current_exception(), ms()); } catch (const std::exception& e) {
           // gloo::IoException / EnforceNotMet: a peer went away or the timeout passed.
           w->finish(std::make_exception_ptr(TorchError("RuntimeError", std::string("[gloo] ") + e.what())), ms());
         }
@@ -217,9 +230,7 @@ std::shared_ptr<ProcessGroup> createGlooGroup(int rank, int size, const std::str
     ctx->setTimeout(timeout);
     ctx->connectFullMesh(store, dev);
     return std::make_shared<GlooGroup>(rank, size, ctx);
-  } catch (const TorchError&) {
-    throw;
-  } catch (const std::exception& e) {
+  } catch (const TorchError&) { throw; } catch (const std::exception& e) {
     throw TorchError("RuntimeError", std::string("[gloo] rendezvous of rank ") + std::to_string(rank) + " of " + std::to_string(size) +
                                          " failed: " + e.what());
   }

@@ -90,13 +90,11 @@ class Fuser {
         d.insert(deps_[a].begin(), deps_[a].end());
         if (group_.count(a)) d.insert(group_[a]);
       });
-      if (auto site = generatedReduction(g_, n))
-        placeReduction(n, *site);
+      if (auto site = generatedReduction(g_, n)) placeReduction(n, *site);
       else if (isPointwise(n)) {
         if (std::string bad = ungeneratedDType(g_, n); !bad.empty())
           fired_("not fused: " + n.name + " runs eagerly (generated kernels do not compute in " + bad + ")", n.id);
-        else
-          placePointwise(n);
+        else placePointwise(n);
       }
     }
     name();
@@ -183,8 +181,10 @@ class Fuser {
       const Group& G = groups_[gid];
       std::string why;
       if (full(gid)) why = "not fused: " + n.name + " would grow the kernel past " + std::to_string(kMaxKernelNodes) + " nodes";
-      else if (G.site && (G.site->shape != site.shape || G.site->reduced != site.reduced)) why = "not fused: " + n.name + " reduces a different iteration space than its producer's kernel";
-      else if (G.site && layoutIn(*G.site, *g_.find(x)) != Layout::Full) why = "not fused: " + n.name + " reduces a value its producer's kernel computes once per row";
+      else if (G.site && (G.site->shape != site.shape || G.site->reduced != site.reduced))
+        why = "not fused: " + n.name + " reduces a different iteration space than its producer's kernel";
+      else if (G.site && layoutIn(*G.site, *g_.find(x)) != Layout::Full)
+        why = "not fused: " + n.name + " reduces a value its producer's kernel computes once per row";
       if (why.empty() && mayFuse(n)) {
         chosen = gid;
         fired_(G.site ? "fused: reduction into reduction kernel" : "fused: reduction with its pointwise prologue", n.id);
@@ -221,7 +221,10 @@ class Fuser {
       auto it = readers_.find(a);
       if (it == readers_.end()) return;
       for (int gid : it->second)
-        if (ok(gid)) { found = gid; return; }
+        if (ok(gid)) {
+          found = gid;
+          return;
+        }
     });
     return found;
   }
@@ -276,10 +279,10 @@ class Fuser {
   Fused& out_;
   const FusionRule& fired_;
   std::vector<Group> groups_;
-  std::map<int, int> group_;                  // node id -> group
-  std::map<int, std::set<int>> deps_;         // node id -> groups it depends on, transitively
-  std::map<int, std::vector<int>> readers_;   // node id -> groups with a member reading it
-  int fusionsLeft_ = -1;                      // -1: no limit
+  std::map<int, int> group_;                 // node id -> group
+  std::map<int, std::set<int>> deps_;        // node id -> groups it depends on, transitively
+  std::map<int, std::vector<int>> readers_;  // node id -> groups with a member reading it
+  int fusionsLeft_ = -1;                     // -1: no limit
 };
 
 }  // namespace

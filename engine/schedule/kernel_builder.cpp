@@ -1,9 +1,9 @@
 #include "engine/schedule/kernel_builder.h"
 
+#include "engine/ir/sym.h"
 #include "engine/schedule/in_place.h"
 #include "engine/schedule/inline_constant.h"
 #include "engine/schedule/iteration_space.h"
-#include "engine/ir/sym.h"
 
 #include "engine/ops/graph_dispatcher.h"
 #include "engine/ops/op_table.h"
@@ -27,9 +27,7 @@ std::vector<int64_t> sizesOrThrow(const ir::TensorType& t) {
 }
 
 // Element strides as Dims: a size expression where dynamic shapes make them one.
-std::vector<ir::Dim> stridesOf(const ir::TensorType& t) {
-  return t.strides.empty() ? ir::contiguousStrides(t.sizes) : t.strides;
-}
+std::vector<ir::Dim> stridesOf(const ir::TensorType& t) { return t.strides.empty() ? ir::contiguousStrides(t.sizes) : t.strides; }
 
 std::vector<int64_t> hints(const std::vector<ir::Dim>& ds) {
   std::vector<int64_t> v;
@@ -115,8 +113,7 @@ using DimLoops = std::vector<int>;
 // runtime re-lays an input out if its strides differ); outputs are stored contiguously.
 class FusedKernelBuilder {
  public:
-  FusedKernelBuilder(const ir::Graph& g, const std::string& name, const std::vector<int>& members)
-      : g_(g), members_(members), em_(k_) {
+  FusedKernelBuilder(const ir::Graph& g, const std::string& name, const std::vector<int>& members) : g_(g), members_(members), em_(k_) {
     k_.name = name;
     k_.sourceNodes = members;
   }
@@ -124,8 +121,8 @@ class FusedKernelBuilder {
   // `users`: every node's users in the graph (node id -> ids of the nodes whose args name it),
   // made once per graph: scanning the whole graph per kernel made scheduling quadratic (a
   // 200-layer model's 1,600 kernels x 17,000 nodes took 14 s).
-  kir::Kernel build(const std::unordered_map<int, std::vector<int>>& users, std::vector<int>& inputs,
-                    std::vector<int>& outputs, std::vector<std::vector<int64_t>>& inputStrides) {
+  kir::Kernel build(const std::unordered_map<int, std::vector<int>>& users, std::vector<int>& inputs, std::vector<int>& outputs,
+                    std::vector<std::vector<int64_t>>& inputStrides) {
     std::set<int> in(members_.begin(), members_.end());
     // Inputs: values used by members but defined outside; outputs: members used outside.
     for (int m : members_)
@@ -312,9 +309,11 @@ class FusedKernelBuilder {
       int mean = em_.emit(kir::Op::Mul, {em_.emit(kir::Op::ReduceSum, {x}, acc), inverseCount(acc)}, acc);
       int dev = em_.emit(kir::Op::Sub, {x, mean}, acc);
       int ss = em_.emit(kir::Op::ReduceSum, {em_.emit(kir::Op::Mul, {dev, dev}, acc)}, acc);
-      int dof = countDim.symbolic()
-                    ? em_.emit(kir::Op::Max, {em_.emit(kir::Op::Sub, {countConst(acc), em_.constant(spec.correction, acc)}, acc), em_.constant(0.0, acc)}, acc)
-                    : em_.constant(std::max(0.0, static_cast<double>(count) - spec.correction), acc);
+      int dof =
+          countDim.symbolic()
+              ? em_.emit(kir::Op::Max,
+                         {em_.emit(kir::Op::Sub, {countConst(acc), em_.constant(spec.correction, acc)}, acc), em_.constant(0.0, acc)}, acc)
+              : em_.constant(std::max(0.0, static_cast<double>(count) - spec.correction), acc);
       r = em_.emit(kir::Op::Div, {ss, dof}, acc);
       if (spec.sqrt) r = em_.emit(kir::Op::Sqrt, {r}, acc);
     } else {

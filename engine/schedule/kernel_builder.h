@@ -13,9 +13,9 @@ namespace kiln::schedule {
 struct Step {
   enum class Kind { Kernel, Extern };
   Kind kind = Kind::Extern;
-  int kernel = -1;               // index into ScheduledGraph::kernels
-  int node = -1;                 // Extern: the node to run eagerly
-  std::vector<int> inputNodes;   // Kernel: node ids bound to the kernel's input buffers, in order
+  int kernel = -1;              // index into ScheduledGraph::kernels
+  int node = -1;                // Extern: the node to run eagerly
+  std::vector<int> inputNodes;  // Kernel: node ids bound to the kernel's input buffers, in order
   // Kernel: per input, the element strides its loads assume (a view is read in place with the
   // strides its type records; anything else contiguously). The runtime re-lays an input out
   // when its actual strides differ.

@@ -12,8 +12,7 @@ std::map<int, size_t> lastUses(const ir::Graph& g, const ScheduledGraph& s) {
     const auto& st = s.steps[i];
     if (st.kind == Step::Kind::Kernel)
       for (int id : st.inputNodes) lastUse[id] = i;
-    else
-      ir::forEachNodeArg(*g.find(st.node), [&](int id) { lastUse[id] = i; });
+    else ir::forEachNodeArg(*g.find(st.node), [&](int id) { lastUse[id] = i; });
   }
   // Graph outputs escape to the caller: they live past the last step, and so does everything
   // they are views of (below).

@@ -150,7 +150,8 @@ class Symbolizer {
     else sizes = externRule(n);
     if (sizes.size() != t.sizes.size()) throw NoRule{n.name + ": its rule gives another rank"};
     for (size_t d = 0; d < sizes.size(); ++d)
-      if (sizes[d].value != t.sizes[d].value) throw NoRule{n.name + ": its rule disagrees with the captured size of dim " + std::to_string(d)};
+      if (sizes[d].value != t.sizes[d].value)
+        throw NoRule{n.name + ": its rule disagrees with the captured size of dim " + std::to_string(d)};
     t.sizes = sizes;
     if (!view) {
       if (!t.strides.empty()) throw NoRule{n.name + ": a non-view result with strides"};
@@ -220,8 +221,8 @@ class Symbolizer {
     // Convolutions and pooling over NC<spatial>: the batch dim (and a pool's channels) carry
     // over; spatial sizes are floor divisions of the input's, which no size expression here
     // represents, so they must be static.
-    static const std::set<std::string> kWindowed = {"aten.convolution.default", "aten.max_pool2d.default",
-                                                   "aten.avg_pool2d.default", "aten._adaptive_avg_pool2d.default"};
+    static const std::set<std::string> kWindowed = {"aten.convolution.default", "aten.max_pool2d.default", "aten.avg_pool2d.default",
+                                                    "aten._adaptive_avg_pool2d.default"};
     if (kWindowed.count(op)) {
       const Dims& x = in(n, 0).sizes;
       for (size_t d = 2; d < x.size(); ++d)
@@ -238,8 +239,7 @@ class Symbolizer {
       r.push_back(in(n, 0).sizes.at(1));
       return r;
     }
-    if (op == "aten.clone.default" || op == "aten.contiguous.default" || op == "aten._to_copy.default" ||
-        op == "aten.copy.default")
+    if (op == "aten.clone.default" || op == "aten.contiguous.default" || op == "aten._to_copy.default" || op == "aten.copy.default")
       return in(n, 0).sizes;
     throw NoRule{n.name + ": no size rule for " + op + " over symbolic sizes"};
   }
@@ -250,12 +250,14 @@ class Symbolizer {
     const std::string& op = n.target;
     const size_t rank = x.sizes.size();
     auto intArg = [&](size_t i) -> int64_t {
-      if (i >= n.args.size() || n.args[i].kind != ir::Arg::Kind::Int) throw NoRule{n.name + ": argument " + std::to_string(i) + " is not an int"};
+      if (i >= n.args.size() || n.args[i].kind != ir::Arg::Kind::Int)
+        throw NoRule{n.name + ": argument " + std::to_string(i) + " is not an int"};
       return n.args[i].i;
     };
     auto intList = [&](size_t i) {
       std::vector<int64_t> v;
-      if (i >= n.args.size() || n.args[i].kind != ir::Arg::Kind::List) throw NoRule{n.name + ": argument " + std::to_string(i) + " is not a list"};
+      if (i >= n.args.size() || n.args[i].kind != ir::Arg::Kind::List)
+        throw NoRule{n.name + ": argument " + std::to_string(i) + " is not a list"};
       for (const auto& a : n.args[i].list) {
         if (a.kind != ir::Arg::Kind::Int) throw NoRule{n.name + ": a size is not an int"};
         v.push_back(a.i);
@@ -268,7 +270,8 @@ class Symbolizer {
       std::vector<int64_t> perm(rank);
       for (size_t d = 0; d < rank; ++d) perm[d] = static_cast<int64_t>(d);
       if (op == "aten.permute.default") perm = intList(1);
-      else if (op == "aten.transpose.int") std::swap(perm.at(static_cast<size_t>(normDim(intArg(1), rank))), perm.at(static_cast<size_t>(normDim(intArg(2), rank))));
+      else if (op == "aten.transpose.int")
+        std::swap(perm.at(static_cast<size_t>(normDim(intArg(1), rank))), perm.at(static_cast<size_t>(normDim(intArg(2), rank))));
       else if (rank == 2) std::swap(perm[0], perm[1]);
       for (int64_t p : perm) {
         size_t d = static_cast<size_t>(normDim(p, rank));
@@ -284,8 +287,10 @@ class Symbolizer {
     } else if (op == "aten.squeeze.dim" || op == "aten.squeeze.dims" || op == "aten.squeeze.default") {
       std::set<size_t> drop;
       if (op == "aten.squeeze.dim") drop.insert(static_cast<size_t>(normDim(intArg(1), rank)));
-      else if (op == "aten.squeeze.dims") for (int64_t d : intList(1)) drop.insert(static_cast<size_t>(normDim(d, rank)));
-      else for (size_t d = 0; d < rank; ++d) drop.insert(d);
+      else if (op == "aten.squeeze.dims")
+        for (int64_t d : intList(1)) drop.insert(static_cast<size_t>(normDim(d, rank)));
+      else
+        for (size_t d = 0; d < rank; ++d) drop.insert(d);
       for (size_t d = 0; d < rank; ++d)
         if (!(drop.count(d) && !x.sizes[d].symbolic() && x.sizes[d].value == 1)) sizes.push_back(x.sizes[d]), strides.push_back(xs[d]);
     } else if (op == "aten.select.int") {
@@ -336,8 +341,15 @@ class Symbolizer {
     Dims r;
     size_t i = 0, j = 0;
     while (i < from.size() || j < to.size()) {
-      if (j < to.size() && to[j] == 1) { r.push_back(Dim(1)); ++j; continue; }
-      if (i < from.size() && !from[i].symbolic() && from[i].value == 1) { ++i; continue; }
+      if (j < to.size() && to[j] == 1) {
+        r.push_back(Dim(1));
+        ++j;
+        continue;
+      }
+      if (i < from.size() && !from[i].symbolic() && from[i].value == 1) {
+        ++i;
+        continue;
+      }
       if (i >= from.size() || j >= to.size()) throw NoRule{n.name + ": reshape groups do not meet"};
       Dims group{from[i++]};
       int64_t pin = group[0].value, pout = to[j];
@@ -403,9 +415,7 @@ std::string symbolizeShapes(ir::Graph& g) {
   std::map<int, TensorType> types;
   try {
     types = Symbolizer(g).run();
-  } catch (const NoRule& e) {
-    return e.why;
-  } catch (const std::exception& e) {
+  } catch (const NoRule& e) { return e.why; } catch (const std::exception& e) {
     return e.what();
   }
   for (auto& n : g.nodes)

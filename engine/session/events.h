@@ -14,39 +14,39 @@ namespace kiln::session {
 struct SessionStart {
   std::string scriptPath;
   std::string scriptText;
-  std::string optionsJson;     // {"eager": false, "backend": "inductor", ...}
+  std::string optionsJson;  // {"eager": false, "backend": "inductor", ...}
   std::string engineVersion;
-  int64_t startedAtMs = 0;     // unix epoch ms
+  int64_t startedAtMs = 0;  // unix epoch ms
 };
 
 // A compiled function (or a resume function): Dynamo's frame. Its id is the first number of
 // compile ids ("0/1" = frame 0, compile 1).
 struct FrameEvent {
   int frameId = 0;
-  std::string name;            // function name (forward, resume_forward_at_44)
+  std::string name;  // function name (forward, resume_forward_at_44)
   std::string file;
   int firstLine = 0;
   std::string kind = "function";  // function | resume
-  std::string source;          // the function's source; for resume functions the generated source
+  std::string source;             // the function's source; for resume functions the generated source
 };
 
 struct Guard {
-  std::string kind;            // TENSOR_MATCH, CONSTANT_MATCH, ID_MATCH, TYPE_MATCH, ...
-  std::string source;          // L['x'], G['SCALE'], L['self'].training ...
-  std::string text;            // printed like Dynamo's guard line
-  int line = 0;                // user line that caused the guard (0 = none)
+  std::string kind;    // TENSOR_MATCH, CONSTANT_MATCH, ID_MATCH, TYPE_MATCH, ...
+  std::string source;  // L['x'], G['SCALE'], L['self'].training ...
+  std::string text;    // printed like Dynamo's guard line
+  int line = 0;        // user line that caused the guard (0 = none)
 };
 
 // One cache entry being compiled: compile id, backend, guards, the transformed code.
 struct CompileEvent {
-  std::string compileId;       // "0/0"
+  std::string compileId;  // "0/0"
   int frameId = 0;
   int compileIndex = 0;
-  std::string backend;         // inductor | aot_eager | eager
+  std::string backend;  // inductor | aot_eager | eager
   std::vector<Guard> guards;
-  std::string transformedCode; // Python source of the frame's transformed code
-  std::string status = "ok";   // ok | failed | skipped
-  std::string message;         // why it failed or was skipped
+  std::string transformedCode;  // Python source of the frame's transformed code
+  std::string status = "ok";    // ok | failed | skipped
+  std::string message;          // why it failed or was skipped
   // Where a failed compile failed (fullgraph=True turns a graph break into an error): the
   // break's user line and Dynamo's explanation; empty / 0 otherwise.
   std::string file;
@@ -56,9 +56,9 @@ struct CompileEvent {
 };
 
 struct RuleHit {
-  std::string rule;            // "exp(log(x)) -> x"
+  std::string rule;  // "exp(log(x)) -> x"
   int count = 0;
-  std::vector<int> nodes;      // ids (in the pass's input graph) it fired on
+  std::vector<int> nodes;  // ids (in the pass's input graph) it fired on
 };
 
 // A stage or pass snapshot of one compile. `stage` names: captured, aten, then one per pass
@@ -67,8 +67,8 @@ struct StageEvent {
   std::string compileId;
   std::string stage;
   int order = 0;
-  std::string text;            // the stage's canonical IR text
-  ir::Graph graph;             // structured nodes with provenance
+  std::string text;  // the stage's canonical IR text
+  ir::Graph graph;   // structured nodes with provenance
   bool changed = true;
   std::vector<RuleHit> rules;
   double ms = 0.0;
@@ -77,13 +77,13 @@ struct StageEvent {
 struct KernelEvent {
   std::string compileId;
   std::string name;
-  std::string kind;            // pointwise | reduction | extern
-  std::string kernelIr;        // kernel IR text
-  std::string source;          // generated source (CUDA C++), "" on CPU
+  std::string kind;      // pointwise | reduction | extern
+  std::string kernelIr;  // kernel IR text
+  std::string source;    // generated source (CUDA C++), "" on CPU
   std::string llvmIr;
   std::string assembly;
-  std::vector<int> nodeIds;    // ids of the fused-stage nodes it implements
-  std::vector<int> sourceLines;// user source lines of those nodes
+  std::vector<int> nodeIds;      // ids of the fused-stage nodes it implements
+  std::vector<int> sourceLines;  // user source lines of those nodes
   double compileMs = 0.0;
 };
 
@@ -96,8 +96,8 @@ struct WrapperEvent {
 struct GraphBreakEvent {
   int frameId = 0;
   std::string compileId;
-  std::string code;            // Kiln code: KB001 ...
-  std::string title;           // Dynamo's gb_type ("Data-dependent branching")
+  std::string code;   // Kiln code: KB001 ...
+  std::string title;  // Dynamo's gb_type ("Data-dependent branching")
   std::string explanation;
   std::vector<std::string> hints;
   std::string file;
@@ -108,14 +108,14 @@ struct GraphBreakEvent {
 
 struct RecompileEvent {
   int frameId = 0;
-  std::string compileId;       // the compile id being created
+  std::string compileId;             // the compile id being created
   std::vector<std::string> reasons;  // one line per failing cache entry ("0/0: n == 1")
   std::vector<int> lines;            // per reason: the user line of the guard that failed (0 = none)
 };
 
 struct TimingEvent {
-  std::string compileId;       // "" for whole-session timings
-  std::string phase;           // capture, lower, passes, schedule, codegen, run ...
+  std::string compileId;  // "" for whole-session timings
+  std::string phase;      // capture, lower, passes, schedule, codegen, run ...
   double ms = 0.0;
 };
 
@@ -140,10 +140,10 @@ struct ProfileEvent {
 // same inputs. Reported once when a graph first agrees and once when it first differs.
 struct VerifyEvent {
   std::string compileId;
-  int call = 0;              // which call of the graph (1-based) this is about
+  int call = 0;  // which call of the graph (1-based) this is about
   bool matched = true;
-  int output = -1;           // the first output that differs
-  std::string detail;        // "output 0 [2, 3] at [1, 0]: 2.5 compiled vs 1.5 eager (max abs diff 1)"
+  int output = -1;     // the first output that differs
+  std::string detail;  // "output 0 [2, 3] at [1, 0]: 2.5 compiled vs 1.5 eager (max abs diff 1)"
   // What introduced the difference, found by recompiling with passes disabled one by one and
   // then with fewer fusion decisions: "pass simplify", "fusion decision 3 of 7: ...", or
   // "kernel code generation (...)"; empty when matched.
@@ -157,10 +157,10 @@ struct VerifyEvent {
 // "import problem": a garbled line, a graph that did not parse). Listed, searchable, never
 // dropped.
 struct ArtifactEvent {
-  std::string compileId;       // "" when the record belongs to no compile
-  std::string name;            // the record's name in its source (dynamo_cpp_guards_str, ...)
-  std::string text;            // its body as it came (JSON or text)
-  int line = 0;                // where it starts in the source file (0 = unknown)
+  std::string compileId;  // "" when the record belongs to no compile
+  std::string name;       // the record's name in its source (dynamo_cpp_guards_str, ...)
+  std::string text;       // its body as it came (JSON or text)
+  int line = 0;           // where it starts in the source file (0 = unknown)
 };
 
 // One torch.distributed collective the script issued (all_reduce, broadcast, barrier), as the
@@ -168,22 +168,22 @@ struct ArtifactEvent {
 // and it had completed, else when the process group was destroyed or the script ended (the host
 // is never blocked to learn a duration; one still running then has durationMs < 0).
 struct CollectiveEvent {
-  int64_t seq = 0;             // issue order in this process's group, from 0 (every rank issues the same sequence)
-  std::string op;              // all_reduce | broadcast | barrier
-  std::string reduceOp;        // all_reduce: sum | product | min | max | avg; "" otherwise
-  int root = -1;               // broadcast: the source rank; -1 otherwise
-  std::string backend;         // gloo | nccl
-  int64_t bytes = 0;           // the tensor's bytes (0 for barrier)
-  std::string dtype;           // float32 ... ("" for barrier)
+  int64_t seq = 0;       // issue order in this process's group, from 0 (every rank issues the same sequence)
+  std::string op;        // all_reduce | broadcast | barrier
+  std::string reduceOp;  // all_reduce: sum | product | min | max | avg; "" otherwise
+  int root = -1;         // broadcast: the source rank; -1 otherwise
+  std::string backend;   // gloo | nccl
+  int64_t bytes = 0;     // the tensor's bytes (0 for barrier)
+  std::string dtype;     // float32 ... ("" for barrier)
   std::vector<int64_t> shape;
-  double issuedAtMs = 0.0;     // host clock, ms since the session started
+  double issuedAtMs = 0.0;  // host clock, ms since the session started
   // The collective itself (gloo: on the communication thread, so a late peer's time is in it;
   // nccl: between CUDA events on the stream); < 0 unknown.
   double durationMs = -1.0;
-  double waitedAtMs = -1.0;    // when the script's wait() returned, ms since the session started; < 0 never waited
+  double waitedAtMs = -1.0;  // when the script's wait() returned, ms since the session started; < 0 never waited
   int rank = 0;
   int worldSize = 1;
-  std::string label;           // who issued it, when the caller says: DDP's "bucket 0"; "" for plain calls
+  std::string label;  // who issued it, when the caller says: DDP's "bucket 0"; "" for plain calls
 };
 
 // The phases of one compile in pipeline order, as TimingEvent::phase names them (what kiln
@@ -194,11 +194,11 @@ inline const std::vector<std::string>& compilePhases() {
 }
 
 struct SessionEnd {
-  std::string status;          // ok | error
-  std::string error{};         // formatted error (traceback) when status == error
+  std::string status;   // ok | error
+  std::string error{};  // formatted error (traceback) when status == error
   double totalMs = 0.0;
-  std::string outputsJson{};   // the out* variables, in the oracle's outs.json form
-  std::string stopReason{};    // error only: "" | interrupted | timed out | out of memory
+  std::string outputsJson{};  // the out* variables, in the oracle's outs.json form
+  std::string stopReason{};   // error only: "" | interrupted | timed out | out of memory
 };
 
 }  // namespace kiln::session

@@ -51,12 +51,12 @@ inline uint16_t floatToF16(float f) {
   const uint16_t sign = static_cast<uint16_t>((u >> 16) & 0x8000);
   const uint32_t a = u & 0x7FFFFFFF;
   if (a > 0x7F800000) return sign | 0x7E00 | static_cast<uint16_t>((a >> 13) & 0x3FF);  // NaN
-  if (a >= 0x477FF000) return sign | 0x7C00;  // >= 65520 rounds to infinity (inf included)
+  if (a >= 0x477FF000) return sign | 0x7C00;                                            // >= 65520 rounds to infinity (inf included)
   if (a < 0x38800000) {
     // Below 2^-14: a subnormal half. Scale to units of 2^-24 and round to nearest even; the
     // float32 addition of 0.5 (2^-1) performs exactly that rounding on the integer part.
     const float scaled = floatFromBits(a) * 16777216.0f;  // exact: a power-of-two scale
-    const float r = scaled + 8388608.0f;                    // 2^23: rounds to an integer, ties even
+    const float r = scaled + 8388608.0f;                  // 2^23: rounds to an integer, ties even
     return sign | static_cast<uint16_t>(floatBits(r) - floatBits(8388608.0f));
   }
   // Normal: rebias the exponent (127 -> 15) and round the 13 dropped mantissa bits.

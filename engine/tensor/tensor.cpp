@@ -3,21 +3,21 @@
 #include "engine/tensor/device_convert.h"
 #include "engine/tensor/half.h"
 
+#include <malloc.h>
+#include <unistd.h>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <malloc.h>
-#include <unistd.h>
 
-#include <atomic>
 #include <algorithm>
+#include <atomic>
 
 namespace kiln::tensor {
 
 namespace {
 // Guard against scripts that ask for absurd amounts of memory: a clear error beats an OOM kill.
 thread_local bool inferenceMode = false;
-}
+}  // namespace
 
 bool inferenceModeEnabled() { return inferenceMode; }
 void setInferenceModeEnabled(bool enabled) { inferenceMode = enabled; }
@@ -51,7 +51,9 @@ bool fitsMemoryLimit(uint64_t bytes) {
   return bytes <= limit - std::min(limit, memoryInUse());
 }
 
-void Tensor::throwNoStorage() { throw std::logic_error("a tensor without storage was read (an op was given a number where it takes a tensor)"); }
+void Tensor::throwNoStorage() {
+  throw std::logic_error("a tensor without storage was read (an op was given a number where it takes a tensor)");
+}
 
 uint64_t heapInUse() {
   struct mallinfo2 mi = mallinfo2();
@@ -60,8 +62,8 @@ uint64_t heapInUse() {
 
 std::string notEnoughMemory(uint64_t bytes) {
   return "[enforce fail at alloc_cpu.cpp] DefaultCPUAllocator: not enough memory: you tried to allocate " +
-         (bytes == UINT64_MAX ? std::string("more than 2^64") : std::to_string(bytes)) + " bytes. (Kiln's memory limit is " + std::to_string(memoryLimit()) + " bytes, " +
-         std::to_string(memoryInUse()) + " in use; kiln run --memory-limit)";
+         (bytes == UINT64_MAX ? std::string("more than 2^64") : std::to_string(bytes)) + " bytes. (Kiln's memory limit is " +
+         std::to_string(memoryLimit()) + " bytes, " + std::to_string(memoryInUse()) + " in use; kiln run --memory-limit)";
 }
 
 Storage::Storage(size_t bytes, Device device) : bytes_(bytes), device_(device) {
@@ -116,10 +118,10 @@ int64_t viewOffset(int64_t base, int64_t index, int64_t stride) {
 }
 
 void checkInBounds(const Shape& sizes, const Shape& strides, int64_t offset, DType dtype, size_t storageBytes) {
-  if (sizes.size() != strides.size())
-    throw TorchError("RuntimeError", "mismatch in length of strides and shape");
+  if (sizes.size() != strides.size()) throw TorchError("RuntimeError", "mismatch in length of strides and shape");
   for (auto s : sizes)
-    if (s < 0) throw TorchError("RuntimeError", "Trying to create tensor with negative dimension " + std::to_string(s) + ": " + shapeStr(sizes));
+    if (s < 0)
+      throw TorchError("RuntimeError", "Trying to create tensor with negative dimension " + std::to_string(s) + ": " + shapeStr(sizes));
   if (checkedNumel(sizes) == 0) {
     // An empty view reads nothing, but data() still adds its offset to the storage's address:
     // a negative offset (PyTorch refuses it with this message) or one whose byte count overflows
@@ -143,7 +145,8 @@ void checkInBounds(const Shape& sizes, const Shape& strides, int64_t offset, DTy
   overflow = overflow || __builtin_add_overflow(hi, int64_t{1}, &needBytes) || __builtin_mul_overflow(needBytes, item, &needBytes);
   if (overflow || lo < 0 || static_cast<uint64_t>(needBytes) > storageBytes)
     throw TorchError("RuntimeError", "setStorage: sizes " + shapeStr(sizes) + ", strides " + shapeStr(strides) + ", storage offset " +
-                                         std::to_string(offset) + ", and itemsize " + std::to_string(item) + " requiring a storage size of " +
+                                         std::to_string(offset) + ", and itemsize " + std::to_string(item) +
+                                         " requiring a storage size of " +
                                          (overflow ? std::string("more than 2^63") : std::to_string(needBytes)) +
                                          " are out of bounds for storage of size " + std::to_string(storageBytes));
 }
@@ -166,7 +169,8 @@ namespace {
 // and let indexing read and write outside the allocation.
 size_t checkedStorageBytes(const Shape& sizes, DType dtype) {
   for (auto s : sizes)
-    if (s < 0) throw TorchError("RuntimeError", "Trying to create tensor with negative dimension " + std::to_string(s) + ": " + shapeStr(sizes));
+    if (s < 0)
+      throw TorchError("RuntimeError", "Trying to create tensor with negative dimension " + std::to_string(s) + ": " + shapeStr(sizes));
   int64_t bytes = static_cast<int64_t>(ir::itemSize(dtype));
   bool overflow = false;
   for (auto s : sizes) overflow |= __builtin_mul_overflow(bytes, s, &bytes);
@@ -175,7 +179,8 @@ size_t checkedStorageBytes(const Shape& sizes, DType dtype) {
   // An empty tensor's contiguous strides must fit too ([2, 0, 2^63-1] is fine, its transpose
   // [0, 2, 2^63-1] made contiguous is not).
   for (int64_t i = static_cast<int64_t>(sizes.size()) - 2, st = 1; i >= 0; --i)
-    if (__builtin_mul_overflow(st, std::max<int64_t>(sizes[i + 1], 1), &st)) throw TorchError("RuntimeError", "Stride calculation overflowed");
+    if (__builtin_mul_overflow(st, std::max<int64_t>(sizes[i + 1], 1), &st))
+      throw TorchError("RuntimeError", "Stride calculation overflowed");
   return static_cast<size_t>(bytes);
 }
 }  // namespace
@@ -301,7 +306,9 @@ namespace {
 // A double converted to a narrow integer as PyTorch's CPU cast does: through int64 (truncated
 // toward zero), then wrapped to the width (float 300.0 to uint8 is 44, -1.0 is 255).
 template <typename I>
-I wrapToInt(double v) { return static_cast<I>(truncToInt<int64_t>(v)); }
+I wrapToInt(double v) {
+  return static_cast<I>(truncToInt<int64_t>(v));
+}
 }  // namespace
 
 void Tensor::storeAt(int64_t o, double v) {
@@ -358,7 +365,8 @@ Tensor Tensor::view(const Shape& sizes, const Shape& strides, int64_t offset) co
 }
 
 Tensor Tensor::reinterpret(DType d) const {
-  if (ir::itemSize(d) != ir::itemSize(dtype_)) throw TorchError("NotImplementedError", "Tensor.view(dtype) between dtypes of different sizes is not supported by Kiln yet");
+  if (ir::itemSize(d) != ir::itemSize(dtype_))
+    throw TorchError("NotImplementedError", "Tensor.view(dtype) between dtypes of different sizes is not supported by Kiln yet");
   Tensor t = *this;
   t.dtype_ = d;
   t.autograd_.reset();
@@ -384,10 +392,8 @@ Tensor Tensor::to(DType d) const {
   Shape os = out.strides_;
   const bool ints = !ir::isFloating(d) && !ir::isFloating(dtype_);
   forEachIndex<2>(sizes_, {&os, &strides_}, [&](const std::array<int64_t, 2>& o) {
-    if (ints)
-      out.storeIntAt(o[0], loadIntAt(o[1]));
-    else
-      out.storeAt(o[0], loadAt(o[1]));
+    if (ints) out.storeIntAt(o[0], loadIntAt(o[1]));
+    else out.storeAt(o[0], loadAt(o[1]));
   });
   return out;
 }
@@ -438,8 +444,7 @@ Shape broadcastStrides(const Tensor& t, const Shape& to) {
                                          std::to_string(t.sizes().size()) + ")");
   Shape st(to.size(), 0);
   size_t lead = to.size() - t.sizes().size();
-  for (size_t i = 0; i < t.sizes().size(); ++i)
-    st[lead + i] = t.sizes()[i] == 1 ? 0 : t.strides()[i];
+  for (size_t i = 0; i < t.sizes().size(); ++i) st[lead + i] = t.sizes()[i] == 1 ? 0 : t.strides()[i];
   return st;
 }
 

@@ -14,7 +14,9 @@
 #include <string>
 #include <vector>
 
-namespace kiln::autograd { class Node; }
+namespace kiln::autograd {
+class Node;
+}
 
 namespace kiln::tensor {
 
@@ -133,7 +135,11 @@ class Tensor {
   const std::shared_ptr<AutogradMeta>& autograd() const { return autograd_; }
   void setAutograd(std::shared_ptr<AutogradMeta> m) { autograd_ = std::move(m); }
   // The same data as a new tensor outside the autograd graph (Tensor.detach()).
-  Tensor detach() const { Tensor t = *this; t.autograd_.reset(); return t; }
+  Tensor detach() const {
+    Tensor t = *this;
+    t.autograd_.reset();
+    return t;
+  }
   const std::shared_ptr<Storage>& storage() const { return storage_; }
   Storage& checkedStorage() const {
     if (!storage_) throwNoStorage();
@@ -146,8 +152,14 @@ class Tensor {
   // op wants a tensor, found by tests/fuzz), reported as an internal error instead of a crash.
   void* data() { return static_cast<char*>(checkedStorage().data()) + offset_ * ir::itemSize(dtype_); }
   const void* data() const { return static_cast<const char*>(checkedStorage().data()) + offset_ * ir::itemSize(dtype_); }
-  template <typename T> T* ptr() { return static_cast<T*>(data()); }
-  template <typename T> const T* ptr() const { return static_cast<const T*>(data()); }
+  template <typename T>
+  T* ptr() {
+    return static_cast<T*>(data());
+  }
+  template <typename T>
+  const T* ptr() const {
+    return static_cast<const T*>(data());
+  }
 
   // Element access by storage offset (relative to data()), converting to/from double.
   double loadAt(int64_t elemOffset) const;
@@ -180,11 +192,11 @@ class Tensor {
 // Per-tensor autograd state (engine/autograd records the graph; the tensor only carries it).
 struct AutogradMeta {
   bool requiresGrad = false;
-  std::shared_ptr<autograd::Node> gradFn;          // null for leaves
-  int outputNr = 0;                                // which output of gradFn this tensor is
-  std::weak_ptr<autograd::Node> gradAccumulator;   // leaves: where backward accumulates .grad
-  Tensor grad;                                     // .grad (undefined = None)
-  bool retainsGrad = false;                        // non-leaf with retain_grad()
+  std::shared_ptr<autograd::Node> gradFn;         // null for leaves
+  int outputNr = 0;                               // which output of gradFn this tensor is
+  std::weak_ptr<autograd::Node> gradAccumulator;  // leaves: where backward accumulates .grad
+  Tensor grad;                                    // .grad (undefined = None)
+  bool retainsGrad = false;                       // non-leaf with retain_grad()
   // Leaves: run by backward right after .grad was accumulated
   // (Tensor.register_post_accumulate_grad_hook; DDP launches its bucket all-reduces from them).
   std::vector<std::function<void()>> postAccumulateGradHooks;

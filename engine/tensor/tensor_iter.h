@@ -16,7 +16,10 @@ void forEachIndex(const std::vector<int64_t>& sizes, const std::array<const std:
   std::array<int64_t, N> off{};
   for (auto s : sizes)
     if (s == 0) return;
-  if (nd == 0) { f(off); return; }
+  if (nd == 0) {
+    f(off);
+    return;
+  }
   std::vector<int64_t> idx(nd, 0);
   const int64_t inner = sizes[nd - 1];
   std::array<int64_t, N> innerStride{};

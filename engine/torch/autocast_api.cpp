@@ -29,7 +29,8 @@ ir::DType dtypeValue(py::Interpreter& in, const Value& v, const std::string& wha
 
 ops::autocast::DeviceState& deviceState(py::Interpreter& in, const Value& device) {
   if (!device || device->kind != VK::Str)
-    in.raise("ValueError", "Expected `device_type` of type `str`, got: `" + (device ? py::typeName(device) : std::string("NoneType")) + "`");
+    in.raise("ValueError",
+             "Expected `device_type` of type `str`, got: `" + (device ? py::typeName(device) : std::string("NoneType")) + "`");
   std::string d = in.str(device);
   auto* s = ops::autocast::state(d);
   if (!s) in.raise("RuntimeError", "Invalid device string: '" + d + "'");
@@ -67,7 +68,8 @@ void leave(py::Interpreter& in, const Block& b, const ops::autocast::DeviceState
 
 // autocast(device_type, dtype=None, enabled=True, cache_enabled=None); `fixedDevice` for
 // torch.cpu.amp.autocast, whose first parameter is `enabled`.
-Value autocastClass(py::Interpreter& in, const std::string& qualname, const std::string& fixedDevice, const std::shared_ptr<py::ModuleObj>& module) {
+Value autocastClass(py::Interpreter& in, const std::string& qualname, const std::string& fixedDevice,
+                    const std::shared_ptr<py::ModuleObj>& module) {
   auto cls = std::make_shared<py::ClassObj>();
   cls->name = "autocast";
   cls->qualname = qualname;
@@ -162,9 +164,8 @@ void installAutocast(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& 
     Value d = deviceArg(a, 0);
     return py::makeBool(d ? deviceState(in, d).enabled : ops::autocast::state("cuda")->enabled);
   });
-  defIn(torch, "get_autocast_dtype", [](py::Interpreter& in, CallArgs& a) -> Value {
-    return std::make_shared<py::DTypeObj>(deviceState(in, deviceArg(a, 0)).dtype);
-  });
+  defIn(torch, "get_autocast_dtype",
+        [](py::Interpreter& in, CallArgs& a) -> Value { return std::make_shared<py::DTypeObj>(deviceState(in, deviceArg(a, 0)).dtype); });
   defIn(torch, "set_autocast_enabled", [](py::Interpreter& in, CallArgs& a) {
     if (a.args.size() < 2) in.raise("TypeError", "set_autocast_enabled() takes a device type and a bool");
     deviceState(in, a.args[0]).enabled = in.truthy(a.args[1]);
@@ -176,12 +177,10 @@ void installAutocast(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& 
     return py::None();
   });
   defIn(torch, "is_autocast_cpu_enabled", [](py::Interpreter&, CallArgs&) { return py::makeBool(ops::autocast::state("cpu")->enabled); });
-  defIn(torch, "get_autocast_cpu_dtype", [](py::Interpreter&, CallArgs&) -> Value {
-    return std::make_shared<py::DTypeObj>(ops::autocast::state("cpu")->dtype);
-  });
-  defIn(torch, "get_autocast_gpu_dtype", [](py::Interpreter&, CallArgs&) -> Value {
-    return std::make_shared<py::DTypeObj>(ops::autocast::state("cuda")->dtype);
-  });
+  defIn(torch, "get_autocast_cpu_dtype",
+        [](py::Interpreter&, CallArgs&) -> Value { return std::make_shared<py::DTypeObj>(ops::autocast::state("cpu")->dtype); });
+  defIn(torch, "get_autocast_gpu_dtype",
+        [](py::Interpreter&, CallArgs&) -> Value { return std::make_shared<py::DTypeObj>(ops::autocast::state("cuda")->dtype); });
   defIn(amp, "is_autocast_available", [](py::Interpreter& in, CallArgs& a) { return py::makeBool(in.str(deviceArg(a, 0)) == "cpu"); });
 
   // torch.set_default_dtype(d): float32 or float64 (16-bit floats too, as PyTorch allows).
@@ -192,7 +191,8 @@ void installAutocast(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& 
     ir::setDefaultFloatDType(dt);
     return py::None();
   });
-  defIn(torch, "get_default_dtype", [](py::Interpreter&, CallArgs&) -> Value { return std::make_shared<py::DTypeObj>(ir::defaultFloatDType()); });
+  defIn(torch, "get_default_dtype",
+        [](py::Interpreter&, CallArgs&) -> Value { return std::make_shared<py::DTypeObj>(ir::defaultFloatDType()); });
 }
 
 }  // namespace kiln::torchapi

@@ -11,10 +11,10 @@
 // graph's backward runs, that node (run eagerly) makes the outputs results of a <Name>Backward
 // node that calls the user's backward with a ctx rebuilt from the run's saved values and the
 // non-tensor attributes forward set (applyCapturedFunction).
+#include "engine/torch/autograd_function.h"
 #include "engine/autograd/custom_function.h"
 #include "engine/autograd/grad_mode.h"
 #include "engine/capture/tracer.h"
-#include "engine/torch/autograd_function.h"
 #include "engine/torch/bindings.h"
 #include "engine/torch/torch_functions.h"
 
@@ -52,14 +52,14 @@ std::vector<tensor::Tensor> gradientsOf(py::Interpreter& in, const Value& r) {
 // A Function call captured into a graph (the autograd_function_apply node's fn_id names it).
 struct CapturedFunction {
   py::Interpreter* interp = nullptr;
-  std::string name;                                   // "TripleSumBackward"
-  Value backward;                                     // cls.backward (or vjp): backward(ctx, *grads)
-  std::shared_ptr<py::ClassObj> ctxClass;             // the ctx's class (BackwardCFunction)
-  std::vector<std::pair<std::string, Value>> attrs;   // ctx attributes as forward left them
-  std::map<const py::Obj*, size_t> savedSlot;         // fake tensor in attrs -> index into `saved`
-  std::vector<Value> held;                            // those fake tensors, kept alive
+  std::string name;                                  // "TripleSumBackward"
+  Value backward;                                    // cls.backward (or vjp): backward(ctx, *grads)
+  std::shared_ptr<py::ClassObj> ctxClass;            // the ctx's class (BackwardCFunction)
+  std::vector<std::pair<std::string, Value>> attrs;  // ctx attributes as forward left them
+  std::map<const py::Obj*, size_t> savedSlot;        // fake tensor in attrs -> index into `saved`
+  std::vector<Value> held;                           // those fake tensors, kept alive
   bool materialize = true;
-  std::vector<bool> differentiable;                   // per output
+  std::vector<bool> differentiable;  // per output
 };
 
 std::mutex registryMutex;
@@ -143,10 +143,10 @@ void collectSaved(const Value& v, CapturedFunction& f, std::vector<Value>& saved
 }
 
 [[noreturn]] void breakAt(py::Interpreter& in, const std::string& name, const std::string& why, bool kilnLimitation) {
-  capture::Unsupported u("KB031", "autograd.Function that Kiln cannot capture",
-                         "torch.autograd.Function " + name + " cannot be traced into the graph: " + why +
-                             "; the call runs eagerly with its own backward.",
-                         {"Call it under torch.no_grad() or on inputs that do not require grad to have its forward compiled."});
+  capture::Unsupported u(
+      "KB031", "autograd.Function that Kiln cannot capture",
+      "torch.autograd.Function " + name + " cannot be traced into the graph: " + why + "; the call runs eagerly with its own backward.",
+      {"Call it under torch.no_grad() or on inputs that do not require grad to have its forward compiled."});
   u.kilnLimitation = kilnLimitation;
   u.where = in.currentLocation();
   u.stack = in.userStack();
@@ -295,7 +295,7 @@ Value attachFunction(py::Interpreter& in, CallArgs& a) {
                                  "); the call runs eagerly with its own backward.",
                              {"Call it under torch.no_grad() or on inputs that do not require grad to have its forward compiled."});
       u.kilnLimitation = true;
-  u.where = in.currentLocation();
+      u.where = in.currentLocation();
       u.stack = in.userStack();
       throw u;
     }

@@ -2,8 +2,8 @@
 
 #include "engine/autograd/engine.h"
 #include "engine/autograd/node.h"
-#include "engine/torch/bindings.h"
 #include "engine/capture/tracer.h"
+#include "engine/torch/bindings.h"
 
 namespace kiln::torchapi {
 
@@ -37,11 +37,11 @@ void setRequiresGrad(py::Interpreter& in, py::TensorObj* x, bool v) {
   Tensor& t = x->t;
   if (!isLeaf(t)) {
     if (v) return;
-    in.raise("RuntimeError", "you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a "
-                             "subgraph that doesn't require differentiation use var_no_grad = var.detach().");
+    in.raise("RuntimeError",
+             "you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a "
+             "subgraph that doesn't require differentiation use var_no_grad = var.detach().");
   }
-  if (v && !ir::isFloating(t.dtype()))
-    in.raise("RuntimeError", "only Tensors of floating point and complex dtype can require gradients");
+  if (v && !ir::isFloating(t.dtype())) in.raise("RuntimeError", "only Tensors of floating point and complex dtype can require gradients");
   t.setRequiresGrad(v);
 }
 
@@ -127,9 +127,7 @@ Value autogradAttr(py::Interpreter& in, const Value& t, const std::string& name)
       }
       try {
         autograd::backward({x->t}, {grad}, retainGraph, createGraph);
-      } catch (const TorchError& e) {
-        rethrow(in, e);
-      }
+      } catch (const TorchError& e) { rethrow(in, e); }
       return py::None();
     });
   return nullptr;
@@ -159,7 +157,8 @@ bool autogradSetAttr(py::Interpreter& in, const Value& t, const std::string& nam
       if (x->t.autograd()) x->t.autograd()->grad = Tensor();
       return true;
     }
-    if (v->kind != VK::Tensor) in.raise("TypeError", "assigned grad expected to be a Tensor or None but got grad of type " + py::typeName(v));
+    if (v->kind != VK::Tensor)
+      in.raise("TypeError", "assigned grad expected to be a Tensor or None but got grad of type " + py::typeName(v));
     const Tensor& g = obj(v)->t;
     if (g.sizes() != x->t.sizes()) in.raise("RuntimeError", "assigned grad has data of a different size");
     if (g.dtype() != x->t.dtype()) in.raise("RuntimeError", "assigned grad has data of a different type");

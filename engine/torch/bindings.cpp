@@ -100,8 +100,9 @@ void notSupported(py::Interpreter& in, const std::string& what) {
 void breakOnRandomInCapture(py::Interpreter& in, const std::string& what) {
   if (!in.tracer) return;
   capture::Unsupported u("KB021", "Random operator Kiln does not capture",
-                         what + " draws random numbers; Kiln does not record it in a graph yet, and running it while "
-                                "capturing would freeze one draw into the graph. The frame runs eagerly from here.",
+                         what +
+                             " draws random numbers; Kiln does not record it in a graph yet, and running it while "
+                             "capturing would freeze one draw into the graph. The frame runs eagerly from here.",
                          {"Draw the random tensor outside the compiled function and pass it in."});
   u.kilnLimitation = true;
   u.where = in.currentLocation();
@@ -156,8 +157,10 @@ Value callTorch(py::Interpreter& in, const std::string& target, ir::NodeKind kin
       if (autograd::isGradEnabled())  // as eager: out= does not differentiate
         for (const auto& a : args.args)
           if (a->kind == VK::Tensor && py::as<py::TensorObj>(a)->tensorType().requiresGrad)
-            in.raise("RuntimeError", target.substr(target.rfind('.') + 1) +
-                                         "(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.");
+            in.raise(
+                "RuntimeError",
+                target.substr(target.rfind('.') + 1) +
+                    "(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.");
       py::CallArgs without = args;
       std::erase_if(without.kwargs, [](const auto& kv) { return kv.first == "out"; });
       Value r = callTorch(in, target, kind, without);
@@ -178,8 +181,7 @@ Value callTorch(py::Interpreter& in, const std::string& target, ir::NodeKind kin
       if (v->kind == VK::Tensor) return capture::tracerOf(in)->dependsOnInputs(v);  // KB020 for a tensor of unknown origin
       if (v->kind == VK::List || v->kind == VK::Tuple) {
         bool any = false;
-        for (const auto& x : v->kind == VK::List ? py::as<py::ListObj>(v)->items : py::as<py::TupleObj>(v)->items)
-          any = sourced(x) || any;
+        for (const auto& x : v->kind == VK::List ? py::as<py::ListObj>(v)->items : py::as<py::TupleObj>(v)->items) any = sourced(x) || any;
         return any;
       }
       return false;
@@ -200,9 +202,9 @@ Value callTorch(py::Interpreter& in, const std::string& target, ir::NodeKind kin
   // operator", a graph break unless capture_dynamic_output_shape_ops is set).
   const bool whereNonzero = target == "torch.where" && ta.args.size() == 1 && !ta.kw("input") && !ta.kw("other");  // where(cond)
   if (fake && (target == "torch.nonzero" || target == "nonzero" || whereNonzero)) {
-    capture::Unsupported u("KB006", "Dynamic shape operator",
-                           "Operator `aten.nonzero.default`'s output shape depends on input Tensor data.",
-                           {"Enable tracing of dynamic shape operators with `torch._dynamo.config.capture_dynamic_output_shape_ops = True`"});
+    capture::Unsupported u(
+        "KB006", "Dynamic shape operator", "Operator `aten.nonzero.default`'s output shape depends on input Tensor data.",
+        {"Enable tracing of dynamic shape operators with `torch._dynamo.config.capture_dynamic_output_shape_ops = True`"});
     u.where = in.currentLocation();
     u.stack = in.userStack();
     throw u;
@@ -211,9 +213,9 @@ Value callTorch(py::Interpreter& in, const std::string& target, ir::NodeKind kin
   if (fake && (target == "torch.repeat_interleave" || target == "repeat_interleave")) {
     const ops::Val* repeats = ta.get(1, "repeats");
     if (!repeats || repeats->isTensor()) {
-      capture::Unsupported u("KB006", "Dynamic shape operator",
-                             "Operator `aten.repeat_interleave.Tensor`'s output shape depends on input Tensor data.",
-                             {"Enable tracing of dynamic shape operators with `torch._dynamo.config.capture_dynamic_output_shape_ops = True`"});
+      capture::Unsupported u(
+          "KB006", "Dynamic shape operator", "Operator `aten.repeat_interleave.Tensor`'s output shape depends on input Tensor data.",
+          {"Enable tracing of dynamic shape operators with `torch._dynamo.config.capture_dynamic_output_shape_ops = True`"});
       u.where = in.currentLocation();
       u.stack = in.userStack();
       throw u;
@@ -255,15 +257,16 @@ Value callTorch(py::Interpreter& in, const std::string& target, ir::NodeKind kin
       if (autograd::isGradEnabled())
         for (const auto& v : ta.args)
           if (v.isTensor() && v.t.requiresGrad())
-            in.raise("RuntimeError", name + "(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.");
+            in.raise(
+                "RuntimeError",
+                name +
+                    "(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.");
       ops::Val r = fn->impl(eager, ta);
       if (!r.isTensor()) notSupported(in, target + "(out=...) with a non-tensor result is not supported by Kiln yet");
       return writeOut(in, out, r.t);
     }
     return fromVal(in, fn->impl(eager, ta));
-  } catch (const tensor::TorchError& e) {
-    rethrow(in, e);
-  }
+  } catch (const tensor::TorchError& e) { rethrow(in, e); }
 }
 
 }  // namespace kiln::torchapi

@@ -3,10 +3,10 @@
 #include "engine/codegen/cuda/cuda_toolchain.h"
 #include "engine/ops/device_dispatch.h"
 #include "engine/ops/op_table.h"
+#include "engine/ops/random.h"
 #include "engine/runtime/cuda_runtime.h"
 #include "engine/runtime/process_group.h"
 #include "engine/torch/bindings.h"
-#include "engine/ops/random.h"
 
 #include <functional>
 
@@ -22,8 +22,8 @@ tensor::Device gDefault;  // torch.set_default_device
 std::shared_ptr<py::ClassObj> gDeviceClass;
 
 // Device types PyTorch's parser knows, in its message's order; Kiln runs cpu and cuda.
-const char* const kDeviceTypes[] = {"cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
-                                    "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone"};
+const char* const kDeviceTypes[] = {"cpu",  "cuda", "ipu", "xpu",  "mkldnn", "opengl", "opencl", "ideep", "hip",  "ve",
+                                    "fpga", "maia", "xla", "lazy", "vulkan", "mps",    "meta",   "hpu",   "mtia", "privateuseone"};
 
 std::string typeOf(const Value& d) { return py::as<py::StrObj>(py::as<py::InstanceObj>(d)->dict->getStr("type"))->v; }
 int64_t indexOf(const Value& d) {
@@ -50,7 +50,8 @@ Value newDevice(py::Interpreter& in, const Value& spec, const Value& indexArg) {
     if (indexArg && !py::isNone(indexArg)) in.raise("TypeError", "device() received an invalid combination of arguments");
     return spec;
   }
-  if (spec->kind != VK::Str) in.raise("TypeError", "device() received an invalid combination of arguments - got (" + py::typeName(spec) + ")");
+  if (spec->kind != VK::Str)
+    in.raise("TypeError", "device() received an invalid combination of arguments - got (" + py::typeName(spec) + ")");
   const std::string s = py::as<py::StrObj>(spec)->v;
   std::string type = s;
   int64_t index = -1;
@@ -82,12 +83,12 @@ template <class F>
 auto guarded(py::Interpreter& in, F&& f) -> decltype(f()) {
   try {
     return f();
-  } catch (const tensor::TorchError& e) {
-    in.raise(e.type(), e.what());
-  }
+  } catch (const tensor::TorchError& e) { in.raise(e.type(), e.what()); }
 }
 
-void cudaInit(py::Interpreter& in, int index = -1) { guarded(in, [&] { runtime::cuda::lazyInit(index); }); }
+void cudaInit(py::Interpreter& in, int index = -1) {
+  guarded(in, [&] { runtime::cuda::lazyInit(index); });
+}
 
 // CUDA's generator: the one the device kernels' random ops (dropout's bernoulli, rand_like) draw
 // from, so torch.manual_seed / torch.cuda.manual_seed seed them.
@@ -165,8 +166,7 @@ void installCudaModule(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>
       if (a.args.empty()) in.raise("TypeError", std::string(name) + "() missing 1 required positional argument: 'seed'");
       Value s = a.args[0];
       if (s->kind != VK::Int && s->kind != VK::Bool) in.raise("TypeError", "manual_seed expected a long, but got " + py::typeName(s));
-      cudaGenerator().manualSeed(static_cast<uint64_t>(s->kind == VK::Int ? py::as<py::IntObj>(s)->small()
-                                                                          : py::as<py::BoolObj>(s)->v));
+      cudaGenerator().manualSeed(static_cast<uint64_t>(s->kind == VK::Int ? py::as<py::IntObj>(s)->small() : py::as<py::BoolObj>(s)->v));
       return py::None();
     });
   def(cuda, "initial_seed", [](py::Interpreter& in, CallArgs&) {
@@ -241,8 +241,7 @@ void installCudaModule(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>
     other.args = {a.args.size() > 1 ? a.args[1] : a.kwarg("end_event")};
     if (!other.args[0]) in.raise("TypeError", "elapsed_time() missing 1 required positional argument: 'end_event'");
     Event& end = self(in, other);
-    if (!start.timing || !end.timing)
-      in.raise("RuntimeError", "Both events must be created with argument 'enable_timing=True'.");
+    if (!start.timing || !end.timing) in.raise("RuntimeError", "Both events must be created with argument 'enable_timing=True'.");
     if (!start.ev || !end.ev) in.raise("RuntimeError", "Both events must be recorded before calculating elapsed time.");
     return py::makeFloat(guarded(in, [&] { return static_cast<double>(runtime::cuda::driver().elapsedMs(start.ev, end.ev)); }));
   });
@@ -282,9 +281,7 @@ void installCudaModule(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>
 
 }  // namespace
 
-bool isDevice(const Value& v) {
-  return v && v->kind == VK::Instance && gDeviceClass && py::as<py::InstanceObj>(v)->cls == gDeviceClass;
-}
+bool isDevice(const Value& v) { return v && v->kind == VK::Instance && gDeviceClass && py::as<py::InstanceObj>(v)->cls == gDeviceClass; }
 
 Value makeDevice(py::Interpreter&, const tensor::Device& d) { return makeDeviceValue(d.isCpu() ? "cpu" : "cuda", d.index); }
 
@@ -442,8 +439,8 @@ tensor::Tensor onHost(py::Interpreter& in, const tensor::Tensor& t) {
 Value tensorTo(py::Interpreter& in, const Value& self, const std::string& method, CallArgs& a) {
   auto* x = py::as<py::TensorObj>(self);
   const tensor::Device cur = x->fake ? ops::parseDeviceString(x->type.device) : x->t.device();
-  Value spec;       // the device asked for, if any
-  CallArgs rest;    // what the dtype-converting Tensor.to sees (no device in it)
+  Value spec;     // the device asked for, if any
+  CallArgs rest;  // what the dtype-converting Tensor.to sees (no device in it)
   rest.span = a.span;
   if (method == "cpu") {
     spec = py::makeStr("cpu");
@@ -497,9 +494,7 @@ Value tensorTo(py::Interpreter& in, const Value& self, const std::string& method
     try {
       // Through the dispatcher, so autograd records the copy (ToCopyBackward0).
       return fromVal(in, e.call(ops::op(ops::kToDeviceOp), {toVal(in, v), ops::Val::string(target->str())}));
-    } catch (const tensor::TorchError& err) {
-      rethrow(in, err);
-    }
+    } catch (const tensor::TorchError& err) { rethrow(in, err); }
   };
   // A dtype change happens on the CPU side (before an upload, after a download).
   if (target->isCuda()) return move(convert(self));
@@ -508,15 +503,18 @@ Value tensorTo(py::Interpreter& in, const Value& self, const std::string& method
 
 void wrapFactories(const std::shared_ptr<py::ModuleObj>& torch) {
   auto& T = torch->scope->vars;
-  struct F { const char* name; bool like, random; };
+  struct F {
+    const char* name;
+    bool like, random;
+  };
   static const F kFactories[] = {
-      {"zeros", false, false}, {"ones", false, false}, {"empty", false, false}, {"full", false, false},
-      {"arange", false, false}, {"linspace", false, false}, {"logspace", false, false}, {"eye", false, false},
-      {"tensor", false, false}, {"as_tensor", false, false}, {"scalar_tensor", false, false}, {"empty_strided", false, false},
-      {"tril_indices", false, false}, {"triu_indices", false, false},
-      {"rand", false, true}, {"randn", false, true}, {"randint", false, true}, {"randperm", false, true}, {"normal", false, true},
-      {"zeros_like", true, false}, {"ones_like", true, false}, {"empty_like", true, false}, {"full_like", true, false},
-      {"rand_like", true, true}, {"randn_like", true, true}, {"randint_like", true, true}};
+      {"zeros", false, false},        {"ones", false, false},         {"empty", false, false},         {"full", false, false},
+      {"arange", false, false},       {"linspace", false, false},     {"logspace", false, false},      {"eye", false, false},
+      {"tensor", false, false},       {"as_tensor", false, false},    {"scalar_tensor", false, false}, {"empty_strided", false, false},
+      {"tril_indices", false, false}, {"triu_indices", false, false}, {"rand", false, true},           {"randn", false, true},
+      {"randint", false, true},       {"randperm", false, true},      {"normal", false, true},         {"zeros_like", true, false},
+      {"ones_like", true, false},     {"empty_like", true, false},    {"full_like", true, false},      {"rand_like", true, true},
+      {"randn_like", true, true},     {"randint_like", true, true}};
   for (const F& f : kFactories) {
     auto it = T.find(f.name);
     if (it == T.end()) continue;

@@ -45,7 +45,8 @@ dist::ProcessGroup& group(py::Interpreter& in) {
 }
 
 tensor::Tensor tensorArg(py::Interpreter& in, const Value& v, const std::string& what) {
-  if (!v || v->kind != VK::Tensor) in.raise("TypeError", what + "(): argument 'tensor' must be Tensor, not " + (v ? py::typeName(v) : "None"));
+  if (!v || v->kind != VK::Tensor)
+    in.raise("TypeError", what + "(): argument 'tensor' must be Tensor, not " + (v ? py::typeName(v) : "None"));
   auto* t = py::as<py::TensorObj>(v);
   // Dynamo traces collectives as functional collectives; Kiln does not capture them yet.
   if (t->fake) notSupported(in, "torch.distributed." + what + " inside torch.compile'd code");
@@ -58,9 +59,7 @@ Value workHandle(py::Interpreter&, std::shared_ptr<dist::Work> w, std::shared_pt
   Value wait = py::makeBuiltin("Work.wait", [w, recorded](py::Interpreter& in, CallArgs&) {
     try {
       w->wait();
-    } catch (const tensor::TorchError& e) {
-      rethrow(in, e);
-    }
+    } catch (const tensor::TorchError& e) { rethrow(in, e); }
     collectives::waited(recorded);
     return py::makeBool(true);
   });
@@ -69,8 +68,10 @@ Value workHandle(py::Interpreter&, std::shared_ptr<dist::Work> w, std::shared_pt
 }
 
 dist::ReduceOp reduceOp(py::Interpreter& in, const Value& v) {
-  static const std::map<std::string, dist::ReduceOp> ops = {{"SUM", dist::ReduceOp::Sum}, {"PRODUCT", dist::ReduceOp::Product},
-                                                            {"MIN", dist::ReduceOp::Min}, {"MAX", dist::ReduceOp::Max},
+  static const std::map<std::string, dist::ReduceOp> ops = {{"SUM", dist::ReduceOp::Sum},
+                                                            {"PRODUCT", dist::ReduceOp::Product},
+                                                            {"MIN", dist::ReduceOp::Min},
+                                                            {"MAX", dist::ReduceOp::Max},
                                                             {"AVG", dist::ReduceOp::Avg}};
   std::string name = v && v->kind == VK::Str ? py::as<py::StrObj>(v)->v : "";
   auto it = ops.find(name);
@@ -109,9 +110,7 @@ Value issue(py::Interpreter& in, session::CollectiveEvent e, const std::function
     std::shared_ptr<dist::Work> w = run();
     auto recorded = collectives::issued(std::move(e), w);
     return workHandle(in, std::move(w), std::move(recorded));
-  } catch (const tensor::TorchError& err) {
-    rethrow(in, err);
-  }
+  } catch (const tensor::TorchError& err) { rethrow(in, err); }
 }
 
 std::string lowerName(const Value& v) {
@@ -135,11 +134,9 @@ void installDistributed(py::Interpreter& in, const std::shared_ptr<py::ModuleObj
       const std::string& prefix = py::as<py::StrObj>(a.args[3])->v;
       const auto ms = std::chrono::milliseconds(int64_t(timeout * 1000));
       defaultGroup() = py::as<py::StrObj>(a.args[5])->v == "nccl" ? dist::createNcclGroup(rank, size, storeDir, prefix, ms)
-                                                                   : dist::createGlooGroup(rank, size, storeDir, prefix, ms);
+                                                                  : dist::createGlooGroup(rank, size, storeDir, prefix, ms);
       collectives::groupCreated();
-    } catch (const tensor::TorchError& e) {
-      rethrow(in, e);
-    }
+    } catch (const tensor::TorchError& e) { rethrow(in, e); }
     return py::None();
   });
   def(d, "_kiln_destroy", [](py::Interpreter&, CallArgs&) {
@@ -196,7 +193,8 @@ void installOs(py::Interpreter& in) {
   os->scope->vars["sep"] = py::makeStr("/");
   os->scope->vars["name"] = py::makeStr("posix");
   def(os, "getenv", [envValue](py::Interpreter& in, CallArgs& a) -> Value {
-    if (a.args.empty() || a.args[0]->kind != VK::Str) in.raise("TypeError", "str expected, not " + (a.args.empty() ? std::string("nothing") : py::typeName(a.args[0])));
+    if (a.args.empty() || a.args[0]->kind != VK::Str)
+      in.raise("TypeError", "str expected, not " + (a.args.empty() ? std::string("nothing") : py::typeName(a.args[0])));
     Value v = py::as<py::DictObj>(envValue)->getStr(py::as<py::StrObj>(a.args[0])->v);
     if (v) return v;
     return a.args.size() > 1 ? a.args[1] : (a.kwarg("default") ? a.kwarg("default") : py::None());

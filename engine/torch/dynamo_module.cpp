@@ -21,9 +21,9 @@ void fillConfig(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& cfg) 
   d["cache_size_limit"] = py::makeInt(8);  // the old name; either may be set
   d["accumulated_recompile_limit"] = py::makeInt(256);
   d["accumulated_cache_size_limit"] = py::makeInt(256);
-  for (const char* off : {"verbose", "suppress_errors", "capture_scalar_outputs", "capture_dynamic_output_shape_ops",
-                          "specialize_int", "specialize_float", "nested_graph_breaks", "error_on_recompile",
-                          "fail_on_recompile_limit_hit", "allow_unspec_int_on_nn_module", "capture_func_transforms"})
+  for (const char* off : {"verbose", "suppress_errors", "capture_scalar_outputs", "capture_dynamic_output_shape_ops", "specialize_int",
+                          "specialize_float", "nested_graph_breaks", "error_on_recompile", "fail_on_recompile_limit_hit",
+                          "allow_unspec_int_on_nn_module", "capture_func_transforms"})
     d[off] = py::False();
   for (const char* on : {"automatic_dynamic_shapes", "assume_static_by_default", "force_parameter_static_shapes",
                          "force_nn_module_property_static_shapes", "optimize_ddp", "inline_inbuilt_nn_modules"})
@@ -37,8 +37,7 @@ void fillConfig(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& cfg) 
     for (size_t i = 0; i < a.args.size(); ++i) {
       if (a.args[i]->kind == VK::Dict)
         for (auto& [k, v] : py::as<py::DictObj>(a.args[i])->items) changes.emplace_back(in.str(k), v);
-      else if (a.args[i]->kind == VK::Str && i + 1 < a.args.size())
-        changes.emplace_back(in.str(a.args[i]), a.args[i + 1]), ++i;
+      else if (a.args[i]->kind == VK::Str && i + 1 < a.args.size()) changes.emplace_back(in.str(a.args[i]), a.args[i + 1]), ++i;
     }
     for (auto& kv : a.kwargs) changes.push_back(kv);
     for (const auto& [k, v] : changes)
@@ -87,7 +86,9 @@ void fillConfig(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& cfg) 
 // The marks torch._dynamo.mark_dynamic / mark_static leave on a tensor, as PyTorch leaves
 // them (_dynamo_dynamic_indices / _dynamo_static_indices sets).
 void markDims(py::Interpreter& in, const Value& t, const Value& index, const char* attr) {
-  if (t->kind != VK::Tensor) in.raise("TypeError", std::string(attr == std::string("_dynamo_static_indices") ? "mark_static" : "mark_dynamic") + " expects a tensor, got " + py::typeName(t));
+  if (t->kind != VK::Tensor)
+    in.raise("TypeError", std::string(attr == std::string("_dynamo_static_indices") ? "mark_static" : "mark_dynamic") +
+                              " expects a tensor, got " + py::typeName(t));
   auto* tv = py::as<py::TensorObj>(t);
   int64_t nd = static_cast<int64_t>(tv->tensorType().sizes.size());
   std::vector<Value> dims;
@@ -109,7 +110,9 @@ void markDims(py::Interpreter& in, const Value& t, const Value& index, const cha
     if (d->kind != VK::Int) in.raise("TypeError", "dimension indices must be ints");
     int64_t i = py::as<py::IntObj>(d)->small();
     if (i < 0) i += nd;
-    if (i < 0 || i >= nd) in.raise("IndexError", "Dimension out of range (expected to be in range of [" + std::to_string(-nd) + ", " + std::to_string(nd - 1) + "], but got " + std::to_string(py::as<py::IntObj>(d)->small()) + ")");
+    if (i < 0 || i >= nd)
+      in.raise("IndexError", "Dimension out of range (expected to be in range of [" + std::to_string(-nd) + ", " + std::to_string(nd - 1) +
+                                 "], but got " + std::to_string(py::as<py::IntObj>(d)->small()) + ")");
     CallArgs add;
     add.args = {py::makeInt(i)};
     in.call(in.getAttr(set, "add"), add);
@@ -160,9 +163,8 @@ Value disableEntry(py::Interpreter& in, CallArgs& a) {
   if (Value r = a.kwarg("reason"); r && !py::isNone(r)) reason = in.str(r);
   if (Value f = a.kwarg("fn")) fn = f;
   if (!fn || py::isNone(fn))
-    return py::makeBuiltin("torch.compiler.disable.<decorator>", [recursive, reason](py::Interpreter& in, CallArgs& b) {
-      return disable(in, b.args.at(0), recursive, reason);
-    });
+    return py::makeBuiltin("torch.compiler.disable.<decorator>",
+                           [recursive, reason](py::Interpreter& in, CallArgs& b) { return disable(in, b.args.at(0), recursive, reason); });
   return disable(in, fn, recursive, reason);
 }
 
@@ -172,7 +174,7 @@ void installDynamo(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& dy
   auto def = [](const std::shared_ptr<py::ModuleObj>& m, const std::string& name, py::NativeFn fn) {
     m->scope->vars[name] = py::makeBuiltin(m->name + "." + name, std::move(fn));
     py::as<py::BuiltinObj>(m->scope->vars[name])->isMethod = false;  // a module function
-  py::as<py::BuiltinObj>(m->scope->vars[name])->isMethod = false;  // a module function
+    py::as<py::BuiltinObj>(m->scope->vars[name])->isMethod = false;  // a module function
   };
   def(dynamo, "graph_break", [](py::Interpreter& in, CallArgs& a) -> py::Value {
     if (!in.tracer) return py::None();  // outside capture it does nothing, as in PyTorch
@@ -196,7 +198,8 @@ void installDynamo(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& dy
     def(m, "allow_in_graph", [](py::Interpreter&, CallArgs& a) { return a.args.at(0); });
   }
   def(dynamo, "mark_dynamic", [](py::Interpreter& in, CallArgs& a) {
-    markDims(in, a.args.at(0), a.args.size() > 1 ? a.args[1] : (a.kwarg("index") ? a.kwarg("index") : py::None()), "_dynamo_dynamic_indices");
+    markDims(in, a.args.at(0), a.args.size() > 1 ? a.args[1] : (a.kwarg("index") ? a.kwarg("index") : py::None()),
+             "_dynamo_dynamic_indices");
     return py::None();
   });
   def(dynamo, "maybe_mark_dynamic", [](py::Interpreter& in, CallArgs& a) {

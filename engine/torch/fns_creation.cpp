@@ -35,14 +35,17 @@ void registerCreationFns(std::vector<TorchFn>& t) {
   }
   t.push_back({"torch.full", ir::NodeKind::CallFunction, [](Dispatcher& d, const TArgs& a) {
                  const Val& v = needArg(a, 1, "fill_value", "full");
-                 ir::DType dflt = v.kind == Val::Kind::Float ? ir::defaultFloatDType() : v.kind == Val::Kind::Bool ? ir::DType::Bool : ir::DType::Int64;
+                 ir::DType dflt = v.kind == Val::Kind::Float  ? ir::defaultFloatDType()
+                                  : v.kind == Val::Kind::Bool ? ir::DType::Bool
+                                                              : ir::DType::Int64;
                  return d.call("aten.full.default", {needArg(a, 0, "size", "full"), v, Val::dtypeVal(dtypeOr(a, dflt))});
                }});
   for (auto [name, value] : {std::pair{"torch.zeros_like", 0.0}, {"torch.ones_like", 1.0}, {"torch.empty_like", 0.0}}) {
     double v = value;
     t.push_back({name, ir::NodeKind::CallFunction, [v](Dispatcher& d, const TArgs& a) {
                    const Val& x = tensorArg(a, 0, "input", "zeros_like");
-                   return d.call("aten.full.default", {ops::intList(ops::sizesOf(x)), Val::real(v), Val::dtypeVal(dtypeOr(a, x.tensorType().dtype))});
+                   return d.call("aten.full.default",
+                                 {ops::intList(ops::sizesOf(x)), Val::real(v), Val::dtypeVal(dtypeOr(a, x.tensorType().dtype))});
                  }});
   }
   t.push_back({"torch.arange", ir::NodeKind::CallFunction, [](Dispatcher& d, const TArgs& a) {
@@ -52,7 +55,8 @@ void registerCreationFns(std::vector<TorchFn>& t) {
                  Val step = n.size() == 3 ? n[2] : Val::integer(1);
                  if (const Val* st = a.kw("step")) step = *st;  // as the eager torch.arange reads it
                  bool anyFloat = start.kind == Val::Kind::Float || end.kind == Val::Kind::Float || step.kind == Val::Kind::Float;
-                 return d.call("aten.arange.start_step", {start, end, step, Val::dtypeVal(dtypeOr(a, anyFloat ? ir::defaultFloatDType() : ir::DType::Int64))});
+                 return d.call("aten.arange.start_step",
+                               {start, end, step, Val::dtypeVal(dtypeOr(a, anyFloat ? ir::defaultFloatDType() : ir::DType::Int64))});
                }});
 }
 

@@ -17,11 +17,13 @@ namespace {
 // Makes `v` exactly `self`'s dtype and shape.
 Val like(Dispatcher& d, const Val& self, Val v) {
   ir::TensorType st = self.tensorType();
-  if (!v.isTensor()) return d.call("aten.full.default", {Val::listOf([&] {
-                                      std::vector<Val> s;
-                                      for (const auto& dim : st.sizes) s.push_back(Val::integer(dim.value));
-                                      return s;
-                                    }()), v, Val::dtypeVal(st.dtype)});
+  if (!v.isTensor())
+    return d.call("aten.full.default", {Val::listOf([&] {
+                                          std::vector<Val> s;
+                                          for (const auto& dim : st.sizes) s.push_back(Val::integer(dim.value));
+                                          return s;
+                                        }()),
+                                        v, Val::dtypeVal(st.dtype)});
   if (v.tensorType().dtype != st.dtype) v = d.call("prims.convert_element_type.default", {v, Val::dtypeVal(st.dtype)});
   if (v.tensorType().sizes != st.sizes) {
     std::vector<Val> s;
@@ -47,11 +49,9 @@ std::string outOfPlace(const std::string& op) {
   if (base == "and" || base == "or") base += "_";
   return "_operator." + base;
 }
-}
+}  // namespace
 
-std::string outOfPlaceOperator(const std::string& target) {
-  return outOfPlace(target.substr(std::string("_operator.").size()));
-}
+std::string outOfPlaceOperator(const std::string& target) { return outOfPlace(target.substr(std::string("_operator.").size())); }
 
 bool isInplaceNode(const ir::Node& n) {
   if (n.args.empty() || !n.args[0].isNode()) return false;
@@ -65,8 +65,8 @@ bool isInplaceNode(const ir::Node& n) {
 }
 
 void registerFunctionalizedFns(std::vector<TorchFn>& t) {
-  for (const char* n : {"add_", "sub_", "mul_", "div_", "clamp_", "clamp_min_", "clamp_max_", "masked_fill_", "relu_",
-                        "sigmoid_", "tanh_", "exp_", "neg_", "pow_", "abs_"}) {
+  for (const char* n : {"add_", "sub_", "mul_", "div_", "clamp_", "clamp_min_", "clamp_max_", "masked_fill_", "relu_", "sigmoid_", "tanh_",
+                        "exp_", "neg_", "pow_", "abs_"}) {
     std::string name = n, base = name.substr(0, name.size() - 1);
     t.push_back({name, ir::NodeKind::CallMethod, [base](Dispatcher& d, const TArgs& a) {
                    const TorchFn* f = findTorchFn(base, ir::NodeKind::CallMethod);
@@ -74,11 +74,12 @@ void registerFunctionalizedFns(std::vector<TorchFn>& t) {
                    return like(d, a.args.at(0), f->impl(d, a));
                  }});
   }
-  t.push_back({"copy_", ir::NodeKind::CallMethod, [](Dispatcher& d, const TArgs& a) { return like(d, a.args.at(0), needArg(a, 1, "src", "copy_")); }});
-  t.push_back({"fill_", ir::NodeKind::CallMethod, [](Dispatcher& d, const TArgs& a) { return like(d, a.args.at(0), needArg(a, 1, "value", "fill_")); }});
+  t.push_back({"copy_", ir::NodeKind::CallMethod,
+               [](Dispatcher& d, const TArgs& a) { return like(d, a.args.at(0), needArg(a, 1, "src", "copy_")); }});
+  t.push_back({"fill_", ir::NodeKind::CallMethod,
+               [](Dispatcher& d, const TArgs& a) { return like(d, a.args.at(0), needArg(a, 1, "value", "fill_")); }});
   t.push_back({"zero_", ir::NodeKind::CallMethod, [](Dispatcher& d, const TArgs& a) { return like(d, a.args.at(0), Val::integer(0)); }});
 }
-
 
 // Every Tensor method `m` with no in-place form of its own gets `m_`: the new value is m's
 // result made self's dtype and shape (registered last, over the whole table).
@@ -92,13 +93,12 @@ void addInplaceVariants(std::vector<TorchFn>& t) {
                    return like(d, a.args.at(0), f->impl(d, a));
                  }});
   }
-  static const char* const kNotValueUpdates[] = {"t", "transpose", "unsqueeze", "squeeze", "resize", "resize_as", "swapaxes",
-                                                 "swapdims", "as_strided", "detach", "requires_grad", "uniform", "normal",
-                                                 "random", "bernoulli", "exponential", "geometric", "cauchy", "log_normal",
-                                                 // methods PyTorch has no in-place form of
-                                                 "outer", "ger", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "isclose",
-                                                 "allclose", "equal", "sort", "argsort", "topk", "msort", "new_zeros", "new_ones",
-                                                 "new_empty", "new_full", "repeat_interleave", "diagonal"};
+  static const char* const kNotValueUpdates[] = {
+      "t", "transpose", "unsqueeze", "squeeze", "resize", "resize_as", "swapaxes", "swapdims", "as_strided", "detach", "requires_grad",
+      "uniform", "normal", "random", "bernoulli", "exponential", "geometric", "cauchy", "log_normal",
+      // methods PyTorch has no in-place form of
+      "outer", "ger", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "isclose", "allclose", "equal", "sort", "argsort", "topk",
+      "msort", "new_zeros", "new_ones", "new_empty", "new_full", "repeat_interleave", "diagonal"};
   std::set<std::string> methods;
   for (const auto& f : t)
     if (f.kind == ir::NodeKind::CallMethod) methods.insert(f.target);

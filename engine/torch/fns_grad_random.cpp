@@ -3,9 +3,9 @@
 // torch.is_grad_enabled.
 #include "engine/autograd/grad_mode.h"
 #include "engine/capture/tracer.h"
+#include "engine/ops/random.h"
 #include "engine/torch/autograd_methods.h"
 #include "engine/torch/bindings.h"
-#include "engine/ops/random.h"
 
 namespace kiln::torchapi {
 
@@ -250,9 +250,8 @@ void installGradModeAndRandom(py::Interpreter& in, const std::shared_ptr<py::Mod
     defaultGenerator().manualSeed(static_cast<uint64_t>(s));
     return py::None();
   });
-  def(torch, "initial_seed", [](py::Interpreter&, CallArgs&) {
-    return py::makeInt(static_cast<int64_t>(defaultGenerator().initialSeed()));
-  });
+  def(torch, "initial_seed",
+      [](py::Interpreter&, CallArgs&) { return py::makeInt(static_cast<int64_t>(defaultGenerator().initialSeed())); });
   auto filler = [](bool normal) {
     return [normal](py::Interpreter& in, CallArgs& a) -> Value {
       try {
@@ -323,7 +322,8 @@ void installGradModeAndRandom(py::Interpreter& in, const std::shared_ptr<py::Mod
       }
       const Tensor& shapeFrom = mean->kind == VK::Tensor ? tensorOf(in, mean, "normal") : tensorOf(in, std, "normal");
       tensor::Shape s = shapeFrom.sizes();
-      if (mean->kind == VK::Tensor && std->kind == VK::Tensor) s = tensor::broadcastShapes(tensorOf(in, mean, "normal").sizes(), tensorOf(in, std, "normal").sizes());
+      if (mean->kind == VK::Tensor && std->kind == VK::Tensor)
+        s = tensor::broadcastShapes(tensorOf(in, mean, "normal").sizes(), tensorOf(in, std, "normal").sizes());
       Tensor t = Tensor::empty(s, shapeFrom.dtype());
       normalFill(t, 0.0, 1.0, generatorOf(in, a));
       ops::EagerDispatcher d;

@@ -18,15 +18,18 @@ using tensor::TorchError;
 
 namespace {
 
-
-bool isSlice(const Val& v) { return v.kind == Val::Kind::List && v.list.size() == 4 && v.list[0].kind == Val::Kind::String && v.list[0].s == "slice"; }
+bool isSlice(const Val& v) {
+  return v.kind == Val::Kind::List && v.list.size() == 4 && v.list[0].kind == Val::Kind::String && v.list[0].s == "slice";
+}
 bool isEllipsis(const Val& v) { return v.kind == Val::Kind::String && v.s == "..."; }
 
 // A list of ints as an int64 index tensor (x[[0, 2]]).
 Val listIndex(Dispatcher& d, const Val& v) {
   std::vector<int64_t> xs = v.ints();
-  Val t = d.call("aten.full.default", {Val::listOf({Val::integer(static_cast<int64_t>(xs.size()))}), Val::integer(0), Val::dtypeVal(ir::DType::Int64)});
-  if (t.kind != Val::Kind::Tensor) throw TorchError("NotImplementedError", "indexing with a Python list inside compiled code is not supported by Kiln yet");
+  Val t = d.call("aten.full.default",
+                 {Val::listOf({Val::integer(static_cast<int64_t>(xs.size()))}), Val::integer(0), Val::dtypeVal(ir::DType::Int64)});
+  if (t.kind != Val::Kind::Tensor)
+    throw TorchError("NotImplementedError", "indexing with a Python list inside compiled code is not supported by Kiln yet");
   for (size_t i = 0; i < xs.size(); ++i) t.t.storeIntAt(static_cast<int64_t>(i) * t.t.strides()[0], xs[i]);
   return t;
 }
@@ -43,7 +46,10 @@ Val applyBasicIndexing(Dispatcher& d, const Val& x, const Val& index, std::vecto
   int ellipses = 0;
   for (const auto& it : items) {
     if (it.isNone() || it.kind == Val::Kind::Bool) continue;
-    if (isEllipsis(it)) { ++ellipses; continue; }
+    if (isEllipsis(it)) {
+      ++ellipses;
+      continue;
+    }
     if (it.isTensor() && it.tensorType().dtype == ir::DType::Bool) consumed += static_cast<int64_t>(it.tensorType().sizes.size());
     else ++consumed;
   }
@@ -136,8 +142,10 @@ void registerIndexFns(std::vector<TorchFn>& t) {
                    for (const auto& dim : t.sizes) s.push_back(Val::integer(dim.value));
                    return Val::listOf(std::move(s));
                  };
-                 if (!value.isTensor()) value = d.call("aten.full.default", {Val::listOf(std::vector<Val>{}), value, Val::dtypeVal(xt.dtype)});
-                 else if (value.tensorType().dtype != xt.dtype) value = d.call("prims.convert_element_type.default", {value, Val::dtypeVal(xt.dtype)});
+                 if (!value.isTensor())
+                   value = d.call("aten.full.default", {Val::listOf(std::vector<Val>{}), value, Val::dtypeVal(xt.dtype)});
+                 else if (value.tensorType().dtype != xt.dtype)
+                   value = d.call("prims.convert_element_type.default", {value, Val::dtypeVal(xt.dtype)});
                  std::vector<Val> adv;
                  Val view = applyBasicIndexing(d, x, index, adv);
                  // The value's leading dims of size 1 are dropped, as PyTorch's setitem does
@@ -153,12 +161,15 @@ void registerIndexFns(std::vector<TorchFn>& t) {
                    // index_put's values broadcast to the indexed shape (checked by its kernel).
                    updated = d.call("aten.index_put.default", {view, Val::listOf(adv), value, Val::boolean(false)});
                  }
-                 auto flat = [&](const Val& v) { return d.call("aten.view.default", {d.call("aten.clone.default", {v}), Val::listOf({Val::integer(-1)})}); };
+                 auto flat = [&](const Val& v) {
+                   return d.call("aten.view.default", {d.call("aten.clone.default", {v}), Val::listOf({Val::integer(-1)})});
+                 };
                  int64_t numel = 1;
                  for (const auto& dim : xt.sizes) numel = tensor::sizeMul(numel, dim.value);  // 0 for an empty x
-                 Val iota = d.call("aten.view.default", {d.call("aten.arange.start_step", {Val::integer(0), Val::integer(numel), Val::integer(1),
-                                                                                          Val::dtypeVal(ir::DType::Int64)}),
-                                                         shapeOf(xt)});
+                 Val iota = d.call("aten.view.default",
+                                   {d.call("aten.arange.start_step",
+                                           {Val::integer(0), Val::integer(numel), Val::integer(1), Val::dtypeVal(ir::DType::Int64)}),
+                                    shapeOf(xt)});
                  std::vector<Val> ignored;
                  Val positions = applyBasicIndexing(d, iota, index, ignored);
                  Val r = d.call("aten.index_put.default", {flat(x), Val::listOf({flat(positions)}), flat(updated), Val::boolean(false)});
@@ -225,13 +236,14 @@ void registerIndexFns(std::vector<TorchFn>& t) {
   t.push_back({"torch.nonzero", ir::NodeKind::CallFunction, nonzero});
   t.push_back({"nonzero", ir::NodeKind::CallMethod, nonzero});
   auto gather = [](Dispatcher& d, const TArgs& a) {
-    return d.call("aten.gather.default", {tensorArg(a, 0, "input", "gather"), needArg(a, 1, "dim", "gather"), tensorArg(a, 2, "index", "gather")});
+    return d.call("aten.gather.default",
+                  {tensorArg(a, 0, "input", "gather"), needArg(a, 1, "dim", "gather"), tensorArg(a, 2, "index", "gather")});
   };
   t.push_back({"torch.gather", ir::NodeKind::CallFunction, gather});
   t.push_back({"gather", ir::NodeKind::CallMethod, gather});
   auto indexSelect = [](Dispatcher& d, const TArgs& a) {
-    return d.call("aten.index_select.default",
-                  {tensorArg(a, 0, "input", "index_select"), needArg(a, 1, "dim", "index_select"), tensorArg(a, 2, "index", "index_select")});
+    return d.call("aten.index_select.default", {tensorArg(a, 0, "input", "index_select"), needArg(a, 1, "dim", "index_select"),
+                                                tensorArg(a, 2, "index", "index_select")});
   };
   t.push_back({"torch.index_select", ir::NodeKind::CallFunction, indexSelect});
   t.push_back({"index_select", ir::NodeKind::CallMethod, indexSelect});
@@ -256,7 +268,8 @@ void registerIndexFns(std::vector<TorchFn>& t) {
   for (const char* n : {"clamp_min", "clamp_max"}) {
     std::string name = n;
     auto impl = [name](Dispatcher& d, const TArgs& a) {
-      return d.call("aten." + name + ".default", {tensorArg(a, 0, "input", name), needArg(a, 1, name == "clamp_min" ? "min" : "max", name)});
+      return d.call("aten." + name + ".default",
+                    {tensorArg(a, 0, "input", name), needArg(a, 1, name == "clamp_min" ? "min" : "max", name)});
     };
     t.push_back({"torch." + name, ir::NodeKind::CallFunction, impl});
     t.push_back({name, ir::NodeKind::CallMethod, impl});

@@ -1,11 +1,11 @@
 #include "engine/torch/inplace.h"
 
 #include "engine/autograd/grad_mode.h"
-#include "engine/capture/tracer.h"
 #include "engine/autograd/node.h"
+#include "engine/capture/tracer.h"
 #include "engine/ops/index_ops.h"
-#include "engine/torch/bindings.h"
 #include "engine/ops/random.h"
+#include "engine/torch/bindings.h"
 
 namespace kiln::torchapi {
 
@@ -37,11 +37,12 @@ void writeBack(py::TensorObj* self, Val r, bool castAny) {
   Tensor& dst = self->t;
   if (!r.isTensor()) r = Val::of(Tensor::scalar(r.number(), dst.dtype()));
   if (!castAny && !canCast(r.t.dtype(), dst.dtype()))
-    throw TorchError("RuntimeError", "result type " + std::string(ir::scalarTypeName(r.t.dtype())) + " can't be cast to the desired output type " + ir::scalarTypeName(dst.dtype()));
+    throw TorchError("RuntimeError", "result type " + std::string(ir::scalarTypeName(r.t.dtype())) +
+                                         " can't be cast to the desired output type " + ir::scalarTypeName(dst.dtype()));
   tensor::Shape b = tensor::broadcastShapes(dst.sizes(), r.t.sizes());
   if (b != dst.sizes())
-    throw TorchError("RuntimeError", "output with shape " + tensor::shapeStr(dst.sizes()) + " doesn't match the broadcast shape " +
-                                         tensor::shapeStr(b));
+    throw TorchError("RuntimeError",
+                     "output with shape " + tensor::shapeStr(dst.sizes()) + " doesn't match the broadcast shape " + tensor::shapeStr(b));
   checkLeaf(dst);
   bool track = autograd::isGradEnabled() && r.t.requiresGrad();
   if (track) {
@@ -127,11 +128,11 @@ bool randomFill(py::Interpreter& in, const std::string& name, py::TensorObj* sel
   return true;
 }
 
-const char* const kInplaceNames[] = {"copy_", "zero_", "fill_", "add_", "sub_", "mul_", "div_", "addcmul_", "addcdiv_", "clamp_",
-                                     "clamp_min_", "clamp_max_", "masked_fill_", "uniform_", "normal_", "random_", "bernoulli_",
-                                     "relu_", "sigmoid_", "tanh_", "exp_", "log_", "neg_", "sqrt_", "abs_", "pow_",
-                                     "floor_", "ceil_", "remainder_", "sin_", "cos_", "rsqrt_", "reciprocal_", "t_",
-                                     "unsqueeze_", "squeeze_"};
+const char* const kInplaceNames[] = {"copy_",       "zero_",  "fill_",      "add_",       "sub_",         "mul_",     "div_",    "addcmul_",
+                                     "addcdiv_",    "clamp_", "clamp_min_", "clamp_max_", "masked_fill_", "uniform_", "normal_", "random_",
+                                     "bernoulli_",  "relu_",  "sigmoid_",   "tanh_",      "exp_",         "log_",     "neg_",    "sqrt_",
+                                     "abs_",        "pow_",   "floor_",     "ceil_",      "remainder_",   "sin_",     "cos_",    "rsqrt_",
+                                     "reciprocal_", "t_",     "unsqueeze_", "squeeze_"};
 
 bool randomFillName(const std::string& base) { return base == "uniform" || base == "normal" || base == "random" || base == "bernoulli"; }
 
@@ -140,19 +141,21 @@ void checkUpdate(const ir::TensorType& dst, const Val& r, bool castAny) {
   if (!r.isTensor()) return;
   ir::TensorType rt = r.tensorType();
   if (!castAny && !canCast(rt.dtype, dst.dtype))
-    throw TorchError("RuntimeError", "result type " + std::string(ir::scalarTypeName(rt.dtype)) + " can't be cast to the desired output type " + ir::scalarTypeName(dst.dtype));
+    throw TorchError("RuntimeError", "result type " + std::string(ir::scalarTypeName(rt.dtype)) +
+                                         " can't be cast to the desired output type " + ir::scalarTypeName(dst.dtype));
   tensor::Shape ds, rs;
   for (const auto& d : dst.sizes) ds.push_back(d.value);
   for (const auto& d : rt.sizes) rs.push_back(d.value);
   tensor::Shape b = tensor::broadcastShapes(ds, rs);
   if (b != ds)
-    throw TorchError("RuntimeError", "output with shape " + tensor::shapeStr(ds) + " doesn't match the broadcast shape " + tensor::shapeStr(b));
+    throw TorchError("RuntimeError",
+                     "output with shape " + tensor::shapeStr(ds) + " doesn't match the broadcast shape " + tensor::shapeStr(b));
 }
 
 // Methods that change a tensor's shape or strides in place: not value updates.
 bool changesShape(const std::string& base) {
-  static const char* const kNames[] = {"t", "transpose", "unsqueeze", "squeeze", "resize", "resize_as", "swapaxes", "swapdims",
-                                       "as_strided", "detach"};
+  static const char* const kNames[] = {"t",         "transpose", "unsqueeze", "squeeze",    "resize",
+                                       "resize_as", "swapaxes",  "swapdims",  "as_strided", "detach"};
   for (const char* n : kNames)
     if (base == n) return true;
   return false;
@@ -206,9 +209,7 @@ Value inplaceMethod(const Value& selfValue, const std::string& name) {
         bool castAny = false;
         Val r = newValue(in, meta, base, ta, castAny);
         checkUpdate(obj(fake)->tensorType(), r, castAny);
-      } catch (const TorchError& e) {
-        rethrow(in, e);
-      }
+      } catch (const TorchError& e) { rethrow(in, e); }
       std::vector<Value> args{fake};
       args.insert(args.end(), a.args.begin(), a.args.end());
       capture::tracerOf(in)->record(name, ir::NodeKind::CallMethod, args, a.kwargs, obj(fake)->tensorType());
@@ -219,8 +220,7 @@ Value inplaceMethod(const Value& selfValue, const std::string& name) {
       // (same storage, new sizes and strides).
       const TorchFn* fn = isMetadataInplace(base) ? findTorchFn(base, ir::NodeKind::CallMethod) : nullptr;
       if (!fn) notSupported(in, "Tensor." + name + " (changes the tensor's shape in place) is not supported by Kiln yet");
-      if (self->t.requiresGrad())
-        notSupported(in, "Tensor." + name + " on a tensor that requires grad is not supported by Kiln yet");
+      if (self->t.requiresGrad()) notSupported(in, "Tensor." + name + " on a tensor that requires grad is not supported by Kiln yet");
       TArgs ta;
       ta.args.push_back(Val::of(self->t.detach()));
       for (auto& v : a.args) ta.args.push_back(toVal(in, v));
@@ -231,9 +231,7 @@ Value inplaceMethod(const Value& selfValue, const std::string& name) {
         Tensor v = r.t.detach();
         v.setAutograd(self->t.autograd());
         self->t = v;
-      } catch (const TorchError& e) {
-        rethrow(in, e);
-      }
+      } catch (const TorchError& e) { rethrow(in, e); }
       return selfValue;
     }
     TArgs ta;
@@ -257,9 +255,7 @@ Value inplaceMethod(const Value& selfValue, const std::string& name) {
       bool castAny = false;
       Val r = newValue(in, d, base, ta, castAny);
       writeBack(self, std::move(r), castAny);
-    } catch (const TorchError& e) {
-      rethrow(in, e);
-    }
+    } catch (const TorchError& e) { rethrow(in, e); }
     return selfValue;
   });
 }
@@ -273,9 +269,7 @@ Value inplaceOperator(py::Interpreter& in, const std::string& target, const Valu
     ops::MetaDispatcher meta;
     const TorchFn* outOfPlace = findTorchFn(outOfPlaceOperator(target), ir::NodeKind::CallFunction);
     checkUpdate(obj(self)->tensorType(), outOfPlace->impl(meta, ta), false);
-  } catch (const TorchError& e) {
-    rethrow(in, e);
-  }
+  } catch (const TorchError& e) { rethrow(in, e); }
   capture::tracerOf(in)->record(target, ir::NodeKind::CallFunction, {self, other}, {}, obj(self)->tensorType());
   return self;
 }
@@ -291,9 +285,7 @@ Value writeOut(py::Interpreter& in, const Value& out, const Tensor& result) {
       o->t = resized;
     }
     writeBack(o, Val::of(result), false);
-  } catch (const TorchError& e) {
-    rethrow(in, e);
-  }
+  } catch (const TorchError& e) { rethrow(in, e); }
   return out;
 }
 
@@ -302,9 +294,7 @@ Value inplaceAssign(py::Interpreter& in, const Value& selfValue, const Value& re
   if (self->fake || result->kind != VK::Tensor) return result;  // capture: x op= y rebinds x functionally
   try {
     writeBack(self, Val::of(obj(result)->t), false);
-  } catch (const TorchError& e) {
-    rethrow(in, e);
-  }
+  } catch (const TorchError& e) { rethrow(in, e); }
   return selfValue;
 }
 

@@ -26,7 +26,8 @@ int64_t prod(const Shape& s) {
 // Concrete sizes; the decompositions below compute shapes, so symbolic dims stop here.
 Shape sizes(const Val& v, const char* fn) {
   for (const auto& d : v.tensorType().sizes)
-    if (d.symbolic()) throw TorchError("NotImplementedError", std::string(fn) + " with symbolic sizes in this form is not supported by Kiln yet");
+    if (d.symbolic())
+      throw TorchError("NotImplementedError", std::string(fn) + " with symbolic sizes in this form is not supported by Kiln yet");
   return ops::sizesOf(v);
 }
 
@@ -242,8 +243,9 @@ Val conv(Dispatcher& d, const TArgs& a, size_t spatial, bool transposed) {
       padding = intArg(a, 4, "padding", spatial, 0, fn);
     }
   }
-  Val out = d.call("aten.convolution.default", {x, weight, bias ? *bias : Val::none(), ops::intList(stride), ops::intList(padding), ops::intList(dilation),
-                                                Val::boolean(transposed), ops::intList(outputPadding), integer(groups)});
+  Val out =
+      d.call("aten.convolution.default", {x, weight, bias ? *bias : Val::none(), ops::intList(stride), ops::intList(padding),
+                                          ops::intList(dilation), Val::boolean(transposed), ops::intList(outputPadding), integer(groups)});
   return unbatched ? d.call("aten.squeeze.dim", {out, integer(0)}) : out;
 }
 
@@ -266,13 +268,15 @@ Val maxPool2d(Dispatcher& d, const TArgs& a) {
   if (!k) throw TorchError("TypeError", "max_pool2d() missing required argument 'kernel_size' (pos 2)");
   Shape kernel = intList(*k, 2, "max_pool2d", "kernel_size");
   const Val* sv = a.get(2, "stride");
-  Shape stride = !sv || sv->isNone() || (sv->kind == Val::Kind::List && sv->list.empty()) ? kernel : intList(*sv, 2, "max_pool2d", "stride");
+  Shape stride =
+      !sv || sv->isNone() || (sv->kind == Val::Kind::List && sv->list.empty()) ? kernel : intList(*sv, 2, "max_pool2d", "stride");
   Shape padding = intArg(a, 3, "padding", 2, 0, "max_pool2d");
   Shape dilation = intArg(a, 4, "dilation", 2, 1, "max_pool2d");
   const bool ceil = flag(a, 5, "ceil_mode", false);
   const bool withIndices = flag(a, 6, "return_indices", false);
-  std::vector<Val> args = trimDefaults({x, ops::intList(kernel), ops::intList(stride), ops::intList(padding), ops::intList(dilation), Val::boolean(ceil)},
-                                       {ops::intList({0, 0}), ops::intList({1, 1}), Val::boolean(false)}, 3);
+  std::vector<Val> args =
+      trimDefaults({x, ops::intList(kernel), ops::intList(stride), ops::intList(padding), ops::intList(dilation), Val::boolean(ceil)},
+                   {ops::intList({0, 0}), ops::intList({1, 1}), Val::boolean(false)}, 3);
   // F.max_pool2d(return_indices=True) returns (values, indices); without it Kiln records the
   // single-result aten.max_pool2d (see conv_ops.cpp).
   if (withIndices) return d.call("aten.max_pool2d_with_indices.default", args);
@@ -285,12 +289,14 @@ Val avgPool2d(Dispatcher& d, const TArgs& a) {
   if (!k) throw TorchError("TypeError", "avg_pool2d() missing required argument 'kernel_size' (pos 2)");
   Shape kernel = intList(*k, 2, "avg_pool2d", "kernel_size");
   const Val* sv = a.get(2, "stride");
-  Shape stride = !sv || sv->isNone() || (sv->kind == Val::Kind::List && sv->list.empty()) ? kernel : intList(*sv, 2, "avg_pool2d", "stride");
+  Shape stride =
+      !sv || sv->isNone() || (sv->kind == Val::Kind::List && sv->list.empty()) ? kernel : intList(*sv, 2, "avg_pool2d", "stride");
   Shape padding = intArg(a, 3, "padding", 2, 0, "avg_pool2d");
   const Val* div = a.get(6, "divisor_override");
-  std::vector<Val> args = trimDefaults({x, ops::intList(kernel), ops::intList(stride), ops::intList(padding), Val::boolean(flag(a, 4, "ceil_mode", false)),
-                                        Val::boolean(flag(a, 5, "count_include_pad", true)), div && !div->isNone() ? *div : Val::none()},
-                                       {ops::intList({0, 0}), Val::boolean(false), Val::boolean(true), Val::none()}, 3);
+  std::vector<Val> args =
+      trimDefaults({x, ops::intList(kernel), ops::intList(stride), ops::intList(padding), Val::boolean(flag(a, 4, "ceil_mode", false)),
+                    Val::boolean(flag(a, 5, "count_include_pad", true)), div && !div->isNone() ? *div : Val::none()},
+                   {ops::intList({0, 0}), Val::boolean(false), Val::boolean(true), Val::none()}, 3);
   return d.call("aten.avg_pool2d.default", args);
 }
 
@@ -305,12 +311,15 @@ Val adaptiveAvgPool2d(Dispatcher& d, const TArgs& a) {
     out = {os.i, os.i};
   } else {
     if (os.kind != Val::Kind::List) throw TorchError("TypeError", "adaptive_avg_pool2d(): argument 'output_size' must be tuple of ints");
-    if (in.size() <= os.list.size()) throw TorchError("ValueError", "Input dimension should be at least " + std::to_string(os.list.size() + 1));
+    if (in.size() <= os.list.size())
+      throw TorchError("ValueError", "Input dimension should be at least " + std::to_string(os.list.size() + 1));
     for (size_t i = 0; i < os.list.size(); ++i) {
       const Val& v = os.list[i];
       if (!v.isNone() && v.kind != Val::Kind::Int)  // a float size is PyTorch's TypeError (and may not fit an int64)
-        throw TorchError("TypeError", "adaptive_avg_pool2d(): argument 'output_size' must be tuple of ints, but found element of "
-                                      "type " + std::string(v.kind == Val::Kind::Float ? "float" : "another type") + " at pos " + std::to_string(i));
+        throw TorchError("TypeError",
+                         "adaptive_avg_pool2d(): argument 'output_size' must be tuple of ints, but found element of "
+                         "type " +
+                             std::string(v.kind == Val::Kind::Float ? "float" : "another type") + " at pos " + std::to_string(i));
       out.push_back(v.isNone() ? in[in.size() - os.list.size() + i] : v.i);
     }
   }
@@ -334,7 +343,8 @@ Val embedding(Dispatcher& d, const TArgs& a) {
     }
   }
   if (const Val* m = a.get(3, "max_norm"); m && !m->isNone())
-    throw TorchError("NotImplementedError", "F.embedding with max_norm (an in-place renormalization of the weight) is not supported by Kiln yet");
+    throw TorchError("NotImplementedError",
+                     "F.embedding with max_norm (an in-place renormalization of the weight) is not supported by Kiln yet");
   if (paddingIdx == -1) return d.call("aten.embedding.default", {weight, input});
   return d.call("aten.embedding.default", {weight, input, integer(paddingIdx)});
 }
@@ -353,8 +363,9 @@ Val pad(Dispatcher& d, const TArgs& a) {
   if (mode != "constant" && hasValue) throw TorchError("RuntimeError", "Padding mode \"" + mode + "\" doesn't take in value argument");
   if (p.size() % 2 != 0) throw TorchError("RuntimeError", "Padding length must be divisible by 2");
   if (static_cast<int64_t>(p.size()) > 2 * ndim(x))
-    throw TorchError("RuntimeError", "Padding length should be less than or equal to two times the input dimension but got padding length " +
-                                         std::to_string(p.size()) + " and input of dimension " + std::to_string(ndim(x)));
+    throw TorchError("RuntimeError",
+                     "Padding length should be less than or equal to two times the input dimension but got padding length " +
+                         std::to_string(p.size()) + " and input of dimension " + std::to_string(ndim(x)));
   if (mode != "constant") throw TorchError("NotImplementedError", "F.pad with mode='" + mode + "' is not supported by Kiln yet");
   return d.call("aten.constant_pad_nd.default", {x, ops::intList(p), hasValue ? *value : integer(0)});
 }
@@ -372,9 +383,12 @@ void registerLinalgFns(std::vector<TorchFn>& t) {
   };
   t.push_back({"torch.matmul", ir::NodeKind::CallFunction, mm});
   t.push_back({"matmul", ir::NodeKind::CallMethod, mm});
-  t.push_back({"_operator.matmul", ir::NodeKind::CallFunction, [](Dispatcher& d, const TArgs& a) { return matmul(d, a.args.at(0), a.args.at(1)); }});
-  for (auto [name, op, second] : {std::tuple{"mm", "aten.mm.default", "mat2"}, {"bmm", "aten.bmm.default", "mat2"},
-                                  {"mv", "aten.mv.default", "vec"}, {"dot", "aten.dot.default", "tensor"}}) {
+  t.push_back({"_operator.matmul", ir::NodeKind::CallFunction,
+               [](Dispatcher& d, const TArgs& a) { return matmul(d, a.args.at(0), a.args.at(1)); }});
+  for (auto [name, op, second] : {std::tuple{"mm", "aten.mm.default", "mat2"},
+                                  {"bmm", "aten.bmm.default", "mat2"},
+                                  {"mv", "aten.mv.default", "vec"},
+                                  {"dot", "aten.dot.default", "tensor"}}) {
     std::string fn = name, aten = op, other = second;
     auto impl = [aten, fn, other](Dispatcher& d, const TArgs& a) { return binaryTensors(d, a, aten.c_str(), fn.c_str(), other.c_str()); };
     t.push_back({"torch." + fn, ir::NodeKind::CallFunction, impl});

@@ -30,14 +30,12 @@ bool flagArg(const TArgs& a, size_t i, const std::string& name, bool dflt) {
   return v->number() != 0;
 }
 
-
 double floatArg(const TArgs& a, size_t i, const std::string& name, double dflt) {
   const Val* v = a.get(i, name);
   return v && !v->isNone() ? v->number() : dflt;
 }
 
 const char* typeName(ir::DType d) { return ir::scalarTypeName(d); }
-
 
 // A double as C++ streams print it (1.5, -1, 1e-05), as ATen's messages show numbers.
 std::string num(double v) {
@@ -118,7 +116,8 @@ Val isclose(Dispatcher& d, const TArgs& a, const std::string& fn) {
     cx = d.call("prims.convert_element_type.default", {x, Val::dtypeVal(ir::DType::Float32)});
     cy = d.call("prims.convert_element_type.default", {y, Val::dtypeVal(ir::DType::Float32)});
   }
-  Val allowed = d.call("aten.add.Tensor", {d.call("aten.abs.default", {d.call("aten.mul.Tensor", {cy, Val::real(rtol)})}), Val::real(atol)});
+  Val allowed =
+      d.call("aten.add.Tensor", {d.call("aten.abs.default", {d.call("aten.mul.Tensor", {cy, Val::real(rtol)})}), Val::real(atol)});
   Val actual = d.call("aten.abs.default", {d.call("aten.sub.Tensor", {cx, cy})});
   Val ok = d.call("aten.logical_and.default", {isfinite(d, actual), d.call("aten.le.Tensor", {actual, allowed})});
   return d.call("aten.logical_or.default", {close, ok});
@@ -183,8 +182,10 @@ Val topk(Dispatcher& d, const TArgs& a) {
   const Val& x = tensorArg(a, 0, "input", "topk");
   const Val& kv = needArg(a, 1, "k", "topk");
   if (kv.kind != Val::Kind::Int)
-    throw TorchError("TypeError", std::string("topk(): argument 'k' (position 2) must be int, not ") +
-                                      (kv.kind == Val::Kind::Float ? "float" : kv.isTensor() ? "Tensor" : "object"));
+    throw TorchError("TypeError",
+                     std::string("topk(): argument 'k' (position 2) must be int, not ") + (kv.kind == Val::Kind::Float ? "float"
+                                                                                           : kv.isTensor()             ? "Tensor"
+                                                                                                                       : "object"));
   int64_t dim = ops::wrapDim(intArg(a, 2, "dim", "topk", -1), ndim(x));
   Val idx = d.call("kiln.topk_indices.default",
                    {x, kv, integer(dim), Val::boolean(flagArg(a, 3, "largest", true)), Val::boolean(flagArg(a, 4, "sorted", true))});
@@ -224,8 +225,7 @@ Val repeatIndex(const Val& repeats) {
     throw TorchError("NotImplementedError", "repeat_interleave with a traced repeats tensor cannot be captured by Kiln yet");
   const tensor::Tensor& r = repeats.t;
   if (r.dim() > 1) throw TorchError("RuntimeError", "repeats must be 0-dim or 1-dim tensor");
-  if (ir::isFloating(r.dtype()) || r.dtype() == ir::DType::Bool)
-    throw TorchError("RuntimeError", "repeats has to be Long or Int tensor");
+  if (ir::isFloating(r.dtype()) || r.dtype() == ir::DType::Bool) throw TorchError("RuntimeError", "repeats has to be Long or Int tensor");
   std::vector<int64_t> counts;
   tensor::Tensor rc = r.contiguous();
   for (int64_t i = 0; i < rc.numel(); ++i) counts.push_back(rc.loadIntAt(i));
@@ -326,8 +326,10 @@ Val indexCopyLike(Dispatcher& d, const TArgs& a, bool add) {
       throw TorchError("RuntimeError", "index_add_(): self (" + std::string(typeName(ds)) + ") and source (" + typeName(dsrc) +
                                            ") must have the same scalar type");
   } else {
-    if (ndim(index) > 1) throw TorchError("IndexError", "index_copy_(): Index should have dimension 1 or 0 (got " + std::to_string(ndim(index)) + ")");
-    if (di != ir::DType::Int64) throw TorchError("RuntimeError", "index_copy_(): Expected a long tensor for index, but got " + std::string(typeName(di)));
+    if (ndim(index) > 1)
+      throw TorchError("IndexError", "index_copy_(): Index should have dimension 1 or 0 (got " + std::to_string(ndim(index)) + ")");
+    if (di != ir::DType::Int64)
+      throw TorchError("RuntimeError", "index_copy_(): Expected a long tensor for index, but got " + std::string(typeName(di)));
     if (ds != dsrc)
       throw TorchError("RuntimeError", "index_copy_(): self and source expected to have the same dtype, but got (self) " +
                                            std::string(typeName(ds)) + " and (source) " + typeName(dsrc));
@@ -342,26 +344,29 @@ Val indexCopyLike(Dispatcher& d, const TArgs& a, bool add) {
       b1.erase(b1.begin() + dim);
     }
     if (sr.size() != ss.size() || a1 != b1)
-      throw TorchError("RuntimeError", "source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = " +
-                                           tensor::shapeStr(ss) + " source.shape = " + tensor::shapeStr(sr));
+      throw TorchError("RuntimeError",
+                       "source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = " +
+                           tensor::shapeStr(ss) + " source.shape = " + tensor::shapeStr(sr));
     if (numIndices != sr[dim])
-      throw TorchError("RuntimeError", "index_add_(): Number of indices (" + std::to_string(numIndices) + ") should be equal to source.size(dim): (" +
-                                           std::to_string(sr[dim]) + "), for dim: " + std::to_string(dim));
+      throw TorchError("RuntimeError", "index_add_(): Number of indices (" + std::to_string(numIndices) +
+                                           ") should be equal to source.size(dim): (" + std::to_string(sr[dim]) +
+                                           "), for dim: " + std::to_string(dim));
   } else if (!sr.empty() && !ss.empty()) {
     if (sr.size() != ss.size())
-      throw TorchError("RuntimeError", fn + "(): When source and destination are not scalars, their dimensionality must match. Source "
-                                            "dimensionality (" + std::to_string(sr.size()) + "), destination dimensionality (" +
-                                            std::to_string(ss.size()) + ")");
+      throw TorchError("RuntimeError", fn +
+                                           "(): When source and destination are not scalars, their dimensionality must match. Source "
+                                           "dimensionality (" +
+                                           std::to_string(sr.size()) + "), destination dimensionality (" + std::to_string(ss.size()) + ")");
     Shape a1 = ss, b1 = sr;
     a1.erase(a1.begin() + dim);
     b1.erase(b1.begin() + dim);
     if (a1 != b1)
-      throw TorchError("RuntimeError", fn + "(): Source/destination tensor must have same slice shapes. Destination slice shape: " +
-                                           spaced(a1) + " at dimension " + std::to_string(dim) + " and source slice shape: " + spaced(b1) +
-                                           " at dimension 0.");
+      throw TorchError("RuntimeError",
+                       fn + "(): Source/destination tensor must have same slice shapes. Destination slice shape: " + spaced(a1) +
+                           " at dimension " + std::to_string(dim) + " and source slice shape: " + spaced(b1) + " at dimension 0.");
     if (numIndices != sr[dim])
-      throw TorchError("IndexError", fn + "(): Number of indices (" + std::to_string(numIndices) + ") should be equal to source.size(dim) (" +
-                                         std::to_string(sr[dim]) + ")");
+      throw TorchError("IndexError", fn + "(): Number of indices (" + std::to_string(numIndices) +
+                                         ") should be equal to source.size(dim) (" + std::to_string(sr[dim]) + ")");
   }
   if (add) {
     const Val* alpha = a.kw("alpha");
@@ -411,22 +416,24 @@ Val sdpa(Dispatcher& d, const TArgs& a) {
   const bool gqa = flagArg(a, 7, "enable_gqa", false);
   ir::DType dt = q.tensorType().dtype;
   if (k.tensorType().dtype != dt || v.tensorType().dtype != dt)
-    throw TorchError("RuntimeError", std::string("Expected query, key, and value to have the same dtype, but got query.dtype: ") + ir::typeMetaName(dt) +
-                                         " key.dtype: " + ir::typeMetaName(k.tensorType().dtype) + " and value.dtype: " +
-                                         ir::typeMetaName(v.tensorType().dtype) + " instead.");
+    throw TorchError("RuntimeError", std::string("Expected query, key, and value to have the same dtype, but got query.dtype: ") +
+                                         ir::typeMetaName(dt) + " key.dtype: " + ir::typeMetaName(k.tensorType().dtype) +
+                                         " and value.dtype: " + ir::typeMetaName(v.tensorType().dtype) + " instead.");
   if (ndim(q) < 2 || ndim(k) < 2 || ndim(v) < 2)
-    throw TorchError("RuntimeError", "Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: " +
-                                         std::to_string(ndim(q)) + " key.dim: " + std::to_string(ndim(k)) + " and value.dim: " +
-                                         std::to_string(ndim(v)) + " instead.");
+    throw TorchError("RuntimeError",
+                     "Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: " + std::to_string(ndim(q)) +
+                         " key.dim: " + std::to_string(ndim(k)) + " and value.dim: " + std::to_string(ndim(v)) + " instead.");
   if (!ir::isFloating(dt)) throw TorchError("RuntimeError", "expected scalar type Float but found " + std::string(typeName(dt)));
-  if (dropout < 0.0 || dropout > 1.0) throw TorchError("RuntimeError", "dropout probability has to be between 0 and 1, but got " + num(dropout));
+  if (dropout < 0.0 || dropout > 1.0)
+    throw TorchError("RuntimeError", "dropout probability has to be between 0 and 1, but got " + num(dropout));
   if (dropout > 0.0)
     throw TorchError("NotImplementedError", "scaled_dot_product_attention with dropout_p > 0 is not supported by Kiln yet");
   if (mask.isTensor()) {
     ir::DType mt = mask.tensorType().dtype;
     if (mt != ir::DType::Bool && mt != dt)
-      throw TorchError("RuntimeError", std::string("Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: ") +
-                                           ir::typeMetaName(mt) + " and  query.dtype: " + ir::typeMetaName(dt) + " instead.");
+      throw TorchError("RuntimeError",
+                       std::string("Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: ") +
+                           ir::typeMetaName(mt) + " and  query.dtype: " + ir::typeMetaName(dt) + " instead.");
   } else if (!mask.isNone()) {
     throw TorchError("TypeError", "scaled_dot_product_attention(): argument 'attn_mask' must be Tensor, not " +
                                       std::string(mask.kind == Val::Kind::Float ? "float" : "int"));
@@ -439,7 +446,8 @@ Val sdpa(Dispatcher& d, const TArgs& a) {
     for (const Val* t : std::initializer_list<const Val*>{&q, &k})
       for (size_t i = t->tensorType().sizes.size() - 2; i < t->tensorType().sizes.size(); ++i)
         if (t->tensorType().sizes[i].symbolic())
-          throw TorchError("NotImplementedError", "scaled_dot_product_attention(is_causal=True) with a symbolic sequence length is not supported by Kiln yet");
+          throw TorchError("NotImplementedError",
+                           "scaled_dot_product_attention(is_causal=True) with a symbolic sequence length is not supported by Kiln yet");
     const int64_t L = qs[qs.size() - 2], S = ks[ks.size() - 2];
     Val ones = d.call("aten.full.default", {ops::intList({L, S}), Val::boolean(true), Val::dtypeVal(ir::DType::Bool)});
     Val causalMask = boolMaskToFloat(d, d.call("aten.tril.default", {ones, integer(0)}), dt);
@@ -567,7 +575,8 @@ Val einsum(Dispatcher& d, const TArgs& a) {
   std::string eq;
   for (char c : eqv.s)
     if (c != ' ') eq += c;
-  if (eq.find('.') != std::string::npos) throw TorchError("NotImplementedError", "einsum with an ellipsis ('...') is not supported by Kiln yet");
+  if (eq.find('.') != std::string::npos)
+    throw TorchError("NotImplementedError", "einsum with an ellipsis ('...') is not supported by Kiln yet");
   const size_t arrow = eq.find("->");
   const std::string lhs = eq.substr(0, arrow);
   std::vector<std::string> terms{""};
@@ -586,13 +595,14 @@ Val einsum(Dispatcher& d, const TArgs& a) {
         throw TorchError("RuntimeError", "einsum(): invalid subscript given at index " + std::to_string(j) +
                                              " in the equation string, subscripts must be in [a-zA-Z]");
       if (terms[i].find(c) != j)
-        throw TorchError("NotImplementedError", "einsum with a repeated subscript in one operand (a diagonal) is not supported by Kiln yet");
+        throw TorchError("NotImplementedError",
+                         "einsum with a repeated subscript in one operand (a diagonal) is not supported by Kiln yet");
       ++count[c];
     }
     if (static_cast<int64_t>(terms[i].size()) != ndim(ops[i]))
       throw TorchError("RuntimeError", "einsum(): the number of subscripts in the equation (" + std::to_string(terms[i].size()) +
-                                           ") does not match the number of dimensions (" + std::to_string(ndim(ops[i])) +
-                                           ") for operand " + std::to_string(i) + " and no ellipsis was given");
+                                           ") does not match the number of dimensions (" + std::to_string(ndim(ops[i])) + ") for operand " +
+                                           std::to_string(i) + " and no ellipsis was given");
   }
   std::string output;
   if (arrow != std::string::npos) {
@@ -602,9 +612,11 @@ Val einsum(Dispatcher& d, const TArgs& a) {
       if (!isLabel(c))
         throw TorchError("RuntimeError", "einsum(): invalid subscript given at index " + std::to_string(arrow + 2 + j) +
                                              " in the equation string, subscripts must be in [a-zA-Z]");
-      if (output.find(c) != j) throw TorchError("RuntimeError", std::string("einsum(): output subscript ") + c + " appears more than once in the output");
+      if (output.find(c) != j)
+        throw TorchError("RuntimeError", std::string("einsum(): output subscript ") + c + " appears more than once in the output");
       if (!count.count(c))
-        throw TorchError("RuntimeError", std::string("einsum(): output subscript ") + c + " does not appear in the equation for any input operand");
+        throw TorchError("RuntimeError",
+                         std::string("einsum(): output subscript ") + c + " does not appear in the equation for any input operand");
     }
   } else {
     for (char c = 'A'; c <= 'Z'; ++c)  // labels used once, in PyTorch's order (upper case first)
@@ -678,8 +690,11 @@ void registerMoreFns(std::vector<TorchFn>& t) {
   // lowering, so a graph holding it runs as captured (backend compile fails over to that).
   t.push_back({"torch._assert_async", ir::NodeKind::CallFunction, [](Dispatcher&, const TArgs& a) -> Val {
                  const Val& c = tensorArg(a, 0, "input", "_assert_async");
-                 if (c.kind != Val::Kind::Tensor) throw TorchError("NotImplementedError", "torch._assert_async has no lowering in Kiln's backend");
-                 if (c.t.numel() != 1) throw TorchError("RuntimeError", "Expected Tensor with single nonzero value, but got " + std::to_string(c.t.numel()) + " elements");
+                 if (c.kind != Val::Kind::Tensor)
+                   throw TorchError("NotImplementedError", "torch._assert_async has no lowering in Kiln's backend");
+                 if (c.t.numel() != 1)
+                   throw TorchError("RuntimeError",
+                                    "Expected Tensor with single nonzero value, but got " + std::to_string(c.t.numel()) + " elements");
                  if (c.t.loadAt(0) == 0.0) {
                    const bool hasMsg = a.args.size() > 1 && a.args[1].kind == Val::Kind::String;
                    throw TorchError("RuntimeError", hasMsg ? a.args[1].s : "Expected Tensor with single nonzero value, but got zero");
@@ -719,15 +734,19 @@ void registerMoreFns(std::vector<TorchFn>& t) {
     return gatherAlong(d, x, 0, argsortIdx(d, x, ops::wrapDim(0, ndim(x)), false));
   });
 
-  t.push_back({"new_zeros", ir::NodeKind::CallMethod, [](Dispatcher& d, const TArgs& a) { return newFilled(d, a, "new_zeros", Val::real(0.0)); }});
-  t.push_back({"new_ones", ir::NodeKind::CallMethod, [](Dispatcher& d, const TArgs& a) { return newFilled(d, a, "new_ones", Val::real(1.0)); }});
-  t.push_back({"new_empty", ir::NodeKind::CallMethod, [](Dispatcher& d, const TArgs& a) { return newFilled(d, a, "new_empty", Val::real(0.0)); }});
+  t.push_back(
+      {"new_zeros", ir::NodeKind::CallMethod, [](Dispatcher& d, const TArgs& a) { return newFilled(d, a, "new_zeros", Val::real(0.0)); }});
+  t.push_back(
+      {"new_ones", ir::NodeKind::CallMethod, [](Dispatcher& d, const TArgs& a) { return newFilled(d, a, "new_ones", Val::real(1.0)); }});
+  t.push_back(
+      {"new_empty", ir::NodeKind::CallMethod, [](Dispatcher& d, const TArgs& a) { return newFilled(d, a, "new_empty", Val::real(0.0)); }});
   t.push_back({"new_full", ir::NodeKind::CallMethod, [](Dispatcher& d, const TArgs& a) {
                  Val v = needArg(a, 2, "fill_value", "new_full");
                  if (v.kind == Val::Kind::Tensor && v.t.dim() == 0) {  // a 0-dim tensor is read as a Number
                    ir::DType vt = v.t.dtype();
                    v = vt == ir::DType::Bool ? Val::boolean(v.t.loadAt(0) != 0)
-                       : ir::isFloating(vt) ? Val::real(v.t.loadAt(0)) : Val::integer(v.t.loadIntAt(0));
+                       : ir::isFloating(vt)  ? Val::real(v.t.loadAt(0))
+                                             : Val::integer(v.t.loadIntAt(0));
                  }
                  if (v.kind == Val::Kind::Sym && v.tensorType().sizes.empty())
                    throw TorchError("NotImplementedError", "new_full with a traced tensor fill_value is not supported by Kiln yet");

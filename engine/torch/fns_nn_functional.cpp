@@ -33,8 +33,7 @@ Val softmaxLike(Dispatcher& d, const TArgs& a, bool log, size_t dtypeAt) {
   Val x = tensorArg(a, 0, "input", fn);
   int64_t dim = softmaxDim(x, opt(a, 1, "dim"));
   const Val& dtype = opt(a, dtypeAt, "dtype");
-  if (dtype.kind == Val::Kind::DType && dtype.dtype != x.tensorType().dtype)
-    x = d.call("prims.convert_element_type.default", {x, dtype});
+  if (dtype.kind == Val::Kind::DType && dtype.dtype != x.tensorType().dtype) x = d.call("prims.convert_element_type.default", {x, dtype});
   return d.call(log ? "aten._log_softmax.default" : "aten._softmax.default", {x, Val::integer(dim), Val::boolean(false)});
 }
 
@@ -182,7 +181,8 @@ void registerNnFunctionalFns(std::vector<TorchFn>& t) {
                    if (!d.multiOutput()) return ops::op("aten._native_batch_norm_legit.default").decompose(d, args).list.at(0);
                    return d.call("aten._native_batch_norm_legit.default", args).list.at(0);
                  }
-                 if (rm.isNone() || rv.isNone()) throw TorchError("ValueError", "running_mean and running_var must be defined in evaluation mode");
+                 if (rm.isNone() || rv.isNone())
+                   throw TorchError("ValueError", "running_mean and running_var must be defined in evaluation mode");
                  std::vector<Val> args = {x, w, b, rm, rv, momentum, eps};
                  if (!d.multiOutput()) return ops::op("aten._native_batch_norm_legit_no_training.default").decompose(d, args).list.at(0);
                  return d.call("aten._native_batch_norm_legit_no_training.default", args).list.at(0);
@@ -192,13 +192,11 @@ void registerNnFunctionalFns(std::vector<TorchFn>& t) {
     const Val& x = tensorArg(a, 0, "input", "dropout");
     const Val& pv = opt(a, 1, "p");
     double p = pv.isNone() ? 0.5 : pv.number();
-    if (p < 0.0 || p > 1.0)
-      throw TorchError("ValueError", "dropout probability has to be between 0 and 1, but got " + std::to_string(p));
+    if (p < 0.0 || p > 1.0) throw TorchError("ValueError", "dropout probability has to be between 0 and 1, but got " + std::to_string(p));
     const Val* tr = a.get(2, "training");
     bool training = !tr || tr->isNone() || (tr->kind == Val::Kind::Bool && tr->b);
     if (!training || p == 0.0) return d.call("aten.clone.default", {x});
-    if (!d.multiOutput())
-      throw TorchError("NotImplementedError", "training-mode dropout in a captured graph is not supported by Kiln yet");
+    if (!d.multiOutput()) throw TorchError("NotImplementedError", "training-mode dropout in a captured graph is not supported by Kiln yet");
     return d.call("aten.native_dropout.default", {x, Val::real(p), Val::boolean(true)}).list.at(0);
   };
   t.push_back({"torch.nn.functional.dropout", ir::NodeKind::CallFunction, dropout});
@@ -256,10 +254,12 @@ void registerNnFunctionalFns(std::vector<TorchFn>& t) {
                    Val target = y;
                    if (ls > 0.0) {
                      Val scaled = d.call("aten.mul.Tensor", {y, Val::real(1.0 - ls)});
-                     target = d.call("aten.add.Tensor", {scaled, Val::real(ls / static_cast<double>(ops::sizesOf(x).at(static_cast<size_t>(classDim))))});
+                     target = d.call("aten.add.Tensor",
+                                     {scaled, Val::real(ls / static_cast<double>(ops::sizesOf(x).at(static_cast<size_t>(classDim))))});
                    }
                    if (!opt(a, 2, "weight").isNone())
-                     throw TorchError("NotImplementedError", "cross_entropy with probability targets and weight is not supported by Kiln yet");
+                     throw TorchError("NotImplementedError",
+                                      "cross_entropy with probability targets and weight is not supported by Kiln yet");
                    Val prod = d.call("aten.mul.Tensor", {logp, target});
                    Val s = d.call("aten.sum.dim_IntList", {prod, Val::listOf({Val::integer(classDim)}), Val::boolean(false)});
                    Val loss = d.call("aten.neg.default", {s});
@@ -307,7 +307,8 @@ void registerNnFunctionalFns(std::vector<TorchFn>& t) {
                  if (beta < 0) throw TorchError("RuntimeError", "smooth_l1_loss does not support negative values for beta.");
                  Val z = d.call("aten.abs.default", {d.call("aten.sub.Tensor", {x, y})});
                  if (beta == 0.0) return applyReduction(d, z, red);
-                 Val quadratic = d.call("aten.div.Tensor", {d.call("aten.mul.Tensor", {d.call("aten.mul.Tensor", {z, Val::real(0.5)}), z}), Val::real(beta)});
+                 Val quadratic = d.call("aten.div.Tensor",
+                                        {d.call("aten.mul.Tensor", {d.call("aten.mul.Tensor", {z, Val::real(0.5)}), z}), Val::real(beta)});
                  Val linear = d.call("aten.sub.Tensor", {z, Val::real(0.5 * beta)});
                  Val small = d.call("aten.lt.Tensor", {z, Val::real(beta)});
                  return applyReduction(d, d.call("aten.where.self", {small, quadratic, linear}), red);
@@ -328,13 +329,14 @@ void registerNnFunctionalFns(std::vector<TorchFn>& t) {
                    std::string want = "[", got = "[";
                    for (size_t i = 0; i < n; ++i) want += (i ? ", " : "") + std::to_string(shape.list[i].i);
                    for (size_t i = 0; i < xs.size(); ++i) got += (i ? ", " : "") + std::to_string(xs[i]);
-                   throw TorchError("RuntimeError", "Given normalized_shape=" + want + "], expected input with shape [*, " + want.substr(1) +
-                                                        "], but got input of size" + got + "]");
+                   throw TorchError("RuntimeError", "Given normalized_shape=" + want + "], expected input with shape [*, " +
+                                                        want.substr(1) + "], but got input of size" + got + "]");
                  }
                  std::vector<Val> dims;
                  for (size_t i = 0; i < n; ++i) dims.push_back(Val::integer(static_cast<int64_t>(xs.size() - n + i)));
                  const bool dbl = x.tensorType().dtype == ir::DType::Float64;
-                 Val eps = epsV.isNone() ? Val::real(dbl ? std::numeric_limits<double>::epsilon() : std::numeric_limits<float>::epsilon()) : epsV;
+                 Val eps =
+                     epsV.isNone() ? Val::real(dbl ? std::numeric_limits<double>::epsilon() : std::numeric_limits<float>::epsilon()) : epsV;
                  Val sq = d.call("aten.pow.Tensor_Scalar", {x, Val::integer(2)});
                  Val ms = d.call("aten.mean.dim", {sq, Val::listOf(dims), Val::boolean(true)});
                  Val r = d.call("aten.rsqrt.default", {d.call("aten.add.Tensor", {ms, eps})});
@@ -347,14 +349,15 @@ void registerNnFunctionalFns(std::vector<TorchFn>& t) {
                  const Val& p = opt(a, 1, "p");
                  const Val& dim = opt(a, 2, "dim");
                  const Val& eps = opt(a, 3, "eps");
-                 Val n = d.call("aten.linalg_vector_norm.default", {x, p.isNone() ? Val::real(2.0) : p,
-                                                                    Val::listOf({dim.isNone() ? Val::integer(1) : dim}), Val::boolean(true), Val::none()});
+                 Val n = d.call("aten.linalg_vector_norm.default",
+                                {x, p.isNone() ? Val::real(2.0) : p, Val::listOf({dim.isNone() ? Val::integer(1) : dim}),
+                                 Val::boolean(true), Val::none()});
                  Val den = d.call("aten.clamp_min.default", {n, eps.isNone() ? Val::real(1e-12) : eps});
                  Val e = d.call("aten.expand.default", {den, [&] {
-                                  std::vector<Val> v;
-                                  for (auto s : ops::sizesOf(x)) v.push_back(Val::integer(s));
-                                  return Val::listOf(v);
-                                }()});
+                                                          std::vector<Val> v;
+                                                          for (auto s : ops::sizesOf(x)) v.push_back(Val::integer(s));
+                                                          return Val::listOf(v);
+                                                        }()});
                  return d.call("aten.div.Tensor", {x, e});
                }});
 }

@@ -23,7 +23,12 @@ void unary(std::vector<TorchFn>& t, const std::string& name, const std::string& 
   t.push_back({name, ir::NodeKind::CallMethod, impl});
 }
 
-struct BinarySpec { const char* op; const char* method; const char* torchFn; const char* aten; };
+struct BinarySpec {
+  const char* op;
+  const char* method;
+  const char* torchFn;
+  const char* aten;
+};
 const BinarySpec kBinaries[] = {
     {"add", "add", "torch.add", "aten.add.Tensor"},
     {"sub", "sub", "torch.sub", "aten.sub.Tensor"},
@@ -64,7 +69,9 @@ Val roundedDiv(Dispatcher& d, const Val& a, const Val& b, const Val& mode) {
   if (!integral) return d.call("aten.trunc.default", {binary(d, "aten.div.Tensor", a, b)});
   Val q = d.call("aten.floor_divide.default", {a, b});
   Val inexact = d.call("aten.ne.Tensor", {d.call("aten.remainder.Tensor", {a, b}), Val::integer(0)});
-  auto negative = [&](const Val& v) { return v.isTensor() ? d.call("aten.lt.Tensor", {v, Val::integer(0)}) : Val::boolean(v.number() < 0); };
+  auto negative = [&](const Val& v) {
+    return v.isTensor() ? d.call("aten.lt.Tensor", {v, Val::integer(0)}) : Val::boolean(v.number() < 0);
+  };
   Val signsDiffer = d.call("aten.ne.Tensor", {negative(a), negative(b)});
   Val adjust = d.call("aten.logical_and.default", {inexact, signsDiffer});
   return d.call("aten.add.Tensor", {q, adjust});
@@ -73,9 +80,9 @@ Val roundedDiv(Dispatcher& d, const Val& a, const Val& b, const Val& mode) {
 }  // namespace
 
 void registerPointwiseFns(std::vector<TorchFn>& t) {
-  for (const char* n : {"exp", "log", "sin", "cos", "tanh", "sqrt", "rsqrt", "abs", "sigmoid", "erf", "neg", "reciprocal",
-                        "floor", "ceil", "relu", "sign", "log1p", "expm1", "log2", "trunc", "round", "tan", "atan",
-                        "logical_not", "bitwise_not"})
+  for (const char* n :
+       {"exp",  "log",  "sin",  "cos",   "tanh",  "sqrt", "rsqrt", "abs",   "sigmoid", "erf",  "neg",         "reciprocal", "floor",
+        "ceil", "relu", "sign", "log1p", "expm1", "log2", "trunc", "round", "tan",     "atan", "logical_not", "bitwise_not"})
     unary(t, n, std::string("aten.") + n + ".default");
   unary(t, "negative", "aten.neg.default");
   unary(t, "absolute", "aten.abs.default");
@@ -84,10 +91,12 @@ void registerPointwiseFns(std::vector<TorchFn>& t) {
   // ~x: logical not for bool tensors, bitwise not for integers.
   t.push_back({"_operator.invert", ir::NodeKind::CallFunction,
                [](Dispatcher& d, const TArgs& a) { return d.call("aten.bitwise_not.default", {tensorArg(a, 0, "input", "invert")}); }});
-  t.push_back({"square", ir::NodeKind::CallMethod,
-               [](Dispatcher& d, const TArgs& a) { return d.call("aten.pow.Tensor_Scalar", {a.args.at(0), Val::integer(2)}); }});
-  t.push_back({"torch.square", ir::NodeKind::CallFunction,
-               [](Dispatcher& d, const TArgs& a) { return d.call("aten.pow.Tensor_Scalar", {tensorArg(a, 0, "input", "square"), Val::integer(2)}); }});
+  t.push_back({"square", ir::NodeKind::CallMethod, [](Dispatcher& d, const TArgs& a) {
+                 return d.call("aten.pow.Tensor_Scalar", {a.args.at(0), Val::integer(2)});
+               }});
+  t.push_back({"torch.square", ir::NodeKind::CallFunction, [](Dispatcher& d, const TArgs& a) {
+                 return d.call("aten.pow.Tensor_Scalar", {tensorArg(a, 0, "input", "square"), Val::integer(2)});
+               }});
   t.push_back({"_operator.neg", ir::NodeKind::CallFunction,
                [](Dispatcher& d, const TArgs& a) { return d.call("aten.neg.default", {a.args.at(0)}); }});
   t.push_back({"torch.nn.functional.relu", ir::NodeKind::CallFunction,
@@ -104,9 +113,13 @@ void registerPointwiseFns(std::vector<TorchFn>& t) {
       // and its recorded backward then ran on a tensor that does not exist (a crash).
       auto operand = [&](const Val& v, const char* what, int pos) {
         if (v.isTensor() || v.isScalar()) return;
-        const char* type = v.kind == Val::Kind::None ? "NoneType" : v.kind == Val::Kind::DType ? "torch.dtype"
-                           : v.kind == Val::Kind::List ? "list" : v.kind == Val::Kind::String ? "str" : "object";
-        throw TorchError("TypeError", name + "(): argument '" + what + "' (position " + std::to_string(pos) + ") must be Tensor, not " + type);
+        const char* type = v.kind == Val::Kind::None     ? "NoneType"
+                           : v.kind == Val::Kind::DType  ? "torch.dtype"
+                           : v.kind == Val::Kind::List   ? "list"
+                           : v.kind == Val::Kind::String ? "str"
+                                                         : "object";
+        throw TorchError("TypeError",
+                         name + "(): argument '" + what + "' (position " + std::to_string(pos) + ") must be Tensor, not " + type);
       };
       operand(self, "input", 1);
       operand(*other, "other", 2);

@@ -138,7 +138,8 @@ void registerReductionFns(std::vector<TorchFn>& t) {
     } else if (!p.isNone()) {
       ord = p;
     }
-    return d.call("aten.linalg_vector_norm.default", {x, ord, dimList(opt(a, 2, "dim")), Val::boolean(flag(a, 3, "keepdim")), opt(a, 4, "dtype")});
+    return d.call("aten.linalg_vector_norm.default",
+                  {x, ord, dimList(opt(a, 2, "dim")), Val::boolean(flag(a, 3, "keepdim")), opt(a, 4, "dtype")});
   });
   for (const char* n : {"any", "all"}) {
     std::string name = n;

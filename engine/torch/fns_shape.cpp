@@ -26,7 +26,6 @@ Val sizeArgs(const TArgs& a, size_t from, const std::string& kw) {
   return Val::listOf(std::vector<Val>(a.args.begin() + static_cast<std::ptrdiff_t>(from), a.args.end()));
 }
 
-
 Val reshapeTo(Dispatcher& d, const Val& x, const Val& shape) {
   Shape s = shape.ints();
   if (ops::viewable(x, s)) return d.call("aten.view.default", {x, shape});
@@ -103,7 +102,8 @@ void registerShapeFns(std::vector<TorchFn>& t) {
 
   auto transpose = [](Dispatcher& d, const TArgs& a) {
     const Val& x = tensorArg(a, 0, "input", "transpose");
-    return d.call("aten.transpose.int", {x, Val::integer(intArg(a, 1, "dim0", "transpose", 0)), Val::integer(intArg(a, 2, "dim1", "transpose", 1))});
+    return d.call("aten.transpose.int",
+                  {x, Val::integer(intArg(a, 1, "dim0", "transpose", 0)), Val::integer(intArg(a, 2, "dim1", "transpose", 1))});
   };
   t.push_back({"transpose", ir::NodeKind::CallMethod, transpose});
   t.push_back({"torch.transpose", ir::NodeKind::CallFunction, transpose});
@@ -111,7 +111,9 @@ void registerShapeFns(std::vector<TorchFn>& t) {
   auto tfn = [](Dispatcher& d, const TArgs& a) { return d.call("aten.t.default", {tensorArg(a, 0, "input", "t")}); };
   t.push_back({"t", ir::NodeKind::CallMethod, tfn});
   t.push_back({"torch.t", ir::NodeKind::CallFunction, tfn});
-  auto permute = [](Dispatcher& d, const TArgs& a) { return d.call("aten.permute.default", {tensorArg(a, 0, "input", "permute"), sizeArgs(a, 1, "dims")}); };
+  auto permute = [](Dispatcher& d, const TArgs& a) {
+    return d.call("aten.permute.default", {tensorArg(a, 0, "input", "permute"), sizeArgs(a, 1, "dims")});
+  };
   t.push_back({"permute", ir::NodeKind::CallMethod, permute});
   t.push_back({"torch.permute", ir::NodeKind::CallFunction, permute});
 
@@ -175,8 +177,8 @@ void registerShapeFns(std::vector<TorchFn>& t) {
       for (auto s : sizes) overflow |= __builtin_add_overflow(total, s, &total);
       if (overflow || total != n)
         throw TorchError("RuntimeError", "split_with_sizes expects split_sizes to sum exactly to " + std::to_string(n) +
-                                             " (input tensor's size at dimension " + std::to_string(dim) + "), but got split_sizes=" +
-                                             tensor::shapeStr(sizes));
+                                             " (input tensor's size at dimension " + std::to_string(dim) +
+                                             "), but got split_sizes=" + tensor::shapeStr(sizes));
     } else {
       int64_t each = spec.i;
       if (each <= 0 && !(each == 0 && n == 0))
@@ -222,9 +224,7 @@ void registerShapeFns(std::vector<TorchFn>& t) {
   t.push_back({"narrow", ir::NodeKind::CallMethod, narrow});
   t.push_back({"torch.narrow", ir::NodeKind::CallFunction, narrow});
 
-  auto catFn = [](Dispatcher& d, const TArgs& a) {
-    return cat(d, needArg(a, 0, "tensors", "cat"), intArg(a, 1, "dim", "cat", 0));
-  };
+  auto catFn = [](Dispatcher& d, const TArgs& a) { return cat(d, needArg(a, 0, "tensors", "cat"), intArg(a, 1, "dim", "cat", 0)); };
   t.push_back({"torch.cat", ir::NodeKind::CallFunction, catFn});
   t.push_back({"torch.concat", ir::NodeKind::CallFunction, catFn});
   t.push_back({"torch.concatenate", ir::NodeKind::CallFunction, catFn});
@@ -252,7 +252,7 @@ void registerShapeFns(std::vector<TorchFn>& t) {
   t.push_back({"to", ir::NodeKind::CallMethod, [](Dispatcher& d, const TArgs& a) {
                  const Val* dt = a.get(1, "dtype");
                  if (dt && dt->kind == Val::Kind::String) dt = a.get(2, "dtype");  // .to("cpu", torch.float64)
-                 if (dt && dt->isTensor()) {  // .to(other): other's dtype
+                 if (dt && dt->isTensor()) {                                       // .to(other): other's dtype
                    Val other = Val::dtypeVal(dt->tensorType().dtype);
                    if (a.args.at(0).tensorType().dtype == other.dtype) return a.args[0];
                    return d.call("prims.convert_element_type.default", {a.args[0], other});

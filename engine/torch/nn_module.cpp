@@ -35,8 +35,8 @@ bool isModule(py::Interpreter& in, const Value& v) {
 struct Walk {
   std::set<const py::Obj*> modules, tensors;
 };
-void walk(py::Interpreter& in, const Value& m, const std::string& prefix, const char* slotName, std::vector<std::pair<std::string, Value>>& out,
-          Walk& seen, bool recurse = true) {
+void walk(py::Interpreter& in, const Value& m, const std::string& prefix, const char* slotName,
+          std::vector<std::pair<std::string, Value>>& out, Walk& seen, bool recurse = true) {
   if (!seen.modules.insert(m.get()).second) return;
   for (auto& [k, v] : slot(in, m, slotName)->items)
     if (!py::isNone(v) && seen.tensors.insert(v.get()).second) out.emplace_back(prefix + in.str(k), v);
@@ -93,8 +93,7 @@ Value callWithHooks(py::Interpreter& in, const Value& self, const Value& forward
       if (hookFlag(self, "_forward_pre_hooks_with_kwargs", id)) {
         Value r = invoke(hook, {self, args, kwargs});
         if (py::isNone(r)) continue;
-        if (r->kind != VK::Tuple || py::as<py::TupleObj>(r)->items.size() != 2 ||
-            py::as<py::TupleObj>(r)->items[1]->kind != VK::Dict)
+        if (r->kind != VK::Tuple || py::as<py::TupleObj>(r)->items.size() != 2 || py::as<py::TupleObj>(r)->items[1]->kind != VK::Dict)
           in.raise("RuntimeError", "forward pre-hook must return None or a tuple of (new_args, new_kwargs), but got " + in.str(r) + ".");
         args = py::as<py::TupleObj>(r)->items[0];
         kwargs = py::asShared<py::DictObj>(py::as<py::TupleObj>(r)->items[1]);

@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
-namespace kiln::py { class Interpreter; }
+namespace kiln::py {
+class Interpreter;
+}
 
 namespace kiln::torchapi {
 

@@ -79,7 +79,10 @@ void render(const tensor::Tensor& t, std::vector<int64_t>& idx, size_t dim, cons
     // Wrap long rows at 80 columns like PyTorch's linewidth.
     int lineLen = indent + 1;
     for (size_t k = 0; k < shown.size(); ++k) {
-      if (cut && k == 3) { out += " ...,"; lineLen += 5; }
+      if (cut && k == 3) {
+        out += " ...,";
+        lineLen += 5;
+      }
       idx[dim] = shown[k];
       int64_t off = 0;
       for (size_t d = 0; d < idx.size(); ++d) off += idx[d] * t.strides()[d];

@@ -6,14 +6,14 @@
 #include "engine/capture/compile_context.h"
 #include "engine/capture/data_dependent.h"
 #include "engine/capture/tracer.h"
+#include "engine/ops/device_dispatch.h"
 #include "engine/ops/index_ops.h"
 #include "engine/ops/shape_util.h"
 #include "engine/torch/autograd_methods.h"
 #include "engine/torch/bindings.h"
 #include "engine/torch/device_api.h"
-#include "engine/ops/device_dispatch.h"
-#include "engine/torch/inplace.h"
 #include "engine/torch/indexing.h"
+#include "engine/torch/inplace.h"
 #include "engine/torch/tensor_format.h"
 
 #include <map>
@@ -31,13 +31,11 @@ namespace {
 py::TensorObj* asTensor(const Value& v) { return py::as<py::TensorObj>(v); }
 
 const std::map<std::string, std::string> kOperators = {
-    {"+", "add"}, {"-", "sub"}, {"*", "mul"}, {"/", "truediv"}, {"%", "mod"}, {"**", "pow"},
-    {"<", "lt"}, {"<=", "le"}, {">", "gt"}, {">=", "ge"}, {"==", "eq"}, {"!=", "ne"},
+    {"+", "add"},  {"-", "sub"}, {"*", "mul"}, {"/", "truediv"},   {"%", "mod"},     {"**", "pow"},
+    {"<", "lt"},   {"<=", "le"}, {">", "gt"},  {">=", "ge"},       {"==", "eq"},     {"!=", "ne"},
     {"&", "and_"}, {"|", "or_"}, {"^", "xor"}, {"//", "floordiv"}, {"<<", "lshift"}, {">>", "rshift"}};
 
-bool isOperand(const Value& v) {
-  return v->kind == VK::Tensor || v->kind == VK::Int || v->kind == VK::Float || v->kind == VK::Bool;
-}
+bool isOperand(const Value& v) { return v->kind == VK::Tensor || v->kind == VK::Int || v->kind == VK::Float || v->kind == VK::Bool; }
 
 [[noreturn]] void breakOn(py::Interpreter& in, std::string code, std::string title, std::string explanation,
                           std::vector<std::string> hints = {}) {
@@ -56,8 +54,8 @@ Value shapeTuple(const ir::TensorType& t) {
 int64_t normDim(py::Interpreter& in, int64_t d, int64_t nd) {
   int64_t n = std::max<int64_t>(nd, 1);
   if (d < -n || d >= n)
-    in.raise("IndexError", "Dimension out of range (expected to be in range of [" + std::to_string(-n) + ", " +
-                               std::to_string(n - 1) + "], but got " + std::to_string(d) + ")");
+    in.raise("IndexError", "Dimension out of range (expected to be in range of [" + std::to_string(-n) + ", " + std::to_string(n - 1) +
+                               "], but got " + std::to_string(d) + ")");
   return d < 0 ? d + nd : d;
 }
 
@@ -68,7 +66,11 @@ Value tensorBinary(py::Interpreter& in, const std::string& opIn, const Value& a,
   std::string op = opIn;
   bool inplace = op.size() >= 2 && op.back() == '=' && op != "==" && op != "!=" && op != "<=" && op != ">=";
   if (inplace) op.pop_back();
-  if (op == "@") { py::CallArgs mm; mm.args = {a, b}; return callTorch(in, "_operator.matmul", ir::NodeKind::CallFunction, mm); }
+  if (op == "@") {
+    py::CallArgs mm;
+    mm.args = {a, b};
+    return callTorch(in, "_operator.matmul", ir::NodeKind::CallFunction, mm);
+  }
   auto it = kOperators.find(op);
   if (it == kOperators.end()) return nullptr;
   py::CallArgs args;
@@ -117,21 +119,22 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
   if (name == "to" || name == "cuda" || name == "cpu")
     return py::makeBuiltin("Tensor." + name, [t, name](py::Interpreter& in, py::CallArgs& a) { return tensorTo(in, t, name, a); });
   if (Value v = autogradAttr(in, t, name)) return v;  // requires_grad, grad, backward, detach ...
-  if (Value v = inplaceMethod(t, name)) return v;  // add_, copy_, zero_ ...
+  if (Value v = inplaceMethod(t, name)) return v;     // add_, copy_, zero_ ...
   if (name == "T" || name == "mT") {
     // x.T reverses every dim (x.mT the last two): a permute view.
     int64_t nd = static_cast<int64_t>(ty.sizes.size());
-    if (name == "mT" && nd < 2) in.raise("RuntimeError", "tensor.mT is only supported on matrices or batches of matrices. Got " + std::to_string(nd) + "-D tensor.");
+    if (name == "mT" && nd < 2)
+      in.raise("RuntimeError", "tensor.mT is only supported on matrices or batches of matrices. Got " + std::to_string(nd) + "-D tensor.");
     std::vector<Value> perm;
-    for (int64_t i = 0; i < nd; ++i) perm.push_back(py::makeInt(name == "T" ? nd - 1 - i : (i < nd - 2 ? i : (i == nd - 2 ? nd - 1 : nd - 2))));
+    for (int64_t i = 0; i < nd; ++i)
+      perm.push_back(py::makeInt(name == "T" ? nd - 1 - i : (i < nd - 2 ? i : (i == nd - 2 ? nd - 1 : nd - 2))));
     py::CallArgs args;
     args.args = {t, py::makeTuple(std::move(perm))};
     return callTorch(in, "permute", ir::NodeKind::CallMethod, args);
   }
   if (name == "is_floating_point")
-    return py::makeBuiltin("Tensor.is_floating_point", [t](py::Interpreter&, py::CallArgs&) {
-      return py::makeBool(ir::isFloating(asTensor(t)->tensorType().dtype));
-    });
+    return py::makeBuiltin("Tensor.is_floating_point",
+                           [t](py::Interpreter&, py::CallArgs&) { return py::makeBool(ir::isFloating(asTensor(t)->tensorType().dtype)); });
   if (name == "element_size")
     return py::makeBuiltin("Tensor.element_size", [t](py::Interpreter&, py::CallArgs&) {
       return py::makeInt(static_cast<int64_t>(ir::itemSize(asTensor(t)->tensorType().dtype)));
@@ -151,7 +154,8 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
         ir::TensorType ty = x->tensorType();
         tensor::Shape sizes;
         for (auto& d : ty.sizes) sizes.push_back(d.value);
-        if (ty.strides.size() == ty.sizes.size() && !ty.strides.empty()) for (auto& d : ty.strides) strides.push_back(d.value);
+        if (ty.strides.size() == ty.sizes.size() && !ty.strides.empty())
+          for (auto& d : ty.strides) strides.push_back(d.value);
         else strides = tensor::Tensor::contiguousStrides(sizes);
       } else {
         strides = x->t.strides();
@@ -217,8 +221,9 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
           // Dynamo runs the item node on the fake tensor, which fails as eager would: raised, not a break.
           in.raise("TorchRuntimeError",
                    "RuntimeError when making fake tensor call\n  Explanation: Dynamo failed to run FX node with fake tensors: "
-                   "call_method item(*(FakeTensor(..., size=(" + size + ")),), **{}): got RuntimeError('a Tensor with " +
-                   std::to_string(numel) + " elements cannot be converted to Scalar')");
+                   "call_method item(*(FakeTensor(..., size=(" +
+                       size + ")),), **{}): got RuntimeError('a Tensor with " + std::to_string(numel) +
+                       " elements cannot be converted to Scalar')");
         if (fullgraph && ty.dtype != ir::DType::Bool) {
           Value u = capture::makeUnbacked(in, *capture::tracerOf(in), ir::isFloating(ty.dtype));
           // Where it is read from: a frame that returns the scalar hands it on from the graph.
@@ -272,7 +277,8 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
       // The nested lists count too: an empty [2**62, 5, 0] is 6 * 2**62 lists (saturating count).
       uint64_t objects = static_cast<uint64_t>(x->t.numel()), lists = 1;
       for (int64_t d = 0; d + 1 < x->t.dim() && x->t.sizes()[d] != 0; ++d)
-        if (__builtin_mul_overflow(lists, static_cast<uint64_t>(x->t.sizes()[d]), &lists) || __builtin_add_overflow(objects, lists, &objects))
+        if (__builtin_mul_overflow(lists, static_cast<uint64_t>(x->t.sizes()[d]), &lists) ||
+            __builtin_add_overflow(objects, lists, &objects))
           objects = UINT64_MAX / 64;
       in.checkAllocation(std::min<uint64_t>(objects, UINT64_MAX / 64) * 64);
       // An empty tensor's lists hold no element: made from its sizes alone (its strides, which may
@@ -341,7 +347,8 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
   if (n.rfind("new_", 0) == 0 && findTorchFn(n, ir::NodeKind::CallMethod))
     // new_zeros / new_ones / new_full / new_empty: on self's device unless device= says another.
     return py::makeBuiltin("Tensor." + n, [self, n](py::Interpreter& in, py::CallArgs& a) {
-      Value fn = py::makeBuiltin("Tensor." + n, [n](py::Interpreter& in, py::CallArgs& c) { return callTorch(in, n, ir::NodeKind::CallMethod, c); });
+      Value fn = py::makeBuiltin("Tensor." + n,
+                                 [n](py::Interpreter& in, py::CallArgs& c) { return callTorch(in, n, ir::NodeKind::CallMethod, c); });
       py::CallArgs c = a;
       c.args.insert(c.args.begin(), self);
       return deviceFactoryCall(in, fn, c, true, false);
@@ -389,8 +396,8 @@ ops::Val indexVal(py::Interpreter& in, const Value& i, bool top) {
       }
       tensor::Tensor t = tensor::Tensor::empty({static_cast<int64_t>(items.size())}, allBool ? ir::DType::Bool : ir::DType::Int64);
       for (size_t k = 0; k < items.size(); ++k)
-        t.storeIntAt(static_cast<int64_t>(k), items[k]->kind == VK::Bool ? py::as<py::BoolObj>(items[k])->v
-                                                                           : py::as<py::IntObj>(items[k])->small());
+        t.storeIntAt(static_cast<int64_t>(k),
+                     items[k]->kind == VK::Bool ? py::as<py::BoolObj>(items[k])->v : py::as<py::IntObj>(items[k])->small());
       return ops::Val::of(t);
     }
     case VK::Int:
@@ -429,9 +436,7 @@ Value tensorSubscript(py::Interpreter& in, const Value& t, const Value& index) {
     }
     ops::EagerDispatcher eager;
     return fromVal(in, fn->impl(eager, ta));
-  } catch (const tensor::TorchError& e) {
-    rethrow(in, e);
-  }
+  } catch (const tensor::TorchError& e) { rethrow(in, e); }
 }
 
 namespace {
@@ -463,7 +468,8 @@ void setSubscriptTracked(py::Interpreter& in, const Value& t, const Value& index
   // A number (a CPU scalar) assigned into a CUDA tensor goes there first, as copy_ would take it.
   if (!base.isCpu() && src.isCpu() && src.dim() == 0) values = d.call(ops::kToDeviceOp, {values, Val::string(base.device().str())});
   values = d.call("aten.expand.default", {values, shapeVal(sel.sizes())});
-  Val updated = d.call("aten.index_put.default", {flat(Val::of(base)), Val::listOf({flat(Val::of(sel))}), flat(values), Val::boolean(false)});
+  Val updated =
+      d.call("aten.index_put.default", {flat(Val::of(base)), Val::listOf({flat(Val::of(sel))}), flat(values), Val::boolean(false)});
   inplaceAssign(in, t, py::makeTensor(d.call("aten.view.default", {updated, shapeVal(base.sizes())}).t));
 }
 
@@ -491,7 +497,8 @@ void recordSetSubscript(py::Interpreter& in, const Value& t, const Value& index,
       if (x->kind == VK::List) return true;
     return false;
   };
-  if (containsList(index)) notSupported(in, "assigning to a tensor indexed by a Python list inside torch.compile'd code is not supported by Kiln yet");
+  if (containsList(index))
+    notSupported(in, "assigning to a tensor indexed by a Python list inside torch.compile'd code is not supported by Kiln yet");
   auto unbacked = [](const Value& i) {  // Tensor.item() under fullgraph=True
     auto is = [](const Value& x) { return x && capture::isUnbacked(x); };
     if (is(i)) return true;
@@ -506,7 +513,8 @@ void recordSetSubscript(py::Interpreter& in, const Value& t, const Value& index,
     for (const auto& x : py::as<py::TupleObj>(index)->items) anyUnbacked = anyUnbacked || unbacked(x);
   if (anyUnbacked) capture::unbackedLimitation(in, "an unbacked scalar in a tensor subscript assignment");
   if (v->kind != VK::Tensor && v->kind != VK::Float && v->kind != VK::Int && v->kind != VK::Bool)
-    in.raise("TypeError", "can't assign a " + py::typeName(v) + " to a " + std::string(ir::torchName(asTensor(t)->tensorType().dtype)) + " tensor");
+    in.raise("TypeError",
+             "can't assign a " + py::typeName(v) + " to a " + std::string(ir::torchName(asTensor(t)->tensorType().dtype)) + " tensor");
   Value fake = capture::tracerOf(in)->fakeOf(t);
   Value value = v->kind == VK::Tensor ? capture::tracerOf(in)->fakeOf(v) : v;
   const ir::TensorType& type = asTensor(fake)->tensorType();
@@ -516,19 +524,23 @@ void recordSetSubscript(py::Interpreter& in, const Value& t, const Value& index,
     // rebases the caller's tensor's history otherwise, which the copy-back after the graph
     // does not do; eager runs it.
     int root = capture::tracerOf(in)->nodeOf(fake);
-    static const std::set<std::string> kViews = {"getitem", "view", "reshape", "transpose", "permute", "t", "squeeze", "unsqueeze",
-                                                 "expand", "narrow", "select", "flatten", "unflatten", "diagonal", "movedim", "as_strided"};
-    for (const ir::Node* n = capture::tracerOf(in)->graph.find(root); n && !n->args.empty() && n->args[0].isNode() &&
-                                                         (kViews.count(capture::fxBaseName(n->target)) || isInplaceNode(*n));
+    static const std::set<std::string> kViews = {"getitem",   "view",      "reshape", "transpose", "permute", "t",
+                                                 "squeeze",   "unsqueeze", "expand",  "narrow",    "select",  "flatten",
+                                                 "unflatten", "diagonal",  "movedim", "as_strided"};
+    for (const ir::Node* n = capture::tracerOf(in)->graph.find(root);
+         n && !n->args.empty() && n->args[0].isNode() && (kViews.count(capture::fxBaseName(n->target)) || isInplaceNode(*n));
          n = capture::tracerOf(in)->graph.find(root))
       root = n->args[0].node;
     const ir::Node* rn = capture::tracerOf(in)->graph.find(root);
     if (type.requiresGrad && rn && capture::tracerOf(in)->isInput(root) && !rn->types.empty() && rn->types[0].requiresGrad)
-      notSupported(in, "assigning into a graph input that requires grad (or a view of one) inside torch.compile'd code is not supported by Kiln yet");
+      notSupported(
+          in,
+          "assigning into a graph input that requires grad (or a view of one) inside torch.compile'd code is not supported by Kiln yet");
     // The tensor starts requiring grad here in eager; the captured graph keeps a tensor's
     // requires_grad from where it was made, so such a graph would lose the gradient.
     if (valueGrad && !type.requiresGrad)
-      notSupported(in, "assigning a tensor that requires grad into one that does not inside torch.compile'd code is not supported by Kiln yet");
+      notSupported(in,
+                   "assigning a tensor that requires grad into one that does not inside torch.compile'd code is not supported by Kiln yet");
   }
   const TorchFn* fn = findTorchFn("_operator.setitem", ir::NodeKind::CallFunction);
   TArgs ta;
@@ -536,9 +548,7 @@ void recordSetSubscript(py::Interpreter& in, const Value& t, const Value& index,
   try {
     ops::MetaDispatcher meta;
     fn->impl(meta, ta);
-  } catch (const tensor::TorchError& e) {
-    rethrow(in, e);
-  }
+  } catch (const tensor::TorchError& e) { rethrow(in, e); }
   capture::tracerOf(in)->onTensorIndex(fake, index);
   capture::tracerOf(in)->record("_operator.setitem", ir::NodeKind::CallFunction, {fake, index, value}, {}, type);
 }
@@ -557,9 +567,7 @@ void tensorSetSubscript(py::Interpreter& in, const Value& t, const Value& index,
   if (autograd::isGradEnabled() && (realTensor || number) && (tv->t.requiresGrad() || (realTensor && asTensor(v)->t.requiresGrad()))) {
     try {
       setSubscriptTracked(in, t, index, realTensor ? asTensor(v)->t : tensor::Tensor::scalar(toVal(in, v).number(), tv->t.dtype()));
-    } catch (const tensor::TorchError& e) {
-      rethrow(in, e);
-    }
+    } catch (const tensor::TorchError& e) { rethrow(in, e); }
     return;
   }
   try {
@@ -590,23 +598,23 @@ void tensorSetSubscript(py::Interpreter& in, const Value& t, const Value& index,
       // then a device copy into the view.
       // A number (a CPU scalar) is passed as a number: index_put takes no CPU tensor beside CUDA ones.
       const ops::Val value = src.isCpu() && src.dim() == 0 ? ops::Val::real(src.loadAt(0)) : ops::Val::of(src);
-      ops::Val put = eager.call(ops::op("aten.index_put.default"), {ops::Val::of(dst), ops::Val::listOf(adv), value, ops::Val::boolean(false)});
+      ops::Val put =
+          eager.call(ops::op("aten.index_put.default"), {ops::Val::of(dst), ops::Val::listOf(adv), value, ops::Val::boolean(false)});
       ops::copyInto(dst, put.t);
       return;
     }
     ops::indexPutInPlace(dst, indices, src, false);
-  } catch (const tensor::TorchError& e) {
-    rethrow(in, e);
-  }
+  } catch (const tensor::TorchError& e) { rethrow(in, e); }
 }
 
 bool tensorTruthy(py::Interpreter& in, const Value& t) {
   auto* tv = asTensor(t);
   if (tv->fake || (in.tracer && capture::tracerOf(in)->dependsOnInputs(t)))
-    breakOn(in, "KB001", "Data-dependent branching",
-            "Detected data-dependent branching (e.g. `if my_tensor.sum() > 0:`). Dynamo does not support tracing dynamic control flow.",
-            {"This graph break is fundamental - it is unlikely that Dynamo will ever be able to trace through your code. Consider finding a workaround.",
-             "Use `torch.cond` to express dynamic control flow."});
+    breakOn(
+        in, "KB001", "Data-dependent branching",
+        "Detected data-dependent branching (e.g. `if my_tensor.sum() > 0:`). Dynamo does not support tracing dynamic control flow.",
+        {"This graph break is fundamental - it is unlikely that Dynamo will ever be able to trace through your code. Consider finding a workaround.",
+         "Use `torch.cond` to express dynamic control flow."});
   if (tv->t.numel() != 1) in.raise("RuntimeError", "Boolean value of Tensor with more than one value is ambiguous");
   return onHost(in, tv->t).loadAt(0) != 0.0;
 }

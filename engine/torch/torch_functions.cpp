@@ -39,7 +39,9 @@ int64_t intArg(const TArgs& a, size_t i, const std::string& name, const std::str
   if (!v || v->isNone()) return dflt;
   if (v->kind != Val::Kind::Int && v->kind != Val::Kind::Bool)
     throw TorchError("TypeError", fn + "(): argument '" + name + "' must be int, not " +
-                                      (v->kind == Val::Kind::Float ? "float" : v->isTensor() ? "Tensor" : "object"));
+                                      (v->kind == Val::Kind::Float ? "float"
+                                       : v->isTensor()             ? "Tensor"
+                                                                   : "object"));
   return v->kind == Val::Kind::Int ? v->i : v->b;
 }
 

@@ -32,7 +32,7 @@ const ops::Val& opt(const TArgs& a, size_t i, const std::string& name);
 int64_t intArg(const TArgs& a, size_t i, const std::string& name, const std::string& fn, int64_t dflt);
 
 struct TorchFn {
-  std::string target;  // as the captured graph names it: "torch.cos", "_operator.mul", "relu"
+  std::string target;                              // as the captured graph names it: "torch.cos", "_operator.mul", "relu"
   ir::NodeKind kind = ir::NodeKind::CallFunction;  // CallMethod for Tensor methods
   std::function<ops::Val(ops::Dispatcher&, const TArgs&)> impl;
 };

@@ -61,8 +61,9 @@ Value checkWith(py::Interpreter& in, CallArgs& a, const std::string& errorTypeIn
   if (py::as<py::BoolObj>(cond)->v) return py::None();
   Value message = a.args.size() > 1 ? a.args[1] : a.kwarg("message");
   if (!message || py::isNone(message))
-    in.raise(errorType, "Expected cond to be True, but got False. (Could this error message be improved? If so, please report an "
-                        "enhancement request to PyTorch.)");
+    in.raise(errorType,
+             "Expected cond to be True, but got False. (Could this error message be improved? If so, please report an "
+             "enhancement request to PyTorch.)");
   CallArgs c;
   c.args = {message};
   if (!in.truthy(in.call(in.builtin("callable"), c))) in.raise("TypeError", "message must be a callable");
@@ -90,9 +91,7 @@ void installTorchMisc(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>&
         bits = 64, eps = std::numeric_limits<double>::epsilon(), max = std::numeric_limits<double>::max();
         tiny = std::numeric_limits<double>::min(), resolution = 1e-15;
         break;
-      case ir::DType::Float16:
-        bits = 16, eps = 0.0009765625, max = 65504.0, tiny = 6.103515625e-05, resolution = 0.001;
-        break;
+      case ir::DType::Float16: bits = 16, eps = 0.0009765625, max = 65504.0, tiny = 6.103515625e-05, resolution = 0.001; break;
       case ir::DType::BFloat16:
         bits = 16, eps = 0.0078125, max = 3.3895313892515355e+38, tiny = 1.1754943508222875e-38, resolution = 0.01;
         break;
@@ -102,16 +101,22 @@ void installTorchMisc(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>&
         break;
     }
     auto inst = std::make_shared<py::InstanceObj>(cls);
-    setAttrs(inst.get(), {{"bits", py::makeInt(bits)}, {"eps", py::makeFloat(eps)}, {"max", py::makeFloat(max)},
-                          {"min", py::makeFloat(-max)}, {"tiny", py::makeFloat(tiny)}, {"smallest_normal", py::makeFloat(tiny)},
-                          {"resolution", py::makeFloat(resolution)}, {"dtype", py::makeStr(shortDtypeName(d))}});
+    setAttrs(inst.get(), {{"bits", py::makeInt(bits)},
+                          {"eps", py::makeFloat(eps)},
+                          {"max", py::makeFloat(max)},
+                          {"min", py::makeFloat(-max)},
+                          {"tiny", py::makeFloat(tiny)},
+                          {"smallest_normal", py::makeFloat(tiny)},
+                          {"resolution", py::makeFloat(resolution)},
+                          {"dtype", py::makeStr(shortDtypeName(d))}});
     return inst;
   });
   finfo->dict["__repr__"] = py::makeBuiltin("finfo.__repr__", [](py::Interpreter& in, CallArgs& a) -> Value {
     auto* self = py::as<py::InstanceObj>(a.args.at(0));
     auto num = [&](const char* k) { return g6(py::as<py::FloatObj>(self->dict->getStr(k))->v); };
     return py::makeStr("finfo(resolution=" + num("resolution") + ", min=" + num("min") + ", max=" + num("max") + ", eps=" + num("eps") +
-                       ", smallest_normal=" + num("smallest_normal") + ", tiny=" + num("tiny") + ", dtype=" + in.str(self->dict->getStr("dtype")) + ")");
+                       ", smallest_normal=" + num("smallest_normal") + ", tiny=" + num("tiny") +
+                       ", dtype=" + in.str(self->dict->getStr("dtype")) + ")");
   });
   T["finfo"] = finfo;
 
@@ -123,15 +128,14 @@ void installTorchMisc(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>&
     if (!dv) in.raise("TypeError", "iinfo() missing required argument 'type' (pos 1)");
     ir::DType d = dtypeArgOf(in, a, "iinfo");
     if (d == ir::DType::Bool) in.raise("TypeError", "torch.bool is not supported by torch.iinfo");
-    if (ir::isFloating(d))
-      in.raise("TypeError", "torch.iinfo() requires an integer input type. Use torch.finfo to handle 'torch.iinfo'");
+    if (ir::isFloating(d)) in.raise("TypeError", "torch.iinfo() requires an integer input type. Use torch.finfo to handle 'torch.iinfo'");
     const int bits = static_cast<int>(ir::itemSize(d) * 8);
     const bool isUnsigned = d == ir::DType::UInt8;
     const int64_t mx = isUnsigned ? 255 : bits == 64 ? std::numeric_limits<int64_t>::max() : (int64_t{1} << (bits - 1)) - 1;
     const int64_t mn = isUnsigned ? 0 : bits == 64 ? std::numeric_limits<int64_t>::min() : -(int64_t{1} << (bits - 1));
     auto inst = std::make_shared<py::InstanceObj>(cls);
-    setAttrs(inst.get(), {{"bits", py::makeInt(bits)}, {"max", py::makeInt(mx)}, {"min", py::makeInt(mn)},
-                          {"dtype", py::makeStr(shortDtypeName(d))}});
+    setAttrs(inst.get(),
+             {{"bits", py::makeInt(bits)}, {"max", py::makeInt(mx)}, {"min", py::makeInt(mn)}, {"dtype", py::makeStr(shortDtypeName(d))}});
     return inst;
   });
   iinfo->dict["__repr__"] = py::makeBuiltin("iinfo.__repr__", [](py::Interpreter& in, CallArgs& a) -> Value {
@@ -157,8 +161,11 @@ void installTorchMisc(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>&
   }
 
   // torch._check(cond, message=None) and the variants raising other error types.
-  for (auto [name, error] : {std::pair{"_check", "RuntimeError"}, {"_check_value", "ValueError"}, {"_check_type", "TypeError"},
-                             {"_check_index", "IndexError"}, {"_check_not_implemented", "NotImplementedError"}}) {
+  for (auto [name, error] : {std::pair{"_check", "RuntimeError"},
+                             {"_check_value", "ValueError"},
+                             {"_check_type", "TypeError"},
+                             {"_check_index", "IndexError"},
+                             {"_check_not_implemented", "NotImplementedError"}}) {
     std::string n = name, e = error;
     T[n] = py::makeBuiltin("torch." + n, [e](py::Interpreter& in, CallArgs& a) { return checkWith(in, a, e); });
     py::as<py::BuiltinObj>(T[n])->isMethod = false;

@@ -82,15 +82,17 @@ tensor::Tensor tensorFromData(py::Interpreter& in, const Value& data, std::optio
       auto items = in.iterate(v);
       if (shape.size() <= depth) shape.push_back(static_cast<int64_t>(items.size()));
       else if (shape[depth] != static_cast<int64_t>(items.size()))
-        in.raise("ValueError", "expected sequence of length " + std::to_string(shape[depth]) + " at dim " + std::to_string(depth) + " (got " + std::to_string(items.size()) + ")");
+        in.raise("ValueError", "expected sequence of length " + std::to_string(shape[depth]) + " at dim " + std::to_string(depth) +
+                                   " (got " + std::to_string(items.size()) + ")");
       for (auto& x : items) walk(x, depth + 1);
       return;
     }
     if (depth != shape.size() && any) in.raise("ValueError", "inconsistent nesting in tensor data");
     any = true;
     if (v->kind == VK::Float) inferred = ir::defaultFloatDType();
-    else if (v->kind == VK::Int) { if (inferred == ir::DType::Bool) inferred = ir::DType::Int64; }
-    else if (v->kind == VK::Tensor) {
+    else if (v->kind == VK::Int) {
+      if (inferred == ir::DType::Bool) inferred = ir::DType::Int64;
+    } else if (v->kind == VK::Tensor) {
       auto& t = py::as<py::TensorObj>(v)->t;
       if (ir::isFloating(t.dtype())) inferred = ir::defaultFloatDType();
       else if (inferred == ir::DType::Bool && t.dtype() != ir::DType::Bool) inferred = ir::DType::Int64;
@@ -128,10 +130,8 @@ Value wrap(tensor::Tensor t, py::Interpreter& in, const CallArgs& a) {
 // graphs); the eager result only supplies its type.
 Value recordCreation(py::Interpreter& in, const std::string& target, const CallArgs& a, const Value& result) {
   if (!in.tracer || result->kind != VK::Tensor) return result;
-  return capture::tracerOf(in)->record(target, ir::NodeKind::CallFunction, a.args, a.kwargs,
-                           py::as<py::TensorObj>(result)->tensorType());
+  return capture::tracerOf(in)->record(target, ir::NodeKind::CallFunction, a.args, a.kwargs, py::as<py::TensorObj>(result)->tensorType());
 }
-
 
 }  // namespace
 
@@ -154,7 +154,7 @@ void installModules(py::Interpreter& in) {
     cls->name = cls->qualname = "Tensor";
     cls->mro.push_back(cls);
     if (auto o = in.builtinClass("object")) cls->mro.push_back(o), cls->bases.push_back(o);
-    cls->module = torch;     // printed <class 'torch.Tensor'>
+    cls->module = torch;    // printed <class 'torch.Tensor'>
     in.registerClass(cls);  // type(t) is torch.Tensor
     T["Tensor"] = cls;
     // type(torch.Tensor) is torch._C._TensorMeta. Through its __getattr__ the methods are
@@ -258,7 +258,8 @@ void installModules(py::Interpreter& in) {
     def(torch, rest, [target](py::Interpreter& in, CallArgs& a) { return callTorch(in, target, ir::NodeKind::CallFunction, a); });
   }
   // Functions Dynamo records under another module's name (torch.einsum is torch.functional.einsum).
-  def(torch, "einsum", [](py::Interpreter& in, CallArgs& a) { return callTorch(in, "torch.functional.einsum", ir::NodeKind::CallFunction, a); });
+  def(torch, "einsum",
+      [](py::Interpreter& in, CallArgs& a) { return callTorch(in, "torch.functional.einsum", ir::NodeKind::CallFunction, a); });
   def(torch, "tensor", [](py::Interpreter& in, CallArgs& a) {
     if (a.args.empty()) in.raise("TypeError", "tensor() missing 1 required positional arguments: \"data\"");
     Value dt = a.kwarg("dtype");
@@ -287,14 +288,15 @@ void installModules(py::Interpreter& in) {
     ops::EagerDispatcher e;
     try {
       ops::Val r = e.call("aten.linspace.default", {ops::Val::real(number(in, a.args.at(0))), ops::Val::real(number(in, a.args.at(1))),
-                                                     toVal(in, steps), ops::Val::dtypeVal(dtypeArg(in, a, ir::defaultFloatDType()))});
+                                                    toVal(in, steps), ops::Val::dtypeVal(dtypeArg(in, a, ir::defaultFloatDType()))});
       return wrap(r.t, in, a);
     } catch (const tensor::TorchError& err) { rethrow(in, err); }
   });
   auto filled = [](double v, std::string target) {
     return [v, target](py::Interpreter& in, CallArgs& a) {
       try {
-        return recordCreation(in, target, a, wrap(tensor::Tensor::full(shapeArgs(in, a), v, dtypeArg(in, a, ir::defaultFloatDType())), in, a));
+        return recordCreation(in, target, a,
+                              wrap(tensor::Tensor::full(shapeArgs(in, a), v, dtypeArg(in, a, ir::defaultFloatDType())), in, a));
       } catch (const tensor::TorchError& err) { rethrow(in, err); }
     };
   };
@@ -371,15 +373,18 @@ void installModules(py::Interpreter& in) {
     const std::string prefix = "torch.nn.functional.";
     if (f.kind != ir::NodeKind::CallFunction || f.target.rfind(prefix, 0) != 0) continue;
     std::string target = f.target;
-    def(F, f.target.substr(prefix.size()), [target](py::Interpreter& in, CallArgs& a) {
-      return callTorch(in, target, ir::NodeKind::CallFunction, a);
-    });
+    def(F, f.target.substr(prefix.size()),
+        [target](py::Interpreter& in, CallArgs& a) { return callTorch(in, target, ir::NodeKind::CallFunction, a); });
   }
   // F functions Dynamo records under their C++ names (F.linear is torch._C._nn.linear): set
   // last, so they replace the torch.nn.functional.* entries of the same name.
-  for (auto [alias, target] : {std::pair{"linear", "torch._C._nn.linear"}, {"conv2d", "torch.conv2d"}, {"conv1d", "torch.conv1d"},
-                               {"conv_transpose1d", "torch.conv_transpose1d"}, {"conv_transpose2d", "torch.conv_transpose2d"},
-                               {"avg_pool2d", "torch._C._nn.avg_pool2d"}, {"gelu", "torch._C._nn.gelu"},
+  for (auto [alias, target] : {std::pair{"linear", "torch._C._nn.linear"},
+                               {"conv2d", "torch.conv2d"},
+                               {"conv1d", "torch.conv1d"},
+                               {"conv_transpose1d", "torch.conv_transpose1d"},
+                               {"conv_transpose2d", "torch.conv_transpose2d"},
+                               {"avg_pool2d", "torch._C._nn.avg_pool2d"},
+                               {"gelu", "torch._C._nn.gelu"},
                                {"one_hot", "torch._C._nn.one_hot"},
                                {"scaled_dot_product_attention", "torch._C._nn.scaled_dot_product_attention"}}) {
     std::string t = target;
@@ -396,15 +401,15 @@ void installModules(py::Interpreter& in) {
   // time: wall and monotonic clocks for the benchmarks scripts write around their calls.
   // (Their figures differ from run to run; tests mask them.)
   auto timeMod = newModule(in, "time");
-  auto secondsSince = [](auto clock) {
-    return std::chrono::duration<double>(decltype(clock)::clock::now().time_since_epoch()).count();
-  };
-  def(timeMod, "time", [secondsSince](py::Interpreter&, CallArgs&) { return py::makeFloat(secondsSince(std::chrono::system_clock::time_point{})); });
+  auto secondsSince = [](auto clock) { return std::chrono::duration<double>(decltype(clock)::clock::now().time_since_epoch()).count(); };
+  def(timeMod, "time",
+      [secondsSince](py::Interpreter&, CallArgs&) { return py::makeFloat(secondsSince(std::chrono::system_clock::time_point{})); });
   def(timeMod, "time_ns", [](py::Interpreter&, CallArgs&) {
     return py::makeInt(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
   });
   for (const char* name : {"perf_counter", "monotonic", "process_time"})
-    def(timeMod, name, [secondsSince](py::Interpreter&, CallArgs&) { return py::makeFloat(secondsSince(std::chrono::steady_clock::time_point{})); });
+    def(timeMod, name,
+        [secondsSince](py::Interpreter&, CallArgs&) { return py::makeFloat(secondsSince(std::chrono::steady_clock::time_point{})); });
   def(timeMod, "perf_counter_ns", [](py::Interpreter&, CallArgs&) {
     return py::makeInt(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
   });
@@ -428,17 +433,21 @@ void installModules(py::Interpreter& in) {
   M["tau"] = py::makeFloat(2 * M_PI);
   M["inf"] = py::makeFloat(INFINITY);
   M["nan"] = py::makeFloat(NAN);
-  struct Fn1 { const char* name; double (*f)(double); };
+  struct Fn1 {
+    const char* name;
+    double (*f)(double);
+  };
   for (Fn1 f : {Fn1{"sqrt", [](double x) { return std::sqrt(x); }}, Fn1{"exp", [](double x) { return std::exp(x); }},
-                Fn1{"sin", [](double x) { return std::sin(x); }},
-                Fn1{"cos", [](double x) { return std::cos(x); }}, Fn1{"tan", [](double x) { return std::tan(x); }},
-                Fn1{"tanh", [](double x) { return std::tanh(x); }}, Fn1{"erf", [](double x) { return std::erf(x); }},
-                Fn1{"fabs", [](double x) { return std::fabs(x); }}, Fn1{"log2", [](double x) { return std::log2(x); }},
-                Fn1{"log10", [](double x) { return std::log10(x); }}, Fn1{"atan", [](double x) { return std::atan(x); }}}) {
+                Fn1{"sin", [](double x) { return std::sin(x); }}, Fn1{"cos", [](double x) { return std::cos(x); }},
+                Fn1{"tan", [](double x) { return std::tan(x); }}, Fn1{"tanh", [](double x) { return std::tanh(x); }},
+                Fn1{"erf", [](double x) { return std::erf(x); }}, Fn1{"fabs", [](double x) { return std::fabs(x); }},
+                Fn1{"log2", [](double x) { return std::log2(x); }}, Fn1{"log10", [](double x) { return std::log10(x); }},
+                Fn1{"atan", [](double x) { return std::atan(x); }}}) {
     std::string n = f.name;
     auto fn = f.f;
     def(math, n, [n, fn](py::Interpreter& in, CallArgs& a) {
-      if (a.args.size() != 1) in.raise("TypeError", "math." + n + "() takes exactly one argument (" + std::to_string(a.args.size()) + " given)");
+      if (a.args.size() != 1)
+        in.raise("TypeError", "math." + n + "() takes exactly one argument (" + std::to_string(a.args.size()) + " given)");
       double x = number(in, a.args[0]);
       if ((n == "sqrt" && x < 0) || ((n == "log2" || n == "log10") && x <= 0)) in.raise("ValueError", "math domain error");
       return py::makeFloat(fn(x));
@@ -449,7 +458,8 @@ void installModules(py::Interpreter& in) {
     if (x <= 0) in.raise("ValueError", "math domain error");
     return py::makeFloat(a.args.size() > 1 ? std::log(x) / std::log(number(in, a.args[1])) : std::log(x));
   });
-  def(math, "pow", [](py::Interpreter& in, CallArgs& a) { return py::makeFloat(std::pow(number(in, a.args.at(0)), number(in, a.args.at(1)))); });
+  def(math, "pow",
+      [](py::Interpreter& in, CallArgs& a) { return py::makeFloat(std::pow(number(in, a.args.at(0)), number(in, a.args.at(1)))); });
   // (Of a symbolic size's quotient, the result carries the expression: math.ceil((s0 + 4) / 2).)
   def(math, "floor", [](py::Interpreter& in, CallArgs& a) {
     Value r = py::makeInt(static_cast<int64_t>(std::floor(number(in, a.args.at(0)))));

@@ -111,7 +111,8 @@ std::vector<session::Guard> parseGuardTree(const std::string& payload) {
     std::string kind = body.substr(0, colon);
     if (kind.empty() || kind == "GuardManager" || kind == "DictGuardManager" || kind == "RootGuardManager") continue;
     bool upper = true;
-    for (char c : kind) upper = upper && (std::isupper(static_cast<unsigned char>(c)) || c == '_' || std::isdigit(static_cast<unsigned char>(c)));
+    for (char c : kind)
+      upper = upper && (std::isupper(static_cast<unsigned char>(c)) || c == '_' || std::isdigit(static_cast<unsigned char>(c)));
     if (!upper) continue;
     session::Guard g;
     g.kind = kind;
@@ -153,7 +154,8 @@ std::vector<std::string> parseRecompileReasons(const std::string& payload) {
     // "1/0: ___stack0 == 0.99   # code  # file:line in fn"
     size_t slash = l.find('/');
     size_t colon = l.find(": ");
-    if (slash == std::string::npos || colon == std::string::npos || slash > colon || l.empty() || !std::isdigit(static_cast<unsigned char>(l[0])))
+    if (slash == std::string::npos || colon == std::string::npos || slash > colon || l.empty() ||
+        !std::isdigit(static_cast<unsigned char>(l[0])))
       continue;
     bool ok = true;
     for (size_t k = 0; k < colon; ++k) ok = ok && (std::isdigit(static_cast<unsigned char>(l[k])) || l[k] == '/' || l[k] == '_');

@@ -11,13 +11,14 @@ std::vector<std::string> splitNames(const std::string& list) {
   std::vector<std::string> out;
   std::string cur;
   for (char c : list) {
-    if (c == ',') { if (!cur.empty()) out.push_back(cur); cur.clear(); }
-    else if (!std::isspace(static_cast<unsigned char>(c))) cur += c;
+    if (c == ',') {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else if (!std::isspace(static_cast<unsigned char>(c))) cur += c;
   }
   if (!cur.empty()) out.push_back(cur);
   return out;
 }
-
 
 bool isIdent(const std::string& s) {
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
@@ -62,7 +63,10 @@ std::vector<InductorKernel> inductorKernels(const std::string& code) {
   std::string line;
   std::vector<std::string> comments;  // the comment block just above the current line
   while (std::getline(in, line)) {
-    if (line.rfind("#", 0) == 0) { comments.push_back(line); continue; }
+    if (line.rfind("#", 0) == 0) {
+      comments.push_back(line);
+      continue;
+    }
     // NAME = async_compile.KIND(  at the start of a line
     size_t eq = line.find(" = async_compile.");
     if (eq == std::string::npos || !isIdent(line.substr(0, eq))) {
@@ -72,7 +76,10 @@ std::vector<InductorKernel> inductorKernels(const std::string& code) {
     InductorKernel k;
     k.name = line.substr(0, eq);
     size_t open = line.find('(', eq);
-    if (open == std::string::npos) { comments.clear(); continue; }
+    if (open == std::string::npos) {
+      comments.clear();
+      continue;
+    }
     k.compiler = line.substr(eq + 17, open - eq - 17);
     k.kind = kindOf(k.name, k.compiler);
     readProvenance(comments, k);
@@ -91,7 +98,10 @@ std::vector<InductorKernel> inductorKernels(const std::string& code) {
       body += '\n';
       while (std::getline(in, line)) {
         size_t e = line.find("'''");
-        if (e != std::string::npos) { body += line.substr(0, e); break; }
+        if (e != std::string::npos) {
+          body += line.substr(0, e);
+          break;
+        }
         body += line + '\n';
       }
     } else {

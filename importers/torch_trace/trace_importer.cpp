@@ -23,11 +23,10 @@ namespace {
 
 // Graph records and the stage each becomes ("" = kept as an artifact: forms that repeat
 // another stage, such as before_pre_grad_graph = the Dynamo graph).
-const std::map<std::string, std::string> kGraphStages = {
-    {"dynamo_output_graph", "captured"},   {"aot_joint_graph", "aot_joint"},
-    {"aot_forward_graph", "aot_forward"},  {"aot_backward_graph", "aot_backward"},
-    {"aot_inference_graph", "aot_inference"}, {"after_pre_grad_graph", "pre_grad"},
-    {"inductor_post_grad_graph", "post_grad"}};
+const std::map<std::string, std::string> kGraphStages = {{"dynamo_output_graph", "captured"},      {"aot_joint_graph", "aot_joint"},
+                                                         {"aot_forward_graph", "aot_forward"},     {"aot_backward_graph", "aot_backward"},
+                                                         {"aot_inference_graph", "aot_inference"}, {"after_pre_grad_graph", "pre_grad"},
+                                                         {"inductor_post_grad_graph", "post_grad"}};
 
 // Field access that never throws or asserts, whatever the log holds: a missing key or a value of
 // another type reads as the default.
@@ -56,8 +55,8 @@ struct PendingStage {
   int attempt = 0;
   std::string text;
   int line = 0;
-  ir::Graph graph;          // parsed once, when the record is read
-  std::string parseError;   // "" when it parsed
+  ir::Graph graph;         // parsed once, when the record is read
+  std::string parseError;  // "" when it parsed
 };
 
 // Everything of one compile id, held until its compilation_metrics record (or the log's end)
@@ -114,7 +113,10 @@ class SessionImport {
     if (r.key == "artifact") name = str(at(r.value, "artifact"), "name", name);
     if (c && kGraphStages.count(name)) return graph(*c, r, name);
     if (c && name == "inductor_output_code") return outputCode(*c, r);
-    if (c && name == "dynamo_cpp_guards_str") { c->guards = parseGuardTree(r.payload); return; }
+    if (c && name == "dynamo_cpp_guards_str") {
+      c->guards = parseGuardTree(r.payload);
+      return;
+    }
     if (c && name == "dynamo_graph_break_reason") return graphBreak(*c, r);
     if (c && name == "recompile_reasons") return recompile(*c, r);
     if (c && name == "compilation_metrics") {
@@ -159,9 +161,7 @@ class SessionImport {
     if (!f.is_number_integer() || !c.is_number_integer()) return "";
     return std::to_string(clampInt(f.get<int64_t>())) + "/" + std::to_string(clampInt(c.get<int64_t>()));
   }
-  static int attemptOf(const json& v) {
-    return clampInt(integer(v, "attempt", 0));
-  }
+  static int attemptOf(const json& v) { return clampInt(integer(v, "attempt", 0)); }
 
   std::string mapPath(const std::string& original) const {
     std::error_code ec;
@@ -192,8 +192,7 @@ class SessionImport {
     const json& v = at(r.value, "str");
     if (v.is_array() && v.size() == 2 && v[0].is_string() && v[1].is_number_integer())
       strings_[v[1].get<int64_t>()] = v[0].get<std::string>();
-    else
-      problem(r.line, "a 'str' record that is not [text, index]");
+    else problem(r.line, "a 'str' record that is not [text, index]");
   }
 
   void chromium(const Record& r) {
@@ -310,8 +309,8 @@ class SessionImport {
       for (auto& n : st.graph.nodes)
         if (!n.prov.loc.file.empty()) n.prov.loc.file = mapPath(n.prov.loc.file);
     } catch (const ParseError& err) {
-      st.parseError = "line " + std::to_string(r.line + err.where().line) + ": the " + st.name +
-                      " graph did not parse (kept as text): " + err.what();
+      st.parseError =
+          "line " + std::to_string(r.line + err.where().line) + ": the " + st.name + " graph did not parse (kept as text): " + err.what();
     }
     if (st.name == "captured" && st.attempt >= c.attempt) c.graphInLastAttempt = true;
     if (st.name == "captured" || st.name == "pre_grad") c.lastPreGrad = st.graph;
@@ -616,12 +615,14 @@ ImportReport importTorchTrace(const std::vector<std::string>& paths, const SinkF
 
 bool recognises(const std::string& path) {
   std::error_code ec;
-  auto ends = [&](const std::string& suffix) { return path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0; };
+  auto ends = [&](const std::string& suffix) {
+    return path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
   if (fs::is_directory(path, ec)) {
     for (const auto& e : fs::directory_iterator(path, ec)) {
       const std::string n = e.path().filename().string();
-      if (e.is_regular_file(ec) && ((n.size() > 4 && n.compare(n.size() - 4, 4, ".log") == 0) ||
-                                    (n.size() > 7 && n.compare(n.size() - 7, 7, ".log.gz") == 0)))
+      if (e.is_regular_file(ec) &&
+          ((n.size() > 4 && n.compare(n.size() - 4, 4, ".log") == 0) || (n.size() > 7 && n.compare(n.size() - 7, 7, ".log.gz") == 0)))
         return true;
     }
     return false;

@@ -30,7 +30,9 @@ std::string md5Hex(const std::string& text) {
 // gzopen reads plain files too (transparently), so one path serves both forms.
 struct RecordReader::File {
   gzFile gz = nullptr;
-  ~File() { if (gz) gzclose(gz); }
+  ~File() {
+    if (gz) gzclose(gz);
+  }
 };
 
 RecordReader::RecordReader(const std::string& path) : file_(std::make_unique<File>()) {
@@ -59,7 +61,10 @@ bool RecordReader::readLine(std::string& line) {
       break;  // a last line without '\n'
     }
     line += buf;
-    if (!line.empty() && line.back() == '\n') { line.pop_back(); break; }
+    if (!line.empty() && line.back() == '\n') {
+      line.pop_back();
+      break;
+    }
     // A line longer than any record can be (a garbled file): cut it; the rest reads as more
     // lines, each reported.
     if (line.size() > kMaxPayload) break;
@@ -126,7 +131,10 @@ bool RecordReader::next(Record& out) {
       problem(at, "the record's JSON does not parse");
       // Its payload lines (if any) belong to nothing: skip them.
       while (readLine(pending_)) {
-        if (pending_.empty() || pending_[0] != '\t') { havePending_ = true; break; }
+        if (pending_.empty() || pending_[0] != '\t') {
+          havePending_ = true;
+          break;
+        }
       }
       continue;
     }

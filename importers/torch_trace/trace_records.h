@@ -8,8 +8,8 @@
 // around it still read.
 #pragma once
 
-#include "importers/importer.h"
 #include <nlohmann/json.hpp>
+#include "importers/importer.h"
 
 #include <cstdint>
 #include <memory>
@@ -19,11 +19,11 @@
 namespace kiln::importers::torch_trace {
 
 struct Record {
-  int line = 0;              // 1-based line of the record's prefix
-  int64_t pid = 0;           // the process (thread) id of the glog prefix
-  std::string key;           // dynamo_start, artifact, chromium_event, ...
-  nlohmann::json value;      // the whole JSON object of the line
-  std::string payload;       // the tab-indented body, tabs removed, lines joined with '\n'
+  int line = 0;          // 1-based line of the record's prefix
+  int64_t pid = 0;       // the process (thread) id of the glog prefix
+  std::string key;       // dynamo_start, artifact, chromium_event, ...
+  nlohmann::json value;  // the whole JSON object of the line
+  std::string payload;   // the tab-indented body, tabs removed, lines joined with '\n'
   bool hasPayload() const { return value.contains("has_payload"); }
 };
 

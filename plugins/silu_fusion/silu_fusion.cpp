@@ -27,10 +27,14 @@ kiln::ops::Val silu(Match& m) { return m.dispatcher().call("aten.silu.default", 
 
 const std::vector<kiln::passes::RewriteRule>& rules() {
   static const std::vector<kiln::passes::RewriteRule> kRules = {
-      {"x * sigmoid(x) -> silu(x)", {"aten.mul.Tensor"},
-       [](Match& m) { return m.node.args.size() == 2 && m.node.kwargs.empty() && timesOwnSigmoid(m, 0, 1); }, silu},
-      {"sigmoid(x) * x -> silu(x)", {"aten.mul.Tensor"},
-       [](Match& m) { return m.node.args.size() == 2 && m.node.kwargs.empty() && timesOwnSigmoid(m, 1, 0); }, silu},
+      {"x * sigmoid(x) -> silu(x)",
+       {"aten.mul.Tensor"},
+       [](Match& m) { return m.node.args.size() == 2 && m.node.kwargs.empty() && timesOwnSigmoid(m, 0, 1); },
+       silu},
+      {"sigmoid(x) * x -> silu(x)",
+       {"aten.mul.Tensor"},
+       [](Match& m) { return m.node.args.size() == 2 && m.node.kwargs.empty() && timesOwnSigmoid(m, 1, 0); },
+       silu},
   };
   return kRules;
 }

@@ -61,7 +61,8 @@ TEST(BackendRegistry, TorchCompileCompilesWithTheBackendRegisteredUnderItsName) 
   static int compiles = 0;
   capture::BackendRegistry& global = capture::BackendRegistry::global();
   if (!global.contains("test_counting"))
-    global.add("test_counting", "counts its compiles", [](const capture::BackendConfig&) { return std::make_shared<CountingBackend>(compiles); });
+    global.add("test_counting", "counts its compiles",
+               [](const capture::BackendConfig&) { return std::make_shared<CountingBackend>(compiles); });
   compiles = 0;
   test::Counted c;
   test::run("backend_registered",

@@ -105,7 +105,8 @@ TEST(CompiledAutograd, AutogradFunctionIsCapturedWithItsOwnBackward) {
   EXPECT_EQ(eager, "tensor([  0.0000,   5.4030, -13.0729])\n");
   EXPECT_TRUE(counts.breaks.empty()) << counts.breaks.front();
   ASSERT_EQ(counts.captured.size(), 1u);
-  EXPECT_NE(counts.captured[0].find("torch.ops.higher_order.autograd_function_apply([l_x_, None], [output], [l_x_]"), std::string::npos) << counts.captured[0];
+  EXPECT_NE(counts.captured[0].find("torch.ops.higher_order.autograd_function_apply([l_x_, None], [output], [l_x_]"), std::string::npos)
+      << counts.captured[0];
 }
 
 // A backward that cannot be traced breaks the graph at the call (Dynamo does too), with the

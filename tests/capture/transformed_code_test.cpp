@@ -14,8 +14,8 @@ namespace kiln {
 namespace {
 
 struct Collect : session::SessionSink {
-  std::map<std::string, std::string> code;     // compile id -> transformed code
-  std::map<int, std::string> resumeSources;    // frame id -> resume function source
+  std::map<std::string, std::string> code;   // compile id -> transformed code
+  std::map<int, std::string> resumeSources;  // frame id -> resume function source
   void compile(const session::CompileEvent& e) override { code[e.compileId] = e.transformedCode; }
   void frame(const session::FrameEvent& e) override {
     if (e.kind == "resume") resumeSources[e.frameId] = e.source;

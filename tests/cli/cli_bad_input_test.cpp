@@ -8,11 +8,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <sys/stat.h>
 #include <filesystem>
 #include <map>
 #include <tuple>
-#include <sys/stat.h>
-
 
 namespace kiln {
 namespace {
@@ -33,8 +32,8 @@ struct Case {
   // {store}: a store there holding session 1.
   std::vector<std::string> args;
   int exitCode;
-  std::vector<std::string> err;   // each must appear in stderr
-  std::string out = "";           // must appear in stdout
+  std::vector<std::string> err;  // each must appear in stderr
+  std::string out = "";          // must appear in stdout
   std::map<std::string, std::string> env = {};
 };
 
@@ -56,42 +55,63 @@ const std::vector<Case> kCases = {
     {"unknown_command", {"frobnicate"}, 2, {"kiln: unknown command 'frobnicate'"}},
     // kiln run: the script
     {"run_directory", {"run", "{work}/", "--db", "{db}"}, 1, {"kiln: can't open file '{work}/': Is a directory"}},
-    {"run_missing_script", {"run", "{work}/nosuch.py", "--db", "{db}"}, 1, {"can't open file '{work}/nosuch.py': No such file or directory"}},
+    {"run_missing_script",
+     {"run", "{work}/nosuch.py", "--db", "{db}"},
+     1,
+     {"can't open file '{work}/nosuch.py': No such file or directory"}},
     {"run_endless_file", {"run", "/dev/zero", "--db", "{db}"}, 1, {"can't open file '/dev/zero': larger than 64 MiB, not a script"}},
     {"run_no_script", {"run"}, 2, {"kiln run: expected exactly one SCRIPT", "(see kiln run --help)"}},
     {"run_two_scripts", {"run", "{work}/good.py", "{work}/good.py"}, 2, {"expected exactly one SCRIPT"}},
     // kiln run: options
     {"run_unknown_option", {"run", "{work}/good.py", "--frobnicate"}, 2, {"kiln run: unknown option '--frobnicate'"}},
-    {"run_option_typo", {"run", "{work}/good.py", "--disable-passes", "cse"}, 2,
+    {"run_option_typo",
+     {"run", "{work}/good.py", "--disable-passes", "cse"},
+     2,
      {"unknown option '--disable-passes'; did you mean '--disable-pass'?"}},
     {"run_flag_given_a_value", {"run", "{work}/good.py", "--eager=1"}, 2, {"--eager takes no value"}},
     {"run_value_missing", {"run", "{work}/good.py", "--db"}, 2, {"--db needs a value"}},
     {"run_db_empty", {"run", "{work}/good.py", "--db="}, 2, {"--db needs a value"}},
-    {"run_disable_unknown_pass", {"run", "{work}/good.py", "--disable-pass", "nosuch"}, 2,
+    {"run_disable_unknown_pass",
+     {"run", "{work}/good.py", "--disable-pass", "nosuch"},
+     2,
      {"kiln run: --disable-pass: no pass named 'nosuch' " + kPasses}},
-    {"run_disable_pass_typo", {"run", "{work}/good.py", "--disable-pass", "csee"}, 2,
+    {"run_disable_pass_typo",
+     {"run", "{work}/good.py", "--disable-pass", "csee"},
+     2,
      {"no pass named 'csee'; did you mean 'cse'? " + kPasses}},
     {"run_disable_pass_not_utf8", {"run", "{work}/good.py", "--disable-pass", "\xff\xfe"}, 2, {"no pass named '\xff\xfe'"}},
     {"run_logs_unknown", {"run", "{work}/good.py", "--logs", "nosuch"}, 2, {"--logs: 'nosuch' is not a log Kiln supports " + kLogs}},
-    {"run_logs_typo", {"run", "{work}/good.py", "--logs", "graph_code,graph_break"}, 2,
+    {"run_logs_typo",
+     {"run", "{work}/good.py", "--logs", "graph_code,graph_break"},
+     2,
      {"'graph_break' is not a log Kiln supports; did you mean 'graph_breaks'?"}},
     {"run_logs_empty", {"run", "{work}/good.py", "--logs", ","}, 2, {"--logs needs one or more of: graph_breaks"}},
-    {"run_stop_after_negative", {"run", "{work}/good.py", "--stop-after", "-1"}, 2,
+    {"run_stop_after_negative",
+     {"run", "{work}/good.py", "--stop-after", "-1"},
+     2,
      {"--stop-after takes a pass index from 0 to 7, not -1 (passes: 0 decompose, 1 constant_fold"}},
     {"run_stop_after_past_the_end", {"run", "{work}/good.py", "--stop-after", "8"}, 2, {"from 0 to 7, not 8"}},
     {"run_stop_after_not_a_number", {"run", "{work}/good.py", "--stop-after", "1x"}, 2, {"from 0 to 7, not '1x'"}},
     {"run_stop_after_huge", {"run", "{work}/good.py", "--stop-after", "99999999999999999999999"}, 2, {"not '99999999999999999999999'"}},
-    {"run_stop_after_pass_typo", {"run", "{work}/good.py", "--stop-after", "simplfy"}, 2,
+    {"run_stop_after_pass_typo",
+     {"run", "{work}/good.py", "--stop-after", "simplfy"},
+     2,
      {"--stop-after: no pass named 'simplfy'; did you mean 'simplify'?"}},
     {"run_profile_zero", {"run", "{work}/good.py", "--profile", "0"}, 2, {"--profile takes a number of runs from 1 to 1000, not 0"}},
     {"run_verify_with_eager", {"run", "{work}/good.py", "--verify", "--eager"}, 2, {"cannot be used with --eager"}},
-    {"run_dump_outputs_to_a_file", {"run", "{work}/good.py", "--dump-outputs", "{work}/good.py"}, 2,
+    {"run_dump_outputs_to_a_file",
+     {"run", "{work}/good.py", "--dump-outputs", "{work}/good.py"},
+     2,
      {"--dump-outputs: '{work}/good.py' exists and is not a directory"}},
     // kiln run: good input the checks must let through
     {"run_stop_after_by_name_ok", {"run", "{work}/good.py", "--db", "{db}", "--stop-after", "simplify"}, 0, {}, "session "},
-    {"run_logs_with_spaces_ok", {"run", "{work}/good.py", "--db", "{db}", "--logs", "graph_code, guards"}, 0,
+    {"run_logs_with_spaces_ok",
+     {"run", "{work}/good.py", "--db", "{db}", "--logs", "graph_code, guards"},
+     0,
      {"[__graph_code] TRACED GRAPH", "[__guards] GUARDS:"}},
-    {"run_cache_dir_writable_by_others", {"run", "{work}/good.py", "--db", "{db}"}, 0,
+    {"run_cache_dir_writable_by_others",
+     {"run", "{work}/good.py", "--db", "{db}"},
+     0,
      {"kiln: warning: kernel cache: {work}/open_cache is writable by group or others (mode 0777; chmod go-w it, or remove it); "
       "compiling without the disk cache"},
      "session ",
@@ -104,7 +124,10 @@ const std::vector<Case> kCases = {
     {"explain_unknown_option", {"explain", "{work}/good.py", "--jsn"}, 2, {"unknown option '--jsn'; did you mean '--json'?"}},
     // kiln bench
     {"bench_no_script", {"bench"}, 2, {"kiln bench: expected a SCRIPT or a directory of scripts"}},
-    {"bench_repeat_not_a_number", {"bench", "{work}/good.py", "--repeat", "abc"}, 2, {"--repeat takes a number of runs from 1 to 1000, not 'abc'"}},
+    {"bench_repeat_not_a_number",
+     {"bench", "{work}/good.py", "--repeat", "abc"},
+     2,
+     {"--repeat takes a number of runs from 1 to 1000, not 'abc'"}},
     {"bench_threads_zero", {"bench", "{work}/good.py", "--threads", "0"}, 2, {"--threads takes a number of threads from 1 to 1024, not 0"}},
     // kiln diff
     {"diff_one_session", {"diff", "1", "--db", "{db}"}, 2, {"kiln diff: expected two SESSION ids"}},
@@ -116,7 +139,10 @@ const std::vector<Case> kCases = {
     {"sessions_store_is_not_a_store", {"sessions", "--db", "{work}/good.py"}, 1, {"good.py"}},
     // kiln search
     {"search_no_text", {"search", "--db", "{db}"}, 2, {"kiln search: expected TEXT to search for"}},
-    {"search_limit_zero", {"search", "x", "--limit", "0", "--db", "{db}"}, 2, {"--limit takes a number of matches from 1 to 100000, not 0"}},
+    {"search_limit_zero",
+     {"search", "x", "--limit", "0", "--db", "{db}"},
+     2,
+     {"--limit takes a number of matches from 1 to 100000, not 0"}},
     {"search_limit_not_a_number", {"search", "x", "--limit", "ten", "--db", "{db}"}, 2, {"not 'ten'"}},
     {"search_text_after_double_dash_ok", {"search", "--db", "{store}", "--", "--nosuchtext"}, 1, {}, "no matches for '--nosuchtext'"},
     // kiln rename
@@ -124,7 +150,10 @@ const std::vector<Case> kCases = {
     {"rename_blank_name", {"rename", "1", "   ", "--db", "{db}"}, 2, {"a session NAME cannot be empty"}},
     {"rename_name_with_newline", {"rename", "1", "two\nlines", "--db", "{db}"}, 2, {"a session NAME cannot hold control characters"}},
     {"rename_name_not_utf8", {"rename", "1", "caf\xe9", "--db", "{db}"}, 2, {"a session NAME must be UTF-8 text"}},
-    {"rename_name_too_long", {"rename", "1", std::string(201, 'n'), "--db", "{db}"}, 2, {"a session NAME is at most 200 bytes (this one has 201)"}},
+    {"rename_name_too_long",
+     {"rename", "1", std::string(201, 'n'), "--db", "{db}"},
+     2,
+     {"a session NAME is at most 200 bytes (this one has 201)"}},
     {"rename_no_name", {"rename", "1", "--db", "{db}"}, 2, {"expected SESSION and NAME"}},
     {"rename_bad_id", {"rename", "first", "x", "--db", "{db}"}, 2, {"'first' is not a SESSION id"}},
     {"rename_missing_session", {"rename", "99", "x", "--db", "{store}"}, 1, {"99"}},
@@ -144,15 +173,23 @@ const std::vector<Case> kCases = {
     {"import_nothing", {"import", "--db", "{db}"}, 2, {"kiln import: expected a TORCH_TRACE log file or a folder of them"}},
     {"import_missing_path", {"import", "{work}/nosuch.log", "--db", "{db}"}, 1, {"kiln: '{work}/nosuch.log' does not exist"}},
     {"import_folder_without_logs", {"import", "{work}/open_cache", "--db", "{db}"}, 1, {"holds no TORCH_TRACE log (*.log or *.log.gz)"}},
-    {"import_source_root_not_a_folder", {"import", "{work}/good.py", "--source-root", "{work}/good.py"}, 2,
+    {"import_source_root_not_a_folder",
+     {"import", "{work}/good.py", "--source-root", "{work}/good.py"},
+     2,
      {"--source-root '{work}/good.py' is not a folder"}},
     {"import_empty_name", {"import", "{work}/good.py", "--name", "", "--db", "{db}"}, 2, {"--name needs a value"}},
     {"import_option_typo", {"import", "{work}/good.py", "--source-roots", "x"}, 2, {"did you mean '--source-root'?"}},
     // A file that is not a log imports as a session holding its problems, and says so (exit 4).
-    {"import_not_a_log", {"import", "{work}/good.py", "--db", "{db}"}, 4,
-     {"kiln import: line 1 of {work}/good.py: not a TORCH_TRACE record"}, "session 1: "},
-    {"import_real_log_ok", {"import", std::string(KILN_SHARED_DIR) + "/fixtures/torch_trace/cpu/gb_explicit_graph_break", "--db", "{db}"}, 0,
-     {}, "1 graph breaks, 0 recompiles"},
+    {"import_not_a_log",
+     {"import", "{work}/good.py", "--db", "{db}"},
+     4,
+     {"kiln import: line 1 of {work}/good.py: not a TORCH_TRACE record"},
+     "session 1: "},
+    {"import_real_log_ok",
+     {"import", std::string(KILN_SHARED_DIR) + "/fixtures/torch_trace/cpu/gb_explicit_graph_break", "--db", "{db}"},
+     0,
+     {},
+     "1 graph breaks, 0 recompiles"},
 };
 
 class CliBadInput : public ::testing::TestWithParam<Case> {};
@@ -163,7 +200,8 @@ TEST_P(CliBadInput, ExitCodeAndMessage) {
   fs::remove_all(dir);
   fs::create_directories(dir / "open_cache");
   fs::permissions(dir / "open_cache", fs::perms::all);
-  test::writeFile((dir / "good.py").string(), "import torch\n\n@torch.compile\ndef f(x):\n    return x.sin() + 1\n\nout = f(torch.ones(8))\n");
+  test::writeFile((dir / "good.py").string(),
+                  "import torch\n\n@torch.compile\ndef f(x):\n    return x.sin() + 1\n\nout = f(torch.ones(8))\n");
   bool wantsStore = false;
   for (const auto& a : c.args) wantsStore |= a.find("{store}") != std::string::npos;
   if (wantsStore) {
@@ -178,9 +216,7 @@ TEST_P(CliBadInput, ExitCodeAndMessage) {
   EXPECT_EQ(r.exitCode, c.exitCode) << "stderr:\n" << r.err << "stdout:\n" << r.out;
   for (const auto& e : c.err)
     EXPECT_NE(r.err.find(expand(e, dir)), std::string::npos) << "stderr:\n" << r.err << "\nexpected to contain:\n" << expand(e, dir);
-  if (!c.out.empty()) {
-    EXPECT_NE(r.out.find(expand(c.out, dir)), std::string::npos) << "stdout:\n" << r.out;
-  }
+  if (!c.out.empty()) { EXPECT_NE(r.out.find(expand(c.out, dir)), std::string::npos) << "stdout:\n" << r.out; }
   EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
 }
 
@@ -193,7 +229,10 @@ TEST(CliOutputs, SystemExitSetsTheExitStatus) {
   const fs::path dir = fs::path(KILN_BINARY_DIR) / "tests/cli/work_system_exit";
   fs::remove_all(dir);
   fs::create_directories(dir);
-  for (auto [code, status, err] : {std::tuple<const char*, int, const char*>{"", 0, ""}, {"None", 0, ""}, {"0", 0, ""}, {"3", 3, ""},
+  for (auto [code, status, err] : {std::tuple<const char*, int, const char*>{"", 0, ""},
+                                   {"None", 0, ""},
+                                   {"0", 0, ""},
+                                   {"3", 3, ""},
                                    {"'bad input'", 1, "bad input\n"}}) {
     test::writeFile((dir / "exit.py").string(), std::string("print('before')\nraise SystemExit(") + code + ")\nprint('after')\n");
     KilnRun r = runKiln({"run", (dir / "exit.py").string(), "--db", (dir / "s.db").string()}, dir);
@@ -201,9 +240,7 @@ TEST(CliOutputs, SystemExitSetsTheExitStatus) {
     EXPECT_NE(r.out.find("before"), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("after"), std::string::npos) << r.out;
     EXPECT_EQ(r.err.find("Traceback"), std::string::npos) << r.err;
-    if (*err) {
-      EXPECT_NE(r.err.find(err), std::string::npos) << r.err;
-    }
+    if (*err) { EXPECT_NE(r.err.find(err), std::string::npos) << r.err; }
   }
 }
 
@@ -214,8 +251,10 @@ TEST(CliOutputs, DumpOutputsWithInvalidUtf8) {
   const fs::path dir = fs::path(KILN_BINARY_DIR) / "tests/cli/work_dump";
   fs::remove_all(dir);
   fs::create_directories(dir);
-  test::writeFile((dir / "strings.py").string(), "import torch\nout = 'a' + chr(0xdcff) + 'b'\nout_1 = ['x\xffy', 'ok']\nout_2 = 'caf\xc3\xa9'\n");
-  KilnRun r = runKiln({"run", (dir / "strings.py").string(), "--db", (dir / "s.db").string(), "--dump-outputs", (dir / "outs").string()}, dir);
+  test::writeFile((dir / "strings.py").string(),
+                  "import torch\nout = 'a' + chr(0xdcff) + 'b'\nout_1 = ['x\xffy', 'ok']\nout_2 = 'caf\xc3\xa9'\n");
+  KilnRun r =
+      runKiln({"run", (dir / "strings.py").string(), "--db", (dir / "s.db").string(), "--dump-outputs", (dir / "outs").string()}, dir);
   ASSERT_EQ(r.exitCode, 0) << r.err;
   const std::string text = test::readFile((dir / "outs/outs.json").string());
   nlohmann::json j;
@@ -234,14 +273,19 @@ TEST(CliOutputs, ExplainJsonWithInvalidUtf8) {
   fs::remove_all(dir);
   fs::create_directories(dir);
   test::writeFile((dir / "guards.py").string(),
-                  "import torch\n@torch.compile\ndef f(x, s):\n    if s == 'a\xff" "b':\n        x = x + 1\n    return x * 2\n"
-                  "out = f(torch.ones(2), 'a\xff" "b')\nout_1 = f(torch.ones(2), chr(0xdcff))\n");
+                  "import torch\n@torch.compile\ndef f(x, s):\n    if s == 'a\xff"
+                  "b':\n        x = x + 1\n    return x * 2\n"
+                  "out = f(torch.ones(2), 'a\xff"
+                  "b')\nout_1 = f(torch.ones(2), chr(0xdcff))\n");
   KilnRun r = runKiln({"explain", (dir / "guards.py").string(), "--json", "--db", (dir / "s.db").string()}, dir);
   ASSERT_EQ(r.exitCode, 0) << r.err;
   nlohmann::json j;
   ASSERT_NO_THROW(j = nlohmann::json::parse(r.out)) << r.out;
   EXPECT_EQ(j["recompile_count"], 1) << r.out;
-  EXPECT_NE(r.out.find("a\xef\xbf\xbd" "b"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("a\xef\xbf\xbd"
+                       "b"),
+            std::string::npos)
+      << r.out;
 }
 
 }  // namespace

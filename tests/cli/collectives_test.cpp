@@ -44,7 +44,8 @@ TEST(Collectives, DdpRanksRecordEveryCollectiveWithItsBucket) {
     const auto ls = lines(list.out);
     ASSERT_EQ(ls.size(), 20u) << list.out;
     const int rank = list.out.find("rank 1 of 2") != std::string::npos ? 1 : 0;
-    // "#7 broadcast DDP parameters · 64 B · 0.012 ms (from rank 0 · float32 [16] · gloo · rank 0 of 2 · issued at ... ms · waited until ... ms)"
+    // "#7 broadcast DDP parameters · 64 B · 0.012 ms (from rank 0 · float32 [16] · gloo · rank 0 of 2 · issued at ... ms · waited until ...
+    // ms)"
     const std::regex line(R"(#(\d+) (\w+)( [^·]*)? · (?:([0-9.]+ [KMG]?i?B) · )?([0-9.]+) ms \((.*)\))");
     double lastIssued = -1;
     for (size_t i = 0; i < ls.size(); ++i) {

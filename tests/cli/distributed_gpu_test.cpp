@@ -16,8 +16,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-#define REQUIRE_GPU()                                                                                                          \
-  if (!runtime::cuda::isAvailable())                                                                                          \
+#define REQUIRE_GPU()                \
+  if (!runtime::cuda::isAvailable()) \
     GTEST_SKIP() << "no GPU here (" << runtime::CudaDriver::unavailableMessage() << "): run on the GPU machine (ctest -L gpu)";
 
 fs::path script(const std::string& name) { return fs::path(KILN_SOURCE_DIR) / "tests/cli/distributed" / name; }
@@ -44,10 +44,11 @@ TEST(Nccl, CollectivesAgreeAcrossRanksAndRefuseWhatNcclRefuses) {
     for (int k = 0; k < 4; ++k) sum += (k ? ", " : "") + pyFloat(n * k + n * (n - 1) / 2.0);
     sum += "]";
     std::string line = "rank " + std::to_string(rank) + "/" + std::to_string(n) + " nccl on cuda:" + std::to_string(rank) + " current " +
-                       std::to_string(rank) + " sum " + sum + " max [" + pyFloat(10.0 * (n - 1)) + ", 0.0" +
-                       "] avg [" + pyFloat(avg) + ", " + pyFloat(avg) + ", " + pyFloat(avg) + "] bcast [7, 7, 7] big " + pyFloat(n * (n + 1) / 2.0);
+                       std::to_string(rank) + " sum " + sum + " max [" + pyFloat(10.0 * (n - 1)) + ", 0.0" + "] avg [" + pyFloat(avg) +
+                       ", " + pyFloat(avg) + ", " + pyFloat(avg) + "] bcast [7, 7, 7] big " + pyFloat(n * (n + 1) / 2.0);
     EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out << r.err;
-    EXPECT_NE(r.out.find("rank " + std::to_string(rank) + " cpu tensor: No backend type associated with device type cpu"), std::string::npos)
+    EXPECT_NE(r.out.find("rank " + std::to_string(rank) + " cpu tensor: No backend type associated with device type cpu"),
+              std::string::npos)
         << r.out;
     EXPECT_NE(r.out.find("rank " + std::to_string(rank) + " transposed: Tensors must be contiguous"), std::string::npos) << r.out;
     if (runtime::cuda::deviceCount() > 1) {

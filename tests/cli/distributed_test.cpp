@@ -20,12 +20,11 @@ fs::path script(const std::string& name) { return fs::path(KILN_SOURCE_DIR) / "t
 
 TEST(Distributed, CollectivesAgreeAcrossTwoRanks) {
   test::TempDir d("/tmp/kiln-dist-test");
-  auto r = test::runKiln({"run", "--nproc-per-node", "2", script("collectives.py").string(), "--db", (d.path / "s.db").string(), "--timeout", "120"},
-                         d.path);
+  auto r = test::runKiln(
+      {"run", "--nproc-per-node", "2", script("collectives.py").string(), "--db", (d.path / "s.db").string(), "--timeout", "120"}, d.path);
   ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
   for (int rank : {0, 1}) {
-    std::string line = "rank " + std::to_string(rank) +
-                       "/2 gloo sum [1.0, 3.0, 5.0, 7.0] max [10.0, 0.0] avg [0.5, 0.5] bcast [7, 7, 7]";
+    std::string line = "rank " + std::to_string(rank) + "/2 gloo sum [1.0, 3.0, 5.0, 7.0] max [10.0, 0.0] avg [0.5, 0.5] bcast [7, 7, 7]";
     EXPECT_NE(r.out.find(line), std::string::npos) << r.out << r.err;
   }
   EXPECT_NE(r.out.find("again: trying to initialize the default process group twice!"), std::string::npos) << r.out;

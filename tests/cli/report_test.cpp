@@ -8,10 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <cstdlib>
 #include <filesystem>
-#include <unistd.h>
-
 
 namespace kiln {
 namespace {
@@ -99,8 +98,9 @@ TEST_F(Report, HoldsBreaksRecompilesGuardsStagesAndEscapesTheSource) {
 
 TEST_F(Report, AGraphOverTheCapIsCutAndSaysSo) {
   if (!dotOnPath()) GTEST_SKIP() << "Graphviz dot is not on PATH: no graph is drawn";
-  test::writeFile((dir / "big.py").string(), "import torch\n\n@torch.compile\ndef h(x):\n    for i in range(200):\n"
-                                             "        x = x * 1.01 + 0.5\n    return x\n\nh(torch.ones(8))\n");
+  test::writeFile((dir / "big.py").string(),
+                  "import torch\n\n@torch.compile\ndef h(x):\n    for i in range(200):\n"
+                  "        x = x * 1.01 + 0.5\n    return x\n\nh(torch.ones(8))\n");
   ASSERT_EQ(kiln({"run", (dir / "big.py").string(), "--db", db()}, dir).exitCode, 0);
   const std::string html = (dir / "big.html").string();
   ASSERT_EQ(kiln({"report", "1", "--db", db(), "-o", html}, dir).exitCode, 0);

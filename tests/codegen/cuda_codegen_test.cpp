@@ -68,8 +68,11 @@ TEST(CudaSource, ShortRowsAreOneThreadsLoops) {
   ASSERT_EQ(cuda::cudaSchedule(k), cuda::CudaSchedule::Thread);
   const std::string src = cuda::cudaSource({k});
   EXPECT_EQ(cuda::cudaPoints(k), 4);
-  EXPECT_NE(src.find("extern \"C\" __global__ void kiln_softmax_rows(const float* __restrict__ b0_x, float* __restrict__ b1_y, long long points)"),
-            std::string::npos) << src;
+  EXPECT_NE(
+      src.find(
+          "extern \"C\" __global__ void kiln_softmax_rows(const float* __restrict__ b0_x, float* __restrict__ b1_y, long long points)"),
+      std::string::npos)
+      << src;
   EXPECT_NE(src.find("const long long i0 = t;"), std::string::npos) << src;
   // Three nests over r0: max, sum of exp, the store.
   EXPECT_EQ(count(src, "for (long long r0 = 0; r0 < 16LL; ++r0)"), 3u) << src;
@@ -98,7 +101,8 @@ TEST(CudaSource, FullReductionsSplitOverTheGrid) {
   ASSERT_EQ(cuda::cudaSchedule(k), cuda::CudaSchedule::Split);
   const std::string src = cuda::cudaSource({k});
   EXPECT_NE(src.find("long long points, unsigned long long* __restrict__ kiln_scratch, unsigned int* __restrict__ kiln_counters)"),
-            std::string::npos) << src;
+            std::string::npos)
+      << src;
   EXPECT_NE(src.find("atomicAdd(&kiln_counters[kiln_point], 1u) == gridDim.x - 1"), std::string::npos) << src;
   EXPECT_NE(src.find("if (threadIdx.x == 0) b1_y[0LL] = "), std::string::npos) << src;
   const cuda::CudaLaunch l = cuda::cudaLaunch(k, {}, 132);
@@ -108,7 +112,8 @@ TEST(CudaSource, FullReductionsSplitOverTheGrid) {
 }
 
 TEST(CudaSource, UnsupportedDtypesAreAClearError) {
-  kir::Kernel k = kir::parseKernel("kernel h pointwise\n  in x: f16[4]\n  out y: f16[4]\n  loop i0 in 0..4\n  %0 = load x[i0]\n  store y[i0], %0\nend\n");
+  kir::Kernel k = kir::parseKernel(
+      "kernel h pointwise\n  in x: f16[4]\n  out y: f16[4]\n  loop i0 in 0..4\n  %0 = load x[i0]\n  store y[i0], %0\nend\n");
   try {
     cuda::cudaSource({k});
     FAIL() << "f16 accepted";
@@ -152,9 +157,7 @@ TEST(CudaNvrtc, CompileErrorsCarryTheLog) {
   try {
     nvrtc->compileToPtx("extern \"C\" __global__ void f() { undeclared(); }", "bad.cu", kDefaultCudaArch);
     FAIL() << "bad source compiled";
-  } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("undeclared"), std::string::npos) << e.what();
-  }
+  } catch (const std::runtime_error& e) { EXPECT_NE(std::string(e.what()).find("undeclared"), std::string::npos) << e.what(); }
 }
 
 // On a GPU: the softmax kernel and a pointwise kernel give what the CPU backend gives.
@@ -257,7 +260,8 @@ TEST(CudaDevice, EveryCorpusKernelAgreesWithTheCpuBackend) {
         auto module = cpu->compile(std::vector<kir::Kernel>{k}, "cpu_ref");
         module->kernels.at(0).fn(cpuPtrs.data(), 0, k.loops.empty() ? 1 : k.loops[0].extent);
         const cuda::CudaLaunch launch = cuda::cudaLaunch(k, {}, device->multiprocessors());
-        device->run(nvrtc->compileToPtx(cuda::cudaSource(std::vector<kir::Kernel>{k}), "golden.cu", device->arch()), cuda::cudaSymbol(k), bufs, launch);
+        device->run(nvrtc->compileToPtx(cuda::cudaSource(std::vector<kir::Kernel>{k}), "golden.cu", device->arch()), cuda::cudaSymbol(k),
+                    bufs, launch);
         ++ran[cuda::scheduleName(launch.schedule)];
         for (size_t b = 0; b < k.buffers.size(); ++b) {
           if (!k.buffers[b].output) continue;
@@ -270,8 +274,8 @@ TEST(CudaDevice, EveryCorpusKernelAgreesWithTheCpuBackend) {
       }
   }
   EXPECT_GT(ran["block"], 0);
-  std::cout << "[ GPU      ] corpus kernels run and compared: " << ran["thread"] << " thread, " << ran["block"] << " block, " << ran["split"]
-            << " split\n";
+  std::cout << "[ GPU      ] corpus kernels run and compared: " << ran["thread"] << " thread, " << ran["block"] << " block, "
+            << ran["split"] << " split\n";
 }
 
 // A full sum over 2^22 + 3 elements (split over the grid) and a max over rows of 5000 (one block

@@ -18,9 +18,7 @@ struct Jitted {
   std::shared_ptr<CompiledModule> module;
   const CompiledKernel& kernel() const { return module->kernels.front(); }
   // Runs the outermost loop over [begin, end).
-  void run(std::vector<void*> buffers, int64_t begin, int64_t end) const {
-    kernel().fn(buffers.data(), begin, end);
-  }
+  void run(std::vector<void*> buffers, int64_t begin, int64_t end) const { kernel().fn(buffers.data(), begin, end); }
 };
 
 inline Jitted jit(const std::string& text) {

@@ -51,17 +51,14 @@ class KernelBuilder {
   }
   int unary(Op op, int a) { return push(make(op, {a}, typeOf(a))); }
   int binary(Op op, int a, int b) {
-    bool cmp = op == Op::Lt || op == Op::Le || op == Op::Gt || op == Op::Ge || op == Op::Eq ||
-               op == Op::Ne;
+    bool cmp = op == Op::Lt || op == Op::Le || op == Op::Gt || op == Op::Ge || op == Op::Eq || op == Op::Ne;
     return push(make(op, {a, b}, cmp ? ir::DType::Bool : typeOf(a)));
   }
   int where(int c, int a, int b) { return push(make(Op::Where, {c, a, b}, typeOf(a))); }
   int cast(int a, ir::DType d) { return push(make(Op::Cast, {a}, d)); }
   int reduce(Op op, int a) { return push(make(op, {a}, typeOf(a))); }
   // Any instruction with an explicit result dtype (exercises the `: dtype` suffix).
-  int typed(Op op, std::vector<int> operands, ir::DType d) {
-    return push(make(op, std::move(operands), d));
-  }
+  int typed(Op op, std::vector<int> operands, ir::DType d) { return push(make(op, std::move(operands), d)); }
   void store(int buffer, IndexExpr idx, int v) {
     Instr in = make(Op::Store, {v}, k_.buffers[buffer].dtype);
     in.id = -1;

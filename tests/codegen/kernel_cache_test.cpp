@@ -42,7 +42,7 @@ void writeAll(const std::string& path, const std::string& bytes) {
 }
 
 mode_t modeOf(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
   return st.st_mode & 07777;
 }
@@ -89,10 +89,20 @@ std::string onlyEntry(const std::string& dir) {
 // Where the object file's executable code lies in an entry: the first SHF_EXECINSTR section of
 // the ELF64 object, which is the entry's last field.
 std::pair<size_t, size_t> machineCode(const std::string& entry) {
-  const size_t elf = entry.rfind("\x7f" "ELF");
+  const size_t elf = entry.rfind(
+      "\x7f"
+      "ELF");
   if (elf == std::string::npos) return {0, 0};
-  auto u16 = [&](size_t at) { uint16_t v; std::memcpy(&v, entry.data() + elf + at, 2); return v; };
-  auto u64 = [&](size_t at) { uint64_t v; std::memcpy(&v, entry.data() + elf + at, 8); return v; };
+  auto u16 = [&](size_t at) {
+    uint16_t v;
+    std::memcpy(&v, entry.data() + elf + at, 2);
+    return v;
+  };
+  auto u64 = [&](size_t at) {
+    uint64_t v;
+    std::memcpy(&v, entry.data() + elf + at, 8);
+    return v;
+  };
   const uint64_t shoff = u64(0x28);
   const uint16_t shentsize = u16(0x3a), shnum = u16(0x3c);
   for (uint16_t i = 0; i < shnum; ++i) {
@@ -105,7 +115,13 @@ std::pair<size_t, size_t> machineCode(const std::string& entry) {
 
 TEST(KernelCache, EntriesRoundTripAndDamageIsAMiss) {
   auto cache = openCache(tempDir("cache_roundtrip"));
-  CachedModule m{"key one", {"k0", "k1"}, {"ir0", ""}, {"asm0", "asm1"}, std::string("\x7f" "ELF\0\1binary", 12)};
+  CachedModule m{"key one",
+                 {"k0", "k1"},
+                 {"ir0", ""},
+                 {"asm0", "asm1"},
+                 std::string("\x7f"
+                             "ELF\0\1binary",
+                             12)};
   EXPECT_FALSE(cache->load("key one"));
   cache->store(m);
   auto back = cache->load("key one");

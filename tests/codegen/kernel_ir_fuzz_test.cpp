@@ -70,10 +70,24 @@ struct Rng {
 };
 
 std::string mutate(std::string t, Rng& rng) {
-  static const char* kFragments[] = {"%", "..", "[", "]", ",", ":", "-", "*", "+", "\n", "end",
-                                     "%999999999999", "1e999", "nan", "inf", "reduce", "loop",
-                                     "kernel k x\n", "0", "-9223372036854775808", "\x01", "\xff",
-                                     "#", "\r", "buf0", "i0", "%0", "load", "store", "\0", "s0", "s99999999", "*s1", "4*s0*s0", "s"};
+  static const char* kFragments[] = {"%",     "..",
+                                     "[",     "]",
+                                     ",",     ":",
+                                     "-",     "*",
+                                     "+",     "\n",
+                                     "end",   "%999999999999",
+                                     "1e999", "nan",
+                                     "inf",   "reduce",
+                                     "loop",  "kernel k x\n",
+                                     "0",     "-9223372036854775808",
+                                     "\x01",  "\xff",
+                                     "#",     "\r",
+                                     "buf0",  "i0",
+                                     "%0",    "load",
+                                     "store", "\0",
+                                     "s0",    "s99999999",
+                                     "*s1",   "4*s0*s0",
+                                     "s"};
   int edits = 1 + static_cast<int>(rng.below(4));
   for (int e = 0; e < edits; ++e) {
     size_t pos = rng.below(t.size() + 1);
@@ -114,9 +128,7 @@ TEST(KernelIrFuzz, MutatedTextsOnlyThrowParseError) {
       ++rejected;
       ASSERT_GE(e.where().line, 1) << "iteration " << iter;
       ASSERT_GE(e.where().col, 1) << "iteration " << iter;
-    } catch (const std::exception& e) {
-      FAIL() << "iteration " << iter << " threw " << e.what() << "\n" << text;
-    }
+    } catch (const std::exception& e) { FAIL() << "iteration " << iter << " threw " << e.what() << "\n" << text; }
   }
   // Both outcomes must actually be exercised by the mutations.
   EXPECT_GT(parsed, 100);
@@ -125,7 +137,9 @@ TEST(KernelIrFuzz, MutatedTextsOnlyThrowParseError) {
 
 TEST(KernelIrFuzz, PathologicalInputs) {
   const std::string inputs[] = {
-      std::string(100000, '['), std::string(100000, '%'), std::string(50000, '\n') + "x",
+      std::string(100000, '['),
+      std::string(100000, '%'),
+      std::string(50000, '\n') + "x",
       "kernel k p\n" + std::string(100000, '-') + "\nend\n",
       std::string("kernel k p\n  %0 = const 1 : f32\0\nend\n", 36),
       "kernel k p\n  in b: f32[" + std::string(5000, '9') + "]\nend\n",

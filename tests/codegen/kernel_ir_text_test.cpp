@@ -117,9 +117,18 @@ TEST(KernelIrText, ProvenanceAndInoutBuffersRoundTrip) {
 }
 
 TEST(KernelIrText, ConstantsAreShortAndExact) {
-  const double values[] = {2.0,    0.1,      -0.5,  1e20,  1e-300, 5e-324,
-                           1.0 / 3, 123456789.0, -0.0, std::numeric_limits<double>::infinity(),
-                           -std::numeric_limits<double>::infinity(), 3.4028234663852886e38};
+  const double values[] = {2.0,
+                           0.1,
+                           -0.5,
+                           1e20,
+                           1e-300,
+                           5e-324,
+                           1.0 / 3,
+                           123456789.0,
+                           -0.0,
+                           std::numeric_limits<double>::infinity(),
+                           -std::numeric_limits<double>::infinity(),
+                           3.4028234663852886e38};
   KernelBuilder b("consts");
   int y = b.output("buf0", DType::Float64, {});
   int acc = b.constant(0.0, DType::Float64);
@@ -199,12 +208,14 @@ TEST(KernelIrText, SeveralKernels) {
 }
 
 TEST(KernelIrText, ToleratesCommentsBlankLinesAndCrLf) {
-  std::string text = "# leading comment\r\nkernel k pointwise   # trailing\r\n\r\n"
-                     "  out b: f32[]\r\n  %0 = const 1 : f32\r\n  store b[0], %0\r\nend";
+  std::string text =
+      "# leading comment\r\nkernel k pointwise   # trailing\r\n\r\n"
+      "  out b: f32[]\r\n  %0 = const 1 : f32\r\n  store b[0], %0\r\nend";
   Kernel k = parseKernel(text);
   EXPECT_EQ(k.body.size(), 2u);
-  EXPECT_EQ(print(k), "kernel k pointwise\n  out b: f32[]\n  %0 = const 1.0 : f32\n"
-                      "  store b[0], %0\nend\n");
+  EXPECT_EQ(print(k),
+            "kernel k pointwise\n  out b: f32[]\n  %0 = const 1.0 : f32\n"
+            "  store b[0], %0\nend\n");
 }
 
 struct BadText {
@@ -217,17 +228,13 @@ TEST(KernelIrText, ParseErrorsCarryLineAndColumn) {
   const BadText cases[] = {
       {"kernel k pointwise\n  in b: f32[4\nend\n", 2, 14, "expected ']'"},
       {"kernel k pointwise\n  in b: f99[4]\nend\n", 2, 9, "unknown dtype 'f99'"},
-      {"kernel k pointwise\n  out b: f32[4]\n  store b[j0], %0\nend\n", 3, 11,
-       "unknown loop variable 'j0'"},
-      {"kernel k pointwise\n  out b: f32[4]\n  %0 = const 1 : f32\n  store b[0], %1\nend\n", 4,
-       15, "%1 is not defined"},
+      {"kernel k pointwise\n  out b: f32[4]\n  store b[j0], %0\nend\n", 3, 11, "unknown loop variable 'j0'"},
+      {"kernel k pointwise\n  out b: f32[4]\n  %0 = const 1 : f32\n  store b[0], %1\nend\n", 4, 15, "%1 is not defined"},
       {"kernel k pointwise\n  %0 = frobnicate %1\nend\n", 2, 8, "unknown op 'frobnicate'"},
       {"kernel k pointwise\n  loop i0 in 1..4\nend\n", 2, 14, "loops start at 0"},
       {"kernel k pointwise\n  in b: f32[4]\n  in b: f32[4]\nend\n", 3, 6, "already declared"},
-      {"kernel k pointwise\n  out b: f32[4]\n  %0 = const 1e999 : f32\nend\n", 3, 14,
-       "number out of range"},
-      {"kernel k pointwise\n  out b: f32[99999999999999999999]\nend\n", 2, 14,
-       "integer out of range"},
+      {"kernel k pointwise\n  out b: f32[4]\n  %0 = const 1e999 : f32\nend\n", 3, 14, "number out of range"},
+      {"kernel k pointwise\n  out b: f32[99999999999999999999]\nend\n", 2, 14, "integer out of range"},
       {"kernel k pointwise\n  in b: f32[4] $\nend\n", 2, 16, "unexpected character '$'"},
       {"kernel k pointwise\n  in b: f32[4]\n", 3, 1, "expected 'end', got end of input"},
       {"kernel k\n", 1, 9, "expected a kernel kind"},

@@ -53,12 +53,12 @@ TEST(KernelIrPlace, ChainedReductionsGetOneNestEach) {
   b.output("m", DType::Float32, {4});
   b.loop("i0", 4);
   b.loop("r0", 8, true);
-  int x = b.load(0, KernelBuilder::index({{0, 8}, {1, 1}}));   // 0
-  int m = b.reduce(Op::ReduceMax, x);                           // 1
-  int e = b.unary(Op::Exp, b.binary(Op::Sub, x, m));            // 2, 3
-  int s = b.reduce(Op::ReduceSum, e);                           // 4
+  int x = b.load(0, KernelBuilder::index({{0, 8}, {1, 1}}));                    // 0
+  int m = b.reduce(Op::ReduceMax, x);                                           // 1
+  int e = b.unary(Op::Exp, b.binary(Op::Sub, x, m));                            // 2, 3
+  int s = b.reduce(Op::ReduceSum, e);                                           // 4
   b.store(1, KernelBuilder::index({{0, 8}, {1, 1}}), b.binary(Op::Div, e, s));  // 5, 6
-  b.store(2, KernelBuilder::index({{0, 1}}), m);                // 7
+  b.store(2, KernelBuilder::index({{0, 1}}), m);                                // 7
   ASSERT_EQ(verify(b.kernel()), "");
   Placement p = place(b.kernel());
   EXPECT_EQ(p.nests, 3);
@@ -94,7 +94,7 @@ TEST(KernelIrReuse, ExpIsStoredOnceAndReloaded) {
   EXPECT_EQ(count(1, Op::Exp), 1);
   EXPECT_EQ(count(1, Op::Store), 1);  // exp(x - max) into y
   EXPECT_EQ(count(2, Op::Exp), 0);
-  EXPECT_EQ(count(2, Op::Load), 1);   // read back from y (x is not needed there any more)
+  EXPECT_EQ(count(2, Op::Load), 1);  // read back from y (x is not needed there any more)
   EXPECT_EQ(count(2, Op::Store), 1);
   // A pointwise kernel or a cheap recomputation is left alone.
   Kernel plain = b.kernel();

@@ -9,8 +9,9 @@ namespace {
 using testing::jit;
 
 std::string unary(const char* op) {
-  return std::string("kernel k pointwise\n  in x: f32[4096]\n  out y: f32[4096]\n"
-                     "  loop i0 in 0..4096\n  %0 = load x[i0]\n  %1 = ") +
+  return std::string(
+             "kernel k pointwise\n  in x: f32[4096]\n  out y: f32[4096]\n"
+             "  loop i0 in 0..4096\n  %0 = load x[i0]\n  %1 = ") +
          op + " %0\n  store y[i0], %1\nend\n";
 }
 
@@ -66,8 +67,7 @@ TEST(LlvmDump, TranscendentalsUseLibmvecWithAvx2) {
   if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "libmvec needs AVX2 here";
   for (const char* op : {"exp", "log", "sin", "cos", "tanh", "erf"}) {
     auto k = jit(unary(op));
-    EXPECT_NE(k.kernel().assembly.find("_ZGV"), std::string::npos)
-        << op << " not vectorized:\n" << k.kernel().llvmIr;
+    EXPECT_NE(k.kernel().assembly.find("_ZGV"), std::string::npos) << op << " not vectorized:\n" << k.kernel().llvmIr;
     // With AVX-512 the 16-lane glibc variants ("e") are listed too (llvm_jit.cpp).
     if (__builtin_cpu_supports("avx512f")) {
       EXPECT_NE(k.kernel().assembly.find("_ZGVeN16v_"), std::string::npos) << op << " not 16 lanes wide:\n" << k.kernel().assembly;

@@ -37,9 +37,8 @@ const MathCase kCases[] = {
 
 std::string unaryKernel(const std::string& op, const char* dtype, int n) {
   std::string sz = std::to_string(n);
-  return "kernel k_" + op + " pointwise\n  in x: " + dtype + "[" + sz + "]\n  out y: " + dtype +
-         "[" + sz + "]\n  loop i0 in 0.." + sz + "\n  %0 = load x[i0]\n  %1 = " + op +
-         " %0\n  store y[i0], %1\nend\n";
+  return "kernel k_" + op + " pointwise\n  in x: " + dtype + "[" + sz + "]\n  out y: " + dtype + "[" + sz + "]\n  loop i0 in 0.." + sz +
+         "\n  %0 = load x[i0]\n  %1 = " + op + " %0\n  store y[i0], %1\nend\n";
 }
 
 class LlvmMath : public ::testing::TestWithParam<MathCase> {};
@@ -71,8 +70,7 @@ TEST_P(LlvmMath, Float64) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, LlvmMath, ::testing::ValuesIn(kCases),
-                         [](const auto& info) { return std::string(info.param.op); });
+INSTANTIATE_TEST_SUITE_P(Ops, LlvmMath, ::testing::ValuesIn(kCases), [](const auto& info) { return std::string(info.param.op); });
 
 TEST(LlvmMathPow, FloatPow) {
   auto k = jit(R"(kernel k_pow pointwise

@@ -37,8 +37,7 @@ TEST(LlvmPointwise, MulAddRelu) {
   std::vector<float> out(4096, -7.f);
   auto k = jit(kMulAddRelu);
   k.run({a.data(), b.data(), c.data(), out.data()}, 0, 4096);
-  for (size_t i = 0; i < out.size(); ++i)
-    ASSERT_EQ(out[i], std::max(a[i] * b[i] + c[i], 0.f)) << i;
+  for (size_t i = 0; i < out.size(); ++i) ASSERT_EQ(out[i], std::max(a[i] * b[i] + c[i], 0.f)) << i;
 }
 
 TEST(LlvmPointwise, SplitRangeMatchesOneCall) {
@@ -241,9 +240,7 @@ end
   b[5] = -1;
   k.run({a.data(), b.data(), q.data(), r.data(), p.data()}, 0, 64);
   for (int i = 0; i < 64; ++i) {
-    if (i != 5) {
-      EXPECT_EQ(q[i], floorDiv(a[i], b[i])) << a[i] << " // " << b[i];
-    }
+    if (i != 5) { EXPECT_EQ(q[i], floorDiv(a[i], b[i])) << a[i] << " // " << b[i]; }
     EXPECT_EQ(r[i], i == 5 ? 0 : floorMod(a[i], b[i])) << a[i] << " % " << b[i];
     int32_t base = static_cast<int32_t>(a[i]), e = static_cast<int32_t>(floorMod(b[i], 3));
     int32_t want = 1;
@@ -305,7 +302,7 @@ end
   for (int i = 0; i < 4; ++i) {
     EXPECT_EQ(x[i], ((!a[i] && b[i]) || a[i] == b[i]) ? 1 : 0) << i;
     EXPECT_EQ(y[i], static_cast<float>(n[i] + (a[i] > b[i] ? 1 : 0))) << i;  // i64 -> f32
-    EXPECT_EQ(z[i], static_cast<int32_t>(~n[i])) << i;                      // i64 -> i32 wraps
+    EXPECT_EQ(z[i], static_cast<int32_t>(~n[i])) << i;                       // i64 -> i32 wraps
   }
   // The store's own dtype field plays no part: only the buffer's dtype decides the conversion.
   kir::Kernel kern = kir::parseKernel(R"(kernel st pointwise
@@ -374,9 +371,7 @@ end
   try {
     compiler->compile(half, "m");
     ADD_FAILURE() << "f16 compiled";
-  } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("f16 is not supported"), std::string::npos) << e.what();
-  }
+  } catch (const std::runtime_error& e) { EXPECT_NE(std::string(e.what()).find("f16 is not supported"), std::string::npos) << e.what(); }
   auto intExp = kir::parseKernels(R"(kernel e pointwise
   in x: i64[4]
   out y: i64[4]
@@ -390,8 +385,7 @@ end
     compiler->compile(intExp, "m");
     ADD_FAILURE() << "exp on i64 compiled";
   } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("'exp' is not supported on i64"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("'exp' is not supported on i64"), std::string::npos) << e.what();
   }
   auto twice = kir::parseKernels(std::string(kMulAddRelu) + kMulAddRelu);
   EXPECT_THROW(compiler->compile(twice, "m"), std::runtime_error);

@@ -6,9 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <thread>
 #include <cmath>
 #include <limits>
+#include <thread>
 
 namespace kiln::codegen {
 namespace {
@@ -221,7 +221,6 @@ end
   }
 }
 
-
 // A kernel whose outer loop is a reduction runs as one call; its reduction nest polls the stop
 // flag (engine/tensor/stop.h) between chunks of ~2^16 elements and returns early when it is set,
 // so Ctrl-C or a time limit ends it (the runtime then throws). Without a request the chunked loop
@@ -316,9 +315,7 @@ end
   std::string error;
   try {
     compiler->compile(kernels, "many");
-  } catch (const std::runtime_error& e) {
-    error = e.what();
-  }
+  } catch (const std::runtime_error& e) { error = e.what(); }
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   stopper.join();
   tensor::setStopRequested(false);

@@ -6,11 +6,11 @@
 //
 // Programs Kiln does not handle yet are listed in capture_xfail.txt with the reason; the test
 // checks they still fail (so the list shrinks as work lands) and reports what differs.
-#include "engine/driver/script_runner.h"
 #include "engine/driver/explain.h"
+#include "engine/driver/script_runner.h"
+#include "tests/support/corpus.h"
 #include "tests/support/dynamo_parity.h"
 #include "tests/support/outs_compare.h"
-#include "tests/support/corpus.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -114,8 +114,9 @@ TEST_P(CorpusEager, MatchesPyTorch) {
   ro.scriptPath = test::corpusPath("public/" + name + ".py");
   ro.eager = true;
   driver::RunResult r = driver::runScript(ro, sink, out);
-  std::string problem = r.exitCode != 0 ? "run failed: " + r.error.substr(0, 400)
-                                        : test::compareOuts(nlohmann::json::parse(r.outputsJson), test::loadCorpusJson("oracle/" + name + ".outs.json"));
+  std::string problem =
+      r.exitCode != 0 ? "run failed: " + r.error.substr(0, 400)
+                      : test::compareOuts(nlohmann::json::parse(r.outputsJson), test::loadCorpusJson("oracle/" + name + ".outs.json"));
   static const auto xf = xfails();
   if (xf.count(name)) {
     if (!problem.empty()) std::cout << "[ XFAIL    ] " << name << " eager: " << problem << "\n";

@@ -1,6 +1,6 @@
+#include "tests/support/corpus.h"
 #include "engine/driver/script_runner.h"
 #include "tests/support/outs_compare.h"
-#include "tests/support/corpus.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

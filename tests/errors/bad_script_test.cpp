@@ -3,9 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
 #include <cstdio>
 #include <filesystem>
-#include <sys/wait.h>
 
 namespace kiln {
 namespace {

@@ -6,13 +6,13 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
-#include <fcntl.h>
-#include <sys/wait.h>
 #include <thread>
-#include <unistd.h>
 
 namespace kiln {
 namespace {
@@ -93,8 +93,9 @@ TEST(Limits, TimeoutCannotBeCaughtForever) {
   // A script that catches everything is still stopped: the limit is raised again at its next
   // statement.
   fs::path dir = workDir("catch_all");
-  test::writeFile((dir / "stubborn.py").string(),
-                  "print('started')\nwhile True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass\n");
+  test::writeFile(
+      (dir / "stubborn.py").string(),
+      "print('started')\nwhile True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass\n");
   std::string db = (dir / "s.db").string();
   KilnRun r = runKiln(dir, {"run", (dir / "stubborn.py").string(), "--db", db, "--timeout", "1"});
   EXPECT_EQ(r.exitCode, 124) << r.err;
@@ -224,8 +225,9 @@ TEST(Limits, MemoryLimitIsPyTorchsAllocatorErrorAndCanBeCaught) {
   std::string db = (dir / "s.db").string();
   KilnRun r = runKiln(dir, {"run", (dir / "alloc.py").string(), "--db", db, "--memory-limit", "32M", "--eager"});
   EXPECT_EQ(r.exitCode, 1) << r.err;
-  EXPECT_NE(r.out.find("caught: [enforce fail at alloc_cpu.cpp] DefaultCPUAllocator: not enough memory: you tried to allocate 268435456 bytes"),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find("caught: [enforce fail at alloc_cpu.cpp] DefaultCPUAllocator: not enough memory: you tried to allocate 268435456 bytes"),
+      std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("MemoryError"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find("line 11, in <module>"), std::string::npos) << r.err;
@@ -256,7 +258,8 @@ TEST(Limits, MemoryLimitCoversManySmallPythonObjects) {
 TEST(Limits, BadLimitValuesAreUsageErrors) {
   fs::path dir = workDir("usage");
   test::writeFile((dir / "ok.py").string(), "print(1)\n");
-  for (std::vector<std::string> bad : {std::vector<std::string>{"--timeout", "abc"}, {"--timeout", "0"}, {"--memory-limit", "12Q"}, {"--memory-limit", "-5"}}) {
+  for (std::vector<std::string> bad :
+       {std::vector<std::string>{"--timeout", "abc"}, {"--timeout", "0"}, {"--memory-limit", "12Q"}, {"--memory-limit", "-5"}}) {
     std::vector<std::string> args{"run", (dir / "ok.py").string(), "--db", (dir / "s.db").string()};
     args.insert(args.end(), bad.begin(), bad.end());
     KilnRun r = runKiln(dir, args);

@@ -21,9 +21,7 @@ void roundTrip(const std::string& text, const char* what, Read read, Write write
   std::string once;
   try {
     once = write(read(text));
-  } catch (const storage::StoreError&) {
-    return;
-  }
+  } catch (const storage::StoreError&) { return; }
   std::string twice;
   try {
     twice = write(read(once));
@@ -52,7 +50,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   roundTrip(text, "rules", rulesFromJson, rulesToJson);
   try {
     (void)nodeKindFromName(text);
-  } catch (const StoreError&) {
-  }
+  } catch (const StoreError&) {}
   return 0;
 }

@@ -18,9 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   ir::Graph g;
   try {
     g = ir::parseGraph(text, "fuzz");
-  } catch (const ParseError&) {
-    return 0;
-  }
+  } catch (const ParseError&) { return 0; }
   (void)g.opCount();
   std::string once = ir::printGraph(g);
   std::string twice;

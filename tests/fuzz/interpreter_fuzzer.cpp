@@ -11,12 +11,12 @@
 // interpreter allows 1,000 nested Python calls, and a sanitizer build's frames are several times
 // larger than a release build's. A fresh thread also starts with fresh thread-local state (grad
 // mode, inference mode); the default generator is reset as `kiln run` resets it.
+#include "engine/ops/random.h"
 #include "engine/python/interpreter.h"
 #include "engine/python/interrupt.h"
 #include "engine/python/parser.h"
 #include "engine/support/error.h"
 #include "engine/tensor/tensor.h"
-#include "engine/ops/random.h"
 
 #include <pthread.h>
 
@@ -55,8 +55,8 @@ class Watchdog {
   Watchdog() : thread_([this] { loop(); }) { thread_.detach(); }
   void arm(double seconds) {
     std::lock_guard<std::mutex> lock(m_);
-    deadline_ = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                         std::chrono::duration<double>(seconds));
+    deadline_ = std::chrono::steady_clock::now() +
+                std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
     armed_ = true;
     cv_.notify_all();
   }
@@ -96,9 +96,7 @@ void runScript(const Job& job) {
   py::Module m;
   try {
     m = py::parseModule(src, "fuzz.py");
-  } catch (const ParseError&) {
-    return;
-  }
+  } catch (const ParseError&) { return; }
   torchapi::defaultGenerator() = torchapi::Generator{};
   py::clearInterrupt();
   watchdog->arm(kSeconds);
@@ -111,8 +109,7 @@ void runScript(const Job& job) {
       in.runModule(m);
     } catch (const py::PyError&) {
     } catch (const tensor::TorchError&) {
-    } catch (const ParseError&) {
-    }
+    } catch (const ParseError&) {}
   }
   watchdog->disarm();
   py::clearInterrupt();

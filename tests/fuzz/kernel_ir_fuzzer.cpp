@@ -41,9 +41,7 @@ void checkKernel(const kir::Kernel& k) {
   kir::Kernel back;
   try {
     back = kir::parseKernel(text);
-  } catch (const ParseError& e) {
-    fail((std::string("printed kernel does not parse: ") + e.what()).c_str(), text);
-  }
+  } catch (const ParseError& e) { fail((std::string("printed kernel does not parse: ") + e.what()).c_str(), text); }
   std::string again = kir::print(back);
   if (again != text) fail("print(parse(print(k))) != print(k)", text, again);
   if (!hasNan(k) && !(back == k)) fail("parse(print(k)) != k", text, again);
@@ -75,9 +73,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<kir::Kernel> ks;
   try {
     ks = kir::parseKernels(text);
-  } catch (const ParseError&) {
-    return 0;
-  }
+  } catch (const ParseError&) { return 0; }
   for (const auto& k : ks) checkKernel(k);
   return 0;
 }

@@ -11,7 +11,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view src(reinterpret_cast<const char*>(data), size);
   try {
     kiln::py::parseModule(src, "fuzz.py");
-  } catch (const kiln::ParseError&) {
-  }
+  } catch (const kiln::ParseError&) {}
   return 0;
 }

@@ -16,13 +16,13 @@
 #include "storage/store.h"
 #include "storage/store_check.h"
 
+#include <unistd.h>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <string>
-#include <unistd.h>
 
 namespace {
 
@@ -67,8 +67,7 @@ void readSession(storage::Store& store, int64_t id) {
     for (size_t k = 0; k < kernels.size() && k < kMaxKernels; ++k) {
       try {
         (void)kir::parseKernel(kernels[k].kernelIr);
-      } catch (const ParseError&) {
-      }
+      } catch (const ParseError&) {}
     }
     (void)store.wrapperText(id, cid);
   }
@@ -102,12 +101,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         storage::SessionDiff d = storage::diffSessions(*store, sessions[0].id, sessions[1].id);
         (void)d.text();
         (void)d.json();
-      } catch (const storage::StoreError&) {
-      }
+      } catch (const storage::StoreError&) {}
     }
     for (const char* q : {"x", "aten mul", "kernel \"0\""}) (void)store->search(q, 20);
-  } catch (const storage::StoreError&) {
-  }
+  } catch (const storage::StoreError&) {}
   storage::StoreCheck check = storage::checkStore(path);
   (void)check.text();
   removeStore(path);

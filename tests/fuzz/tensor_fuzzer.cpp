@@ -21,8 +21,8 @@
 #include "engine/autograd/engine.h"
 #include "engine/autograd/grad_mode.h"
 #include "engine/ops/op_table.h"
-#include "engine/tensor/tensor.h"
 #include "engine/ops/random.h"
+#include "engine/tensor/tensor.h"
 #include "engine/torch/torch_functions.h"
 
 #include <fuzzer/FuzzedDataProvider.h>
@@ -42,11 +42,11 @@
 namespace {
 
 using namespace kiln;
+using ir::DType;
 using ops::Val;
 using tensor::Shape;
 using tensor::Tensor;
 using tensor::TorchError;
-using ir::DType;
 
 constexpr uint64_t kMemoryLimit = uint64_t{256} << 20;
 constexpr int64_t kMaxStorage = 4096;  // elements of a fuzz-made storage
@@ -56,10 +56,26 @@ bool relayoutEnabled = true;
 const DType kDTypes[] = {DType::Float32, DType::Float64, DType::Int64, DType::Int32, DType::Bool, DType::Float16, DType::BFloat16};
 
 double specialValue(FuzzedDataProvider& in) {
-  static const double kValues[] = {0.0, -0.0, 1.0, -1.0, 2.0, 0.5, 3.0, -7.0, 1e30, -1e30, 1e-40, 65504.0, 1e300,
-                                   std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
-                                   std::numeric_limits<double>::quiet_NaN(), 2147483647.0, -2147483648.0,
-                                   9.2233720368547758e18, -9.2233720368547758e18};
+  static const double kValues[] = {0.0,
+                                   -0.0,
+                                   1.0,
+                                   -1.0,
+                                   2.0,
+                                   0.5,
+                                   3.0,
+                                   -7.0,
+                                   1e30,
+                                   -1e30,
+                                   1e-40,
+                                   65504.0,
+                                   1e300,
+                                   std::numeric_limits<double>::infinity(),
+                                   -std::numeric_limits<double>::infinity(),
+                                   std::numeric_limits<double>::quiet_NaN(),
+                                   2147483647.0,
+                                   -2147483648.0,
+                                   9.2233720368547758e18,
+                                   -9.2233720368547758e18};
   switch (in.ConsumeIntegralInRange(0, 3)) {
     case 0: return in.PickValueInArray(kValues);
     case 1: return in.ConsumeFloatingPoint<double>();
@@ -68,8 +84,23 @@ double specialValue(FuzzedDataProvider& in) {
 }
 
 int64_t smallInt(FuzzedDataProvider& in) {
-  static const int64_t kEdges[] = {0, 1, -1, 2, 3, 4, 8, 16, -2, -3, 1000, 1 << 20, int64_t{1} << 31, int64_t{1} << 32,
-                                   int64_t{1} << 62, std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min()};
+  static const int64_t kEdges[] = {0,
+                                   1,
+                                   -1,
+                                   2,
+                                   3,
+                                   4,
+                                   8,
+                                   16,
+                                   -2,
+                                   -3,
+                                   1000,
+                                   1 << 20,
+                                   int64_t{1} << 31,
+                                   int64_t{1} << 32,
+                                   int64_t{1} << 62,
+                                   std::numeric_limits<int64_t>::max(),
+                                   std::numeric_limits<int64_t>::min()};
   if (in.ConsumeIntegralInRange(0, 7) == 0) return in.PickValueInArray(kEdges);
   return in.ConsumeIntegralInRange<int64_t>(-3, 8);
 }
@@ -156,8 +187,7 @@ Tensor makeLayout(FuzzedDataProvider& in, const Shape& sizes, DType dtype, bool 
   int64_t offset = in.ConsumeIntegralInRange<int64_t>(0, 5);
   int64_t need = 1;
   if (span(sizes, strides, &lo, &hi) &&
-      (__builtin_sub_overflow(offset, lo, &offset) || __builtin_add_overflow(offset, hi, &need) ||
-       __builtin_add_overflow(need, 1, &need)))
+      (__builtin_sub_overflow(offset, lo, &offset) || __builtin_add_overflow(offset, hi, &need) || __builtin_add_overflow(need, 1, &need)))
     need = kMaxStorage;  // too far apart for any storage here: view() refuses it
   if (in.ConsumeIntegralInRange(0, 15) == 0) need = in.ConsumeIntegralInRange<int64_t>(0, 64);  // too small, maybe
   if (in.ConsumeIntegralInRange(0, 15) == 0) offset = smallInt(in);
@@ -201,9 +231,7 @@ Tensor relayout(FuzzedDataProvider& in, const Tensor& t) {
   Tensor out;
   try {
     out = makeLayout(in, t.sizes(), t.dtype(), false);
-  } catch (const TorchError&) {
-    return t;
-  }
+  } catch (const TorchError&) { return t; }
   if (hugeEmpty(out)) return t;  // an open finding the fuzzer steps around (see hugeEmpty)
   // Broadcast (stride 0) and overlapping layouts cannot hold every value of t.
   Shape os = out.strides(), ts = t.strides();
@@ -290,8 +318,7 @@ class RelayoutDispatcher : public ops::EagerDispatcher {
   explicit RelayoutDispatcher(FuzzedDataProvider& in) : in_(in) {}
   using Dispatcher::call;
   Val call(const ops::OpDef& op, const std::vector<Val>& args) override {
-    if (!relayoutEnabled || depth_ > 0 || isRandomOrUninitialized(op.name) || sharesStorage(args) ||
-        in_.ConsumeIntegralInRange(0, 3) == 0)
+    if (!relayoutEnabled || depth_ > 0 || isRandomOrUninitialized(op.name) || sharesStorage(args) || in_.ConsumeIntegralInRange(0, 3) == 0)
       return forward(op, args);
     // The copies are made before the op runs: an in-place op changes its first argument.
     std::vector<Val> copies = args;
@@ -334,18 +361,93 @@ class RelayoutDispatcher : public ops::EagerDispatcher {
   int depth_ = 0;
 };
 
-const char* const kKwargNames[] = {
-    "dim", "keepdim", "dtype", "alpha", "value", "p", "eps", "weight", "bias", "reduction", "min", "max", "size",
-    "mode", "padding", "stride", "groups", "correction", "unbiased", "descending", "k", "largest", "sorted",
-    "num_classes", "beta", "approximate", "negative_slope", "diagonal", "offset", "dim0", "dim1", "dim2",
-    "start_dim", "end_dim", "index", "src", "mask", "other", "exponent", "input", "decimals", "rounding_mode",
-    "training", "momentum", "running_mean", "running_var", "normalized_shape", "is_causal", "scale", "dropout_p",
-    "attn_mask", "equal_nan", "atol", "rtol", "chunks", "dims", "shifts", "repeats", "pad", "ignore_index",
-    "label_smoothing", "target", "out", "end", "start", "step", "fill_value", "kernel_size", "dilation",
-    "ceil_mode", "count_include_pad", "output_size", "scale_factor", "align_corners", "split_size", "sections",
-    "tensors", "upper", "lower", "diagonal", "threshold", "lambd", "inplace", "memory_format", "storage_offset"};
-const char* const kStrings[] = {"mean", "sum", "none", "constant", "reflect", "replicate", "circular", "tanh",
-                                "nearest", "bilinear", "floor", "trunc", "", "x"};
+const char* const kKwargNames[] = {"dim",
+                                   "keepdim",
+                                   "dtype",
+                                   "alpha",
+                                   "value",
+                                   "p",
+                                   "eps",
+                                   "weight",
+                                   "bias",
+                                   "reduction",
+                                   "min",
+                                   "max",
+                                   "size",
+                                   "mode",
+                                   "padding",
+                                   "stride",
+                                   "groups",
+                                   "correction",
+                                   "unbiased",
+                                   "descending",
+                                   "k",
+                                   "largest",
+                                   "sorted",
+                                   "num_classes",
+                                   "beta",
+                                   "approximate",
+                                   "negative_slope",
+                                   "diagonal",
+                                   "offset",
+                                   "dim0",
+                                   "dim1",
+                                   "dim2",
+                                   "start_dim",
+                                   "end_dim",
+                                   "index",
+                                   "src",
+                                   "mask",
+                                   "other",
+                                   "exponent",
+                                   "input",
+                                   "decimals",
+                                   "rounding_mode",
+                                   "training",
+                                   "momentum",
+                                   "running_mean",
+                                   "running_var",
+                                   "normalized_shape",
+                                   "is_causal",
+                                   "scale",
+                                   "dropout_p",
+                                   "attn_mask",
+                                   "equal_nan",
+                                   "atol",
+                                   "rtol",
+                                   "chunks",
+                                   "dims",
+                                   "shifts",
+                                   "repeats",
+                                   "pad",
+                                   "ignore_index",
+                                   "label_smoothing",
+                                   "target",
+                                   "out",
+                                   "end",
+                                   "start",
+                                   "step",
+                                   "fill_value",
+                                   "kernel_size",
+                                   "dilation",
+                                   "ceil_mode",
+                                   "count_include_pad",
+                                   "output_size",
+                                   "scale_factor",
+                                   "align_corners",
+                                   "split_size",
+                                   "sections",
+                                   "tensors",
+                                   "upper",
+                                   "lower",
+                                   "diagonal",
+                                   "threshold",
+                                   "lambd",
+                                   "inplace",
+                                   "memory_format",
+                                   "storage_offset"};
+const char* const kStrings[] = {"mean", "sum",     "none",     "constant", "reflect", "replicate", "circular",
+                                "tanh", "nearest", "bilinear", "floor",    "trunc",   "",          "x"};
 
 // KILN_FUZZ_TRACE=1: each tensor made and each call, to stderr (to turn a finding into a script).
 bool trace = false;
@@ -355,8 +457,8 @@ std::string describe(const Val& v) {
   switch (v.kind) {
     case Val::Kind::Tensor:
       if (!v.t.defined()) return "<undefined tensor>";
-      return std::string(ir::shortName(v.t.dtype())) + tensor::shapeStr(v.t.sizes()) + " strides " +
-             tensor::shapeStr(v.t.strides()) + " offset " + std::to_string(v.t.offset()) + (v.t.requiresGrad() ? " requires_grad" : "");
+      return std::string(ir::shortName(v.t.dtype())) + tensor::shapeStr(v.t.sizes()) + " strides " + tensor::shapeStr(v.t.strides()) +
+             " offset " + std::to_string(v.t.offset()) + (v.t.requiresGrad() ? " requires_grad" : "");
     case Val::Kind::Int: return std::to_string(v.i);
     case Val::Kind::Float: return std::to_string(v.f);
     case Val::Kind::Bool: return v.b ? "True" : "False";
@@ -374,7 +476,6 @@ std::string describe(const Val& v) {
 
 constexpr int64_t kMaxCallNumel = int64_t{1} << 22;
 
-
 // Many elements, or one dim so long that walking it takes ages even when the tensor is empty
 // (unbind of a [2^62, 0] tensor makes 2^62 tensors, as PyTorch's would; of [2^20, 0], a
 // minute's worth under the sanitizers).
@@ -390,8 +491,8 @@ bool huge(const Tensor& t) {
 // under the sanitizers (a fuzzer timeout, not a bug: PyTorch's is as slow without BLAS). The
 // target skips such calls so that one input stays within libFuzzer's time limit.
 bool tooMuchWork(const torchapi::TorchFn& fn, const torchapi::TArgs& a) {
-  static const char* kContractions[] = {"mm", "matmul", "linear", "einsum", "conv", "tensordot", "inner", "kron",
-                                        "cdist", "bilinear", "dot", "mv", "baddbmm", "addbmm", "addmv", "addr"};
+  static const char* kContractions[] = {"mm",    "matmul",   "linear", "einsum", "conv",    "tensordot", "inner", "kron",
+                                        "cdist", "bilinear", "dot",    "mv",     "baddbmm", "addbmm",    "addmv", "addr"};
   bool contraction = false;
   for (const char* c : kContractions) contraction = contraction || fn.target.find(c) != std::string::npos;
   if (!contraction) return false;
@@ -417,10 +518,10 @@ bool anyHuge(const std::vector<Tensor>& pool) {
 bool hugeOk(const torchapi::TorchFn& fn) {
   std::string n = fn.target;
   if (n.rfind("torch.", 0) == 0) n = n.substr(6);
-  for (const char* v : {"view", "expand", "expand_as", "permute", "transpose", "t", "unsqueeze", "squeeze", "narrow",
-                        "select", "as_strided", "diagonal", "unfold", "movedim", "swapaxes", "swapdims", "size", "stride",
-                        "dim", "numel", "is_contiguous", "storage_offset", "_operator.getitem", "alias", "detach",
-                        "requires_grad_"})
+  for (const char* v :
+       {"view",   "expand",     "expand_as",     "permute",        "transpose",         "t",        "unsqueeze", "squeeze",       "narrow",
+        "select", "as_strided", "diagonal",      "unfold",         "movedim",           "swapaxes", "swapdims",  "size",          "stride",
+        "dim",    "numel",      "is_contiguous", "storage_offset", "_operator.getitem", "alias",    "detach",    "requires_grad_"})
     if (n == v) return true;
   return false;
 }
@@ -439,8 +540,12 @@ Val tensorArg(State& s) {
 
 Val makeArg(State& s, int depth) {
   switch (s.in.ConsumeIntegralInRange(0, 11)) {
-    case 0: case 1: case 2: case 3: return tensorArg(s);
-    case 4: case 5: return Val::integer(smallInt(s.in));
+    case 0:
+    case 1:
+    case 2:
+    case 3: return tensorArg(s);
+    case 4:
+    case 5: return Val::integer(smallInt(s.in));
     case 6: return Val::real(specialValue(s.in));
     case 7: return Val::boolean(s.in.ConsumeBool());
     case 8: return s.in.ConsumeBool() ? Val::none() : Val::dtypeVal(s.in.PickValueInArray(kDTypes));
@@ -450,7 +555,10 @@ Val makeArg(State& s, int depth) {
       size_t n = s.in.ConsumeIntegralInRange<size_t>(0, 4);
       bool tensors = s.in.ConsumeIntegralInRange(0, 3) == 0;
       for (size_t i = 0; i < n; ++i)
-        items.push_back(depth > 0 ? Val::integer(smallInt(s.in)) : tensors ? tensorArg(s) : s.in.ConsumeIntegralInRange(0, 5) ? Val::integer(smallInt(s.in)) : makeArg(s, depth + 1));
+        items.push_back(depth > 0                           ? Val::integer(smallInt(s.in))
+                        : tensors                           ? tensorArg(s)
+                        : s.in.ConsumeIntegralInRange(0, 5) ? Val::integer(smallInt(s.in))
+                                                            : makeArg(s, depth + 1));
       return Val::listOf(std::move(items));
     }
   }
@@ -479,8 +587,7 @@ void run(FuzzedDataProvider& in) {
       touch(t);
       if (trace) std::fprintf(stderr, "tensor %zu: %s\n", s.pool.size(), describe(Val::of(t)).c_str());
       s.pool.push_back(t);
-    } catch (const TorchError&) {
-    }
+    } catch (const TorchError&) {}
   }
   RelayoutDispatcher dispatcher(in);
   size_t calls = in.ConsumeIntegralInRange<size_t>(1, 6);
@@ -491,8 +598,7 @@ void run(FuzzedDataProvider& in) {
       if (trace) std::fprintf(stderr, "backward from %s\n", describe(Val::of(root)).c_str());
       try {
         if (root.requiresGrad()) autograd::backward({root}, {}, false, false);
-      } catch (const TorchError&) {
-      }
+      } catch (const TorchError&) {}
       continue;
     }
     const torchapi::TorchFn& fn = fns[in.ConsumeIntegralInRange<size_t>(0, fns.size() - 1)];
@@ -556,8 +662,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   strict = std::getenv("KILN_FUZZ_STRICT") != nullptr;
   if (const char* e = std::getenv("KILN_FUZZ_HUGE_EMPTY")) hugeEmptyEnabled = std::string(e) != "0";
   if (std::getenv("KILN_FUZZ_LIST")) {  // the functions the target calls
-    for (const auto& f : torchapi::torchFns())
-      std::printf("%s%s\n", f.kind == ir::NodeKind::CallMethod ? "Tensor." : "", f.target.c_str());
+    for (const auto& f : torchapi::torchFns()) std::printf("%s%s\n", f.kind == ir::NodeKind::CallMethod ? "Tensor." : "", f.target.c_str());
     std::exit(0);
   }
   return 0;

@@ -4,8 +4,8 @@
 // its duration, labels and tooltips, the Timings dock's tab named with the count; then the
 // timeline alone: zoom, fit, a collective still running, crowded labels, a session without
 // collectives.
-#include "storage/store.h"
 #include "viewers/collectives_timeline.h"
+#include "storage/store.h"
 #include "viewers/studio_window.h"
 
 #include <QApplication>
@@ -33,8 +33,20 @@ std::vector<session::CollectiveEvent> ddpCollectives() {
   for (int step = 0; step < 2; ++step)
     for (int b = 0; b < 3; ++b) {
       const double at = 200.0 + step * 100 + b * 10;
-      out.push_back({seq++, "all_reduce", "sum", -1, "gloo", int64_t(4) << 20, "float32", {int64_t(1) << 20}, at, 0.35 + b, 240.0 + step * 100, 0,
-                     2, "bucket " + std::to_string(b)});
+      out.push_back({seq++,
+                     "all_reduce",
+                     "sum",
+                     -1,
+                     "gloo",
+                     int64_t(4) << 20,
+                     "float32",
+                     {int64_t(1) << 20},
+                     at,
+                     0.35 + b,
+                     240.0 + step * 100,
+                     0,
+                     2,
+                     "bucket " + std::to_string(b)});
     }
   std::swap(out[4], out[6]);
   out.push_back({seq++, "barrier", "", -1, "gloo", 0, "", {}, 400.0, 0.25, 400.5, 0, 2, ""});
@@ -151,7 +163,8 @@ class CollectivesTimelineTest : public QObject {
     // without one go in the row below the labels, never over one.
     std::vector<session::CollectiveEvent> crowded;
     for (int i = 0; i < 12; ++i)
-      crowded.push_back({i, "all_reduce", "sum", -1, "gloo", 64, "float32", {16}, 10.0 + i, 0.5, 12.0 + i, 0, 2, "bucket " + std::to_string(i)});
+      crowded.push_back(
+          {i, "all_reduce", "sum", -1, "gloo", 64, "float32", {16}, 10.0 + i, 0.5, 12.0 + i, 0, 2, "bucket " + std::to_string(i)});
     t.setCollectives(crowded);
     int labelled = 0;
     double lowestLabelled = 0;

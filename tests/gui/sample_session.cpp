@@ -15,8 +15,8 @@ const char* kScript =
     "\n"
     "out = f(torch.randn(8, 8))\n";
 
-ir::Node node(int id, std::string name, ir::NodeKind kind, std::string target, std::vector<ir::Arg> args,
-              int line, std::string kernel = {}) {
+ir::Node node(int id, std::string name, ir::NodeKind kind, std::string target, std::vector<ir::Arg> args, int line,
+              std::string kernel = {}) {
   ir::Node n;
   n.id = id;
   n.name = std::move(name);
@@ -71,10 +71,12 @@ int64_t writeSession(storage::Store& store, bool changed) {
   sink->stage(stage("aten", 1, chain("aten.sin.default", "aten.mul.Tensor", "aten.relu.default", ""), true));
   sink->stage(stage("pass:cse", 2, chain("aten.sin.default", "aten.mul.Tensor", "aten.relu.default", ""), false));
   // The changed run's fused stage computes sigmoid where the first computes relu.
-  auto fused = stage("fused", 3, chain("aten.sin.default", "aten.mul.Tensor", changed ? "aten.sigmoid.default" : "aten.relu.default", "kernel_0"), true);
+  auto fused = stage(
+      "fused", 3, chain("aten.sin.default", "aten.mul.Tensor", changed ? "aten.sigmoid.default" : "aten.relu.default", "kernel_0"), true);
   fused.rules.push_back({"fused: pointwise into producer's kernel", 2, {2, 3}});
   sink->stage(fused);
-  for (const auto& [phase, ms] : {std::pair<const char*, double>{"capture", 1.5}, {"lower", 0.5}, {"passes", 2.0}, {"codegen", changed ? 30.0 : 20.0}})
+  for (const auto& [phase, ms] :
+       {std::pair<const char*, double>{"capture", 1.5}, {"lower", 0.5}, {"passes", 2.0}, {"codegen", changed ? 30.0 : 20.0}})
     sink->timing({"0/0", phase, ms});
   session::ProfileEvent prof;
   prof.compileId = "0/0";
@@ -107,7 +109,8 @@ int64_t writeSession(storage::Store& store, bool changed) {
   k.llvmIr =
       "define void @kernel_0(ptr %in0, ptr %out0) {\n  %v1 = call float @sinf(float %x) ; @1\n  %v3 = fmul float %v1, 2.0 ; @2\n"
       "  %v5 = call float @llvm.maxnum.f32(float %v3, float 0.0) ; @3\n  ret void\n}\n";
-  k.assembly = "kernel_0:\n\t# @1\n\tcall\tsinf\n\t# @2\n\tvmulss\t%xmm1, %xmm0, %xmm0\n\t# @3\n\tvmaxss\t%xmm2, %xmm0, %xmm0\n.LBB0_1:\n\tret\n";
+  k.assembly =
+      "kernel_0:\n\t# @1\n\tcall\tsinf\n\t# @2\n\tvmulss\t%xmm1, %xmm0, %xmm0\n\t# @3\n\tvmaxss\t%xmm2, %xmm0, %xmm0\n.LBB0_1:\n\tret\n";
   k.nodeIds = {1, 2, 3};
   k.sourceLines = {kSinLine, kReluLine};
   sink->kernel(k);
@@ -133,7 +136,8 @@ int64_t appendTrainingSampleSession(storage::Store& store) {
   sink->stage(stage("aten", 1, chain("aten.sin.default", "aten.mul.Tensor", "aten.relu.default", ""), true));
   sink->stage(stage("fused", 2, chain("aten.sin.default", "aten.mul.Tensor", "aten.relu.default", "kernel_0"), true));
   // The backward reuses ids 0..3 for other nodes: it must not share the forward's layout.
-  for (const auto& [name, kernel, order] : {std::tuple<const char*, const char*, int>{"backward:aten", "", 3}, {"backward:fused", "bw_kernel_0", 4}}) {
+  for (const auto& [name, kernel, order] :
+       {std::tuple<const char*, const char*, int>{"backward:aten", "", 3}, {"backward:fused", "bw_kernel_0", 4}}) {
     ir::Graph bw;
     bw.add(node(0, "primals_1", K::Placeholder, "primals_1", {}, 4));
     bw.add(node(1, "tangents_1", K::Placeholder, "tangents_1", {}, 0));

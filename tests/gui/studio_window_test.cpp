@@ -1,15 +1,15 @@
 // The studio window on Qt's offscreen platform over a hand-built session: select the fused
 // stage, wait for the layout (off the UI thread), and check what is drawn, the text panes, the
 // source <-> node linking and a screenshot that is not blank.
+#include "viewers/studio_window.h"
 #include "sample_session.h"
-#include "viewers/verify_panel.h"
 #include "viewers/breaks_panel.h"
-#include "viewers/graph_cluster_item.h"
 #include "viewers/frames_panel.h"
+#include "viewers/graph_cluster_item.h"
 #include "viewers/graph_diff_view.h"
 #include "viewers/graph_legend.h"
-#include "viewers/graph_overlay.h"
 #include "viewers/graph_node_item.h"
+#include "viewers/graph_overlay.h"
 #include "viewers/graph_view.h"
 #include "viewers/line_colour.h"
 #include "viewers/profile_charts.h"
@@ -18,37 +18,37 @@
 #include "viewers/session_list_model.h"
 #include "viewers/source_view.h"
 #include "viewers/stage_list_model.h"
-#include "viewers/studio_window.h"
 #include "viewers/text_pane.h"
 #include "viewers/timings_chart.h"
+#include "viewers/verify_panel.h"
 
 #include <QApplication>
 #include <QBarCategoryAxis>
-#include <QComboBox>
-#include <QDockWidget>
-#include <QHeaderView>
-#include <QScrollBar>
 #include <QChart>
+#include <QComboBox>
 #include <QDir>
+#include <QDockWidget>
 #include <QFile>
-#include <QStatusBar>
+#include <QHeaderView>
+#include <QImage>
 #include <QLabel>
 #include <QListWidget>
 #include <QMap>
 #include <QMimeData>
-#include <QToolButton>
-#include <QUrl>
-#include <QTextBrowser>
-#include <QImage>
 #include <QPlainTextEdit>
+#include <QScrollBar>
 #include <QSet>
 #include <QSettings>
-#include <QStandardPaths>
 #include <QSignalSpy>
+#include <QStandardPaths>
+#include <QStatusBar>
 #include <QTableView>
 #include <QTemporaryDir>
-#include <QTextBlock>
 #include <QTest>
+#include <QTextBlock>
+#include <QTextBrowser>
+#include <QToolButton>
+#include <QUrl>
 
 using namespace kiln;
 using namespace kiln::viewers;
@@ -72,8 +72,7 @@ class StudioWindowTest : public QObject {
     window_->refreshSessions();
     QVERIFY(window_->selectSession(sample_.sessionId));
     QCOMPARE(window_->currentSessionId(), sample_.sessionId);
-    QCOMPARE(window_->sourceView()->toPlainText().split('\n').value(testing::kSinLine - 1),
-             QStringLiteral("    y = torch.sin(x) * 2"));
+    QCOMPARE(window_->sourceView()->toPlainText().split('\n').value(testing::kSinLine - 1), QStringLiteral("    y = torch.sin(x) * 2"));
 
     const int fused = 3;
     QCOMPARE(StageListModel::label(window_->stageModel()->stageAt(fused)), QStringLiteral("[0/0] fused"));
@@ -94,7 +93,8 @@ class StudioWindowTest : public QObject {
     TextPane* text = window_->textPane();
     QVERIFY(text->text(TextPane::StageIr).startsWith(QStringLiteral("# stage fused")));
     QVERIFY(text->text(TextPane::KernelIr).contains(QStringLiteral("kernel kernel_0 pointwise")));
-    QVERIFY2(text->text(TextPane::KernelIr).contains(QStringLiteral("· runs in 0.05 ms")), qPrintable(text->text(TextPane::KernelIr).left(300)));
+    QVERIFY2(text->text(TextPane::KernelIr).contains(QStringLiteral("· runs in 0.05 ms")),
+             qPrintable(text->text(TextPane::KernelIr).left(300)));
     QVERIFY(text->text(TextPane::LlvmIr).contains(QStringLiteral("define void @kernel_0")));
     QVERIFY(text->text(TextPane::Wrapper).contains(QStringLiteral("kernel_0(args[0], buf0)")));
     // The capture tab explains the compile: its frame, guards and transformed code.
@@ -142,7 +142,7 @@ class StudioWindowTest : public QObject {
     QCOMPARE(window_->textPane()->editor(TextPane::LlvmIr)->extraSelections().size(), 1 + 2);
     QCOMPARE(window_->textPane()->editor(TextPane::Assembly)->extraSelections().size(), 1 + 4);
     emit window_->sourceView()->lineSelected(testing::kReluLine);
-    QCOMPARE(ir->extraSelections().size(), 1 + 3);  // header, const, max, store of relu (@3)
+    QCOMPARE(ir->extraSelections().size(), 1 + 3);                                               // header, const, max, store of relu (@3)
     QCOMPARE(window_->textPane()->editor(TextPane::Assembly)->extraSelections().size(), 1 + 2);  // not ret after the label
     emit window_->sourceView()->lineSelected(testing::kSinLine);
     QVERIFY(!window_->textPane()->editor(TextPane::Assembly)->extraSelections().isEmpty());
@@ -171,7 +171,8 @@ class StudioWindowTest : public QObject {
       if (n->change() == GraphNodeItem::Change::Changed) changed.insert(n->name());
     QCOMPARE(changed, QSet<QString>{});
     const QString step = window_->textPane()->text(TextPane::Step);
-    QVERIFY2(step.contains(QStringLiteral("fusion decisions:\n  fused: pointwise into producer's kernel  x2  on mul, relu")), qPrintable(step));
+    QVERIFY2(step.contains(QStringLiteral("fusion decisions:\n  fused: pointwise into producer's kernel  x2  on mul, relu")),
+             qPrintable(step));
     QVERIFY2(step.contains(QStringLiteral("against pass:cse: 0 added (green), 0 changed (amber), 0 removed")), qPrintable(step));
     QVERIFY2(step.contains(QStringLiteral("joining a kernel is not counted")), qPrintable(step));
     window_->stepStage(-1);
@@ -415,7 +416,8 @@ class StudioWindowTest : public QObject {
     QVERIFY(!fills().value(QStringLiteral("l_x_")).isValid());
     QVERIFY2(legend->text().contains(QStringLiteral("0.0500 ms (the most shown)")), qPrintable(legend->text()));
     for (GraphNodeItem* n : view->nodeItems())
-      if (n->name() == QStringLiteral("relu")) QVERIFY2(n->toolTip().endsWith(QStringLiteral("0.0500 ms per launch")), qPrintable(n->toolTip()));
+      if (n->name() == QStringLiteral("relu"))
+        QVERIFY2(n->toolTip().endsWith(QStringLiteral("0.0500 ms per launch")), qPrintable(n->toolTip()));
     QVERIFY(window_->grab().save(QDir(QStringLiteral(KILN_BINARY_DIR)).filePath(QStringLiteral("tests/gui/studio_overlay.png")), "PNG"));
     legend->chooser()->setCurrentIndex(int(Overlay::Bytes));
     QVERIFY2(legend->text().contains(QStringLiteral("512 B (the most shown)")), qPrintable(legend->text()));
@@ -428,7 +430,8 @@ class StudioWindowTest : public QObject {
     window_->stepStage(-1);
     QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled() && window_->currentStageId() == window_->stageModel()->stageAt(1).id, 20000);
     QCOMPARE(fills().value(QStringLiteral("sin")), kernelColour(QStringLiteral("kernel_0"), 0));
-    QVERIFY2(!window_->statusBar()->currentMessage().startsWith(QStringLiteral("Laying out")), qPrintable(window_->statusBar()->currentMessage()));
+    QVERIFY2(!window_->statusBar()->currentMessage().startsWith(QStringLiteral("Laying out")),
+             qPrintable(window_->statusBar()->currentMessage()));
     QVERIFY(window_->selectStage(0));
     QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled() && !view->nodeItems().isEmpty(), 20000);
     QVERIFY(!fills().value(QStringLiteral("sin")).isValid());
@@ -490,7 +493,8 @@ class StudioWindowTest : public QObject {
     QVERIFY(window_->selectStage(3));
     QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled() && !window_->graphView()->nodeItems().isEmpty(), 20000);
     const QString step = text->text(TextPane::Step);
-    QVERIFY2(step.contains(QStringLiteral("against session %1's [0/0] fused: 0 added (green), 1 changed (amber), 0 removed").arg(first)), qPrintable(step));
+    QVERIFY2(step.contains(QStringLiteral("against session %1's [0/0] fused: 0 added (green), 1 changed (amber), 0 removed").arg(first)),
+             qPrintable(step));
     for (GraphNodeItem* n : window_->graphView()->nodeItems())
       QCOMPARE(n->change() == GraphNodeItem::Change::Changed, n->name() == QStringLiteral("relu"));
     // The Graph diff dock shows both fused stages side by side, relu amber on both sides.
@@ -593,14 +597,16 @@ class StudioWindowTest : public QObject {
     QCOMPARE(status.data(Qt::ForegroundRole).value<QColor>(), QColor(0xc0, 0x28, 0x28));
     StageListModel* stages = window_->stageModel();
     QCOMPARE(stages->rowCount(), 2);
-    QCOMPARE(stages->index(0).data().toString(), QStringLiteral("[0/0] failed: Data-dependent branching (line %1)").arg(testing::kFailedLine));
+    QCOMPARE(stages->index(0).data().toString(),
+             QStringLiteral("[0/0] failed: Data-dependent branching (line %1)").arg(testing::kFailedLine));
     QCOMPARE(stages->index(0).data(Qt::ForegroundRole).value<QColor>(), QColor(0xc0, 0x39, 0x2b));
     QVERIFY(stages->index(0).data(Qt::ToolTipRole).toString().contains(QStringLiteral("Detected data-dependent branching")));
     QCOMPARE(stages->defaultRow(), 1);  // it opens on the graph that was compiled
     QCOMPARE(window_->breaksPanel()->failedCount(), 1);
     // The compile list (Frames) says it too, in red.
     QTreeWidgetItem* failedCompile = window_->framesPanel()->topLevelItem(0)->child(0);
-    QCOMPARE(failedCompile->text(1), QStringLiteral("inductor · failed · 0 guard(s): Data-dependent branching (line %1)").arg(testing::kFailedLine));
+    QCOMPARE(failedCompile->text(1),
+             QStringLiteral("inductor · failed · 0 guard(s): Data-dependent branching (line %1)").arg(testing::kFailedLine));
     QCOMPARE(failedCompile->foreground(0).color(), QColor(0xc0, 0x39, 0x2b));
     bool marked = false;
     for (const LineMark& m : window_->sourceView()->marks())
@@ -685,7 +691,8 @@ class StudioWindowTest : public QObject {
     auto* table = big.findChild<QTableView*>();
     for (int col = SessionListModel::Status; col < SessionListModel::ColumnCount; ++col) {
       const QString title = big.sessionModel()->headerData(col, Qt::Horizontal).toString();
-      QVERIFY2(table->horizontalHeader()->sectionSize(col) >= table->horizontalHeader()->fontMetrics().horizontalAdvance(title) + 4, qPrintable(title));
+      QVERIFY2(table->horizontalHeader()->sectionSize(col) >= table->horizontalHeader()->fontMetrics().horizontalAdvance(title) + 4,
+               qPrintable(title));
     }
     QCOMPARE(table->horizontalScrollBar()->maximum(), 0);
     auto* sessionsDock = big.findChild<QDockWidget*>(QStringLiteral("sessions"));

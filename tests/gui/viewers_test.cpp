@@ -2,24 +2,24 @@
 // QAbstractItemModelTester), the layout worker's newest-request-wins rule, and the script
 // runner's handling of the `kiln run` process.
 #include "sample_session.h"
-#include "viewers/graph_layout_worker.h"
-#include "viewers/script_runner.h"
 #include "viewers/artifacts_panel.h"
 #include "viewers/breaks_panel.h"
 #include "viewers/diff_highlighter.h"
 #include "viewers/graph_breadcrumbs.h"
 #include "viewers/graph_cluster_item.h"
 #include "viewers/graph_diff_view.h"
+#include "viewers/graph_layout_worker.h"
 #include "viewers/graph_legend.h"
 #include "viewers/graph_minimap.h"
 #include "viewers/graph_navigation.h"
-#include "viewers/graph_overlay.h"
-#include "viewers/op_colour.h"
 #include "viewers/graph_node_item.h"
+#include "viewers/graph_overlay.h"
 #include "viewers/graph_view.h"
 #include "viewers/layout_frame.h"
 #include "viewers/line_colour.h"
 #include "viewers/module_collapse.h"
+#include "viewers/op_colour.h"
+#include "viewers/script_runner.h"
 #include "viewers/session_list_model.h"
 #include "viewers/source_marks.h"
 #include "viewers/source_view.h"
@@ -28,25 +28,25 @@
 #include "viewers/verify_panel.h"
 
 #include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QComboBox>
+#include <QElapsedTimer>
+#include <QFile>
 #include <QFontMetricsF>
 #include <QImage>
-#include <QPainter>
-#include <QStyleOptionGraphicsItem>
-#include <QComboBox>
-#include <QApplication>
-#include <QFile>
 #include <QLabel>
 #include <QLineEdit>
-#include <QTreeWidget>
-#include <QElapsedTimer>
-#include <map>
-#include <QSignalSpy>
-#include <QTemporaryDir>
-#include <QTextBlock>
-#include <QTextLayout>
+#include <QPainter>
 #include <QPlainTextEdit>
 #include <QScrollBar>
+#include <QSignalSpy>
+#include <QStyleOptionGraphicsItem>
+#include <QTemporaryDir>
 #include <QTest>
+#include <QTextBlock>
+#include <QTextLayout>
+#include <QTreeWidget>
+#include <map>
 
 using namespace kiln;
 using namespace kiln::viewers;
@@ -69,7 +69,8 @@ ir::Graph layered(int blocks, int n) {
   int last = add(ir::NodeKind::Placeholder, "x", -1, "");
   for (int b = 0; b < blocks; ++b)
     for (const char* m : {"attn", "mlp"})
-      for (int i = 0; i < n; ++i) last = add(ir::NodeKind::CallFunction, "aten.relu.default", last, "blocks." + std::to_string(b) + "." + m);
+      for (int i = 0; i < n; ++i)
+        last = add(ir::NodeKind::CallFunction, "aten.relu.default", last, "blocks." + std::to_string(b) + "." + m);
   for (int i = 0; i < 2; ++i) last = add(ir::NodeKind::CallFunction, "aten.mul.Tensor", last, "head");
   ir::Node out;
   out.kind = ir::NodeKind::Output;
@@ -111,8 +112,7 @@ class ViewersTest : public QObject {
     model.load(sample_.sessionId);
     const QStringList expected{"[0/0] captured", "[0/0] aten", "[0/0] pass:cse", "[0/0] fused"};
     QCOMPARE(model.rowCount(), int(expected.size()));
-    for (int row = 0; row < model.rowCount(); ++row)
-      QCOMPARE(model.index(row).data().toString(), expected[row]);
+    for (int row = 0; row < model.rowCount(); ++row) QCOMPARE(model.index(row).data().toString(), expected[row]);
     // The pass that changed nothing is dimmed; the others use the view's colour.
     QVERIFY(model.index(2).data(Qt::ForegroundRole).isValid());
     QVERIFY(!model.index(3).data(Qt::ForegroundRole).isValid());
@@ -228,9 +228,9 @@ class ViewersTest : public QObject {
     };
     view.selectNode(a);
     QCOMPARE(selected(), a);
-    const std::vector<std::pair<Qt::Key, int>> path = {{Qt::Key_Down, b}, {Qt::Key_Right, c}, {Qt::Key_Right, b}, {Qt::Key_Left, c},
-                                                       {Qt::Key_Down, d}, {Qt::Key_Up, b},   {Qt::Key_Up, a},    {Qt::Key_Up, x},
-                                                       {Qt::Key_Up, x}};
+    const std::vector<std::pair<Qt::Key, int>> path = {{Qt::Key_Down, b}, {Qt::Key_Right, c}, {Qt::Key_Right, b},
+                                                       {Qt::Key_Left, c}, {Qt::Key_Down, d},  {Qt::Key_Up, b},
+                                                       {Qt::Key_Up, a},   {Qt::Key_Up, x},    {Qt::Key_Up, x}};
     for (const auto& [key, expected] : path) {
       QTest::keyClick(&view, key);
       QCOMPARE(selected(), expected);
@@ -244,8 +244,9 @@ class ViewersTest : public QObject {
   // The selected node's module path is shown as links; a click folds that module into its box
   // and selects the box, whose crumbs then end on it.
   void breadcrumbsClimbOutOfAModule() {
-    QCOMPARE(breadcrumbsHtml("blocks.3.attn", QStringLiteral("sin")),
-             QStringLiteral("<a href=\"blocks\">blocks</a> › <a href=\"blocks.3\">3</a> › <a href=\"blocks.3.attn\">attn</a> › <b>sin</b>"));
+    QCOMPARE(
+        breadcrumbsHtml("blocks.3.attn", QStringLiteral("sin")),
+        QStringLiteral("<a href=\"blocks\">blocks</a> › <a href=\"blocks.3\">3</a> › <a href=\"blocks.3.attn\">attn</a> › <b>sin</b>"));
     QCOMPARE(breadcrumbsHtml("blocks.3", {}), QStringLiteral("<a href=\"blocks\">blocks</a> › <b>3</b>"));
     QCOMPARE(breadcrumbsHtml("", {}), QString());
     GraphView view;
@@ -333,9 +334,10 @@ class ViewersTest : public QObject {
 
   // File ▸ Import PyTorch Trace runs `kiln import PATH --db P --progress` and reports its session.
   void runnerImportsATrace() {
-    const QString fake = fakeKiln(QStringLiteral("kiln-import"),
-                                  "[ \"$1\" = import ] && [ \"$3\" = --db ] && [ \"$5\" = --progress ] || exit 3\n"
-                                  "echo \"kiln-progress: 30 trace.log\" >&2\necho \"session 9: /x/prog.py (pid 1): 1 frames, 1 compiles\"\n");
+    const QString fake =
+        fakeKiln(QStringLiteral("kiln-import"),
+                 "[ \"$1\" = import ] && [ \"$3\" = --db ] && [ \"$5\" = --progress ] || exit 3\n"
+                 "echo \"kiln-progress: 30 trace.log\" >&2\necho \"session 9: /x/prog.py (pid 1): 1 frames, 1 compiles\"\n");
     QVERIFY(!fake.isEmpty());
     ScriptRunner runner(fake);
     QSignalSpy spy(&runner, &ScriptRunner::finished);
@@ -374,9 +376,8 @@ class ViewersTest : public QObject {
   // A recompile reason marks the line of the guard that failed (the engine records it with the
   // reason); reasons without a line mark nothing.
   void recompileReasonsMarkTheirGuardLines() {
-    std::vector<session::RecompileEvent> recompiles = {
-        {0, "0/1", {"0/0: tensor 'x' dtype mismatch. expected Float, actual Double"}, {19}},
-        {0, "0/2", {"0/0: L['n'] == 1", "9/9: unknown == 3"}, {23, 0}}};
+    std::vector<session::RecompileEvent> recompiles = {{0, "0/1", {"0/0: tensor 'x' dtype mismatch. expected Float, actual Double"}, {19}},
+                                                       {0, "0/2", {"0/0: L['n'] == 1", "9/9: unknown == 3"}, {23, 0}}};
     QList<LineMark> marks = recompileMarks(recompiles);
     QCOMPARE(marks.size(), 2);
     QCOMPARE(marks[0].line, 19);
@@ -400,7 +401,11 @@ class ViewersTest : public QObject {
     QCOMPARE(boxes, (std::set<std::string>{"blocks.0.attn", "blocks.0.mlp", "blocks.1", "head"}));
     QCOMPARE(one.graph.nodes.size(), size_t(5));  // the four boxes and output; x is in blocks.0.attn
     // Edges follow the members: blocks.0.mlp reads blocks.0.attn, blocks.1 reads blocks.0.mlp.
-    auto idOf = [&](const std::string& p) { for (const auto& [id, path] : one.moduleOf) if (path == p) return id; return -1; };
+    auto idOf = [&](const std::string& p) {
+      for (const auto& [id, path] : one.moduleOf)
+        if (path == p) return id;
+      return -1;
+    };
     QCOMPARE(one.graph.find(idOf("blocks.0.mlp"))->args.size(), size_t(1));
     QCOMPARE(one.graph.find(idOf("blocks.0.mlp"))->args[0].node, idOf("blocks.0.attn"));
     QCOMPARE(one.graph.find(idOf("blocks.1"))->args[0].node, idOf("blocks.0.mlp"));
@@ -479,7 +484,8 @@ class ViewersTest : public QObject {
     for (GraphNodeItem* n : view.nodeItems())
       if (n->nodeId() == hits[2]) {
         const QPoint at = view.mapFromScene(n->sceneBoundingRect().center());
-        QVERIFY2((at - view.viewport()->rect().center()).manhattanLength() < 8, qPrintable(QStringLiteral("%1,%2").arg(at.x()).arg(at.y())));
+        QVERIFY2((at - view.viewport()->rect().center()).manhattanLength() < 8,
+                 qPrintable(QStringLiteral("%1,%2").arg(at.x()).arg(at.y())));
       }
     // Zoomed out, Zoom to Selection brings it back.
     view.resetTransform();
@@ -515,7 +521,8 @@ class ViewersTest : public QObject {
     // The start is on screen: the input node.
     const QRectF seen = view.mapToScene(view.viewport()->rect()).boundingRect();
     bool inputShown = false;
-    for (GraphNodeItem* n : view.nodeItems()) inputShown = inputShown || (n->name() == QStringLiteral("n0") && seen.intersects(n->sceneBoundingRect()));
+    for (GraphNodeItem* n : view.nodeItems())
+      inputShown = inputShown || (n->name() == QStringLiteral("n0") && seen.intersects(n->sceneBoundingRect()));
     QVERIFY(inputShown);
     GraphMinimap* map = view.minimap();
     QTRY_VERIFY(map->isVisible());
@@ -524,7 +531,8 @@ class ViewersTest : public QObject {
     const QPointF target = map->area().bottomLeft() + QPointF(map->area().width() / 2, -map->area().height() * 0.05);
     QTest::mouseClick(map, Qt::LeftButton, {}, map->fromScene(target).toPoint());
     const QPointF centre = view.mapToScene(view.viewport()->rect().center());
-    QVERIFY2(std::abs(centre.y() - target.y()) < map->area().height() * 0.1, qPrintable(QStringLiteral("%1 vs %2").arg(centre.y()).arg(target.y())));
+    QVERIFY2(std::abs(centre.y() - target.y()) < map->area().height() * 0.1,
+             qPrintable(QStringLiteral("%1 vs %2").arg(centre.y()).arg(target.y())));
     // Level of detail: at 5% a label line is under a pixel: boxes in the op kind's colour.
     GraphNodeItem* any = view.nodeItems().first();
     QVERIFY(!any->drawsLabels(0.05));
@@ -623,10 +631,10 @@ class ViewersTest : public QObject {
     };
     using T = ir::TensorType;
     const int x = add(ir::NodeKind::Placeholder, "x", -1, T{ir::DType::Float32, {4, 8}}, "");
-    const int a = add(ir::NodeKind::CallFunction, "sum", x, T{ir::DType::Float32, {4}}, "blk0");       // fewer elements
-    const int b = add(ir::NodeKind::CallFunction, "view", a, T{ir::DType::Float32, {2, 2}}, "blk0");   // reshaped
-    const int c = add(ir::NodeKind::CallFunction, "expand", b, T{ir::DType::Int64, {4, 4}}, "blk1");   // more elements
-    const int d = add(ir::NodeKind::CallFunction, "relu", c, T{ir::DType::Float32, {4, 4}}, "blk1");   // same shape
+    const int a = add(ir::NodeKind::CallFunction, "sum", x, T{ir::DType::Float32, {4}}, "blk0");      // fewer elements
+    const int b = add(ir::NodeKind::CallFunction, "view", a, T{ir::DType::Float32, {2, 2}}, "blk0");  // reshaped
+    const int c = add(ir::NodeKind::CallFunction, "expand", b, T{ir::DType::Int64, {4, 4}}, "blk1");  // more elements
+    const int d = add(ir::NodeKind::CallFunction, "relu", c, T{ir::DType::Float32, {4, 4}}, "blk1");  // same shape
     ir::Node out;
     out.kind = ir::NodeKind::Output;
     out.name = "output";
@@ -673,7 +681,8 @@ class ViewersTest : public QObject {
     p = paintOverlay(Overlay::KernelTime, all, g, overlayDataFor("pass:cse", kernels, false, {}, {}));
     QVERIFY(p.fill.empty());
     QVERIFY2(p.message.startsWith(QStringLiteral("Not profiled")), qPrintable(p.message));
-    QVERIFY(paintOverlay(Overlay::Kernel, all, g, overlayDataFor("aten", {}, false, {}, {})).message.contains(QStringLiteral("no kernels")));
+    QVERIFY(
+        paintOverlay(Overlay::Kernel, all, g, overlayDataFor("aten", {}, false, {}, {})).message.contains(QStringLiteral("no kernels")));
     p = paintOverlay(Overlay::Dtype, all, g, data);
     legend.clear();
     for (const auto& e : p.legend) legend << e.text;
@@ -734,10 +743,12 @@ class ViewersTest : public QObject {
       ks[i].kind = "pointwise";
       ks[i].nodeIds = {10 + i};
       ks[i].sourceLines = {3 + i};
-      ks[i].kernelIr = "kernel k" + std::to_string(i) + " pointwise\n" + std::string(40, '\n') + "  %0 = exp %9 @" + std::to_string(10 + i) + "\nend\n";
+      ks[i].kernelIr =
+          "kernel k" + std::to_string(i) + " pointwise\n" + std::string(40, '\n') + "  %0 = exp %9 @" + std::to_string(10 + i) + "\nend\n";
       std::string nops;
       for (int n = 0; n < 40; ++n) nops += "\tnop\n";
-      ks[i].assembly = "k" + std::to_string(i) + ":\n\t# @" + std::to_string(10 + i) + "\n\tvexp\n.LBB" + std::to_string(i) + ":\n" + nops + "\tret\n";
+      ks[i].assembly =
+          "k" + std::to_string(i) + ":\n\t# @" + std::to_string(10 + i) + "\n\tvexp\n.LBB" + std::to_string(i) + ":\n" + nops + "\tret\n";
       ks[i].llvmIr = "define void @k" + std::to_string(i) + "() {\n  ret void ; @" + std::to_string(10 + i) + "\n}\n";
     }
     pane.setKernels(ks, {{10, 3}, {11, 4}});
@@ -748,7 +759,8 @@ class ViewersTest : public QObject {
     pane.show();
     QVERIFY(QTest::qWaitForWindowExposed(&pane));
     // Scroll the left side to the second kernel: the right side goes to the second kernel too.
-    const int second = pane.text(TextPane::KernelIr).left(pane.text(TextPane::KernelIr).indexOf(QStringLiteral("──── k1"))).count(QLatin1Char('\n'));
+    const int second =
+        pane.text(TextPane::KernelIr).left(pane.text(TextPane::KernelIr).indexOf(QStringLiteral("──── k1"))).count(QLatin1Char('\n'));
     pane.sideEditor(false)->verticalScrollBar()->setValue(second);
     const int rightTop = pane.sideEditor(true)->verticalScrollBar()->value();
     QVERIFY2(pane.sideEditor(true)->document()->findBlockByNumber(rightTop).text().startsWith(QStringLiteral("──── k1")) ||
@@ -756,7 +768,7 @@ class ViewersTest : public QObject {
              qPrintable(pane.sideEditor(true)->document()->findBlockByNumber(rightTop).text()));
     // Line 4 (node 11, kernel k1): its header and its @11 lines on both sides.
     QCOMPARE(pane.highlightSourceLine(4), 1);
-    QCOMPARE(pane.sideEditor(false)->extraSelections().size(), 2);  // header, the exp
+    QCOMPARE(pane.sideEditor(false)->extraSelections().size(), 2);     // header, the exp
     QCOMPARE(pane.sideEditor(true)->extraSelections().size(), 1 + 2);  // header, # @11, vexp (not past the label)
     pane.setSideBySide(TextPane::LlvmIr);
     QCOMPARE(pane.sideEditor(true)->toPlainText(), pane.text(TextPane::LlvmIr));
@@ -893,8 +905,8 @@ class ViewersTest : public QObject {
     GraphDiffView pair;
     pair.resize(900, 500);
     ir::Graph a = layered(1, 2), b = layered(1, 2);
-    b.nodes[2].target = "aten.sigmoid.default";             // changed
-    b.nodes[3].name = "fresh";                               // blocks.0.mlp's first op renamed: removed + added
+    b.nodes[2].target = "aten.sigmoid.default";  // changed
+    b.nodes[3].name = "fresh";                   // blocks.0.mlp's first op renamed: removed + added
     pair.showPair(a, QStringLiteral("A"), b, QStringLiteral("B"));
     QTRY_VERIFY_WITH_TIMEOUT(!pair.before()->nodeItems().isEmpty() && !pair.after()->nodeItems().isEmpty(), 20000);
     auto marks = [](GraphView* v) {
@@ -906,11 +918,11 @@ class ViewersTest : public QObject {
     // The renamed node's consumer reads another name now: changed too.
     const std::string gone = a.nodes[3].name, changed = a.nodes[2].name, reader = a.nodes[4].name;
     QCOMPARE(marks(pair.before()), (std::map<std::string, GraphNodeItem::Change>{{gone, GraphNodeItem::Change::Removed},
+                                                                                 {changed, GraphNodeItem::Change::Changed},
+                                                                                 {reader, GraphNodeItem::Change::Changed}}));
+    QCOMPARE(marks(pair.after()), (std::map<std::string, GraphNodeItem::Change>{{"fresh", GraphNodeItem::Change::Added},
                                                                                 {changed, GraphNodeItem::Change::Changed},
                                                                                 {reader, GraphNodeItem::Change::Changed}}));
-    QCOMPARE(marks(pair.after()), (std::map<std::string, GraphNodeItem::Change>{{"fresh", GraphNodeItem::Change::Added},
-                                                                               {changed, GraphNodeItem::Change::Changed},
-                                                                               {reader, GraphNodeItem::Change::Changed}}));
   }
 
   void runnerReportsAMissingKiln() {

@@ -76,7 +76,6 @@ TEST(Fidelity, KilnAndPyTorchOnThePublicCorpus) {
       }
     }
   }
-  std::cout << "fidelity: " << graphs - differing << " of " << graphs << " captured graphs equal PyTorch's; differing:\n"
-            << listing.str();
+  std::cout << "fidelity: " << graphs - differing << " of " << graphs << " captured graphs equal PyTorch's; differing:\n" << listing.str();
   EXPECT_LE(differing, kMaxCapturedGraphsDiffering) << listing.str();
 }

@@ -3,8 +3,8 @@
 #include "tests/storage/store_test_util.h"
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <zlib.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <filesystem>
@@ -145,17 +145,13 @@ TEST(TorchTraceImport, GpuTrainingStepKeepsTritonKernelsAndBackward) {
   for (const auto& c : im.store->compiles(id)) {
     for (const auto& st : im.store->stages(id, c.compileId)) {
       stages.insert(st.stage);
-      if (st.stage == "aot_backward") {
-        EXPECT_GT(im.store->stageGraph(st.id).opCount(), 0);
-      }
+      if (st.stage == "aot_backward") { EXPECT_GT(im.store->stageGraph(st.id).opCount(), 0); }
     }
     for (const auto& k : im.store->kernels(id, c.compileId)) {
       if (k.source.find("@triton") != std::string::npos || k.source.find("import triton") != std::string::npos) ++triton;
       if (!k.nodeIds.empty()) ++tied;
     }
-    if (c.status == "ok") {
-      EXPECT_NE(im.store->wrapperText(id, c.compileId).find("def call("), std::string::npos);
-    }
+    if (c.status == "ok") { EXPECT_NE(im.store->wrapperText(id, c.compileId).find("def call("), std::string::npos); }
   }
   for (const char* s : {"captured", "aot_joint", "aot_forward", "aot_backward", "post_grad:forward", "post_grad:backward"})
     EXPECT_TRUE(stages.count(s)) << s;

@@ -31,9 +31,7 @@ void expectAgreesWithScan(const Graph& g, int maxId) {
     EXPECT_EQ(g.indexOf(id), scan(g, id)) << "id " << id;
     const Node* n = g.find(id);
     EXPECT_EQ(n == nullptr, scan(g, id) < 0) << "id " << id;
-    if (n) {
-      EXPECT_EQ(n, &g.nodes[static_cast<size_t>(scan(g, id))]) << "id " << id;
-    }
+    if (n) { EXPECT_EQ(n, &g.nodes[static_cast<size_t>(scan(g, id))]) << "id " << id; }
   }
 }
 

@@ -74,12 +74,12 @@ TEST(GraphText, FusedKeepsKernels) {
 
 TEST(GraphText, ErrorsCarryLines) {
   const char* cases[] = {
-      "def forward(self, x: \"f32[4]\"):\n    y: \"f32[4]\" = z + 1\n    return (y,)\n",   // unknown value
+      "def forward(self, x: \"f32[4]\"):\n    y: \"f32[4]\" = z + 1\n    return (y,)\n",  // unknown value
       "def forward(self, x: \"q32[4]\"):\n    return (x,)\n",                             // bad dtype
       "def forward(self, x: \"f32[4]\"):\n    y: \"f32[4]\" = x +\n    return (y,)\n",    // truncated expr
-      "def forward(self, x: \"f32[4]\"):\n    y = x\n",                                      // not a placeholder rename
-      "    y: \"f32[4]\" = x + 1\n",                                                           // no def
-      "def forward(self, x: \"f32[4]\"):\n    y: \"f32[4]\" = torch.cos(x)\n",               // no return
+      "def forward(self, x: \"f32[4]\"):\n    y = x\n",                                   // not a placeholder rename
+      "    y: \"f32[4]\" = x + 1\n",                                                      // no def
+      "def forward(self, x: \"f32[4]\"):\n    y: \"f32[4]\" = torch.cos(x)\n",            // no return
   };
   for (const char* c : cases) {
     try {
@@ -105,10 +105,11 @@ TEST(GraphText, MutationsNeverCrash) {
           Graph g = parseGraph(m);
           std::string p = printGraph(g);
           EXPECT_EQ(printGraph(parseGraph(p)), p);
-        } catch (const ParseError&) {
-        }
+        } catch (const ParseError&) {}
       }
-      try { parseGraph(s.substr(0, i)); } catch (const ParseError&) {}
+      try {
+        parseGraph(s.substr(0, i));
+      } catch (const ParseError&) {}
     }
   }
 }
@@ -143,7 +144,8 @@ TEST(GraphText, CallTargetNamedLikeAValueIsRefused) {
     }
   }
   // A method call on a value made before stays one and round-trips, text and structure.
-  const std::string method = "def forward(self, x: \"f32[4]\"):\n    add: \"f32[4]\" = x + 1\n    y: \"f32[4]\" = add.Tensor(x)\n    return (y,)\n";
+  const std::string method =
+      "def forward(self, x: \"f32[4]\"):\n    add: \"f32[4]\" = x + 1\n    y: \"f32[4]\" = add.Tensor(x)\n    return (y,)\n";
   Graph g = parseGraph(method);
   ASSERT_EQ(g.nodes.size(), 4u);
   EXPECT_EQ(g.nodes[2].kind, NodeKind::CallMethod);
@@ -154,7 +156,8 @@ TEST(GraphText, CallTargetNamedLikeAValueIsRefused) {
   EXPECT_EQ(back.nodes[2].kind, NodeKind::CallMethod);
   EXPECT_EQ(back.nodes[2].args.size(), g.nodes[2].args.size());
   // An aten target prints as torch.ops.aten.*, so a value named `aten` is no clash.
-  EXPECT_NO_THROW(parseGraph("def forward(self, aten: \"f32[4]\"):\n    y: \"f32[4]\" = torch.ops.aten.cos.default(aten)\n    return (y,)\n"));
+  EXPECT_NO_THROW(
+      parseGraph("def forward(self, aten: \"f32[4]\"):\n    y: \"f32[4]\" = torch.ops.aten.cos.default(aten)\n    return (y,)\n"));
 }
 
 }  // namespace

@@ -89,17 +89,15 @@ TEST(PyTorchForms, JointGraphPytreeInputsAndOutputs) {
 
 TEST(PyTorchForms, BadFormsStillFailWithLines) {
   for (const char* bad : {
-           "def forward(self, x: \"f32[4][1]cpu!\"):\n    return (x,)\n",          // bad device
-           "def forward(self, x: \"f32[Max(1, s0]\"):\n    return (x,)\n",         // unbalanced
+           "def forward(self, x: \"f32[4][1]cpu!\"):\n    return (x,)\n",         // bad device
+           "def forward(self, x: \"f32[Max(1, s0]\"):\n    return (x,)\n",        // unbalanced
            "def forward(self, x):\n    x += 1;  iadd = y\n    return (iadd,)\n",  // wrong alias
            "def forward(self, x):\n    y += 1;  iadd = y\n    return (iadd,)\n",  // unknown value
-           "def forward(\n    self,\n    x,\n",                                     // never closed
+           "def forward(\n    self,\n    x,\n",                                   // never closed
        }) {
     try {
       parseGraph(bad, "t.graph");
       ADD_FAILURE() << "parsed: " << bad;
-    } catch (const ParseError& e) {
-      EXPECT_GT(e.where().line, 0) << bad;
-    }
+    } catch (const ParseError& e) { EXPECT_GT(e.where().line, 0) << bad; }
   }
 }

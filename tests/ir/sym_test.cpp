@@ -18,8 +18,7 @@ TEST(SymExpr, ParsesAndPrintsCanonically) {
   EXPECT_EQ(symText(*parseSym(" s0 ")), "s0");
   EXPECT_EQ(symText(*parseSym("4")), "4");
   EXPECT_EQ(symText(*parseSym("2*s0*3")), "6*s0");
-  for (const char* bad : {"", "s", "s0+1", "x0", "s0*", "*s0", "s0**s1", "99999999999999999999"})
-    EXPECT_FALSE(parseSym(bad)) << bad;
+  for (const char* bad : {"", "s", "s0+1", "x0", "s0*", "*s0", "s0**s1", "99999999999999999999"}) EXPECT_FALSE(parseSym(bad)) << bad;
 }
 
 TEST(SymExpr, ArithmeticKeepsHintsAndExpressions) {

@@ -1,5 +1,5 @@
-#include "engine/ir/text.h"
 #include "engine/ir/verify.h"
+#include "engine/ir/text.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,8 @@ TEST(Verify, AcceptsParsedGraph) {
 }
 
 TEST(Verify, RejectsUseBeforeDefinition) {
-  Graph g = parseGraph("def forward(self, x: \"f32[4]\"):\n    y: \"f32[4]\" = torch.cos(x)\n    z: \"f32[4]\" = torch.sin(y)\n    return (z,)\n");
+  Graph g = parseGraph(
+      "def forward(self, x: \"f32[4]\"):\n    y: \"f32[4]\" = torch.cos(x)\n    z: \"f32[4]\" = torch.sin(y)\n    return (z,)\n");
   std::swap(g.nodes[1], g.nodes[2]);
   EXPECT_NE(verify(g).find("before it is defined"), std::string::npos);
 }

@@ -56,30 +56,44 @@ struct Check {
 
 TEST(Autograd, FiniteDifferences) {
   const Check checks[] = {
-      {"unary", "err = gradcheck(lambda a: torch.exp(a) + torch.sin(a) * torch.cos(a) + torch.tanh(a) + torch.sigmoid(a) + torch.erf(a) + a.abs() + a.relu() - a, t(2, 3))"},
+      {"unary",
+       "err = gradcheck(lambda a: torch.exp(a) + torch.sin(a) * torch.cos(a) + torch.tanh(a) + torch.sigmoid(a) + torch.erf(a) + a.abs() + a.relu() - a, t(2, 3))"},
       {"positive", "err = gradcheck(lambda a: torch.log(a) + torch.sqrt(a) + torch.rsqrt(a) + a.reciprocal(), t(2, 3, positive=True))"},
       {"broadcast", "err = gradcheck(lambda a, b: a * b + a / (b + 3) - b + a ** 2, t(2, 3), t(3, seed=1))"},
       {"pow", "err = gradcheck(lambda a, b: a ** b, t(2, 3, positive=True), t(1, 3, seed=2))"},
       // A number base (found by tests/fuzz: its log was taken as a tensor's and crashed).
       {"pow_number_base", "err = gradcheck(lambda e: torch.pow(2.5, e) + 3 ** e, t(2, 3))"},
-      {"minmax_where", "err = gradcheck(lambda a, b: torch.maximum(a, b) + torch.minimum(a, b) * 2 + torch.where(a > b, a, b * 3), t(2, 3), t(2, 3, seed=3))"},
-      {"reductions", "err = gradcheck(lambda a: a.sum(1) + a.mean(0).sum() + a.amax(1) + a.var(1) + a.std(1) + torch.logsumexp(a, 1) + a.norm(dim=1), t(3, 4))"},
+      {"minmax_where",
+       "err = gradcheck(lambda a, b: torch.maximum(a, b) + torch.minimum(a, b) * 2 + torch.where(a > b, a, b * 3), t(2, 3), t(2, 3, seed=3))"},
+      {"reductions",
+       "err = gradcheck(lambda a: a.sum(1) + a.mean(0).sum() + a.amax(1) + a.var(1) + a.std(1) + torch.logsumexp(a, 1) + a.norm(dim=1), t(3, 4))"},
       {"max_dim", "err = gradcheck(lambda a: a.max(1)[0] * 2 + a.max(), t(3, 4))"},
-      {"cumsum", "err = gradcheck(lambda a: torch.cumsum(a, 1) * t(3, 4, seed=13) + a.cumsum(0) ** 2 + torch.cumsum(a, -1, dtype=torch.float64), t(3, 4))"},
-      {"views", "err = gradcheck(lambda a: a.view(4, 3).t().reshape(-1)[2:9] * 2 + a.permute(1, 0)[1].sum() + a.unsqueeze(0).expand(2, 3, 4).sum(), t(3, 4))"},
-      {"cat_index", "err = gradcheck(lambda a, b: torch.cat([a, b], 0)[torch.tensor([0, 2, 3])] + torch.stack([a[0], b[1]]).sum(0), t(2, 3), t(2, 3, seed=4))"},
-      {"matmul", "err = gradcheck(lambda a, b, c: a @ b + c + torch.bmm(a.unsqueeze(0), b.unsqueeze(0))[0], t(2, 3), t(3, 4, seed=5), t(4, seed=6))"},
+      {"cumsum",
+       "err = gradcheck(lambda a: torch.cumsum(a, 1) * t(3, 4, seed=13) + a.cumsum(0) ** 2 + torch.cumsum(a, -1, dtype=torch.float64), t(3, 4))"},
+      {"views",
+       "err = gradcheck(lambda a: a.view(4, 3).t().reshape(-1)[2:9] * 2 + a.permute(1, 0)[1].sum() + a.unsqueeze(0).expand(2, 3, 4).sum(), t(3, 4))"},
+      {"cat_index",
+       "err = gradcheck(lambda a, b: torch.cat([a, b], 0)[torch.tensor([0, 2, 3])] + torch.stack([a[0], b[1]]).sum(0), t(2, 3), t(2, 3, seed=4))"},
+      {"matmul",
+       "err = gradcheck(lambda a, b, c: a @ b + c + torch.bmm(a.unsqueeze(0), b.unsqueeze(0))[0], t(2, 3), t(3, 4, seed=5), t(4, seed=6))"},
       {"linear", "err = gradcheck(lambda x, w, b: F.linear(x, w, b), t(2, 3), t(4, 3, seed=7), t(4, seed=8))"},
       {"softmax", "err = gradcheck(lambda a: F.softmax(a, dim=1) + F.log_softmax(a, dim=0), t(3, 4))"},
       {"layer_norm", "err = gradcheck(lambda x, w, b: F.layer_norm(x, (4,), w, b), t(3, 4), t(4, seed=9), t(4, seed=10))"},
-      {"batch_norm_train", "err = gradcheck(lambda x, w, b: F.batch_norm(x, None, None, w, b, True), t(4, 3, 2, seed=2), t(3, seed=11), t(3, seed=12))"},
-      {"batch_norm_eval", "err = gradcheck(lambda x, w, b: F.batch_norm(x, torch.zeros(3, dtype=torch.float64) + 0.1, torch.ones(3, dtype=torch.float64) * 2, w, b, False), t(4, 3, seed=2), t(3, seed=11), t(3, seed=12))"},
-      {"losses", "err = gradcheck(lambda a, b: F.cross_entropy(a, torch.tensor([0, 2, 1])) + F.mse_loss(a, b) + F.nll_loss(F.log_softmax(a, 1), torch.tensor([1, 1, 0]), reduction='sum'), t(3, 4), t(3, 4, seed=1))"},
+      {"batch_norm_train",
+       "err = gradcheck(lambda x, w, b: F.batch_norm(x, None, None, w, b, True), t(4, 3, 2, seed=2), t(3, seed=11), t(3, seed=12))"},
+      {"batch_norm_eval",
+       "err = gradcheck(lambda x, w, b: F.batch_norm(x, torch.zeros(3, dtype=torch.float64) + 0.1, torch.ones(3, dtype=torch.float64) * 2, w, b, False), t(4, 3, seed=2), t(3, seed=11), t(3, seed=12))"},
+      {"losses",
+       "err = gradcheck(lambda a, b: F.cross_entropy(a, torch.tensor([0, 2, 1])) + F.mse_loss(a, b) + F.nll_loss(F.log_softmax(a, 1), torch.tensor([1, 1, 0]), reduction='sum'), t(3, 4), t(3, 4, seed=1))"},
       {"gelu_clamp", "err = gradcheck(lambda a: F.gelu(a) + F.gelu(a, approximate='tanh') + a.clamp(-0.5, 0.5) * 3 + F.silu(a), t(2, 5))"},
-      {"conv2d", "err = gradcheck(lambda x, w, b: F.conv2d(x, w, b, stride=2, padding=1), t(1, 2, 5, 5), t(3, 2, 3, 3, seed=1), t(3, seed=2))"},
-      {"conv2d_groups", "err = gradcheck(lambda x, w: F.conv2d(x, w, None, padding=1, groups=2, dilation=1), t(2, 4, 3, 3), t(4, 2, 2, 2, seed=3))"},
-      {"pooling", "err = gradcheck(lambda x: F.max_pool2d(x, 2) .sum() + F.avg_pool2d(x, 2, padding=1).sum() * 2 + F.adaptive_avg_pool2d(x, 2).sum() * 3, t(1, 2, 4, 5))"},
-      {"pad_embedding", "err = gradcheck(lambda x, w: F.pad(x, (1, 2)).sum(1) * F.embedding(torch.tensor([1, 0, 1]), w).sum(1), t(3, 3), t(2, 3, seed=5))"},
+      {"conv2d",
+       "err = gradcheck(lambda x, w, b: F.conv2d(x, w, b, stride=2, padding=1), t(1, 2, 5, 5), t(3, 2, 3, 3, seed=1), t(3, seed=2))"},
+      {"conv2d_groups",
+       "err = gradcheck(lambda x, w: F.conv2d(x, w, None, padding=1, groups=2, dilation=1), t(2, 4, 3, 3), t(4, 2, 2, 2, seed=3))"},
+      {"pooling",
+       "err = gradcheck(lambda x: F.max_pool2d(x, 2) .sum() + F.avg_pool2d(x, 2, padding=1).sum() * 2 + F.adaptive_avg_pool2d(x, 2).sum() * 3, t(1, 2, 4, 5))"},
+      {"pad_embedding",
+       "err = gradcheck(lambda x, w: F.pad(x, (1, 2)).sum(1) * F.embedding(torch.tensor([1, 0, 1]), w).sum(1), t(3, 3), t(2, 3, seed=5))"},
   };
   for (const auto& c : checks) {
     Script r(std::string(kGradcheck) + c.expr + "\n");
@@ -173,8 +187,8 @@ TEST(Autograd, Errors) {
   EXPECT_EQ(second.rfind("RuntimeError: Trying to backward through the graph a second time", 0), 0u) << second;
   EXPECT_EQ(Script("import torch\nx = torch.ones(3, dtype=torch.int64)\nx.requires_grad_()").error,
             "RuntimeError: only Tensors of floating point and complex dtype can require gradients");
-  EXPECT_EQ(Script("import torch\nx = torch.ones(3, requires_grad=True)\n(x * 2).requires_grad_(False)").error.rfind(
-                "RuntimeError: you can only change requires_grad flags of leaf variables.", 0),
+  EXPECT_EQ(Script("import torch\nx = torch.ones(3, requires_grad=True)\n(x * 2).requires_grad_(False)")
+                .error.rfind("RuntimeError: you can only change requires_grad flags of leaf variables.", 0),
             0u);
 }
 

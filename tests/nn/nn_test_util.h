@@ -22,9 +22,7 @@ struct Script {
   explicit Script(const std::string& src) {
     try {
       in->runModule(py::parseModule(src, "t.py"));
-    } catch (const py::PyError& e) {
-      error = e.type() + ": " + e.message();
-    }
+    } catch (const py::PyError& e) { error = e.type() + ": " + e.message(); }
   }
   py::Value var(const std::string& name) const {
     auto& vars = in->mainModule()->scope->vars;
@@ -52,8 +50,7 @@ struct Script {
 
 inline void expectNear(const std::vector<double>& got, const std::vector<double>& want, double rel = 1e-5, double abs = 1e-6) {
   ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i)
-    EXPECT_NEAR(got[i], want[i], abs + rel * std::fabs(want[i])) << "element " << i;
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], abs + rel * std::fabs(want[i])) << "element " << i;
 }
 
 }  // namespace kiln::nntest

@@ -19,7 +19,8 @@ def det(shape, seed=0):
 
 w = det((3, 2), 4).clone().requires_grad_(True)
 b = det((2,), 5).clone().requires_grad_(True)
-opt = )" + make + R"(
+opt = )" +
+         make + R"(
 for s in range(3):
     opt.zero_grad()
     loss = ((det((5, 3), 6 + s) @ w + b).tanh() ** 2).sum()
@@ -30,7 +31,10 @@ out = torch.cat([w.detach().reshape(-1), b.detach()])
 }
 
 TEST(Optim, MatchesPyTorch) {
-  struct Case { const char* make; const std::vector<double>* want; };
+  struct Case {
+    const char* make;
+    const std::vector<double>* want;
+  };
   const Case cases[] = {
       {"torch.optim.SGD([w, b], lr=0.1)", &kSgdPlain},
       {"torch.optim.SGD([w, b], lr=0.1, momentum=0.9, dampening=0.1, weight_decay=0.01)", &kSgdMomentum},
@@ -65,7 +69,8 @@ none = a.grad is None
   expectNear(r.values("lrs"), {0.1, 0.5});
   expectNear(r.values("none"), {1});
   EXPECT_EQ(Script("import torch\ntorch.optim.SGD([], lr=0.1)").error, "ValueError: optimizer got an empty parameter list");
-  EXPECT_EQ(Script("import torch\ntorch.optim.Adam([torch.ones(1, requires_grad=True)], lr=-1)").error, "ValueError: Invalid learning rate: -1");
+  EXPECT_EQ(Script("import torch\ntorch.optim.Adam([torch.ones(1, requires_grad=True)], lr=-1)").error,
+            "ValueError: Invalid learning rate: -1");
 }
 
 TEST(Optim, LrSchedulersAndGradClipping) {

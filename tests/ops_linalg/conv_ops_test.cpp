@@ -43,25 +43,29 @@ TEST(ConvOps, Conv2dMatchesPyTorchWithGroupsStridePaddingDilation) {
   Tensor b = fromValues({6}, {0.5, -1, 0.25, 2, 0, 1});
   Tensor r = conv(x, w, Val::of(b), {2, 1}, {1, 2}, {2, 1}, 2);
   // F.conv2d(x, w, b, stride=(2, 1), padding=(1, 2), dilation=(2, 1), groups=2)
-  expectValues(r, {1, 6, 2, 9},
-               {0.5,    -0.25, -1.0,  0.875,  2.75,  1.125,  1.25,   0.375,  0.5,    0.5,    1.0,    0.25,   1.125,  0.25,
-                0.25,   0.25,  0.0,   0.5,    -1.0,  -1.125, 0.625,  -1.5,   -1.875, -1.375, -1.75,  -1.375, -1.0,   -1.0,
-                -1.75,  -2.5,  -0.625, 1.25,  -0.375, -0.25, -1.125, -1.0,   0.25,   -0.5,   1.875,  1.375,  0.0,    -0.5,
-                -0.125, 0.25,  0.25,  0.25,   0.125, 1.875,  -0.25,  -0.625, -0.125, -0.5,   -0.125, 0.25,   2.0,    1.75,
-                2.625,  4.25,  2.375, 0.5,    0.375, 1.25,   2.0,    2.0,    1.75,   1.625,  1.125,  1.5,    3.625,  3.125,
-                2.125,  2.0,   0.0,   -0.25,  -0.25, -0.25,  0.625,  -0.25,  0.625,  0.25,   0.0,    0.0,    -0.25,  0.625,
-                2.25,   0.375, -1.5,  -1.625, -0.75, 0.0,    1.0,    2.0,    1.75,   0.125,  -0.625, -0.5,   1.375,  2.25,
-                1.0,    1.0,   0.75,  0.75,   0.75,  1.625,  0.75,   1.625,  1.25,   1.0});
+  expectValues(
+      r, {1, 6, 2, 9},
+      {0.5,  -0.25,  -1.0,  0.875, 2.75,   1.125,  1.25,   0.375,  0.5,  0.5,  1.0,   0.25,  1.125,  0.25,   0.25,   0.25,   0.0,    0.5,
+       -1.0, -1.125, 0.625, -1.5,  -1.875, -1.375, -1.75,  -1.375, -1.0, -1.0, -1.75, -2.5,  -0.625, 1.25,   -0.375, -0.25,  -1.125, -1.0,
+       0.25, -0.5,   1.875, 1.375, 0.0,    -0.5,   -0.125, 0.25,   0.25, 0.25, 0.125, 1.875, -0.25,  -0.625, -0.125, -0.5,   -0.125, 0.25,
+       2.0,  1.75,   2.625, 4.25,  2.375,  0.5,    0.375,  1.25,   2.0,  2.0,  1.75,  1.625, 1.125,  1.5,    3.625,  3.125,  2.125,  2.0,
+       0.0,  -0.25,  -0.25, -0.25, 0.625,  -0.25,  0.625,  0.25,   0.0,  0.0,  -0.25, 0.625, 2.25,   0.375,  -1.5,   -1.625, -0.75,  0.0,
+       1.0,  2.0,    1.75,  0.125, -0.625, -0.5,   1.375,  2.25,   1.0,  1.0,  0.75,  0.75,  0.75,   1.625,  0.75,   1.625,  1.25,   1.0});
   expectClose(r, refConv(x, w, &b, {2, 1}, {1, 2}, {2, 1}, 2));
 }
 
 TEST(ConvOps, Conv2dAgainstReferenceLoops) {
-  struct Case { Shape x, w; Shape s, p, d; int64_t g; bool bias; };
+  struct Case {
+    Shape x, w;
+    Shape s, p, d;
+    int64_t g;
+    bool bias;
+  };
   const Case cases[] = {
-      {{2, 3, 8, 8}, {5, 3, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true},    // the seed CNN's shape family
-      {{1, 4, 7, 9}, {4, 1, 3, 3}, {2, 2}, {1, 0}, {1, 2}, 4, false},   // depthwise
-      {{2, 6, 5, 5}, {4, 3, 1, 1}, {1, 1}, {0, 0}, {1, 1}, 2, true},    // 1x1 (no im2col)
-      {{1, 2, 6, 6}, {3, 2, 1, 1}, {2, 2}, {1, 1}, {1, 1}, 1, true},    // strided padded 1x1
+      {{2, 3, 8, 8}, {5, 3, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true},   // the seed CNN's shape family
+      {{1, 4, 7, 9}, {4, 1, 3, 3}, {2, 2}, {1, 0}, {1, 2}, 4, false},  // depthwise
+      {{2, 6, 5, 5}, {4, 3, 1, 1}, {1, 1}, {0, 0}, {1, 1}, 2, true},   // 1x1 (no im2col)
+      {{1, 2, 6, 6}, {3, 2, 1, 1}, {2, 2}, {1, 1}, {1, 1}, 1, true},   // strided padded 1x1
       {{1, 3, 10, 4}, {2, 3, 4, 2}, {3, 1}, {2, 1}, {2, 3}, 1, true},
   };
   for (const auto& c : cases) {
@@ -82,8 +86,8 @@ TEST(ConvOps, Conv2dAgainstReferenceLoops) {
 
 TEST(ConvOps, Conv1dAndTransposedMatchPyTorch) {
   Tensor x = seq({2, 3, 7}), w = seq({4, 3, 3}, 5, 0.25, 2);
-  Tensor r = run("aten.convolution.default", {Val::of(x), Val::of(w), Val::none(), ints({2}), ints({1}), ints({1}), Val::boolean(false),
-                                              ints({0}), Val::integer(1)});
+  Tensor r = run("aten.convolution.default",
+                 {Val::of(x), Val::of(w), Val::none(), ints({2}), ints({1}), ints({1}), Val::boolean(false), ints({0}), Val::integer(1)});
   // F.conv1d(x, w, None, stride=2, padding=1)
   expectValues(r, {2, 4, 4}, {-0.125, 0.375, -0.125, -0.125, 0.5, 0.25, 0.0, -0.75, 0.5, -0.5, -0.5, 0.5, -0.75, 0.0, 0.25, 0.5,
                               -0.125, 0.375, -0.125, -0.125, 0.5, 0.25, 0.0, -0.75, 0.5, -0.5, -0.5, 0.5, -0.75, 0.0, 0.25, 0.5});
@@ -104,23 +108,48 @@ TEST(ConvOps, Conv1dAndTransposedMatchPyTorch) {
 
 TEST(ConvOps, ConvErrorsWordedLikePyTorch) {
   Tensor w = seq({2, 3, 3, 3});
-  EXPECT_EQ(errorOf([&] { conv(seq({1, 4, 5, 5}), w, Val::none(), {1, 1}, {0, 0}, {1, 1}, 1); }),
-            "RuntimeError: Given groups=1, weight of size [2, 3, 3, 3], expected input[1, 4, 5, 5] to have 3 channels, but got 4 channels instead");
-  EXPECT_EQ(errorOf([&] { conv(seq({1, 4, 5, 5}), seq({3, 2, 3, 3}), Val::none(), {1, 1}, {0, 0}, {1, 1}, 2); }),
-            "RuntimeError: Given groups=2, expected weight to be divisible by 2 at dimension 0, but got weight of size [[3, 2, 3, 3]] instead");
-  EXPECT_EQ(errorOf([&] { conv(seq({1, 3, 2, 2}), w, Val::none(), {1, 1}, {0, 0}, {1, 1}, 1); }),
-            "RuntimeError: Calculated padded input size per channel: (2 x 2). Kernel size: (3 x 3). Kernel size can't be greater than actual "
-            "input size");
-  EXPECT_EQ(errorOf([&] { conv(seq({1, 3, 5, 5}), w, Val::of(seq({3})), {1, 1}, {0, 0}, {1, 1}, 1); }),
-            "RuntimeError: Given weight of size [2, 3, 3, 3], expected bias to be 1-dimensional with 2 elements, but got bias of size [3] instead");
-  EXPECT_EQ(errorOf([&] { conv(seq({3, 5, 5}), w, Val::none(), {1, 1}, {0, 0}, {1, 1}, 1); }),
-            "RuntimeError: Expected 4-dimensional input for 4-dimensional weight [2, 3, 3, 3], but got 3-dimensional input of size [3, 5, 5] "
-            "instead");
-  EXPECT_EQ(errorOf([&] { conv(seq({1, 3, 5, 5}), w, Val::none(), {0, 1}, {0, 0}, {1, 1}, 1); }), "RuntimeError: non-positive stride is not supported");
-  EXPECT_EQ(errorOf([&] { conv(seq({1, 3, 5, 5}), w, Val::none(), {1, 1}, {-1, 0}, {1, 1}, 1); }), "RuntimeError: negative padding is not supported");
-  EXPECT_EQ(errorOf([&] { conv(seq({1, 3, 5, 5}), seq({2, 3, 3, 3}, 7, 0.5, 3, ir::DType::Float64), Val::none(), {1, 1}, {0, 0}, {1, 1}, 1); }),
+  EXPECT_EQ(
+      errorOf([&] {
+        conv(seq({1, 4, 5, 5}), w, Val::none(), {1, 1}, {0, 0}, {1, 1}, 1);
+      }),
+      "RuntimeError: Given groups=1, weight of size [2, 3, 3, 3], expected input[1, 4, 5, 5] to have 3 channels, but got 4 channels instead");
+  EXPECT_EQ(
+      errorOf([&] {
+        conv(seq({1, 4, 5, 5}), seq({3, 2, 3, 3}), Val::none(), {1, 1}, {0, 0}, {1, 1}, 2);
+      }),
+      "RuntimeError: Given groups=2, expected weight to be divisible by 2 at dimension 0, but got weight of size [[3, 2, 3, 3]] instead");
+  EXPECT_EQ(
+      errorOf([&] {
+        conv(seq({1, 3, 2, 2}), w, Val::none(), {1, 1}, {0, 0}, {1, 1}, 1);
+      }),
+      "RuntimeError: Calculated padded input size per channel: (2 x 2). Kernel size: (3 x 3). Kernel size can't be greater than actual "
+      "input size");
+  EXPECT_EQ(
+      errorOf([&] {
+        conv(seq({1, 3, 5, 5}), w, Val::of(seq({3})), {1, 1}, {0, 0}, {1, 1}, 1);
+      }),
+      "RuntimeError: Given weight of size [2, 3, 3, 3], expected bias to be 1-dimensional with 2 elements, but got bias of size [3] instead");
+  EXPECT_EQ(
+      errorOf([&] {
+        conv(seq({3, 5, 5}), w, Val::none(), {1, 1}, {0, 0}, {1, 1}, 1);
+      }),
+      "RuntimeError: Expected 4-dimensional input for 4-dimensional weight [2, 3, 3, 3], but got 3-dimensional input of size [3, 5, 5] "
+      "instead");
+  EXPECT_EQ(errorOf([&] {
+              conv(seq({1, 3, 5, 5}), w, Val::none(), {0, 1}, {0, 0}, {1, 1}, 1);
+            }),
+            "RuntimeError: non-positive stride is not supported");
+  EXPECT_EQ(errorOf([&] {
+              conv(seq({1, 3, 5, 5}), w, Val::none(), {1, 1}, {-1, 0}, {1, 1}, 1);
+            }),
+            "RuntimeError: negative padding is not supported");
+  EXPECT_EQ(errorOf([&] {
+              conv(seq({1, 3, 5, 5}), seq({2, 3, 3, 3}, 7, 0.5, 3, ir::DType::Float64), Val::none(), {1, 1}, {0, 0}, {1, 1}, 1);
+            }),
             "RuntimeError: expected scalar type Float but found Double");
-  EXPECT_EQ(errorOf([&] { conv(seq({1, 3, 5, 5}), w, Val::of(seq({2}, 7, 0.5, 3, ir::DType::Float64)), {1, 1}, {0, 0}, {1, 1}, 1); }),
+  EXPECT_EQ(errorOf([&] {
+              conv(seq({1, 3, 5, 5}), w, Val::of(seq({2}, 7, 0.5, 3, ir::DType::Float64)), {1, 1}, {0, 0}, {1, 1}, 1);
+            }),
             "RuntimeError: Input type (float) and bias type (double) should be the same");
 }
 
@@ -136,7 +165,8 @@ TEST(PoolOps, MaxPoolMatchesPyTorch) {
                {2.5, -1.0, -0.5, 1.0, 1.5, 2.0, 2.5, 2.5, -1.0, 0.0, 0.5, 1.0, 2.5, 2.5, 2.5, -0.5, 0.0, 0.5});
   // F.max_pool2d(x, 2, ceil_mode=True, return_indices=True)
   ops::EagerDispatcher d;
-  Val vi = d.call("aten.max_pool2d_with_indices.default", {Val::of(x), pairs(2, 2), pairs(2, 2), pairs(0, 0), pairs(1, 1), Val::boolean(true)});
+  Val vi =
+      d.call("aten.max_pool2d_with_indices.default", {Val::of(x), pairs(2, 2), pairs(2, 2), pairs(0, 0), pairs(1, 1), Val::boolean(true)});
   ASSERT_EQ(vi.list.size(), 2u);
   expectValues(vi.list[0].t, {1, 2, 3, 3}, {0.5, 1.5, 2.0, 2.5, 1.0, 1.5, 2.5, -2.0, -1.5, 2.0, 2.5, 1.0, 1.5, 2.5, 0.5, -1.5, -0.5, 0.0});
   EXPECT_EQ(vi.list[1].t.dtype(), ir::DType::Int64);
@@ -157,42 +187,51 @@ TEST(PoolOps, AvgPoolMatchesPyTorch) {
   Tensor x = seq({1, 2, 5, 5}, 11, 0.5, 5);
   // F.avg_pool2d(x, 3, stride=2, padding=1)
   expectValues(run("aten.avg_pool2d.default", {Val::of(x), pairs(3, 3), pairs(2, 2), pairs(1, 1)}), {1, 2, 3, 3},
-               {-0.4444444477558136, -0.1666666716337204, 0.2222222238779068, 0.0, -0.1666666716337204, 0.3888888955116272, 0.4444444477558136,
-                -0.0555555559694767, -0.1111111119389534, 0.2222222238779068, 0.2222222238779068, -0.3333333432674408, 0.3888888955116272,
-                0.7222222089767456, -0.4444444477558136, -0.1111111119389534, 0.3333333432674408, -0.0555555559694767});
+               {-0.4444444477558136, -0.1666666716337204, 0.2222222238779068, 0.0, -0.1666666716337204, 0.3888888955116272,
+                0.4444444477558136, -0.0555555559694767, -0.1111111119389534, 0.2222222238779068, 0.2222222238779068, -0.3333333432674408,
+                0.3888888955116272, 0.7222222089767456, -0.4444444477558136, -0.1111111119389534, 0.3333333432674408, -0.0555555559694767});
   // count_include_pad=False
-  expectValues(run("aten.avg_pool2d.default",
-                   {Val::of(x), pairs(3, 3), pairs(2, 2), pairs(1, 1), Val::boolean(false), Val::boolean(false)}),
-               {1, 2, 3, 3},
-               {-1.0, -0.25, 0.5, 0.0, -0.1666666716337204, 0.5833333134651184, 1.0, -0.0833333358168602, -0.25, 0.5, 0.3333333432674408, -0.75,
-                0.5833333134651184, 0.7222222089767456, -0.6666666865348816, -0.25, 0.5, -0.125});
+  expectValues(
+      run("aten.avg_pool2d.default", {Val::of(x), pairs(3, 3), pairs(2, 2), pairs(1, 1), Val::boolean(false), Val::boolean(false)}),
+      {1, 2, 3, 3},
+      {-1.0, -0.25, 0.5, 0.0, -0.1666666716337204, 0.5833333134651184, 1.0, -0.0833333358168602, -0.25, 0.5, 0.3333333432674408, -0.75,
+       0.5833333134651184, 0.7222222089767456, -0.6666666865348816, -0.25, 0.5, -0.125});
   // ceil_mode=True, divisor_override=3
-  expectValues(run("aten.avg_pool2d.default",
-                   {Val::of(x), pairs(2, 2), pairs(2, 2), pairs(0, 0), Val::boolean(true), Val::boolean(true), Val::integer(3)}),
-               {1, 2, 3, 3},
-               {-1.3333333730697632, 0.0, 0.5, -0.1666666716337204, -0.6666666865348816, 0.1666666716337204, 1.5, -1.5, -0.5, 0.6666666865348816,
-                0.1666666716337204, -0.3333333432674408, 0.0, 1.3333333730697632, -0.6666666865348816, -1.1666666269302368, -0.5, 0.0});
+  expectValues(
+      run("aten.avg_pool2d.default",
+          {Val::of(x), pairs(2, 2), pairs(2, 2), pairs(0, 0), Val::boolean(true), Val::boolean(true), Val::integer(3)}),
+      {1, 2, 3, 3},
+      {-1.3333333730697632, 0.0, 0.5, -0.1666666716337204, -0.6666666865348816, 0.1666666716337204, 1.5, -1.5, -0.5, 0.6666666865348816,
+       0.1666666716337204, -0.3333333432674408, 0.0, 1.3333333730697632, -0.6666666865348816, -1.1666666269302368, -0.5, 0.0});
 }
 
 TEST(PoolOps, AdaptiveAvgPoolMatchesPyTorch) {
   Tensor x = seq({1, 2, 5, 5}, 11, 0.5, 5);
   // F.adaptive_avg_pool2d(x, (3, 2)): overlapping windows of uneven size
   expectValues(run("aten._adaptive_avg_pool2d.default", {Val::of(x), pairs(3, 2)}), {1, 2, 3, 2},
-               {-0.75, 0.25, -0.0555555559694767, 0.3333333432674408, 0.3333333432674408, -0.5, 0.75, -0.0833333358168602, 0.8333333134651184,
-                0.0, 0.0, 0.0833333358168602});
+               {-0.75, 0.25, -0.0555555559694767, 0.3333333432674408, 0.3333333432674408, -0.5, 0.75, -0.0833333358168602,
+                0.8333333134651184, 0.0, 0.0, 0.0833333358168602});
   expectValues(run("aten._adaptive_avg_pool2d.default", {Val::of(x), pairs(1, 1)}), {1, 2, 1, 1}, {-0.24, -0.06});
   EXPECT_EQ(run("aten._adaptive_avg_pool2d.default", {Val::of(seq({3, 4, 4})), pairs(2, 2)}).sizes(), (Shape{3, 2, 2}));
 }
 
 TEST(PoolOps, PoolErrorsWordedLikePyTorch) {
   Tensor x = seq({1, 3, 5, 5});
-  EXPECT_EQ(errorOf([&] { run("aten.max_pool2d.default", {Val::of(x), pairs(2, 2), pairs(2, 2), pairs(2, 2)}); }),
+  EXPECT_EQ(errorOf([&] {
+              run("aten.max_pool2d.default", {Val::of(x), pairs(2, 2), pairs(2, 2), pairs(2, 2)});
+            }),
             "RuntimeError: pad should be at most half of effective kernel size, but got pad=2, kernel_size=2 and dilation=1");
-  EXPECT_EQ(errorOf([&] { run("aten.max_pool2d.default", {Val::of(seq({1, 3, 1, 1})), pairs(2, 2)}); }),
+  EXPECT_EQ(errorOf([&] {
+              run("aten.max_pool2d.default", {Val::of(seq({1, 3, 1, 1})), pairs(2, 2)});
+            }),
             "RuntimeError: Given input size: (3x1x1). Calculated output size: (3x0x0). Output size is too small");
-  EXPECT_EQ(errorOf([&] { run("aten.avg_pool2d.default", {Val::of(seq({5, 5})), pairs(2, 2)}); }),
+  EXPECT_EQ(errorOf([&] {
+              run("aten.avg_pool2d.default", {Val::of(seq({5, 5})), pairs(2, 2)});
+            }),
             "RuntimeError: non-empty 3D or 4D (batch mode) tensor expected for input");
-  EXPECT_EQ(errorOf([&] { run("aten._adaptive_avg_pool2d.default", {Val::of(seq({3})), pairs(1, 1)}); }),
+  EXPECT_EQ(errorOf([&] {
+              run("aten._adaptive_avg_pool2d.default", {Val::of(seq({3})), pairs(1, 1)});
+            }),
             "RuntimeError: adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got [3]");
 }
 
@@ -209,9 +248,13 @@ TEST(PadOps, ConstantPadMatchesPyTorch) {
   Tensor ri = run("aten.constant_pad_nd.default", {Val::of(ti), ints({0, 1, 1, 0}), Val::integer(7)});
   EXPECT_EQ(ri.dtype(), ir::DType::Int64);
   expectValues(ri, {3, 3}, {7, 7, 7, 0, 2, 7, 1, 3, 7});
-  EXPECT_EQ(errorOf([&] { run("aten.constant_pad_nd.default", {Val::of(x), ints({1, 2, 3})}); }),
+  EXPECT_EQ(errorOf([&] {
+              run("aten.constant_pad_nd.default", {Val::of(x), ints({1, 2, 3})});
+            }),
             "RuntimeError: Length of pad must be even but instead it equals 3");
-  EXPECT_EQ(errorOf([&] { run("aten.constant_pad_nd.default", {Val::of(x), ints({-2, -2})}); }),
+  EXPECT_EQ(errorOf([&] {
+              run("aten.constant_pad_nd.default", {Val::of(x), ints({-2, -2})});
+            }),
             "RuntimeError: The input size 3, plus negative padding -2 and -2 resulted in a negative output size, which is invalid. Check "
             "dimension 1 of your input.");
 }

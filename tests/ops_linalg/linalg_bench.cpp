@@ -48,11 +48,12 @@ int main() {
   Tensor x = filled({16, 1024}), bias = filled({1024});
   Tensor wt = filled({1024, 1024});
   Tensor w = wt.view({1024, 1024}, {1, 1024}, 0);  // the t() view F.linear passes
-  bench("addmm 16x1024 @ t(1024x1024) (seed MLP)", 2.0 * 16 * 1024 * 1024, 50,
-        [&] { d.call("aten.addmm.default", {Val::of(bias), Val::of(x), Val::of(w)}); });
+  bench("addmm 16x1024 @ t(1024x1024) (seed MLP)", 2.0 * 16 * 1024 * 1024, 50, [&] {
+    d.call("aten.addmm.default", {Val::of(bias), Val::of(x), Val::of(w)});
+  });
   auto conv = [&](const Tensor& in, const Tensor& wgt, const Tensor& bi) {
-    d.call("aten.convolution.default", {Val::of(in), Val::of(wgt), Val::of(bi), ints({1, 1}), ints({1, 1}), ints({1, 1}), Val::boolean(false),
-                                        ints({0, 0}), Val::integer(1)});
+    d.call("aten.convolution.default", {Val::of(in), Val::of(wgt), Val::of(bi), ints({1, 1}), ints({1, 1}), ints({1, 1}),
+                                        Val::boolean(false), ints({0, 0}), Val::integer(1)});
   };
   Tensor in1 = filled({2, 3, 32, 32}), w1 = filled({64, 3, 3, 3}), b1 = filled({64});
   bench("conv 2x3x32x32 -> 64, 3x3 pad 1 (seed CNN)", 2.0 * 2 * 64 * 32 * 32 * 27, 20, [&] { conv(in1, w1, b1); });

@@ -143,25 +143,42 @@ TEST(LinalgOps, MvAndDotOnStridedVectors) {
 
 TEST(LinalgOps, ErrorsWordedLikePyTorch) {
   Tensor a = seq({32, 100}), b = seq({200, 10});
-  EXPECT_EQ(errorOf([&] { run("aten.mm.default", {Val::of(a), Val::of(b)}); }),
+  EXPECT_EQ(errorOf([&] {
+              run("aten.mm.default", {Val::of(a), Val::of(b)});
+            }),
             "RuntimeError: mat1 and mat2 shapes cannot be multiplied (32x100 and 200x10)");
   EXPECT_EQ(errorOf([&] { run("aten.mm.default", {Val::of(seq({3})), Val::of(b)}); }), "RuntimeError: self must be a matrix");
   EXPECT_EQ(errorOf([&] { run("aten.mm.default", {Val::of(a), Val::of(seq({100}))}); }), "RuntimeError: mat2 must be a matrix");
-  EXPECT_EQ(errorOf([&] { run("aten.mm.default", {Val::of(seq({2, 3})), Val::of(seq({3, 4}, 7, 0.5, 3, ir::DType::Float64))}); }),
+  EXPECT_EQ(errorOf([&] {
+              run("aten.mm.default", {Val::of(seq({2, 3})), Val::of(seq({3, 4}, 7, 0.5, 3, ir::DType::Float64))});
+            }),
             "RuntimeError: expected m1 and m2 to have the same dtype, but got: float != double");
-  EXPECT_EQ(errorOf([&] { run("aten.bmm.default", {Val::of(seq({2, 3, 4})), Val::of(seq({2, 5, 5}))}); }),
+  EXPECT_EQ(errorOf([&] {
+              run("aten.bmm.default", {Val::of(seq({2, 3, 4})), Val::of(seq({2, 5, 5}))});
+            }),
             "RuntimeError: Expected size for first two dimensions of batch2 tensor to be: [2, 4] but got: [2, 5].");
-  EXPECT_EQ(errorOf([&] { run("aten.bmm.default", {Val::of(seq({3, 4})), Val::of(seq({2, 4, 5}))}); }), "RuntimeError: batch1 must be a 3D tensor");
-  EXPECT_EQ(errorOf([&] { run("aten.addmm.default", {Val::of(seq({5})), Val::of(seq({2, 3})), Val::of(seq({3, 4}))}); }),
+  EXPECT_EQ(errorOf([&] {
+              run("aten.bmm.default", {Val::of(seq({3, 4})), Val::of(seq({2, 4, 5}))});
+            }),
+            "RuntimeError: batch1 must be a 3D tensor");
+  EXPECT_EQ(errorOf([&] {
+              run("aten.addmm.default", {Val::of(seq({5})), Val::of(seq({2, 3})), Val::of(seq({3, 4}))});
+            }),
             "RuntimeError: The expanded size of the tensor (4) must match the existing size (5) at non-singleton dimension 1.  "
             "Target sizes: [2, 4].  Tensor sizes: [5]");
-  EXPECT_EQ(errorOf([&] { run("aten.mv.default", {Val::of(seq({2, 3})), Val::of(seq({4}))}); }),
+  EXPECT_EQ(errorOf([&] {
+              run("aten.mv.default", {Val::of(seq({2, 3})), Val::of(seq({4}))});
+            }),
             "RuntimeError: size mismatch, got input (2), mat (2x3), vec (4)");
-  EXPECT_EQ(errorOf([&] { run("aten.dot.default", {Val::of(seq({3})), Val::of(seq({4}))}); }),
+  EXPECT_EQ(errorOf([&] {
+              run("aten.dot.default", {Val::of(seq({3})), Val::of(seq({4}))});
+            }),
             "RuntimeError: inconsistent tensor size, expected tensor [3] and src [4] to have the same number of elements, but got 3 and 4 "
             "elements respectively");
   Tensor bools = Tensor::zeros({2, 2}, ir::DType::Bool);
-  EXPECT_EQ(errorOf([&] { run("aten.mm.default", {Val::of(bools), Val::of(bools)}); }),
+  EXPECT_EQ(errorOf([&] {
+              run("aten.mm.default", {Val::of(bools), Val::of(bools)});
+            }),
             "RuntimeError: \"addmm_impl_cpu_\" not implemented for 'Bool'");
 }
 
@@ -182,7 +199,9 @@ TEST(LinalgOps, MetaTypesIncludingSymbolicDims) {
   m1.sizes = {7, 3};
   m2.sizes = {3, 5};
   EXPECT_EQ(meta.call("aten.addmm.default", {Val::sym(bias), Val::sym(m1), Val::sym(m2)}).type.str(), "f32[7, 5]");
-  EXPECT_EQ(errorOf([&] { meta.call("aten.mm.default", {Val::sym(m1), Val::sym(m1)}); }),
+  EXPECT_EQ(errorOf([&] {
+              meta.call("aten.mm.default", {Val::sym(m1), Val::sym(m1)});
+            }),
             "RuntimeError: mat1 and mat2 shapes cannot be multiplied (7x3 and 7x3)");
 }
 
@@ -201,11 +220,17 @@ TEST(LinalgOps, EmbeddingGathersRows) {
     EXPECT_EQ(r.loadAt(j), wt.loadAt(1 * wt.strides()[0] + j * wt.strides()[1]));
     EXPECT_EQ(r.loadAt(3 + j), wt.loadAt(4 * wt.strides()[0] + j * wt.strides()[1]));
   }
-  EXPECT_EQ(errorOf([&] { run("aten.embedding.default", {Val::of(w), Val::of(fromValues({1}, {5}, ir::DType::Int64))}); }),
+  EXPECT_EQ(errorOf([&] {
+              run("aten.embedding.default", {Val::of(w), Val::of(fromValues({1}, {5}, ir::DType::Int64))});
+            }),
             "IndexError: index out of range in self");
-  EXPECT_EQ(errorOf([&] { run("aten.embedding.default", {Val::of(w), Val::of(fromValues({1}, {-1}, ir::DType::Int64))}); }),
+  EXPECT_EQ(errorOf([&] {
+              run("aten.embedding.default", {Val::of(w), Val::of(fromValues({1}, {-1}, ir::DType::Int64))});
+            }),
             "IndexError: index out of range in self");
-  EXPECT_EQ(errorOf([&] { run("aten.embedding.default", {Val::of(w), Val::of(fromValues({1}, {1}))}); }),
+  EXPECT_EQ(errorOf([&] {
+              run("aten.embedding.default", {Val::of(w), Val::of(fromValues({1}, {1}))});
+            }),
             "RuntimeError: Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got "
             "torch.FloatTensor instead (while checking arguments for embedding)");
 }

@@ -64,9 +64,7 @@ template <typename F>
 std::string errorOf(F&& f) {
   try {
     f();
-  } catch (const tensor::TorchError& e) {
-    return e.type() + ": " + e.what();
-  }
+  } catch (const tensor::TorchError& e) { return e.type() + ": " + e.what(); }
   return "";
 }
 

@@ -21,9 +21,7 @@ std::string run(const std::string& src) {
   Module m = parseModule(src, "t.py");
   try {
     in.runModule(m);
-  } catch (const PyError& e) {
-    return out.str() + formatTraceback(e, src);
-  }
+  } catch (const PyError& e) { return out.str() + formatTraceback(e, src); }
   return out.str();
 }
 

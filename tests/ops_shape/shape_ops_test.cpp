@@ -46,9 +46,7 @@ Val decomposed(const std::string& name, const std::vector<Val>& args) {
 std::string errorOf(const std::function<void()>& f) {
   try {
     f();
-  } catch (const TorchError& e) {
-    return e.type() + ": " + e.what();
-  }
+  } catch (const TorchError& e) { return e.type() + ": " + e.what(); }
   return "no error";
 }
 void expectClose(const Tensor& got, const Tensor& want, double tol = 1e-6) {
@@ -123,7 +121,9 @@ TEST(ShapeOps, ViewOfNonContiguousInputs) {
   EXPECT_EQ(v.strides(), (Shape{3, 1, 6}));
   EXPECT_EQ(v.storage(), x.storage());
   // ... but not when a new dim spans two of them.
-  EXPECT_EQ(errorOf([&] { eager("aten.view.default", {T(tr), L({24})}); }),
+  EXPECT_EQ(errorOf([&] {
+              eager("aten.view.default", {T(tr), L({24})});
+            }),
             "RuntimeError: view size is not compatible with input tensor's size and stride (at least one dimension spans across two "
             "contiguous subspaces). Use .reshape(...) instead.");
   // A slice along the last dim keeps its stride; viewing the outer dims is fine.
@@ -144,13 +144,22 @@ TEST(ShapeOps, ViewOfNonContiguousInputs) {
 
 TEST(ShapeOps, ViewErrors) {
   Tensor x = seq({2, 3});
-  EXPECT_EQ(errorOf([&] { eager("aten.view.default", {T(x), L({4, -1})}); }), "RuntimeError: shape '[4, -1]' is invalid for input of size 6");
-  EXPECT_EQ(errorOf([&] { eager("aten.expand.default", {T(x), L({4, 3, 2})}); }),
+  EXPECT_EQ(errorOf([&] {
+              eager("aten.view.default", {T(x), L({4, -1})});
+            }),
+            "RuntimeError: shape '[4, -1]' is invalid for input of size 6");
+  EXPECT_EQ(errorOf([&] {
+              eager("aten.expand.default", {T(x), L({4, 3, 2})});
+            }),
             "RuntimeError: The expanded size of the tensor (2) must match the existing size (3) at non-singleton dimension 2.  "
             "Target sizes: [4, 3, 2].  Tensor sizes: [2, 3]");
-  EXPECT_EQ(errorOf([&] { eager("aten.select.int", {T(x), I(0), I(2)}); }),
+  EXPECT_EQ(errorOf([&] {
+              eager("aten.select.int", {T(x), I(0), I(2)});
+            }),
             "IndexError: select(): index 2 out of range for tensor of size [2, 3] at dimension 0");
-  EXPECT_EQ(errorOf([&] { eager("aten.transpose.int", {T(x), I(0), I(2)}); }),
+  EXPECT_EQ(errorOf([&] {
+              eager("aten.transpose.int", {T(x), I(0), I(2)});
+            }),
             "IndexError: Dimension out of range (expected to be in range of [-2, 1], but got 2)");
   EXPECT_EQ(errorOf([&] { eager("aten.permute.default", {T(x), L({0, 0})}); }), "RuntimeError: permute(): duplicate dims are not allowed.");
 }
@@ -174,8 +183,11 @@ TEST(ShapeOps, CatAndIndex) {
   EXPECT_EQ(cv[4], bv[1]);
   EXPECT_EQ(cv[8], bv[2]);
   expectMetaMatches("aten.cat.default", {Val::listOf({T(a), T(bt)}), I(-1)});
-  EXPECT_EQ(errorOf([&] { eager("aten.cat.default", {Val::listOf({T(a), T(b)}), I(0)}); }),
-            "RuntimeError: Sizes of tensors must match except in dimension 0. Expected size 3 but got size 2 for tensor number 1 in the list.");
+  EXPECT_EQ(
+      errorOf([&] {
+        eager("aten.cat.default", {Val::listOf({T(a), T(b)}), I(0)});
+      }),
+      "RuntimeError: Sizes of tensors must match except in dimension 0. Expected size 3 but got size 2 for tensor number 1 in the list.");
   // index.Tensor with None for a dim taken whole, on a transposed input.
   Tensor x = eager("aten.permute.default", {T(seq({4, 3})), L({1, 0})});  // [3, 4]
   Tensor idx = Tensor::empty({2}, ir::DType::Int64);
@@ -188,7 +200,9 @@ TEST(ShapeOps, CatAndIndex) {
     EXPECT_EQ(r.loadAt(i * 2 + 1), x.loadAt(i * x.strides()[0]));
   }
   idx.storeIntAt(0, 4);
-  EXPECT_EQ(errorOf([&] { eager("aten.index.Tensor", {T(x), Val::listOf({Val::none(), T(idx)})}); }),
+  EXPECT_EQ(errorOf([&] {
+              eager("aten.index.Tensor", {T(x), Val::listOf({Val::none(), T(idx)})});
+            }),
             "IndexError: index 4 is out of bounds for dimension 1 with size 4");
   Tensor put = eager("aten.index_put.default", {T(x), Val::listOf({T(Tensor::full({3}, 1, ir::DType::Bool))}), Val::real(7.0), B(false)});
   for (double v : put.toDoubles()) EXPECT_EQ(v, 7.0);
@@ -203,7 +217,9 @@ TEST(ShapeOps, MaskedFillAndTriangles) {
   Val dr = decomposed("aten.masked_fill.Scalar", {T(x), T(m), Val::real(-INFINITY)});
   expectClose(dr.t, r);
   EXPECT_TRUE(std::isinf(r.loadAt(1)) && std::isinf(r.loadAt(4)) && !std::isinf(r.loadAt(0)));
-  EXPECT_EQ(errorOf([&] { eager("aten.masked_fill.Scalar", {T(x), T(x), Val::real(0)}); }),
+  EXPECT_EQ(errorOf([&] {
+              eager("aten.masked_fill.Scalar", {T(x), T(x), Val::real(0)});
+            }),
             "RuntimeError: masked_fill_ only supports boolean masks, but got mask with dtype float32");
   Tensor tl = eager("aten.tril.default", {T(x), I(0)});
   Tensor tu = eager("aten.triu.default", {T(x), I(1)});
@@ -242,7 +258,11 @@ Tensor refReduce(const Tensor& x, int64_t dim, const std::function<double(const 
 TEST(ShapeOps, ReductionsMatchReferenceLoopsOnNonContiguousInputs) {
   Tensor base = seq({4, 3, 5});
   Tensor x = eager("aten.permute.default", {T(base), L({2, 0, 1})});  // [5, 4, 3], non-contiguous
-  auto sum = [](const std::vector<double>& v) { double s = 0; for (double d : v) s += d; return s; };
+  auto sum = [](const std::vector<double>& v) {
+    double s = 0;
+    for (double d : v) s += d;
+    return s;
+  };
   auto mean = [&](const std::vector<double>& v) { return sum(v) / double(v.size()); };
   auto var = [&](const std::vector<double>& v) {
     double m = mean(v), s = 0;
@@ -251,8 +271,16 @@ TEST(ShapeOps, ReductionsMatchReferenceLoopsOnNonContiguousInputs) {
   };
   auto mx = [](const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); };
   auto argmx = [](const std::vector<double>& v) { return double(std::max_element(v.begin(), v.end()) - v.begin()); };
-  auto lse = [](const std::vector<double>& v) { double s = 0; for (double d : v) s += std::exp(d); return std::log(s); };
-  auto norm = [](const std::vector<double>& v) { double s = 0; for (double d : v) s += d * d; return std::sqrt(s); };
+  auto lse = [](const std::vector<double>& v) {
+    double s = 0;
+    for (double d : v) s += std::exp(d);
+    return std::log(s);
+  };
+  auto norm = [](const std::vector<double>& v) {
+    double s = 0;
+    for (double d : v) s += d * d;
+    return std::sqrt(s);
+  };
   for (int64_t dim = 0; dim < 3; ++dim) {
     expectClose(eager("aten.sum.dim_IntList", {T(x), L({dim}), B(false)}), refReduce(x, dim, sum));
     expectClose(eager("aten.mean.dim", {T(x), L({dim}), B(false)}), refReduce(x, dim, mean));
@@ -290,9 +318,13 @@ TEST(ShapeOps, ReductionDtypesAndErrors) {
   EXPECT_EQ(eager("aten.any.default", {T(i)}).dtype(), ir::DType::Bool);
   EXPECT_EQ(errorOf([&] { eager("aten.mean.default", {T(i)}); }),
             "RuntimeError: mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: Int");
-  EXPECT_EQ(errorOf([&] { eager("aten.var.correction", {T(i), Val::none(), Val::none(), B(false)}); }),
+  EXPECT_EQ(errorOf([&] {
+              eager("aten.var.correction", {T(i), Val::none(), Val::none(), B(false)});
+            }),
             "RuntimeError: std and var only support floating point and complex dtypes, got Int");
-  EXPECT_EQ(errorOf([&] { eager("aten.amax.default", {T(Tensor::zeros({2, 0}, ir::DType::Float32)), L({1}), B(false)}); }),
+  EXPECT_EQ(errorOf([&] {
+              eager("aten.amax.default", {T(Tensor::zeros({2, 0}, ir::DType::Float32)), L({1}), B(false)});
+            }),
             "IndexError: amax(): Expected reduction dim 1 to have non-zero size.");
   // NaN propagates through max and is what argmax picks.
   Tensor n = seq({4});
@@ -333,7 +365,9 @@ TEST(ShapeOps, LayerNormDecompositionMatchesKernel) {
   auto k2 = eagerMulti("aten.native_layer_norm.default", args2);
   Val d2 = decomposed("aten.native_layer_norm.default", args2);
   expectClose(d2.list.at(0).t, k2[0].t, 1e-5);
-  EXPECT_EQ(errorOf([&] { eagerMulti("aten.native_layer_norm.default", {T(x), L({3}), Val::none(), Val::none(), Val::real(1e-5)}); }),
+  EXPECT_EQ(errorOf([&] {
+              eagerMulti("aten.native_layer_norm.default", {T(x), L({3}), Val::none(), Val::none(), Val::real(1e-5)});
+            }),
             "RuntimeError: Given normalized_shape=[3,], expected input with shape [*, 3], but got input of size[2, 3, 4]");
 }
 
@@ -346,8 +380,8 @@ TEST(ShapeOps, BatchNormEvalAndTraining) {
   expectClose(d.list.at(0).t, k[0].t, 1e-5);
   // Training: batch statistics, running stats updated in place with the unbiased variance.
   Tensor rm2 = rm.clone(), rv2 = rv.clone();
-  auto tr = eagerMulti("aten._native_batch_norm_legit.default",
-                       {T(x), T(w), T(b), T(rm2), T(rv2), B(true), Val::real(0.1), Val::real(1e-5)});
+  auto tr =
+      eagerMulti("aten._native_batch_norm_legit.default", {T(x), T(w), T(b), T(rm2), T(rv2), B(true), Val::real(0.1), Val::real(1e-5)});
   auto fn = eagerMulti("aten._native_batch_norm_legit_functional.default",
                        {T(x), T(w), T(b), T(rm), T(rv), B(true), Val::real(0.1), Val::real(1e-5)});
   expectClose(tr[0].t, fn[0].t);
@@ -378,7 +412,9 @@ TEST(ShapeOps, PointwiseDecompositionsMatchKernels) {
   for (double v : c.toDoubles()) EXPECT_TRUE(v >= -0.5 && v <= 0.75);
   Tensor ci = eager("aten.clamp.default", {T(seq({5}, 1.0, 2.0, ir::DType::Int64)), Val::real(0.5), Val::none()});
   EXPECT_EQ(ci.dtype(), ir::DType::Float32);
-  EXPECT_EQ(errorOf([&] { eager("aten.clamp.default", {T(x), Val::none(), Val::none()}); }),
+  EXPECT_EQ(errorOf([&] {
+              eager("aten.clamp.default", {T(x), Val::none(), Val::none()});
+            }),
             "RuntimeError: torch.clamp: At least one of 'min' or 'max' must not be None");
   Tensor p = eager("aten.pow.Tensor_Scalar", {T(seq({4}, 1.0, 2.0, ir::DType::Int64)), I(3)});
   EXPECT_EQ(p.dtype(), ir::DType::Int64);
@@ -400,10 +436,11 @@ TEST(ShapeOps, NllLoss) {
   EXPECT_EQ(none[0].t.sizes(), (Shape{3}));
   EXPECT_EQ(none[0].t.loadAt(1), 0.0);
   tg.storeIntAt(1, 4);
-  EXPECT_EQ(errorOf([&] { eagerMulti("aten.nll_loss_forward.default", {T(logp), T(tg), Val::none(), I(1), I(-100)}); }),
+  EXPECT_EQ(errorOf([&] {
+              eagerMulti("aten.nll_loss_forward.default", {T(logp), T(tg), Val::none(), I(1), I(-100)});
+            }),
             "IndexError: Target 4 is out of bounds.");
 }
-
 
 // Graph-recording dispatchers have no multi-output nodes: the torch-level functions then use
 // single-output decompositions, which must give the same values.

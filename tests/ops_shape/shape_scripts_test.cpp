@@ -17,9 +17,7 @@ std::string run(const std::string& src) {
   Module m = parseModule(src, "t.py");
   try {
     in.runModule(m);
-  } catch (const PyError& e) {
-    return out.str() + formatTraceback(e, src);
-  }
+  } catch (const PyError& e) { return out.str() + formatTraceback(e, src); }
   return out.str();
 }
 
@@ -59,7 +57,8 @@ try:
 except RuntimeError as e:
     print(e)
 )PY";
-  const char* want = R"OUT(view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.
+  const char* want =
+      R"OUT(view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.
 tensor([ 0.,  4.,  8.,  1.,  5.,  9.,  2.,  6., 10.,  3.,  7., 11.])
 (6, 1)
 shape '[4, -1]' is invalid for input of size 6
@@ -423,7 +422,8 @@ print(torch.arange(7) // 2, torch.tensor([-7, 7]) // 2, torch.tensor([-7.0, 7.5]
 print(torch.arange(6) & 3, torch.arange(6) | 8)
 print(x.round(), x.trunc(), x.abs().sqrt())
 )PY";
-  const char* want = R"OUT(tensor([-1., -1.,  0.,  1.,  1.]) tensor([1.0986, 0.4055, 0.0000, 0.4055, 1.0986]) tensor([-0.8647, -0.3935,  0.0000,  0.6487,  6.3891])
+  const char* want =
+      R"OUT(tensor([-1., -1.,  0.,  1.,  1.]) tensor([1.0986, 0.4055, 0.0000, 0.4055, 1.0986]) tensor([-0.8647, -0.3935,  0.0000,  0.6487,  6.3891])
 tensor([0.0000, 0.0000, 0.0000, 0.5000, 2.0000]) tensor([-1.0000, -0.5000,  0.0000,  0.5000,  1.0000]) tensor([-2.0000, -0.5000,  0.0000,  0.2500,  0.2500]) tensor([-0.1000, -0.1000,  0.0000,  0.5000,  2.0000])
 tensor([1, 1, 2, 3, 3]) tensor([0.5000, 1.0000, 2.0000, 3.0000, 4.0000])
 tensor([4.0000, 0.2500, 0.0000, 0.2500, 4.0000]) tensor([-8.0000, -0.1250,  0.0000,  0.1250,  8.0000]) tensor([0, 1, 4, 9]) tensor([1, 2, 4, 8])

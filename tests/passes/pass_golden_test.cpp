@@ -1,6 +1,6 @@
+#include "engine/codegen/kernel_compiler.h"
 #include "engine/ir/text.h"
 #include "engine/passes/pipeline.h"
-#include "engine/codegen/kernel_compiler.h"
 #include "engine/runtime/compiled_graph.h"
 #include "engine/schedule/kernel_builder.h"
 #include "tests/support/golden.h"
@@ -9,8 +9,8 @@
 
 #include <cmath>
 #include <filesystem>
-#include <optional>
 #include <map>
+#include <optional>
 
 namespace kiln::passes {
 namespace {
@@ -54,8 +54,14 @@ void expectSameResults(const std::string& pass, const ir::Graph& before, const i
     auto x = a[i].toDoubles(), y = b[i].toDoubles();
     ASSERT_EQ(x.size(), y.size());
     for (size_t k = 0; k < x.size(); ++k) {
-      if (std::isnan(x[k])) { EXPECT_TRUE(std::isnan(y[k])) << "output " << i << "[" << k << "]"; continue; }
-      if (std::isinf(x[k])) { EXPECT_EQ(x[k], y[k]) << "output " << i << "[" << k << "]"; continue; }
+      if (std::isnan(x[k])) {
+        EXPECT_TRUE(std::isnan(y[k])) << "output " << i << "[" << k << "]";
+        continue;
+      }
+      if (std::isinf(x[k])) {
+        EXPECT_EQ(x[k], y[k]) << "output " << i << "[" << k << "]";
+        continue;
+      }
       EXPECT_NEAR(x[k], y[k], 1e-5 * std::max(1.0, std::fabs(x[k]))) << "output " << i << "[" << k << "]";
     }
   }
@@ -108,9 +114,9 @@ TEST(PassGolden, FusionDecisionsAreRecorded) {
     for (const auto& h : findPass("fuse")->run(in, ctx).rules) rules[h.rule] += h.count;
     return rules;
   };
-  EXPECT_EQ(rulesOf("softmax"), (std::map<std::string, int>{{"reduction kernel", 1},
-                                                           {"fused: pointwise into reduction kernel", 3},
-                                                           {"fused: reduction into reduction kernel", 1}}));
+  EXPECT_EQ(rulesOf("softmax"),
+            (std::map<std::string, int>{
+                {"reduction kernel", 1}, {"fused: pointwise into reduction kernel", 3}, {"fused: reduction into reduction kernel", 1}}));
   auto center = rulesOf("center_columns");
   EXPECT_EQ(center.count("not fused: sub reads mean without the reduced dims kept"), 1u) << ::testing::PrintToString(center);
   auto siblings = rulesOf("siblings");

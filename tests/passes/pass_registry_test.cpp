@@ -26,9 +26,7 @@ struct Registered {
 std::string errorOf(const std::function<void()>& f) {
   try {
     f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
+  } catch (const std::invalid_argument& e) { return e.what(); }
   return "";
 }
 
@@ -49,15 +47,18 @@ TEST(PassRegistry, InsertsAtTheNamedPoint) {
   EXPECT_EQ(at("t_before_decompose"), 0);
   EXPECT_EQ(names.back(), "fuse");
   for (const auto& p : pipeline()) {
-    if (p.name == "t_before_fuse") {
-      EXPECT_EQ(p.origin, "test");
-    }
+    if (p.name == "t_before_fuse") { EXPECT_EQ(p.origin, "test"); }
   }
 }
 
 TEST(PassRegistry, RefusesBadRegistrations) {
-  EXPECT_NE(errorOf([] { registerPass({"t_x", "", unchanged}, InsertPoint::before("nosuch")); }).find("no pass named 'nosuch'"), std::string::npos);
-  EXPECT_NE(errorOf([] { registerPass({"t_x", "", unchanged}, InsertPoint::before("nosuch")); }).find("passes: decompose, constant_fold"),
+  EXPECT_NE(errorOf([] {
+              registerPass({"t_x", "", unchanged}, InsertPoint::before("nosuch"));
+            }).find("no pass named 'nosuch'"),
+            std::string::npos);
+  EXPECT_NE(errorOf([] {
+              registerPass({"t_x", "", unchanged}, InsertPoint::before("nosuch"));
+            }).find("passes: decompose, constant_fold"),
             std::string::npos);
   EXPECT_NE(errorOf([] { registerPass({"t_x", "", unchanged}, InsertPoint::after("fuse")); }).find("stays last"), std::string::npos);
   EXPECT_NE(errorOf([] { registerPass({"t_x", "", unchanged}, InsertPoint::end()); }).find("stays last"), std::string::npos);
@@ -89,7 +90,8 @@ TEST(RewriteRules, FirstMatchingRuleFiresAndIsRecorded) {
       "        mul: \"f32[4]\" = torch.ops.aten.mul.Tensor(neg_1, 2)\n"
       "        return (mul,)\n");
   const std::vector<RewriteRule> rules = {
-      {"neg(neg(x)) -> x", {"aten.neg.default"},
+      {"neg(neg(x)) -> x",
+       {"aten.neg.default"},
        [](Match& m) {
          const ir::Node* inner = m.operand(0, "aten.neg.default");
          if (!inner || !m.keep(inner->args[0])) return false;
@@ -97,7 +99,9 @@ TEST(RewriteRules, FirstMatchingRuleFiresAndIsRecorded) {
          return true;
        },
        nullptr},
-      {"x * 2 -> x + x", {"aten.mul.Tensor"}, [](Match& m) { return m.isNumber(1, 2); },
+      {"x * 2 -> x + x",
+       {"aten.mul.Tensor"},
+       [](Match& m) { return m.isNumber(1, 2); },
        [](Match& m) {
          ops::Val x = m.value(m.node.args[0]);
          return m.dispatcher().call("aten.add.Tensor", {x, x});

@@ -20,8 +20,8 @@ const std::string kStale = fs::canonical(KILN_TEST_PLUGIN_DIR "/stale_plugin.so"
 struct PluginCli : ::testing::Test {
   fs::path dir;
   void SetUp() override {
-    dir = fs::temp_directory_path() / ("kiln_plugin_cli_" + std::to_string(::getpid()) + "_" +
-                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir = fs::temp_directory_path() /
+          ("kiln_plugin_cli_" + std::to_string(::getpid()) + "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir);
   }
   void TearDown() override { fs::remove_all(dir); }
@@ -43,12 +43,16 @@ TEST_F(PluginCli, PluginsListsTheBuiltinsAndWhatEachPluginRegistered) {
             "  passes: decompose, constant_fold, simplify, fold_conv_bn, addmm, cse, dce, fuse\n"
             "  importers: torch_trace\n"
             "  backends: aot_eager, eager, inductor\n"
-            "plugin silu_fusion from " + kSilu + "\n"
-            "  an example pass plugin: x * sigmoid(x) -> silu(x), before fuse\n"
-            "  pass silu_fusion (before fuse)\n"
-            "plugin kiln_reference from " + kReference + "\n"
-            "  a reference backend: Kiln's graph passes, then the ATen graph interpreted with the eager kernels\n"
-            "  backend kiln_reference\n");
+            "plugin silu_fusion from " +
+                kSilu +
+                "\n"
+                "  an example pass plugin: x * sigmoid(x) -> silu(x), before fuse\n"
+                "  pass silu_fusion (before fuse)\n"
+                "plugin kiln_reference from " +
+                kReference +
+                "\n"
+                "  a reference backend: Kiln's graph passes, then the ATen graph interpreted with the eager kernels\n"
+                "  backend kiln_reference\n");
   r = kiln({"plugins"});
   EXPECT_NE(r.out.find("no plugins loaded"), std::string::npos) << r.out;
 }

@@ -23,15 +23,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kPlugins = KILN_PLUGIN_DIR;            // build/plugins
-const std::string kFixtures = KILN_TEST_PLUGIN_DIR;      // build/tests/plugins
+const std::string kPlugins = KILN_PLUGIN_DIR;        // build/plugins
+const std::string kFixtures = KILN_TEST_PLUGIN_DIR;  // build/tests/plugins
 
 std::string loadError(const std::string& path) {
   try {
     plugin::loadPlugin(path);
-  } catch (const plugin::PluginError& e) {
-    return e.what();
-  }
+  } catch (const plugin::PluginError& e) { return e.what(); }
   return "";
 }
 
@@ -44,9 +42,7 @@ TEST(PluginLoader, SiluFusionRegistersItsPassBeforeFuse) {
   ASSERT_GE(names.size(), 2u);
   EXPECT_EQ(names[names.size() - 2], "silu_fusion");
   for (const auto& info : passes::pipeline())
-    if (info.name == "silu_fusion") {
-      EXPECT_EQ(info.origin, p.path);
-    }
+    if (info.name == "silu_fusion") { EXPECT_EQ(info.origin, p.path); }
   // Loading the same file again is a no-op.
   EXPECT_EQ(plugin::loadPlugin(kPlugins + "/silu_fusion.so").path, p.path);
   EXPECT_EQ(plugin::loadedPlugins().size(), 1u);
@@ -64,9 +60,7 @@ TEST(PluginLoader, SiluFusionRuleFiresAndKeepsTheNumbers) {
       "        return (mul_1,)\n");
   passes::PassInfo silu;
   for (const auto& p : passes::pipeline())
-    if (p.name == "silu_fusion") {
-      silu = p;
-    }
+    if (p.name == "silu_fusion") { silu = p; }
   ASSERT_TRUE(silu.run);
   passes::PassContext ctx;
   passes::PassResult r = silu.run(g, ctx);
@@ -115,7 +109,7 @@ TEST(PluginLoader, ARefusedRegistrationUndoesThePlugin) {
   const size_t importersBefore = importers::importers().size();
   const std::string e = loadError(kFixtures + "/conflicting_plugin.so");
   EXPECT_NE(e.find("registering failed: registerPass: a pass named 'cse' exists"), std::string::npos) << e;
-  EXPECT_EQ(importers::importers().size(), importersBefore);  // its importer was taken back
+  EXPECT_EQ(importers::importers().size(), importersBefore);                         // its importer was taken back
   EXPECT_FALSE(capture::BackendRegistry::global().contains("conflicting_backend"));  // and its backend
   EXPECT_TRUE(plugin::loadedPlugins().empty());
 }
@@ -143,9 +137,7 @@ TEST(PluginLoader, BuiltinsRegisterThroughTheSameRegistries) {
   try {
     importers::importerNamed("nosuch");
     FAIL();
-  } catch (const std::invalid_argument& e) {
-    EXPECT_EQ(std::string(e.what()), "no importer named 'nosuch' (importers: torch_trace)");
-  }
+  } catch (const std::invalid_argument& e) { EXPECT_EQ(std::string(e.what()), "no importer named 'nosuch' (importers: torch_trace)"); }
   // What the TORCH_TRACE importer recognises: its fixtures' folders and logs, not a script.
   const std::string fixture = std::string(KILN_SHARED_DIR) + "/fixtures/torch_trace/cpu/gb_explicit_graph_break";
   EXPECT_TRUE(importers::importerFor(fixture).has_value());
@@ -166,9 +158,10 @@ TEST_P(ReferenceBackend, AgreesWithEager) {
   text << in.rdbuf();
   std::string source = text.str();
   ASSERT_EQ(source.rfind("#", 0), 0u);
-  source = "import torch; _kiln_compile = torch.compile; torch.compile = lambda *a, **k: _kiln_compile(*a, **{**k, 'backend': "
-           "'kiln_reference'})" +
-           source.substr(source.find('\n'));
+  source =
+      "import torch; _kiln_compile = torch.compile; torch.compile = lambda *a, **k: _kiln_compile(*a, **{**k, 'backend': "
+      "'kiln_reference'})" +
+      source.substr(source.find('\n'));
   const fs::path script = fs::temp_directory_path() / ("kiln_reference_" + GetParam() + ".py");
   std::ofstream(script) << source;
 
@@ -185,9 +178,7 @@ TEST_P(ReferenceBackend, AgreesWithEager) {
   fs::remove(script);
   ASSERT_EQ(r.exitCode, 0) << r.error;
   // Module.compile() does not go through torch.compile: its graphs keep the default backend.
-  if (source.find(".compile()") == std::string::npos) {
-    EXPECT_EQ(stages.kernels, 0) << "kiln_reference generates no code";
-  }
+  if (source.find(".compile()") == std::string::npos) { EXPECT_EQ(stages.kernels, 0) << "kiln_reference generates no code"; }
   nlohmann::json expected = test::loadCorpusJson("oracle/" + GetParam() + ".outs.json");
   std::string diff = test::compareOuts(nlohmann::json::parse(r.outputsJson), expected);
   if (!diff.empty()) {
@@ -198,8 +189,8 @@ TEST_P(ReferenceBackend, AgreesWithEager) {
     driver::RunOptions d;
     d.scriptPath = test::corpusPath("public/" + GetParam() + ".py");
     driver::RunResult byDefault = driver::runScript(d, none, defaultOut);
-    if (test::compareOuts(nlohmann::json::parse(byDefault.outputsJson), expected) != "") diff = test::compareOuts(
-        nlohmann::json::parse(r.outputsJson), nlohmann::json::parse(byDefault.outputsJson));
+    if (test::compareOuts(nlohmann::json::parse(byDefault.outputsJson), expected) != "")
+      diff = test::compareOuts(nlohmann::json::parse(r.outputsJson), nlohmann::json::parse(byDefault.outputsJson));
   }
   EXPECT_EQ(diff, "");
 }

@@ -58,9 +58,7 @@ TEST_P(CPythonSemantics, PrintsWhatCPythonPrinted) {
     Interpreter in(out);
     try {
       in.runModule(m);
-    } catch (const PyError& e) {
-      out << formatTraceback(e, src);
-    }
+    } catch (const PyError& e) { out << formatTraceback(e, src); }
   }
   static const auto known = knownFailures();
   const std::string diff = test::compareGolden(kDir + GetParam() + ".out", out.str());

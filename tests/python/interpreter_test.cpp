@@ -22,9 +22,7 @@ std::string errorOf(const std::string& src) {
   Interpreter in(out);
   try {
     in.runModule(m);
-  } catch (const PyError& e) {
-    return formatTraceback(e, src);
-  }
+  } catch (const PyError& e) { return formatTraceback(e, src); }
   return "no error";
 }
 
@@ -39,14 +37,18 @@ TEST(Interpreter, PythonSemantics) {
       {"a, *b, c = range(5)\nprint(a, b, c)", "0 [1, 2, 3] 4\n"},
       {"print(1 < 2 < 3, 1 < 3 < 2, not [], [] or 'x', 0 and 1)", "True False True x 0\n"},
       {"d = {'a': 1}\nd['b'] = 2\nprint(d, len(d), list(d.items()), 'a' in d)", "{'a': 1, 'b': 2} 2 [('a', 1), ('b', 2)] True\n"},
-      {"print([x * x for x in range(4) if x % 2], {k: v for k, v in zip('ab', (1, 2))}, sum(i for i in range(5)))", "[1, 9] {'a': 1, 'b': 2} 10\n"},
-      {"def f(a, b=2, *args, c=3, **kw):\n    return a, b, args, c, kw\nprint(f(1), f(1, 5, 6, c=7, d=8))", "(1, 2, (), 3, {}) (1, 5, (6,), 7, {'d': 8})\n"},
-      {"def mk():\n    n = 0\n    def inc():\n        nonlocal n\n        n += 1\n        return n\n    return inc\ni = mk()\ni()\nprint(i())", "2\n"},
+      {"print([x * x for x in range(4) if x % 2], {k: v for k, v in zip('ab', (1, 2))}, sum(i for i in range(5)))",
+       "[1, 9] {'a': 1, 'b': 2} 10\n"},
+      {"def f(a, b=2, *args, c=3, **kw):\n    return a, b, args, c, kw\nprint(f(1), f(1, 5, 6, c=7, d=8))",
+       "(1, 2, (), 3, {}) (1, 5, (6,), 7, {'d': 8})\n"},
+      {"def mk():\n    n = 0\n    def inc():\n        nonlocal n\n        n += 1\n        return n\n    return inc\ni = mk()\ni()\nprint(i())",
+       "2\n"},
       {"class A:\n    k = 1\n    def __init__(self, v):\n        self.v = v\n    def get(self):\n        return self.v + self.k\n"
        "class B(A):\n    def __init__(self):\n        super().__init__(10)\n    @property\n    def twice(self):\n        return self.get() * 2\n"
        "b = B()\nprint(b.get(), b.twice, isinstance(b, A), type(b).__name__)",
        "11 22 True B\n"},
-      {"try:\n    raise ValueError('bad')\nexcept ValueError as e:\n    print('caught', e)\nfinally:\n    print('done')", "caught bad\ndone\n"},
+      {"try:\n    raise ValueError('bad')\nexcept ValueError as e:\n    print('caught', e)\nfinally:\n    print('done')",
+       "caught bad\ndone\n"},
       {"x = 5\nprint(f'{x:>3}|{x * 1.5:.2f}|{x!r}|{\"s\"}')", "  5|7.50|5|s\n"},
       {"print('%d items, %.1f%%' % (3, 12.34), '{} {:>4}'.format('a', 7))", "3 items, 12.3% a    7\n"},
       {"print(sorted([3, 1, 2], reverse=True), max([1, 5, 2]), min(4, 2, key=lambda v: -v), abs(-3), round(2.5), round(3.14159, 2))",
@@ -72,12 +74,13 @@ TEST(Interpreter, TensorsPrintLikePyTorch) {
 // wraps (two's complement, as compiled kernels and PyTorch's own integer arithmetic wrap) and the
 // remainder is 0; int32 likewise.
 TEST(Interpreter, IntTensorDivisionOfTheMinimumByMinusOne) {
-  EXPECT_EQ(run("import torch\nm = torch.tensor([-2**63, 7])\n"
-                "print((m // -1).tolist(), (m % -1).tolist(), torch.remainder(m, -1).tolist(), torch.fmod(m, -1).tolist())\n"
-                "print(torch.div(m, -1, rounding_mode='floor').tolist(), torch.div(m, -1, rounding_mode='trunc').tolist())\n"
-                "i = torch.tensor([-2**31, 5], dtype=torch.int32)\nprint((i // -1).tolist(), (i % -1).tolist(), torch.fmod(i, -1).tolist())\n"),
-            "[-9223372036854775808, -7] [0, 0] [0, 0] [0, 0]\n[-9223372036854775808, -7] [-9223372036854775808, -7]\n"
-            "[-2147483648, -5] [0, 0] [0, 0]\n");
+  EXPECT_EQ(
+      run("import torch\nm = torch.tensor([-2**63, 7])\n"
+          "print((m // -1).tolist(), (m % -1).tolist(), torch.remainder(m, -1).tolist(), torch.fmod(m, -1).tolist())\n"
+          "print(torch.div(m, -1, rounding_mode='floor').tolist(), torch.div(m, -1, rounding_mode='trunc').tolist())\n"
+          "i = torch.tensor([-2**31, 5], dtype=torch.int32)\nprint((i // -1).tolist(), (i % -1).tolist(), torch.fmod(i, -1).tolist())\n"),
+      "[-9223372036854775808, -7] [0, 0] [0, 0] [0, 0]\n[-9223372036854775808, -7] [-9223372036854775808, -7]\n"
+      "[-2147483648, -5] [0, 0] [0, 0]\n");
 }
 
 // Issue 13, found by the sanitizer build: 990 calls of a function whose return expression nests
@@ -87,12 +90,13 @@ TEST(Interpreter, IntTensorDivisionOfTheMinimumByMinusOne) {
 TEST(Interpreter, DeepCallsOfDeepExpressionsNeverOverflowTheStack) {
   std::string sum;
   for (int i = 0; i < 190; ++i) sum += " + 0";
-  const std::string out = run("def f(n):\n    return 0 if n == 0 else f(n - 1)" + sum +
-                              "\ntry:\n    print(f(990))\nexcept RecursionError:\n    print('RecursionError')\n"
-                              "def g(n):\n    return g(n + 1) + 0\ntry:\n    g(0)\nexcept RecursionError as e:\n    print('runaway:', e)\n"
-                              "def gen(n):\n    if n:\n        yield from gen(n - 1)\n    yield n\nprint(sum(gen(200)))\n"
-                              "def deep_in_gen():\n    try:\n        g(0)\n    except RecursionError:\n        yield 'RecursionError in a generator'\n"
-                              "print(next(deep_in_gen()))\nprint('alive')\n");
+  const std::string out =
+      run("def f(n):\n    return 0 if n == 0 else f(n - 1)" + sum +
+          "\ntry:\n    print(f(990))\nexcept RecursionError:\n    print('RecursionError')\n"
+          "def g(n):\n    return g(n + 1) + 0\ntry:\n    g(0)\nexcept RecursionError as e:\n    print('runaway:', e)\n"
+          "def gen(n):\n    if n:\n        yield from gen(n - 1)\n    yield n\nprint(sum(gen(200)))\n"
+          "def deep_in_gen():\n    try:\n        g(0)\n    except RecursionError:\n        yield 'RecursionError in a generator'\n"
+          "print(next(deep_in_gen()))\nprint('alive')\n");
   EXPECT_TRUE(out.rfind("0\n", 0) == 0 || out.rfind("RecursionError\n", 0) == 0) << out;
   EXPECT_NE(out.find("runaway: maximum recursion depth exceeded\n20100\nRecursionError in a generator\nalive\n"), std::string::npos) << out;
 }
@@ -113,8 +117,7 @@ TEST(Interpreter, ErrorsHavePythonTracebacks) {
   EXPECT_NE(errorOf("import subprocess\n").find("ImportError: import of 'subprocess' is not allowed"), std::string::npos);
   EXPECT_NE(errorOf("import os.path\n").find("ImportError: import of 'os.path' is not allowed"), std::string::npos);
   // os is there for os.environ reads (torchrun's RANK, ...): nothing that acts on the system.
-  EXPECT_NE(errorOf("import os\nos.system('true')\n").find("AttributeError: module 'os' has no attribute 'system'"),
-            std::string::npos);
+  EXPECT_NE(errorOf("import os\nos.system('true')\n").find("AttributeError: module 'os' has no attribute 'system'"), std::string::npos);
   EXPECT_NE(errorOf("import torch\ntorch.ones(2, 3) + torch.ones(4)\n")
                 .find("RuntimeError: The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1"),
             std::string::npos);

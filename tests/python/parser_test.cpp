@@ -1,5 +1,5 @@
-#include "engine/python/lexer.h"
 #include "engine/python/parser.h"
+#include "engine/python/lexer.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@ TEST(Lexer, IndentationAndSpans) {
   auto toks = tokenize("def f(x):\n    return x  # c\n\n\ny = 1\n", "t.py");
   std::vector<Tok> kinds;
   for (auto& t : toks) kinds.push_back(t.kind);
-  std::vector<Tok> want = {Tok::Name, Tok::Name, Tok::Op, Tok::Name, Tok::Op, Tok::Op, Tok::Newline, Tok::Indent, Tok::Name,
+  std::vector<Tok> want = {Tok::Name, Tok::Name,    Tok::Op,     Tok::Name, Tok::Op, Tok::Op,  Tok::Newline, Tok::Indent, Tok::Name,
                            Tok::Name, Tok::Newline, Tok::Dedent, Tok::Name, Tok::Op, Tok::Int, Tok::Newline, Tok::End};
   EXPECT_EQ(kinds, want);
   EXPECT_EQ(toks[8].line, 2);
@@ -109,8 +109,7 @@ TEST(Parser, MutationsNeverCrash) {
     }
     try {
       parseModule(m, "fuzz.py");
-    } catch (const ParseError&) {
-    }
+    } catch (const ParseError&) {}
   }
 }
 
@@ -129,7 +128,8 @@ TEST(Parser, FiftyThousandTermExpressionIsARecursionErrorNotACrash) {
   }
   // Nesting 50,000 deep: an error too (CPython's tokenizer stops at 200 parentheses, and a chain of
   // 50,000 unary minuses is its MemoryError), never a crash.
-  for (const std::string& src : {"x = [" + std::string(50000, '[') + std::string(50000, ']') + "]\n", "x = " + std::string(50000, '-') + "1\n"})
+  for (const std::string& src :
+       {"x = [" + std::string(50000, '[') + std::string(50000, ']') + "]\n", "x = " + std::string(50000, '-') + "1\n"})
     EXPECT_THROW(parseModule(src, "deep.py"), ParseError) << src.substr(0, 40);
 }
 

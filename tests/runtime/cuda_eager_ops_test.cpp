@@ -72,7 +72,8 @@ std::vector<Tensor> results(const Val& v) {
 // "" when `got` has `want`'s sizes and values within tol, else what differs.
 std::string differs(const Tensor& got, const Tensor& want, double tol) {
   if (got.sizes() != want.sizes()) return "sizes " + tensor::shapeStr(got.sizes()) + " vs " + tensor::shapeStr(want.sizes());
-  if (got.dtype() != want.dtype()) return "dtype " + std::string(ir::torchName(got.dtype())) + " vs " + std::string(ir::torchName(want.dtype()));
+  if (got.dtype() != want.dtype())
+    return "dtype " + std::string(ir::torchName(got.dtype())) + " vs " + std::string(ir::torchName(want.dtype()));
   const std::vector<double> a = got.toDoubles(), b = want.toDoubles();
   for (size_t i = 0; i < a.size(); ++i) {
     const bool bothNan = std::isnan(a[i]) && std::isnan(b[i]);
@@ -94,9 +95,7 @@ void checkGraphRoute(const std::string& name, const std::vector<Val>& args, doub
   ASSERT_TRUE(g.has_value()) << name << " gets no kernel of its own through the graph route";
   ASSERT_FALSE(g->sched.kernels.empty());
   const std::string source = codegen::cuda::cudaSource(g->sched.kernels);
-  if (auto* n = nvrtc()) {
-    EXPECT_NO_THROW(n->compileToPtx(source, "eager_op.cu", codegen::kDefaultCudaArch)) << source;
-  }
+  if (auto* n = nvrtc()) { EXPECT_NO_THROW(n->compileToPtx(source, "eager_op.cu", codegen::kDefaultCudaArch)) << source; }
   std::vector<Tensor> inputs;
   std::function<void(const Val&)> collect = [&](const Val& v) {
     if (v.kind == Val::Kind::Tensor) inputs.push_back(v.t);
@@ -123,10 +122,11 @@ TEST(CudaEagerOps, LayerNormGetsKernelsForItsThreeResults) {
   // Training batch_norm's decomposition updates the running stats in place: a one-node graph
   // would drop that, so the device gets no such graph (NotImplementedError, not a stale stat).
   Tensor c = values({4, 3, 5}, 50), rm = values({3}, 51), rv = Tensor::full({3}, 1.0, ir::DType::Float32);
-  EXPECT_FALSE(runtime::cuda::eagerOpGraph(ops::op("aten._native_batch_norm_legit.default"),
-                                           {T(c), Val::none(), Val::none(), T(rm), T(rv), Val::boolean(true), Val::real(0.1), Val::real(1e-5)},
-                                           tensor::Device::cpu())
-                   .has_value());
+  EXPECT_FALSE(
+      runtime::cuda::eagerOpGraph(ops::op("aten._native_batch_norm_legit.default"),
+                                  {T(c), Val::none(), Val::none(), T(rm), T(rv), Val::boolean(true), Val::real(0.1), Val::real(1e-5)},
+                                  tensor::Device::cpu())
+          .has_value());
 }
 
 TEST(CudaEagerOps, ActivationsSoftmaxAndTheirGradientsOps) {
@@ -206,13 +206,14 @@ TEST(CudaEagerOps, ComposedOpsMatchTheirCpuKernels) {
   Tensor g3 = values({4, 64}, 20);
   checkComposed("aten.select_backward.default", {T(g3), L({4, 16, 64}), Val::integer(1), Val::integer(0)});
   checkComposed("aten.select_backward.default", {T(values({4, 16}, 21)), L({4, 16, 64}), Val::integer(-1), Val::integer(-3)});
-  checkComposed("aten.slice_backward.default", {T(values({4, 5, 64}, 22)), L({4, 16, 64}), Val::integer(1), Val::integer(2),
-                                                 Val::integer(12), Val::integer(2)});
-  checkComposed("aten.slice_backward.default", {T(values({4, 16, 64}, 23)), L({4, 16, 64}), Val::integer(0), Val::integer(0),
-                                                 Val::integer(INT64_MAX), Val::integer(1)});
-  checkComposed("aten.cat.default", {Val::listOf({T(values({2, 3}, 24)), T(values({4, 3}, 25)), T(Tensor::empty({0}, ir::DType::Float32))}),
-                                     Val::integer(0)});
-  checkComposed("aten.cat.default", {Val::listOf({T(values({2, 3}, 26)), T(values({2, 5}, 27).view({2, 2}, {5, 2}, 1))}), Val::integer(-1)});
+  checkComposed("aten.slice_backward.default",
+                {T(values({4, 5, 64}, 22)), L({4, 16, 64}), Val::integer(1), Val::integer(2), Val::integer(12), Val::integer(2)});
+  checkComposed("aten.slice_backward.default",
+                {T(values({4, 16, 64}, 23)), L({4, 16, 64}), Val::integer(0), Val::integer(0), Val::integer(INT64_MAX), Val::integer(1)});
+  checkComposed("aten.cat.default",
+                {Val::listOf({T(values({2, 3}, 24)), T(values({4, 3}, 25)), T(Tensor::empty({0}, ir::DType::Float32))}), Val::integer(0)});
+  checkComposed("aten.cat.default",
+                {Val::listOf({T(values({2, 3}, 26)), T(values({2, 5}, 27).view({2, 2}, {5, 2}, 1))}), Val::integer(-1)});
   checkComposed("aten.constant_pad_nd.default", {T(values({2, 3, 4}, 28)), L({1, 2, 0, 1}), Val::real(0.5)});
   checkComposed("aten.constant_pad_nd.default", {T(values({2, 3, 4}, 29)), L({-1, 2, 1, -1})});
   // nll_loss_forward(x, target, weight, reduction, ignore_index): mean, sum, none, weights,
@@ -221,7 +222,8 @@ TEST(CudaEagerOps, ComposedOpsMatchTheirCpuKernels) {
   for (int64_t red : {0, 1, 2}) {
     checkComposed("aten.nll_loss_forward.default", {T(lp), T(t), Val::none(), Val::integer(red), Val::integer(-100)});
     checkComposed("aten.nll_loss_forward.default", {T(lp), T(ti), T(w), Val::integer(red), Val::integer(-100)});
-    checkComposed("aten.nll_loss_forward.default", {T(values({10}, 32)), T(ints({}, {4})), Val::none(), Val::integer(red), Val::integer(-100)});
+    checkComposed("aten.nll_loss_forward.default",
+                  {T(values({10}, 32)), T(ints({}, {4})), Val::none(), Val::integer(red), Val::integer(-100)});
     checkComposed("aten.nll_loss_forward.default",
                   {T(values({2, 10, 3}, 33)), T(ints({2, 3}, {1, 2, 3, 4, 5, 6})), Val::none(), Val::integer(red), Val::integer(-100)});
   }
@@ -261,16 +263,13 @@ TEST(CudaEagerOps, ComposedOpsMatchTheirCpuKernels) {
     runtime::cuda::composedOp(ops::op("aten.gather.default"), {T(values({4, 10}, 43)), Val::integer(1), T(ints({4, 1}, {0, 10, 1, 2}))},
                               tensor::Device::cpu());
     ADD_FAILURE() << "an out-of-range gather index was accepted";
-  } catch (const tensor::TorchError& e) {
-    EXPECT_EQ(std::string(e.type()), "RuntimeError");
-  }
+  } catch (const tensor::TorchError& e) { EXPECT_EQ(std::string(e.type()), "RuntimeError"); }
   try {
-    runtime::cuda::composedOp(ops::op("aten.nll_loss_forward.default"), {T(lp), T(ints({4}, {3, 10, 0, 0})), Val::none(), Val::integer(1), Val::integer(-100)},
+    runtime::cuda::composedOp(ops::op("aten.nll_loss_forward.default"),
+                              {T(lp), T(ints({4}, {3, 10, 0, 0})), Val::none(), Val::integer(1), Val::integer(-100)},
                               tensor::Device::cpu());
     ADD_FAILURE() << "an out-of-range target was accepted";
-  } catch (const tensor::TorchError& e) {
-    EXPECT_EQ(std::string(e.type()), "IndexError");
-  }
+  } catch (const tensor::TorchError& e) { EXPECT_EQ(std::string(e.type()), "IndexError"); }
 }
 
 // The last resort: an op's decomposition op by op (batch_norm, whose training form updates the
@@ -308,7 +307,8 @@ TEST(CudaEagerOps, IndexKernelsCompileWithNvrtc) {
   auto* n = nvrtc();
   if (!n) GTEST_SKIP() << "NVRTC is not available here";
   const std::string ptx = n->compileToPtx(src, "kiln_index.cu", codegen::kDefaultCudaArch);
-  for (const char* entry : {".entry kiln_gather_rows_f32", ".entry kiln_index_add_rows_f64", ".entry kiln_scatter_rows_f64", ".entry kiln_count_indices"})
+  for (const char* entry :
+       {".entry kiln_gather_rows_f32", ".entry kiln_index_add_rows_f64", ".entry kiln_scatter_rows_f64", ".entry kiln_count_indices"})
     EXPECT_NE(ptx.find(entry), std::string::npos) << entry;
 }
 

@@ -2,14 +2,14 @@
 // none): CUDA tensors' storage from the caching allocator and its figures, copies both ways,
 // eager pointwise ops through kernel IR -> CUDA against the CPU's results, the clear errors (an op
 // without a CUDA kernel, mixed devices) and TENSOR_MATCH guarding on the device.
+#include "engine/runtime/cuda_runtime.h"
+#include "engine/session/events.h"
+#include "engine/tensor/tensor.h"
 #include "tests/runtime/require_gpu.h"
 #include "tests/runtime/run_py.h"
 #include "tests/support/corpus.h"
 #include "tests/support/dynamo_parity.h"
 #include "tests/support/outs_compare.h"
-#include "engine/runtime/cuda_runtime.h"
-#include "engine/session/events.h"
-#include "engine/tensor/tensor.h"
 
 #include <gtest/gtest.h>
 
@@ -33,7 +33,7 @@ TEST(CudaRuntime, CopiesRoundTripAndTheAllocatorCachesBlocks) {
   {
     tensor::Tensor d = h.toDevice(tensor::Device::cuda(0));
     EXPECT_TRUE(d.device().isCuda());
-    EXPECT_THROW(d.data(), tensor::TorchError);  // the host never reads device memory
+    EXPECT_THROW(d.data(), tensor::TorchError);                   // the host never reads device memory
     EXPECT_EQ(alloc.stats().allocated, before.allocated + 4096);  // 4000 bytes: the 4 KiB class
     tensor::Tensor back = d.toDevice(tensor::Device::cpu());
     EXPECT_EQ(back.toDoubles(), h.toDoubles());
@@ -102,7 +102,8 @@ def f(x):
 print(f(torch.ones(3)))
 print(f(torch.ones(3, device='cuda')))
 print(f(torch.ones(3)))
-)", false);
+)",
+                false);
   ASSERT_EQ(o.exitCode, 0) << o.error;
   // The CPU entry's TENSOR_MATCH fails on the device, so the CUDA call gets its own entry (run
   // on the GPU); had the guard passed, CPU kernels would have met device memory and raised.
@@ -149,7 +150,8 @@ print('inplace', close(yd, y))
 def g(a, w, b):
     return torch.softmax(a @ w + b, -1).sum(1) + F.layer_norm(a, (1000,)).amax(1)
 print('compiled', close(g(xd, wd, bd), g(x, w, b), 1e-3))
-)", false);
+)",
+                false);
   ASSERT_EQ(o.exitCode, 0) << o.error;
   EXPECT_EQ(o.printed,
             "sum True\nsum1 True\nmean0 True\namax True\namin True\nmax True\nsoftmax True\nlog_softmax True\n"

@@ -255,7 +255,8 @@ print('devices', set(where) == {dev})
 print('losses', len(got) == 3 and all(l == l and abs(l) < float("inf") for l in got))
 print('params', all(a.shape == b.shape and bool(torch.isfinite(a).all()) for (_, a), (_, b) in zip(got_params, want_params)))
 print('trained', got[0] != got[-1])
-)", dev);
+)",
+                  dev);
 }
 
 }  // namespace kiln::test

@@ -3,10 +3,10 @@
 // LayerNorm, dropout, x[:, 0, :], cross_entropy, AdamW) trained for a few steps on cuda and on
 // the CPU must give the same losses and parameters; each op of that step is checked on its own
 // first (forward and gradients, device against CPU), so a failure names the op.
+#include "engine/runtime/cuda_runtime.h"
 #include "tests/runtime/cuda_training_scripts.h"
 #include "tests/runtime/require_gpu.h"
 #include "tests/runtime/run_py.h"
-#include "engine/runtime/cuda_runtime.h"
 
 #include <gtest/gtest.h>
 

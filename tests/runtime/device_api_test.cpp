@@ -2,10 +2,10 @@
 // errors), device= on factories and .to(), .device / .is_cuda, torch.cuda and its figures, and
 // on a machine without a GPU (CI, the build machine) PyTorch's own error for every CUDA request:
 // never a CPU tensor handed back as a CUDA one. GPU behaviour is in cuda_runtime_test.cpp.
-#include "tests/runtime/run_py.h"
 #include "engine/runtime/cuda_allocator.h"
 #include "engine/runtime/cuda_runtime.h"
 #include "engine/session/events.h"
+#include "tests/runtime/run_py.h"
 
 #include <gtest/gtest.h>
 
@@ -145,7 +145,8 @@ def f(x):
     return x * 2 + torch.ones(3, device=x.device)
 x = torch.arange(3.0, device=device)
 print(f(x).device == x.device, f(x).tolist())
-)", false);
+)",
+                false);
   ASSERT_EQ(o.exitCode, 0) << o.error;
   EXPECT_EQ(o.printed, "True [1.0, 3.0, 5.0]\n");
 }

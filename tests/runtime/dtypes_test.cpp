@@ -21,18 +21,16 @@ using ir::DType;
 
 TEST(Dtypes, BFloat16RoundsToNearestEven) {
   EXPECT_EQ(tensor::floatToBf16(1.0f), 0x3F80);
-  EXPECT_EQ(tensor::floatToBf16(1.00390625f), 0x3F80);     // 1 + 2^-8: a tie, to even (down)
-  EXPECT_EQ(tensor::floatToBf16(1.01171875f), 0x3F82);     // 1 + 3 * 2^-8: a tie, to even (up)
+  EXPECT_EQ(tensor::floatToBf16(1.00390625f), 0x3F80);                        // 1 + 2^-8: a tie, to even (down)
+  EXPECT_EQ(tensor::floatToBf16(1.01171875f), 0x3F82);                        // 1 + 3 * 2^-8: a tie, to even (up)
   EXPECT_EQ(tensor::floatToBf16(std::nextafter(1.00390625f, 2.0f)), 0x3F81);  // just above the tie: up
   EXPECT_EQ(tensor::floatToBf16(-2.25f), 0xC010);
   EXPECT_EQ(tensor::floatToBf16(INFINITY), 0x7F80);
   EXPECT_EQ(tensor::floatToBf16(NAN), 0x7FC0);
   EXPECT_EQ(tensor::floatToBf16(3.4028235e38f), 0x7F80);  // float max rounds past bf16 max
-  for (uint32_t h = 0; h < 0x10000; ++h) {  // every finite bf16 survives the round trip
+  for (uint32_t h = 0; h < 0x10000; ++h) {                // every finite bf16 survives the round trip
     float f = tensor::bf16ToFloat(static_cast<uint16_t>(h));
-    if (!std::isnan(f)) {
-      EXPECT_EQ(tensor::floatToBf16(f), h);
-    }
+    if (!std::isnan(f)) { EXPECT_EQ(tensor::floatToBf16(f), h); }
   }
 }
 
@@ -42,7 +40,7 @@ TEST(Dtypes, Float16RoundsToNearestEven) {
   EXPECT_EQ(tensor::floatToF16(1.00146484375f), 0x3C02);  // 1 + 3 * 2^-11: tie, up to even
   EXPECT_EQ(tensor::floatToF16(65504.0f), 0x7BFF);
   EXPECT_EQ(tensor::floatToF16(65519.0f), 0x7BFF);
-  EXPECT_EQ(tensor::floatToF16(65520.0f), 0x7C00);        // rounds to infinity
+  EXPECT_EQ(tensor::floatToF16(65520.0f), 0x7C00);  // rounds to infinity
   EXPECT_EQ(tensor::floatToF16(-70000.0f), 0xFC00);
   EXPECT_EQ(tensor::floatToF16(1e-7f), 0x0002);           // subnormal: 1.68 units of 2^-24
   EXPECT_EQ(tensor::floatToF16(2.9802322e-08f), 0x0000);  // exactly half a unit: to even (0)
@@ -51,9 +49,7 @@ TEST(Dtypes, Float16RoundsToNearestEven) {
   EXPECT_TRUE(std::isnan(tensor::f16ToFloat(tensor::floatToF16(NAN))));
   for (uint32_t h = 0; h < 0x10000; ++h) {
     float f = tensor::f16ToFloat(static_cast<uint16_t>(h));
-    if (!std::isnan(f)) {
-      EXPECT_EQ(tensor::floatToF16(f), h) << h;
-    }
+    if (!std::isnan(f)) { EXPECT_EQ(tensor::floatToF16(f), h) << h; }
   }
 }
 
@@ -94,9 +90,7 @@ std::string run(const std::string& src) {
   py::Module m = py::parseModule(src, "t.py");
   try {
     in.runModule(m);
-  } catch (const py::PyError& e) {
-    return out.str() + py::formatTraceback(e, src);
-  }
+  } catch (const py::PyError& e) { return out.str() + py::formatTraceback(e, src); }
   return out.str();
 }
 

@@ -153,7 +153,11 @@ TEST(SymbolicShapes, ReshapeKeepsSymbolsAndSliceOfASymbolFails) {
         return (sum_1,)
 )";
   ir::Graph g = ir::parseGraph(text);
-  auto sym = [](const char* s, int64_t v) { ir::Dim d = ir::Dim::sym(s); d.value = v; return d; };
+  auto sym = [](const char* s, int64_t v) {
+    ir::Dim d = ir::Dim::sym(s);
+    d.value = v;
+    return d;
+  };
   for (auto& n : g.nodes)
     if (n.kind == ir::NodeKind::Placeholder) n.types[0].sizes = {sym("s0", 2), sym("s1", 3), ir::Dim(8)};
   ASSERT_EQ(schedule::symbolizeShapes(g), "");
@@ -187,7 +191,11 @@ TEST(SymbolicShapes, SymbolMeetingAStaticSizeIsSpecialized) {
         return (mm,)
 )";
   ir::Graph g = ir::parseGraph(text);
-  auto sym = [](const char* s, int64_t v) { ir::Dim d = ir::Dim::sym(s); d.value = v; return d; };
+  auto sym = [](const char* s, int64_t v) {
+    ir::Dim d = ir::Dim::sym(s);
+    d.value = v;
+    return d;
+  };
   g.nodes[0].types[0].sizes = {sym("s0", 3), sym("s1", 8)};
   ASSERT_EQ(schedule::symbolizeShapes(g), "");
   std::string printed = ir::printGraph(g);
@@ -205,7 +213,11 @@ TEST(SymbolicShapes, KernelIrCarriesSizeExpressions) {
         return (mean,)
 )";
   ir::Graph g = ir::parseGraph(text);
-  auto sym = [](const char* s, int64_t v) { ir::Dim d = ir::Dim::sym(s); d.value = v; return d; };
+  auto sym = [](const char* s, int64_t v) {
+    ir::Dim d = ir::Dim::sym(s);
+    d.value = v;
+    return d;
+  };
   for (auto& n : g.nodes)
     if (n.kind == ir::NodeKind::Placeholder) n.types[0].sizes = {sym("s0", 4), sym("s1", 6)};
   ASSERT_EQ(schedule::symbolizeShapes(g), "");

@@ -30,9 +30,7 @@ void expectError(const std::function<void()>& f, const std::string& text) {
   try {
     f();
     ADD_FAILURE() << "no error; expected one containing: " << text;
-  } catch (const TorchError& e) {
-    EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
-  }
+  } catch (const TorchError& e) { EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what(); }
 }
 
 // [4, 3, 0] with strides near 2^62: an empty view, so any strides are allowed.
@@ -48,7 +46,7 @@ TEST(HugeEmpty, ContiguousStridesMustFit) {
   Tensor x = Tensor::zeros({2, 0, max}, DType::Float32);
   EXPECT_EQ(x.strides(), (Shape{max, max, 1}));
   Tensor t = x.view({0, 2, max}, {max, max, 1}, 0);  // x.transpose(0, 1)
-  EXPECT_NO_THROW(t.contiguous());                    // an empty view is contiguous: itself
+  EXPECT_NO_THROW(t.contiguous());                   // an empty view is contiguous: itself
   ops::EagerDispatcher d;
   expectError([&] { d.call("aten.neg.default", {Val::of(t)}); }, "Stride calculation overflowed");  // a new [0, 2, max]
   expectError([&] { Tensor::empty({5, kHuge, kHuge, 0}, DType::Float32); }, "Stride calculation overflowed");
@@ -65,8 +63,11 @@ TEST(HugeEmpty, ViewsAndReshapes) {
   // A select / slice offset past int64 is no offset (the view's strides are huge).
   Tensor h = hugeStrided();
   expectError([&] { d.call("aten.select.int", {Val::of(h), Val::integer(0), Val::integer(3)}); }, "invalid storage offset");
-  expectError([&] { d.call("aten.slice.Tensor", {Val::of(h), Val::integer(1), Val::integer(2), Val::integer(3), Val::integer(1)}); },
-              "invalid storage offset");
+  expectError(
+      [&] {
+        d.call("aten.slice.Tensor", {Val::of(h), Val::integer(1), Val::integer(2), Val::integer(3), Val::integer(1)});
+      },
+      "invalid storage offset");
   EXPECT_EQ(d.call("aten.select.int", {Val::of(h), Val::integer(1), Val::integer(0)}).t.sizes(), (Shape{4, 0}));
 }
 
@@ -111,8 +112,9 @@ TEST(HugeEmpty, RowWiseOpsDoNotWalkEmptyRows) {
   EXPECT_EQ(d.call("aten._softmax.default", {Val::of(x), Val::integer(1), Val::boolean(false)}).t.sizes(), (Shape{int64_t{1} << 40, 0}));
   EXPECT_EQ(d.call("aten.cumsum.default", {Val::of(x), Val::integer(1)}).t.sizes(), (Shape{int64_t{1} << 40, 0}));
   Tensor idx = Tensor::zeros({2}, DType::Int64);
-  EXPECT_EQ(d.call("aten.index_select.default", {Val::of(Tensor::zeros({kHuge, 3, 0}, DType::Float32)), Val::integer(1), Val::of(idx)}).t.sizes(),
-            (Shape{kHuge, 2, 0}));
+  EXPECT_EQ(
+      d.call("aten.index_select.default", {Val::of(Tensor::zeros({kHuge, 3, 0}, DType::Float32)), Val::integer(1), Val::of(idx)}).t.sizes(),
+      (Shape{kHuge, 2, 0}));
   // bmm walked 2^40 empty batches; argsort sized its line buffer by the 2^40-long sorted dim.
   Tensor a = Tensor::zeros({int64_t{1} << 40, 0, 3}, DType::Float32), b = Tensor::zeros({int64_t{1} << 40, 3, 0}, DType::Float32);
   EXPECT_EQ(d.call("aten.bmm.default", {Val::of(a), Val::of(b)}).t.sizes(), (Shape{int64_t{1} << 40, 0, 0}));
@@ -120,8 +122,11 @@ TEST(HugeEmpty, RowWiseOpsDoNotWalkEmptyRows) {
             (Shape{int64_t{1} << 40, 0}));
   // layer_norm over the empty dim keeps one statistic per row: 5 * 2^62 rows cannot exist.
   Tensor y = Tensor::zeros({kHuge, 5, 0}, DType::Float32);
-  expectError([&] { d.call("aten.native_layer_norm.default", {Val::of(y), ints({0}), Val::none(), Val::none(), Val::real(1e-5)}); },
-              "overflow");
+  expectError(
+      [&] {
+        d.call("aten.native_layer_norm.default", {Val::of(y), ints({0}), Val::none(), Val::none(), Val::real(1e-5)});
+      },
+      "overflow");
 }
 
 TEST(HugeEmpty, OutputSizesAreChecked) {
@@ -132,12 +137,15 @@ TEST(HugeEmpty, OutputSizesAreChecked) {
   EXPECT_EQ(d.call("aten.cat.default", {Val::listOf({Val::of(x), Val::of(x)}), Val::integer(1)}).t.sizes(), (Shape{kHuge, 0}));
   // convolution: an empty batch of huge images with a huge padding; the output size does not fit.
   Tensor img = Tensor::zeros({0, 1, kHuge, 1}, DType::Float32), w = Tensor::zeros({1, 1, 1, 1}, DType::Float32);
-  expectError([&] {
-    d.call("aten.convolution.default", {Val::of(img), Val::of(w), Val::none(), ints({1, 1}), ints({kHuge, 0}), ints({1, 1}), Val::boolean(false),
-                                        ints({0, 0}), Val::integer(1)});
-  }, "does not fit int64");
+  expectError(
+      [&] {
+        d.call("aten.convolution.default", {Val::of(img), Val::of(w), Val::none(), ints({1, 1}), ints({kHuge, 0}), ints({1, 1}),
+                                            Val::boolean(false), ints({0, 0}), Val::integer(1)});
+      },
+      "does not fit int64");
   Tensor out = d.call("aten.convolution.default", {Val::of(img), Val::of(w), Val::none(), ints({1, 1}), ints({0, 0}), ints({1, 1}),
-                                                   Val::boolean(false), ints({0, 0}), Val::integer(1)}).t;
+                                                   Val::boolean(false), ints({0, 0}), Val::integer(1)})
+                   .t;
   EXPECT_EQ(out.sizes(), (Shape{0, 1, kHuge, 1}));
 }
 

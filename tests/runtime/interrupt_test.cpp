@@ -20,10 +20,11 @@ using Clock = std::chrono::steady_clock;
 // Requests a stop `afterMs` after construction; clears the request when destroyed.
 class StopLater {
  public:
-  explicit StopLater(int afterMs) : thread_([afterMs] {
-      std::this_thread::sleep_for(std::chrono::milliseconds(afterMs));
-      setStopRequested(true);
-    }) {}
+  explicit StopLater(int afterMs)
+      : thread_([afterMs] {
+          std::this_thread::sleep_for(std::chrono::milliseconds(afterMs));
+          setStopRequested(true);
+        }) {}
   ~StopLater() {
     thread_.join();
     setStopRequested(false);
@@ -45,9 +46,8 @@ TEST(Interrupt, ElementLoopStopsBetweenChunks) {
   const Shape sizes{int64_t{1} << 40}, strides{0};
   StopLater stop(50);
   std::atomic<int64_t> seen{0};
-  double s = secondsUntilInterrupted([&] {
-    forEachIndex<1>(sizes, {&strides}, [&](const std::array<int64_t, 1>&) { seen.fetch_add(1, std::memory_order_relaxed); });
-  });
+  double s = secondsUntilInterrupted(
+      [&] { forEachIndex<1>(sizes, {&strides}, [&](const std::array<int64_t, 1>&) { seen.fetch_add(1, std::memory_order_relaxed); }); });
   EXPECT_LT(s, 2.0);
   EXPECT_GT(seen.load(), 0);
 }
@@ -69,8 +69,7 @@ TEST(Interrupt, ThreadPoolStopsEveryChunkAndThrowsOnce) {
   auto slow = [&](int64_t lo, int64_t hi) {
     for (int64_t i = lo; i < hi; ++i) {
       auto until = Clock::now() + std::chrono::microseconds(20);
-      while (Clock::now() < until) {
-      }
+      while (Clock::now() < until) {}
       done.fetch_add(1, std::memory_order_relaxed);
     }
   };

@@ -1,10 +1,10 @@
 // Memory planning: intermediate buffers with disjoint lifetimes share a slot; graph outputs and
 // the buffers they view are never reused (results survive the next run of the graph).
+#include "engine/runtime/memory_plan.h"
 #include "engine/codegen/kernel_compiler.h"
 #include "engine/driver/script_runner.h"
-#include "engine/runtime/compiled_graph.h"
 #include "engine/ir/text.h"
-#include "engine/runtime/memory_plan.h"
+#include "engine/runtime/compiled_graph.h"
 #include "engine/schedule/kernel_builder.h"
 
 #include <gtest/gtest.h>

@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#define REQUIRE_GPU()                                                                                             \
-  if (!::kiln::runtime::cuda::isAvailable())                                                                     \
+#define REQUIRE_GPU()                                                                                                    \
+  if (!::kiln::runtime::cuda::isAvailable())                                                                             \
     GTEST_SKIP() << "no GPU here (" << ::kiln::runtime::CudaDriver::unavailableMessage() << "): run on the GPU machine " \
                  << "(ctest -L gpu, README 'On a GPU machine')";

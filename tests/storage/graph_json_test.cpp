@@ -80,8 +80,8 @@ TEST(StorageGraphJson, ListsGuardsAndRulesRoundTrip) {
 }
 
 TEST(StorageGraphJson, NodeKindNames) {
-  for (auto k : {ir::NodeKind::Placeholder, ir::NodeKind::CallFunction, ir::NodeKind::CallMethod,
-                 ir::NodeKind::GetAttr, ir::NodeKind::Output})
+  for (auto k :
+       {ir::NodeKind::Placeholder, ir::NodeKind::CallFunction, ir::NodeKind::CallMethod, ir::NodeKind::GetAttr, ir::NodeKind::Output})
     EXPECT_EQ(nodeKindFromName(nodeKindName(k)), k);
   EXPECT_THROW(nodeKindFromName("call_everything"), StoreError);
 }

@@ -72,7 +72,7 @@ TEST(SessionDiff, ReportsGraphGuardKernelAndBreakChanges) {
   sb.compiles.pop_back();  // and the failed 1/0 compile
   for (auto& t : sb.timings)
     if (t.phase == "codegen") t.ms = 6.125;  // codegen got twice as fast
-  sb.profiles[0].compiledMs = 0.125;          // and the compiled graph runs in half the time
+  sb.profiles[0].compiledMs = 0.125;         // and the compiled graph runs in half the time
   writeSample(*store->beginSession(), sa);
   int64_t a = store->lastSessionId();
   writeSample(*store->beginSession(), sb);

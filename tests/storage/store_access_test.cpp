@@ -19,9 +19,7 @@ namespace fs = std::filesystem;
 std::string openError(const std::string& path) {
   try {
     Store::open(path);
-  } catch (const StoreError& e) {
-    return e.what();
-  }
+  } catch (const StoreError& e) { return e.what(); }
   return "";
 }
 
@@ -30,9 +28,7 @@ template <typename F>
 std::string errorOf(F&& f) {
   try {
     f();
-  } catch (const StoreError& e) {
-    return e.what();
-  }
+  } catch (const StoreError& e) { return e.what(); }
   return "";
 }
 

@@ -17,9 +17,7 @@ std::string readAll(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-void writeAll(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
-}
+void writeAll(const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes; }
 
 // Opens the store and reads everything in it. Returns the StoreError message, or "" if the
 // damage happened to be harmless. Anything else (a crash, another exception) fails the test.
@@ -43,9 +41,7 @@ std::string openAndReadEverything(const std::string& path) {
     }
     store->search("aten mul");
     return "";
-  } catch (const StoreError& e) {
-    return e.what();
-  }
+  } catch (const StoreError& e) { return e.what(); }
 }
 
 // A store with enough sessions to span many pages, closed cleanly (WAL checkpointed).
@@ -134,9 +130,7 @@ TEST(StorageDamage, UnopenablePathsNameThePath) {
     try {
       Store::open(path);
       ADD_FAILURE() << "opened " << path;
-    } catch (const StoreError& e) {
-      EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
-    }
+    } catch (const StoreError& e) { EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what(); }
   }
 }
 

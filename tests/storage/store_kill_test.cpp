@@ -10,10 +10,10 @@
 #include <poll.h>
 #include <sys/wait.h>
 
+#include <unistd.h>
 #include <chrono>
 #include <csignal>
 #include <thread>
-#include <unistd.h>
 
 namespace kiln::storage::testing {
 namespace {
@@ -79,8 +79,7 @@ size_t checkAfterKill(const std::string& db) {
     EXPECT_EQ(compiles[i].compileId, cid);
     auto stages = store->stages(second.id, cid);
     EXPECT_EQ(stages.size(), 3u);
-    for (size_t k = 0; k < stages.size(); ++k)
-      expectSameGraph(store->stageGraph(stages[k].id), sampleGraph(static_cast<int>(k)));
+    for (size_t k = 0; k < stages.size(); ++k) expectSameGraph(store->stageGraph(stages[k].id), sampleGraph(static_cast<int>(k)));
     EXPECT_EQ(store->kernels(second.id, cid).size(), 1u);
     wantOut += "compiled " + cid + "\n";
   }

@@ -14,19 +14,16 @@ namespace {
 std::string errorOf(const std::string& path) {
   try {
     Store::open(path);
-  } catch (const StoreError& e) {
-    return e.what();
-  }
+  } catch (const StoreError& e) { return e.what(); }
   return "";
 }
 
 void expectCurrentSchema(const std::string& path) {
   EXPECT_EQ(queryInt(path, "PRAGMA user_version"), Store::kSchemaVersion);
   EXPECT_EQ(queryInt(path, "PRAGMA application_id"), kApplicationId);
-  for (const char* table : {"sessions", "frames", "compiles", "stages", "stage_nodes", "kernels", "wrappers",
-                            "graph_breaks", "recompiles", "timings", "frame_profiles", "kernel_profiles", "verifications", "artifacts", "collectives", "search_text"})
-    EXPECT_EQ(queryInt(path, std::string("SELECT count(*) FROM sqlite_master WHERE name = '") + table + "'"), 1)
-        << table;
+  for (const char* table : {"sessions", "frames", "compiles", "stages", "stage_nodes", "kernels", "wrappers", "graph_breaks", "recompiles",
+                            "timings", "frame_profiles", "kernel_profiles", "verifications", "artifacts", "collectives", "search_text"})
+    EXPECT_EQ(queryInt(path, std::string("SELECT count(*) FROM sqlite_master WHERE name = '") + table + "'"), 1) << table;
 }
 
 TEST(StorageMigration, StepsAreOrderedAndEndAtTheCurrentVersion) {
@@ -72,8 +69,9 @@ TEST(StorageMigration, VersionOneDatabaseIsMigrated) {
   TempDir dir;
   std::string path = dir.file("v1.db");
   execSql(path, migrations().at(0).sql + "PRAGMA user_version = 1; PRAGMA application_id = " + std::to_string(kApplicationId) + ";");
-  execSql(path, "INSERT INTO sessions (name, script_path, status) VALUES ('m.py', 'm.py', 'ok');"
-                "INSERT INTO recompiles (session_id, frame_id, compile_id, reasons_json) VALUES (1, 0, '0/1', '[\"0/0: n == 1\"]');");
+  execSql(path,
+          "INSERT INTO sessions (name, script_path, status) VALUES ('m.py', 'm.py', 'ok');"
+          "INSERT INTO recompiles (session_id, frame_id, compile_id, reasons_json) VALUES (1, 0, '0/1', '[\"0/0: n == 1\"]');");
   auto store = Store::open(path);
   EXPECT_EQ(store->schemaVersion(), Store::kSchemaVersion);
   auto recompiles = store->recompiles(1);
@@ -149,9 +147,7 @@ TEST(StorageMigration, AFailingStepLeavesTheFileAsItWas) {
   try {
     migrate(db);
     FAIL() << "the migration should have failed";
-  } catch (const StoreError& e) {
-    EXPECT_NE(std::string(e.what()).find("cannot upgrade session store"), std::string::npos) << e.what();
-  }
+  } catch (const StoreError& e) { EXPECT_NE(std::string(e.what()).find("cannot upgrade session store"), std::string::npos) << e.what(); }
   EXPECT_EQ(userVersion(db), 0);
   Stmt count(db, "SELECT count(*) FROM main.sqlite_master");
   ASSERT_TRUE(count.step());

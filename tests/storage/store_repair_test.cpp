@@ -133,8 +133,9 @@ TEST(StorageRepair, OlderSchemaComesOutCurrent) {
   TempDir dir;
   std::string path = dir.file("v1.db");
   execSql(path, migrations().at(0).sql + "PRAGMA user_version = 1; PRAGMA application_id = " + std::to_string(kApplicationId) + ";");
-  execSql(path, "INSERT INTO sessions (name, script_path, status) VALUES ('m.py', 'm.py', 'ok');"
-                "INSERT INTO recompiles (session_id, frame_id, compile_id, reasons_json) VALUES (1, 0, '0/1', '[\"n == 1\"]');");
+  execSql(path,
+          "INSERT INTO sessions (name, script_path, status) VALUES ('m.py', 'm.py', 'ok');"
+          "INSERT INTO recompiles (session_id, frame_id, compile_id, reasons_json) VALUES (1, 0, '0/1', '[\"n == 1\"]');");
   RepairReport r = repairStore(path, dir.file("new.db"));
   EXPECT_TRUE(r.result.ok()) << r.text();
   EXPECT_EQ(r.result.schemaVersion, Store::kSchemaVersion);
@@ -151,9 +152,7 @@ TEST(StorageRepair, RefusesBadInputAndLeavesNoFile) {
   auto errorOf = [&](const std::string& from, const std::string& to) -> std::string {
     try {
       repairStore(from, to);
-    } catch (const StoreError& e) {
-      return e.what();
-    }
+    } catch (const StoreError& e) { return e.what(); }
     return "";
   };
   std::ofstream(out) << "mine";

@@ -91,7 +91,7 @@ TEST(StorageRoundTrip, LiveSessionShowsCommittedCompilesOnlyAndDroppedSinkIsInco
 
   auto d = reader->session(id);
   ASSERT_TRUE(d);
-  EXPECT_EQ(d->summary.status, "running");  // this process is alive
+  EXPECT_EQ(d->summary.status, "running");     // this process is alive
   ASSERT_EQ(reader->compiles(id).size(), 1u);  // 1/0 is not committed yet
   EXPECT_EQ(reader->compiles(id)[0].compileId, "0/0");
   EXPECT_EQ(reader->stages(id, "0/0").size(), 3u);

@@ -20,13 +20,12 @@ namespace {
 std::string bigText(const std::string& tag, int lines) {
   std::string t;
   for (int i = 0; i < lines; ++i)
-    t += "  %" + tag + "_" + std::to_string(i) + " = aten.add.Tensor(%x_" + std::to_string(i % 97) + ", " +
-         std::to_string(i * 7 % 1013) + ")\n";
+    t += "  %" + tag + "_" + std::to_string(i) + " = aten.add.Tensor(%x_" + std::to_string(i % 97) + ", " + std::to_string(i * 7 % 1013) +
+         ")\n";
   return t;
 }
 
-session::StageEvent stageOf(const std::string& cid, const std::string& name, int order, const ir::Graph& g,
-                            const std::string& text) {
+session::StageEvent stageOf(const std::string& cid, const std::string& name, int order, const ir::Graph& g, const std::string& text) {
   session::StageEvent st;
   st.compileId = cid;
   st.stage = name;
@@ -74,9 +73,7 @@ TEST(StorageScale, LargeTextsAreStoredCompressedAndReadBackExactly) {
   EXPECT_LT(queryInt(path, "SELECT length(text) FROM stages WHERE stage = 'aten' AND compile_id = '0/0'") * 4,
             static_cast<long long>(stageText.size()));
   for (const char* col : {"kernel_ir", "source", "llvm_ir", "assembly"})
-    EXPECT_EQ(queryText(path, std::string("SELECT typeof(") + col + ") FROM kernels WHERE name = 'kernel_pointwise_0'"),
-              "blob")
-        << col;
+    EXPECT_EQ(queryText(path, std::string("SELECT typeof(") + col + ") FROM kernels WHERE name = 'kernel_pointwise_0'"), "blob") << col;
   EXPECT_EQ(queryText(path, "SELECT typeof(text) FROM wrappers WHERE compile_id = '0/0'"), "blob");
   EXPECT_EQ(queryText(path, "SELECT typeof(transformed_code) FROM compiles WHERE compile_id = '0/0'"), "blob");
   EXPECT_EQ(queryText(path, "SELECT typeof(guards_json) FROM compiles WHERE compile_id = '0/0'"), "blob");
@@ -106,9 +103,12 @@ TEST(StorageScale, AStageThatRepeatsTheLastIsStoredOnceAndReadAsItsOwn) {
   for (auto& n : typeChanged.nodes)
     if (n.name == "mul") n.types.at(0).dtype = ir::DType::Float64;
   std::string textA = bigText("a", 50), textB = bigText("b", 50);
-  sample.stages = {stageOf("0/0", "aten", 0, a, textA),          stageOf("0/0", "pass:cse", 1, a, textA),
-                   stageOf("0/0", "pass:dce", 2, a, textA),      stageOf("0/0", "pass:simplify", 3, b, textB),
-                   stageOf("0/0", "pass:types", 4, typeChanged, textB), stageOf("0/0", "pass:text", 5, typeChanged, textA),
+  sample.stages = {stageOf("0/0", "aten", 0, a, textA),
+                   stageOf("0/0", "pass:cse", 1, a, textA),
+                   stageOf("0/0", "pass:dce", 2, a, textA),
+                   stageOf("0/0", "pass:simplify", 3, b, textB),
+                   stageOf("0/0", "pass:types", 4, typeChanged, textB),
+                   stageOf("0/0", "pass:text", 5, typeChanged, textA),
                    stageOf("0/1", "aten", 0, typeChanged, textA)};
   writeSample(*store->beginSession(), sample);
   int64_t id = store->lastSessionId();
@@ -128,8 +128,7 @@ TEST(StorageScale, AStageThatRepeatsTheLastIsStoredOnceAndReadAsItsOwn) {
   ASSERT_EQ(other.size(), 1u);
   EXPECT_EQ(sameAs(other[0].id), 0);  // another compile never points across
   long long nodesPerGraph = static_cast<long long>(a.nodes.size());
-  EXPECT_EQ(queryInt(path, "SELECT count(*) FROM stage_nodes WHERE session_id = " + std::to_string(id)),
-            5 * nodesPerGraph);
+  EXPECT_EQ(queryInt(path, "SELECT count(*) FROM stage_nodes WHERE session_id = " + std::to_string(id)), 5 * nodesPerGraph);
 
   // Each stage reads back as what was reported for it.
   for (size_t i = 0; i < rows.size(); ++i) {

@@ -90,8 +90,8 @@ ir::Graph sampleGraph(int salt) {
   mul.args = {ir::Arg::ref(xId), ir::Arg::real(0.1 + salt)};
   mul.kwargs = {
       {"alpha", ir::Arg::real(-std::numeric_limits<double>::infinity())},
-      {"dims", ir::Arg::listOf({ir::Arg::integer(0), ir::Arg::integer(-1),
-                                ir::Arg::listOf({ir::Arg::integer(int64_t{1} << 40), ir::Arg::none()})})},
+      {"dims", ir::Arg::listOf(
+                   {ir::Arg::integer(0), ir::Arg::integer(-1), ir::Arg::listOf({ir::Arg::integer(int64_t{1} << 40), ir::Arg::none()})})},
       {"dtype", ir::Arg::dtypeArg(ir::DType::Float16)},
       {"keepdim", ir::Arg::boolean(true)},
       {"mode", ir::Arg::string("tanh \"quoted\" ünïcode")},
@@ -171,8 +171,8 @@ SampleSession sampleSession(const std::string& scriptName) {
       st.text = std::string("graph ") + name + " of " + cid + "\n  %mul = aten.mul.Tensor(%x, 0.1)\n";
       st.graph = sampleGraph(k);
       st.changed = k != 2;
-      st.rules = k == 2 ? std::vector<session::RuleHit>{{"exp(log(x)) -> x", 2, {4, 6}}, {"x * 1 -> x", 1, {3}}}
-                        : std::vector<session::RuleHit>{};
+      st.rules =
+          k == 2 ? std::vector<session::RuleHit>{{"exp(log(x)) -> x", 2, {4, 6}}, {"x * 1 -> x", 1, {3}}} : std::vector<session::RuleHit>{};
       st.ms = 0.25 * (k + 1);
       s.stages.push_back(std::move(st));
       ++k;
@@ -201,8 +201,7 @@ SampleSession sampleSession(const std::string& scriptName) {
   k1.name = "kernel_pointwise_0_1";
   s.kernels = {kn, kr, k1};
 
-  s.wrappers = {{"0/0", "buf0 = empty(16)\nkernel_pointwise_0(x, buf0)\nreturn (buf0,)\n"},
-                {"0/1", "kernel_pointwise_0_1(x)\n"}};
+  s.wrappers = {{"0/0", "buf0 = empty(16)\nkernel_pointwise_0(x, buf0)\nreturn (buf0,)\n"}, {"0/1", "kernel_pointwise_0_1(x)\n"}};
 
   session::GraphBreakEvent b;
   b.frameId = 0;
@@ -242,11 +241,14 @@ SampleSession sampleSession(const std::string& scriptName) {
                  {"0/1", "chromium_events", std::string(5000, 'z') + "\n\ttabbed", 0}};
   // DDP's all-reduces are reported when waited for, which need not be in issue order; a
   // broadcast, a barrier, and one that was still running when the run ended (duration < 0).
-  session::CollectiveEvent bucket1{1, "all_reduce", "sum", -1, "gloo", 4300000, "float32", {1075000}, 812.25, 0.375, 815.5, 0, 2, "bucket 1"};
-  session::CollectiveEvent bucket0{0, "all_reduce", "avg", -1, "nccl", 1048576, "bfloat16", {512, 1024}, 810.0, 1.5, 815.25, 1, 2, "bucket 0"};
+  session::CollectiveEvent bucket1{1,         "all_reduce", "sum", -1,    "gloo", 4300000, "float32",
+                                   {1075000}, 812.25,       0.375, 815.5, 0,      2,       "bucket 1"};
+  session::CollectiveEvent bucket0{0,           "all_reduce", "avg", -1,     "nccl", 1048576, "bfloat16",
+                                   {512, 1024}, 810.0,        1.5,   815.25, 1,      2,       "bucket 0"};
   session::CollectiveEvent bcast{2, "broadcast", "", 1, "gloo", 8, "int64", {}, 900.5, 0.0625, 900.75, 0, 2, ""};
   session::CollectiveEvent barrier{3, "barrier", "", -1, "gloo", 0, "", {}, 901.0, 0.25, 901.5, 0, 2, "caf\xc3\xa9"};
-  session::CollectiveEvent running{4, "all_reduce", "max", -1, "gloo", int64_t{3} << 32, "float64", {int64_t{1} << 31, 2}, 950.0, -1.0, -1.0, 0, 2, ""};
+  session::CollectiveEvent running{4,    "all_reduce", "max", -1, "gloo", int64_t{3} << 32, "float64", {int64_t{1} << 31, 2}, 950.0,
+                                   -1.0, -1.0,         0,     2,  ""};
   s.collectives = {bucket1, bucket0, bcast, barrier, running};
   s.output = {"hello\n", "tensor([1., 2.])\n", std::string(70 * 1024, 'x') + "\n"};
   s.end.status = "ok";
@@ -347,9 +349,7 @@ int runInChild(const std::function<int()>& f, bool unprivileged) {
     try {
       if (unprivileged && geteuid() == 0 && (setgroups(0, nullptr) != 0 || setgid(65534) != 0 || setuid(65534) != 0)) _exit(121);
       code = f();
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "child threw: %s\n", e.what());
-    }
+    } catch (const std::exception& e) { std::fprintf(stderr, "child threw: %s\n", e.what()); }
     std::fflush(nullptr);
     _exit(code);  // no gtest or static destructors in the child
   }
@@ -362,18 +362,14 @@ std::string queryText(const std::string& dbPath, const std::string& sql) {
   std::string out;
   withDb(dbPath, [&](sqlite3* db) {
     sqlite3_stmt* st = nullptr;
-    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) != SQLITE_OK)
-      throw std::runtime_error(sql + ": " + sqlite3_errmsg(db));
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-      out = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) throw std::runtime_error(sql + ": " + sqlite3_errmsg(db));
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) out = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
     sqlite3_finalize(st);
   });
   return out;
 }
 
-long long queryInt(const std::string& dbPath, const std::string& sql) {
-  return std::stoll(queryText(dbPath, sql));
-}
+long long queryInt(const std::string& dbPath, const std::string& sql) { return std::stoll(queryText(dbPath, sql)); }
 
 void execSql(const std::string& dbPath, const std::string& sql) {
   withDb(dbPath, [&](sqlite3* db) {

@@ -40,9 +40,9 @@ struct SampleSession {
   std::vector<session::GraphBreakEvent> breaks;
   std::vector<session::RecompileEvent> recompiles;
   std::vector<session::TimingEvent> timings;
-  std::vector<session::ProfileEvent> profiles;  // after the script, as kiln run --profile
-  std::vector<session::VerifyEvent> verifications;  // kiln run --verify
-  std::vector<session::ArtifactEvent> artifacts;    // imported sessions' records kept as they came
+  std::vector<session::ProfileEvent> profiles;        // after the script, as kiln run --profile
+  std::vector<session::VerifyEvent> verifications;    // kiln run --verify
+  std::vector<session::ArtifactEvent> artifacts;      // imported sessions' records kept as they came
   std::vector<session::CollectiveEvent> collectives;  // torch.distributed, in the order reported (not seq order)
   std::vector<std::string> output;
   session::SessionEnd end;

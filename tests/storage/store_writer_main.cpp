@@ -7,10 +7,10 @@
 
 #include <sys/prctl.h>
 
+#include <unistd.h>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <unistd.h>
 
 using namespace kiln::storage;
 

@@ -22,8 +22,7 @@ namespace kiln::test {
 // brought back). `unrecorded` receives the outputs whose compiled value differs from eager's
 // but is in neither (only their shape is known): they are compared with the eager value.
 nlohmann::json expectedCompiledOuts(const nlohmann::json& oracle, const nlohmann::json& eagerOuts,
-                                    std::vector<std::string>* unrecorded = nullptr,
-                                    const nlohmann::json& compiledOuts = nlohmann::json());
+                                    std::vector<std::string>* unrecorded = nullptr, const nlohmann::json& compiledOuts = nlohmann::json());
 
 // A guard failure with the parts no two processes share made wildcards: the id in
 // `___check_obj_id(x, 140100930934096)` / `___check_type_id(x, 10729632)` becomes `<id>`, a

@@ -2,8 +2,8 @@
 // eagerly. A pass planted in the pipeline that rewrites a product into a sum must be caught on
 // the first call and named by the bisection; the program must go on with eager's values; the
 // results must reach the session store. Programs without such a pass verify clean.
-#include "engine/driver/script_runner.h"
 #include "engine/driver/verify.h"
+#include "engine/driver/script_runner.h"
 #include "engine/passes/pipeline.h"
 #include "engine/session/tee_sink.h"
 #include "storage/store.h"
@@ -12,8 +12,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <iostream>
 #include <filesystem>
+#include <iostream>
 #include <sstream>
 
 namespace kiln {
@@ -155,8 +155,8 @@ TEST(Verify, CompareOutputsTolerancesAndShapes) {
   EXPECT_EQ(d->output, 0);
   Tensor i1 = Tensor::scalar(3, ir::DType::Int64), i2 = Tensor::scalar(4, ir::DType::Int64);
   EXPECT_TRUE(driver::compareOutputs({i1}, {i2}));
-  EXPECT_TRUE(driver::compareOutputs({a}, {i1}));        // dtype
-  EXPECT_TRUE(driver::compareOutputs({a}, {a, a}));      // count
+  EXPECT_TRUE(driver::compareOutputs({a}, {i1}));    // dtype
+  EXPECT_TRUE(driver::compareOutputs({a}, {a, a}));  // count
   Tensor nan1 = Tensor::scalar(NAN, ir::DType::Float32), nan2 = Tensor::scalar(NAN, ir::DType::Float32);
   EXPECT_FALSE(driver::compareOutputs({nan1}, {nan2}));  // NaN where eager has NaN
   EXPECT_TRUE(driver::compareOutputs({nan1}, {a}));
@@ -165,8 +165,9 @@ TEST(Verify, CompareOutputsTolerancesAndShapes) {
 // Every conformance and public corpus program: no compiled graph call differs from eager.
 TEST(VerifyPrograms, EveryCorpusAndConformanceProgramAgreesWithEager) {
   std::vector<std::string> programs;
-  for (const std::string& dir : {std::string(KILN_SOURCE_DIR) + "/tests/conformance/programs", std::string(KILN_SHARED_DIR) + "/corpus/public",
-                                std::string(KILN_SOURCE_DIR) + "/tests/capture/equal_to_eager"})
+  for (const std::string& dir :
+       {std::string(KILN_SOURCE_DIR) + "/tests/conformance/programs", std::string(KILN_SHARED_DIR) + "/corpus/public",
+        std::string(KILN_SOURCE_DIR) + "/tests/capture/equal_to_eager"})
     if (std::filesystem::is_directory(dir))
       for (const auto& e : std::filesystem::directory_iterator(dir))
         if (e.path().extension() == ".py") programs.push_back(e.path().string());

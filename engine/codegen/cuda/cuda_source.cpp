@@ -129,9 +129,10 @@ std::string literal(double v, DType d) {
     case DType::Int64:
     case DType::Int32: {
       // Saturating, as the LLVM backend converts out-of-range constants.
-      int64_t i = std::isnan(v) ? 0 : v >= 9.2233720368547758e18 ? std::numeric_limits<int64_t>::max()
-                                  : v <= -9.2233720368547758e18 ? std::numeric_limits<int64_t>::min()
-                                                                 : static_cast<int64_t>(v);
+      int64_t i = std::isnan(v)                 ? 0
+                  : v >= 9.2233720368547758e18  ? std::numeric_limits<int64_t>::max()
+                  : v <= -9.2233720368547758e18 ? std::numeric_limits<int64_t>::min()
+                                                : static_cast<int64_t>(v);
       if (d == DType::Int32) i = static_cast<int32_t>(i);
       if (i == std::numeric_limits<int64_t>::min()) return "(-9223372036854775807LL - 1)";
       std::snprintf(buf, sizeof buf, "%lldLL", static_cast<long long>(i));
@@ -276,8 +277,8 @@ class KernelWriter {
       const std::string t = cType(in.dtype);
       line(acc(in) + " = " + identity(in.op, in.dtype) + ";");
       line("for (unsigned kiln_g = threadIdx.x; kiln_g < gridDim.x; kiln_g += blockDim.x)");
-      line("  " + acc(in) + " = kiln_combine<" + std::to_string(reduceCode(in.op)) + ", " + t + ">(" + acc(in) + ", *reinterpret_cast<volatile " + t +
-           "*>" + slot(j, "kiln_g") + ");");
+      line("  " + acc(in) + " = kiln_combine<" + std::to_string(reduceCode(in.op)) + ", " + t + ">(" + acc(in) +
+           ", *reinterpret_cast<volatile " + t + "*>" + slot(j, "kiln_g") + ");");
       line(acc(in) + " = " + blockReduce(in, acc(in)) + ";");
     }
     line("if (threadIdx.x == 0) kiln_counters[kiln_point] = 0;  // ready for the next launch");
@@ -327,7 +328,9 @@ class KernelWriter {
     for (const auto& t : e.terms) {
       if (t.coeff == 0 && t.coeffSym.empty()) continue;  // a broadcast dim
       const std::string& var = k_.loops[static_cast<size_t>(t.loop)].var;
-      s += (s.empty() ? "" : " + ") + (!t.coeffSym.empty() ? var + " * " + size(t.coeff, t.coeffSym) : t.coeff == 1 ? var : var + " * " + int64Literal(t.coeff));
+      s += (s.empty() ? "" : " + ") + (!t.coeffSym.empty() ? var + " * " + size(t.coeff, t.coeffSym)
+                                       : t.coeff == 1      ? var
+                                                           : var + " * " + int64Literal(t.coeff));
     }
     if (e.offset != 0 || s.empty()) s += (s.empty() ? "" : " + ") + int64Literal(e.offset);
     return s;
@@ -370,7 +373,12 @@ class KernelWriter {
       case Op::ReduceMax:
       case Op::ReduceMin: {
         const std::string acc = "acc" + std::to_string(in.id), x = operand(in, 0, in.dtype);
-        line(acc + " = " + binary(in.op == Op::ReduceSum ? Op::Add : in.op == Op::ReduceMax ? Op::Max : Op::Min, acc, x, in.dtype) + ";" + at);
+        line(acc + " = " +
+             binary(in.op == Op::ReduceSum   ? Op::Add
+                    : in.op == Op::ReduceMax ? Op::Max
+                                             : Op::Min,
+                    acc, x, in.dtype) +
+             ";" + at);
         return;
       }
       default:
@@ -387,7 +395,12 @@ class KernelWriter {
   }
 
   static std::string compare(Op op, const std::string& a, const std::string& b) {
-    const char* c = op == Op::Lt ? " < " : op == Op::Le ? " <= " : op == Op::Gt ? " > " : op == Op::Ge ? " >= " : op == Op::Eq ? " == " : " != ";
+    const char* c = op == Op::Lt   ? " < "
+                    : op == Op::Le ? " <= "
+                    : op == Op::Gt ? " > "
+                    : op == Op::Ge ? " >= "
+                    : op == Op::Eq ? " == "
+                                   : " != ";
     return "(" + a + c + b + ")";
   }
 

@@ -50,11 +50,11 @@ const char* scheduleName(CudaSchedule s);  // "thread", "block", "split"
 // A launch of one kernel: what the runtime passes to cuLaunchKernel, recorded with the kernel.
 struct CudaLaunch {
   CudaSchedule schedule = CudaSchedule::Thread;
-  int64_t points = 0;           // the kernel's `points` argument
+  int64_t points = 0;  // the kernel's `points` argument
   unsigned gridX = 1, gridY = 1, block = 1;
-  size_t scratchSlots = 0;      // Split: 8-byte partials (accumulators x points x gridX)
-  size_t counters = 0;          // Split: one per point
-  std::string str() const;      // "grid 528x1, block 512, split"
+  size_t scratchSlots = 0;  // Split: 8-byte partials (accumulators x points x gridX)
+  size_t counters = 0;      // Split: one per point
+  std::string str() const;  // "grid 528x1, block 512, split"
 };
 // `smCount`: the device's multiprocessors (sizes the split grid). Points may be 0 (no launch).
 CudaLaunch cudaLaunch(const kir::Kernel& k, const std::vector<int64_t>& sizes = {}, int smCount = 132);

@@ -166,8 +166,8 @@ CudaDevice* CudaDevice::instance(std::string* why) {
       char name[256] = {};
       f.check(f.deviceGetName(name, sizeof name - 1, dev), "cuDeviceGetName");
       int major = 0, minor = 0;
-      f.check(f.deviceGetAttribute(&major, 75, dev), "cuDeviceGetAttribute");  // compute capability major
-      f.check(f.deviceGetAttribute(&minor, 76, dev), "cuDeviceGetAttribute");  // and minor
+      f.check(f.deviceGetAttribute(&major, 75, dev), "cuDeviceGetAttribute");    // compute capability major
+      f.check(f.deviceGetAttribute(&minor, 76, dev), "cuDeviceGetAttribute");    // and minor
       f.check(f.deviceGetAttribute(&d->sms_, 16, dev), "cuDeviceGetAttribute");  // multiprocessors
       f.check(f.primaryCtxRetain(&d->context_, dev), "cuDevicePrimaryCtxRetain");
       d->name_ = name;

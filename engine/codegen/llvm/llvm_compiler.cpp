@@ -18,9 +18,9 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <chrono>
+#include <future>
 #include <optional>
 #include <regex>
-#include <future>
 #include <sstream>
 #include <stdexcept>
 #include <unordered_set>
@@ -82,8 +82,8 @@ std::string readableAssembly(const std::string& fn) {
 // What the machine code of a module depends on besides its kernels.
 std::string cacheKey(const std::vector<kir::Kernel>& kernels) {
   const llvmcg::HostInfo& h = llvmcg::hostInfo();
-  return KernelCache::buildId() + ", llvm " LLVM_VERSION_STRING "\n" + h.triple + " " + h.cpu + " " + h.features + "\n" +
-         h.vectorMathNote + "\n" + kir::print(kernels);
+  return KernelCache::buildId() + ", llvm " LLVM_VERSION_STRING "\n" + h.triple + " " + h.cpu + " " + h.features + "\n" + h.vectorMathNote +
+         "\n" + kir::print(kernels);
 }
 
 class LlvmCompiledModule : public CompiledModule {
@@ -96,12 +96,10 @@ class LlvmCpuCompiler : public KernelCompiler {
  public:
   std::string name() const override { return "llvm-cpu"; }
 
-  std::shared_ptr<CompiledModule> compile(const std::vector<kir::Kernel>& kernels,
-                                          const std::string& moduleName) override {
+  std::shared_ptr<CompiledModule> compile(const std::vector<kir::Kernel>& kernels, const std::string& moduleName) override {
     std::unordered_set<std::string> names;
     for (const auto& k : kernels)
-      if (!names.insert(k.name).second)
-        throw std::runtime_error("module " + moduleName + ": two kernels are named " + k.name);
+      if (!names.insert(k.name).second) throw std::runtime_error("module " + moduleName + ": two kernels are named " + k.name);
 
     // One module for the whole batch: the O3 pipeline, the assembly printer and the JIT each
     // run once, which is most of the cost of a compile (per-kernel modules cost ~13 ms each);
@@ -154,7 +152,8 @@ class LlvmCpuCompiler : public KernelCompiler {
     // (tensor::stopRequested) and raises it. Thrown as a plain error: kiln_codegen does not link
     // the tensor library that defines tensor::Interrupted.
     auto checkStop = [&] {
-      if (tensor::stopRequested()) throw std::runtime_error("compile of " + moduleName + " stopped (Ctrl-C, a time limit or a stop request)");
+      if (tensor::stopRequested())
+        throw std::runtime_error("compile of " + moduleName + " stopped (Ctrl-C, a time limit or a stop request)");
     };
     checkStop();
     out->jit->optimize(*m);
@@ -178,7 +177,8 @@ class LlvmCpuCompiler : public KernelCompiler {
     for (size_t i = 0; i < kernels.size(); ++i) out->kernels[i].assembly = readableAssembly(functionAssembly(text, symbols[i]));
     if (cache && !object.empty()) {
       CachedModule entry{key, {}, {}, {}, object};
-      for (const auto& k : out->kernels) entry.names.push_back(k.name), entry.llvmIr.push_back(k.llvmIr), entry.assembly.push_back(k.assembly);
+      for (const auto& k : out->kernels)
+        entry.names.push_back(k.name), entry.llvmIr.push_back(k.llvmIr), entry.assembly.push_back(k.assembly);
       cache->store(entry);
     }
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -192,8 +192,6 @@ class LlvmCpuCompiler : public KernelCompiler {
 
 }  // namespace
 
-std::unique_ptr<KernelCompiler> makeLlvmCpuCompiler() {
-  return std::make_unique<LlvmCpuCompiler>();
-}
+std::unique_ptr<KernelCompiler> makeLlvmCpuCompiler() { return std::make_unique<LlvmCpuCompiler>(); }
 
 }  // namespace kiln::codegen

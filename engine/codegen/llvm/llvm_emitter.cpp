@@ -46,10 +46,7 @@ using kir::Op;
 using llvm::Value;
 
 bool isReduce(Op op) { return op == Op::ReduceSum || op == Op::ReduceMax || op == Op::ReduceMin; }
-bool isCompare(Op op) {
-  return op == Op::Lt || op == Op::Le || op == Op::Gt || op == Op::Ge || op == Op::Eq ||
-         op == Op::Ne;
-}
+bool isCompare(Op op) { return op == Op::Lt || op == Op::Le || op == Op::Gt || op == Op::Ge || op == Op::Eq || op == Op::Ne; }
 
 // torch's promotion among the supported types: bool < i32 < i64 < f32 < f64.
 DType promote(DType a, DType b) {
@@ -88,8 +85,8 @@ class KernelEmitter {
     if (symbolic_) params.push_back(b_.getPtrTy());  // the size symbols' values (dynamic shapes)
     params.push_back(b_.getInt64Ty());
     params.push_back(b_.getInt64Ty());
-    body_ = llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), params, false),
-                                   llvm::GlobalValue::InternalLinkage, kernelSymbol(k_) + ".body", m_);
+    body_ = llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), params, false), llvm::GlobalValue::InternalLinkage,
+                                   kernelSymbol(k_) + ".body", m_);
     body_->addFnAttr(llvm::Attribute::AlwaysInline);
     body_->addFnAttr(llvm::Attribute::NoUnwind);
     bodyScope_ = subprogram(body_);
@@ -119,8 +116,7 @@ class KernelEmitter {
 
   // The CpuKernelFn entry point: unpack the buffer array and call the noalias body.
   void emitEntry() {
-    auto* fnTy = llvm::FunctionType::get(
-        b_.getVoidTy(), {b_.getPtrTy(), b_.getInt64Ty(), b_.getInt64Ty()}, false);
+    auto* fnTy = llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), b_.getInt64Ty(), b_.getInt64Ty()}, false);
     auto* f = llvm::Function::Create(fnTy, llvm::GlobalValue::ExternalLinkage, kernelSymbol(k_), m_);
     f->addFnAttr(llvm::Attribute::NoUnwind);
     f->getArg(0)->setName("buffers");
@@ -131,8 +127,7 @@ class KernelEmitter {
     std::vector<Value*> args;
     for (size_t i = 0; i < k_.buffers.size(); ++i) {
       Value* slot = b_.CreateConstInBoundsGEP1_64(b_.getPtrTy(), f->getArg(0), i);
-      args.push_back(b_.CreateAlignedLoad(b_.getPtrTy(), slot, llvm::Align(8),
-                                          k_.buffers[i].name + ".ptr"));
+      args.push_back(b_.CreateAlignedLoad(b_.getPtrTy(), slot, llvm::Align(8), k_.buffers[i].name + ".ptr"));
     }
     if (symbolic_) {  // the runtime passes the size array after the buffers
       Value* slot = b_.CreateConstInBoundsGEP1_64(b_.getPtrTy(), f->getArg(0), k_.buffers.size());
@@ -200,12 +195,10 @@ class KernelEmitter {
       emitGap(q);
       if (q == placement_.nests) break;
       for (int i : placement_.nestBody[q])
-        if (isReduce(k_.body[i].op))
-          b_.CreateStore(ops_.reduceIdentity(k_.body[i].op, k_.body[i].dtype), acc_.at(k_.body[i].id));
+        if (isReduce(k_.body[i].op)) b_.CreateStore(ops_.reduceIdentity(k_.body[i].op, k_.body[i].dtype), acc_.at(k_.body[i].id));
       emitReduction(parallelLoops_, q);
       for (int i : placement_.nestBody[q])
-        if (isReduce(k_.body[i].op))
-          define(k_.body[i], b_.CreateLoad(ops_.type(k_.body[i].dtype), acc_.at(k_.body[i].id)));
+        if (isReduce(k_.body[i].op)) define(k_.body[i], b_.CreateLoad(ops_.type(k_.body[i].dtype), acc_.at(k_.body[i].id)));
     }
   }
 
@@ -260,8 +253,7 @@ class KernelEmitter {
   void emitStopCheck() {
     auto& ctx = m_.getContext();
     llvm::GlobalVariable* flag = m_.getGlobalVariable(kStopFlagSymbol);
-    if (!flag)
-      flag = new llvm::GlobalVariable(m_, b_.getInt8Ty(), false, llvm::GlobalValue::ExternalLinkage, nullptr, kStopFlagSymbol);
+    if (!flag) flag = new llvm::GlobalVariable(m_, b_.getInt8Ty(), false, llvm::GlobalValue::ExternalLinkage, nullptr, kStopFlagSymbol);
     llvm::LoadInst* v = b_.CreateAlignedLoad(b_.getInt8Ty(), flag, llvm::Align(1), "stop");
     v->setAtomic(llvm::AtomicOrdering::Monotonic);
     if (!stopped_) {
@@ -302,22 +294,22 @@ class KernelEmitter {
       idx = b_.CreateAdd(idx, term, "", false, /*HasNSW=*/true);
     }
     const kir::Buffer& buf = k_.buffers[in.buffer];
-    return b_.CreateInBoundsGEP(ops_.memType(buf.dtype), buffers_[in.buffer], idx,
-                                buf.name + ".addr");
+    return b_.CreateInBoundsGEP(ops_.memType(buf.dtype), buffers_[in.buffer], idx, buf.name + ".addr");
   }
 
   // Debug info: one subprogram per function, its lines are graph node ids.
   llvm::DISubprogram* subprogram(llvm::Function* f) {
     if (!di_) return nullptr;
     auto* type = di_->createSubroutineType(di_->getOrCreateTypeArray({}));
-    auto* sp = di_->createFunction(cu_->getFile(), f->getName(), f->getName(), cu_->getFile(), 0, type, 0,
-                                   llvm::DINode::FlagZero, llvm::DISubprogram::SPFlagDefinition);
+    auto* sp = di_->createFunction(cu_->getFile(), f->getName(), f->getName(), cu_->getFile(), 0, type, 0, llvm::DINode::FlagZero,
+                                   llvm::DISubprogram::SPFlagDefinition);
     f->setSubprogram(sp);
     return sp;
   }
 
   void locate(int node, llvm::DISubprogram* scope) {
-    if (di_ && scope) b_.SetCurrentDebugLocation(llvm::DILocation::get(m_.getContext(), static_cast<unsigned>(std::max(node, 0)), 0, scope));
+    if (di_ && scope)
+      b_.SetCurrentDebugLocation(llvm::DILocation::get(m_.getContext(), static_cast<unsigned>(std::max(node, 0)), 0, scope));
   }
 
   void emitInstr(const Instr& in) {
@@ -369,11 +361,9 @@ class KernelEmitter {
     } else if (in.operands.size() == 1) {
       define(in, ops_.unary(in.op, operand(in, 0, in.dtype), in.dtype));
     } else {
-      define(in, ops_.binary(in.op, operand(in, 0, in.dtype), operand(in, 1, in.dtype),
-                             in.dtype));
+      define(in, ops_.binary(in.op, operand(in, 0, in.dtype), operand(in, 1, in.dtype), in.dtype));
     }
-    if (auto* v = llvm::dyn_cast<llvm::Instruction>(values_[in.id]); v && !v->hasName())
-      v->setName(name);
+    if (auto* v = llvm::dyn_cast<llvm::Instruction>(values_[in.id]); v && !v->hasName()) v->setName(name);
   }
 
   // Dynamic shapes: every size expression the kernel uses is computed once, in the entry block,
@@ -418,8 +408,8 @@ class KernelEmitter {
   llvm::BasicBlock* stopped_ = nullptr;  // returns early at a stop request
   size_t parallelLoops_ = 0;
   kir::Placement placement_;
-  std::vector<Value*> buffers_;   // the body's buffer parameters
-  std::vector<Value*> ivs_;       // per loop, set while emitting inside it
+  std::vector<Value*> buffers_;  // the body's buffer parameters
+  std::vector<Value*> ivs_;      // per loop, set while emitting inside it
   std::unordered_map<int, Value*> values_;
   std::unordered_map<int, DType> types_;
   std::unordered_map<int, llvm::AllocaInst*> acc_;  // reduce id -> accumulator
@@ -430,8 +420,7 @@ class KernelEmitter {
 std::string kernelSymbol(const kir::Kernel& k) { return "kiln." + k.name; }
 
 void emitKernelInto(const kir::Kernel& k, llvm::Module& m, llvm::DIBuilder* di, llvm::DICompileUnit* cu) {
-  if (std::string err = kir::verify(k); !err.empty())
-    throw std::runtime_error("kernel " + k.name + " is malformed: " + err);
+  if (std::string err = kir::verify(k); !err.empty()) throw std::runtime_error("kernel " + k.name + " is malformed: " + err);
   KernelEmitter(k, m, di, cu).emit();
 }
 

@@ -7,10 +7,10 @@
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Bitcode/BitcodeWriter.h>
-#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
-#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/ObjectCache.h>
 #include <llvm/ExecutionEngine/Orc/CompileUtils.h>
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/LegacyPassManager.h>
@@ -67,9 +67,10 @@ bool gExtraLibmvecAvailable = false;
 
 // LLVM 19's LIBMVEC_X86 table stops at AVX2 ("d", 256-bit); glibc also has the AVX-512 ("e")
 // variants, twice as wide. Listed for the libm names and the intrinsics the emitter uses.
-#define KILN_AVX512(f32, f64, vf32, vf64, params)                                                                    \
-  {f32, vf32, llvm::ElementCount::getFixed(16), false, "_ZGV_LLVM_N16" params},                                     \
-      {f64, vf64, llvm::ElementCount::getFixed(8), false, "_ZGV_LLVM_N8" params}
+#define KILN_AVX512(f32, f64, vf32, vf64, params)                                 \
+  {f32, vf32, llvm::ElementCount::getFixed(16), false, "_ZGV_LLVM_N16" params}, { \
+    f64, vf64, llvm::ElementCount::getFixed(8), false, "_ZGV_LLVM_N8" params      \
+  }
 const llvm::VecDesc kAvx512Libmvec[] = {
     KILN_AVX512("expf", "exp", "_ZGVeN16v_expf", "_ZGVeN8v_exp", "v"),
     KILN_AVX512("llvm.exp.f32", "llvm.exp.f64", "_ZGVeN16v_expf", "_ZGVeN8v_exp", "v"),
@@ -93,8 +94,7 @@ HostInfo detectHost() {
   h.triple = jtmb.getTargetTriple().str();
   h.cpu = jtmb.getCPU();
   h.features = jtmb.getFeatures().getString();
-  if (jtmb.getTargetTriple().getArch() != llvm::Triple::x86_64 ||
-      !jtmb.getTargetTriple().isOSLinux()) {
+  if (jtmb.getTargetTriple().getArch() != llvm::Triple::x86_64 || !jtmb.getTargetTriple().isOSLinux()) {
     h.vectorMathNote = "scalar libm calls: libmvec is only used on x86-64 Linux";
     return h;
   }
@@ -115,11 +115,9 @@ HostInfo detectHost() {
   }
   gExtraLibmvecAvailable = true;
   for (const auto& d : kExtraLibmvec)
-    gExtraLibmvecAvailable &=
-        llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(d.getVectorFnName().str()) != nullptr;
+    gExtraLibmvecAvailable &= llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(d.getVectorFnName().str()) != nullptr;
   h.vectorMath = true;
-  h.vectorMathNote = gExtraLibmvecAvailable ? "libmvec (exp, log, sin, cos, pow, tanh, erf)"
-                                            : "libmvec (exp, log, sin, cos, pow)";
+  h.vectorMathNote = gExtraLibmvecAvailable ? "libmvec (exp, log, sin, cos, pow, tanh, erf)" : "libmvec (exp, log, sin, cos, pow)";
   if (h.features.find("+avx512f") != std::string::npos) {
     gAvx512LibmvecAvailable = true;
     for (const auto& d : kAvx512Libmvec)
@@ -149,21 +147,21 @@ LlvmJit::LlvmJit() {
     std::shared_ptr<std::string> out;
   };
   auto keep = std::make_shared<KeepObject>(lastObject_);
-  jit_ = check("creating the JIT",
-               llvm::orc::LLJITBuilder()
-                   .setJITTargetMachineBuilder(std::move(jtmb))
-                   .setCompileFunctionCreator([keep](llvm::orc::JITTargetMachineBuilder b)
-                                                  -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
-                     auto tm = b.createTargetMachine();
-                     if (!tm) return tm.takeError();
-                     return std::make_unique<llvm::orc::TMOwningSimpleCompiler>(std::move(*tm), keep.get());
-                   })
-                   .create());
+  jit_ =
+      check("creating the JIT",
+            llvm::orc::LLJITBuilder()
+                .setJITTargetMachineBuilder(std::move(jtmb))
+                .setCompileFunctionCreator(
+                    [keep](llvm::orc::JITTargetMachineBuilder b) -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
+                      auto tm = b.createTargetMachine();
+                      if (!tm) return tm.takeError();
+                      return std::make_unique<llvm::orc::TMOwningSimpleCompiler>(std::move(*tm), keep.get());
+                    })
+                .create());
   keepObject_ = keep;
   // libm, libmvec and libc calls of the generated code resolve against this process.
   auto gen = check("creating the process symbol generator",
-                   llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
-                       jit_->getDataLayout().getGlobalPrefix()));
+                   llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(jit_->getDataLayout().getGlobalPrefix()));
   jit_->getMainJITDylib().addGenerator(std::move(gen));
   // The stop flag long kernels poll (llvm_emitter.cpp), by address: the executable does not
   // export its symbols, and a cached object links against it as a fresh one does.
@@ -188,8 +186,7 @@ void LlvmJit::optimize(llvm::Module& m) {
 
   llvm::TargetLibraryInfoImpl tlii(tm_->getTargetTriple());
   if (hostInfo().vectorMath) {
-    tlii.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86,
-                                            tm_->getTargetTriple());
+    tlii.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86, tm_->getTargetTriple());
     if (gExtraLibmvecAvailable) tlii.addVectorizableFunctions(kExtraLibmvec);
     if (gAvx512LibmvecAvailable) tlii.addVectorizableFunctions(kAvx512Libmvec);
   }

@@ -52,7 +52,7 @@ class LlvmJit {
  private:
   // Declared before the JIT, so they outlive its compiler, which holds the ObjectCache.
   std::shared_ptr<std::string> lastObject_ = std::make_shared<std::string>();  // the compiler's last output
-  std::shared_ptr<void> keepObject_;  // the ObjectCache that fills it
+  std::shared_ptr<void> keepObject_;                                           // the ObjectCache that fills it
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   std::unique_ptr<llvm::TargetMachine> tm_;  // for the optimiser's cost model and assembly
 };

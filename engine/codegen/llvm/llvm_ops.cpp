@@ -20,8 +20,8 @@ bool isInt(DType d) { return d == DType::Int64 || d == DType::Int32; }
 }  // namespace
 
 void OpEmitter::unsupported(Op op, DType d) const {
-  throw std::runtime_error("LLVM CPU backend: op '" + std::string(kir::opName(op)) +
-                           "' is not supported on " + std::string(ir::shortName(d)));
+  throw std::runtime_error("LLVM CPU backend: op '" + std::string(kir::opName(op)) + "' is not supported on " +
+                           std::string(ir::shortName(d)));
 }
 
 llvm::Type* OpEmitter::type(DType d) {
@@ -31,9 +31,7 @@ llvm::Type* OpEmitter::type(DType d) {
     case DType::Int64: return b_.getInt64Ty();
     case DType::Int32: return b_.getInt32Ty();
     case DType::Bool: return b_.getInt1Ty();
-    default:
-      throw std::runtime_error("LLVM CPU backend: dtype " + std::string(ir::shortName(d)) +
-                               " is not supported");
+    default: throw std::runtime_error("LLVM CPU backend: dtype " + std::string(ir::shortName(d)) + " is not supported");
   }
 }
 
@@ -44,9 +42,7 @@ Value* OpEmitter::fromMemory(Value* v, DType d) {
   return d == DType::Bool ? b_.CreateICmpNE(v, b_.getInt8(0)) : v;
 }
 
-Value* OpEmitter::toMemory(Value* v, DType d) {
-  return d == DType::Bool ? b_.CreateZExt(v, b_.getInt8Ty()) : v;
-}
+Value* OpEmitter::toMemory(Value* v, DType d) { return d == DType::Bool ? b_.CreateZExt(v, b_.getInt8Ty()) : v; }
 
 Value* OpEmitter::constant(double v, DType d) {
   llvm::Type* t = type(d);
@@ -80,8 +76,7 @@ Value* OpEmitter::libmCall(const char* f32Name, const char* f64Name, Value* x, D
   // Declared memory(none): errno is never read, and it lets the loop vectorizer replace the
   // call with a libmvec variant.
   llvm::Type* t = type(d);
-  auto callee = m_.getOrInsertFunction(d == DType::Float32 ? f32Name : f64Name,
-                                       llvm::FunctionType::get(t, {t}, false));
+  auto callee = m_.getOrInsertFunction(d == DType::Float32 ? f32Name : f64Name, llvm::FunctionType::get(t, {t}, false));
   if (auto* f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
     f->setDoesNotThrow();
     f->setDoesNotAccessMemory();
@@ -106,8 +101,7 @@ Value* OpEmitter::unary(Op op, Value* x, DType d) {
       case Op::Tanh: return libmCall("tanhf", "tanh", x, d);
       case Op::Erf: return libmCall("erff", "erf", x, d);
       case Op::Sqrt: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x);
-      case Op::Rsqrt:
-        return b_.CreateFDiv(one, b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x));
+      case Op::Rsqrt: return b_.CreateFDiv(one, b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x));
       case Op::Abs: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
       case Op::Sigmoid: {
         Value* e = b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, b_.CreateFNeg(x));
@@ -116,8 +110,7 @@ Value* OpEmitter::unary(Op op, Value* x, DType d) {
       case Op::Recip: return b_.CreateFDiv(one, x);
       case Op::Floor: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, x);
       case Op::Ceil: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::ceil, x);
-      case Op::Not:
-        return b_.CreateUIToFP(b_.CreateFCmpOEQ(x, llvm::ConstantFP::get(t, 0.0)), t);
+      case Op::Not: return b_.CreateUIToFP(b_.CreateFCmpOEQ(x, llvm::ConstantFP::get(t, 0.0)), t);
       default: break;
     }
   } else if (isInt(d)) {
@@ -153,8 +146,7 @@ Value* OpEmitter::floorDiv(Value* a, Value* b) {
   Value* q = b_.CreateSDiv(a, safe);
   Value* r = b_.CreateSRem(a, safe);
   // Round toward -inf when the remainder is non-zero and its sign differs from the divisor's.
-  Value* adjust = b_.CreateAnd(b_.CreateICmpNE(r, zero),
-                               b_.CreateICmpSLT(b_.CreateXor(r, safe), zero));
+  Value* adjust = b_.CreateAnd(b_.CreateICmpNE(r, zero), b_.CreateICmpSLT(b_.CreateXor(r, safe), zero));
   q = b_.CreateSub(q, b_.CreateZExt(adjust, t));
   q = b_.CreateSelect(isMinusOne, b_.CreateNeg(a), q);
   return b_.CreateSelect(isZero, zero, q);
@@ -172,12 +164,10 @@ Value* OpEmitter::floorMod(Value* a, Value* b, DType d) {
   llvm::Type* t = a->getType();
   auto zero = llvm::ConstantInt::get(t, 0), one = llvm::ConstantInt::get(t, 1);
   // x % 0 yields 0 and x % -1 is 0 anyway; both avoid idiv traps.
-  Value* bad = b_.CreateOr(b_.CreateICmpEQ(b, zero),
-                           b_.CreateICmpEQ(b, llvm::ConstantInt::getSigned(t, -1)));
+  Value* bad = b_.CreateOr(b_.CreateICmpEQ(b, zero), b_.CreateICmpEQ(b, llvm::ConstantInt::getSigned(t, -1)));
   Value* safe = b_.CreateSelect(bad, one, b);
   Value* r = b_.CreateSRem(a, safe);
-  Value* adjust = b_.CreateAnd(b_.CreateICmpNE(r, zero),
-                               b_.CreateICmpSLT(b_.CreateXor(r, safe), zero));
+  Value* adjust = b_.CreateAnd(b_.CreateICmpNE(r, zero), b_.CreateICmpSLT(b_.CreateXor(r, safe), zero));
   return b_.CreateSelect(adjust, b_.CreateAdd(r, safe), r);
 }
 
@@ -186,8 +176,7 @@ llvm::Function* OpEmitter::intPowFunction(llvm::Type* t) {
   // exponents give 1 / a^-e truncated: 1 for a == 1, +-1 for a == -1, else 0.
   std::string name = "kiln.ipow.i" + std::to_string(t->getIntegerBitWidth());
   if (llvm::Function* f = m_.getFunction(name)) return f;
-  auto* f = llvm::Function::Create(llvm::FunctionType::get(t, {t, t}, false),
-                                   llvm::GlobalValue::InternalLinkage, name, m_);
+  auto* f = llvm::Function::Create(llvm::FunctionType::get(t, {t, t}, false), llvm::GlobalValue::InternalLinkage, name, m_);
   f->addFnAttr(llvm::Attribute::NoUnwind);
   llvm::IRBuilder<> b(m_.getContext());
   auto& ctx = m_.getContext();
@@ -205,8 +194,7 @@ llvm::Function* OpEmitter::intPowFunction(llvm::Type* t) {
   b.SetInsertPoint(negative);
   Value* odd = b.CreateICmpNE(b.CreateAnd(exp, c(1)), c(0));
   Value* minusOne = b.CreateSelect(odd, c(-1), c(1));
-  Value* r = b.CreateSelect(b.CreateICmpEQ(base, c(1)), c(1),
-                            b.CreateSelect(b.CreateICmpEQ(base, c(-1)), minusOne, c(0)));
+  Value* r = b.CreateSelect(b.CreateICmpEQ(base, c(1)), c(1), b.CreateSelect(b.CreateICmpEQ(base, c(-1)), minusOne, c(0)));
   b.CreateRet(r);
 
   b.SetInsertPoint(loop);
@@ -230,9 +218,7 @@ llvm::Function* OpEmitter::intPowFunction(llvm::Type* t) {
   return f;
 }
 
-Value* OpEmitter::intPow(Value* a, Value* b) {
-  return b_.CreateCall(intPowFunction(a->getType()), {a, b});
-}
+Value* OpEmitter::intPow(Value* a, Value* b) { return b_.CreateCall(intPowFunction(a->getType()), {a, b}); }
 
 Value* OpEmitter::binary(Op op, Value* a, Value* b, DType d) {
   if (isFloat(d)) {
@@ -327,9 +313,8 @@ Value* OpEmitter::reduceIdentity(Op op, DType d) {
   }
   unsigned bits = t->getIntegerBitWidth();
   if (op == Op::ReduceSum) return llvm::ConstantInt::get(t, 0);
-  return llvm::ConstantInt::get(b_.getContext(), op == Op::ReduceMax
-                                                     ? llvm::APInt::getSignedMinValue(bits)
-                                                     : llvm::APInt::getSignedMaxValue(bits));
+  return llvm::ConstantInt::get(b_.getContext(),
+                                op == Op::ReduceMax ? llvm::APInt::getSignedMinValue(bits) : llvm::APInt::getSignedMaxValue(bits));
 }
 
 Value* OpEmitter::reduceStep(Op op, Value* acc, Value* v, DType d) {

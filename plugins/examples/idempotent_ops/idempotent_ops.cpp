@@ -18,7 +18,8 @@ using kiln::passes::RewriteRule;
 
 // f(f(x)) -> f(x): the root is replaced by its operand, which is already f(x).
 RewriteRule idempotent(const std::string& op, const std::string& target) {
-  return {op + "(" + op + "(x)) -> " + op + "(x)", {target},
+  return {op + "(" + op + "(x)) -> " + op + "(x)",
+          {target},
           [target](Match& m) {
             const kiln::ir::Node* inner = m.operand(0, target);
             return inner && m.node.args.size() == 1 && m.keep(m.node.args[0]);
