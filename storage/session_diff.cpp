@@ -1,5 +1,6 @@
 #include "storage/session_diff.h"
 
+#include "engine/ir/graph_pairing.h"
 #include "engine/ir/text.h"
 
 #include <nlohmann/json.hpp>
@@ -25,6 +26,7 @@ std::vector<std::string> lines(const std::string& s) {
 struct Side {
   std::map<std::string, std::string> captured;  // compile id -> captured stage text
   std::map<std::string, int> ops;
+  std::map<std::string, ir::Graph> graphs;     // compile id -> captured graph
   std::map<std::string, std::string> kernels;  // compile id -> all kernel IR
   std::map<std::string, int> kernelCount;
   std::map<std::string, std::set<std::string>> guards;
@@ -72,7 +74,8 @@ Side load(Store& store, int64_t id) {
     for (const auto& st : store.stages(id, c.compileId)) {
       if (st.stage != "captured") continue;
       s.captured[c.compileId] = comparableGraphText(store.stageText(st.id));
-      s.ops[c.compileId] = store.stageGraph(st.id).opCount();
+      ir::Graph& g = s.graphs[c.compileId] = store.stageGraph(st.id);
+      s.ops[c.compileId] = g.opCount();
     }
     for (const auto& k : store.kernels(id, c.compileId)) {
       s.kernels[c.compileId] += k.kernelIr;
@@ -82,7 +85,19 @@ Side load(Store& store, int64_t id) {
   return s;
 }
 
+void pairNodes(const ir::Graph& a, const ir::Graph& b, CompileDiff& c) {
+  const ir::GraphPairing p = ir::pairGraphs(a, b);
+  c.nodesPaired = true;
+  for (const auto& q : p.pairs) c.nodePairs.push_back({ir::describeNode(*a.find(q.a)), ir::describeNode(*b.find(q.b)), q.differences});
+  for (int id : p.onlyA) c.nodesOnlyA.push_back(ir::describeNode(*a.find(id)));
+  for (int id : p.onlyB) c.nodesOnlyB.push_back(ir::describeNode(*b.find(id)));
+}
+
 }  // namespace
+
+int CompileDiff::nodePairsDiffering() const {
+  return static_cast<int>(std::count_if(nodePairs.begin(), nodePairs.end(), [](const NodePair& p) { return !p.differences.empty(); }));
+}
 
 std::string unifiedLineDiff(const std::string& a, const std::string& b, const std::string& renameA, const std::string& renameB) {
   const std::vector<std::string> da = lines(a), db = lines(b);  // what is shown
@@ -200,6 +215,7 @@ SessionDiff diffSessions(Store& store, int64_t a, int64_t b) {
       c.capturedTextDiffers = !c.capturedUnifiedDiff.empty();
       c.kernelTextDiffers = sa.kernels[cid] != sb.kernels[cid];
       if (c.kernelTextDiffers) c.kernelUnifiedDiff = unifiedLineDiff(sa.kernels[cid], sb.kernels[cid]);
+      pairNodes(sa.graphs[cid], sb.graphs[cid], c);
     }
     if (prA.count(cid) && prB.count(cid)) {
       c.profiled = true;
@@ -270,6 +286,19 @@ std::string SessionDiff::text() const {
       };
       o << "    run ms: compiled " << delta(c.compiledMsA, c.compiledMsB) << "; eager " << delta(c.eagerMsA, c.eagerMsB) << "\n";
     }
+    if (c.nodesPaired) {
+      o << "    nodes: " << c.nodePairs.size() << " paired by op and source line (" << c.nodePairs.size() - c.nodePairsDiffering()
+        << " agree, " << c.nodePairsDiffering() << " differ), " << c.nodesOnlyA.size() << " only in " << a << ", " << c.nodesOnlyB.size()
+        << " only in " << b << (c.pairsCompletely() ? ": the same graph node by node" : "") << "\n";
+      for (const auto& p : c.nodePairs)
+        if (!p.differences.empty()) {
+          o << "    ~ node " << p.a << " <-> " << p.b << ":";
+          for (size_t i = 0; i < p.differences.size(); ++i) o << (i ? "; " : " ") << p.differences[i];
+          o << "\n";
+        }
+      for (const auto& n : c.nodesOnlyA) o << "    - node only in " << a << ": " << n << "\n";
+      for (const auto& n : c.nodesOnlyB) o << "    + node only in " << b << ": " << n << "\n";
+    }
     for (const auto& g : c.guardsOnlyA) o << "    - guard " << g << "\n";
     for (const auto& g : c.guardsOnlyB) o << "    + guard " << g << "\n";
     if (c.capturedTextDiffers)
@@ -313,6 +342,13 @@ std::string SessionDiff::json() const {
     x["compile_ms"] = ph;
     x["guards_only_a"] = c.guardsOnlyA;
     x["guards_only_b"] = c.guardsOnlyB;
+    if (c.nodesPaired) {
+      nlohmann::ordered_json pairs = nlohmann::ordered_json::array();
+      for (const auto& p : c.nodePairs) pairs.push_back({{"a", p.a}, {"b", p.b}, {"differences", p.differences}});
+      x["nodes"] = {
+          {"complete", c.pairsCompletely()}, {"paired", c.nodePairs.size()}, {"differing", c.nodePairsDiffering()}, {"pairs", pairs},
+          {"only_a", c.nodesOnlyA},          {"only_b", c.nodesOnlyB}};
+    }
     x["captured_diff"] = c.capturedUnifiedDiff;
     x["kernel_diff"] = c.kernelUnifiedDiff;
     if (c.profiled) { x["run_ms"] = {{"eager", {c.eagerMsA, c.eagerMsB}}, {"compiled", {c.compiledMsA, c.compiledMsB}}}; }

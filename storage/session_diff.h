@@ -1,6 +1,6 @@
 // The difference between two stored sessions (two runs of a script, two option sets, ...):
 // frames matched by name, graph/break/recompile counts, per-compile captured-graph and kernel
-// text differences, guards and timings. `kiln diff A B` prints it; the studio's Diff tab shows it.
+// text differences, the captured graphs paired node by node, guards and timings. `kiln diff A B` prints it; the studio's Diff tab shows it.
 #pragma once
 
 #include "storage/store.h"
@@ -21,6 +21,19 @@ struct CompileDiff {
   std::vector<std::string> guardsOnlyA, guardsOnlyB;
   std::string capturedUnifiedDiff;  // line diff of the captured graphs ("" when equal)
   std::string kernelUnifiedDiff;    // line diff of the kernels' IR ("" when equal)
+  // The captured graphs node by node (ir::pairGraphs: op and source line, order breaking
+  // ties), when both sides have one: names do not count, so an imported PyTorch graph pairs with
+  // Kiln's capture of the same script wherever the two agree.
+  struct NodePair {
+    std::string a, b;                      // ir::describeNode of each side's node
+    std::vector<std::string> differences;  // empty when they agree
+  };
+  bool nodesPaired = false;
+  std::vector<NodePair> nodePairs;                  // in A's order
+  std::vector<std::string> nodesOnlyA, nodesOnlyB;  // ir::describeNode
+  int nodePairsDiffering() const;
+  // Both sides captured a graph and it is the same node by node.
+  bool pairsCompletely() const { return nodesPaired && nodesOnlyA.empty() && nodesOnlyB.empty() && nodePairsDiffering() == 0; }
   // Run time from the sessions' profiles (kiln run --profile), when both sides have one.
   bool profiled = false;
   double eagerMsA = 0, eagerMsB = 0, compiledMsA = 0, compiledMsB = 0;
