@@ -109,7 +109,11 @@ std::vector<Val> convolutionGrad(Dispatcher& d, const GradContext& c) {
     gx = d.call("aten.convolution.default",
                 {g, w, Val::none(), stride, padding, dilation, Val::boolean(true), Val::listOf(outPad), Val::integer(groups)});
   }
-  if (c.needs(1)) {
+  if (c.needs(1) && x.tensorType().device != "cpu") {
+    // On a device: one weight-gradient op, cuDNN's backward filter (runtime/cuda_conv.cpp), as
+    // PyTorch's convolution_backward there.
+    gw = d.call("kiln.convolution_weight_grad.default", {g, x, intList(ws), stride, padding, dilation, Val::integer(groups)});
+  } else if (c.needs(1)) {
     // Per group: conv(x^T, g^T) with stride and dilation swapped, cropped to the kernel size.
     int64_t cin = xs[1] / groups, cout = gs[1] / groups;
     std::vector<Val> parts;

@@ -1,7 +1,9 @@
 // Spatial window ops over [N, C, *spatial] tensors: aten.convolution (1-D and 2-D, groups,
 // stride, padding, dilation, transposed), aten.max_pool2d, aten.avg_pool2d,
-// aten._adaptive_avg_pool2d and aten.constant_pad_nd. Convolution is im2col + GEMM on
-// OpenBLAS (col2im for the transposed case); pooling is a direct loop per plane.
+// aten._adaptive_avg_pool2d and aten.constant_pad_nd, and kiln.convolution_weight_grad (a
+// convolution's weight gradient, which autograd uses on CUDA tensors: cuDNN's backward filter
+// there). Convolution is im2col + GEMM on OpenBLAS (col2im for the transposed case); pooling is
+// a direct loop per plane.
 //
 // Max pooling is registered twice: aten.max_pool2d_with_indices (values and int64 indices,
 // a multi-result op) for F.max_pool2d(return_indices=True), and aten.max_pool2d (values only)
@@ -360,6 +362,86 @@ Tensor convolutionKernel(const std::vector<Val>& a) {
   return out;
 }
 
+// kiln.convolution_weight_grad(grad_output, input, weight_size, stride, padding, dilation,
+// groups): the weight gradient of a (non-transposed) convolution, PyTorch's
+// convolution_backward with output_mask [False, True, False]. Autograd uses it for tensors on a
+// device, where it is cuDNN's backward filter (runtime/cuda_conv.cpp); this CPU kernel (im2col,
+// then grad_output @ col^T summed over the batch) lets tests check the op against the CPU
+// formula autograd uses there.
+ConvParams weightGradParams(const std::vector<Val>& a, size_t spatial) {
+  ConvParams p;
+  p.stride = params(a, 3, spatial, 1, "stride", "convolution_weight_grad");
+  p.padding = params(a, 4, spatial, 0, "padding", "convolution_weight_grad");
+  p.dilation = params(a, 5, spatial, 1, "dilation", "convolution_weight_grad");
+  p.outputPadding = Shape(spatial, 0);
+  p.groups = a.size() > 6 && !a[6].isNone() ? a[6].i : 1;
+  return p;
+}
+
+ir::TensorType weightGradType(const std::vector<Val>& a) {
+  const ir::TensorType g = a.at(0).tensorType(), in = a.at(1).tensorType();
+  ir::TensorType wT;
+  wT.dtype = in.dtype;
+  for (auto v : a.at(2).ints()) wT.sizes.emplace_back(v);
+  if (g.dtype != in.dtype)
+    throw TorchError("RuntimeError",
+                     std::string("expected scalar type ") + ir::scalarTypeName(in.dtype) + " but found " + ir::scalarTypeName(g.dtype));
+  const size_t spatial = wT.sizes.size() >= 3 ? wT.sizes.size() - 2 : 1;
+  Shape expect = convOutputShape(in, wT, Val::none(), weightGradParams(a, spatial));
+  ir::TensorType gFixed = g;
+  if (!gFixed.sizes.empty() && gFixed.sizes[0].symbolic() && in.sizes[0] == gFixed.sizes[0]) gFixed.sizes[0] = ir::Dim(expect[0]);
+  if (concrete(gFixed, "convolution_weight_grad") != expect)
+    throw TorchError("RuntimeError", "convolution_weight_grad: grad_output of size " + dimsStr(g) + " does not match the output " +
+                                         str(expect) + " of the convolution of input " + dimsStr(in) + " with weight " + dimsStr(wT));
+  return wT;
+}
+
+template <typename T>
+void weightGradPlanes(const Tensor& x, const Tensor& gy, const ConvParams& p, Tensor& dw) {
+  const int64_t N = x.sizes()[0], G = p.groups;
+  const Shape& ws = dw.sizes();
+  const Shape& gs = gy.sizes();
+  Geometry g{x.sizes()[1] / G, x.sizes()[2], x.sizes()[3], ws[2],        ws[3],         gs[2],        gs[3],
+             p.stride[0],      p.stride[1],  p.padding[0], p.padding[1], p.dilation[0], p.dilation[1]};
+  const int64_t Og = ws[0] / G, K = g.C * g.KH * g.KW, L = g.OH * g.OW;
+  std::vector<T> col(static_cast<size_t>(K * L));
+  T* wp = dw.ptr<T>();
+  std::fill(wp, wp + dw.numel(), T(0));
+  if (K == 0 || L == 0) return;
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t gi = 0; gi < G; ++gi) {
+      tensor::checkStop();
+      im2col(x.ptr<T>() + (n * x.sizes()[1] + gi * g.C) * g.H * g.W, g, col.data());
+      const T* gp = gy.ptr<T>() + (n * gs[1] + gi * Og) * L;
+      // dw_g [Og, K] += gy_g [Og, L] @ col^T [L, K]
+      if constexpr (std::is_same_v<T, float>)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(Og), int(K), int(L), 1.0f, gp, int(L), col.data(), int(L), 1.0f,
+                    wp + gi * Og * K, int(K));
+      else
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(Og), int(K), int(L), 1.0, gp, int(L), col.data(), int(L), 1.0,
+                    wp + gi * Og * K, int(K));
+    }
+}
+
+Tensor weightGradKernel(const std::vector<Val>& a) {
+  ir::TensorType wT = weightGradType(a);
+  Shape ws = concrete(wT, "convolution_weight_grad");
+  const size_t spatial = ws.size() - 2;
+  ConvParams p = weightGradParams(a, spatial);
+  requireFloat(wT.dtype, "convolution_backward_cpu");
+  Tensor dw = Tensor::empty(ws, wT.dtype);
+  if (dw.numel() == 0) return dw;
+  if (spatial == 1) {
+    p.stride.insert(p.stride.begin(), 1);
+    p.padding.insert(p.padding.begin(), 0);
+    p.dilation.insert(p.dilation.begin(), 1);
+  }
+  Tensor x = as4d(a.at(1).t.contiguous()), gy = as4d(a.at(0).t.contiguous()), w4 = as4d(dw);
+  if (wT.dtype == ir::DType::Float32) weightGradPlanes<float>(x, gy, p, w4);
+  else weightGradPlanes<double>(x, gy, p, w4);
+  return dw;
+}
+
 // ---- pooling ----------------------------------------------------------------------------
 
 // PyTorch's pooling_output_shape (Pool.h), with its checks.
@@ -683,6 +765,13 @@ void registerConvOps(std::vector<OpDef>& t) {
       return ty;
     };
     d.eager = convolutionKernel;
+    t.push_back(std::move(d));
+  }
+  {
+    OpDef d;  // kiln.convolution_weight_grad(grad_output, input, weight_size, stride, padding, dilation, groups)
+    d.name = "kiln.convolution_weight_grad.default";
+    d.meta = weightGradType;
+    d.eager = weightGradKernel;
     t.push_back(std::move(d));
   }
   {

@@ -1,4 +1,4 @@
-// Where the NVIDIA libraries Kiln loads with dlopen (cuBLAS, NCCL) are looked for, in order: the
+// Where the NVIDIA libraries Kiln loads with dlopen (cuBLAS, cuDNN, NCCL) are looked for, in order: the
 // soname alone (LD_LIBRARY_PATH, the loader's cache), $CUDA_HOME/lib64, /usr/local/cuda/lib64,
 // then the NVIDIA wheels of Python installs (site-packages/nvidia/<wheel>/lib, and
 // nvidia/cu13/lib where the CUDA 13 wheels put everything), which is where a PyTorch CUDA

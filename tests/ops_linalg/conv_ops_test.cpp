@@ -106,6 +106,63 @@ TEST(ConvOps, Conv1dAndTransposedMatchPyTorch) {
   for (size_t i = 0; i < ch1.size(); ++i) EXPECT_DOUBLE_EQ(got[36 + i], ch1[i]) << i;
 }
 
+// kiln.convolution_weight_grad (autograd's weight gradient on CUDA, cuDNN's backward filter
+// there) on the CPU against the definition: dW[o, c, i, j] = sum over n, oh, ow of
+// gy[n, o, oh, ow] * x[n, group(o) * Cg + c, oh * s - p + i * d, ...]. 1-D cases as height 1.
+TEST(ConvOps, WeightGradMatchesTheDefinition) {
+  struct Case {
+    Shape x, w;
+    Shape s, p, d;
+    int64_t g;
+  };
+  const Case cases[] = {
+      {{2, 3, 8, 8}, {5, 3, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1},
+      {{2, 4, 7, 9}, {6, 2, 3, 2}, {2, 1}, {1, 2}, {2, 1}, 2},   // groups, stride, padding, dilation
+      {{1, 4, 7, 9}, {4, 1, 3, 3}, {2, 2}, {1, 0}, {1, 2}, 4},   // depthwise
+      {{3, 2, 6, 6}, {3, 2, 1, 1}, {2, 2}, {1, 1}, {1, 1}, 1},   // strided padded 1x1
+      {{2, 3, 1, 11}, {4, 3, 1, 3}, {1, 2}, {0, 1}, {1, 2}, 1},  // a 1-D problem as 2-D
+  };
+  for (const auto& c : cases) {
+    Tensor x = seq(c.x, 13, 0.25, 6), w = seq(c.w, 7, 0.125, 3);
+    Tensor y = conv(x, w, Val::none(), c.s, c.p, c.d, c.g);
+    Tensor gy = seq(y.sizes(), 5, 0.5, 2);
+    Tensor dw = run("kiln.convolution_weight_grad.default",
+                    {Val::of(gy), Val::of(x), ints(c.w), ints(c.s), ints(c.p), ints(c.d), Val::integer(c.g)});
+    ASSERT_EQ(dw.sizes(), c.w);
+    const int64_t N = c.x[0], H = c.x[2], W = c.x[3], O = c.w[0], Cg = c.w[1], Og = O / c.g;
+    const int64_t OH = y.sizes()[2], OW = y.sizes()[3];
+    Tensor want = Tensor::zeros(c.w, ir::DType::Float64);
+    for (int64_t o = 0; o < O; ++o)
+      for (int64_t ch = 0; ch < Cg; ++ch)
+        for (int64_t i = 0; i < c.w[2]; ++i)
+          for (int64_t j = 0; j < c.w[3]; ++j) {
+            double acc = 0;
+            for (int64_t n = 0; n < N; ++n)
+              for (int64_t oh = 0; oh < OH; ++oh)
+                for (int64_t ow = 0; ow < OW; ++ow) {
+                  const int64_t ih = oh * c.s[0] - c.p[0] + i * c.d[0], iw = ow * c.s[1] - c.p[1] + j * c.d[1];
+                  if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
+                  acc += gy.loadAt(((n * O + o) * OH + oh) * OW + ow) * x.loadAt(((n * c.x[1] + (o / Og) * Cg + ch) * H + ih) * W + iw);
+                }
+            want.storeAt(((o * Cg + ch) * c.w[2] + i) * c.w[3] + j, acc);
+          }
+    expectClose(dw, want);
+    if (c.x[2] == 1) {  // the same problem as 3-D tensors (conv1d)
+      Shape x3{c.x[0], c.x[1], c.x[3]}, w3{c.w[0], c.w[1], c.w[3]}, g3{gy.sizes()[0], gy.sizes()[1], gy.sizes()[3]};
+      Tensor d1 = run("kiln.convolution_weight_grad.default",
+                      {Val::of(gy.view(g3, Tensor::contiguousStrides(g3), 0)), Val::of(x.view(x3, Tensor::contiguousStrides(x3), 0)),
+                       ints(w3), ints({c.s[1]}), ints({c.p[1]}), ints({c.d[1]}), Val::integer(c.g)});
+      ASSERT_EQ(d1.sizes(), w3);
+      expectClose(d1.view(c.w, Tensor::contiguousStrides(c.w), 0), want);
+    }
+  }
+  // A grad_output that is not the convolution's output shape is an error, not a wrong answer.
+  Tensor x = seq({1, 2, 5, 5}), gy = seq({1, 3, 4, 4});
+  EXPECT_THROW(run("kiln.convolution_weight_grad.default",
+                   {Val::of(gy), Val::of(x), ints({3, 2, 3, 3}), ints({1, 1}), ints({0, 0}), ints({1, 1}), Val::integer(1)}),
+               tensor::TorchError);
+}
+
 TEST(ConvOps, ConvErrorsWordedLikePyTorch) {
   Tensor w = seq({2, 3, 3, 3});
   EXPECT_EQ(

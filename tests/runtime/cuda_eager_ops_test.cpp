@@ -12,6 +12,7 @@
 #include "engine/ops/op_table.h"
 #include "engine/ops/shape_util.h"
 #include "engine/runtime/compiled_graph.h"
+#include "engine/runtime/cuda_conv.h"
 #include "engine/runtime/cuda_graph.h"
 #include "engine/runtime/cuda_index_ops.h"
 #include "engine/tensor/tensor.h"
@@ -346,6 +347,23 @@ TEST(CudaTrainingScripts, RunWithTheCpuAsTheDevice) {
   test::ScriptOut d = test::runPy("cpu_training_dropout", test::dropoutTrainScript("cpu"));
   ASSERT_EQ(d.exitCode, 0) << d.error << "\nprinted so far:\n" << d.printed;
   EXPECT_EQ(d.printed, "devices True\nlosses True\nparams True\ntrained True\n");
+}
+
+// cuDNN (runtime/cuda_conv.cpp) is loaded with dlopen and resolves its entry points without a
+// GPU: where the library is installed, every legacy convolution symbol Kiln calls must be found
+// in libcudnn.so.9 (a misspelt name or a cuDNN without them fails here); where it is not, the
+// message names where Kiln looked.
+TEST(CudnnLibrary, LegacyConvolutionEntryPointsResolveOrTheErrorSaysWhereItLooked) {
+  const long version = runtime::cuda::cudnnVersion();
+  const std::string why = runtime::cuda::cudnnUnavailableMessage();
+  if (version == 0 && why.find("was not found") != std::string::npos) {
+    EXPECT_NE(why.find("libcudnn.so.9"), std::string::npos) << why;
+    EXPECT_NE(why.find("LD_LIBRARY_PATH"), std::string::npos) << why;
+    EXPECT_NE(why.find("nvidia/cudnn/lib"), std::string::npos) << why;
+    GTEST_SKIP() << "cuDNN is not installed here: " << why;
+  }
+  EXPECT_EQ(why, "");
+  EXPECT_GE(version, 90000);
 }
 
 }  // namespace
