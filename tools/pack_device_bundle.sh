@@ -80,12 +80,17 @@ cublas=""
 for d in "\${CUDA_HOME:-/nonexistent}/lib64" /usr/local/cuda/lib64 \$(python3 -c 'import nvidia, os; print(" ".join(os.path.join(p, s, "lib") for p in nvidia.__path__ for s in os.listdir(p)))' 2>/dev/null); do
   if ls "\$d"/libcublas.so* >/dev/null 2>&1; then cublas="\$d"; break; fi
 done
+# cuDNN (convolutions on CUDA tensors) likewise: the toolkit's, or the nvidia/cudnn wheel's.
+cudnn=""
+for d in "\${CUDA_HOME:-/nonexistent}/lib64" /usr/local/cuda/lib64 \$(python3 -c 'import nvidia, os; print(" ".join(os.path.join(p, s, "lib") for p in nvidia.__path__ for s in os.listdir(p)))' 2>/dev/null); do
+  if ls "\$d"/libcudnn.so.9* >/dev/null 2>&1; then cudnn="\$d"; break; fi
+done
 # NCCL (torch.distributed's nccl backend) likewise: the toolkit's, or the nvidia/nccl wheel's.
 nccl=""
 for d in "\${CUDA_HOME:-/nonexistent}/lib64" /usr/local/cuda/lib64 \$(python3 -c 'import nvidia, os; print(" ".join(os.path.join(p, s, "lib") for p in nvidia.__path__ for s in os.listdir(p)))' 2>/dev/null); do
   if ls "\$d"/libnccl.so* >/dev/null 2>&1; then nccl="\$d"; break; fi
 done
-export LD_LIBRARY_PATH="\$dir/lib\${nvrtc:+:\$nvrtc}\${cublas:+:\$cublas}\${nccl:+:\$nccl}\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
+export LD_LIBRARY_PATH="\$dir/lib\${nvrtc:+:\$nvrtc}\${cublas:+:\$cublas}\${cudnn:+:\$cudnn}\${nccl:+:\$nccl}\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
 # The tests that start kiln (kiln_distributed_gpu_tests) start this bundle's.
 export KILN_CLI_PATH="\$dir/run.sh"
 # The tests read their data from the checkout they were built in ($HERE).
