@@ -1,5 +1,7 @@
 #include "engine/capture/backend.h"
 
+#include "engine/torch/capture_hooks.h"
+
 #include <stdexcept>
 
 namespace kiln::capture {
@@ -10,7 +12,14 @@ GraphRunner Backend::reuse(const ir::Graph&, const std::vector<ir::TensorType>&,
 }
 
 BackendRegistry& BackendRegistry::global() {
-  static BackendRegistry registry;
+  // torch.compile checks backend names against this registry, but torch sits below capture and
+  // cannot include it: the registry hands torch its lookup when it is made. Before that there
+  // is no registry and no backend, which is what torch answers without a lookup.
+  static BackendRegistry& registry = []() -> BackendRegistry& {
+    static BackendRegistry r;
+    torchapi::setBackendLookup([](const std::string& name) { return r.contains(name); });
+    return r;
+  }();
   return registry;
 }
 

@@ -28,40 +28,6 @@ using py::CallArgs;
 using py::Value;
 using py::VK;
 
-CompileOptions parseCompileOptions(py::Interpreter& in, const CallArgs& a) {
-  CompileOptions o;
-  // Inductor checks them when torch.compile is called (not with --eager, where it is the identity).
-  Value mode = a.kwarg("mode"), options = a.kwarg("options");
-  if (in.compiler && mode && !py::isNone(mode) && options && !py::isNone(options))
-    in.raise("RuntimeError", "Either mode or options can be specified, but both can't be specified at the same time.");
-  if (in.compiler && mode && mode->kind == VK::Str) {
-    const std::string m = in.str(mode);
-    if (m != "default" && m != "reduce-overhead" && m != "max-autotune" && m != "max-autotune-no-cudagraphs")
-      in.raise("RuntimeError",
-               "Unrecognized mode=" + m + ", should be one of: default, reduce-overhead, max-autotune, max-autotune-no-cudagraphs");
-  }
-  for (const auto& [k, v] : a.kwargs) {
-    if (k == "backend") {
-      if (v->kind != VK::Str) in.raise("TypeError", "torch.compile(backend=...) must be a backend name string in Kiln");
-      o.backend = py::as<py::StrObj>(v)->v;
-      // torch._dynamo.backends.registry.lookup_backend: exc.InvalidBackend(name), the name as repr().
-      if (!BackendRegistry::global().contains(o.backend))
-        in.raise("InvalidBackend", "Invalid backend: " + in.repr(v) + ", see `torch._dynamo.list_backends()` for available backends.");
-    } else if (k == "fullgraph") {
-      o.fullgraph = in.truthy(v);
-    } else if (k == "dynamic") {
-      if (!py::isNone(v)) o.dynamic = in.truthy(v);
-    } else if (k == "mode") {
-      if (!py::isNone(v)) o.mode = in.str(v);
-    } else if (k != "options" && k != "disable") {
-      in.raise("TypeError", "compile() got an unexpected keyword argument '" + k + "'");
-    }
-  }
-  // Inductor's options are checked when torch.compile is called (inductor_options.cpp).
-  if (in.compiler && o.backend == "inductor" && options && !py::isNone(options)) checkInductorOptions(in, options);
-  return o;
-}
-
 namespace {
 std::string baseName(const std::string& path) { return path.substr(path.find_last_of('/') + 1); }
 
@@ -92,24 +58,20 @@ Backend& CompileContext::backendFor(const std::string& name) {
   return *b;
 }
 
+void CompileContext::checkInductorOptions(py::Interpreter& in, const Value& options) { capture::checkInductorOptions(in, options); }
+
 void CompileContext::reset() {
   frames_.clear();
   byCode_.clear();
   resumeCache_.clear();
 }
 
-py::Value CompileContext::configValue(py::Interpreter& in, const std::string& name) {
-  auto cfg = in.importModule("torch._dynamo.config");
-  auto it = cfg->scope->vars.find(name);
-  return it == cfg->scope->vars.end() ? nullptr : it->second;
-}
-
 int CompileContext::recompileLimit(py::Interpreter& in) {
   auto asInt = [](const py::Value& v, int dflt) {
     return v && v->kind == VK::Int ? static_cast<int>(py::as<py::IntObj>(v)->small()) : dflt;
   };
-  int limit = asInt(configValue(in, "recompile_limit"), 8);
-  int old = asInt(configValue(in, "cache_size_limit"), 8);
+  int limit = asInt(torchapi::dynamoConfig(in, "recompile_limit"), 8);
+  int old = asInt(torchapi::dynamoConfig(in, "cache_size_limit"), 8);
   return limit == 8 && old != 8 ? old : limit;
 }
 
@@ -1426,7 +1388,7 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
   if (frame->compiles >= recompileLimit) {
     // Dynamo logs the recompile, then finds the limit hit and runs the frame eagerly from now on.
     sink_.recompile(session::RecompileEvent{frame->id, std::to_string(frame->id) + "/" + std::to_string(frame->compiles), reasons, lines});
-    if (Value fail = configValue(in, "fail_on_recompile_limit_hit"); fail && in.truthy(fail))
+    if (Value fail = torchapi::dynamoConfig(in, "fail_on_recompile_limit_hit"); fail && in.truthy(fail))
       in.raise("FailOnRecompileLimitHit", "recompile_limit reached, because fail_on_recompile_limit_hit = True this is a HARD failure");
     // From now on the frame is run-only (Dynamo's RUN_ONLY strategy for the code, recursive):
     // its entries still serve, and neither it nor what it calls compiles again.
@@ -1602,7 +1564,7 @@ std::shared_ptr<DdpSplit> ddpSplitOf(py::Interpreter& in, const py::FunctionObj&
                                      const std::vector<Value>& args, const std::vector<std::string>& names, const CacheEntry& entry,
                                      const ir::Graph& graph, const ir::Graph& shown, const std::string& cid, session::SessionSink& sink,
                                      Backend& backend) {
-  if (Value opt = CompileContext::configValue(in, "optimize_ddp"); opt && !in.truthy(opt)) return nullptr;
+  if (Value opt = torchapi::dynamoConfig(in, "optimize_ddp"); opt && !in.truthy(opt)) return nullptr;
   Value ddpClass;
   if (auto m = in.importModule("torch.nn.parallel")) {
     auto it = m->scope->vars.find("DistributedDataParallel");

@@ -8,6 +8,7 @@
 #include "engine/python/interpreter.h"
 #include "engine/python/trace_hooks.h"
 #include "engine/session/sink.h"
+#include "engine/torch/capture_hooks.h"
 
 #include <functional>
 #include <map>
@@ -28,24 +29,20 @@ namespace kiln::capture {
 struct StopAtCall;
 struct ResumePlan;  // resume.h
 
-struct CompileOptions {
-  std::string backend = "inductor";  // a name in BackendRegistry::global()
-  bool fullgraph = false;
-  std::optional<bool> dynamic;  // None = automatic dynamic
-  std::string mode = "default";
-};
+// torch.compile's options, parsed by torch (engine/torch/capture_hooks.h).
+using CompileOptions = torchapi::CompileOptions;
 
 struct Frame;  // frame.h
 struct CacheEntry;
 
-class CompileContext : public py::CompilerHooks {
+class CompileContext : public torchapi::CompileHooks {
  public:
   CompileContext(session::SessionSink& sink, codegen::KernelCompiler* cpu, const std::string& scriptPath);
   ~CompileContext();
 
   // torch.compile(fn_or_module, ...) and module.compile(...).
-  py::Value compile(py::Interpreter& in, const py::Value& target, const CompileOptions& opts);
-  void compileModuleInPlace(py::Interpreter& in, const py::Value& module, const CompileOptions& opts);
+  py::Value compile(py::Interpreter& in, const py::Value& target, const CompileOptions& opts) override;
+  void compileModuleInPlace(py::Interpreter& in, const py::Value& module, const CompileOptions& opts) override;
   // Called by a compiled callable: cache lookup, capture on a miss, then run.
   // `intercepted`: a call Kiln's frame callback caught (not a torch.compile'd callable), which
   // inherits the run-only mode of the frame that made it.
@@ -60,9 +57,9 @@ class CompileContext : public py::CompilerHooks {
 
   // torch._dynamo.reset(): every frame, cache entry and resume function is forgotten; frame
   // ids start again at 0.
-  void reset();
-  // torch._dynamo.config.<name> (the current value; null when absent).
-  static py::Value configValue(py::Interpreter& in, const std::string& name);
+  void reset() override;
+  // options=... of torch.compile with the inductor backend (inductor_options.h).
+  void checkInductorOptions(py::Interpreter& in, const py::Value& options) override;
   // config.recompile_limit (or the old name cache_size_limit, when only that one was changed).
   static int recompileLimit(py::Interpreter& in);
 
@@ -127,9 +124,6 @@ class CompileContext : public py::CompilerHooks {
   Next skip(Capture& c, const std::string& why, const session::GraphBreakEvent* b);
   void failCompile(Capture& c, const session::GraphBreakEvent& b);
 };
-
-// Parses torch.compile's keyword arguments (backend=, fullgraph=, dynamic=, mode=, options=).
-CompileOptions parseCompileOptions(py::Interpreter& in, const py::CallArgs& args);
 
 // The compile context of a run (the interpreter's CompilerHooks are always one).
 inline CompileContext* compilerOf(py::Interpreter& in) { return static_cast<CompileContext*>(in.compiler); }

@@ -12,6 +12,7 @@
 
 #include "engine/python/ast.h"
 #include "engine/python/interpreter.h"
+#include "engine/torch/unbacked.h"
 
 namespace kiln::capture {
 
@@ -30,15 +31,10 @@ bool hasTensorInFrame(py::Interpreter& in, const py::FunctionObj& fn, const std:
 // original reads (its co_names), which hasTensorInFrame looks at.
 void noteResumeCode(const py::Stmt& resumeDef, const py::Stmt& originalDef);
 
-// What Tensor.item() of a one-element traced tensor gives under fullgraph: an unbacked SymFloat
-// (zuf0, a floating tensor) or SymInt (u0), numbered per capture.
-py::Value makeUnbacked(py::Interpreter& in, Tracer& tracer, bool isFloat);
-// An unbacked scalar or a relation of one (a SymBool).
-bool isUnbacked(const py::Value& v);
-// `if` / `while` on an unbacked relation: Dynamo cannot guard on it (GuardOnDataDependentSymNode),
-// raised under fullgraph as torch._dynamo.exc.UserError.
-[[noreturn]] void guardOnDataDependent(py::Interpreter& in, const py::Value& rel);
-// Any other use of an unbacked scalar: what Kiln cannot capture yet (KB033, a Kiln limitation).
-[[noreturn]] void unbackedLimitation(py::Interpreter& in, const std::string& use);
+// Tensor.item()'s unbacked scalars are torch's (engine/torch/unbacked.h): Tracer::makeUnbacked
+// makes them, capture refuses them and guards branches on their relations.
+using torchapi::guardOnDataDependent;
+using torchapi::isUnbacked;
+using torchapi::unbackedLimitation;
 
 }  // namespace kiln::capture

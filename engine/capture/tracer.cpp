@@ -23,8 +23,6 @@ void markParameter(std::vector<Guard>& guards, const Source& src) {
 }
 }  // namespace
 
-std::string fxBaseName(const std::string& target) { return target.substr(target.rfind('.') + 1); }
-
 namespace {
 bool isConstant(const py::Value& v) {
   switch (v->kind) {
@@ -1387,6 +1385,14 @@ const py::GraphBreak* Tracer::stopBefore(const py::Expr* call, int occurrence) c
 std::any Tracer::globalState() const { return currentGlobalState(); }
 
 bool Tracer::isUnbacked(const py::Value& v) const { return capture::isUnbacked(v); }
+
+py::Value Tracer::makeUnbacked(bool isFloat) { return torchapi::makeUnbacked(firstObject, isFloat); }
+
+int Tracer::onEnterAutocast(const std::string& device, ir::DType dtype, bool enabled) {
+  return recordEnterAutocast(graph, device, dtype, enabled);
+}
+
+void Tracer::onExitAutocast(int enterNode) { recordExitAutocast(graph, enterNode); }
 
 void Tracer::onBranch(const py::Value& test) {
   if (capture::isUnbacked(test)) guardOnDataDependent(in_, test);  // `if x.item() > 0:` (fullgraph)

@@ -16,6 +16,7 @@
 #include "engine/ir/graph.h"
 #include "engine/python/interpreter.h"
 #include "engine/python/trace_hooks.h"
+#include "engine/torch/capture_hooks.h"
 
 #include <any>
 #include <functional>
@@ -45,7 +46,7 @@ struct GraphInput {
   int node = -1;
 };
 
-class Tracer : public py::TraceHooks {
+class Tracer : public torchapi::TracerHooks {
  public:
   Tracer(py::Interpreter& in, std::string fileBaseName, std::shared_ptr<py::ModuleObj> globals);
 
@@ -54,12 +55,12 @@ class Tracer : public py::TraceHooks {
   py::Value bindArg(const std::string& name, const py::Value& v);
   // Records a call on fake tensors; returns the fake result.
   py::Value record(const std::string& target, ir::NodeKind kind, const std::vector<py::Value>& args,
-                   const std::vector<std::pair<std::string, py::Value>>& kwargs, const ir::TensorType& result);
+                   const std::vector<std::pair<std::string, py::Value>>& kwargs, const ir::TensorType& result) override;
   // A call with several tensor results (chunk, split, unbind): the call node, then a getitem
   // node per result; returns the getitems' fake tensors.
   std::vector<py::Value> recordMulti(const std::string& target, ir::NodeKind kind, const std::vector<py::Value>& args,
                                      const std::vector<std::pair<std::string, py::Value>>& kwargs,
-                                     const std::vector<ir::TensorType>& results);
+                                     const std::vector<ir::TensorType>& results) override;
   // Interpreter hooks while capturing (return the value the program should see).
   py::Value onAttribute(const py::Value& obj, const std::string& name, py::Value result) override;
   py::Value onGlobal(const std::string& name, py::Value v) override;
@@ -123,7 +124,7 @@ class Tracer : public py::TraceHooks {
   std::vector<IteratorStep> iteratorSteps;
   // x.data = v on a traced tensor x: x is v's value in the rest of the trace (they share storage
   // now), and when x is the program's tensor the store is a side effect replayed after the graph.
-  void onSetData(const py::Value& x, const py::Value& v);
+  void onSetData(const py::Value& x, const py::Value& v) override;
   // The source an item that was in a mutated container before capture is read from (its
   // position then); null when `v` is not one.
   const Source* originalItemSource(const py::Value& v);
@@ -178,7 +179,7 @@ class Tracer : public py::TraceHooks {
 
   // Grad mode changed while tracing (entering/leaving torch.no_grad(), set_grad_enabled):
   // recorded as Dynamo records it, `torch._C._set_grad_enabled(False)`.
-  void onGradMode(bool enabled);
+  void onGradMode(bool enabled) override;
   // Dynamo's cleanup_graph: a grad-mode change immediately undone (set_grad_enabled(False)
   // then (True), nothing between) is no part of the graph; `atEntry` is the mode the frame
   // started in. A graph left with no calls is not compiled.
@@ -191,16 +192,17 @@ class Tracer : public py::TraceHooks {
   // The fake tensor standing for `v` in the graph: v itself when fake; for a real tensor the
   // program reached through its arguments, closures or globals, its graph input (lifted once);
   // for any other real tensor a constant input. Null for non-tensors.
-  py::Value fakeOf(const py::Value& v);
+  py::Value fakeOf(const py::Value& v) override;
   // The graph node a fake tensor stands for (realizing a lazy input); -1 if not fake.
-  int nodeOf(const py::Value& v);
+  int nodeOf(const py::Value& v) override;
   // The source of a tensor/object the function can reach (arguments, globals), if any.
   const Source* sourceOf(const py::Value& v);
-  bool isInput(int node) const;
+  bool hasSource(const py::Value& v) override { return sourceOf(v) != nullptr; }
+  bool isInput(int node) const override;
   const Source* inputSource(int node) const;
 
   // Truncates the graph to its first `n` nodes (a break inside a call discards the callee's ops).
-  void truncate(size_t n);
+  void truncate(size_t n) override;
   void finish(const std::vector<int>& outputs);
 
   // Dynamic shapes, as Dynamo's ShapeEnv traces them (tracer_shapes.cpp). When the trace first
@@ -256,9 +258,9 @@ class Tracer : public py::TraceHooks {
   int symbolicCalls = 0;
   // x.shape / x.size() / x.size(d) / x.numel() / len(x) of `tensor` (the concrete value given):
   // the value carrying its expression when the dims are symbolic.
-  py::Value symbolicSizes(const py::Value& tensor, py::Value sizes);
+  py::Value symbolicSizes(const py::Value& tensor, py::Value sizes) override;
   py::Value symbolicSize(const py::Value& tensor, int64_t dim, py::Value size) override;
-  py::Value symbolicNumel(const py::Value& tensor, py::Value numel);
+  py::Value symbolicNumel(const py::Value& tensor, py::Value numel) override;
   // Python arithmetic and comparisons on such values (result: the concrete result, returned
   // carrying the expression when there is one); "ceil" / "floor" / "int" / "neg" for `unary`.
   py::Value onSymbolicBinary(const std::string& op, const py::Value& a, const py::Value& b, py::Value result) override;
@@ -269,7 +271,7 @@ class Tracer : public py::TraceHooks {
   // The trace needs `v`'s exact value (str(), range(), a list index): `expr == value`.
   void specialize(const py::Value& v) override;
   // x[...] on a traced tensor: slice bounds against symbolic sizes are guarded (`5 <= s0`).
-  void onTensorIndex(const py::Value& tensor, const py::Value& index);
+  void onTensorIndex(const py::Value& tensor, const py::Value& index) override;
   // A call recorded with sizes or parameters that carry expressions: a tensor made with a
   // symbolic element count guards whether it is empty or has one element, as functionalization
   // does; conv's padding, stride and dilation must be constants (Inductor specializes them).
@@ -300,6 +302,12 @@ class Tracer : public py::TraceHooks {
   void onBranch(const py::Value& test) override;
   bool rewriteAssert(const py::Value& cond, const py::Expr* msg) override;
   std::set<std::string> classStatementNames(const py::Stmt& cls) override;
+  // torchapi::TracerHooks besides the calls above (tracer.cpp).
+  ir::Graph& capturedGraph() override { return graph; }
+  size_t sideEffectCount() const override { return sideEffects.size() + containerEffects.size() + varEffects.size(); }
+  int onEnterAutocast(const std::string& device, ir::DType dtype, bool enabled) override;
+  void onExitAutocast(int enterNode) override;
+  py::Value makeUnbacked(bool isFloat) override;
   std::map<const py::Expr*, int> topCalls;  // evaluations of each call expression in the frame
 
  private:
@@ -405,8 +413,8 @@ class Tracer : public py::TraceHooks {
   std::function<SymRange(int)> ranges();
 };
 
-// The FX name of a captured target: torch.cos -> cos, _operator.mul -> mul.
-std::string fxBaseName(const std::string& target);
+// The FX name of a captured target: torch.cos -> cos, _operator.mul -> mul (torch names targets).
+using torchapi::fxBaseName;
 
 // The tracer capturing now (the interpreter's TraceHooks are always a Tracer: capture installs them).
 inline Tracer* tracerOf(py::Interpreter& in) { return static_cast<Tracer*>(in.tracer); }

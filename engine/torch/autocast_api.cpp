@@ -4,10 +4,9 @@
 // dispatched (engine/ops/autocast.h); Dynamo guards both states (GLOBAL_STATE, capture).
 #include "engine/torch/tensor_protocol.h"
 
-#include "engine/capture/global_state.h"
-#include "engine/capture/tracer.h"
 #include "engine/ops/autocast.h"
 #include "engine/torch/bindings.h"
+#include "engine/torch/capture_hooks.h"
 
 namespace kiln::torchapi {
 
@@ -53,7 +52,7 @@ Block blockOf(py::Interpreter& in, const Value& self) {
 // Sets the block's state and returns what it replaced. While capturing, the block is also a
 // pair of graph nodes (Dynamo's _enter_autocast / _exit_autocast): `node` gets the enter's id.
 ops::autocast::DeviceState enter(py::Interpreter& in, const Block& b, int* node) {
-  if (in.tracer) *node = capture::recordEnterAutocast(capture::tracerOf(in)->graph, b.device, b.dtype, b.enabled);
+  if (in.tracer) *node = tracerOf(in)->onEnterAutocast(b.device, b.dtype, b.enabled);
   auto* s = ops::autocast::state(b.device);
   ops::autocast::DeviceState prev = *s;
   s->enabled = b.enabled;
@@ -62,7 +61,7 @@ ops::autocast::DeviceState enter(py::Interpreter& in, const Block& b, int* node)
 }
 
 void leave(py::Interpreter& in, const Block& b, const ops::autocast::DeviceState& prev, int node) {
-  if (in.tracer && node >= 0) capture::recordExitAutocast(capture::tracerOf(in)->graph, node);
+  if (in.tracer && node >= 0) tracerOf(in)->onExitAutocast(node);
   *ops::autocast::state(b.device) = prev;
 }
 

@@ -14,8 +14,8 @@
 #include "engine/torch/autograd_function.h"
 #include "engine/autograd/custom_function.h"
 #include "engine/autograd/grad_mode.h"
-#include "engine/capture/tracer.h"
 #include "engine/torch/bindings.h"
+#include "engine/torch/capture_hooks.h"
 #include "engine/torch/torch_functions.h"
 
 #include <algorithm>
@@ -143,7 +143,7 @@ void collectSaved(const Value& v, CapturedFunction& f, std::vector<Value>& saved
 }
 
 [[noreturn]] void breakAt(py::Interpreter& in, const std::string& name, const std::string& why, bool kilnLimitation) {
-  capture::Unsupported u(
+  py::GraphBreak u(
       "KB031", "autograd.Function that Kiln cannot capture",
       "torch.autograd.Function " + name + " cannot be traced into the graph: " + why + "; the call runs eagerly with its own backward.",
       {"Call it under torch.no_grad() or on inputs that do not require grad to have its forward compiled."});
@@ -157,7 +157,7 @@ void collectSaved(const Value& v, CapturedFunction& f, std::vector<Value>& saved
 Value captureFunction(py::Interpreter& in, const std::string& name, const Value& runBackward, const Value& ctx, const Value& backward,
                       int64_t firstNode, const std::vector<Value>& args, const Value& output, const std::vector<Value>& dirty,
                       const std::vector<Value>& nonDiff, bool materialize) {
-  capture::Tracer& tr = *capture::tracerOf(in);
+  TracerHooks& tr = *tracerOf(in);
   const bool single = output->kind != VK::Tuple;
   std::vector<Value> outs = single ? std::vector<Value>{output} : in.iterate(output);
   if (outs.empty()) breakAt(in, name, "its forward returns no tensor", true);
@@ -170,8 +170,8 @@ Value captureFunction(py::Interpreter& in, const std::string& name, const Value&
 
   // backward must trace (Dynamo speculates it as a subgraph): once, on fake gradients, with grad
   // mode off as a backward runs; what it recorded is dropped again.
-  const size_t mark = static_cast<size_t>(tr.graph.nextId());
-  const size_t effects = tr.sideEffects.size() + tr.containerEffects.size() + tr.varEffects.size();
+  const size_t mark = static_cast<size_t>(tr.capturedGraph().nextId());
+  const size_t effects = tr.sideEffectCount();
   std::string why;
   bool limitation = false;
   {
@@ -187,7 +187,7 @@ Value captureFunction(py::Interpreter& in, const std::string& name, const Value&
       std::vector<Value> items = r->kind == VK::Tuple || r->kind == VK::List ? in.iterate(r) : std::vector<Value>{r};
       for (const auto& v : items)
         if (!py::isNone(v) && !tensorIn(v)) why = "its backward returns " + py::typeName(v);
-    } catch (const capture::Unsupported& u) {
+    } catch (const py::GraphBreak& u) {
       why = "its backward cannot be traced (" + u.title + ")";
       limitation = u.kilnLimitation;
     } catch (const py::PyError& e) {
@@ -197,8 +197,7 @@ Value captureFunction(py::Interpreter& in, const std::string& name, const Value&
   }
   // Tracing it must leave nothing behind: a backward that changes objects, globals or cells
   // outside itself would have that replayed by every forward call (Dynamo breaks on it too).
-  if (why.empty() && tr.sideEffects.size() + tr.containerEffects.size() + tr.varEffects.size() != effects)
-    why = "its backward changes state outside itself";
+  if (why.empty() && tr.sideEffectCount() != effects) why = "its backward changes state outside itself";
   tr.truncate(mark);
   if (!why.empty()) breakAt(in, name, why, limitation);
 
@@ -238,7 +237,7 @@ Value captureFunction(py::Interpreter& in, const std::string& name, const Value&
     auto* r = py::as<py::TensorObj>(results[i]);
     if (!f->differentiable[i]) {
       // No gradient flows through it: the getitem is as if computed under no_grad.
-      if (ir::Node* n = tr.graph.find(r->node)) {
+      if (ir::Node* n = tr.capturedGraph().find(r->node)) {
         n->noGrad = true;
         n->types[0].requiresGrad = false;
       }
@@ -290,10 +289,10 @@ Value attachFunction(py::Interpreter& in, CallArgs& a) {
       return captureFunction(in, name, backwardFn, a.args[7], a.args[8], firstNode, args, output, dirty, nonDiff, materialize);
     }
     if (grad && inputsRequireGrad) {
-      capture::Unsupported u("KB031", "autograd.Function with inputs that require grad",
-                             "Kiln does not capture the backward of a torch.autograd.Function yet (" + name +
-                                 "); the call runs eagerly with its own backward.",
-                             {"Call it under torch.no_grad() or on inputs that do not require grad to have its forward compiled."});
+      py::GraphBreak u("KB031", "autograd.Function with inputs that require grad",
+                       "Kiln does not capture the backward of a torch.autograd.Function yet (" + name +
+                           "); the call runs eagerly with its own backward.",
+                       {"Call it under torch.no_grad() or on inputs that do not require grad to have its forward compiled."});
       u.kilnLimitation = true;
       u.where = in.currentLocation();
       u.stack = in.userStack();
@@ -341,7 +340,7 @@ void installAutogradFunction(py::Interpreter& in, const std::shared_ptr<py::Modu
   // Where a Function's forward starts in the graph being captured (0 outside capture): the
   // captured node reads its inputs as they were there (a dirty input is changed by forward).
   autogradModule->scope->vars["_function_begin"] = py::makeBuiltin("torch.autograd._function_begin", [](py::Interpreter& in, CallArgs&) {
-    return py::makeInt(in.tracer ? capture::tracerOf(in)->graph.nextId() : 0);
+    return py::makeInt(in.tracer ? tracerOf(in)->capturedGraph().nextId() : 0);
   });
   py::as<py::BuiltinObj>(autogradModule->scope->vars["_function_begin"])->isMethod = false;
 }

@@ -2,8 +2,8 @@
 
 #include "engine/autograd/engine.h"
 #include "engine/autograd/node.h"
-#include "engine/capture/tracer.h"
 #include "engine/torch/bindings.h"
+#include "engine/torch/capture_hooks.h"
 
 namespace kiln::torchapi {
 
@@ -138,12 +138,12 @@ bool autogradSetAttr(py::Interpreter& in, const Value& t, const std::string& nam
   if (name == "requires_grad") {
     if (x->fake) {
       // Dynamo's break at the STORE_ATTR (gb0206): the store runs eagerly, the rest resumes.
-      capture::Unsupported u("KB044", "setattr() on Tensor.requires_grad",
-                             "setattr() on Tensor.requires_grad not supported. Mutating requires_grad can introduce a new leaf "
-                             "from non-leaf or vice versa in the middle of the graph, which AOTAutograd does not currently "
-                             "know how to handle.",
-                             {"It may be possible to write Dynamo tracing rules for this code. Please report an issue to "
-                              "PyTorch if you encounter this graph break often and it is causing performance issues."});
+      py::GraphBreak u("KB044", "setattr() on Tensor.requires_grad",
+                       "setattr() on Tensor.requires_grad not supported. Mutating requires_grad can introduce a new leaf "
+                       "from non-leaf or vice versa in the middle of the graph, which AOTAutograd does not currently "
+                       "know how to handle.",
+                       {"It may be possible to write Dynamo tracing rules for this code. Please report an issue to "
+                        "PyTorch if you encounter this graph break often and it is causing performance issues."});
       u.where = in.currentLocation();
       u.stack = in.userStack();
       throw u;
@@ -172,7 +172,7 @@ bool autogradSetAttr(py::Interpreter& in, const Value& t, const std::string& nam
       // While capturing: the traced tensor stands for v's value from here on, and the store is
       // replayed on the program's tensor after the graph (Tracer::onSetData).
       if (!in.tracer) in.raise("RuntimeError", "internal error: a traced tensor outside capture");
-      capture::tracerOf(in)->onSetData(t, v);
+      tracerOf(in)->onSetData(t, v);
       return true;
     }
     // Same autograd identity, new contents (param.data = ...).

@@ -1,11 +1,11 @@
 #include "engine/torch/bindings.h"
 
 #include "engine/autograd/grad_mode.h"
-#include "engine/capture/data_dependent.h"
-#include "engine/capture/tracer.h"
 #include "engine/ir/sym.h"
+#include "engine/torch/capture_hooks.h"
 #include "engine/torch/device_api.h"
 #include "engine/torch/inplace.h"
+#include "engine/torch/unbacked.h"
 
 #include <functional>
 
@@ -38,7 +38,7 @@ ops::Val toVal(py::Interpreter& in, const Value& v) {
       if (inst->cls->name == "memory_format" && inst->cls->module && inst->cls->module->name == "torch")
         return ops::Val::string(in.repr(v));
       if (isDevice(v)) return ops::Val::string(in.str(v));  // a torch.device as its string ("cuda:0")
-      if (capture::isUnbacked(v)) capture::unbackedLimitation(in, "an unbacked scalar as an argument of a torch call");
+      if (isUnbacked(v)) unbackedLimitation(in, "an unbacked scalar as an argument of a torch call");
       in.raise("TypeError", "expected a tensor, number or sequence, got " + py::typeName(v));
     }
     case VK::Class: {
@@ -89,8 +89,8 @@ void rethrow(py::Interpreter& in, const tensor::TorchError& e) {
 
 void notSupported(py::Interpreter& in, const std::string& what) {
   if (!in.tracer) in.raise("NotImplementedError", what);
-  capture::Unsupported u("KB030", "Operation Kiln does not support yet",
-                         what + ". PyTorch can capture this; Kiln cannot yet, so the frame runs eagerly from here.");
+  py::GraphBreak u("KB030", "Operation Kiln does not support yet",
+                   what + ". PyTorch can capture this; Kiln cannot yet, so the frame runs eagerly from here.");
   u.kilnLimitation = true;
   u.where = in.currentLocation();
   u.stack = in.userStack();
@@ -99,11 +99,11 @@ void notSupported(py::Interpreter& in, const std::string& what) {
 
 void breakOnRandomInCapture(py::Interpreter& in, const std::string& what) {
   if (!in.tracer) return;
-  capture::Unsupported u("KB021", "Random operator Kiln does not capture",
-                         what +
-                             " draws random numbers; Kiln does not record it in a graph yet, and running it while "
-                             "capturing would freeze one draw into the graph. The frame runs eagerly from here.",
-                         {"Draw the random tensor outside the compiled function and pass it in."});
+  py::GraphBreak u("KB021", "Random operator Kiln does not capture",
+                   what +
+                       " draws random numbers; Kiln does not record it in a graph yet, and running it while "
+                       "capturing would freeze one draw into the graph. The frame runs eagerly from here.",
+                   {"Draw the random tensor outside the compiled function and pass it in."});
   u.kilnLimitation = true;
   u.where = in.currentLocation();
   u.stack = in.userStack();
@@ -147,9 +147,9 @@ Value callTorch(py::Interpreter& in, const std::string& target, ir::NodeKind kin
       if (!in.tracer) notSupported(in, "capturing " + target + "(out=...) is not supported by Kiln yet");
       const ir::TensorType outType = py::as<py::TensorObj>(out)->tensorType();
       if (!outType.strides.empty() && outType.strides != ir::contiguousStrides(outType.sizes)) {
-        capture::Unsupported u("KB047", "Attempted to call op with non-contiguous `out=` tensor", "Dynamo does not support this.",
-                               {"It may be possible to write Dynamo tracing rules for this code. Please report an issue to "
-                                "PyTorch if you encounter this graph break often and it is causing performance issues."});
+        py::GraphBreak u("KB047", "Attempted to call op with non-contiguous `out=` tensor", "Dynamo does not support this.",
+                         {"It may be possible to write Dynamo tracing rules for this code. Please report an issue to "
+                          "PyTorch if you encounter this graph break often and it is causing performance issues."});
         u.where = in.currentLocation();
         u.stack = in.userStack();
         throw u;
@@ -178,7 +178,7 @@ Value callTorch(py::Interpreter& in, const std::string& target, ir::NodeKind kin
   // (a list of tensors, say) are graph inputs too: the call is recorded.
   if (in.tracer && !fake) {
     std::function<bool(const py::Value&)> sourced = [&](const py::Value& v) {
-      if (v->kind == VK::Tensor) return capture::tracerOf(in)->dependsOnInputs(v);  // KB020 for a tensor of unknown origin
+      if (v->kind == VK::Tensor) return tracerOf(in)->dependsOnInputs(v);  // KB020 for a tensor of unknown origin
       if (v->kind == VK::List || v->kind == VK::Tuple) {
         bool any = false;
         for (const auto& x : v->kind == VK::List ? py::as<py::ListObj>(v)->items : py::as<py::TupleObj>(v)->items) any = sourced(x) || any;
@@ -202,9 +202,8 @@ Value callTorch(py::Interpreter& in, const std::string& target, ir::NodeKind kin
   // operator", a graph break unless capture_dynamic_output_shape_ops is set).
   const bool whereNonzero = target == "torch.where" && ta.args.size() == 1 && !ta.kw("input") && !ta.kw("other");  // where(cond)
   if (fake && (target == "torch.nonzero" || target == "nonzero" || whereNonzero)) {
-    capture::Unsupported u(
-        "KB006", "Dynamic shape operator", "Operator `aten.nonzero.default`'s output shape depends on input Tensor data.",
-        {"Enable tracing of dynamic shape operators with `torch._dynamo.config.capture_dynamic_output_shape_ops = True`"});
+    py::GraphBreak u("KB006", "Dynamic shape operator", "Operator `aten.nonzero.default`'s output shape depends on input Tensor data.",
+                     {"Enable tracing of dynamic shape operators with `torch._dynamo.config.capture_dynamic_output_shape_ops = True`"});
     u.where = in.currentLocation();
     u.stack = in.userStack();
     throw u;
@@ -213,9 +212,9 @@ Value callTorch(py::Interpreter& in, const std::string& target, ir::NodeKind kin
   if (fake && (target == "torch.repeat_interleave" || target == "repeat_interleave")) {
     const ops::Val* repeats = ta.get(1, "repeats");
     if (!repeats || repeats->isTensor()) {
-      capture::Unsupported u(
-          "KB006", "Dynamic shape operator", "Operator `aten.repeat_interleave.Tensor`'s output shape depends on input Tensor data.",
-          {"Enable tracing of dynamic shape operators with `torch._dynamo.config.capture_dynamic_output_shape_ops = True`"});
+      py::GraphBreak u("KB006", "Dynamic shape operator",
+                       "Operator `aten.repeat_interleave.Tensor`'s output shape depends on input Tensor data.",
+                       {"Enable tracing of dynamic shape operators with `torch._dynamo.config.capture_dynamic_output_shape_ops = True`"});
       u.where = in.currentLocation();
       u.stack = in.userStack();
       throw u;
@@ -225,11 +224,11 @@ Value callTorch(py::Interpreter& in, const std::string& target, ir::NodeKind kin
   // "Data dependent operator" break.
   if (fake && (target == "torch.equal" || target == "equal" || target == "torch.allclose" || target == "allclose")) {
     const bool eq = target == "torch.equal" || target == "equal";
-    capture::Unsupported u("KB007", "Data dependent operator",
-                           std::string("Operator `") + (eq ? "aten.equal.default" : "aten.allclose.default") +
-                               "` has a non-Tensor output whose value is dependent on the data of Tensor inputs.",
-                           {"Consider wrapping the operator into a PyTorch-understood custom operator (see "
-                            "https://pytorch.org/tutorials/advanced/custom_ops_landing_page.html)"});
+    py::GraphBreak u("KB007", "Data dependent operator",
+                     std::string("Operator `") + (eq ? "aten.equal.default" : "aten.allclose.default") +
+                         "` has a non-Tensor output whose value is dependent on the data of Tensor inputs.",
+                     {"Consider wrapping the operator into a PyTorch-understood custom operator (see "
+                      "https://pytorch.org/tutorials/advanced/custom_ops_landing_page.html)"});
     u.where = in.currentLocation();
     u.stack = in.userStack();
     throw u;
@@ -245,11 +244,11 @@ Value callTorch(py::Interpreter& in, const std::string& target, ir::NodeKind kin
           if (!x.isTensor()) notSupported(in, "capturing " + target + " (non-tensor results) is not supported yet");
           types.push_back(x.tensorType());
         }
-        return py::makeTuple(capture::tracerOf(in)->recordMulti(target, kind, args.args, args.kwargs, types));
+        return py::makeTuple(tracerOf(in)->recordMulti(target, kind, args.args, args.kwargs, types));
       }
       if (r.kind != ops::Val::Kind::Sym && r.kind != ops::Val::Kind::Tensor)
         notSupported(in, "capturing " + target + " (non-tensor result) is not supported yet");
-      return capture::tracerOf(in)->record(target, kind, args.args, args.kwargs, r.tensorType());
+      return tracerOf(in)->record(target, kind, args.args, args.kwargs, r.tensorType());
     }
     ops::EagerDispatcher eager;
     if (out) {

@@ -2,8 +2,7 @@
 // mark_dynamic / mark_static, is_compiling, reset, allow_in_graph and the config object.
 #include "engine/torch/tensor_protocol.h"
 
-#include "engine/capture/compile_context.h"
-#include "engine/capture/tracer.h"
+#include "engine/torch/capture_hooks.h"
 
 namespace kiln::torchapi {
 
@@ -14,7 +13,7 @@ using py::VK;
 namespace {
 
 // torch._dynamo.config: a module of options, with PyTorch 2.11's defaults; the ones Kiln reads
-// change what capture does (capture/compile_context.cpp reads them through configValue).
+// change what capture does (capture/compile_context.cpp reads them through torchapi::dynamoConfig).
 void fillConfig(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& cfg) {
   auto& d = cfg->scope->vars;
   d["recompile_limit"] = py::makeInt(8);
@@ -129,10 +128,10 @@ Value disable(py::Interpreter& in, const Value& fn, bool recursive, const std::s
   std::string shown = "<function " + name + " at " + addr + ">";
   auto b = std::make_shared<py::BuiltinObj>(name, [fn, recursive, reason, shown](py::Interpreter& in, CallArgs& a) -> Value {
     if (in.tracer) {
-      capture::Unsupported u("KB012", "Skip calling `torch.compiler.disable()`d function",
-                             "Skip calling function `" + shown + "` since it was wrapped with `torch.compiler.disable` (reason: " +
-                                 (reason.empty() ? std::string("None") : reason) + ")",
-                             {"Remove the `torch.compiler.disable` call"});
+      py::GraphBreak u("KB012", "Skip calling `torch.compiler.disable()`d function",
+                       "Skip calling function `" + shown + "` since it was wrapped with `torch.compiler.disable` (reason: " +
+                           (reason.empty() ? std::string("None") : reason) + ")",
+                       {"Remove the `torch.compiler.disable` call"});
       u.where = in.currentLocation();
       u.stack = in.userStack();
       throw u;
@@ -180,15 +179,15 @@ void installDynamo(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& dy
     if (!in.tracer) return py::None();  // outside capture it does nothing, as in PyTorch
     std::string msg = a.args.empty() ? "None" : in.str(a.args[0]);
     if (py::Value m = a.kwarg("msg")) msg = in.str(m);
-    capture::Unsupported u("KB004", "Call to `torch._dynamo.graph_break()`", "User-inserted graph break. Message: " + msg,
-                           {"Remove the `torch._dynamo.graph_break()` call."});
+    py::GraphBreak u("KB004", "Call to `torch._dynamo.graph_break()`", "User-inserted graph break. Message: " + msg,
+                     {"Remove the `torch._dynamo.graph_break()` call."});
     u.where = in.currentLocation();
     u.stack = in.userStack();
     throw u;
   });
   for (const auto& m : {dynamo, compiler}) {
     def(m, "reset", [](py::Interpreter& in, CallArgs&) {
-      if (in.compiler) capture::compilerOf(in)->reset();
+      if (in.compiler) compilerOf(in)->reset();
       return py::None();
     });
     def(m, "disable", disableEntry);

@@ -2,10 +2,10 @@
 // mode API: torch.no_grad / enable_grad / set_grad_enabled (context managers and decorators),
 // torch.is_grad_enabled.
 #include "engine/autograd/grad_mode.h"
-#include "engine/capture/tracer.h"
 #include "engine/ops/random.h"
 #include "engine/torch/autograd_methods.h"
 #include "engine/torch/bindings.h"
+#include "engine/torch/capture_hooks.h"
 
 namespace kiln::torchapi {
 
@@ -106,9 +106,8 @@ void installGeneratorClass(py::Interpreter& in, const std::shared_ptr<py::Module
   // a seed set or read in a compiled function happens on every call, not once while tracing.
   auto untraced = [](py::Interpreter& in, const std::string& method) {
     if (!in.tracer) return;
-    capture::Unsupported u("KB046", "Unsupported method call",
-                           "Dynamo does not know how to trace method `" + method + "` of class `Generator`",
-                           {"Avoid calling `Generator." + method + "` in your code.", "Please report an issue to PyTorch."});
+    py::GraphBreak u("KB046", "Unsupported method call", "Dynamo does not know how to trace method `" + method + "` of class `Generator`",
+                     {"Avoid calling `Generator." + method + "` in your code.", "Please report an issue to PyTorch."});
     u.where = in.currentLocation();
     u.stack = in.userStack();
     throw u;
@@ -134,7 +133,7 @@ void installGeneratorClass(py::Interpreter& in, const std::shared_ptr<py::Module
 
 // Sets grad mode; while capturing, a change is also a node of the graph.
 void setGradMode(py::Interpreter& in, bool enabled) {
-  if (in.tracer && enabled != autograd::isGradEnabled()) capture::tracerOf(in)->onGradMode(enabled);
+  if (in.tracer && enabled != autograd::isGradEnabled()) tracerOf(in)->onGradMode(enabled);
   autograd::setGradEnabled(enabled);
 }
 
@@ -158,7 +157,7 @@ Value gradModeClass(py::Interpreter& in, const std::string& name, bool immediate
         py::Interpreter& in;
         bool prev, prevInference;
         ~Restore() {
-          if (in.tracer && prev != autograd::isGradEnabled()) capture::tracerOf(in)->onGradMode(prev);
+          if (in.tracer && prev != autograd::isGradEnabled()) tracerOf(in)->onGradMode(prev);
           autograd::setGradEnabled(prev);
           tensor::setInferenceModeEnabled(prevInference);
         }
@@ -229,13 +228,13 @@ void installGradModeAndRandom(py::Interpreter& in, const std::shared_ptr<py::Mod
   // Dynamo does not trace it: a graph break (gb0046).
   def(torch, "is_inference_mode_enabled", [](py::Interpreter& in, CallArgs&) {
     if (in.tracer) {
-      capture::Unsupported u("KB008", "Encountered torch.is_inference_mode_enabled during tracing",
-                             "torch.is_inference_mode_enabled() is not supported",
-                             {"This graph break is fundamental - it is unlikely that Dynamo will ever be able to trace through your code. "
-                              "Consider finding a workaround.",
-                              "Avoid using `tensor.is_inference()` and `torch.is_inference_mode_enabled()` in your compile code. This is "
-                              "primarily used in conjunction with `torch.inference_mode`. Consider using `torch.no_grad` instead because "
-                              "`torch.no_grad` leads to same improvements as `inference_mode` when `torch.compile` is used."});
+      py::GraphBreak u("KB008", "Encountered torch.is_inference_mode_enabled during tracing",
+                       "torch.is_inference_mode_enabled() is not supported",
+                       {"This graph break is fundamental - it is unlikely that Dynamo will ever be able to trace through your code. "
+                        "Consider finding a workaround.",
+                        "Avoid using `tensor.is_inference()` and `torch.is_inference_mode_enabled()` in your compile code. This is "
+                        "primarily used in conjunction with `torch.inference_mode`. Consider using `torch.no_grad` instead because "
+                        "`torch.no_grad` leads to same improvements as `inference_mode` when `torch.compile` is used."});
       u.where = in.currentLocation();
       u.stack = in.userStack();
       throw u;

@@ -2,10 +2,10 @@
 
 #include "engine/autograd/grad_mode.h"
 #include "engine/autograd/node.h"
-#include "engine/capture/tracer.h"
 #include "engine/ops/index_ops.h"
 #include "engine/ops/random.h"
 #include "engine/torch/bindings.h"
+#include "engine/torch/capture_hooks.h"
 
 namespace kiln::torchapi {
 
@@ -182,16 +182,16 @@ Value inplaceMethod(const Value& selfValue, const std::string& name) {
     Value fake = self->fake ? selfValue : nullptr;
     // While capturing, a real tensor the function reached (a list item, a module buffer, a
     // global) is a graph input: its update is recorded, never done at capture time.
-    if (!fake && in.tracer) fake = capture::tracerOf(in)->fakeOf(selfValue);
+    if (!fake && in.tracer) fake = tracerOf(in)->fakeOf(selfValue);
     if (fake) {
       // Capture records the mutation as Dynamo does (`add_ = l_x_.add_(1)`); later uses of the
       // tensor keep referring to it and lowering functionalizes it.
       if (!in.tracer) in.raise("RuntimeError", "internal error: fake tensor outside capture");
-      if (changesShape(base) && capture::tracerOf(in)->isInput(capture::tracerOf(in)->nodeOf(fake))) {
+      if (changesShape(base) && tracerOf(in)->isInput(tracerOf(in)->nodeOf(fake))) {
         // Dynamo does not trace an in-place view op on a graph input either (gb0148).
-        capture::Unsupported u("KB013", "Unsupported function call (delayed)",
-                               "Dynamo determined that a graph break should occur when calling `Tensor." + name +
-                                   "`. Reason: Getting an inplace view on a graph input is not supported");
+        py::GraphBreak u("KB013", "Unsupported function call (delayed)",
+                         "Dynamo determined that a graph break should occur when calling `Tensor." + name +
+                             "`. Reason: Getting an inplace view on a graph input is not supported");
         u.where = in.currentLocation();
         u.stack = in.userStack();
         throw u;
@@ -212,7 +212,7 @@ Value inplaceMethod(const Value& selfValue, const std::string& name) {
       } catch (const TorchError& e) { rethrow(in, e); }
       std::vector<Value> args{fake};
       args.insert(args.end(), a.args.begin(), a.args.end());
-      capture::tracerOf(in)->record(name, ir::NodeKind::CallMethod, args, a.kwargs, obj(fake)->tensorType());
+      tracerOf(in)->record(name, ir::NodeKind::CallMethod, args, a.kwargs, obj(fake)->tensorType());
       return selfValue;  // the same object (a real tensor the function reached stays itself)
     }
     if (changesShape(base)) {
@@ -270,7 +270,7 @@ Value inplaceOperator(py::Interpreter& in, const std::string& target, const Valu
     const TorchFn* outOfPlace = findTorchFn(outOfPlaceOperator(target), ir::NodeKind::CallFunction);
     checkUpdate(obj(self)->tensorType(), outOfPlace->impl(meta, ta), false);
   } catch (const TorchError& e) { rethrow(in, e); }
-  capture::tracerOf(in)->record(target, ir::NodeKind::CallFunction, {self, other}, {}, obj(self)->tensorType());
+  tracerOf(in)->record(target, ir::NodeKind::CallFunction, {self, other}, {}, obj(self)->tensorType());
   return self;
 }
 

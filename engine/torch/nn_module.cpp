@@ -1,8 +1,6 @@
 #include "engine/torch/nn_module.h"
 
-#include "engine/capture/tracer.h"
-
-#include "engine/capture/compile_context.h"
+#include "engine/torch/capture_hooks.h"
 
 #include <set>
 
@@ -199,7 +197,7 @@ void installNn(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& nn) {
     if (auto st = std::static_pointer_cast<CompiledModuleState>(inst(self)->native); st && st->compiledCall)
       return hooks ? callWithHooks(in, self, st->compiledCall, rest) : in.call(st->compiledCall, rest);
     Value forward = in.getAttr(self, "forward");
-    if (in.tracer) capture::tracerOf(in)->onBoundMethod(self, "forward", forward);  // mod.forward = other.__get__(mod)
+    if (in.tracer) tracerOf(in)->onBoundMethod(self, "forward", forward);  // mod.forward = other.__get__(mod)
     if (hooks) return callWithHooks(in, self, forward, rest);
     return in.call(forward, rest);
   });
@@ -210,7 +208,7 @@ void installNn(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& nn) {
     if (!in.compiler) return py::None();  // --eager
     CallArgs opts = a;
     opts.args.clear();
-    capture::compilerOf(in)->compileModuleInPlace(in, a.args.at(0), capture::parseCompileOptions(in, opts));
+    compilerOf(in)->compileModuleInPlace(in, a.args.at(0), parseCompileOptions(in, opts));
     return py::None();
   });
   method("train", [](py::Interpreter& in, CallArgs& a) {

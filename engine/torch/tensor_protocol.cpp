@@ -3,18 +3,17 @@
 
 #include "engine/autograd/grad_mode.h"
 #include "engine/autograd/node.h"
-#include "engine/capture/compile_context.h"
-#include "engine/capture/data_dependent.h"
-#include "engine/capture/tracer.h"
 #include "engine/ops/device_dispatch.h"
 #include "engine/ops/index_ops.h"
 #include "engine/ops/shape_util.h"
 #include "engine/torch/autograd_methods.h"
 #include "engine/torch/bindings.h"
+#include "engine/torch/capture_hooks.h"
 #include "engine/torch/device_api.h"
 #include "engine/torch/indexing.h"
 #include "engine/torch/inplace.h"
 #include "engine/torch/tensor_format.h"
+#include "engine/torch/unbacked.h"
 
 #include <map>
 #include <set>
@@ -39,7 +38,7 @@ bool isOperand(const Value& v) { return v->kind == VK::Tensor || v->kind == VK::
 
 [[noreturn]] void breakOn(py::Interpreter& in, std::string code, std::string title, std::string explanation,
                           std::vector<std::string> hints = {}) {
-  capture::Unsupported u(std::move(code), std::move(title), std::move(explanation), std::move(hints));
+  py::GraphBreak u(std::move(code), std::move(title), std::move(explanation), std::move(hints));
   u.where = in.currentLocation();
   u.stack = in.userStack();
   throw u;
@@ -78,7 +77,7 @@ Value tensorBinary(py::Interpreter& in, const std::string& opIn, const Value& a,
   // x += y mutates x (every alias sees it), as Tensor.__iadd__ does. While capturing it is an
   // in-place node (`operator.iadd(l_x_, l_y_)`) that lowering functionalizes like x.add_(y).
   if (inplace && a->kind == VK::Tensor && in.tracer)
-    if (Value fake = capture::tracerOf(in)->fakeOf(a)) {
+    if (Value fake = tracerOf(in)->fakeOf(a)) {
       std::string name = it->second;
       if (name.back() == '_') name.pop_back();  // and_ -> iand, as Python's operator module names it
       inplaceOperator(in, "_operator.i" + name, fake, b);
@@ -105,7 +104,7 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
   ir::TensorType ty = tv->tensorType();
   if (tv->attrs)
     if (Value v = tv->attrs->getStr(name)) return v;  // set by the program (x.tag = 3)
-  if (name == "shape") return in.tracer && tv->fake ? capture::tracerOf(in)->symbolicSizes(t, shapeTuple(ty)) : shapeTuple(ty);
+  if (name == "shape") return in.tracer && tv->fake ? tracerOf(in)->symbolicSizes(t, shapeTuple(ty)) : shapeTuple(ty);
   if (name == "dtype") return std::make_shared<py::DTypeObj>(ty.dtype);
   if (name == "ndim") return py::makeInt(static_cast<int64_t>(ty.sizes.size()));
   if (name == "device" || name == "is_cuda" || name == "is_cpu" || name == "get_device") {
@@ -177,11 +176,11 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
     return py::makeBuiltin("Tensor.size", [self](py::Interpreter& in, py::CallArgs& a) -> Value {
       ir::TensorType ty = asTensor(self)->tensorType();
       const bool traced = in.tracer && asTensor(self)->fake;
-      if (a.args.empty()) return traced ? capture::tracerOf(in)->symbolicSizes(self, shapeTuple(ty)) : shapeTuple(ty);
+      if (a.args.empty()) return traced ? tracerOf(in)->symbolicSizes(self, shapeTuple(ty)) : shapeTuple(ty);
       if (a.args[0]->kind != VK::Int) in.raise("TypeError", "size(): argument 'dim' must be int");
       int64_t d = normDim(in, py::as<py::IntObj>(a.args[0])->small(), static_cast<int64_t>(ty.sizes.size()));
       Value size = py::makeInt(ty.sizes[static_cast<size_t>(d)].value);
-      return traced ? capture::tracerOf(in)->symbolicSize(self, d, size) : size;
+      return traced ? tracerOf(in)->symbolicSize(self, d, size) : size;
     });
   if (name == "dim")
     return py::makeBuiltin("Tensor.dim", [self](py::Interpreter&, py::CallArgs&) {
@@ -190,7 +189,7 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
   if (name == "numel")
     return py::makeBuiltin("Tensor.numel", [self](py::Interpreter& in, py::CallArgs&) {
       Value n = py::makeInt(asTensor(self)->tensorType().numel());
-      return in.tracer && asTensor(self)->fake ? capture::tracerOf(in)->symbolicNumel(self, n) : n;
+      return in.tracer && asTensor(self)->fake ? tracerOf(in)->symbolicNumel(self, n) : n;
     });
   if (name == "is_contiguous")
     return py::makeBuiltin("Tensor.is_contiguous", [self](py::Interpreter& in, py::CallArgs& a) {
@@ -208,9 +207,9 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
   if (name == "item")
     return py::makeBuiltin("Tensor.item", [self](py::Interpreter& in, py::CallArgs&) -> Value {
       auto* x = asTensor(self);
-      if (x->fake || (in.tracer && capture::tracerOf(in)->dependsOnInputs(self))) {
-        Value cap = capture::CompileContext::configValue(in, "capture_scalar_outputs");
-        const bool fullgraph = in.tracer && capture::tracerOf(in)->fullgraph;
+      if (x->fake || (in.tracer && tracerOf(in)->dependsOnInputs(self))) {
+        Value cap = dynamoConfig(in, "capture_scalar_outputs");
+        const bool fullgraph = in.tracer && tracerOf(in)->fullgraph;
         const bool capture = fullgraph || (cap && in.truthy(cap));  // fullgraph=True captures it too
         const ir::TensorType ty = x->tensorType();
         const int64_t numel = ty.numel();
@@ -225,7 +224,7 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
                        size + ")),), **{}): got RuntimeError('a Tensor with " + std::to_string(numel) +
                        " elements cannot be converted to Scalar')");
         if (fullgraph && ty.dtype != ir::DType::Bool) {
-          Value u = capture::makeUnbacked(in, *capture::tracerOf(in), ir::isFloating(ty.dtype));
+          Value u = tracerOf(in)->makeUnbacked(ir::isFloating(ty.dtype));
           // Where it is read from: a frame that returns the scalar hands it on from the graph.
           py::as<py::InstanceObj>(u)->dict->setStr("_item_of", self);
           return u;
@@ -233,9 +232,9 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
         if (capture) {
           // Dynamo captures the scalar as an unbacked symbol; Kiln cannot yet: it breaks here
           // (and under fullgraph=True runs the frame eagerly) rather than fail the program.
-          capture::Unsupported u("KB033", "Tensor.item() with capture_scalar_outputs=True",
-                                 "Dynamo captures Tensor.item() into the graph when config.capture_scalar_outputs is set; "
-                                 "Kiln does not yet, so the frame breaks here.");
+          py::GraphBreak u("KB033", "Tensor.item() with capture_scalar_outputs=True",
+                           "Dynamo captures Tensor.item() into the graph when config.capture_scalar_outputs is set; "
+                           "Kiln does not yet, so the frame breaks here.");
           u.kilnLimitation = true;
           u.where = in.currentLocation();
           u.stack = in.userStack();
@@ -257,7 +256,7 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
   if (name == "tolist")
     return py::makeBuiltin("Tensor.tolist", [self](py::Interpreter& in, py::CallArgs&) -> Value {
       auto* x = asTensor(self);
-      if (x->fake || (in.tracer && capture::tracerOf(in)->dependsOnInputs(self))) {
+      if (x->fake || (in.tracer && tracerOf(in)->dependsOnInputs(self))) {
         const ir::DType dt = x->tensorType().dtype;
         if (ir::isFloating(dt) || dt == ir::DType::Bool)
           breakOn(in, "KB005", "Tensor.tolist() with non-integer tensor",
@@ -265,8 +264,8 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
                   {"Ensure the input tensor to `tolist()` is an integer type (e.g., int8, int16, int32, int64)."});
         // An integer tensor's elements are read one by one (aten._local_scalar_dense): captured as
         // unbacked SymInts under fullgraph=True or capture_scalar_outputs, which Kiln cannot yet.
-        Value cap = capture::CompileContext::configValue(in, "capture_scalar_outputs");
-        if ((in.tracer && capture::tracerOf(in)->fullgraph) || (cap && in.truthy(cap))) capture::unbackedLimitation(in, "Tensor.tolist()");
+        Value cap = dynamoConfig(in, "capture_scalar_outputs");
+        if ((in.tracer && tracerOf(in)->fullgraph) || (cap && in.truthy(cap))) unbackedLimitation(in, "Tensor.tolist()");
         breakOn(in, "KB007", "Data dependent operator",
                 "Operator `aten._local_scalar_dense.default` has a non-Tensor output whose value is dependent on the data of "
                 "Tensor inputs.",
@@ -316,7 +315,7 @@ Value tensorGetAttr(py::Interpreter& in, const Value& t, const std::string& name
   if (name == "is_inference")
     return py::makeBuiltin("Tensor.is_inference", [self](py::Interpreter& in, py::CallArgs&) -> Value {
       auto* x = asTensor(self);
-      if (x->fake || (in.tracer && capture::tracerOf(in)->dependsOnInputs(self)))
+      if (x->fake || (in.tracer && tracerOf(in)->dependsOnInputs(self)))
         breakOn(in, "KB009", "Encountered tensor.is_inference() during tracing", "tensor.is_inference() is not supported",
                 {"This graph break is fundamental - it is unlikely that Dynamo will ever be able to trace through your code. Consider "
                  "finding a workaround.",
@@ -421,7 +420,7 @@ Value tensorSubscript(py::Interpreter& in, const Value& t, const Value& index) {
     fake = fake || v.kind == ops::Val::Kind::Sym;
   // While capturing, a real tensor the function reaches through its inputs is a graph input
   // (as callTorch treats it): the indexing is recorded.
-  if (!fake && in.tracer && capture::tracerOf(in)->sourceOf(t)) {
+  if (!fake && in.tracer && tracerOf(in)->hasSource(t)) {
     fake = true;
     ta.args[0] = ops::Val::sym(asTensor(t)->t.type());
   }
@@ -429,10 +428,10 @@ Value tensorSubscript(py::Interpreter& in, const Value& t, const Value& index) {
     if (fake) {
       // Recorded as Dynamo does: one _operator.getitem node taking the Python index.
       if (!in.tracer) in.raise("RuntimeError", "internal error: fake tensor outside capture");
-      capture::tracerOf(in)->onTensorIndex(t, index);
+      tracerOf(in)->onTensorIndex(t, index);
       ops::MetaDispatcher meta;
       ops::Val r = fn->impl(meta, ta);
-      return capture::tracerOf(in)->record("_operator.getitem", ir::NodeKind::CallFunction, {t, index}, {}, r.tensorType());
+      return tracerOf(in)->record("_operator.getitem", ir::NodeKind::CallFunction, {t, index}, {}, r.tensorType());
     }
     ops::EagerDispatcher eager;
     return fromVal(in, fn->impl(eager, ta));
@@ -477,7 +476,7 @@ void setSubscriptTracked(py::Interpreter& in, const Value& t, const Value& index
 // fake or is a tensor the function reached through its inputs (a buffer, a global).
 bool setitemIsTraced(py::Interpreter& in, const Value& t, const Value& index, const Value& v) {
   if (!in.tracer) return false;
-  auto traced = [&](const Value& x) { return x->kind == VK::Tensor && (asTensor(x)->fake || capture::tracerOf(in)->dependsOnInputs(x)); };
+  auto traced = [&](const Value& x) { return x->kind == VK::Tensor && (asTensor(x)->fake || tracerOf(in)->dependsOnInputs(x)); };
   if (traced(t) || traced(v)) return true;
   if (index->kind == VK::Tuple)
     for (const auto& i : py::as<py::TupleObj>(index)->items)
@@ -500,7 +499,7 @@ void recordSetSubscript(py::Interpreter& in, const Value& t, const Value& index,
   if (containsList(index))
     notSupported(in, "assigning to a tensor indexed by a Python list inside torch.compile'd code is not supported by Kiln yet");
   auto unbacked = [](const Value& i) {  // Tensor.item() under fullgraph=True
-    auto is = [](const Value& x) { return x && capture::isUnbacked(x); };
+    auto is = [](const Value& x) { return x && isUnbacked(x); };
     if (is(i)) return true;
     if (i->kind == VK::Slice) {
       auto* sl = py::as<py::SliceObj>(i);
@@ -508,31 +507,31 @@ void recordSetSubscript(py::Interpreter& in, const Value& t, const Value& index,
     }
     return false;
   };
-  bool anyUnbacked = unbacked(index) || capture::isUnbacked(v);
+  bool anyUnbacked = unbacked(index) || isUnbacked(v);
   if (index->kind == VK::Tuple)
     for (const auto& x : py::as<py::TupleObj>(index)->items) anyUnbacked = anyUnbacked || unbacked(x);
-  if (anyUnbacked) capture::unbackedLimitation(in, "an unbacked scalar in a tensor subscript assignment");
+  if (anyUnbacked) unbackedLimitation(in, "an unbacked scalar in a tensor subscript assignment");
   if (v->kind != VK::Tensor && v->kind != VK::Float && v->kind != VK::Int && v->kind != VK::Bool)
     in.raise("TypeError",
              "can't assign a " + py::typeName(v) + " to a " + std::string(ir::torchName(asTensor(t)->tensorType().dtype)) + " tensor");
-  Value fake = capture::tracerOf(in)->fakeOf(t);
-  Value value = v->kind == VK::Tensor ? capture::tracerOf(in)->fakeOf(v) : v;
+  Value fake = tracerOf(in)->fakeOf(t);
+  Value value = v->kind == VK::Tensor ? tracerOf(in)->fakeOf(v) : v;
   const ir::TensorType& type = asTensor(fake)->tensorType();
   const bool valueGrad = value->kind == VK::Tensor && asTensor(value)->tensorType().requiresGrad;
   if (autograd::isGradEnabled()) {
     // An input requiring grad (or a view of one) updated in place: eager raises for a leaf and
     // rebases the caller's tensor's history otherwise, which the copy-back after the graph
     // does not do; eager runs it.
-    int root = capture::tracerOf(in)->nodeOf(fake);
+    int root = tracerOf(in)->nodeOf(fake);
     static const std::set<std::string> kViews = {"getitem",   "view",      "reshape", "transpose", "permute", "t",
                                                  "squeeze",   "unsqueeze", "expand",  "narrow",    "select",  "flatten",
                                                  "unflatten", "diagonal",  "movedim", "as_strided"};
-    for (const ir::Node* n = capture::tracerOf(in)->graph.find(root);
-         n && !n->args.empty() && n->args[0].isNode() && (kViews.count(capture::fxBaseName(n->target)) || isInplaceNode(*n));
-         n = capture::tracerOf(in)->graph.find(root))
+    for (const ir::Node* n = tracerOf(in)->capturedGraph().find(root);
+         n && !n->args.empty() && n->args[0].isNode() && (kViews.count(fxBaseName(n->target)) || isInplaceNode(*n));
+         n = tracerOf(in)->capturedGraph().find(root))
       root = n->args[0].node;
-    const ir::Node* rn = capture::tracerOf(in)->graph.find(root);
-    if (type.requiresGrad && rn && capture::tracerOf(in)->isInput(root) && !rn->types.empty() && rn->types[0].requiresGrad)
+    const ir::Node* rn = tracerOf(in)->capturedGraph().find(root);
+    if (type.requiresGrad && rn && tracerOf(in)->isInput(root) && !rn->types.empty() && rn->types[0].requiresGrad)
       notSupported(
           in,
           "assigning into a graph input that requires grad (or a view of one) inside torch.compile'd code is not supported by Kiln yet");
@@ -549,8 +548,8 @@ void recordSetSubscript(py::Interpreter& in, const Value& t, const Value& index,
     ops::MetaDispatcher meta;
     fn->impl(meta, ta);
   } catch (const tensor::TorchError& e) { rethrow(in, e); }
-  capture::tracerOf(in)->onTensorIndex(fake, index);
-  capture::tracerOf(in)->record("_operator.setitem", ir::NodeKind::CallFunction, {fake, index, value}, {}, type);
+  tracerOf(in)->onTensorIndex(fake, index);
+  tracerOf(in)->record("_operator.setitem", ir::NodeKind::CallFunction, {fake, index, value}, {}, type);
 }
 
 }  // namespace
@@ -609,7 +608,7 @@ void tensorSetSubscript(py::Interpreter& in, const Value& t, const Value& index,
 
 bool tensorTruthy(py::Interpreter& in, const Value& t) {
   auto* tv = asTensor(t);
-  if (tv->fake || (in.tracer && capture::tracerOf(in)->dependsOnInputs(t)))
+  if (tv->fake || (in.tracer && tracerOf(in)->dependsOnInputs(t)))
     breakOn(
         in, "KB001", "Data-dependent branching",
         "Detected data-dependent branching (e.g. `if my_tensor.sum() > 0:`). Dynamo does not support tracing dynamic control flow.",

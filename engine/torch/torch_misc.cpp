@@ -3,8 +3,8 @@
 // constants of the trace; here they are plain native functions the capture steps through.
 #include "engine/torch/tensor_protocol.h"
 
-#include "engine/capture/data_dependent.h"
-#include "engine/capture/tracer.h"
+#include "engine/torch/capture_hooks.h"
+#include "engine/torch/unbacked.h"
 
 #include <cmath>
 #include <cstdio>
@@ -52,12 +52,12 @@ Value checkWith(py::Interpreter& in, CallArgs& a, const std::string& errorTypeIn
   const std::string errorType = in.tracer ? "TorchRuntimeError" : errorTypeIn;
   Value cond = !a.args.empty() ? a.args[0] : a.kwarg("cond");
   if (!cond) in.raise("TypeError", "_check() missing 1 required positional argument: 'cond'");
-  if (capture::isUnbacked(cond)) capture::unbackedLimitation(in, "torch._check on an unbacked scalar");
+  if (isUnbacked(cond)) unbackedLimitation(in, "torch._check on an unbacked scalar");
   if (cond->kind != VK::Bool) {
     std::string t = cond->kind == VK::Tensor ? "torch.Tensor" : py::typeName(cond);
     in.raise("TypeError", "cond must be a bool, but got <class '" + t + "'>");
   }
-  if (in.tracer) capture::tracerOf(in)->onSymbolicTruth(cond);  // a check on sizes is a guard while capturing
+  if (in.tracer) tracerOf(in)->onSymbolicTruth(cond);  // a check on sizes is a guard while capturing
   if (py::as<py::BoolObj>(cond)->v) return py::None();
   Value message = a.args.size() > 1 ? a.args[1] : a.kwarg("message");
   if (!message || py::isNone(message))

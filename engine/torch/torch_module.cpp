@@ -2,11 +2,10 @@
 // torch.nn.functional, torch._dynamo, torch.compiler, math.
 #include "engine/torch/tensor_protocol.h"
 
-#include "engine/capture/compile_context.h"
-#include "engine/capture/tracer.h"
 #include "engine/torch/autograd_function.h"
 #include "engine/torch/autograd_methods.h"
 #include "engine/torch/bindings.h"
+#include "engine/torch/capture_hooks.h"
 #include "engine/torch/device_api.h"
 #include "engine/torch/nn_module.h"
 
@@ -130,7 +129,7 @@ Value wrap(tensor::Tensor t, py::Interpreter& in, const CallArgs& a) {
 // graphs); the eager result only supplies its type.
 Value recordCreation(py::Interpreter& in, const std::string& target, const CallArgs& a, const Value& result) {
   if (!in.tracer || result->kind != VK::Tensor) return result;
-  return capture::tracerOf(in)->record(target, ir::NodeKind::CallFunction, a.args, a.kwargs, py::as<py::TensorObj>(result)->tensorType());
+  return tracerOf(in)->record(target, ir::NodeKind::CallFunction, a.args, a.kwargs, py::as<py::TensorObj>(result)->tensorType());
 }
 
 }  // namespace
@@ -323,7 +322,7 @@ void installModules(py::Interpreter& in) {
   }
   def(torch, "is_tensor", [](py::Interpreter&, CallArgs& a) { return py::makeBool(!a.args.empty() && a.args[0]->kind == VK::Tensor); });
   def(torch, "compile", [](py::Interpreter& in, CallArgs& a) -> Value {
-    capture::CompileOptions opts = capture::parseCompileOptions(in, a);
+    CompileOptions opts = parseCompileOptions(in, a);
     // disable=True: torch.compile hands back what it was given (Dynamo's null decorator).
     Value disable = a.kwarg("disable");
     const bool disabled = disable && in.truthy(disable);
@@ -331,11 +330,11 @@ void installModules(py::Interpreter& in) {
       // @torch.compile(backend=...) returns a decorator.
       return py::makeBuiltin("torch.compile.<decorator>", [opts, disabled](py::Interpreter& in, CallArgs& b) -> Value {
         if (!in.compiler || disabled) return b.args.at(0);
-        return capture::compilerOf(in)->compile(in, b.args.at(0), opts);
+        return compilerOf(in)->compile(in, b.args.at(0), opts);
       });
     }
     if (!in.compiler || disabled) return a.args[0];  // --eager: torch.compile is the identity
-    return capture::compilerOf(in)->compile(in, a.args[0], opts);
+    return compilerOf(in)->compile(in, a.args[0], opts);
   });
 
   installGradModeAndRandom(in, torch);
@@ -463,11 +462,11 @@ void installModules(py::Interpreter& in) {
   // (Of a symbolic size's quotient, the result carries the expression: math.ceil((s0 + 4) / 2).)
   def(math, "floor", [](py::Interpreter& in, CallArgs& a) {
     Value r = py::makeInt(static_cast<int64_t>(std::floor(number(in, a.args.at(0)))));
-    return in.tracer ? capture::tracerOf(in)->onSymbolicUnary("floor", a.args[0], r) : r;
+    return in.tracer ? tracerOf(in)->onSymbolicUnary("floor", a.args[0], r) : r;
   });
   def(math, "ceil", [](py::Interpreter& in, CallArgs& a) {
     Value r = py::makeInt(static_cast<int64_t>(std::ceil(number(in, a.args.at(0)))));
-    return in.tracer ? capture::tracerOf(in)->onSymbolicUnary("ceil", a.args[0], r) : r;
+    return in.tracer ? tracerOf(in)->onSymbolicUnary("ceil", a.args[0], r) : r;
   });
   def(math, "isclose", [](py::Interpreter& in, CallArgs& a) {
     double x = number(in, a.args.at(0)), y = number(in, a.args.at(1));
