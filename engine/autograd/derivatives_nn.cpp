@@ -109,8 +109,8 @@ std::vector<Val> convolutionGrad(Dispatcher& d, const GradContext& c) {
     gx = d.call("aten.convolution.default",
                 {g, w, Val::none(), stride, padding, dilation, Val::boolean(true), Val::listOf(outPad), Val::integer(groups)});
   }
-  if (c.needs(1) && x.tensorType().device != "cpu") {
-    // On a device: one weight-gradient op, cuDNN's backward filter (runtime/cuda_conv.cpp), as
+  if (c.needs(1) && x.tensorType().device.rfind("cuda", 0) == 0) {
+    // On CUDA: one weight-gradient op, cuDNN's backward filter (runtime/cuda_conv.cpp), as
     // PyTorch's convolution_backward there.
     gw = d.call("kiln.convolution_weight_grad.default", {g, x, intList(ws), stride, padding, dilation, Val::integer(groups)});
   } else if (c.needs(1)) {
