@@ -688,10 +688,23 @@ void StudioWindow::showStepReport(int row, const StageContent& content) {
   // Captured -> ATen renames every node: a name diff would say "everything changed".
   if (diffBase_.second == sessionId_ && diffBase_.first > 0) {
     if (content.base) {
-      text +=
-          describeChanges(*content.base, graph, tr("session %1's [%2] %3").arg(diffBase_.first).arg(qs(stage.compileId), qs(stage.stage)));
+      // Captured graphs of two compilers (an imported PyTorch run against Kiln's) name their
+      // nodes each their own way: paired by op and source line there (ir::pairGraphs).
+      const bool captured = stage.stage == "captured";
+      if (!captured)
+        text += describeChanges(*content.base, graph,
+                                tr("session %1's [%2] %3").arg(diffBase_.first).arg(qs(stage.compileId), qs(stage.stage)));
       graphDiff_->showPair(*content.base, tr("session %1 [%2] %3").arg(diffBase_.first).arg(qs(stage.compileId), qs(stage.stage)), graph,
-                           tr("session %1 [%2] %3").arg(sessionId_).arg(qs(stage.compileId), qs(stage.stage)));
+                           tr("session %1 [%2] %3").arg(sessionId_).arg(qs(stage.compileId), qs(stage.stage)),
+                           captured ? GraphDiffView::Match::ByProvenance : GraphDiffView::Match::ByName);
+      if (captured) {
+        graph_->setChanges(graphDiff_->after()->changes());
+        text += tr("\nagainst session %1's [%2] captured graph, node by node (A: %1, B: %3): %4")
+                    .arg(diffBase_.first)
+                    .arg(qs(stage.compileId))
+                    .arg(sessionId_)
+                    .arg(graphDiff_->pairingReport());
+      }
       if (graphDiffDock_->isHidden()) {
         graphDiffDock_->show();
         // Side by side graphs need height: the text dock's ~260 px leaves labels unreadable.
