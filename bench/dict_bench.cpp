@@ -4,6 +4,7 @@
 #include "engine/python/interpreter.h"
 #include "engine/python/objects.h"
 #include "engine/python/parser.h"
+#include "engine/torch/install.h"
 
 #include <benchmark/benchmark.h>
 
@@ -55,6 +56,7 @@ void BM_DictScript(benchmark::State& state) {
   for (auto _ : state) {
     std::ostringstream out;
     Interpreter in(out);
+    kiln::torchapi::install(in);
     in.runModule(m);
   }
   state.SetItemsProcessed(state.iterations() * n);

@@ -20,6 +20,7 @@
 #include "engine/support/error.h"
 #include "engine/torch/collective_log.h"
 #include "engine/torch/device_api.h"
+#include "engine/torch/install.h"
 
 #include <nlohmann/json.hpp>
 
@@ -335,6 +336,7 @@ RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ost
     std::optional<py::SignalScope> signals;
     if (opts.handleSignals) signals.emplace();
     py::Interpreter in(scriptOut);
+    torchapi::install(in);
     if (!opts.defaultDevice.empty()) torchapi::setDefaultDevice(ops::parseDeviceString(opts.defaultDevice));
     in.timeoutSeconds = opts.timeoutSeconds;
     in.onFlushOutput = [&] { tee.flushToSink(); };

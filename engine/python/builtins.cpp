@@ -4,8 +4,8 @@
 
 #include "engine/ir/text.h"
 #include "engine/python/pyformat.h"
+#include "engine/python/tensor_hooks.h"
 #include "engine/python/trace_hooks.h"
-#include "engine/torch/tensor_protocol.h"
 
 #include <algorithm>
 #include <cmath>
@@ -174,7 +174,7 @@ std::string Interpreter::repr(const Value& v) {
       for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + repr(items[i].first) + ": " + repr(items[i].second);
       return out + "}";
     }
-    case VK::Tensor: return torchapi::tensorRepr(*this, v);
+    case VK::Tensor: return tensorHooks().repr(*this, v);
     case VK::DType: return std::string(ir::torchName(as<DTypeObj>(v)->d));
     case VK::Function: return "<function " + as<FunctionObj>(v)->qualname + ">";
     case VK::Builtin: return "<built-in function " + as<BuiltinObj>(v)->name + ">";

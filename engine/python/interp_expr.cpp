@@ -5,9 +5,8 @@
 #include "engine/autograd/grad_mode.h"
 #include "engine/python/coroutine.h"
 #include "engine/python/pyformat.h"
+#include "engine/python/tensor_hooks.h"
 #include "engine/python/trace_hooks.h"
-#include "engine/torch/autograd_methods.h"
-#include "engine/torch/tensor_protocol.h"
 
 #include <algorithm>
 #include <cmath>
@@ -93,7 +92,7 @@ Value Interpreter::evalExpr(const Expr& e) {
         return makeBool(!truthy(a));
       }
       if (a->kind == VK::Tensor) {
-        if (Value r = torchapi::tensorUnary(*this, e.name, a)) return r;
+        if (Value r = tensorHooks().unary(*this, e.name, a)) return r;
       }
       if (isUserObject(a)) {
         const char* dunder = e.name == "-" ? "__neg__" : e.name == "+" ? "__pos__" : "__invert__";
@@ -496,7 +495,7 @@ bool Interpreter::truthy(const Value& v) {
       if (tracer) tracer->onSequence(v);  // `if xs:` depends on its length
       return v->kind == VK::Tuple ? !as<TupleObj>(v)->items.empty() : !as<ListObj>(v)->items.empty();
     case VK::Dict: return !as<DictObj>(v)->items.empty();
-    case VK::Tensor: return torchapi::tensorTruthy(*this, v);
+    case VK::Tensor: return tensorHooks().truthy(*this, v);
     case VK::Instance: {
       auto* inst = as<InstanceObj>(v);
       // Whether the class has __bool__/__len__ decides: the entry holds for this type only.
@@ -601,7 +600,7 @@ Value Interpreter::binaryOp(const std::string& opIn, const Value& a, const Value
   if (isUserObject(a) || isUserObject(b))
     if (Value r = userBinary(op, a, b, inplace)) return r;
   if (a->kind == VK::Tensor || b->kind == VK::Tensor) {
-    if (Value r = torchapi::tensorBinary(*this, inplace ? op + "=" : op, a, b)) return r;
+    if (Value r = tensorHooks().binary(*this, inplace ? op + "=" : op, a, b)) return r;
   }
   if (isNumber(a) && isNumber(b)) {
     if (isIntLike(a) && isIntLike(b) && op != "/") {
@@ -804,7 +803,7 @@ Value Interpreter::compareValue(const std::string& op, const Value& a, const Val
     return makeBool(op == "in" ? found : !found);
   }
   if (a->kind == VK::Tensor || b->kind == VK::Tensor) {
-    if (Value r = torchapi::tensorBinary(*this, op, a, b)) return r;
+    if (Value r = tensorHooks().binary(*this, op, a, b)) return r;
   }
   if (isNumber(a) && isNumber(b)) {
     // Exact, as CPython: big ints, and ints against floats (2**53 + 1 > 2.0**53).
@@ -928,7 +927,7 @@ Value Interpreter::subscript(const Value& obj, const Value& index) {
 }
 
 Value Interpreter::subscriptValue(const Value& obj, const Value& index) {
-  if (obj->kind == VK::Tensor) return torchapi::tensorSubscript(*this, obj, index);
+  if (obj->kind == VK::Tensor) return tensorHooks().subscript(*this, obj, index);
   // A user class's __getitem__ (on an instance, or on a subclass of a builtin type), a class's
   // __class_getitem__ (List[int], Generic[T]) or its metaclass's __getitem__ (Color['RED']).
   if (obj->kind == VK::Class) {
@@ -995,7 +994,7 @@ Value Interpreter::subscriptValue(const Value& obj, const Value& index) {
 
 void Interpreter::setSubscript(const Value& obj, const Value& index, Value v) {
   if (obj->kind == VK::Tensor) {
-    torchapi::tensorSetSubscript(*this, obj, index, v);
+    tensorHooks().setSubscript(*this, obj, index, v);
     return;
   }
   if (obj->sub && classOf(obj)->lookup("__setitem__") && classOf(obj)->lookup("__setitem__")->kind == VK::Function) {

@@ -4,9 +4,8 @@
 
 #include "engine/python/parser.h"
 #include "engine/python/stdlib.h"
+#include "engine/python/tensor_hooks.h"
 #include "engine/python/trace_hooks.h"
-#include "engine/torch/prelude.h"
-#include "engine/torch/tensor_protocol.h"
 
 #include <algorithm>
 
@@ -23,8 +22,6 @@ Interpreter::Interpreter(std::ostream& out) : out_(out) {
     return truthy(compare("==", a, b));
   });
   installBuiltins();
-  torchapi::installModules(*this);
-  torchapi::runPrelude(*this);
 }
 Interpreter::~Interpreter() {
   setUserKeyEquals(nullptr);
@@ -42,6 +39,11 @@ Interpreter::~Interpreter() {
   for (auto& [n, m] : modules_) m->scope->vars.clear();
   if (main_) main_->scope->vars.clear();
   for (GeneratorObj* g : liveGenerators_) g->in = nullptr;
+}
+
+TensorHooks& Interpreter::tensorHooks() {
+  if (!tensors) raise("RuntimeError", "internal error: a Tensor value in an interpreter without the torch library (torchapi::install)");
+  return *tensors;
 }
 
 PyError Interpreter::makeError(const std::string& type, const std::string& message) {

@@ -20,6 +20,7 @@ namespace kiln::py {
 
 class TraceHooks;  // trace_hooks.h
 class CompilerHooks;
+class TensorHooks;  // tensor_hooks.h
 class GraphBreak;
 
 struct TraceFrame {
@@ -47,6 +48,9 @@ class PyError : public std::exception {
 
 class Interpreter {
  public:
+  // An interpreter with Python's builtins and standard library; the torch modules, Tensor values
+  // and the prelude come with torchapi::install(in) (engine/torch/install.h), which whoever
+  // makes the interpreter calls next.
   explicit Interpreter(std::ostream& out);
   ~Interpreter();
 
@@ -136,6 +140,10 @@ class Interpreter {
   TraceFrame currentLocation() const;
   std::vector<TraceFrame> userStack() const;
 
+  // What Tensor values do (tensor_hooks.h; engine/torch's, installed with the torch modules by
+  // torchapi::install). Tensor values exist only once it is set.
+  TensorHooks* tensors = nullptr;
+  TensorHooks& tensorHooks();  // `tensors`, or a RuntimeError when none is installed
   // Capture: while a tracer is active, torch calls on fake tensors record graph nodes
   // (trace_hooks.h; engine/capture's Tracer).
   TraceHooks* tracer = nullptr;

@@ -2,8 +2,8 @@
 // Iteration is lazy (a generator is resumed item by item, a list iterator sees appends made
 // while it runs); `iterate` materializes for the callers that need every item at once.
 #include "engine/python/interpreter.h"
+#include "engine/python/tensor_hooks.h"
 #include "engine/python/trace_hooks.h"
-#include "engine/torch/tensor_protocol.h"
 
 namespace kiln::py {
 
@@ -73,7 +73,7 @@ Value Interpreter::getIter(const Value& v) {
     }
     case VK::Tensor: {
       auto it = std::make_shared<IteratorObj>();
-      it->items = torchapi::tensorIterate(*this, v);
+      it->items = tensorHooks().iterate(*this, v);
       return it;
     }
     case VK::Instance: {
@@ -190,7 +190,7 @@ std::vector<Value> Interpreter::iterate(const Value& v) {
       for (auto& [k, x] : as<DictObj>(v)->items) out.push_back(k);
       return out;
     }
-    case VK::Tensor: return torchapi::tensorIterate(*this, v);
+    case VK::Tensor: return tensorHooks().iterate(*this, v);
     case VK::Iterator: {
       auto* it = as<IteratorObj>(v);
       if (it->isRange || it->rangeObject) {

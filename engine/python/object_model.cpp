@@ -6,9 +6,8 @@
 #include "engine/autograd/grad_mode.h"
 #include "engine/python/coroutine.h"
 #include "engine/python/interpreter.h"
+#include "engine/python/tensor_hooks.h"
 #include "engine/python/trace_hooks.h"
-#include "engine/torch/autograd_methods.h"
-#include "engine/torch/tensor_protocol.h"
 
 #include <algorithm>
 #include <set>
@@ -211,7 +210,7 @@ Value Interpreter::getAttr(const Value& obj, const std::string& name) {
       raise("AttributeError", "type object '" + c->name + "' has no attribute '" + name + "'");
     }
     case VK::Tensor: {
-      if (Value v = torchapi::tensorGetAttr(*this, obj, name)) return v;
+      if (Value v = tensorHooks().getAttr(*this, obj, name)) return v;
       raise("AttributeError", "'Tensor' object has no attribute '" + name + "'");
     }
     case VK::Function: {
@@ -389,7 +388,7 @@ void Interpreter::setAttr(const Value& obj, const std::string& name, Value v) {
     }
     case VK::Module: as<ModuleObj>(obj)->scope->vars[name] = std::move(v); return;
     case VK::Tensor: {
-      if (torchapi::autogradSetAttr(*this, obj, name, v)) return;  // .grad, .requires_grad, .data
+      if (tensorHooks().setAutogradAttr(*this, obj, name, v)) return;  // .grad, .requires_grad, .data
       // Any other attribute is the program's own (x.tag = 3), as on a Python object; PyTorch's
       // own read-only attributes stay read-only.
       static const std::set<std::string> kReadOnly = {"shape", "dtype", "ndim", "device", "is_cuda", "T", "mT", "grad_fn", "is_leaf"};

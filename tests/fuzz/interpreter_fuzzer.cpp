@@ -17,6 +17,7 @@
 #include "engine/python/parser.h"
 #include "engine/support/error.h"
 #include "engine/tensor/tensor.h"
+#include "engine/torch/install.h"
 
 #include <pthread.h>
 
@@ -104,6 +105,7 @@ void runScript(const Job& job) {
     NullBuf buf;
     std::ostream out(&buf);
     py::Interpreter in(out);
+    kiln::torchapi::install(in);
     in.timeoutSeconds = kSeconds;
     try {
       in.runModule(m);

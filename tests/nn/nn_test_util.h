@@ -3,6 +3,7 @@
 
 #include "engine/python/interpreter.h"
 #include "engine/python/parser.h"
+#include "engine/torch/install.h"
 
 #include <gtest/gtest.h>
 
@@ -20,6 +21,7 @@ struct Script {
   std::string error;  // "Type: message" when the script raised
 
   explicit Script(const std::string& src) {
+    torchapi::install(*in);
     try {
       in->runModule(py::parseModule(src, "t.py"));
     } catch (const py::PyError& e) { error = e.type() + ": " + e.message(); }

@@ -5,6 +5,7 @@
 
 #include "engine/python/interpreter.h"
 #include "engine/python/parser.h"
+#include "engine/torch/install.h"
 
 #include <sstream>
 
@@ -288,6 +289,7 @@ TEST(MatmulOperator, ScriptsUseTheAtOperator) {
       "print(torch.matmul(x, y[:, 0]).tolist(), tuple(x.mm(y).shape))\n";
   std::ostringstream out;
   py::Interpreter in(out);
+  kiln::torchapi::install(in);
   py::Module m = py::parseModule(src, "t.py");
   in.runModule(m);
   EXPECT_EQ(out.str(), "[[20.0, 23.0, 26.0, 29.0], [56.0, 68.0, 80.0, 92.0]]\n[20.0, 56.0] (2, 4)\n");

@@ -7,6 +7,7 @@
 // NotImplementedError.
 #include "engine/python/interpreter.h"
 #include "engine/python/parser.h"
+#include "engine/torch/install.h"
 
 #include <gtest/gtest.h>
 
@@ -18,6 +19,7 @@ namespace {
 std::string run(const std::string& src) {
   std::ostringstream out;
   Interpreter in(out);
+  kiln::torchapi::install(in);
   Module m = parseModule(src, "t.py");
   try {
     in.runModule(m);

@@ -3,6 +3,7 @@
 // script (generated once with real PyTorch, embedded here).
 #include "engine/python/interpreter.h"
 #include "engine/python/parser.h"
+#include "engine/torch/install.h"
 
 #include <gtest/gtest.h>
 
@@ -14,6 +15,7 @@ namespace {
 std::string run(const std::string& src) {
   std::ostringstream out;
   Interpreter in(out);
+  kiln::torchapi::install(in);
   Module m = parseModule(src, "t.py");
   try {
     in.runModule(m);

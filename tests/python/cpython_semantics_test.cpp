@@ -1,6 +1,7 @@
 // Every cpython/NAME.py prints in Kiln exactly what CPython printed for it (cpython/NAME.out).
 #include "engine/python/interpreter.h"
 #include "engine/python/parser.h"
+#include "engine/torch/install.h"
 #include "tests/support/golden.h"
 
 #include <gtest/gtest.h>
@@ -56,6 +57,7 @@ TEST_P(CPythonSemantics, PrintsWhatCPythonPrinted) {
     // Found by the sanitizer build (heap-use-after-free in cpython/generators.py).
     Module m = parseModule(src, GetParam() + ".py");
     Interpreter in(out);
+    kiln::torchapi::install(in);
     try {
       in.runModule(m);
     } catch (const PyError& e) { out << formatTraceback(e, src); }

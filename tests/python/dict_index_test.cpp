@@ -5,6 +5,7 @@
 #include "engine/python/interpreter.h"
 #include "engine/python/objects.h"
 #include "engine/python/parser.h"
+#include "engine/torch/install.h"
 
 #include <gtest/gtest.h>
 
@@ -16,6 +17,7 @@ namespace {
 std::string run(const std::string& src) {
   std::ostringstream out;
   Interpreter in(out);
+  kiln::torchapi::install(in);
   Module m = parseModule(src, "t.py");
   in.runModule(m);
   return out.str();

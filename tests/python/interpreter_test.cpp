@@ -1,5 +1,6 @@
 #include "engine/python/interpreter.h"
 #include "engine/python/parser.h"
+#include "engine/torch/install.h"
 
 #include <gtest/gtest.h>
 
@@ -12,6 +13,7 @@ std::string run(const std::string& src) {
   std::ostringstream out;
   Module m = parseModule(src, "t.py");  // outlives the interpreter (cpython_semantics_test.cpp)
   Interpreter in(out);
+  kiln::torchapi::install(in);
   in.runModule(m);
   return out.str();
 }
@@ -20,6 +22,7 @@ std::string errorOf(const std::string& src) {
   std::ostringstream out;
   Module m = parseModule(src, "t.py");
   Interpreter in(out);
+  kiln::torchapi::install(in);
   try {
     in.runModule(m);
   } catch (const PyError& e) { return formatTraceback(e, src); }

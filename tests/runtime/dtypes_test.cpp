@@ -8,6 +8,7 @@
 #include "engine/python/parser.h"
 #include "engine/tensor/half.h"
 #include "engine/tensor/tensor.h"
+#include "engine/torch/install.h"
 
 #include <gtest/gtest.h>
 
@@ -87,6 +88,7 @@ TEST(Dtypes, AutocastPolicies) {
 std::string run(const std::string& src) {
   std::ostringstream out;
   py::Interpreter in(out);
+  kiln::torchapi::install(in);
   py::Module m = py::parseModule(src, "t.py");
   try {
     in.runModule(m);

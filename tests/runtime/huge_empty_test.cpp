@@ -7,6 +7,7 @@
 #include "engine/python/interpreter.h"
 #include "engine/python/parser.h"
 #include "engine/tensor/tensor.h"
+#include "engine/torch/install.h"
 
 #include <gtest/gtest.h>
 
@@ -154,6 +155,7 @@ TEST(HugeEmpty, OutputSizesAreChecked) {
 TEST(HugeEmpty, TolistOfEmptyTensors) {
   std::ostringstream out;
   py::Interpreter in(out);
+  kiln::torchapi::install(in);
   const std::string src =
       "import torch\n"
       "print(torch.zeros(3, 0, 5).tolist(), torch.zeros(2, 3, 0).tolist(), torch.zeros(0).tolist())\n"
@@ -172,6 +174,7 @@ TEST(HugeEmpty, TolistOfEmptyTensors) {
 TEST(HugeEmpty, BackwardOfEmptyInputsComputesNothing) {
   std::ostringstream out;
   py::Interpreter in(out);
+  kiln::torchapi::install(in);
   const std::string src =
       "import torch\n"
       "fns = [('softmax', lambda x: torch.softmax(x, 1)), ('log_softmax', lambda x: torch.log_softmax(x, -1)),\n"
