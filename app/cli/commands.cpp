@@ -65,7 +65,7 @@ std::string usage() {
          "usage:\n"
          "  kiln run SCRIPT [--db PATH] [--eager] [--dump-outputs DIR] [--logs NAMES] [--disable-pass NAME]... [--stop-after N]\n"
          "               [--profile N] [--progress] [--verify] [--timeout SECONDS] [--memory-limit SIZE] [--nproc-per-node N]\n"
-         "               [--default-device cpu|cuda]\n"
+         "               [--default-device cpu|cuda] [--backend NAME]\n"
          "      run a script; compiled regions are captured, compiled and recorded as a session; with --profile,\n"
          "      every compiled graph is then timed (eager vs compiled, per kernel; median of N runs) into the session;\n"
          "      --progress prints 'kiln-progress: PERCENT WHAT' lines to stderr as the script advances;\n"
@@ -74,6 +74,8 @@ std::string usage() {
          "      --timeout stops the script after SECONDS (exit 124, session 'timed out'); --memory-limit caps what\n"
          "      it may allocate (bytes or 512M, 8G; default 80% of RAM: MemoryError / PyTorch's allocator error);\n"
          "      --default-device cuda runs the script after torch.set_default_device('cuda') (every factory on the GPU);\n"
+         "      --backend NAME compiles with backend NAME where torch.compile names none (default inductor, Kiln's own\n"
+         "      pipeline; see kiln backends, and plugins' backends with --plugin);\n"
          "      Ctrl-C raises KeyboardInterrupt in the script (exit 130, session 'interrupted'); output is kept\n"
          "      --nproc-per-node N starts N processes of the script as torchrun does (RANK, LOCAL_RANK, WORLD_SIZE,\n"
          "      MASTER_ADDR/PORT; torch.distributed's gloo backend), each its own session named 'SCRIPT rank R'\n"
@@ -119,7 +121,7 @@ std::string usage() {
 int cmdRun(const std::vector<std::string>& args) {
   Opts o = parse(args,
                  {"db", "dump-outputs", "disable-pass", "stop-after", "logs", "profile", "timeout", "memory-limit", "nproc-per-node",
-                  "default-device"},
+                  "default-device", "backend"},
                  {"eager", "progress", "verify"});
   if (o.help) {
     std::cout << usage();
@@ -150,6 +152,7 @@ int cmdRun(const std::vector<std::string>& args) {
     ro.progress = [](int percent, const std::string& what) { std::cerr << "kiln-progress: " << percent << " " << what << std::endl; };
   if (o.values.count("disable-pass"))
     for (const auto& p : o.values.at("disable-pass")) ro.passes.disabled.insert(p);
+  if (std::string s = one(o, "backend"); !s.empty()) ro.backend = s;
   if (std::string s = one(o, "stop-after"); !s.empty()) {
     try {
       ro.passes.stopAfter = std::stoi(s);

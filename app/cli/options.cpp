@@ -1,6 +1,7 @@
 #include "app/cli/options.h"
 
 #include "app/cli/commands.h"
+#include "engine/capture/backend.h"
 #include "engine/driver/explain.h"
 #include "engine/passes/pipeline.h"
 
@@ -59,6 +60,14 @@ std::string checkValue(const std::string& key, const std::string& value) {
     const std::vector<std::string> names = passNames();
     if (std::find(names.begin(), names.end(), value) == names.end())
       throw UsageError("--disable-pass: no pass named '" + value + "'" + didYouMean(value, names) + " (passes: " + joined(names) + ")");
+    return value;
+  }
+  if (key == "backend") {  // kiln run --backend: a registered backend (built in or a loaded plugin's)
+    std::vector<std::string> names;
+    for (const auto& b : capture::BackendRegistry::global().entries()) names.push_back(b.name);
+    if (std::find(names.begin(), names.end(), value) == names.end())
+      throw UsageError("--backend: no backend named '" + value + "'" + didYouMean(value, names) + " (backends: " + joined(names) +
+                       "; a plugin's backend needs --plugin)");
     return value;
   }
   if (key == "stop-after") {  // an index into the pipeline, or a pass's name

@@ -1133,7 +1133,9 @@ Value CompileContext::callWith(py::Interpreter& in, const std::shared_ptr<Frame>
 }
 
 Value CompileContext::callIntercepted(py::Interpreter& in, const Value& fnValue, CallArgs& args, const Value& self) {
-  auto frame = frameFor(fnValue, activeOpts_.empty() ? CompileOptions{} : activeOpts_.back());
+  CompileOptions defaults;
+  defaults.backend = backendByDefault;
+  auto frame = frameFor(fnValue, activeOpts_.empty() ? defaults : activeOpts_.back());
   return callWith(in, frame, fnValue, args, self, true);
 }
 

@@ -65,6 +65,10 @@ class CompileContext : public torchapi::CompileHooks {
 
   // Pass-manager options every inductor compile uses (--disable-pass, --stop-after).
   passes::PassManagerOptions passOptions;
+  // The backend of a torch.compile call that names none (kiln run --backend NAME): a name in
+  // BackendRegistry::global(), checked by the caller.
+  std::string backendByDefault = "inductor";
+  std::string defaultBackend() const override { return backendByDefault; }
   // The backend to use for `name` in this context instead of one the registry makes (kiln bench
   // hands an inductor that records every graph it compiles).
   void useBackend(const std::string& name, std::shared_ptr<Backend> backend);

@@ -282,7 +282,7 @@ RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ost
   session::SessionStart start;
   start.scriptPath = opts.scriptPath;
   start.scriptText = source;
-  nlohmann::json o = {{"eager", opts.eager}, {"backend", "inductor"}};
+  nlohmann::json o = {{"eager", opts.eager}, {"backend", opts.backend}};
   if (!opts.passes.disabled.empty()) o["disabled_passes"] = opts.passes.disabled;
   if (opts.passes.stopAfter >= 0) o["stop_after"] = opts.passes.stopAfter;
   start.optionsJson = o.dump();
@@ -345,6 +345,7 @@ RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ost
       cpu = codegen::makeLlvmCpuCompiler();
       compiler = std::make_unique<capture::CompileContext>(compileSink, cpu.get(), file);
       compiler->passOptions = opts.passes;
+      compiler->backendByDefault = opts.backend;
       if (frameLog) compiler->useBackend("inductor", makeBuiltinBackend(BackendOptions{"inductor", opts.passes, frameLog}, cpu.get()));
       if (opts.verify) {
         auto stats = res.verify = std::make_shared<VerifyStats>();

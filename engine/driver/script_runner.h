@@ -38,6 +38,9 @@ struct RunOptions {
   // kiln run --default-device cuda: torch.set_default_device(...) before the script's first line
   // ("" leaves the CPU). Without a GPU the first CUDA tensor raises PyTorch's error.
   std::string defaultDevice;
+  // kiln run --backend NAME: the backend of torch.compile calls that name none (a registered
+  // name; "inductor" is Kiln's own pipeline). Recorded in the session's options.
+  std::string backend = "inductor";
 };
 
 struct RunResult {

@@ -25,6 +25,7 @@ void setBackendLookup(std::function<bool(const std::string&)> lookup) { backendL
 
 CompileOptions parseCompileOptions(py::Interpreter& in, const CallArgs& a) {
   CompileOptions o;
+  if (in.compiler) o.backend = compilerOf(in)->defaultBackend();
   // Inductor checks them when torch.compile is called (not with --eager, where it is the identity).
   Value mode = a.kwarg("mode"), options = a.kwarg("options");
   if (in.compiler && mode && !py::isNone(mode) && options && !py::isNone(options))

@@ -83,6 +83,8 @@ class CompileHooks : public py::CompilerHooks {
   virtual void reset() = 0;
   // Inductor's options=... checked when torch.compile is called.
   virtual void checkInductorOptions(py::Interpreter& in, const py::Value& options) = 0;
+  // The backend of a torch.compile call that names none (kiln run --backend NAME).
+  virtual std::string defaultBackend() const { return "inductor"; }
 };
 
 // The compile context of a run (null with --eager).

@@ -75,6 +75,11 @@ const std::vector<Case> kCases = {
      {"run", "{work}/good.py", "--disable-pass", "nosuch"},
      2,
      {"kiln run: --disable-pass: no pass named 'nosuch' " + kPasses}},
+    {"run_unknown_backend",
+     {"run", "{work}/good.py", "--backend", "inductr"},
+     2,
+     {"kiln run: --backend: no backend named 'inductr'; did you mean 'inductor'? (backends: aot_eager, eager, inductor; a plugin's "
+      "backend needs --plugin)"}},
     {"run_disable_pass_typo",
      {"run", "{work}/good.py", "--disable-pass", "csee"},
      2,
