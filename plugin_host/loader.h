@@ -6,15 +6,12 @@
 // the file; nothing it registered stays. The same file loaded twice is loaded once.
 #pragma once
 
-#include <stdexcept>
+#include "plugin_host/library.h"
+
 #include <string>
 #include <vector>
 
 namespace kiln::plugin {
-
-struct PluginError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 struct LoadedPlugin {
   std::string path;  // as canonical path
@@ -26,9 +23,12 @@ struct LoadedPlugin {
 // passes are in the pass registry from the start. Idempotent; call before loading plugins.
 void registerBuiltins();
 
+// A studio plugin (NAME.studio.so, kiln_studio_plugin.h) is refused with a line saying
+// kiln-studio loads it.
 LoadedPlugin loadPlugin(const std::string& path);
 // Every plugin named by a KILN_PLUGIN_PATH value: ':'-separated files, or folders whose `*.so`
 // files are all loaded (sorted by name). Empty entries are skipped; a missing one is an error.
+// Studio plugins (*.studio.so) there are kiln-studio's and skipped (library.h).
 void loadPluginPath(const std::string& pathList);
 std::vector<LoadedPlugin> loadedPlugins();
 

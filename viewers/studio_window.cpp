@@ -22,6 +22,7 @@
 #include "viewers/source_view.h"
 #include "viewers/stage_list_model.h"
 #include "viewers/stage_reader.h"
+#include "viewers/stage_views.h"
 #include "viewers/text_pane.h"
 #include "viewers/timings_chart.h"
 #include "viewers/verify_panel.h"
@@ -544,6 +545,7 @@ void StudioWindow::showFailedCompile(const storage::CompileRow& failed) {
     column += int(word.size());
   }
   graph_->clearGraph(what + (wrapped.isEmpty() ? QString() : QStringLiteral("\n\n") + wrapped));
+  clearStageViews(text_);
   text_->setCapture(what + QStringLiteral("\n\n") + qs(failed.detail) +
                     tr("\n\nThis compile produced no graph: with fullgraph=True a graph break is an error."));
   text_->setCurrentIndex(TextPane::Capture);
@@ -562,6 +564,7 @@ void StudioWindow::finishStage(quint64 token, int row, const StageContent& conte
   if (!error.isEmpty()) {
     compileId_.clear();
     graph_->clearGraph(tr("Could not read this stage"));
+    clearStageViews(text_);
     statusBar()->showMessage(tr("Could not read stage %1: %2").arg(StageListModel::label(stage), error));
     markSettled();
     return;
@@ -591,6 +594,8 @@ void StudioWindow::finishStage(quint64 token, int row, const StageContent& conte
   statusBar()->showMessage(tr("Laying out %1…").arg(StageListModel::label(stage)));
   showInLayoutFrame(stage, content.graph);
   showStepReport(row, content);
+  // Stage views (stage_views.h), Kiln's own and studio plugins': tabs after the text tabs.
+  showStageViews(text_, {store_, sessionId_, stage, content.graph, content.previous ? &*content.previous : nullptr, content.text});
   emit stageShown(stage.id);
 }
 

@@ -34,6 +34,8 @@ void loadPlugins(std::vector<std::string>& args) {
     if (path.find(':') != std::string::npos) throw UsageError("--plugin '" + path + "': a path with ':' cannot go on KILN_PLUGIN_PATH");
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) throw std::runtime_error("--plugin '" + path + "' does not exist");
+    // KILN_PLUGIN_PATH's studio plugins are skipped (kiln-studio's); named here, it is refused.
+    if (plugin::isStudioPluginFile(path)) plugin::loadPlugin(path);
     extra += ":" + path;
   }
   // Processes kiln starts (kiln run --nproc-per-node, the studio's runs) load the same plugins.
@@ -76,6 +78,11 @@ int cmdPlugins(const std::vector<std::string>& args) {
     for (const auto& r : p.registered) std::cout << "  " << r << "\n";
   }
   if (loaded.empty()) std::cout << "no plugins loaded (--plugin PATH, KILN_PLUGIN_PATH)\n";
+  // Studio plugins on KILN_PLUGIN_PATH are kiln-studio's: kiln does not open them (their stage
+  // views need the studio's symbols and Qt), so it names the files only.
+  if (const char* env = std::getenv("KILN_PLUGIN_PATH"))
+    for (const auto& f : plugin::pluginPathFiles(env, true))
+      std::cout << "studio plugin " << std::filesystem::weakly_canonical(f).string() << " (stage views; kiln-studio loads it)\n";
   return 0;
 }
 

@@ -1,15 +1,19 @@
 // kiln-studio [SCRIPT] [--db PATH] [--open ID] [--diff A,B] [--stage NAME] [--line N] [--tab NAME] [--find TEXT] [--size WxH]
-// [--overlay NAME] [--screenshot PNG] [--kiln PATH] [--plugin PATH]...: opens the session store in the studio window. With SCRIPT, runs
+// [--overlay NAME] [--screenshot PNG] [--kiln PATH] [--plugin PATH]...: opens the session store in the studio window.
+// Studio plugins (NAME.studio.so: stage views) from --plugin and KILN_PLUGIN_PATH load here;
+// Kiln plugins go to the `kiln run` processes the studio starts. With SCRIPT, runs
 // it through `kiln run` in the background and shows the new session; otherwise shows the newest
 // session, or session ID with --open (with --diff, session B and the diff of A and B); --stage,
 // --line and --tab then pick what is shown. --screenshot grabs the window once the first session and
 // stage are on screen, writes the PNG and exits (README screenshot, `make run` check on Xvfb).
+#include "plugin_host/studio_loader.h"
 #include "storage/store.h"
 #include "viewers/graph_overlay.h"
 #include "viewers/graph_view.h"
 #include "viewers/script_runner.h"
 #include "viewers/source_view.h"
 #include "viewers/stage_list_model.h"
+#include "viewers/stage_views.h"
 #include "viewers/studio_window.h"
 #include "viewers/text_pane.h"
 
@@ -17,13 +21,17 @@
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFileInfo>
+#include <QLabel>
 #include <QMessageBox>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTimer>
 
 #include <cstdio>
 #include <memory>
+#include <string>
 #include <utility>
+#include <vector>
 
 using kiln::viewers::ScriptRunner;
 using kiln::viewers::StudioWindow;
@@ -83,7 +91,19 @@ void armScreenshot(StudioWindow& window, const QString& path, bool waitForRun) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  QApplication app(argc, argv);
+  // QApplication's constructor takes `-plugin SPEC` / `--plugin SPEC` (a Qt generic plugin) out
+  // of argv, so the studio's --plugin never reached its own parser: they are read here first.
+  QStringList plugins;
+  std::vector<char*> qtArgs;
+  for (int i = 0; i < argc; ++i) {
+    const std::string a = argv[i];
+    if ((a == "--plugin" || a == "-plugin") && i + 1 < argc) plugins << QString::fromLocal8Bit(argv[++i]);
+    else if (a.rfind("--plugin=", 0) == 0) plugins << QString::fromLocal8Bit(argv[i] + 9);
+    else qtArgs.push_back(argv[i]);
+  }
+  int qtArgc = static_cast<int>(qtArgs.size());
+  qtArgs.push_back(nullptr);
+  QApplication app(qtArgc, qtArgs.data());
   QApplication::setApplicationName(QStringLiteral("kiln-studio"));
   QApplication::setOrganizationName(QStringLiteral("Kiln"));
   QApplication::setApplicationVersion(QStringLiteral(KILN_VERSION));
@@ -126,19 +146,43 @@ int main(int argc, char** argv) {
                                              .arg(kiln::viewers::overlayKeys().join(QStringLiteral(", "))),
                                          QStringLiteral("NAME"));
   const QCommandLineOption sizeOption(QStringLiteral("size"), QStringLiteral("Window size (default 1500x950)."), QStringLiteral("WxH"));
-  // The studio does not load plugins itself (it runs scripts in `kiln run` processes): they go
-  // on KILN_PLUGIN_PATH, which those processes inherit and load (plugin_host/loader.h).
+  // A Kiln plugin (engine: passes, backends, importers) is not loaded by the studio, which links
+  // no engine: it goes on KILN_PLUGIN_PATH, which the `kiln run` processes the studio starts
+  // inherit and load (plugin_host/loader.h). A studio plugin (NAME.studio.so: stage views,
+  // plugin_host/kiln_studio_plugin.h) is loaded by the studio itself.
   const QCommandLineOption pluginOption(QStringLiteral("plugin"),
-                                        QStringLiteral("Load this Kiln plugin in the scripts the studio runs (repeatable)."),
+                                        QStringLiteral("Load this studio plugin (NAME.studio.so: stage views), or this Kiln plugin "
+                                                       "in the scripts the studio runs (repeatable)."),
                                         QStringLiteral("PATH"));
   parser.addOptions({dbOption, shotOption, kilnOption, diffOption, stageOption, lineOption, tabOption, sessionOption, artifactOption,
                      findOption, sizeOption, overlayOption, pluginOption});
   parser.process(app);
-  for (const QString& plugin : parser.values(pluginOption)) {
+  // Studio plugins. One on KILN_PLUGIN_PATH that fails to load is reported (stderr and the status
+  // bar) and skipped: the variable is set once for every start, and a stale plugin there must
+  // not keep the studio from opening. One named by --plugin fails the start (exit 1), as
+  // `kiln --plugin` does: it was asked for on this command line, and a screenshot or check run
+  // without the view it was meant to show must not pass.
+  kiln::plugin::registerBuiltinStudioViews();
+  QStringList pluginErrors;
+  if (const QByteArray env = qgetenv("KILN_PLUGIN_PATH"); !env.isEmpty())
+    for (const std::string& error : kiln::plugin::loadStudioPluginPath(env.toStdString())) {
+      std::fprintf(stderr, "kiln-studio: %s\n", error.c_str());
+      pluginErrors << QString::fromStdString(error);
+    }
+  for (const QString& plugin : plugins) {
     const QFileInfo file(plugin);
     if (!file.isFile() || plugin.contains(QLatin1Char(':'))) {
       fail(QStringLiteral("--plugin: no such plugin file: %1").arg(plugin), true);
       return 1;
+    }
+    if (kiln::plugin::isStudioPluginFile(file.absoluteFilePath().toStdString())) {
+      try {
+        kiln::plugin::loadStudioPlugin(file.absoluteFilePath().toStdString());
+      } catch (const kiln::plugin::PluginError& e) {
+        fail(QString::fromUtf8(e.what()), true);
+        return 1;
+      }
+      continue;
     }
     const QByteArray before = qgetenv("KILN_PLUGIN_PATH");
     qputenv("KILN_PLUGIN_PATH", (before.isEmpty() ? QByteArray() : before + ':') + file.absoluteFilePath().toLocal8Bit());
@@ -181,6 +225,14 @@ int main(int argc, char** argv) {
   }
 
   StudioWindow window(*store, findKiln(parser.value(kilnOption)));
+  if (!pluginErrors.isEmpty()) {
+    // Kept in the status bar (a message would be replaced by the next one), the lines in its tip.
+    auto* notLoaded = new QLabel(QStringLiteral("%1 studio plugin(s) not loaded: %2").arg(pluginErrors.size()).arg(pluginErrors.first()));
+    notLoaded->setStyleSheet(QStringLiteral("color: #b00020"));
+    notLoaded->setToolTip(pluginErrors.join(QLatin1Char('\n')));
+    notLoaded->setObjectName(QStringLiteral("pluginErrors"));
+    window.statusBar()->addPermanentWidget(notLoaded);
+  }
   if (parser.isSet(overlayOption)) {
     const qsizetype overlay = kiln::viewers::overlayKeys().indexOf(parser.value(overlayOption));
     if (overlay < 0) {
@@ -250,13 +302,29 @@ int main(int argc, char** argv) {
     static const QStringList names = {"stage", "step", "capture", "kernel", "source", "llvm", "asm", "wrapper", "output", "diff", "side"};
     // The Timings dock's tabs, in its order: compile phases, run and kernel times, verify, the collectives' timeline.
     static const QStringList timingNames = {"phases", "times", "verify", "collectives"};
-    const qsizetype tab = names.indexOf(parser.value(tabOption)), timingTab = timingNames.indexOf(parser.value(tabOption));
-    if (tab < 0 && timingTab < 0) {
-      fail(QStringLiteral("--tab takes one of: %1").arg((names + timingNames).join(QStringLiteral(", "))), true);
+    // Or a stage view's id (stage_views.h: rules, a studio plugin's): raised when the stage is shown.
+    QStringList views;
+    for (const auto& v : kiln::viewers::StageViewRegistry::global().entries()) views << QString::fromStdString(v.id);
+    const QString value = parser.value(tabOption);
+    const qsizetype tab = names.indexOf(value), timingTab = timingNames.indexOf(value);
+    if (tab < 0 && timingTab < 0 && !views.contains(value)) {
+      fail(QStringLiteral("--tab takes one of: %1").arg((names + timingNames + views).join(QStringLiteral(", "))), true);
       return 2;
     }
-    if (tab >= 0) window.textPane()->setCurrentIndex(static_cast<int>(tab));
-    else window.showTimingsTab(static_cast<int>(timingTab));
+    if (tab >= 0) {
+      window.textPane()->setCurrentIndex(static_cast<int>(tab));
+    } else if (timingTab >= 0) {
+      window.showTimingsTab(static_cast<int>(timingTab));
+    } else {
+      auto raised = std::make_shared<bool>(false);
+      QObject::connect(&window, &StudioWindow::stageShown, &window, [&window, raised, value] {
+        if (std::exchange(*raised, true)) return;
+        kiln::viewers::TextPane* pane = window.textPane();
+        for (int i = 0; i < pane->count(); ++i)
+          if (kiln::viewers::stageViewIdAt(pane, i) == value) return pane->setCurrentIndex(i);
+        std::fprintf(stderr, "kiln-studio: --tab %s: the stage shown has no such view\n", qPrintable(value));
+      });
+    }
   }
   if (parser.isSet(artifactOption) && !window.showArtifact(parser.value(artifactOption))) {
     fail(QStringLiteral("the session keeps no record named like '%1' (see kiln show SESSION --stage artifacts)")
