@@ -530,6 +530,9 @@ void partitionForBackward(GraphCompile& c, std::shared_ptr<BackwardCode>* backwa
   if (!jp->partition.recomputed.empty())
     marks.push_back(
         session::RuleHit{"recomputed in the backward", static_cast<int>(jp->partition.recomputed.size()), jp->partition.recomputed});
+  if (!jp->partition.checkpointed.empty())
+    marks.push_back(
+        session::RuleHit{"recomputed (checkpoint)", static_cast<int>(jp->partition.checkpointed.size()), jp->partition.checkpointed});
   session::StageEvent e;
   e.compileId = c.cid;
   e.stage = "backward:partition";
@@ -540,6 +543,7 @@ void partitionForBackward(GraphCompile& c, std::shared_ptr<BackwardCode>* backwa
   // each get a box of their own (no kernel of that name exists; the studio shows it as a group).
   for (const auto& sv : jp->partition.saved) e.graph.find(sv.jointNode)->kernel = "saved for backward";
   for (int id : jp->partition.recomputed) e.graph.find(id)->kernel = "recomputed in backward";
+  for (int id : jp->partition.checkpointed) e.graph.find(id)->kernel = "recomputed (checkpoint)";
   e.rules = std::move(marks);
   e.ms = ms;
   c.sink.stage(e);

@@ -5,6 +5,7 @@
 
 #include "engine/support/error.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -647,7 +648,16 @@ Graph parseGraph(std::string_view text, const std::string& fileName) {
         }
       }
     }
-    if (p.eat("#")) n.kernel = std::string(trim(p.rest())), p.setPos(line.size());
+    if (p.eat("#")) {
+      const std::string comment(trim(p.rest()));
+      const std::string tag = kCheckpointComment;
+      if (comment.rfind(tag, 0) == 0 && comment.size() > tag.size() &&
+          std::all_of(comment.begin() + static_cast<std::ptrdiff_t>(tag.size()), comment.end(),
+                      [](char c) { return c >= '0' && c <= '9'; }))
+        n.prov.checkpointRegion = std::stoi(comment.substr(tag.size()));
+      else n.kernel = comment;
+      p.setPos(line.size());
+    }
     if (!p.atEnd()) p.fail("unexpected text '" + std::string(p.rest()) + "'");
     if (names.count(n.name)) p.fail("duplicate value name '" + n.name + "'");
     n.prov.loc = loc;

@@ -200,7 +200,10 @@ std::string printGraph(const Graph& g, const PrintOptions& opts) {
         out += "None";
       }
     }
+    // A node of a torch.utils.checkpoint region says so (where FX shows the region as the body
+    // of a tag_activation_checkpoint node); the fused stages name the kernel instead.
     if (!n.kernel.empty()) out += "  # " + n.kernel;
+    else if (n.prov.checkpointRegion >= 0) out += "  # " + std::string(kCheckpointComment) + std::to_string(n.prov.checkpointRegion);
     out += "\n";
   }
   return out;

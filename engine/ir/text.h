@@ -1,7 +1,8 @@
 // The canonical text form of the graph IR: FX's readable form (print_readable), used by the
 // CLI, golden tests, the store and the studio. Captured graphs print torch-level calls
 // (`mul: "f32[4]" = l_x_ * 2`), ATen graphs `torch.ops.aten.mul.Tensor(arg0_1, 2)`, exactly
-// as PyTorch prints them. Fused graphs add a trailing `# kernel_0` to each scheduled node.
+// as PyTorch prints them. Fused graphs add a trailing `# kernel_0` to each scheduled node, other
+// stages `# checkpoint region k` to the nodes of a torch.utils.checkpoint region.
 // parseGraph(printGraph(g)) prints back to the same text.
 #pragma once
 
@@ -16,6 +17,10 @@ struct PrintOptions {
   bool provenanceComments = true;  // "# File: x.py:9 in f, code: ..." lines
   bool deadValues = true;          // ";  x = None" after last uses, as FX prints
 };
+
+// The trailing comment of a node recorded inside torch.utils.checkpoint region k
+// (`# checkpoint region 0`; Provenance::checkpointRegion), read back by parseGraph.
+inline constexpr const char* kCheckpointComment = "checkpoint region ";
 
 std::string printGraph(const Graph& g, const PrintOptions& opts = {});
 // Throws kiln::ParseError with line:col on malformed text.

@@ -88,6 +88,11 @@ struct Provenance {
   std::string modulePath;
   std::vector<int> from;
   std::vector<SourceLoc> userStack;
+  // Recorded inside torch.utils.checkpoint region k of its captured graph (PyTorch's
+  // node.meta["ac_graph_id"]; -1 outside any): the partitioner recomputes such nodes in the
+  // backward instead of saving them. Kept in the provenance so that lowering, decompositions and
+  // the joint graph's replay, which copy a node's provenance to what it becomes, carry it along.
+  int checkpointRegion = -1;
 };
 
 }  // namespace kiln::ir

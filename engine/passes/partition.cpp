@@ -9,6 +9,7 @@
 #include <map>
 #include <queue>
 #include <set>
+#include <stdexcept>
 
 namespace kiln::passes {
 
@@ -94,6 +95,13 @@ void remap(ir::Arg& a, const std::map<int, int>& to) {
   for (auto& x : a.list) remap(x, to);
 }
 
+// Random ops draw new numbers on every run: recomputing them would change the values.
+bool isRandom(const std::string& target) {
+  for (const char* r : {"rand", "bernoulli", "dropout", "normal", "multinomial"})
+    if (target.find(r) != std::string::npos) return true;
+  return false;
+}
+
 std::string formatBytes(int64_t b) { return b >= 10240 ? std::to_string((b + 512) / 1024) + " KiB" : std::to_string(b) + " B"; }
 
 }  // namespace
@@ -109,9 +117,7 @@ std::set<int> tangentDependent(const ir::Graph& g) {
 }
 
 bool recomputable(const std::string& target) {
-  // Random ops draw new numbers on every run: recomputing them would change the values.
-  for (const char* r : {"rand", "bernoulli", "dropout", "normal", "multinomial"})
-    if (target.find(r) != std::string::npos) return false;
+  if (isRandom(target)) return false;
   const ops::OpDef* op = ops::findOp(target);
   if (!op) return false;
   return op->kind == ops::OpKind::Pointwise || op->kind == ops::OpKind::View || op->kind == ops::OpKind::Creation;
@@ -140,6 +146,20 @@ Partition partitionJoint(const BackwardGraph& joint, const ir::Graph& forward) {
   for (const ir::Node* n : fw) vertex[n->id] = 2 + 2 * static_cast<int>(vertex.size());
   const int source = 0, sink = 1;
   FlowNetwork net(2 + 2 * static_cast<int>(vertex.size()));
+  // Checkpoint regions: MUST_RECOMPUTE, except a value a later region reads (MUST_SAVE).
+  std::set<int> mustRecompute, mustSave;
+  for (const ir::Node* n : fw)
+    if (n->isCall() && n->prov.checkpointRegion >= 0 && forwardOf.count(n->id) && !isRandom(n->target)) mustRecompute.insert(n->id);
+  for (const ir::Node* n : fw)
+    if (n->isCall() && n->prov.checkpointRegion >= 0)
+      ir::forEachNodeArg(*n, [&](int a) {
+        const ir::Node* p = g.find(a);
+        // Only a value that can be saved (one tensor, not a view); a view stays recomputed.
+        const ops::OpDef* pop = ops::findOp(p->target);
+        const bool saveable = p->types.size() == 1 && !(pop && pop->kind == ops::OpKind::View);
+        if (mustRecompute.count(a) && saveable && p->prov.checkpointRegion < n->prov.checkpointRegion) mustSave.insert(a);
+      });
+  for (int id : mustSave) mustRecompute.erase(id);
   for (const ir::Node* n : fw) {
     const int in = vertex.at(n->id), out = in + 1;
     if (n->kind == ir::NodeKind::Placeholder) {
@@ -153,8 +173,9 @@ Partition partitionJoint(const BackwardGraph& joint, const ir::Graph& forward) {
     const ops::OpDef* op = ops::findOp(n->target);
     const bool saveable = replay && n->types.size() == 1 && !(op && op->kind == ops::OpKind::View);
     const bool isReturned = replay && returned.count(forwardOf.at(n->id)) > 0;
-    net.edge(in, out, saveable ? 2 * bytesOf(n->types[0]) - (isReturned ? 1 : 0) : kInf);
-    if (replay && !recomputable(n->target)) {
+    const bool forced = mustRecompute.count(n->id) > 0;
+    net.edge(in, out, saveable && !forced ? 2 * bytesOf(n->types[0]) - (isReturned ? 1 : 0) : kInf);
+    if (replay && !forced && (!recomputable(n->target) || mustSave.count(n->id))) {
       net.edge(source, in, kInf);
       p.banned.push_back(n->id);
     }
@@ -167,7 +188,10 @@ Partition partitionJoint(const BackwardGraph& joint, const ir::Graph& forward) {
   };
   for (const auto& n : g.nodes)
     if (n.kind == ir::NodeKind::Output || backwardProper.count(n.id)) ir::forEachNodeArg(n, toSink);
-  net.maxFlow(source, sink);
+  // Infinite flow with a checkpoint region: no cut of saveable values exists (the region reads a
+  // value that can be neither saved nor recomputed); the caller then differentiates without a
+  // partition (the backward recomputes the whole forward), which is still exact.
+  if (net.maxFlow(source, sink) >= kInf && !mustRecompute.empty()) throw std::runtime_error("partition: no finite cut");
   const std::vector<bool> side = net.sourceSide(source);
 
   // Saved: in on the source's side, out on the sink's (a cut edge). Recomputed: both on the
@@ -190,6 +214,7 @@ Partition partitionJoint(const BackwardGraph& joint, const ir::Graph& forward) {
       dropped.insert(n->id);
     } else {
       p.recomputed.push_back(n->id);
+      if (mustRecompute.count(n->id)) p.checkpointed.push_back(n->id);
     }
   }
   // primals, saved_k, tangents, then the recomputed values and the backward proper, in order.
@@ -223,10 +248,18 @@ std::string Partition::summary() const {
   for (size_t k = 0; k < saved.size(); ++k)
     s += "#   saved_" + std::to_string(k + 1) + " = " + saved[k].name + "  " + saved[k].type.str() + "  " + formatBytes(saved[k].bytes) +
          "\n";
-  if (!recomputed.empty()) {
+  const std::set<int> forced(checkpointed.begin(), checkpointed.end());
+  if (recomputed.size() > forced.size()) {
     s += "# recomputed:";
     for (int id : recomputed)
-      if (const ir::Node* n = backward.find(id)) s += " " + n->name + " (" + n->target + ")";
+      if (const ir::Node* n = backward.find(id); n && !forced.count(id)) s += " " + n->name + " (" + n->target + ")";
+    s += "\n";
+  }
+  if (!forced.empty()) {
+    s += "# recomputed (checkpoint):";
+    for (int id : checkpointed)
+      if (const ir::Node* n = backward.find(id))
+        s += " " + n->name + " (" + n->target + ", region " + std::to_string(n->prov.checkpointRegion) + ")";
     s += "\n";
   }
   return s + ir::printGraph(backward);

@@ -22,6 +22,15 @@
 // capacities are bytes alone (no extra weight for non-fusible pointwise ops, no memory-budget
 // knob); between cuts of equal bytes, values the forward returns anyway are saved, other ties
 // go to whichever cut the flow finds first.
+//
+// torch.utils.checkpoint regions (nodes whose provenance has a checkpointRegion) follow
+// AOTAutograd's CheckpointPolicy.MUST_RECOMPUTE: such a value can never be saved (infinite
+// capacity) and is never banned from recomputation, matmuls included, so the backward recomputes
+// the region from what enters it. As cleanup_recompute_tags does, a region's value read by a
+// later region is saved (MUST_SAVE: computed in the forward only), so consecutive regions
+// (checkpoint_sequential) recompute from their own inputs. Random ops inside a region are the
+// exception: Kiln's backward cannot replay the forward's draws, so they keep the rules above
+// (saved, never recomputed) and the gradients stay exact.
 #pragma once
 
 #include "engine/passes/backward_graph.h"
@@ -44,8 +53,9 @@ struct Partition {
   // primals_1..n, saved_1..k (one per `saved`, in order), tangents_1..m; outputs as the joint's.
   ir::Graph backward;
   std::vector<SavedValue> saved;
-  std::vector<int> recomputed;  // joint ids of forward values the backward computes again
-  std::vector<int> banned;      // joint ids of forward values that may not be recomputed
+  std::vector<int> recomputed;    // joint ids of forward values the backward computes again
+  std::vector<int> banned;        // joint ids of forward values that may not be recomputed
+  std::vector<int> checkpointed;  // the recomputed ones that a torch.utils.checkpoint region forced
   int64_t savedBytes = 0;
   // The decision as the studio shows it: saved tensors with shapes and bytes, the recomputed
   // nodes, and the cut's cost.

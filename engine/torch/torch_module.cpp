@@ -6,6 +6,7 @@
 #include "engine/torch/autograd_methods.h"
 #include "engine/torch/bindings.h"
 #include "engine/torch/capture_hooks.h"
+#include "engine/torch/checkpoint_api.h"
 #include "engine/torch/device_api.h"
 #include "engine/torch/nn_module.h"
 
@@ -424,6 +425,10 @@ void installModules(py::Interpreter& in) {
   torch->scope->vars["utils"] = utils;
   utils->scope->vars["data"] = newModule(in, "torch.utils.data");
   utils->scope->vars["hooks"] = newModule(in, "torch.utils.hooks");
+  // torch.utils.checkpoint: the prelude's torch.utils.checkpoint.py on checkpoint_api.h's native.
+  auto checkpointModule = newModule(in, "torch.utils.checkpoint");
+  utils->scope->vars["checkpoint"] = checkpointModule;
+  installCheckpoint(in, checkpointModule);
 
   auto math = newModule(in, "math");
   auto& M = math->scope->vars;
@@ -494,6 +499,10 @@ void installModules(py::Interpreter& in) {
   // Devices last: torch.device, torch.cuda ..., and every factory above taking device=.
   installDeviceApi(in, torch);
   wrapFactories(torch);
+  // torch.cuda.amp: filled by the prelude (torch.cuda.amp.py: the deprecated autocast and
+  // GradScaler aliases).
+  if (auto cuda = torch->scope->vars.find("cuda"); cuda != torch->scope->vars.end() && cuda->second->kind == VK::Module)
+    py::as<py::ModuleObj>(cuda->second)->scope->vars["amp"] = newModule(in, "torch.cuda.amp");
 }
 
 }  // namespace kiln::torchapi
