@@ -4,6 +4,8 @@
 #include <QStringList>
 
 #include <algorithm>
+#include <string_view>
+#include <utility>
 
 namespace kiln::viewers {
 
@@ -68,6 +70,33 @@ int StageListModel::defaultRow() const {
 
 QString StageListModel::label(const storage::StageRow& stage) {
   return QStringLiteral("[%1] %2").arg(QString::fromStdString(stage.compileId), QString::fromStdString(stage.stage));
+}
+
+namespace {
+
+// "submod_1: pass:cse" -> piece "submod_1: ", step "pass:cse".
+std::pair<std::string_view, std::string_view> pieceAndStep(std::string_view stage) {
+  const size_t colon = stage.rfind(": ");
+  if (colon == std::string_view::npos) return {{}, stage};
+  return {stage.substr(0, colon + 2), stage.substr(colon + 2)};
+}
+
+bool isBackward(std::string_view step) { return step.rfind("backward:", 0) == 0; }
+
+}  // namespace
+
+int StageListModel::steppedFrom(const std::vector<storage::StageRow>& stages, int row) {
+  if (row <= 0 || size_t(row) >= stages.size()) return -1;
+  const storage::StageRow& stage = stages[size_t(row)];
+  const auto [piece, step] = pieceAndStep(stage.stage);
+  if (step == "backward:joint" || step == "backward:aten") return -1;
+  for (int r = row - 1; r >= 0; --r) {
+    const storage::StageRow& before = stages[size_t(r)];
+    if (before.compileId != stage.compileId) return -1;
+    const auto [p, s] = pieceAndStep(before.stage);
+    if (p == piece && isBackward(s) == isBackward(step)) return r;
+  }
+  return -1;
 }
 
 int StageListModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(stages_.size()); }

@@ -35,6 +35,12 @@ class StageListModel : public QAbstractListModel {
   // The stage to open first: the last one of the first compile (the graph it ends with).
   int defaultRow() const;
   static QString label(const storage::StageRow& stage);
+  // The row the stage at `row` was stepped from, whose graph it is diffed against, else -1: the
+  // nearest earlier stage of the same compile, the same piece ("submod_1: " of a DDP split,
+  // "restarted attempt 1: ", or the compile itself) and the same direction (forward, or the
+  // "backward:" stages). "backward:joint" and "backward:aten" start graphs of their own.
+  int steppedFromRow(int row) const { return steppedFrom(stages_, row); }
+  static int steppedFrom(const std::vector<storage::StageRow>& stages, int row);
 
   int rowCount(const QModelIndex& parent = {}) const override;
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;

@@ -500,9 +500,10 @@ void StudioWindow::showStage(int row) {
   StageRequest request;
   request.sessionId = sessionId_;
   request.stage = stage;
-  // The stage stepped from (backward:aten starts a graph of its own: it has none).
-  if (row > 0 && stages_->stageAt(row - 1).compileId == stage.compileId && stage.stage != "backward:aten")
-    request.previous = stages_->stageAt(row - 1);
+  // The stage stepped from: the one before it in the same piece and direction, not simply the
+  // row above (a DDP split's submod_1 does not step from submod_0, nor the joint graph from the
+  // forward's fused stage).
+  if (const int from = stages_->steppedFromRow(row); from >= 0) request.previous = stages_->stageAt(from);
   if (diffBase_.second == sessionId_ && diffBase_.first > 0) request.diffBase = diffBase_.first;
   // Kernels and wrapper belong to the compile: read them when the compile on screen differs.
   request.withCompile = stage.compileId != compileId_;

@@ -122,6 +122,34 @@ class ViewersTest : public QObject {
     QCOMPARE(model.rowCount(), 0);
   }
 
+  // Each stage is diffed against the one it was stepped from: the same piece and direction, not
+  // the row above (a DDP split's submodules, the joint graph after the forward's fused stage).
+  void stageSteppedFromKeepsPieceAndDirection() {
+    std::vector<storage::StageRow> rows;
+    for (const char* name : {"captured", "aten", "fused", "backward:joint", "backward:partition", "backward:aten", "backward:pass:cse",
+                             "backward:fused", "ddp_split", "submod_0: captured", "submod_0: aten", "submod_1: captured", "submod_1: aten",
+                             "submod_1: backward:aten", "submod_1: backward:fused"}) {
+      storage::StageRow r;
+      r.compileId = "0/0";
+      r.stage = name;
+      rows.push_back(r);
+    }
+    storage::StageRow other;
+    other.compileId = "1/0";
+    other.stage = "aten";
+    rows.push_back(other);
+    auto from = [&](int row) { return StageListModel::steppedFrom(rows, row); };
+    const std::vector<int> expected{-1, 0, 1, -1, 3, -1, 5, 6, 2, -1, 9, -1, 11, -1, 13, -1};
+    QCOMPARE(int(expected.size()), int(rows.size()));
+    for (int row = 0; row < int(rows.size()); ++row) {
+      if (from(row) != expected[size_t(row)])
+        QFAIL(qPrintable(QStringLiteral("%1 steps from row %2, expected %3")
+                             .arg(QString::fromStdString(rows[size_t(row)].stage))
+                             .arg(from(row))
+                             .arg(expected[size_t(row)])));
+    }
+  }
+
   void layoutWorkerDeliversOnlyTheNewest() {
     const storage::StageRow fused = sample_.store->stages(sample_.sessionId, "0/0").back();
     const ir::Graph graph = sample_.store->stageGraph(fused.id);
