@@ -395,6 +395,11 @@ RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ost
       // Native code stopped outside any Python call (collecting the outputs): still a stop.
       res.error = std::string(py::lastInterrupt() == py::Interrupt::Timeout ? "TimeoutError: " : "KeyboardInterrupt: ") + e.what() + "\n";
       res.exitCode = 1;
+    } catch (const tensor::TorchError& e) {
+      // A torch error raised by native code outside any Python call (no frame to point at): it
+      // is still PyTorch's exception, not a fault of Kiln's, so it reads as one.
+      res.error = e.type() + ": " + e.what() + "\n  (raised outside a Python frame of the script: no traceback)\n";
+      res.exitCode = 1;
     } catch (const std::exception& e) {
       res.error = std::string("kiln: internal error: ") + e.what() + "\n";
       res.exitCode = 1;

@@ -377,6 +377,11 @@ Value Interpreter::call(const Value& fn, CallArgs& args) {
         // Native code that ran out of memory (a reduction over a huge broadcast view): the
         // script sees CPython's MemoryError and can catch it.
         raise("MemoryError", "");
+      } catch (const tensor::TorchError& e) {
+        // A torch error a binding did not turn into its Python exception itself (bindings that
+        // capture do, as Dynamo would): the script sees PyTorch's exception with a traceback,
+        // never Kiln's "internal error".
+        raise(e.type(), e.what());
       }
     case VK::BoundMethod: {
       auto* bm = as<BoundMethodObj>(fn);

@@ -127,6 +127,29 @@ TEST(Interpreter, ErrorsHavePythonTracebacks) {
   EXPECT_NE(errorOf("'a' + 1\n").find("TypeError: unsupported operand type(s) for +: 'str' and 'int'"), std::string::npos);
 }
 
+// A torch error thrown by a native function that did not convert it itself reaches the script as
+// PyTorch's exception (catchable, with a traceback), not as an escaped C++ exception that the
+// driver would report as Kiln's internal error.
+TEST(Interpreter, TorchErrorsOfNativeFunctionsArePythonExceptions) {
+  std::ostringstream out;
+  Module m = parseModule(
+      "import native_boom\ntry:\n    native_boom.boom()\nexcept NotImplementedError as e:\n    print('caught', e)\nnative_boom.boom()\n",
+      "t.py");
+  Interpreter in(out);
+  kiln::torchapi::install(in);
+  auto mod = std::make_shared<ModuleObj>("native_boom");
+  mod->scope->vars["boom"] = makeBuiltin(
+      "boom", [](Interpreter&, CallArgs&) -> Value { throw tensor::TorchError("NotImplementedError", "no CUDA kernel for this op"); });
+  in.registerModule(mod);
+  std::string error;
+  try {
+    in.runModule(m);
+  } catch (const PyError& e) { error = formatTraceback(e, "import native_boom\n"); }
+  EXPECT_EQ(out.str(), "caught no CUDA kernel for this op\n");
+  EXPECT_NE(error.find("NotImplementedError: no CUDA kernel for this op"), std::string::npos) << error;
+  EXPECT_NE(error.find("line 6"), std::string::npos) << error;
+}
+
 // engine/python/lib/numpy.py: the statistics part of NumPy that timing scripts use, NumPy's result
 // types (np.float64 / np.int64 reprs of NumPy 2) and a clear error for the rest (a module-level
 // __getattr__, PEP 562).
