@@ -207,6 +207,9 @@ void StudioWindow::buildDocks() {
   setCentralWidget(centre);
 
   sessionTable_ = new QTableView(this);
+  // Named: stage views (stage_views.h) add tables of their own, so tests and tools find this
+  // one by name, not as the window's first QTableView.
+  sessionTable_->setObjectName(QStringLiteral("sessionTable"));
   sessionTable_->setModel(sessions_);
   sessionTable_->setSelectionBehavior(QAbstractItemView::SelectRows);
   sessionTable_->setSelectionMode(QAbstractItemView::ExtendedSelection);  // Ctrl+click a second one to diff

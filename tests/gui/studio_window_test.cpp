@@ -466,7 +466,7 @@ class StudioWindowTest : public QObject {
     window_->refreshSessions(second);
     QTRY_VERIFY_WITH_TIMEOUT(window_->isSettled(), 20000);
     QCOMPARE(window_->sessionModel()->rowCount(), 2);
-    auto* table = window_->findChild<QTableView*>();
+    auto* table = window_->findChild<QTableView*>(QStringLiteral("sessionTable"));
     QVERIFY(table);
     table->selectAll();
     // The first session is the one shown (as after clicking it, then Ctrl+clicking the second).
@@ -688,7 +688,7 @@ class StudioWindowTest : public QObject {
     QVERIFY(QTest::qWaitForWindowExposed(&big));
     big.refreshSessions();  // the newest: the run with a failed compile
     QTRY_VERIFY_WITH_TIMEOUT(big.isSettled() && !big.graphView()->nodeItems().isEmpty(), 20000);
-    auto* table = big.findChild<QTableView*>();
+    auto* table = big.findChild<QTableView*>(QStringLiteral("sessionTable"));
     for (int col = SessionListModel::Status; col < SessionListModel::ColumnCount; ++col) {
       const QString title = big.sessionModel()->headerData(col, Qt::Horizontal).toString();
       QVERIFY2(table->horizontalHeader()->sectionSize(col) >= table->horizontalHeader()->fontMetrics().horizontalAdvance(title) + 4,
