@@ -7,7 +7,7 @@
 #   tools/check_format.sh --fix [FILE...]   format in place (all tracked sources, or the FILEs)
 #
 # CLANG_FORMAT picks the binary (default clang-format-14, else clang-format). `make test` runs the
-# check when KILN_FORMAT_CHECK=1 (CI sets it once the tree has been formatted).
+# check when KILN_FORMAT_CHECK=1, which is the default in CI (CI=true).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
