@@ -8,7 +8,9 @@ holds the run with the GPU visible).
     seed_examples.py --kiln /tmp/kiln/run.sh --gpu        (on the GPU machine, with a device bundle)
 
 Numbers on lines about time, speed or memory are masked before comparing (timings and memory
-figures aside, as the issue says). Examples marked `# requires: cuda` are skipped here; those
+figures aside, as the issue says), and so is the local build label of a version string
+(`2.11.0+cu130`, `+cpu`, `+kiln`: which build printed it, not what the script computed; the
+version number itself must match). Examples marked `# requires: cuda` are skipped here; those
 marked `distributed` run as a plain script, as the oracle ran them, and must raise PyTorch's
 exception (type and message) since no process group environment is set (their two-process runs
 are tests/cli/distributed_test.cpp's). examples/seeds/known_failures.txt lists `NAME reason` for examples that do not
@@ -30,12 +32,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SEEDS = os.path.join(ROOT, "examples", "seeds")
 TIMING = re.compile(r"time|耗时|时间|ms\b|秒|seconds?\b|\d\s*s\b|speed|加速|latency|throughput|memory|内存|显存|MB|GB|it/s|fps|step/s|per sec", re.I)
 NUMBER = re.compile(r"[-+]?\d+(\.\d+)?([eE][-+]?\d+)?")
+LOCAL_VERSION = re.compile(r"\b(\d+\.\d+\.\d+(?:[ab]\d+|rc\d+|\.dev\d+)?)\+[A-Za-z0-9.]+")  # PEP 440 local label
 
 
 def normalize(text):
     out = []
     for line in text.replace("\r", "").split("\n"):
-        line = line.rstrip()
+        line = LOCAL_VERSION.sub(r"\1+<build>", line.rstrip())
         if TIMING.search(line):
             line = NUMBER.sub("<n>", line)
         out.append(line)

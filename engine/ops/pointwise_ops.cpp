@@ -2,7 +2,9 @@
 // Each entry gives meta (broadcast + promotion), the eager kernel and the codegen body.
 #include "engine/ops/op_table.h"
 #include "engine/ops/shape_util.h"
+#include "engine/tensor/parallel.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace kiln::ops {
@@ -176,6 +178,15 @@ ir::DType binaryType(const Binary& b, const Val& x, const Val& y) {
   return p;
 }
 
+// The flat stride of a float32 operand over a contiguous result of `sizes`: 1 when its elements
+// lie in the result's order, 0 when it is one value broadcast everywhere (a Python scalar, the
+// expanded ones of sum's backward), -1 otherwise.
+int flatStride(const Tensor& t, const Shape& broadcastStrides, const Shape& sizes) {
+  if (t.sizes() == sizes && t.isContiguous()) return 1;
+  if (std::all_of(broadcastStrides.begin(), broadcastStrides.end(), [](int64_t s) { return s == 0; })) return 0;
+  return -1;
+}
+
 Tensor unaryKernel(const Unary& u, const Tensor& x, ir::DType outType) {
   Tensor out = Tensor::empty(x.sizes(), outType);
   Shape os = out.strides();
@@ -183,6 +194,12 @@ Tensor unaryKernel(const Unary& u, const Tensor& x, ir::DType outType) {
     float* op = out.ptr<float>();
     const float* xp = x.ptr<float>();
     auto fn = u.fn;
+    if (x.isContiguous()) {  // split over the thread pool when big (tensor/parallel.h)
+      tensor::parallelRanges(out.numel(), [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) op[i] = static_cast<float>(fn(xp[i]));
+      });
+      return out;
+    }
     forEachIndex<2>(x.sizes(), {&os, &x.strides()}, [&](const std::array<int64_t, 2>& o) { op[o[0]] = static_cast<float>(fn(xp[o[1]])); });
     return out;
   }
@@ -220,13 +237,14 @@ Tensor binaryKernel(const Binary& b, const Val& xv, const Val& yv, ir::DType out
     const float* xp = x.ptr<float>();
     const float* yp = y.ptr<float>();
     auto fn = b.fn;
-    if (x.isContiguous() && y.isContiguous() && x.sizes() == sizes && y.sizes() == sizes) {
-      const int64_t n = out.numel();
-      for (int64_t i0 = 0; i0 < n; i0 += tensor::kStopChunk) {  // a stop check per chunk (engine/tensor/stop.h)
-        tensor::checkStop();
-        const int64_t i1 = std::min(n, i0 + tensor::kStopChunk);
-        for (int64_t i = i0; i < i1; ++i) op[i] = static_cast<float>(fn(xp[i], yp[i]));
-      }
+    const int fx = flatStride(x, xs, sizes), fy = flatStride(y, ys, sizes);
+    if (fx >= 0 && fy >= 0) {  // flat: split over the thread pool when big (tensor/parallel.h)
+      tensor::parallelRanges(out.numel(), [&](int64_t b, int64_t e) {
+        if (fx && fy)
+          for (int64_t i = b; i < e; ++i) op[i] = static_cast<float>(fn(xp[i], yp[i]));
+        else
+          for (int64_t i = b; i < e; ++i) op[i] = static_cast<float>(fn(xp[i * fx], yp[i * fy]));
+      });
     } else {
       forEachIndex<3>(sizes, {&os, &xs, &ys},
                       [&](const std::array<int64_t, 3>& o) { op[o[0]] = static_cast<float>(fn(xp[o[1]], yp[o[2]])); });
@@ -294,13 +312,16 @@ void registerPointwiseOps(std::vector<OpDef>& t) {
     d.kind = OpKind::Pointwise;
     d.meta = [&b](const std::vector<Val>& a) { return broadcastType(a, binaryType(b, a.at(0), a.at(1))); };
     d.eager = [&b](const std::vector<Val>& a) { return binaryKernel(b, a.at(0), a.at(1), binaryType(b, a.at(0), a.at(1))); };
-    if (b.op == kir::Op::Const || (b.result == Binary::Bool && (b.op == kir::Op::And || b.op == kir::Op::Or)) || !b.fn) {
+    if (b.op == kir::Op::Const || !b.fn) {
       t.push_back(std::move(d));
       continue;
     }
     d.pointwise = [&b](PointwiseEmitter& e, const std::vector<int>& in, const std::vector<Val>& args, ir::DType rt) {
-      // Operands are computed in the promoted type; comparisons produce bool.
-      ir::DType compute = b.result == Binary::Bool ? promoteTypes(args.at(0), args.at(1)) : rt;
+      // Operands are computed in the promoted type; comparisons produce bool. logical_and/or
+      // compute in bool (each operand's truth, NaN true as in C): in the promoted type And/Or
+      // would be bitwise on integers (2 & 1 == 0).
+      const bool logical = b.result == Binary::Bool && (b.op == kir::Op::And || b.op == kir::Op::Or);
+      ir::DType compute = logical ? ir::DType::Bool : b.result == Binary::Bool ? promoteTypes(args.at(0), args.at(1)) : rt;
       if (b.result == Binary::Float && !ir::isFloating(compute)) compute = rt;
       size_t next = 0;
       auto operand = [&](const Val& v) {

@@ -1,5 +1,9 @@
 #include "engine/ops/random.h"
 
+#include "engine/tensor/parallel.h"
+#include "engine/tensor/stop.h"
+
+#include <algorithm>
 #include <limits>
 #include <vector>
 
@@ -69,8 +73,15 @@ void normalFillContiguous(T* data, int64_t size, T mean, T std, Generator& g) {
     if constexpr (std::is_same_v<T, float>) return uniformFloat(g, 0.0f, 1.0f);
     else return uniformDouble(g, 0.0, 1.0);
   };
-  for (int64_t i = 0; i < size; ++i) data[i] = uniform();
-  for (int64_t i = 0; i + 16 <= size; i += 16) normalFill16<T>(data + i, mean, std);
+  // The uniforms come from one generator, in order (PyTorch's values); the Box-Muller transform
+  // of each block of 16 is independent, so it is split over the thread pool (tensor/parallel.h).
+  for (int64_t b = 0; b < size; b += tensor::kStopChunk) {
+    tensor::checkStop();
+    for (int64_t i = b, e = std::min(size, b + tensor::kStopChunk); i < e; ++i) data[i] = uniform();
+  }
+  tensor::parallelRanges(size / 16, [&](int64_t b, int64_t e) {
+    for (int64_t k = b; k < e; ++k) normalFill16<T>(data + 16 * k, mean, std);
+  });
   if (size % 16 != 0) {
     // PyTorch recomputes the last 16 values from fresh uniforms.
     T* tail = data + size - 16;

@@ -295,7 +295,19 @@ std::vector<tensor::Tensor> runTorchGraph(const ir::Graph& g, const std::vector<
     std::vector<std::pair<std::string, ops::Val>> kwargs;
     for (const auto& a : n.args) args.push_back(argVal(a, env));
     for (const auto& [k, a] : n.kwargs) kwargs.emplace_back(k, argVal(a, env));
-    ops::Val r = torch.call(n, eager, std::move(args), std::move(kwargs));
+    ops::Val r;
+    try {
+      r = torch.call(n, eager, std::move(args), std::move(kwargs));
+    } catch (const tensor::Interrupted&) { throw; } catch (const tensor::TorchError& e) {
+      if (e.type() != "NotImplementedError") throw;  // PyTorch's own errors keep PyTorch's message
+      // Kiln's own limit met in a graph run op by op (a GPU graph the CUDA backend cannot take):
+      // say at which node, and the user's line it came from, since the Python traceback ends at
+      // the compiled frame's call.
+      std::string where = " (running node " + n.name + " = " + n.target;
+      if (n.prov.loc.valid()) where += ", from " + n.prov.loc.file + ":" + std::to_string(n.prov.loc.line);
+      if (!n.prov.loc.code.empty()) where += ": " + n.prov.loc.code;
+      throw tensor::TorchError(e.type(), e.what() + where + ")");
+    }
     if (r.kind == ops::Val::Kind::List) {
       for (const auto& x : r.list) tuples[n.id].push_back(x.t);
       continue;

@@ -346,8 +346,7 @@ std::optional<Val> nllLoss(const ops::OpDef& op, const std::vector<Val>& args, c
   for (int64_t c = 0; c < C; ++c) iotaHost.storeIntAt(c, c);
   Val classes = Val::of(iotaHost.toDevice(d));
   Val valid = call("aten.ne.Tensor", {tv, Val::integer(ignore)});
-  // (logical_and has no generated kernel; a product of bools is their conjunction)
-  Val hit = call("aten.mul.Tensor", {call("aten.eq.Tensor", {classes, tv}), valid});
+  Val hit = call("aten.logical_and.default", {call("aten.eq.Tensor", {classes, tv}), valid});
   // A target outside [0, C) that is not ignored matches no class: PyTorch's device assert.
   Val misses = call("aten.sub.Tensor", {call("aten.sum.default", {valid}), call("aten.sum.default", {hit})});
   if (misses.t.toDevice(tensor::Device::cpu()).loadIntAt(0) != 0) throw TorchError("IndexError", "Target is out of bounds.");
@@ -384,9 +383,9 @@ Val argReduce(const Tensor& x, int64_t dim, bool keepdim, bool isMax, const tens
   Val xv = Val::of(x);
   const int64_t n = x.sizes()[static_cast<size_t>(dim)];
   Val m = call(isMax ? "aten.amax.default" : "aten.amin.default", {xv, ops::intList({dim}), Val::boolean(true)});
-  // x == m, or x is NaN (logical_or has no generated kernel: a where over bools instead)
+  // x == m, or x is NaN
   Val nan = call("aten.ne.Tensor", {xv, xv});
-  Val hit = call("aten.where.self", {nan, nan, call("aten.eq.Tensor", {xv, m})});
+  Val hit = call("aten.logical_or.default", {nan, call("aten.eq.Tensor", {xv, m})});
   Val cand = call("aten.where.self", {hit, iotaAlong(n, dim, x.dim(), d), Val::integer(n)});
   return call("aten.amin.default", {cand, ops::intList({dim}), Val::boolean(keepdim)});
 }

@@ -1,5 +1,6 @@
 #include "engine/runtime/thread_pool.h"
 
+#include "engine/tensor/parallel.h"
 #include "engine/tensor/stop.h"
 
 #include <algorithm>
@@ -64,7 +65,8 @@ bool ThreadPool::runSliced(int64_t lo, int64_t hi, const std::function<void(int6
 
 void ThreadPool::parallelFor(int64_t n, const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;
-  if (workers_.empty() || n == 1) {
+  std::unique_lock<std::mutex> busy(busy_, std::try_to_lock);
+  if (workers_.empty() || n == 1 || !busy.owns_lock()) {
     if (!runSliced(0, n, fn)) tensor::throwStopped();
     return;
   }
@@ -94,6 +96,10 @@ void ThreadPool::parallelFor(int64_t n, const std::function<void(int64_t, int64_
     l.unlock();
     tensor::throwStopped();
   }
+}
+
+void ThreadPool::installForEagerKernels() {
+  tensor::setParallelRunner([](int64_t n, const std::function<void(int64_t, int64_t)>& fn) { instance().parallelFor(n, fn); });
 }
 
 }  // namespace kiln::runtime

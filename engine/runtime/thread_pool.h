@@ -21,16 +21,21 @@ class ThreadPool {
   unsigned size() const { return static_cast<unsigned>(workers_.size()) + 1; }
   // Runs fn(begin, end) over [0, n) in contiguous ranges (about size() chunks of kSlices slices
   // each), the caller taking one chunk. Throws tensor::Interrupted, once every thread has stopped,
-  // where a stop was requested; the ranges not yet run are then skipped.
+  // where a stop was requested; the ranges not yet run are then skipped. While the pool runs
+  // another caller's job (a second thread, or fn itself splitting a loop) the call runs on its
+  // own thread instead: the pool holds one job at a time.
   void parallelFor(int64_t n, const std::function<void(int64_t, int64_t)>& fn);
   // fn(begin, end) over [lo, hi) on this thread in kSlices slices, checking for a stop before
   // each; returns false (and skips the rest) where one was requested.
   static bool runSliced(int64_t lo, int64_t hi, const std::function<void(int64_t, int64_t)>& fn);
   static constexpr int64_t kSlices = 64;
+  // Makes this pool the eager kernels' runner (engine/tensor/parallel.h).
+  static void installForEagerKernels();
 
  private:
   void work();
   std::vector<std::thread> workers_;
+  std::mutex busy_;  // held by the caller whose job runs
   std::mutex mu_;
   std::condition_variable cv_, done_;
   const std::function<void(int64_t, int64_t)>* job_ = nullptr;

@@ -2,6 +2,7 @@
 
 #include "engine/python/interpreter.h"
 #include "engine/python/tensor_hooks.h"
+#include "engine/runtime/thread_pool.h"
 #include "engine/torch/autograd_methods.h"
 #include "engine/torch/prelude.h"
 #include "engine/torch/tensor_protocol.h"
@@ -35,6 +36,7 @@ class TensorProtocol final : public py::TensorHooks {
 void install(py::Interpreter& in) {
   static TensorProtocol protocol;  // holds nothing of one interpreter: shared by all
   in.tensors = &protocol;
+  runtime::ThreadPool::installForEagerKernels();  // big eager loops split over the pool
   installModules(in);
   runPrelude(in);
 }

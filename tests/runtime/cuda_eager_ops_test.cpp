@@ -78,7 +78,7 @@ std::string differs(const Tensor& got, const Tensor& want, double tol) {
   const std::vector<double> a = got.toDoubles(), b = want.toDoubles();
   for (size_t i = 0; i < a.size(); ++i) {
     const bool bothNan = std::isnan(a[i]) && std::isnan(b[i]);
-    if (!bothNan && !(std::fabs(a[i] - b[i]) <= tol * (1 + std::fabs(b[i])))) {
+    if (!bothNan && a[i] != b[i] && !(std::fabs(a[i] - b[i]) <= tol * (1 + std::fabs(b[i])))) {  // inf == inf
       std::ostringstream o;
       o << "element " << i << ": " << a[i] << " vs " << b[i];
       return o.str();
@@ -189,6 +189,28 @@ TEST(CudaEagerOps, CrossEntropyMaskOps) {
   Tensor withNan = values({3, 4}, 16);
   withNan.storeAt(5, NAN);
   checkGraphRoute("aten.ne.Tensor", {T(withNan), T(withNan)});
+}
+
+TEST(CudaEagerOps, FiniteCheckOps) {
+  // torch.isfinite (GradScaler's unscale checks every gradient with it) is eq(x, x) and
+  // ne(abs(x), inf) joined by logical_and; isclose adds logical_or and logical_not. 001_07 on the
+  // H200 stopped at logical_and: the one-op graph got no kernel.
+  Tensor x = values({64, 192}, 17);
+  x.storeAt(3, NAN);
+  x.storeAt(7, INFINITY);
+  x.storeAt(11, -INFINITY);
+  ops::EagerDispatcher e;
+  Tensor same = e.call(ops::op("aten.eq.Tensor"), {T(x), T(x)}).t;
+  Tensor abs = e.call(ops::op("aten.abs.default"), {T(x)}).t;
+  Tensor finite = e.call(ops::op("aten.ne.Tensor"), {T(abs), Val::real(INFINITY)}).t;
+  checkGraphRoute("aten.eq.Tensor", {T(x), T(x)});
+  checkGraphRoute("aten.abs.default", {T(x)});
+  checkGraphRoute("aten.ne.Tensor", {T(abs), Val::real(INFINITY)});
+  checkGraphRoute("aten.logical_and.default", {T(same), T(finite)});
+  checkGraphRoute("aten.logical_or.default", {T(same), T(finite)});
+  checkGraphRoute("aten.logical_xor.default", {T(same), T(finite)});
+  checkGraphRoute("aten.logical_not.default", {T(finite)});
+  checkGraphRoute("aten.logical_and.default", {T(x), T(finite)});  // any dtype: nonzero is true
 }
 
 // The composed ops with CPU fills and copies against the op's own CPU kernel.

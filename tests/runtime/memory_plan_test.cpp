@@ -8,6 +8,7 @@
 #include "engine/schedule/kernel_builder.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <fstream>
@@ -50,6 +51,25 @@ TEST(MemoryPlan, OutputsAndWhatTheyViewAreNotReused) {
   ASSERT_EQ(r.exitCode, 0) << r.error;
   // sin(2) ~ 0.909 must survive the second call, which computes zeros.
   EXPECT_NE(r.outputsJson.find("0.909"), std::string::npos) << r.outputsJson;
+}
+
+// A big out* tensor is recorded by its dtype and shape only: seed 004_02's `out` of 2^30 floats
+// was written as ~20 GB of JSON (past SQLite's 1 GB value limit, and slower than the script).
+TEST(SessionOutputs, BigTensorsAreRecordedWithoutTheirElements) {
+  std::string path = std::string(KILN_BINARY_DIR) + "/tests/runtime/big_out.py";
+  std::ofstream(path) << "import torch\nout = torch.ones(1024, 1025)\nout_1 = torch.ones(1024, 1024)\n";
+  session::NullSink sink;
+  std::ostringstream out;
+  driver::RunOptions ro;
+  ro.scriptPath = path;
+  driver::RunResult r = driver::runScript(ro, sink, out);
+  ASSERT_EQ(r.exitCode, 0) << r.error;
+  const nlohmann::json j = nlohmann::json::parse(r.outputsJson);
+  EXPECT_EQ(j["out"]["shape"], nlohmann::json::array({1024, 1025}));
+  EXPECT_FALSE(j["out"].contains("data"));
+  EXPECT_NE(j["out"].value("elided", "").find("1049600 elements are not recorded"), std::string::npos) << j["out"].dump();
+  EXPECT_EQ(j["out_1"]["data"].size(), 1048576u);  // 2^20: still recorded
+  EXPECT_FALSE(j["out_1"].contains("elided"));
 }
 
 // kiln run --profile N: every compiled graph the script called is timed afterwards, eager
