@@ -15,12 +15,14 @@ namespace kiln::driver {
 namespace {
 
 // Elementwise tolerances by dtype, as torch.testing.assert_close's defaults loosened for a
-// compiler that may reorder floating-point reductions.
+// compiler that may reorder floating-point reductions. 16-bit floats get assert_close's own
+// defaults: a fused kernel keeps its intermediates in f32 and rounds once at the store where eager
+// rounds after every op (as Inductor does), so compiled and eager may differ by a rounding.
 std::pair<double, double> tolerance(ir::DType d) {
   switch (d) {
     case ir::DType::Float64: return {1e-7, 1e-7};
-    case ir::DType::Float16:
-    case ir::DType::BFloat16: return {1e-2, 1e-3};
+    case ir::DType::Float16: return {1e-3, 1e-5};
+    case ir::DType::BFloat16: return {1.6e-2, 1e-5};
     case ir::DType::Float32: return {1e-4, 1e-5};
     default: return {0.0, 0.0};
   }

@@ -24,11 +24,13 @@ std::optional<std::vector<int64_t>> concrete(const ir::Node& n) {
 
 using ReductionSite = IterationSpace;
 
-// The dtypes generated kernels compute in. A node reading or making another (16-bit floats,
-// 8- and 16-bit integers) stays an eager ATen call, with the reason recorded, rather than a
-// kernel that would round differently from PyTorch's.
+// The dtypes generated kernels read and write. 16-bit floats are loaded into f32, computed in
+// f32 and rounded to nearest even at the store, as Inductor does (kernel_builder.cpp); a node
+// reading or making another dtype (8- and 16-bit integers) stays an eager ATen call, with the
+// reason recorded, rather than a kernel that would wrap differently from PyTorch's.
 bool generatedDType(ir::DType d) {
-  return d == ir::DType::Float32 || d == ir::DType::Float64 || d == ir::DType::Int64 || d == ir::DType::Int32 || d == ir::DType::Bool;
+  return d == ir::DType::Float32 || d == ir::DType::Float64 || d == ir::DType::Int64 || d == ir::DType::Int32 || d == ir::DType::Bool ||
+         ir::isReducedFloat(d);
 }
 
 // The short name of the first dtype of n or its inputs that kernels cannot use, or "".

@@ -7,6 +7,7 @@
 
 #include "engine/ops/graph_dispatcher.h"
 #include "engine/ops/op_table.h"
+#include "engine/tensor/half.h"
 
 #include <algorithm>
 #include <map>
@@ -43,22 +44,42 @@ struct SymbolicMismatch : std::runtime_error {
 
 // Appends instructions to a kernel, reusing an identical earlier instruction instead of adding
 // a copy (a kernel-local CSE: layer_norm's mean and var both start with the same sum).
+//
+// 16-bit floats (f16, bf16) are computed in f32, as Inductor does: an op body asking for a 16-bit
+// result gets an f32 instruction, loads of 16-bit buffers widen to f32 (exact) and stores round
+// to nearest even, so the values between the ops of one kernel keep f32 precision. Only an
+// explicit conversion to a 16-bit type (x.to(torch.bfloat16), autocast's casts) rounds inside a
+// kernel: a cast to the 16-bit type and back to f32.
 class Emitter : public ops::PointwiseEmitter {
  public:
   explicit Emitter(kir::Kernel& k) : k_(k) {}
   int emit(kir::Op op, std::vector<int> operands, ir::DType dtype) override {
-    kir::Instr i;
-    i.op = op;
-    i.operands = std::move(operands);
-    i.dtype = dtype;
-    return add(std::move(i));
+    if (op == kir::Op::Cast && operands.size() == 1) {
+      const int x = operands[0];
+      if (ir::isReducedFloat(dtype)) {
+        int rounded = raw(kir::Op::Cast, {x}, dtype);
+        return widened(raw(kir::Op::Cast, {rounded}, ir::DType::Float32));
+      }
+      // A 16-bit value already is an f32 register.
+      if (dtype == ir::DType::Float32 && widened_.count(x)) return x;
+    }
+    const bool narrow = ir::isReducedFloat(dtype);
+    int id = raw(op, std::move(operands), computeType(dtype));
+    return narrow ? widened(id) : id;
   }
   int constant(double v, ir::DType dtype) override {
     kir::Instr i;
     i.op = kir::Op::Const;
     i.constant = v;
-    i.dtype = dtype;
+    i.dtype = computeType(dtype);
     return add(std::move(i));
+  }
+  // The register type of a value of dtype d.
+  static ir::DType computeType(ir::DType d) { return ir::isReducedFloat(d) ? ir::DType::Float32 : d; }
+  // Marks SSA value id as an f32 register standing for a 16-bit value.
+  int widened(int id) {
+    widened_.insert(id);
+    return id;
   }
   int load(int buffer, kir::IndexExpr idx, ir::DType dtype) {
     kir::Instr i;
@@ -97,8 +118,17 @@ class Emitter : public ops::PointwiseEmitter {
   }
 
  private:
+  int raw(kir::Op op, std::vector<int> operands, ir::DType dtype) {
+    kir::Instr i;
+    i.op = op;
+    i.operands = std::move(operands);
+    i.dtype = dtype;
+    return add(std::move(i));
+  }
+
   kir::Kernel& k_;
   int next_ = 0;
+  std::set<int> widened_;
 };
 
 // The loop each dim of a node's value runs over (-1: a size-1 dim of a keepdim reduction).
@@ -158,8 +188,11 @@ class FusedKernelBuilder {
         args.push_back(ops::GraphDispatcher::fromArg(g_, a));
         if (a.kind == ir::Arg::Kind::Node) operands.push_back(valueOf(a.node, layout));
       }
-      ssa_[m] = op.pointwise ? op.pointwise(em_, operands, args, n.types.at(0).dtype)
-                             : emitReduction(op.reduction(args), operands.at(0), g_.find(n.args[0].node)->types[0].dtype, n.types[0].dtype);
+      ssa_[m] = op.pointwise
+                    ? op.pointwise(em_, operands, args, n.types.at(0).dtype)
+                    : emitReduction(op.reduction(args), operands.at(0), Emitter::computeType(g_.find(n.args[0].node)->types[0].dtype),
+                                    Emitter::computeType(n.types[0].dtype));
+      if (ir::isReducedFloat(n.types[0].dtype)) em_.widened(ssa_[m]);
     }
     for (size_t o = 0; o < outputs.size(); ++o) {
       int b = static_cast<int>(inputs.size() + o);
@@ -271,19 +304,35 @@ class FusedKernelBuilder {
   int valueOf(int id, const DimLoops& loops) {
     if (auto it = ssa_.find(id); it != ssa_.end()) return it->second;
     const ir::Node& n = *g_.find(id);
-    if (auto c = inlineConstant(n)) return ssa_[id] = em_.constant(*c, n.types[0].dtype);
+    if (auto c = inlineConstant(n)) {
+      ssa_[id] = em_.constant(storedValue(*c, n.types[0].dtype), n.types[0].dtype);
+      return ir::isReducedFloat(n.types[0].dtype) ? em_.widened(ssa_[id]) : ssa_[id];
+    }
     int b = bufferOf_.at(id);
     kir::IndexExpr idx = indexFor(b, loops);
     for (const auto& [key, v] : loads_)
       if (key.first == b && key.second == idx) return v;
-    int v = em_.load(b, idx, k_.buffers[b].dtype);
+    // A 16-bit buffer is loaded widened to f32 (`load ... : f32`); the store rounds back.
+    const ir::DType dt = k_.buffers[b].dtype;
+    int v = em_.load(b, idx, Emitter::computeType(dt));
+    if (ir::isReducedFloat(dt)) em_.widened(v);
     loads_.push_back({{b, idx}, v});
+    return v;
+  }
+
+  // The value a constant tensor of dtype d holds: a 16-bit constant is rounded to its type, as
+  // the eager tensor stores it.
+  static double storedValue(double v, ir::DType d) {
+    if (d == ir::DType::BFloat16) return tensor::bf16ToFloat(tensor::floatToBf16(static_cast<float>(v)));
+    if (d == ir::DType::Float16) return tensor::f16ToFloat(tensor::floatToF16(static_cast<float>(v)));
     return v;
   }
 
   // float32 sums accumulate in float64, like the eager kernels: the result is the correctly
   // rounded sum, so it agrees with PyTorch's cascade summation to the last bit in practice
-  // (values that come back to Python through .item() are compared exactly by guards).
+  // (values that come back to Python through .item() are compared exactly by guards). Over 16-bit
+  // inputs inDt and outDt are their f32 compute type: sums accumulate in float64 as well, max and
+  // min in f32, and the store rounds the result.
   int emitReduction(const ops::ReductionSpec& spec, int x, ir::DType inDt, ir::DType outDt) {
     int64_t count = 1;
     ir::Dim countDim(1);

@@ -113,13 +113,71 @@ TEST(CudaSource, FullReductionsSplitOverTheGrid) {
 
 TEST(CudaSource, UnsupportedDtypesAreAClearError) {
   kir::Kernel k = kir::parseKernel(
-      "kernel h pointwise\n  in x: f16[4]\n  out y: f16[4]\n  loop i0 in 0..4\n  %0 = load x[i0]\n  store y[i0], %0\nend\n");
+      "kernel h pointwise\n  in x: i16[4]\n  out y: i16[4]\n  loop i0 in 0..4\n  %0 = load x[i0]\n  store y[i0], %0\nend\n");
   try {
     cuda::cudaSource({k});
-    FAIL() << "f16 accepted";
+    FAIL() << "i16 accepted";
   } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("CUDA backend: dtype f16 is not supported"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("CUDA backend: dtype i16 is not supported"), std::string::npos) << e.what();
   }
+}
+
+// 16-bit floats, as the kernel builder makes them: loads widened to float, f32 compute, a cast
+// to bf16 and back where the graph converts, stores rounded to nearest even.
+const char* kHalfKernels = R"(kernel bf16_softmax reduction
+  in x: bf16[4, 33]
+  out y: bf16[4, 33]
+  loop i0 in 0..4
+  loop r0 in 0..33 reduce
+  %0 = load x[i0*33 + r0] : f32 @1
+  %1 = reduce_max %0 @2
+  %2 = sub %0, %1 @3
+  %3 = exp %2 @4
+  %4 = cast %3 : f64 @5
+  %5 = reduce_sum %4 @5
+  %6 = cast %5 : f32 @5
+  %7 = div %3, %6 @6
+  store y[i0*33 + r0], %7 @6
+end
+kernel f16_convert pointwise
+  in x: f32[64]
+  in h: f16[64]
+  out y: f16[64]
+  out z: bf16[64]
+  loop i0 in 0..64
+  %0 = load x[i0] @1
+  %1 = cast %0 : f16 @1
+  %2 = cast %1 : f32 @1
+  %3 = load h[i0] : f32 @2
+  %4 = mul %2, %3 @3
+  store y[i0], %4 @3
+  store z[i0], %4 @3
+end
+)";
+
+TEST(CudaSource, HalfKernelsConvertAtLoadsAndStores) {
+  const std::string src = cuda::cudaSource(kir::parseKernels(kHalfKernels));
+  EXPECT_NE(src.find("const unsigned short* __restrict__ b0_x"), std::string::npos) << src;
+  EXPECT_NE(src.find("kiln_bf2f(b0_x["), std::string::npos) << src;
+  EXPECT_NE(src.find("kiln_f2bf(v7)"), std::string::npos) << src;
+  EXPECT_NE(src.find("kiln_f2h(v0)"), std::string::npos) << src;
+  EXPECT_NE(src.find("kiln_h2f(b1_h["), std::string::npos) << src;
+  // Kernels without 16-bit values leave the conversions out.
+  EXPECT_EQ(cuda::cudaSource({kir::parseKernel(kSoftmax)}).find("kiln_f2bf"), std::string::npos);
+}
+
+// ... and NVRTC compiles that source (no GPU needed: NVRTC is a library).
+TEST(CudaNvrtc, HalfKernelsCompileToPtx) {
+  std::string why;
+  auto compiler = makeCudaCompiler(&why);
+  if (!compiler) GTEST_SKIP() << "NVRTC is not available here: " << why;
+  const auto ks = kir::parseKernels(kHalfKernels);
+  auto module = compiler->compile(ks, "half_kernels");
+  ASSERT_EQ(module->kernels.size(), 2u);
+  for (size_t i = 0; i < ks.size(); ++i)
+    EXPECT_NE(module->kernels[i].assembly.find(".entry " + cuda::cudaSymbol(ks[i])), std::string::npos) << ks[i].name;
+  // The conversions are the hardware's: cvt.rn to the 16-bit types.
+  EXPECT_NE(module->kernels[1].assembly.find("cvt.rn.f16.f32"), std::string::npos) << module->kernels[1].assembly;
 }
 
 // Every kernel the corpus programs generate compiles to PTX (one NVRTC program per program).

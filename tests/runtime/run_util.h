@@ -24,9 +24,11 @@ struct Recorder : session::NullSink {
   void stage(const session::StageEvent& e) override {
     stages[e.stage] = e.text;
     stageGraphs[e.stage] = e.graph;
+    stageRules[e.stage] = e.rules;
   }
   std::map<std::string, std::string> stages;
   std::map<std::string, ir::Graph> stageGraphs;
+  std::map<std::string, std::vector<session::RuleHit>> stageRules;  // the rules each stage fired
 };
 
 struct Ran {

@@ -98,6 +98,10 @@ const char* cType(DType d) {
     case DType::Int64: return "long long";
     case DType::Int32: return "int";
     case DType::Bool: return "bool";
+    // 16-bit floats are storage types held as their bits: kernels compute in float
+    // (engine/schedule/kernel_builder.cpp) and convert with kHalfPrelude's functions.
+    case DType::Float16:
+    case DType::BFloat16: return "unsigned short";
     default: unsupported("dtype " + std::string(ir::shortName(d)));
   }
 }
@@ -126,6 +130,8 @@ std::string literal(double v, DType d) {
       std::snprintf(buf, sizeof buf, "%a", v);
       return buf;
     case DType::Bool: return v != 0 ? "true" : "false";
+    case DType::Float16: return "kiln_f2h(" + literal(v, DType::Float32) + ")";
+    case DType::BFloat16: return "kiln_f2bf(" + literal(v, DType::Float32) + ")";
     case DType::Int64:
     case DType::Int32: {
       // Saturating, as the LLVM backend converts out-of-range constants.
@@ -297,6 +303,11 @@ class KernelWriter {
 
   static std::string convert(const std::string& x, DType from, DType to) {
     if (from == to) return x;
+    // Through float, as c10::Half / c10::BFloat16 convert.
+    if (from == DType::Float16) return convert("kiln_h2f(" + x + ")", DType::Float32, to);
+    if (from == DType::BFloat16) return convert("kiln_bf2f(" + x + ")", DType::Float32, to);
+    if (to == DType::Float16) return "kiln_f2h(" + convert(x, from, DType::Float32) + ")";
+    if (to == DType::BFloat16) return "kiln_f2bf(" + convert(x, from, DType::Float32) + ")";
     cType(from);
     if (to == DType::Bool) return "(" + x + " != 0)";
     if (from == DType::Bool) return "((" + std::string(cType(to)) + ")(" + x + " ? 1 : 0))";
@@ -405,6 +416,8 @@ class KernelWriter {
   }
 
   static std::string unary(Op op, const std::string& x, DType d) {
+    if (ir::isReducedFloat(d))
+      unsupported("op '" + std::string(kir::opName(op)) + "' on " + std::string(ir::shortName(d)) + " (computed in f32)");
     const bool f32 = d == DType::Float32;
     auto fn = [&](const char* f, const char* dbl) { return std::string(f32 ? f : dbl) + "(" + x + ")"; };
     const std::string one = literal(1.0, d);
@@ -449,6 +462,8 @@ class KernelWriter {
   }
 
   static std::string binary(Op op, const std::string& a, const std::string& b, DType d) {
+    if (ir::isReducedFloat(d))
+      unsupported("op '" + std::string(kir::opName(op)) + "' on " + std::string(ir::shortName(d)) + " (computed in f32)");
     const std::string t = cType(d);
     if (isFloat(d)) {
       switch (op) {
@@ -610,8 +625,35 @@ CudaLaunch cudaLaunch(const kir::Kernel& k, const std::vector<int64_t>& sizes, i
   return l;
 }
 
+// 16-bit float conversions, bit for bit c10's: bf16 rounds to nearest even with any NaN made
+// 0x7fc0 (c10::detail::round_to_nearest_even), f16 through the hardware's cvt.rn. Written out
+// rather than taken from cuda_fp16.h / cuda_bf16.h: NVRTC has no built-in copy of those (CUDA 13
+// here: "could not open source file cuda_fp16.h"), so they would need the toolkit's include
+// folder at run time, which an NVRTC from a Python wheel does not ship.
+constexpr const char* kHalfPrelude = R"(// 16-bit floats are held as their bits (unsigned short) and computed in float.
+__device__ __forceinline__ float kiln_bf2f(unsigned short h) { return __uint_as_float(((unsigned int)h) << 16); }
+__device__ __forceinline__ unsigned short kiln_f2bf(float f) {
+  if (f != f) return (unsigned short)0x7fc0;
+  const unsigned int u = __float_as_uint(f);
+  return (unsigned short)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+__device__ __forceinline__ float kiln_h2f(unsigned short h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
+__device__ __forceinline__ unsigned short kiln_f2h(float f) { unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
+)";
+
+// Whether a kernel reads, writes or converts to a 16-bit float (kernels without one leave the
+// conversions out of their source).
+static bool usesHalf(const kir::Kernel& k) {
+  for (const auto& b : k.buffers)
+    if (ir::isReducedFloat(b.dtype)) return true;
+  for (const auto& in : k.body)
+    if (ir::isReducedFloat(in.dtype)) return true;
+  return false;
+}
+
 std::string cudaSource(const std::vector<kir::Kernel>& kernels) {
   std::string out = kPrelude;
+  if (std::any_of(kernels.begin(), kernels.end(), usesHalf)) out += kHalfPrelude;
   for (const auto& k : kernels) {
     if (std::string err = kir::verify(k); !err.empty()) throw std::runtime_error("kernel " + k.name + " is malformed: " + err);
     out += "\n// kernel " + k.name + " (" + k.kind + ")\n" + KernelWriter(k).write();

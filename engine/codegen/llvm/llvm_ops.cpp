@@ -31,6 +31,11 @@ llvm::Type* OpEmitter::type(DType d) {
     case DType::Int64: return b_.getInt64Ty();
     case DType::Int32: return b_.getInt32Ty();
     case DType::Bool: return b_.getInt1Ty();
+    // 16-bit floats are storage types: kernels compute in f32 (engine/schedule/kernel_builder.cpp)
+    // and only convert to and from them. bf16 is held as its bits, which keeps its rounding ours
+    // (no compiler-rt call), f16 as LLVM's half (F16C's vcvtps2ph / vcvtph2ps where the host has it).
+    case DType::BFloat16: return b_.getInt16Ty();
+    case DType::Float16: return b_.getHalfTy();
     default: throw std::runtime_error("LLVM CPU backend: dtype " + std::string(ir::shortName(d)) + " is not supported");
   }
 }
@@ -45,6 +50,7 @@ Value* OpEmitter::fromMemory(Value* v, DType d) {
 Value* OpEmitter::toMemory(Value* v, DType d) { return d == DType::Bool ? b_.CreateZExt(v, b_.getInt8Ty()) : v; }
 
 Value* OpEmitter::constant(double v, DType d) {
+  if (ir::isReducedFloat(d)) return convert(llvm::ConstantFP::get(b_.getFloatTy(), v), DType::Float32, d);
   llvm::Type* t = type(d);
   if (isFloat(d)) return llvm::ConstantFP::get(t, v);
   if (d == DType::Bool) return b_.getInt1(v != 0);
@@ -57,8 +63,26 @@ Value* OpEmitter::constant(double v, DType d) {
   return llvm::ConstantInt::get(t, static_cast<uint64_t>(i), /*isSigned=*/true);
 }
 
+// f32 -> bf16 bits, rounded to nearest even as c10::BFloat16 does (round_to_nearest_even):
+// bits + 0x7fff + (bit 16 of bits), high half; any NaN becomes 0x7fc0, as there.
+Value* OpEmitter::floatToBf16(Value* f) {
+  Value* bits = b_.CreateBitCast(f, b_.getInt32Ty());
+  Value* lsb = b_.CreateAnd(b_.CreateLShr(bits, 16), b_.getInt32(1));
+  Value* rounded = b_.CreateAdd(bits, b_.CreateAdd(lsb, b_.getInt32(0x7fff)));
+  Value* hi = b_.CreateTrunc(b_.CreateLShr(rounded, 16), b_.getInt16Ty());
+  return b_.CreateSelect(b_.CreateFCmpUNO(f, f), b_.getInt16(0x7fc0), hi);
+}
+
 Value* OpEmitter::convert(Value* v, DType from, DType to) {
   if (from == to) return v;
+  // Through f32, as c10::BFloat16 / c10::Half convert (a double is made a float first).
+  if (from == DType::BFloat16) {
+    Value* f = b_.CreateBitCast(b_.CreateShl(b_.CreateZExt(v, b_.getInt32Ty()), 16), b_.getFloatTy());
+    return convert(f, DType::Float32, to);
+  }
+  if (from == DType::Float16) return convert(b_.CreateFPExt(v, b_.getFloatTy()), DType::Float32, to);
+  if (to == DType::BFloat16) return floatToBf16(convert(v, from, DType::Float32));
+  if (to == DType::Float16) return b_.CreateFPTrunc(convert(v, from, DType::Float32), b_.getHalfTy());
   llvm::Type* t = type(to);
   type(from);  // rejects unsupported source types with a clear message
   if (to == DType::Bool) {
@@ -89,6 +113,7 @@ Value* OpEmitter::libmCall(const char* f32Name, const char* f64Name, Value* x, D
 }
 
 Value* OpEmitter::unary(Op op, Value* x, DType d) {
+  if (ir::isReducedFloat(d)) unsupported(op, d);  // computed in f32
   llvm::Type* t = type(d);
   if (isFloat(d)) {
     auto one = llvm::ConstantFP::get(t, 1.0);
@@ -221,6 +246,7 @@ llvm::Function* OpEmitter::intPowFunction(llvm::Type* t) {
 Value* OpEmitter::intPow(Value* a, Value* b) { return b_.CreateCall(intPowFunction(a->getType()), {a, b}); }
 
 Value* OpEmitter::binary(Op op, Value* a, Value* b, DType d) {
+  if (ir::isReducedFloat(d)) unsupported(op, d);  // computed in f32
   if (isFloat(d)) {
     llvm::Type* t = type(d);
     switch (op) {
@@ -271,6 +297,7 @@ Value* OpEmitter::binary(Op op, Value* a, Value* b, DType d) {
 }
 
 Value* OpEmitter::compare(Op op, Value* a, Value* b, DType d) {
+  if (ir::isReducedFloat(d)) unsupported(op, d);  // computed in f32
   using P = llvm::CmpInst::Predicate;
   type(d);
   P p;
@@ -302,6 +329,7 @@ Value* OpEmitter::compare(Op op, Value* a, Value* b, DType d) {
 }
 
 Value* OpEmitter::reduceIdentity(Op op, DType d) {
+  if (ir::isReducedFloat(d)) unsupported(op, d);  // computed in f32
   llvm::Type* t = type(d);
   if (isFloat(d)) {
     if (op == Op::ReduceSum) return llvm::ConstantFP::get(t, 0.0);
@@ -318,6 +346,7 @@ Value* OpEmitter::reduceIdentity(Op op, DType d) {
 }
 
 Value* OpEmitter::reduceStep(Op op, Value* acc, Value* v, DType d) {
+  if (ir::isReducedFloat(d)) unsupported(op, d);  // computed in f32
   if (op == Op::ReduceSum && isFloat(d)) {
     // reassoc lets the loop vectorizer keep partial sums per lane (as Inductor's vectorized
     // reductions do); the sum stays in the element type.

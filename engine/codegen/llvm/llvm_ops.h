@@ -1,8 +1,9 @@
 // Scalar semantics of kernel IR ops in LLVM IR: types, casts, pointwise math, comparisons and
 // reduction steps. The loop structure around them is built by llvm_emitter.cpp.
 //
-// Registers hold f32 -> float, f64 -> double, i64 -> i64, i32 -> i32, bool -> i1; memory holds
-// bool as i8 (0 or 1). Semantics follow PyTorch (see engine/codegen/README.md).
+// Registers hold f32 -> float, f64 -> double, i64 -> i64, i32 -> i32, bool -> i1, f16 -> half and
+// bf16 -> i16 (its bits; both only converted, never computed in); memory holds bool as i8 (0 or
+// 1). Semantics follow PyTorch (see engine/codegen/README.md).
 #pragma once
 
 #include "engine/kir/kernel_ir.h"
@@ -36,6 +37,7 @@ class OpEmitter {
 
  private:
   [[noreturn]] void unsupported(kir::Op op, ir::DType d) const;
+  llvm::Value* floatToBf16(llvm::Value* f);
   llvm::Value* libmCall(const char* f32Name, const char* f64Name, llvm::Value* x, ir::DType d);
   llvm::Value* floorDiv(llvm::Value* a, llvm::Value* b);
   llvm::Value* floorMod(llvm::Value* a, llvm::Value* b, ir::DType d);
