@@ -314,4 +314,32 @@ std::vector<session::RuleHit> rulesFromJson(const std::string& text) {
   });
 }
 
+std::string gpuInfoToJson(const session::KernelGpuInfo& g) {
+  if (g.arch.empty() && g.launch.empty() && g.notes.empty()) return "";
+  return dump(json{{"arch", g.arch},
+                   {"launch", g.launch},
+                   {"registers", g.registers},
+                   {"shared_bytes", g.sharedBytes},
+                   {"stack_bytes", g.stackBytes},
+                   {"spill_stores", g.spillStores},
+                   {"spill_loads", g.spillLoads},
+                   {"notes", g.notes}});
+}
+
+session::KernelGpuInfo gpuInfoFromJson(const std::string& text) {
+  if (text.empty()) return {};
+  return readJson(text, "GPU kernel", [](const json& j) {
+    session::KernelGpuInfo g;
+    g.arch = j.value("arch", "");
+    g.launch = j.value("launch", "");
+    g.registers = integerValue<int>(j, "registers", -1);
+    g.sharedBytes = integerValue<int64_t>(j, "shared_bytes", -1);
+    g.stackBytes = integerValue<int64_t>(j, "stack_bytes", -1);
+    g.spillStores = integerValue<int64_t>(j, "spill_stores", -1);
+    g.spillLoads = integerValue<int64_t>(j, "spill_loads", -1);
+    g.notes = j.value("notes", "");
+    return g;
+  });
+}
+
 }  // namespace kiln::storage

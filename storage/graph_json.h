@@ -41,6 +41,10 @@ std::string intsToJson(const std::vector<int>& v);
 std::vector<int> intsFromJson(const std::string& text);
 std::string int64sToJson(const std::vector<int64_t>& v);  // a tensor's shape
 std::vector<int64_t> int64sFromJson(const std::string& text);
+// A GPU kernel's figures (schema 10's kernels.gpu_json): arch, launch, registers, shared memory,
+// stack, spills, notes; its PTX and SASS have columns of their own. "" for a CPU kernel.
+std::string gpuInfoToJson(const session::KernelGpuInfo& g);
+session::KernelGpuInfo gpuInfoFromJson(const std::string& text);  // "" gives the empty one
 std::string stringsToJson(const std::vector<std::string>& v);
 std::vector<std::string> stringsFromJson(const std::string& text);
 

@@ -211,6 +211,12 @@ const std::vector<Migration>& migrations() {
        "CREATE TABLE node_json (id INTEGER PRIMARY KEY,"
        " session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE, json TEXT NOT NULL);"
        "CREATE INDEX node_json_by_session ON node_json(session_id);"},
+      {10,
+       "GPU kernels keep what the GPU ran: PTX, SASS (when nvdisasm was there), the launch configuration and "
+       "ptxas's registers, shared memory, stack and spills (gpu_json)",
+       "ALTER TABLE kernels ADD COLUMN ptx TEXT NOT NULL DEFAULT '';"
+       "ALTER TABLE kernels ADD COLUMN sass TEXT NOT NULL DEFAULT '';"
+       "ALTER TABLE kernels ADD COLUMN gpu_json TEXT NOT NULL DEFAULT '';"},
   };
   return kSteps;
 }

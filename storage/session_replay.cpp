@@ -83,6 +83,7 @@ void replaySession(Store& store, int64_t id, session::SessionSink& sink) {
       ke.nodeIds = k.nodeIds;
       ke.sourceLines = k.sourceLines;
       ke.compileMs = k.compileMs;
+      ke.gpu = k.gpu;
       sink.kernel(ke);
     }
     if (std::string w = store.wrapperText(id, c.compileId); !w.empty()) sink.wrapper({c.compileId, w});

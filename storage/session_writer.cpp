@@ -219,10 +219,11 @@ void SessionWriter::kernel(const session::KernelEvent& k) {
   beginEvent("kernel");
   Stmt st(*db_,
           "INSERT INTO kernels (session_id, compile_id, name, kind, kernel_ir, source, llvm_ir, assembly,"
-          " node_ids_json, source_lines_json, compile_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+          " node_ids_json, source_lines_json, compile_ms, ptx, sass, gpu_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   st.bind(1, sessionId_).bind(2, k.compileId).bind(3, k.name).bind(4, k.kind).bindCompressed(5, k.kernelIr);
   st.bindCompressed(6, k.source).bindCompressed(7, k.llvmIr).bindCompressed(8, k.assembly).bind(9, intsToJson(k.nodeIds));
-  st.bind(10, intsToJson(k.sourceLines)).bind(11, k.compileMs).run();
+  st.bind(10, intsToJson(k.sourceLines)).bind(11, k.compileMs).bindCompressed(12, k.gpu.ptx).bindCompressed(13, k.gpu.sass);
+  st.bind(14, gpuInfoToJson(k.gpu)).run();
   int64_t kernelId = db_->lastInsertId();
   // Kernel IR and generated source are what users search; LLVM IR and assembly are too
   // large and too repetitive to be worth indexing.

@@ -88,6 +88,7 @@ struct KernelRow {
   std::vector<int> nodeIds;
   std::vector<int> sourceLines;
   double compileMs = 0.0;
+  session::KernelGpuInfo gpu;  // schema 10: kernels that ran on a GPU; empty for the others
 };
 
 // One kept record of an imported session, without its body (Store::artifactIndex): a session
@@ -129,7 +130,7 @@ class Store {
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
-  static constexpr int kSchemaVersion = 9;
+  static constexpr int kSchemaVersion = 10;
   int schemaVersion() const;
   const std::string& path() const;
   // Why the store is open read-only ("the file is not writable", ...); "" when writable.

@@ -224,7 +224,7 @@ ir::Graph Store::stageGraph(int64_t stageId) {
 std::vector<KernelRow> Store::kernels(int64_t sessionId, const std::string& compileId) {
   Stmt s(impl_->db,
          "SELECT id, compile_id, name, kind, kernel_ir, source, llvm_ir, assembly, node_ids_json,"
-         " source_lines_json, compile_ms FROM kernels WHERE session_id = ? AND compile_id = ? ORDER BY id");
+         " source_lines_json, compile_ms, ptx, sass, gpu_json FROM kernels WHERE session_id = ? AND compile_id = ? ORDER BY id");
   s.bind(1, sessionId).bind(2, compileId);
   std::vector<KernelRow> out;
   while (s.step()) {
@@ -240,6 +240,9 @@ std::vector<KernelRow> Store::kernels(int64_t sessionId, const std::string& comp
     k.nodeIds = intsFromJson(s.text(8));
     k.sourceLines = intsFromJson(s.text(9));
     k.compileMs = s.real(10);
+    k.gpu = gpuInfoFromJson(s.text(13));
+    k.gpu.ptx = s.text(11);
+    k.gpu.sass = s.text(12);
     out.push_back(std::move(k));
   }
   return out;

@@ -1,6 +1,7 @@
 #include "viewers/text_pane.h"
 
 #include "viewers/diff_highlighter.h"
+#include "viewers/gpu_kernel_views.h"
 #include "viewers/line_colour.h"
 
 #include <QComboBox>
@@ -68,6 +69,7 @@ TextPane::TextPane(QWidget* parent) : QTabWidget(parent) {
   layout->addWidget(pick);
   layout->addWidget(split);
   sideIndex_ = addTab(side, tr("Side by side"));
+  new GpuKernelViews(this);  // the CUDA, PTX and SASS tabs, after this one
   connect(pick, &QComboBox::currentIndexChanged, this, [this, pick](int i) { setSideBySide(static_cast<Tab>(pick->itemData(i).toInt())); });
   connect(sideLeftEdit_->verticalScrollBar(), &QScrollBar::valueChanged, this, [this] { syncSideBySide(); });
 }
@@ -143,6 +145,7 @@ void TextPane::setKernels(const std::vector<storage::KernelRow>& kernels, std::m
   setTabVisible(KernelSource, anySource);
   sideLeftEdit_->setPlainText(editors_[KernelIr]->toPlainText());
   setSideBySide(sideRight_);
+  emit kernelsShown(kernels, nodeLines_);
 }
 
 // The source line of a kernel IR instruction, through its `@N` provenance; 0 for other lines.
@@ -208,6 +211,7 @@ int TextPane::highlightSourceLine(int line) {
   sideLeftEdit_->setExtraSelections(left);
   sideRightEdit_->setExtraSelections(tint(sideRight_, sideRightEdit_, shown, &n));
   if (scroll && !left.isEmpty()) sideLeftEdit_->verticalScrollBar()->setValue(std::max(0, left.first().cursor.blockNumber() - 1));
+  emit sourceLineTinted(shown);
   return line > 0 ? kernels : 0;
 }
 
@@ -229,6 +233,7 @@ void TextPane::clearAll() {
     e->setExtraSelections({});
   }
   sideKernel_ = -1;
+  emit kernelsShown({}, {});
 }
 
 void TextPane::showKernel(const QString& kernel) {

@@ -35,6 +35,14 @@ class TextPane : public QTabWidget {
   // `runMs`: each kernel's time per launch from the session's profile (shown in its header).
   void setKernels(const std::vector<storage::KernelRow>& kernels, std::map<int, int> nodeLines = {},
                   const std::map<std::string, double>& runMs = {});
+ signals:
+  // For the tabs other views add (the CUDA, PTX and SASS ones, gpu_kernel_views.h): the kernels
+  // shown (none after clearAll) with their nodes' source lines, and the source line tinted
+  // (-1: every line in its own colour, 0: none).
+  void kernelsShown(const std::vector<storage::KernelRow>& kernels, const std::map<int, int>& nodeLines);
+  void sourceLineTinted(int line);
+
+ public:
   void setWrapper(const QString& text);
   // What capture did for the selected compile: graph breaks, recompile reasons, guards and the
   // transformed code (with resume functions), as Dynamo's logs and depyf show them.

@@ -2,10 +2,12 @@
 #include "app/cli/options.h"
 
 #include "engine/codegen/cuda/cuda_source.h"
+#include "engine/codegen/cuda/cuda_views.h"
 #include "engine/codegen/kernel_compiler.h"
 #include "engine/driver/explain.h"
 #include "engine/driver/script_runner.h"
 #include "engine/driver/verify.h"
+#include "engine/session/kernel_gpu_text.h"
 #include "engine/session/tee_sink.h"
 #include "storage/collective_text.h"
 #include "storage/session_diff.h"
@@ -95,8 +97,13 @@ std::string usage() {
          "  kiln show SESSION [--stage NAME] [--db PATH]\n"
          "      print a session: its frames, stages and kernels, or one stage's IR (captured, aten,\n"
          "      pass:NAME, fused, kernels, llvm, asm, wrapper; cuda: the kernels as CUDA C++, compiled with NVRTC;\n"
+         "      ptx, sass: what the GPU runs, per kernel with its launch, registers, shared memory and spills, as\n"
+         "      recorded when it ran on a GPU, else made now from the kernel IR for sm_90 (SASS needs nvdisasm);\n"
          "      imported runs: aot_joint, aot_forward, aot_backward, post_grad...; artifacts, artifact:NAME;\n"
          "      collectives: torch.distributed's all_reduce / broadcast / barrier, one line each)\n"
+         "  kiln cuda FILE|- [--arch sm_XY] [--json]\n"
+         "      kernel IR (kiln show --stage kernels) to what the GPU would run, without a GPU: CUDA C++, PTX with\n"
+         "      line info, SASS (when nvdisasm is installed), the launch and ptxas's registers, shared memory, spills\n"
          "  kiln import PATH... [--importer NAME] [--name N] [--source-root DIR]... [--db PATH] [--json] [--progress]\n"
          "      import TORCH_TRACE logs of real PyTorch runs (files, plain or gzip, or folders of *.log): one session\n"
          "      per process with its graphs (Dynamo, AOT, post-grad), breaks, recompiles, guards, kernels and times;\n"
@@ -418,6 +425,7 @@ int cmdShow(const std::vector<std::string>& args) {
       std::cout << "#" << c.seq << " " << storage::collectiveSummary(c) << " (" << storage::collectiveDetails(c) << ")\n";
     return 0;
   }
+  bool explained = false;  // ptx / sass: a kernel had none, and the reason was printed
   bool found = false;
   for (const auto& c : compiles) {
     if (!wantCompile.empty() && c.compileId != wantCompile) continue;
@@ -449,6 +457,44 @@ int cmdShow(const std::vector<std::string>& args) {
       found = true;
       continue;
     }
+    if (stage == "ptx" || stage == "sass") {
+      // Recorded when the kernels ran on a GPU; else made now from the stored kernel IR, as the
+      // GPU would run them (no GPU needed: NVRTC, and nvdisasm for SASS).
+      auto rows = store->kernels(id, c.compileId);
+      if (rows.empty()) continue;
+      bool recorded = true;
+      for (const auto& k : rows) recorded = recorded && !k.gpu.ptx.empty();
+      std::vector<session::KernelGpuInfo> infos;
+      std::string how = "recorded when it ran";
+      if (recorded) {
+        for (const auto& k : rows) infos.push_back(k.gpu);
+      } else {
+        try {
+          std::vector<kir::Kernel> ks;
+          for (const auto& k : rows) ks.push_back(kir::parseKernel(k.kernelIr));  // imported kernels have none: throws
+          const codegen::cuda::CudaViews v = codegen::cuda::cudaViews(ks);
+          for (size_t i = 0; i < v.kernels.size(); ++i) infos.push_back(codegen::cuda::gpuInfo(v, i));
+          how = "made now from the kernel IR for " + v.arch;
+        } catch (const std::exception& e) {
+          std::cerr << "kiln show: [" << c.compileId << "] no " << stage << ": " << e.what() << "\n";
+          explained = true;
+          continue;
+        }
+      }
+      for (size_t i = 0; i < rows.size() && i < infos.size(); ++i) {
+        const auto& g = infos[i];
+        const std::string& text = stage == "ptx" ? g.ptx : g.sass;
+        std::cout << "# [" << c.compileId << "] " << rows[i].name << " (" << how << ")\n// " << session::gpuSummary(g) << "\n";
+        if (!text.empty()) {
+          std::cout << text << "\n";
+          found = true;
+        } else {
+          explained = true;
+          std::cerr << "kiln show: no " << stage << " for " << rows[i].name << (g.notes.empty() ? "\n" : ": " + g.notes);
+        }
+      }
+      continue;
+    }
     if (stage == "wrapper") {
       std::string w = store->wrapperText(id, c.compileId);
       if (!w.empty()) {
@@ -473,9 +519,10 @@ int cmdShow(const std::vector<std::string>& args) {
       found = true;
     }
   }
+  if (!found && explained) return 1;  // why is said above (no NVRTC, no nvdisasm, no kernel IR)
   if (!found) {
     std::cerr << "kiln show: session " << id << " has no stage '" << stage << "'";
-    std::cerr << " (stages: captured, aten, pass:<name>, fused, kernels, llvm, asm, cuda, wrapper, transformed, artifacts,"
+    std::cerr << " (stages: captured, aten, pass:<name>, fused, kernels, llvm, asm, cuda, ptx, sass, wrapper, transformed, artifacts,"
                  " artifact:<name>, collectives; imported: aot_joint, aot_forward, aot_backward, aot_inference, pre_grad, post_grad...)\n";
     return 1;
   }

@@ -26,6 +26,7 @@ int cmdImport(const std::vector<std::string>& args);    // import_command.cpp
 int cmdReport(const std::vector<std::string>& args);    // report_command.cpp
 int cmdPlugins(const std::vector<std::string>& args);   // plugin_command.cpp
 int cmdBackends(const std::vector<std::string>& args);  // plugin_command.cpp
+int cmdCuda(const std::vector<std::string>& args);      // cuda_command.cpp
 // Takes every `--plugin PATH` / `--plugin=PATH` out of `args` (up to a "--") and adds them to
 // KILN_PLUGIN_PATH (so processes kiln starts load them too), registers Kiln's built-ins and loads
 // every plugin on KILN_PLUGIN_PATH. Throws plugin::PluginError (one line naming the file).

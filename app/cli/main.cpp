@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
     if (cmd == "report") return kiln::cli::cmdReport(args);
     if (cmd == "plugins") return kiln::cli::cmdPlugins(args);
     if (cmd == "backends") return kiln::cli::cmdBackends(args);
+    if (cmd == "cuda") return kiln::cli::cmdCuda(args);
   } catch (const kiln::cli::UsageError& e) {
     std::cerr << "kiln " << cmd << ": " << e.what() << "\n(see kiln " << cmd << " --help)\n";
     return 2;

@@ -8,6 +8,7 @@
 // stage are on screen, writes the PNG and exits (README screenshot, `make run` check on Xvfb).
 #include "plugin_host/studio_loader.h"
 #include "storage/store.h"
+#include "viewers/gpu_kernel_views.h"
 #include "viewers/graph_overlay.h"
 #include "viewers/graph_view.h"
 #include "viewers/script_runner.h"
@@ -224,7 +225,10 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  StudioWindow window(*store, findKiln(parser.value(kilnOption)));
+  const QString kiln = findKiln(parser.value(kilnOption));
+  // The kernel pane's CUDA, PTX and SASS tabs make them for CPU sessions with `kiln cuda`.
+  kiln::viewers::GpuKernelViews::setKilnPath(kiln);
+  StudioWindow window(*store, kiln);
   if (!pluginErrors.isEmpty()) {
     // Kept in the status bar (a message would be replaced by the next one), the lines in its tip.
     auto* notLoaded = new QLabel(QStringLiteral("%1 studio plugin(s) not loaded: %2").arg(pluginErrors.size()).arg(pluginErrors.first()));

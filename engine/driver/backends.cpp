@@ -1,5 +1,7 @@
 #include "engine/driver/backends.h"
 
+#include "engine/codegen/cuda/cuda_views.h"
+
 #include "engine/ir/sym.h"
 #include "engine/ir/text.h"
 #include "engine/ops/graph_dispatcher.h"
@@ -55,8 +57,9 @@ std::vector<int> sourceLines(const ir::Graph& g, const std::vector<int>& nodes) 
   return lines;
 }
 
+// `gpu`: per kernel, what the GPU runs (kernels that ran on CUDA), else null.
 void emitKernels(session::SessionSink& sink, const std::string& cid, const ir::Graph& fused, const schedule::ScheduledGraph& sched,
-                 const codegen::CompiledModule* module) {
+                 const codegen::CompiledModule* module, const std::vector<session::KernelGpuInfo>* gpu = nullptr) {
   for (size_t i = 0; i < sched.kernels.size(); ++i) {
     const kir::Kernel& k = sched.kernels[i];
     session::KernelEvent e;
@@ -70,6 +73,7 @@ void emitKernels(session::SessionSink& sink, const std::string& cid, const ir::G
     e.nodeIds = k.sourceNodes;
     e.sourceLines = sourceLines(fused, k.sourceNodes);
     e.compileMs = module->kernels[i].compileMs;
+    if (gpu && i < gpu->size()) e.gpu = (*gpu)[i];
     sink.kernel(e);
   }
 }
@@ -356,7 +360,23 @@ capture::GraphRunner gpuGraph(Planned& planned, const std::string& cid, session:
     ck.compileMs = gpu->compileMs() / static_cast<double>(planned.sched.kernels.size());
     shown.kernels.push_back(std::move(ck));
   }
-  emitKernels(sink, cid, gpu->graph(), gpu->schedule(), &shown);
+  // What the GPU runs, for reading: PTX with line info, the cubin's SASS (nvdisasm) and ptxas's
+  // figures, for this device's architecture and with the launches the runtime chose. One more
+  // NVRTC compile of the same unit; a failure leaves the notes saying why, never the run.
+  std::vector<session::KernelGpuInfo> views(planned.sched.kernels.size());
+  try {
+    const codegen::cuda::CudaViews v = codegen::cuda::cudaViews(planned.sched.kernels, {"", 0, &gpu->launches()});
+    for (size_t i = 0; i < views.size() && i < v.kernels.size(); ++i) {
+      views[i] = codegen::cuda::gpuInfo(v, i);
+      shown.kernels[i].source = v.kernels[i].source;  // the lines its PTX and SASS point at
+    }
+  } catch (const std::exception& e) {
+    for (size_t i = 0; i < views.size(); ++i) {
+      views[i].launch = gpu->launches()[i].str();
+      views[i].notes = std::string("PTX, SASS and resources not made: ") + e.what();
+    }
+  }
+  emitKernels(sink, cid, gpu->graph(), gpu->schedule(), &shown, &views);
   std::string wrapper = "# device: cuda:0, " + std::to_string(planned.sched.kernels.size()) + " CUDA kernels\ndef call(args):\n";
   for (const auto& st : gpu->schedule().steps) {
     if (st.kind == schedule::Step::Kind::Extern)

@@ -74,6 +74,18 @@ struct StageEvent {
   double ms = 0.0;
 };
 
+// What the GPU runs for a CUDA kernel (engine/codegen/cuda/cuda_views.h): recorded for kernels
+// that ran on a GPU, computed on demand for the others (kiln show --stage ptx, the studio).
+struct KernelGpuInfo {
+  std::string arch;    // "sm_90"; "" when there is nothing (a CPU kernel)
+  std::string ptx;     // its PTX entry, `.loc` lines annotated "// cuda line N @node"
+  std::string sass;    // nvdisasm's SASS, its `//## File` lines annotated the same; "" without nvdisasm
+  std::string launch;  // "grid 16x1, block 256, thread"
+  int registers = -1;  // -1: not known
+  int64_t sharedBytes = -1, stackBytes = -1, spillStores = -1, spillLoads = -1;
+  std::string notes;  // what is missing and why
+};
+
 struct KernelEvent {
   std::string compileId;
   std::string name;
@@ -85,6 +97,7 @@ struct KernelEvent {
   std::vector<int> nodeIds;      // ids of the fused-stage nodes it implements
   std::vector<int> sourceLines;  // user source lines of those nodes
   double compileMs = 0.0;
+  KernelGpuInfo gpu;  // CUDA kernels only
 };
 
 // The compiled graph: ordered kernel launches, extern calls and buffer plan, as text.

@@ -74,6 +74,16 @@ inline void expectSameKernel(const KernelRow& a, const session::KernelEvent& b) 
   EXPECT_EQ(a.nodeIds, b.nodeIds);
   EXPECT_EQ(a.sourceLines, b.sourceLines);
   EXPECT_DOUBLE_EQ(a.compileMs, b.compileMs);
+  EXPECT_EQ(a.gpu.arch, b.gpu.arch);
+  EXPECT_EQ(a.gpu.ptx, b.gpu.ptx);
+  EXPECT_EQ(a.gpu.sass, b.gpu.sass);
+  EXPECT_EQ(a.gpu.launch, b.gpu.launch);
+  EXPECT_EQ(a.gpu.registers, b.gpu.registers);
+  EXPECT_EQ(a.gpu.sharedBytes, b.gpu.sharedBytes);
+  EXPECT_EQ(a.gpu.stackBytes, b.gpu.stackBytes);
+  EXPECT_EQ(a.gpu.spillStores, b.gpu.spillStores);
+  EXPECT_EQ(a.gpu.spillLoads, b.gpu.spillLoads);
+  EXPECT_EQ(a.gpu.notes, b.gpu.notes);
 }
 
 inline void expectSameGuards(const std::vector<session::Guard>& a, const std::vector<session::Guard>& b) {

@@ -100,6 +100,28 @@ TEST(StorageMigration, VersionSevenDatabaseGainsCollectives) {
   EXPECT_EQ(store->sessions().size(), 2u);
 }
 
+// Schema 10 adds the GPU columns to kernels: a version-9 store's kernels read with none.
+TEST(StorageMigration, VersionNineKernelsGainEmptyGpuColumns) {
+  TempDir dir;
+  std::string path = dir.file("v9.db");
+  std::string sql;
+  for (const auto& step : migrations())
+    if (step.toVersion <= 9) sql += step.sql;
+  execSql(path, sql + "PRAGMA user_version = 9; PRAGMA application_id = " + std::to_string(kApplicationId) + ";");
+  execSql(path,
+          "INSERT INTO sessions (name, script_path, status) VALUES ('old.py', 'old.py', 'ok');"
+          "INSERT INTO kernels (session_id, compile_id, name, kind, kernel_ir, source, llvm_ir, assembly, node_ids_json,"
+          " source_lines_json, compile_ms) VALUES (1, '0/0', 'k0', 'pointwise', 'kernel k0 pointwise', '', '', 'ret', '[1]', '[3]', 1.5);");
+  auto store = Store::open(path);
+  EXPECT_EQ(store->schemaVersion(), Store::kSchemaVersion);
+  const auto kernels = store->kernels(1, "0/0");
+  ASSERT_EQ(kernels.size(), 1u);
+  EXPECT_EQ(kernels[0].assembly, "ret");
+  EXPECT_TRUE(kernels[0].gpu.ptx.empty());
+  EXPECT_TRUE(kernels[0].gpu.arch.empty());
+  EXPECT_EQ(kernels[0].gpu.registers, -1);
+}
+
 TEST(StorageMigration, ReopeningKeepsDataAndDoesNotMigrateAgain) {
   TempDir dir;
   std::string path = dir.file("s.db");

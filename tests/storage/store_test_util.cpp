@@ -190,7 +190,19 @@ SampleSession sampleSession(const std::string& scriptName) {
   kn.nodeIds = {3, 4};
   kn.sourceLines = {12, 13};
   kn.compileMs = 4.5;
+  // A kernel that ran on a GPU keeps its PTX, SASS and figures (schema 10).
+  kn.gpu.arch = "sm_90";
+  kn.gpu.ptx = ".visible .entry kernel_pointwise_0(\n\t.loc\t1 12 3  // cuda line 4 @3\n\tret;\n}\n";
+  kn.gpu.sass = "\t//## File \"kiln_kernels.cu\", line 12  // cuda line 4 @3\n        /*0000*/ EXIT ;\n";
+  kn.gpu.launch = "grid 1x1, block 32, thread";
+  kn.gpu.registers = 18;
+  kn.gpu.sharedBytes = 0;
+  kn.gpu.stackBytes = 0;
+  kn.gpu.spillStores = 0;
+  kn.gpu.spillLoads = 4;
+  kn.gpu.notes = "SASS: nvdisasm not found";
   session::KernelEvent kr = kn;
+  kr.gpu = {};  // a CPU kernel: nothing stored
   kr.name = "kernel_reduction_1";
   kr.kind = "reduction";
   kr.source = "";

@@ -38,6 +38,8 @@ struct Nvrtc::Fns {
   int (*compileProgram)(Program, int, const char* const*) = nullptr;
   int (*getPtxSize)(Program, size_t*) = nullptr;
   int (*getPtx)(Program, char*) = nullptr;
+  int (*getCubinSize)(Program, size_t*) = nullptr;  // optional: NVRTC 11.1 on
+  int (*getCubin)(Program, char*) = nullptr;
   int (*getLogSize)(Program, size_t*) = nullptr;
   int (*getLog)(Program, char*) = nullptr;
   int (*destroyProgram)(Program*) = nullptr;
@@ -62,6 +64,8 @@ Nvrtc* Nvrtc::instance(std::string* why) {
         !bind(lib, "nvrtcDestroyProgram", f.destroyProgram, &failure) || !bind(lib, "nvrtcGetErrorString", f.errorString, &failure) ||
         !bind(lib, "nvrtcVersion", f.version, &failure))
       return;
+    f.getCubinSize = reinterpret_cast<decltype(f.getCubinSize)>(dlsym(lib, "nvrtcGetCUBINSize"));
+    f.getCubin = reinterpret_cast<decltype(f.getCubin)>(dlsym(lib, "nvrtcGetCUBIN"));
     nvrtc = new Nvrtc;  // lives as long as the process, as the library does
     nvrtc->fns_ = &f;
   });
@@ -76,29 +80,40 @@ std::string Nvrtc::version() const {
 }
 
 std::string Nvrtc::compileToPtx(const std::string& source, const std::string& name, const std::string& arch) const {
+  return compile(source, name, arch, {}).ptx;
+}
+
+Nvrtc::Output Nvrtc::compile(const std::string& source, const std::string& name, const std::string& arch,
+                             const std::vector<std::string>& options) const {
   Fns::Program prog = nullptr;
   if (int r = fns_->createProgram(&prog, source.c_str(), name.c_str(), 0, nullptr, nullptr); r != 0)
     throw std::runtime_error(std::string("nvrtcCreateProgram: ") + fns_->errorString(r));
-  const std::string archOpt = "--gpu-architecture=" + arch;
-  const char* opts[] = {archOpt.c_str(), "-std=c++17"};
-  const int rc = fns_->compileProgram(prog, 2, opts);
-  std::string log;
+  std::vector<std::string> all = {"--gpu-architecture=" + arch, "-std=c++17"};
+  all.insert(all.end(), options.begin(), options.end());
+  std::vector<const char*> opts;
+  for (const auto& o : all) opts.push_back(o.c_str());
+  const int rc = fns_->compileProgram(prog, static_cast<int>(opts.size()), opts.data());
+  Output out;
   if (size_t n = 0; fns_->getLogSize(prog, &n) == 0 && n > 1) {
-    log.resize(n);
-    fns_->getLog(prog, log.data());
-    log.resize(n - 1);
+    out.log.resize(n);
+    fns_->getLog(prog, out.log.data());
+    out.log.resize(n - 1);
   }
-  std::string ptx;
   if (rc == 0) {
     size_t n = 0;
     fns_->getPtxSize(prog, &n);
-    ptx.resize(n);
-    fns_->getPtx(prog, ptx.data());
-    if (!ptx.empty() && ptx.back() == '\0') ptx.pop_back();
+    out.ptx.resize(n);
+    fns_->getPtx(prog, out.ptx.data());
+    if (!out.ptx.empty() && out.ptx.back() == '\0') out.ptx.pop_back();
+    // A virtual architecture (compute_XY) has no cubin: NVRTC answers with an error, not an empty one.
+    if (size_t c = 0; fns_->getCubinSize && fns_->getCubinSize(prog, &c) == 0 && c > 0) {
+      out.cubin.resize(c);
+      fns_->getCubin(prog, out.cubin.data());
+    }
   }
   fns_->destroyProgram(&prog);
-  if (rc != 0) throw std::runtime_error("NVRTC could not compile " + name + " (" + fns_->errorString(rc) + "):\n" + log);
-  return ptx;
+  if (rc != 0) throw std::runtime_error("NVRTC could not compile " + name + " (" + fns_->errorString(rc) + "):\n" + out.log);
+  return out;
 }
 
 // ---- the driver -----------------------------------------------------------------------------

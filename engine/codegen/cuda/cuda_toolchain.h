@@ -18,6 +18,15 @@ class Nvrtc {
   static Nvrtc* instance(std::string* why);
   // CUDA C++ -> PTX for `arch` ("compute_75"). Throws std::runtime_error with NVRTC's log.
   std::string compileToPtx(const std::string& source, const std::string& name, const std::string& arch) const;
+  // What one NVRTC compile gives: PTX, the cubin when `arch` is a real one ("sm_90"), and the
+  // log (warnings; with --ptxas-options=-v, ptxas's resource report per entry).
+  struct Output {
+    std::string ptx, cubin, log;
+  };
+  // CUDA C++ -> PTX (and cubin) with `options` added to the architecture and -std=c++17.
+  // Throws std::runtime_error with NVRTC's log.
+  Output compile(const std::string& source, const std::string& name, const std::string& arch,
+                 const std::vector<std::string>& options) const;
   std::string version() const;
 
  private:

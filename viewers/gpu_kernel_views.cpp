@@ -1,0 +1,250 @@
+#include "viewers/gpu_kernel_views.h"
+
+#include "engine/session/kernel_gpu_text.h"
+#include "storage/graph_json.h"
+#include "viewers/line_colour.h"
+#include "viewers/text_pane.h"
+
+#include <QApplication>
+#include <QFontDatabase>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPointer>
+#include <QProcess>
+#include <QScrollBar>
+#include <QStringList>
+#include <QTextBlock>
+#include <QThreadPool>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace kiln::viewers {
+
+namespace {
+
+QString& kilnPath() {
+  static QString path;
+  return path;
+}
+
+// `kiln cuda --json` on the kernels' IR: per kernel its CUDA C++ and GPU info, or the error.
+std::vector<std::pair<std::string, session::KernelGpuInfo>> runKilnCuda(const QString& kiln, const QByteArray& kernelIr, QString& error) {
+  std::vector<std::pair<std::string, session::KernelGpuInfo>> out;
+  QProcess p;
+  p.start(kiln, {QStringLiteral("cuda"), QStringLiteral("--json"), QStringLiteral("-")});
+  if (!p.waitForStarted(10000)) {
+    error = QObject::tr("could not start %1: %2").arg(kiln, p.errorString());
+    return out;
+  }
+  p.write(kernelIr);
+  p.closeWriteChannel();
+  if (!p.waitForFinished(120000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
+    error = QString::fromUtf8(p.readAllStandardError()).trimmed();
+    if (error.isEmpty()) error = QObject::tr("kiln cuda did not finish");
+    return out;
+  }
+  const QJsonObject j = QJsonDocument::fromJson(p.readAllStandardOutput()).object();
+  for (const QJsonValue& kv : j.value(QStringLiteral("kernels")).toArray()) {
+    const QJsonObject k = kv.toObject();
+    // "gpu": the store's gpu_json form, read as the store reads it.
+    session::KernelGpuInfo g;
+    try {
+      g = storage::gpuInfoFromJson(QJsonDocument(k.value(QStringLiteral("gpu")).toObject()).toJson().toStdString());
+    } catch (const std::exception& e) {
+      error = QString::fromUtf8(e.what());
+      return {};
+    }
+    g.ptx = k.value(QStringLiteral("ptx")).toString().toStdString();
+    g.sass = k.value(QStringLiteral("sass")).toString().toStdString();
+    out.emplace_back(k.value(QStringLiteral("source")).toString().toStdString(), std::move(g));
+  }
+  if (out.empty()) error = QObject::tr("kiln cuda gave no kernels");
+  return out;
+}
+
+}  // namespace
+
+void GpuKernelViews::setKilnPath(const QString& path) { kilnPath() = path; }
+
+GpuKernelViews::GpuKernelViews(TextPane* pane) : QObject(pane), pane_(pane) {
+  const QString titles[ViewCount] = {tr("CUDA"), tr("PTX"), tr("SASS")};
+  const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+  for (int v = 0; v < ViewCount; ++v) {
+    auto* page = new QWidget(pane);
+    auto* layout = new QVBoxLayout(page);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    status_[v] = new QLabel(page);
+    status_[v]->setWordWrap(true);
+    status_[v]->setObjectName(QStringLiteral("gpuViewStatus"));
+    editors_[v] = new QPlainTextEdit(page);
+    editors_[v]->setReadOnly(true);
+    editors_[v]->setLineWrapMode(QPlainTextEdit::NoWrap);
+    editors_[v]->setFont(mono);
+    editors_[v]->setPlaceholderText(tr("Nothing to show"));
+    layout->addWidget(status_[v]);
+    layout->addWidget(editors_[v], 1);
+    pages_[v] = page;
+    pane->addTab(page, titles[v]);
+    pane->setTabVisible(pane->indexOf(page), false);
+  }
+  connect(pane, &TextPane::kernelsShown, this, &GpuKernelViews::setKernels);
+  connect(pane, &TextPane::sourceLineTinted, this, &GpuKernelViews::tint);
+  connect(pane, &QTabWidget::currentChanged, this, [this] { makeIfWanted(); });
+}
+
+int GpuKernelViews::tabIndex(View v) const { return pane_->indexOf(pages_[v]); }
+
+QString GpuKernelViews::status() const { return status_[Cuda]->text(); }
+
+void GpuKernelViews::setKernels(const std::vector<storage::KernelRow>& kernels, const std::map<int, int>& nodeLines) {
+  kernels_ = kernels;
+  nodeLines_ = nodeLines;
+  made_ = making_ = false;
+  ++generation_;  // a worker still making the last compile's texts is ignored
+  bool recorded = !kernels.empty(), haveIr = !kernels.empty();
+  for (const auto& k : kernels) {
+    recorded = recorded && !k.gpu.ptx.empty();
+    haveIr = haveIr && !k.kernelIr.empty();
+  }
+  const bool any = recorded || (haveIr && !kilnPath().isEmpty());
+  for (int v = 0; v < ViewCount; ++v) pane_->setTabVisible(tabIndex(static_cast<View>(v)), any);
+  for (QPlainTextEdit* e : editors_) {
+    e->clear();
+    e->setExtraSelections({});
+  }
+  for (auto& s : spans_) s.clear();
+  for (QLabel* l : status_) l->clear();
+  if (!any) return;
+  if (recorded) {
+    std::vector<Made> made;
+    for (const auto& k : kernels) made.push_back({k.source, k.gpu});
+    fill(made, tr("Recorded when these kernels ran on the GPU (%1).").arg(QString::fromStdString(kernels.front().gpu.arch)));
+    return;
+  }
+  makeIfWanted();
+}
+
+void GpuKernelViews::makeIfWanted() {
+  if (made_ || making_ || kernels_.empty()) return;
+  const int cur = pane_->currentIndex();
+  if (cur != tabIndex(Cuda) && cur != tabIndex(Ptx) && cur != tabIndex(Sass)) return;  // made when first looked at
+  making_ = true;
+  for (QLabel* l : status_) l->setText(tr("Compiling these kernels with NVRTC (kiln cuda)…"));
+  QByteArray ir;
+  for (const auto& k : kernels_) ir += QByteArray::fromStdString(k.kernelIr) + "\n";
+  const quint64 generation = generation_;
+  const QString kiln = kilnPath();
+  QPointer<GpuKernelViews> self(this);
+  QThreadPool::globalInstance()->start([self, generation, kiln, ir] {
+    QString error;
+    auto made = runKilnCuda(kiln, ir, error);
+    QMetaObject::invokeMethod(
+        qApp,
+        [self, generation, made = std::move(made), error] {
+          if (!self || generation != self->generation_) return;
+          self->making_ = false;
+          std::vector<Made> texts;
+          for (const auto& [source, gpu] : made) texts.push_back({source, gpu});
+          if (!error.isEmpty() || texts.size() != self->kernels_.size()) {
+            self->made_ = true;
+            for (QLabel* l : self->status_) l->setText(tr("Not made: %1").arg(error));
+            emit self->shown();
+            return;
+          }
+          self->fill(texts, tr("Made here from the kernel IR for %1: this session ran on the CPU, this is what the GPU would run.")
+                                .arg(QString::fromStdString(texts.front().gpu.arch)));
+        },
+        Qt::QueuedConnection);
+  });
+}
+
+void GpuKernelViews::fill(const std::vector<Made>& made, const QString& status) {
+  made_ = true;
+  QStringList texts[ViewCount];
+  int lines[ViewCount] = {};
+  for (auto& s : spans_) s.clear();
+  for (size_t i = 0; i < kernels_.size() && i < made.size(); ++i) {
+    const auto& k = kernels_[i];
+    const QString header =
+        QStringLiteral("──── %1 (%2) · %3 ────")
+            .arg(QString::fromStdString(k.name), QString::fromStdString(k.kind), QString::fromStdString(session::gpuSummary(made[i].gpu)));
+    const std::string* bodies[ViewCount] = {&made[i].source, &made[i].gpu.ptx, &made[i].gpu.sass};
+    for (int v = 0; v < ViewCount; ++v) {
+      QString body = bodies[v]->empty() ? tr("(none)") : QString::fromStdString(*bodies[v]);
+      if (body.endsWith(QLatin1Char('\n'))) body.chop(1);
+      texts[v] << header << body << QString();
+      const int first = lines[v];
+      lines[v] += 2 + int(body.count(QLatin1Char('\n'))) + 1;
+      spans_[v].push_back({QString::fromStdString(k.name), first, lines[v] - 2, k.sourceLines});
+    }
+  }
+  QString notes = made.empty() ? QString() : QString::fromStdString(made.front().gpu.notes).trimmed();
+  for (int v = 0; v < ViewCount; ++v) {
+    editors_[v]->setPlainText(texts[v].join(QLatin1Char('\n')));
+    status_[v]->setText(notes.isEmpty() ? status : status + QLatin1Char(' ') + notes.replace(QLatin1Char('\n'), QStringLiteral("; ")));
+  }
+  tint(line_);
+  emit shown();
+}
+
+// A source line through the `@N` at the end of a CUDA line or of an annotated `.loc` / `//## File`.
+int GpuKernelViews::sourceLineOf(const QString& text, bool backward) const {
+  const qsizetype at = text.lastIndexOf(QStringLiteral(" @"));
+  if (at < 0) return 0;
+  bool ok = false;
+  const int node = text.mid(at + 2).trimmed().toInt(&ok);
+  auto it = ok ? nodeLines_.find(backward ? -1 - node : node) : nodeLines_.end();
+  return it == nodeLines_.end() ? 0 : it->second;
+}
+
+void GpuKernelViews::tint(int line) {
+  line_ = line;
+  const bool every = line < 0;
+  for (int v = 0; v < ViewCount; ++v) {
+    QPlainTextEdit* e = editors_[v];
+    QList<QTextEdit::ExtraSelection> sels;
+    for (const auto& span : spans_[v]) {
+      const bool has = std::find(span.sourceLines.begin(), span.sourceLines.end(), line) != span.sourceLines.end();
+      if (!every && (line <= 0 || !has)) continue;
+      const bool backward = span.name.startsWith(QStringLiteral("bw_"));
+      int current = 0;  // PTX and SASS: the line of the last line-info line above
+      for (int b = span.first; b <= span.last; ++b) {
+        const QTextBlock block = e->document()->findBlockByNumber(b);
+        if (!block.isValid()) break;
+        const QString text = block.text();
+        int at = 0;
+        if (b == span.first) {
+          at = every ? 0 : line;  // the header: the kernel has the line
+        } else if (nodeLines_.empty()) {
+          at = every ? 0 : line;  // no node lines: the whole kernel, as the other tabs do
+        } else if (v == Cuda) {
+          at = sourceLineOf(text, backward);
+        } else {
+          const bool lineInfo = v == Ptx ? text.trimmed().startsWith(QStringLiteral(".loc")) : text.contains(QStringLiteral("//## File"));
+          if (lineInfo) current = text.contains(QStringLiteral("// cuda line")) ? sourceLineOf(text, backward) : 0;
+          at = current;
+        }
+        if (at <= 0 || (!every && at != line)) continue;
+        QTextEdit::ExtraSelection sel;
+        sel.format.setBackground(lineColour(at));
+        sel.format.setProperty(QTextFormat::FullWidthSelection, true);
+        sel.cursor = QTextCursor(block);
+        sels << sel;
+      }
+    }
+    e->setExtraSelections(sels);
+    // Bring the first tinted line of code into view, a few lines of context above it: PTX's
+    // declarations can push it far below the kernel's (tinted) header.
+    if (line > 0 && !sels.isEmpty()) {
+      const int first = sels.size() > 1 ? sels[1].cursor.blockNumber() - 3 : sels.first().cursor.blockNumber() - 1;
+      e->verticalScrollBar()->setValue(std::max(0, first));
+    }
+  }
+}
+
+}  // namespace kiln::viewers

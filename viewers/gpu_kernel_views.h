@@ -1,0 +1,76 @@
+// The kernel pane's CUDA, PTX and SASS tabs: what the GPU runs for the compile's kernels, each under
+// a header with its launch (grid, block), registers, shared memory and spills. Kernels that ran
+// on a GPU carry it in the store (schema 10); for the others it is made on demand, when one of
+// these tabs is opened, by `kiln cuda --json` (app/cli/cuda_command.cpp) in a worker thread: the
+// studio never links the compiler, and the UI never waits for NVRTC.
+//
+// Lines are tinted like the other kernel tabs: a CUDA line by the node its `// @N` names, a PTX
+// line by the `.loc` above it and a SASS line by the `//## File` line above it (both annotated by
+// the engine with "// cuda line K @N"), each node through its user source line.
+#pragma once
+
+#include "storage/store.h"
+
+#include <QObject>
+#include <QString>
+
+#include <map>
+#include <vector>
+
+class QLabel;
+class QPlainTextEdit;
+
+namespace kiln::viewers {
+
+class TextPane;
+
+class GpuKernelViews : public QObject {
+  Q_OBJECT
+
+ public:
+  enum View { Cuda, Ptx, Sass, ViewCount };
+
+  // Appends the three tabs to `pane` and follows its kernels and tinted line.
+  explicit GpuKernelViews(TextPane* pane);
+
+  // The `kiln` executable that makes them for CPU sessions; "" (the default): they are shown
+  // only for sessions that recorded them.
+  static void setKilnPath(const QString& path);
+
+  QPlainTextEdit* editor(View v) const { return editors_[v]; }
+  QString status() const;  // where the texts come from, and what is missing
+  int tabIndex(View v) const;
+
+ signals:
+  void shown();  // texts were shown: from the store, or a worker's result (tests wait on it)
+
+ private:
+  struct Made {  // per kernel: CUDA C++ and what the GPU runs
+    std::string source;
+    session::KernelGpuInfo gpu;
+  };
+  void setKernels(const std::vector<storage::KernelRow>& kernels, const std::map<int, int>& nodeLines);
+  void makeIfWanted();
+  void fill(const std::vector<Made>& made, const QString& status);
+  void tint(int line);
+  int sourceLineOf(const QString& text, bool backward) const;
+
+  TextPane* pane_;
+  QWidget* pages_[ViewCount] = {};
+  QPlainTextEdit* editors_[ViewCount] = {};
+  QLabel* status_[ViewCount] = {};
+  std::vector<storage::KernelRow> kernels_;
+  std::map<int, int> nodeLines_;
+  bool made_ = false;    // texts are shown for kernels_ (recorded, made, or the reason there are none)
+  bool making_ = false;  // a worker is making them
+  quint64 generation_ = 0;
+  int line_ = 0;  // the tinted source line (-1: every line)
+  struct Span {
+    QString name;
+    int first = 0, last = 0;
+    std::vector<int> sourceLines;
+  };
+  std::vector<Span> spans_[ViewCount];
+};
+
+}  // namespace kiln::viewers
