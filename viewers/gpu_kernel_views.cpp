@@ -129,14 +129,24 @@ void GpuKernelViews::setKernels(const std::vector<storage::KernelRow>& kernels, 
   makeIfWanted();
 }
 
+QString GpuKernelViews::madeStatus(const std::vector<Made>& made) {
+  return tr("Made here from the kernel IR for %1: this session ran on the CPU, this is what the GPU would run.")
+      .arg(QString::fromStdString(made.front().gpu.arch));
+}
+
 void GpuKernelViews::makeIfWanted() {
   if (made_ || making_ || kernels_.empty()) return;
   const int cur = pane_->currentIndex();
   if (cur != tabIndex(Cuda) && cur != tabIndex(Ptx) && cur != tabIndex(Sass)) return;  // made when first looked at
-  making_ = true;
-  for (QLabel* l : status_) l->setText(tr("Compiling these kernels with NVRTC (kiln cuda)…"));
   QByteArray ir;
   for (const auto& k : kernels_) ir += QByteArray::fromStdString(k.kernelIr) + "\n";
+  // Stepping through a compile's stages shows its kernels again: made once per kernel IR.
+  if (auto it = cache_.find(ir); it != cache_.end() && it->second.size() == kernels_.size()) {
+    fill(it->second, madeStatus(it->second));
+    return;
+  }
+  making_ = true;
+  for (QLabel* l : status_) l->setText(tr("Compiling these kernels with NVRTC (kiln cuda)…"));
   const quint64 generation = generation_;
   const QString kiln = kilnPath();
   QPointer<GpuKernelViews> self(this);
@@ -145,7 +155,7 @@ void GpuKernelViews::makeIfWanted() {
     auto made = runKilnCuda(kiln, ir, error);
     QMetaObject::invokeMethod(
         qApp,
-        [self, generation, made = std::move(made), error] {
+        [self, generation, ir, made = std::move(made), error] {
           if (!self || generation != self->generation_) return;
           self->making_ = false;
           std::vector<Made> texts;
@@ -156,8 +166,9 @@ void GpuKernelViews::makeIfWanted() {
             emit self->shown();
             return;
           }
-          self->fill(texts, tr("Made here from the kernel IR for %1: this session ran on the CPU, this is what the GPU would run.")
-                                .arg(QString::fromStdString(texts.front().gpu.arch)));
+          if (self->cache_.size() >= kCacheSize) self->cache_.clear();
+          self->cache_[ir] = texts;
+          self->fill(texts, madeStatus(texts));
         },
         Qt::QueuedConnection);
   });

@@ -11,6 +11,7 @@
 
 #include "storage/store.h"
 
+#include <QByteArray>
 #include <QObject>
 #include <QString>
 
@@ -52,6 +53,7 @@ class GpuKernelViews : public QObject {
   void setKernels(const std::vector<storage::KernelRow>& kernels, const std::map<int, int>& nodeLines);
   void makeIfWanted();
   void fill(const std::vector<Made>& made, const QString& status);
+  static QString madeStatus(const std::vector<Made>& made);
   void tint(int line);
   int sourceLineOf(const QString& text, bool backward) const;
 
@@ -64,6 +66,8 @@ class GpuKernelViews : public QObject {
   bool made_ = false;    // texts are shown for kernels_ (recorded, made, or the reason there are none)
   bool making_ = false;  // a worker is making them
   quint64 generation_ = 0;
+  std::map<QByteArray, std::vector<Made>> cache_;  // kernel IR -> what kiln cuda made of it
+  static constexpr size_t kCacheSize = 32;
   int line_ = 0;  // the tinted source line (-1: every line)
   struct Span {
     QString name;

@@ -96,6 +96,21 @@ class GpuViewsTest : public QObject {
     QVERIFY(window_->grab().save(path, "PNG"));
   }
 
+  // Shown again (stepping through the compile's stages), the same kernels are not compiled again.
+  void madeOncePerKernelIr() {
+    TextPane pane;
+    auto* views = pane.findChild<GpuKernelViews*>();
+    const auto rows = sample_.store->kernels(sample_.sessionId, "0/0");
+    QCOMPARE(rows.size(), size_t(1));
+    pane.setKernels(rows, {{1, testing::kSinLine}});
+    pane.setCurrentIndex(views->tabIndex(GpuKernelViews::Sass));
+    QTRY_VERIFY_WITH_TIMEOUT(!views->status().startsWith(QStringLiteral("Compiling")), 60000);
+    if (!views->status().startsWith(QStringLiteral("Made here"))) QSKIP(qPrintable(views->status()));
+    pane.setKernels(rows, {{1, testing::kSinLine}});
+    QVERIFY2(views->status().startsWith(QStringLiteral("Made here")), qPrintable(views->status()));  // not "Compiling…"
+    QVERIFY(views->editor(GpuKernelViews::Ptx)->toPlainText().contains(QStringLiteral(".entry kiln_kernel_0(")));
+  }
+
   // A kernel that ran on a GPU carries its texts: shown at once, without kiln, and tinted.
   void recordedTextsAreShownAtOnce() {
     TextPane pane;
