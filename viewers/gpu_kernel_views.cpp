@@ -223,7 +223,8 @@ void GpuKernelViews::tint(int line) {
       const bool has = std::find(span.sourceLines.begin(), span.sourceLines.end(), line) != span.sourceLines.end();
       if (!every && (line <= 0 || !has)) continue;
       const bool backward = span.name.startsWith(QStringLiteral("bw_"));
-      int current = 0;  // PTX and SASS: the line of the last line-info line above
+      int current = 0;           // PTX and SASS: the line of the last line-info line above
+      bool lastWasInfo = false;  // SASS names an inlined group's frames on consecutive lines
       for (int b = span.first; b <= span.last; ++b) {
         const QTextBlock block = e->document()->findBlockByNumber(b);
         if (!block.isValid()) break;
@@ -237,7 +238,11 @@ void GpuKernelViews::tint(int line) {
           at = sourceLineOf(text, backward);
         } else {
           const bool lineInfo = v == Ptx ? text.trimmed().startsWith(QStringLiteral(".loc")) : text.contains(QStringLiteral("//## File"));
-          if (lineInfo) current = text.contains(QStringLiteral("// cuda line")) ? sourceLineOf(text, backward) : 0;
+          if (lineInfo) {
+            const int here = text.contains(QStringLiteral("// cuda line")) ? sourceLineOf(text, backward) : 0;
+            if (here > 0 || !lastWasInfo) current = here;  // a frame outside the kernel keeps its group's line
+          }
+          lastWasInfo = lineInfo;
           at = current;
         }
         if (at <= 0 || (!every && at != line)) continue;

@@ -124,6 +124,11 @@ class GpuViewsTest : public QObject {
     k.sourceLines = {12};
     k.gpu.arch = "sm_90";
     k.gpu.ptx = ".visible .entry kiln_k0(\n\t.loc\t1 30 3  // cuda line 2 @7\n\tld.global.f32 \t%f1, [%rd4];\n}\n";
+    // An inlined group: the frame outside the kernel (a CUDA header) keeps the group's line.
+    k.gpu.sass =
+        "\t//## File \"kiln_kernels.cu\", line 30  // cuda line 2 @7\n\t//## File \"/usr/include/crt/math.hpp\", line 4\n"
+        "        /*0000*/                   LDG.E R0, desc[UR4][R2.64] ;\n\t//## File \"kiln_kernels.cu\", line 31\n"
+        "        /*0010*/                   EXIT ;\n";
     k.gpu.launch = "grid 1x1, block 32, thread";
     k.gpu.registers = 8;
     k.gpu.sharedBytes = 0;
@@ -139,6 +144,9 @@ class GpuViewsTest : public QObject {
     const auto sels = views->editor(GpuKernelViews::Ptx)->extraSelections();
     QCOMPARE(sels.size(), 1 + 3);  // header, the .loc, the load, the closing brace after it
     QCOMPARE(sels[2].cursor.block().text(), QStringLiteral("\tld.global.f32 \t%f1, [%rd4];"));
+    const auto sass = views->editor(GpuKernelViews::Sass)->extraSelections();
+    QCOMPARE(sass.size(), 1 + 3);  // header, both frames, the load; not the EXIT after line 31 (no node)
+    QVERIFY(sass[3].cursor.block().text().contains(QStringLiteral("LDG.E")));
     pane.setKernels({}, {});
     QVERIFY(!pane.isTabVisible(views->tabIndex(GpuKernelViews::Ptx)));
   }

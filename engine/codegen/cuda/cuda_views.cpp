@@ -76,6 +76,8 @@ struct TempCubin {
   TempCubin& operator=(const TempCubin&) = delete;
 };
 
+// (nvdisasm --print-line-info-inline: an instruction group's //## File lines name the inlined
+// frames innermost first, each with its call site, `inlined at "...", line N`.)
 // `cuobjdump -res-usage`'s figures for `symbol` ("REG:12 STACK:0 SHARED:0 LOCAL:0 ..."): what
 // it has when ptxas's report is missing (it does not split spills from other local memory).
 CudaResources parseResUsage(const std::string& out, const std::string& symbol) {
@@ -250,7 +252,7 @@ CudaViews cudaViews(const std::vector<kir::Kernel>& kernels, const CudaViewOptio
       v.notes += "SASS: could not write the cubin to a temporary file\n";
     } else if (nvdisasm.empty()) {
       v.notes += "SASS: nvdisasm not found (CUDA_HOME/bin, /usr/local/cuda/bin, PATH); install the CUDA toolkit's nvdisasm\n";
-    } else if (std::string text; runTool(quoted(nvdisasm) + " --print-line-info --print-code " + quoted(file.path), text)) {
+    } else if (std::string text; runTool(quoted(nvdisasm) + " --print-line-info-inline --print-code " + quoted(file.path), text)) {
       sassAll = std::move(text);
     } else {
       v.notes += "SASS: " + nvdisasm + " failed: " + text.substr(0, 300) + "\n";
