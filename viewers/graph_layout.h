@@ -28,6 +28,7 @@ struct LayoutEdge {
   int to = -1;
   QList<QPointF> spline;  // cubic Bezier: start point, then (control, control, end) triples
   QPointF arrowTip;       // the arrow head runs from spline.last() to here
+  bool wrap = false;      // from one column of a wrapped layout into another (layout_wrap.h)
 };
 
 struct LayoutCluster {

@@ -1,5 +1,7 @@
 #include "viewers/graph_layout_worker.h"
 
+#include "viewers/layout_wrap.h"
+
 #include <limits>
 
 namespace kiln::viewers {
@@ -30,6 +32,7 @@ quint64 GraphLayoutWorker::request(ir::Graph graph, LabelMetrics metrics) {
       [this, id, graph = std::move(graph), metrics] {
         if (latest_ != id) return;  // a newer request is queued behind this one
         GraphLayout layout = computeGraphLayout(graph, metrics);
+        wrapLongLayout(layout);  // a long chain in several columns (layout_wrap.h)
         layout.requestId = id;
         QMetaObject::invokeMethod(
             this, [this, layout] { deliver(layout); }, Qt::QueuedConnection);

@@ -33,6 +33,12 @@ void GraphNodeItem::setHighlighted(bool on) {
   update();
 }
 
+void GraphNodeItem::setHoverLine(int line) {
+  if (hoverLine_ == line) return;
+  hoverLine_ = line;
+  update();
+}
+
 void GraphNodeItem::setChange(Change c) {
   if (change_ == c) return;
   change_ = c;
@@ -80,15 +86,17 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
   const bool overlaid = overlayFill_.isValid();
   const int tintLine = rollup_.tinted ? rollup_.tintLine : highlighted_ ? node_.sourceLine : 0;
   if (overlaid && tintLine > 0 && shown == Change::None) pen = QPen(lineColour(tintLine).darker(150), 4.0);
+  if (hoverLine_ > 0) pen = QPen(lineColour(hoverLine_).darker(190), 4.0);
   if (selected) pen = QPen(QColor(0x1f, 0x6f, 0xd0), 3.0);
   painter->setPen(pen);
   const bool labels = drawsLabels(option->levelOfDetailFromTransform(painter->worldTransform()));
   QColor fill = labels ? QColor(0xfd, 0xfd, 0xfd) : opKindColour(node_.lines.value(1));
   if (overlaid) fill = overlayFill_;
   else if (tintLine > 0) fill = lineColour(tintLine);
+  if (hoverLine_ > 0) fill = lineColour(hoverLine_);  // what is hovered shows whatever else is painted
   painter->setBrush(fill);
   if (!labels) {  // zoomed out: a box coloured by op kind, no text to smear
-    painter->setPen(shown == Change::None && !selected && !(overlaid && tintLine > 0) ? Qt::NoPen : pen);
+    painter->setPen(shown == Change::None && !selected && !(overlaid && tintLine > 0) && hoverLine_ == 0 ? Qt::NoPen : pen);
     painter->drawRect(rect_);
     return;
   }

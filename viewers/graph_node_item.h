@@ -33,6 +33,11 @@ class GraphNodeItem : public QGraphicsItem {
   bool highlighted() const { return highlighted_; }
   void setHighlighted(bool on);
 
+  // Hovered from another pane (or itself): source line `line`'s colour with a strong outline in
+  // it, over any other mark but the selection; 0 clears.
+  int hoverLine() const { return hoverLine_; }
+  void setHoverLine(int line);
+
   enum class Change { None, Added, Changed, Removed };
   Change change() const { return change_; }
   void setChange(Change c);
@@ -62,6 +67,7 @@ class GraphNodeItem : public QGraphicsItem {
   double lineHeight_;
   QRectF rect_;  // local coordinates: (0, 0) is the box's top-left corner
   bool highlighted_ = false;
+  int hoverLine_ = 0;
   Change change_ = Change::None;
   Rollup rollup_;
   QColor overlayFill_;

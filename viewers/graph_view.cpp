@@ -302,6 +302,13 @@ void GraphView::expandModule(const std::string& path) {
   if (added) relayout();
 }
 
+void GraphView::expandAll() {
+  std::set<std::string> all = modulePaths(graph_);
+  if (all == expanded_) return;
+  expanded_ = std::move(all);
+  relayout();
+}
+
 void GraphView::collapseModule(const std::string& path) {
   bool changed = false;
   for (auto it = expanded_.begin(); it != expanded_.end();) {
@@ -345,6 +352,7 @@ bool GraphView::isLayingOut() const { return worker_->busy(); }
 
 void GraphView::showMessage(const QString& message) {
   fitted_ = false;
+  itemsByLine_.clear();  // before the items go
   scene()->clear();
   resetTransform();
   minimap_->refresh();  // nothing to overview: hidden
@@ -379,6 +387,7 @@ void GraphView::render(const GraphLayout& layout) {
   keepView_ = false;
   QGraphicsScene* s = scene();
   QSignalBlocker block(s);  // clearing the scene must not report a deselection
+  itemsByLine_.clear();     // before the items go
   s->clear();
   // ...but the new scene rect must reach the view, or its scroll ranges stay those of the last
   // graph (a tall graph at 100% could not be scrolled, nor a found node centred).
@@ -388,8 +397,9 @@ void GraphView::render(const GraphLayout& layout) {
   clusterFont.setBold(true);
   for (const auto& c : layout.clusters) s->addItem(new GraphClusterItem(c.kernel, c.box, clusterFont));
   const QPen edgePen(QColor(0x5c, 0x63, 0x70), 1.2);
+  const QPen wrapPen(QColor(0x5c, 0x63, 0x70), 1.2, Qt::DashLine);  // into the next column of a wrapped chain
   for (const auto& e : layout.edges) {
-    auto* path = s->addPath(splinePath(e), edgePen);
+    auto* path = s->addPath(splinePath(e), e.wrap ? wrapPen : edgePen);
     path->setZValue(1);
     if (!e.spline.isEmpty()) {
       auto* head = s->addPolygon(arrowHead(e.spline.last(), e.arrowTip), edgePen, edgePen.color());
@@ -397,7 +407,13 @@ void GraphView::render(const GraphLayout& layout) {
     }
   }
   for (const auto& n : layout.nodes) s->addItem(new GraphNodeItem(n, labelFont_, metrics_.lineHeight));
-  s->setSceneRect(layout.bounds.adjusted(-30, -30, 30, 30));
+  indexItemsByLine();
+  for (GraphNodeItem* item : itemsOfLine(hoverLine_)) item->setHoverLine(hoverLine_);
+  // A graph bigger than the view gets room around it, half a view at 100%, so that a node at its
+  // edge (the top of a wrapped chain's first column) can still be centred when found or clicked.
+  const double mx = layout.bounds.width() > viewport()->width() ? viewport()->width() / 2.0 : 30.0;
+  const double my = layout.bounds.height() > viewport()->height() ? viewport()->height() / 2.0 : 30.0;
+  s->setSceneRect(layout.bounds.adjusted(-mx, -my, mx, my));
   if (keep) {  // the frame's bounds are the same: the old zoom fits as well as it did
     setTransform(zoom);
     centerOn(centre);
@@ -442,9 +458,13 @@ void GraphView::zoomToFit() {
     scale(zoom, zoom);
     double x = r.center().x();
     if (r.width() * zoom > viewport()->width()) {
+      // The leftmost of the top row: a wrapped chain's columns all start at the top, and the
+      // first column is the graph's start (layout_wrap.h).
       double top = r.bottom();
+      for (GraphNodeItem* n : nodeItems()) top = std::min(top, n->sceneBoundingRect().top());
+      double left = r.right();
       for (GraphNodeItem* n : nodeItems())
-        if (n->sceneBoundingRect().top() < top) top = n->sceneBoundingRect().top(), x = n->sceneBoundingRect().center().x();
+        if (const QRectF b = n->sceneBoundingRect(); b.top() < top + 60 && b.left() < left) left = b.left(), x = b.center().x();
       x = std::max(x, r.left() + viewport()->width() / (2 * zoom));
     }
     centerOn(QPointF(x, r.top() + viewport()->height() / (2 * zoom)));
@@ -549,6 +569,70 @@ void GraphView::highlightLine(int line) {
     for (GraphNodeItem* n : nodeItems())
       if (n->rollup().tinted && !first) first = n;
   if (first) ensureVisible(first);
+}
+
+void GraphView::indexItemsByLine() {
+  itemsByLine_.clear();
+  std::unordered_map<int, int> lineOf;  // graph node id -> source line, for the folded boxes' members
+  lineOf.reserve(graph_.nodes.size());
+  for (const auto& n : graph_.nodes)
+    if (n.prov.loc.line > 0) lineOf.emplace(n.id, n.prov.loc.line);
+  for (GraphNodeItem* item : nodeItems()) {
+    auto box = shown_.members.find(item->nodeId());
+    if (box == shown_.members.end()) {
+      if (item->sourceLine() > 0) itemsByLine_[item->sourceLine()].push_back(item);
+      continue;
+    }
+    std::set<int> lines;
+    for (int m : box->second)
+      if (auto it = lineOf.find(m); it != lineOf.end()) lines.insert(it->second);
+    for (int l : lines) itemsByLine_[l].push_back(item);
+  }
+}
+
+const std::vector<GraphNodeItem*>& GraphView::itemsOfLine(int line) const {
+  static const std::vector<GraphNodeItem*> none;
+  auto it = line > 0 ? itemsByLine_.find(line) : itemsByLine_.end();
+  return it == itemsByLine_.end() ? none : it->second;
+}
+
+void GraphView::hoverLine(int line) {
+  if (line == hoverLine_) return;
+  for (GraphNodeItem* item : itemsOfLine(hoverLine_)) item->setHoverLine(0);
+  hoverLine_ = line;
+  for (GraphNodeItem* item : itemsOfLine(line)) item->setHoverLine(line);
+}
+
+bool GraphView::centreOnLine(int line) {
+  const auto& items = itemsOfLine(line);
+  if (items.empty()) return false;
+  fitted_ = false;
+  if (transform().m11() < kReadableZoom) {  // a click should land where the labels can be read
+    resetTransform();
+    scale(1.0, 1.0);
+  }
+  centerOn(items.front());
+  minimap_->viewMoved();
+  return true;
+}
+
+void GraphView::mouseMoveEvent(QMouseEvent* event) {
+  QGraphicsView::mouseMoveEvent(event);
+  int line = 0;
+  if (event->buttons() == Qt::NoButton)  // not while dragging the view
+    if (QGraphicsItem* item = itemAt(event->position().toPoint()); item && item->type() == GraphNodeItem::Type)
+      line = static_cast<GraphNodeItem*>(item)->sourceLine();
+  if (line == mouseLine_) return;
+  mouseLine_ = line;
+  emit lineHovered(line);
+}
+
+bool GraphView::viewportEvent(QEvent* event) {
+  if (event->type() == QEvent::Leave && mouseLine_ != 0) {
+    mouseLine_ = 0;
+    emit lineHovered(0);
+  }
+  return QGraphicsView::viewportEvent(event);
 }
 
 void GraphView::selectNode(int id) {

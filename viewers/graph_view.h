@@ -21,6 +21,8 @@
 #include <QGraphicsView>
 
 #include <optional>
+#include <unordered_map>
+#include <vector>
 
 class QLabel;
 
@@ -54,6 +56,8 @@ class GraphView : public QGraphicsView {
   // Unfolds / folds one module box (and, for collapse, everything under it); relays out.
   void expandModule(const std::string& path);
   void collapseModule(const std::string& path);
+  // Unfolds every module (one relayout): the whole graph, node by node.
+  void expandAll();
   const std::set<std::string>& expandedModules() const { return expanded_; }
   // The module a shown box folds, or "" when `id` is a node of the graph itself.
   std::string moduleOfBox(int id) const;
@@ -64,6 +68,18 @@ class GraphView : public QGraphicsView {
   bool isLayingOut() const;
 
   void highlightLine(int line);  // 0 clears
+  // The hover link across panes (Compiler Explorer's): the nodes of source line `line`, and the
+  // folded boxes holding some, drawn in the line's colour with a strong outline until the next
+  // hover; 0 clears. The items are looked up in an index by line built once per drawing, so a
+  // hover costs the line's nodes, not a walk of a 17,000-node scene.
+  void hoverLine(int line);
+  int hoveredLine() const { return hoverLine_; }
+  // The items drawn for source line `line` (its nodes, or folded boxes holding some), in the
+  // order the layout lists them: the first is where a click on the line goes.
+  const std::vector<GraphNodeItem*>& itemsOfLine(int line) const;
+  // Centres the first item of `line` at a readable zoom without selecting it; false when the
+  // stage has none.
+  bool centreOnLine(int line);
   // Marks the nodes the step into this stage added or changed (kept until the next showGraph).
   // With `asBefore`, the graph is the older side of a comparison: `changes` compares the newer
   // graph with this one, so its "added" nodes are the ones the newer graph lost (drawn red).
@@ -117,6 +133,9 @@ class GraphView : public QGraphicsView {
   void layoutFinished(const QString& error);
   // Another overlay was chosen (setOverlay or the legend's chooser).
   void overlayChanged(Overlay mode);
+  // The mouse moved onto a node of source line `line` (a node of no line, a folded box or empty
+  // space: 0); only changes are reported.
+  void lineHovered(int line);
 
  protected:
   void wheelEvent(QWheelEvent* event) override;
@@ -127,6 +146,8 @@ class GraphView : public QGraphicsView {
   void mouseDoubleClickEvent(QMouseEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
   void scrollContentsBy(int dx, int dy) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
+  bool viewportEvent(QEvent* event) override;  // the mouse leaving: nothing hovered
 
  private:
   void applyLayout(const GraphLayout& layout);
@@ -141,6 +162,11 @@ class GraphView : public QGraphicsView {
   QFont labelFont_;
   LabelMetrics metrics_;
   int line_ = 0;
+  int hoverLine_ = 0;
+  int mouseLine_ = 0;  // the line under the mouse, as last reported by lineHovered
+  // Source line -> the items drawn for it (rebuilt by render(), emptied with the scene).
+  std::unordered_map<int, std::vector<GraphNodeItem*>> itemsByLine_;
+  void indexItemsByLine();
   ir::GraphChanges changes_;
   bool changesAsBefore_ = false;
   std::vector<ir::Node> removed_;

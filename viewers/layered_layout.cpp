@@ -34,17 +34,20 @@ GraphLayout layeredLayout(const ir::Graph& graph, QList<LayoutNode> nodes) {
       succs[size_t(from->second)].push_back(to->second);
     });
   }
-  // Layers: the longest path from a source (graph order is topological). Sources are then
+  // Layers: the longest path from a source (graph order is topological). Nodes are then
   // pulled down to the layer above their first user, so 150 parameters do not all sit in
   // layer 0 with edges hundreds of layers long.
   std::vector<int> layer(size_t(n), 0);
   for (int i = 0; i < n; ++i)
     for (int p : preds[size_t(i)]) layer[size_t(i)] = std::max(layer[size_t(i)], layer[size_t(p)] + 1);
-  for (int i = 0; i < n; ++i) {
-    if (!preds[size_t(i)].empty() || succs[size_t(i)].empty()) continue;
+  // Not only sources: every node moves down to just above its first user (as late as possible,
+  // from the bottom up), so what reads only parameters -- a model's 1,200 weight transposes --
+  // sits beside the matmul that uses it instead of in one row 250,000 points wide at the top.
+  for (int i = n - 1; i >= 0; --i) {
+    if (succs[size_t(i)].empty()) continue;
     int first = INT32_MAX;
     for (int s : succs[size_t(i)]) first = std::min(first, layer[size_t(s)]);
-    layer[size_t(i)] = std::max(0, first - 1);
+    layer[size_t(i)] = std::max(layer[size_t(i)], first - 1);
   }
   const int layers = n ? *std::max_element(layer.begin(), layer.end()) + 1 : 0;
   std::vector<std::vector<int>> rows(static_cast<size_t>(layers));

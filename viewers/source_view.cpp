@@ -4,6 +4,7 @@
 
 #include <QFontDatabase>
 #include <QHelpEvent>
+#include <QMouseEvent>
 #include <QPainter>
 #include <QScrollBar>
 #include <QTextBlock>
@@ -41,12 +42,14 @@ SourceView::SourceView(QWidget* parent) : QPlainTextEdit(parent), gutter_(new Gu
     else gutter_->update(0, rect.y(), gutter_->width(), rect.height());
   });
   setViewportMargins(gutterWidth(), 0, 0, 0);
+  viewport()->setMouseTracking(true);  // hovering a line links it to its nodes and kernel lines
 }
 
 void SourceView::setSource(const QString& text) {
   marks_.clear();
   tints_.clear();
   current_ = 0;
+  hover_ = 0;
   scrollTarget_ = 0;
   // A final newline would show as an extra, empty numbered line.
   setPlainText(text.endsWith(QLatin1Char('\n')) ? text.chopped(1) : text);
@@ -75,6 +78,12 @@ void SourceView::highlightLine(int line) {
   QTextCursor cursor(block);
   setTextCursor(cursor);
   centerCursor();
+}
+
+void SourceView::hoverLine(int line) {
+  if (line == hover_) return;
+  hover_ = line;
+  updateSelections();
 }
 
 void SourceView::scrollToLine(int line) {
@@ -114,6 +123,8 @@ void SourceView::updateSelections() {
   for (int line : tints_) add(line, lineColour(line).lighter(106));
   for (const auto& m : marks_) add(m.line, m.color.lighter(170));
   if (current_ > 0) add(current_, lineColour(current_));  // the line's colour in every pane
+  // Hovered: darker than the selected line's colour, so both read when they differ.
+  if (hover_ > 0) add(hover_, lineColour(hover_).darker(118));
   setExtraSelections(selections);
 }
 
@@ -167,7 +178,25 @@ void SourceView::mouseReleaseEvent(QMouseEvent* event) {
   emit lineSelected(line);
 }
 
+void SourceView::mouseMoveEvent(QMouseEvent* event) {
+  QPlainTextEdit::mouseMoveEvent(event);
+  int line = 0;
+  if (event->buttons() == Qt::NoButton) {  // not while selecting text
+    const QTextBlock block = cursorForPosition(event->position().toPoint()).block();
+    // Past the last line the cursor is still on it: only a point on a line's own row counts.
+    const QRectF row = blockBoundingGeometry(block).translated(contentOffset());
+    if (block.isValid() && row.contains(QPointF(row.left() + 1, event->position().y()))) line = block.blockNumber() + 1;
+  }
+  if (line == mouseLine_) return;
+  mouseLine_ = line;
+  emit lineHovered(line);
+}
+
 bool SourceView::viewportEvent(QEvent* event) {
+  if (event->type() == QEvent::Leave && mouseLine_ != 0) {
+    mouseLine_ = 0;
+    emit lineHovered(0);
+  }
   if (event->type() == QEvent::ToolTip) {
     auto* help = static_cast<QHelpEvent*>(event);
     const LineMark* m = markAt(cursorForPosition(help->pos()).blockNumber() + 1);

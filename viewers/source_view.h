@@ -34,6 +34,11 @@ class SourceView : public QPlainTextEdit {
   // scrolls or clicks, or another source or line is shown.
   void scrollToLine(int line);
   int highlightedLine() const { return current_; }
+  // The hover link: `line` drawn in its colour, stronger than a tint, while something of it is
+  // hovered in another pane (a node, a kernel line) or the mouse is on it here; 0 clears. It
+  // does not scroll: hovering must not move what the reader looks at.
+  void hoverLine(int line);
+  int hoveredLine() const { return hover_; }
 
   // For the gutter widget.
   int gutterWidth() const;
@@ -41,10 +46,13 @@ class SourceView : public QPlainTextEdit {
 
  signals:
   void lineSelected(int line);
+  // The mouse moved onto line `line` of the script (0: off the text); only changes.
+  void lineHovered(int line);
 
  protected:
   void resizeEvent(QResizeEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
   void wheelEvent(QWheelEvent* event) override;
   bool viewportEvent(QEvent* event) override;
 
@@ -56,6 +64,8 @@ class SourceView : public QPlainTextEdit {
   QList<LineMark> marks_;
   QList<int> tints_;
   int current_ = 0;
+  int hover_ = 0;
+  int mouseLine_ = 0;     // the line under the mouse, as last reported by lineHovered
   int scrollTarget_ = 0;  // scrollToLine()'s line, kept in view across resizes; 0 when none
   void centreLine(int line);
 };

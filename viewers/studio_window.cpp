@@ -161,6 +161,13 @@ StudioWindow::StudioWindow(storage::Store& store, const QString& kilnPath, QWidg
   connect(graph_, &GraphView::layoutFinished, this, &StudioWindow::onLayoutFinished);
   connect(graph_, &GraphView::overlayChanged, this, &StudioWindow::tintSourceLines);
   connect(source_, &SourceView::lineSelected, this, &StudioWindow::onLineSelected);
+  connect(source_, &SourceView::lineHovered, this, &StudioWindow::onLineHovered);
+  connect(graph_, &GraphView::lineHovered, this, &StudioWindow::onLineHovered);
+  connect(text_, &TextPane::lineHovered, this, &StudioWindow::onLineHovered);
+  connect(text_, &TextPane::lineClicked, this, [this](int line) {
+    source_->highlightLine(line);  // scrolls the script to it
+    onLineSelected(line);
+  });
   connect(runner_, &ScriptRunner::progress, this, [this](const QString& m) { statusBar()->showMessage(m); });
   connect(runner_, &ScriptRunner::percent, this, [this](int value) {
     busy_->setRange(0, 100);
@@ -984,8 +991,15 @@ void StudioWindow::onNodeSelected(int nodeId) {
   if (!n->kernel.empty()) text_->showKernel(qs(n->kernel));
 }
 
+void StudioWindow::onLineHovered(int line) {
+  source_->hoverLine(line);
+  graph_->hoverLine(line);
+  text_->hoverSourceLine(line);
+}
+
 void StudioWindow::onLineSelected(int line) {
   graph_->highlightLine(line);
+  graph_->centreOnLine(line);  // a click goes to the line's first node
   text_->highlightSourceLine(line);
   int count = 0;
   for (const auto& n : graph_->graph().nodes) count += n.prov.loc.line == line ? 1 : 0;

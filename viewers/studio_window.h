@@ -148,6 +148,9 @@ class StudioWindow : public QMainWindow {
   void showFailedCompile(const storage::CompileRow& failed);  // a stage-list row without a graph
   void onRunFinished(qint64 sessionId, const QString& error);
   void onNodeSelected(int nodeId);
+  // The hover link across the script, the graph and the kernel texts (Compiler Explorer's):
+  // whatever is hovered in one pane shows its source line's part in all three.
+  void onLineHovered(int line);
   void onLineSelected(int line);
   void onLayoutFinished(const QString& error);
   void openScriptDialog();

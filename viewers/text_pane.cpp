@@ -6,6 +6,7 @@
 
 #include <QComboBox>
 #include <QFontDatabase>
+#include <QMouseEvent>
 #include <QPlainTextEdit>
 #include <QScrollBar>
 #include <QSplitter>
@@ -72,6 +73,90 @@ TextPane::TextPane(QWidget* parent) : QTabWidget(parent) {
   new GpuKernelViews(this);  // the CUDA, PTX and SASS tabs, after this one
   connect(pick, &QComboBox::currentIndexChanged, this, [this, pick](int i) { setSideBySide(static_cast<Tab>(pick->itemData(i).toInt())); });
   connect(sideLeftEdit_->verticalScrollBar(), &QScrollBar::valueChanged, this, [this] { syncSideBySide(); });
+  // Hovering a kernel line links it to its source line and nodes; a click selects that line.
+  for (QPlainTextEdit* e :
+       {editors_[KernelIr], editors_[KernelSource], editors_[LlvmIr], editors_[Assembly], sideLeftEdit_, sideRightEdit_}) {
+    e->viewport()->setMouseTracking(true);
+    e->viewport()->installEventFilter(this);
+  }
+}
+
+TextPane::Tab TextPane::kernelTabOf(const QPlainTextEdit* editor) const {
+  if (editor == sideLeftEdit_) return KernelIr;
+  if (editor == sideRightEdit_) return sideRight_;
+  for (Tab t : {KernelIr, KernelSource, LlvmIr, Assembly})
+    if (editors_[t] == editor) return t;
+  return TabCount;
+}
+
+int TextPane::sourceLineAt(const QPlainTextEdit* editor, int block) const {
+  const Tab t = kernelTabOf(editor);
+  if (t == TabCount || t == KernelSource) return 0;  // generated source names no nodes
+  for (const auto& span : spans_[t]) {
+    if (block <= span.first || block > span.last) continue;  // a header is the whole kernel's, no one line's
+    const bool backward = span.name.startsWith(QStringLiteral("bw_"));
+    if (t != Assembly) return sourceLineOf(editor->document()->findBlockByNumber(block).text(), backward);
+    // Assembly: the `# @N` line above names the node of the instructions up to the next label.
+    for (int b = block; b > span.first; --b) {
+      const QString text = editor->document()->findBlockByNumber(b).text();
+      if (text.trimmed().startsWith(QStringLiteral("# @"))) return sourceLineOf(text, backward);
+      if (!text.isEmpty() && !text[0].isSpace()) return 0;  // a label
+    }
+    return 0;
+  }
+  return 0;
+}
+
+bool TextPane::eventFilter(QObject* watched, QEvent* event) {
+  const auto type = event->type();
+  if (type != QEvent::MouseMove && type != QEvent::MouseButtonRelease && type != QEvent::Leave) return false;
+  auto* editor = qobject_cast<QPlainTextEdit*>(watched->parent());
+  if (!editor) return false;
+  int line = 0;
+  if (type != QEvent::Leave) {
+    auto* mouse = static_cast<QMouseEvent*>(event);
+    if (type == QEvent::MouseMove && mouse->buttons() != Qt::NoButton) return false;  // selecting text
+    line = sourceLineAt(editor, editor->cursorForPosition(mouse->position().toPoint()).blockNumber());
+    if (type == QEvent::MouseButtonRelease) {
+      // After the editor has placed its cursor (queued): a drag that selected text is no click.
+      if (line > 0 && mouse->button() == Qt::LeftButton)
+        QMetaObject::invokeMethod(
+            this,
+            [this, editor, line] {
+              if (!editor->textCursor().hasSelection()) emit lineClicked(line);
+            },
+            Qt::QueuedConnection);
+      return false;
+    }
+  }
+  if (line != mouseLine_) {
+    mouseLine_ = line;
+    emit lineHovered(line);
+  }
+  return false;
+}
+
+void TextPane::hoverSourceLine(int line) {
+  if (line == hover_) return;
+  hover_ = line;
+  applyTints();
+}
+
+void TextPane::applyTints() {
+  // The hovered line's kernel lines, darker than a selected line's tint so both read.
+  auto withHover = [this](const QList<QTextEdit::ExtraSelection>& base, Tab t, QPlainTextEdit* e) {
+    QList<QTextEdit::ExtraSelection> sels = base;
+    if (hover_ <= 0) return sels;
+    int kernels = 0;
+    for (QTextEdit::ExtraSelection sel : tint(t, e, hover_, &kernels)) {
+      sel.format.setBackground(lineColour(hover_).darker(118));
+      sels << sel;
+    }
+    return sels;
+  };
+  for (Tab t : {KernelIr, KernelSource, LlvmIr, Assembly}) editors_[t]->setExtraSelections(withHover(base_[t], t, editors_[t]));
+  sideLeftEdit_->setExtraSelections(withHover(sideBase_[0], KernelIr, sideLeftEdit_));
+  sideRightEdit_->setExtraSelections(withHover(sideBase_[1], sideRight_, sideRightEdit_));
 }
 
 void TextPane::setSideBySide(Tab right) {
@@ -79,7 +164,8 @@ void TextPane::setSideBySide(Tab right) {
   sideKernel_ = -1;
   sideRightEdit_->setPlainText(editors_[right]->toPlainText());
   int kernels = 0;
-  sideRightEdit_->setExtraSelections(tint(right, sideRightEdit_, tintedLine(), &kernels));
+  sideBase_[1] = tint(right, sideRightEdit_, tintedLine(), &kernels);
+  applyTints();
   syncSideBySide();
 }
 
@@ -202,14 +288,15 @@ int TextPane::highlightSourceLine(int line) {
     QPlainTextEdit* e = editors_[t];
     const QList<QTextEdit::ExtraSelection> sels = tint(t, e, shown, &n);
     if (t == KernelIr) kernels = n;
-    e->setExtraSelections(sels);
+    base_[t] = sels;
     // Bring the first tinted line into view (with wrapping off a block is a scroll step).
     if (scroll && !sels.isEmpty()) e->verticalScrollBar()->setValue(std::max(0, sels.first().cursor.blockNumber() - 1));
   }
   int n = 0;
   const auto left = tint(KernelIr, sideLeftEdit_, shown, &n);
-  sideLeftEdit_->setExtraSelections(left);
-  sideRightEdit_->setExtraSelections(tint(sideRight_, sideRightEdit_, shown, &n));
+  sideBase_[0] = left;
+  sideBase_[1] = tint(sideRight_, sideRightEdit_, shown, &n);
+  applyTints();
   if (scroll && !left.isEmpty()) sideLeftEdit_->verticalScrollBar()->setValue(std::max(0, left.first().cursor.blockNumber() - 1));
   emit sourceLineTinted(shown);
   return line > 0 ? kernels : 0;
@@ -226,7 +313,10 @@ void TextPane::clearAll() {
     editors_[t]->clear();
     editors_[t]->setExtraSelections({});
     spans_[t].clear();
+    base_[t].clear();
   }
+  sideBase_[0].clear();
+  sideBase_[1].clear();
   setTabVisible(KernelSource, false);
   for (QPlainTextEdit* e : {sideLeftEdit_, sideRightEdit_}) {
     e->clear();

@@ -58,6 +58,14 @@ class TextPane : public QTabWidget {
   // With no line selected, tint every kernel line whose node has a source line in that line's
   // colour (the graph's Source line overlay); a selected line still tints only its own.
   void setEveryLineTinted(bool on);
+  // The hover link: the kernel lines of source line `line` (in every kernel tab and the side by
+  // side) drawn in its colour over the tint of the selected line, without scrolling; 0 clears.
+  // A hover costs the kernels of that line, not the whole text: the selected line's tint is kept.
+  void hoverSourceLine(int line);
+  int hoveredSourceLine() const { return hover_; }
+  // The source line of line `block` of the kernel tab `editor` shows (0: none, or not a kernel
+  // tab): through its `@N` (assembly: the `# @N` above it); a kernel's header gives its first line.
+  int sourceLineAt(const QPlainTextEdit* editor, int block) const;
   // Scrolls the kernel tabs to `kernel`, switching to the kernel IR tab unless one is showing.
   void showKernel(const QString& kernel);
   QPlainTextEdit* editor(Tab tab) const { return editors_[tab]; }
@@ -71,8 +79,23 @@ class TextPane : public QTabWidget {
   Tab sideBySideRight() const { return sideRight_; }
   QPlainTextEdit* sideEditor(bool right) const { return right ? sideRightEdit_ : sideLeftEdit_; }
 
+ signals:
+  // The mouse moved onto a kernel line of source line `line` (0: a line of none); only changes.
+  void lineHovered(int line);
+  // A kernel line of source line `line` was clicked.
+  void lineClicked(int line);
+
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;  // hover and clicks on kernel text
+
  private:
   void setText(Tab tab, const QString& text);
+  // The kernel tab an editor shows (the side by side's editors included); TabCount: none.
+  Tab kernelTabOf(const QPlainTextEdit* editor) const;
+  void applyTints();  // the selected line's tint (base_) plus the hovered line's
+  QList<QTextEdit::ExtraSelection> base_[TabCount], sideBase_[2];
+  int hover_ = 0;
+  int mouseLine_ = 0;
 
   QPlainTextEdit* editors_[TabCount] = {};
   // Where each kernel sits in a kernel tab: its header line (where showKernel scrolls) to its

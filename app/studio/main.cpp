@@ -1,9 +1,8 @@
 // kiln-studio [SCRIPT] [--db PATH] [--open ID] [--diff A,B] [--stage NAME] [--line N] [--tab NAME] [--find TEXT] [--size WxH]
-// [--overlay NAME] [--screenshot PNG] [--kiln PATH] [--plugin PATH]...: opens the session store in the studio window.
-// Studio plugins (NAME.studio.so: stage views) from --plugin and KILN_PLUGIN_PATH load here;
-// Kiln plugins go to the `kiln run` processes the studio starts. With SCRIPT, runs
-// it through `kiln run` in the background and shows the new session; otherwise shows the newest
-// session, or session ID with --open (with --diff, session B and the diff of A and B); --stage,
+// [--overlay NAME] [--expand PATH|all] [--hover N] [--screenshot PNG] [--kiln PATH] [--plugin PATH]...: opens the session store in the
+// studio window. Studio plugins (NAME.studio.so: stage views) from --plugin and KILN_PLUGIN_PATH load here; Kiln plugins go to the `kiln
+// run` processes the studio starts. With SCRIPT, runs it through `kiln run` in the background and shows the new session; otherwise shows
+// the newest session, or session ID with --open (with --diff, session B and the diff of A and B); --stage,
 // --line and --tab then pick what is shown. --screenshot grabs the window once the first session and
 // stage are on screen, writes the PNG and exits (README screenshot, `make run` check on Xvfb).
 #include "plugin_host/studio_loader.h"
@@ -11,6 +10,7 @@
 #include "viewers/gpu_kernel_views.h"
 #include "viewers/graph_overlay.h"
 #include "viewers/graph_view.h"
+#include "viewers/line_colour.h"
 #include "viewers/script_runner.h"
 #include "viewers/source_view.h"
 #include "viewers/stage_list_model.h"
@@ -24,6 +24,8 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QScrollBar>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTimer>
@@ -146,6 +148,12 @@ int main(int argc, char** argv) {
                                          QStringLiteral("Colour the graph's nodes by: %1 (as the graph legend's chooser does).")
                                              .arg(kiln::viewers::overlayKeys().join(QStringLiteral(", "))),
                                          QStringLiteral("NAME"));
+  const QCommandLineOption expandOption(QStringLiteral("expand"),
+                                        QStringLiteral("Unfold this module of the graph shown (a module path, or 'all' for every one)."),
+                                        QStringLiteral("PATH"));
+  const QCommandLineOption hoverOption(QStringLiteral("hover"),
+                                       QStringLiteral("Hover this source line (its nodes and kernel lines light up, as under the mouse)."),
+                                       QStringLiteral("N"));
   const QCommandLineOption sizeOption(QStringLiteral("size"), QStringLiteral("Window size (default 1500x950)."), QStringLiteral("WxH"));
   // A Kiln plugin (engine: passes, backends, importers) is not loaded by the studio, which links
   // no engine: it goes on KILN_PLUGIN_PATH, which the `kiln run` processes the studio starts
@@ -156,7 +164,7 @@ int main(int argc, char** argv) {
                                                        "in the scripts the studio runs (repeatable)."),
                                         QStringLiteral("PATH"));
   parser.addOptions({dbOption, shotOption, kilnOption, diffOption, stageOption, lineOption, tabOption, sessionOption, artifactOption,
-                     findOption, sizeOption, overlayOption, pluginOption});
+                     findOption, sizeOption, overlayOption, pluginOption, expandOption, hoverOption});
   parser.process(app);
   // Studio plugins. One on KILN_PLUGIN_PATH that fails to load is reported (stderr and the status
   // bar) and skipped: the variable is set once for every start, and a stale plugin there must
@@ -254,6 +262,33 @@ int main(int argc, char** argv) {
     auto found = std::make_shared<bool>(false);
     QObject::connect(&window, &StudioWindow::settled, &window, [&window, found, text = parser.value(findOption)] {
       if (!std::exchange(*found, true)) window.findInGraph(text, 1);
+    });
+  }
+  if (parser.isSet(expandOption) || parser.isSet(hoverOption)) {
+    // Once, when the stage is on screen (an unfolded module unsettles the window until its layout
+    // is drawn; a hovered line stays lit through relayouts).
+    auto done = std::make_shared<bool>(false);
+    const QString expand = parser.value(expandOption);
+    const int hover = parser.value(hoverOption).toInt();
+    QObject::connect(&window, &StudioWindow::settled, &window, [&window, done, expand, hover] {
+      if (std::exchange(*done, true)) return;
+      if (expand == QLatin1String("all")) window.graphView()->expandAll();
+      else if (!expand.isEmpty()) window.graphView()->expandModule(expand.toStdString());
+      if (hover <= 0) return;
+      emit window.sourceView()->lineHovered(hover);
+      // For a picture of it: the line, its first node and its first kernel line in view (a
+      // hover itself scrolls nothing).
+      window.sourceView()->scrollToLine(hover);
+      auto centre = [&window, hover] { window.graphView()->centreOnLine(hover); };
+      if (window.graphView()->isLayingOut())
+        QObject::connect(window.graphView(), &kiln::viewers::GraphView::layoutFinished, &window, centre, Qt::SingleShotConnection);
+      else centre();
+      QPlainTextEdit* ir = window.textPane()->editor(kiln::viewers::TextPane::KernelIr);
+      for (const auto& sel : ir->extraSelections())
+        if (sel.format.background().color() == kiln::viewers::lineColour(hover).darker(118)) {
+          ir->verticalScrollBar()->setValue(std::max(0, sel.cursor.blockNumber() - 1));
+          break;
+        }
     });
   }
   if (!screenshot.isEmpty()) armScreenshot(window, screenshot, !script.isEmpty());

@@ -35,6 +35,7 @@
 #include <QListWidget>
 #include <QMap>
 #include <QMimeData>
+#include <QMouseEvent>
 #include <QPlainTextEdit>
 #include <QScrollBar>
 #include <QSet>
@@ -158,6 +159,94 @@ class StudioWindowTest : public QObject {
     QVERIFY(!spy.isEmpty());
     QCOMPARE(window_->sourceView()->highlightedLine(), testing::kReluLine);
     QCOMPARE(window_->textPane()->currentIndex(), int(TextPane::KernelIr));
+  }
+
+  // Compiler Explorer's hover link: hovering a script line lights its nodes and kernel lines;
+  // hovering a node or a kernel line lights its script line (and the line's other parts); a click
+  // on a kernel line selects its script line and centres the graph on the line's first node.
+  void hoverLinksTheLineAcrossPanes() {
+    auto move = [](QWidget* viewport, QPoint at) {
+      QMouseEvent e(QEvent::MouseMove, QPointF(at), viewport->mapToGlobal(QPointF(at)), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+      QApplication::sendEvent(viewport, &e);
+    };
+    auto leave = [](QWidget* viewport) {
+      QEvent e(QEvent::Leave);
+      QApplication::sendEvent(viewport, &e);
+    };
+    GraphView* graph = window_->graphView();
+    SourceView* source = window_->sourceView();
+    TextPane* text = window_->textPane();
+    QPlainTextEdit* ir = text->editor(TextPane::KernelIr);
+    text->setCurrentIndex(TextPane::KernelIr);
+    auto hovered = [&] {
+      QSet<QString> lit;
+      for (GraphNodeItem* n : graph->nodeItems())
+        if (n->hoverLine() > 0) lit.insert(n->name() + QStringLiteral("@") + QString::number(n->hoverLine()));
+      return lit;
+    };
+    auto hoverTinted = [&](QPlainTextEdit* e, int line) {
+      QStringList out;
+      for (const auto& sel : e->extraSelections())
+        if (sel.format.background().color() == lineColour(line).darker(118)) out << sel.cursor.block().text().trimmed();
+      return out;
+    };
+    // The script's sin line.
+    const QTextBlock sinBlock = source->document()->findBlockByNumber(testing::kSinLine - 1);
+    source->setTextCursor(QTextCursor(sinBlock));
+    move(source->viewport(), source->cursorRect(QTextCursor(sinBlock)).center());
+    QCOMPARE(source->hoveredLine(), testing::kSinLine);
+    QCOMPARE(hovered(), (QSet<QString>{QStringLiteral("sin@5"), QStringLiteral("mul@5")}));
+    const QStringList sinLines = hoverTinted(ir, testing::kSinLine);
+    QCOMPARE(sinLines.size(), 1 + 4);  // the kernel's header and the four instructions of @1, @2
+    QVERIFY(sinLines[0].startsWith(QStringLiteral("──── kernel_0")));
+    QCOMPARE(hoverTinted(text->editor(TextPane::Assembly), testing::kSinLine).size(), 1 + 4);
+    QCOMPARE(text->hoveredSourceLine(), testing::kSinLine);
+    // Onto the relu node in the graph.
+    GraphNodeItem* relu = nullptr;
+    for (GraphNodeItem* n : graph->nodeItems())
+      if (n->name() == QStringLiteral("relu")) relu = n;
+    QVERIFY(relu);
+    graph->centerOn(relu);
+    leave(source->viewport());
+    move(graph->viewport(), graph->mapFromScene(relu->sceneBoundingRect().center()));
+    QCOMPARE(source->hoveredLine(), testing::kReluLine);
+    QCOMPARE(hovered(), (QSet<QString>{QStringLiteral("relu@6")}));
+    QCOMPARE(hoverTinted(ir, testing::kReluLine).size(), 1 + 3);
+    QVERIFY(hoverTinted(ir, testing::kSinLine).isEmpty());
+    leave(graph->viewport());
+    QCOMPARE(source->hoveredLine(), 0);
+    QVERIFY(hovered().isEmpty());
+    // A kernel IR line of @3 (relu), then the assembly under `# @1`.
+    QTextBlock maxLine;
+    for (QTextBlock b = ir->document()->begin(); b.isValid(); b = b.next())
+      if (b.text().contains(QStringLiteral("= max "))) maxLine = b;
+    QVERIFY(maxLine.isValid());
+    QCOMPARE(text->sourceLineAt(ir, maxLine.blockNumber()), testing::kReluLine);
+    QCOMPARE(text->sourceLineAt(ir, 0), 0);  // a kernel's header is no one line's
+    QPlainTextEdit* assembly = text->editor(TextPane::Assembly);
+    for (QTextBlock b = assembly->document()->begin(); b.isValid(); b = b.next()) {
+      if (b.text().contains(QStringLiteral("sinf"))) QCOMPARE(text->sourceLineAt(assembly, b.blockNumber()), testing::kSinLine);
+      if (b.text().contains(QStringLiteral("vmaxss"))) QCOMPARE(text->sourceLineAt(assembly, b.blockNumber()), testing::kReluLine);
+      if (b.text().contains(QStringLiteral("ret"))) QCOMPARE(text->sourceLineAt(assembly, b.blockNumber()), 0);  // after the label
+    }
+    ir->setTextCursor(QTextCursor(maxLine));
+    ir->ensureCursorVisible();
+    const QPoint at = ir->cursorRect(QTextCursor(maxLine)).center();
+    move(ir->viewport(), at);
+    QCOMPARE(source->hoveredLine(), testing::kReluLine);
+    QCOMPARE(hovered(), (QSet<QString>{QStringLiteral("relu@6")}));
+    // A click there selects the script's line: its nodes highlighted, the graph centred on relu.
+    graph->centerOn(graph->sceneRect().topLeft());
+    source->highlightLine(testing::kSinLine);  // so that the click's line is news
+    QCOMPARE(source->highlightedLine(), testing::kSinLine);
+    QTest::mouseClick(ir->viewport(), Qt::LeftButton, {}, at);
+    QTRY_COMPARE(source->highlightedLine(), testing::kReluLine);
+    QVERIFY(relu->highlighted());
+    QVERIFY(graph->mapToScene(graph->viewport()->rect()).boundingRect().contains(relu->sceneBoundingRect().center()));
+    leave(ir->viewport());
+    QCOMPARE(text->hoveredSourceLine(), 0);
+    QVERIFY(hoverTinted(ir, testing::kReluLine).isEmpty());
+    emit source->lineSelected(testing::kSinLine);  // as the later tests expect
   }
 
   // The fused stage against the pass before it: the three ops joined kernel_0, which its kernel

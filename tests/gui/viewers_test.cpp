@@ -16,6 +16,7 @@
 #include "viewers/graph_overlay.h"
 #include "viewers/graph_view.h"
 #include "viewers/layout_frame.h"
+#include "viewers/layout_wrap.h"
 #include "viewers/line_colour.h"
 #include "viewers/module_collapse.h"
 #include "viewers/op_colour.h"
@@ -36,6 +37,7 @@
 #include <QImage>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMouseEvent>
 #include <QPainter>
 #include <QPlainTextEdit>
 #include <QScrollBar>
@@ -352,6 +354,127 @@ class ViewersTest : public QObject {
     QVERIFY(box[add750].top() - box[p150].bottom() < 100);
   }
 
+  // Long chains wrap into columns (layout_wrap.h): a model's 200 blocks folded (200 boxes in one
+  // column from dot) and expanded (1,204 nodes, the layered layout). Nothing is lost or
+  // overlaps, the height : width stays bounded, edges inside a column still run downwards, and
+  // every edge between columns is a wrap edge whose corners stay clear of the boxes.
+  void longChainsWrapIntoColumns() {
+    const ir::Graph g = layered(200, 3);
+    for (bool expanded : {false, true}) {
+      const CollapsedGraph shown = collapseByModule(g, expanded ? modulePaths(g) : std::set<std::string>{"blocks"});
+      QVERIFY(shown.graph.nodes.size() == (expanded ? size_t(1204) : size_t(203)) || (!expanded && shown.graph.nodes.size() == 202));
+      GraphLayout layout = computeGraphLayout(shown.graph, {});
+      QCOMPARE(layout.error, QString());
+      const GraphLayout before = layout;
+      QVERIFY2(before.bounds.height() > 20 * before.bounds.width(), "the chain is one tall column unwrapped");
+      QElapsedTimer timer;
+      timer.start();
+      const int columns = wrapLongLayout(layout);
+      qInfo("%s: %lld nodes wrapped into %d columns in %lld ms; %.0f x %.0f points (was %.0f x %.0f)", expanded ? "expanded" : "folded",
+            static_cast<long long>(layout.nodes.size()), columns, static_cast<long long>(timer.elapsed()), layout.bounds.width(),
+            layout.bounds.height(), before.bounds.width(), before.bounds.height());
+      QVERIFY2(columns >= 4, qPrintable(QString::number(columns)));
+      const double aspect = layout.bounds.height() / layout.bounds.width();
+      QVERIFY2(aspect <= kWrapAbove && aspect >= 0.25, qPrintable(QString::number(aspect)));
+      QCOMPARE(layout.nodes.size(), before.nodes.size());
+      QCOMPARE(layout.edges.size(), before.edges.size());
+      std::map<int, QRectF> box;
+      for (qsizetype i = 0; i < layout.nodes.size(); ++i) {
+        QCOMPARE(layout.nodes[i].box.size(), before.nodes[i].box.size());
+        QVERIFY(layout.bounds.contains(layout.nodes[i].box));
+        box[layout.nodes[i].id] = layout.nodes[i].box;
+      }
+      std::vector<QRectF> sorted;
+      for (const auto& [id, b] : box) sorted.push_back(b);
+      std::sort(sorted.begin(), sorted.end(), [](const QRectF& a, const QRectF& b) { return a.left() < b.left(); });
+      for (size_t i = 0; i < sorted.size(); ++i)
+        for (size_t j = i + 1; j < sorted.size() && sorted[j].left() < sorted[i].right(); ++j)
+          if (sorted[i].intersects(sorted[j])) QFAIL("two boxes overlap");
+      int wraps = 0;
+      for (const auto& e : layout.edges) {
+        if (!e.wrap) {
+          QVERIFY(box[e.from].bottom() < box[e.to].top());
+          continue;
+        }
+        ++wraps;
+        QVERIFY(box[e.from].right() < box[e.to].left());  // into a later column, to the right
+        for (qsizetype k = 3; k + 3 < e.spline.size(); k += 3)
+          for (const auto& [id, b] : box)
+            if (b.contains(e.spline[k])) QFAIL(qPrintable(QStringLiteral("a wrap edge's corner is inside node %1").arg(id)));
+      }
+      QCOMPARE(wraps, columns - 1);  // a chain: one edge crosses each cut
+    }
+    // A short chain is left as it is.
+    const ir::Graph small = layered(1, 2);
+    GraphLayout layout = computeGraphLayout(small, {});
+    const QRectF bounds = layout.bounds;
+    QCOMPARE(wrapLongLayout(layout), 1);
+    QCOMPARE(layout.bounds, bounds);
+  }
+
+  // The hover link's cost: hovering a source line lights its nodes through an index by line
+  // built once per drawing, not a walk of the scene; folded boxes light for their members' lines.
+  void hoverLightsALinesNodesThroughAnIndex() {
+    ir::Graph g = layered(100, 10);                            // 2,004 nodes
+    for (auto& n : g.nodes) n.prov.loc.line = 10 + n.id % 20;  // each block has every line
+    GraphView view;
+    view.resize(900, 700);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QSignalSpy laid(&view, &GraphView::layoutFinished);
+    view.showGraph(g);
+    QVERIFY(laid.wait(60000));
+    laid.clear();
+    view.expandModule("blocks");
+    QTRY_VERIFY_WITH_TIMEOUT(!laid.isEmpty() && !view.isLayingOut(), 60000);
+    // Folded: 100 block boxes; each holds nodes of every line.
+    view.hoverLine(12);
+    int boxes = 0;
+    for (GraphNodeItem* n : view.nodeItems()) boxes += n->hoverLine() == 12 && view.moduleOfBox(n->nodeId()).rfind("blocks.", 0) == 0;
+    QCOMPARE(boxes, 100);
+    view.hoverLine(0);
+    laid.clear();
+    view.expandModule("head");
+    for (int b = 0; b < 100; ++b)
+      for (const char* m : {".attn", ".mlp"}) view.expandModule("blocks." + std::to_string(b) + m);
+    QTRY_VERIFY_WITH_TIMEOUT(!laid.isEmpty() && view.nodeItems().size() == qsizetype(g.nodes.size()), 60000);
+    std::map<int, int> expected;
+    for (const auto& n : g.nodes) ++expected[n.prov.loc.line];
+    QElapsedTimer timer;
+    timer.start();
+    const int hovers = 2000;
+    for (int i = 0; i < hovers; ++i) view.hoverLine(10 + i % 20);
+    const double hoverMs = double(timer.nsecsElapsed()) / 1e6 / hovers;
+    timer.restart();
+    for (int i = 0; i < 20; ++i) view.highlightLine(10 + i % 20);  // a click: walks the scene
+    const double clickMs = double(timer.nsecsElapsed()) / 1e6 / 20;
+    view.highlightLine(0);
+    qInfo("%zu nodes: a hover takes %.3f ms, a click's highlight %.2f ms", g.nodes.size(), hoverMs, clickMs);
+    const int line = 10 + (hovers - 1) % 20;
+    QCOMPARE(view.hoveredLine(), line);
+    int lit = 0;
+    for (GraphNodeItem* n : view.nodeItems()) {
+      QCOMPARE(n->hoverLine() != 0, n->sourceLine() == line);
+      lit += n->hoverLine() == line;
+    }
+    QCOMPARE(lit, expected[line]);
+    QCOMPARE(qsizetype(view.itemsOfLine(line).size()), qsizetype(expected[line]));
+    QVERIFY2(hoverMs < clickMs, "a hover costs less than a walk of the scene");
+    // The mouse: onto a node reports its line, off it 0.
+    QSignalSpy hovered(&view, &GraphView::lineHovered);
+    GraphNodeItem* target = view.itemsOfLine(23).front();
+    QVERIFY(view.centreOnLine(23));
+    const QPoint at = view.mapFromScene(target->sceneBoundingRect().center());
+    QVERIFY(view.viewport()->rect().contains(at));
+    QMouseEvent move(QEvent::MouseMove, QPointF(at), view.viewport()->mapToGlobal(QPointF(at)), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+    QApplication::sendEvent(view.viewport(), &move);
+    QCOMPARE(hovered.size(), 1);
+    QCOMPARE(hovered.last().first().toInt(), 23);
+    QEvent leave(QEvent::Leave);
+    QApplication::sendEvent(view.viewport(), &leave);
+    QCOMPARE(hovered.last().first().toInt(), 0);
+  }
+
   void parsesTheLastSessionLine() {
     QCOMPARE(ScriptRunner::parseSessionId(QStringLiteral("hello\nsession 3\nsession 12\nbye\n")), qint64(12));
     QCOMPARE(ScriptRunner::parseSessionId(QStringLiteral("the session 4 is\n")), qint64(0));
@@ -555,12 +678,14 @@ class ViewersTest : public QObject {
     GraphMinimap* map = view.minimap();
     QTRY_VERIFY(map->isVisible());
     QVERIFY(map->width() <= GraphMinimap::kMaxWidth + 2 && map->height() <= GraphMinimap::kMaxHeight + 2);
-    // A click near the bottom of the minimap moves the view to the end of the graph.
-    const QPointF target = map->area().bottomLeft() + QPointF(map->area().width() / 2, -map->area().height() * 0.05);
+    // A click on the far part of the minimap moves the view there (the chain is wrapped into
+    // columns, layout_wrap.h: the far part is down and to the right).
+    const QPointF target = map->area().topLeft() + QPointF(map->area().width() * 0.7, map->area().height() * 0.7);
     QTest::mouseClick(map, Qt::LeftButton, {}, map->fromScene(target).toPoint());
     const QPointF centre = view.mapToScene(view.viewport()->rect().center());
-    QVERIFY2(std::abs(centre.y() - target.y()) < map->area().height() * 0.1,
-             qPrintable(QStringLiteral("%1 vs %2").arg(centre.y()).arg(target.y())));
+    QVERIFY2(
+        std::abs(centre.y() - target.y()) < map->area().height() * 0.1 && std::abs(centre.x() - target.x()) < map->area().width() * 0.1,
+        qPrintable(QStringLiteral("(%1, %2) vs (%3, %4)").arg(centre.x()).arg(centre.y()).arg(target.x()).arg(target.y())));
     // Level of detail: at 5% a label line is under a pixel: boxes in the op kind's colour.
     GraphNodeItem* any = view.nodeItems().first();
     QVERIFY(!any->drawsLabels(0.05));
