@@ -56,7 +56,9 @@ strip --strip-unneeded "$tmp"/bin/*
 # Libraries a bare Ubuntu 24.04 lacks: not glibc, libstdc++ and the base system's (zlib, xz,
 # zstd, libbsd, libmd, ncurses, libffi, GMP, OpenSSL: same sonames, newer there). libcuda and
 # NVRTC are loaded with dlopen, so ldd does not list them: the driver is the machine's, NVRTC is
-# found there.
+# found there. What is copied includes libopenblas, oneDNN's libdnnl.so.2 (CPU convolutions,
+# engine/ops/onednn_conv.cpp; not on a bare Ubuntu 24.04) with its
+# libgomp (OpenMP) and libOpenCL (ocl-icd loader, linked by Debian's build, unused for the CPU).
 for lib in $(ldd "$tmp"/bin/* | awk '/=>/ {print $3}' | sort -u); do
   case "$(basename "$lib")" in
     libc.so* | libm.so* | libstdc++* | libgcc_s* | ld-linux* | libpthread* | libdl.so* | librt.so*) ;;

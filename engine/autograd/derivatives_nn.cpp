@@ -87,6 +87,20 @@ Val pairList(const Val& v, size_t n, int64_t dflt) {
   return Val::listOf(out);
 }
 
+// The input gradient of the convolution x * w -> g: the transposed convolution of g with w,
+// padded out to x's size (xs).
+Val convInputGrad(Dispatcher& d, const Val& g, const Val& w, const Shape& xs, const Val& stride, const Val& padding, const Val& dilation,
+                  int64_t groups) {
+  Shape ws = sizesOf(w), gs = sizesOf(g);
+  std::vector<Val> outPad;
+  for (size_t i = 0; i + 2 < xs.size(); ++i) {
+    int64_t s = stride.list[i].i, p = padding.list[i].i, dl = dilation.list[i].i, k = ws[2 + i];
+    outPad.push_back(Val::integer(xs[2 + i] - ((gs[2 + i] - 1) * s - 2 * p + dl * (k - 1) + 1)));
+  }
+  return d.call("aten.convolution.default",
+                {g, w, Val::none(), stride, padding, dilation, Val::boolean(true), Val::listOf(outPad), Val::integer(groups)});
+}
+
 // convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
 std::vector<Val> convolutionGrad(Dispatcher& d, const GradContext& c) {
   const Val& x = c.inputs[0];
@@ -99,47 +113,32 @@ std::vector<Val> convolutionGrad(Dispatcher& d, const GradContext& c) {
   Val stride = pairList(arg(c, 3), sp, 1), padding = pairList(arg(c, 4), sp, 0), dilation = pairList(arg(c, 5), sp, 1);
   int64_t groups = arg(c, 8).isNone() ? 1 : arg(c, 8).i;
   Val gx = Val::none(), gw = Val::none(), gb = Val::none();
-  if (c.needs(0)) {
-    // The transposed convolution of the gradient with the same weight, padded out to x's size.
-    std::vector<Val> outPad;
-    for (size_t i = 0; i < sp; ++i) {
-      int64_t s = stride.list[i].i, p = padding.list[i].i, dl = dilation.list[i].i, k = ws[2 + i];
-      outPad.push_back(Val::integer(xs[2 + i] - ((gs[2 + i] - 1) * s - 2 * p + dl * (k - 1) + 1)));
-    }
-    gx = d.call("aten.convolution.default",
-                {g, w, Val::none(), stride, padding, dilation, Val::boolean(true), Val::listOf(outPad), Val::integer(groups)});
-  }
-  if (c.needs(1) && x.tensorType().device.rfind("cuda", 0) == 0) {
-    // On CUDA: one weight-gradient op, cuDNN's backward filter (runtime/cuda_conv.cpp), as
-    // PyTorch's convolution_backward there.
-    gw = d.call("kiln.convolution_weight_grad.default", {g, x, intList(ws), stride, padding, dilation, Val::integer(groups)});
-  } else if (c.needs(1)) {
-    // Per group: conv(x^T, g^T) with stride and dilation swapped, cropped to the kernel size.
-    int64_t cin = xs[1] / groups, cout = gs[1] / groups;
-    std::vector<Val> parts;
-    for (int64_t gi = 0; gi < groups; ++gi) {
-      Val xg = groups == 1 ? x
-                           : d.call("aten.slice.Tensor",
-                                    {x, Val::integer(1), Val::integer(gi * cin), Val::integer((gi + 1) * cin), Val::integer(1)});
-      Val gg = groups == 1 ? g
-                           : d.call("aten.slice.Tensor",
-                                    {g, Val::integer(1), Val::integer(gi * cout), Val::integer((gi + 1) * cout), Val::integer(1)});
-      Val xt = d.call("aten.clone.default", {d.call("aten.transpose.int", {xg, Val::integer(0), Val::integer(1)})});
-      Val gt = d.call("aten.clone.default", {d.call("aten.transpose.int", {gg, Val::integer(0), Val::integer(1)})});
-      std::vector<Val> zeros(sp, Val::integer(0));
-      Val r = d.call("aten.convolution.default",
-                     {xt, gt, Val::none(), dilation, padding, stride, Val::boolean(false), Val::listOf(zeros), Val::integer(1)});
-      r = d.call("aten.transpose.int", {r, Val::integer(0), Val::integer(1)});  // [cout, cin, k...]
-      Shape rs = sizesOf(r);
-      for (size_t i = 0; i < sp; ++i)
-        if (rs[2 + i] != ws[2 + i])
-          r = d.call("aten.slice.Tensor", {r, Val::integer(int64_t(2 + i)), Val::integer(0), Val::integer(ws[2 + i]), Val::integer(1)});
-      parts.push_back(d.call("aten.clone.default", {r}));
-    }
-    gw = parts.size() == 1 ? parts[0] : d.call("aten.cat.default", {Val::listOf(parts), Val::integer(0)});
-  }
+  if (c.needs(0)) gx = convInputGrad(d, g, w, xs, stride, padding, dilation, groups);
+  // One weight-gradient op, as PyTorch's convolution_backward: oneDNN's backward weights on the
+  // CPU (f32; im2col for f64), cuDNN's backward filter on CUDA (runtime/cuda_conv.cpp).
+  if (c.needs(1)) gw = d.call("kiln.convolution_weight_grad.default", {g, x, intList(ws), stride, padding, dilation, Val::integer(groups)});
   if (c.needs(2)) gb = sumDims(d, g, allBut(gs.size(), 1), false);
   return {gx, gw, gb};
+}
+
+// kiln.convolution_weight_grad(grad_output, input, weight_size, stride, padding, dilation,
+// groups) is bilinear in grad_output and input: given its gradient gw (a weight), grad_output's
+// is the convolution of input with gw and input's the transposed convolution of grad_output
+// with gw (double backward through a convolution).
+std::vector<Val> convolutionWeightGradGrad(Dispatcher& d, const GradContext& c) {
+  const Val& g = c.inputs[0];
+  const Val& x = c.inputs[1];
+  const Val& gw = c.gradOutput;
+  Shape xs = sizesOf(x);
+  size_t sp = xs.size() - 2;
+  Val stride = pairList(arg(c, 3), sp, 1), padding = pairList(arg(c, 4), sp, 0), dilation = pairList(arg(c, 5), sp, 1);
+  int64_t groups = arg(c, 6).isNone() ? 1 : arg(c, 6).i;
+  Val gg = Val::none(), gx = Val::none();
+  if (c.needs(0))
+    gg = d.call("aten.convolution.default", {x, gw, Val::none(), stride, padding, dilation, Val::boolean(false),
+                                             Val::listOf(std::vector<Val>(sp, Val::integer(0))), Val::integer(groups)});
+  if (c.needs(1)) gx = convInputGrad(d, g, gw, xs, stride, padding, dilation, groups);
+  return {gg, gx};
 }
 
 // Max pooling: the gradient goes to the position each window's maximum came from
@@ -290,6 +289,7 @@ void registerNnDerivatives(std::vector<ops::OpDef>& t) {
   def(t, "aten.clamp_min.default", [clampGrad](Dispatcher& d, const GradContext& c) { return clampGrad(d, c, arg(c, 1), Val::none()); });
   def(t, "aten.clamp_max.default", [clampGrad](Dispatcher& d, const GradContext& c) { return clampGrad(d, c, Val::none(), arg(c, 1)); });
   def(t, "aten.convolution.default", convolutionGrad);
+  def(t, "kiln.convolution_weight_grad.default", convolutionWeightGradGrad);
   def(
       t, "aten.max_pool2d_with_indices.default",
       [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {

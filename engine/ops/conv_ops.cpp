@@ -1,14 +1,17 @@
 // Spatial window ops over [N, C, *spatial] tensors: aten.convolution (1-D and 2-D, groups,
 // stride, padding, dilation, transposed), aten.max_pool2d, aten.avg_pool2d,
 // aten._adaptive_avg_pool2d and aten.constant_pad_nd, and kiln.convolution_weight_grad (a
-// convolution's weight gradient, which autograd uses on CUDA tensors: cuDNN's backward filter
-// there). Convolution is im2col + GEMM on OpenBLAS (col2im for the transposed case); pooling is
-// a direct loop per plane.
+// convolution's weight gradient, autograd's on every device: cuDNN's backward filter on CUDA).
+// f32 convolutions (forward with its bias, transposed, weight gradient) run on oneDNN
+// (onednn_conv.h), as Inductor's do on the CPU; f64, and any problem oneDNN declines, is im2col +
+// GEMM on OpenBLAS (col2im for the transposed case): oneDNN has no f64 convolution. Pooling is a
+// direct loop per plane.
 //
 // Max pooling is registered twice: aten.max_pool2d_with_indices (values and int64 indices,
 // a multi-result op) for F.max_pool2d(return_indices=True), and aten.max_pool2d (values only)
 // for the common case, which keeps graphs single-result until graph lowering handles
 // multi-result nodes (AOTAutograd shows max_pool2d_with_indices + getitem there).
+#include "engine/ops/onednn_conv.h"
 #include "engine/ops/op_table.h"
 
 #include <cblas.h>
@@ -327,6 +330,39 @@ Tensor as4d(const Tensor& t) {
   return t.view(s, Tensor::contiguousStrides(s), t.offset());
 }
 
+// The oneDNN problem of the convolution x * w -> y (4-D, contiguous), with its parameters.
+onednn::ConvShape dnnlShape(const Shape& x, const Shape& w, const Shape& y, const ConvParams& p) {
+  return {x[0], x[1],     x[2],        x[3],        w[0],         w[2],         w[3],          y[2],
+          y[3], p.groups, p.stride[0], p.stride[1], p.padding[0], p.padding[1], p.dilation[0], p.dilation[1]};
+}
+
+// f32 convolution and transposed convolution on oneDNN; false where it declines the problem.
+bool convOnednn(const Tensor& x, const Tensor& w, const Tensor* bias, const ConvParams& p, Tensor& out) {
+  if (x.dtype() != ir::DType::Float32) return false;
+  if (!p.transposed) {
+    Tensor b = bias ? bias->contiguous() : Tensor();
+    return onednn::convForward(dnnlShape(x.sizes(), w.sizes(), out.sizes(), p), x.ptr<float>(), w.ptr<float>(),
+                               bias ? b.ptr<float>() : nullptr, out.ptr<float>());
+  }
+  // A transposed convolution is the input gradient of the convolution out -> x, whose weight
+  // [Cin, Cout/G, KH, KW] is w as it is; the bias is added after (oneDNN's backward data has none).
+  const Shape& os = out.sizes();
+  const Shape fwdW{x.sizes()[1], os[1] / p.groups, w.sizes()[2], w.sizes()[3]};
+  if (!onednn::convBackwardData(dnnlShape(os, fwdW, x.sizes(), p), x.ptr<float>(), w.ptr<float>(), out.ptr<float>())) return false;
+  if (bias) {
+    const float* bp = bias->ptr<float>();
+    const int64_t bs = bias->strides()[0], plane = os[2] * os[3];
+    float* op = out.ptr<float>();
+    for (int64_t n = 0; n < os[0]; ++n)
+      for (int64_t c = 0; c < os[1]; ++c) {
+        float* dst = op + (n * os[1] + c) * plane;
+        const float b = bp[c * bs];
+        for (int64_t i = 0; i < plane; ++i) dst[i] += b;
+      }
+  }
+  return true;
+}
+
 Tensor convolutionKernel(const std::vector<Val>& a) {
   const Tensor& x0 = a.at(0).t;
   const Tensor& w0 = a.at(1).t;
@@ -352,6 +388,7 @@ Tensor convolutionKernel(const std::vector<Val>& a) {
   }
   Tensor x = as4d(x0.contiguous()), w = as4d(w0.contiguous()), o4 = as4d(out);
   const Tensor* bias = biasV.isTensor() ? &biasV.t : nullptr;
+  if (convOnednn(x, w, bias, p, o4)) return out;
   if (x0.dtype() == ir::DType::Float32) {
     if (p.transposed) convTransposed<float>(x, w, bias, p, o4);
     else convForward<float>(x, w, bias, p, o4);
@@ -364,10 +401,9 @@ Tensor convolutionKernel(const std::vector<Val>& a) {
 
 // kiln.convolution_weight_grad(grad_output, input, weight_size, stride, padding, dilation,
 // groups): the weight gradient of a (non-transposed) convolution, PyTorch's
-// convolution_backward with output_mask [False, True, False]. Autograd uses it for tensors on a
-// device, where it is cuDNN's backward filter (runtime/cuda_conv.cpp); this CPU kernel (im2col,
-// then grad_output @ col^T summed over the batch) lets tests check the op against the CPU
-// formula autograd uses there.
+// convolution_backward with output_mask [False, True, False]; autograd's weight gradient. On
+// the CPU: oneDNN's backward weights for f32, else im2col then grad_output @ col^T summed over
+// the batch; on CUDA, cuDNN's backward filter (runtime/cuda_conv.cpp).
 ConvParams weightGradParams(const std::vector<Val>& a, size_t spatial) {
   ConvParams p;
   p.stride = params(a, 3, spatial, 1, "stride", "convolution_weight_grad");
@@ -437,6 +473,9 @@ Tensor weightGradKernel(const std::vector<Val>& a) {
     p.dilation.insert(p.dilation.begin(), 1);
   }
   Tensor x = as4d(a.at(1).t.contiguous()), gy = as4d(a.at(0).t.contiguous()), w4 = as4d(dw);
+  if (wT.dtype == ir::DType::Float32 &&
+      onednn::convBackwardWeights(dnnlShape(x.sizes(), w4.sizes(), gy.sizes(), p), x.ptr<float>(), gy.ptr<float>(), w4.ptr<float>()))
+    return dw;
   if (wT.dtype == ir::DType::Float32) weightGradPlanes<float>(x, gy, p, w4);
   else weightGradPlanes<double>(x, gy, p, w4);
   return dw;
