@@ -78,6 +78,7 @@ Val Dispatcher::call(std::string_view name, const std::vector<Val>& args) {
 }
 
 Val EagerDispatcher::call(const OpDef& op, const std::vector<Val>& args) {
+  tensor::RunningOp running(op.name.c_str());
   // Kernels below are CPU code: an op on device tensors goes to the device's kernels (a
   // decomposition first, so its core ops get there one by one).
   if ((op.eager || op.eagerMulti || !op.decompose) && op.name != kToDeviceOp)

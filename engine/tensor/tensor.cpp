@@ -196,9 +196,10 @@ Tensor Tensor::empty(const Shape& sizes, DType dtype) {
 }
 
 void Storage::throwHostAccess() const {
-  throw TorchError("NotImplementedError", "Kiln has no " + std::string(device_.isCuda() ? "CUDA" : "device") +
-                                              " kernel for this operation: it would read the memory of a " + device_.str() +
-                                              " tensor on the host");
+  const char* op = RunningOp::current();
+  throw TorchError("NotImplementedError", "Kiln has no " + std::string(device_.isCuda() ? "CUDA" : "device") + " kernel for " +
+                                              (op ? std::string(op) : std::string("this operation")) + ": it would read the memory of a " +
+                                              device_.str() + " tensor on the host");
 }
 
 Tensor Tensor::empty(const Shape& sizes, DType dtype, const Device& device) {

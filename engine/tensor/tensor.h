@@ -79,6 +79,24 @@ std::string notEnoughMemory(uint64_t bytes);
 // device the bytes come from the device's backend (the caching allocator) and the host may not
 // read them: data() throws, so no CPU kernel can ever compute on device memory by mistake;
 // GPU code takes devicePtr().
+//
+// The eager op running on this thread (set by the ops layer's dispatcher for the op's extent),
+// so that an error raised this deep, such as a host read of device memory, can name the op.
+class RunningOp {
+ public:
+  explicit RunningOp(const char* name) : saved_(current()) { current() = name; }
+  ~RunningOp() { current() = saved_; }
+  RunningOp(const RunningOp&) = delete;
+  RunningOp& operator=(const RunningOp&) = delete;
+  static const char*& current() {
+    static thread_local const char* name = nullptr;
+    return name;
+  }
+
+ private:
+  const char* saved_;
+};
+
 class Storage {
  public:
   explicit Storage(size_t bytes, Device device = Device::cpu());

@@ -119,19 +119,31 @@ void markDims(py::Interpreter& in, const Value& t, const Value& index, const cha
 }
 
 // torch.compiler.disable(fn, recursive=True, reason=None): the function runs eagerly; called
-// from a traced function it is a graph break.
-Value disable(py::Interpreter& in, const Value& fn, bool recursive, const std::string& reason) {
+// from a traced function it is a graph break. `skippedAs` names a function of PyTorch's own that
+// its trace rules skip (the prelude's stand-in for it): the break then reads as Dynamo's
+// "marked as skipped" one for that function.
+Value disable(py::Interpreter& in, const Value& fn, bool recursive, const std::string& reason, const std::string& skippedAs = "") {
   if (fn->kind == VK::Builtin && py::as<py::BuiltinObj>(fn)->dynamoDisabled) return fn;
   std::string name = fn->kind == VK::Function ? py::as<py::FunctionObj>(fn)->name : py::typeName(fn);
   char addr[32];
   std::snprintf(addr, sizeof addr, "%p", static_cast<void*>(fn.get()));
   std::string shown = "<function " + name + " at " + addr + ">";
-  auto b = std::make_shared<py::BuiltinObj>(name, [fn, recursive, reason, shown](py::Interpreter& in, CallArgs& a) -> Value {
+  auto b = std::make_shared<py::BuiltinObj>(name, [fn, recursive, reason, shown, skippedAs](py::Interpreter& in, CallArgs& a) -> Value {
     if (in.tracer) {
-      py::GraphBreak u("KB012", "Skip calling `torch.compiler.disable()`d function",
-                       "Skip calling function `" + shown + "` since it was wrapped with `torch.compiler.disable` (reason: " +
-                           (reason.empty() ? std::string("None") : reason) + ")",
-                       {"Remove the `torch.compiler.disable` call"});
+      py::GraphBreak u =
+          skippedAs.empty()
+              ? py::GraphBreak("KB012", "Skip calling `torch.compiler.disable()`d function",
+                               "Skip calling function `" + shown + "` since it was wrapped with `torch.compiler.disable` (reason: " +
+                                   (reason.empty() ? std::string("None") : reason) + ")",
+                               {"Remove the `torch.compiler.disable` call"})
+              : py::GraphBreak("KB043", "Attempted to call function marked as skipped",
+                               "Dynamo developers have intentionally marked that the function `" + skippedAs +
+                                   "` in file `torch/_compile.py` should not be traced.",
+                               {"Avoid calling the function `" + skippedAs + "`.",
+                                "Apply `@torch._dynamo.dont_skip_tracing` to the function `" + skippedAs +
+                                    "` to force tracing into the function. More graph breaks may occur as a result "
+                                    "of attempting to trace into the function.",
+                                "Please file an issue to PyTorch."});
       u.where = in.currentLocation();
       u.stack = in.userStack();
       throw u;
@@ -167,6 +179,15 @@ Value disableEntry(py::Interpreter& in, CallArgs& a) {
   return disable(in, fn, recursive, reason);
 }
 
+// torch._dynamo._kiln_skipped(qualname)(fn): the prelude's stand-in for a function of PyTorch's
+// own that Dynamo's trace rules skip without recursing (DDP's _inside_ddp_forward): run eagerly,
+// the functions it calls still compiled, the graph break PyTorch's.
+Value skippedEntry(py::Interpreter& in, CallArgs& a) {
+  const std::string qualname = a.args.empty() ? std::string() : in.str(a.args[0]);
+  return py::makeBuiltin("torch._dynamo._kiln_skipped.<decorator>",
+                         [qualname](py::Interpreter& in, CallArgs& b) { return disable(in, b.args.at(0), false, "", qualname); });
+}
+
 }  // namespace
 
 void installDynamo(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& dynamo, const std::shared_ptr<py::ModuleObj>& compiler) {
@@ -175,6 +196,7 @@ void installDynamo(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& dy
     py::as<py::BuiltinObj>(m->scope->vars[name])->isMethod = false;  // a module function
     py::as<py::BuiltinObj>(m->scope->vars[name])->isMethod = false;  // a module function
   };
+  def(dynamo, "_kiln_skipped", skippedEntry);
   def(dynamo, "graph_break", [](py::Interpreter& in, CallArgs& a) -> py::Value {
     if (!in.tracer) return py::None();  // outside capture it does nothing, as in PyTorch
     std::string msg = a.args.empty() ? "None" : in.str(a.args[0]);

@@ -45,12 +45,14 @@ TEST(Distributed, DdpOnTwoRanksEqualsSingleProcess) {
   EXPECT_NE(r.out.find("buckets 3"), std::string::npos) << r.out;  // (64 KiB + 4 MiB) (4 MiB) (1 MiB), biases with them
 }
 
-TEST(Distributed, CompiledDdpSplitsTheGraphPerBucketAndEqualsSingleProcess) {
+// The compiled DDP run of ddp_matches_single_process.py with KILN_TEST_COMPILE=`mode`; returns
+// its output.
+std::string compiledDdpSplits(const std::string& mode) {
   test::TempDir d("/tmp/kiln-dist-test");
   const std::string db = (d.path / "s.db").string();
   auto r = test::runKiln({"run", "--nproc-per-node", "2", script("ddp_matches_single_process.py").string(), "--db", db, "--timeout", "400"},
-                         d.path, {{"KILN_TEST_COMPILE", "1"}});
-  ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+                         d.path, {{"KILN_TEST_COMPILE", mode}});
+  EXPECT_EQ(r.exitCode, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("rank 0 ok"), std::string::npos) << r.out << r.err;
   EXPECT_NE(r.out.find("rank 1 ok"), std::string::npos) << r.out << r.err;
   // Both ranks' sessions hold the whole captured graph, the split, and one compiled subgraph per
@@ -59,15 +61,35 @@ TEST(Distributed, CompiledDdpSplitsTheGraphPerBucketAndEqualsSingleProcess) {
   // compile instead of stopping its recording after 10 s.)
   EXPECT_EQ(r.err.find("recording stopped"), std::string::npos) << r.err;
   auto sessions = test::runKiln({"sessions", "--db", db}, d.path);
+  std::string explained;
   for (const char* id : {"1", "2"}) {
     auto show = test::runKiln({"show", id, "--db", db, "--stage", "ddp_split"}, d.path);
-    ASSERT_EQ(show.exitCode, 0) << show.out << show.err << sessions.out;
+    EXPECT_EQ(show.exitCode, 0) << show.out << show.err << sessions.out;
     EXPECT_NE(show.out.find("DDPOptimizer used bucket cap 1048576 and created 3 buckets"), std::string::npos) << show.out;
     EXPECT_NE(show.out.find("---submod_2 graph---"), std::string::npos) << show.out;
     auto stages = test::runKiln({"show", id, "--db", db}, d.path);
     for (const char* piece : {"submod_0: captured", "submod_1: captured", "submod_2: captured"})
       EXPECT_NE(stages.out.find(piece), std::string::npos) << stages.out;
+    explained += test::runKiln({"explain", id, "--db", db}, d.path).out;
   }
+  return explained;
+}
+
+TEST(Distributed, CompiledDdpSplitsTheGraphPerBucketAndEqualsSingleProcess) {
+  // DDP(torch.compile(model)): the compiled module's frame runs inside DDP.forward.
+  const std::string explained = compiledDdpSplits("1");
+  EXPECT_EQ(explained.find("Graph Break Count: 1"), std::string::npos) << explained;
+}
+
+TEST(Distributed, CompiledOuterDdpBreaksInDdpForwardAndSplitsTheModule) {
+  // torch.compile(DDP(model)), as PyTorch 2.11 runs it (measured on the GPU machine): DDP.forward
+  // breaks at _inside_ddp_forward, "marked as skipped", and the wrapped module's forward is
+  // compiled as its own frame while DDP is active, so the DDPOptimizer splits it (3 graphs of 7
+  // ops in all from one frame).
+  const std::string explained = compiledDdpSplits("outer");
+  EXPECT_NE(explained.find("Graph Count: 1"), std::string::npos) << explained;
+  EXPECT_NE(explained.find("Attempted to call function marked as skipped"), std::string::npos) << explained;
+  EXPECT_NE(explained.find("`DistributedDataParallel._inside_ddp_forward`"), std::string::npos) << explained;
 }
 
 TEST(Distributed, WithoutTheLauncherInitRaisesPyTorchsErrors) {

@@ -178,6 +178,16 @@ class DistributedDataParallel(Module):
                     dist._broadcast(b, 0, None, False, "DDP buffers")
         if torch.is_grad_enabled() and self.require_backward_grad_sync:
             self._prepare_for_backward()
+        return self._run_ddp_forward(*inputs, **kwargs)
+
+    # Skipped by Dynamo, not recursively, as PyTorch's _inside_ddp_forward is: under
+    # torch.compile(DDP(model)) the frame of DDP.forward breaks here ("Attempted to call function
+    # marked as skipped") and the wrapped module's forward is compiled as a frame of its own
+    # while _active_ddp_module is set, so the DDPOptimizer splits it at bucket boundaries as it
+    # does for DDP(torch.compile(model)). (A torch.nn module alone, nn.Sequential, is not
+    # compiled then, in PyTorch 2.11 either: 0 graphs.)
+    @torch._dynamo._kiln_skipped("DistributedDataParallel._inside_ddp_forward")
+    def _run_ddp_forward(self, *inputs, **kwargs):
         DistributedDataParallel._active_ddp_module = self
         try:
             return self._call_module[0](*inputs, **kwargs)

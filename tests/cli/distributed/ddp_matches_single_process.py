@@ -2,7 +2,8 @@
 # each on its part of a batch; after the steps every parameter must equal, on every rank, the
 # single-process run on the whole batch.
 # Run with: kiln run --nproc-per-node 2 ddp_matches_single_process.py
-# (argv is not available to scripts: the environment switches KILN_TEST_COMPILE=1 and
+# (argv is not available to scripts: the environment switches KILN_TEST_COMPILE=1 for
+# DDP(torch.compile(model)), KILN_TEST_COMPILE=outer for torch.compile(DDP(model)) and
 # KILN_TEST_BACKEND=nccl.)
 import os
 import torch
@@ -11,7 +12,7 @@ import torch.nn.functional as F
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-COMPILE = os.environ.get("KILN_TEST_COMPILE", "0") == "1"
+COMPILE = os.environ.get("KILN_TEST_COMPILE", "0")
 BACKEND = os.environ.get("KILN_TEST_BACKEND", "gloo")
 STEPS = 3
 
@@ -22,6 +23,17 @@ device = torch.device("cpu")
 if BACKEND == "nccl":
     torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
     device = torch.device("cuda", int(os.environ["LOCAL_RANK"]))
+
+
+class Net(nn.Module):
+    # A model class of the script's own: under torch.compile(DDP(model)) PyTorch compiles the
+    # wrapped module's forward frame, which a bare nn.Sequential's is not (0 graphs in 2.11).
+    def __init__(self, layers):
+        super().__init__()
+        self.layers = layers
+
+    def forward(self, x):
+        return self.layers(x)
 
 
 def make_model(seed):
@@ -36,13 +48,17 @@ X = torch.randn(4 * world, 256).to(device)
 Y = torch.randn(4 * world, 16).to(device)
 
 model = make_model(100 + rank)  # different on each rank: DDP broadcasts rank 0's
-net = torch.compile(model) if COMPILE else model
-ddp = DDP(net, bucket_cap_mb=1)
+if COMPILE == "outer":
+    ddp = DDP(Net(model), bucket_cap_mb=1)
+    net = torch.compile(ddp)
+else:
+    ddp = DDP(torch.compile(model) if COMPILE == "1" else model, bucket_cap_mb=1)
+    net = ddp
 opt = torch.optim.SGD(ddp.parameters(), lr=0.05)
 part = slice(rank * 4, rank * 4 + 4)
 for step in range(STEPS):
     opt.zero_grad()
-    loss = F.mse_loss(ddp(X[part]), Y[part])
+    loss = F.mse_loss(net(X[part]), Y[part])
     loss.backward()
     opt.step()
 
