@@ -8,7 +8,8 @@ holds the run with the GPU visible).
     seed_examples.py --kiln /tmp/kiln/run.sh --gpu        (on the GPU machine, with a device bundle)
 
 Numbers on lines about time, speed or memory are masked before comparing (timings and memory
-figures aside, as the issue says), and so is the local build label of a version string
+figures aside, as the issue says; decimal numbers elsewhere agree within 1e-3 relative, see
+same_line), and so is the local build label of a version string
 (`2.11.0+cu130`, `+cpu`, `+kiln`: which build printed it, not what the script computed; the
 version number itself must match). Examples marked `# requires: cuda` are skipped here; those
 marked `distributed` run as a plain script, as the oracle ran them, and must raise PyTorch's
@@ -45,6 +46,31 @@ def normalize(text):
     while out and not out[-1]:
         out.pop()
     return out
+
+
+def same_line(a, b):
+    """Kiln's line a and PyTorch's line b say the same: equal text, equal integers, and decimal
+    numbers within 1e-3 relative. A training loss printed to four decimals after twenty Adam
+    steps is not reproducible to the last digit across kernels: PyTorch's own CPU and GPU runs of
+    001_04 print 58.0081 and 58.0124 (7e-5) at its tenth batch."""
+    if a == b:
+        return True
+    if NUMBER.sub("#", a) != NUMBER.sub("#", b):
+        return False
+    na, nb = [m.group(0) for m in NUMBER.finditer(a)], [m.group(0) for m in NUMBER.finditer(b)]
+    for x, y in zip(na, nb):
+        if x == y:
+            continue
+        if not any(c in x + y for c in ".eE"):
+            return False  # integers: exact
+        fx, fy = float(x), float(y)
+        if abs(fx - fy) > 1e-3 * max(abs(fx), abs(fy)) + 1e-6:
+            return False
+    return True
+
+
+def same_output(got, want):
+    return len(got) == len(want) and all(same_line(a, b) for a, b in zip(got, want))
 
 
 def requires(path):
@@ -129,9 +155,9 @@ def main():
         elif rc != 0:
             last = [l for l in err.strip().split("\n") if l.strip()]
             status = "differs: " + (last[-1][:150] if last else "exit %d" % rc)
-        elif got != want:
+        elif not same_output(got, want):
             line = next((i for i in range(max(len(got), len(want)))
-                         if (got[i] if i < len(got) else None) != (want[i] if i < len(want) else None)), 0)
+                         if i >= len(got) or i >= len(want) or not same_line(got[i], want[i])), 0)
             status = "differs: line %d: kiln %r, pytorch %r" % (
                 line + 1, got[line] if line < len(got) else "<end>", want[line] if line < len(want) else "<end>")
         else:

@@ -9,6 +9,7 @@
 #include "engine/capture/resume.h"
 #include "engine/capture/tracer.h"
 #include "engine/ir/text.h"
+#include "engine/ops/index_ops.h"
 #include "engine/python/unparse.h"
 #include "engine/runtime/compiled_graph.h"
 #include "engine/tensor/stop.h"
@@ -991,10 +992,9 @@ Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::str
     Value v = src.fetch(in, locals, globals);
     if (!v || v->kind != VK::Tensor) continue;
     tensor::Tensor& dst = py::as<py::TensorObj>(v)->t;
-    const tensor::Tensor& val = outs.at(static_cast<size_t>(index));
-    tensor::Shape vs = val.strides();
-    tensor::forEachIndex<2>(dst.sizes(), {&dst.strides(), &vs},
-                            [&](const std::array<int64_t, 2>& o) { dst.storeAt(o[0], val.loadAt(o[1])); });
+    // The input the graph mutated (a BatchNorm's running stats) takes its new value; on a GPU
+    // through the device's copy kernel: a host loop here read CUDA memory (seed 001_04).
+    ops::copyInto(dst, outs.at(static_cast<size_t>(index)));
   }
   for (const auto& [obj, attr, value] : e.sideEffects) {
     Value target = inst(obj);

@@ -146,6 +146,33 @@ void randomFromToFill(Tensor& t, int64_t from, int64_t to, Generator& g) {
   });
 }
 
+void randomFullFill(Tensor& t, Generator& g) {
+  // ATen's random_kernel: uniform_int_distribution<T> takes random64() for int64 and double,
+  // random() (32 bits) for the others, then transformation::uniform_int<T>.
+  const ir::DType d = t.dtype();
+  const bool wide = d == ir::DType::Int64 || d == ir::DType::Float64;
+  uint64_t modulus = 0;  // 0: the low bit (bool)
+  switch (d) {
+    case ir::DType::Int64: modulus = uint64_t(1) << 63; break;
+    case ir::DType::Int32: modulus = uint64_t(1) << 31; break;
+    case ir::DType::Int16: modulus = uint64_t(1) << 15; break;
+    case ir::DType::Int8: modulus = uint64_t(1) << 7; break;
+    case ir::DType::UInt8: modulus = uint64_t(1) << 8; break;
+    case ir::DType::Float64: modulus = (uint64_t(1) << 53) + 1; break;
+    case ir::DType::Float32: modulus = (uint64_t(1) << 24) + 1; break;
+    case ir::DType::Float16: modulus = (uint64_t(1) << 11) + 1; break;
+    case ir::DType::BFloat16: modulus = (uint64_t(1) << 8) + 1; break;
+    case ir::DType::Bool: break;
+    default: throw TorchError("RuntimeError", "random_ is not implemented for " + std::string(ir::torchName(d)) + " in Kiln");
+  }
+  forEachElement(t, [&](int64_t o) {
+    const uint64_t v = wide ? g.random64() : g.random();
+    if (d == ir::DType::Bool) t.storeIntAt(o, int64_t(v & 1));
+    else if (ir::isFloating(d)) t.storeAt(o, double(v % modulus));
+    else t.storeIntAt(o, static_cast<int64_t>(v % modulus));
+  });
+}
+
 void randpermFill(Tensor& t, int64_t n, Generator& g) {
   // ATen's randperm_cpu: indices 0..n-1, then a Fisher-Yates pass that swaps i with
   // i + random() % (n - i) on 32-bit draws. From n >= 2^32 / 20 on, 32-bit draws would skew the

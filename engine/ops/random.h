@@ -45,6 +45,10 @@ Generator& deviceGenerator();
 void uniformFill(tensor::Tensor& t, double from, double to, Generator& g);
 void normalFill(tensor::Tensor& t, double mean, double std, Generator& g);
 void randomFromToFill(tensor::Tensor& t, int64_t from, int64_t to, Generator& g);
+// Tensor.random_() without bounds: ATen's uniform_int over the dtype's range (int64: a 64-bit
+// draw modulo 2^63; floats: [0, 2^digits]; bool: the draw's low bit). DataLoader's shuffle
+// seeds its permutation from one such int64 draw.
+void randomFullFill(tensor::Tensor& t, Generator& g);
 void randpermFill(tensor::Tensor& t, int64_t n, Generator& g);  // ATen randperm_cpu, t: [n] contiguous
 void bernoulliFill(tensor::Tensor& t, double p, Generator& g);
 

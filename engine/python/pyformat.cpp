@@ -14,11 +14,15 @@ std::string formatValue(Interpreter& in, const Value& v, const std::string& spec
   if (in.tracer) in.tracer->specialize(v);  // a symbolic size formatted is a constant
   // [[fill]align][sign][0][width][,][.precision][type]
   size_t i = 0;
-  char fill = ' ', align = 0, sign = '-';
-  if (spec.size() >= 2 && (spec[1] == '<' || spec[1] == '>' || spec[1] == '^' || spec[1] == '=')) {
-    fill = spec[0];
-    align = spec[1];
-    i = 2;
+  char align = 0, sign = '-';
+  std::string fill = " ";  // one code point (UTF-8 bytes)
+  auto isAlign = [&](size_t at) { return at < spec.size() && (spec[at] == '<' || spec[at] == '>' || spec[at] == '^' || spec[at] == '='); };
+  const unsigned char lead = spec.empty() ? 0 : static_cast<unsigned char>(spec[0]);
+  const size_t fillBytes = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+  if (spec.size() > fillBytes && isAlign(fillBytes)) {
+    fill = spec.substr(0, fillBytes);
+    align = spec[fillBytes];
+    i = fillBytes + 1;
   } else if (!spec.empty() && (spec[0] == '<' || spec[0] == '>' || spec[0] == '^' || spec[0] == '=')) {
     align = spec[0];
     i = 1;
@@ -112,22 +116,27 @@ std::string formatValue(Interpreter& in, const Value& v, const std::string& spec
     if (sign == '+' && !negative) body = "+" + body;
     if (sign == ' ' && !negative) body = " " + body;
     if (zero && !align) {
-      fill = '0';
+      fill = "0";
       align = '=';
     }
     if (!align) align = '>';
   } else {
     body = in.str(v);
-    if (prec >= 0 && static_cast<int>(body.size()) > prec) body = body.substr(0, static_cast<size_t>(prec));
+    if (prec >= 0 && strLength(body) > prec) body = strSlice(body, 0, prec, 1);  // code points, as CPython
     if (!align) align = '<';
   }
-  int64_t pad = width - static_cast<int64_t>(body.size());
+  // Widths count code points, as CPython's (f"{'模式':<20}" pads with 18 spaces).
+  const int64_t pad = width - strLength(body);
   if (pad <= 0) return body;
-  if (align == '<') return body + std::string(pad, fill);
-  if (align == '^') return std::string(pad / 2, fill) + body + std::string(pad - pad / 2, fill);
-  if (align == '=' && !body.empty() && (body[0] == '-' || body[0] == '+'))
-    return body.substr(0, 1) + std::string(pad, fill) + body.substr(1);
-  return std::string(pad, fill) + body;
+  auto fills = [&](int64_t n) {
+    std::string out;
+    for (int64_t k = 0; k < n; ++k) out += fill;
+    return out;
+  };
+  if (align == '<') return body + fills(pad);
+  if (align == '^') return fills(pad / 2) + body + fills(pad - pad / 2);
+  if (align == '=' && !body.empty() && (body[0] == '-' || body[0] == '+')) return body.substr(0, 1) + fills(pad) + body.substr(1);
+  return fills(pad) + body;
 }
 
 std::string percentFormat(Interpreter& in, const std::string& fmt, const Value& args) {
@@ -151,9 +160,15 @@ std::string percentFormat(Interpreter& in, const std::string& fmt, const Value& 
     char t = fmt[j];
     if (ai >= vals.size()) in.raise("TypeError", "not enough arguments for format string");
     Value v = vals[ai++];
-    if (t == 's') out += formatValue(in, makeStr(in.str(v)), spec);
-    else if (t == 'r') out += in.repr(v);
-    else if (t == 'd' || t == 'i') out += formatValue(in, v->kind == VK::Float ? intFromDouble(as<FloatObj>(v)->v) : v, spec + "d");
+    if (t == 's' || t == 'r') {
+      // %s / %r: right-aligned unless the '-' flag is given (a format spec's str default is
+      // left); the other flags mean nothing for strings.
+      std::string size;
+      for (char c : spec)
+        if (c != '-' && c != '+' && c != ' ' && !(c == '0' && size.empty())) size += c;
+      const bool left = spec.find('-') != std::string::npos;
+      out += formatValue(in, makeStr(t == 's' ? in.str(v) : in.repr(v)), std::string(left ? "<" : ">") + size);
+    } else if (t == 'd' || t == 'i') out += formatValue(in, v->kind == VK::Float ? intFromDouble(as<FloatObj>(v)->v) : v, spec + "d");
     else out += formatValue(in, v->kind == VK::Int ? makeFloat(intToDouble(v)) : v, spec + t);
     i = j;
   }

@@ -6,6 +6,7 @@
 #include "engine/torch/autograd_methods.h"
 #include "engine/torch/bindings.h"
 #include "engine/torch/capture_hooks.h"
+#include "engine/torch/generator_arg.h"
 
 namespace kiln::torchapi {
 
@@ -70,16 +71,6 @@ const Tensor& tensorOf(py::Interpreter& in, const Value& v, const char* fn) {
   if (v->kind != VK::Tensor || py::as<py::TensorObj>(v)->fake)
     in.raise("TypeError", std::string(fn) + "(): argument 'input' (position 1) must be Tensor, not " + py::typeName(v));
   return py::as<py::TensorObj>(v)->t;
-}
-
-// The generator a draw uses: generator= (a torch.Generator) or the default one.
-Generator& generatorOf(py::Interpreter& in, const CallArgs& a) {
-  Value g = a.kwarg("generator");
-  if (!g || py::isNone(g)) return defaultGenerator();
-  auto* inst = g->kind == VK::Instance ? py::as<py::InstanceObj>(g) : nullptr;
-  if (!inst || inst->cls->name != "Generator" || !inst->cls->module || inst->cls->module->name != "torch" || !inst->native)
-    in.raise("TypeError", "generator must be a torch.Generator, not " + py::typeName(g));
-  return *static_cast<Generator*>(inst->native.get());
 }
 
 // torch.Generator: a CPU generator of its own (manual_seed returns it, initial_seed reads the
@@ -207,6 +198,16 @@ Value gradModeClass(py::Interpreter& in, const std::string& name, bool immediate
 }
 
 }  // namespace
+
+// The generator a draw uses: generator= (a torch.Generator) or the default one.
+Generator& generatorOf(py::Interpreter& in, const CallArgs& a) {
+  Value g = a.kwarg("generator");
+  if (!g || py::isNone(g)) return defaultGenerator();
+  auto* inst = g->kind == VK::Instance ? py::as<py::InstanceObj>(g) : nullptr;
+  if (!inst || inst->cls->name != "Generator" || !inst->cls->module || inst->cls->module->name != "torch" || !inst->native)
+    in.raise("TypeError", "generator must be a torch.Generator, not " + py::typeName(g));
+  return *static_cast<Generator*>(inst->native.get());
+}
 
 void installGradModeAndRandom(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>& torch) {
   auto& T = torch->scope->vars;

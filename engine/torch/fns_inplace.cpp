@@ -6,10 +6,12 @@
 #include "engine/ops/random.h"
 #include "engine/torch/bindings.h"
 #include "engine/torch/capture_hooks.h"
+#include "engine/torch/generator_arg.h"
 
 namespace kiln::torchapi {
 
 using ops::Val;
+using py::CallArgs;
 using py::Value;
 using py::VK;
 using tensor::Tensor;
@@ -110,18 +112,21 @@ Val newValue(py::Interpreter& in, ops::Dispatcher& d, const std::string& name, c
 }
 
 // The random fills write directly (they have no autograd history: PyTorch's are in-place too).
-bool randomFill(py::Interpreter& in, const std::string& name, py::TensorObj* self, const TArgs& ta) {
+bool randomFill(py::Interpreter& in, const std::string& name, py::TensorObj* self, const TArgs& ta, const CallArgs& a) {
   if (name != "uniform" && name != "normal" && name != "random" && name != "bernoulli") return false;
   breakOnRandomInCapture(in, "Tensor." + name + "_");
   checkLeaf(self->t);
-  Generator& g = defaultGenerator();
+  Generator& g = generatorOf(in, a);
   if (name == "uniform") uniformFill(self->t, numberArg(ta.get(1, "from"), 0.0), numberArg(ta.get(2, "to"), 1.0), g);
   else if (name == "normal") normalFill(self->t, numberArg(ta.get(1, "mean"), 0.0), numberArg(ta.get(2, "std"), 1.0), g);
   else if (name == "bernoulli") bernoulliFill(self->t, numberArg(ta.get(1, "p"), 0.5), g);
   else {
     const Val* a = ta.get(1, "from");
     const Val* b = ta.get(2, "to");
-    if (!a) notSupported(in, "Tensor.random_() without bounds is not supported by Kiln yet");
+    if (!a) {
+      randomFullFill(self->t, g);
+      return true;
+    }
     int64_t from = b ? static_cast<int64_t>(a->number()) : 0, to = static_cast<int64_t>(b ? b->number() : a->number());
     randomFromToFill(self->t, from, to, g);
   }
@@ -237,9 +242,10 @@ Value inplaceMethod(const Value& selfValue, const std::string& name) {
     TArgs ta;
     ta.args.push_back(Val::of(self->t));
     for (auto& v : a.args) ta.args.push_back(toVal(in, v));
-    for (auto& [k, v] : a.kwargs) ta.kwargs.emplace_back(k, toVal(in, v));
+    for (auto& [k, v] : a.kwargs)
+      if (k != "generator") ta.kwargs.emplace_back(k, toVal(in, v));  // a torch.Generator is no op value
     try {
-      if (randomFill(in, base, self, ta)) return selfValue;
+      if (randomFill(in, base, self, ta, a)) return selfValue;
       // Recorded for autograd, the new value's op may save self (mul_'s gradient for `other`
       // reads self): it computes from a copy of self (CloneBackward leads to self's history),
       // so the write below does not change what backward reads (PyTorch saves the original

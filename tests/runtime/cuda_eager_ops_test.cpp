@@ -369,6 +369,9 @@ TEST(CudaTrainingScripts, RunWithTheCpuAsTheDevice) {
   test::ScriptOut d = test::runPy("cpu_training_dropout", test::dropoutTrainScript("cpu"));
   ASSERT_EQ(d.exitCode, 0) << d.error << "\nprinted so far:\n" << d.printed;
   EXPECT_EQ(d.printed, "devices True\nlosses True\nparams True\ntrained True\n");
+  test::ScriptOut c = test::runPy("cpu_training_conv_bn", test::onDevice(test::kConvBnTrain, "cpu"), false);
+  ASSERT_EQ(c.exitCode, 0) << c.error << "\nprinted so far:\n" << c.printed;
+  EXPECT_EQ(c.printed, "losses True\nrunning stats True 3 True\n");
 }
 
 // cuDNN (runtime/cuda_conv.cpp) is loaded with dlopen and resolves its entry points without a

@@ -247,6 +247,46 @@ inline std::string trainScript(bool compiled, const std::string& dev = "cuda") {
   return onDevice(std::string(kModel) + tail, dev);
 }
 
+// A compiled Conv -> BatchNorm (training) -> ReLU -> Linear model, trained three steps on the
+// CPU and on DEV (seed 001_04's model, smaller): the compiled frame mutates BatchNorm's running
+// stats and num_batches_tracked, written back into the module's buffers after each call (on the
+// GPU that write-back read device memory on the host). cuDNN convolutions use TF32 as PyTorch's
+// default, hence the looser tolerance.
+inline const char* const kConvBnTrain = R"(import torch
+import torch.nn as nn
+import torch.nn.functional as F
+dev = 'DEV'
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.bn = nn.BatchNorm2d(8)
+        self.fc = nn.Linear(8 * 8 * 8, 10)
+    def forward(self, x):
+        x = F.relu(self.bn(self.conv(x)))
+        return self.fc(x.view(x.size(0), -1))
+def train(device):
+    torch.manual_seed(1)
+    m = M().to(device)
+    opt = torch.optim.SGD(m.parameters(), lr=0.1)
+    f = torch.compile(m)
+    torch.manual_seed(2)
+    losses = []
+    for _ in range(3):
+        x = torch.randn(4, 3, 8, 8).to(device)
+        y = torch.randint(0, 10, (4,)).to(device)
+        opt.zero_grad()
+        loss = F.cross_entropy(f(x), y)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return m, losses
+mc, lc = train('cpu')
+md, ld = train(dev)
+print('losses', all(abs(a - b) < 1e-2 for a, b in zip(lc, ld)) or (ld, lc))
+print('running stats', torch.allclose(md.bn.running_mean.cpu(), mc.bn.running_mean, atol=1e-2) and torch.allclose(md.bn.running_var.cpu(), mc.bn.running_var, atol=1e-2), int(md.bn.num_batches_tracked.item()), md.bn.running_mean.device.type == dev)
+)";
+
 inline std::string dropoutTrainScript(const std::string& dev = "cuda") {
   return onDevice(std::string(kModel) + R"(
 want, want_params, _ = train('cpu', 0.1)

@@ -45,6 +45,15 @@ TEST(CudaTraining, CompiledMiniTransformerTrainsOnTheGpuAsOnTheCpu) {
   EXPECT_EQ(o.printed, "devices True\nlosses True\nparams True\ntrained True\n");
 }
 
+// Seed 001_04 on the H100 stopped here: the compiled frame's BatchNorm buffer updates were
+// written back through host memory.
+TEST(CudaTraining, CompiledConvBatchNormTrainsOnTheGpuAsOnTheCpu) {
+  REQUIRE_GPU();
+  test::ScriptOut o = runPy("cuda_training_conv_bn", onDevice(test::kConvBnTrain), false);
+  ASSERT_EQ(o.exitCode, 0) << o.error << "\nprinted so far:\n" << o.printed;
+  EXPECT_EQ(o.printed, "losses True\nrunning stats True 3 True\n");
+}
+
 // Dropout 0.1 in training mode: the masks come from the CUDA generator, so only shapes and
 // finiteness can be compared with the CPU run.
 TEST(CudaTraining, MiniTransformerWithDropoutTrainsToFiniteValues) {

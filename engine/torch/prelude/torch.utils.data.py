@@ -110,19 +110,38 @@ class SequentialSampler:
 
 
 class RandomSampler:
-    # The order comes from torch.randperm on the default generator (or `generator`); PyTorch
-    # seeds a fresh generator from the default one first, so the orders differ from PyTorch's.
+    # PyTorch's order: without a generator, a fresh torch.Generator seeded from one int64 draw of
+    # the default generator (made each time the sampler is iterated), then torch.randperm on it.
     def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
         if replacement:
             raise NotImplementedError("RandomSampler(replacement=True) is not supported by Kiln yet")
         self.data_source = data_source
+        self.replacement = replacement
+        self._num_samples = num_samples
         self.generator = generator
+        if not isinstance(self.num_samples, int) or self.num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={self.num_samples}")
+
+    @property
+    def num_samples(self):
+        if self._num_samples is None:
+            return len(self.data_source)
+        return self._num_samples
 
     def __iter__(self):
-        return iter(torch.randperm(len(self.data_source)).tolist())
+        n = len(self.data_source)
+        if self.generator is None:
+            seed = int(torch.empty((), dtype=torch.int64).random_().item())
+            generator = torch.Generator()
+            generator.manual_seed(seed)
+        else:
+            generator = self.generator
+        for _ in range(self.num_samples // n):
+            yield from torch.randperm(n, generator=generator).tolist()
+        yield from torch.randperm(n, generator=generator).tolist()[:self.num_samples % n]
 
     def __len__(self):
-        return len(self.data_source)
+        return self.num_samples
 
 
 class BatchSampler:
@@ -171,14 +190,34 @@ class DataLoader:
         self.collate_fn = collate_fn if collate_fn is not None else default_collate
 
     def __iter__(self):
-        if self.batch_sampler is None:
-            for idx in self.sampler:
-                yield self.dataset[idx]
-            return
-        for indices in self.batch_sampler:
-            yield self.collate_fn([self.dataset[i] for i in indices])
+        return _SingleProcessDataLoaderIter(self)
 
     def __len__(self):
         if self.batch_sampler is None:
             return len(self.sampler)
         return len(self.batch_sampler)
+
+
+class _SingleProcessDataLoaderIter:
+    # As PyTorch's: made by iter(loader), it draws the workers' base seed from the loader's
+    # generator (or the default one) at once, one int64 per epoch, so the random stream after a
+    # loop over a loader is PyTorch's (and the shuffle's own seed is the draw after it).
+    def __init__(self, loader):
+        self._loader = loader
+        self._index_sampler = loader.batch_sampler if loader.batch_sampler is not None else loader.sampler
+        self._sampler_iter = iter(self._index_sampler)
+        self._base_seed = torch.empty((), dtype=torch.int64).random_(generator=loader.generator).item()
+        self._num_yielded = 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        index = next(self._sampler_iter)
+        self._num_yielded += 1
+        if self._loader.batch_sampler is None:
+            return self._loader.dataset[index]
+        return self._loader.collate_fn([self._loader.dataset[i] for i in index])
+
+    def __len__(self):
+        return len(self._loader)
