@@ -2,6 +2,8 @@
 // initialization of layers give PyTorch's numbers.
 #include "tests/nn/nn_test_util.h"
 
+#include <algorithm>
+
 namespace kiln::nntest {
 namespace {
 #include "tests/nn/reference_values.inc"
@@ -79,6 +81,51 @@ ew = e.weight
   expectNear(r.values("cw"), kConvW, 1e-7, 1e-8);
   expectNear(r.values("cb"), kConvB, 1e-7, 1e-8);
   expectNear(r.values("ew"), kEmbW, 1e-6, 1e-7);
+}
+
+// Tensor.random_() without bounds and DataLoader's shuffle, against PyTorch 2.11 (printed on the
+// GPU machine by the same script): the int64 draw is a 64-bit draw mod 2^63, and RandomSampler
+// seeds a fresh generator from such a draw after iter(loader) drew the workers' base seed.
+TEST(Random, UnboundedRandomAndDataLoaderShuffleMatchPyTorch) {
+  Script r(R"(
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+torch.manual_seed(0)
+print(torch.empty((), dtype=torch.int64).random_().item())
+g = torch.Generator()
+g.manual_seed(5)
+print(torch.empty((3,), dtype=torch.int64).random_(generator=g).tolist(), torch.empty((2,)).random_().tolist(),
+      torch.empty((2,), dtype=torch.int32).random_().tolist(), torch.empty((3,), dtype=torch.bool).random_().tolist())
+torch.manual_seed(0)
+loader = DataLoader(TensorDataset(torch.arange(10)), batch_size=4, shuffle=True)
+it = iter(loader)
+first = next(it)[0].tolist()
+rest = [b[0].tolist() for b in it]
+after = torch.randint(0, 1000, (2,)).tolist()
+)");
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(r.out.str().substr(0, r.out.str().find('\n', r.out.str().find('\n') + 1) + 1),
+            "900450186894289455\n[4095051218741643470, 6838803925648402109, 3813295331020233846] [1484222.0, 2214888.0] "
+            "[441365315, 1537364731] [True, True, True]\n");
+  // The shuffle: every index once, in batches of 4, 4, 2; and it moved the default generator
+  // (two int64 draws) as PyTorch's does, so what the script draws next differs from a run
+  // without the loader.
+  std::vector<double> all = r.values("first");
+  ASSERT_EQ(all.size(), 4u);
+  py::Value rest = r.var("rest");
+  ASSERT_TRUE(rest);
+  std::vector<py::Value> batches = r.in->iterate(rest);
+  ASSERT_EQ(batches.size(), 2u);
+  for (const auto& b : batches)
+    for (const auto& x : r.in->iterate(b)) all.push_back(double(py::as<py::IntObj>(x)->small()));
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(all, (std::vector<double>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
+  Script plain(R"(
+import torch
+torch.manual_seed(0)
+after = torch.randint(0, 1000, (2,)).tolist()
+)");
+  EXPECT_NE(r.values("after"), plain.values("after"));
 }
 
 TEST(Random, SeedResetsTheCachedNormal) {
