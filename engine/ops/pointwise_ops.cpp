@@ -293,6 +293,14 @@ void registerPointwiseOps(std::vector<OpDef>& t) {
     d.eager = [](const std::vector<Val>& a) {
       const Tensor& x = a.at(0).t;
       Tensor out = Tensor::empty(x.sizes(), x.dtype());
+      if (x.dtype() == ir::DType::Float32 && x.isContiguous()) {  // typed, split over the pool when big
+        float* op = out.ptr<float>();
+        const float* xp = x.ptr<float>();
+        tensor::parallelRanges(out.numel(), [&](int64_t b, int64_t e) {
+          for (int64_t i = b; i < e; ++i) op[i] = std::isnan(xp[i]) ? xp[i] : std::max(xp[i], 0.0f);  // as the double path
+        });
+        return out;
+      }
       Shape os = out.strides();
       forEachIndex<2>(x.sizes(), {&os, &x.strides()}, [&](const std::array<int64_t, 2>& o) {
         double v = x.loadAt(o[1]);

@@ -50,6 +50,7 @@ TEST(ParallelEager, PointwiseOpsGiveTheSerialBits) {
   for (const auto& f : std::vector<std::function<Tensor()>>{
            [&] { return call("aten.cos.default", {Val::of(x)}); },
            [&] { return call("aten.exp.default", {Val::of(x)}); },
+           [&] { return call("aten.relu.default", {Val::of(x)}); },
            [&] {
              return call("aten.mul.Tensor", {Val::of(x), Val::of(y)});
            },
@@ -73,6 +74,7 @@ TEST(ParallelEager, PointwiseOpsGiveTheSerialBits) {
   Tensor mt = st.view({512, 384}, {1, 512}, 0);  // m's values, column-major
   EXPECT_TRUE(sameBits(call("aten.mul.Tensor", {Val::of(m), Val::real(3.0)}), call("aten.mul.Tensor", {Val::of(mt), Val::real(3.0)})));
   EXPECT_TRUE(sameBits(call("aten.sin.default", {Val::of(m)}), call("aten.sin.default", {Val::of(mt)})));
+  EXPECT_TRUE(sameBits(call("aten.relu.default", {Val::of(m)}), call("aten.relu.default", {Val::of(mt)})));
 }
 
 TEST(ParallelEager, SumOfEverythingAgreesWithTheSerialSum) {
