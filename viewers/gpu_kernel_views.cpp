@@ -204,14 +204,7 @@ void GpuKernelViews::fill(const std::vector<Made>& made, const QString& status) 
 }
 
 // A source line through the `@N` at the end of a CUDA line or of an annotated `.loc` / `//## File`.
-int GpuKernelViews::sourceLineOf(const QString& text, bool backward) const {
-  const qsizetype at = text.lastIndexOf(QStringLiteral(" @"));
-  if (at < 0) return 0;
-  bool ok = false;
-  const int node = text.mid(at + 2).trimmed().toInt(&ok);
-  auto it = ok ? nodeLines_.find(backward ? -1 - node : node) : nodeLines_.end();
-  return it == nodeLines_.end() ? 0 : it->second;
-}
+int GpuKernelViews::sourceLineOf(const QString& text, bool backward) const { return sourceLineOfNodeRef(text, backward, nodeLines_); }
 
 void GpuKernelViews::tint(int line) {
   line_ = line;

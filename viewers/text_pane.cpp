@@ -236,12 +236,7 @@ void TextPane::setKernels(const std::vector<storage::KernelRow>& kernels, std::m
 
 // The source line of a kernel IR instruction, through its `@N` provenance; 0 for other lines.
 int TextPane::sourceLineOf(const QString& kernelIrLine, bool backward) const {
-  const qsizetype at = kernelIrLine.lastIndexOf(QStringLiteral(" @"));
-  if (at < 0) return 0;
-  bool ok = false;
-  const int node = kernelIrLine.mid(at + 2).trimmed().toInt(&ok);
-  auto it = ok ? nodeLines_.find(backward ? -1 - node : node) : nodeLines_.end();
-  return it == nodeLines_.end() ? 0 : it->second;
+  return sourceLineOfNodeRef(kernelIrLine, backward, nodeLines_);
 }
 
 QList<QTextEdit::ExtraSelection> TextPane::tint(Tab t, QPlainTextEdit* e, int line, int* kernels) const {
