@@ -84,6 +84,16 @@ class LineParser {
     if (st == p_) fail("expected a name");
     return std::string(s_.substr(st, p_ - st));
   }
+  // A name a line binds (an input or a node). The words an argument reads as a literal cannot be
+  // one: a node named `nan` would print as `f(nan)` and read back as a float (found by
+  // tests/fuzz, `nan = x` renaming an input).
+  std::string valueName() {
+    std::string n = ident();
+    static constexpr std::string_view kLiterals[] = {"None", "True", "False", "inf", "nan"};
+    for (std::string_view w : kLiterals)
+      if (n == w) fail("'" + n + "' cannot name a value");
+    return n;
+  }
   std::string dotted() {
     std::string n = ident();
     while (p_ + 1 < s_.size() && s_[p_] == '.' && (std::isalpha(static_cast<unsigned char>(s_[p_ + 1])) || s_[p_ + 1] == '_')) {
@@ -426,7 +436,7 @@ Graph parseGraph(std::string_view text, const std::string& fileName) {
         if (p.peek() == ')') break;
         Node n;
         n.kind = NodeKind::Placeholder;
-        n.target = p.ident();
+        n.target = p.valueName();
         n.name = n.target;
         if (p.eat(":"))
           if (auto t = p.type(p.quoted())) n.types.push_back(*t);
@@ -476,7 +486,7 @@ Graph parseGraph(std::string_view text, const std::string& fileName) {
       while (!lhs.atEnd()) {
         Node n;
         n.kind = NodeKind::Placeholder;
-        n.name = n.target = lhs.ident();
+        n.name = n.target = lhs.valueName();
         if (auto d = declared.find(n.name); d != declared.end()) n.types.push_back(d->second);
         if (names.count(n.name)) lhs.fail("duplicate input '" + n.name + "'");
         std::string key = n.name;
@@ -486,7 +496,7 @@ Graph parseGraph(std::string_view text, const std::string& fileName) {
       if (!lhs.atEnd()) lhs.fail("unexpected text '" + std::string(lhs.rest()) + "'");
       continue;
     }
-    std::string name = p.ident();
+    std::string name = p.valueName();
     const size_t afterName = p.pos();
     if (p.eat(":")) {
       // `primals_1: "f32[4]"` alone: a declaration of an input that a tree_flatten_spec line binds.
@@ -535,7 +545,7 @@ Graph parseGraph(std::string_view text, const std::string& fileName) {
       auto it = names.find(name);
       if (it == names.end()) p.fail("unknown value '" + name + "'");
       n.args.insert(n.args.begin(), Arg::ref(it->second));
-      n.name = p.ident();
+      n.name = p.valueName();
       if (p.eat(":"))
         if (auto t = p.type(p.quoted())) n.types.push_back(*t);
       p.expect("=");

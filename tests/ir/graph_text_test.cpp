@@ -80,6 +80,9 @@ TEST(GraphText, ErrorsCarryLines) {
       "def forward(self, x: \"f32[4]\"):\n    y = x\n",                                   // not a placeholder rename
       "    y: \"f32[4]\" = x + 1\n",                                                      // no def
       "def forward(self, x: \"f32[4]\"):\n    y: \"f32[4]\" = torch.cos(x)\n",            // no return
+      "def forward(self, x: \"f32[4]\"):\n    nan = x\n    return (nan,)\n",              // a literal word as a name
+      "def forward(self, inf: \"f32[4]\"):\n    return (inf,)\n",                         // as an input
+      "def forward(self, x: \"f32[4]\"):\n    None: \"f32[4]\" = torch.cos(x)\n    return (None,)\n",
   };
   for (const char* c : cases) {
     try {
