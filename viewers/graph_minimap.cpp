@@ -1,5 +1,7 @@
 #include "viewers/graph_minimap.h"
 
+#include "viewers/graph_node_item.h"
+
 #include <QGraphicsScene>
 #include <QGraphicsView>
 #include <QMouseEvent>
@@ -42,9 +44,32 @@ void GraphMinimap::refreshThumbnail() {
   update();
 }
 
-void GraphMinimap::place() {
+int GraphMinimap::nodesUnder(QRect r) const {
+  // In viewport coordinates: the minimap's parent is the view, whose viewport is inset by the frame.
   const QRect vp = view_->viewport()->geometry();
-  move(vp.right() - width() - 8, vp.bottom() - height() - 8);
+  const QRectF covered = view_->mapToScene(r.translated(-vp.topLeft())).boundingRect();
+  int n = 0;
+  for (const QGraphicsItem* item : view_->scene()->items(covered, Qt::IntersectsItemBoundingRect)) n += item->type() == GraphNodeItem::Type;
+  return n;
+}
+
+void GraphMinimap::place() {
+  // A corner of the view, the one that hides the fewest nodes: bottom-right first, and the corner
+  // it is in while no other hides fewer (it does not hop as the view scrolls). Scrolled to the
+  // far right of a wide graph, the rightmost column would otherwise sit under it for good.
+  const QRect vp = view_->viewport()->geometry();
+  const int left = vp.left() + 8, right = vp.right() - width() - 8;
+  const int top = vp.top() + 8, bottom = vp.bottom() - height() - 8;
+  const QPoint corners[] = {{right, bottom}, {left, bottom}, {right, top}, {left, top}};
+  if (!view_->scene()) return move(corners[0]);
+  QPoint best = pos();
+  if (std::find(std::begin(corners), std::end(corners), best) == std::end(corners)) best = corners[0];
+  int fewest = nodesUnder(QRect(best, size()));
+  for (const QPoint& c : corners) {
+    if (fewest == 0) break;
+    if (const int n = nodesUnder(QRect(c, size())); n < fewest) fewest = n, best = c;
+  }
+  move(best);
 }
 
 QPointF GraphMinimap::toScene(QPointF p) const {

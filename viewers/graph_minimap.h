@@ -1,7 +1,8 @@
-// GraphMinimap: an overview of the whole graph in a corner of the graph view, with the part on
-// screen as a rectangle; a click or a drag moves the view there. Shown only while the graph does
-// not fit on screen. The scene is drawn into an image once per layout, when first shown
-// (refresh() marks it stale); scrolling and zooming only repaint the rectangle.
+// GraphMinimap: an overview of the whole graph in a corner of the graph view (the one that hides
+// the fewest nodes), with the part on screen as a rectangle; a click or a drag moves the view
+// there. Shown only while the graph does not fit on screen. The scene is drawn into an image once
+// per layout, when first shown (refresh() marks it stale); scrolling and zooming only repaint the
+// rectangle.
 #pragma once
 
 #include <QImage>
@@ -37,6 +38,7 @@ class GraphMinimap : public QWidget {
 
  private:
   void place();
+  int nodesUnder(QRect r) const;  // graph nodes under `r`, a rectangle in the view's coordinates
   QGraphicsView* view_;
   QImage thumb_;
   QRectF area_;         // the scene rectangle the thumbnail shows

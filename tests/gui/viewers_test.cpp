@@ -700,6 +700,32 @@ class ViewersTest : public QObject {
     for (int y = 0; y < shot.height(); ++y)
       for (int x = 0; x < shot.width(); ++x) coloured += (shot.pixel(x, y) & 0xffffff) == (relu & 0xffffff);
     QVERIFY2(coloured > 50, qPrintable(QString::number(coloured)));
+    // Scrolled anywhere at a readable zoom, the minimap sits in a corner that hides no node when
+    // such a corner exists (the rightmost column was under it when it stayed bottom-right).
+    view.resetTransform();
+    const QRectF all = map->area();
+    int checked = 0;
+    for (double fx : {0.0, 0.5, 1.0})
+      for (double fy : {0.0, 0.5, 1.0}) {
+        view.centerOn(all.left() + all.width() * fx, all.top() + all.height() * fy);
+        QTRY_VERIFY(map->isVisible());
+        const QRect vp = view.viewport()->geometry();
+        auto nodesUnder = [&](QRect r) {
+          const QRectF covered = view.mapToScene(r.translated(-vp.topLeft())).boundingRect();
+          int n = 0;
+          for (GraphNodeItem* item : view.nodeItems()) n += item->sceneBoundingRect().intersects(covered);
+          return n;
+        };
+        const int left = vp.left() + 8, right = vp.right() - map->width() - 8;
+        const int top = vp.top() + 8, bottom = vp.bottom() - map->height() - 8;
+        bool someCornerFree = false;
+        for (QPoint c : {QPoint(right, bottom), QPoint(left, bottom), QPoint(right, top), QPoint(left, top)})
+          someCornerFree = someCornerFree || nodesUnder(QRect(c, map->size())) == 0;
+        if (!someCornerFree) continue;
+        ++checked;
+        QVERIFY2(nodesUnder(map->geometry()) == 0, qPrintable(QStringLiteral("at (%1, %2)").arg(fx).arg(fy)));
+      }
+    QVERIFY(checked >= 3);
   }
 
   // A view destroyed with a node selected does not report the deselection (its window, half
