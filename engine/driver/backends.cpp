@@ -15,6 +15,7 @@
 #include "engine/runtime/functional_outputs.h"
 #include "engine/schedule/kernel_builder.h"
 #include "engine/schedule/symbolic_shapes.h"
+#include "engine/tensor/current_device.h"
 #include "engine/torch/torch_functions.h"
 
 #include <chrono>
@@ -217,6 +218,9 @@ bool sameKernels(const std::vector<kir::Kernel>& a, const std::vector<kir::Kerne
 
 }  // namespace
 
+std::shared_ptr<runtime::cuda::GpuGraph> compileOnGpu(const ir::Graph& fused, const schedule::ScheduledGraph& sched, const std::string& cid,
+                                                      session::SessionSink& sink, std::string& wrapper, const char* timing);
+
 // A training graph's joint forward+backward graph and its partition, made when the forward is
 // compiled (the forward must return what the backward reads).
 struct JointPartition {
@@ -232,7 +236,8 @@ struct JointPartition {
 // the forward's.
 std::shared_ptr<BackwardCode> lazyBackward(const ir::Graph& aten, size_t userOutputs, const std::string& cid, const BackendOptions& opts,
                                            session::SessionSink& sink, codegen::KernelCompiler* cpu, int order,
-                                           const std::string& forwardWrapper, std::shared_ptr<const JointPartition> partitioned) {
+                                           const std::string& forwardWrapper, std::shared_ptr<const JointPartition> partitioned,
+                                           bool onGpu) {
   auto code = std::make_shared<BackwardCode>();
   for (const ir::Node* p : aten.placeholders()) code->requiresGrad.push_back(!p->types.empty() && p->types[0].requiresGrad);
   const size_t savedCount = partitioned ? partitioned->partition.saved.size() : 0;
@@ -240,12 +245,13 @@ std::shared_ptr<BackwardCode> lazyBackward(const ir::Graph& aten, size_t userOut
   auto bg = std::make_shared<passes::BackwardGraph>();
   auto forward = std::make_shared<ir::Graph>(aten);
   auto passOpts = opts.passes;
-  auto graph = std::make_shared<std::shared_ptr<runtime::CompiledGraph>>();
+  auto graph = std::make_shared<std::shared_ptr<runtime::CompiledGraph>>();  // on the CPU
+  auto gpu = std::make_shared<std::shared_ptr<runtime::cuda::GpuGraph>>();   // or on the GPU
   auto failed = std::make_shared<bool>(false);
   code->run = [=, &sink](const std::vector<tensor::Tensor>& inputs, const std::vector<tensor::Tensor>& saved,
                          const std::vector<tensor::Tensor>& outputGrads) -> std::optional<std::vector<tensor::Tensor>> {
     if (*failed || saved.size() != savedCount) return std::nullopt;
-    if (!*graph) {
+    if (!*graph && !*gpu) {
       std::string wrapper = forwardWrapper;
       try {
         auto t1 = std::chrono::steady_clock::now();
@@ -266,19 +272,26 @@ std::shared_ptr<BackwardCode> lazyBackward(const ir::Graph& aten, size_t userOut
           if (!n.kernel.empty()) n.kernel = "bw_" + n.kernel;  // distinct from the forward's kernels
         emitStage(sink, cid, "backward:fused", ord++, fused, true, {}, 0.0);
         schedule::ScheduledGraph sched = schedule::scheduleGraph(fused);
-        std::shared_ptr<codegen::CompiledModule> module;
-        if (!sched.kernels.empty()) {
-          if (!cpu) throw std::runtime_error("no CPU code generator available");
-          module = cpu->compile(sched.kernels, "graph_" + cid + "_backward");
+        std::string code;
+        if (onGpu) {
+          // The forward ran on the GPU: so do the gradients, from its saved tensors there.
+          *gpu = compileOnGpu(fused, sched, cid, sink, code, nullptr);
+        } else {
+          std::shared_ptr<codegen::CompiledModule> module;
+          if (!sched.kernels.empty()) {
+            if (!cpu) throw std::runtime_error("no CPU code generator available");
+            module = cpu->compile(sched.kernels, "graph_" + cid + "_backward");
+          }
+          emitKernels(sink, cid, fused, sched, module.get());
+          *graph = std::make_shared<runtime::CompiledGraph>(std::move(fused), std::move(sched), module);
+          code = (*graph)->wrapperText();
         }
-        emitKernels(sink, cid, fused, sched, module.get());
-        *graph = std::make_shared<runtime::CompiledGraph>(std::move(fused), std::move(sched), module);
         const std::string from = partitioned ? std::to_string(savedCount) + " saved tensors of " +
                                                    std::to_string(partitioned->partition.savedBytes) + " bytes, " +
                                                    std::to_string(partitioned->partition.recomputed.size()) + " forward nodes recomputed"
                                              : "the forward is recomputed";
         wrapper += "\n# backward (" + std::to_string(bg->tangentOf.size()) + " tangents, " + std::to_string(bg->gradOf.size()) +
-                   " gradients; " + from + ")\n" + (*graph)->wrapperText();
+                   " gradients; " + from + ")\n" + code;
         sink.timing(session::TimingEvent{cid, "backward", msSince(t1)});
       } catch (const std::exception& e) {
         *failed = true;
@@ -292,7 +305,7 @@ std::shared_ptr<BackwardCode> lazyBackward(const ir::Graph& aten, size_t userOut
     // gradient flowed)
     std::vector<tensor::Tensor> in = inputs;
     in.insert(in.end(), saved.begin(), saved.end());
-    auto ph = (*graph)->graph().placeholders();
+    auto ph = (*gpu ? (*gpu)->graph() : (*graph)->graph()).placeholders();
     for (size_t t = 0; t < bg->tangentOf.size(); ++t) {
       const size_t j = static_cast<size_t>(bg->tangentOf[t]);
       const ir::TensorType& ty = ph.at(inputs.size() + savedCount + t)->types.at(0);
@@ -304,10 +317,16 @@ std::shared_ptr<BackwardCode> lazyBackward(const ir::Graph& aten, size_t userOut
       } else {
         tensor::Shape s;
         for (const auto& d : ty.sizes) s.push_back(d.value);
-        in.push_back(tensor::Tensor::zeros(s, ty.dtype));
+        if (*gpu) {
+          tensor::Tensor z = tensor::Tensor::empty(s, ty.dtype, tensor::Device::cuda(tensor::currentCudaIndex()));
+          runtime::cuda::fillOnDevice(z, 0.0);
+          in.push_back(std::move(z));
+        } else {
+          in.push_back(tensor::Tensor::zeros(s, ty.dtype));
+        }
       }
     }
-    std::vector<tensor::Tensor> r = (*graph)->run(in);
+    std::vector<tensor::Tensor> r = *gpu ? (*gpu)->run(in) : (*graph)->run(in);
     std::vector<tensor::Tensor> grads(inputs.size());
     for (size_t k = 0; k < bg->gradOf.size() && k < r.size(); ++k) grads.at(static_cast<size_t>(bg->gradOf[k])) = r[k];
     return grads;
@@ -334,22 +353,20 @@ capture::GraphRunner reuseDynamicCode(const ir::Graph& captured, const std::vect
   return withFunctionalization([graph](const std::vector<tensor::Tensor>& in) { return graph->run(in); }, functionalizedOf(lowered));
 }
 
-// Its kernels as CUDA on the GPU (runtime/cuda_graph.h), shown with their CUDA C++, PTX and
-// launch configuration; op by op (saying why) where they cannot be compiled for it.
-capture::GraphRunner gpuGraph(Planned& planned, const std::string& cid, session::SessionSink& sink, Functionalized functionalized,
-                              const std::function<capture::GraphRunner(const std::string&)>& opByOp) {
+// A scheduled graph's kernels compiled as CUDA for the GPU (runtime/cuda_graph.h; throws saying
+// why they cannot be), shown with their CUDA C++, PTX, SASS and launch configuration; `wrapper`
+// gets the lines of its steps. The forward and a training graph's backward alike.
+std::shared_ptr<runtime::cuda::GpuGraph> compileOnGpu(const ir::Graph& fused, const schedule::ScheduledGraph& sched, const std::string& cid,
+                                                      session::SessionSink& sink, std::string& wrapper, const char* timing) {
   auto t0 = std::chrono::steady_clock::now();
-  std::shared_ptr<runtime::cuda::GpuGraph> gpu;
-  try {
-    gpu = std::make_shared<runtime::cuda::GpuGraph>(planned.fused, planned.sched);
-  } catch (const std::exception& e) { return opByOp(e.what()); }
-  sink.timing(session::TimingEvent{cid, "codegen", msSince(t0)});
+  auto gpu = std::make_shared<runtime::cuda::GpuGraph>(fused, sched);
+  if (timing) sink.timing(session::TimingEvent{cid, timing, msSince(t0)});
   codegen::CompiledModule shown;
   const std::string& src = gpu->source();
-  for (size_t i = 0; i < planned.sched.kernels.size(); ++i) {
-    const std::string sym = codegen::cuda::cudaSymbol(planned.sched.kernels[i]);
+  for (size_t i = 0; i < sched.kernels.size(); ++i) {
+    const std::string sym = codegen::cuda::cudaSymbol(sched.kernels[i]);
     codegen::CompiledKernel ck;
-    ck.name = planned.sched.kernels[i].name;
+    ck.name = sched.kernels[i].name;
     const size_t at = src.find("// kernel " + ck.name + " (");
     const size_t end = at == std::string::npos ? at : src.find("\n// kernel ", at + 1);
     ck.source = "// launch: " + gpu->launches()[i].str() + "\n" +
@@ -357,15 +374,15 @@ capture::GraphRunner gpuGraph(Planned& planned, const std::string& cid, session:
     const size_t p = gpu->ptx().find(".entry " + sym + "(");
     const size_t pe = p == std::string::npos ? p : gpu->ptx().find(".entry ", p + 1);
     ck.assembly = p == std::string::npos ? "" : gpu->ptx().substr(p, pe == std::string::npos ? pe : pe - p);
-    ck.compileMs = gpu->compileMs() / static_cast<double>(planned.sched.kernels.size());
+    ck.compileMs = gpu->compileMs() / static_cast<double>(sched.kernels.size());
     shown.kernels.push_back(std::move(ck));
   }
   // What the GPU runs, for reading: PTX with line info, the cubin's SASS (nvdisasm) and ptxas's
   // figures, for this device's architecture and with the launches the runtime chose. One more
   // NVRTC compile of the same unit; a failure leaves the notes saying why, never the run.
-  std::vector<session::KernelGpuInfo> views(planned.sched.kernels.size());
+  std::vector<session::KernelGpuInfo> views(sched.kernels.size());
   try {
-    const codegen::cuda::CudaViews v = codegen::cuda::cudaViews(planned.sched.kernels, {"", 0, &gpu->launches()});
+    const codegen::cuda::CudaViews v = codegen::cuda::cudaViews(sched.kernels, {"", 0, &gpu->launches()});
     for (size_t i = 0; i < views.size() && i < v.kernels.size(); ++i) {
       views[i] = codegen::cuda::gpuInfo(v, i);
       shown.kernels[i].source = v.kernels[i].source;  // the lines its PTX and SASS point at
@@ -377,16 +394,15 @@ capture::GraphRunner gpuGraph(Planned& planned, const std::string& cid, session:
     }
   }
   emitKernels(sink, cid, gpu->graph(), gpu->schedule(), &shown, &views);
-  std::string wrapper = "# device: cuda:0, " + std::to_string(planned.sched.kernels.size()) + " CUDA kernels\ndef call(args):\n";
+  wrapper += "# device: cuda:0, " + std::to_string(sched.kernels.size()) + " CUDA kernels\ndef call(args):\n";
   for (const auto& st : gpu->schedule().steps) {
     if (st.kind == schedule::Step::Kind::Extern)
       wrapper += "    extern_kernels." + gpu->graph().find(st.node)->target + "(...)  # on cuda:0\n";
     else
-      wrapper += "    " + planned.sched.kernels[static_cast<size_t>(st.kernel)].name + ".run(...)  # " +
+      wrapper += "    " + sched.kernels[static_cast<size_t>(st.kernel)].name + ".run(...)  # " +
                  gpu->launches()[static_cast<size_t>(st.kernel)].str() + "\n";
   }
-  sink.wrapper(session::WrapperEvent{cid, wrapper});
-  return withFunctionalization([gpu](const std::vector<tensor::Tensor>& in) { return gpu->run(in); }, std::move(functionalized));
+  return gpu;
 }
 
 namespace {
@@ -408,7 +424,8 @@ struct GraphCompile {
   Functionalized functionalized;
   Planned planned;
   std::shared_ptr<codegen::CompiledModule> module;
-  std::shared_ptr<runtime::CompiledGraph> graph;
+  std::shared_ptr<runtime::CompiledGraph> graph;  // its CPU code, or
+  std::shared_ptr<runtime::cuda::GpuGraph> gpu;   // its GPU code
   std::string wrapper;
   std::shared_ptr<const JointPartition> partitioned;                      // training graphs: what the forward saves
   std::shared_ptr<std::optional<std::vector<tensor::Tensor>>> savedSlot;  // its last call's saved tensors
@@ -581,8 +598,8 @@ void attachBackward(GraphCompile& c, std::shared_ptr<BackwardCode>* backwardCode
   if (training && !userBackward.empty())
     c.wrapper += "\n# backward: differentiated eagerly (the graph calls torch.autograd.Function backward: " + userBackward + ")\n";
   else if (training && backwardCode && !c.dynamic) {
-    *backwardCode =
-        lazyBackward(c.aten, c.captured.output()->args.at(0).list.size(), c.cid, c.opts, c.sink, c.cpu, c.order, c.wrapper, c.partitioned);
+    *backwardCode = lazyBackward(c.aten, c.captured.output()->args.at(0).list.size(), c.cid, c.opts, c.sink, c.cpu, c.order, c.wrapper,
+                                 c.partitioned, c.gpu != nullptr);
     if (c.savedSlot) (*backwardCode)->lastSaved = c.savedSlot;
   }
 }
@@ -590,11 +607,13 @@ void attachBackward(GraphCompile& c, std::shared_ptr<BackwardCode>* backwardCode
 // The compiled graph's run; a partitioned forward's saved tensors (its last outputs) are left in
 // the slot its backward takes them from.
 std::function<std::vector<tensor::Tensor>(const std::vector<tensor::Tensor>&)> forwardRun(const GraphCompile& c) {
-  std::shared_ptr<runtime::CompiledGraph> graph = c.graph;
-  if (!c.savedSlot) return [graph](const std::vector<tensor::Tensor>& in) { return graph->run(in); };
+  std::function<std::vector<tensor::Tensor>(const std::vector<tensor::Tensor>&)> run;
+  if (c.gpu) run = [gpu = c.gpu](const std::vector<tensor::Tensor>& in) { return gpu->run(in); };
+  else run = [graph = c.graph](const std::vector<tensor::Tensor>& in) { return graph->run(in); };
+  if (!c.savedSlot) return run;
   const size_t k = c.partitioned->partition.saved.size();
-  return [graph, k, slot = c.savedSlot](const std::vector<tensor::Tensor>& in) {
-    std::vector<tensor::Tensor> out = graph->run(in);
+  return [run, k, slot = c.savedSlot](const std::vector<tensor::Tensor>& in) {
+    std::vector<tensor::Tensor> out = run(in);
     *slot = std::vector<tensor::Tensor>(out.end() - static_cast<std::ptrdiff_t>(k), out.end());
     out.resize(out.size() - k);
     return out;
@@ -620,6 +639,17 @@ capture::GraphRunner compiledRunner(GraphCompile& c) {
   return withFunctionalization(std::move(run), std::move(c.functionalized));
 }
 
+// A graph over CUDA tensors: its kernels compiled for the GPU, and a training graph's backward
+// there too (from the forward's saved tensors); op by op, saying why, where they cannot be.
+capture::GraphRunner gpuRunner(GraphCompile& c, std::shared_ptr<BackwardCode>* backwardCode) {
+  try {
+    c.gpu = compileOnGpu(c.planned.fused, c.planned.sched, c.cid, c.sink, c.wrapper, "codegen");
+  } catch (const std::exception& e) { return opByOpOnGpu(c, e.what()); }
+  attachBackward(c, backwardCode);
+  c.sink.wrapper(session::WrapperEvent{c.cid, c.wrapper});
+  return withFunctionalization(forwardRun(c), std::move(c.functionalized));
+}
+
 // eager: the captured graph op by op.
 capture::GraphRunner compileEager(GraphCompile& c, std::shared_ptr<DynamicCode>*, std::shared_ptr<BackwardCode>*) {
   reportCaptured(c);
@@ -630,7 +660,7 @@ capture::GraphRunner compileEager(GraphCompile& c, std::shared_ptr<DynamicCode>*
 capture::GraphRunner compileAotEager(GraphCompile& c, std::shared_ptr<DynamicCode>*, std::shared_ptr<BackwardCode>*) {
   reportCaptured(c);
   noteDevices(c);
-  if (c.onGpu && c.needsGrad) return opByOpOnGpu(c, "an input requires grad (compiled backward runs on the CPU only so far)");
+  if (c.onGpu && c.needsGrad) return opByOpOnGpu(c, "an input requires grad (aot_eager differentiates the captured graph op by op there)");
   lowerToAten(c);
   ir::Graph aten = c.aten;
   return withFunctionalization([aten](const std::vector<tensor::Tensor>& in) { return runtime::runAtenGraph(aten, in); },
@@ -643,15 +673,13 @@ capture::GraphRunner compileInductor(GraphCompile& c, std::shared_ptr<DynamicCod
   c.dynamic = c.dynamicInputs && !c.dynamicInputs->empty();
   reportCaptured(c);  // "captured" (a dynamic graph's after lowering)
   noteDevices(c);
-  if (c.onGpu && c.needsGrad) return opByOpOnGpu(c, "an input requires grad (compiled backward runs on the CPU only so far)");
   if (c.onGpu && c.dynamic) return opByOpOnGpu(c, "dynamic shapes (the GPU runtime does not pass size symbols yet)");
-  lowerToAten(c);                                       // "aten"
-  if (!c.onGpu) partitionForBackward(c, backwardCode);  // "backward:joint", "backward:partition"
+  lowerToAten(c);                         // "aten"
+  partitionForBackward(c, backwardCode);  // "backward:joint", "backward:partition"
   ir::Graph fused;
   runPasses(c, fused);        // "pass:NAME" ..., "fused"
   scheduleKernels(c, fused);  // fusion groups -> kernel IR
-  if (c.onGpu)
-    return gpuGraph(c.planned, c.cid, c.sink, std::move(c.functionalized), [&c](const std::string& why) { return opByOpOnGpu(c, why); });
+  if (c.onGpu) return gpuRunner(c, backwardCode);
   generateCpuCode(c);               // kernel IR -> LLVM -> one module
   buildWrapper(c, dynamicCode);     // the runtime graph and its wrapper text
   attachBackward(c, backwardCode);  // a compiled backward for training graphs

@@ -5,6 +5,7 @@
 
 #include "engine/driver/script_runner.h"
 #include "engine/session/events.h"
+#include "engine/session/sink.h"
 
 #include <filesystem>
 #include <fstream>
@@ -18,16 +19,21 @@ struct ScriptOut {
   std::string printed, error;
 };
 
-inline ScriptOut runPy(const std::string& name, const std::string& script, bool eager = true) {
+// `sink` gets what the run reports (stages, kernels, wrappers), for tests that look at how it ran.
+inline ScriptOut runPy(const std::string& name, const std::string& script, bool eager, session::SessionSink& sink) {
   const std::string path = (std::filesystem::temp_directory_path() / (name + ".py")).string();
   std::ofstream(path) << script;
   std::ostringstream out;
   driver::RunOptions ro;
   ro.scriptPath = path;
   ro.eager = eager;
-  session::NullSink sink;
   driver::RunResult r = driver::runScript(ro, sink, out);
   return {r.exitCode, out.str(), r.error};
+}
+
+inline ScriptOut runPy(const std::string& name, const std::string& script, bool eager = true) {
+  session::NullSink sink;
+  return runPy(name, script, eager, sink);
 }
 
 }  // namespace kiln::test
