@@ -386,7 +386,12 @@ void Interpreter::setAttr(const Value& obj, const std::string& name, Value v) {
       c->dict[name] = std::move(v);
       return;
     }
-    case VK::Module: as<ModuleObj>(obj)->scope->vars[name] = std::move(v); return;
+    case VK::Module: {
+      auto* m = as<ModuleObj>(obj);
+      if (m->onSetAttr) m->onSetAttr(*this, name, v);
+      m->scope->vars[name] = std::move(v);
+      return;
+    }
     case VK::Tensor: {
       if (tensorHooks().setAutogradAttr(*this, obj, name, v)) return;  // .grad, .requires_grad, .data
       // Any other attribute is the program's own (x.tag = 3), as on a Python object; PyTorch's

@@ -256,11 +256,17 @@ struct Scope {
   static uint64_t nextSerial();   // the serial the next scope gets
 };
 
+class Interpreter;
+
 struct ModuleObj : Obj {
   explicit ModuleObj(std::string n) : Obj(VK::Module), name(std::move(n)), scope(std::make_shared<Scope>()) {}
   std::string name;
   std::string file;
   std::shared_ptr<Scope> scope;  // module attributes = its globals
+  // Called with (name, value) before `module.name = value` stores it (it may throw): how a
+  // native module's flag reaches the engine, as PyTorch's module-class properties
+  // (torch.backends.cudnn.allow_tf32 calls torch._C._set_cudnn_allow_tf32). Empty for most.
+  std::function<void(Interpreter&, const std::string&, const Value&)> onSetAttr;
 };
 
 struct FunctionObj : Obj {

@@ -2,8 +2,8 @@
 // bmm, baddbmm, mv and dot as one (strided-batched) GEMM each, f32 and f64. Row-major operands
 // are passed as their column-major transposes (C^T = B^T A^T), so a transposed view (x.t(), the
 // weight of a linear layer) is read in place with the transpose flag; other layouts are made
-// contiguous on the device first. TF32 stays off, as PyTorch's default
-// (torch.backends.cuda.matmul.allow_tf32 = False). libcublas is looked for by its soname
+// contiguous on the device first. TF32 follows setCublasAllowTf32(), PyTorch's
+// torch.backends.cuda.matmul.allow_tf32 (default False: CUBLAS_DEFAULT_MATH, no TF32). libcublas is looked for by its soname
 // (LD_LIBRARY_PATH), in $CUDA_HOME/lib64, /usr/local/cuda/lib64 and the nvidia/cublas/lib
 // folder of a Python install's NVIDIA wheels (PyTorch's CUDA wheels bring it there).
 #include "engine/ops/op_table.h"
@@ -14,6 +14,7 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
 #include <set>
@@ -25,6 +26,9 @@ namespace kiln::runtime::cuda {
 
 namespace {
 
+// torch.backends.cuda.matmul.allow_tf32: PyTorch's default is False.
+std::atomic<bool> gCublasAllowTf32{false};
+
 using Status = int;
 constexpr int kOpN = 0, kOpT = 1;
 
@@ -32,6 +36,8 @@ struct Blas {
   void* handle = nullptr;
   Status (*create)(void**) = nullptr;
   Status (*setStream)(void*, void*) = nullptr;
+  Status (*setMathMode)(void*, int) = nullptr;
+  int mathMode = 0;  // the handle's: CUBLAS_DEFAULT_MATH when created
   Status (*sgemm)(void*, int, int, int, int, int, const float*, const float*, int, long long, const float*, int, long long, const float*,
                   float*, int, long long, int) = nullptr;
   Status (*dgemm)(void*, int, int, int, int, int, const double*, const double*, int, long long, const double*, int, long long,
@@ -51,10 +57,11 @@ Blas& blas() {
     }
     b.create = reinterpret_cast<decltype(b.create)>(dlsym(lib, "cublasCreate_v2"));
     b.setStream = reinterpret_cast<decltype(b.setStream)>(dlsym(lib, "cublasSetStream_v2"));
+    b.setMathMode = reinterpret_cast<decltype(b.setMathMode)>(dlsym(lib, "cublasSetMathMode"));
     b.sgemm = reinterpret_cast<decltype(b.sgemm)>(dlsym(lib, "cublasSgemmStridedBatched"));
     b.dgemm = reinterpret_cast<decltype(b.dgemm)>(dlsym(lib, "cublasDgemmStridedBatched"));
-    if (!b.create || !b.setStream || !b.sgemm || !b.dgemm) {
-      failure = "cuBLAS lacks cublasCreate_v2 / cublasSgemmStridedBatched";
+    if (!b.create || !b.setStream || !b.setMathMode || !b.sgemm || !b.dgemm) {
+      failure = "cuBLAS lacks cublasCreate_v2 / cublasSetMathMode / cublasSgemmStridedBatched";
       return;
     }
     driver().makeCurrent();
@@ -110,6 +117,12 @@ void gemm(tensor::Tensor a, tensor::Tensor bm, tensor::Tensor& out, double alpha
   // C^T (cols x m, ld cols) = B^T (cols x k) * A^T (k x m).
   Status s;
   if (out.dtype() == ir::DType::Float32) {
+    // As PyTorch's handle: CUBLAS_TF32_TENSOR_OP_MATH (3) when allowed, else CUBLAS_DEFAULT_MATH (0).
+    const int mode = gCublasAllowTf32.load() ? 3 : 0;
+    if (b.mathMode != mode) {
+      if (b.setMathMode(b.handle, mode) != 0) throw tensor::TorchError("RuntimeError", "CUDA error: cublasSetMathMode failed");
+      b.mathMode = mode;
+    }
     const float al = static_cast<float>(alpha), be = static_cast<float>(beta);
     s = b.sgemm(b.handle, opB, opA, static_cast<int>(cols), static_cast<int>(m), static_cast<int>(k), &al,
                 reinterpret_cast<const float*>(devicePtr(bm)), static_cast<int>(ldb), sb, reinterpret_cast<const float*>(devicePtr(a)),
@@ -132,6 +145,9 @@ tensor::Tensor asMatrix(const tensor::Tensor& v, bool column) {  // a 1-d vector
 }
 
 }  // namespace
+
+void setCublasAllowTf32(bool allow) { gCublasAllowTf32 = allow; }
+bool cublasAllowTf32() { return gCublasAllowTf32.load(); }
 
 std::optional<ops::Val> blasOnDevice(const ops::OpDef& op, const std::vector<ops::Val>& args, const tensor::Device& d) {
   static const std::set<std::string> kOps = {"aten.mm.default",      "aten.addmm.default", "aten.bmm.default",

@@ -409,6 +409,29 @@ std::optional<Val> argMaxMin(const ops::OpDef& op, const std::vector<Val>& a, co
   return Val::of(reshaped(r.t, sizesOfType(ty)));
 }
 
+// scatter_add(self, dim, index, src) on the device for float32/float64 (nullopt otherwise): self
+// copied, then one atomicAdd per element of src into the copy (kiln_scatter_add). This is
+// max_pool2d's backward (derivatives_nn.cpp), where the one-hot sum below would make a
+// [planes, outputs, inputs] mask.
+std::optional<Val> scatterAddAtomic(const Tensor& x, const Tensor& idxIn, const Tensor& srcIn, int64_t dim) {
+  const std::string sfx = cg::cudaIndexSuffix(x.dtype(), true);
+  if (sfx.empty() || srcIn.dtype() != x.dtype()) return std::nullopt;
+  Tensor out = Tensor::empty(x.sizes(), x.dtype(), x.device());
+  copyOnDevice(out, x);
+  const Tensor idx = dense(idxIn), src = dense(srcIn);
+  const Shape& s = idx.sizes();
+  long long total = idx.numel(), n = s[static_cast<size_t>(dim)], rows = x.sizes()[static_cast<size_t>(dim)];
+  long long inner = prod(s, static_cast<size_t>(dim) + 1, s.size());
+  if (total == 0) return Val::of(out);
+  BadFlag bad(x.device());
+  unsigned long long ps = devicePtr(src), pi = devicePtr(idx), po = devicePtr(out), pb = bad.ptr();
+  launchIndexKernel("kiln_scatter_add_" + sfx, total, {&ps, &pi, &po, &total, &n, &rows, &inner, &pb});
+  if (bad.set())
+    throw TorchError("RuntimeError",
+                     "scatter_add(): index out of bounds for dimension " + std::to_string(dim) + " with size " + std::to_string(rows));
+  return Val::of(out);
+}
+
 // gather(x, dim, index) and scatter_add(self, dim, index, src) as one-hot sums: the index
 // compared with an index row along a new dim of x's extent, the matching elements summed over
 // it. The index must have x's (self's) sizes in every other dim (nullopt otherwise).
@@ -422,6 +445,9 @@ std::optional<Val> gatherScatter(const ops::OpDef& op, const std::vector<Val>& a
   if (scatter && a.at(3).t.sizes() != idx.sizes()) return std::nullopt;
   if (!scatter) op.meta(a);
   const int64_t K = x.sizes()[static_cast<size_t>(dim)], nd = x.dim() + 1;
+  if (scatter && !d.isCpu()) {
+    if (auto r = scatterAddAtomic(x, idx, a[3].t.detach(), dim)) return r;
+  }
   // idx [*, n, 1, *] against the row [1, .., K, .., 1] at dim + 1: hit [*, n, K, *].
   Val ie = call("aten.unsqueeze.default", {Val::of(idx), Val::integer(dim + 1)});
   Val hit = call("aten.eq.Tensor", {ie, iotaAlong(K, dim + 1, nd, d)});

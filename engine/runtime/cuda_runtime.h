@@ -37,5 +37,9 @@ void installCudaKernels();
 std::optional<ops::Val> graphOnDevice(const ops::OpDef& op, const std::vector<ops::Val>& args, const tensor::Device& d);
 // matmul-family ops through cuBLAS (cuda_blas.cpp); nullopt for other ops or arguments.
 std::optional<ops::Val> blasOnDevice(const ops::OpDef& op, const std::vector<ops::Val>& args, const tensor::Device& d);
+// torch.backends.cuda.matmul.allow_tf32: whether float32 GEMMs may use TF32 tensor cores
+// (CUBLAS_TF32_TENSOR_OP_MATH); PyTorch's default is false. Needs no GPU (read at each GEMM).
+void setCublasAllowTf32(bool allow);
+bool cublasAllowTf32();
 
 }  // namespace kiln::runtime::cuda

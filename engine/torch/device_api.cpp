@@ -4,6 +4,7 @@
 #include "engine/ops/device_dispatch.h"
 #include "engine/ops/op_table.h"
 #include "engine/ops/random.h"
+#include "engine/runtime/cuda_conv.h"
 #include "engine/runtime/cuda_runtime.h"
 #include "engine/runtime/process_group.h"
 #include "engine/torch/bindings.h"
@@ -368,7 +369,11 @@ void installDeviceApi(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>&
   version->scope->vars["hip"] = py::None();
   version->scope->vars["debug"] = py::False();
 
-  // torch.backends.cudnn / cuda: flags scripts set; Kiln does not use cuDNN yet.
+  // torch.backends.cudnn / cuda: the flags scripts set. allow_tf32 of each reaches the runtime
+  // when assigned (PyTorch's module properties call torch._C._set_cudnn_allow_tf32 /
+  // _set_cublas_allow_tf32), read at each convolution / GEMM; every script starts from PyTorch's
+  // defaults (cuDNN True, cuBLAS False), as every PyTorch process does. benchmark and
+  // deterministic are stored only (Kiln's cuDNN path always takes the heuristics' first fit).
   auto backends = module(in, "torch.backends");
   T["backends"] = backends;
   auto cudnn = module(in, "torch.backends.cudnn");
@@ -376,14 +381,31 @@ void installDeviceApi(py::Interpreter& in, const std::shared_ptr<py::ModuleObj>&
   cudnn->scope->vars["enabled"] = py::True();
   cudnn->scope->vars["benchmark"] = py::False();
   cudnn->scope->vars["deterministic"] = py::False();
+  runtime::cuda::setCudnnAllowTf32(true);
   cudnn->scope->vars["allow_tf32"] = py::True();
-  def(cudnn, "is_available", [](py::Interpreter&, CallArgs&) { return py::False(); });
-  def(cudnn, "version", [](py::Interpreter&, CallArgs&) { return py::None(); });
+  cudnn->onSetAttr = [](py::Interpreter& in, const std::string& name, const Value& v) {
+    if (name != "allow_tf32") return;
+    if (v->kind != VK::Bool) in.raise("RuntimeError", "set_allow_tf32_cuDNN expects a bool, but got " + py::typeName(v));
+    runtime::cuda::setCudnnAllowTf32(py::as<py::BoolObj>(v)->v);
+  };
+  // PyTorch's: True and cudnnGetVersion() (91002 for 9.10.2) where cuDNN loads, else False and
+  // None. Loading the library needs no GPU.
+  def(cudnn, "is_available", [](py::Interpreter&, CallArgs&) { return py::makeBool(runtime::cuda::cudnnVersion() > 0); });
+  def(cudnn, "version", [](py::Interpreter&, CallArgs&) {
+    const long v = runtime::cuda::cudnnVersion();
+    return v > 0 ? py::makeInt(v) : py::None();
+  });
   auto bcuda = module(in, "torch.backends.cuda");
   backends->scope->vars["cuda"] = bcuda;
   auto matmul = module(in, "torch.backends.cuda.matmul");
   bcuda->scope->vars["matmul"] = matmul;
+  runtime::cuda::setCublasAllowTf32(false);
   matmul->scope->vars["allow_tf32"] = py::False();
+  matmul->onSetAttr = [](py::Interpreter& in, const std::string& name, const Value& v) {
+    if (name != "allow_tf32") return;
+    if (v->kind != VK::Bool) in.raise("RuntimeError", "set_allow_tf32_cublas expects a bool, but got " + py::typeName(v));
+    runtime::cuda::setCublasAllowTf32(py::as<py::BoolObj>(v)->v);
+  };
   matmul->scope->vars["allow_fp16_reduced_precision_reduction"] = py::True();
   def(bcuda, "is_built", [](py::Interpreter&, CallArgs&) { return py::True(); });
 

@@ -3,8 +3,9 @@
 // conv1d / conv2d with stride, padding, dilation, groups and bias against Kiln's CPU
 // convolution; transposed convolution, float64 and float16; a small CNN trained on cuda as on the
 // CPU; a compiled CNN on cuda (conv as an extern cuDNN call, the rest as generated kernels)
-// against eager on cuda. TF32 is turned off (setCudnnAllowTf32) where values are compared with
-// the CPU's float32, and left at PyTorch's default (on) in one check with a TF32 tolerance.
+// against eager on cuda. TF32 is turned off (the script sets torch.backends.cudnn.allow_tf32 =
+// False) where values are compared with the CPU's float32, and left at PyTorch's default (on) in
+// one check with a TF32 tolerance.
 #include "engine/runtime/cuda_conv.h"
 #include "engine/runtime/cuda_runtime.h"
 #include "tests/runtime/require_gpu.h"
@@ -19,11 +20,9 @@ namespace {
 
 using test::runPy;
 
-// Restores PyTorch's default (allow_tf32 = True) when a test ends, however it ends.
-struct Tf32 {
-  explicit Tf32(bool allow) { runtime::cuda::setCudnnAllowTf32(allow); }
-  ~Tf32() { runtime::cuda::setCudnnAllowTf32(true); }
-};
+// The script with TF32 turned off the way a PyTorch script does it (every script starts from
+// PyTorch's default, allow_tf32 = True; the assignment reaches cuDNN through device_api.cpp).
+std::string noTf32(const std::string& script) { return "import torch\ntorch.backends.cudnn.allow_tf32 = False\n" + script; }
 
 // Each case: conv1d/conv2d on the CPU and on cuda with the same values, then the gradients of
 // (y * r).sum() with respect to input, weight and bias. Prints the case and one flag per value.
@@ -75,28 +74,28 @@ std::string withTol(std::string script, const char* tol) {
 
 TEST(CudaConv, ForwardAndGradientsMatchTheCpu) {
   REQUIRE_GPU();
-  Tf32 off(false);
-  test::ScriptOut o = runPy("cuda_conv_grads", withTol(kGradChecks, "2e-4"));
+  test::ScriptOut o = runPy("cuda_conv_grads", noTf32(withTol(kGradChecks, "2e-4")));
   ASSERT_EQ(o.exitCode, 0) << o.error << "\nprinted so far:\n" << o.printed;
   EXPECT_EQ(o.printed, kGradChecksExpected);
+  EXPECT_FALSE(runtime::cuda::cudnnAllowTf32());  // the script's assignment reached the runtime
 }
 
 // PyTorch's default: torch.backends.cudnn.allow_tf32 = True, so float32 convolutions may run on
 // TF32 tensor cores (10-bit mantissas): the same checks within a TF32 tolerance.
 TEST(CudaConv, Tf32ByDefaultStaysWithinTf32Tolerance) {
   REQUIRE_GPU();
-  ASSERT_TRUE(runtime::cuda::cudnnAllowTf32());
+  runtime::cuda::setCudnnAllowTf32(false);  // as an earlier script may have left it: a new script starts from True
   test::ScriptOut o = runPy("cuda_conv_tf32", withTol(kGradChecks, "5e-2"));
   ASSERT_EQ(o.exitCode, 0) << o.error << "\nprinted so far:\n" << o.printed;
   EXPECT_EQ(o.printed, kGradChecksExpected);
+  EXPECT_TRUE(runtime::cuda::cudnnAllowTf32());
 }
 
 // Transposed convolution (cudnnConvolutionBackwardData) with output_padding and groups, float64
 // forward and backward, float16 forward (float accumulation) against the float32 CPU values.
 TEST(CudaConv, TransposedDoubleAndHalfConvolutions) {
   REQUIRE_GPU();
-  Tf32 off(false);
-  test::ScriptOut o = runPy("cuda_conv_dtypes", R"(import torch
+  test::ScriptOut o = runPy("cuda_conv_dtypes", noTf32(R"(import torch
 import torch.nn.functional as F
 torch.manual_seed(1)
 def close(r, e, tol):
@@ -122,7 +121,7 @@ wh = torch.randn(16, 8, 3, 3) * 0.1
 bh = torch.randn(16)
 yh = F.conv2d(xh.half().cuda(), wh.half().cuda(), bh.half().cuda(), padding=1)
 print('float16', yh.dtype, close(yh, F.conv2d(xh.half().float(), wh.half().float(), bh.half().float(), padding=1), 2e-2))
-)");
+)"));
   ASSERT_EQ(o.exitCode, 0) << o.error << "\nprinted so far:\n" << o.printed;
   EXPECT_EQ(o.printed, "transposed True\ntransposed1d True\nfloat64 torch.float64 True True True\nfloat16 torch.float16 True\n");
 }
@@ -147,8 +146,7 @@ class Net(nn.Module):
 
 TEST(CudaConv, CnnTrainsOnTheGpuAsOnTheCpu) {
   REQUIRE_GPU();
-  Tf32 off(false);
-  test::ScriptOut o = runPy("cuda_conv_train", std::string(kCnn) + R"(
+  test::ScriptOut o = runPy("cuda_conv_train", noTf32(std::string(kCnn) + R"(
 torch.manual_seed(0)
 cpu = Net()
 gpu = Net()
@@ -176,7 +174,7 @@ print('losses', all(abs(p - q) < 1e-4 for p, q in zip(lc, lg)))
 sd = gpu.state_dict()
 print('params', all(torch.allclose(sd[k].cpu().float(), v.float(), rtol=1e-3, atol=1e-4) for k, v in cpu.state_dict().items()))
 print('trained', lg[-1] < lg[0])
-)");
+)"));
   ASSERT_EQ(o.exitCode, 0) << o.error << "\nprinted so far:\n" << o.printed;
   EXPECT_EQ(o.printed, "devices True\nlosses True\nparams True\ntrained True\n");
 }
@@ -186,9 +184,8 @@ print('trained', lg[-1] < lg[0])
 // eager uses, and gives eager's values; both agree with the CPU.
 TEST(CudaConv, CompiledCnnOnTheGpuMatchesEager) {
   REQUIRE_GPU();
-  Tf32 off(false);
   testing::internal::CaptureStderr();
-  test::ScriptOut o = runPy("cuda_conv_compiled", std::string(kCnn) + R"(
+  test::ScriptOut o = runPy("cuda_conv_compiled", noTf32(std::string(kCnn) + R"(
 torch.manual_seed(0)
 net = Net().eval()
 for p in net.parameters():
@@ -204,7 +201,7 @@ c2 = compiled(xg)
 print('device', c1.device)
 print('compiled_vs_eager', torch.allclose(c1.cpu(), eager.cpu(), rtol=1e-4, atol=1e-4), torch.allclose(c2.cpu(), c1.cpu()))
 print('gpu_vs_cpu', torch.allclose(eager.cpu(), cpu, rtol=1e-4, atol=1e-4))
-)",
+)"),
                             false);
   const std::string err = testing::internal::GetCapturedStderr();
   ASSERT_EQ(o.exitCode, 0) << o.error << "\nprinted so far:\n" << o.printed << "\nstderr:\n" << err;

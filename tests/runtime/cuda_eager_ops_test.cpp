@@ -6,6 +6,7 @@
 // checked the same way. What only a GPU shows (launches, atomics, the driver) is
 // tests/runtime/cuda_training_test.cpp's (label gpu).
 #include "engine/codegen/cuda/cuda_index_source.h"
+#include "engine/codegen/cuda/cuda_pool_source.h"
 #include "engine/codegen/cuda/cuda_source.h"
 #include "engine/codegen/cuda/cuda_toolchain.h"
 #include "engine/codegen/kernel_compiler.h"
@@ -16,6 +17,7 @@
 #include "engine/runtime/cuda_graph.h"
 #include "engine/runtime/cuda_index_ops.h"
 #include "engine/tensor/tensor.h"
+#include "tests/runtime/cuda_pool_scripts.h"
 #include "tests/runtime/cuda_training_scripts.h"
 #include "tests/runtime/run_py.h"
 
@@ -323,16 +325,56 @@ TEST(CudaEagerOps, DecompositionsRunOpByOpWithTheirInPlaceUpdates) {
 
 TEST(CudaEagerOps, IndexKernelsCompileWithNvrtc) {
   const std::string& src = codegen::cuda::cudaIndexKernelsSource();
-  for (const char* entry : {"kiln_gather_rows_f32(", "kiln_gather_rows_f64(", "kiln_gather_rows_i64(", "kiln_index_add_rows_f32(",
-                            "kiln_index_add_rows_f64(", "kiln_scatter_rows_f32(", "kiln_scatter_rows_i64(", "kiln_count_indices("})
+  for (const char* entry :
+       {"kiln_gather_rows_f32(", "kiln_gather_rows_f64(", "kiln_gather_rows_i64(", "kiln_index_add_rows_f32(", "kiln_index_add_rows_f64(",
+        "kiln_scatter_rows_f32(", "kiln_scatter_rows_i64(", "kiln_scatter_add_f32(", "kiln_scatter_add_f64(", "kiln_count_indices("})
     EXPECT_NE(src.find(entry), std::string::npos) << entry;
   EXPECT_EQ(codegen::cuda::cudaIndexSuffix(ir::DType::Int64, true), "");  // no atomicAdd on int64 here
   auto* n = nvrtc();
   if (!n) GTEST_SKIP() << "NVRTC is not available here";
   const std::string ptx = n->compileToPtx(src, "kiln_index.cu", codegen::kDefaultCudaArch);
-  for (const char* entry :
-       {".entry kiln_gather_rows_f32", ".entry kiln_index_add_rows_f64", ".entry kiln_scatter_rows_f64", ".entry kiln_count_indices"})
+  for (const char* entry : {".entry kiln_gather_rows_f32", ".entry kiln_index_add_rows_f64", ".entry kiln_scatter_rows_f64",
+                            ".entry kiln_scatter_add_f32", ".entry kiln_scatter_add_f64", ".entry kiln_count_indices"})
     EXPECT_NE(ptx.find(entry), std::string::npos) << entry;
+}
+
+// The pooling kernels (runtime/cuda_pool_ops.cpp launches them): every entry point the runtime
+// names for a dtype is in the unit, and the unit compiles with NVRTC. Their values are
+// cuda_pool_test.cpp's (label gpu).
+TEST(CudaEagerOps, PoolKernelsCompileWithNvrtc) {
+  namespace cg = codegen::cuda;
+  const std::string& src = cg::cudaPoolKernelsSource();
+  std::vector<std::string> entries;
+  for (ir::DType dt : {ir::DType::Float32, ir::DType::Float64, ir::DType::Int64, ir::DType::Int32, ir::DType::Float16, ir::DType::Bool})
+    for (const auto& [kind, symbol] :
+         std::vector<std::pair<std::string, std::string>>{{"max", "kiln_max_pool2d_"},
+                                                          {"avg", "kiln_avg_pool2d_"},
+                                                          {"adaptive", "kiln_adaptive_avg_pool2d_"},
+                                                          {"backward", "kiln_avg_pool2d_backward_"},
+                                                          {"backward", "kiln_adaptive_avg_pool2d_backward_"}}) {
+      const std::string sfx = cg::cudaPoolSuffix(dt, kind);
+      if (sfx.empty()) continue;
+      entries.push_back(symbol + sfx);
+      EXPECT_NE(src.find(entries.back() + "("), std::string::npos) << entries.back();
+    }
+  EXPECT_EQ(entries.size(), 4u + 3u + 2u + 2u + 2u);
+  EXPECT_EQ(cg::cudaPoolSuffix(ir::DType::Int64, "backward"), "");  // gradients are float
+  EXPECT_EQ(cg::cudaPoolSuffix(ir::DType::Int32, "avg"), "");       // as the CPU's avg_pool2d
+  auto* n = nvrtc();
+  if (!n) GTEST_SKIP() << "NVRTC is not available here";
+  const std::string ptx = n->compileToPtx(src, "kiln_pool.cu", codegen::kDefaultCudaArch);
+  for (const auto& e : entries) EXPECT_NE(ptx.find(".entry " + e + "("), std::string::npos) << e;
+}
+
+// The GPU pooling test's scripts with the CPU as the device under test: a script error (or an op
+// the CPU path lacks) shows up here, without a GPU.
+TEST(CudaPoolScripts, RunWithTheCpuAsTheDevice) {
+  test::ScriptOut o = test::runPy("cpu_pool_checks", test::onDevice(test::kPoolChecks, "cpu"));
+  ASSERT_EQ(o.exitCode, 0) << o.error << "\nprinted so far:\n" << o.printed;
+  EXPECT_EQ(o.printed, test::kPoolChecksExpected);
+  test::ScriptOut c = test::runPy("cpu_pool_cnn", test::onDevice(test::kPoolCnn, "cpu"), false);
+  ASSERT_EQ(c.exitCode, 0) << c.error << "\nprinted so far:\n" << c.printed;
+  EXPECT_EQ(c.printed, test::kPoolCnnExpected);
 }
 
 TEST(CudaEagerOps, FillKernelWritesAStridedViewOnly) {

@@ -3,6 +3,7 @@
 // on a machine without a GPU (CI, the build machine) PyTorch's own error for every CUDA request:
 // never a CPU tensor handed back as a CUDA one. GPU behaviour is in cuda_runtime_test.cpp.
 #include "engine/runtime/cuda_allocator.h"
+#include "engine/runtime/cuda_conv.h"
 #include "engine/runtime/cuda_runtime.h"
 #include "engine/session/events.h"
 #include "tests/runtime/run_py.h"
@@ -149,6 +150,49 @@ print(f(x).device == x.device, f(x).tolist())
                 false);
   ASSERT_EQ(o.exitCode, 0) << o.error;
   EXPECT_EQ(o.printed, "True [1.0, 3.0, 5.0]\n");
+}
+
+// torch.backends.cudnn.allow_tf32 and torch.backends.cuda.matmul.allow_tf32: assigning them
+// reaches the runtime (read at each convolution / GEMM), only a bool is taken, and every script
+// starts from PyTorch's defaults whatever an earlier one left. is_available() and version() say
+// whether cuDNN loads (here or not: neither needs a GPU) as PyTorch does.
+TEST(DeviceApi, BackendFlagsReachTheCudaRuntime) {
+  runtime::cuda::setCudnnAllowTf32(false);  // what an earlier script may have left
+  runtime::cuda::setCublasAllowTf32(true);
+  Out o = runPy("backend_flags", R"(import torch
+import torch.backends.cudnn as cudnn
+print(torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32)
+cudnn.allow_tf32 = False
+torch.backends.cuda.matmul.allow_tf32 = True
+print(torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32)
+try:
+    torch.backends.cudnn.allow_tf32 = 1
+except RuntimeError as e:
+    print('E1', e)
+try:
+    torch.backends.cuda.matmul.allow_tf32 = None
+except RuntimeError as e:
+    print('E2', e)
+print(torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32)
+torch.backends.cudnn.benchmark = True
+print(torch.backends.cudnn.benchmark)
+v = torch.backends.cudnn.version()
+print(torch.backends.cudnn.is_available(), v if v is None else type(v).__name__)
+print(v)
+)");
+  ASSERT_EQ(o.exitCode, 0) << o.error << "\nprinted so far:\n" << o.printed;
+  const long version = runtime::cuda::cudnnVersion();
+  const std::string loads = version > 0 ? "True int\n" + std::to_string(version) + "\n" : "False None\nNone\n";
+  EXPECT_EQ(o.printed,
+            "True False\nFalse True\nE1 set_allow_tf32_cuDNN expects a bool, but got int\n"
+            "E2 set_allow_tf32_cublas expects a bool, but got NoneType\nFalse True\nTrue\n" +
+                loads);
+  EXPECT_FALSE(runtime::cuda::cudnnAllowTf32());
+  EXPECT_TRUE(runtime::cuda::cublasAllowTf32());
+  Out fresh = runPy("backend_flags_fresh", "import torch\nprint(torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32)\n");
+  EXPECT_EQ(fresh.printed, "True False\n");
+  EXPECT_TRUE(runtime::cuda::cudnnAllowTf32());
+  EXPECT_FALSE(runtime::cuda::cublasAllowTf32());
 }
 
 TEST(CudaAllocator, SizeClassesArePyTorchs) {

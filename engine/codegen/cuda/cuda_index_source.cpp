@@ -55,6 +55,22 @@ extern "C" __global__ void kiln_scatter_rows_S(const T* src, const long long* id
 }
 )";
 
+// scatter_add along a dim: idx has src's sizes (one index per element, unlike the row kernels).
+constexpr const char* kScatterAdd = R"(
+extern "C" __global__ void kiln_scatter_add_S(const T* src, const long long* idx, T* out, long long total, long long n,
+                                              long long outRows, long long inner, unsigned int* bad) {
+  for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total; t += (long long)gridDim.x * blockDim.x) {
+    const long long j = t % inner, o = t / inner / n;
+    const long long k = idx[t];
+    if (k < 0 || k >= outRows) {
+      *bad = 1u;
+      continue;
+    }
+    atomicAdd(&out[(o * outRows + k) * inner + j], src[t]);
+  }
+}
+)";
+
 constexpr const char* kCount = R"(
 extern "C" __global__ void kiln_count_indices(const long long* idx, int* counts, long long n, long long rows, unsigned int* bad) {
   for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < n; t += (long long)gridDim.x * blockDim.x) {
@@ -68,7 +84,9 @@ extern "C" __global__ void kiln_count_indices(const long long* idx, int* counts,
 }
 )";
 
-std::string stamp(std::string body, const std::string& type, const std::string& suffix) {
+}  // namespace
+
+std::string stampCudaKernel(std::string body, const std::string& type, const std::string& suffix) {
   for (size_t p; (p = body.find("_S(")) != std::string::npos;) body.replace(p, 3, "_" + suffix + "(");
   std::string out;
   // T as a whole word only ("T* src", "(T)0"): a letter or digit beside it is part of a name.
@@ -80,14 +98,15 @@ std::string stamp(std::string body, const std::string& type, const std::string& 
   return out;
 }
 
-}  // namespace
-
 const std::string& cudaIndexKernelsSource() {
   static const std::string src = [] {
     std::string s = "// Kiln index kernels (engine/codegen/cuda/cuda_index_source.h)\n";
-    s += stamp(kGather, "float", "f32") + stamp(kGather, "double", "f64") + stamp(kGather, "long long", "i64");
-    s += stamp(kIndexAdd, "float", "f32") + stamp(kIndexAdd, "double", "f64");
-    s += stamp(kScatter, "float", "f32") + stamp(kScatter, "double", "f64") + stamp(kScatter, "long long", "i64");
+    s +=
+        stampCudaKernel(kGather, "float", "f32") + stampCudaKernel(kGather, "double", "f64") + stampCudaKernel(kGather, "long long", "i64");
+    s += stampCudaKernel(kIndexAdd, "float", "f32") + stampCudaKernel(kIndexAdd, "double", "f64");
+    s += stampCudaKernel(kScatter, "float", "f32") + stampCudaKernel(kScatter, "double", "f64") +
+         stampCudaKernel(kScatter, "long long", "i64");
+    s += stampCudaKernel(kScatterAdd, "float", "f32") + stampCudaKernel(kScatterAdd, "double", "f64");
     s += kCount;
     return s;
   }();

@@ -16,9 +16,12 @@
 //       idx[i] == skip adds nothing: embedding's padding_idx)
 //   kiln_scatter_rows_<t>(src [outer, n, inner], idx [n], out [outer, outRows, inner], ...)
 //       out[o, idx[i], j] = src[o, i, j] (a repeated index: one of the writes wins, as in PyTorch)
+//   kiln_scatter_add_<t>(src [outer, n, inner], idx [outer, n, inner], out [outer, outRows, inner], ...)
+//       out[o, idx[o, i, j], j] += src[o, i, j] (atomicAdd: scatter_add along a dim, which
+//       max_pool2d's backward is; the order of the adds into one element is the GPU's)
 //   kiln_count_indices(idx [n], counts [rows]): counts[idx[i]] += 1
 //
-// <t> is f32, f64 or i64 (gather, scatter) and f32 or f64 (index_add: atomicAdd on double needs
+// <t> is f32, f64 or i64 (gather, scatter) and f32 or f64 (index_add, scatter_add: atomicAdd on double needs
 // sm_60, below every architecture NVRTC 12+ targets).
 #pragma once
 
@@ -32,5 +35,8 @@ namespace kiln::codegen::cuda {
 const std::string& cudaIndexKernelsSource();
 // "f32", "f64", "i64", or "" for a dtype the index kernels have no entry point for.
 std::string cudaIndexSuffix(ir::DType dtype, bool accumulate);
+// `body` with "_S(" made "_<suffix>(" (the entry point's name) and every whole-word T made
+// `type`: how the index and pooling units (cuda_pool_source.h) stamp one body per element type.
+std::string stampCudaKernel(std::string body, const std::string& type, const std::string& suffix);
 
 }  // namespace kiln::codegen::cuda
