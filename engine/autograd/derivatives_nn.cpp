@@ -152,7 +152,9 @@ Val maxPoolGrad(Dispatcher& d, const Val& g, const Val& x, const Val& indices) {
   const int64_t gPlane = tensor::sizeMul(gs[gs.size() - 2], gs.back()), xPlane = tensor::sizeMul(xs[xs.size() - 2], xs.back());
   Val flatG = viewAs(d, g, {planes, gPlane});
   Val flatI = viewAs(d, indices, {planes, gPlane});
-  Val zeros = d.call("aten.full.default", {intList({planes, xPlane}), Val::real(0.0), Val::dtypeVal(x.tensorType().dtype)});
+  // full makes a CPU tensor: on x's device (a CUDA input's gradient is scattered there).
+  Val zeros =
+      onDeviceOf(d, d.call("aten.full.default", {intList({planes, xPlane}), Val::real(0.0), Val::dtypeVal(x.tensorType().dtype)}), x);
   return viewAs(d, d.call("aten.scatter_add.default", {zeros, Val::integer(1), flatI, flatG}), xs);
 }
 
