@@ -94,7 +94,8 @@ Val avgPool(const ops::OpDef& op, const std::vector<Val>& a) {
   const Shape outSizes = metaSizes(op.meta(a));
   const Tensor& x0 = a.at(0).t;
   const std::string sfx = cg::cudaPoolSuffix(x0.dtype(), "avg");
-  if (sfx.empty()) notImplemented("avg_pool2d", x0.dtype());
+  // PyTorch's CUDA kernel dispatches floating types only (its CPU one also takes int64).
+  if (sfx.empty()) notImplemented("avg_pool2d_out_cuda_frame", x0.dtype());
   long long includePad = a.size() > 5 && a[5].kind == Val::Kind::Bool ? a[5].b : 1;
   long long divisor = a.size() > 6 && !a[6].isNone() ? a[6].i : 0;
   if (a.size() > 6 && !a[6].isNone() && divisor == 0) throw TorchError("RuntimeError", "divisor must be not zero");

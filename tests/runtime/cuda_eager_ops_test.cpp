@@ -357,9 +357,9 @@ TEST(CudaEagerOps, PoolKernelsCompileWithNvrtc) {
       entries.push_back(symbol + sfx);
       EXPECT_NE(src.find(entries.back() + "("), std::string::npos) << entries.back();
     }
-  EXPECT_EQ(entries.size(), 4u + 3u + 2u + 2u + 2u);
+  EXPECT_EQ(entries.size(), 4u + 2u + 2u + 2u + 2u);
   EXPECT_EQ(cg::cudaPoolSuffix(ir::DType::Int64, "backward"), "");  // gradients are float
-  EXPECT_EQ(cg::cudaPoolSuffix(ir::DType::Int32, "avg"), "");       // as the CPU's avg_pool2d
+  EXPECT_EQ(cg::cudaPoolSuffix(ir::DType::Int64, "avg"), "");       // as PyTorch's CUDA avg_pool2d
   auto* n = nvrtc();
   if (!n) GTEST_SKIP() << "NVRTC is not available here";
   const std::string ptx = n->compileToPtx(src, "kiln_pool.cu", codegen::kDefaultCudaArch);

@@ -33,5 +33,23 @@ TEST(CudaPool, CnnWithPoolingTrainsEagerAndCompiledAsOnTheCpu) {
   EXPECT_EQ(o.printed, test::kPoolCnnExpected) << err;
 }
 
+// PyTorch's CUDA average pooling takes floating types only (its CPU kernel, and Kiln's, also
+// take int64); max pooling takes integers on both.
+TEST(CudaPool, IntegerAveragePoolingIsPyTorchsCudaError) {
+  REQUIRE_GPU();
+  test::ScriptOut o = test::runPy("cuda_pool_int_avg", R"(import torch
+import torch.nn.functional as F
+x = torch.randint(0, 9, (1, 2, 4, 4))
+print(F.avg_pool2d(x, 2).dtype)
+try:
+    F.avg_pool2d(x.cuda(), 2)
+except RuntimeError as e:
+    print('E', e)
+print(torch.equal(F.max_pool2d(x.cuda(), 2).cpu(), F.max_pool2d(x, 2)))
+)");
+  ASSERT_EQ(o.exitCode, 0) << o.error << "\nprinted so far:\n" << o.printed;
+  EXPECT_EQ(o.printed, "torch.int64\nE \"avg_pool2d_out_cuda_frame\" not implemented for 'Long'\nTrue\n");
+}
+
 }  // namespace
 }  // namespace kiln

@@ -59,7 +59,7 @@ extern "C" __global__ void kiln_max_pool2d_S(const T* x, T* y, long long* ind, l
 }
 )";
 
-// conv_ops.cpp avgPoolPlanes (the sum in T: Acc is T for every dtype the CPU takes).
+// conv_ops.cpp avgPoolPlanes (the sum in T, as the CPU's for float and double).
 constexpr const char* kAvg = R"(
 extern "C" __global__ void kiln_avg_pool2d_S(const T* x, T* y, long long total, long long H, long long W, long long OH, long long OW,
                                              long long kh, long long kw, long long sh, long long sw, long long ph, long long pw,
@@ -162,7 +162,7 @@ const std::string& cudaPoolKernelsSource() {
     s += kPrelude;
     s += stampCudaKernel(kMax, "float", "f32") + stampCudaKernel(kMax, "double", "f64") + stampCudaKernel(kMax, "long long", "i64") +
          stampCudaKernel(kMax, "int", "i32");
-    s += stampCudaKernel(kAvg, "float", "f32") + stampCudaKernel(kAvg, "double", "f64") + stampCudaKernel(kAvg, "long long", "i64");
+    s += stampCudaKernel(kAvg, "float", "f32") + stampCudaKernel(kAvg, "double", "f64");
     s += stampCudaKernel(kAdaptive, "float", "f32") + stampCudaKernel(kAdaptive, "double", "f64");
     s += stampCudaKernel(kAvgBackward, "float", "f32") + stampCudaKernel(kAvgBackward, "double", "f64");
     s += stampCudaKernel(kAdaptiveBackward, "float", "f32") + stampCudaKernel(kAdaptiveBackward, "double", "f64");
@@ -175,7 +175,7 @@ std::string cudaPoolSuffix(ir::DType dtype, const std::string& kind) {
   switch (dtype) {
     case ir::DType::Float32: return "f32";
     case ir::DType::Float64: return "f64";
-    case ir::DType::Int64: return kind == "max" || kind == "avg" ? "i64" : "";
+    case ir::DType::Int64: return kind == "max" ? "i64" : "";
     case ir::DType::Int32: return kind == "max" ? "i32" : "";
     default: return "";
   }

@@ -18,8 +18,8 @@
 //       windows [floor(o * H / OH), ceil((o + 1) * H / OH)), forward and backward alike
 //
 // Every kernel runs a grid-stride loop over `total` points; tensors are contiguous; all scalar
-// parameters are long long. <t> is f32 / f64 / i64 / i32 for max pooling, f32 / f64 / i64 for
-// the average's forward, f32 / f64 for adaptive pooling and the backward kernels.
+// parameters are long long. <t> is f32 / f64 / i64 / i32 for max pooling and f32 / f64 for the
+// others (PyTorch's CUDA average pooling takes floating types only; the CPU's also takes int64).
 #pragma once
 
 #include "engine/ir/types.h"
