@@ -37,7 +37,7 @@
 #include <vector>
 
 // Bump whenever a type a plugin sees changes (PassInfo, Graph, Importer, Registrar, ...).
-#define KILN_PLUGIN_API_VERSION 1
+#define KILN_PLUGIN_API_VERSION 2
 
 namespace kiln::plugin {
 

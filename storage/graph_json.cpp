@@ -314,6 +314,33 @@ std::vector<session::RuleHit> rulesFromJson(const std::string& text) {
   });
 }
 
+std::string applicationsToJson(const std::vector<session::RuleApplication>& apps) {
+  if (apps.empty()) return "";
+  json a = json::array();
+  for (const auto& x : apps)
+    a.push_back(
+        json{{"rule", x.rule}, {"where", x.where}, {"root", x.root}, {"consumed", x.consumed}, {"added", x.added}, {"to", x.replacement}});
+  return dump(a);
+}
+
+std::vector<session::RuleApplication> applicationsFromJson(const std::string& text) {
+  if (text.empty()) return {};
+  return readJson(text, "rule application", [](const json& j) {
+    std::vector<session::RuleApplication> out;
+    for (const auto& x : j) {
+      session::RuleApplication r;
+      r.rule = x.value("rule", "");
+      r.where = x.value("where", "");
+      r.root = integerValue(x, "root", -1);
+      if (x.contains("consumed")) r.consumed = intsOf(x.at("consumed"));
+      if (x.contains("added")) r.added = intsOf(x.at("added"));
+      r.replacement = integerValue(x, "to", -1);
+      out.push_back(std::move(r));
+    }
+    return out;
+  });
+}
+
 std::string gpuInfoToJson(const session::KernelGpuInfo& g) {
   if (g.arch.empty() && g.launch.empty() && g.notes.empty()) return "";
   return dump(json{{"arch", g.arch},

@@ -52,5 +52,8 @@ std::string guardsToJson(const std::vector<session::Guard>& guards);
 std::vector<session::Guard> guardsFromJson(const std::string& text);
 std::string rulesToJson(const std::vector<session::RuleHit>& rules);
 std::vector<session::RuleHit> rulesFromJson(const std::string& text);
+// A stage's rule applications (schema 11): "" for none, so passes without a rule table cost nothing.
+std::string applicationsToJson(const std::vector<session::RuleApplication>& apps);
+std::vector<session::RuleApplication> applicationsFromJson(const std::string& text);
 
 }  // namespace kiln::storage

@@ -217,6 +217,10 @@ const std::vector<Migration>& migrations() {
        "ALTER TABLE kernels ADD COLUMN ptx TEXT NOT NULL DEFAULT '';"
        "ALTER TABLE kernels ADD COLUMN sass TEXT NOT NULL DEFAULT '';"
        "ALTER TABLE kernels ADD COLUMN gpu_json TEXT NOT NULL DEFAULT '';"},
+      {11,
+       "rule-table passes keep each rule application (rule, where it is defined, root, consumed and added "
+       "nodes, replacement) so the Step tab steps one application at a time; '' for other stages",
+       "ALTER TABLE stages ADD COLUMN applications_json TEXT NOT NULL DEFAULT '';"},
   };
   return kSteps;
 }

@@ -68,6 +68,7 @@ void replaySession(Store& store, int64_t id, session::SessionSink& sink) {
       st.graph = store.stageGraph(s.id);
       st.changed = s.changed;
       st.rules = s.rules;
+      st.applications = store.ruleApplications(s.id);
       st.ms = s.ms;
       sink.stage(st);
     }

@@ -180,7 +180,7 @@ void SessionWriter::stage(const session::StageEvent& s) {
 
   Stmt st(*db_,
           "INSERT INTO stages (session_id, compile_id, stage, ord, text, changed, ms, rules_json, graph_name,"
-          " next_node_id, same_as) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+          " next_node_id, same_as, applications_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   st.bind(1, sessionId_).bind(2, s.compileId).bind(3, s.stage).bind(4, s.order);
   if (repeats) {
     st.bind(5, "").bind(11, last->second.id);
@@ -188,7 +188,7 @@ void SessionWriter::stage(const session::StageEvent& s) {
     st.bindCompressed(5, s.text);  // same_as stays NULL: the stage holds its own nodes and text
   }
   st.bind(6, s.changed).bind(7, s.ms).bind(8, rulesToJson(s.rules)).bind(9, s.graph.name);
-  st.bind(10, s.graph.nextId()).run();
+  st.bind(10, s.graph.nextId()).bindCompressed(12, applicationsToJson(s.applications)).run();
   int64_t stageId = db_->lastInsertId();
   if (repeats) {
     endEvent(s.compileId);

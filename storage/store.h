@@ -130,7 +130,7 @@ class Store {
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
-  static constexpr int kSchemaVersion = 10;
+  static constexpr int kSchemaVersion = 11;
   int schemaVersion() const;
   const std::string& path() const;
   // Why the store is open read-only ("the file is not writable", ...); "" when writable.
@@ -154,6 +154,9 @@ class Store {
   std::vector<CompileRow> compiles(int64_t sessionId);
   std::vector<StageRow> stages(int64_t sessionId, const std::string& compileId);  // by order
   std::string stageText(int64_t stageId);
+  // Each rule application of a rule-table pass stage, in order (schema 11; none for other
+  // stages and for stores written before it). Read on demand: a large pass has thousands.
+  std::vector<session::RuleApplication> ruleApplications(int64_t stageId);
   ir::Graph stageGraph(int64_t stageId);  // structured nodes with provenance
   std::vector<KernelRow> kernels(int64_t sessionId, const std::string& compileId);
   std::string wrapperText(int64_t sessionId, const std::string& compileId);

@@ -147,6 +147,13 @@ std::string Store::stageText(int64_t stageId) {
   return s.text(0);
 }
 
+std::vector<session::RuleApplication> Store::ruleApplications(int64_t stageId) {
+  Stmt s(impl_->db, "SELECT applications_json FROM stages WHERE id = ?");
+  s.bind(1, stageId);
+  if (!s.step()) throw StoreError("no stage " + std::to_string(stageId) + " in '" + impl_->path + "'");
+  return applicationsFromJson(s.text(0));
+}
+
 ir::Graph Store::stageGraph(int64_t stageId) {
   ir::Graph g;
   int nextId = 0;

@@ -44,6 +44,7 @@ StageContent readStageContent(storage::Store& store, const StageRequest& r) {
     return (a.sameAs ? a.sameAs : a.id) == (b.sameAs ? b.sameAs : b.id);
   };
   if (r.previous) c.previous = same(*r.previous, stage) ? c.graph : store.stageGraph(r.previous->id);
+  c.applications = store.ruleApplications(stage.id);
   if (r.diffBase > 0)
     for (const auto& other : store.stages(r.diffBase, stage.compileId))
       if (other.stage == stage.stage) c.base = store.stageGraph(other.id);

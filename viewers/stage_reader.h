@@ -26,8 +26,9 @@ struct StageContent {
   ir::Graph graph;
   std::string text;
   std::optional<ir::Graph> previous;
-  std::optional<ir::Graph> base;  // the diff base session's same stage, when it has one
-  bool withCompile = false;       // the fields below were read (the compile changed)
+  std::optional<ir::Graph> base;                       // the diff base session's same stage, when it has one
+  std::vector<session::RuleApplication> applications;  // a rule-table pass's, in order (schema 11)
+  bool withCompile = false;                            // the fields below were read (the compile changed)
   std::vector<storage::KernelRow> kernels;
   std::map<int, int> nodeLines;             // fused-graph node id -> source line (kernel IR @N);
                                             // -1 - id for the backward's (kernels bw_*)

@@ -15,6 +15,7 @@
 #include "viewers/graph_view.h"
 #include "viewers/layout_frame.h"
 #include "viewers/profile_charts.h"
+#include "viewers/rule_steps_panel.h"
 #include "viewers/script_runner.h"
 #include "viewers/search_panel.h"
 #include "viewers/session_list_model.h"
@@ -158,6 +159,8 @@ StudioWindow::StudioWindow(storage::Store& store, const QString& kilnPath, QWidg
     if (current.isValid()) showStage(current.row());
   });
   connect(graph_, &GraphView::nodeSelected, this, &StudioWindow::onNodeSelected);
+  // One rule application selected in the Step tab: its nodes marked in the graph.
+  connect(text_->ruleSteps(), &RuleStepsPanel::applicationSelected, this, [this] { markApplication(*text_->ruleSteps(), *graph_); });
   connect(graph_, &GraphView::layoutFinished, this, &StudioWindow::onLayoutFinished);
   connect(graph_, &GraphView::overlayChanged, this, &StudioWindow::tintSourceLines);
   connect(source_, &SourceView::lineSelected, this, &StudioWindow::onLineSelected);
@@ -353,6 +356,15 @@ void StudioWindow::buildMenus() {
   });
   view->addAction(tr("&Next Stage"), QKeySequence(Qt::ALT | Qt::Key_Down), this, [this] { stepStage(1); });
   view->addAction(tr("&Previous Stage"), QKeySequence(Qt::ALT | Qt::Key_Up), this, [this] { stepStage(-1); });
+  // Within a rule-table pass: one rule application at a time, in the Step tab.
+  view->addAction(tr("Next &Rule Application"), QKeySequence(Qt::ALT | Qt::Key_Right), this, [this] {
+    text_->setCurrentIndex(TextPane::Step);
+    text_->ruleSteps()->step(1);
+  });
+  view->addAction(tr("Previous R&ule Application"), QKeySequence(Qt::ALT | Qt::Key_Left), this, [this] {
+    text_->setCurrentIndex(TextPane::Step);
+    text_->ruleSteps()->step(-1);
+  });
 }
 
 bool StudioWindow::reloadSessionList() {
@@ -736,6 +748,9 @@ void StudioWindow::showStepReport(int row, const StageContent& content) {
     if (fused) text += tr("  (joining a kernel is not counted as a change: the kernel groups show it)\n");
   }
   text_->setStepReport(text);
+  // A rule-table pass's applications, one at a time (hidden for the other stages).
+  if (content.previous && !content.applications.empty()) text_->ruleSteps()->setApplications(content.applications, prev, graph);
+  else text_->ruleSteps()->clear();
 }
 
 void StudioWindow::showTimingsTab(int tab) {

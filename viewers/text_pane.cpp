@@ -3,6 +3,7 @@
 #include "viewers/diff_highlighter.h"
 #include "viewers/gpu_kernel_views.h"
 #include "viewers/line_colour.h"
+#include "viewers/rule_steps_panel.h"
 
 #include <QComboBox>
 #include <QFontDatabase>
@@ -45,7 +46,18 @@ TextPane::TextPane(QWidget* parent) : QTabWidget(parent) {
     e->setFont(mono);
     e->setPlaceholderText(tr("Nothing to show"));
     editors_[t] = e;
-    addTab(e, titles[t]);
+    if (t != Step) {
+      addTab(e, titles[t]);
+      continue;
+    }
+    // The Step tab: the step's report above, its rule applications one at a time below.
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(e);
+    ruleSteps_ = new RuleStepsPanel(split);
+    split->addWidget(ruleSteps_);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 1);
+    addTab(split, titles[t]);
   }
   setTabVisible(KernelSource, false);               // only GPU kernels have source between kernel IR and LLVM IR
   new DiffHighlighter(editors_[Diff]->document());  // owned by the document
@@ -310,6 +322,7 @@ void TextPane::clearAll() {
     spans_[t].clear();
     base_[t].clear();
   }
+  ruleSteps_->clear();
   sideBase_[0].clear();
   sideBase_[1].clear();
   setTabVisible(KernelSource, false);

@@ -17,6 +17,8 @@ class QPlainTextEdit;
 
 namespace kiln::viewers {
 
+class RuleStepsPanel;
+
 class TextPane : public QTabWidget {
   Q_OBJECT
 
@@ -69,6 +71,9 @@ class TextPane : public QTabWidget {
   // Scrolls the kernel tabs to `kernel`, switching to the kernel IR tab unless one is showing.
   void showKernel(const QString& kernel);
   QPlainTextEdit* editor(Tab tab) const { return editors_[tab]; }
+  // Under the Step tab's report: a rule-table pass's rule applications, one at a time (hidden
+  // for other stages; rule_steps_panel.h).
+  RuleStepsPanel* ruleSteps() const { return ruleSteps_; }
   QString text(Tab tab) const;
 
   // The "Side by side" tab (after Diff): kernel IR on the left, the same kernels' assembly, LLVM IR
@@ -98,6 +103,7 @@ class TextPane : public QTabWidget {
   int mouseLine_ = 0;
 
   QPlainTextEdit* editors_[TabCount] = {};
+  RuleStepsPanel* ruleSteps_ = nullptr;
   // Where each kernel sits in a kernel tab: its header line (where showKernel scrolls) to its
   // last line, and the source lines it came from (what highlightSourceLine tints).
   struct KernelSpan {

@@ -8,6 +8,7 @@
 #include "engine/driver/script_runner.h"
 #include "engine/driver/verify.h"
 #include "engine/session/kernel_gpu_text.h"
+#include "engine/session/rule_steps.h"
 #include "engine/session/tee_sink.h"
 #include "storage/collective_text.h"
 #include "storage/session_diff.h"
@@ -94,13 +95,15 @@ std::string usage() {
          "      full-text search over scripts, captured code, stage IR, kernels and wrappers\n"
          "  kiln rename SESSION NAME [--db PATH]     kiln rm SESSION... [--db PATH]\n"
          "      name a session (shown by kiln sessions and the studio), or delete sessions\n"
-         "  kiln show SESSION [--stage NAME] [--db PATH]\n"
+         "  kiln show SESSION [--stage NAME [--rules]] [--db PATH]\n"
          "      print a session: its frames, stages and kernels, or one stage's IR (captured, aten,\n"
          "      pass:NAME, fused, kernels, llvm, asm, wrapper; cuda: the kernels as CUDA C++, compiled with NVRTC;\n"
          "      ptx, sass: what the GPU runs, per kernel with its launch, registers, shared memory and spills, as\n"
          "      recorded when it ran on a GPU, else made now from the kernel IR for sm_90 (SASS needs nvdisasm);\n"
          "      imported runs: aot_joint, aot_forward, aot_backward, post_grad...; artifacts, artifact:NAME;\n"
-         "      collectives: torch.distributed's all_reduce / broadcast / barrier, one line each)\n"
+         "      collectives: torch.distributed's all_reduce / broadcast / barrier, one line each); with --rules, a\n"
+         "      rule-table pass's rule applications instead of its IR, one per line: rule, where it is defined,\n"
+         "      root, consumed and added nodes, replacement\n"
          "  kiln cuda FILE|- [--arch sm_XY] [--json]\n"
          "      kernel IR (kiln show --stage kernels) to what the GPU would run, without a GPU: CUDA C++, PTX with\n"
          "      line info, SASS (when nvdisasm is installed), the launch and ptxas's registers, shared memory, spills\n"
@@ -329,8 +332,27 @@ int cmdRm(const std::vector<std::string>& args) {
   return 0;
 }
 
+namespace {
+
+// kiln show --rules: a rule-table pass's applications, one per line, node names from the stage
+// before it (the pass's input) and the stage itself (its output).
+void printRuleApplications(storage::Store& store, const storage::StageRow& st, const storage::StageRow* previous) {
+  const std::vector<session::RuleApplication> apps = store.ruleApplications(st.id);
+  std::cout << "# [" << st.compileId << "] " << st.stage << ": " << apps.size() << " rule application" << (apps.size() == 1 ? "" : "s");
+  if (apps.empty()) {
+    std::cout << " (not a rule-table pass, nothing fired, or a store from before schema 11)\n";
+    return;
+  }
+  std::cout << "\n";
+  const ir::Graph after = store.stageGraph(st.id);
+  const ir::Graph before = previous ? store.stageGraph(previous->id) : ir::Graph{};
+  for (size_t k = 0; k < apps.size(); ++k) std::cout << session::ruleApplicationLine(before, after, apps[k], k + 1) << "\n";
+}
+
+}  // namespace
+
 int cmdShow(const std::vector<std::string>& args) {
-  Opts o = parse(args, {"db", "stage", "compile"}, {});
+  Opts o = parse(args, {"db", "stage", "compile"}, {"rules"});
   if (o.help) {
     std::cout << usage();
     return 0;
@@ -508,8 +530,15 @@ int cmdShow(const std::vector<std::string>& args) {
       found = true;
       continue;
     }
-    for (const auto& st : store->stages(id, c.compileId)) {
+    const std::vector<storage::StageRow> stages = store->stages(id, c.compileId);
+    for (size_t i = 0; i < stages.size(); ++i) {
+      const storage::StageRow& st = stages[i];
       if (st.stage != stage && st.stage != "pass:" + stage) continue;
+      if (o.flags.count("rules")) {
+        printRuleApplications(*store, st, i ? &stages[i - 1] : nullptr);
+        found = true;
+        continue;
+      }
       std::cout << "# [" << c.compileId << "] " << st.stage;
       if (!st.rules.empty()) {
         std::cout << "  rules:";

@@ -36,7 +36,7 @@ double msSince(std::chrono::steady_clock::time_point t0) {
 }
 
 void emitStage(session::SessionSink& sink, const std::string& cid, const std::string& stage, int order, const ir::Graph& g, bool changed,
-               std::vector<session::RuleHit> rules, double ms) {
+               std::vector<session::RuleHit> rules, double ms, std::vector<session::RuleApplication> applications = {}) {
   session::StageEvent e;
   e.compileId = cid;
   e.stage = stage;
@@ -45,6 +45,7 @@ void emitStage(session::SessionSink& sink, const std::string& cid, const std::st
   e.graph = g;
   e.changed = changed;
   e.rules = std::move(rules);
+  e.applications = std::move(applications);
   e.ms = ms;
   sink.stage(e);
 }
@@ -266,7 +267,7 @@ std::shared_ptr<BackwardCode> lazyBackward(const ir::Graph& aten, size_t userOut
         emitStage(sink, cid, "backward:aten", ord++, bg->graph, true, {}, msSince(t1));
         passes::PassContext ctx;
         ir::Graph fused = passes::runPipeline(bg->graph, ctx, passOpts, [&](const passes::PassSnapshot& s) {
-          if (s.name != "fuse") emitStage(sink, cid, "backward:pass:" + s.name, ord++, *s.graph, s.changed, s.rules, s.ms);
+          if (s.name != "fuse") emitStage(sink, cid, "backward:pass:" + s.name, ord++, *s.graph, s.changed, s.rules, s.ms, s.applications);
         });
         for (auto& n : fused.nodes)
           if (!n.kernel.empty()) n.kernel = "bw_" + n.kernel;  // distinct from the forward's kernels
@@ -490,7 +491,7 @@ void runPasses(GraphCompile& c, ir::Graph& fused) {
   fused = passes::runPipeline(c.aten, ctx, c.opts.passes, [&](const passes::PassSnapshot& s) {
     ir::Graph st;
     emitStage(c.sink, c.cid, std::string(s.name == "fuse" ? "fused" : "pass:" + s.name), c.order++,
-              shownStage(*s.graph, c.dynamicInputs, st), s.changed, s.rules, s.ms);
+              shownStage(*s.graph, c.dynamicInputs, st), s.changed, s.rules, s.ms, s.applications);
   });
   c.sink.timing(session::TimingEvent{c.cid, "passes", msSince(t0)});
 }

@@ -24,6 +24,9 @@ struct PassResult {
   ir::Graph graph;
   bool changed = false;
   std::vector<session::RuleHit> rules;
+  // Passes written as rule tables (applyRules): every firing with its subgraph, in order, so
+  // the studio steps one rule application at a time.
+  std::vector<session::RuleApplication> applications = {};
 
   // Records that `rule` fired on node `id` (of the input graph).
   void fired(const std::string& rule, int id);

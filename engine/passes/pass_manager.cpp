@@ -34,6 +34,7 @@ ir::Graph runPipeline(const ir::Graph& input, PassContext& ctx, const PassManage
     snap.graph = &g;
     snap.changed = r.changed;
     snap.rules = std::move(r.rules);
+    snap.applications = std::move(r.applications);
     if (onPass) onPass(snap);
   }
   return g;

@@ -25,6 +25,7 @@ struct PassSnapshot {
   bool changed = false;
   bool skipped = false;  // disabled or past stopAfter
   std::vector<session::RuleHit> rules;
+  std::vector<session::RuleApplication> applications = {};  // PassResult::applications
   double ms = 0.0;
 };
 

@@ -24,6 +24,8 @@ class Rebuilder {
   // Sets provenance for nodes recorded by dispatcher() while replacing old node `n`.
   ops::GraphDispatcher& dispatcher(const ir::Node& replacing);
 
+  // The output graph so far (applyRules: the nodes a rewrite appended).
+  const ir::Graph& output() const { return out_; }
   ir::Graph take() { return std::move(out_); }
 
  private:

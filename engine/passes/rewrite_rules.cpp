@@ -77,10 +77,22 @@ ops::Val Match::value(const ir::Arg& a) const { return rebuilder->argValue(a); }
 
 ops::Dispatcher& Match::dispatcher() const { return rebuilder->dispatcher(node); }
 
+std::string ruleLocation(const std::vector<RewriteRule>& rules, size_t index) {
+  std::string file = index < rules.size() ? rules[index].defined.file_name() : "";
+  // Builds pass absolute paths: keep the part from the repository's top folder, stable across
+  // checkouts; a file elsewhere (an out-of-tree plugin) keeps its base name.
+  size_t from = std::string::npos;
+  for (const char* top : {"/engine/", "/plugins/", "/tests/"})
+    if (size_t at = file.rfind(top); at != std::string::npos && (from == std::string::npos || at > from)) from = at;
+  if (from != std::string::npos) file = file.substr(from + 1);
+  else if (size_t slash = file.rfind('/'); slash != std::string::npos) file = file.substr(slash + 1);
+  return file + ", rule " + std::to_string(index + 1) + " of " + std::to_string(rules.size());
+}
+
 PassResult applyRules(const ir::Graph& g, const std::vector<RewriteRule>& rules) {
-  std::map<std::string_view, std::vector<const RewriteRule*>> byTarget;  // in list order
-  for (const auto& rule : rules)
-    for (const auto& t : rule.targets) byTarget[t].push_back(&rule);
+  std::map<std::string_view, std::vector<size_t>> byTarget;  // rule indices, in list order
+  for (size_t i = 0; i < rules.size(); ++i)
+    for (const auto& t : rules[i].targets) byTarget[t].push_back(i);
   PassResult r;
   Rebuilder rb(g);
   std::vector<int> consumed;
@@ -88,12 +100,20 @@ PassResult applyRules(const ir::Graph& g, const std::vector<RewriteRule>& rules)
     auto candidates = n.kind == ir::NodeKind::CallFunction ? byTarget.find(n.target) : byTarget.end();
     const RewriteRule* fired = nullptr;
     if (candidates != byTarget.end())
-      for (const RewriteRule* rule : candidates->second) {
+      for (size_t index : candidates->second) {
+        const RewriteRule* rule = &rules[index];
         Match m{g, n, ir::Arg{}, {}, &rb};
         if (!rule->pattern(m)) continue;
+        // The rewrite appends its nodes to the output graph: those past `before` are its own.
+        const size_t before = rb.output().nodes.size();
         if (rule->rewrite) rb.replace(n.id, rule->rewrite(m));
         else rb.replaceWithNode(n.id, rb.remap(m.x).node);
         r.fired(rule->name, n.id);
+        session::RuleApplication app{rule->name, ruleLocation(rules, index), n.id, m.consumed, {}, -1};
+        for (size_t k = before; k < rb.output().nodes.size(); ++k) app.added.push_back(rb.output().nodes[k].id);
+        const ir::Arg now = rb.remap(ir::Arg::ref(n.id));
+        if (now.kind == ir::Arg::Kind::Node) app.replacement = now.node;
+        r.applications.push_back(std::move(app));
         consumed.insert(consumed.end(), m.consumed.begin(), m.consumed.end());
         fired = rule;
         break;

@@ -14,6 +14,7 @@
 #include "engine/passes/pass.h"
 
 #include <functional>
+#include <source_location>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,8 +58,18 @@ struct RewriteRule {
   // The replacement value, recorded through m.dispatcher(). Null: the root is replaced by the node
   // the pattern bound to m.x.
   std::function<ops::Val(Match&)> rewrite;
+  // Where the rule is written, taken where the rule table is initialised. Only the file is used:
+  // gcc 12 puts every element of a braced list on the list's closing line, so the rule's place
+  // is recorded as its index in the list ("engine/passes/simplify.cpp, rule 5 of 12").
+  std::source_location defined = std::source_location::current();
 };
 
+// Where `rules[index]` is defined, as RuleApplication::where records it: the source file from
+// the repository root (engine/..., plugins/...; an out-of-tree plugin's base name) and the index.
+std::string ruleLocation(const std::vector<RewriteRule>& rules, size_t index);
+
+// Records every firing in PassResult::rules (per rule, counted) and PassResult::applications
+// (each one, in order, with its root, consumed nodes, the nodes it added and the replacement).
 PassResult applyRules(const ir::Graph& g, const std::vector<RewriteRule>& rules);
 
 }  // namespace kiln::passes

@@ -61,6 +61,19 @@ struct RuleHit {
   std::vector<int> nodes;  // ids (in the pass's input graph) it fired on
 };
 
+// One firing of a rewrite rule (passes::applyRules), enough to show that single application:
+// the affected subgraph before it (root, consumed interior nodes and their direct inputs, read
+// from the pass's input graph) and its replacement after (read from the pass's output graph).
+// Ids, not graphs: a 100k-node pass with thousands of firings stores a few ints per firing.
+struct RuleApplication {
+  std::string rule;           // the rule's name: "x * 1 -> x"
+  std::string where;          // where it is defined: "engine/passes/simplify.cpp, rule 5 of 12"
+  int root = -1;              // input graph: the node it fired on
+  std::vector<int> consumed;  // input graph: the pattern's interior nodes (erased once unused)
+  std::vector<int> added;     // output graph: the nodes the rewrite made
+  int replacement = -1;       // output graph: the node the root's users use now
+};
+
 // A stage or pass snapshot of one compile. `stage` names: captured, aten, then one per pass
 // ("pass:simplify" ...), fused; `order` is the position in the pipeline.
 struct StageEvent {
@@ -71,6 +84,7 @@ struct StageEvent {
   ir::Graph graph;   // structured nodes with provenance
   bool changed = true;
   std::vector<RuleHit> rules;
+  std::vector<RuleApplication> applications = {};  // rule-table passes: each firing, in order
   double ms = 0.0;
 };
 

@@ -16,13 +16,7 @@ namespace kiln {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::vector<std::string> lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string l; std::getline(in, l);) out.push_back(l);
-  return out;
-}
+using test::lines;
 
 TEST(Collectives, DdpRanksRecordEveryCollectiveWithItsBucket) {
   test::TempDir d("/tmp/kiln-collectives-test");

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,14 @@ inline KilnRun runKiln(const std::vector<std::string>& args, const std::filesyst
   r.out = readFile(outFile);
   r.err = readFile(errFile);
   return r;
+}
+
+// A command's output split into lines (without their '\n').
+inline std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
 }
 
 }  // namespace kiln::test

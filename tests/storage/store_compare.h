@@ -164,6 +164,18 @@ inline void expectSampleStored(Store& store, int64_t id, const SampleSession& s)
         EXPECT_EQ(stages[k].rules[r].count, want[k]->rules[r].count);
         EXPECT_EQ(stages[k].rules[r].nodes, want[k]->rules[r].nodes);
       }
+      // Each rule application (schema 11), field by field.
+      const auto apps = store.ruleApplications(stages[k].id);
+      ASSERT_EQ(apps.size(), want[k]->applications.size());
+      for (size_t a = 0; a < apps.size(); ++a) {
+        const auto& w = want[k]->applications[a];
+        EXPECT_EQ(apps[a].rule, w.rule);
+        EXPECT_EQ(apps[a].where, w.where);
+        EXPECT_EQ(apps[a].root, w.root);
+        EXPECT_EQ(apps[a].consumed, w.consumed);
+        EXPECT_EQ(apps[a].added, w.added);
+        EXPECT_EQ(apps[a].replacement, w.replacement);
+      }
       EXPECT_EQ(store.stageText(stages[k].id), want[k]->text);
       expectSameGraph(store.stageGraph(stages[k].id), want[k]->graph);
     }

@@ -122,6 +122,27 @@ TEST(StorageMigration, VersionNineKernelsGainEmptyGpuColumns) {
   EXPECT_EQ(kernels[0].gpu.registers, -1);
 }
 
+// Schema 11 adds the rule applications to stages: a version-10 store's stages read with none.
+TEST(StorageMigration, VersionTenStagesGainNoRuleApplications) {
+  TempDir dir;
+  std::string path = dir.file("v10.db");
+  std::string sql;
+  for (const auto& step : migrations())
+    if (step.toVersion <= 10) sql += step.sql;
+  execSql(path, sql + "PRAGMA user_version = 10; PRAGMA application_id = " + std::to_string(kApplicationId) + ";");
+  execSql(
+      path,
+      "INSERT INTO sessions (name, script_path, status) VALUES ('old.py', 'old.py', 'ok');"
+      "INSERT INTO stages (session_id, compile_id, stage, ord, text, changed, ms, rules_json, graph_name, next_node_id)"
+      " VALUES (1, '0/0', 'pass:simplify', 2, 'graph', 1, 0.5, '[{\"rule\":\"x * 1 -> x\",\"count\":1,\"nodes\":[3]}]', 'forward', 4);");
+  auto store = Store::open(path);
+  EXPECT_EQ(store->schemaVersion(), Store::kSchemaVersion);
+  const auto stages = store->stages(1, "0/0");
+  ASSERT_EQ(stages.size(), 1u);
+  ASSERT_EQ(stages[0].rules.size(), 1u);  // what it had is kept
+  EXPECT_TRUE(store->ruleApplications(stages[0].id).empty());
+}
+
 TEST(StorageMigration, ReopeningKeepsDataAndDoesNotMigrateAgain) {
   TempDir dir;
   std::string path = dir.file("s.db");

@@ -173,6 +173,9 @@ SampleSession sampleSession(const std::string& scriptName) {
       st.changed = k != 2;
       st.rules =
           k == 2 ? std::vector<session::RuleHit>{{"exp(log(x)) -> x", 2, {4, 6}}, {"x * 1 -> x", 1, {3}}} : std::vector<session::RuleHit>{};
+      if (k == 2)  // each firing (schema 11): one consuming a node and adding two, one adding none
+        st.applications = {{"exp(log(x)) -> x", "engine/passes/simplify.cpp, rule 1 of 12", 4, {2}, {20, 21}, 21},
+                           {"x * 1 -> x", "engine/passes/simplify.cpp, rule 7 of 12", 3, {}, {}, 1}};
       st.ms = 0.25 * (k + 1);
       s.stages.push_back(std::move(st));
       ++k;
