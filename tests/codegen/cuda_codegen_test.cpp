@@ -93,6 +93,57 @@ TEST(CudaSource, LongRowsAreOneBlockPerRowWithWarpShuffles) {
   EXPECT_EQ(cuda::cudaLaunch(k).str(), "grid 4x1, block 32, block");
 }
 
+// A pointwise kernel over float32 rows whose length is a multiple of 4: four points per thread,
+// a float4 load of each input stepping along the row and a float4 store of the output when the
+// addresses are 16-byte aligned, element by element otherwise. A broadcast input (the bias,
+// stepping along i1 too) is a float4 as well; a column read (stepping along i0) is not.
+TEST(CudaSource, PointwiseRowsTakeFourFloatsPerThread) {
+  kir::Kernel k = kir::parseKernel(
+      "kernel bias_relu pointwise\n  in x: f32[8, 64]\n  in b: f32[64]\n  in c: f32[8]\n  out y: f32[8, 64]\n"
+      "  loop i0 in 0..8\n  loop i1 in 0..64\n  %0 = load x[i0*64 + i1]\n  %1 = load b[i1]\n  %2 = load c[i0]\n"
+      "  %3 = add %0, %1\n  %4 = mul %3, %2\n  store y[i0*64 + i1], %4\nend\n");
+  ASSERT_EQ(cuda::cudaVectorWidth(k), 4);
+  const std::string src = cuda::cudaSource({k});
+  EXPECT_NE(src.find("long long t = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * 4;"), std::string::npos) << src;
+  EXPECT_NE(src.find("const long long kiln_b = t % 64LL;"), std::string::npos) << src;
+  EXPECT_NE(src.find("const bool kiln_al = (((unsigned long long)(b0_x + i0 * 64LL + kiln_b) | (unsigned long long)(b1_b + kiln_b) | "
+                     "(unsigned long long)(b3_y + i0 * 64LL + kiln_b)) & 15ULL) == 0;"),
+            std::string::npos)
+      << src;
+  EXPECT_NE(src.find("if (kiln_al) kiln_q0 = *reinterpret_cast<const float4*>(b0_x + i0 * 64LL + kiln_b);"), std::string::npos) << src;
+  EXPECT_NE(src.find("for (int kiln_v = 0; kiln_v < 4; ++kiln_v) {"), std::string::npos) << src;
+  EXPECT_NE(src.find("const long long i1 = kiln_b + kiln_v;"), std::string::npos) << src;
+  EXPECT_NE(src.find("(kiln_al ? reinterpret_cast<float*>(&kiln_q0)[kiln_v] : b0_x[i0 * 64LL + i1])"), std::string::npos) << src;
+  EXPECT_NE(src.find("b2_c[i0]"), std::string::npos) << src;
+  EXPECT_EQ(src.find("kiln_q2"), std::string::npos) << src;  // the column read stays scalar
+  EXPECT_NE(src.find("if (kiln_al) reinterpret_cast<float*>(&kiln_q5)[kiln_v] = v4; else b3_y[i0 * 64LL + i1] = v4;"), std::string::npos)
+      << src;
+  EXPECT_NE(src.find("if (kiln_al) *reinterpret_cast<float4*>(b3_y + i0 * 64LL + kiln_b) = kiln_q5;"), std::string::npos) << src;
+  const cuda::CudaLaunch l = cuda::cudaLaunch(k);
+  EXPECT_EQ(l.points, 512);
+  EXPECT_EQ(l.str(), "grid 1x1, block 256, thread, 4 per thread");
+  EXPECT_EQ(cuda::cudaLaunch(k, {}, 132).gridX, 1u);
+
+  // Rows of 66: no four consecutive points share a row start on a 16-byte boundary.
+  kir::Kernel odd = kir::parseKernel(
+      "kernel odd pointwise\n  in x: f32[8, 66]\n  out y: f32[8, 66]\n  loop i0 in 0..8\n  loop i1 in 0..66\n"
+      "  %0 = load x[i0*66 + i1]\n  %1 = neg %0\n  store y[i0*66 + i1], %1\nend\n");
+  EXPECT_EQ(cuda::cudaVectorWidth(odd), 1);
+  EXPECT_EQ(cuda::cudaSource({odd}).find("float4"), std::string::npos);
+  // A buffer read and written (in place) is made element by element: its float4 read would
+  // come before the four points' stores.
+  kir::Kernel inout = kir::parseKernel(
+      "kernel acc pointwise\n  inout a: f32[1024]\n  in x: f32[1024]\n  loop i0 in 0..1024\n  %0 = load a[i0]\n"
+      "  %1 = load x[i0]\n  %2 = add %0, %1\n  store a[i0], %2\nend\n");
+  ASSERT_EQ(cuda::cudaVectorWidth(inout), 4);
+  const std::string inoutSrc = cuda::cudaSource({inout});
+  EXPECT_NE(inoutSrc.find("kiln_q1"), std::string::npos) << inoutSrc;
+  EXPECT_EQ(inoutSrc.find("kiln_q0"), std::string::npos) << inoutSrc;
+  EXPECT_EQ(inoutSrc.find("kiln_q3"), std::string::npos) << inoutSrc;
+  EXPECT_EQ(cuda::cudaLaunch(inout).gridX, 1u);
+  EXPECT_EQ(cuda::cudaLaunch(inout).str(), "grid 1x1, block 256, thread, 4 per thread");
+}
+
 // A whole tensor's sum: a grid of blocks per point, partials combined by the last block.
 TEST(CudaSource, FullReductionsSplitOverTheGrid) {
   kir::Kernel k = kir::parseKernel(
@@ -205,6 +256,22 @@ TEST(CudaNvrtc, EveryCorpusKernelCompilesToPtx) {
   EXPECT_GE(programs, 40);
   EXPECT_GE(kernels, 200);
   std::cout << "[ NVRTC    ] " << kernels << " kernels of " << programs << " corpus programs compiled to PTX\n";
+}
+
+// The four points' float4 accesses are 128-bit loads and stores in the PTX (ld/st .v4.f32), and
+// the unrolled loop over the four keeps them in registers (no local memory).
+TEST(CudaNvrtc, FourFloatsPerThreadAre128BitAccessesInPtx) {
+  std::string why;
+  cuda::Nvrtc* nvrtc = cuda::Nvrtc::instance(&why);
+  if (!nvrtc) GTEST_SKIP() << "NVRTC is not available here: " << why;
+  kir::Kernel k = kir::parseKernel(
+      "kernel mul_add_relu pointwise\n  in x: f32[4096]\n  out y: f32[4096]\n  loop i0 in 0..4096\n  %0 = load x[i0]\n"
+      "  %1 = const 2 : f32\n  %2 = mul %0, %1\n  %3 = const 1 : f32\n  %4 = add %2, %3\n  %5 = const 0 : f32\n  %6 = max %4, %5\n  store y[i0], %6\nend\n");
+  ASSERT_EQ(cuda::cudaVectorWidth(k), 4);
+  const std::string ptx = nvrtc->compileToPtx(cuda::cudaSource({k}), "vector.cu", kDefaultCudaArch);
+  EXPECT_NE(ptx.find(".v4.f32"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("st.global.v4.f32"), std::string::npos) << ptx;
+  EXPECT_EQ(ptx.find(".local"), std::string::npos) << ptx;
 }
 
 // NVRTC's errors come back with its log.

@@ -93,6 +93,34 @@ print((xd @ xd.t()).device)
             "cuda:0\n");
 }
 
+// Pointwise kernels take four floats per thread with 128-bit loads and stores where every address
+// is 16-byte aligned (codegen/cuda/cuda_source.h); a view that starts one float in is not, and
+// the same kernel then loads element by element. Both give the CPU's values, eager and compiled,
+// as do rows of 2-D tensors and a broadcast bias.
+TEST(CudaRuntime, FourFloatsPerThreadAlignedOrNot) {
+  REQUIRE_GPU();
+  Out o = runPy("cuda_vector", R"(import torch
+x = torch.randn(4 * 4099 + 1)
+b = torch.randn(64)
+m = torch.randn(300, 64)
+xd, bd, md = x.cuda(), b.cuda(), m.cuda()
+f = lambda a: torch.relu(a * 2 + 1) - 0.5
+g = torch.compile(f)
+h = torch.compile(lambda a, c: torch.sigmoid(a + c) * a)
+for start in [0, 1, 2, 4]:
+    v, vd = x[start:start + 4 * 4096], xd[start:start + 4 * 4096]
+    print(start, torch.equal(f(vd).cpu(), f(v)), torch.equal(g(vd).cpu(), f(v)))
+print('rows', torch.allclose(h(md, bd).cpu(), torch.sigmoid(m + b) * m, atol=1e-6))
+print('offset rows', torch.allclose(h(md[1:], bd).cpu(), torch.sigmoid(m[1:] + b) * m[1:], atol=1e-6))
+out = torch.empty(4 * 4096 + 1, device='cuda')
+torch.mul(xd[:4 * 4096], 3, out=out[1:])
+print('out view', torch.equal(out[1:].cpu(), x[:4 * 4096] * 3))
+)",
+                false);
+  ASSERT_EQ(o.exitCode, 0) << o.error;
+  EXPECT_EQ(o.printed, "0 True True\n1 True True\n2 True True\n4 True True\nrows True\noffset rows True\nout view True\n");
+}
+
 TEST(CudaRuntime, GuardsIncludeTheDevice) {
   REQUIRE_GPU();
   Out o = runPy("cuda_guards", R"(import torch

@@ -6,7 +6,9 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
+#include <map>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -155,9 +157,56 @@ std::string paramName(const kir::Kernel& k, int b) {
   return n;
 }
 
+// The fastest parallel loop (the last loop that is not a reduction), or -1.
+int fastestParallelLoop(const kir::Kernel& k) {
+  int last = -1;
+  for (size_t l = 0; l < k.loops.size(); ++l)
+    if (!k.loops[l].reduction) last = static_cast<int>(l);
+  return last;
+}
+
+// A float32 load or store at consecutive elements along loop L (coefficient 1) that starts on a
+// 16-byte boundary when L's variable is a multiple of 4 and the buffer's address is aligned.
+bool steppedAccess(const kir::Kernel& k, const Instr& in, int L) {
+  if ((in.op != Op::Load && in.op != Op::Store) || in.buffer < 0) return false;
+  if (k.buffers[static_cast<size_t>(in.buffer)].dtype != DType::Float32 || in.index.offset % 4 != 0) return false;
+  bool unit = false;
+  for (const auto& t : in.index.terms) {
+    if (!t.coeffSym.empty()) return false;
+    if (t.loop == L) {
+      if (t.coeff != 1 || unit) return false;
+      unit = true;
+    } else if (t.coeff % 4 != 0) {
+      return false;
+    }
+  }
+  return unit;
+}
+
+// The body positions of the loads and stores a four-wide thread makes as one float4 each: the
+// stepped accesses of buffers the kernel does not both read and write (a float4 read before the
+// four points would miss an earlier point's store).
+std::vector<size_t> vectorAccesses(const kir::Kernel& k, int L) {
+  std::vector<bool> loaded(k.buffers.size()), stored(k.buffers.size());
+  for (const auto& in : k.body)
+    if ((in.op == Op::Load || in.op == Op::Store) && in.buffer >= 0)
+      (in.op == Op::Load ? loaded : stored)[static_cast<size_t>(in.buffer)] = true;
+  std::vector<size_t> out;
+  for (size_t i = 0; i < k.body.size(); ++i) {
+    const Instr& in = k.body[i];
+    if (steppedAccess(k, in, L) && !(loaded[static_cast<size_t>(in.buffer)] && stored[static_cast<size_t>(in.buffer)])) out.push_back(i);
+  }
+  return out;
+}
+
 class KernelWriter {
  public:
-  explicit KernelWriter(const kir::Kernel& k) : k_(k), place_(kir::place(k)), sched_(cudaSchedule(k)) {}
+  explicit KernelWriter(const kir::Kernel& k) : k_(k), place_(kir::place(k)), sched_(cudaSchedule(k)), vec_(cudaVectorWidth(k)) {
+    if (vec_ > 1) {
+      lane_ = fastestParallelLoop(k);
+      for (size_t i : vectorAccesses(k, lane_)) vectored_[i] = true;
+    }
+  }
 
   std::string write() {
     out_ = "extern \"C\" __global__ void " + cudaSymbol(k_) + "(";
@@ -171,7 +220,7 @@ class KernelWriter {
     if (sched_ == CudaSchedule::Split) out_ += ", unsigned long long* __restrict__ kiln_scratch, unsigned int* __restrict__ kiln_counters";
     out_ += ") {\n";
     if (sched_ == CudaSchedule::Thread) {
-      line("long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;");
+      line("long long t = ((long long)blockIdx.x * blockDim.x + threadIdx.x)" + (vec_ > 1 ? " * " + std::to_string(vec_) : "") + ";");
     } else {
       line("__shared__ unsigned long long kiln_shm[33];");
       line(std::string("long long t = ") + (sched_ == CudaSchedule::Block ? "blockIdx.x;" : "blockIdx.y;"));
@@ -184,24 +233,65 @@ class KernelWriter {
       if (!k_.loops[l].reduction) parallel.push_back(l);
     for (size_t p = parallel.size(); p-- > 0;) {
       const kir::Loop& l = k_.loops[parallel[p]];
-      if (p == 0) line("const long long " + l.var + " = t;");
+      // Four points per thread: the fastest loop's first of the four; the loop below steps it.
+      const std::string var = static_cast<int>(parallel[p]) == lane_ ? "kiln_b" : l.var;
+      if (p == 0) line("const long long " + var + " = t;");
       else {
-        line("const long long " + l.var + " = t % " + size(l.extent, l.extentSym) + ";");
+        line("const long long " + var + " = t % " + size(l.extent, l.extentSym) + ";");
         line("t /= " + size(l.extent, l.extentSym) + ";");
       }
     }
+    if (vec_ > 1) openLanes();
     for (int q = 0; q <= place_.nests; ++q) {
       for (size_t i = 0; i < k_.body.size(); ++i)
         if (!place_.inner[i] && place_.stage[i] == q) instr(k_.body[i]);
       if (q == place_.nests) break;
       nest(q);
     }
+    if (vec_ > 1) closeLanes();
     out_ += "}\n";
     return out_;
   }
 
  private:
   void line(const std::string& s) { out_ += std::string(2 * depth_, ' ') + "  " + s + "\n"; }
+
+  // A float4 access's element address at the first of the thread's four points.
+  std::string firstAddress(size_t i) const {
+    const Instr& in = k_.body[i];
+    return paramName(k_, in.buffer) + " + " + index(in.index, "kiln_b");
+  }
+
+  // Four points per thread: whether every float4 address is aligned, the float4 loads, then a
+  // loop over the four points (unrolled: the float4s stay in registers).
+  void openLanes() {
+    std::string addresses;
+    for (const auto& [i, v] : vectored_) addresses += (addresses.empty() ? "" : " | ") + ("(unsigned long long)(" + firstAddress(i) + ")");
+    line("const bool kiln_al = ((" + addresses + ") & 15ULL) == 0;");
+    for (const auto& [i, v] : vectored_) {
+      const std::string q = "kiln_q" + std::to_string(i);
+      line("float4 " + q + ";");
+      if (k_.body[i].op == Op::Load) line("if (kiln_al) " + q + " = *reinterpret_cast<const float4*>(" + firstAddress(i) + ");");
+    }
+    line("#pragma unroll");
+    line("for (int kiln_v = 0; kiln_v < " + std::to_string(vec_) + "; ++kiln_v) {");
+    ++depth_;
+    line("const long long " + k_.loops[static_cast<size_t>(lane_)].var + " = kiln_b + kiln_v;");
+  }
+
+  void closeLanes() {
+    --depth_;
+    line("}");
+    for (const auto& [i, v] : vectored_)
+      if (k_.body[i].op == Op::Store)
+        line("if (kiln_al) *reinterpret_cast<float4*>(" + firstAddress(i) + ") = kiln_q" + std::to_string(i) + ";");
+  }
+
+  // The float4 that holds body instruction `in`'s four elements, or "" when it is made alone.
+  std::string laneVector(const Instr& in) const {
+    const size_t i = static_cast<size_t>(&in - k_.body.data());
+    return vectored_.count(i) ? "reinterpret_cast<float*>(&kiln_q" + std::to_string(i) + ")[kiln_v]" : "";
+  }
 
   // Reduction nest q: accumulators, the reduction loops with the nest's body, the results.
   void nest(int q) {
@@ -334,11 +424,12 @@ class KernelWriter {
     return "(" + e + ")";
   }
 
-  std::string index(const kir::IndexExpr& e) const {
+  // `laneVar`: the name the fastest loop's variable goes by (the first of four points).
+  std::string index(const kir::IndexExpr& e, const std::string& laneVar = "") const {
     std::string s;
     for (const auto& t : e.terms) {
       if (t.coeff == 0 && t.coeffSym.empty()) continue;  // a broadcast dim
-      const std::string& var = k_.loops[static_cast<size_t>(t.loop)].var;
+      const std::string& var = !laneVar.empty() && t.loop == lane_ ? laneVar : k_.loops[static_cast<size_t>(t.loop)].var;
       s += (s.empty() ? "" : " + ") + (!t.coeffSym.empty() ? var + " * " + size(t.coeff, t.coeffSym)
                                        : t.coeff == 1      ? var
                                                            : var + " * " + int64Literal(t.coeff));
@@ -358,6 +449,7 @@ class KernelWriter {
       case Op::Load: {
         const kir::Buffer& buf = k_.buffers[static_cast<size_t>(in.buffer)];
         std::string x = paramName(k_, in.buffer) + "[" + index(in.index) + "]";
+        if (const std::string q = laneVector(in); !q.empty()) x = "(kiln_al ? " + q + " : " + x + ")";
         if (buf.dtype == DType::Bool) x = "(" + x + " != 0)";
         define(in, convert(x, buf.dtype, in.dtype));
         out_.insert(out_.size() - 1, at);
@@ -369,7 +461,9 @@ class KernelWriter {
         if (buf.dtype == DType::Bool) v = "(unsigned char)(" + v + " ? 1 : 0)";
         // A store outside the nests holds one value per point: thread 0 of the block makes it.
         const bool once = sched_ != CudaSchedule::Thread && !inNest_;
-        line(std::string(once ? "if (threadIdx.x == 0) " : "") + paramName(k_, in.buffer) + "[" + index(in.index) + "] = " + v + ";" + at);
+        const std::string store = paramName(k_, in.buffer) + "[" + index(in.index) + "] = " + v + ";";
+        if (const std::string q = laneVector(in); !q.empty()) line("if (kiln_al) " + q + " = " + v + "; else " + store + at);
+        else line(std::string(once ? "if (threadIdx.x == 0) " : "") + store + at);
         return;
       }
       case Op::Const:
@@ -510,6 +604,9 @@ class KernelWriter {
   const kir::Kernel& k_;
   kir::Placement place_;
   CudaSchedule sched_;
+  int vec_ = 1;                      // points per thread (cudaVectorWidth)
+  int lane_ = -1;                    // with vec_ > 1: the loop the four points step along
+  std::map<size_t, bool> vectored_;  // body positions of the float4 loads and stores
   bool inNest_ = false;
   std::string out_;
   int depth_ = 0;
@@ -584,10 +681,24 @@ CudaSchedule cudaSchedule(const kir::Kernel& k) {
   return CudaSchedule::Block;
 }
 
+int cudaVectorWidth(const kir::Kernel& k) {
+  static const bool off = [] {
+    const char* e = std::getenv("KILN_CUDA_VECTOR");
+    return e && std::string(e) == "0";
+  }();
+  if (off || k.symbolic() || reduces(k)) return 1;
+  const int L = fastestParallelLoop(k);
+  if (L < 0) return 1;
+  const kir::Loop& l = k.loops[static_cast<size_t>(L)];
+  if (!l.extentSym.empty() || l.extent <= 0 || l.extent % 4 != 0) return 1;
+  return vectorAccesses(k, L).empty() ? 1 : 4;
+}
+
 const char* scheduleName(CudaSchedule s) { return s == CudaSchedule::Thread ? "thread" : s == CudaSchedule::Block ? "block" : "split"; }
 
 std::string CudaLaunch::str() const {
-  return "grid " + std::to_string(gridX) + "x" + std::to_string(gridY) + ", block " + std::to_string(block) + ", " + scheduleName(schedule);
+  return "grid " + std::to_string(gridX) + "x" + std::to_string(gridY) + ", block " + std::to_string(block) + ", " +
+         scheduleName(schedule) + (vector > 1 ? ", " + std::to_string(vector) + " per thread" : "");
 }
 
 CudaLaunch cudaLaunch(const kir::Kernel& k, const std::vector<int64_t>& sizes, int smCount) {
@@ -599,8 +710,9 @@ CudaLaunch cudaLaunch(const kir::Kernel& k, const std::vector<int64_t>& sizes, i
     if (lp.reduction) row *= lp.extentSym.empty() ? lp.extent : ir::evalSym(lp.extentSym, sizes);
   switch (l.schedule) {
     case CudaSchedule::Thread:
+      l.vector = cudaVectorWidth(k);
       l.block = 256;
-      l.gridX = static_cast<unsigned>(std::max<int64_t>(1, (l.points + l.block - 1) / l.block));
+      l.gridX = static_cast<unsigned>(std::max<int64_t>(1, (l.points + l.vector * l.block - 1) / (l.vector * l.block)));
       break;
     case CudaSchedule::Block:
       // About four elements per thread, whole warps, at most 1024 threads.

@@ -10,6 +10,11 @@
 //       long long i1 = t % 16; t /= 16;  long long i0 = t;       // the parallel loops
 //       <gap 0> for (r0 ...) { <nest 0> } <gap 1> ...
 //
+//   A pointwise kernel whose fastest loop steps through float32 buffers (cudaVectorWidth() 4)
+//   gives each thread four consecutive points: one float4 load per such input before an unrolled
+//   loop over the four, one float4 store per such output after it, when every such address is
+//   16-byte aligned (a view's offset may not be; then the loop loads and stores each element).
+//
 // * Block: one block per point (a row of a softmax, layer_norm, sum over the last dim): the
 //   block's threads stride over the flattened reduction loops, each nest's accumulators are
 //   combined with warp shuffles and one shared-memory step (every thread gets the result, which
@@ -47,9 +52,16 @@ enum class CudaSchedule { Thread, Block, Split };
 CudaSchedule cudaSchedule(const kir::Kernel& k);
 const char* scheduleName(CudaSchedule s);  // "thread", "block", "split"
 
+// Elements per thread of a Thread-schedule kernel: 4 where the fastest parallel loop's extent is a
+// multiple of 4 and some float32 buffer is read or written at consecutive elements along it (a
+// 128-bit load or store per thread, when the addresses are 16-byte aligned at run time, else
+// four scalar accesses), else 1. KILN_CUDA_VECTOR=0 makes it 1 everywhere (to compare).
+int cudaVectorWidth(const kir::Kernel& k);
+
 // A launch of one kernel: what the runtime passes to cuLaunchKernel, recorded with the kernel.
 struct CudaLaunch {
   CudaSchedule schedule = CudaSchedule::Thread;
+  int vector = 1;      // elements per thread (cudaVectorWidth)
   int64_t points = 0;  // the kernel's `points` argument
   unsigned gridX = 1, gridY = 1, block = 1;
   size_t scratchSlots = 0;  // Split: 8-byte partials (accumulators x points x gridX)
