@@ -3,6 +3,7 @@
 // integer dtypes use a plain loop, as PyTorch supports integer matmul on the CPU. Errors are worded like PyTorch's meta functions.
 #include "engine/ops/op_table.h"
 #include "engine/ops/shape_util.h"
+#include "engine/ops/skinny_gemm.h"
 #include "engine/tensor/half.h"
 
 #include <cblas.h>
@@ -158,6 +159,12 @@ void gemm(ir::DType dt, const Mat& a, const Mat& b, void* c, int64_t ldc, double
     const double work = double(m) * double(n) * double(k);
     const int64_t rowsPerBlock = work <= kBlockWork ? m : std::max<int64_t>(1, int64_t(kBlockWork / (double(n) * double(k))));
     const size_t item = ir::itemSize(dt);
+    // A few rows against a row-major weight read transposed (x @ w.t()): dot products, which
+    // do not pack the weight as OpenBLAS does (skinny_gemm.h).
+    if (dt == ir::DType::Float32 && !va->trans && vb->trans &&
+        skinnySgemmNT(m, n, k, float(alpha), static_cast<const float*>(a.p), va->ld, static_cast<const float*>(b.p), vb->ld, float(beta),
+                      static_cast<float*>(c), ldc))
+      return;
     for (int64_t i0 = 0; i0 < m; i0 += rowsPerBlock) {
       if (rowsPerBlock < m) tensor::checkStop();
       const int64_t mb = std::min(rowsPerBlock, m - i0);
@@ -282,9 +289,18 @@ Tensor mmKernel(const Tensor& a, const Tensor& b) {
   return out;
 }
 
-// Copies `src` broadcast to `dst`'s shape into the contiguous `dst`, element by element
+// Copies `src` broadcast to `dst`'s shape into the contiguous `dst`: a row at a time for a bias row, else element by element
 // (bias rows of addmm; any dtype, bit-exact).
 void fillBroadcast(Tensor& dst, const Tensor& src) {
+  const int64_t n = dst.dim() == 2 ? dst.sizes()[1] : -1;
+  const bool row = src.dim() >= 1 && src.sizes().back() == n && (n <= 1 || src.strides().back() == 1) && src.numel() == n;
+  if (row && dst.isContiguous()) {
+    // The usual bias: one contiguous row copied into every output row (memcpy, not element by element).
+    const size_t bytes = static_cast<size_t>(n) * ir::itemSize(dst.dtype());
+    char* d = static_cast<char*>(dst.data());
+    for (int64_t i = 0; i < dst.sizes()[0]; ++i) std::memcpy(d + static_cast<size_t>(i) * bytes, src.data(), bytes);
+    return;
+  }
   Shape ds = dst.strides(), ss = tensor::broadcastStrides(src, dst.sizes());
   const int64_t item = static_cast<int64_t>(ir::itemSize(dst.dtype()));  // signed: strides may be negative
   char* d = static_cast<char*>(dst.data());

@@ -26,4 +26,17 @@ void parallelRanges(int64_t n, const std::function<void(int64_t, int64_t)>& fn) 
   }
 }
 
+void parallelBlocks(int64_t n, const std::function<void(int64_t, int64_t)>& fn) {
+  if (n <= 0) return;
+  ParallelRunner runner = gRunner.load(std::memory_order_acquire);
+  if (runner && n > 1) {
+    runner(n, fn);
+    return;
+  }
+  for (int64_t b = 0; b < n; ++b) {
+    checkStop();
+    fn(b, b + 1);
+  }
+}
+
 }  // namespace kiln::tensor

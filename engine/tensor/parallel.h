@@ -22,4 +22,8 @@ constexpr int64_t kParallelGrain = int64_t{1} << 16;
 // fn(begin, end) over [0, n): on the installed runner when n is worth splitting, else here.
 void parallelRanges(int64_t n, const std::function<void(int64_t, int64_t)>& fn);
 
+// fn(begin, end) over [0, n) blocks that each carry enough work to be worth a thread (the caller
+// judged it, e.g. a GEMM's column blocks): on the installed runner whenever n > 1, else here.
+void parallelBlocks(int64_t n, const std::function<void(int64_t, int64_t)>& fn);
+
 }  // namespace kiln::tensor

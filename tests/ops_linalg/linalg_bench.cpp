@@ -1,5 +1,5 @@
 // Timings of the float32 linalg paths (not a test; speed is measured, not asserted):
-// a 1024x1024 sgemm through aten.mm, the seed MLP's addmm, and the seed CNN's convolutions.
+// a 1024x1024 sgemm through aten.mm, the seed MLP's addmm, and the seed CNN's convolutions and classifier.
 // Prints the best of several runs and the achieved GFLOP/s.
 #include "engine/ops/op_table.h"
 
@@ -50,6 +50,11 @@ int main() {
   Tensor w = wt.view({1024, 1024}, {1, 1024}, 0);  // the t() view F.linear passes
   bench("addmm 16x1024 @ t(1024x1024) (seed MLP)", 2.0 * 16 * 1024 * 1024, 50, [&] {
     d.call("aten.addmm.default", {Val::of(bias), Val::of(x), Val::of(w)});
+  });
+  Tensor fx = filled({2, 131072}), fb = filled({10}), fwt = filled({10, 131072});
+  Tensor fw = fwt.view({131072, 10}, {1, 131072}, 0);
+  bench("addmm 2x131072 @ t(10x131072) (seed CNN's fc)", 2.0 * 2 * 131072 * 10, 50, [&] {
+    d.call("aten.addmm.default", {Val::of(fb), Val::of(fx), Val::of(fw)});
   });
   auto conv = [&](const Tensor& in, const Tensor& wgt, const Tensor& bi) {
     d.call("aten.convolution.default", {Val::of(in), Val::of(wgt), Val::of(bi), ints({1, 1}), ints({1, 1}), ints({1, 1}),
