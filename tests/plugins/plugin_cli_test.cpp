@@ -1,6 +1,7 @@
 // kiln plugins, kiln backends, --plugin and KILN_PLUGIN_PATH through the built kiln executable,
 // with the in-tree plugins: what is listed, a stale plugin's one-line refusal, the silu rule in a
 // run's stage, option values checked against the registries.
+#include "plugin_host/kiln_plugin.h"
 #include "tests/cli/run_kiln.h"
 
 #include <gtest/gtest.h>
@@ -84,8 +85,9 @@ TEST_F(PluginCli, BackendsListsBuiltinsAndPluginsWithDescriptions) {
 TEST_F(PluginCli, AStalePluginIsOneLineAndAFailure) {
   test::KilnRun r = kiln({"run", script("print(1)\n"), "--plugin", kStale});
   EXPECT_EQ(r.exitCode, 1);
-  EXPECT_EQ(r.err, "kiln: plugin " + kStale + ": built for Kiln plugin API version " + std::to_string(1 + 998) +
-                       ", this Kiln has version 1 (rebuild it against this Kiln's headers)\n");
+  EXPECT_EQ(r.err, "kiln: plugin " + kStale + ": built for Kiln plugin API version " + std::to_string(KILN_PLUGIN_API_VERSION + 998) +
+                       ", this Kiln has version " + std::to_string(KILN_PLUGIN_API_VERSION) +
+                       " (rebuild it against this Kiln's headers)\n");
   EXPECT_EQ(r.out, "");
   // A missing path is a usage error (2); a path that is not there names --plugin (1).
   r = kiln({"run", script("print(1)\n"), "--plugin"});
