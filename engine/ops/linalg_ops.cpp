@@ -161,7 +161,7 @@ void gemm(ir::DType dt, const Mat& a, const Mat& b, void* c, int64_t ldc, double
     const size_t item = ir::itemSize(dt);
     // A few rows against a row-major weight read transposed (x @ w.t()): dot products, which
     // do not pack the weight as OpenBLAS does (skinny_gemm.h).
-    if (dt == ir::DType::Float32 && !va->trans && vb->trans &&
+    if (dt == ir::DType::Float32 && !va->trans && vb->trans && skinnyPays(m, k) &&
         skinnySgemmNT(m, n, k, float(alpha), static_cast<const float*>(a.p), va->ld, static_cast<const float*>(b.p), vb->ld, float(beta),
                       static_cast<float*>(c), ldc))
       return;
