@@ -303,9 +303,10 @@ void registerNnDerivatives(std::vector<ops::OpDef>& t) {
   def(
       t, "aten.max_pool2d.default",
       [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
-        std::vector<Val> args = c.inputs;
-        Val r = d.call("aten.max_pool2d_with_indices.default", args);
-        return {maxPoolGrad(d, c.gradOutput, c.inputs[0], r.list.at(1))};
+        // A graph-recording dispatcher has no multi-result nodes: the indices alone.
+        const Val indices = d.multiOutput() ? d.call("aten.max_pool2d_with_indices.default", c.inputs).list.at(1)
+                                            : d.call("kiln.max_pool2d_indices.default", c.inputs);
+        return {maxPoolGrad(d, c.gradOutput, c.inputs[0], indices)};
       },
       "MaxPool2DWithIndicesBackward0");
   def(t, "aten.avg_pool2d.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {

@@ -10,7 +10,8 @@
 // Max pooling is registered twice: aten.max_pool2d_with_indices (values and int64 indices,
 // a multi-result op) for F.max_pool2d(return_indices=True), and aten.max_pool2d (values only)
 // for the common case, which keeps graphs single-result until graph lowering handles
-// multi-result nodes (AOTAutograd shows max_pool2d_with_indices + getitem there).
+// multi-result nodes (AOTAutograd shows max_pool2d_with_indices + getitem there); the indices
+// alone are kiln.max_pool2d_indices, what a compiled backward of max_pool2d records.
 #include "engine/ops/onednn_conv.h"
 #include "engine/ops/op_table.h"
 
@@ -837,6 +838,25 @@ void registerConvOps(std::vector<OpDef>& t) {
       Tensor idx;
       Tensor v = maxPoolKernel(a, &idx);
       return std::vector<Tensor>{v, idx};
+    };
+    t.push_back(std::move(d));
+  }
+  {
+    // kiln.max_pool2d_indices(same arguments) -> int64 indices: the second result alone, for
+    // graph-recording dispatchers (no multi-result nodes): max_pool2d's backward in a compiled
+    // graph scatters the gradient at these.
+    OpDef d;
+    d.name = "kiln.max_pool2d_indices.default";
+    d.meta = [](const std::vector<Val>& a) {
+      ir::TensorType in = a.at(0).tensorType();
+      ir::TensorType i = poolType(in, poolParams(in, a, true));
+      i.dtype = ir::DType::Int64;
+      return i;
+    };
+    d.eager = [](const std::vector<Val>& a) {
+      Tensor idx;
+      maxPoolKernel(a, &idx);
+      return idx;
     };
     t.push_back(std::move(d));
   }

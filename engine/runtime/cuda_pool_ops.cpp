@@ -184,6 +184,7 @@ std::optional<Val> poolOnDevice(const ops::OpDef& op, const std::vector<Val>& ar
   const std::string& n = op.name;
   if (n == "aten.max_pool2d.default") return maxPool(op, args, false);
   if (n == "aten.max_pool2d_with_indices.default") return maxPool(op, args, true);
+  if (n == "kiln.max_pool2d_indices.default") return maxPool(ops::op("aten.max_pool2d_with_indices.default"), args, true).list.at(1);
   if (n == "aten.avg_pool2d.default") return avgPool(op, args);
   if (n == "aten._adaptive_avg_pool2d.default") return adaptivePool(op, args);
   if (args.size() < 2 || args[1].kind != Val::Kind::Tensor) return std::nullopt;

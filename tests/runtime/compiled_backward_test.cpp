@@ -44,6 +44,35 @@ TEST(CompiledBackward, GradientsEqualEagerAutograd) {
   EXPECT_TRUE(r.sink.stages.count("backward:partition"));
 }
 
+// A CNN's max pooling: the compiled backward records the window's argmax as
+// kiln.max_pool2d_indices (a graph has no multi-result nodes) and scatters the gradient there;
+// it used to fail and fall back to eager differentiation. Ties (relu zeros), ceil_mode, padding
+// and overlapping windows; gradients equal eager's.
+TEST(CompiledBackward, MaxPoolingGetsACompiledBackward) {
+  const char* script = R"(import torch
+import torch.nn.functional as F
+torch.manual_seed(0)
+w = torch.randn(3, 3, requires_grad=True)
+c = torch.randn(4, 2, 3, 3, requires_grad=True)
+def f(x):
+    y = F.max_pool2d(torch.relu(x @ w).view(1, 1, 6, 3), 2, ceil_mode=True).sum()
+    z = F.conv2d(x.view(1, 1, 6, 3).expand(1, 2, 6, 3), c, padding=1)
+    return y + F.max_pool2d(torch.relu(z), 3, stride=1, padding=1).pow(2).sum()
+g = torch.compile(f)
+x = torch.randn(6, 3)
+g(x).backward()
+out = w.grad
+out_1 = c.grad
+)";
+  Ran r;
+  runCompiled("max_pool_backward", script, 1, r);
+  ASSERT_TRUE(r.sink.stages.count("backward:fused"));
+  ASSERT_FALSE(r.sink.wrappers.empty());
+  const std::string& w = r.sink.wrappers.back().text;
+  EXPECT_EQ(w.find("differentiated eagerly"), std::string::npos) << w;
+  EXPECT_NE(w.find("kiln.max_pool2d_indices.default"), std::string::npos) << w;
+}
+
 // Calls of `g` that depend on no tangent: the forward work a backward graph does.
 std::vector<const ir::Node*> forwardWorkIn(const ir::Graph& g) {
   const std::set<int> dep = passes::tangentDependent(g);
