@@ -11,6 +11,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QMouseEvent>
 #include <QPlainTextEdit>
 #include <QPointer>
 #include <QProcess>
@@ -89,11 +90,14 @@ GpuKernelViews::GpuKernelViews(TextPane* pane) : QObject(pane), pane_(pane) {
     layout->addWidget(status_[v]);
     layout->addWidget(editors_[v], 1);
     pages_[v] = page;
+    editors_[v]->viewport()->setMouseTracking(true);
+    editors_[v]->viewport()->installEventFilter(this);  // the hover link, and a click selects the line
     pane->addTab(page, titles[v]);
     pane->setTabVisible(pane->indexOf(page), false);
   }
   connect(pane, &TextPane::kernelsShown, this, &GpuKernelViews::setKernels);
   connect(pane, &TextPane::sourceLineTinted, this, &GpuKernelViews::tint);
+  connect(pane, &TextPane::sourceLineHovered, this, &GpuKernelViews::hover);
   connect(pane, &QTabWidget::currentChanged, this, [this] { makeIfWanted(); });
 }
 
@@ -117,6 +121,7 @@ void GpuKernelViews::setKernels(const std::vector<storage::KernelRow>& kernels, 
     e->clear();
     e->setExtraSelections({});
   }
+  for (auto& b : base_) b.clear();
   for (auto& s : spans_) s.clear();
   for (QLabel* l : status_) l->clear();
   if (!any) return;
@@ -203,15 +208,70 @@ void GpuKernelViews::fill(const std::vector<Made>& made, const QString& status) 
   emit shown();
 }
 
+// The hover link: the lines of source line `line` drawn over the selected line's tint, darker, as
+// the other kernel tabs draw them; no scrolling (hovering must not move what is read).
+void GpuKernelViews::hover(int line) {
+  if (line == hover_) return;
+  hover_ = line;
+  for (int v = 0; v < ViewCount; ++v) editors_[v]->setExtraSelections(line > 0 ? base_[v] + selections(v, line, 118) : base_[v]);
+}
+
+int GpuKernelViews::sourceLineAt(int v, int block) const {
+  if (nodeLines_.empty()) return 0;
+  const QTextDocument* doc = editors_[v]->document();
+  for (const auto& span : spans_[v]) {
+    if (block <= span.first || block > span.last) continue;  // a header is the whole kernel's
+    const bool backward = span.name.startsWith(QStringLiteral("bw_"));
+    if (v == Cuda) return sourceLineOf(doc->findBlockByNumber(block).text(), backward);
+    // PTX and SASS: the line-info line above (or this one). SASS names an inlined call's frames
+    // on consecutive lines, the innermost first; one outside the kernel (no line) keeps the
+    // group's, so the nearest with a line wins, as tint() reads them forwards.
+    auto isInfo = [v](const QString& t) {
+      return v == Ptx ? t.trimmed().startsWith(QStringLiteral(".loc")) : t.contains(QStringLiteral("//## File"));
+    };
+    int b = block;
+    while (b > span.first && !isInfo(doc->findBlockByNumber(b).text())) --b;
+    for (; b > span.first; --b) {
+      const QString text = doc->findBlockByNumber(b).text();
+      if (!isInfo(text)) break;
+      if (text.contains(QStringLiteral("// cuda line")))
+        if (const int line = sourceLineOf(text, backward); line > 0) return line;
+    }
+    return 0;
+  }
+  return 0;
+}
+
+bool GpuKernelViews::eventFilter(QObject* watched, QEvent* event) {
+  const auto type = event->type();
+  if (type != QEvent::MouseMove && type != QEvent::MouseButtonRelease && type != QEvent::Leave) return false;
+  int v = 0;
+  while (v < ViewCount && editors_[v]->viewport() != watched) ++v;
+  if (v == ViewCount) return false;
+  int line = 0;
+  if (type != QEvent::Leave) {
+    auto* mouse = static_cast<QMouseEvent*>(event);
+    if (type == QEvent::MouseMove && mouse->buttons() != Qt::NoButton) return false;  // selecting text
+    line = sourceLineAt(v, editors_[v]->cursorForPosition(mouse->position().toPoint()).blockNumber());
+    if (type == QEvent::MouseButtonRelease) {
+      if (line > 0 && mouse->button() == Qt::LeftButton) pane_->reportLineClicked(editors_[v], line);
+      return false;
+    }
+  }
+  pane_->reportLineHovered(line);
+  return false;
+}
+
 // A source line through the `@N` at the end of a CUDA line or of an annotated `.loc` / `//## File`.
 int GpuKernelViews::sourceLineOf(const QString& text, bool backward) const { return sourceLineOfNodeRef(text, backward, nodeLines_); }
 
-void GpuKernelViews::tint(int line) {
-  line_ = line;
+// The lines of view `v` from source line `line` (every tinted line when `line` < 0), each in its
+// line's colour (darker by `darker` percent).
+QList<QTextEdit::ExtraSelection> GpuKernelViews::selections(int v, int line, int darker) const {
   const bool every = line < 0;
-  for (int v = 0; v < ViewCount; ++v) {
-    QPlainTextEdit* e = editors_[v];
-    QList<QTextEdit::ExtraSelection> sels;
+  QPlainTextEdit* e = editors_[v];
+  QList<QTextEdit::ExtraSelection> sels;
+  {
     for (const auto& span : spans_[v]) {
       const bool has = std::find(span.sourceLines.begin(), span.sourceLines.end(), line) != span.sourceLines.end();
       if (!every && (line <= 0 || !has)) continue;
@@ -240,13 +300,23 @@ void GpuKernelViews::tint(int line) {
         }
         if (at <= 0 || (!every && at != line)) continue;
         QTextEdit::ExtraSelection sel;
-        sel.format.setBackground(lineColour(at));
+        sel.format.setBackground(darker > 100 ? lineColour(at).darker(darker) : lineColour(at));
         sel.format.setProperty(QTextFormat::FullWidthSelection, true);
         sel.cursor = QTextCursor(block);
         sels << sel;
       }
     }
-    e->setExtraSelections(sels);
+  }
+  return sels;
+}
+
+void GpuKernelViews::tint(int line) {
+  line_ = line;
+  for (int v = 0; v < ViewCount; ++v) {
+    QPlainTextEdit* e = editors_[v];
+    const QList<QTextEdit::ExtraSelection> sels = selections(v, line, 100);
+    base_[v] = sels;
+    e->setExtraSelections(hover_ > 0 ? sels + selections(v, hover_, 118) : sels);
     // Bring the first tinted line of code into view, a few lines of context above it: PTX's
     // declarations can push it far below the kernel's (tinted) header.
     if (line > 0 && !sels.isEmpty()) {

@@ -6,7 +6,9 @@
 //
 // Lines are tinted like the other kernel tabs: a CUDA line by the node its `// @N` names, a PTX
 // line by the `.loc` above it and a SASS line by the `//## File` line above it (both annotated by
-// the engine with "// cuda line K @N"), each node through its user source line.
+// the engine with "// cuda line K @N"), each node through its user source line. They take part
+// in the hover link (Compiler Explorer's): hovering a line here lights its source line in the
+// script, the graph and every kernel tab, and a hover elsewhere lights its lines here.
 #pragma once
 
 #include "storage/store.h"
@@ -14,6 +16,7 @@
 #include <QByteArray>
 #include <QObject>
 #include <QString>
+#include <QTextEdit>
 
 #include <map>
 #include <vector>
@@ -39,6 +42,10 @@ class GpuKernelViews : public QObject {
   static void setKilnPath(const QString& path);
 
   QPlainTextEdit* editor(View v) const { return editors_[v]; }
+  // The source line line `block` of view `v` shows (0: none, or a kernel's header): a CUDA line
+  // through its `// @N`, a PTX or SASS line through the line-info line above it.
+  int sourceLineAt(int v, int block) const;
+  int hoveredLine() const { return hover_; }
   QString status() const;  // where the texts come from, and what is missing
   int tabIndex(View v) const;
 
@@ -55,7 +62,10 @@ class GpuKernelViews : public QObject {
   void fill(const std::vector<Made>& made, const QString& status);
   static QString madeStatus(const std::vector<Made>& made);
   void tint(int line);
+  void hover(int line);  // the hover link (TextPane::sourceLineHovered)
+  QList<QTextEdit::ExtraSelection> selections(int v, int line, int darker) const;
   int sourceLineOf(const QString& text, bool backward) const;
+  bool eventFilter(QObject* watched, QEvent* event) override;  // hover and clicks on the texts
 
   TextPane* pane_;
   QWidget* pages_[ViewCount] = {};
@@ -68,7 +78,9 @@ class GpuKernelViews : public QObject {
   quint64 generation_ = 0;
   std::map<QByteArray, std::vector<Made>> cache_;  // kernel IR -> what kiln cuda made of it
   static constexpr size_t kCacheSize = 32;
-  int line_ = 0;  // the tinted source line (-1: every line)
+  int line_ = 0;                                      // the tinted source line (-1: every line)
+  int hover_ = 0;                                     // the hovered source line (0: none)
+  QList<QTextEdit::ExtraSelection> base_[ViewCount];  // the tinted line's selections, under the hover
   struct Span {
     QString name;
     int first = 0, last = 0;

@@ -9,6 +9,7 @@
 #include <QFontDatabase>
 #include <QMouseEvent>
 #include <QPlainTextEdit>
+#include <QPointer>
 #include <QScrollBar>
 #include <QSplitter>
 #include <QStringList>
@@ -130,28 +131,36 @@ bool TextPane::eventFilter(QObject* watched, QEvent* event) {
     if (type == QEvent::MouseMove && mouse->buttons() != Qt::NoButton) return false;  // selecting text
     line = sourceLineAt(editor, editor->cursorForPosition(mouse->position().toPoint()).blockNumber());
     if (type == QEvent::MouseButtonRelease) {
-      // After the editor has placed its cursor (queued): a drag that selected text is no click.
-      if (line > 0 && mouse->button() == Qt::LeftButton)
-        QMetaObject::invokeMethod(
-            this,
-            [this, editor, line] {
-              if (!editor->textCursor().hasSelection()) emit lineClicked(line);
-            },
-            Qt::QueuedConnection);
+      if (line > 0 && mouse->button() == Qt::LeftButton) reportLineClicked(editor, line);
       return false;
     }
   }
-  if (line != mouseLine_) {
-    mouseLine_ = line;
-    emit lineHovered(line);
-  }
+  reportLineHovered(line);
   return false;
+}
+
+void TextPane::reportLineHovered(int line) {
+  if (line == mouseLine_) return;
+  mouseLine_ = line;
+  emit lineHovered(line);
+}
+
+void TextPane::reportLineClicked(QPlainTextEdit* editor, int line) {
+  // After the editor has placed its cursor (queued): a drag that selected text is no click.
+  QPointer<QPlainTextEdit> e(editor);
+  QMetaObject::invokeMethod(
+      this,
+      [this, e, line] {
+        if (e && !e->textCursor().hasSelection()) emit lineClicked(line);
+      },
+      Qt::QueuedConnection);
 }
 
 void TextPane::hoverSourceLine(int line) {
   if (line == hover_) return;
   hover_ = line;
   applyTints();
+  emit sourceLineHovered(line);
 }
 
 void TextPane::applyTints() {

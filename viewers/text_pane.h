@@ -65,6 +65,10 @@ class TextPane : public QTabWidget {
   // A hover costs the kernels of that line, not the whole text: the selected line's tint is kept.
   void hoverSourceLine(int line);
   int hoveredSourceLine() const { return hover_; }
+  // For tabs other panes add (the CUDA/PTX/SASS tabs): the mouse is on a line of source line
+  // `line` (0: none), or clicked one; emitted as lineHovered / lineClicked (hover only changes).
+  void reportLineHovered(int line);
+  void reportLineClicked(QPlainTextEdit* editor, int line);
   // The source line of line `block` of the kernel tab `editor` shows (0: none, or not a kernel
   // tab): through its `@N` (assembly: the `# @N` above it); a kernel's header gives its first line.
   int sourceLineAt(const QPlainTextEdit* editor, int block) const;
@@ -89,6 +93,8 @@ class TextPane : public QTabWidget {
   void lineHovered(int line);
   // A kernel line of source line `line` was clicked.
   void lineClicked(int line);
+  // hoverSourceLine() changed the hovered line (tabs added by other panes draw it too).
+  void sourceLineHovered(int line);
 
  protected:
   bool eventFilter(QObject* watched, QEvent* event) override;  // hover and clicks on kernel text
