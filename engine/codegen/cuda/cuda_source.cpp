@@ -242,11 +242,25 @@ class KernelWriter {
       }
     }
     if (vec_ > 1) openLanes();
-    for (int q = 0; q <= place_.nests; ++q) {
-      for (size_t i = 0; i < k_.body.size(); ++i)
-        if (!place_.inner[i] && place_.stage[i] == q) instr(k_.body[i]);
-      if (q == place_.nests) break;
-      nest(q);
+    // Four points: the body written out once per point, each in a scope of its own (a loop over
+    // them indexed its float4s by a variable, which put them in local memory where the body did
+    // not unroll, e.g. around sinf's slow path).
+    for (lanePos_ = 0; lanePos_ < vec_; ++lanePos_) {
+      if (vec_ > 1) {
+        line("{");
+        ++depth_;
+        line("const long long " + k_.loops[static_cast<size_t>(lane_)].var + " = kiln_b + " + std::to_string(lanePos_) + ";");
+      }
+      for (int q = 0; q <= place_.nests; ++q) {
+        for (size_t i = 0; i < k_.body.size(); ++i)
+          if (!place_.inner[i] && place_.stage[i] == q) instr(k_.body[i]);
+        if (q == place_.nests) break;
+        nest(q);
+      }
+      if (vec_ > 1) {
+        --depth_;
+        line("}");
+      }
     }
     if (vec_ > 1) closeLanes();
     out_ += "}\n";
@@ -262,8 +276,7 @@ class KernelWriter {
     return paramName(k_, in.buffer) + " + " + index(in.index, "kiln_b");
   }
 
-  // Four points per thread: whether every float4 address is aligned, the float4 loads, then a
-  // loop over the four points (unrolled: the float4s stay in registers).
+  // Four points per thread: whether every float4 address is aligned, and the float4 loads.
   void openLanes() {
     std::string addresses;
     for (const auto& [i, v] : vectored_) addresses += (addresses.empty() ? "" : " | ") + ("(unsigned long long)(" + firstAddress(i) + ")");
@@ -273,24 +286,21 @@ class KernelWriter {
       line("float4 " + q + ";");
       if (k_.body[i].op == Op::Load) line("if (kiln_al) " + q + " = *reinterpret_cast<const float4*>(" + firstAddress(i) + ");");
     }
-    line("#pragma unroll");
-    line("for (int kiln_v = 0; kiln_v < " + std::to_string(vec_) + "; ++kiln_v) {");
-    ++depth_;
-    line("const long long " + k_.loops[static_cast<size_t>(lane_)].var + " = kiln_b + kiln_v;");
   }
 
+  // The float4 stores, after the four points.
   void closeLanes() {
-    --depth_;
-    line("}");
     for (const auto& [i, v] : vectored_)
       if (k_.body[i].op == Op::Store)
         line("if (kiln_al) *reinterpret_cast<float4*>(" + firstAddress(i) + ") = kiln_q" + std::to_string(i) + ";");
   }
 
-  // The float4 that holds body instruction `in`'s four elements, or "" when it is made alone.
+  // The element of the float4 that holds body instruction `in`'s four (the point being written),
+  // or "" when it is made alone.
   std::string laneVector(const Instr& in) const {
     const size_t i = static_cast<size_t>(&in - k_.body.data());
-    return vectored_.count(i) ? "reinterpret_cast<float*>(&kiln_q" + std::to_string(i) + ")[kiln_v]" : "";
+    if (!vectored_.count(i)) return "";
+    return "kiln_q" + std::to_string(i) + "." + "xyzw"[lanePos_];
   }
 
   // Reduction nest q: accumulators, the reduction loops with the nest's body, the results.
@@ -606,6 +616,7 @@ class KernelWriter {
   CudaSchedule sched_;
   int vec_ = 1;                      // points per thread (cudaVectorWidth)
   int lane_ = -1;                    // with vec_ > 1: the loop the four points step along
+  int lanePos_ = 0;                  // the point (0-3) whose body is being written
   std::map<size_t, bool> vectored_;  // body positions of the float4 loads and stores
   bool inNest_ = false;
   std::string out_;
