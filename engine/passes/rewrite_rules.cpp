@@ -4,33 +4,41 @@
 #include "engine/passes/rebuilder.h"
 
 #include <map>
+#include <set>
 
 namespace kiln::passes {
 
 namespace {
 
+// Whether the graph returns `id`: a look at the output node's arguments, not a scan of every
+// node's (once per firing, that made simplify quadratic: 7 s on 15,000 nodes).
 bool isOutput(const ir::Graph& g, int id) {
-  for (int u : g.users(id)) {
-    const ir::Node* n = g.find(u);
-    if (n && n->kind == ir::NodeKind::Output) return true;
-  }
-  return false;
+  const ir::Node* out = g.output();
+  if (!out) return false;
+  bool found = false;
+  ir::forEachNodeArg(*out, [&](int a) { found = found || a == id; });
+  return found;
 }
 
-// Erases the consumed nodes left without users (repeatedly: a chain frees its producers).
-void eraseDeadConsumed(ir::Graph& g, std::vector<int> consumed) {
-  bool erased = true;
-  while (erased) {
-    erased = false;
-    for (auto it = consumed.begin(); it != consumed.end();) {
-      if (g.find(*it) && g.users(*it).empty()) {
-        g.remove(*it);
-        it = consumed.erase(it);
-        erased = true;
-      } else {
-        ++it;
-      }
-    }
+// Erases the consumed nodes left without users (a chain frees its producers): use counts taken
+// once, then a worklist, instead of a scan of the graph per node and round.
+void eraseDeadConsumed(ir::Graph& g, const std::vector<int>& consumed) {
+  if (consumed.empty()) return;
+  std::map<int, int> uses;
+  for (const auto& n : g.nodes) ir::forEachNodeArg(n, [&](int a) { ++uses[a]; });
+  std::set<int> candidates(consumed.begin(), consumed.end());
+  std::vector<int> work(consumed.begin(), consumed.end());
+  while (!work.empty()) {
+    const int id = work.back();
+    work.pop_back();
+    const ir::Node* n = g.find(id);
+    if (!candidates.count(id) || !n || uses[id] > 0) continue;
+    candidates.erase(id);
+    std::vector<int> inputs;
+    ir::forEachNodeArg(*n, [&](int a) { inputs.push_back(a); });
+    g.remove(id);
+    for (int a : inputs)
+      if (--uses[a] == 0 && candidates.count(a)) work.push_back(a);
   }
 }
 
