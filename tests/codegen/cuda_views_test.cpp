@@ -111,7 +111,7 @@ TEST(CudaViews, PtxLocLinesMapToTheFusedKernelsCudaLines) {
   const size_t at = kv.ptx.find("// cuda line " + std::to_string(load) + " @1\n");
   const size_t next = kv.ptx.find(".loc", at);
   EXPECT_NE(kv.ptx.substr(at, next - at).find("ld.global"), std::string::npos) << kv.ptx.substr(at, next - at);
-  EXPECT_EQ(kv.launch, "grid 16x1, block 256, thread (as the runtime would choose on 132 SMs)");
+  EXPECT_EQ(kv.launch, "grid 4x1, block 256, thread, 4 per thread (as the runtime would choose on 132 SMs)");  // cudaVectorWidth 4
 }
 
 TEST(CudaViews, ResourcesComeFromTheCubin) {

@@ -257,7 +257,11 @@ CudaViews cudaViews(const std::vector<kir::Kernel>& kernels, const CudaViewOptio
     } else {
       v.notes += "SASS: " + nvdisasm + " failed: " + text.substr(0, 300) + "\n";
     }
-    if (!file.path.empty() && !cuobjdump.empty()) runTool(quoted(cuobjdump) + " -res-usage " + quoted(file.path), resUsage);
+    // cuobjdump only where ptxas's report misses a kernel (it is the fallback; a process less on
+    // a GPU graph's cold compile).
+    bool reported = true;
+    for (const auto& k : kernels) reported = reported && parsePtxasReport(out.log, cudaSymbol(k)).known();
+    if (!reported && !file.path.empty() && !cuobjdump.empty()) runTool(quoted(cuobjdump) + " -res-usage " + quoted(file.path), resUsage);
   }
 
   for (size_t i = 0; i < kernels.size(); ++i) {
