@@ -43,7 +43,7 @@ TEST_F(CudaViewsCli, PtxOfACpuSessionIsMadeFromItsKernelIr) {
   if (ptx.err.find("NVRTC") != std::string::npos) GTEST_SKIP() << ptx.err;
   ASSERT_EQ(ptx.exitCode, 0) << ptx.err;
   EXPECT_NE(ptx.out.find("(made now from the kernel IR for sm_90)"), std::string::npos) << ptx.out;
-  EXPECT_NE(ptx.out.find("// grid 16x1, block 256, thread"), std::string::npos) << ptx.out;
+  EXPECT_NE(ptx.out.find("// grid 4x1, block 256, thread, 4 per thread"), std::string::npos) << ptx.out;  // 4096 points, 4 per thread
   EXPECT_NE(ptx.out.find(" registers · 0 B shared"), std::string::npos) << ptx.out;
   EXPECT_NE(ptx.out.find(".visible .entry kiln_"), std::string::npos) << ptx.out;
   EXPECT_NE(ptx.out.find("// cuda line "), std::string::npos) << ptx.out;
