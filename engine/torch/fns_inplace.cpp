@@ -116,20 +116,28 @@ bool randomFill(py::Interpreter& in, const std::string& name, py::TensorObj* sel
   if (name != "uniform" && name != "normal" && name != "random" && name != "bernoulli") return false;
   breakOnRandomInCapture(in, "Tensor." + name + "_");
   checkLeaf(self->t);
-  Generator& g = generatorOf(in, a);
-  if (name == "uniform") uniformFill(self->t, numberArg(ta.get(1, "from"), 0.0), numberArg(ta.get(2, "to"), 1.0), g);
-  else if (name == "normal") normalFill(self->t, numberArg(ta.get(1, "mean"), 0.0), numberArg(ta.get(2, "std"), 1.0), g);
-  else if (name == "bernoulli") bernoulliFill(self->t, numberArg(ta.get(1, "p"), 0.5), g);
+  // A device tensor (nn.Linear's init under torch.set_default_device('cuda')): drawn from the
+  // CUDA generator into host memory, in element order as the torch.randn factories draw for a
+  // device, then copied into it (its memory is never read or written on the host).
+  const bool onDevice = !self->t.isCpu();
+  const Value explicitGenerator = a.kwarg("generator");
+  Generator& g = onDevice && (!explicitGenerator || py::isNone(explicitGenerator)) ? deviceGenerator() : generatorOf(in, a);
+  Tensor host = onDevice ? Tensor::empty(self->t.sizes(), self->t.dtype()) : Tensor();
+  Tensor& t = onDevice ? host : self->t;
+  if (name == "uniform") uniformFill(t, numberArg(ta.get(1, "from"), 0.0), numberArg(ta.get(2, "to"), 1.0), g);
+  else if (name == "normal") normalFill(t, numberArg(ta.get(1, "mean"), 0.0), numberArg(ta.get(2, "std"), 1.0), g);
+  else if (name == "bernoulli") bernoulliFill(t, numberArg(ta.get(1, "p"), 0.5), g);
   else {
     const Val* a = ta.get(1, "from");
     const Val* b = ta.get(2, "to");
     if (!a) {
-      randomFullFill(self->t, g);
-      return true;
+      randomFullFill(t, g);
+    } else {
+      int64_t from = b ? static_cast<int64_t>(a->number()) : 0, to = static_cast<int64_t>(b ? b->number() : a->number());
+      randomFromToFill(t, from, to, g);
     }
-    int64_t from = b ? static_cast<int64_t>(a->number()) : 0, to = static_cast<int64_t>(b ? b->number() : a->number());
-    randomFromToFill(self->t, from, to, g);
   }
+  if (onDevice) ops::copyInto(self->t, host);
   return true;
 }
 

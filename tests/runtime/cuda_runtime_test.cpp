@@ -9,6 +9,7 @@
 #include "tests/runtime/run_py.h"
 #include "tests/support/corpus.h"
 #include "tests/support/dynamo_parity.h"
+#include "tests/support/golden.h"
 #include "tests/support/outs_compare.h"
 
 #include <gtest/gtest.h>
@@ -208,10 +209,16 @@ TEST(CudaCorpus, EveryPublicProgramOnTheGpuMatchesTheOracleOrRaises) {
     // What the compiled run must give: the eager outputs, or the oracle's compiled error.
     const nlohmann::json expected =
         test::expectedCompiledOuts(test::loadCorpusJson("oracle/" + name + ".json"), test::loadCorpusJson("oracle/" + name + ".outs.json"));
-    const std::string diff = test::compareOuts(nlohmann::json::parse(r.outputsJson), expected);
+    // cuDNN runs float32 convolutions in TF32 (torch.backends.cudnn.allow_tf32 is True by
+    // default, in PyTorch as here): ~1e-3 relative per convolution against the oracle's CPU run
+    // (seed_cnn_simple_model 2.2e-3, seed_training_loop_cnn 4.3e-3 on the H100), so a program
+    // with convolutions is compared within 1e-2 relative, and says so.
+    const bool convolves = test::readFile(ro.scriptPath).find("Conv") != std::string::npos ||
+                           test::readFile(ro.scriptPath).find("conv2d") != std::string::npos;
+    const std::string diff = test::compareOuts(nlohmann::json::parse(r.outputsJson), expected, convolves ? 1e-2 : 1e-3);
     if (diff.empty()) {
       ++passed;
-      std::cout << "[ MATCHES  ] " << name << "\n";
+      std::cout << "[ MATCHES  ] " << name << (convolves ? " (within TF32 tolerance: convolutions)" : "") << "\n";
     } else {
       failures += name + ": " + diff + "\n";
     }

@@ -26,7 +26,9 @@ nlohmann::json plainString(const nlohmann::json& v) {
 
 }  // namespace
 
-std::string compareOuts(const nlohmann::json& actual, const nlohmann::json& expected) {
+std::string compareOuts(const nlohmann::json& actual, const nlohmann::json& expected) { return compareOuts(actual, expected, 1e-3); }
+
+std::string compareOuts(const nlohmann::json& actual, const nlohmann::json& expected, double rel) {
   for (auto it = expected.begin(); it != expected.end(); ++it) {
     const std::string& key = it.key();
     if (!actual.contains(key)) return key + ": missing";
@@ -55,7 +57,7 @@ std::string compareOuts(const nlohmann::json& actual, const nlohmann::json& expe
         if (x != y) return key + "[" + std::to_string(i) + "]: " + std::to_string(x) + " vs " + std::to_string(y);
         continue;
       }
-      if (std::fabs(x - y) > 1e-4 * std::max(1.0, maxAbs) + 1e-3 * std::fabs(y))
+      if (std::fabs(x - y) > 1e-4 * std::max(1.0, maxAbs) + rel * std::fabs(y))
         return key + "[" + std::to_string(i) + "]: " + std::to_string(x) + " vs expected " + std::to_string(y);
     }
   }
