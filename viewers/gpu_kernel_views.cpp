@@ -243,22 +243,8 @@ int GpuKernelViews::sourceLineAt(int v, int block) const {
 }
 
 bool GpuKernelViews::eventFilter(QObject* watched, QEvent* event) {
-  const auto type = event->type();
-  if (type != QEvent::MouseMove && type != QEvent::MouseButtonRelease && type != QEvent::Leave) return false;
-  int v = 0;
-  while (v < ViewCount && editors_[v]->viewport() != watched) ++v;
-  if (v == ViewCount) return false;
-  int line = 0;
-  if (type != QEvent::Leave) {
-    auto* mouse = static_cast<QMouseEvent*>(event);
-    if (type == QEvent::MouseMove && mouse->buttons() != Qt::NoButton) return false;  // selecting text
-    line = sourceLineAt(v, editors_[v]->cursorForPosition(mouse->position().toPoint()).blockNumber());
-    if (type == QEvent::MouseButtonRelease) {
-      if (line > 0 && mouse->button() == Qt::LeftButton) pane_->reportLineClicked(editors_[v], line);
-      return false;
-    }
-  }
-  pane_->reportLineHovered(line);
+  for (int v = 0; v < ViewCount; ++v)
+    if (editors_[v]->viewport() == watched) pane_->followMouse(editors_[v], event, [this, v](int block) { return sourceLineAt(v, block); });
   return false;
 }
 

@@ -121,22 +121,25 @@ int TextPane::sourceLineAt(const QPlainTextEdit* editor, int block) const {
 }
 
 bool TextPane::eventFilter(QObject* watched, QEvent* event) {
-  const auto type = event->type();
-  if (type != QEvent::MouseMove && type != QEvent::MouseButtonRelease && type != QEvent::Leave) return false;
   auto* editor = qobject_cast<QPlainTextEdit*>(watched->parent());
-  if (!editor) return false;
+  if (editor) followMouse(editor, event, [this, editor](int block) { return sourceLineAt(editor, block); });
+  return false;
+}
+
+void TextPane::followMouse(QPlainTextEdit* editor, QEvent* event, const std::function<int(int)>& lineAt) {
+  const auto type = event->type();
+  if (type != QEvent::MouseMove && type != QEvent::MouseButtonRelease && type != QEvent::Leave) return;
   int line = 0;
   if (type != QEvent::Leave) {
     auto* mouse = static_cast<QMouseEvent*>(event);
-    if (type == QEvent::MouseMove && mouse->buttons() != Qt::NoButton) return false;  // selecting text
-    line = sourceLineAt(editor, editor->cursorForPosition(mouse->position().toPoint()).blockNumber());
+    if (type == QEvent::MouseMove && mouse->buttons() != Qt::NoButton) return;  // selecting text
+    line = lineAt(editor->cursorForPosition(mouse->position().toPoint()).blockNumber());
     if (type == QEvent::MouseButtonRelease) {
       if (line > 0 && mouse->button() == Qt::LeftButton) reportLineClicked(editor, line);
-      return false;
+      return;
     }
   }
   reportLineHovered(line);
-  return false;
 }
 
 void TextPane::reportLineHovered(int line) {

@@ -1,8 +1,8 @@
 // TextPane: the text forms of what is selected, one monospace tab each: the stage's IR, what the
-// step into it changed, what
-// capture did for the compile (breaks, recompiles, guards, transformed code), the compile's kernel IR, generated source (GPU only), LLVM
-// IR, assembly and wrapper, and the session's printed output, and the diff of two sessions. Kernel tabs hold every kernel of the compile
-// under a header line; showKernel() scrolls them to one.
+// step into it changed, what capture did for the compile (breaks, recompiles, guards, transformed
+// code), the compile's kernel IR, generated source (GPU only), LLVM IR, assembly and wrapper, and
+// the session's printed output, and the diff of two sessions. Kernel tabs hold every kernel of the
+// compile under a header line; showKernel() scrolls them to one.
 #pragma once
 
 #include "storage/store.h"
@@ -10,6 +10,7 @@
 #include <QTabWidget>
 #include <QTextEdit>
 
+#include <functional>
 #include <map>
 #include <vector>
 
@@ -65,10 +66,10 @@ class TextPane : public QTabWidget {
   // A hover costs the kernels of that line, not the whole text: the selected line's tint is kept.
   void hoverSourceLine(int line);
   int hoveredSourceLine() const { return hover_; }
-  // For tabs other panes add (the CUDA/PTX/SASS tabs): the mouse is on a line of source line
-  // `line` (0: none), or clicked one; emitted as lineHovered / lineClicked (hover only changes).
-  void reportLineHovered(int line);
-  void reportLineClicked(QPlainTextEdit* editor, int line);
+  // The hover link and clicks of a kernel text's mouse `event` (on its viewport): `lineAt` gives the
+  // source line of a text block (0: none); emitted as lineHovered (on a change) / lineClicked.
+  // Its own tabs and the tabs other panes add (the CUDA/PTX/SASS tabs) alike.
+  void followMouse(QPlainTextEdit* editor, QEvent* event, const std::function<int(int)>& lineAt);
   // The source line of line `block` of the kernel tab `editor` shows (0: none, or not a kernel
   // tab): through its `@N` (assembly: the `# @N` above it); a kernel's header gives its first line.
   int sourceLineAt(const QPlainTextEdit* editor, int block) const;
@@ -104,6 +105,8 @@ class TextPane : public QTabWidget {
   // The kernel tab an editor shows (the side by side's editors included); TabCount: none.
   Tab kernelTabOf(const QPlainTextEdit* editor) const;
   void applyTints();  // the selected line's tint (base_) plus the hovered line's
+  void reportLineHovered(int line);
+  void reportLineClicked(QPlainTextEdit* editor, int line);
   QList<QTextEdit::ExtraSelection> base_[TabCount], sideBase_[2];
   int hover_ = 0;
   int mouseLine_ = 0;
