@@ -1,8 +1,9 @@
 // Eager ops on CUDA tensors (ops::setDeviceKernels): what the GPU runs today. Every op not
 // handled here raises NotImplementedError naming it (ops/device_dispatch.cpp): none is computed
 // on the CPU behind a CUDA tensor's back. Order: clones, cuBLAS, cuDNN (convolutions), pooling
-// (cuda_pool_ops.h), the index / random / assembled ops of cuda_index_ops.h, then the one-node
-// graph route (generated kernels), then the op's decomposition run op by op on the device.
+// (cuda_pool_ops.h), tril / triu / nonzero (cuda_tri_nonzero_ops.h), the index / random /
+// assembled ops of cuda_index_ops.h, then the one-node graph route (generated kernels), then the
+// op's decomposition run op by op on the device.
 #include "engine/ops/device_dispatch.h"
 #include "engine/ops/op_table.h"
 #include "engine/runtime/cuda_conv.h"
@@ -10,6 +11,7 @@
 #include "engine/runtime/cuda_index_ops.h"
 #include "engine/runtime/cuda_pool_ops.h"
 #include "engine/runtime/cuda_runtime.h"
+#include "engine/runtime/cuda_tri_nonzero_ops.h"
 #include "engine/tensor/device_convert.h"
 #include "engine/tensor/tensor.h"
 
@@ -32,6 +34,7 @@ std::optional<ops::Val> run(const ops::OpDef& op, const std::vector<ops::Val>& a
   if (auto r = blasOnDevice(op, args, d)) return r;
   if (auto r = convOnDevice(op, args, d)) return r;
   if (auto r = poolOnDevice(op, args, d)) return r;
+  if (auto r = triNonzeroOnDevice(op, args, d)) return r;
   if (auto r = indexOnDevice(op, args, d)) return r;
   if (auto r = graphOnDevice(op, args, d)) return r;
   return decomposedOnDevice(op, args, d);
