@@ -82,15 +82,80 @@ TEST(CudaSource, ShortRowsAreOneThreadsLoops) {
 }
 
 // A row of a warp or more: one block per row, the nests' results combined across the block.
+// Rows of 33 take two steps of a 32-thread block, held in registers: the input is read once.
 TEST(CudaSource, LongRowsAreOneBlockPerRowWithWarpShuffles) {
   kir::Kernel k = kir::parseKernel(kSoftmax);
   ASSERT_EQ(cuda::cudaSchedule(k), cuda::CudaSchedule::Block);
+  ASSERT_EQ(cuda::cudaRowSteps(k), 2);
   const std::string src = cuda::cudaSource({k});
   EXPECT_NE(src.find("long long t = blockIdx.x;"), std::string::npos) << src;
-  EXPECT_EQ(count(src, "for (long long kiln_r = threadIdx.x; kiln_r < 33LL; kiln_r += blockDim.x)"), 3u) << src;
+  EXPECT_EQ(count(src, "for (int kiln_j = 0; kiln_j < 2; ++kiln_j) {"), 3u) << src;
+  EXPECT_EQ(count(src, "const long long kiln_r = threadIdx.x + kiln_j * 32LL;"), 3u) << src;
+  EXPECT_EQ(count(src, "if (kiln_r < 33LL) {"), 3u) << src;
+  EXPECT_NE(src.find("float kiln_c0[2];"), std::string::npos) << src;
+  EXPECT_EQ(count(src, "b0_x["), 1u) << src;  // loaded once, into the cache
+  EXPECT_NE(src.find("kiln_c0[kiln_j] = b0_x[i0 * 33LL + r0];"), std::string::npos) << src;
+  EXPECT_EQ(count(src, "const float v0 = kiln_c0[kiln_j];"), 3u) << src;
   EXPECT_NE(src.find("acc1 = kiln_block_reduce<1, float>(acc1, kiln_shm);"), std::string::npos) << src;
   EXPECT_NE(src.find("acc4 = kiln_block_reduce<0, float>(acc4, kiln_shm);"), std::string::npos) << src;
-  EXPECT_EQ(cuda::cudaLaunch(k).str(), "grid 4x1, block 32, block");
+  EXPECT_EQ(cuda::cudaLaunch(k).str(), "grid 4x1, block 32, block, row in registers (2 per thread)");
+}
+
+// Softmax as the kernel builder makes it (storeOnceReloadLater: exp stored in the second nest,
+// loaded back in the third), rows of 8192: eight steps of 1024 threads. The input is read once,
+// the exp never goes to memory (the third nest reads it from the cache) and only the last store
+// of y is made. Rows over 16 steps stride as before and read the row once per nest.
+TEST(CudaSource, RowsInRegistersReadOnceAndStoreOnce) {
+  const std::string text =
+      "kernel softmax reduction\n  in x: f32[64, 8192]\n  out y: f32[64, 8192]\n  loop i0 in 0..64\n"
+      "  loop r0 in 0..8192 reduce\n  %0 = load x[i0*8192 + r0]\n  %1 = reduce_max %0\n  %2 = sub %0, %1\n"
+      "  %3 = exp %2\n  store y[i0*8192 + r0], %3\n  %4 = reduce_sum %3\n  %5 = load y[i0*8192 + r0]\n"
+      "  %6 = div %5, %4\n  store y[i0*8192 + r0], %6\nend\n";
+  kir::Kernel k = kir::parseKernel(text);
+  ASSERT_EQ(cuda::cudaRowSteps(k), 8);
+  const std::string src = cuda::cudaSource({k});
+  EXPECT_EQ(count(src, "for (int kiln_j = 0; kiln_j < 8; ++kiln_j) {"), 3u) << src;
+  EXPECT_EQ(src.find("if (kiln_r <"), std::string::npos) << src;  // 8 x 1024 covers the row exactly
+  EXPECT_EQ(count(src, "b0_x["), 1u) << src;
+  EXPECT_EQ(count(src, "b1_y["), 1u) << src;  // one store, no load
+  EXPECT_NE(src.find("kiln_c1[kiln_j] = v3;"), std::string::npos) << src;
+  EXPECT_NE(src.find("const float v5 = kiln_c1[kiln_j];"), std::string::npos) << src;
+  EXPECT_NE(src.find("b1_y[i0 * 8192LL + r0] = v6;"), std::string::npos) << src;
+  EXPECT_EQ(cuda::cudaLaunch(k).str(), "grid 64x1, block 1024, block, row in registers (8 per thread)");
+
+  // Rows of 20000 (20 steps): the strided loop, every access to memory.
+  std::string longRows = text;
+  for (size_t at; (at = longRows.find("8192")) != std::string::npos;) longRows.replace(at, 4, "20000");
+  kir::Kernel l = kir::parseKernel(longRows);
+  EXPECT_EQ(cuda::cudaRowSteps(l), 0);
+  const std::string lsrc = cuda::cudaSource({l});
+  EXPECT_EQ(count(lsrc, "for (long long kiln_r = threadIdx.x; kiln_r < 20000LL; kiln_r += blockDim.x)"), 3u) << lsrc;
+  EXPECT_EQ(count(lsrc, "b0_x["), 2u) << lsrc;
+  EXPECT_EQ(count(lsrc, "b1_y["), 3u) << lsrc;
+  EXPECT_EQ(lsrc.find("kiln_c0"), std::string::npos) << lsrc;
+  EXPECT_EQ(cuda::cudaLaunch(l).str(), "grid 64x1, block 1024, block");
+}
+
+// A buffer written at one index and read at another, or touched outside the nests, stays in
+// memory: its cache could miss another thread's store.
+TEST(CudaSource, RowsInRegistersKeepAliasedBuffersInMemory) {
+  kir::Kernel shifted = kir::parseKernel(
+      "kernel shifted reduction\n  in x: f32[4, 256]\n  out y: f32[4, 256]\n  loop i0 in 0..4\n"
+      "  loop r0 in 0..255 reduce\n  %0 = load x[i0*256 + r0]\n  store y[i0*256 + r0], %0\n  %1 = reduce_sum %0\n"
+      "  %2 = load y[i0*256 + r0 + 1]\n  %3 = mul %2, %1\n  store y[i0*256 + r0], %3\nend\n");
+  ASSERT_EQ(cuda::cudaRowSteps(shifted), 4);
+  const std::string src = cuda::cudaSource({shifted});
+  EXPECT_EQ(count(src, "b1_y[i0 * 256LL + r0] = "), 2u) << src;  // both stores made
+  EXPECT_NE(src.find("= b1_y[i0 * 256LL + r0 + 1LL];"), std::string::npos) << src;
+  EXPECT_EQ(src.find("kiln_c0"), std::string::npos) << src;  // (x is read in one nest: no cache either)
+
+  kir::Kernel gap = kir::parseKernel(
+      "kernel gap reduction\n  inout a: f32[4, 64]\n  out s: f32[4]\n  loop i0 in 0..4\n  loop r0 in 0..64 reduce\n"
+      "  %0 = load a[i0*64 + r0]\n  %1 = reduce_max %0\n  %2 = sub %0, %1\n  %3 = reduce_sum %2\n"
+      "  %4 = load a[i0*64]\n  %5 = add %3, %4\n  store s[i0], %5\n  %6 = mul %0, %5\n  store a[i0*64 + r0], %6\nend\n");
+  ASSERT_GT(cuda::cudaRowSteps(gap), 0);
+  const std::string gsrc = cuda::cudaSource({gap});
+  EXPECT_EQ(gsrc.find("kiln_c0"), std::string::npos) << gsrc;
 }
 
 // A pointwise kernel over float32 rows whose length is a multiple of 4: four points per thread,
@@ -210,7 +275,8 @@ end
 TEST(CudaSource, HalfKernelsConvertAtLoadsAndStores) {
   const std::string src = cuda::cudaSource(kir::parseKernels(kHalfKernels));
   EXPECT_NE(src.find("const unsigned short* __restrict__ b0_x"), std::string::npos) << src;
-  EXPECT_NE(src.find("kiln_bf2f(b0_x["), std::string::npos) << src;
+  EXPECT_NE(src.find("kiln_c0[kiln_j] = b0_x[i0 * 33LL + r0];"), std::string::npos) << src;  // the row in registers
+  EXPECT_NE(src.find("kiln_bf2f(kiln_c0[kiln_j])"), std::string::npos) << src;
   EXPECT_NE(src.find("kiln_f2bf(v7)"), std::string::npos) << src;
   EXPECT_NE(src.find("kiln_f2h(v0)"), std::string::npos) << src;
   EXPECT_NE(src.find("kiln_h2f(b1_h["), std::string::npos) << src;
@@ -277,6 +343,22 @@ TEST(CudaNvrtc, FourFloatsPerThreadAre128BitAccessesInPtx) {
 }
 
 // NVRTC's errors come back with its log.
+// A block-per-row kernel is compiled for its block's size (.maxntid): ptxas keeps to the
+// registers such a launch has, so a 1,024-thread launch never fails for want of registers.
+TEST(CudaNvrtc, BlockKernelsCarryTheirLaunchBounds) {
+  std::string why;
+  cuda::Nvrtc* nvrtc = cuda::Nvrtc::instance(&why);
+  if (!nvrtc) GTEST_SKIP() << "NVRTC is not available here: " << why;
+  kir::Kernel k = kir::parseKernel(
+      "kernel rowsum reduction\n  in x: f32[8, 16384]\n  out y: f32[8]\n  loop i0 in 0..8\n  loop r0 in 0..16384 reduce\n"
+      "  %0 = load x[i0*16384 + r0]\n  %1 = reduce_sum %0\n  store y[i0], %1\nend\n");
+  ASSERT_EQ(cuda::cudaRowSteps(k), 16);
+  const std::string src = cuda::cudaSource({k});
+  EXPECT_NE(src.find("extern \"C\" __launch_bounds__(1024) __global__ void kiln_rowsum("), std::string::npos) << src;
+  const std::string ptx = nvrtc->compileToPtx(src, "bounds.cu", "compute_75");
+  EXPECT_NE(ptx.find(".maxntid 1024, 1, 1"), std::string::npos) << ptx;
+}
+
 TEST(CudaNvrtc, CompileErrorsCarryTheLog) {
   std::string why;
   cuda::Nvrtc* nvrtc = cuda::Nvrtc::instance(&why);
@@ -405,8 +487,9 @@ TEST(CudaDevice, EveryCorpusKernelAgreesWithTheCpuBackend) {
             << ran["split"] << " split\n";
 }
 
-// A full sum over 2^22 + 3 elements (split over the grid) and a max over rows of 5000 (one block
-// per row) agree with the CPU backend (the sum within float rounding of 4M terms).
+// A full sum over 2^22 + 3 elements (split over the grid), a max over rows of 5000 (one block
+// per row) and softmaxes with rows in registers and strided agree with the CPU backend (the sum
+// within float rounding of 4M terms).
 TEST(CudaDevice, SplitAndBlockReductionsAgreeWithTheCpuBackend) {
   std::string why;
   cuda::CudaDevice* device = cuda::CudaDevice::instance(&why);
@@ -419,7 +502,18 @@ TEST(CudaDevice, SplitAndBlockReductionsAgreeWithTheCpuBackend) {
   const std::string rowmax =
       "kernel rowmax reduction\n  in x: f32[7, 5000]\n  out y: f32[7]\n  loop i0 in 0..7\n  loop r0 in 0..5000 reduce\n"
       "  %0 = load x[i0*5000 + r0]\n  %1 = reduce_max %0\n  store y[i0], %1\nend\n";
-  for (const std::string& text : {total, rowmax}) {
+  // Softmax as the kernel builder makes it (exp stored, then reloaded): rows of 8192 and 5000 in
+  // registers (8 steps exactly, 5 steps with a ragged last one), rows of 20000 strided.
+  std::vector<std::string> texts{total, rowmax};
+  for (const char* n : {"8192", "5000", "20000"}) {
+    std::string sm =
+        "kernel softmax reduction\n  in x: f32[3, N]\n  out y: f32[3, N]\n  loop i0 in 0..3\n  loop r0 in 0..N reduce\n"
+        "  %0 = load x[i0*N + r0]\n  %1 = reduce_max %0\n  %2 = sub %0, %1\n  %3 = exp %2\n  store y[i0*N + r0], %3\n"
+        "  %4 = reduce_sum %3\n  %5 = load y[i0*N + r0]\n  %6 = div %5, %4\n  store y[i0*N + r0], %6\nend\n";
+    for (size_t at; (at = sm.find('N')) != std::string::npos;) sm.replace(at, 1, n);
+    texts.push_back(sm);
+  }
+  for (const std::string& text : texts) {
     kir::Kernel k = kir::parseKernel(text);
     const size_t n = bufferElements(k, 0), m = bufferElements(k, 1);
     std::vector<float> x = testing::ramp(n, 0.0f, 1.0f), cpu(m, 0.0f), gpu(m, 0.0f);
@@ -429,7 +523,9 @@ TEST(CudaDevice, SplitAndBlockReductionsAgreeWithTheCpuBackend) {
     const cuda::CudaLaunch launch = cuda::cudaLaunch(k, {}, device->multiprocessors());
     EXPECT_EQ(launch.schedule, text == total ? cuda::CudaSchedule::Split : cuda::CudaSchedule::Block);
     device->run(ptx, cuda::cudaSymbol(k), bufs, launch);
-    for (size_t i = 0; i < m; ++i) EXPECT_NEAR(cpu[i], gpu[i], 2e-4f * std::max(1.0f, std::fabs(cpu[i]))) << k.name << "[" << i << "]";
+    const float tol = k.name == "softmax" ? 1e-6f : 2e-4f;
+    for (size_t i = 0; i < m; ++i)
+      EXPECT_NEAR(cpu[i], gpu[i], tol * std::max(1.0f, std::fabs(cpu[i]))) << k.name << " (" << launch.str() << ")[" << i << "]";
   }
 }
 

@@ -188,6 +188,37 @@ print('compiled', close(g(xd, wd, bd), g(x, w, b), 1e-3))
             "grad cuda:0 True\ninplace True\ncompiled True\n");
 }
 
+// Rows held in registers (up to 16 steps of the block: rows of 8192 exactly, 5000 ragged) and
+// rows strided over once per nest (20000), compiled and eager, against the CPU's values.
+TEST(CudaRuntime, RowReductionsInRegistersAndStridedAgreeWithTheCpu) {
+  REQUIRE_GPU();
+  Out o = runPy("cuda_rows", R"(import torch
+import torch.nn.functional as F
+torch.manual_seed(0)
+def norm(a):
+    return F.layer_norm(a, (a.shape[-1],)) * 2 + 1
+def pair(a):
+    return torch.softmax(a, -1) + torch.log_softmax(a * 0.5, -1), a.var(-1) + a.amax(-1)
+for n in [8192, 5000, 20000]:
+    x = torch.randn(24, n) * 3
+    xd = x.cuda()
+    for name, f in [('softmax', lambda a: torch.softmax(a, -1)), ('norm', norm), ('pair', pair)]:
+        want = f(x)
+        got = torch.compile(f, dynamic=False)(xd)
+        eager = f(xd)
+        if not isinstance(want, tuple):
+            want, got, eager = (want,), (got,), (eager,)
+        ok = all(torch.allclose(g.cpu(), w, rtol=1e-4, atol=1e-5) and torch.allclose(e.cpu(), w, rtol=1e-4, atol=1e-5)
+                 for g, w, e in zip(got, want, eager))
+        print(n, name, ok)
+)",
+                false);
+  ASSERT_EQ(o.exitCode, 0) << o.error;
+  EXPECT_EQ(o.printed,
+            "8192 softmax True\n8192 norm True\n8192 pair True\n5000 softmax True\n5000 norm True\n5000 pair True\n"
+            "20000 softmax True\n20000 norm True\n20000 pair True\n");
+}
+
 // The public corpus with every tensor on the GPU (kiln run --default-device cuda), compiled:
 // each program gives the oracle's outputs or fails saying why; none gives other numbers.
 TEST(CudaCorpus, EveryPublicProgramOnTheGpuMatchesTheOracleOrRaises) {

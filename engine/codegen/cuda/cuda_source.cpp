@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <limits>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -199,17 +200,29 @@ std::vector<size_t> vectorAccesses(const kir::Kernel& k, int L) {
   return out;
 }
 
+int64_t reductionExtent(const kir::Kernel& k);
+unsigned blockThreads(int64_t row);
+constexpr unsigned kSplitBlock = 512;
+
 class KernelWriter {
  public:
-  explicit KernelWriter(const kir::Kernel& k) : k_(k), place_(kir::place(k)), sched_(cudaSchedule(k)), vec_(cudaVectorWidth(k)) {
+  explicit KernelWriter(const kir::Kernel& k)
+      : k_(k), place_(kir::place(k)), sched_(cudaSchedule(k)), vec_(cudaVectorWidth(k)), steps_(cudaRowSteps(k)) {
     if (vec_ > 1) {
       lane_ = fastestParallelLoop(k);
       for (size_t i : vectorAccesses(k, lane_)) vectored_[i] = true;
     }
+    if (steps_ > 0) planRowCache();
   }
 
   std::string write() {
-    out_ = "extern \"C\" __global__ void " + cudaSymbol(k_) + "(";
+    // The block's most threads, so ptxas keeps to the registers a launch of that many has (at 1,024
+    // threads, 64 each: a kernel needing more would fail to launch rather than spill).
+    const std::string bounds = sched_ == CudaSchedule::Thread  ? ""
+                               : sched_ == CudaSchedule::Split ? "__launch_bounds__(" + std::to_string(kSplitBlock) + ") "
+                               : reductionExtent(k_) > 0 ? "__launch_bounds__(" + std::to_string(blockThreads(reductionExtent(k_))) + ") "
+                                                         : "__launch_bounds__(1024) ";
+    out_ = "extern \"C\" " + bounds + "__global__ void " + cudaSymbol(k_) + "(";
     for (size_t b = 0; b < k_.buffers.size(); ++b) {
       const kir::Buffer& buf = k_.buffers[b];
       out_ += std::string(buf.output ? "" : "const ") + memType(buf.dtype) + "* __restrict__ " + paramName(k_, static_cast<int>(b)) + ", ";
@@ -242,6 +255,8 @@ class KernelWriter {
       }
     }
     if (vec_ > 1) openLanes();
+    for (const auto& [key, c] : cache_)
+      line(std::string(cType(c.dtype)) + " kiln_c" + std::to_string(c.number) + "[" + std::to_string(steps_) + "];");
     // Four points: the body written out once per point, each in a scope of its own (a loop over
     // them indexed its float4s by a variable, which put them in local memory where the body did
     // not unroll, e.g. around sinf's slow path).
@@ -255,6 +270,7 @@ class KernelWriter {
         for (size_t i = 0; i < k_.body.size(); ++i)
           if (!place_.inner[i] && place_.stage[i] == q) instr(k_.body[i]);
         if (q == place_.nests) break;
+        nest_ = q;
         nest(q);
       }
       if (vec_ > 1) {
@@ -325,9 +341,22 @@ class KernelWriter {
       for (const auto& l : k_.loops)
         if (l.reduction) red.push_back(&l), extent += (extent.empty() ? "" : " * ") + size(l.extent, l.extentSym);
       const bool split = sched_ == CudaSchedule::Split;
-      line(std::string("for (long long kiln_r = ") + (split ? "(long long)blockIdx.x * blockDim.x + threadIdx.x" : "threadIdx.x") +
-           "; kiln_r < " + extent + "; kiln_r += " + (split ? "(long long)gridDim.x * blockDim.x" : "blockDim.x") + ") {");
-      ++depth_, ++opened;
+      if (steps_ > 0) {
+        // The row in registers: a fixed number of steps, unrolled, so the caches are registers.
+        const int64_t block = blockThreads(reductionExtent(k_));
+        line("#pragma unroll");
+        line("for (int kiln_j = 0; kiln_j < " + std::to_string(steps_) + "; ++kiln_j) {");
+        ++depth_, ++opened;
+        line("const long long kiln_r = threadIdx.x + kiln_j * " + int64Literal(block) + ";");
+        if (reductionExtent(k_) != steps_ * block) {
+          line("if (kiln_r < " + extent + ") {");
+          ++depth_, ++opened;
+        }
+      } else {
+        line(std::string("for (long long kiln_r = ") + (split ? "(long long)blockIdx.x * blockDim.x + threadIdx.x" : "threadIdx.x") +
+             "; kiln_r < " + extent + "; kiln_r += " + (split ? "(long long)gridDim.x * blockDim.x" : "blockDim.x") + ") {");
+        ++depth_, ++opened;
+      }
       if (red.size() == 1) {
         line("const long long " + red[0]->var + " = kiln_r;");
       } else {
@@ -461,6 +490,11 @@ class KernelWriter {
         std::string x = paramName(k_, in.buffer) + "[" + index(in.index) + "]";
         if (const std::string q = laneVector(in); !q.empty()) x = "(kiln_al ? " + q + " : " + x + ")";
         if (buf.dtype == DType::Bool) x = "(" + x + " != 0)";
+        if (const std::string c = cached(in); !c.empty()) {
+          // The first access of the element loads it into the thread's cache; later nests read that.
+          if (!held_.count(c)) line(c + " = " + x + ";" + at), held_.insert(c);
+          x = c;
+        }
         define(in, convert(x, buf.dtype, in.dtype));
         out_.insert(out_.size() - 1, at);
         return;
@@ -472,6 +506,13 @@ class KernelWriter {
         // A store outside the nests holds one value per point: thread 0 of the block makes it.
         const bool once = sched_ != CudaSchedule::Thread && !inNest_;
         const std::string store = paramName(k_, in.buffer) + "[" + index(in.index) + "] = " + v + ";";
+        if (const std::string c = cached(in); !c.empty()) {
+          // Later nests read the value from the cache; only the element's last store reaches memory.
+          line(c + " = " + operand(in, 0, buf.dtype) + ";" + at);
+          held_.insert(c);
+          if (lastStore_.at(key(in)) == std::make_pair(nest_, &in)) line(store + at);
+          return;
+        }
         if (const std::string q = laneVector(in); !q.empty()) line("if (kiln_al) " + q + " = " + v + "; else " + store + at);
         else line(std::string(once ? "if (threadIdx.x == 0) " : "") + store + at);
         return;
@@ -611,13 +652,70 @@ class KernelWriter {
     unsupported("op '" + std::string(kir::opName(op)) + "' on " + std::string(ir::shortName(d)));
   }
 
+  // Rows in registers (cudaRowSteps() > 0): an element of a buffer that two or more nests read
+  // (or one writes and a later one reads) is kept in a per-thread cache, `kiln_c<N>[kiln_j]`, by
+  // the first access; each thread owns the same elements of the row in every nest, so the cache
+  // holds the element's latest value. A buffer qualifies when every access to it is inside the
+  // nests, it is stored at one index expression at most and read only there: no other index can
+  // alias the element (softmax: the input read three times becomes once, and exp(x - max),
+  // stored in the second nest and read back in the third, never makes the first store).
+  std::string key(const Instr& in) const { return std::to_string(in.buffer) + ":" + index(in.index); }
+
+  std::string cached(const Instr& in) const {
+    if (!inNest_ || steps_ == 0 || in.buffer < 0) return "";
+    auto it = cache_.find(key(in));
+    return it == cache_.end() ? "" : "kiln_c" + std::to_string(it->second.number) + "[kiln_j]";
+  }
+
+  void planRowCache() {
+    struct Use {
+      bool outer = false;
+      std::set<std::string> loads, stores;
+    };
+    std::map<int, Use> uses;
+    std::map<std::string, std::set<int>> nestsOf;
+    for (size_t i = 0; i < k_.body.size(); ++i) {
+      const Instr& in = k_.body[i];
+      if ((in.op == Op::Load || in.op == Op::Store) && in.buffer >= 0 && !place_.inner[i]) uses[in.buffer].outer = true;
+    }
+    for (int q = 0; q < place_.nests; ++q)
+      for (int i : place_.nestBody[static_cast<size_t>(q)]) {
+        const Instr& in = k_.body[static_cast<size_t>(i)];
+        if ((in.op != Op::Load && in.op != Op::Store) || in.buffer < 0) continue;
+        (in.op == Op::Load ? uses[in.buffer].loads : uses[in.buffer].stores).insert(key(in));
+        nestsOf[key(in)].insert(q);
+        if (in.op == Op::Store) lastStore_[key(in)] = {q, &in};
+      }
+    int number = 0;
+    size_t held = 0;
+    for (const auto& [k, nests] : nestsOf) {
+      const int b = std::stoi(k.substr(0, k.find(':')));
+      const Use& u = uses[b];
+      const bool oneIndex = u.stores.empty() || (u.stores.size() == 1 && (u.loads.empty() || u.loads == u.stores));
+      // At most 24 cached values per thread: with the rest of the body that keeps a 1,024-thread
+      // block within its 64 registers (beyond, ptxas spills and the cache costs instead).
+      if (u.outer || !oneIndex || nests.size() < 2 || held + static_cast<size_t>(steps_) > 24) continue;
+      cache_[k] = {number++, k_.buffers[static_cast<size_t>(b)].dtype};
+      held += static_cast<size_t>(steps_);
+    }
+  }
+
   const kir::Kernel& k_;
   kir::Placement place_;
   CudaSchedule sched_;
-  int vec_ = 1;                      // points per thread (cudaVectorWidth)
-  int lane_ = -1;                    // with vec_ > 1: the loop the four points step along
-  int lanePos_ = 0;                  // the point (0-3) whose body is being written
-  std::map<size_t, bool> vectored_;  // body positions of the float4 loads and stores
+  int vec_ = 1;    // points per thread (cudaVectorWidth)
+  int steps_ = 0;  // the row's elements per thread, held in registers (cudaRowSteps)
+  struct Cache {
+    int number = 0;
+    DType dtype = DType::Float32;  // the buffer's (bool as bool)
+  };
+  std::map<std::string, Cache> cache_;                             // key() -> its cache
+  std::set<std::string> held_;                                     // caches written so far
+  std::map<std::string, std::pair<int, const Instr*>> lastStore_;  // key() -> its last store
+  int nest_ = -1;                                                  // the nest being written
+  int lane_ = -1;                                                  // with vec_ > 1: the loop the four points step along
+  int lanePos_ = 0;                                                // the point (0-3) whose body is being written
+  std::map<size_t, bool> vectored_;                                // body positions of the float4 loads and stores
   bool inNest_ = false;
   std::string out_;
   int depth_ = 0;
@@ -674,12 +772,17 @@ unsigned pow2AtLeast(int64_t n) {
   return p;
 }
 
+// A Block-schedule launch's threads: about four elements of the row per thread, whole warps, at
+// most 1024 threads.
+unsigned blockThreads(int64_t row) { return std::clamp(pow2AtLeast((row + 3) / 4), 32u, 1024u); }
+
 // Rows shorter than a warp stay one thread's loop; a split pays for its partials and counter
 // only when a few points have long rows.
 constexpr int64_t kWarp = 32;
 constexpr int64_t kSplitMaxPoints = 32;
 constexpr int64_t kSplitMinRow = 1 << 15;
-constexpr unsigned kSplitBlock = 512;
+// Rows in registers up to 16 elements per thread (16,384 at 1,024 threads): more would spill.
+constexpr int64_t kMaxRowSteps = 16;
 
 }  // namespace
 
@@ -690,6 +793,18 @@ CudaSchedule cudaSchedule(const kir::Kernel& k) {
   const int64_t points = staticPoints(k);
   if (kir::place(k).nests == 1 && points >= 1 && points <= kSplitMaxPoints && (row < 0 || row >= kSplitMinRow)) return CudaSchedule::Split;
   return CudaSchedule::Block;
+}
+
+int cudaRowSteps(const kir::Kernel& k) {
+  static const bool off = [] {
+    const char* e = std::getenv("KILN_CUDA_ROW_REGISTERS");
+    return e && std::string(e) == "0";
+  }();
+  if (off || cudaSchedule(k) != CudaSchedule::Block) return 0;
+  const int64_t row = reductionExtent(k);
+  if (row <= 0) return 0;  // a size expression: the steps are not known here
+  const int64_t steps = (row + blockThreads(row) - 1) / blockThreads(row);
+  return steps <= kMaxRowSteps ? static_cast<int>(steps) : 0;
 }
 
 int cudaVectorWidth(const kir::Kernel& k) {
@@ -709,7 +824,8 @@ const char* scheduleName(CudaSchedule s) { return s == CudaSchedule::Thread ? "t
 
 std::string CudaLaunch::str() const {
   return "grid " + std::to_string(gridX) + "x" + std::to_string(gridY) + ", block " + std::to_string(block) + ", " +
-         scheduleName(schedule) + (vector > 1 ? ", " + std::to_string(vector) + " per thread" : "");
+         scheduleName(schedule) + (vector > 1 ? ", " + std::to_string(vector) + " per thread" : "") +
+         (rowSteps > 0 ? ", row in registers (" + std::to_string(rowSteps) + " per thread)" : "");
 }
 
 CudaLaunch cudaLaunch(const kir::Kernel& k, const std::vector<int64_t>& sizes, int smCount) {
@@ -726,9 +842,9 @@ CudaLaunch cudaLaunch(const kir::Kernel& k, const std::vector<int64_t>& sizes, i
       l.gridX = static_cast<unsigned>(std::max<int64_t>(1, (l.points + l.vector * l.block - 1) / (l.vector * l.block)));
       break;
     case CudaSchedule::Block:
-      // About four elements per thread, whole warps, at most 1024 threads.
-      l.block = std::clamp(pow2AtLeast((row + 3) / 4), 32u, 1024u);
+      l.block = blockThreads(row);
       l.gridX = static_cast<unsigned>(std::max<int64_t>(1, l.points));
+      l.rowSteps = cudaRowSteps(k);
       break;
     case CudaSchedule::Split: {
       l.block = kSplitBlock;
