@@ -3,10 +3,12 @@
 // running LLVM again (code generation is ~95 % of a cold compile). An entry holds the object
 // file and the LLVM IR and assembly texts the session shows.
 //
-// The key is the whole kernel IR of the module plus everything else the code depends on (LLVM
-// version, host CPU and features, the build of Kiln itself); it is stored in the entry and compared on
-// load, so a hash collision is a miss. Entries are written to a temporary file and renamed, so
-// concurrent runs never see half an entry.
+// The key is the module's distinct kernel bodies (kernel_bodies.h: the kernel IR with names and
+// provenance made canonical, so kernels named and numbered otherwise hit) plus everything else
+// the code depends on (LLVM version, host CPU and features, the build of Kiln itself); it is
+// stored in the entry and compared on load, so a hash collision is a miss. An entry holds one
+// function per distinct body, named after the kernel it was compiled for. Entries are written
+// to a temporary file and renamed, so concurrent runs never see half an entry.
 //
 // Entries are native code that Kiln runs, so they are checked before use:
 // * every entry carries an HMAC-SHA-256 of its contents under a per-user secret (`key`, 32
@@ -32,7 +34,7 @@ namespace kiln::codegen {
 
 struct CachedModule {
   std::string key;
-  std::vector<std::string> names, llvmIr, assembly;  // per kernel
+  std::vector<std::string> names, llvmIr, assembly;  // per distinct body: the kernel compiled for, its texts
   std::string object;                                // the relocatable object file
 };
 

@@ -4,6 +4,7 @@
 
 #include "engine/kir/kernel_ir.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -23,6 +24,10 @@ struct CompiledKernel {
   std::string llvmIr;    // optimized LLVM IR (CPU) or ""
   std::string assembly;  // native assembly (CPU) or PTX (GPU)
   double compileMs = 0.0;
+  // The kernel whose compiled code this one runs (the same kernel IR but for names and
+  // provenance: kernel_bodies.h), or "" when it runs code compiled for itself. Its texts then
+  // are that code's, with this kernel's provenance and a first line saying so.
+  std::string sharesCodeOf;
 };
 
 // Owns the code of the kernels it returns (the JIT session); keep it alive while calling them.
@@ -30,6 +35,9 @@ class CompiledModule {
  public:
   virtual ~CompiledModule() = default;
   std::vector<CompiledKernel> kernels;
+  // Distinct kernel bodies the LLVM backend compiled for this module (0 when the kernel cache
+  // supplied the code; the CUDA backend does not count).
+  size_t bodiesCompiled = 0;
 };
 
 class KernelCompiler {

@@ -181,6 +181,43 @@ TEST(KernelCache, SecondCompileLoadsTheFirstOnesCode) {
   expectRightResult(*second);
 }
 
+// The key is the kernels' distinct bodies (kernel_bodies.h): a graph whose kernels are named and
+// numbered otherwise loads the code compiled for the first one, runs right, and its texts name
+// its own nodes and say whose code they are.
+TEST(KernelCache, KernelsNamedOtherwiseLoadTheSameBodysCode) {
+  auto cache = openCache(tempDir("cache_bodies"));
+  UseCache use(cache.get());
+  std::string renamed = kKernel;
+  renamed.replace(renamed.find("cached_twice"), 12, "layer_7_exp");
+  for (const char* from : {" x", " y"}) {
+    for (size_t at = renamed.find(std::string(from) + "["); at != std::string::npos; at = renamed.find(std::string(from) + "[", at + 1))
+      renamed.replace(at + 1, 1, std::string(from + 1) + "_7");
+    size_t decl = renamed.find(std::string(from) + ":");
+    renamed.replace(decl + 1, 1, std::string(from + 1) + "_7");
+  }
+  auto withNodes = [](std::string text, int node) {
+    for (size_t at = text.find("\n  %"); at != std::string::npos; at = text.find("\n  %", at + 1)) {
+      size_t eol = text.find('\n', at + 1);
+      text.insert(eol, " @" + std::to_string(node++));
+    }
+    return text;
+  };
+  std::shared_ptr<CompiledModule> first = makeLlvmCpuCompiler()->compile(kir::parseKernels(withNodes(kKernel, 1)), "cached");
+  EXPECT_EQ(first->bodiesCompiled, 1u);
+  onlyEntry(cache->dir());
+  std::shared_ptr<CompiledModule> second = makeLlvmCpuCompiler()->compile(kir::parseKernels(withNodes(renamed, 101)), "renamed");
+  onlyEntry(cache->dir());
+  EXPECT_EQ(second->bodiesCompiled, 0u);
+  expectRightResult(*first);
+  expectRightResult(*second);
+  const CompiledKernel& k = second->kernels[0];
+  EXPECT_EQ(k.sharesCodeOf, "cached_twice");
+  EXPECT_EQ(k.llvmIr.rfind("; layer_7_exp runs the code compiled for kernel cached_twice (kernel cache): ", 0), 0u) << k.llvmIr;
+  EXPECT_NE(first->kernels[0].llvmIr.find("; @2\n"), std::string::npos) << first->kernels[0].llvmIr;
+  EXPECT_NE(k.llvmIr.find("; @102\n"), std::string::npos) << k.llvmIr;
+  EXPECT_EQ(k.llvmIr.find("; @2\n"), std::string::npos) << k.llvmIr;
+}
+
 // The attack of issue 13: altered machine code in an entry. Before entries were checked, a
 // flipped byte here gave wrong results or a signal.
 TEST(KernelCache, FlippedByteInMachineCodeIsNotLoaded) {

@@ -289,22 +289,15 @@ end
 // A long LLVM compile (a module of many kernels) stops at a stop request: the optimizer skips its
 // remaining passes and the compiler throws before code generation, instead of running to the end.
 TEST(LlvmReduction, LongCompileStopsAtAStopRequest) {
+  // 1,500 distinct kernels (each row of its own length): identical ones would be compiled once.
   std::string text;
-  for (int i = 0; i < 1500; ++i)
-    text += "kernel softmax" + std::to_string(i) + R"( reduction
-  in x: f32[16, 777]
-  out y: f32[16, 777]
-  loop i0 in 0..16
-  loop r0 in 0..777 reduce
-  %0 = load x[i0*777 + r0]
-  %1 = reduce_max %0
-  %2 = sub %0, %1
-  %3 = exp %2
-  %4 = reduce_sum %3
-  %5 = div %3, %4
-  store y[i0*777 + r0], %5
-end
-)";
+  for (int i = 0; i < 1500; ++i) {
+    const std::string n = std::to_string(777 + i);
+    text += "kernel softmax" + std::to_string(i) + " reduction\n  in x: f32[16, " + n + "]\n  out y: f32[16, " + n +
+            "]\n  loop i0 in 0..16\n  loop r0 in 0.." + n + " reduce\n  %0 = load x[i0*" + n +
+            " + r0]\n  %1 = reduce_max %0\n  %2 = sub %0, %1\n  %3 = exp %2\n  %4 = reduce_sum %3\n  %5 = div %3, %4\n  store y[i0*" + n +
+            " + r0], %5\nend\n";
+  }
   std::vector<kir::Kernel> kernels = kir::parseKernels(text);
   std::unique_ptr<KernelCompiler> compiler = makeLlvmCpuCompiler();
   std::thread stopper([] {

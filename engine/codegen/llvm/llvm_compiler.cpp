@@ -1,7 +1,9 @@
 // makeLlvmCpuCompiler(): kernel IR -> LLVM IR -> O3 for the host CPU -> ORC LLJIT.
 // All kernels of one batch (a graph) go into one LLVM module, optimized, printed and JIT-compiled
-// once; each kernel's IR and assembly are cut out of the module's for display. The JIT session
-// is owned by the returned CompiledModule.
+// once; kernels that are the same code but for names and provenance (kernel_bodies.h) are
+// compiled once and share the entry point. Each kernel's IR and assembly are cut out of the
+// module's for display. The JIT session is owned by the returned CompiledModule.
+#include "engine/codegen/kernel_bodies.h"
 #include "engine/codegen/kernel_cache.h"
 #include "engine/codegen/kernel_compiler.h"
 #include "engine/codegen/llvm/llvm_emitter.h"
@@ -79,17 +81,34 @@ std::string readableAssembly(const std::string& fn) {
   return out;
 }
 
-// What the machine code of a module depends on besides its kernels.
-std::string cacheKey(const std::vector<kir::Kernel>& kernels) {
+// What the machine code of a module depends on besides its kernels' bodies (kernel_bodies.h):
+// the key holds the distinct bodies, in order, so a graph whose kernels are named and numbered
+// otherwise hits too.
+std::string cacheKey(const KernelBodies& bodies) {
   const llvmcg::HostInfo& h = llvmcg::hostInfo();
-  return KernelCache::buildId() + ", llvm " LLVM_VERSION_STRING "\n" + h.triple + " " + h.cpu + " " + h.features + "\n" + h.vectorMathNote +
-         "\n" + kir::print(kernels);
+  std::string key = KernelCache::buildId() + ", llvm " LLVM_VERSION_STRING "\n" + h.triple + " " + h.cpu + " " + h.features + "\n" +
+                    h.vectorMathNote + "\ndistinct kernel bodies\n";
+  for (const auto& t : bodies.text) key += t;
+  return key;
+}
+
+// The first line of a kernel's texts when its code was compiled for another kernel.
+std::string sharedNote(const char* comment, const kir::Kernel& k, const std::string& compiledFor, bool cached) {
+  return std::string(comment) + " " + k.name + " runs the code compiled for kernel " + compiledFor + (cached ? " (kernel cache)" : "") +
+         ": the same kernel IR but for names and provenance\n";
 }
 
 class LlvmCompiledModule : public CompiledModule {
  public:
   // Declared before `kernels` is filled and destroyed after it: the code lives in the JIT.
   std::unique_ptr<llvmcg::LlvmJit> jit = std::make_unique<llvmcg::LlvmJit>();
+};
+
+// The code of each distinct body of a batch: entry points and texts with canonical provenance,
+// and the kernel it was compiled for.
+struct BodiesCode {
+  std::vector<void*> fns;
+  std::vector<std::string> compiledFor, llvmIr, assembly;
 };
 
 class LlvmCpuCompiler : public KernelCompiler {
@@ -101,35 +120,61 @@ class LlvmCpuCompiler : public KernelCompiler {
     for (const auto& k : kernels)
       if (!names.insert(k.name).second) throw std::runtime_error("module " + moduleName + ": two kernels are named " + k.name);
 
-    // One module for the whole batch: the O3 pipeline, the assembly printer and the JIT each
-    // run once, which is most of the cost of a compile (per-kernel modules cost ~13 ms each);
-    // the assembly printer runs on a second thread while the JIT compiles.
     auto out = std::make_shared<LlvmCompiledModule>();
     auto start = std::chrono::steady_clock::now();
-    std::vector<std::string> symbols;
-    for (const auto& k : kernels) symbols.push_back(llvmcg::kernelSymbol(k));
+    // Each distinct body is compiled once, as its first kernel; the others run that code.
+    const KernelBodies bodies = groupByBody(kernels);
+    BodiesCode code;
+    bool cached = false;
     // A module compiled before (this run or an earlier one): its machine code and texts.
     KernelCache* cache = KernelCache::instance();
-    const std::string key = cache ? cacheKey(kernels) : "";
+    const std::string key = cache ? cacheKey(bodies) : "";
     if (cache)
-      if (std::optional<CachedModule> hit = cache->load(key); hit && hit->names.size() == kernels.size()) {
+      if (std::optional<CachedModule> hit = cache->load(key); hit && hit->names.size() == bodies.first.size()) {
         try {
-          std::vector<void*> fns = out->jit->addObject(hit->object, symbols);
-          double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-          for (size_t i = 0; i < kernels.size(); ++i) {
-            CompiledKernel ck;
-            ck.name = kernels[i].name;
-            ck.llvmIr = hit->llvmIr[i];
-            ck.assembly = hit->assembly[i];
-            ck.fn = reinterpret_cast<CpuKernelFn>(fns[i]);
-            ck.compileMs = ms / static_cast<double>(kernels.size());
-            out->kernels.push_back(std::move(ck));
-          }
-          return out;
+          std::vector<std::string> symbols;
+          for (const auto& n : hit->names) symbols.push_back(llvmcg::kernelSymbol(n));
+          code = {out->jit->addObject(hit->object, symbols), hit->names, hit->llvmIr, hit->assembly};
+          cached = true;
         } catch (const std::exception&) {
           out = std::make_shared<LlvmCompiledModule>();  // an unusable entry: compile afresh
         }
       }
+    if (!cached) {
+      code = compileBodies(kernels, bodies, moduleName, *out, cache, key);
+      out->bodiesCompiled = bodies.first.size();
+    }
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      const kir::Kernel& k = kernels[i];
+      const size_t b = bodies.bodyOf[i];
+      const std::vector<int> nodes = provenanceNodes(k);
+      CompiledKernel ck;
+      ck.name = k.name;
+      ck.fn = reinterpret_cast<CpuKernelFn>(code.fns[b]);
+      ck.llvmIr = withProvenance(code.llvmIr[b], nodes);
+      ck.assembly = withProvenance(code.assembly[b], nodes);
+      if (code.compiledFor[b] != k.name) {
+        ck.sharesCodeOf = code.compiledFor[b];
+        ck.llvmIr = sharedNote(";", k, ck.sharesCodeOf, cached) + ck.llvmIr;
+        ck.assembly = sharedNote("#", k, ck.sharesCodeOf, cached) + ck.assembly;
+      }
+      ck.compileMs = ms / static_cast<double>(kernels.size());  // the batch's time, shared out
+      out->kernels.push_back(std::move(ck));
+    }
+    return out;
+  }
+
+ private:
+  // One LLVM module holding the first kernel of each body, with canonical provenance: the O3
+  // pipeline, the assembly printer and the JIT each run once, which is most of the cost of a
+  // compile (per-kernel modules cost ~13 ms each); the assembly printer runs on a second thread
+  // while the JIT compiles. Stores the result in `cache` (when given) under `key`.
+  static BodiesCode compileBodies(const std::vector<kir::Kernel>& kernels, const KernelBodies& bodies, const std::string& moduleName,
+                                  LlvmCompiledModule& out, KernelCache* cache, const std::string& key) {
+    BodiesCode code;
+    std::vector<std::string> symbols;
+    for (size_t f : bodies.first) symbols.push_back(llvmcg::kernelSymbol(kernels[f].name));
     auto ctx = std::make_unique<llvm::LLVMContext>();
     auto m = std::make_unique<llvm::Module>(moduleName, *ctx);
     {
@@ -139,7 +184,7 @@ class LlvmCpuCompiler : public KernelCompiler {
                                       llvm::DICompileUnit::LineTablesOnly);
       m->addModuleFlag(llvm::Module::Warning, "Debug Info Version", llvm::DEBUG_METADATA_VERSION);
       m->addModuleFlag(llvm::Module::Warning, "Dwarf Version", 4);
-      for (const auto& k : kernels) llvmcg::emitKernelInto(k, *m, &di, cu);
+      for (size_t f : bodies.first) llvmcg::emitKernelInto(withCanonicalProvenance(kernels[f]), *m, &di, cu);
       di.finalize();
     }
     {
@@ -156,37 +201,27 @@ class LlvmCpuCompiler : public KernelCompiler {
         throw std::runtime_error("compile of " + moduleName + " stopped (Ctrl-C, a time limit or a stop request)");
     };
     checkStop();
-    out->jit->optimize(*m);
+    out.jit->optimize(*m);
     checkStop();
-    std::future<std::string> assembly = out->jit->assemblyInBackground(*m);
-    for (const auto& k : kernels) {
-      CompiledKernel ck;
-      ck.name = k.name;
-      if (llvm::Function* f = m->getFunction(llvmcg::kernelSymbol(k))) {
-        llvm::raw_string_ostream irText(ck.llvmIr);
+    std::future<std::string> assembly = out.jit->assemblyInBackground(*m);
+    for (size_t j = 0; j < bodies.first.size(); ++j) {
+      code.compiledFor.push_back(kernels[bodies.first[j]].name);
+      std::string ir;
+      if (llvm::Function* f = m->getFunction(symbols[j])) {
+        llvm::raw_string_ostream irText(ir);
         NodeComments comments;
         f->print(irText, &comments);
         irText.flush();
-        ck.llvmIr = withoutDbgRefs(ck.llvmIr);
+        ir = withoutDbgRefs(ir);
       }
-      out->kernels.push_back(std::move(ck));
+      code.llvmIr.push_back(std::move(ir));
     }
     std::string object;
-    std::vector<void*> fns = out->jit->addAll(std::move(m), std::move(ctx), symbols, cache ? &object : nullptr);
+    code.fns = out.jit->addAll(std::move(m), std::move(ctx), symbols, cache ? &object : nullptr);
     const std::string text = assembly.get();
-    for (size_t i = 0; i < kernels.size(); ++i) out->kernels[i].assembly = readableAssembly(functionAssembly(text, symbols[i]));
-    if (cache && !object.empty()) {
-      CachedModule entry{key, {}, {}, {}, object};
-      for (const auto& k : out->kernels)
-        entry.names.push_back(k.name), entry.llvmIr.push_back(k.llvmIr), entry.assembly.push_back(k.assembly);
-      cache->store(entry);
-    }
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    for (size_t i = 0; i < kernels.size(); ++i) {
-      out->kernels[i].fn = reinterpret_cast<CpuKernelFn>(fns[i]);
-      out->kernels[i].compileMs = ms / static_cast<double>(kernels.size());  // the batch's time, shared out
-    }
-    return out;
+    for (const auto& s : symbols) code.assembly.push_back(readableAssembly(functionAssembly(text, s)));
+    if (cache && !object.empty()) cache->store({key, code.compiledFor, code.llvmIr, code.assembly, object});
+    return code;
   }
 };
 

@@ -417,7 +417,8 @@ class KernelEmitter {
 
 }  // namespace
 
-std::string kernelSymbol(const kir::Kernel& k) { return "kiln." + k.name; }
+std::string kernelSymbol(const kir::Kernel& k) { return kernelSymbol(k.name); }
+std::string kernelSymbol(const std::string& kernelName) { return "kiln." + kernelName; }
 
 void emitKernelInto(const kir::Kernel& k, llvm::Module& m, llvm::DIBuilder* di, llvm::DICompileUnit* cu) {
   if (std::string err = kir::verify(k); !err.empty()) throw std::runtime_error("kernel " + k.name + " is malformed: " + err);

@@ -20,6 +20,7 @@ namespace kiln::codegen::llvmcg {
 // colliding with C library functions the generated code calls (a kernel named `fmod` would
 // otherwise receive the backend's own calls to fmod).
 std::string kernelSymbol(const kir::Kernel& k);
+std::string kernelSymbol(const std::string& kernelName);
 
 // The byte a long reduction nest polls between chunks to end early at a stop request: the JIT
 // (llvm_jit.cpp) defines it as tensor::stopFlag (engine/tensor/stop.h).
