@@ -350,6 +350,12 @@ capture::GraphRunner reuseDynamicCode(const ir::Graph& captured, const std::vect
     if (why) *why = "the kernels at this shape differ from the dynamic entry's";
     return nullptr;
   }
+  if (code.cuda) {
+    // The entry's code is CUDA: its module is NVRTC's for the same source, which every shape
+    // shares (kernels over size symbols; runtime/cuda_graph.cpp caches modules by source).
+    auto gpu = std::make_shared<runtime::cuda::GpuGraph>(std::move(p.fused), std::move(p.sched));
+    return withFunctionalization([gpu](const std::vector<tensor::Tensor>& in) { return gpu->run(in); }, functionalizedOf(lowered));
+  }
   auto graph = std::make_shared<runtime::CompiledGraph>(std::move(p.fused), std::move(p.sched), code.module);
   return withFunctionalization([graph](const std::vector<tensor::Tensor>& in) { return graph->run(in); }, functionalizedOf(lowered));
 }
@@ -642,10 +648,17 @@ capture::GraphRunner compiledRunner(GraphCompile& c) {
 
 // A graph over CUDA tensors: its kernels compiled for the GPU, and a training graph's backward
 // there too (from the forward's saved tensors); op by op, saying why, where they cannot be.
-capture::GraphRunner gpuRunner(GraphCompile& c, std::shared_ptr<BackwardCode>* backwardCode) {
+capture::GraphRunner gpuRunner(GraphCompile& c, std::shared_ptr<DynamicCode>* dynamicCode, std::shared_ptr<BackwardCode>* backwardCode) {
   try {
     c.gpu = compileOnGpu(c.planned.fused, c.planned.sched, c.cid, c.sink, c.wrapper, "codegen");
   } catch (const std::exception& e) { return opByOpOnGpu(c, e.what()); }
+  // A dynamic entry's later shapes reuse the kernels (no module: CUDA, see reuseDynamicCode).
+  if (c.planned.symbolic && dynamicCode) {
+    *dynamicCode = std::make_shared<DynamicCode>(withoutHints(c.planned.sched.kernels), nullptr);
+    (*dynamicCode)->cuda = true;
+  }
+  const std::string header = dynamicHeader(c.planned);
+  c.wrapper.insert(c.wrapper.find('\n') == std::string::npos ? c.wrapper.size() : c.wrapper.find('\n') + 1, header);
   attachBackward(c, backwardCode);
   c.sink.wrapper(session::WrapperEvent{c.cid, c.wrapper});
   return withFunctionalization(forwardRun(c), std::move(c.functionalized));
@@ -674,13 +687,12 @@ capture::GraphRunner compileInductor(GraphCompile& c, std::shared_ptr<DynamicCod
   c.dynamic = c.dynamicInputs && !c.dynamicInputs->empty();
   reportCaptured(c);  // "captured" (a dynamic graph's after lowering)
   noteDevices(c);
-  if (c.onGpu && c.dynamic) return opByOpOnGpu(c, "dynamic shapes (the GPU runtime does not pass size symbols yet)");
   lowerToAten(c);                         // "aten"
   partitionForBackward(c, backwardCode);  // "backward:joint", "backward:partition"
   ir::Graph fused;
   runPasses(c, fused);        // "pass:NAME" ..., "fused"
   scheduleKernels(c, fused);  // fusion groups -> kernel IR
-  if (c.onGpu) return gpuRunner(c, backwardCode);
+  if (c.onGpu) return gpuRunner(c, dynamicCode, backwardCode);
   generateCpuCode(c);               // kernel IR -> LLVM -> one module
   buildWrapper(c, dynamicCode);     // the runtime graph and its wrapper text
   attachBackward(c, backwardCode);  // a compiled backward for training graphs

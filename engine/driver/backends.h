@@ -47,6 +47,7 @@ struct DynamicCode : capture::ReusableCode {
   DynamicCode(std::vector<kir::Kernel> k, std::shared_ptr<codegen::CompiledModule> m) : kernels(std::move(k)), module(std::move(m)) {}
   std::vector<kir::Kernel> kernels;
   std::shared_ptr<codegen::CompiledModule> module;
+  bool cuda = false;  // the kernels run on the GPU (no module here: NVRTC's, cached by source)
 };
 
 // The compiled backward of a graph whose inputs require grad (passes/backward_graph.h), built and

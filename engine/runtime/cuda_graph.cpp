@@ -4,8 +4,10 @@
 #include "engine/ops/graph_dispatcher.h"
 #include "engine/ops/op_table.h"
 #include "engine/runtime/cuda_runtime.h"
+#include "engine/schedule/symbolic_shapes.h"
 #include "engine/tensor/current_device.h"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <mutex>
@@ -93,17 +95,23 @@ void* deviceFunction(const std::string& source, const std::string& unitName, con
 }
 
 GpuGraph::GpuGraph(ir::Graph fused, schedule::ScheduledGraph sched) : g_(std::move(fused)), sched_(std::move(sched)) {
-  for (const auto& k : sched_.kernels)
-    if (k.symbolic())
-      throw std::runtime_error("kernel " + k.name + " reads size expressions (dynamic shapes), which the GPU runtime does not pass yet");
   if (sched_.kernels.empty()) return;
+  // Dynamic shapes: kernels over size symbols read their values from `ks` on the device, made
+  // once per graph (a graph is built per shape; the source, and so the module, is the same for
+  // every shape, so NVRTC runs once).
+  sizes_ = schedule::symbolValues(g_);
+  if (std::any_of(sched_.kernels.begin(), sched_.kernels.end(), [](const kir::Kernel& k) { return k.symbolic(); })) {
+    tensor::Tensor host = tensor::Tensor::empty({static_cast<int64_t>(std::max<size_t>(1, sizes_.size()))}, ir::DType::Int64);
+    for (size_t i = 0; i < sizes_.size(); ++i) host.storeAt(static_cast<int64_t>(i), static_cast<double>(sizes_[i]));
+    ks_ = host.toDevice(tensor::Device::cuda(tensor::currentCudaIndex()));
+  }
   source_ = cg::cudaSource(sched_.kernels);
   const Module& m = loadSource(source_, "kiln_graph");
   ptx_ = m.ptx, compileMs_ = m.ms;
   const int sms = driver().multiprocessors();
   for (const auto& k : sched_.kernels) {
     fns_.push_back(driver().function(m.module, cg::cudaSymbol(k)));
-    launches_.push_back(cg::cudaLaunch(k, {}, sms));
+    launches_.push_back(cg::cudaLaunch(k, sizes_, sms));
     const cg::CudaLaunch& l = launches_.back();
     if (l.schedule == cg::CudaSchedule::Split) {
       scratch_.push_back(tensor::Tensor::empty({static_cast<int64_t>(l.scratchSlots)}, ir::DType::Int64,
@@ -153,6 +161,7 @@ std::vector<tensor::Tensor> GpuGraph::run(const std::vector<tensor::Tensor>& inp
       env[id] = tensor::Tensor::empty(shapeOf(ty), ty.dtype, tensor::Device::cuda(tensor::currentCudaIndex()));
       ptrs.push_back(devicePtr(env[id]));
     }
+    if (sched_.kernels[ki].symbolic()) ptrs.push_back(devicePtr(ks_));  // after the buffers
     for (const auto& [out, in] : st.inPlace) {
       tensor::Shape s = shapeOf(g_.find(out)->types.at(0));
       env[out] = env.at(in).view(s, tensor::Tensor::contiguousStrides(s), env.at(in).offset());

@@ -26,7 +26,8 @@ namespace kiln::runtime::cuda {
 class GpuGraph {
  public:
   // Compiles the kernels. Throws std::runtime_error saying why the graph cannot run on the GPU
-  // (a dtype the CUDA backend lacks, size expressions, NVRTC's log); nothing runs on the CPU.
+  // (a dtype the CUDA backend lacks, NVRTC's log); nothing runs on the CPU. Kernels over size
+  // symbols (dynamic shapes) run at the shape `fused`'s types give (schedule::symbolValues).
   GpuGraph(ir::Graph fused, schedule::ScheduledGraph sched);
   ~GpuGraph();
 
@@ -47,6 +48,8 @@ class GpuGraph {
   double compileMs_ = 0;
   std::vector<void*> fns_;
   std::vector<codegen::cuda::CudaLaunch> launches_;
+  std::vector<int64_t> sizes_;  // the size symbols' values at this graph's shape (s<N> at N)
+  tensor::Tensor ks_;           // the same on the device, for kernels over size symbols
   // Split reductions: per kernel, its partials and counters (zeroed once; kernels reset them).
   std::vector<tensor::Tensor> scratch_, counters_;
 };
