@@ -5,6 +5,8 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+
 namespace kiln::storage {
 
 namespace {
@@ -164,19 +166,62 @@ int64_t SessionWriter::jsonId(const std::string& json) {
   return id;
 }
 
-void SessionWriter::stage(const session::StageEvent& s) {
-  beginEvent("stage");
+std::vector<SessionWriter::NodeRow> SessionWriter::rowsOf(const ir::Graph& g) {
+  // A user stack's JSON is made once per distinct stack (a layer's nodes share a few): making
+  // it per node was most of storing a 17,000-node stage. The key spells every field with its
+  // length, so equal keys are equal stacks.
+  std::unordered_map<std::string, std::string> stackJson;
+  std::string key;
+  auto add = [&](const std::string& s) {
+    key += std::to_string(s.size());
+    key += ':';
+    key += s;
+  };
   std::vector<NodeRow> rows;
-  rows.reserve(s.graph.nodes.size());
-  for (const auto& n : s.graph.nodes) {
+  rows.reserve(g.nodes.size());
+  for (const auto& n : g.nodes) {
+    key.clear();
+    for (const auto& l : n.prov.userStack) {
+      add(l.file);
+      add(l.function);
+      add(l.code);
+      for (int v : {l.line, l.col, l.endLine, l.endCol}) add(std::to_string(v));
+    }
+    auto stack = stackJson.find(key);
+    if (stack == stackJson.end()) stack = stackJson.emplace(key, sourceLocsToJson(n.prov.userStack)).first;
     const auto& loc = n.prov.loc;
     rows.push_back({n.id, n.name, nodeKindName(n.kind), n.target, typesToJson(n.types), argsToJson(n.args), kwargsToJson(n.kwargs),
                     loc.file, loc.line, loc.col, loc.endLine, loc.endCol, loc.function, loc.code, n.prov.modulePath,
-                    intsToJson(n.prov.from), sourceLocsToJson(n.prov.userStack), n.kernel});
+                    intsToJson(n.prov.from), stack->second, n.kernel});
   }
+  return rows;
+}
+
+// Whether the two graphs' nodes make the same rows. Equal fields make equal JSON; fields that
+// differ may still print the same (what JSON does not keep), so only then are rows compared.
+bool SessionWriter::sameRows(const ir::Graph& a, const ir::Graph& b) {
+  if (a.nodes.size() != b.nodes.size()) return false;
+  auto sameLoc = [](const ir::SourceLoc& x, const ir::SourceLoc& y) {
+    return x.file == y.file && x.line == y.line && x.col == y.col && x.endLine == y.endLine && x.endCol == y.endCol &&
+           x.function == y.function && x.code == y.code;
+  };
+  bool equal = true;
+  for (size_t i = 0; equal && i < a.nodes.size(); ++i) {
+    const ir::Node& x = a.nodes[i];
+    const ir::Node& y = b.nodes[i];
+    equal = x.id == y.id && x.name == y.name && x.kind == y.kind && x.target == y.target && x.types == y.types && x.args == y.args &&
+            x.kwargs == y.kwargs && sameLoc(x.prov.loc, y.prov.loc) && x.prov.modulePath == y.prov.modulePath &&
+            x.prov.from == y.prov.from && x.kernel == y.kernel &&
+            std::equal(x.prov.userStack.begin(), x.prov.userStack.end(), y.prov.userStack.begin(), y.prov.userStack.end(), sameLoc);
+  }
+  return equal || rowsOf(a) == rowsOf(b);
+}
+
+void SessionWriter::stage(const session::StageEvent& s) {
+  beginEvent("stage");
   // A stage equal to the compile's last stored one (a pass that changed nothing) points at it.
   auto last = lastStage_.find(s.compileId);
-  bool repeats = last != lastStage_.end() && last->second.text == s.text && last->second.rows == rows;
+  bool repeats = last != lastStage_.end() && last->second.text == s.text && sameRows(last->second.graph, s.graph);
 
   Stmt st(*db_,
           "INSERT INTO stages (session_id, compile_id, stage, ord, text, changed, ms, rules_json, graph_name,"
@@ -201,7 +246,7 @@ void SessionWriter::stage(const session::StageEvent& s) {
             " from_json, user_stack_json, kernel, user_stack_id, types_id)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   int pos = 0;
-  for (const auto& r : rows) {
+  for (const auto& r : rowsOf(s.graph)) {
     node.bind(1, stageId).bind(2, sessionId_).bind(3, pos++).bind(4, r.nodeId).bind(5, r.name);
     node.bind(6, r.kind).bind(7, r.target).bind(8, "").bind(9, r.args).bind(10, r.kwargs);
     node.bind(11, r.file).bind(12, r.line).bind(13, r.col).bind(14, r.endLine).bind(15, r.endCol);
@@ -211,7 +256,7 @@ void SessionWriter::stage(const session::StageEvent& s) {
     node.run();
   }
   index("stage", std::to_string(stageId), s.text, false);
-  lastStage_[s.compileId] = StoredStage{stageId, s.text, std::move(rows)};
+  lastStage_[s.compileId] = StoredStage{stageId, s.text, s.graph};
   endEvent(s.compileId);
 }
 

@@ -230,7 +230,7 @@ int Tracer::realize(py::TensorObj* t) {
   n.name = graph.uniqueName(n.name);
   size_t at = 0;
   while (at < graph.nodes.size() && graph.nodes[at].kind == ir::NodeKind::Placeholder) ++at;
-  graph.nodes.insert(graph.nodes.begin() + static_cast<long>(at), n);
+  graph.insert(at, n);
   named_.insert(n.id);
   t->node = n.id;
   realized_[n.id] = {t, it->second};
@@ -1143,8 +1143,8 @@ void Tracer::nameHint(const py::Value& v, const std::string& name) {
   named_.insert(t->node);
   ir::Node* n = graph.find(t->node);
   if (!n || n->name == name) return;
-  n->name = "";  // free the old name before choosing
-  n->name = graph.uniqueName(name);
+  graph.rename(n->id, "");  // free the old name before choosing
+  graph.rename(n->id, graph.uniqueName(name));
 }
 
 void Tracer::onSetAttr(const py::Value& obj, const std::string& name, const py::Value& value, bool raw) {

@@ -528,7 +528,7 @@ Graph parseGraph(std::string_view text, const std::string& fileName) {
       Node* ph = it == names.end() ? nullptr : g.find(it->second);
       if (!ph || ph->kind != NodeKind::Placeholder) p.fail("'" + name + " = " + target + "' does not rename an input");
       names.erase(target);
-      ph->name = name;
+      g.rename(ph->id, name);
       names[name] = ph->id;
       continue;
     }

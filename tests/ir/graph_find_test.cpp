@@ -2,6 +2,7 @@
 // rebuilding it (capture names each node it adds), and direct edits of `nodes` (erase, insert,
 // reorder, a duplicate id) still give what a linear scan would: the first node with that id.
 #include "engine/ir/graph.h"
+#include "tests/ir/named_node.h"
 
 #include <gtest/gtest.h>
 
@@ -11,13 +12,7 @@ using namespace kiln::ir;
 
 namespace {
 
-Node named(const std::string& name) {
-  Node n;
-  n.name = name;
-  n.kind = NodeKind::CallFunction;
-  n.target = "aten.relu.default";
-  return n;
-}
+using kiln::ir_test::named;
 
 // What find() must agree with.
 int scan(const Graph& g, int id) {
