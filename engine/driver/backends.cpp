@@ -220,7 +220,8 @@ bool sameKernels(const std::vector<kir::Kernel>& a, const std::vector<kir::Kerne
 }  // namespace
 
 std::shared_ptr<runtime::cuda::GpuGraph> compileOnGpu(const ir::Graph& fused, const schedule::ScheduledGraph& sched, const std::string& cid,
-                                                      session::SessionSink& sink, std::string& wrapper, const char* timing);
+                                                      session::SessionSink& sink, std::string& wrapper, const char* timing,
+                                                      const std::vector<std::pair<int, int>>* mutations = nullptr);
 
 // A training graph's joint forward+backward graph and its partition, made when the forward is
 // compiled (the forward must return what the backward reads).
@@ -354,7 +355,9 @@ capture::GraphRunner reuseDynamicCode(const ir::Graph& captured, const std::vect
     // The entry's code is CUDA: its module is NVRTC's for the same source, which every shape
     // shares (kernels over size symbols; runtime/cuda_graph.cpp caches modules by source).
     auto gpu = std::make_shared<runtime::cuda::GpuGraph>(std::move(p.fused), std::move(p.sched));
-    return withFunctionalization([gpu](const std::vector<tensor::Tensor>& in) { return gpu->run(in); }, functionalizedOf(lowered));
+    Functionalized f = functionalizedOf(lowered);
+    gpu->writeMutationsInPlace(f.mutations);
+    return withFunctionalization([gpu](const std::vector<tensor::Tensor>& in) { return gpu->run(in); }, std::move(f));
   }
   auto graph = std::make_shared<runtime::CompiledGraph>(std::move(p.fused), std::move(p.sched), code.module);
   return withFunctionalization([graph](const std::vector<tensor::Tensor>& in) { return graph->run(in); }, functionalizedOf(lowered));
@@ -364,9 +367,11 @@ capture::GraphRunner reuseDynamicCode(const ir::Graph& captured, const std::vect
 // why they cannot be), shown with their CUDA C++, PTX, SASS and launch configuration; `wrapper`
 // gets the lines of its steps. The forward and a training graph's backward alike.
 std::shared_ptr<runtime::cuda::GpuGraph> compileOnGpu(const ir::Graph& fused, const schedule::ScheduledGraph& sched, const std::string& cid,
-                                                      session::SessionSink& sink, std::string& wrapper, const char* timing) {
+                                                      session::SessionSink& sink, std::string& wrapper, const char* timing,
+                                                      const std::vector<std::pair<int, int>>* mutations) {
   auto t0 = std::chrono::steady_clock::now();
   auto gpu = std::make_shared<runtime::cuda::GpuGraph>(fused, sched);
+  const std::map<int, size_t> inPlace = mutations ? gpu->writeMutationsInPlace(*mutations) : std::map<int, size_t>{};
   if (timing) sink.timing(session::TimingEvent{cid, timing, msSince(t0)});
   codegen::CompiledModule shown;
   const std::string& src = gpu->source();
@@ -405,9 +410,14 @@ std::shared_ptr<runtime::cuda::GpuGraph> compileOnGpu(const ir::Graph& fused, co
   for (const auto& st : gpu->schedule().steps) {
     if (st.kind == schedule::Step::Kind::Extern)
       wrapper += "    extern_kernels." + gpu->graph().find(st.node)->target + "(...)  # on cuda:0\n";
-    else
+    else {
+      std::string into;
+      for (int id : st.outputNodes)
+        if (auto w = inPlace.find(id); w != inPlace.end())
+          into += ", " + gpu->graph().find(id)->name + " written into " + gpu->graph().placeholders().at(w->second)->name + " in place";
       wrapper += "    " + sched.kernels[static_cast<size_t>(st.kernel)].name + ".run(...)  # " +
-                 gpu->launches()[static_cast<size_t>(st.kernel)].str() + "\n";
+                 gpu->launches()[static_cast<size_t>(st.kernel)].str() + into + "\n";
+    }
   }
   return gpu;
 }
@@ -650,7 +660,7 @@ capture::GraphRunner compiledRunner(GraphCompile& c) {
 // there too (from the forward's saved tensors); op by op, saying why, where they cannot be.
 capture::GraphRunner gpuRunner(GraphCompile& c, std::shared_ptr<DynamicCode>* dynamicCode, std::shared_ptr<BackwardCode>* backwardCode) {
   try {
-    c.gpu = compileOnGpu(c.planned.fused, c.planned.sched, c.cid, c.sink, c.wrapper, "codegen");
+    c.gpu = compileOnGpu(c.planned.fused, c.planned.sched, c.cid, c.sink, c.wrapper, "codegen", &c.functionalized.mutations);
   } catch (const std::exception& e) { return opByOpOnGpu(c, e.what()); }
   // A dynamic entry's later shapes reuse the kernels (no module: CUDA, see reuseDynamicCode).
   if (c.planned.symbolic && dynamicCode) {

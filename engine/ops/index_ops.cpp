@@ -17,6 +17,12 @@ using tensor::Tensor;
 using tensor::TorchError;
 
 void copyInto(Tensor& dst, const Tensor& srcIn) {
+  // A tensor copied onto itself (the same elements of the same storage: a compiled graph's
+  // mutated input that its output already is) is left as it is, without a kernel; on a GPU the
+  // overlap rule below made two copies of 256 MiB of it for a compiled `y.copy_(x)`.
+  if (dst.storage() && dst.storage() == srcIn.storage() && dst.offset() == srcIn.offset() && dst.dtype() == srcIn.dtype() &&
+      dst.sizes() == srcIn.sizes() && dst.strides() == srcIn.strides())
+    return;
   if (!dst.isCpu() || !srcIn.isCpu()) {
     // As Tensor.copy_, across devices: the source moves to dst's device first; a device dst is
     // written by the device's copy kernel, never through host memory.

@@ -4,6 +4,7 @@
 #include "engine/ops/graph_dispatcher.h"
 #include "engine/ops/op_table.h"
 #include "engine/runtime/cuda_runtime.h"
+#include "engine/runtime/reinplace.h"
 #include "engine/schedule/symbolic_shapes.h"
 #include "engine/tensor/current_device.h"
 
@@ -59,6 +60,14 @@ ops::Val argVal(const ir::Arg& a, const std::map<int, tensor::Tensor>& env) {
     }
     default: return ops::GraphDispatcher::fromArg(ir::Graph{}, a);
   }
+}
+
+// Whether another input is (a view of) the same storage as input `i`: writing into it would
+// change what that input reads.
+bool sharesStorage(const std::vector<tensor::Tensor>& inputs, size_t i) {
+  for (size_t j = 0; j < inputs.size(); ++j)
+    if (j != i && inputs[j].storage() && inputs[j].storage() == inputs[i].storage()) return true;
+  return false;
 }
 
 tensor::Shape shapeOf(const ir::TensorType& ty) {
@@ -126,6 +135,11 @@ GpuGraph::GpuGraph(ir::Graph fused, schedule::ScheduledGraph sched) : g_(std::mo
 
 GpuGraph::~GpuGraph() = default;
 
+const std::map<int, size_t>& GpuGraph::writeMutationsInPlace(const std::vector<std::pair<int, int>>& mutations) {
+  writeInto_ = inPlaceMutations(g_, sched_, mutations);
+  return writeInto_;
+}
+
 std::vector<tensor::Tensor> GpuGraph::run(const std::vector<tensor::Tensor>& inputs) const {
   std::map<int, tensor::Tensor> env;
   auto ph = g_.placeholders();
@@ -158,7 +172,11 @@ std::vector<tensor::Tensor> GpuGraph::run(const std::vector<tensor::Tensor>& inp
     }
     for (int id : st.outputNodes) {
       const ir::TensorType& ty = g_.find(id)->types.at(0);
-      env[id] = tensor::Tensor::empty(shapeOf(ty), ty.dtype, tensor::Device::cuda(tensor::currentCudaIndex()));
+      const tensor::Device dev = tensor::Device::cuda(tensor::currentCudaIndex());
+      if (auto w = writeInto_.find(id);
+          w != writeInto_.end() && canWriteInto(inputs[w->second], ty, dev) && !sharesStorage(inputs, w->second))
+        env[id] = inputs[w->second];  // the mutated input's new value, written in place
+      else env[id] = tensor::Tensor::empty(shapeOf(ty), ty.dtype, dev);
       ptrs.push_back(devicePtr(env[id]));
     }
     if (sched_.kernels[ki].symbolic()) ptrs.push_back(devicePtr(ks_));  // after the buffers

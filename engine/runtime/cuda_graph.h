@@ -16,6 +16,7 @@
 #include "engine/schedule/kernel_builder.h"
 #include "engine/tensor/tensor.h"
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,8 +32,14 @@ class GpuGraph {
   GpuGraph(ir::Graph fused, schedule::ScheduledGraph sched);
   ~GpuGraph();
 
-  // Inputs in placeholder order, on the device; fresh output tensors on the device.
+  // Inputs in placeholder order, on the device; fresh output tensors on the device, except the
+  // new values of mutated inputs written in place (writeMutationsInPlace), which are the inputs.
   std::vector<tensor::Tensor> run(const std::vector<tensor::Tensor>& inputs) const;
+
+  // The functional graph's mutations (input index, graph output index): those whose kernel may
+  // write the new value straight into the input do so when the input allows it at the call
+  // (runtime/reinplace.h). Returns the output node ids that may.
+  const std::map<int, size_t>& writeMutationsInPlace(const std::vector<std::pair<int, int>>& mutations);
 
   const ir::Graph& graph() const { return g_; }
   const schedule::ScheduledGraph& schedule() const { return sched_; }
@@ -48,8 +55,9 @@ class GpuGraph {
   double compileMs_ = 0;
   std::vector<void*> fns_;
   std::vector<codegen::cuda::CudaLaunch> launches_;
-  std::vector<int64_t> sizes_;  // the size symbols' values at this graph's shape (s<N> at N)
-  tensor::Tensor ks_;           // the same on the device, for kernels over size symbols
+  std::map<int, size_t> writeInto_;  // output node id -> the input it is written into
+  std::vector<int64_t> sizes_;       // the size symbols' values at this graph's shape (s<N> at N)
+  tensor::Tensor ks_;                // the same on the device, for kernels over size symbols
   // Split reductions: per kernel, its partials and counters (zeroed once; kernels reset them).
   std::vector<tensor::Tensor> scratch_, counters_;
 };

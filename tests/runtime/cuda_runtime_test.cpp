@@ -247,6 +247,58 @@ for n in [8, 16, 33, 100, 7]:
   EXPECT_EQ(err.find("runs op by op on the GPU"), std::string::npos) << err;
 }
 
+// Compiled in-place updates of inputs on the GPU: the kernel computing the new value writes it
+// into the input where nothing else reads the old one (y.copy_(x), p.add_(g * lr), running
+// stats), and into a buffer of its own otherwise (the input read through a transpose, read
+// again later, or passed twice); every case gives the CPU's values, eagerly computed.
+TEST(CudaRuntime, CompiledInPlaceUpdatesOfInputsAgreeWithTheCpu) {
+  REQUIRE_GPU();
+  Out o = runPy("cuda_inplace", R"(import torch
+torch.manual_seed(0)
+def copy_into(x, y):
+    return y.copy_(x)
+def sgd(p, g):
+    p.add_(g, alpha=-0.1)
+    return p.sum()
+def transposed(y):
+    return y.copy_(y.t() * 2)
+def read_later(y, x):
+    y.mul_(2)
+    return y + x
+def twice(a, b):
+    a.add_(b)
+    return a
+cases = [('copy', copy_into, lambda: [torch.randn(1000), torch.zeros(1000)]),
+         ('sgd', sgd, lambda: [torch.randn(64, 32), torch.randn(64, 32)]),
+         ('transposed', transposed, lambda: [torch.randn(16, 16)]),
+         ('read_later', read_later, lambda: [torch.randn(256), torch.randn(256)])]
+for name, f, make in cases:
+    g = torch.compile(f)
+    ok = True
+    for _ in range(3):
+        xs = make()
+        xd = [x.cuda() for x in xs]
+        want, got = f(*xs), g(*xd)
+        ok = ok and torch.allclose(got.cpu(), want, atol=1e-5) and all(torch.allclose(a.cpu(), b, atol=1e-5) for a, b in zip(xd, xs))
+    print(name, ok)
+a = torch.randn(8)
+ad = a.cuda()
+g = torch.compile(twice)
+print('twice', torch.allclose(g(ad, ad).cpu(), twice(a, a)), torch.allclose(ad.cpu(), a))
+bn = torch.nn.BatchNorm1d(32)
+bnd = torch.nn.BatchNorm1d(32).cuda()
+gb = torch.compile(bnd)
+for _ in range(3):
+    x = torch.randn(16, 32)
+    y, yd = bn(x), gb(x.cuda())
+print('batchnorm', torch.allclose(yd.cpu(), y, atol=1e-5), torch.allclose(bnd.running_mean.cpu(), bn.running_mean, atol=1e-6),
+      torch.allclose(bnd.running_var.cpu(), bn.running_var, atol=1e-6))
+)",
+                false);
+  ASSERT_EQ(o.exitCode, 0) << o.error;
+  EXPECT_EQ(o.printed, "copy True\nsgd True\ntransposed True\nread_later True\ntwice True True\nbatchnorm True True True\n");
+}
+
 // The public corpus with every tensor on the GPU (kiln run --default-device cuda), compiled:
 // each program gives the oracle's outputs or fails saying why; none gives other numbers.
 TEST(CudaCorpus, EveryPublicProgramOnTheGpuMatchesTheOracleOrRaises) {
