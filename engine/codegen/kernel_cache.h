@@ -21,6 +21,10 @@
 // The MAC makes a forged entry need the key, not just write access to one file; it does not
 // protect against someone who can read the key (that is the user, who can run code anyway).
 //
+// NVRTC's compiles are kept here too (cuda/cuda_toolchain.cpp): their key is the CUDA source, file
+// name, architecture, options and NVRTC version; the entry holds the PTX (as `assembly`), the log
+// (as `llvmIr`) and the cubin (as `object`).
+//
 // Where: $KILN_CACHE_DIR, else $XDG_CACHE_HOME/kiln/kernels, else ~/.cache/kiln/kernels.
 // KILN_CACHE=0 turns it off.
 #pragma once

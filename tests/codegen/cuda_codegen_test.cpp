@@ -3,15 +3,18 @@
 // agree with the LLVM CPU backend. Without NVRTC or without a GPU those parts skip and say why.
 #include "engine/codegen/cuda/cuda_source.h"
 #include "engine/codegen/cuda/cuda_toolchain.h"
+#include "engine/codegen/kernel_cache.h"
 #include "engine/codegen/kernel_compiler.h"
 #include "tests/codegen/jit_test_util.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <sstream>
 
 namespace kiln::codegen {
@@ -357,6 +360,41 @@ TEST(CudaNvrtc, BlockKernelsCarryTheirLaunchBounds) {
   EXPECT_NE(src.find("extern \"C\" __launch_bounds__(1024) __global__ void kiln_rowsum("), std::string::npos) << src;
   const std::string ptx = nvrtc->compileToPtx(src, "bounds.cu", "compute_75");
   EXPECT_NE(ptx.find(".maxntid 1024, 1, 1"), std::string::npos) << ptx;
+}
+
+// NVRTC's outputs go to the on-disk kernel cache: the same compile again is read back (the same
+// PTX, cubin and log, NVRTC not run), another option is compiled anew, and a damaged entry is
+// recompiled (the cache's MAC check), never used.
+TEST(CudaNvrtc, CompilesAreCachedOnDisk) {
+  std::string why;
+  cuda::Nvrtc* nvrtc = cuda::Nvrtc::instance(&why);
+  if (!nvrtc) GTEST_SKIP() << "NVRTC is not available here: " << why;
+  const fs::path dir = fs::temp_directory_path() / ("kiln_nvrtc_cache_test_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  std::unique_ptr<KernelCache> cache = KernelCache::open(dir.string(), &why);
+  ASSERT_TRUE(cache) << why;
+  struct Restore {
+    KernelCache* before;
+    ~Restore() { KernelCache::use(before); }
+  } restore{KernelCache::use(cache.get())};
+  const std::string src = cuda::cudaSource({kir::parseKernel(kSoftmax)});
+  const cuda::Nvrtc::Output first = nvrtc->compile(src, "cached.cu", "sm_90", {"--ptxas-options=-v"});
+  const cuda::Nvrtc::Output second = nvrtc->compile(src, "cached.cu", "sm_90", {"--ptxas-options=-v"});
+  EXPECT_FALSE(first.cached);
+  EXPECT_TRUE(second.cached);
+  EXPECT_EQ(second.ptx, first.ptx);
+  EXPECT_EQ(second.cubin, first.cubin);
+  EXPECT_EQ(second.log, first.log);
+  EXPECT_FALSE(first.cubin.empty());
+  EXPECT_FALSE(nvrtc->compile(src, "cached.cu", "sm_90", {}).cached);  // other options: another entry
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename() != "key") std::ofstream(e.path(), std::ios::trunc) << "not an entry";
+  ::testing::internal::CaptureStderr();
+  const cuda::Nvrtc::Output again = nvrtc->compile(src, "cached.cu", "sm_90", {"--ptxas-options=-v"});
+  ::testing::internal::GetCapturedStderr();
+  EXPECT_FALSE(again.cached);
+  EXPECT_EQ(again.ptx, first.ptx);
+  fs::remove_all(dir);
 }
 
 TEST(CudaNvrtc, CompileErrorsCarryTheLog) {

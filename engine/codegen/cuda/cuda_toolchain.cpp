@@ -1,8 +1,11 @@
 #include "engine/codegen/cuda/cuda_toolchain.h"
 
+#include "engine/codegen/kernel_cache.h"
+
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstring>
 #include <mutex>
 #include <stdexcept>
 
@@ -83,8 +86,46 @@ std::string Nvrtc::compileToPtx(const std::string& source, const std::string& na
   return compile(source, name, arch, {}).ptx;
 }
 
+namespace {
+constexpr const char* kCubinTag = "nvrtc cubin\n";
+}  // namespace
+
 Nvrtc::Output Nvrtc::compile(const std::string& source, const std::string& name, const std::string& arch,
                              const std::vector<std::string>& options) const {
+  // The on-disk kernel cache (kernel_cache.h: verified entries, KILN_CACHE=0 turns it off) keeps
+  // what NVRTC gave for the same source, file name, architecture, options and NVRTC version: a
+  // second run of a script, and every eager op's kernel after its first run, skip NVRTC.
+  KernelCache* cache = KernelCache::instance();
+  std::string key;
+  if (cache) {
+    key = "nvrtc " + version() + "\n" + arch + "\n" + name + "\n";
+    for (const auto& o : options) key += o + "\n";
+    key += source;
+    if (std::optional<CachedModule> m = cache->load(key);
+        m && m->assembly.size() == 1 && m->llvmIr.size() == 1 && m->object.rfind(kCubinTag, 0) == 0) {
+      Output out;
+      out.ptx = m->assembly[0];
+      out.cubin = m->object.substr(std::strlen(kCubinTag));
+      out.log = m->llvmIr[0];
+      out.cached = true;
+      return out;
+    }
+  }
+  Output out = compileUncached(source, name, arch, options);
+  if (cache) {
+    CachedModule m;  // the fields as NVRTC's: PTX as the assembly, the log as the IR text, the cubin as the object
+    m.key = key;
+    m.names = {name};
+    m.assembly = {out.ptx};
+    m.llvmIr = {out.log};
+    m.object = kCubinTag + out.cubin;  // never empty, as an entry's object must be (PTX-only compiles have no cubin)
+    cache->store(m);
+  }
+  return out;
+}
+
+Nvrtc::Output Nvrtc::compileUncached(const std::string& source, const std::string& name, const std::string& arch,
+                                     const std::vector<std::string>& options) const {
   Fns::Program prog = nullptr;
   if (int r = fns_->createProgram(&prog, source.c_str(), name.c_str(), 0, nullptr, nullptr); r != 0)
     throw std::runtime_error(std::string("nvrtcCreateProgram: ") + fns_->errorString(r));

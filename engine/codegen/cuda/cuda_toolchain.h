@@ -22,14 +22,18 @@ class Nvrtc {
   // log (warnings; with --ptxas-options=-v, ptxas's resource report per entry).
   struct Output {
     std::string ptx, cubin, log;
+    bool cached = false;  // read from the on-disk kernel cache, NVRTC not run
   };
-  // CUDA C++ -> PTX (and cubin) with `options` added to the architecture and -std=c++17.
-  // Throws std::runtime_error with NVRTC's log.
+  // CUDA C++ -> PTX (and cubin) with `options` added to the architecture and -std=c++17, from
+  // the on-disk kernel cache (kernel_cache.h) when it holds this compile, else NVRTC's (then
+  // stored there). Throws std::runtime_error with NVRTC's log.
   Output compile(const std::string& source, const std::string& name, const std::string& arch,
                  const std::vector<std::string>& options) const;
   std::string version() const;
 
  private:
+  Output compileUncached(const std::string& source, const std::string& name, const std::string& arch,
+                         const std::vector<std::string>& options) const;
   Nvrtc() = default;
   struct Fns;
   const Fns* fns_ = nullptr;
