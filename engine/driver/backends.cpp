@@ -530,13 +530,19 @@ void generateCpuCode(GraphCompile& c) {
   emitKernels(c.sink, c.cid, c.planned.fused, c.planned.sched, c.module.get());
 }
 
+// A wrapper's header lines (the dynamic-shapes note) go after its first line, CPU and GPU alike.
+void afterFirstLine(std::string& wrapper, const std::string& lines) {
+  const size_t nl = wrapper.find('\n');
+  wrapper.insert(nl == std::string::npos ? wrapper.size() : nl + 1, lines);
+}
+
 // The runtime graph and its wrapper text (the memory plan first: kiln explain reads it).
 void buildWrapper(GraphCompile& c, std::shared_ptr<DynamicCode>* dynamicCode) {
   if (c.planned.symbolic && dynamicCode) *dynamicCode = std::make_shared<DynamicCode>(withoutHints(c.planned.sched.kernels), c.module);
   const std::string header = dynamicHeader(c.planned);
   c.graph = std::make_shared<runtime::CompiledGraph>(std::move(c.planned.fused), std::move(c.planned.sched), c.module);
   c.wrapper = c.graph->wrapperText();
-  c.wrapper.insert(c.wrapper.find('\n') == std::string::npos ? c.wrapper.size() : c.wrapper.find('\n') + 1, header);
+  afterFirstLine(c.wrapper, header);
 }
 
 bool isTraining(const GraphCompile& c) {
@@ -667,8 +673,7 @@ capture::GraphRunner gpuRunner(GraphCompile& c, std::shared_ptr<DynamicCode>* dy
     *dynamicCode = std::make_shared<DynamicCode>(withoutHints(c.planned.sched.kernels), nullptr);
     (*dynamicCode)->cuda = true;
   }
-  const std::string header = dynamicHeader(c.planned);
-  c.wrapper.insert(c.wrapper.find('\n') == std::string::npos ? c.wrapper.size() : c.wrapper.find('\n') + 1, header);
+  afterFirstLine(c.wrapper, dynamicHeader(c.planned));
   attachBackward(c, backwardCode);
   c.sink.wrapper(session::WrapperEvent{c.cid, c.wrapper});
   return withFunctionalization(forwardRun(c), std::move(c.functionalized));

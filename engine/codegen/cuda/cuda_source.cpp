@@ -674,6 +674,7 @@ class KernelWriter {
     };
     std::map<int, Use> uses;
     std::map<std::string, std::set<int>> nestsOf;
+    std::map<std::string, int> bufferOf;
     for (size_t i = 0; i < k_.body.size(); ++i) {
       const Instr& in = k_.body[i];
       if ((in.op == Op::Load || in.op == Op::Store) && in.buffer >= 0 && !place_.inner[i]) uses[in.buffer].outer = true;
@@ -684,12 +685,13 @@ class KernelWriter {
         if ((in.op != Op::Load && in.op != Op::Store) || in.buffer < 0) continue;
         (in.op == Op::Load ? uses[in.buffer].loads : uses[in.buffer].stores).insert(key(in));
         nestsOf[key(in)].insert(q);
+        bufferOf[key(in)] = in.buffer;
         if (in.op == Op::Store) lastStore_[key(in)] = {q, &in};
       }
     int number = 0;
     size_t held = 0;
     for (const auto& [k, nests] : nestsOf) {
-      const int b = std::stoi(k.substr(0, k.find(':')));
+      const int b = bufferOf.at(k);
       const Use& u = uses[b];
       const bool oneIndex = u.stores.empty() || (u.stores.size() == 1 && (u.loads.empty() || u.loads == u.stores));
       // At most 24 cached values per thread: with the rest of the body that keeps a 1,024-thread
