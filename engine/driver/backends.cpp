@@ -35,19 +35,33 @@ double msSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-void emitStage(session::SessionSink& sink, const std::string& cid, const std::string& stage, int order, const ir::Graph& g, bool changed,
-               std::vector<session::RuleHit> rules, double ms, std::vector<session::RuleApplication> applications = {}) {
+// A stage event for a graph the caller owns and keeps: the graph is lent to the event (moved in
+// and back) instead of copied. A copy of a 17,000-node graph and its destruction cost more than
+// printing it, once per stage.
+void emitOwnedStage(session::SessionSink& sink, const std::string& cid, const std::string& stage, int order, ir::Graph& g, bool changed,
+                    std::vector<session::RuleHit> rules, double ms, std::vector<session::RuleApplication> applications = {}) {
   session::StageEvent e;
   e.compileId = cid;
   e.stage = stage;
   e.order = order;
-  e.text = ir::printGraph(g);
-  e.graph = g;
+  e.graph = std::move(g);
+  struct GiveBack {  // also when the sink throws
+    ir::Graph& to;
+    ir::Graph& from;
+    ~GiveBack() { to = std::move(from); }
+  } giveBack{g, e.graph};
+  e.text = ir::printGraph(e.graph);
   e.changed = changed;
   e.rules = std::move(rules);
   e.applications = std::move(applications);
   e.ms = ms;
   sink.stage(e);
+}
+
+void emitStage(session::SessionSink& sink, const std::string& cid, const std::string& stage, int order, const ir::Graph& g, bool changed,
+               std::vector<session::RuleHit> rules, double ms, std::vector<session::RuleApplication> applications = {}) {
+  ir::Graph copy = g;
+  emitOwnedStage(sink, cid, stage, order, copy, changed, std::move(rules), ms, std::move(applications));
 }
 
 // User source lines of the nodes a kernel was built from (through provenance).
@@ -134,7 +148,8 @@ ir::Graph capturedWithSymbols(const ir::Graph& captured, const ir::Graph& symAte
   return shown;
 }
 
-Planned planKernels(const ir::Graph& fused, const std::vector<ir::TensorType>* dynamicInputs) {
+// `fused` is taken (moved from by callers that are done with it): the plan keeps it.
+Planned planKernels(ir::Graph fused, const std::vector<ir::TensorType>* dynamicInputs) {
   Planned p;
   if (dynamicInputs && !dynamicInputs->empty()) {
     std::string why;
@@ -152,8 +167,8 @@ Planned planKernels(const ir::Graph& fused, const std::vector<ir::TensorType>* d
     }
     p.note = why;
   }
-  p.fused = fused;
   p.sched = schedule::scheduleGraph(fused);
+  p.fused = std::move(fused);
   return p;
 }
 
@@ -342,7 +357,7 @@ capture::GraphRunner reuseDynamicCode(const ir::Graph& captured, const std::vect
   ir::Graph aten = std::move(lowered.graph);
   passes::PassContext ctx;
   ir::Graph fused = passes::runPipeline(aten, ctx, opts.passes, [](const passes::PassSnapshot&) {});
-  Planned p = planKernels(fused, &dynamicInputs);
+  Planned p = planKernels(std::move(fused), &dynamicInputs);
   if (!p.symbolic) {
     if (why) *why = p.note;
     return nullptr;
@@ -360,7 +375,9 @@ capture::GraphRunner reuseDynamicCode(const ir::Graph& captured, const std::vect
     return withFunctionalization([gpu](const std::vector<tensor::Tensor>& in) { return gpu->run(in); }, std::move(f));
   }
   auto graph = std::make_shared<runtime::CompiledGraph>(std::move(p.fused), std::move(p.sched), code.module);
-  return withFunctionalization([graph](const std::vector<tensor::Tensor>& in) { return graph->run(in); }, functionalizedOf(lowered));
+  Functionalized f = functionalizedOf(lowered);
+  graph->writeMutationsInPlace(f.mutations);
+  return withFunctionalization([graph](const std::vector<tensor::Tensor>& in) { return graph->run(in); }, std::move(f));
 }
 
 // A scheduled graph's kernels compiled as CUDA for the GPU (runtime/cuda_graph.h; throws saying
@@ -496,26 +513,38 @@ void lowerToAten(GraphCompile& c) {
   if (c.dynamic)
     emitStage(c.sink, c.cid, "captured", 0,
               &shownAten == &c.aten && c.shown ? *c.shown : capturedWithSymbols(c.captured, shownAten, c.resultOf), true, {}, 0.0);
-  emitStage(c.sink, c.cid, "aten", c.order++, shownAten, true, {}, lowerMs);
+  emitOwnedStage(c.sink, c.cid, "aten", c.order++, &shownAten == &c.aten ? c.aten : storage, true, {}, lowerMs);
   c.sink.timing(session::TimingEvent{c.cid, "lower", lowerMs});
+}
+
+bool isTraining(const GraphCompile& c) {
+  bool training = false;
+  for (const ir::Node* p : c.captured.placeholders()) training = training || (!p->types.empty() && p->types[0].requiresGrad);
+  return training;
 }
 
 // Stages "pass:NAME" for each pass of the pipeline, then "fused".
 void runPasses(GraphCompile& c, ir::Graph& fused) {
   passes::PassContext ctx;
   auto t0 = std::chrono::steady_clock::now();
-  fused = passes::runPipeline(c.aten, ctx, c.opts.passes, [&](const passes::PassSnapshot& s) {
+  auto onPass = [&](const passes::PassSnapshot& s) {
+    const std::string stage = s.name == "fuse" ? "fused" : "pass:" + s.name;
     ir::Graph st;
-    emitStage(c.sink, c.cid, std::string(s.name == "fuse" ? "fused" : "pass:" + s.name), c.order++,
-              shownStage(*s.graph, c.dynamicInputs, st), s.changed, s.rules, s.ms, s.applications);
-  });
+    const ir::Graph& shown = shownStage(*s.graph, c.dynamicInputs, st);
+    if (&shown == s.graph) emitOwnedStage(c.sink, c.cid, stage, c.order++, *s.graph, s.changed, s.rules, s.ms, s.applications);
+    else emitOwnedStage(c.sink, c.cid, stage, c.order++, st, s.changed, s.rules, s.ms, s.applications);
+  };
+  // The ATen graph is read again only by a training graph's backward: otherwise the pipeline
+  // takes it rather than a copy.
+  if (isTraining(c)) fused = passes::runPipeline(c.aten, ctx, c.opts.passes, onPass);
+  else fused = passes::runPipeline(std::move(c.aten), ctx, c.opts.passes, onPass);
   c.sink.timing(session::TimingEvent{c.cid, "passes", msSince(t0)});
 }
 
 // Fusion groups lowered to kernel IR (over size symbols where the graph allows it).
-void scheduleKernels(GraphCompile& c, const ir::Graph& fused) {
+void scheduleKernels(GraphCompile& c, ir::Graph fused) {
   auto t0 = std::chrono::steady_clock::now();
-  c.planned = planKernels(fused, c.dynamicInputs);
+  c.planned = planKernels(std::move(fused), c.dynamicInputs);
   c.sink.timing(session::TimingEvent{c.cid, "schedule", msSince(t0)});
 }
 
@@ -541,14 +570,9 @@ void buildWrapper(GraphCompile& c, std::shared_ptr<DynamicCode>* dynamicCode) {
   if (c.planned.symbolic && dynamicCode) *dynamicCode = std::make_shared<DynamicCode>(withoutHints(c.planned.sched.kernels), c.module);
   const std::string header = dynamicHeader(c.planned);
   c.graph = std::make_shared<runtime::CompiledGraph>(std::move(c.planned.fused), std::move(c.planned.sched), c.module);
+  c.graph->writeMutationsInPlace(c.functionalized.mutations);
   c.wrapper = c.graph->wrapperText();
   afterFirstLine(c.wrapper, header);
-}
-
-bool isTraining(const GraphCompile& c) {
-  bool training = false;
-  for (const ir::Node* p : c.captured.placeholders()) training = training || (!p->types.empty() && p->types[0].requiresGrad);
-  return training;
 }
 
 // A torch.autograd.Function in the graph has the user's backward, which only runs eagerly:
@@ -705,8 +729,8 @@ capture::GraphRunner compileInductor(GraphCompile& c, std::shared_ptr<DynamicCod
   lowerToAten(c);                         // "aten"
   partitionForBackward(c, backwardCode);  // "backward:joint", "backward:partition"
   ir::Graph fused;
-  runPasses(c, fused);        // "pass:NAME" ..., "fused"
-  scheduleKernels(c, fused);  // fusion groups -> kernel IR
+  runPasses(c, fused);                   // "pass:NAME" ..., "fused"
+  scheduleKernels(c, std::move(fused));  // fusion groups -> kernel IR
   if (c.onGpu) return gpuRunner(c, dynamicCode, backwardCode);
   generateCpuCode(c);               // kernel IR -> LLVM -> one module
   buildWrapper(c, dynamicCode);     // the runtime graph and its wrapper text

@@ -10,7 +10,12 @@ namespace kiln::passes {
 
 ir::Graph runPipeline(const ir::Graph& input, PassContext& ctx, const PassManagerOptions& opts,
                       const std::function<void(const PassSnapshot&)>& onPass) {
-  ir::Graph g = input;
+  return runPipeline(ir::Graph(input), ctx, opts, onPass);
+}
+
+ir::Graph runPipeline(ir::Graph&& input, PassContext& ctx, const PassManagerOptions& opts,
+                      const std::function<void(const PassSnapshot&)>& onPass) {
+  ir::Graph g = std::move(input);
   const std::vector<PassInfo> list = pipeline();
   checkPassNames(opts.disabled);  // a name that matches nothing would silently disable nothing
   ctx.fusionLimit = opts.fusionLimit;

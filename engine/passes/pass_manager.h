@@ -21,7 +21,9 @@ struct PassManagerOptions {
 struct PassSnapshot {
   std::string name;
   int index = 0;
-  const ir::Graph* graph = nullptr;  // valid during the callback
+  // Valid during the callback, which may borrow it (move it out and back: the driver lends it
+  // to the stage event rather than copying it) but must leave it as it was.
+  ir::Graph* graph = nullptr;
   bool changed = false;
   bool skipped = false;  // disabled or past stopAfter
   std::vector<session::RuleHit> rules;
@@ -32,6 +34,9 @@ struct PassSnapshot {
 // Throws std::logic_error naming the pass when a pass produces an invalid graph, and
 // std::invalid_argument (listing the valid names) when `opts.disabled` names no pass.
 ir::Graph runPipeline(const ir::Graph& input, PassContext& ctx, const PassManagerOptions& opts,
+                      const std::function<void(const PassSnapshot&)>& onPass);
+// The same, taking the input graph instead of a copy (a caller done with it).
+ir::Graph runPipeline(ir::Graph&& input, PassContext& ctx, const PassManagerOptions& opts,
                       const std::function<void(const PassSnapshot&)>& onPass);
 
 }  // namespace kiln::passes
