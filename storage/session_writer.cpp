@@ -166,34 +166,54 @@ int64_t SessionWriter::jsonId(const std::string& json) {
   return id;
 }
 
-std::vector<SessionWriter::NodeRow> SessionWriter::rowsOf(const ir::Graph& g) {
-  // A user stack's JSON is made once per distinct stack (a layer's nodes share a few): making
-  // it per node was most of storing a 17,000-node stage. The key spells every field with its
-  // length, so equal keys are equal stacks.
-  std::unordered_map<std::string, std::string> stackJson;
-  std::string key;
+// A user stack's JSON is made once per distinct stack (a layer's nodes share a few): making it
+// per node was most of storing a 17,000-node stage. The key spells every field with its
+// length, so equal keys are equal stacks.
+const std::string& SessionWriter::StackJson::of(const std::vector<ir::SourceLoc>& stack) {
+  key_.clear();
   auto add = [&](const std::string& s) {
-    key += std::to_string(s.size());
-    key += ':';
-    key += s;
+    key_ += std::to_string(s.size());
+    key_ += ':';
+    key_ += s;
   };
+  for (const auto& l : stack) {
+    add(l.file);
+    add(l.function);
+    add(l.code);
+    for (int v : {l.line, l.col, l.endLine, l.endCol}) add(std::to_string(v));
+  }
+  auto it = json_.find(key_);
+  if (it == json_.end()) it = json_.emplace(key_, sourceLocsToJson(stack)).first;
+  return it->second;
+}
+
+SessionWriter::NodeRow SessionWriter::rowOf(const ir::Node& n, StackJson& stacks) {
+  const auto& loc = n.prov.loc;
+  return {n.id,
+          n.name,
+          nodeKindName(n.kind),
+          n.target,
+          typesToJson(n.types),
+          argsToJson(n.args),
+          kwargsToJson(n.kwargs),
+          loc.file,
+          loc.line,
+          loc.col,
+          loc.endLine,
+          loc.endCol,
+          loc.function,
+          loc.code,
+          n.prov.modulePath,
+          intsToJson(n.prov.from),
+          stacks.of(n.prov.userStack),
+          n.kernel};
+}
+
+std::vector<SessionWriter::NodeRow> SessionWriter::rowsOf(const ir::Graph& g) {
+  StackJson stacks;
   std::vector<NodeRow> rows;
   rows.reserve(g.nodes.size());
-  for (const auto& n : g.nodes) {
-    key.clear();
-    for (const auto& l : n.prov.userStack) {
-      add(l.file);
-      add(l.function);
-      add(l.code);
-      for (int v : {l.line, l.col, l.endLine, l.endCol}) add(std::to_string(v));
-    }
-    auto stack = stackJson.find(key);
-    if (stack == stackJson.end()) stack = stackJson.emplace(key, sourceLocsToJson(n.prov.userStack)).first;
-    const auto& loc = n.prov.loc;
-    rows.push_back({n.id, n.name, nodeKindName(n.kind), n.target, typesToJson(n.types), argsToJson(n.args), kwargsToJson(n.kwargs),
-                    loc.file, loc.line, loc.col, loc.endLine, loc.endCol, loc.function, loc.code, n.prov.modulePath,
-                    intsToJson(n.prov.from), stack->second, n.kernel});
-  }
+  for (const auto& n : g.nodes) rows.push_back(rowOf(n, stacks));
   return rows;
 }
 
@@ -245,8 +265,11 @@ void SessionWriter::stage(const session::StageEvent& s) {
             " args_json, kwargs_json, file, line, col, end_line, end_col, function, code, module_path,"
             " from_json, user_stack_json, kernel, user_stack_id, types_id)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  // Row by row: the rows of a 17,000-node stage held at once were some 20 MB at the run's peak.
+  StackJson stacks;
   int pos = 0;
-  for (const auto& r : rowsOf(s.graph)) {
+  for (const auto& n : s.graph.nodes) {
+    const NodeRow r = rowOf(n, stacks);
     node.bind(1, stageId).bind(2, sessionId_).bind(3, pos++).bind(4, r.nodeId).bind(5, r.name);
     node.bind(6, r.kind).bind(7, r.target).bind(8, "").bind(9, r.args).bind(10, r.kwargs);
     node.bind(11, r.file).bind(12, r.line).bind(13, r.col).bind(14, r.endLine).bind(15, r.endCol);
@@ -256,12 +279,19 @@ void SessionWriter::stage(const session::StageEvent& s) {
     node.run();
   }
   index("stage", std::to_string(stageId), s.text, false);
+  // The stage it replaces goes first: both at once were two 17,000-node graphs at the peak.
+  lastStage_.erase(s.compileId);
   lastStage_[s.compileId] = StoredStage{stageId, s.text, s.graph};
   endEvent(s.compileId);
 }
 
 void SessionWriter::kernel(const session::KernelEvent& k) {
   beginEvent("kernel");
+  // A compile reports its kernels after its stages; a stage reported after them (a training
+  // graph's backward, compiled when backward first runs) starts from other inputs and never
+  // equals the forward's last stage. So the last stage's graph (a 17,000-node copy) is let go
+  // here rather than held through code generation, the run and compileDone.
+  lastStage_.erase(k.compileId);
   Stmt st(*db_,
           "INSERT INTO kernels (session_id, compile_id, name, kind, kernel_ir, source, llvm_ir, assembly,"
           " node_ids_json, source_lines_json, compile_ms, ptx, sass, gpu_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");

@@ -85,12 +85,23 @@ class SessionWriter : public session::SessionSink {
   // Per open compile, the last stage stored with its own rows: a pass that changed nothing
   // (constant_fold, cse, dce on most graphs) repeats it, and is stored as `same_as` it. Its
   // graph, not its rows: equal nodes make equal rows, so a repeat is found without making the
-  // JSON of every node (0.1-0.2 s per stage of a 17,000-node graph).
+  // JSON of every node (0.1-0.2 s per stage of a 17,000-node graph). Held until the compile
+  // reports its first kernel (kernel() says why).
   struct StoredStage {
     int64_t id = 0;
     std::string text;
     ir::Graph graph;
   };
+  // The JSON of user stacks, made once per distinct stack.
+  class StackJson {
+   public:
+    const std::string& of(const std::vector<ir::SourceLoc>& stack);
+
+   private:
+    std::unordered_map<std::string, std::string> json_;
+    std::string key_;
+  };
+  static NodeRow rowOf(const ir::Node& n, StackJson& stacks);
   static std::vector<NodeRow> rowsOf(const ir::Graph& g);
   static bool sameRows(const ir::Graph& a, const ir::Graph& b);
   std::map<std::string, StoredStage> lastStage_;
