@@ -45,6 +45,12 @@ std::vector<ir::SourceLoc> userStackOf(const std::vector<py::TraceFrame>& frames
   }
   return out;
 }
+
+// The file a break names: the frame it happened in (a prelude module's `torch.optim.py`, a
+// user's helper module), as Dynamo names the innermost frame; the script by its display name.
+std::string breakFile(const py::Interpreter& in, const std::string& script, const std::string& file) {
+  return file.empty() || file == in.file() ? script : baseName(file);
+}
 }  // namespace
 
 CompileContext::CompileContext(session::SessionSink& sink, codegen::KernelCompiler* cpu, const std::string& scriptPath)
@@ -1943,7 +1949,7 @@ session::GraphBreakEvent CompileContext::breakEvent(Capture& c, const Unsupporte
   b.title = u.title;
   b.explanation = u.explanation;
   b.hints = u.hints;
-  b.file = file_;
+  b.file = breakFile(c.in, file_, u.where.file);
   b.line = u.where.span.line;
   b.col = u.where.span.col;
   b.userStack = userStackOf(u.stack);
@@ -2099,6 +2105,7 @@ CompileContext::Next CompileContext::observedException(Capture& c, const py::PyE
       "contain a similar error when actually running eager/uncompiled."};
   b.file = file_;
   if (!e.traceback.empty()) {
+    b.file = breakFile(c.in, file_, e.traceback.back().file);
     b.line = e.traceback.back().span.line;
     b.col = e.traceback.back().span.col;
   }

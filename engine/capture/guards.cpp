@@ -147,16 +147,18 @@ py::Value typeKey(py::Interpreter& in, const py::Value& v) {
 }
 
 std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Value>& locals, const py::ModuleObj& globals) const {
-  const std::string name = source.display();
+  const std::string& name = displayed();
   if (kind == Kind::NoAliasing) {
     // Dynamo's recompilation_reason_for_no_tensor_aliasing_guard: the sources of each tensor
     // reached more than once, grouped by tensor in the guard's order.
-    std::vector<std::pair<const py::Obj*, std::vector<std::string>>> groups;
+    // The fetched values are held until the end: a value made by the fetch (p.grad's tensor)
+    // would otherwise free its address for the next one, which would then look the same.
+    std::vector<std::pair<py::Value, std::vector<std::string>>> groups;
     for (const auto& s : sources) {
       py::Value v = s.fetch(in, locals, globals);
       if (!v) continue;
-      auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == v.get(); });
-      if (it == groups.end()) groups.push_back({v.get(), {s.display()}});
+      auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first.get() == v.get(); });
+      if (it == groups.end()) groups.push_back({v, {s.display()}});
       else it->second.push_back(s.display());
     }
     std::string found;

@@ -21,6 +21,7 @@ std::string spell(const std::vector<Source::Step>& steps, bool dynamo) {
       case Source::Step::Kind::Index: out += "[" + s.name + "]"; break;
       case Source::Step::Kind::Const: out += s.name; break;
       case Source::Step::Kind::TupleIterItem: out = "___tuple_iterator_getitem(" + out + ", " + std::to_string(s.cell) + ")"; break;
+      case Source::Step::Kind::ValueAt: out += "[list(" + out + ".keys())[" + std::to_string(s.cell) + "]]"; break;
     }
   }
   return out;
@@ -39,29 +40,21 @@ Source Source::itemKey(const py::Value& key, const std::string& repr) const {
   return s;
 }
 
-Source Source::closureCell(const std::string& name, size_t i) const {
+Source Source::withStep(Step::Kind kind, const std::string& name, size_t cell) const {
   Source s = *this;
-  Step st{Step::Kind::ClosureCell, name};
-  st.cell = i;
+  Step st{kind, name};
+  st.cell = cell;
   s.steps.push_back(st);
   return s;
 }
 
-Source Source::classDictItem(const std::string& name, size_t mro) const {
-  Source s = *this;
-  Step st{Step::Kind::ClassDictItem, name};
-  st.cell = mro;
-  s.steps.push_back(st);
-  return s;
-}
+Source Source::closureCell(const std::string& name, size_t i) const { return withStep(Step::Kind::ClosureCell, name, i); }
 
-Source Source::tupleIterItem(size_t i) const {
-  Source s = *this;
-  Step st{Step::Kind::TupleIterItem, std::to_string(i)};
-  st.cell = i;
-  s.steps.push_back(st);
-  return s;
-}
+Source Source::classDictItem(const std::string& name, size_t mro) const { return withStep(Step::Kind::ClassDictItem, name, mro); }
+
+Source Source::tupleIterItem(size_t i) const { return withStep(Step::Kind::TupleIterItem, std::to_string(i), i); }
+
+Source Source::valueAt(size_t i) const { return withStep(Step::Kind::ValueAt, std::to_string(i), i); }
 
 std::string Source::display() const { return spell(steps, false); }
 
@@ -140,6 +133,13 @@ py::Value Source::fetch(py::Interpreter& in, const std::map<std::string, py::Val
         const auto& items = py::as<py::TupleObj>(it->seq)->items;
         if (it->pos + s.cell >= items.size()) return nullptr;
         v = items[it->pos + s.cell];
+        break;
+      }
+      case Step::Kind::ValueAt: {
+        if (v->kind != py::VK::Dict) return nullptr;
+        const auto& items = py::as<py::DictObj>(v)->items.vec();
+        if (s.cell >= items.size()) return nullptr;
+        v = items[s.cell].second;
         break;
       }
       case Step::Kind::ClosureCell: {

@@ -15,12 +15,12 @@ struct Source {
   // Steps are written {kind, name}: the members after them have default initializers (`{}`),
   // so the short form leaves nothing uninitialized (and -Wmissing-field-initializers quiet).
   struct Step {
-    enum class Kind { Local, Global, Attr, Item, Index, Const, ClosureCell, ClassDictItem, TupleIterItem } kind;
+    enum class Kind { Local, Global, Attr, Item, Index, Const, ClosureCell, ClassDictItem, TupleIterItem, ValueAt } kind;
     std::string name;       // local/global/attribute name, str dict key, constant's name, free variable
     py::Value key{};        // Item with a key that is not a str (an int, a tuple ...): the key itself
     std::string keyRepr{};  // its repr, as the source prints it
     size_t cell = 0;        // ClosureCell: the free variable's index in __closure__; ClassDictItem: the class's index in the MRO;
-                            // TupleIterItem: the item's index after the iterator's position
+                            // TupleIterItem: the item's index after the iterator's position; ValueAt: the dict item's position
   };
   std::vector<Step> steps;
   py::Value value{};  // Const: the value itself (kept alive by the cache entry)
@@ -57,7 +57,12 @@ struct Source {
   Source classDictItem(const std::string& name, size_t mro) const;
   // The i-th item a tuple iterator has still to yield: ___tuple_iterator_getitem(L['it'], 0).
   Source tupleIterItem(size_t i) const;
+  // The value of a dict's i-th item, for keys no source can spell (tensors: Optimizer.state):
+  // d[list(d.keys())[i]], as Dynamo's ConstDictKeySource.
+  Source valueAt(size_t i) const;
   bool empty() const { return steps.empty(); }
+  // This source with one more step (its `cell`: an index, a position).
+  Source withStep(Step::Kind kind, const std::string& name, size_t cell) const;
 
   // Dynamo's spelling: L['self']._modules['fc'].training
   std::string text() const;

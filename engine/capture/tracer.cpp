@@ -312,10 +312,16 @@ bool Tracer::search(const py::Value& root, const Source& src, const py::Obj* tar
     return false;
   }
   if (root->kind == py::VK::Dict) {
-    for (auto& [k, v] : mutated ? mutated->beforeDict : py::as<py::DictObj>(root)->items.vec())
+    size_t position = 0;
+    for (auto& [k, v] : mutated ? mutated->beforeDict : py::as<py::DictObj>(root)->items.vec()) {
+      // A tensor key (Optimizer.state, keyed by parameter) is named by its position, as
+      // Dynamo's ConstDictKeySource: d[list(d.keys())[0]].
+      if (k->kind == py::VK::Tensor && search(v, src.valueAt(position), target, depth - 1, seen)) return true;
+      ++position;
       if ((isKey(k) || k->kind == py::VK::Instance || k->kind == py::VK::Class) &&
           search(v, src.itemKey(k, keyRepr(k)), target, depth - 1, seen))
         return true;
+    }
     return false;
   }
   if (root->kind == py::VK::Instance) {
@@ -381,6 +387,10 @@ py::Value Tracer::onAttribute(const py::Value& obj, const std::string& name, py:
     if (name == "requires_grad") return result;
     if (name == "grad") return onInputGrad(t, result);
   }
+  // p.grad of a tensor the frame reached but has not used yet (an optimizer's parameters):
+  // the gradient is a graph input read through p's source, never a value frozen into the graph.
+  if (py::TensorObj* t = asTensor(obj); t && !t->fake && name == "grad")
+    if (const Source* base = sourceOf(obj)) return gradThrough(base->attr("grad"), t->t);
   if (obj->kind == py::VK::Instance && py::as<py::InstanceObj>(obj)->cls->name == "super") return onSuperAttribute(obj, name, result);
   const Source* base = sourceOf(obj);
   if (!base) return result;
@@ -426,7 +436,11 @@ py::Value Tracer::onInputGrad(py::TensorObj* fake, py::Value result) {
   if (auto l = lazy_.find(fake); l != lazy_.end()) real = l->second;
   else if (auto r = realized_.find(fake->node); r != realized_.end() && r->second.first == fake) real = r->second.second;
   if (!real.defined()) return result;
-  const Source src = known->second.attr("grad");
+  return gradThrough(known->second.attr("grad"), real);
+}
+
+// The gradient of `real` read as `src` (x.grad): None guarded as such, else one graph input per source.
+py::Value Tracer::gradThrough(const Source& src, const tensor::Tensor& real) {
   const auto& meta = real.autograd();
   if (!meta || !meta->grad.defined()) {
     guardConstant(src, py::None());

@@ -66,6 +66,7 @@ class Tracer : public torchapi::TracerHooks {
   py::Value onGlobal(const std::string& name, py::Value v) override;
   py::Value onSuperAttribute(const py::Value& proxy, const std::string& name, py::Value result);
   py::Value onInputGrad(py::TensorObj* fake, py::Value result);  // x.grad of an input tensor
+  py::Value gradThrough(const Source& src, const tensor::Tensor& real);
   // Parameter `i` of `fn` takes its default value `v` in a call while tracing: an object that
   // existed before is read through fn.__defaults__[k] / fn.__kwdefaults__['name'] when fn has a
   // source (never through another name that happens to hold it now).

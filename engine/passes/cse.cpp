@@ -4,6 +4,7 @@
 #include "engine/passes/rebuilder.h"
 
 #include <map>
+#include <set>
 
 namespace kiln::passes {
 
@@ -11,6 +12,11 @@ PassResult cse(const ir::Graph& g, PassContext&) {
   PassResult r;
   Rebuilder rb(g);
   std::map<std::string, int> seen;  // key -> new node id
+  // Two outputs the program holds as different tensors stay two (an optimizer's per-parameter
+  // `step` made as zeros + 1 each): merged, the graph would return one buffer twice and the
+  // program's tensors would alias, each later in-place update applied to both.
+  std::set<int> outputs, returned;  // old ids the output returns; new ids an output was merged into
+  if (const ir::Node* out = g.output()) ir::forEachNodeArg(*out, [&](int a) { outputs.insert(a); });
   for (const auto& n : g.nodes) {
     if (!n.isCall()) {
       rb.copy(n);
@@ -45,12 +51,17 @@ PassResult cse(const ir::Graph& g, PassContext&) {
       add(a);
     }
     auto it = seen.find(key);
+    if (it != seen.end() && outputs.count(n.id) && !returned.insert(it->second).second) {
+      rb.copy(n);  // a second output of the same value: a tensor of its own
+      continue;
+    }
     if (it != seen.end()) {
       rb.replaceWithNode(n.id, it->second);
       r.fired("cse: duplicate " + n.target, n.id);
       continue;
     }
     seen[key] = rb.copy(n);
+    if (outputs.count(n.id)) returned.insert(seen[key]);
   }
   r.graph = rb.take();
   return r;

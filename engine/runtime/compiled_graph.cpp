@@ -8,6 +8,7 @@
 #include "engine/ops/graph_dispatcher.h"
 #include "engine/ops/index_ops.h"
 #include "engine/passes/torch_level.h"
+#include "engine/runtime/reinplace.h"
 #include "engine/runtime/thread_pool.h"
 #include "engine/schedule/symbolic_shapes.h"
 #include "engine/tensor/stop.h"
@@ -85,6 +86,11 @@ CompiledGraph::CompiledGraph(ir::Graph fused, schedule::ScheduledGraph sched, st
   slots_.resize(plan_.slotElements.size());
 }
 
+const std::map<int, size_t>& CompiledGraph::writeMutationsInPlace(const std::vector<std::pair<int, int>>& mutations) {
+  writeInto_ = inPlaceMutations(g_, sched_, mutations);
+  return writeInto_;
+}
+
 std::vector<tensor::Tensor> CompiledGraph::run(const std::vector<tensor::Tensor>& inputs, std::vector<double>* stepMs) const {
   std::map<int, tensor::Tensor> env;
   bindInputs(g_, inputs, env);
@@ -122,7 +128,9 @@ std::vector<tensor::Tensor> CompiledGraph::run(const std::vector<tensor::Tensor>
       for (const auto& d : ty.sizes) s.push_back(d.value);
       tensor::Tensor t;
       auto slot = plan_.slotOf.find(id);
-      if (slot != plan_.slotOf.end()) {
+      if (auto w = writeInto_.find(id); w != writeInto_.end() && canWriteInto(inputs, w->second, ty, tensor::Device::cpu())) {
+        t = inputs[w->second];  // the mutated input's new value, written in place
+      } else if (slot != plan_.slotOf.end()) {
         tensor::Tensor& base = slots_[static_cast<size_t>(slot->second)];
         if (!base.defined()) base = tensor::Tensor::empty({plan_.slotElements[static_cast<size_t>(slot->second)]}, ty.dtype);
         t = base.view(s, tensor::Tensor::contiguousStrides(s), 0);
@@ -193,7 +201,10 @@ std::string CompiledGraph::wrapperText() const {
     for (int id : st.outputNodes) {
       const ir::Node& n = *g_.find(id);
       auto slot = plan_.slotOf.find(id);
-      if (slot != plan_.slotOf.end())
+      if (auto w = writeInto_.find(id); w != writeInto_.end())
+        out += "    " + n.name + " = " + g_.placeholders().at(w->second)->name + "  # written in place (when contiguous, " +
+               n.types.at(0).str() + ")\n";
+      else if (slot != plan_.slotOf.end())
         out += "    " + n.name + " = slot" + std::to_string(slot->second) + ".view(" + n.types.at(0).str() + ")" +
                (slotsUsed.insert(slot->second).second ? "\n" : "  # reused buffer\n");
       else out += "    " + n.name + " = empty_strided_cpu(" + n.types.at(0).str() + ")\n";

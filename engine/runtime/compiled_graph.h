@@ -8,8 +8,10 @@
 #include "engine/schedule/kernel_builder.h"
 #include "engine/tensor/tensor.h"
 
+#include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kiln::runtime {
@@ -20,6 +22,10 @@ class CompiledGraph {
   // Runs on real tensors (one per graph input, in order); returns the graph outputs. With
   // `stepMs`, also the wall time of every step (schedule().steps order), for kiln bench.
   std::vector<tensor::Tensor> run(const std::vector<tensor::Tensor>& inputs, std::vector<double>* stepMs = nullptr) const;
+  // The new values of mutated inputs, (input index, graph output index) as the functional graph
+  // returns them, written straight into the inputs where the kernel making them may
+  // (runtime/reinplace.h; checked again at each call). Returns output node -> input index.
+  const std::map<int, size_t>& writeMutationsInPlace(const std::vector<std::pair<int, int>>& mutations);
   // The wrapper as Python-like text (def call(args): ... kernel launches ... return (...)).
   std::string wrapperText() const;
   const schedule::ScheduledGraph& schedule() const { return sched_; }
@@ -37,6 +43,7 @@ class CompiledGraph {
   // Slot storage, allocated on first use and kept across runs (intermediates only: graph
   // outputs are fresh tensors every run, so callers may keep them).
   mutable std::vector<tensor::Tensor> slots_;
+  std::map<int, size_t> writeInto_;  // output node -> the input it is written into (writeMutationsInPlace)
 };
 
 // Runs a graph op by op with eager kernels: the aot_eager backend (ATen graphs) and the

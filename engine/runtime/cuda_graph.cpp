@@ -62,14 +62,6 @@ ops::Val argVal(const ir::Arg& a, const std::map<int, tensor::Tensor>& env) {
   }
 }
 
-// Whether another input is (a view of) the same storage as input `i`: writing into it would
-// change what that input reads.
-bool sharesStorage(const std::vector<tensor::Tensor>& inputs, size_t i) {
-  for (size_t j = 0; j < inputs.size(); ++j)
-    if (j != i && inputs[j].storage() && inputs[j].storage() == inputs[i].storage()) return true;
-  return false;
-}
-
 tensor::Shape shapeOf(const ir::TensorType& ty) {
   tensor::Shape s;
   for (const auto& d : ty.sizes) s.push_back(d.value);
@@ -173,8 +165,7 @@ std::vector<tensor::Tensor> GpuGraph::run(const std::vector<tensor::Tensor>& inp
     for (int id : st.outputNodes) {
       const ir::TensorType& ty = g_.find(id)->types.at(0);
       const tensor::Device dev = tensor::Device::cuda(tensor::currentCudaIndex());
-      if (auto w = writeInto_.find(id);
-          w != writeInto_.end() && canWriteInto(inputs[w->second], ty, dev) && !sharesStorage(inputs, w->second))
+      if (auto w = writeInto_.find(id); w != writeInto_.end() && canWriteInto(inputs, w->second, ty, dev))
         env[id] = inputs[w->second];  // the mutated input's new value, written in place
       else env[id] = tensor::Tensor::empty(shapeOf(ty), ty.dtype, dev);
       ptrs.push_back(devicePtr(env[id]));

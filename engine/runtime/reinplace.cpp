@@ -98,4 +98,11 @@ bool canWriteInto(const tensor::Tensor& input, const ir::TensorType& type, const
   return input.strides() == tensor::Tensor::contiguousStrides(input.sizes());
 }
 
+bool canWriteInto(const std::vector<tensor::Tensor>& inputs, size_t i, const ir::TensorType& type, const tensor::Device& device) {
+  if (i >= inputs.size() || !canWriteInto(inputs[i], type, device)) return false;
+  for (size_t j = 0; j < inputs.size(); ++j)
+    if (j != i && inputs[j].storage() && inputs[j].storage() == inputs[i].storage()) return false;
+  return true;
+}
+
 }  // namespace kiln::runtime

@@ -157,7 +157,9 @@ class Adam(Optimizer):
                     grad = param.grad if not group["maximize"] else -param.grad
                     state = self._state_for(param)
                     if len(state) == 0:
-                        state["step"] = torch.tensor(0.0)
+                        # Compiling, the step is made by the graph (a torch.tensor would be a
+                        # constant of it, frozen at 0): Dynamo runs _init_group eagerly instead.
+                        state["step"] = torch.zeros(()) if torch.compiler.is_compiling() else torch.tensor(0.0)
                         state["exp_avg"] = torch.zeros_like(param)
                         state["exp_avg_sq"] = torch.zeros_like(param)
                         if amsgrad:
@@ -174,18 +176,32 @@ class Adam(Optimizer):
                     # Decay the first and second moment running average coefficient.
                     _lerp_(exp_avg, grad, 1 - beta1)
                     exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-                    step = step_t.item()
-                    bias_correction1 = 1 - beta1**step
-                    bias_correction2 = 1 - beta2**step
-                    step_size = lr / bias_correction1
-                    bias_correction2_sqrt = math.sqrt(bias_correction2)
                     if amsgrad:
                         max_exp_avg_sq = state["max_exp_avg_sq"]
                         max_exp_avg_sq.copy_(torch.maximum(max_exp_avg_sq, exp_avg_sq))
-                        denom = (max_exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+                        second = max_exp_avg_sq
                     else:
-                        denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
-                    param.addcdiv_(exp_avg, denom, value=-step_size)
+                        second = exp_avg_sq
+                    if torch.compiler.is_compiling():
+                        # PyTorch's _get_value under torch.compile: the step stays a tensor and the
+                        # bias corrections are tensor ops, so the whole step is one graph (a step
+                        # read with item() would break it, and a Python float would recompile it
+                        # every step). addcdiv_ with a tensor value is Dynamo's polyfill:
+                        # param += (exp_avg / denom) * value.
+                        bias_correction1 = 1 - beta1**step_t
+                        bias_correction2 = 1 - beta2**step_t
+                        step_size = lr / bias_correction1
+                        bias_correction2_sqrt = bias_correction2**0.5
+                        denom = (second.sqrt() / bias_correction2_sqrt).add_(eps)
+                        param.add_(torch.div(exp_avg, denom) * -step_size)
+                    else:
+                        step = step_t.item()
+                        bias_correction1 = 1 - beta1**step
+                        bias_correction2 = 1 - beta2**step
+                        step_size = lr / bias_correction1
+                        bias_correction2_sqrt = math.sqrt(bias_correction2)
+                        denom = (second.sqrt() / bias_correction2_sqrt).add_(eps)
+                        param.addcdiv_(exp_avg, denom, value=-step_size)
         return loss
 
 
