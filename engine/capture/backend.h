@@ -74,6 +74,8 @@ struct CompileRequest {
   // may generate code over those symbols and return it as `reusable`.
   const std::vector<ir::TensorType>* dynamicInputs = nullptr;
   bool wantBackward = true;  // a training graph may get a compiled backward
+  // torch.compile's mode: "reduce-overhead" asks for CUDA graphs where the graph runs on a GPU.
+  std::string mode = "default";
 };
 
 // What a compile returns: how to run the graph, and what the entry keeps besides.

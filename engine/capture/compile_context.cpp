@@ -2298,7 +2298,7 @@ void CompileContext::compileCaptured(Capture& c) {
         };
       }
     if (!entry.run) {
-      CompileRequest request{&shown, dynInputs.empty() ? nullptr : &dynInputs, !dynamicOf};
+      CompileRequest request{&shown, dynInputs.empty() ? nullptr : &dynInputs, !dynamicOf, frame->opts.mode};
       if (!backend.reportsCapturedStage()) reportCapturedStage(sink, cid, shown);
       CompiledCode compiled = backend.compile(tracer.graph, cid, sink, request);
       entry.run = std::move(compiled.run);

@@ -67,7 +67,8 @@ struct Guard {
   // A CONSTANT_MATCH on an int Dynamo traces as a SymInt (dynamic=True): it is one of the shape
   // guards, checked with them and reported the way they are.
   bool shapePhase = false;
-  std::vector<int64_t> marked;  // DynamicIndices: the marked dims at capture
+  std::vector<int64_t> marked;     // DynamicIndices: the marked dims at capture
+  mutable std::string displayed_;  // displayed()'s cache
 
   // Shape: the guard as code, symbols spelled by `display` (`x.size()[0]`) or not (`L['x'].size()[0]`).
   std::string shapeText(bool display) const;
@@ -77,6 +78,12 @@ struct Guard {
   // SequenceLength's text: `len(xs) == 3`, or `not xs` for a container that was empty.
   std::string lengthText(const std::string& name) const;
   std::string check(py::Interpreter& in, const std::map<std::string, py::Value>& locals, const py::ModuleObj& globals) const;
+  // `source.display()`, spelled once: every call of a compiled function checks its guards, and
+  // a module's parameters' spellings are long strings that only a failure needs.
+  const std::string& displayed() const {
+    if (displayed_.empty()) displayed_ = source.display();
+    return displayed_;
+  }
   session::Guard record(py::Interpreter& in) const;
   // A failure as Dynamo's recompiles log shows it: "0/0: n == 1   # code  # file:line in fn"
   // followed by the user stack trace; tensor guards print the bare reason.

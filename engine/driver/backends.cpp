@@ -12,6 +12,7 @@
 #include "engine/passes/pipeline.h"
 #include "engine/runtime/compiled_graph.h"
 #include "engine/runtime/cuda_graph.h"
+#include "engine/runtime/cuda_graph_replay.h"
 #include "engine/runtime/functional_outputs.h"
 #include "engine/schedule/kernel_builder.h"
 #include "engine/schedule/symbolic_shapes.h"
@@ -460,6 +461,7 @@ struct GraphCompile {
   std::shared_ptr<codegen::CompiledModule> module;
   std::shared_ptr<runtime::CompiledGraph> graph;  // its CPU code, or
   std::shared_ptr<runtime::cuda::GpuGraph> gpu;   // its GPU code
+  std::shared_ptr<runtime::cuda::CudaGraphReplay> replay;  // mode="reduce-overhead": gpu as a CUDA graph
   std::string wrapper;
   std::shared_ptr<const JointPartition> partitioned;                      // training graphs: what the forward saves
   std::shared_ptr<std::optional<std::vector<tensor::Tensor>>> savedSlot;  // its last call's saved tensors
@@ -655,7 +657,8 @@ void attachBackward(GraphCompile& c, std::shared_ptr<BackwardCode>* backwardCode
 // the slot its backward takes them from.
 std::function<std::vector<tensor::Tensor>(const std::vector<tensor::Tensor>&)> forwardRun(const GraphCompile& c) {
   std::function<std::vector<tensor::Tensor>(const std::vector<tensor::Tensor>&)> run;
-  if (c.gpu) run = [gpu = c.gpu](const std::vector<tensor::Tensor>& in) { return gpu->run(in); };
+  if (c.replay) run = [replay = c.replay](const std::vector<tensor::Tensor>& in) { return replay->run(in); };
+  else if (c.gpu) run = [gpu = c.gpu](const std::vector<tensor::Tensor>& in) { return gpu->run(in); };
   else run = [graph = c.graph](const std::vector<tensor::Tensor>& in) { return graph->run(in); };
   if (!c.savedSlot) return run;
   const size_t k = c.partitioned->partition.saved.size();
@@ -686,6 +689,21 @@ capture::GraphRunner compiledRunner(GraphCompile& c) {
   return withFunctionalization(std::move(run), std::move(c.functionalized));
 }
 
+// mode="reduce-overhead": the forward replays as one CUDA graph from its third call (the first
+// warms up, the second records; runtime/cuda_graph_replay.h). The wrapper says so; a graph that
+// cannot be recorded says why on stderr and runs its kernels one by one, as in the default mode.
+void useCudaGraph(GraphCompile& c) {
+  c.replay = std::make_shared<runtime::cuda::CudaGraphReplay>(c.gpu);
+  const size_t kernels = c.planned.sched.kernels.size();
+  c.wrapper += "# mode='reduce-overhead': CUDA graph: call 1 warms up, call 2 records the " + std::to_string(kernels) +
+               " kernel launches (and extern calls) into one CUDA graph, later calls replay it with one launch; inputs at the "
+               "addresses of call 1 are read in place, others copied into static buffers first\n";
+  c.replay->onEvent = [cid = c.cid, &sink = c.sink](const std::string& what, double ms) {
+    if (what == "record") sink.timing(session::TimingEvent{cid, "cudagraph record", ms});
+    else std::fprintf(stderr, "kiln: compiled graph %s runs without a CUDA graph (mode='reduce-overhead'): %s\n", cid.c_str(), what.c_str());
+  };
+}
+
 // A graph over CUDA tensors: its kernels compiled for the GPU, and a training graph's backward
 // there too (from the forward's saved tensors); op by op, saying why, where they cannot be.
 capture::GraphRunner gpuRunner(GraphCompile& c, std::shared_ptr<DynamicCode>* dynamicCode, std::shared_ptr<BackwardCode>* backwardCode) {
@@ -698,6 +716,7 @@ capture::GraphRunner gpuRunner(GraphCompile& c, std::shared_ptr<DynamicCode>* dy
     (*dynamicCode)->cuda = true;
   }
   afterFirstLine(c.wrapper, dynamicHeader(c.planned));
+  if (c.opts.mode == "reduce-overhead") useCudaGraph(c);
   attachBackward(c, backwardCode);
   c.sink.wrapper(session::WrapperEvent{c.cid, c.wrapper});
   return withFunctionalization(forwardRun(c), std::move(c.functionalized));

@@ -39,6 +39,7 @@ struct BackendOptions {
   std::string backend = "inductor";
   passes::PassManagerOptions passes;
   CompiledFrameLog* log = nullptr;  // when set, every inductor graph is recorded there
+  std::string mode = "default";     // torch.compile's mode (capture::CompileRequest::mode)
 };
 
 // What a dynamic entry keeps so that a call at another shape runs the same generated code: its

@@ -13,7 +13,9 @@ class BuiltinBackend : public capture::Backend {
                                 const capture::CompileRequest& request) override {
     capture::CompiledCode out;
     std::shared_ptr<DynamicCode> dynamic;
-    out.run = compileGraph(graph, compileId, opts_, sink, cpu_, request.shown, request.dynamicInputs, &dynamic,
+    BackendOptions opts = opts_;
+    opts.mode = request.mode;
+    out.run = compileGraph(graph, compileId, opts, sink, cpu_, request.shown, request.dynamicInputs, &dynamic,
                            request.wantBackward ? &out.backward : nullptr);
     out.reusable = std::move(dynamic);
     return out;

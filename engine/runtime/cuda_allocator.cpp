@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 
 namespace kiln::runtime {
 
@@ -38,13 +39,18 @@ void* CudaCachingAllocator::allocate(size_t bytes) {
   uint64_t ptr = 0;
   size_t got = size;
   // A cached block of this class, or a larger one not more than twice the size (blocks are not
-  // split, so a much larger one would waste most of itself).
-  if (auto it = free_.lower_bound(size); it != free_.end() && it->first <= 2 * size) {
+  // split, so a much larger one would waste most of itself): from the capturing pool's own free
+  // blocks first, then from the shared cache.
+  auto take = [&](std::multimap<size_t, uint64_t>& from) {
+    auto it = from.lower_bound(size);
+    if (it == from.end() || it->first > 2 * size) return false;
     got = it->first;
     ptr = it->second;
-    free_.erase(it);
+    from.erase(it);
     ++stats_.cacheHits;
-  } else {
+    return true;
+  };
+  if (!(capturing_ && take(pools_[capturing_])) && !take(free_)) {
     ptr = driver_.alloc(size);
     if (!ptr && !free_.empty()) {  // out of memory: give the cache back and try once more
       for (auto& [s, p] : free_) {
@@ -67,6 +73,7 @@ void* CudaCachingAllocator::allocate(size_t bytes) {
     stats_.maxReserved = std::max(stats_.maxReserved, stats_.reserved);
   }
   live_[ptr] = got;
+  if (capturing_) poolOf_[ptr] = capturing_;
   ++stats_.allocations;
   stats_.allocated += got;
   stats_.maxAllocated = std::max(stats_.maxAllocated, stats_.allocated);
@@ -79,8 +86,32 @@ void CudaCachingAllocator::release(void* p, size_t) {
   auto it = live_.find(reinterpret_cast<uint64_t>(p));
   if (it == live_.end()) return;
   stats_.allocated -= it->second;
-  free_.emplace(it->second, it->first);  // cached: work on the one stream stays ordered before reuse
+  // cached: work on the one stream stays ordered before reuse
+  if (auto pool = poolOf_.find(it->first); pool != poolOf_.end()) pools_[pool->second].emplace(it->second, it->first);
+  else free_.emplace(it->second, it->first);
   live_.erase(it);
+}
+
+int CudaCachingAllocator::beginPool() {
+  std::lock_guard<std::mutex> lock(mu_);
+  capturing_ = nextPool_++;
+  pools_[capturing_];
+  return capturing_;
+}
+
+void CudaCachingAllocator::endPool() {
+  std::lock_guard<std::mutex> lock(mu_);
+  capturing_ = 0;
+}
+
+void CudaCachingAllocator::retirePool(int pool) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (capturing_ == pool) capturing_ = 0;
+  auto it = pools_.find(pool);
+  if (it == pools_.end()) return;
+  for (const auto& [size, ptr] : it->second) free_.emplace(size, ptr), poolOf_.erase(ptr);
+  pools_.erase(it);
+  for (auto b = poolOf_.begin(); b != poolOf_.end();) b = b->second == pool ? poolOf_.erase(b) : std::next(b);
 }
 
 void CudaCachingAllocator::copyToDevice(void* dst, const void* src, size_t bytes) {

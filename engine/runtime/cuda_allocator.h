@@ -33,6 +33,15 @@ class CudaCachingAllocator : public tensor::DeviceBackend {
   void copyToHost(void* dst, const void* src, size_t bytes) override;
   void copyOnDevice(void* dst, const void* src, size_t bytes) override;
 
+  // Private pools, for CUDA graphs (cuda_graph_replay.h). A replayed graph writes the addresses
+  // it was recorded with, so while a pool captures, every allocation is one of its blocks, and a
+  // block of a live pool goes back to that pool when freed, never to the shared cache where
+  // another tensor could be handed it. `retirePool` (the graph is gone) returns the pool's free
+  // blocks to the shared cache; its blocks still held go there when released.
+  int beginPool();  // a new pool, capturing from now (one at a time)
+  void endPool();   // allocations come from the shared cache again
+  void retirePool(int pool);
+
   CudaMemoryStats stats() const;
   void emptyCache();      // gives every cached (free) block back to the driver
   void resetPeakStats();  // max_* back to the current figures
@@ -42,6 +51,9 @@ class CudaCachingAllocator : public tensor::DeviceBackend {
   mutable std::mutex mu_;
   std::multimap<size_t, uint64_t> free_;       // cached blocks by size
   std::unordered_map<uint64_t, size_t> live_;  // handed-out blocks and their sizes
+  int capturing_ = 0, nextPool_ = 1;
+  std::unordered_map<uint64_t, int> poolOf_;              // blocks of live private pools
+  std::map<int, std::multimap<size_t, uint64_t>> pools_;  // their free blocks, by pool
   CudaMemoryStats stats_;
 };
 

@@ -52,6 +52,14 @@ struct CudaDriver::Fns {
   R (*moduleGetFunction)(void**, void*, const char*) = nullptr;
   R (*launchKernel)(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void*, void**, void**) = nullptr;
   R (*getErrorString)(R, const char**) = nullptr;
+  // CUDA graphs; optional (null on a driver without them: canCapture() is false)
+  R (*streamBeginCapture)(void*, int) = nullptr;
+  R (*streamEndCapture)(void*, void**) = nullptr;
+  R (*graphInstantiate)(void**, void*, unsigned long long) = nullptr;
+  R (*graphLaunch)(void*, void*) = nullptr;
+  R (*graphGetNodes)(void*, void**, size_t*) = nullptr;
+  R (*graphExecDestroy)(void*) = nullptr;
+  R (*graphDestroy)(void*) = nullptr;
 
   // A failed driver call is PyTorch's "CUDA error: <the driver's words>" RuntimeError.
   void check(R r, const char* what) const {
@@ -129,6 +137,11 @@ Loaded& CudaDriverLoader::loaded() {
               (bind(lib, "cuEventElapsedTime_v2", f.eventElapsedTime) || bind(lib, "cuEventElapsedTime", f.eventElapsedTime)) &&
               bind(lib, "cuModuleLoadData", f.moduleLoadData) && bind(lib, "cuModuleGetFunction", f.moduleGetFunction) &&
               bind(lib, "cuLaunchKernel", f.launchKernel) && bind(lib, "cuGetErrorString", f.getErrorString);
+    if (!(bind(lib, "cuStreamBeginCapture_v2", f.streamBeginCapture) && bind(lib, "cuStreamEndCapture", f.streamEndCapture) &&
+          bind(lib, "cuGraphInstantiateWithFlags", f.graphInstantiate) && bind(lib, "cuGraphLaunch", f.graphLaunch) &&
+          bind(lib, "cuGraphGetNodes", f.graphGetNodes) && bind(lib, "cuGraphExecDestroy", f.graphExecDestroy) &&
+          bind(lib, "cuGraphDestroy", f.graphDestroy)))
+      f.streamBeginCapture = nullptr;  // an old driver: compiled graphs run without CUDA graphs
     if (!ok) {
       l.state = CudaDriver::State::Failed;
       l.failure = "the CUDA driver (libcuda.so.1) lacks an entry point Kiln uses";
@@ -261,6 +274,47 @@ void CudaDriver::launch(void* fn, unsigned grid, unsigned block, void** args) { 
 void CudaDriver::launch(void* fn, unsigned gridX, unsigned gridY, unsigned block, void** args) {
   makeCurrent();
   f_->check(f_->launchKernel(fn, gridX, gridY, 1, block, 1, 1, 0, stream_, args, nullptr), "cuLaunchKernel");
+}
+
+bool CudaDriver::canCapture() const { return f_->streamBeginCapture != nullptr; }
+
+void CudaDriver::beginCapture() {
+  makeCurrent();
+  constexpr int kCaptureModeRelaxed = 2;  // CU_STREAM_CAPTURE_MODE_RELAXED: cuMemAlloc stays allowed
+  f_->check(f_->streamBeginCapture(stream_, kCaptureModeRelaxed), "cuStreamBeginCapture");
+}
+
+void* CudaDriver::endCapture() {
+  void* graph = nullptr;
+  f_->check(f_->streamEndCapture(stream_, &graph), "cuStreamEndCapture");
+  return graph;
+}
+
+void CudaDriver::abandonCapture() {
+  void* graph = nullptr;
+  if (f_->streamEndCapture(stream_, &graph) == 0 && graph) f_->graphDestroy(graph);
+}
+
+void* CudaDriver::instantiate(void* graph) {
+  void* exec = nullptr;
+  f_->check(f_->graphInstantiate(&exec, graph, 0), "cuGraphInstantiate");
+  return exec;
+}
+
+size_t CudaDriver::graphNodes(void* graph) {
+  size_t n = 0;
+  f_->check(f_->graphGetNodes(graph, nullptr, &n), "cuGraphGetNodes");
+  return n;
+}
+
+void CudaDriver::launchGraph(void* exec) {
+  makeCurrent();
+  f_->check(f_->graphLaunch(exec, stream_), "cuGraphLaunch");
+}
+
+void CudaDriver::destroyGraph(void* graph, void* exec) {
+  if (exec) f_->graphExecDestroy(exec);
+  if (graph) f_->graphDestroy(graph);
 }
 
 }  // namespace kiln::runtime

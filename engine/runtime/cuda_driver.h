@@ -60,6 +60,18 @@ class CudaDriver {
   void launch(void* fn, unsigned grid, unsigned block, void** args);  // on the stream
   void launch(void* fn, unsigned gridX, unsigned gridY, unsigned block, void** args);
   int multiprocessors() const { return sms_; }
+
+  // CUDA graphs (cuda_graph_replay.h): the stream's work between beginCapture and endCapture is
+  // recorded, not run (relaxed mode: allocations may happen meanwhile), instantiated once and
+  // replayed with one launch. `canCapture()` is false on a driver without these entry points.
+  bool canCapture() const;
+  void beginCapture();
+  void* endCapture();              // the captured graph (a CUgraph); throws where the capture was invalidated
+  void abandonCapture();           // ends a capture after a failure inside it, dropping what it recorded
+  void* instantiate(void* graph);  // a CUgraphExec
+  size_t graphNodes(void* graph);
+  void launchGraph(void* exec);  // on the stream
+  void destroyGraph(void* graph, void* exec);
   void* stream() const { return stream_; }  // the one stream (a CUstream), for cuBLAS
 
  private:

@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <stdexcept>
+#include <utility>
 
 namespace kiln::tensor {
 
@@ -193,6 +195,12 @@ Tensor Tensor::empty(const Shape& sizes, DType dtype) {
   t.strides_ = contiguousStrides(sizes);
   t.inference_ = inferenceMode;
   return t;
+}
+
+void Storage::exchange(Storage& other) {
+  if (other.bytes_ != bytes_ || !(other.device_ == device_))
+    throw std::logic_error("Storage::exchange needs two storages of one size on one device");
+  std::swap(data_, other.data_);
 }
 
 void Storage::throwHostAccess() const {

@@ -115,6 +115,10 @@ class Storage {
   size_t bytes() const { return bytes_; }
   const Device& device() const { return device_; }
   [[noreturn]] void throwHostAccess() const;
+  // Swaps the memory behind two storages of one size on one device: every tensor of each now
+  // reads the other's block. A replayed CUDA graph writes the block it was recorded with; before
+  // it does, a user's tensor over that block is handed a copy this way (cuda_graph_replay.h).
+  void exchange(Storage& other);
 
  private:
   void* data_ = nullptr;

@@ -1,7 +1,7 @@
 # The GPU side-by-side benchmark's workloads (issue 15), one script that runs unchanged under
 # Kiln (`kiln run workloads.py`) and under PyTorch (`python3 workloads.py`): per workload, the
-# median per-call time from CUDA events after warm-up, eager and torch.compile (default mode),
-# and the compiled function's cold first call. One line per result:
+# median per-call time from CUDA events after warm-up, eager and torch.compile (default mode;
+# mode="reduce-overhead" too for the small models), and the compiled function's cold first call. One line per result:
 #   RESULT <workload> <mode> <median_ms> <bytes>
 # (bytes: the least memory traffic of one call, for GB/s; 0 where not meaningful). A workload
 # that cannot run prints `RESULT <workload> <mode> error <message>`.
@@ -113,10 +113,12 @@ def workloads():
     out.append(('softmax 8192x8192', softmax_rows, (sq,), 8 * 8192 * 8192))
     out.append(('layer_norm 8192x8192', Norm().to(device).eval(), (sq,), 8 * 8192 * 8192))
     mlp = MLP().to(device).eval()
-    out.append(('MLP batch 128', mlp, (torch.randn(128, 1024, device=device),), 0))
-    out.append(('MLP batch 1024', mlp, (torch.randn(1024, 1024, device=device),), 0))
+    # The last field: also measure mode="reduce-overhead" (CUDA graphs), where launch overhead is
+    # most of a call.
+    out.append(('MLP batch 128', mlp, (torch.randn(128, 1024, device=device),), 0, True))
+    out.append(('MLP batch 1024', mlp, (torch.randn(1024, 1024, device=device),), 0, True))
     tr = MiniTransformer().to(device).eval()
-    out.append(('MiniTransformer 16x128', tr, (torch.randn(16, 128, 256, device=device),), 0))
+    out.append(('MiniTransformer 16x128', tr, (torch.randn(16, 128, 256, device=device),), 0, True))
     # Last: an in-place copy, the device's copy ceiling (a failure here stops no other workload).
     out.append(('copy 2^26 (ceiling)', copy_into, (big, torch.empty_like(big)), 8 * n))
     return out
@@ -125,7 +127,7 @@ def workloads():
 def main():
     torch.manual_seed(0)
     with torch.no_grad():
-        for name, fn, args, nbytes in workloads():
+        for name, fn, args, nbytes, *graphs in workloads():
             key = name.replace(' ', '_')
             try:
                 print('RESULT', key, 'eager', median_ms(fn, args), nbytes)
@@ -141,6 +143,15 @@ def main():
                 print('RESULT', key, 'compiled', median_ms(compiled, args), nbytes)
             except Exception as e:
                 print('RESULT', key, 'compiled', 'error', str(e).split('\n')[0][:120])
+            if not graphs:
+                continue
+            try:
+                # A fresh start: the default mode's cache entries for the same code would serve
+                # the calls otherwise.
+                torch._dynamo.reset()
+                print('RESULT', key, 'reduce_overhead', median_ms(torch.compile(fn, mode='reduce-overhead'), args), nbytes)
+            except Exception as e:
+                print('RESULT', key, 'reduce_overhead', 'error', str(e).split('\n')[0][:120])
 
 
 main()
