@@ -194,6 +194,7 @@ class Fuser {
       chosen = -1;
     } else if (chosen >= 0) {
       fired_(groups_[chosen].site ? "fused: pointwise into reduction kernel" : "fused: pointwise into producer's kernel", n.id);
+      mergeOtherProducers(n, chosen);
     } else if (h >= 0) {
       chosen = h;
       fired_("fused: horizontally with a kernel reading the same input", n.id);
@@ -201,6 +202,63 @@ class Fuser {
       fired_(why, n.id);
     }
     join(n, chosen);
+  }
+
+  // n joins pointwise group `into` and reads another pointwise kernel of its shape: the two
+  // become one kernel (an optimizer step's `exp_avg_sq * beta2 + grad * grad * (1 - beta2)`, whose
+  // second term went into the `exp_avg` kernel as a sibling reading `grad`), unless a path
+  // through a third kernel or an eager step joins them (that one would then wait on itself).
+  void mergeOtherProducers(const ir::Node& n, int into) {
+    if (groups_[into].site) return;
+    std::vector<int> others;
+    ir::forEachNodeArg(n, [&](int a) {
+      if (group_.count(a) && group_[a] != into && std::find(others.begin(), others.end(), group_[a]) == others.end())
+        others.push_back(group_[a]);
+    });
+    for (int from : others) {
+      const Group& B = groups_[from];
+      bool nThrough = false;  // n itself reads, outside both, a value that depends on `from`
+      ir::forEachNodeArg(n, [&](int x) {
+        if (!(group_.count(x) && (group_.at(x) == into || group_.at(x) == from)) && deps_.at(x).count(from)) nThrough = true;
+      });
+      if (nThrough) continue;
+      if (B.site || B.members.empty() || groups_[into].members.size() + B.members.size() > kMaxKernelNodes ||
+          shapeKey(*g_.find(B.members.front())) != shapeKey(n) || throughAnother(into, from) || throughAnother(from, into))
+        continue;
+      if (!mayFuse(n)) return;
+      merge(from, into);
+      fired_("fused: two producer kernels merged (a node reads both)", n.id);
+    }
+  }
+
+  // Whether a member of group `a` (or the node being placed) reads, outside groups a and b, a
+  // value that depends on group b.
+  bool throughAnother(int a, int b) const {
+    bool found = false;
+    for (int m : groups_[a].members)
+      ir::forEachNodeArg(*g_.find(m), [&](int x) {
+        if (found || (group_.count(x) && (group_.at(x) == a || group_.at(x) == b))) return;
+        if (deps_.count(x) && deps_.at(x).count(b)) found = true;
+      });
+    return found;
+  }
+
+  // Group `from`'s members move to `into`; what depended on `from` depends on `into`.
+  void merge(int from, int into) {
+    Group& B = groups_[from];
+    Group& A = groups_[into];
+    for (int m : B.members) group_[m] = into;
+    A.members.insert(A.members.end(), B.members.begin(), B.members.end());
+    B.members.clear();
+    for (auto& [id, d] : deps_)
+      if (d.count(from)) d.insert(into);
+    for (int m : A.members) deps_[m].erase(into), deps_[m].erase(from);
+    for (auto& [id, rs] : readers_) {
+      auto it = std::find(rs.begin(), rs.end(), from);
+      if (it == rs.end()) continue;
+      rs.erase(it);
+      if (std::find(rs.begin(), rs.end(), into) == rs.end()) rs.push_back(into);
+    }
   }
 
   void placeReduction(const ir::Node& n, const ReductionSite& site) {

@@ -131,6 +131,11 @@ TEST_P(CompiledOptimizer, OneGraphInPlaceKernelsAndEagerResults) {
   for (size_t at = wrapper.find("# written in place"); at != std::string::npos; at = wrapper.find("# written in place", at + 1)) ++inPlace;
   EXPECT_EQ(inPlace, 4u * (1 + static_cast<size_t>(k.stateTensorsPerParam))) << wrapper;
   EXPECT_EQ(wrapper.find("empty_strided_cpu(f32[32, 16])"), std::string::npos) << wrapper;
+  // One kernel per parameter over its shape (Adam: and one point for its step and bias
+  // corrections), the whole chain fused.
+  size_t launches = 0;
+  for (size_t at = wrapper.find(" points"); at != std::string::npos; at = wrapper.find(" points", at + 1)) ++launches;
+  EXPECT_EQ(launches, 4u * (k.stateTensorsPerParam >= 3 ? 2 : 1)) << wrapper;
 }
 
 INSTANTIATE_TEST_SUITE_P(
