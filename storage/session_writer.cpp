@@ -187,6 +187,55 @@ const std::string& SessionWriter::StackJson::of(const std::vector<ir::SourceLoc>
   return it->second;
 }
 
+// Keys that spell a value's fields with their lengths: equal keys are equal values, so a value
+// whose key was seen has the node_json id given then, and a new key makes the JSON once (two
+// keys of equal JSON share its id through jsonId).
+namespace {
+void keyOf(std::string& key, const std::string& s) {
+  key += std::to_string(s.size());
+  key += ':';
+  key += s;
+}
+void keyOf(std::string& key, int64_t v) {
+  key += std::to_string(v);
+  key += ';';
+}
+void keyOf(std::string& key, const std::vector<ir::Dim>& dims) {
+  keyOf(key, static_cast<int64_t>(dims.size()));
+  for (const auto& d : dims) {
+    keyOf(key, d.value);
+    keyOf(key, d.symbol);
+  }
+}
+}  // namespace
+
+int64_t SessionWriter::userStackId(const std::vector<ir::SourceLoc>& stack) {
+  idKey_.clear();
+  for (const auto& l : stack) {
+    keyOf(idKey_, l.file);
+    keyOf(idKey_, l.function);
+    keyOf(idKey_, l.code);
+    for (int v : {l.line, l.col, l.endLine, l.endCol}) keyOf(idKey_, v);
+  }
+  auto it = stackIds_.find(idKey_);
+  if (it == stackIds_.end()) it = stackIds_.emplace(idKey_, jsonId(sourceLocsToJson(stack))).first;
+  return it->second;
+}
+
+int64_t SessionWriter::typesJsonId(const std::vector<ir::TensorType>& types) {
+  idKey_.clear();
+  for (const auto& t : types) {
+    keyOf(idKey_, static_cast<int64_t>(t.dtype));
+    keyOf(idKey_, t.sizes);
+    keyOf(idKey_, t.strides);
+    keyOf(idKey_, t.device);
+    keyOf(idKey_, t.requiresGrad ? 1 : 0);
+  }
+  auto it = typeIds_.find(idKey_);
+  if (it == typeIds_.end()) it = typeIds_.emplace(idKey_, jsonId(typesToJson(types))).first;
+  return it->second;
+}
+
 SessionWriter::NodeRow SessionWriter::rowOf(const ir::Node& n, StackJson& stacks) {
   const auto& loc = n.prov.loc;
   return {n.id,
@@ -265,17 +314,25 @@ void SessionWriter::stage(const session::StageEvent& s) {
             " args_json, kwargs_json, file, line, col, end_line, end_col, function, code, module_path,"
             " from_json, user_stack_json, kernel, user_stack_id, types_id)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-  // Row by row: the rows of a 17,000-node stage held at once were some 20 MB at the run's peak.
-  StackJson stacks;
+  // Node by node, the row bound from the node's fields (rowOf's values, without a NodeRow:
+  // the rows of a 17,000-node stage held at once were some 20 MB at the run's peak).
+  std::string from;
   int pos = 0;
   for (const auto& n : s.graph.nodes) {
-    const NodeRow r = rowOf(n, stacks);
-    node.bind(1, stageId).bind(2, sessionId_).bind(3, pos++).bind(4, r.nodeId).bind(5, r.name);
-    node.bind(6, r.kind).bind(7, r.target).bind(8, "").bind(9, r.args).bind(10, r.kwargs);
-    node.bind(11, r.file).bind(12, r.line).bind(13, r.col).bind(14, r.endLine).bind(15, r.endCol);
-    node.bind(16, r.function).bind(17, r.code).bind(18, r.modulePath).bind(19, r.from);
-    // Stacks and types live in node_json; their columns keep '' (NOT NULL since schema 1).
-    node.bind(20, "").bind(21, r.kernel).bind(22, jsonId(r.userStack)).bind(23, jsonId(r.types));
+    // Stacks and types live in node_json (their ids made in this order, stack first, as always).
+    const int64_t stackId = userStackId(n.prov.userStack);
+    const int64_t typesId = typesJsonId(n.types);
+    const auto& loc = n.prov.loc;
+    node.bind(1, stageId).bind(2, sessionId_).bind(3, pos++).bind(4, n.id).bind(5, n.name);
+    node.bind(6, nodeKindName(n.kind)).bind(7, n.target).bind(8, "").bind(9, argsToJson(n.args));
+    node.bind(10, n.kwargs.empty() ? std::string("[]") : kwargsToJson(n.kwargs));
+    node.bind(11, loc.file).bind(12, loc.line).bind(13, loc.col).bind(14, loc.endLine).bind(15, loc.endCol);
+    from = "[";  // intsToJson's compact form
+    for (size_t i = 0; i < n.prov.from.size(); ++i) from += (i ? "," : "") + std::to_string(n.prov.from[i]);
+    from += "]";
+    node.bind(16, loc.function).bind(17, loc.code).bind(18, n.prov.modulePath).bind(19, from);
+    // Their JSON columns keep '' (NOT NULL since schema 1).
+    node.bind(20, "").bind(21, n.kernel).bind(22, stackId).bind(23, typesId);
     node.run();
   }
   index("stage", std::to_string(stageId), s.text, false);

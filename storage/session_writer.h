@@ -109,6 +109,12 @@ class SessionWriter : public session::SessionSink {
   // model's nodes share a few hundred of each, which were over half of its stage_nodes bytes.
   std::unordered_map<std::string, int64_t> jsonIds_;
   int64_t jsonId(const std::string& json);
+  // The node_json id of a user stack / of a node's types, found by their fields: making their
+  // JSON per node, and hashing it, was a third of storing a 17,000-node stage.
+  int64_t userStackId(const std::vector<ir::SourceLoc>& stack);
+  int64_t typesJsonId(const std::vector<ir::TensorType>& types);
+  std::unordered_map<std::string, int64_t> stackIds_, typeIds_;
+  std::string idKey_;
 };
 
 }  // namespace kiln::storage
