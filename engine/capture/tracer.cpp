@@ -189,8 +189,23 @@ ir::SourceLoc Tracer::here() const {
   l.col = f.span.col;
   l.function = f.function;
   auto src = in_.sources().find(f.file);
-  if (src != in_.sources().end()) l.code = py::sourceLine(src->second, f.span.line, true);
+  if (src != in_.sources().end()) l.code = codeLine(src->second, f.span.line);
   return l;
+}
+
+std::string Tracer::codeLine(const std::string& source, int line) const {
+  std::vector<size_t>& starts = lineStarts_[{source.data(), source.size()}];
+  if (starts.empty()) {
+    starts.push_back(0);
+    for (size_t p = 0; p < source.size(); ++p)
+      if (source[p] == '\n') starts.push_back(p + 1);
+  }
+  if (line < 1 || static_cast<size_t>(line) > starts.size()) return "";
+  const size_t b = starts[static_cast<size_t>(line) - 1];
+  const size_t e = source.find('\n', b);
+  const size_t first = source.find_first_not_of(" \t", b);
+  if (first == std::string::npos || (e != std::string::npos && first >= e)) return "";
+  return source.substr(first, e == std::string::npos ? std::string::npos : e - first);
 }
 
 void Tracer::guardConstant(const Source& src, const py::Value& v, bool moduleAttr, const ir::SourceLoc* at) {
@@ -1039,7 +1054,7 @@ py::Value Tracer::record(const std::string& target, ir::NodeKind kind, const std
   n.prov.loc.endLine = here.span.endLine;
   n.prov.loc.endCol = here.span.endCol;
   n.prov.loc.function = here.function;
-  n.prov.loc.code = py::sourceLine(in_.source(), here.span.line, true);
+  n.prov.loc.code = codeLine(in_.source(), here.span.line);
   for (const auto& f : in_.userStack()) {
     if (f.file != in_.file()) continue;
     ir::SourceLoc l;

@@ -344,6 +344,11 @@ class Tracer : public torchapi::TracerHooks {
   void onFloatTruth(const py::Value& v);
   bool isSymbolicInt(const py::Value& v);  // a value carrying a size expression
   ir::SourceLoc here() const;
+  // py::sourceLine(source, line, true) through a per-source index of line starts: scanning from
+  // the top for every node and guard (prelude modules run to thousands of lines) was a tenth of
+  // a 200-layer model's capture.
+  std::string codeLine(const std::string& source, int line) const;
+  mutable std::map<std::pair<const char*, size_t>, std::vector<size_t>> lineStarts_;
   bool search(const py::Value& root, const Source& src, const py::Obj* target, int depth, std::set<const py::Obj*>& seen);
 
   py::Interpreter& in_;
