@@ -885,11 +885,12 @@ Value resumeWith(const Value& resume, int cellScope, Rebuild& rebuild) {
   return copyFunction(*r, closure);
 }
 
+// `cache`: what the guard checks of this call fetched (the inputs are mostly what they checked).
 Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::string, Value>& locals, const py::ModuleObj& globals,
-               const py::FunctionObj* fn) {
+               const py::FunctionObj* fn, FetchCache* cache = nullptr) {
   std::vector<tensor::Tensor> inputs;
   for (const auto& src : e.inputs) {
-    Value v = src.fetch(in, locals, globals);
+    Value v = src.fetch(in, locals, globals, cache);
     if (!v || v->kind != VK::Tensor) in.raise("RuntimeError", "compiled code could not read its input " + src.text());
     if (py::as<py::TensorObj>(v)->fake)
       in.raise("RuntimeError", "internal error: " + src.text() + " holds a fake tensor that escaped capture");
@@ -1290,7 +1291,9 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
     for (const auto& [k, v] : sc->vars) locals.emplace(k, v);
   const py::ModuleObj& globals = *fn->module;
 
-  // Cache lookup, newest entry first.
+  // Cache lookup, newest entry first. The guards' sources are fetched through one cache: each
+  // shared prefix (a submodule) is read once per call.
+  FetchCache fetchCache;
   std::vector<std::string> reasons;
   std::vector<int> lines;  // the failing guards' user lines, per reason
   for (auto pos = frame->cache.rbegin(); pos != frame->cache.rend(); ++pos) {
@@ -1311,7 +1314,7 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
       for (size_t k = 0; k < it->guards.size(); ++k) {
         if (failed) break;
         const Guard& g = it->guards[ordered ? it->checkOrder[k] : k];
-        failure = g.check(in, locals, globals);
+        failure = g.check(in, locals, globals, &fetchCache);
         if (!failure.empty()) {
           failed = &g;
           break;
@@ -1324,7 +1327,7 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
       // failure first).
       frame->cache.erase(std::next(pos).base());
       frame->cache.push_back(it);
-      if (!it->dynamic) return runEntry(in, *it, locals, globals, fn);
+      if (!it->dynamic) return runEntry(in, *it, locals, globals, fn, &fetchCache);
       // A dynamic entry serves every size its guards allow. Kiln captures each new shape again
       // (quietly, on fake tensors) and runs the entry's kernels over size symbols at the new
       // sizes; only where a shape gives other kernels is code generated for it.

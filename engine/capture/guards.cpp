@@ -146,7 +146,8 @@ py::Value typeKey(py::Interpreter& in, const py::Value& v) {
   return py::makeStr(py::typeName(v));
 }
 
-std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Value>& locals, const py::ModuleObj& globals) const {
+std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Value>& locals, const py::ModuleObj& globals,
+                         FetchCache* cache) const {
   const std::string& name = displayed();
   if (kind == Kind::NoAliasing) {
     // Dynamo's recompilation_reason_for_no_tensor_aliasing_guard: the sources of each tensor
@@ -155,7 +156,7 @@ std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Va
     // would otherwise free its address for the next one, which would then look the same.
     std::vector<std::pair<py::Value, std::vector<std::string>>> groups;
     for (const auto& s : sources) {
-      py::Value v = s.fetch(in, locals, globals);
+      py::Value v = s.fetch(in, locals, globals, cache);
       if (!v) continue;
       auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first.get() == v.get(); });
       if (it == groups.end()) groups.push_back({v, {s.display()}});
@@ -173,7 +174,7 @@ std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Va
   if (kind == Kind::Shape) {
     std::vector<int64_t> values;
     for (const auto& [src, dim] : sizeSources) {
-      py::Value v = src.fetch(in, locals, globals);
+      py::Value v = src.fetch(in, locals, globals, cache);
       if (v && v->kind == py::VK::Tensor) {
         auto sizes = py::as<py::TensorObj>(v)->tensorType().sizes;
         if (dim < 0 || static_cast<size_t>(dim) >= sizes.size()) return shapeText(true);
@@ -191,7 +192,7 @@ std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Va
     auto r = symEval(expr, [&](int i) { return values.at(static_cast<size_t>(i)); });
     return r && r->i != 0 ? "" : shapeText(true);
   }
-  py::Value v = source.fetch(in, locals, globals);
+  py::Value v = source.fetch(in, locals, globals, cache);
   if (kind == Kind::HasAttr) {
     bool has = v && in.getAttrOrNull(v, this->name) != nullptr;
     if (has == expected) return "";
@@ -262,7 +263,7 @@ std::string Guard::check(py::Interpreter& in, const std::map<std::string, py::Va
       return ok ? "" : floatValueText(name);
     }
     case Kind::DuplicateInput: {
-      py::Value o = other.fetch(in, locals, globals);
+      py::Value o = other.fetch(in, locals, globals, cache);
       return o.get() == v.get() ? "" : other.display() + " is " + name;
     }
     case Kind::SequenceLength: {

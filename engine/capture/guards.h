@@ -77,7 +77,10 @@ struct Guard {
   std::string floatValueText(const std::string& src) const;
   // SequenceLength's text: `len(xs) == 3`, or `not xs` for a container that was empty.
   std::string lengthText(const std::string& name) const;
-  std::string check(py::Interpreter& in, const std::map<std::string, py::Value>& locals, const py::ModuleObj& globals) const;
+  // The failure, or "" when the guard holds. `cache` shares fetched source prefixes between the
+  // guards of one call (source.h FetchCache).
+  std::string check(py::Interpreter& in, const std::map<std::string, py::Value>& locals, const py::ModuleObj& globals,
+                    FetchCache* cache = nullptr) const;
   // `source.display()`, spelled once: every call of a compiled function checks its guards, and
   // a module's parameters' spellings are long strings that only a failure needs.
   const std::string& displayed() const {

@@ -75,9 +75,55 @@ std::string Source::placeholderName() const {
   return out;
 }
 
-py::Value Source::fetch(py::Interpreter& in, const std::map<std::string, py::Value>& locals, const py::ModuleObj& globals) const {
+namespace {
+
+bool sameStep(const Source::Step& a, const Source::Step& b) {
+  return a.kind == b.kind && a.cell == b.cell && a.key.get() == b.key.get() && a.name == b.name;
+}
+
+// The prefix hash after one more step.
+uint64_t stepHash(uint64_t h, const Source::Step& s) {
+  auto mix = [&](uint64_t x) { h = (h ^ x) * 0x100000001b3ull; };
+  mix(static_cast<uint64_t>(s.kind));
+  mix(std::hash<std::string>{}(s.name));
+  mix(s.cell);
+  mix(reinterpret_cast<uintptr_t>(s.key.get()));
+  return h;
+}
+
+}  // namespace
+
+const py::Value* FetchCache::find(uint64_t hash, const std::vector<Source::Step>& steps, size_t n) const {
+  auto [b, e] = byPrefix_.equal_range(hash);
+  for (auto it = b; it != e; ++it) {
+    const Entry& c = it->second;
+    if (c.n != n) continue;
+    bool same = true;
+    for (size_t i = 0; i < n && same; ++i) same = sameStep((*c.steps)[i], steps[i]);
+    if (same) return &c.value;
+  }
+  return nullptr;
+}
+
+void FetchCache::put(uint64_t hash, const std::vector<Source::Step>& steps, size_t n, py::Value v) {
+  byPrefix_.emplace(hash, Entry{&steps, n, std::move(v)});
+}
+
+py::Value Source::fetch(py::Interpreter& in, const std::map<std::string, py::Value>& locals, const py::ModuleObj& globals,
+                        FetchCache* cache) const {
   py::Value v;
-  for (const auto& s : steps) {
+  // A constant's value is the source's own: not shared through the cache.
+  if (!steps.empty() && steps[0].kind == Step::Kind::Const) cache = nullptr;
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (size_t at = 0; at < steps.size(); ++at) {
+    const Step& s = steps[at];
+    if (cache) {
+      hash = stepHash(hash, s);
+      if (const py::Value* known = cache->find(hash, steps, at + 1)) {
+        v = *known;
+        continue;
+      }
+    }
     switch (s.kind) {
       case Step::Kind::Const: v = value; break;
       case Step::Kind::Local: {
@@ -153,6 +199,7 @@ py::Value Source::fetch(py::Interpreter& in, const std::map<std::string, py::Val
         break;
       }
     }
+    if (cache) cache->put(hash, steps, at + 1, v);
   }
   return v;
 }

@@ -5,8 +5,10 @@
 
 #include "engine/python/interpreter.h"
 
+#include <cstdint>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace kiln::capture {
@@ -73,8 +75,30 @@ struct Source {
   bool operator<(const Source& o) const { return text() < o.text(); }
   bool operator==(const Source& o) const { return text() == o.text(); }
 
-  // Reads the value now: locals from `locals`, globals from `globals`. Null when missing.
-  py::Value fetch(py::Interpreter& in, const std::map<std::string, py::Value>& locals, const py::ModuleObj& globals) const;
+  // Reads the value now: locals from `locals`, globals from `globals`. Null when missing. With
+  // `cache`, prefixes fetched before in the same pass are not walked again.
+  py::Value fetch(py::Interpreter& in, const std::map<std::string, py::Value>& locals, const py::ModuleObj& globals,
+                  class FetchCache* cache = nullptr) const;
+};
+
+// Values fetched in one pass over a call's guards and inputs, by source prefix. A module's
+// sources share long prefixes (every parameter of block 3 starts L['self']._modules['blocks']
+// ._modules['3']), and attribute reads through the interpreter are the costly part of checking
+// a call: each prefix is read once per call, as Dynamo's guard manager tree reads each accessor
+// once. Valid while nothing runs between the reads (guard checks, then the entry's inputs); the
+// sources it was filled from must outlive it (their steps are compared on each hit).
+class FetchCache {
+ public:
+  const py::Value* find(uint64_t hash, const std::vector<Source::Step>& steps, size_t n) const;
+  void put(uint64_t hash, const std::vector<Source::Step>& steps, size_t n, py::Value v);
+
+ private:
+  struct Entry {
+    const std::vector<Source::Step>* steps;
+    size_t n;
+    py::Value value;
+  };
+  std::unordered_multimap<uint64_t, Entry> byPrefix_;
 };
 
 }  // namespace kiln::capture
