@@ -102,7 +102,25 @@ py::FunctionObj* forwardOf(py::Interpreter& in, const Value& module) {
 
 }  // namespace
 
+namespace {
+
+// What Dynamo's BACKEND_MATCH compares: torch.compile's inductor wrapper objects are equal when
+// their mode and dynamic agree; a backend by name is the same callable each time.
+std::string backendKey(const CompileOptions& o) {
+  return o.backend + "|" + o.mode + "|" + (o.dynamic ? (*o.dynamic ? "dynamic" : "static") : "automatic");
+}
+
+constexpr const char* kBackendMatchFailure =
+    "BACKEND_MATCH failure: torch.compile detected different backend callables. If this is unexpected, wrap your backend in "
+    "functools.partial (or reuse the same cached backend) to avoid creating a new backend function each time. More details: "
+    "https://github.com/pytorch/pytorch/issues/168373";
+
+}  // namespace
+
 Value CompileContext::compile(py::Interpreter& in, const Value& target, const CompileOptions& opts) {
+  // One frame per code, whichever callable compiled it; a call installs its callable's options
+  // (Dynamo's callback) on the frame, and entries compiled with others fail BACKEND_MATCH.
+  auto withOptions = [opts](const std::shared_ptr<Frame>& frame) { frame->opts = opts; };
   // A torch.compiler.disable'd function stays eager.
   if (target->kind == VK::Builtin && py::as<py::BuiltinObj>(target)->dynamoDisabled) return target;
   if (target->kind == VK::Function) {
@@ -110,7 +128,10 @@ Value CompileContext::compile(py::Interpreter& in, const Value& target, const Co
     frame->alwaysOptimize = true;  // Dynamo's always_optimize_code_objects
     auto* fn = py::as<py::FunctionObj>(target);
     Value f = target;
-    return py::makeBuiltin(fn->name, [this, frame, f](py::Interpreter& in, CallArgs& a) { return callWith(in, frame, f, a, nullptr); });
+    return py::makeBuiltin(fn->name, [this, frame, f, withOptions](py::Interpreter& in, CallArgs& a) {
+      withOptions(frame);
+      return callWith(in, frame, f, a, nullptr);
+    });
   }
   if (target->kind == VK::Instance && in.getAttrOrNull(target, "_modules")) {
     // torch.compile(module) -> OptimizedModule: calls go through the compiled forward, every
@@ -124,13 +145,15 @@ Value CompileContext::compile(py::Interpreter& in, const Value& target, const Co
     cls->name = cls->qualname = "OptimizedModule";
     cls->mro.push_back(cls);
     Value orig = target;
-    cls->dict["__call__"] = py::makeBuiltin("OptimizedModule.__call__", [this, frame, orig](py::Interpreter& in, CallArgs& a) {
+    cls->dict["__call__"] = py::makeBuiltin("OptimizedModule.__call__", [this, frame, orig, withOptions](py::Interpreter& in, CallArgs& a) {
       CallArgs rest = a;
       rest.args.erase(rest.args.begin());
       // As PyTorch's OptimizedModule.__call__ compiles the original module's _call_impl, the
       // module's forward pre-hooks and forward hooks run around the compiled forward.
-      Value compiled =
-          py::makeBuiltin("compiled forward", [this, frame, orig](py::Interpreter& in, CallArgs& c) { return call(in, frame, c, orig); });
+      Value compiled = py::makeBuiltin("compiled forward", [this, frame, orig, withOptions](py::Interpreter& in, CallArgs& c) {
+        withOptions(frame);
+        return call(in, frame, c, orig);
+      });
       return torchapi::callForwardWithHooks(in, orig, compiled, rest);
     });
     auto wrapper = std::make_shared<std::weak_ptr<py::Obj>>();  // the OptimizedModule (weak: no cycle)
@@ -159,7 +182,10 @@ Value CompileContext::compile(py::Interpreter& in, const Value& target, const Co
     auto frame = frameFor(bm->fn, opts);
     frame->alwaysOptimize = true;  // Dynamo's always_optimize_code_objects
     Value self = bm->self;
-    return py::makeBuiltin(frame->name, [this, frame, self](py::Interpreter& in, CallArgs& a) { return call(in, frame, a, self); });
+    return py::makeBuiltin(frame->name, [this, frame, self, withOptions](py::Interpreter& in, CallArgs& a) {
+      withOptions(frame);
+      return call(in, frame, a, self);
+    });
   }
   in.raise("RuntimeError", "torch.compile expects a function or an nn.Module, got " + py::typeName(target));
 }
@@ -172,7 +198,8 @@ void CompileContext::compileModuleInPlace(py::Interpreter& in, const Value& modu
   frame->alwaysOptimize = true;  // Dynamo's always_optimize_code_objects
   auto st = std::make_shared<torchapi::CompiledModuleState>();
   std::weak_ptr<py::Obj> weakSelf = module;  // the module owns the state: avoid a cycle
-  st->compiledCall = py::makeBuiltin("compiled forward", [this, frame, weakSelf](py::Interpreter& in, CallArgs& a) {
+  st->compiledCall = py::makeBuiltin("compiled forward", [this, frame, weakSelf, opts](py::Interpreter& in, CallArgs& a) {
+    frame->opts = opts;  // this callable's backend (BACKEND_MATCH, as in compile())
     Value self = weakSelf.lock();
     return call(in, frame, a, self);
   });
@@ -1301,7 +1328,10 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
     std::string failure;
     const Guard* failed = nullptr;
     static const Guard kGlobalState;  // stands for Dynamo's GLOBAL_STATE guard in the reason
-    if (it->gradMode != autograd::isGradEnabled()) {
+    if (it->backendKey != backendKey(frame->opts)) {
+      failure = kBackendMatchFailure;
+      failed = &kGlobalState;
+    } else if (it->gradMode != autograd::isGradEnabled()) {
       failure = "GLOBAL_STATE changed: grad_mode";
       failed = &kGlobalState;
     } else if (std::string changed = globalStateChange(it->globalState, currentGlobalState()); !changed.empty()) {
@@ -1795,6 +1825,7 @@ void CompileContext::startTrace(Capture& c) {
   }
   tracer.graph.name = frame->name;
   c.entry.compileId = c.cid;
+  c.entry.backendKey = backendKey(frame->opts);
   c.entry.gradMode = autograd::isGradEnabled();
   c.entry.globalState = currentGlobalState();
 }

@@ -95,6 +95,9 @@ struct BreakPlan {
 
 struct CacheEntry {
   std::string compileId;
+  // The backend of the torch.compile'd callable that compiled it (name, mode, dynamic): a call
+  // through a callable compiled otherwise fails Dynamo's BACKEND_MATCH and recompiles.
+  std::string backendKey;
   std::vector<Guard> guards;
   // The order the guards are checked in: Dynamo's guard tree order, then the guards that failed
   // most first (empty: as listed).

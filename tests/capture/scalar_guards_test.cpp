@@ -49,6 +49,37 @@ TEST(ScalarGuards, RecompileLimitKeepsEntriesAndRunsCalleesOnlyFromTheirCaches) 
   EXPECT_EQ(reasons(c, 1), (std::vector<std::string>{"0/1: n == 1", "0/0: n == 0"}));
 }
 
+// One frame per code, whichever torch.compile made the callable: a callable with another backend
+// or mode fails Dynamo's BACKEND_MATCH and recompiles ([0/1], as PyTorch 2.11 did with
+// 001_04's three modes); one with the same backend and mode reuses the entries, and callables
+// of both kinds keep their own entries when calls alternate.
+TEST(ScalarGuards, AnotherBackendOrModeFailsBackendMatch) {
+  Counted c;
+  run("backend_match",
+      "import torch\n"
+      "def f(x):\n"
+      "    return x * 2 + 1\n"
+      "a = torch.compile(f)\n"
+      "b = torch.compile(f, mode='reduce-overhead')\n"
+      "again = torch.compile(f)\n"
+      "e = torch.compile(f, backend='eager')\n"
+      "x = torch.ones(2)\n"
+      "for g in [a, b, again, a, b, e]:\n"
+      "    print(g(x))\n",
+      c, false);
+  std::string six;
+  for (int i = 0; i < 6; ++i) six += "tensor([3., 3.])\n";
+  EXPECT_EQ(c.printed, six);
+  // a compiles [0/0], b recompiles [0/1], again/a/b find their entries, e recompiles [0/2].
+  ASSERT_EQ(c.rep.recompiles().size(), 2u);
+  const std::string match =
+      "BACKEND_MATCH failure: torch.compile detected different backend callables. If this is unexpected, wrap your backend in "
+      "functools.partial (or reuse the same cached backend) to avoid creating a new backend function each time. More details: "
+      "https://github.com/pytorch/pytorch/issues/168373";
+  EXPECT_EQ(reasons(c, 0), (std::vector<std::string>{"0/0: " + match}));
+  EXPECT_EQ(reasons(c, 1), (std::vector<std::string>{"0/1: " + match, "0/0: " + match}));
+}
+
 TEST(ScalarGuards, FloatArgumentIsDynamicAfterItChanges) {
   Counted c;
   run("float_lr",
