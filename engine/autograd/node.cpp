@@ -92,6 +92,14 @@ std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>&& grads) {
     ops::copyInto(dst, sum);
     return {};
   }
+  if (dst.dtype() == ir::DType::Float32 && g.dtype() == ir::DType::Float32 && dst.isContiguous() && g.isContiguous() &&
+      dst.sizes() == g.sizes()) {
+    // The common case (a parameter's gradient accumulated over micro-batches), typed.
+    float* dp = dst.ptr<float>();
+    const float* gp = g.ptr<float>();
+    for (int64_t i = 0, n = dst.numel(); i < n; ++i) dp[i] += gp[i];
+    return {};
+  }
   tensor::Shape gs = tensor::broadcastStrides(g, dst.sizes());
   tensor::forEachIndex<2>(dst.sizes(), {&dst.strides(), &gs},
                           [&](const std::array<int64_t, 2>& o) { dst.storeAt(o[0], dst.loadAt(o[0]) + g.loadAt(o[1])); });

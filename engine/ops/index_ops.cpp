@@ -53,6 +53,11 @@ void copyInto(Tensor& dst, const Tensor& srcIn) {
                                            ".  Target sizes: " + tensor::shapeStr(dst.sizes()) +
                                            ".  Tensor sizes: " + tensor::shapeStr(src.sizes()));
   }
+  if (dst.dtype() == src.dtype() && dst.sizes() == src.sizes() && dst.isContiguous() && src.isContiguous() && dst.numel() > 0) {
+    // The common in-place update (param.add_(...) computes the sum, then copies it in): bytes.
+    std::memmove(dst.data(), src.data(), static_cast<size_t>(dst.numel()) * ir::itemSize(dst.dtype()));
+    return;
+  }
   Shape bs = tensor::broadcastStrides(src, dst.sizes());
   const bool ints = !ir::isFloating(dst.dtype()) && !ir::isFloating(src.dtype());
   if (dst.dtype() == ir::DType::Float32 && src.dtype() == ir::DType::Float32) {

@@ -399,6 +399,22 @@ Tensor Tensor::to(DType d) const {
   if (storage_ && !storage_->device().isCpu() && deviceConvertHook()) return deviceConvertHook()(*this, d);
   Tensor out = empty(sizes_, d);
   Shape os = out.strides_;
+  if (d == dtype_) {
+    // The same dtype (clone, .contiguous()): the elements' bytes, not a round trip through double
+    // per element (which also kept a NaN's payload only by luck). A contiguous source is one copy.
+    if (numel() == 0) return out;
+    const size_t item = ir::itemSize(d);
+    char* op = static_cast<char*>(out.data());
+    const char* ip = static_cast<const char*>(data());
+    if (isContiguous()) {
+      std::memcpy(op, ip, static_cast<size_t>(numel()) * item);
+      return out;
+    }
+    forEachIndex<2>(sizes_, {&os, &strides_}, [&](const std::array<int64_t, 2>& o) {
+      std::memcpy(op + static_cast<size_t>(o[0]) * item, ip + o[1] * static_cast<int64_t>(item), item);
+    });
+    return out;
+  }
   const bool ints = !ir::isFloating(d) && !ir::isFloating(dtype_);
   forEachIndex<2>(sizes_, {&os, &strides_}, [&](const std::array<int64_t, 2>& o) {
     if (ints) out.storeIntAt(o[0], loadIntAt(o[1]));
