@@ -15,10 +15,9 @@
 // Threads: Debian's libdnnl is built with DNNL_CPU_RUNTIME=OMP, so a primitive runs on
 // OpenMP (libgomp) threads: omp_get_max_threads() of the calling thread, which is
 // OMP_NUM_THREADS or else the CPUs of the process's affinity mask. Kiln's own pool
-// (runtime/thread_pool) sizes itself from std::thread::hardware_concurrency(), which glibc also
-// takes from the affinity mask, and OpenBLAS does the same, so the three agree unless
-// OMP_NUM_THREADS / OPENBLAS_NUM_THREADS say otherwise; `taskset -c 0` gives all of them one
-// thread. Kiln has no torch.set_num_threads.
+// (runtime/thread_pool) sizes itself the same way (OMP_NUM_THREADS, else the affinity mask), and
+// OpenBLAS counts the affinity mask unless OPENBLAS_NUM_THREADS says otherwise, so the three
+// agree; `taskset -c 0` gives all of them one thread. Kiln has no torch.set_num_threads.
 #include "engine/ops/onednn_conv.h"
 
 #include <oneapi/dnnl/dnnl.hpp>

@@ -3,13 +3,36 @@
 #include "engine/tensor/parallel.h"
 #include "engine/tensor/stop.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 
 namespace kiln::runtime {
 
+namespace {
+
+// OMP_NUM_THREADS where set (as PyTorch's intra-op pool, oneDNN's OpenMP and OpenBLAS read it),
+// else the CPUs this process may run on (taskset, a cgroup cpuset). Not
+// std::thread::hardware_concurrency(): glibc counts the machine's CPUs there, so under
+// `taskset -c 0` on 16 cores the pool had 16 threads taking turns on one CPU.
+unsigned defaultThreads() {
+  if (const char* e = std::getenv("OMP_NUM_THREADS")) {
+    char* end = nullptr;
+    const long v = std::strtol(e, &end, 10);
+    if (end != e && *end == '\0' && v > 0 && v <= 4096) return static_cast<unsigned>(v);
+  }
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return static_cast<unsigned>(CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+}  // namespace
+
 ThreadPool& ThreadPool::instance() {
-  static ThreadPool pool(std::max(1u, std::thread::hardware_concurrency()));
+  static ThreadPool pool(defaultThreads());
   return pool;
 }
 

@@ -410,9 +410,34 @@ Tensor Tensor::to(DType d) const {
       std::memcpy(op, ip, static_cast<size_t>(numel()) * item);
       return out;
     }
-    forEachIndex<2>(sizes_, {&os, &strides_}, [&](const std::array<int64_t, 2>& o) {
-      std::memcpy(op + static_cast<size_t>(o[0]) * item, ip + o[1] * static_cast<int64_t>(item), item);
-    });
+    // Strided: one typed load and store per element; a matrix (a transposed weight gradient,
+    // which AccumulateGrad makes contiguous) in 32x32 tiles, so that reads along the source's
+    // columns stay in cache.
+    auto copyAs = [&](auto word) {
+      using W = decltype(word);
+      W* d = reinterpret_cast<W*>(op);
+      const W* src = reinterpret_cast<const W*>(ip);
+      if (dim() == 2) {
+        const int64_t rows = sizes_[0], cols = sizes_[1], sr = strides_[0], sc = strides_[1];
+        constexpr int64_t kTile = 32;
+        for (int64_t i0 = 0; i0 < rows; i0 += kTile)
+          for (int64_t j0 = 0; j0 < cols; j0 += kTile)
+            for (int64_t i = i0; i < std::min(rows, i0 + kTile); ++i)
+              for (int64_t j = j0; j < std::min(cols, j0 + kTile); ++j) d[i * cols + j] = src[i * sr + j * sc];
+        return;
+      }
+      forEachIndex<2>(sizes_, {&os, &strides_}, [&](const std::array<int64_t, 2>& o) { d[o[0]] = src[o[1]]; });
+    };
+    switch (item) {
+      case 1: copyAs(uint8_t{}); break;
+      case 2: copyAs(uint16_t{}); break;
+      case 4: copyAs(uint32_t{}); break;
+      case 8: copyAs(uint64_t{}); break;
+      default:
+        forEachIndex<2>(sizes_, {&os, &strides_}, [&](const std::array<int64_t, 2>& o) {
+          std::memcpy(op + static_cast<size_t>(o[0]) * item, ip + o[1] * static_cast<int64_t>(item), item);
+        });
+    }
     return out;
   }
   const bool ints = !ir::isFloating(d) && !ir::isFloating(dtype_);
