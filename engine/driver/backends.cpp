@@ -459,8 +459,8 @@ struct GraphCompile {
   Functionalized functionalized;
   Planned planned;
   std::shared_ptr<codegen::CompiledModule> module;
-  std::shared_ptr<runtime::CompiledGraph> graph;  // its CPU code, or
-  std::shared_ptr<runtime::cuda::GpuGraph> gpu;   // its GPU code
+  std::shared_ptr<runtime::CompiledGraph> graph;           // its CPU code, or
+  std::shared_ptr<runtime::cuda::GpuGraph> gpu;            // its GPU code
   std::shared_ptr<runtime::cuda::CudaGraphReplay> replay;  // mode="reduce-overhead": gpu as a CUDA graph
   std::string wrapper;
   std::shared_ptr<const JointPartition> partitioned;                      // training graphs: what the forward saves
@@ -700,7 +700,8 @@ void useCudaGraph(GraphCompile& c) {
                "addresses of call 1 are read in place, others copied into static buffers first\n";
   c.replay->onEvent = [cid = c.cid, &sink = c.sink](const std::string& what, double ms) {
     if (what == "record") sink.timing(session::TimingEvent{cid, "cudagraph record", ms});
-    else std::fprintf(stderr, "kiln: compiled graph %s runs without a CUDA graph (mode='reduce-overhead'): %s\n", cid.c_str(), what.c_str());
+    else
+      std::fprintf(stderr, "kiln: compiled graph %s runs without a CUDA graph (mode='reduce-overhead'): %s\n", cid.c_str(), what.c_str());
   };
 }
 
