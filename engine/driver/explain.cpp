@@ -180,9 +180,13 @@ std::string ExplainReport::logs(const std::string& names) const {
     }
   if (want("recompiles") || want("recompiles_verbose"))
     for (const auto& r : recompiles_) {
-      o << "[" << r.compileId << "] [__recompiles] Recompiling function, triggered by the following guard failure(s):\n";
-      size_t shown = want("recompiles_verbose") ? r.reasons.size() : std::min<size_t>(1, r.reasons.size());
-      for (size_t i = 0; i < shown; ++i) o << "    - " << r.reasons[i] << "\n";
+      // Dynamo's get_and_maybe_log_recompilation_reasons: the function and its def line, then
+      // one reason per cache entry, most recent first.
+      o << "[" << r.compileId << "] [__recompiles] Recompiling function";
+      if (auto f = frames_.find(r.frameId); f != frames_.end())
+        o << " " << f->second.name << " in " << f->second.file << ":" << f->second.firstLine;
+      o << "\n    triggered by the following guard failure(s):\n";
+      for (const auto& reason : r.reasons) o << "    - " << reason << "\n";
     }
   if (want("guards"))
     for (const auto& c : compiles_) {

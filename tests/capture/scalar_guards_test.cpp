@@ -78,6 +78,15 @@ TEST(ScalarGuards, AnotherBackendOrModeFailsBackendMatch) {
       "https://github.com/pytorch/pytorch/issues/168373";
   EXPECT_EQ(reasons(c, 0), (std::vector<std::string>{"0/0: " + match}));
   EXPECT_EQ(reasons(c, 1), (std::vector<std::string>{"0/1: " + match, "0/0: " + match}));
+  // TORCH_LOGS=recompiles as Dynamo words it: the function and its def line, one reason per entry.
+  EXPECT_EQ(c.rep.logs("recompiles"),
+            "[0/1] [__recompiles] Recompiling function f in backend_match.py:2\n    triggered by the following guard failure(s):\n"
+            "    - 0/0: " +
+                match +
+                "\n"
+                "[0/2] [__recompiles] Recompiling function f in backend_match.py:2\n    triggered by the following guard failure(s):\n"
+                "    - 0/1: " +
+                match + "\n    - 0/0: " + match + "\n");
 }
 
 TEST(ScalarGuards, FloatArgumentIsDynamicAfterItChanges) {
