@@ -84,25 +84,12 @@ std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>&& grads) {
     dst = d.call("aten.add.Tensor", {Val::of(dst), Val::of(g)}).t;
     return {};
   }
-  // grad += new_grad in place, as PyTorch does when grad mode is off (on a device through its
-  // kernels: the host never reads device memory).
-  if (!dst.isCpu()) {
-    ops::EagerDispatcher d;
-    Tensor sum = d.call("aten.add.Tensor", {Val::of(dst), Val::of(g)}).t;
-    ops::copyInto(dst, sum);
-    return {};
-  }
-  if (dst.dtype() == ir::DType::Float32 && g.dtype() == ir::DType::Float32 && dst.isContiguous() && g.isContiguous() &&
-      dst.sizes() == g.sizes()) {
-    // The common case (a parameter's gradient accumulated over micro-batches), typed.
-    float* dp = dst.ptr<float>();
-    const float* gp = g.ptr<float>();
-    for (int64_t i = 0, n = dst.numel(); i < n; ++i) dp[i] += gp[i];
-    return {};
-  }
-  tensor::Shape gs = tensor::broadcastStrides(g, dst.sizes());
-  tensor::forEachIndex<2>(dst.sizes(), {&dst.strides(), &gs},
-                          [&](const std::array<int64_t, 2>& o) { dst.storeAt(o[0], dst.loadAt(o[0]) + g.loadAt(o[1])); });
+  // grad += new_grad in place, as PyTorch does when grad mode is off: the eager add (typed and
+  // split over the pool on the CPU, a kernel on a device: the host never reads device memory),
+  // then a copy into .grad, so every tensor sharing .grad sees the sum.
+  ops::EagerDispatcher d;
+  Tensor sum = d.call("aten.add.Tensor", {Val::of(dst), Val::of(g)}).t;
+  ops::copyInto(dst, sum);
   return {};
 }
 

@@ -201,11 +201,10 @@ std::string Tracer::codeLine(const std::string& source, int line) const {
       if (source[p] == '\n') starts.push_back(p + 1);
   }
   if (line < 1 || static_cast<size_t>(line) > starts.size()) return "";
+  // The line found through the index, then py::sourceLine's own rule for its text.
   const size_t b = starts[static_cast<size_t>(line) - 1];
   const size_t e = source.find('\n', b);
-  const size_t first = source.find_first_not_of(" \t", b);
-  if (first == std::string::npos || (e != std::string::npos && first >= e)) return "";
-  return source.substr(first, e == std::string::npos ? std::string::npos : e - first);
+  return py::sourceLine(source.substr(b, e == std::string::npos ? std::string::npos : e - b), 1, true);
 }
 
 void Tracer::guardConstant(const Source& src, const py::Value& v, bool moduleAttr, const ir::SourceLoc* at) {

@@ -54,13 +54,15 @@ std::vector<tensor::Tensor> CudaGraphReplay::run(const std::vector<tensor::Tenso
   return replay(inputs);
 }
 
+std::vector<tensor::Tensor> CudaGraphReplay::runWithoutGraph(const std::string& why, const std::vector<tensor::Tensor>& inputs) {
+  skipped_ = why;
+  release();
+  if (onEvent) onEvent(why, 0);
+  return g_->run(inputs);
+}
+
 std::vector<tensor::Tensor> CudaGraphReplay::record(const std::vector<tensor::Tensor>& inputs) {
-  auto skip = [&](const std::string& why) {
-    skipped_ = why;
-    release();
-    if (onEvent) onEvent(why, 0);
-    return g_->run(inputs);
-  };
+  auto skip = [&](const std::string& why) { return runWithoutGraph(why, inputs); };
   if (!driver().canCapture()) return skip("the CUDA driver has no stream capture (cuStreamBeginCapture)");
   const auto ph = g_->graph().placeholders();
   for (size_t i = 0; i < inputs.size(); ++i)
@@ -127,10 +129,7 @@ std::vector<tensor::Tensor> CudaGraphReplay::replay(const std::vector<tensor::Te
     if (inputs[i].sizes() != in_[i].buffer.sizes() || inputs[i].dtype() != in_[i].buffer.dtype()) {
       // Another shape or dtype is another graph: guards make that a recompile, so this is a
       // caller running the graph outside its guards. Run it without the CUDA graph.
-      skipped_ = "an input's shape or dtype changed after recording";
-      release();
-      if (onEvent) onEvent(skipped_, 0);
-      return g_->run(inputs);
+      return runWithoutGraph("an input's shape or dtype changed after recording", inputs);
     }
     copyOnDevice(in_[i].buffer, inputs[i]);
   }

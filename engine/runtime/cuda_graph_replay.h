@@ -63,6 +63,8 @@ class CudaGraphReplay {
   enum class OutputKind { Private, InputInPlace, StaticBuffer };
 
   std::vector<tensor::Tensor> record(const std::vector<tensor::Tensor>& inputs);
+  // Gives up on CUDA graphs for good (says why through onEvent) and runs the graph's kernels.
+  std::vector<tensor::Tensor> runWithoutGraph(const std::string& why, const std::vector<tensor::Tensor>& inputs);
   std::vector<tensor::Tensor> replay(const std::vector<tensor::Tensor>& inputs);
   void handOverHeldOutputs();
   std::vector<tensor::Tensor> outputs() const;  // what a call returns
