@@ -10,6 +10,7 @@ PKGS=(
   libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-14-dev clang-format
   libopenblas-dev libdnnl-dev nlohmann-json3-dev libfmt-dev libgmp-dev libgloo-dev
   xvfb x11-apps python3
+  chromium-headless-shell
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -1,8 +1,8 @@
 // kiln report through the built executable: a script with a graph break, a recompile and
 // `<script>` in its source is run into a temporary store, the report is written, and the HTML
 // must hold the expected sections with every stored text escaped; bad input gives one clear
-// line and exit 1 (or 2 for usage), never a crash. The page is checked as text here; no
-// browser renders it in the tests.
+// line and exit 1 (or 2 for usage), never a crash. The page is checked as text here;
+// tests/gui/report_browser_test.cpp opens it in headless Chromium.
 #include "tests/cli/run_kiln.h"
 #include "tests/support/golden.h"
 
