@@ -35,6 +35,10 @@ class GuardedSessionWriter : public session::SessionSink {
   void kernel(const session::KernelEvent& e) override {
     guard([&] { writer_->kernel(e); });
   }
+  void kernelViews(const session::KernelViewsEvent& e) override {
+    guard([&] { writer_->kernelViews(e); });
+  }
+  bool wantsKernelViews() const override { return !stopped_; }
   void wrapper(const session::WrapperEvent& e) override {
     guard([&] { writer_->wrapper(e); });
   }

@@ -36,6 +36,11 @@ class SessionWriter : public session::SessionSink {
   void compile(const session::CompileEvent&) override;
   void stage(const session::StageEvent&) override;
   void kernel(const session::KernelEvent&) override;
+  // UPDATEs the compile's kernel rows of those names: source, ptx, sass, gpu_json and their
+  // search entry (session_writer_views.cpp). Commits as any event of that compile does: with it
+  // while it is open, at once after its compileDone.
+  void kernelViews(const session::KernelViewsEvent&) override;
+  bool wantsKernelViews() const override { return true; }
   void wrapper(const session::WrapperEvent&) override;
   void graphBreak(const session::GraphBreakEvent&) override;
   void recompile(const session::RecompileEvent&) override;

@@ -193,6 +193,12 @@ class PieceSink : public session::SessionSink {
     c.name = prefix_ + "_" + e.name;
     out_.kernel(c);
   }
+  void kernelViews(const session::KernelViewsEvent& e) override {
+    session::KernelViewsEvent c = e;
+    for (auto& k : c.kernels) k.name = prefix_ + "_" + k.name;  // the rows kernel() named
+    out_.kernelViews(c);
+  }
+  bool wantsKernelViews() const override { return out_.wantsKernelViews(); }
   // Collected into one wrapper for the compile (compileDdpPieces); a later one (a backward's)
   // goes out on its own.
   void wrapper(const session::WrapperEvent& e) override {

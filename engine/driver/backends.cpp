@@ -1,6 +1,7 @@
 #include "engine/driver/backends.h"
 
 #include "engine/codegen/cuda/cuda_views.h"
+#include "engine/driver/kernel_views.h"
 
 #include "engine/ir/sym.h"
 #include "engine/ir/text.h"
@@ -381,6 +382,63 @@ capture::GraphRunner reuseDynamicCode(const ir::Graph& captured, const std::vect
   return withFunctionalization([graph](const std::vector<tensor::Tensor>& in) { return graph->run(in); }, std::move(f));
 }
 
+namespace {
+
+// Reports a GPU graph's kernels (`shown`: their CUDA C++ and PTX as compiled) with their views:
+// made after the compile on the run's background thread where one is installed (the rows say
+// they are pending until then; kernel_views.h), else here, timed as "cuda views" either way; not
+// at all for a sink that keeps none. A failure leaves the notes saying why, never the run.
+void reportGpuKernels(session::SessionSink& sink, const std::string& cid, const runtime::cuda::GpuGraph& gpu,
+                      codegen::CompiledModule& shown) {
+  const std::vector<kir::Kernel>& kernels = gpu.schedule().kernels;
+  if (kernels.empty()) return;  // only extern steps
+  // The rows before their views: launch and arch known.
+  session::KernelViewsEvent reported;
+  reported.compileId = cid;
+  codegen::cuda::CudaViewOptions options;
+  if (sink.wantsKernelViews()) options = codegen::cuda::resolvedViewOptions(options);  // the device's, on its thread
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    session::KernelGpuInfo g;
+    g.arch = options.arch;
+    g.launch = gpu.launches()[i].str();
+    g.notes = sink.wantsKernelViews() ? BackgroundKernelViews::kPendingNote
+                                      : "PTX, SASS and resources not made: nothing in this run records them";
+    reported.kernels.push_back({kernels[i].name, shown.kernels[i].source, std::move(g)});
+  }
+  auto emit = [&](const session::KernelViewsEvent& e) {
+    std::vector<session::KernelGpuInfo> views;
+    for (size_t i = 0; i < e.kernels.size(); ++i) {
+      views.push_back(e.kernels[i].gpu);
+      shown.kernels[i].source = e.kernels[i].source;
+    }
+    emitKernels(sink, cid, gpu.graph(), gpu.schedule(), &shown, &views);
+  };
+  if (!sink.wantsKernelViews()) return emit(reported);
+  BackgroundKernelViews* background = BackgroundKernelViews::current();
+  if (background) {
+    background->deliverReady();  // earlier compiles' views first, in order
+    emit(reported);
+    background->add(sink, reported, [cid, kernels, options, launches = gpu.launches()]() mutable {
+      options.launches = &launches;
+      return cudaKernelViews(cid, kernels, options);
+    });
+    return;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  session::KernelViewsEvent made;
+  try {
+    options.launches = &gpu.launches();
+    made = cudaKernelViews(cid, kernels, options);
+  } catch (const std::exception& e) {
+    made = reported;
+    for (auto& k : made.kernels) k.gpu.notes = std::string("PTX, SASS and resources not made: ") + e.what();
+  }
+  emit(made);
+  sink.timing(session::TimingEvent{cid, "cuda views", msSince(t0)});
+}
+
+}  // namespace
+
 // A scheduled graph's kernels compiled as CUDA for the GPU (runtime/cuda_graph.h; throws saying
 // why they cannot be), shown with their CUDA C++, PTX, SASS and launch configuration; `wrapper`
 // gets the lines of its steps. The forward and a training graph's backward alike.
@@ -407,23 +465,7 @@ std::shared_ptr<runtime::cuda::GpuGraph> compileOnGpu(const ir::Graph& fused, co
     ck.compileMs = gpu->compileMs() / static_cast<double>(sched.kernels.size());
     shown.kernels.push_back(std::move(ck));
   }
-  // What the GPU runs, for reading: PTX with line info, the cubin's SASS (nvdisasm) and ptxas's
-  // figures, for this device's architecture and with the launches the runtime chose. One more
-  // NVRTC compile of the same unit; a failure leaves the notes saying why, never the run.
-  std::vector<session::KernelGpuInfo> views(sched.kernels.size());
-  try {
-    const codegen::cuda::CudaViews v = codegen::cuda::cudaViews(sched.kernels, {"", 0, &gpu->launches()});
-    for (size_t i = 0; i < views.size() && i < v.kernels.size(); ++i) {
-      views[i] = codegen::cuda::gpuInfo(v, i);
-      shown.kernels[i].source = v.kernels[i].source;  // the lines its PTX and SASS point at
-    }
-  } catch (const std::exception& e) {
-    for (size_t i = 0; i < views.size(); ++i) {
-      views[i].launch = gpu->launches()[i].str();
-      views[i].notes = std::string("PTX, SASS and resources not made: ") + e.what();
-    }
-  }
-  emitKernels(sink, cid, gpu->graph(), gpu->schedule(), &shown, &views);
+  reportGpuKernels(sink, cid, *gpu, shown);
   wrapper += "# device: cuda:0, " + std::to_string(sched.kernels.size()) + " CUDA kernels\ndef call(args):\n";
   for (const auto& st : gpu->schedule().steps) {
     if (st.kind == schedule::Step::Kind::Extern)

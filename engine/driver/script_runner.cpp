@@ -1,5 +1,6 @@
 #include "engine/driver/script_runner.h"
 
+#include "engine/driver/kernel_views.h"
 #include "engine/passes/pipeline.h"
 
 #include "engine/autograd/grad_mode.h"
@@ -90,7 +91,8 @@ class TeeBuf : public std::streambuf {
 };
 
 // A timer beside the script: every quarter second it asks the interpreter to pass printed
-// output on to the session (so a run killed while it computes keeps what it printed), raises
+// output, and the GPU views made since (kernel_views.h), on to the session (so a run killed
+// while it computes keeps what it printed), raises
 // MemoryError where the process's heap grew past the memory limit since the script started
 // (a million small Python objects pass every single-allocation check), and at the --timeout
 // deadline it requests the Timeout interrupt. All are taken on the script's thread
@@ -332,6 +334,10 @@ RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ost
     finish("error");
     return res;
   }
+  // GPU compiles' PTX/SASS views, made on a background thread (kernel_views.h) and reported on
+  // this one: with the printed output while the script runs, the rest before the session ends.
+  BackgroundKernelViews views;
+  BackgroundKernelViews::Scope viewsScope(views);
   std::unique_ptr<codegen::KernelCompiler> cpu;
   std::unique_ptr<capture::CompileContext> compiler;
   int percent = 0;
@@ -352,8 +358,11 @@ RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ost
     torchapi::install(in);
     if (!opts.defaultDevice.empty()) torchapi::setDefaultDevice(ops::parseDeviceString(opts.defaultDevice));
     in.timeoutSeconds = opts.timeoutSeconds;
-    in.onFlushOutput = [&] { tee.flushToSink(); };
-    Watchdog watchdog(opts.timeoutSeconds, [&] { return tee.hasPending(); });
+    in.onFlushOutput = [&] {
+      tee.flushToSink();
+      views.deliverReady();
+    };
+    Watchdog watchdog(opts.timeoutSeconds, [&] { return tee.hasPending() || views.ready(); });
     if (!opts.eager) {
       cpu = codegen::makeLlvmCpuCompiler();
       compiler = std::make_unique<capture::CompileContext>(compileSink, cpu.get(), file);
@@ -452,6 +461,10 @@ RunResult runScript(const RunOptions& opts, session::SessionSink& sink, std::ost
     }
   }
   py::clearInterrupt();
+  // The session ends with every GPU view, as when they were made during the compile; a run that
+  // was stopped (Ctrl-C, a time limit) does not wait for them, nor does one past two minutes of
+  // waiting: their rows then say they were not made.
+  views.finish(stopReason == "interrupted" || stopReason == "timed out" ? std::chrono::seconds(0) : std::chrono::seconds(120));
   collectives.finish();  // what the script never waited for, before the session ends
   finish(res.exitCode == 0 ? "ok" : "error", stopReason);
   return res;

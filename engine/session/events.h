@@ -114,6 +114,20 @@ struct KernelEvent {
   KernelGpuInfo gpu;  // CUDA kernels only
 };
 
+// What the GPU runs for a compile's CUDA kernels, made after the compile reported them (their
+// KernelEvents carry the launch and a note that PTX and SASS are pending; engine/driver/
+// kernel_views.h makes these on a background thread): each kernel the compile reported under
+// `name` now has this `source` (the CUDA lines its PTX and SASS point at) and `gpu`.
+struct KernelViewsEvent {
+  std::string compileId;
+  struct Kernel {
+    std::string name;
+    std::string source;
+    KernelGpuInfo gpu;
+  };
+  std::vector<Kernel> kernels;
+};
+
 // The compiled graph: ordered kernel launches, extern calls and buffer plan, as text.
 struct WrapperEvent {
   std::string compileId;

@@ -14,6 +14,13 @@ class SessionSink {
   virtual void compile(const CompileEvent&) {}
   virtual void stage(const StageEvent&) {}
   virtual void kernel(const KernelEvent&) {}
+  // A compile's kernels' GPU views, after the compile (KernelViewsEvent). Only sinks that keep
+  // them say so with wantsKernelViews(): for the others the views are never made (a second NVRTC
+  // compile and nvdisasm per graph), and the background views are delivered only to sinks that
+  // want them, which must then outlive the run (driver::runScript waits for them before
+  // sessionEnd); a sink made for one compile (a NullSink, a bisection's) wants none.
+  virtual void kernelViews(const KernelViewsEvent&) {}
+  virtual bool wantsKernelViews() const { return false; }
   virtual void wrapper(const WrapperEvent&) {}
   virtual void graphBreak(const GraphBreakEvent&) {}
   virtual void recompile(const RecompileEvent&) {}

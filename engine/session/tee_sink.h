@@ -25,6 +25,15 @@ class TeeSink : public SessionSink {
   void kernel(const KernelEvent& e) override {
     for (auto* s : sinks_) s->kernel(e);
   }
+  void kernelViews(const KernelViewsEvent& e) override {
+    for (auto* s : sinks_)
+      if (s->wantsKernelViews()) s->kernelViews(e);
+  }
+  bool wantsKernelViews() const override {
+    for (auto* s : sinks_)
+      if (s->wantsKernelViews()) return true;
+    return false;
+  }
   void wrapper(const WrapperEvent& e) override {
     for (auto* s : sinks_) s->wrapper(e);
   }

@@ -216,14 +216,22 @@ std::string annotateSass(const std::string& sass, const std::vector<std::string>
   return out;
 }
 
-CudaViews cudaViews(const std::vector<kir::Kernel>& kernels, const CudaViewOptions& options) {
+CudaViewOptions resolvedViewOptions(CudaViewOptions options) {
+  if (!options.arch.empty() && options.smCount > 0) return options;
+  CudaDevice* device = CudaDevice::instance(nullptr);
+  if (options.arch.empty()) options.arch = device ? "sm_" + device->arch().substr(device->arch().find('_') + 1) : "sm_90";
+  if (options.smCount <= 0) options.smCount = device ? device->multiprocessors() : 132;
+  return options;
+}
+
+CudaViews cudaViews(const std::vector<kir::Kernel>& kernels, const CudaViewOptions& given) {
   std::string why;
   Nvrtc* nvrtc = Nvrtc::instance(&why);
   if (!nvrtc) throw std::runtime_error(why);
-  CudaDevice* device = options.arch.empty() || options.smCount <= 0 ? CudaDevice::instance(nullptr) : nullptr;
+  const CudaViewOptions options = resolvedViewOptions(given);
   CudaViews v;
-  v.arch = !options.arch.empty() ? options.arch : device ? "sm_" + device->arch().substr(device->arch().find('_') + 1) : "sm_90";
-  const int sms = options.smCount > 0 ? options.smCount : device ? device->multiprocessors() : 132;
+  v.arch = options.arch;
+  const int sms = options.smCount;
 
   const std::string unit = cudaSource(kernels);
   const std::vector<std::string> unitLines = splitLines(unit);

@@ -52,6 +52,11 @@ struct CudaViewOptions {
   const std::vector<CudaLaunch>* launches = nullptr;  // the runtime's, one per kernel (GPU sessions)
 };
 
+// `options` with its arch and SM count filled in from device 0 where they are unset (else sm_90
+// and 132 SMs): made on the thread that owns the device, so that cudaViews() on another thread
+// (the views a GPU session makes after its compile) never touches the device.
+CudaViewOptions resolvedViewOptions(CudaViewOptions options);
+
 // Compiles `kernels` as one translation unit (cudaSource()). Throws std::runtime_error when NVRTC
 // is missing or cannot compile them; a missing nvdisasm only leaves `sass` empty (with a note).
 CudaViews cudaViews(const std::vector<kir::Kernel>& kernels, const CudaViewOptions& options = {});
