@@ -1790,6 +1790,24 @@ void CompileContext::failCompile(Capture& c, const session::GraphBreakEvent& b) 
   c.sink.compileDone(c.cid);
 }
 
+// A Dynamo error while tracing (an op that fails on fake tensors, a user error it diagnoses) fails
+// the compile as PyTorch's does, and is recorded so: failed, at the script's innermost line of the
+// error's traceback, with the error as its explanation (the caller then raises it).
+void CompileContext::failCompile(Capture& c, const py::PyError& e) {
+  c.ce.status = "failed";
+  c.ce.message = e.type();
+  c.ce.detail = e.type() + ": " + e.message();
+  for (auto f = e.traceback.rbegin(); f != e.traceback.rend(); ++f)
+    if (f->file == c.in.file()) {
+      c.ce.file = breakFile(c.in, file_, f->file);
+      c.ce.line = f->span.line;
+      c.ce.col = f->span.col;
+      break;
+    }
+  c.sink.compile(c.ce);
+  c.sink.compileDone(c.cid);
+}
+
 void CompileContext::startTrace(Capture& c) {
   Tracer& tracer = c.tracer;
   const std::shared_ptr<Frame>& frame = c.frame;
@@ -1898,7 +1916,10 @@ CompileContext::Next CompileContext::traceFrame(Capture& c) {
     tracer.undoSideEffects();
     // Dynamo's own errors (an op failing on fake tensors, a user error it diagnoses) fail the
     // compile and reach the caller as they are.
-    if (isDynamoError(e)) throw;
+    if (isDynamoError(e)) {
+      failCompile(c, e);
+      throw;
+    }
     return observedException(c, e);
   } catch (...) {
     endTrace();

@@ -102,7 +102,7 @@ class CompileContext : public torchapi::CompileHooks {
                                          const std::string& selfName, const std::vector<py::Value>& args,
                                          const std::vector<std::string>& names, const std::string& cid, session::SessionSink& sink,
                                          bool firstCapture, const CacheEntry* dynamicOf = nullptr, const StopAtCall* stopAt = nullptr);
-  void applyAutomaticDynamic(Frame& frame, CacheEntry& e, ir::Graph& shown);
+  void applyAutomaticDynamic(Frame& frame, CacheEntry& e, std::optional<ir::Graph>& shown);
   // captureEntry's steps (compile_context.cpp), over one capture's state.
   struct Capture;
   enum class Next { Go, Skip, Restart };  // go on; the frame runs eagerly; capture again (Capture::restartAt)
@@ -127,6 +127,7 @@ class CompileContext : public torchapi::CompileHooks {
   void reportCompile(Capture& c);
   Next skip(Capture& c, const std::string& why, const session::GraphBreakEvent* b);
   void failCompile(Capture& c, const session::GraphBreakEvent& b);
+  void failCompile(Capture& c, const py::PyError& e);
 };
 
 // The compile context of a run (the interpreter's CompilerHooks are always one).

@@ -179,5 +179,31 @@ TEST(StorageCli, FailedFullgraphCompileRecordsWhereItFailed) {
   EXPECT_TRUE(store->graphBreaks(sessions[0].id).empty());  // an error, not a logged graph break
 }
 
+// An op that fails on fake tensors while a recompile traces (Dynamo's TorchRuntimeError) fails
+// that compile as PyTorch's does: stored failed, at the script's line of the failing op, with the
+// error as its explanation, and the error still reaches the script.
+TEST(StorageCli, ADynamoErrorWhileTracingRecordsTheFailedCompile) {
+  TempDir dir;
+  std::string db = dir.file("s.db");
+  std::string script = dir.file("mm.py");
+  std::ofstream(script) << "import torch\n\n@torch.compile\ndef f(x, w):\n    return x @ w\n\n"
+                           "a = torch.randn(4, 3)\nf(a, a.t())\nf(a, torch.randn(5, 2))\n";
+  Result r = kiln(dir, {"run", script, "--db", db});
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.err.find("TorchRuntimeError"), std::string::npos) << r.err;
+  auto store = Store::open(db);
+  const auto sessions = store->sessions();
+  ASSERT_EQ(sessions.size(), 1u);
+  const auto compiles = store->compiles(sessions[0].id);
+  ASSERT_EQ(compiles.size(), 2u);
+  EXPECT_EQ(compiles[0].status, "ok");
+  EXPECT_EQ(compiles[1].compileId, "0/1");
+  EXPECT_EQ(compiles[1].status, "failed");
+  EXPECT_EQ(compiles[1].message, "TorchRuntimeError");
+  EXPECT_EQ(compiles[1].line, 5);
+  EXPECT_GT(compiles[1].col, 0);
+  EXPECT_NE(compiles[1].detail.find("mat1 and mat2 shapes cannot be multiplied"), std::string::npos) << compiles[1].detail;
+}
+
 }  // namespace
 }  // namespace kiln::storage::testing
