@@ -1,16 +1,23 @@
 // GPU views made after the compile (engine/driver/kernel_views.h), without a GPU: the queue
 // reports each batch on the caller's thread, in order, only once made; a failing batch and one
 // not made in time are reported with notes saying so; finish() waits for the rest, bounded. With
-// NVRTC (here), the views a GPU compile queues reach a SessionWriter's kernel rows.
+// NVRTC (here), the views a GPU compile queues reach a SessionWriter's kernel rows; through
+// runScript, a backend's queued views reach the store while the script runs, or before it ends.
 #include "engine/driver/kernel_views.h"
+#include "engine/capture/backend.h"
 #include "engine/codegen/cuda/cuda_toolchain.h"
+#include "engine/driver/script_runner.h"
 #include "engine/kir/kernel_ir.h"
+#include "engine/runtime/compiled_graph.h"
+#include "engine/session/tee_sink.h"
 #include "storage/store.h"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <future>
+#include <sstream>
 #include <thread>
 
 #include <unistd.h>
@@ -216,6 +223,137 @@ TEST(CudaViewsBackground, ViewsMadeByNvrtcUpdateTheStoredKernelRows) {
     sink->sessionEnd(end);
   }
   std::filesystem::remove(path);
+}
+
+// A backend that does with its graph what the GPU backend does with its kernels (backends.cpp,
+// reportGpuKernels): one kernel reported pending, its views queued on the run's background
+// queue, the graph run eagerly. So runScript's part (the queue installed for the script's thread,
+// views reported with the output flush while the script runs, the rest awaited before
+// sessionEnd) is tested here without a GPU.
+class ViewsProbe : public capture::Backend {
+ public:
+  static std::chrono::milliseconds& delay() {
+    static std::chrono::milliseconds d{0};
+    return d;
+  }
+  capture::CompiledCode compile(const ir::Graph& g, const std::string& cid, session::SessionSink& sink,
+                                const capture::CompileRequest&) override {
+    session::KernelViewsEvent r = reported(cid);
+    session::KernelEvent k;
+    k.compileId = cid;
+    k.name = r.kernels[0].name;
+    k.kind = "pointwise";
+    k.source = r.kernels[0].source;
+    k.gpu = r.kernels[0].gpu;
+    sink.kernel(k);
+    BackgroundKernelViews* q = BackgroundKernelViews::current();
+    EXPECT_NE(q, nullptr) << "runScript installs a queue for the script's thread";
+    if (q && sink.wantsKernelViews())
+      q->add(sink, r, [cid, d = delay()] {
+        std::this_thread::sleep_for(d);
+        return made(cid);
+      });
+    ir::Graph graph = g;
+    capture::CompiledCode code;
+    code.run = [graph](const std::vector<tensor::Tensor>& in) { return runtime::runTorchGraph(graph, in); };
+    return code;
+  }
+};
+
+// What reaches the store, in order, with the thread each event came on.
+class Order : public session::SessionSink {
+ public:
+  void kernelViews(const session::KernelViewsEvent& e) override { add("views " + e.compileId); }
+  void output(const std::string& t) override {
+    if (t.find("done") != std::string::npos) add("output done");
+  }
+  void sessionEnd(const session::SessionEnd&) override { add("sessionEnd"); }
+  bool wantsKernelViews() const override { return true; }
+  void add(const std::string& what) {
+    events.push_back(what);
+    threads.push_back(std::this_thread::get_id());
+  }
+  std::vector<std::string> events;
+  std::vector<std::thread::id> threads;
+};
+
+struct ProbeRun {
+  Order order;
+  std::vector<storage::KernelRow> rows;
+  double ms = 0;
+  int exitCode = 0;
+  std::string error;
+};
+
+ProbeRun runProbe(const std::string& name, const std::string& script, std::chrono::milliseconds delay) {
+  if (!capture::BackendRegistry::global().contains("views_probe"))
+    capture::BackendRegistry::global().add("views_probe", "queues fake GPU views (kernel_views_test.cpp)",
+                                           [](const capture::BackendConfig&) { return std::make_shared<ViewsProbe>(); });
+  ViewsProbe::delay() = delay;
+  const auto dir = std::filesystem::temp_directory_path();
+  const std::string py = (dir / (name + ".py")).string(), db = (dir / (name + std::to_string(::getpid()) + ".db")).string();
+  std::ofstream(py) << script;
+  std::filesystem::remove(db);
+  ProbeRun run;
+  {
+    auto store = storage::Store::open(db);
+    auto writer = store->beginSession();
+    session::TeeSink tee({writer.get(), &run.order});
+    driver::RunOptions ro;
+    ro.scriptPath = py;
+    std::ostringstream out;
+    const auto t0 = std::chrono::steady_clock::now();
+    driver::RunResult r = driver::runScript(ro, tee, out);
+    run.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    run.exitCode = r.exitCode;
+    run.error = r.error;
+    for (const auto& c : store->compiles(store->lastSessionId()))
+      for (const auto& k : store->kernels(store->lastSessionId(), c.compileId)) run.rows.push_back(k);
+  }
+  std::filesystem::remove(db);
+  return run;
+}
+
+const char* kProbeScript = R"(import time
+import torch
+
+def f(x):
+    return x * 2
+
+g = torch.compile(f, backend="views_probe")
+g(torch.ones(4))
+t0 = time.time()
+n = 0
+while time.time() - t0 < WAIT:
+    n += 1
+print('done')
+)";
+
+std::string probeScript(double waitSeconds) {
+  std::string s = kProbeScript;
+  s.replace(s.find("WAIT"), 4, std::to_string(waitSeconds));
+  return s;
+}
+
+TEST(CudaViewsBackground, AScriptRunReportsViewsWhileTheScriptRunsOnItsThread) {
+  // Made in no time; the script computes for a second and a half after the compile.
+  const ProbeRun run = runProbe("kiln_views_probe_live", probeScript(1.5), 0ms);
+  ASSERT_EQ(run.exitCode, 0) << run.error;
+  EXPECT_EQ(run.order.events, (std::vector<std::string>{"views 0/0", "output done", "sessionEnd"}));
+  for (const auto& t : run.order.threads) EXPECT_EQ(t, std::this_thread::get_id());
+  ASSERT_EQ(run.rows.size(), 1u);
+  EXPECT_EQ(run.rows[0].gpu.ptx, ".visible .entry kiln_k0()\n");
+}
+
+TEST(CudaViewsBackground, AScriptRunWaitsForViewsBeforeTheSessionEnds) {
+  // Still being made when the script ends: the session ends after them, holding them.
+  const ProbeRun run = runProbe("kiln_views_probe_end", probeScript(0.0), 800ms);
+  ASSERT_EQ(run.exitCode, 0) << run.error;
+  EXPECT_EQ(run.order.events, (std::vector<std::string>{"output done", "views 0/0", "sessionEnd"}));
+  EXPECT_GE(run.ms, 800.0);
+  ASSERT_EQ(run.rows.size(), 1u);
+  EXPECT_EQ(run.rows[0].gpu.ptx, ".visible .entry kiln_k0()\n");
+  EXPECT_EQ(run.rows[0].gpu.notes, "");
 }
 
 }  // namespace
