@@ -105,16 +105,19 @@ int GpuKernelViews::tabIndex(View v) const { return pane_->indexOf(pages_[v]); }
 
 QString GpuKernelViews::status() const { return status_[Cuda]->text(); }
 
-void GpuKernelViews::setKernels(const std::vector<storage::KernelRow>& kernels, const std::map<int, int>& nodeLines) {
+void GpuKernelViews::setKernels(const TextPane::KernelList& kernels, const std::map<int, int>& nodeLines) {
   kernels_ = kernels;
   nodeLines_ = nodeLines;
-  made_ = making_ = false;
+  made_ = making_ = recorded_ = false;
+  madeTexts_.clear();
   ++generation_;  // a worker still making the last compile's texts is ignored
-  bool recorded = !kernels.empty(), haveIr = !kernels.empty();
-  for (const auto& k : kernels) {
-    recorded = recorded && !k.gpu.ptx.empty();
-    haveIr = haveIr && !k.kernelIr.empty();
-  }
+  const bool none = !kernels || kernels->empty();
+  bool recorded = !none, haveIr = !none;
+  if (!none)
+    for (const auto& k : *kernels) {
+      recorded = recorded && !k.gpu.ptx.empty();
+      haveIr = haveIr && !k.kernelIr.empty();
+    }
   const bool any = recorded || (haveIr && !kilnPath().isEmpty());
   for (int v = 0; v < ViewCount; ++v) pane_->setTabVisible(tabIndex(static_cast<View>(v)), any);
   for (QPlainTextEdit* e : editors_) {
@@ -123,12 +126,12 @@ void GpuKernelViews::setKernels(const std::vector<storage::KernelRow>& kernels, 
   }
   for (auto& b : base_) b.clear();
   for (auto& s : spans_) s.clear();
+  for (bool& f : filled_) f = false;
   for (QLabel* l : status_) l->clear();
   if (!any) return;
   if (recorded) {
-    std::vector<Made> made;
-    for (const auto& k : kernels) made.push_back({k.source, k.gpu});
-    fill(made, tr("Recorded when these kernels ran on the GPU (%1).").arg(QString::fromStdString(kernels.front().gpu.arch)));
+    recorded_ = true;
+    ready({}, tr("Recorded when these kernels ran on the GPU (%1).").arg(QString::fromStdString(kernels->front().gpu.arch)));
     return;
   }
   makeIfWanted();
@@ -139,15 +142,24 @@ QString GpuKernelViews::madeStatus(const std::vector<Made>& made) {
       .arg(QString::fromStdString(made.front().gpu.arch));
 }
 
-void GpuKernelViews::makeIfWanted() {
-  if (made_ || making_ || kernels_.empty()) return;
+int GpuKernelViews::shownView() const {
   const int cur = pane_->currentIndex();
-  if (cur != tabIndex(Cuda) && cur != tabIndex(Ptx) && cur != tabIndex(Sass)) return;  // made when first looked at
+  for (int v = 0; v < ViewCount; ++v)
+    if (cur == tabIndex(static_cast<View>(v))) return v;
+  return -1;
+}
+
+void GpuKernelViews::makeIfWanted() {
+  if (!kernels_ || kernels_->empty()) return;
+  const int shown = shownView();
+  if (shown < 0) return;  // made (and filled) when first looked at
+  if (made_) return fill(shown);
+  if (making_) return;
   QByteArray ir;
-  for (const auto& k : kernels_) ir += QByteArray::fromStdString(k.kernelIr) + "\n";
+  for (const auto& k : *kernels_) ir += QByteArray::fromStdString(k.kernelIr) + "\n";
   // Stepping through a compile's stages shows its kernels again: made once per kernel IR.
-  if (auto it = cache_.find(ir); it != cache_.end() && it->second.size() == kernels_.size()) {
-    fill(it->second, madeStatus(it->second));
+  if (auto it = cache_.find(ir); it != cache_.end() && it->second.size() == kernels_->size()) {
+    ready(it->second, madeStatus(it->second));
     return;
   }
   making_ = true;
@@ -165,7 +177,7 @@ void GpuKernelViews::makeIfWanted() {
           self->making_ = false;
           std::vector<Made> texts;
           for (const auto& [source, gpu] : made) texts.push_back({source, gpu});
-          if (!error.isEmpty() || texts.size() != self->kernels_.size()) {
+          if (!error.isEmpty() || texts.size() != self->kernels_->size()) {
             self->made_ = true;
             for (QLabel* l : self->status_) l->setText(tr("Not made: %1").arg(error));
             emit self->shown();
@@ -173,39 +185,62 @@ void GpuKernelViews::makeIfWanted() {
           }
           if (self->cache_.size() >= kCacheSize) self->cache_.clear();
           self->cache_[ir] = texts;
-          self->fill(texts, madeStatus(texts));
+          const QString status = madeStatus(texts);
+          self->ready(std::move(texts), status);
         },
         Qt::QueuedConnection);
   });
 }
 
-void GpuKernelViews::fill(const std::vector<Made>& made, const QString& status) {
+void GpuKernelViews::ready(std::vector<Made> made, const QString& status) {
   made_ = true;
-  QStringList texts[ViewCount];
-  int lines[ViewCount] = {};
-  for (auto& s : spans_) s.clear();
-  for (size_t i = 0; i < kernels_.size() && i < made.size(); ++i) {
-    const auto& k = kernels_[i];
+  madeTexts_ = std::move(made);
+  QString notes = textCount() == 0 ? QString() : QString::fromStdString(gpu(0).notes).trimmed();
+  for (QLabel* l : status_)
+    l->setText(notes.isEmpty() ? status : status + QLatin1Char(' ') + notes.replace(QLatin1Char('\n'), QStringLiteral("; ")));
+  if (const int shown = shownView(); shown >= 0) fill(shown);
+  emit shown();
+}
+
+size_t GpuKernelViews::textCount() const {
+  if (!kernels_) return 0;
+  return recorded_ ? kernels_->size() : std::min(kernels_->size(), madeTexts_.size());
+}
+
+const session::KernelGpuInfo& GpuKernelViews::gpu(size_t i) const { return recorded_ ? (*kernels_)[i].gpu : madeTexts_[i].gpu; }
+
+const std::string& GpuKernelViews::body(size_t i, int v) const {
+  if (v == Cuda) return recorded_ ? (*kernels_)[i].source : madeTexts_[i].source;
+  return v == Ptx ? gpu(i).ptx : gpu(i).sass;
+}
+
+QPlainTextEdit* GpuKernelViews::editor(View v) {
+  fill(v);
+  return editors_[v];
+}
+
+// View `v`'s text, made from the kernels when it is first shown; tinted for the selected line.
+void GpuKernelViews::fill(int v) {
+  if (!made_ || filled_[v]) return;
+  filled_[v] = true;
+  QStringList texts;
+  int lines = 0;
+  spans_[v].clear();
+  for (size_t i = 0; i < textCount(); ++i) {
+    const auto& k = (*kernels_)[i];
     const QString header =
         QStringLiteral("──── %1 (%2) · %3 ────")
-            .arg(QString::fromStdString(k.name), QString::fromStdString(k.kind), QString::fromStdString(session::gpuSummary(made[i].gpu)));
-    const std::string* bodies[ViewCount] = {&made[i].source, &made[i].gpu.ptx, &made[i].gpu.sass};
-    for (int v = 0; v < ViewCount; ++v) {
-      QString body = bodies[v]->empty() ? tr("(none)") : QString::fromStdString(*bodies[v]);
-      if (body.endsWith(QLatin1Char('\n'))) body.chop(1);
-      texts[v] << header << body << QString();
-      const int first = lines[v];
-      lines[v] += 2 + int(body.count(QLatin1Char('\n'))) + 1;
-      spans_[v].push_back({QString::fromStdString(k.name), first, lines[v] - 2, k.sourceLines});
-    }
+            .arg(QString::fromStdString(k.name), QString::fromStdString(k.kind), QString::fromStdString(session::gpuSummary(gpu(i))));
+    const std::string& text = body(i, v);
+    QString b = text.empty() ? tr("(none)") : QString::fromStdString(text);
+    if (b.endsWith(QLatin1Char('\n'))) b.chop(1);
+    texts << header << b << QString();
+    const int first = lines;
+    lines += 2 + int(b.count(QLatin1Char('\n'))) + 1;
+    spans_[v].push_back({QString::fromStdString(k.name), first, lines - 2, k.sourceLines});
   }
-  QString notes = made.empty() ? QString() : QString::fromStdString(made.front().gpu.notes).trimmed();
-  for (int v = 0; v < ViewCount; ++v) {
-    editors_[v]->setPlainText(texts[v].join(QLatin1Char('\n')));
-    status_[v]->setText(notes.isEmpty() ? status : status + QLatin1Char(' ') + notes.replace(QLatin1Char('\n'), QStringLiteral("; ")));
-  }
-  tint(line_);
-  emit shown();
+  editors_[v]->setPlainText(texts.join(QLatin1Char('\n')));
+  tintView(v);
 }
 
 // The hover link: the lines of source line `line` drawn over the selected line's tint, darker, as
@@ -213,7 +248,8 @@ void GpuKernelViews::fill(const std::vector<Made>& made, const QString& status) 
 void GpuKernelViews::hover(int line) {
   if (line == hover_) return;
   hover_ = line;
-  for (int v = 0; v < ViewCount; ++v) editors_[v]->setExtraSelections(line > 0 ? base_[v] + selections(v, line, 118) : base_[v]);
+  for (int v = 0; v < ViewCount; ++v)
+    if (filled_[v]) editors_[v]->setExtraSelections(line > 0 ? base_[v] + selections(v, line, 118) : base_[v]);
 }
 
 int GpuKernelViews::sourceLineAt(int v, int block) const {
@@ -298,17 +334,23 @@ QList<QTextEdit::ExtraSelection> GpuKernelViews::selections(int v, int line, int
 
 void GpuKernelViews::tint(int line) {
   line_ = line;
-  for (int v = 0; v < ViewCount; ++v) {
-    QPlainTextEdit* e = editors_[v];
-    const QList<QTextEdit::ExtraSelection> sels = selections(v, line, 100);
-    base_[v] = sels;
-    e->setExtraSelections(hover_ > 0 ? sels + selections(v, hover_, 118) : sels);
-    // Bring the first tinted line of code into view, a few lines of context above it: PTX's
-    // declarations can push it far below the kernel's (tinted) header.
-    if (line > 0 && !sels.isEmpty()) {
-      const int first = sels.size() > 1 ? sels[1].cursor.blockNumber() - 3 : sels.first().cursor.blockNumber() - 1;
-      e->verticalScrollBar()->setValue(std::max(0, first));
-    }
+  for (int v = 0; v < ViewCount; ++v) tintView(v);  // a view not filled yet is tinted when it is
+}
+
+void GpuKernelViews::tintView(int v) {
+  if (!filled_[v]) {
+    base_[v].clear();
+    return;
+  }
+  QPlainTextEdit* e = editors_[v];
+  const QList<QTextEdit::ExtraSelection> sels = selections(v, line_, 100);
+  base_[v] = sels;
+  e->setExtraSelections(hover_ > 0 ? sels + selections(v, hover_, 118) : sels);
+  // Bring the first tinted line of code into view, a few lines of context above it: PTX's
+  // declarations can push it far below the kernel's (tinted) header.
+  if (line_ > 0 && !sels.isEmpty()) {
+    const int first = sels.size() > 1 ? sels[1].cursor.blockNumber() - 3 : sels.first().cursor.blockNumber() - 1;
+    e->verticalScrollBar()->setValue(std::max(0, first));
   }
 }
 

@@ -9,9 +9,14 @@
 // the engine with "// cuda line K @N"), each node through its user source line. They take part
 // in the hover link (Compiler Explorer's): hovering a line here lights its source line in the
 // script, the graph and every kernel tab, and a hover elsewhere lights its lines here.
+//
+// Like the pane's own kernel tabs, a view is filled when it is shown (or its editor asked for):
+// a compile's kernels are shared with the pane, never copied, and a recorded session's texts
+// are read out of them only for the view shown.
 #pragma once
 
 #include "storage/store.h"
+#include "viewers/text_pane.h"
 
 #include <QByteArray>
 #include <QObject>
@@ -26,8 +31,6 @@ class QPlainTextEdit;
 
 namespace kiln::viewers {
 
-class TextPane;
-
 class GpuKernelViews : public QObject {
   Q_OBJECT
 
@@ -41,7 +44,10 @@ class GpuKernelViews : public QObject {
   // only for sessions that recorded them.
   static void setKilnPath(const QString& path);
 
-  QPlainTextEdit* editor(View v) const { return editors_[v]; }
+  // The view's editor, filled first when its texts are there (recorded, or made already): a
+  // CPU session's are not made by asking for the editor, only by showing a view.
+  QPlainTextEdit* editor(View v);
+  bool isFilled(View v) const { return filled_[v]; }
   // The source line line `block` of view `v` shows (0: none, or a kernel's header): a CUDA line
   // through its `// @N`, a PTX or SASS line through the line-info line above it.
   int sourceLineAt(int v, int block) const;
@@ -57,11 +63,20 @@ class GpuKernelViews : public QObject {
     std::string source;
     session::KernelGpuInfo gpu;
   };
-  void setKernels(const std::vector<storage::KernelRow>& kernels, const std::map<int, int>& nodeLines);
+  void setKernels(const TextPane::KernelList& kernels, const std::map<int, int>& nodeLines);
+  // On showing one of the views: fill it, or start making the texts.
   void makeIfWanted();
-  void fill(const std::vector<Made>& made, const QString& status);
+  // The texts are there (recorded, or `made`): say where from, fill the view shown.
+  void ready(std::vector<Made> made, const QString& status);
+  void fill(int v);
+  // Kernel i's source / PTX / SASS (view v) and GPU info: recorded in its row, or made here.
+  const std::string& body(size_t i, int v) const;
+  const session::KernelGpuInfo& gpu(size_t i) const;
+  size_t textCount() const;
+  int shownView() const;  // the view whose tab is current, or -1
   static QString madeStatus(const std::vector<Made>& made);
   void tint(int line);
+  void tintView(int v);  // the selected line's tint in view v (once filled), under the hover
   void hover(int line);  // the hover link (TextPane::sourceLineHovered)
   QList<QTextEdit::ExtraSelection> selections(int v, int line, int darker) const;
   int sourceLineOf(const QString& text, bool backward) const;
@@ -71,10 +86,13 @@ class GpuKernelViews : public QObject {
   QWidget* pages_[ViewCount] = {};
   QPlainTextEdit* editors_[ViewCount] = {};
   QLabel* status_[ViewCount] = {};
-  std::vector<storage::KernelRow> kernels_;
+  TextPane::KernelList kernels_;
   std::map<int, int> nodeLines_;
-  bool made_ = false;    // texts are shown for kernels_ (recorded, made, or the reason there are none)
-  bool making_ = false;  // a worker is making them
+  bool made_ = false;      // texts are there for kernels_ (recorded, made, or the reason there are none)
+  bool recorded_ = false;  // ...in the kernels' rows (made_ is empty)
+  std::vector<Made> madeTexts_;
+  bool filled_[ViewCount] = {};  // the view holds its text for kernels_
+  bool making_ = false;          // a worker is making them
   quint64 generation_ = 0;
   std::map<QByteArray, std::vector<Made>> cache_;  // kernel IR -> what kiln cuda made of it
   static constexpr size_t kCacheSize = 32;

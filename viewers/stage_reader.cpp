@@ -50,7 +50,7 @@ StageContent readStageContent(storage::Store& store, const StageRequest& r) {
       if (other.stage == stage.stage) c.base = store.stageGraph(other.id);
   if (!r.withCompile) return c;
   c.withCompile = true;
-  c.kernels = store.kernels(r.sessionId, stage.compileId);
+  c.kernels = std::make_shared<const std::vector<storage::KernelRow>>(store.kernels(r.sessionId, stage.compileId));
   c.wrapper = store.wrapperText(r.sessionId, stage.compileId);
   c.capture = captureReport(store, r.sessionId, stage.compileId);
   for (const auto& p : store.profiles(r.sessionId)) {

@@ -532,22 +532,36 @@ void StudioWindow::showStage(int row) {
   const quint64 token = ++stageRequest_;
   ++pendingReads_;
   statusBar()->showMessage(tr("Reading %1…").arg(StageListModel::label(stage)));
-  const std::string path = store_.path();
-  QPointer<StudioWindow> self(this);
-  QThreadPool::globalInstance()->start([self, path, request, token, row] {
-    auto content = std::make_shared<StageContent>();
-    QString error;
-    try {
-      auto store = storage::Store::open(path);
-      *content = readStageContent(*store, request);
-    } catch (const std::exception& e) { error = QString::fromUtf8(e.what()); }
-    QMetaObject::invokeMethod(
-        qApp,
-        [self, token, row, content, error] {
-          if (self) self->finishStage(token, row, *content, error);
-        },
-        Qt::QueuedConnection);
-  });
+  // Started from the event loop, not here: opening a session selects its default stage and the
+  // caller may pick another at once (--stage, a stage given with the session); a read that is
+  // moot before it starts is not made (a 200-layer model's took a second of a core).
+  QMetaObject::invokeMethod(
+      this,
+      [this, request, token, row] {
+        if (token != stageRequest_) {
+          --pendingReads_;
+          if (isSettled()) emit settled();
+          return;
+        }
+        readLayoutFrame(request.stage);
+        const std::string path = store_.path();
+        QPointer<StudioWindow> self(this);
+        QThreadPool::globalInstance()->start([self, path, request, token, row] {
+          auto content = std::make_shared<StageContent>();
+          QString error;
+          try {
+            auto store = storage::Store::open(path);
+            *content = readStageContent(*store, request);
+          } catch (const std::exception& e) { error = QString::fromUtf8(e.what()); }
+          QMetaObject::invokeMethod(
+              qApp,
+              [self, token, row, content, error] {
+                if (self) self->finishStage(token, row, *content, error);
+              },
+              Qt::QueuedConnection);
+        });
+      },
+      Qt::QueuedConnection);
 }
 
 // A compile that failed before it had a graph: why, in the graph's place and the Capture tab,
@@ -595,13 +609,13 @@ void StudioWindow::finishStage(quint64 token, int row, const StageContent& conte
   text_->setStageText(qs(content.text));
   if (content.withCompile) {
     compileId_ = stage.compileId;
-    text_->setKernels(content.kernels, content.nodeLines, content.runMs);
+    text_->setKernelList(content.kernels, content.nodeLines, content.runMs);
     text_->setWrapper(qs(content.wrapper));
     text_->setCapture(qs(content.capture));
     // New kernel text: tint the selected source line's lines in it again.
     if (const int line = source_->highlightedLine(); line > 0) text_->highlightSourceLine(line);
     compileKernels_.clear();
-    for (const auto& k : content.kernels) {
+    for (const auto& k : *content.kernels) {
       storage::KernelRow slim;
       slim.name = k.name;
       slim.nodeIds = k.nodeIds;
@@ -627,25 +641,44 @@ void StudioWindow::finishStage(quint64 token, int row, const StageContent& conte
 // The captured graph has ids of its own and is laid out by itself; the backward stages
 // (backward:*) share ids among themselves only, so they get a frame of their own. The union needs every stage
 // of the compile (0.4 s of reading for a 4,096-node model): read on a pool thread with a
-// connection of its own, the graph shown when it arrives.
+// connection of its own, started by showStage() beside the stage's own read; the stage is drawn
+// when both have come, in whichever order.
 void StudioWindow::showInLayoutFrame(const storage::StageRow& stage, const ir::Graph& graph) {
   if (stage.stage == "captured") {
     pendingFrameKey_.clear();
+    frameGraphWaiting_ = false;
     graph_->clearLayoutFrame();
     graph_->showGraph(graph);
     return;
   }
-  const bool backward = stage.stage.rfind("backward:", 0) == 0;
-  const QString key =
-      QStringLiteral("%1/%2%3").arg(sessionId_).arg(qs(stage.compileId)).arg(backward ? QStringLiteral("/backward") : QString());
-  if (graph_->layoutFrameKey() == key) {
+  const QString key = layoutFrameKey(sessionId_, stage);
+  if (graph_->layoutFrameKey() == key || failedFrameKey_ == key) {
+    if (failedFrameKey_ == key)
+      statusBar()->showMessage(tr("Could not read the stages for a stable layout: %1").arg(failedFrameError_), kStatusMs);
+    failedFrameKey_.clear();
     pendingFrameKey_.clear();
+    frameGraphWaiting_ = false;
     graph_->showGraph(graph);
     return;
   }
+  readLayoutFrame(stage);  // unless showStage() started it
   pendingFrameGraph_ = graph;
-  if (pendingFrameKey_ == key) return;  // already being read: show this stage when it arrives
+  frameGraphWaiting_ = true;
+}
+
+QString StudioWindow::layoutFrameKey(qint64 sessionId, const storage::StageRow& stage) {
+  const bool backward = stage.stage.rfind("backward:", 0) == 0;
+  return QStringLiteral("%1/%2%3").arg(sessionId).arg(qs(stage.compileId)).arg(backward ? QStringLiteral("/backward") : QString());
+}
+
+void StudioWindow::readLayoutFrame(const storage::StageRow& stage) {
+  if (stage.stage == "captured") return;
+  const QString key = layoutFrameKey(sessionId_, stage);
+  if (graph_->layoutFrameKey() == key || pendingFrameKey_ == key) return;  // drawn, or already being read
+  const bool backward = stage.stage.rfind("backward:", 0) == 0;
   pendingFrameKey_ = key;
+  frameGraphWaiting_ = false;  // a graph waiting for another compile's frame is not drawn in this one
+  failedFrameKey_.clear();
   graph_->clearGraph(tr("Reading the stages of [%1]…").arg(qs(stage.compileId)));
   ++pendingReads_;
   const std::string path = store_.path(), compileId = stage.compileId;
@@ -680,6 +713,17 @@ void StudioWindow::finishLayoutFrame(const QString& key, ir::Graph frame, const 
     return;
   }
   pendingFrameKey_.clear();
+  if (!frameGraphWaiting_) {  // the stage's own read is still going: finishStage() draws it in this frame
+    if (error.isEmpty()) {
+      graph_->setLayoutFrame(key, std::move(frame));
+    } else {
+      failedFrameKey_ = key;
+      failedFrameError_ = error;
+    }
+    if (isSettled()) emit settled();
+    return;
+  }
+  frameGraphWaiting_ = false;
   if (error.isEmpty()) graph_->setLayoutFrame(key, std::move(frame));
   else statusBar()->showMessage(tr("Could not read the stages for a stable layout: %1").arg(error), kStatusMs);
   // showGraph() forgets the step's change marks: keep the ones the step report set.

@@ -17,6 +17,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <utility>
 
 namespace kiln::viewers {
 namespace {
@@ -85,6 +86,7 @@ TextPane::TextPane(QWidget* parent) : QTabWidget(parent) {
   sideIndex_ = addTab(side, tr("Side by side"));
   new GpuKernelViews(this);  // the CUDA, PTX and SASS tabs, after this one
   connect(pick, &QComboBox::currentIndexChanged, this, [this, pick](int i) { setSideBySide(static_cast<Tab>(pick->itemData(i).toInt())); });
+  connect(this, &QTabWidget::currentChanged, this, [this] { fillShown(); });
   connect(sideLeftEdit_->verticalScrollBar(), &QScrollBar::valueChanged, this, [this] { syncSideBySide(); });
   // Hovering a kernel line links it to its source line and nodes; a click selects that line.
   for (QPlainTextEdit* e :
@@ -178,7 +180,10 @@ void TextPane::applyTints() {
     }
     return sels;
   };
-  for (Tab t : {KernelIr, KernelSource, LlvmIr, Assembly}) editors_[t]->setExtraSelections(withHover(base_[t], t, editors_[t]));
+  // A tab not filled yet has nothing to tint: it is tinted when filled.
+  for (Tab t : {KernelIr, KernelSource, LlvmIr, Assembly})
+    if (filled_[t]) editors_[t]->setExtraSelections(withHover(base_[t], t, editors_[t]));
+  if (!sideFilled_) return;
   sideLeftEdit_->setExtraSelections(withHover(sideBase_[0], KernelIr, sideLeftEdit_));
   sideRightEdit_->setExtraSelections(withHover(sideBase_[1], sideRight_, sideRightEdit_));
 }
@@ -186,11 +191,74 @@ void TextPane::applyTints() {
 void TextPane::setSideBySide(Tab right) {
   sideRight_ = right;
   sideKernel_ = -1;
-  sideRightEdit_->setPlainText(editors_[right]->toPlainText());
+  if (sideFilled_) fillSideRight();  // else when the side by side is shown
+}
+
+void TextPane::fillSideRight() {
+  sideRightEdit_->setPlainText(kernelText(sideRight_, &spans_[sideRight_]));
   int kernels = 0;
-  sideBase_[1] = tint(right, sideRightEdit_, tintedLine(), &kernels);
+  sideBase_[1] = tint(sideRight_, sideRightEdit_, tintedLine(), &kernels);
   applyTints();
   syncSideBySide();
+}
+
+// Both sides, made from the kernels when the side by side is first shown.
+void TextPane::fillSideBySide() {
+  if (sideFilled_ || !kernels_) return;
+  sideFilled_ = true;
+  sideLeftEdit_->setPlainText(kernelText(KernelIr, &spans_[KernelIr]));
+  int kernels = 0;
+  sideBase_[0] = tint(KernelIr, sideLeftEdit_, tintedLine(), &kernels);
+  if (scroll_ == Scroll::Tint && !sideBase_[0].isEmpty())
+    sideLeftEdit_->verticalScrollBar()->setValue(std::max(0, sideBase_[0].first().cursor.blockNumber() - 1));
+  fillSideRight();
+}
+
+void TextPane::fill(Tab t) {
+  if (filled_[t]) return;
+  if (!isKernelTab(t)) {
+    filled_[t] = true;
+    editors_[t]->setPlainText(std::exchange(pending_[t], QString()));
+    return;
+  }
+  if (!kernels_) return;
+  filled_[t] = true;
+  editors_[t]->setPlainText(kernelText(t, &spans_[t]));
+  int kernels = 0;
+  base_[t] = tint(t, editors_[t], tintedLine(), &kernels);
+  applyTints();
+  scrollKernelTab(t);
+}
+
+void TextPane::fillShown() {
+  const int cur = currentIndex();
+  if (cur == sideIndex_) fillSideBySide();
+  else if (cur >= 0 && cur < TabCount) fill(static_cast<Tab>(cur));
+}
+
+bool TextPane::isFilled(Tab tab) const { return tab == TabCount ? sideFilled_ : filled_[tab]; }
+
+QPlainTextEdit* TextPane::editor(Tab tab) {
+  fill(tab);
+  return editors_[tab];
+}
+
+QPlainTextEdit* TextPane::sideEditor(bool right) {
+  fillSideBySide();
+  return right ? sideRightEdit_ : sideLeftEdit_;
+}
+
+// The last scroll asked of the kernel tabs (a tinted line's first line, or a kernel's header).
+void TextPane::scrollKernelTab(Tab t) {
+  QPlainTextEdit* e = editors_[t];
+  if (scroll_ == Scroll::Tint && !base_[t].isEmpty()) {
+    // Bring the first tinted line into view (with wrapping off a block is a scroll step).
+    e->verticalScrollBar()->setValue(std::max(0, base_[t].first().cursor.blockNumber() - 1));
+  } else if (scroll_ == Scroll::Kernel) {
+    // With wrapping off each line is one block, so the scroll value is a line number.
+    for (const auto& span : spans_[t])
+      if (span.name == scrollKernel_) e->verticalScrollBar()->setValue(span.first);
+  }
 }
 
 // The right side follows the kernel at the top of the left side.
@@ -206,9 +274,17 @@ void TextPane::syncSideBySide() {
   sideRightEdit_->verticalScrollBar()->setValue(spans_[sideRight_][static_cast<size_t>(k)].first);
 }
 
-void TextPane::setText(Tab tab, const QString& text) { editors_[tab]->setPlainText(text); }
+void TextPane::setText(Tab tab, const QString& text) {
+  filled_[tab] = false;
+  pending_[tab] = text;
+  if (currentIndex() == tab) fill(tab);
+  else editors_[tab]->clear();  // its last text must not show under this one's tab
+}
 
-QString TextPane::text(Tab tab) const { return editors_[tab]->toPlainText(); }
+QString TextPane::text(Tab tab) const {
+  if (filled_[tab]) return editors_[tab]->toPlainText();
+  return isKernelTab(tab) ? (kernels_ ? kernelText(tab, nullptr) : QString()) : pending_[tab];
+}
 
 void TextPane::setStageText(const QString& text) { setText(StageIr, text); }
 
@@ -227,35 +303,51 @@ void TextPane::setSessionOutput(const QString& stdoutText, const QString& error)
   setText(Output, error.isEmpty() ? stdoutText : stdoutText + QStringLiteral("\n") + error);
 }
 
-void TextPane::setKernels(const std::vector<storage::KernelRow>& kernels, std::map<int, int> nodeLines,
+void TextPane::setKernels(std::vector<storage::KernelRow> kernels, std::map<int, int> nodeLines,
                           const std::map<std::string, double>& runMs) {
+  setKernelList(std::make_shared<const std::vector<storage::KernelRow>>(std::move(kernels)), std::move(nodeLines), runMs);
+}
+
+void TextPane::setKernelList(KernelList kernels, std::map<int, int> nodeLines, const std::map<std::string, double>& runMs) {
+  kernels_ = kernels ? std::move(kernels) : std::make_shared<const std::vector<storage::KernelRow>>();
   nodeLines_ = std::move(nodeLines);
-  const Tab tabs[] = {KernelIr, KernelSource, LlvmIr, Assembly};
-  QStringList texts[TabCount];
-  int lineCount[TabCount] = {};
-  for (Tab t : tabs) spans_[t].clear();
+  runMs_ = runMs;
+  scroll_ = Scroll::None;
   bool anySource = false;
-  for (const auto& k : kernels) {
-    const std::string* parts[TabCount] = {};
-    parts[KernelIr] = &k.kernelIr;
-    parts[KernelSource] = &k.source;
-    parts[LlvmIr] = &k.llvmIr;
-    parts[Assembly] = &k.assembly;
-    anySource = anySource || !k.source.empty();
-    for (Tab t : tabs) {
-      const QString body = parts[t]->empty() ? tr("(none)") : QString::fromStdString(*parts[t]);
-      auto ms = runMs.find(k.name);
-      texts[t] << header(k, ms == runMs.end() ? -1.0 : ms->second) << body << QString();
-      const int first = lineCount[t];
-      lineCount[t] += 2 + int(body.count(QLatin1Char('\n'))) + 1;
-      spans_[t].push_back({QString::fromStdString(k.name), first, lineCount[t] - 2, k.sourceLines});
-    }
+  for (const auto& k : *kernels_) anySource = anySource || !k.source.empty();
+  for (Tab t : {KernelIr, KernelSource, LlvmIr, Assembly}) {
+    filled_[t] = false;
+    spans_[t].clear();
+    base_[t].clear();
+    editors_[t]->clear();
+    editors_[t]->setExtraSelections({});
   }
-  for (Tab t : tabs) setText(t, texts[t].join(QLatin1Char('\n')));
+  sideFilled_ = false;
+  sideKernel_ = -1;
+  for (auto& b : sideBase_) b.clear();
+  for (QPlainTextEdit* e : {sideLeftEdit_, sideRightEdit_}) {
+    e->clear();
+    e->setExtraSelections({});
+  }
   setTabVisible(KernelSource, anySource);
-  sideLeftEdit_->setPlainText(editors_[KernelIr]->toPlainText());
-  setSideBySide(sideRight_);
-  emit kernelsShown(kernels, nodeLines_);
+  fillShown();
+  emit kernelsShown(kernels_, nodeLines_);
+}
+
+QString TextPane::kernelText(Tab t, std::vector<KernelSpan>* spans) const {
+  QStringList texts;
+  int lineCount = 0;
+  if (spans) spans->clear();
+  for (const auto& k : *kernels_) {
+    const std::string& part = t == KernelIr ? k.kernelIr : t == KernelSource ? k.source : t == LlvmIr ? k.llvmIr : k.assembly;
+    const QString body = part.empty() ? tr("(none)") : QString::fromStdString(part);
+    auto ms = runMs_.find(k.name);
+    texts << header(k, ms == runMs_.end() ? -1.0 : ms->second) << body << QString();
+    const int first = lineCount;
+    lineCount += 2 + int(body.count(QLatin1Char('\n'))) + 1;
+    if (spans) spans->push_back({QString::fromStdString(k.name), first, lineCount - 2, k.sourceLines});
+  }
+  return texts.join(QLatin1Char('\n'));
 }
 
 // The source line of a kernel IR instruction, through its `@N` provenance; 0 for other lines.
@@ -300,25 +392,25 @@ QList<QTextEdit::ExtraSelection> TextPane::tint(Tab t, QPlainTextEdit* e, int li
 int TextPane::highlightSourceLine(int line) {
   line_ = line;
   const int shown = tintedLine();
-  const bool scroll = shown > 0;  // every line at once: the view stays where the reader is
+  // Every line at once: the view stays where the reader is. A tab not filled yet is tinted and
+  // scrolled when it is.
+  if (shown > 0) scroll_ = Scroll::Tint;
   int kernels = 0;
+  if (kernels_ && line > 0)
+    for (const auto& k : *kernels_) kernels += std::find(k.sourceLines.begin(), k.sourceLines.end(), line) != k.sourceLines.end();
   for (Tab t : {KernelIr, KernelSource, LlvmIr, Assembly}) {
     int n = 0;
-    QPlainTextEdit* e = editors_[t];
-    const QList<QTextEdit::ExtraSelection> sels = tint(t, e, shown, &n);
-    if (t == KernelIr) kernels = n;
-    base_[t] = sels;
-    // Bring the first tinted line into view (with wrapping off a block is a scroll step).
-    if (scroll && !sels.isEmpty()) e->verticalScrollBar()->setValue(std::max(0, sels.first().cursor.blockNumber() - 1));
+    base_[t] = filled_[t] ? tint(t, editors_[t], shown, &n) : QList<QTextEdit::ExtraSelection>();
+    if (filled_[t] && shown > 0) scrollKernelTab(t);
   }
   int n = 0;
-  const auto left = tint(KernelIr, sideLeftEdit_, shown, &n);
-  sideBase_[0] = left;
-  sideBase_[1] = tint(sideRight_, sideRightEdit_, shown, &n);
+  sideBase_[0] = sideFilled_ ? tint(KernelIr, sideLeftEdit_, shown, &n) : QList<QTextEdit::ExtraSelection>();
+  sideBase_[1] = sideFilled_ ? tint(sideRight_, sideRightEdit_, shown, &n) : QList<QTextEdit::ExtraSelection>();
   applyTints();
-  if (scroll && !left.isEmpty()) sideLeftEdit_->verticalScrollBar()->setValue(std::max(0, left.first().cursor.blockNumber() - 1));
+  const auto& left = sideBase_[0];
+  if (shown > 0 && !left.isEmpty()) sideLeftEdit_->verticalScrollBar()->setValue(std::max(0, left.first().cursor.blockNumber() - 1));
   emit sourceLineTinted(shown);
-  return line > 0 ? kernels : 0;
+  return kernels;
 }
 
 void TextPane::setEveryLineTinted(bool on) {
@@ -333,7 +425,13 @@ void TextPane::clearAll() {
     editors_[t]->setExtraSelections({});
     spans_[t].clear();
     base_[t].clear();
+    pending_[t].clear();
+    filled_[t] = !isKernelTab(t);  // empty is what they show
   }
+  kernels_.reset();
+  runMs_.clear();
+  scroll_ = Scroll::None;
+  sideFilled_ = false;
   ruleSteps_->clear();
   sideBase_[0].clear();
   sideBase_[1].clear();
@@ -343,18 +441,15 @@ void TextPane::clearAll() {
     e->setExtraSelections({});
   }
   sideKernel_ = -1;
-  emit kernelsShown({}, {});
+  emit kernelsShown(nullptr, {});
 }
 
 void TextPane::showKernel(const QString& kernel) {
-  const int cur = currentIndex();
-  const bool onKernelTab = cur == KernelIr || cur == KernelSource || cur == LlvmIr || cur == Assembly;
-  if (!onKernelTab) setCurrentIndex(KernelIr);
-  for (Tab t : {KernelIr, KernelSource, LlvmIr, Assembly}) {
-    // With wrapping off each line is one block, so the scroll value is a line number.
-    for (const auto& span : spans_[t])
-      if (span.name == kernel) editors_[t]->verticalScrollBar()->setValue(span.first);
-  }
+  scroll_ = Scroll::Kernel;
+  scrollKernel_ = kernel;
+  if (!isKernelTab(currentIndex())) setCurrentIndex(KernelIr);  // filled and scrolled as it is shown
+  for (Tab t : {KernelIr, KernelSource, LlvmIr, Assembly})
+    if (filled_[t]) scrollKernelTab(t);
 }
 
 }  // namespace kiln::viewers

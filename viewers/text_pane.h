@@ -3,6 +3,13 @@
 // code), the compile's kernel IR, generated source (GPU only), LLVM IR, assembly and wrapper, and
 // the session's printed output, and the diff of two sessions. Kernel tabs hold every kernel of the
 // compile under a header line; showKernel() scrolls them to one.
+//
+// A tab is filled when it is first shown (or its editor or text asked for), not when its text
+// arrives: the 200-layer MiniTransformer's 1,601 kernels are ~26 MB of kernel IR, LLVM IR and
+// assembly, and putting all of it into four kernel tabs and the side by side took the UI thread
+// 2-3 s before the window was first painted. The kernels are held (shared with the stage read,
+// never copied) and each tab's text is made from them when it is shown; a source line's tint,
+// a hover and a scroll to a kernel are kept and applied to a tab when it is filled.
 #pragma once
 
 #include "storage/store.h"
@@ -12,6 +19,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <vector>
 
 class QPlainTextEdit;
@@ -25,6 +33,8 @@ class TextPane : public QTabWidget {
 
  public:
   enum Tab { StageIr, Step, Capture, KernelIr, KernelSource, LlvmIr, Assembly, Wrapper, Output, Diff, TabCount };
+  // A compile's kernels, shared by the stage read that made them, this pane and its GPU tabs.
+  using KernelList = std::shared_ptr<const std::vector<storage::KernelRow>>;
 
   explicit TextPane(QWidget* parent = nullptr);
 
@@ -36,13 +46,20 @@ class TextPane : public QTabWidget {
   // with it, a source line tints only its own lines (and each kernel's header) in the kernel
   // IR, LLVM IR (`; @N`) and assembly (`# @N` before the instructions) tabs.
   // `runMs`: each kernel's time per launch from the session's profile (shown in its header).
-  void setKernels(const std::vector<storage::KernelRow>& kernels, std::map<int, int> nodeLines = {},
+  // Only the tab showing is filled now; the others when shown.
+  void setKernels(std::vector<storage::KernelRow> kernels, std::map<int, int> nodeLines = {},
                   const std::map<std::string, double>& runMs = {});
+  // The same without a copy of the kernels (the studio passes the stage read's).
+  void setKernelList(KernelList kernels, std::map<int, int> nodeLines = {}, const std::map<std::string, double>& runMs = {});
+  const KernelList& kernels() const { return kernels_; }
+  // Whether tab `tab` holds its text yet (a kernel tab or text not shown since it was set does
+  // not); the side by side when `tab` is TabCount.
+  bool isFilled(Tab tab) const;
  signals:
   // For the tabs other views add (the CUDA, PTX and SASS ones, gpu_kernel_views.h): the kernels
-  // shown (none after clearAll) with their nodes' source lines, and the source line tinted
+  // shown (null after clearAll) with their nodes' source lines, and the source line tinted
   // (-1: every line in its own colour, 0: none).
-  void kernelsShown(const std::vector<storage::KernelRow>& kernels, const std::map<int, int>& nodeLines);
+  void kernelsShown(const kiln::viewers::TextPane::KernelList& kernels, const std::map<int, int>& nodeLines);
   void sourceLineTinted(int line);
 
  public:
@@ -75,11 +92,12 @@ class TextPane : public QTabWidget {
   int sourceLineAt(const QPlainTextEdit* editor, int block) const;
   // Scrolls the kernel tabs to `kernel`, switching to the kernel IR tab unless one is showing.
   void showKernel(const QString& kernel);
-  QPlainTextEdit* editor(Tab tab) const { return editors_[tab]; }
+  // The tab's editor, filled first (whoever asks for it reads or draws it).
+  QPlainTextEdit* editor(Tab tab);
   // Under the Step tab's report: a rule-table pass's rule applications, one at a time (hidden
   // for other stages; rule_steps_panel.h).
   RuleStepsPanel* ruleSteps() const { return ruleSteps_; }
-  QString text(Tab tab) const;
+  QString text(Tab tab) const;  // the tab's text, filled or not (without filling it)
 
   // The "Side by side" tab (after Diff): kernel IR on the left, the same kernels' assembly, LLVM IR
   // or generated source on the right (`setSideBySide`), kept on the same kernel as the left
@@ -87,7 +105,7 @@ class TextPane : public QTabWidget {
   int sideBySideIndex() const { return sideIndex_; }
   void setSideBySide(Tab right);  // LlvmIr, Assembly or KernelSource
   Tab sideBySideRight() const { return sideRight_; }
-  QPlainTextEdit* sideEditor(bool right) const { return right ? sideRightEdit_ : sideLeftEdit_; }
+  QPlainTextEdit* sideEditor(bool right);  // filled first, as editor()
 
  signals:
   // The mouse moved onto a kernel line of source line `line` (0: a line of none); only changes.
@@ -101,7 +119,13 @@ class TextPane : public QTabWidget {
   bool eventFilter(QObject* watched, QEvent* event) override;  // hover and clicks on kernel text
 
  private:
-  void setText(Tab tab, const QString& text);
+  void setText(Tab tab, const QString& text);  // shown at once on the current tab, else kept until shown
+  // Fills what is showing: the current tab, or the side by side.
+  void fillShown();
+  void fill(Tab tab);
+  void fillSideBySide();
+  void fillSideRight();
+  static bool isKernelTab(int tab) { return tab == KernelIr || tab == KernelSource || tab == LlvmIr || tab == Assembly; }
   // The kernel tab an editor shows (the side by side's editors included); TabCount: none.
   Tab kernelTabOf(const QPlainTextEdit* editor) const;
   void applyTints();  // the selected line's tint (base_) plus the hovered line's
@@ -121,7 +145,22 @@ class TextPane : public QTabWidget {
     std::vector<int> sourceLines;
   };
   std::vector<KernelSpan> spans_[TabCount];
+  // Kernel tab `t`'s text made from kernels_, with where each kernel sits in it.
+  QString kernelText(Tab t, std::vector<KernelSpan>* spans) const;
+  KernelList kernels_;
+  std::map<std::string, double> runMs_;
   std::map<int, int> nodeLines_;
+  // A tab's text until it is shown (kernel tabs: made from kernels_ then); filled_: it is in the
+  // editor. The side by side is filled as a whole (both sides; the right side again when it
+  // changes to another text).
+  QString pending_[TabCount];
+  bool filled_[TabCount] = {};
+  bool sideFilled_ = false;
+  // The last scroll asked of the kernel tabs, applied to a tab when it is filled: to the first
+  // line of the tinted source line (highlightSourceLine), or to a kernel (showKernel).
+  enum class Scroll { None, Tint, Kernel } scroll_ = Scroll::None;
+  QString scrollKernel_;
+  void scrollKernelTab(Tab t);
   int sourceLineOf(const QString& kernelIrLine, bool backward) const;  // backward: a bw_* kernel
   // The tint of source line `line` (kEveryLine: each line its own) for the kernels of tab `t`,
   // as selections in editor `e` (which shows that tab's text).

@@ -187,6 +187,12 @@ class GpuViewsTest : public QObject {
     k.gpu.spillLoads = 0;
     pane.setKernels({k}, {{7, 12}});
     QVERIFY(views->status().startsWith(QStringLiteral("Recorded when these kernels ran on the GPU (sm_90)")));
+    // Filled when shown or asked for: SASS stays empty while the PTX tab is shown.
+    QVERIFY(!views->isFilled(GpuKernelViews::Ptx));
+    pane.setCurrentIndex(views->tabIndex(GpuKernelViews::Ptx));
+    QVERIFY(views->isFilled(GpuKernelViews::Ptx));
+    QVERIFY(!views->isFilled(GpuKernelViews::Sass));
+    QVERIFY(pane.widget(views->tabIndex(GpuKernelViews::Sass))->findChild<QPlainTextEdit*>()->toPlainText().isEmpty());
     const QString ptx = views->editor(GpuKernelViews::Ptx)->toPlainText();
     QVERIFY2(ptx.startsWith(QStringLiteral("──── k0 (pointwise) · grid 1x1, block 32, thread · 8 registers · 0 B shared")),
              qPrintable(ptx));

@@ -92,6 +92,11 @@ class StudioWindowTest : public QObject {
     }
 
     TextPane* text = window_->textPane();
+    // Opened on the stage's IR: no kernel tab, nor the side by side, is filled before it is shown.
+    QCOMPARE(text->currentIndex(), int(TextPane::StageIr));
+    QVERIFY(text->isFilled(TextPane::StageIr));
+    for (TextPane::Tab t : {TextPane::KernelIr, TextPane::LlvmIr, TextPane::Assembly, TextPane::Wrapper}) QVERIFY(!text->isFilled(t));
+    QVERIFY(!text->isFilled(TextPane::TabCount));
     QVERIFY(text->text(TextPane::StageIr).startsWith(QStringLiteral("# stage fused")));
     QVERIFY(text->text(TextPane::KernelIr).contains(QStringLiteral("kernel kernel_0 pointwise")));
     QVERIFY2(text->text(TextPane::KernelIr).contains(QStringLiteral("· runs in 0.05 ms")),

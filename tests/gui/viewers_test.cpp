@@ -954,6 +954,106 @@ class ViewersTest : public QObject {
     QCOMPARE(pane.sideEditor(true)->extraSelections().size(), 2);  // header, the ret ; @11
   }
 
+  // A kernel tab is filled when it is shown, not when the kernels arrive (the 200-layer model's
+  // 1,601 kernels were seconds of UI thread before the first paint): a tab not shown holds no
+  // text, and when shown it holds its kernels' text, tinted for the selected line and scrolled
+  // to the kernel last asked for. New kernels empty every tab again but the one showing.
+  void kernelTabsAreFilledWhenShown() {
+    TextPane pane;
+    pane.resize(900, 300);
+    auto kernels = [](const std::string& prefix, int count) {
+      std::vector<storage::KernelRow> ks(static_cast<size_t>(count));
+      for (int i = 0; i < count; ++i) {
+        const std::string name = prefix + std::to_string(i), node = std::to_string(10 + i);
+        auto& k = ks[static_cast<size_t>(i)];
+        k.name = name;
+        k.kind = "pointwise";
+        k.nodeIds = {10 + i};
+        k.sourceLines = {3 + i};
+        k.kernelIr = "kernel " + name + " pointwise\n" + std::string(40, '\n') + "  %0 = exp %9 @" + node + "\nend\n";
+        k.llvmIr = "define void @" + name + "() {\n" + std::string(40, '\n') + "  ret void ; @" + node + "\n}\n";
+        k.assembly = name + ":\n\t# @" + node + "\n\tvexp\n\tret\n";
+      }
+      return ks;
+    };
+    // What a tab's editor holds, read past editor() (which fills the tab it is asked for).
+    auto held = [&pane](TextPane::Tab t) {
+      QWidget* page = pane.widget(t);
+      auto* e = qobject_cast<QPlainTextEdit*>(page);
+      return e ? e->toPlainText() : QString();
+    };
+    auto sideHeld = [&pane] {
+      QString all;
+      for (QPlainTextEdit* e : pane.widget(pane.sideBySideIndex())->findChildren<QPlainTextEdit*>()) all += e->toPlainText();
+      return all;
+    };
+    pane.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&pane));
+    pane.setCurrentIndex(TextPane::StageIr);
+    pane.setKernels(kernels("k", 3), {{10, 3}, {11, 4}, {12, 5}});
+    for (TextPane::Tab t : {TextPane::KernelIr, TextPane::LlvmIr, TextPane::Assembly}) {
+      QVERIFY(!pane.isFilled(t));
+      QVERIFY(held(t).isEmpty());
+    }
+    QVERIFY(!pane.isFilled(TextPane::TabCount));
+    QVERIFY(sideHeld().isEmpty());
+    // Tinting a line and asking for a kernel fill nothing but the kernel IR tab showKernel shows.
+    QCOMPARE(pane.highlightSourceLine(4), 1);
+    QVERIFY(held(TextPane::LlvmIr).isEmpty());
+    pane.showKernel(QStringLiteral("k2"));
+    QCOMPARE(pane.currentIndex(), int(TextPane::KernelIr));
+    QVERIFY(pane.isFilled(TextPane::KernelIr));
+    QVERIFY(held(TextPane::KernelIr).contains(QStringLiteral("kernel k2 pointwise")));
+    QVERIFY(!pane.isFilled(TextPane::LlvmIr));
+    QVERIFY(held(TextPane::LlvmIr).isEmpty());
+    // The text of a tab not shown is there to read without filling it.
+    QVERIFY(pane.text(TextPane::Assembly).contains(QStringLiteral("k1:\n\t# @11")));
+    QVERIFY(!pane.isFilled(TextPane::Assembly));
+    // Shown: LLVM IR holds every kernel's, k1's lines tinted in line 4's colour, scrolled to k2.
+    pane.setCurrentIndex(TextPane::LlvmIr);
+    QVERIFY(pane.isFilled(TextPane::LlvmIr));
+    const QString llvm = held(TextPane::LlvmIr);
+    for (const char* name : {"define void @k0()", "define void @k1()", "define void @k2()"})
+      QVERIFY2(llvm.contains(QLatin1String(name)), name);
+    auto* llvmEditor = qobject_cast<QPlainTextEdit*>(pane.widget(TextPane::LlvmIr));
+    const auto sels = llvmEditor->extraSelections();
+    QCOMPARE(sels.size(), 2);  // k1's header, its ret ; @11
+    QCOMPARE(sels.first().format.background().color(), lineColour(4));
+    QVERIFY(sels.first().cursor.block().text().startsWith(QStringLiteral("──── k1")));
+    QVERIFY(sels.last().cursor.block().text().endsWith(QStringLiteral("; @11")));
+    const int top = llvmEditor->verticalScrollBar()->value();
+    QVERIFY2(llvmEditor->document()->findBlockByNumber(top).text().startsWith(QStringLiteral("──── k2")) ||
+                 top == llvmEditor->verticalScrollBar()->maximum(),
+             qPrintable(llvmEditor->document()->findBlockByNumber(top).text()));
+    QVERIFY(!pane.isFilled(TextPane::Assembly));
+    QVERIFY(sideHeld().isEmpty());
+    // The side by side: both sides filled when shown, the right one the assembly.
+    pane.setCurrentIndex(pane.sideBySideIndex());
+    QVERIFY(pane.isFilled(TextPane::TabCount));
+    QCOMPARE(pane.sideEditor(false)->toPlainText(), pane.text(TextPane::KernelIr));
+    QCOMPARE(pane.sideEditor(true)->toPlainText(), pane.text(TextPane::Assembly));
+    QVERIFY(!pane.isFilled(TextPane::Assembly));
+    // Another compile's kernels: the side by side (showing) at once, the tabs filled before emptied.
+    pane.setKernels(kernels("m", 2), {{10, 3}, {11, 4}});
+    QVERIFY(pane.isFilled(TextPane::TabCount));
+    QVERIFY(pane.sideEditor(false)->toPlainText().contains(QStringLiteral("kernel m1 pointwise")));
+    QVERIFY(!pane.sideEditor(false)->toPlainText().contains(QStringLiteral("kernel k")));
+    for (TextPane::Tab t : {TextPane::KernelIr, TextPane::LlvmIr}) {
+      QVERIFY(!pane.isFilled(t));
+      QVERIFY(held(t).isEmpty());
+    }
+    pane.setCurrentIndex(TextPane::KernelIr);
+    QVERIFY(held(TextPane::KernelIr).contains(QStringLiteral("kernel m1 pointwise")));
+    QVERIFY(!held(TextPane::KernelIr).contains(QStringLiteral("kernel k")));
+    // A plain text tab is kept until shown too.
+    pane.setWrapper(QStringLiteral("def call(args):\n    m0(args[0])"));
+    QVERIFY(!pane.isFilled(TextPane::Wrapper));
+    QVERIFY(held(TextPane::Wrapper).isEmpty());
+    QCOMPARE(pane.text(TextPane::Wrapper), QStringLiteral("def call(args):\n    m0(args[0])"));
+    pane.setCurrentIndex(TextPane::Wrapper);
+    QCOMPARE(held(TextPane::Wrapper), QStringLiteral("def call(args):\n    m0(args[0])"));
+  }
+
   // The breaks panel lists breaks (with hints and stack) and recompiles (with the failing
   // guard's line); activating an entry reports its line.
   void breaksPanelListsAndLinks() {
