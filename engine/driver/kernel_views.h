@@ -10,7 +10,10 @@
 // waits for the rest before the session ends, so a recorded session holds them as before.
 //
 // Sinks are never called from the background thread: they are not thread-safe (SQLite writer,
-// TeeSink, explain reports), and the events of one sink stay in one thread's order.
+// TeeSink, explain reports), and the events of one sink stay in one thread's order. What the job
+// uses may run beside the script's thread: NVRTC compiles programs on several threads at once,
+// the kernel cache writes entries through temporary files, and the device's arch and SM count
+// are read before the job is queued (codegen::cuda::resolvedViewOptions).
 #pragma once
 
 #include "engine/codegen/cuda/cuda_views.h"
