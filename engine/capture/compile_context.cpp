@@ -1245,8 +1245,10 @@ static Tracer::DimPlan planDims(py::Interpreter& in, const Frame& frame, const S
 }
 
 // After a capture: the frame remembers each input's sizes and which dims changed (they are
-// dynamic in later compiles), and the shown graph gets the entry's size symbols.
-void CompileContext::applyAutomaticDynamic(Frame& frame, CacheEntry& e, ir::Graph& shown) {
+// dynamic in later compiles), and the shown graph gets the entry's size symbols: a copy of the
+// entry's captured graph in `shown`, made only where there are symbols (else the captured graph
+// is the one shown).
+void CompileContext::applyAutomaticDynamic(Frame& frame, CacheEntry& e, std::optional<ir::Graph>& shown) {
   if (frame.opts.dynamic && !*frame.opts.dynamic) return;
   std::map<int64_t, std::string> symbols;
   for (auto& g : e.guards) {
@@ -1266,7 +1268,8 @@ void CompileContext::applyAutomaticDynamic(Frame& frame, CacheEntry& e, ir::Grap
     frame.seenSizes[key] = sizes;
   }
   if (symbols.empty()) return;
-  for (auto& n : shown.nodes)
+  shown = *e.captured;
+  for (auto& n : shown->nodes)
     for (auto& t : n.types)
       for (auto& d : t.sizes)
         if (!d.symbolic()) {
@@ -1733,7 +1736,11 @@ struct CompileContext::Capture {
   std::string tail;                     // transformed code after the graph call: the return, or the break
   std::optional<StopAtCall> restartAt;  // Restart: capture again, stopping before this call
   int callsBeforeCleanup = 0;
-  ir::Graph shown;  // the captured graph as the user sees it (symbolic sizes)
+  // The captured graph: the tracer's until keepCapturedGraph, then the entry's (which takes it).
+  const ir::Graph& graph() const { return entry.captured ? *entry.captured : tracer.graph; }
+  // The captured graph as the user sees it: with the entry's size symbols where it has any.
+  std::optional<ir::Graph> shownWithSymbols;
+  const ir::Graph& shown() const { return shownWithSymbols ? *shownWithSymbols : graph(); }
 };
 
 std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, const std::shared_ptr<Frame>& frame, const Value& self,
@@ -1759,9 +1766,9 @@ std::optional<CacheEntry> CompileContext::captureEntry(py::Interpreter& in, cons
     skip(c, "No ops traced for the FX graph. `torch.compile` will skip the frame and fall back to eager.", nullptr);
     return std::nullopt;
   }
-  writeTransformedCode(c);                               // as depyf shows it
-  if (c.tracer.graph.opCount() > 0) compileCaptured(c);  // the backend (eager when it fails)
-  reportCompile(c);                                      // the compile event, guards' check order
+  writeTransformedCode(c);                          // as depyf shows it
+  if (c.graph().opCount() > 0) compileCaptured(c);  // the backend (eager when it fails)
+  reportCompile(c);                                 // the compile event, guards' check order
   return std::move(c.entry);
 }
 
@@ -2241,7 +2248,7 @@ void CompileContext::finishGraph(Capture& c) {
   double captureMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - c.t0).count();
   c.sink.timing(session::TimingEvent{c.cid, "capture", captureMs});
   for (const auto& i : tracer.inputs) entry.inputs.push_back(i.source);
-  entry.guards = tracer.guards;
+  entry.guards = std::move(tracer.guards);  // the tracer is done with them: some 15,000 at 200 layers
   orderGuards(entry.guards);
   if (c.firstCapture) {
     entry.dynamic = tracer.produceShapeGuards(entry.guards);
@@ -2275,9 +2282,10 @@ void CompileContext::noteFrameState(Capture& c) {
 void CompileContext::keepCapturedGraph(Capture& c) {
   c.entry.gradMode = autograd::isGradEnabled();
   c.entry.globalState = currentGlobalState();
-  c.entry.captured = std::make_shared<ir::Graph>(c.tracer.graph);
-  c.shown = c.tracer.graph;
-  if (c.firstCapture) applyAutomaticDynamic(*c.frame, c.entry, c.shown);
+  // The tracer is done with its graph: the entry takes it (no copy), and the backend compiles the
+  // entry's. Copies of a 7,600-node graph held through the compile were some 10 MB each.
+  c.entry.captured = std::make_shared<ir::Graph>(std::move(c.tracer.graph));
+  if (c.firstCapture) applyAutomaticDynamic(*c.frame, c.entry, c.shownWithSymbols);
 }
 
 // Dynamo's _return: a frame that reaches its return with no call traced (count_calls() == 0)
@@ -2300,7 +2308,7 @@ void CompileContext::writeTransformedCode(Capture& c) {
   for (size_t i = 0; i < c.names.size(); ++i) params += (i ? ", " : "") + c.names[i];
   if (c.self) params = c.selfName + (params.empty() ? "" : ", " + params);
   const std::string fnName = "__compiled_fn_" + std::to_string(c.frame->id) + "_" + cid.substr(cid.find('/') + 1);
-  const int ops = c.tracer.graph.opCount();
+  const int ops = c.graph().opCount();
   std::string code = "def __transformed_code_" + cid.substr(cid.find('/') + 1) + "_for_" + c.frame->name + "(" + params + "):\n";
   if (ops > 0) {
     std::string inputsText;
@@ -2322,12 +2330,12 @@ void CompileContext::writeTransformedCode(Capture& c) {
 // recorded failed with the reason.
 void CompileContext::compileCaptured(Capture& c) {
   py::Interpreter& in = c.in;
-  Tracer& tracer = c.tracer;
   CacheEntry& entry = c.entry;
   const CacheEntry* dynamicOf = c.dynamicOf;
   const std::string& cid = c.cid;
   session::SessionSink& sink = c.sink;
-  const ir::Graph& shown = c.shown;
+  const ir::Graph& graph = c.graph();
+  const ir::Graph& shown = c.shown();
   const std::shared_ptr<Frame>& frame = c.frame;
   py::FunctionObj* fn = c.fn;
   const Value& self = c.self;
@@ -2338,15 +2346,15 @@ void CompileContext::compileCaptured(Capture& c) {
   try {
     Backend& backend = backendFor(frame->opts.backend);
     std::vector<ir::TensorType> dynInputs;
-    if (entry.dynamic || dynamicOf) dynInputs = dynamicInputTypes(dynamicOf ? dynamicOf->guards : entry.guards, entry.inputs, tracer.graph);
+    if (entry.dynamic || dynamicOf) dynInputs = dynamicInputTypes(dynamicOf ? dynamicOf->guards : entry.guards, entry.inputs, graph);
     if (dynamicOf && dynamicOf->dynamicCode && !dynInputs.empty())
-      entry.run = backend.reuse(tracer.graph, dynInputs, *dynamicOf->dynamicCode, nullptr);
+      entry.run = backend.reuse(graph, dynInputs, *dynamicOf->dynamicCode, nullptr);
     if (!entry.run && dynamicOf && dynamicOf->floatDynamic) {
-      ir::Graph g = tracer.graph;  // one float value's graph: run as captured, no code generated
+      ir::Graph g = graph;  // one float value's graph: run as captured, no code generated
       entry.run = [g](const std::vector<tensor::Tensor>& in) { return runtime::runTorchGraph(g, in); };
     }
     if (!entry.run && !dynamicOf && dynInputs.empty() && !entry.mutates)
-      if (auto split = ddpSplitOf(in, *fn, self, selfName, args, names, entry, tracer.graph, shown, cid, sink, backend)) {
+      if (auto split = ddpSplitOf(in, *fn, self, selfName, args, names, entry, graph, shown, cid, sink, backend)) {
         entry.ddpSplit = split;
         entry.run = [split](const std::vector<tensor::Tensor>& x) {
           return runDdpPieces(*split, x, [](const DdpPiece& p, const std::vector<tensor::Tensor>& in) { return p.run(in); });
@@ -2355,7 +2363,7 @@ void CompileContext::compileCaptured(Capture& c) {
     if (!entry.run) {
       CompileRequest request{&shown, dynInputs.empty() ? nullptr : &dynInputs, !dynamicOf, frame->opts.mode};
       if (!backend.reportsCapturedStage()) reportCapturedStage(sink, cid, shown);
-      CompiledCode compiled = backend.compile(tracer.graph, cid, sink, request);
+      CompiledCode compiled = backend.compile(graph, cid, sink, request);
       entry.run = std::move(compiled.run);
       entry.dynamicCode = std::move(compiled.reusable);
       if (!dynamicOf) entry.backward = std::move(compiled.backward);
@@ -2373,7 +2381,7 @@ void CompileContext::compileCaptured(Capture& c) {
     }
     ce.status = "failed";
     ce.message = std::string("backend compile failed, running the captured graph eagerly: ") + e.what();
-    ir::Graph g = tracer.graph;
+    ir::Graph g = graph;
     entry.run = [g](const std::vector<tensor::Tensor>& in) { return runtime::runTorchGraph(g, in); };
   }
 }
@@ -2387,9 +2395,9 @@ void CompileContext::reportCompile(Capture& c) {
   session::SessionSink& sink = c.sink;
   const std::string& cid = c.cid;
   const bool returnsTensor = c.returnsTensor;
-  const int ops = tracer.graph.opCount();
+  const int ops = c.graph().opCount();
   const int callsBeforeCleanup = c.callsBeforeCleanup;
-  const ir::Graph& shown = c.shown;
+  const ir::Graph& shown = c.shown();
   session::CompileEvent& ce = c.ce;
   const bool returnsOnlyTensor = entry.plan.kind == BreakPlan::Kind::None && returnsTensor && entry.sideEffects.empty() &&
                                  entry.containerWrites.empty() && entry.varWrites.empty();

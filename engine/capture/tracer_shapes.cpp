@@ -472,14 +472,17 @@ bool Tracer::produceShapeGuards(std::vector<Guard>& guards) {
   for (const auto& u : sizeUses_) bySource[u.source.text()].push_back({u.dim, u.symbol});
   std::map<int, std::string> names;  // symbol -> s<N>, numbered in guard order (the size array kernels read)
   bool dynamic = false;
+  // The guards are moved into `out` (the entry's are some 15,000 at 200 layers: copies of them
+  // were the capture's largest transient).
   std::vector<Guard> out, shapePhase;
+  out.reserve(guards.size());
   for (auto& g : guards) {
     if (g.shapePhase) {
-      shapePhase.push_back(g);
+      shapePhase.push_back(std::move(g));
       continue;
     }
     if (g.kind != Guard::Kind::TensorMatch) {
-      out.push_back(g);
+      out.push_back(std::move(g));
       continue;
     }
     if (auto it = bySource.find(g.source.text()); it != bySource.end()) {
@@ -497,11 +500,14 @@ bool Tracer::produceShapeGuards(std::vector<Guard>& guards) {
         dynamic = true;
       }
     }
-    out.push_back(g);
-    if (auto plan = plans_.find(g.source.text()); plan != plans_.end() && !plan->second.marked.empty()) {
+    auto plan = plans_.find(g.source.text());
+    const bool marked = plan != plans_.end() && !plan->second.marked.empty();
+    const Source markedSource = marked ? g.source : Source{};
+    out.push_back(std::move(g));
+    if (marked) {
       Guard m;
       m.kind = Guard::Kind::DynamicIndices;
-      m.source = g.source;
+      m.source = markedSource;
       m.marked = plan->second.marked;
       m.where = plan->second.at;
       m.line = m.where.line;
