@@ -105,9 +105,9 @@ TEST(CudaSource, LongRowsAreOneBlockPerRowWithWarpShuffles) {
 }
 
 // Softmax as the kernel builder makes it (storeOnceReloadLater: exp stored in the second nest,
-// loaded back in the third), rows of 8192: eight steps of 1024 threads. The input is read once,
+// loaded back in the third), rows of 8192: sixteen steps of 512 threads. The input is read once,
 // the exp never goes to memory (the third nest reads it from the cache) and only the last store
-// of y is made. Rows over 16 steps stride as before and read the row once per nest.
+// of y is made. Rows over 32 steps stride as before and read the row once per nest.
 TEST(CudaSource, RowsInRegistersReadOnceAndStoreOnce) {
   const std::string text =
       "kernel softmax reduction\n  in x: f32[64, 8192]\n  out y: f32[64, 8192]\n  loop i0 in 0..64\n"
@@ -115,28 +115,37 @@ TEST(CudaSource, RowsInRegistersReadOnceAndStoreOnce) {
       "  %3 = exp %2\n  store y[i0*8192 + r0], %3\n  %4 = reduce_sum %3\n  %5 = load y[i0*8192 + r0]\n"
       "  %6 = div %5, %4\n  store y[i0*8192 + r0], %6\nend\n";
   kir::Kernel k = kir::parseKernel(text);
-  ASSERT_EQ(cuda::cudaRowSteps(k), 8);
+  ASSERT_EQ(cuda::cudaRowSteps(k), 16);
   const std::string src = cuda::cudaSource({k});
-  EXPECT_EQ(count(src, "for (int kiln_j = 0; kiln_j < 8; ++kiln_j) {"), 3u) << src;
-  EXPECT_EQ(src.find("if (kiln_r <"), std::string::npos) << src;  // 8 x 1024 covers the row exactly
-  EXPECT_EQ(count(src, "b0_x["), 1u) << src;
-  EXPECT_EQ(count(src, "b1_y["), 1u) << src;  // one store, no load
+  EXPECT_EQ(count(src, "for (int kiln_j = 0; kiln_j < 16; ++kiln_j) {"), 3u) << src;
+  EXPECT_EQ(src.find("if (kiln_r <"), std::string::npos) << src;  // 16 x 512 covers the row exactly
+  // Four consecutive elements per thread and step of four: the input read as two float4s, the
+  // output written as four, where both buffers are 16-byte aligned (kiln_al), else element by element.
+  EXPECT_EQ(count(src, "const long long kiln_r = (threadIdx.x + (kiln_j >> 2) * 512LL) * 4 + (kiln_j & 3);"), 3u) << src;
+  EXPECT_NE(src.find("const bool kiln_al = (((unsigned long long)b0_x | (unsigned long long)b1_y) & 15ULL) == 0;"), std::string::npos)
+      << src;
+  EXPECT_NE(src.find("if (kiln_al && (kiln_j & 3) == 0) kiln_v0_0 = *reinterpret_cast<const float4*>(&b0_x[i0 * 8192LL + r0]);"),
+            std::string::npos)
+      << src;
+  EXPECT_EQ(count(src, "b0_x["), 2u) << src;  // one load: the float4 and its element-wise fallback
+  EXPECT_NE(src.find("*reinterpret_cast<float4*>(&b1_y[i0 * 8192LL + r0] - 3) = kiln_v2_8;"), std::string::npos) << src;
+  EXPECT_EQ(count(src, "b1_y["), 2u) << src;  // one store (float4 and fallback), no load
   EXPECT_NE(src.find("kiln_c1[kiln_j] = v3;"), std::string::npos) << src;
   EXPECT_NE(src.find("const float v5 = kiln_c1[kiln_j];"), std::string::npos) << src;
-  EXPECT_NE(src.find("b1_y[i0 * 8192LL + r0] = v6;"), std::string::npos) << src;
-  EXPECT_EQ(cuda::cudaLaunch(k).str(), "grid 64x1, block 1024, block, row in registers (8 per thread)");
+  EXPECT_NE(src.find("else b1_y[i0 * 8192LL + r0] = v6;"), std::string::npos) << src;
+  EXPECT_EQ(cuda::cudaLaunch(k).str(), "grid 64x1, block 512, block, row in registers (16 per thread)");
 
-  // Rows of 20000 (20 steps): the strided loop, every access to memory.
+  // Rows of 40000 (79 steps): the strided loop, every access to memory.
   std::string longRows = text;
-  for (size_t at; (at = longRows.find("8192")) != std::string::npos;) longRows.replace(at, 4, "20000");
+  for (size_t at; (at = longRows.find("8192")) != std::string::npos;) longRows.replace(at, 4, "40000");
   kir::Kernel l = kir::parseKernel(longRows);
   EXPECT_EQ(cuda::cudaRowSteps(l), 0);
   const std::string lsrc = cuda::cudaSource({l});
-  EXPECT_EQ(count(lsrc, "for (long long kiln_r = threadIdx.x; kiln_r < 20000LL; kiln_r += blockDim.x)"), 3u) << lsrc;
+  EXPECT_EQ(count(lsrc, "for (long long kiln_r = threadIdx.x; kiln_r < 40000LL; kiln_r += blockDim.x)"), 3u) << lsrc;
   EXPECT_EQ(count(lsrc, "b0_x["), 2u) << lsrc;
   EXPECT_EQ(count(lsrc, "b1_y["), 3u) << lsrc;
   EXPECT_EQ(lsrc.find("kiln_c0"), std::string::npos) << lsrc;
-  EXPECT_EQ(cuda::cudaLaunch(l).str(), "grid 64x1, block 1024, block");
+  EXPECT_EQ(cuda::cudaLaunch(l).str(), "grid 64x1, block 512, block");
 }
 
 // A buffer written at one index and read at another, or touched outside the nests, stays in
@@ -345,6 +354,23 @@ TEST(CudaNvrtc, FourFloatsPerThreadAre128BitAccessesInPtx) {
   EXPECT_EQ(ptx.find(".local"), std::string::npos) << ptx;
 }
 
+// A row in registers four at a time: softmax's input and output are 128-bit accesses in PTX, with
+// no local memory (the float4s and their lanes stay in registers once the steps are unrolled).
+TEST(CudaNvrtc, RowsInRegistersAre128BitAccessesInPtx) {
+  std::string why;
+  cuda::Nvrtc* nvrtc = cuda::Nvrtc::instance(&why);
+  if (!nvrtc) GTEST_SKIP() << "NVRTC is not available here: " << why;
+  kir::Kernel k = kir::parseKernel(
+      "kernel softmax reduction\n  in x: f32[64, 8192]\n  out y: f32[64, 8192]\n  loop i0 in 0..64\n"
+      "  loop r0 in 0..8192 reduce\n  %0 = load x[i0*8192 + r0]\n  %1 = reduce_max %0\n  %2 = sub %0, %1\n"
+      "  %3 = exp %2\n  store y[i0*8192 + r0], %3\n  %4 = reduce_sum %3\n  %5 = load y[i0*8192 + r0]\n"
+      "  %6 = div %5, %4\n  store y[i0*8192 + r0], %6\nend\n");
+  const std::string ptx = nvrtc->compileToPtx(cuda::cudaSource({k}), "row_vector.cu", kDefaultCudaArch);
+  EXPECT_EQ(count(ptx, "ld.global.nc.v4.f32"), 4u) << ptx;
+  EXPECT_EQ(count(ptx, "st.global.v4.f32"), 4u) << ptx;
+  EXPECT_EQ(ptx.find(".local"), std::string::npos) << ptx;
+}
+
 // NVRTC's errors come back with its log.
 // A block-per-row kernel is compiled for its block's size (.maxntid): ptxas keeps to the
 // registers such a launch has, so a 1,024-thread launch never fails for want of registers.
@@ -355,11 +381,11 @@ TEST(CudaNvrtc, BlockKernelsCarryTheirLaunchBounds) {
   kir::Kernel k = kir::parseKernel(
       "kernel rowsum reduction\n  in x: f32[8, 16384]\n  out y: f32[8]\n  loop i0 in 0..8\n  loop r0 in 0..16384 reduce\n"
       "  %0 = load x[i0*16384 + r0]\n  %1 = reduce_sum %0\n  store y[i0], %1\nend\n");
-  ASSERT_EQ(cuda::cudaRowSteps(k), 16);
+  ASSERT_EQ(cuda::cudaRowSteps(k), 32);
   const std::string src = cuda::cudaSource({k});
-  EXPECT_NE(src.find("extern \"C\" __launch_bounds__(1024) __global__ void kiln_rowsum("), std::string::npos) << src;
+  EXPECT_NE(src.find("extern \"C\" __launch_bounds__(512) __global__ void kiln_rowsum("), std::string::npos) << src;
   const std::string ptx = nvrtc->compileToPtx(src, "bounds.cu", "compute_75");
-  EXPECT_NE(ptx.find(".maxntid 1024, 1, 1"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find(".maxntid 512, 1, 1"), std::string::npos) << ptx;
 }
 
 // NVRTC's outputs go to the on-disk kernel cache: the same compile again is read back (the same

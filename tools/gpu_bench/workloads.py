@@ -5,6 +5,7 @@
 #   RESULT <workload> <mode> <median_ms> <bytes>
 # (bytes: the least memory traffic of one call, for GB/s; 0 where not meaningful). A workload
 # that cannot run prints `RESULT <workload> <mode> error <message>`.
+import os
 import time
 import torch
 import torch.nn as nn
@@ -126,9 +127,13 @@ def workloads():
 
 def main():
     torch.manual_seed(0)
+    # BENCH_ONLY=softmax,copy: only the workloads whose names hold one of these words.
+    only = [w for w in os.environ.get('BENCH_ONLY', '').split(',') if w]
     with torch.no_grad():
         for name, fn, args, nbytes, *graphs in workloads():
             key = name.replace(' ', '_')
+            if only and not any(w in key for w in only):
+                continue
             try:
                 print('RESULT', key, 'eager', median_ms(fn, args), nbytes)
             except Exception as e:

@@ -202,6 +202,15 @@ std::vector<size_t> vectorAccesses(const kir::Kernel& k, int L) {
 
 int64_t reductionExtent(const kir::Kernel& k);
 unsigned blockThreads(int64_t row);
+
+// KILN_CUDA_VECTOR=0: no float4 accesses anywhere (to compare).
+bool vectorOff() {
+  static const bool off = [] {
+    const char* e = std::getenv("KILN_CUDA_VECTOR");
+    return e && std::string(e) == "0";
+  }();
+  return off;
+}
 constexpr unsigned kSplitBlock = 512;
 
 class KernelWriter {
@@ -212,7 +221,10 @@ class KernelWriter {
       lane_ = fastestParallelLoop(k);
       for (size_t i : vectorAccesses(k, lane_)) vectored_[i] = true;
     }
-    if (steps_ > 0) planRowCache();
+    if (steps_ > 0) {
+      planRowCache();
+      planRowVector();
+    }
   }
 
   std::string write() {
@@ -255,6 +267,13 @@ class KernelWriter {
       }
     }
     if (vec_ > 1) openLanes();
+    if (!rowVectored_.empty()) {
+      std::set<int> bufs;
+      for (const auto& [q, i] : rowVectored_) bufs.insert(k_.body[i].buffer);
+      std::string addresses;
+      for (int b : bufs) addresses += (addresses.empty() ? "" : " | ") + ("(unsigned long long)" + paramName(k_, b));
+      line("const bool kiln_al = ((" + addresses + ") & 15ULL) == 0;  // every float4 of the row aligned");
+    }
     for (const auto& [key, c] : cache_)
       line(std::string(cType(c.dtype)) + " kiln_c" + std::to_string(c.number) + "[" + std::to_string(steps_) + "];");
     // Four points: the body written out once per point, each in a scope of its own (a loop over
@@ -344,10 +363,14 @@ class KernelWriter {
       if (steps_ > 0) {
         // The row in registers: a fixed number of steps, unrolled, so the caches are registers.
         const int64_t block = blockThreads(reductionExtent(k_));
+        for (int i : place_.nestBody[static_cast<size_t>(q)])
+          if (const std::string v = rowVector(k_.body[static_cast<size_t>(i)]); !v.empty()) line("float4 " + v + ";");
         line("#pragma unroll");
         line("for (int kiln_j = 0; kiln_j < " + std::to_string(steps_) + "; ++kiln_j) {");
         ++depth_, ++opened;
-        line("const long long kiln_r = threadIdx.x + kiln_j * " + int64Literal(block) + ";");
+        if (!rowVectored_.empty())  // four consecutive elements per thread and step of four
+          line("const long long kiln_r = (threadIdx.x + (kiln_j >> 2) * " + int64Literal(block) + ") * 4 + (kiln_j & 3);");
+        else line("const long long kiln_r = threadIdx.x + kiln_j * " + int64Literal(block) + ";");
         if (reductionExtent(k_) != steps_ * block) {
           line("if (kiln_r < " + extent + ") {");
           ++depth_, ++opened;
@@ -489,6 +512,11 @@ class KernelWriter {
         const kir::Buffer& buf = k_.buffers[static_cast<size_t>(in.buffer)];
         std::string x = paramName(k_, in.buffer) + "[" + index(in.index) + "]";
         if (const std::string q = laneVector(in); !q.empty()) x = "(kiln_al ? " + q + " : " + x + ")";
+        if (const std::string v = rowVector(in); !v.empty()) {
+          line("if (kiln_al && (kiln_j & 3) == 0) " + v + " = *reinterpret_cast<const float4*>(&" + x + ");" + at);
+          x = "(kiln_al ? ((kiln_j & 3) == 0 ? " + v + ".x : (kiln_j & 3) == 1 ? " + v + ".y : (kiln_j & 3) == 2 ? " + v + ".z : " + v +
+              ".w) : " + x + ")";
+        }
         if (buf.dtype == DType::Bool) x = "(" + x + " != 0)";
         if (const std::string c = cached(in); !c.empty()) {
           // The first access of the element loads it into the thread's cache; later nests read that.
@@ -505,7 +533,14 @@ class KernelWriter {
         if (buf.dtype == DType::Bool) v = "(unsigned char)(" + v + " ? 1 : 0)";
         // A store outside the nests holds one value per point: thread 0 of the block makes it.
         const bool once = sched_ != CudaSchedule::Thread && !inNest_;
-        const std::string store = paramName(k_, in.buffer) + "[" + index(in.index) + "] = " + v + ";";
+        std::string store = paramName(k_, in.buffer) + "[" + index(in.index) + "] = " + v + ";";
+        if (const std::string q = rowVector(in); !q.empty()) {
+          // The thread's four consecutive elements gathered, then written as one float4 at the fourth.
+          const std::string address = "&" + paramName(k_, in.buffer) + "[" + index(in.index) + "] - 3";
+          store = "if (kiln_al) { switch (kiln_j & 3) { case 0: " + q + ".x = " + v + "; break; case 1: " + q + ".y = " + v +
+                  "; break; case 2: " + q + ".z = " + v + "; break; default: " + q + ".w = " + v + "; *reinterpret_cast<float4*>(" +
+                  address + ") = " + q + "; } } else " + store;
+        }
         if (const std::string c = cached(in); !c.empty()) {
           // Later nests read the value from the cache; only the element's last store reaches memory.
           line(c + " = " + operand(in, 0, buf.dtype) + ";" + at);
@@ -694,12 +729,63 @@ class KernelWriter {
       const int b = bufferOf.at(k);
       const Use& u = uses[b];
       const bool oneIndex = u.stores.empty() || (u.stores.size() == 1 && (u.loads.empty() || u.loads == u.stores));
-      // At most 24 cached values per thread: with the rest of the body that keeps a 1,024-thread
-      // block within its 64 registers (beyond, ptxas spills and the cache costs instead).
-      if (u.outer || !oneIndex || nests.size() < 2 || held + static_cast<size_t>(steps_) > 24) continue;
+      // At most 24 cached values per thread of a 1,024-thread block (more for smaller blocks, which
+      // may use more registers): with the rest of the body that keeps a 1,024-thread block within its
+      // 64 registers (beyond, ptxas spills and the cache costs instead).
+      const size_t most = 24 * (1024 / std::max<size_t>(1, blockThreads(reductionExtent(k_))));
+      if (u.outer || !oneIndex || nests.size() < 2 || held + static_cast<size_t>(steps_) > most) continue;
       cache_[k] = {number++, k_.buffers[static_cast<size_t>(b)].dtype};
       held += static_cast<size_t>(steps_);
     }
+  }
+
+  // Rows in registers, four at a time: when the row is a whole number of steps of four (no tail) over
+  // one reduction loop, each thread owns four consecutive elements per step of four, and the
+  // accesses that reach memory at consecutive elements of a float32 buffer (steppedAccess along the
+  // reduction loop) become one float4 each: a load at the first of the four, a store at the fourth.
+  // Only loads of buffers the kernel never stores and stores of buffers it never reads from memory
+  // (a cached element's later loads read the cache), so a float4 never crosses a store. Every such
+  // buffer's address must be 16-byte aligned at run time (kiln_al), else each element goes alone.
+  void planRowVector() {
+    if (vectorOff() || steps_ % 4 != 0 || reductionExtent(k_) != static_cast<int64_t>(steps_) * blockThreads(reductionExtent(k_))) return;
+    int red = -1, reductions = 0;
+    for (size_t l = 0; l < k_.loops.size(); ++l)
+      if (k_.loops[l].reduction) red = static_cast<int>(l), ++reductions;
+    if (reductions != 1) return;
+    // Which accesses touch memory: an uncached one always (in each nest it is written in); a
+    // cached element only at its first access when that is a load, and at its last store.
+    std::set<int> memLoaded, stored;
+    std::set<std::string> seen;
+    std::vector<std::pair<int, size_t>> touching;  // (nest, body position), in the order written
+    for (size_t i = 0; i < k_.body.size(); ++i) {
+      const Instr& in = k_.body[i];
+      if (in.op == Op::Store && in.buffer >= 0) stored.insert(in.buffer);
+      if (in.op == Op::Load && in.buffer >= 0 && (!place_.inner[i] || !cache_.count(key(in)))) memLoaded.insert(in.buffer);
+    }
+    for (int q = 0; q < place_.nests; ++q)
+      for (int pos : place_.nestBody[static_cast<size_t>(q)]) {
+        const size_t i = static_cast<size_t>(pos);
+        const Instr& in = k_.body[i];
+        if ((in.op != Op::Load && in.op != Op::Store) || in.buffer < 0) continue;
+        bool touches = true;
+        if (cache_.count(key(in))) {
+          const bool first = seen.insert(key(in)).second;
+          touches = in.op == Op::Load ? first : lastStore_.at(key(in)) == std::make_pair(q, &in);
+          if (in.op == Op::Load && first) memLoaded.insert(in.buffer);
+        }
+        if (touches) touching.emplace_back(q, i);
+      }
+    for (const auto& [q, i] : touching) {
+      const Instr& in = k_.body[i];
+      if (!steppedAccess(k_, in, red)) continue;
+      if (in.op == Op::Load ? !stored.count(in.buffer) : !memLoaded.count(in.buffer)) rowVectored_.insert({q, i});
+    }
+  }
+
+  // The float4 that instruction `in` of the nest being written goes through, or "".
+  std::string rowVector(const Instr& in) const {
+    const size_t i = static_cast<size_t>(&in - k_.body.data());
+    return rowVectored_.count({nest_, i}) ? "kiln_v" + std::to_string(nest_) + "_" + std::to_string(i) : "";
   }
 
   const kir::Kernel& k_;
@@ -718,6 +804,7 @@ class KernelWriter {
   int lane_ = -1;                                                  // with vec_ > 1: the loop the four points step along
   int lanePos_ = 0;                                                // the point (0-3) whose body is being written
   std::map<size_t, bool> vectored_;                                // body positions of the float4 loads and stores
+  std::set<std::pair<int, size_t>> rowVectored_;                   // rows in registers: the float4 accesses (nest, body position)
   bool inNest_ = false;
   std::string out_;
   int depth_ = 0;
@@ -775,15 +862,27 @@ unsigned pow2AtLeast(int64_t n) {
 }
 
 // A Block-schedule launch's threads: about four elements of the row per thread, whole warps, at
-// most 1024 threads.
-unsigned blockThreads(int64_t row) { return std::clamp(pow2AtLeast((row + 3) / 4), 32u, 1024u); }
+// most 512 threads. At most 512: on the H200, softmax and layer_norm over rows of 8192 took 0.139 / 0.146 ms with
+// 512 threads (16 elements each) against 0.241 / 0.202 ms with 1,024 (8 each) and 0.146 / 0.160
+// with 256 (docs/perf.md): three 512-thread rows in flight per multiprocessor overlap one row's
+// block reductions with another's loads, where two 1,024-thread rows stall together.
+// KILN_CUDA_ROW_THREADS=N (a power of two, 32-1024) sets another cap, to compare block sizes.
+unsigned blockThreads(int64_t row) {
+  static const unsigned cap = [] {
+    const char* e = std::getenv("KILN_CUDA_ROW_THREADS");
+    const unsigned n = e ? static_cast<unsigned>(std::strtoul(e, nullptr, 10)) : 0;
+    return n >= 32 && n <= 1024 && (n & (n - 1)) == 0 ? n : 512u;
+  }();
+  return std::clamp(pow2AtLeast((row + 3) / 4), 32u, cap);
+}
 
 // Rows shorter than a warp stay one thread's loop; a split pays for its partials and counter
 // only when a few points have long rows.
 constexpr int64_t kWarp = 32;
 constexpr int64_t kSplitMaxPoints = 32;
 constexpr int64_t kSplitMinRow = 1 << 15;
-// Rows in registers up to 16 elements per thread (16,384 at 1,024 threads): more would spill.
+// Rows in registers up to 16 elements per thread of a 1,024-thread block, 32 of a smaller one
+// (16,384 elements at 512 threads): more would spill.
 constexpr int64_t kMaxRowSteps = 16;
 
 }  // namespace
@@ -806,15 +905,13 @@ int cudaRowSteps(const kir::Kernel& k) {
   const int64_t row = reductionExtent(k);
   if (row <= 0) return 0;  // a size expression: the steps are not known here
   const int64_t steps = (row + blockThreads(row) - 1) / blockThreads(row);
-  return steps <= kMaxRowSteps ? static_cast<int>(steps) : 0;
+  // A smaller block may hold more per thread (its threads may use more registers).
+  const int64_t most = blockThreads(row) < 1024 ? 2 * kMaxRowSteps : kMaxRowSteps;
+  return steps <= most ? static_cast<int>(steps) : 0;
 }
 
 int cudaVectorWidth(const kir::Kernel& k) {
-  static const bool off = [] {
-    const char* e = std::getenv("KILN_CUDA_VECTOR");
-    return e && std::string(e) == "0";
-  }();
-  if (off || k.symbolic() || reduces(k)) return 1;
+  if (vectorOff() || k.symbolic() || reduces(k)) return 1;
   const int L = fastestParallelLoop(k);
   if (L < 0) return 1;
   const kir::Loop& l = k.loops[static_cast<size_t>(L)];

@@ -19,12 +19,14 @@
 //   block's threads stride over the flattened reduction loops, each nest's accumulators are
 //   combined with warp shuffles and one shared-memory step (every thread gets the result, which
 //   the next nest and gap use); a gap's stores are made by thread 0.
-//   A row of at most 16 steps of the block (cudaRowSteps(): 16,384 elements at 1,024 threads) is
+//   A row of at most 32 steps of the block (cudaRowSteps(): 16,384 elements at 512 threads) is
 //   held in registers: each nest's loop is a fixed, unrolled number of steps over the same
 //   elements per thread, and an element that several nests read (softmax's input, layer_norm's)
 //   or one nest writes and a later one reads (softmax's exp) is loaded once into a per-thread
-//   cache `kiln_c<N>[kiln_j]`; only an element's last store reaches memory. Rows longer than
-//   that stride over the row once per nest, reading it again (from L2 at best).
+//   cache `kiln_c<N>[kiln_j]`; only an element's last store reaches memory. Where the steps come
+//   in fours over one reduction loop, a thread owns four consecutive elements per four steps and
+//   the accesses that reach memory are float4s (16-byte aligned buffers; else element by element).
+//   Rows longer than that stride over the row once per nest, reading it again (from L2 at best).
 // * Split: few points with long rows and one nest (a sum of a whole tensor): a grid of
 //   gridDim.x blocks per point (blockIdx.y), each reducing a slice into a partial in
 //   `kiln_scratch`; the last block to finish (a counter per point, reset by it for the next
@@ -65,7 +67,7 @@ const char* scheduleName(CudaSchedule s);  // "thread", "block", "split"
 int cudaVectorWidth(const kir::Kernel& k);
 
 // A Block-schedule kernel whose row (the reduction loops' static extent) takes at most 16 steps
-// of its block: the steps (elements per thread), else 0. KILN_CUDA_ROW_REGISTERS=0 makes it 0
+// of a 1,024-thread block, 32 of a smaller one: the steps (elements per thread), else 0. KILN_CUDA_ROW_REGISTERS=0 makes it 0
 // everywhere (to compare).
 int cudaRowSteps(const kir::Kernel& k);
 
