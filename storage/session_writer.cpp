@@ -6,6 +6,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <optional>
 
 namespace kiln::storage {
 
@@ -166,27 +167,6 @@ int64_t SessionWriter::jsonId(const std::string& json) {
   return id;
 }
 
-// A user stack's JSON is made once per distinct stack (a layer's nodes share a few): making it
-// per node was most of storing a 17,000-node stage. The key spells every field with its
-// length, so equal keys are equal stacks.
-const std::string& SessionWriter::StackJson::of(const std::vector<ir::SourceLoc>& stack) {
-  key_.clear();
-  auto add = [&](const std::string& s) {
-    key_ += std::to_string(s.size());
-    key_ += ':';
-    key_ += s;
-  };
-  for (const auto& l : stack) {
-    add(l.file);
-    add(l.function);
-    add(l.code);
-    for (int v : {l.line, l.col, l.endLine, l.endCol}) add(std::to_string(v));
-  }
-  auto it = json_.find(key_);
-  if (it == json_.end()) it = json_.emplace(key_, sourceLocsToJson(stack)).first;
-  return it->second;
-}
-
 // Keys that spell a value's fields with their lengths: equal keys are equal values, so a value
 // whose key was seen has the node_json id given then, and a new key makes the JSON once (two
 // keys of equal JSON share its id through jsonId).
@@ -236,61 +216,58 @@ int64_t SessionWriter::typesJsonId(const std::vector<ir::TensorType>& types) {
   return it->second;
 }
 
-SessionWriter::NodeRow SessionWriter::rowOf(const ir::Node& n, StackJson& stacks) {
+// intsToJson's compact form, for a node's `from`.
+namespace {
+void fromJson(std::string& out, const std::vector<int>& from) {
+  out = "[";
+  for (size_t i = 0; i < from.size(); ++i) out += (i ? "," : "") + std::to_string(from[i]);
+  out += "]";
+}
+}  // namespace
+
+void SessionWriter::addRow(Digest& d, const ir::Node& n, int64_t stackId, int64_t typesId, const std::string& args,
+                           const std::string& kwargs, const std::string& from) {
   const auto& loc = n.prov.loc;
-  return {n.id,
-          n.name,
-          nodeKindName(n.kind),
-          n.target,
-          typesToJson(n.types),
-          argsToJson(n.args),
-          kwargsToJson(n.kwargs),
-          loc.file,
-          loc.line,
-          loc.col,
-          loc.endLine,
-          loc.endCol,
-          loc.function,
-          loc.code,
-          n.prov.modulePath,
-          intsToJson(n.prov.from),
-          stacks.of(n.prov.userStack),
-          n.kernel};
+  d.add(n.id);
+  d.add(n.name);
+  d.add(nodeKindName(n.kind));
+  d.add(n.target);
+  d.add(typesId);
+  d.add(args);
+  d.add(kwargs);
+  d.add(loc.file);
+  for (int v : {loc.line, loc.col, loc.endLine, loc.endCol}) d.add(v);
+  d.add(loc.function);
+  d.add(loc.code);
+  d.add(n.prov.modulePath);
+  d.add(from);
+  d.add(stackId);
+  d.add(n.kernel);
 }
 
-std::vector<SessionWriter::NodeRow> SessionWriter::rowsOf(const ir::Graph& g) {
-  StackJson stacks;
-  std::vector<NodeRow> rows;
-  rows.reserve(g.nodes.size());
-  for (const auto& n : g.nodes) rows.push_back(rowOf(n, stacks));
-  return rows;
-}
-
-// Whether the two graphs' nodes make the same rows. Equal fields make equal JSON; fields that
-// differ may still print the same (what JSON does not keep), so only then are rows compared.
-bool SessionWriter::sameRows(const ir::Graph& a, const ir::Graph& b) {
-  if (a.nodes.size() != b.nodes.size()) return false;
-  auto sameLoc = [](const ir::SourceLoc& x, const ir::SourceLoc& y) {
-    return x.file == y.file && x.line == y.line && x.col == y.col && x.endLine == y.endLine && x.endCol == y.endCol &&
-           x.function == y.function && x.code == y.code;
-  };
-  bool equal = true;
-  for (size_t i = 0; equal && i < a.nodes.size(); ++i) {
-    const ir::Node& x = a.nodes[i];
-    const ir::Node& y = b.nodes[i];
-    equal = x.id == y.id && x.name == y.name && x.kind == y.kind && x.target == y.target && x.types == y.types && x.args == y.args &&
-            x.kwargs == y.kwargs && sameLoc(x.prov.loc, y.prov.loc) && x.prov.modulePath == y.prov.modulePath &&
-            x.prov.from == y.prov.from && x.kernel == y.kernel &&
-            std::equal(x.prov.userStack.begin(), x.prov.userStack.end(), y.prov.userStack.begin(), y.prov.userStack.end(), sameLoc);
+Digest SessionWriter::rowsDigest(const ir::Graph& g) {
+  Digest d;
+  std::string from;
+  for (const auto& n : g.nodes) {
+    const int64_t stackId = userStackId(n.prov.userStack);
+    const int64_t typesId = typesJsonId(n.types);
+    fromJson(from, n.prov.from);
+    addRow(d, n, stackId, typesId, argsToJson(n.args), n.kwargs.empty() ? std::string("[]") : kwargsToJson(n.kwargs), from);
   }
-  return equal || rowsOf(a) == rowsOf(b);
+  return d;
 }
 
 void SessionWriter::stage(const session::StageEvent& s) {
   beginEvent("stage");
-  // A stage equal to the compile's last stored one (a pass that changed nothing) points at it.
+  // A stage equal to the compile's last stored one (a pass that changed nothing) points at it:
+  // the same text and rows (StoredStage says how they are compared).
   auto last = lastStage_.find(s.compileId);
-  bool repeats = last != lastStage_.end() && last->second.text == s.text && sameRows(last->second.graph, s.graph);
+  std::optional<Digest> fields;
+  bool repeats = false;
+  if (last != lastStage_.end() && last->second.nodes == s.graph.nodes.size() && last->second.text == s.text) {
+    fields = nodeFieldsDigest(s.graph);
+    repeats = *fields == last->second.fields || rowsDigest(s.graph) == last->second.rows;
+  }
 
   Stmt st(*db_,
           "INSERT INTO stages (session_id, compile_id, stage, ord, text, changed, ms, rules_json, graph_name,"
@@ -314,31 +291,30 @@ void SessionWriter::stage(const session::StageEvent& s) {
             " args_json, kwargs_json, file, line, col, end_line, end_col, function, code, module_path,"
             " from_json, user_stack_json, kernel, user_stack_id, types_id)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-  // Node by node, the row bound from the node's fields (rowOf's values, without a NodeRow:
-  // the rows of a 17,000-node stage held at once were some 20 MB at the run's peak).
-  std::string from;
+  // Node by node, the row bound from the node's fields (the rows of a 17,000-node stage held at
+  // once were some 20 MB at the run's peak).
+  std::string from, args, kwargs;
+  Digest rows;
   int pos = 0;
   for (const auto& n : s.graph.nodes) {
     // Stacks and types live in node_json (their ids made in this order, stack first, as always).
     const int64_t stackId = userStackId(n.prov.userStack);
     const int64_t typesId = typesJsonId(n.types);
     const auto& loc = n.prov.loc;
+    args = argsToJson(n.args);
+    kwargs = n.kwargs.empty() ? std::string("[]") : kwargsToJson(n.kwargs);
+    fromJson(from, n.prov.from);
     node.bind(1, stageId).bind(2, sessionId_).bind(3, pos++).bind(4, n.id).bind(5, n.name);
-    node.bind(6, nodeKindName(n.kind)).bind(7, n.target).bind(8, "").bind(9, argsToJson(n.args));
-    node.bind(10, n.kwargs.empty() ? std::string("[]") : kwargsToJson(n.kwargs));
+    node.bind(6, nodeKindName(n.kind)).bind(7, n.target).bind(8, "").bind(9, args).bind(10, kwargs);
     node.bind(11, loc.file).bind(12, loc.line).bind(13, loc.col).bind(14, loc.endLine).bind(15, loc.endCol);
-    from = "[";  // intsToJson's compact form
-    for (size_t i = 0; i < n.prov.from.size(); ++i) from += (i ? "," : "") + std::to_string(n.prov.from[i]);
-    from += "]";
     node.bind(16, loc.function).bind(17, loc.code).bind(18, n.prov.modulePath).bind(19, from);
     // Their JSON columns keep '' (NOT NULL since schema 1).
     node.bind(20, "").bind(21, n.kernel).bind(22, stackId).bind(23, typesId);
     node.run();
+    addRow(rows, n, stackId, typesId, args, kwargs, from);
   }
   index("stage", std::to_string(stageId), s.text, false);
-  // The stage it replaces goes first: both at once were two 17,000-node graphs at the peak.
-  lastStage_.erase(s.compileId);
-  lastStage_[s.compileId] = StoredStage{stageId, s.text, s.graph};
+  lastStage_[s.compileId] = StoredStage{stageId, s.text, s.graph.nodes.size(), fields ? *fields : nodeFieldsDigest(s.graph), rows};
   endEvent(s.compileId);
 }
 

@@ -13,6 +13,7 @@
 #pragma once
 
 #include "engine/session/sink.h"
+#include "storage/stage_digest.h"
 #include "storage/store_impl.h"
 
 #include <map>
@@ -78,37 +79,27 @@ class SessionWriter : public session::SessionSink {
   std::string pendingOutput_;
   std::set<std::string> indexed_;  // kind/ref pairs already in the search index
 
-  // One stage_nodes row as bound (JSON already made): two stages are stored once when their
-  // texts and every row are equal.
-  struct NodeRow {
-    int nodeId = 0;
-    std::string name, kind, target, types, args, kwargs, file;
-    int line = 0, col = 0, endLine = 0, endCol = 0;
-    std::string function, code, modulePath, from, userStack, kernel;
-    bool operator==(const NodeRow&) const = default;
-  };
   // Per open compile, the last stage stored with its own rows: a pass that changed nothing
-  // (constant_fold, cse, dce on most graphs) repeats it, and is stored as `same_as` it. Its
-  // graph, not its rows: equal nodes make equal rows, so a repeat is found without making the
-  // JSON of every node (0.1-0.2 s per stage of a 17,000-node graph). Held until the compile
-  // reports its first kernel (kernel() says why).
+  // (constant_fold, cse, dce on most graphs) repeats it, and is stored as `same_as` it. Its text
+  // and digests of its nodes (stage_digest.h), not its graph: a copy of a 17,000-node graph (some
+  // 30 MB) was held through every pass, at the run's peak. Equal node fields make equal rows, so
+  // a repeat is found without making the JSON of every node (0.1-0.2 s per stage of a
+  // 17,000-node graph); fields that differ may still make equal rows (what JSON does not keep),
+  // which the digest of the rows as stored decides. Held until the compile reports its first
+  // kernel (kernel() says why).
   struct StoredStage {
     int64_t id = 0;
     std::string text;
-    ir::Graph graph;
+    size_t nodes = 0;
+    Digest fields, rows;
   };
-  // The JSON of user stacks, made once per distinct stack.
-  class StackJson {
-   public:
-    const std::string& of(const std::vector<ir::SourceLoc>& stack);
-
-   private:
-    std::unordered_map<std::string, std::string> json_;
-    std::string key_;
-  };
-  static NodeRow rowOf(const ir::Node& n, StackJson& stacks);
-  static std::vector<NodeRow> rowsOf(const ir::Graph& g);
-  static bool sameRows(const ir::Graph& a, const ir::Graph& b);
+  // Adds one stage_nodes row, as bound, to `d`: its JSON columns by their node_json ids (equal
+  // ids, equal JSON).
+  static void addRow(Digest& d, const ir::Node& n, int64_t stackId, int64_t typesId, const std::string& args, const std::string& kwargs,
+                     const std::string& from);
+  // The digest of the rows `g`'s nodes are stored as (their stacks' and types' node_json ids
+  // made in the order storing them makes them).
+  Digest rowsDigest(const ir::Graph& g);
   std::map<std::string, StoredStage> lastStage_;
   // The session's distinct user stacks and types (JSON) and their node_json ids: a 200-layer
   // model's nodes share a few hundred of each, which were over half of its stage_nodes bytes.

@@ -36,6 +36,11 @@ session::StageEvent stageOf(const std::string& cid, const std::string& name, int
   return st;
 }
 
+// The stage a stored stage points at (same_as), or 0 when it holds its own rows.
+long long sameAsOf(const std::string& path, int64_t stage) {
+  return queryInt(path, "SELECT coalesce(same_as, 0) FROM stages WHERE id = " + std::to_string(stage));
+}
+
 TEST(StorageScale, TextCodecRoundTripsAndKeepsShortTextsPlain) {
   std::string text = bigText("v", 2000);
   auto packed = compressText(text);
@@ -115,9 +120,7 @@ TEST(StorageScale, AStageThatRepeatsTheLastIsStoredOnceAndReadAsItsOwn) {
 
   auto rows = store->stages(id, "0/0");
   ASSERT_EQ(rows.size(), 6u);
-  auto sameAs = [&](int64_t stage) {
-    return queryInt(path, "SELECT coalesce(same_as, 0) FROM stages WHERE id = " + std::to_string(stage));
-  };
+  auto sameAs = [&](int64_t stage) { return sameAsOf(path, stage); };
   EXPECT_EQ(sameAs(rows[0].id), 0);
   EXPECT_EQ(sameAs(rows[1].id), rows[0].id);
   EXPECT_EQ(sameAs(rows[2].id), rows[0].id);  // points at the stage with the rows, not the chain
@@ -151,6 +154,61 @@ TEST(StorageScale, AStageThatRepeatsTheLastIsStoredOnceAndReadAsItsOwn) {
   store->deleteSession(id);
   EXPECT_EQ(queryInt(path, "SELECT count(*) FROM node_json"), 0);
   EXPECT_EQ(queryInt(path, "SELECT count(*) FROM stages"), 0);
+}
+
+// The writer keeps digests of the last stored stage, not its graph (stage_digest.h): a stage
+// whose nodes differ only in what its rows do not keep (a node reference's unused int) still
+// repeats it, as do equal nodes; a difference the rows keep (which node an argument refers to,
+// a node's `from`) makes a stage of its own.
+TEST(StorageScale, AStageRepeatsTheLastWhenItsRowsDoNotOnlyWhenItsNodesDo) {
+  TempDir dir;
+  std::string path = dir.file("s.db");
+  auto store = Store::open(path);
+  auto sample = sampleSession();
+  sample.stages.clear();
+  const ir::Graph a = sampleGraph(1);
+  ir::Graph unusedField = a, otherRef = a, otherFrom = a;
+  ir::Arg* ref = nullptr;
+  for (auto& n : unusedField.nodes)
+    for (auto& x : n.args)
+      if (!ref && x.kind == ir::Arg::Kind::Node && x.node != a.nodes.front().id) ref = &x;
+  ASSERT_NE(ref, nullptr);
+  ref->i = 99;  // not in the row: {"node": id}
+  for (auto& n : otherRef.nodes)
+    for (auto& x : n.args)
+      if (x.kind == ir::Arg::Kind::Node && x.node != a.nodes.front().id) {
+        x.node = a.nodes.front().id;
+        break;
+      }
+  otherFrom.nodes.back().prov.from.push_back(12345);
+  const std::string text = bigText("t", 40);
+  const std::vector<std::pair<std::string, const ir::Graph*>> stages = {{"aten", &a},
+                                                                        {"pass:unused_field", &unusedField},
+                                                                        {"pass:equal", &a},
+                                                                        {"pass:other_ref", &otherRef},
+                                                                        {"pass:other_from", &otherFrom},
+                                                                        {"pass:same_again", &otherFrom}};
+  for (size_t i = 0; i < stages.size(); ++i)
+    sample.stages.push_back(stageOf("0/0", stages[i].first, static_cast<int>(i), *stages[i].second, text));
+  writeSample(*store->beginSession(), sample);
+  int64_t id = store->lastSessionId();
+  auto rows = store->stages(id, "0/0");
+  ASSERT_EQ(rows.size(), stages.size());
+  // Per stage, the position of the stage it points at (-1: its own rows).
+  std::vector<int> pointsAt;
+  for (const auto& r : rows) {
+    const long long to = sameAsOf(path, r.id);
+    int at = -1;
+    for (size_t j = 0; j < rows.size(); ++j)
+      if (rows[j].id == to) at = static_cast<int>(j);
+    pointsAt.push_back(at);
+  }
+  // unused_field: nodes differ, rows do not.
+  EXPECT_EQ(pointsAt, (std::vector<int>{-1, 0, 0, -1, -1, 4}));
+  EXPECT_EQ(queryInt(path, "SELECT count(*) FROM stage_nodes WHERE session_id = " + std::to_string(id)),
+            3 * static_cast<long long>(a.nodes.size()));
+  expectSameGraph(store->stageGraph(rows[3].id), otherRef);
+  expectSameGraph(store->stageGraph(rows[5].id), otherFrom);
 }
 
 TEST(StorageScale, UserStacksAndTypesAreStoredOncePerSession) {
