@@ -19,14 +19,20 @@ QString keyOf(const CollapsedGraph& c, int id) {
 }  // namespace
 
 ir::Graph unionOfStages(const std::vector<ir::Graph>& stages) {
+  std::vector<const ir::Graph*> graphs;
+  for (const auto& g : stages) graphs.push_back(&g);
+  return unionOfStages(graphs);
+}
+
+ir::Graph unionOfStages(const std::vector<const ir::Graph*>& stages) {
   std::list<ir::Node> order;
   std::unordered_map<int, std::list<ir::Node>::iterator> at;
   std::unordered_map<int, std::set<int>> producers;  // every producer a node had, any stage
   int next = 0;
-  for (const auto& g : stages) {
-    next = std::max(next, g.nextId());
+  for (const ir::Graph* g : stages) {
+    next = std::max(next, g->nextId());
     auto after = order.begin();  // a new node goes right after this stage's node before it
-    for (const auto& n : g.nodes) {
+    for (const auto& n : g->nodes) {
       ir::forEachNodeArg(n, [&](int a) { producers[n.id].insert(a); });
       auto it = at.find(n.id);
       if (it != at.end()) {
@@ -40,7 +46,7 @@ ir::Graph unionOfStages(const std::vector<ir::Graph>& stages) {
     }
   }
   ir::Graph out;
-  if (!stages.empty()) out.name = stages.back().name;
+  if (!stages.empty()) out.name = stages.back()->name;
   for (auto& n : order) {
     std::set<int> current;
     ir::forEachNodeArg(n, [&](int a) { current.insert(a); });

@@ -19,6 +19,8 @@ namespace kiln::viewers {
 // (as an extra list argument) the producers it had in earlier stages, so the union's layout has
 // a route for every edge of every stage.
 ir::Graph unionOfStages(const std::vector<ir::Graph>& stages);
+// The same over graphs held elsewhere (the studio's read shares them with the stage's read).
+ir::Graph unionOfStages(const std::vector<const ir::Graph*>& stages);
 
 // True when every node of `stage` is in `frame` (by id).
 bool fitsFrame(const ir::Graph& stage, const ir::Graph& frame);

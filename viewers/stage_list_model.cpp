@@ -12,16 +12,22 @@ namespace kiln::viewers {
 StageListModel::StageListModel(storage::Store& store, QObject* parent) : QAbstractListModel(parent), store_(store) {}
 
 void StageListModel::load(qint64 sessionId) {
+  load(sessionId, sessionId > 0 ? store_.compiles(sessionId) : std::vector<storage::CompileRow>{});
+}
+
+void StageListModel::load(qint64 sessionId, const std::vector<storage::CompileRow>& all) {
   std::vector<storage::StageRow> fresh;
   std::map<std::string, QString> troubled;
   std::map<std::string, storage::CompileRow> failures;
   if (sessionId > 0) {
-    auto compiles = store_.compiles(sessionId);
     // Dynamo order: frame by frame, each frame's compiles in the order they happened.
-    std::stable_sort(compiles.begin(), compiles.end(), [](const auto& a, const auto& b) {
-      return std::pair(a.frameId, a.compileIndex) < std::pair(b.frameId, b.compileIndex);
+    std::vector<const storage::CompileRow*> compiles;
+    for (const auto& c : all) compiles.push_back(&c);
+    std::stable_sort(compiles.begin(), compiles.end(), [](const auto* a, const auto* b) {
+      return std::pair(a->frameId, a->compileIndex) < std::pair(b->frameId, b->compileIndex);
     });
-    for (const auto& c : compiles) {
+    for (const storage::CompileRow* compile : compiles) {
+      const storage::CompileRow& c = *compile;
       if (c.status == "failed") troubled[c.compileId] = tr("compile failed: %1").arg(QString::fromStdString(c.message));
       else if (c.message.find("restarted") != std::string::npos) troubled[c.compileId] = QString::fromStdString(c.message);
       auto stages = store_.stages(sessionId, c.compileId);

@@ -26,6 +26,9 @@ class StageListModel : public QAbstractListModel {
 
   // Loads the stages of `sessionId` (0 empties the list). Throws storage::StoreError.
   void load(qint64 sessionId);
+  // The same with the session's compiles read already (the window reads them once: a 200-layer
+  // model's guards are 5 MB of JSON).
+  void load(qint64 sessionId, const std::vector<storage::CompileRow>& compiles);
   qint64 sessionId() const { return sessionId_; }
   const storage::StageRow& stageAt(int row) const { return stages_.at(size_t(row)); }
   int rowOfStage(qint64 stageId) const;  // -1 when absent

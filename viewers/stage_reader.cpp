@@ -4,9 +4,16 @@
 
 namespace kiln::viewers {
 
-std::string captureReport(storage::Store& store, int64_t sessionId, const std::string& compileId) {
+std::string captureReport(storage::Store& store, int64_t sessionId, const std::string& compileId,
+                          const std::vector<storage::CompileRow>* given) {
   std::string out;
-  const auto compiles = store.compiles(sessionId);
+  auto has = [&](const std::vector<storage::CompileRow>& cs) {
+    return std::any_of(cs.begin(), cs.end(), [&](const auto& c) { return c.compileId == compileId; });
+  };
+  const bool useGiven = given && has(*given);  // else not given, or given before this compile was
+  std::vector<storage::CompileRow> read;
+  if (!useGiven) read = store.compiles(sessionId);
+  const auto& compiles = useGiven ? *given : read;
   const auto compile = std::find_if(compiles.begin(), compiles.end(), [&](const auto& c) { return c.compileId == compileId; });
   for (const auto& f : store.frames(sessionId))
     if (compile != compiles.end() && f.frameId == compile->frameId)
@@ -34,16 +41,39 @@ std::string captureReport(storage::Store& store, int64_t sessionId, const std::s
   return out;
 }
 
-StageContent readStageContent(storage::Store& store, const StageRequest& r) {
+StageGraphs::Graph StageGraphs::get(storage::Store& store, int64_t stageId) {
+  std::promise<Graph> promise;
+  std::shared_future<Graph> graph;
+  bool mine = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto [it, added] = graphs_.try_emplace(stageId);
+    if (added) it->second = promise.get_future().share();
+    graph = it->second;
+    mine = added;
+  }
+  if (mine) {  // read outside the lock: the other reader goes on with stages of its own
+    try {
+      promise.set_value(std::make_shared<const ir::Graph>(store.stageGraph(stageId)));
+    } catch (...) { promise.set_exception(std::current_exception()); }
+  }
+  return graph.get();
+}
+
+StageContent readStageContent(storage::Store& store, const StageRequest& r, StageGraphs* graphs) {
   StageContent c;
   const storage::StageRow& stage = r.stage;
-  c.graph = store.stageGraph(stage.id);
+  auto graphOf = [&](int64_t id) { return graphs ? *graphs->get(store, id) : store.stageGraph(id); };
+  auto sharedGraphOf = [&](int64_t id) {
+    return graphs ? graphs->get(store, id) : std::make_shared<const ir::Graph>(store.stageGraph(id));
+  };
+  c.graph = graphOf(stage.id);
   c.text = store.stageText(stage.id);
   // A pass that changed nothing is stored as the stage it repeats (sameAs): read that graph once.
   auto same = [](const storage::StageRow& a, const storage::StageRow& b) {
     return (a.sameAs ? a.sameAs : a.id) == (b.sameAs ? b.sameAs : b.id);
   };
-  if (r.previous) c.previous = same(*r.previous, stage) ? c.graph : store.stageGraph(r.previous->id);
+  if (r.previous) c.previous = same(*r.previous, stage) ? c.graph : graphOf(r.previous->id);
   c.applications = store.ruleApplications(stage.id);
   if (r.diffBase > 0)
     for (const auto& other : store.stages(r.diffBase, stage.compileId))
@@ -52,7 +82,7 @@ StageContent readStageContent(storage::Store& store, const StageRequest& r) {
   c.withCompile = true;
   c.kernels = std::make_shared<const std::vector<storage::KernelRow>>(store.kernels(r.sessionId, stage.compileId));
   c.wrapper = store.wrapperText(r.sessionId, stage.compileId);
-  c.capture = captureReport(store, r.sessionId, stage.compileId);
+  c.capture = captureReport(store, r.sessionId, stage.compileId, r.compiles.get());
   for (const auto& p : store.profiles(r.sessionId)) {
     if (p.compileId != stage.compileId) continue;
     c.profiled = true;
@@ -62,13 +92,13 @@ StageContent readStageContent(storage::Store& store, const StageRequest& r) {
     }
   }
   // Kernel IR names fused-graph nodes (@N): their source lines, from the fused stage.
-  ir::Graph fusedRead;
+  StageGraphs::Graph fusedRead;
   const ir::Graph* fused = stage.stage == "fused" ? &c.graph : nullptr;
   if (!fused)
     for (const auto& st : store.stages(r.sessionId, stage.compileId))
       if (st.stage == "fused") {
-        fusedRead = store.stageGraph(st.id);
-        fused = &fusedRead;
+        fusedRead = sharedGraphOf(st.id);
+        fused = fusedRead.get();
       }
   if (fused)
     for (const auto& n : fused->nodes)

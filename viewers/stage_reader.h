@@ -7,13 +7,29 @@
 #include "engine/ir/graph.h"
 #include "storage/store.h"
 
+#include <future>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace kiln::viewers {
+
+// Stage graphs read once for two readers on two pool threads: the stage's own read (its graph,
+// the stage before it, the fused stage's node lines) and its compile's layout frame (every
+// stage) read the same graphs, ~0.2 s of a core each for a 17,000-node stage. The first to ask
+// for a stage reads it, with its own connection; another asking meanwhile waits for that read.
+class StageGraphs {
+ public:
+  using Graph = std::shared_ptr<const ir::Graph>;
+  Graph get(storage::Store& store, int64_t stageId);  // throws what the read threw
+
+ private:
+  std::mutex mutex_;
+  std::map<int64_t, std::shared_future<Graph>> graphs_;
+};
 
 struct StageRequest {
   int64_t sessionId = 0;
@@ -21,6 +37,8 @@ struct StageRequest {
   std::optional<storage::StageRow> previous;  // the stage before it in the same compile
   int64_t diffBase = 0;                       // a session to compare the same stage with, or 0
   bool withCompile = false;                   // also read the compile's kernels and texts
+  // The session's compiles when read already (for the Capture tab's guards; else read here).
+  std::shared_ptr<const std::vector<storage::CompileRow>> compiles;
 };
 
 struct StageContent {
@@ -40,10 +58,13 @@ struct StageContent {
   std::string wrapper, capture;
 };
 
-// Throws what the store throws (a damaged or missing stage).
-StageContent readStageContent(storage::Store& store, const StageRequest& request);
+// Throws what the store throws (a damaged or missing stage). `graphs`: where to get stage graphs
+// another reader may read too (none: read here).
+StageContent readStageContent(storage::Store& store, const StageRequest& request, StageGraphs* graphs = nullptr);
 
 // The Capture tab: the compile's frame, recompile reasons, graph breaks, guards and transformed code.
-std::string captureReport(storage::Store& store, int64_t sessionId, const std::string& compileId);
+// `compiles`: the session's, when read already.
+std::string captureReport(storage::Store& store, int64_t sessionId, const std::string& compileId,
+                          const std::vector<storage::CompileRow>* compiles = nullptr);
 
 }  // namespace kiln::viewers

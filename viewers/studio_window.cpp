@@ -441,7 +441,10 @@ void StudioWindow::showSession(qint64 sessionId) {
       marks << LineMark{b.line, QColor(0xd9, 0x48, 0x3b), tip.join(QLatin1Char('\n'))};
     }
     const auto recompiles = store_.recompiles(sessionId);
-    const auto compiles = store_.compiles(sessionId);
+    // Read once for the session (a 200-layer model's guards are 5 MB of JSON): the stage list and
+    // the Capture tab's reads use these.
+    sessionCompiles_ = std::make_shared<const std::vector<storage::CompileRow>>(store_.compiles(sessionId));
+    const auto& compiles = *sessionCompiles_;
     marks << recompileMarks(recompiles);
     // A failed compile (a break under fullgraph=True) marks its line as a break does.
     for (const auto& c : compiles)
@@ -481,7 +484,7 @@ void StudioWindow::showSession(qint64 sessionId) {
     timingTabs_->setTabText(timingTabs_->indexOf(verify_),
                             verify_->mismatchCount() > 0 ? tr("Verify (%1 differ)").arg(verify_->mismatchCount()) : tr("Verify"));
     text_->setSessionOutput(qs(detail->stdoutText), qs(detail->error));
-    stages_->load(sessionId);
+    stages_->load(sessionId, compiles);
     summary_->setText(tr("#%1 %2 · %3 · %4 graphs · %5 breaks · %6 recompiles")
                           .arg(s.id)
                           .arg(qs(s.name), qs(s.status))
@@ -529,6 +532,7 @@ void StudioWindow::showStage(int row) {
   if (diffBase_.second == sessionId_ && diffBase_.first > 0) request.diffBase = diffBase_.first;
   // Kernels and wrapper belong to the compile: read them when the compile on screen differs.
   request.withCompile = stage.compileId != compileId_;
+  request.compiles = sessionCompiles_;
   const quint64 token = ++stageRequest_;
   ++pendingReads_;
   statusBar()->showMessage(tr("Reading %1…").arg(StageListModel::label(stage)));
@@ -543,15 +547,16 @@ void StudioWindow::showStage(int row) {
           if (isSettled()) emit settled();
           return;
         }
-        readLayoutFrame(request.stage);
+        auto graphs = std::make_shared<StageGraphs>();
+        readLayoutFrame(request.stage, graphs);
         const std::string path = store_.path();
         QPointer<StudioWindow> self(this);
-        QThreadPool::globalInstance()->start([self, path, request, token, row] {
+        QThreadPool::globalInstance()->start([self, path, request, token, row, graphs] {
           auto content = std::make_shared<StageContent>();
           QString error;
           try {
             auto store = storage::Store::open(path);
-            *content = readStageContent(*store, request);
+            *content = readStageContent(*store, request, graphs.get());
           } catch (const std::exception& e) { error = QString::fromUtf8(e.what()); }
           QMetaObject::invokeMethod(
               qApp,
@@ -671,7 +676,7 @@ QString StudioWindow::layoutFrameKey(qint64 sessionId, const storage::StageRow& 
   return QStringLiteral("%1/%2%3").arg(sessionId).arg(qs(stage.compileId)).arg(backward ? QStringLiteral("/backward") : QString());
 }
 
-void StudioWindow::readLayoutFrame(const storage::StageRow& stage) {
+void StudioWindow::readLayoutFrame(const storage::StageRow& stage, std::shared_ptr<StageGraphs> graphs) {
   if (stage.stage == "captured") return;
   const QString key = layoutFrameKey(sessionId_, stage);
   if (graph_->layoutFrameKey() == key || pendingFrameKey_ == key) return;  // drawn, or already being read
@@ -684,17 +689,24 @@ void StudioWindow::readLayoutFrame(const storage::StageRow& stage) {
   const std::string path = store_.path(), compileId = stage.compileId;
   const qint64 sessionId = sessionId_;
   QPointer<StudioWindow> self(this);
-  QThreadPool::globalInstance()->start([self, path, sessionId, compileId, key, backward] {
+  if (!graphs) graphs = std::make_shared<StageGraphs>();
+  QThreadPool::globalInstance()->start([self, path, sessionId, compileId, key, backward, graphs] {
     auto frame = std::make_shared<ir::Graph>();
     QString error;
     try {
       auto store = storage::Store::open(path);
-      std::vector<ir::Graph> stages;
+      std::vector<int64_t> ids;
       std::set<int64_t> read;  // a stage stored as a repeat of one read already adds nothing
       for (const auto& st : store->stages(sessionId, compileId))
         if (st.stage != "captured" && (st.stage.rfind("backward:", 0) == 0) == backward &&
             read.insert(st.sameAs ? st.sameAs : st.id).second)
-          stages.push_back(store->stageGraph(st.id));
+          ids.push_back(st.id);
+      // Last stage first: the stage's own read starts with the stage and the one before it, and
+      // each graph is read once, by whichever of the two asks first.
+      std::vector<StageGraphs::Graph> held(ids.size());
+      for (size_t i = ids.size(); i-- > 0;) held[i] = graphs->get(*store, ids[i]);
+      std::vector<const ir::Graph*> stages;
+      for (const auto& g : held) stages.push_back(g.get());
       *frame = unionOfStages(stages);
     } catch (const std::exception& e) { error = QString::fromUtf8(e.what()); }
     QMetaObject::invokeMethod(

@@ -11,6 +11,7 @@
 #include <exception>
 #include <functional>
 #include <map>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -40,6 +41,7 @@ class SessionListModel;
 class SourceView;
 class StageListModel;
 struct StageContent;
+class StageGraphs;
 class TextPane;
 class TimingsChart;
 class VerifyPanel;
@@ -172,7 +174,8 @@ class StudioWindow : public QMainWindow {
   // Starts reading the layout frame of `stage`'s compile unless it is drawn or being read: from
   // showStage(), beside the stage's own read (each ~1 s for a 17,000-node stage of a 200-layer
   // model), so the two do not run one after the other.
-  void readLayoutFrame(const storage::StageRow& stage);
+  // `graphs`: shared with the stage's read (each graph read once); none: read alone.
+  void readLayoutFrame(const storage::StageRow& stage, std::shared_ptr<StageGraphs> graphs = nullptr);
   static QString layoutFrameKey(qint64 sessionId, const storage::StageRow& stage);
   void finishLayoutFrame(const QString& key, ir::Graph frame, const QString& error);
   QString pendingFrameKey_;                    // the compile whose stages are being read for a layout frame
@@ -236,7 +239,8 @@ class StudioWindow : public QMainWindow {
       0, 0};  // the last diff (a, b): b's stages are coloured against a's  // store reads running on the thread pool (diffs)
   qint64 sessionId_ = 0;
   qint64 stageId_ = 0;
-  std::string compileId_;  // compile whose kernels and wrapper the text pane holds
+  std::string compileId_;                                                    // compile whose kernels and wrapper the text pane holds
+  std::shared_ptr<const std::vector<storage::CompileRow>> sessionCompiles_;  // the shown session's, read once
   // That compile's kernels (names and node ids only) and run profile, for the graph's overlays.
   std::vector<storage::KernelRow> compileKernels_;
   std::map<std::string, double> compileRunMs_;

@@ -25,6 +25,7 @@
 #include "viewers/source_marks.h"
 #include "viewers/source_view.h"
 #include "viewers/stage_list_model.h"
+#include "viewers/stage_reader.h"
 #include "viewers/text_pane.h"
 #include "viewers/verify_panel.h"
 
@@ -49,6 +50,7 @@
 #include <QTextLayout>
 #include <QTreeWidget>
 #include <map>
+#include <thread>
 
 using namespace kiln;
 using namespace kiln::viewers;
@@ -952,6 +954,55 @@ class ViewersTest : public QObject {
     pane.setSideBySide(TextPane::LlvmIr);
     QCOMPARE(pane.sideEditor(true)->toPlainText(), pane.text(TextPane::LlvmIr));
     QCOMPARE(pane.sideEditor(true)->extraSelections().size(), 2);  // header, the ret ; @11
+  }
+
+  // The stage's read and its layout frame's read (two pool threads) share the stage graphs: each
+  // is read once, by whichever asks first, the other waiting for it; what the stage's read makes
+  // of them (and of the session's compiles, read already) is what it makes reading alone.
+  void stageGraphsAreReadOnceForTwoReaders() {
+    const auto stages = sample_.store->stages(sample_.sessionId, "0/0");
+    QVERIFY(stages.size() >= 3);
+    const std::string path = sample_.store->path();
+    StageGraphs graphs;
+    const size_t n = stages.size();
+    std::vector<StageGraphs::Graph> got(2 * n);
+    std::thread other([&] {
+      auto store = storage::Store::open(path);
+      for (size_t i = n; i-- > 0;) got[n + i] = graphs.get(*store, stages[i].id);  // last first, as the frame's read
+    });
+    for (size_t i = 0; i < n; ++i) got[i] = graphs.get(*sample_.store, stages[i].id);
+    other.join();
+    for (size_t i = 0; i < n; ++i) {
+      QVERIFY(got[i]);
+      QCOMPARE(got[i].get(), got[n + i].get());  // one graph, not two reads of it
+      const ir::Graph alone = sample_.store->stageGraph(stages[i].id);
+      QCOMPARE(got[i]->nodes.size(), alone.nodes.size());
+      for (size_t k = 0; k < alone.nodes.size(); ++k) QCOMPARE(got[i]->nodes[k].name, alone.nodes[k].name);
+    }
+    StageRequest request;
+    request.sessionId = sample_.sessionId;
+    request.stage = stages[n - 2];  // a stage before the fused one: its kernels' node lines come from the fused graph
+    request.previous = stages[n - 3];
+    request.withCompile = true;
+    const StageContent alone = readStageContent(*sample_.store, request);
+    request.compiles = std::make_shared<const std::vector<storage::CompileRow>>(sample_.store->compiles(sample_.sessionId));
+    const StageContent shared = readStageContent(*sample_.store, request, &graphs);
+    QCOMPARE(shared.graph.nodes.size(), alone.graph.nodes.size());
+    QVERIFY(shared.previous && alone.previous);
+    QCOMPARE(shared.previous->nodes.size(), alone.previous->nodes.size());
+    QVERIFY(!alone.nodeLines.empty());
+    QCOMPARE(shared.nodeLines, alone.nodeLines);
+    QVERIFY(alone.capture.find("Guards [0/0]") != std::string::npos);
+    QCOMPARE(shared.capture, alone.capture);
+    QCOMPARE(shared.kernels->size(), alone.kernels->size());
+    // A stage that is not there: every reader asking for it gets the error.
+    for (int i = 0; i < 2; ++i) {
+      bool threw = false;
+      try {
+        graphs.get(*sample_.store, 999999);
+      } catch (const storage::StoreError&) { threw = true; }
+      QVERIFY(threw);
+    }
   }
 
   // A kernel tab is filled when it is shown, not when the kernels arrive (the 200-layer model's
