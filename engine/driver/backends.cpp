@@ -452,14 +452,13 @@ std::shared_ptr<runtime::cuda::GpuGraph> compileOnGpu(const ir::Graph& fused, co
   codegen::CompiledModule shown;
   const std::string& src = gpu->source();
   for (size_t i = 0; i < sched.kernels.size(); ++i) {
-    const std::string sym = codegen::cuda::cudaSymbol(sched.kernels[i]);
     codegen::CompiledKernel ck;
     ck.name = sched.kernels[i].name;
     const size_t at = src.find("// kernel " + ck.name + " (");
     const size_t end = at == std::string::npos ? at : src.find("\n// kernel ", at + 1);
     ck.source = "// launch: " + gpu->launches()[i].str() + "\n" +
                 (at == std::string::npos ? "" : src.substr(at, end == std::string::npos ? end : end - at));
-    const size_t p = gpu->ptx().find(".entry " + sym + "(");
+    const size_t p = gpu->ptx().find(".entry " + gpu->entry(i) + "(");  // a repeated body: its first kernel's
     const size_t pe = p == std::string::npos ? p : gpu->ptx().find(".entry ", p + 1);
     ck.assembly = p == std::string::npos ? "" : gpu->ptx().substr(p, pe == std::string::npos ? pe : pe - p);
     ck.compileMs = gpu->compileMs() / static_cast<double>(sched.kernels.size());

@@ -1,6 +1,7 @@
 #include "engine/runtime/cuda_graph.h"
 
 #include "engine/codegen/cuda/cuda_toolchain.h"
+#include "engine/codegen/kernel_bodies.h"
 #include "engine/ops/graph_dispatcher.h"
 #include "engine/ops/op_table.h"
 #include "engine/runtime/cuda_runtime.h"
@@ -107,11 +108,18 @@ GpuGraph::GpuGraph(ir::Graph fused, schedule::ScheduledGraph sched) : g_(std::mo
     ks_ = host.toDevice(tensor::Device::cuda(tensor::currentCudaIndex()));
   }
   source_ = cg::cudaSource(sched_.kernels);
-  const Module& m = loadSource(source_, "kiln_graph");
+  // NVRTC compiles each distinct kernel body once (codegen/kernel_bodies.h): a model's repeated
+  // layers are the same few bodies, and a kernel runs through its body's first kernel's entry.
+  const codegen::KernelBodies bodies = codegen::groupByBody(sched_.kernels);
+  std::vector<kir::Kernel> distinct;
+  for (size_t f : bodies.first) distinct.push_back(sched_.kernels[f]);
+  const Module& m = loadSource(distinct.size() == sched_.kernels.size() ? source_ : cg::cudaSource(distinct), "kiln_graph");
   ptx_ = m.ptx, compileMs_ = m.ms;
   const int sms = driver().multiprocessors();
-  for (const auto& k : sched_.kernels) {
-    fns_.push_back(driver().function(m.module, cg::cudaSymbol(k)));
+  for (size_t i = 0; i < sched_.kernels.size(); ++i) {
+    const kir::Kernel& k = sched_.kernels[i];
+    entries_.push_back(cg::cudaSymbol(sched_.kernels[bodies.first[bodies.bodyOf[i]]]));
+    fns_.push_back(driver().function(m.module, entries_.back()));
     launches_.push_back(cg::cudaLaunch(k, sizes_, sms));
     const cg::CudaLaunch& l = launches_.back();
     if (l.schedule == cg::CudaSchedule::Split) {

@@ -44,8 +44,10 @@ class GpuGraph {
   const ir::Graph& graph() const { return g_; }
   const schedule::ScheduledGraph& schedule() const { return sched_; }
   const std::vector<codegen::cuda::CudaLaunch>& launches() const { return launches_; }  // per kernel
-  const std::string& source() const { return source_; }
+  const std::string& source() const { return source_; }                                 // every kernel's CUDA C++
+  // The PTX NVRTC made: one entry per distinct kernel body; kernel i runs through entry(i).
   const std::string& ptx() const { return ptx_; }
+  const std::string& entry(size_t i) const { return entries_.at(i); }
   double compileMs() const { return compileMs_; }
 
  private:
@@ -54,6 +56,7 @@ class GpuGraph {
   std::string source_, ptx_;
   double compileMs_ = 0;
   std::vector<void*> fns_;
+  std::vector<std::string> entries_;  // per kernel: the symbol it runs through (its body's first kernel's)
   std::vector<codegen::cuda::CudaLaunch> launches_;
   std::map<int, size_t> writeInto_;  // output node id -> the input it is written into
   std::vector<int64_t> sizes_;       // the size symbols' values at this graph's shape (s<N> at N)
