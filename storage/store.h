@@ -64,10 +64,16 @@ struct CompileRow {
   int frameId = 0;
   int compileIndex = 0;
   std::string backend, status, message, transformedCode;
-  std::vector<session::Guard> guards;
-  std::string file, detail;  // a failed compile: where (file, line, col) and why (v7)
+  std::vector<session::Guard> guards;  // empty when read with GuardRead::Counted
+  int guardCount = 0;                  // how many guards it has, read either way
+  std::string file, detail;            // a failed compile: where (file, line, col) and why (v7)
   int line = 0, col = 0;
 };
+
+// How Store::compiles reads guards: parsed (every guard), or only counted. A 200-layer model's
+// guards are 5 MB of JSON (140-250 ms to parse); the studio counts them when it opens a session
+// and reads one compile's with compileGuards() where they are shown (the Capture tab).
+enum class GuardRead { Parsed, Counted };
 
 struct StageRow {
   int64_t id = 0;
@@ -151,8 +157,9 @@ class Store {
   std::vector<SessionSummary> sessions();  // newest first
   std::optional<SessionDetail> session(int64_t id);
   std::vector<FrameRow> frames(int64_t sessionId);
-  std::vector<CompileRow> compiles(int64_t sessionId);
-  std::vector<StageRow> stages(int64_t sessionId, const std::string& compileId);  // by order
+  std::vector<CompileRow> compiles(int64_t sessionId, GuardRead guards = GuardRead::Parsed);
+  std::vector<session::Guard> compileGuards(int64_t sessionId, const std::string& compileId);  // none if no such compile
+  std::vector<StageRow> stages(int64_t sessionId, const std::string& compileId);               // by order
   std::string stageText(int64_t stageId);
   // Each rule application of a rule-table pass stage, in order (schema 11; none for other
   // stages and for stores written before it). Read on demand: a large pass has thousands.

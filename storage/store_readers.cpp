@@ -91,7 +91,26 @@ std::vector<FrameRow> Store::frames(int64_t sessionId) {
   return out;
 }
 
-std::vector<CompileRow> Store::compiles(int64_t sessionId) {
+namespace {
+
+// The guards in guards_json without parsing it: each guard is an object whose first key is
+// "kind" (guardsToJson, compact and key-sorted); the text `"kind":` cannot occur inside a JSON
+// string, whose quotes are escaped. Checked against the parsed count in tests/storage.
+int countGuards(const std::string& json) {
+  int n = 0;
+  for (size_t at = json.find("\"kind\":"); at != std::string::npos; at = json.find("\"kind\":", at + 7)) ++n;
+  return n;
+}
+
+}  // namespace
+
+std::vector<session::Guard> Store::compileGuards(int64_t sessionId, const std::string& compileId) {
+  Stmt s(impl_->db, "SELECT guards_json FROM compiles WHERE session_id = ? AND compile_id = ?");
+  s.bind(1, sessionId).bind(2, compileId);
+  return s.step() ? guardsFromJson(s.text(0)) : std::vector<session::Guard>{};
+}
+
+std::vector<CompileRow> Store::compiles(int64_t sessionId, GuardRead guards) {
   Stmt s(impl_->db,
          "SELECT compile_id, frame_id, compile_index, backend, status, message, transformed_code, guards_json,"
          " file, line, col, detail FROM compiles WHERE session_id = ? ORDER BY frame_id, compile_index, compile_id");
@@ -106,7 +125,12 @@ std::vector<CompileRow> Store::compiles(int64_t sessionId) {
     c.status = s.text(4);
     c.message = s.text(5);
     c.transformedCode = s.text(6);
-    c.guards = guardsFromJson(s.text(7));
+    if (guards == GuardRead::Parsed) {
+      c.guards = guardsFromJson(s.text(7));
+      c.guardCount = static_cast<int>(c.guards.size());
+    } else {
+      c.guardCount = countGuards(s.text(7));
+    }
     c.file = s.text(8);
     c.line = s.integer(9);
     c.col = s.integer(10);

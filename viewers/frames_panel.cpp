@@ -34,9 +34,8 @@ void FramesPanel::setSession(const std::vector<storage::FrameRow>& frames, const
                                              QStringLiteral("%1:%2 (%3)").arg(qs(f.file)).arg(f.firstLine).arg(qs(f.kind))});
     for (const auto& c : compiles) {
       if (c.frameId != f.frameId) continue;
-      auto* compile =
-          new QTreeWidgetItem(frame, {QStringLiteral("[%1]").arg(qs(c.compileId)),
-                                      tr("%1 · %2 · %n guard(s)", nullptr, int(c.guards.size())).arg(qs(c.backend), qs(c.status))});
+      auto* compile = new QTreeWidgetItem(frame, {QStringLiteral("[%1]").arg(qs(c.compileId)),
+                                                  tr("%1 · %2 · %n guard(s)", nullptr, c.guardCount).arg(qs(c.backend), qs(c.status))});
       compile->setData(0, kCompileRole, qs(c.compileId));
       if (!c.message.empty()) compile->setToolTip(1, qs(c.message));
       if (c.status == "failed") {  // red, with its error and line: the failure is in plain sight

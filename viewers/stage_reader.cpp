@@ -1,6 +1,7 @@
 #include "viewers/stage_reader.h"
 
 #include <algorithm>
+#include <set>
 
 namespace kiln::viewers {
 
@@ -35,10 +36,21 @@ std::string captureReport(storage::Store& store, int64_t sessionId, const std::s
   if (compile != compiles.end()) {
     const auto& c = *compile;
     out += "\nGuards [" + c.compileId + "] (" + c.backend + ", " + c.status + (c.message.empty() ? "" : ": " + c.message) + "):\n";
-    for (const auto& g : c.guards) out += "  " + g.kind + ": " + g.text + "\n";
+    // Rows read with their guards counted, not parsed (the window's): this compile's are read here.
+    const std::vector<session::Guard> read =
+        c.guards.empty() && c.guardCount > 0 ? store.compileGuards(sessionId, compileId) : std::vector<session::Guard>{};
+    for (const auto& g : read.empty() ? c.guards : read) out += "  " + g.kind + ": " + g.text + "\n";
     out += "\nTransformed code:\n" + c.transformedCode;
   }
   return out;
+}
+
+StepDiff stepDiff(const ir::Graph& before, const ir::Graph& after, bool kernelMembership) {
+  StepDiff d{ir::diffGraphs(before, after, kernelMembership), {}};
+  const std::set<std::string> gone(d.changes.removed.begin(), d.changes.removed.end());
+  for (const auto& n : before.nodes)
+    if (gone.count(n.name)) d.removed.push_back(n);
+  return d;
 }
 
 StageGraphs::Graph StageGraphs::get(storage::Store& store, int64_t stageId) {
@@ -74,6 +86,7 @@ StageContent readStageContent(storage::Store& store, const StageRequest& r, Stag
     return (a.sameAs ? a.sameAs : a.id) == (b.sameAs ? b.sameAs : b.id);
   };
   if (r.previous) c.previous = same(*r.previous, stage) ? c.graph : graphOf(r.previous->id);
+  if (r.withStepDiff && c.previous) c.step = stepDiff(*c.previous, c.graph, r.kernelMembership);
   c.applications = store.ruleApplications(stage.id);
   if (r.diffBase > 0)
     for (const auto& other : store.stages(r.diffBase, stage.compileId))

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "engine/ir/graph.h"
+#include "engine/ir/graph_diff.h"
 #include "storage/store.h"
 
 #include <future>
@@ -31,12 +32,23 @@ class StageGraphs {
   std::map<int64_t, std::shared_future<Graph>> graphs_;
 };
 
+// What a step changed: ir::diffGraphs, and the nodes of `before` it removed (drawn as ghosts).
+struct StepDiff {
+  ir::GraphChanges changes;
+  std::vector<ir::Node> removed;
+};
+StepDiff stepDiff(const ir::Graph& before, const ir::Graph& after, bool kernelMembership);
+
 struct StageRequest {
   int64_t sessionId = 0;
   storage::StageRow stage;
   std::optional<storage::StageRow> previous;  // the stage before it in the same compile
   int64_t diffBase = 0;                       // a session to compare the same stage with, or 0
   bool withCompile = false;                   // also read the compile's kernels and texts
+  // The step report's diff against `previous`, made with the read, off the UI thread (140-290 ms
+  // for a 17,000-node stage); `kernelMembership` as ir::diffGraphs takes it.
+  bool withStepDiff = false;
+  bool kernelMembership = true;
   // The session's compiles when read already (for the Capture tab's guards; else read here).
   std::shared_ptr<const std::vector<storage::CompileRow>> compiles;
 };
@@ -47,6 +59,7 @@ struct StageContent {
   std::optional<ir::Graph> previous;
   std::optional<ir::Graph> base;                       // the diff base session's same stage, when it has one
   std::vector<session::RuleApplication> applications;  // a rule-table pass's, in order (schema 11)
+  std::optional<StepDiff> step;                        // asked for (withStepDiff) and a previous stage read
   bool withCompile = false;                            // the fields below were read (the compile changed)
   // Shared, not copied, by the text pane and its GPU tabs (the 200-layer model's are ~26 MB of text).
   std::shared_ptr<const std::vector<storage::KernelRow>> kernels;

@@ -41,6 +41,7 @@ class SessionListModel;
 class SourceView;
 class StageListModel;
 struct StageContent;
+struct StepDiff;
 class StageGraphs;
 class TextPane;
 class TimingsChart;
@@ -168,9 +169,9 @@ class StudioWindow : public QMainWindow {
   void tintSourceLines();
   std::string scriptPath_;  // the shown session's script (nodes' lines in other files are not its)
   void showStepReport(int row, const StageContent& content);
-  void finishStage(quint64 token, int row, const StageContent& content, const QString& error);
+  void finishStage(quint64 token, int row, std::shared_ptr<const StageContent> read, const QString& error);
   quint64 stageRequest_ = 0;  // the newest showStage() request: older results are dropped
-  void showInLayoutFrame(const storage::StageRow& stage, const ir::Graph& graph);
+  void showInLayoutFrame(const storage::StageRow& stage, std::shared_ptr<const StageContent> content);
   // Starts reading the layout frame of `stage`'s compile unless it is drawn or being read: from
   // showStage(), beside the stage's own read (each ~1 s for a 17,000-node stage of a 200-layer
   // model), so the two do not run one after the other.
@@ -178,12 +179,13 @@ class StudioWindow : public QMainWindow {
   void readLayoutFrame(const storage::StageRow& stage, std::shared_ptr<StageGraphs> graphs = nullptr);
   static QString layoutFrameKey(qint64 sessionId, const storage::StageRow& stage);
   void finishLayoutFrame(const QString& key, ir::Graph frame, const QString& error);
-  QString pendingFrameKey_;                    // the compile whose stages are being read for a layout frame
-  ir::Graph pendingFrameGraph_;                // the stage to show when they arrive...
-  bool frameGraphWaiting_ = false;             // ...once its own read has come (the frame may come first)
-  QString failedFrameKey_, failedFrameError_;  // a frame that could not be read: its stages are laid out alone
+  QString pendingFrameKey_;                                  // the compile whose stages are being read for a layout frame
+  std::shared_ptr<const StageContent> pendingFrameContent_;  // the stage to show when they arrive...
+  bool frameGraphWaiting_ = false;                           // ...once its own read has come (the frame may come first)
+  QString failedFrameKey_, failedFrameError_;                // a frame that could not be read: its stages are laid out alone
   // Marks `graph`'s nodes added / changed against `before` in the view; the Step tab's text.
   QString describeChanges(const ir::Graph& before, const ir::Graph& graph, const QString& against, bool kernelMembership = true);
+  QString describeChanges(StepDiff step, const ir::Graph& graph, const QString& against);  // made already (with the read)
   void exportGraphDialog();
   void exportReportDialog();
   void finishReport(const QString& path, const QString& error);

@@ -21,6 +21,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QEvent>
 #include <QFileInfo>
 #include <QLabel>
 #include <QMessageBox>
@@ -31,10 +32,16 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <iterator>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <unistd.h>
 
 using kiln::viewers::ScriptRunner;
 using kiln::viewers::StudioWindow;
@@ -90,6 +97,61 @@ void armScreenshot(StudioWindow& window, const QString& path, bool waitForRun) {
                    });
   QTimer::singleShot(kScreenshotTimeoutMs, &window, [grab] { grab(true); });
 }
+
+// Milliseconds since this process started, from the kernel's start time (/proc/self/stat,
+// field 22, in clock ticks since boot, against CLOCK_BOOTTIME): what someone who typed the
+// command waits, the executable's and Qt's loading included. -1 where /proc is not there.
+qint64 msSinceProcessStart() {
+  std::ifstream stat("/proc/self/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const size_t comm = text.rfind(')');  // the command name may hold spaces and parentheses
+  if (comm == std::string::npos) return -1;
+  std::istringstream fields(text.substr(comm + 2));
+  std::string field;
+  for (int i = 3; i <= 22 && fields >> field; ++i) {}  // fields 3 (state) .. 22 (starttime)
+  timespec now{};
+  if (field.empty() || clock_gettime(CLOCK_BOOTTIME, &now) != 0) return -1;
+  const double startedMs = std::stod(field) * 1000.0 / double(sysconf(_SC_CLK_TCK));
+  return qint64(double(now.tv_sec) * 1000.0 + double(now.tv_nsec) / 1e6 - startedMs);
+}
+
+// Prints "kiln-studio: first paint of STAGE after N ms" once the graph view has painted the
+// stage shown: after the window first settles (the stage read, laid out and drawn into the
+// scene; a placeholder such as "Reading the stages…" does not settle it), at the end of the
+// view's next paint. Issue 17's measure of opening a big session.
+class FirstPaintTimer : public QObject {
+ public:
+  explicit FirstPaintTimer(StudioWindow& window) : QObject(&window), window_(window) {
+    connect(&window, &StudioWindow::settled, this, [this] {
+      if (!armed_ && !done_ && window_.currentStageId() > 0) {
+        armed_ = true;
+        window_.graphView()->viewport()->installEventFilter(this);
+        window_.graphView()->viewport()->update();  // painted by now or not: the next paint is of the drawn stage
+      }
+    });
+  }
+
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override {
+    if (event->type() == QEvent::Paint && armed_ && !done_) {
+      done_ = true;
+      watched->removeEventFilter(this);
+      // Queued: runs once this paint has been handled.
+      QTimer::singleShot(0, this, [this] {
+        const int row = window_.stageModel()->rowOfStage(window_.currentStageId());
+        const QString label =
+            row >= 0 ? kiln::viewers::StageListModel::label(window_.stageModel()->stageAt(row)) : QString::number(window_.currentStageId());
+        std::fprintf(stderr, "kiln-studio: first paint of %s after %lld ms\n", qPrintable(label),
+                     static_cast<long long>(msSinceProcessStart()));
+      });
+    }
+    return false;
+  }
+
+ private:
+  StudioWindow& window_;
+  bool armed_ = false, done_ = false;
+};
 
 }  // namespace
 
@@ -291,6 +353,7 @@ int main(int argc, char** argv) {
         }
     });
   }
+  if (!screenshot.isEmpty() || qEnvironmentVariableIntValue("KILN_STUDIO_TIMING") == 1) new FirstPaintTimer(window);
   if (!screenshot.isEmpty()) armScreenshot(window, screenshot, !script.isEmpty());
   window.show();
   if (parser.isSet(diffOption)) {

@@ -956,6 +956,48 @@ class ViewersTest : public QObject {
     QCOMPARE(pane.sideEditor(true)->extraSelections().size(), 2);  // header, the ret ; @11
   }
 
+  // The window reads a session's compiles with their guards counted, not parsed (a 200-layer
+  // model's are 5 MB of JSON): the counts are the parsed guards', and the Capture tab, made from
+  // those rows, reads its compile's guards and lists each of them.
+  void guardsAreCountedAndReadWhereShown() {
+    const auto parsed = sample_.store->compiles(sample_.sessionId);
+    const auto counted = sample_.store->compiles(sample_.sessionId, storage::GuardRead::Counted);
+    QCOMPARE(counted.size(), parsed.size());
+    QVERIFY(!parsed.empty());
+    for (size_t i = 0; i < parsed.size(); ++i) {
+      QVERIFY(!parsed[i].guards.empty());
+      QCOMPARE(parsed[i].guardCount, int(parsed[i].guards.size()));
+      QVERIFY(counted[i].guards.empty());
+      QCOMPARE(counted[i].guardCount, int(parsed[i].guards.size()));
+      QCOMPARE(sample_.store->compileGuards(sample_.sessionId, parsed[i].compileId).size(), parsed[i].guards.size());
+      const std::string lazy = captureReport(*sample_.store, sample_.sessionId, parsed[i].compileId, &counted);
+      QCOMPARE(lazy, captureReport(*sample_.store, sample_.sessionId, parsed[i].compileId, &parsed));
+      for (const auto& g : parsed[i].guards) QVERIFY(lazy.find("  " + g.kind + ": " + g.text + "\n") != std::string::npos);
+    }
+    QVERIFY(sample_.store->compileGuards(sample_.sessionId, "no such compile").empty());
+  }
+
+  // The step report's diff is made with the stage's read (off the UI thread): the same as made
+  // from the graphs the read returns.
+  void stepDiffIsMadeWithTheRead() {
+    const auto stages = sample_.store->stages(sample_.sessionId, "0/0");
+    QVERIFY(stages.size() >= 3);
+    StageRequest request;
+    request.sessionId = sample_.sessionId;
+    request.stage = stages[2];
+    request.previous = stages[1];
+    QVERIFY(!readStageContent(*sample_.store, request).step);  // not asked for
+    request.withStepDiff = true;
+    request.kernelMembership = false;
+    const StageContent c = readStageContent(*sample_.store, request);
+    QVERIFY(c.step && c.previous);
+    const StepDiff direct = stepDiff(*c.previous, c.graph, false);
+    QCOMPARE(c.step->changes.added, direct.changes.added);
+    QCOMPARE(c.step->changes.changed, direct.changes.changed);
+    QCOMPARE(c.step->changes.removed, direct.changes.removed);
+    QCOMPARE(c.step->removed.size(), direct.changes.removed.size());
+  }
+
   // The stage's read and its layout frame's read (two pool threads) share the stage graphs: each
   // is read once, by whichever asks first, the other waiting for it; what the stage's read makes
   // of them (and of the session's compiles, read already) is what it makes reading alone.
