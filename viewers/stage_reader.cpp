@@ -95,7 +95,7 @@ StageContent readStageContent(storage::Store& store, const StageRequest& r, Stag
   c.withCompile = true;
   c.kernels = std::make_shared<const std::vector<storage::KernelRow>>(store.kernels(r.sessionId, stage.compileId));
   c.wrapper = store.wrapperText(r.sessionId, stage.compileId);
-  c.capture = captureReport(store, r.sessionId, stage.compileId, r.compiles.get());
+  if (r.withCapture) c.capture = captureReport(store, r.sessionId, stage.compileId, r.compiles.get());
   for (const auto& p : store.profiles(r.sessionId)) {
     if (p.compileId != stage.compileId) continue;
     c.profiled = true;

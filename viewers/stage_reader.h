@@ -48,6 +48,7 @@ struct StageRequest {
   // The step report's diff against `previous`, made with the read, off the UI thread (140-290 ms
   // for a 17,000-node stage); `kernelMembership` as ir::diffGraphs takes it.
   bool withStepDiff = false;
+  bool withCapture = true;  // the Capture tab's text (the window makes it when the tab is shown)
   bool kernelMembership = true;
   // The session's compiles when read already (for the Capture tab's guards; else read here).
   std::shared_ptr<const std::vector<storage::CompileRow>> compiles;

@@ -442,8 +442,8 @@ void StudioWindow::showSession(qint64 sessionId) {
     }
     const auto recompiles = store_.recompiles(sessionId);
     // Read once for the session, the guards only counted (a 200-layer model's are 5 MB of JSON,
-    // 140-250 ms to parse before any stage read could start): the Capture tab's read (a pool
-    // thread) reads its compile's guards.
+    // 140-250 ms to parse before any stage read could start): the Capture tab reads its
+    // compile's guards when it is shown.
     sessionCompiles_ = std::make_shared<const std::vector<storage::CompileRow>>(store_.compiles(sessionId, storage::GuardRead::Counted));
     const auto& compiles = *sessionCompiles_;
     marks << recompileMarks(recompiles);
@@ -538,6 +538,7 @@ void StudioWindow::showStage(int row) {
   request.withStepDiff = request.previous && !(diffBase_.second == sessionId_ && diffBase_.first > 0) && row > 0 &&
                          stages_->stageAt(row - 1).stage != "captured";
   request.kernelMembership = stage.stage != "fused";
+  request.withCapture = false;  // made when the Capture tab is shown (finishStage)
   const quint64 token = ++stageRequest_;
   ++pendingReads_;
   statusBar()->showMessage(tr("Reading %1…").arg(StageListModel::label(stage)));
@@ -621,7 +622,13 @@ void StudioWindow::finishStage(quint64 token, int row, std::shared_ptr<const Sta
     compileId_ = stage.compileId;
     text_->setKernelList(content.kernels, content.nodeLines, content.runMs);
     text_->setWrapper(qs(content.wrapper));
-    text_->setCapture(qs(content.capture));
+    // Read when the tab is shown: its compile's guards (5 MB of JSON for a 200-layer model) are
+    // parsed there, not before the first paint.
+    text_->setCaptureSource([this, sessionId = sessionId_, compileId = stage.compileId, compiles = sessionCompiles_] {
+      try {
+        return qs(captureReport(store_, sessionId, compileId, compiles.get()));
+      } catch (const std::exception& e) { return tr("Could not read what capture did: %1").arg(QString::fromUtf8(e.what())); }
+    });
     // New kernel text: tint the selected source line's lines in it again.
     if (const int line = source_->highlightedLine(); line > 0) text_->highlightSourceLine(line);
     compileKernels_.clear();

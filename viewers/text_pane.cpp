@@ -214,9 +214,14 @@ void TextPane::fillSideBySide() {
   fillSideRight();
 }
 
+void TextPane::takeSource(Tab tab) {
+  if (source_[tab]) pending_[tab] = std::exchange(source_[tab], nullptr)();
+}
+
 void TextPane::fill(Tab t) {
   if (filled_[t]) return;
   if (!isKernelTab(t)) {
+    takeSource(t);
     filled_[t] = true;
     editors_[t]->setPlainText(std::exchange(pending_[t], QString()));
     return;
@@ -277,12 +282,14 @@ void TextPane::syncSideBySide() {
 void TextPane::setText(Tab tab, const QString& text) {
   filled_[tab] = false;
   pending_[tab] = text;
+  source_[tab] = nullptr;
   if (currentIndex() == tab) fill(tab);
   else editors_[tab]->clear();  // its last text must not show under this one's tab
 }
 
 QString TextPane::text(Tab tab) const {
   if (filled_[tab]) return editors_[tab]->toPlainText();
+  if (source_[tab]) return source_[tab]();  // made again, not kept: a const look
   return isKernelTab(tab) ? (kernels_ ? kernelText(tab, nullptr) : QString()) : pending_[tab];
 }
 
@@ -293,6 +300,14 @@ void TextPane::setStepReport(const QString& text) { setText(Step, text); }
 void TextPane::setWrapper(const QString& text) { setText(Wrapper, text); }
 
 void TextPane::setCapture(const QString& text) { setText(Capture, text); }
+
+void TextPane::setCaptureSource(std::function<QString()> make) {
+  filled_[Capture] = false;
+  pending_[Capture].clear();
+  source_[Capture] = std::move(make);
+  if (currentIndex() == Capture) fill(Capture);
+  else editors_[Capture]->clear();  // its last text must not show under this one's tab
+}
 
 void TextPane::setDiff(const QString& text) {
   setText(Diff, text);
@@ -426,6 +441,7 @@ void TextPane::clearAll() {
     spans_[t].clear();
     base_[t].clear();
     pending_[t].clear();
+    source_[t] = nullptr;
     filled_[t] = !isKernelTab(t);  // empty is what they show
   }
   kernels_.reset();

@@ -67,6 +67,9 @@ class TextPane : public QTabWidget {
   // What capture did for the selected compile: graph breaks, recompile reasons, guards and the
   // transformed code (with resume functions), as Dynamo's logs and depyf show them.
   void setCapture(const QString& text);
+  // The Capture tab's text made when the tab is first shown or its text asked for, not now (its
+  // guards are 5 MB of JSON for a 200-layer model: read only where shown). setCapture replaces it.
+  void setCaptureSource(std::function<QString()> make);
   void setSessionOutput(const QString& stdoutText, const QString& error);
   // `kiln diff` of two sessions; switches to the Diff tab. Kept when another session is shown.
   void setDiff(const QString& text);
@@ -154,6 +157,8 @@ class TextPane : public QTabWidget {
   // editor. The side by side is filled as a whole (both sides; the right side again when it
   // changes to another text).
   QString pending_[TabCount];
+  std::function<QString()> source_[TabCount];  // makes pending_ when first needed (setCaptureSource)
+  void takeSource(Tab tab);                    // pending_[tab] from source_[tab], if it has one
   bool filled_[TabCount] = {};
   bool sideFilled_ = false;
   // The last scroll asked of the kernel tabs, applied to a tab when it is filled: to the first

@@ -977,6 +977,37 @@ class ViewersTest : public QObject {
     QVERIFY(sample_.store->compileGuards(sample_.sessionId, "no such compile").empty());
   }
 
+  // The Capture tab's text from a source is made when the tab is shown (or its text asked for),
+  // once, and is what the source makes; setCapture replaces a source not yet used.
+  void captureTabIsMadeWhenShown() {
+    TextPane pane;
+    pane.setCurrentIndex(TextPane::StageIr);
+    int made = 0;
+    pane.setCaptureSource([&made] {
+      ++made;
+      return QStringLiteral("Guards [0/0]:\n  TENSOR_MATCH: x");
+    });
+    QCOMPARE(made, 0);
+    QVERIFY(!pane.isFilled(TextPane::Capture));
+    QCOMPARE(pane.text(TextPane::Capture), QStringLiteral("Guards [0/0]:\n  TENSOR_MATCH: x"));
+    pane.setCurrentIndex(TextPane::Capture);
+    QVERIFY(pane.isFilled(TextPane::Capture));
+    QCOMPARE(pane.editor(TextPane::Capture)->toPlainText(), QStringLiteral("Guards [0/0]:\n  TENSOR_MATCH: x"));
+    const int shown = made;
+    pane.setCurrentIndex(TextPane::StageIr);
+    pane.setCurrentIndex(TextPane::Capture);
+    QCOMPARE(made, shown);  // filled once
+    pane.setCurrentIndex(TextPane::StageIr);
+    pane.setCaptureSource([&made] {
+      ++made;
+      return QStringLiteral("other");
+    });
+    pane.setCapture(QStringLiteral("given"));
+    pane.setCurrentIndex(TextPane::Capture);
+    QCOMPARE(pane.editor(TextPane::Capture)->toPlainText(), QStringLiteral("given"));
+    QCOMPARE(made, shown);
+  }
+
   // The step report's diff is made with the stage's read (off the UI thread): the same as made
   // from the graphs the read returns.
   void stepDiffIsMadeWithTheRead() {
