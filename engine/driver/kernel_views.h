@@ -11,9 +11,12 @@
 //
 // Sinks are never called from the background thread: they are not thread-safe (SQLite writer,
 // TeeSink, explain reports), and the events of one sink stay in one thread's order. What the job
-// uses may run beside the script's thread: NVRTC compiles programs on several threads at once,
-// the kernel cache writes entries through temporary files, and the device's arch and SM count
-// are read before the job is queued (codegen::cuda::resolvedViewOptions).
+// uses may run beside the script's thread: NVRTC is thread-safe, the kernel cache writes entries
+// through temporary files, and the device's arch and SM count are read before the job is queued
+// (codegen::cuda::resolvedViewOptions). NVRTC is not concurrent, though: one process's compiles
+// run one at a time (two threads compiling at once took twice one compile on the GPU machine),
+// so a graph compiled while a batch of views is being made waits for that NVRTC compile to end
+// (docs/perf.md); views made in a child process would not hold the compile up.
 #pragma once
 
 #include "engine/codegen/cuda/cuda_views.h"
