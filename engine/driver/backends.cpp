@@ -429,10 +429,7 @@ void reportGpuKernels(session::SessionSink& sink, const std::string& cid, const 
   try {
     options.launches = &gpu.launches();
     made = cudaKernelViews(cid, kernels, options);
-  } catch (const std::exception& e) {
-    made = reported;
-    for (auto& k : made.kernels) k.gpu.notes = std::string("PTX, SASS and resources not made: ") + e.what();
-  }
+  } catch (const std::exception& e) { made = viewsNotMade(reported, e.what()); }
   emit(made);
   sink.timing(session::TimingEvent{cid, "cuda views", msSince(t0)});
 }

@@ -84,14 +84,13 @@ void BackgroundKernelViews::work() {
   }
 }
 
-session::KernelViewsEvent BackgroundKernelViews::notMade(const Batch& b, const std::string& why) {
-  session::KernelViewsEvent e = b.reported;
-  for (auto& k : e.kernels) k.gpu.notes = why;
-  return e;
+session::KernelViewsEvent viewsNotMade(session::KernelViewsEvent reported, const std::string& why) {
+  for (auto& k : reported.kernels) k.gpu.notes = "PTX, SASS and resources not made: " + why;
+  return reported;
 }
 
 void BackgroundKernelViews::report(Batch& b) {
-  if (!b.error.empty()) b.sink->kernelViews(notMade(b, "PTX, SASS and resources not made: " + b.error));
+  if (!b.error.empty()) b.sink->kernelViews(viewsNotMade(b.reported, b.error));
   else b.sink->kernelViews(b.made);
   // Its own phase, after the compile's: the time the views took on the background thread, off
   // the compile's critical path (so not one of session::compilePhases(), which sum to a cold
@@ -131,8 +130,8 @@ int BackgroundKernelViews::finish(std::chrono::milliseconds limit) {
       continue;
     }
     ++late;
-    b->sink->kernelViews(notMade(*b, std::string("PTX, SASS and resources not made: not ready when the session ended (it waits ") + waited +
-                                         " s for them); kiln show --stage ptx|sass makes them on demand"));
+    b->sink->kernelViews(viewsNotMade(b->reported, std::string("not ready when the session ended (it waits ") + waited +
+                                                       " s for them); kiln show --stage ptx|sass makes them on demand"));
   }
   return late;
 }

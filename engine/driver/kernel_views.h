@@ -42,6 +42,10 @@ namespace kiln::driver {
 session::KernelViewsEvent cudaKernelViews(const std::string& compileId, const std::vector<kir::Kernel>& kernels,
                                           const codegen::cuda::CudaViewOptions& options);
 
+// `reported` (the kernels as their compile reported them) with every kernel's notes saying why its
+// views were not made: "PTX, SASS and resources not made: <why>".
+session::KernelViewsEvent viewsNotMade(session::KernelViewsEvent reported, const std::string& why);
+
 class BackgroundKernelViews {
  public:
   // Makes the views of one compile's kernels (runs on the background thread; may throw).
@@ -94,7 +98,6 @@ class BackgroundKernelViews {
   };
   void work();
   // `b` as reported with every kernel's notes saying why its views were not made.
-  static session::KernelViewsEvent notMade(const Batch& b, const std::string& why);
   static void report(Batch& b);
 
   mutable std::mutex mu_;
