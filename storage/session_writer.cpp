@@ -333,12 +333,16 @@ void SessionWriter::kernel(const session::KernelEvent& k) {
   st.bind(10, intsToJson(k.sourceLines)).bind(11, k.compileMs).bindCompressed(12, k.gpu.ptx).bindCompressed(13, k.gpu.sass);
   st.bind(14, gpuInfoToJson(k.gpu)).run();
   int64_t kernelId = db_->lastInsertId();
-  // Kernel IR and generated source are what users search; LLVM IR and assembly are too
-  // large and too repetitive to be worth indexing.
-  std::string text = k.name + "\n" + k.kernelIr;
-  if (!k.source.empty()) text += "\n" + k.source;
-  index("kernel", std::to_string(kernelId), text, false);
+  index("kernel", std::to_string(kernelId), kernelSearchText(k.name, k.kernelIr, k.source), false);
   endEvent(k.compileId);
+}
+
+std::string SessionWriter::kernelSearchText(const std::string& name, const std::string& kernelIr, const std::string& source) {
+  // Kernel IR and generated source are what users search; LLVM IR and assembly are too large and
+  // too repetitive to be worth indexing.
+  std::string text = name + "\n" + kernelIr;
+  if (!source.empty()) text += "\n" + source;
+  return text;
 }
 
 void SessionWriter::wrapper(const session::WrapperEvent& w) {

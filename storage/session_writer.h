@@ -67,6 +67,8 @@ class SessionWriter : public session::SessionSink {
   // Adds text to the full-text index; `replace` drops the earlier entry of the same kind/ref
   // (frames, compiles and wrappers may be reported again with updated contents).
   void index(const std::string& kind, const std::string& ref, const std::string& text, bool replace);
+  // A kernel's search entry: its name, kernel IR and generated source (kernel(), kernelViews()).
+  static std::string kernelSearchText(const std::string& name, const std::string& kernelIr, const std::string& source);
 
   Store::Impl& store_;
   std::unique_ptr<Db> own_;  // this writer's connection (null for in-memory stores)

@@ -21,10 +21,7 @@ void SessionWriter::kernelViews(const session::KernelViewsEvent& v) {
     for (const auto& [id, kernelIr] : found) {
       update.bindCompressed(1, k.source).bindCompressed(2, k.gpu.ptx).bindCompressed(3, k.gpu.sass);
       update.bind(4, gpuInfoToJson(k.gpu)).bind(5, id).run();
-      // The search entry as kernel() makes it, with the new source.
-      std::string text = k.name + "\n" + kernelIr;
-      if (!k.source.empty()) text += "\n" + k.source;
-      index("kernel", std::to_string(id), text, true);
+      index("kernel", std::to_string(id), kernelSearchText(k.name, kernelIr, k.source), true);  // with the new source
     }
   }
   endEvent(v.compileId);
