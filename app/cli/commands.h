@@ -21,12 +21,13 @@ int cmdSearch(const std::vector<std::string>& args);
 int cmdRename(const std::vector<std::string>& args);
 int cmdRm(const std::vector<std::string>& args);
 int cmdShow(const std::vector<std::string>& args);
-int cmdStore(const std::vector<std::string>& args);     // store_command.cpp
-int cmdImport(const std::vector<std::string>& args);    // import_command.cpp
-int cmdReport(const std::vector<std::string>& args);    // report_command.cpp
-int cmdPlugins(const std::vector<std::string>& args);   // plugin_command.cpp
-int cmdBackends(const std::vector<std::string>& args);  // plugin_command.cpp
-int cmdCuda(const std::vector<std::string>& args);      // cuda_command.cpp
+int cmdStore(const std::vector<std::string>& args);      // store_command.cpp
+int cmdImport(const std::vector<std::string>& args);     // import_command.cpp
+int cmdReport(const std::vector<std::string>& args);     // report_command.cpp
+int cmdPlugins(const std::vector<std::string>& args);    // plugin_command.cpp
+int cmdBackends(const std::vector<std::string>& args);   // plugin_command.cpp
+int cmdCuda(const std::vector<std::string>& args);       // cuda_command.cpp
+int cmdCudaViews(const std::vector<std::string>& args);  // cuda_command.cpp: internal, kiln run's views child
 // Takes every `--plugin PATH` / `--plugin=PATH` out of `args` (up to a "--") and adds them to
 // KILN_PLUGIN_PATH (so processes kiln starts load them too), registers Kiln's built-ins and loads
 // every plugin on KILN_PLUGIN_PATH. Throws plugin::PluginError (one line naming the file).

@@ -3,9 +3,14 @@
 // launch the runtime would choose and ptxas's registers, shared memory and spills. No GPU is
 // needed. The studio's CUDA, PTX and SASS tabs run it (--json, kernel IR on stdin) for sessions
 // that ran on the CPU, so the studio itself never links the compiler.
+//
+// kiln cuda-views (internal, not in the help): what `kiln run` starts to make a GPU compile's
+// views outside its own process (engine/driver/kernel_views_child.h), a JSON request on stdin,
+// the views as JSON on stdout.
 #include "app/cli/commands.h"
 #include "app/cli/options.h"
 #include "engine/codegen/cuda/cuda_views.h"
+#include "engine/driver/kernel_views_child.h"
 #include "engine/session/kernel_gpu_text.h"
 #include "storage/graph_json.h"
 
@@ -80,6 +85,12 @@ int cmdCuda(const std::vector<std::string>& args) {
               << (kv.sass.empty() ? "(none)\n" : kv.sass);
   }
   if (!v.notes.empty()) std::cout << "// " << v.notes;
+  return 0;
+}
+
+int cmdCudaViews(const std::vector<std::string>& args) {
+  if (!args.empty()) throw UsageError("takes no arguments: a views request (JSON) on standard input, from kiln run");
+  driver::serveKernelViews(std::cin, std::cout);
   return 0;
 }
 

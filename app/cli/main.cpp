@@ -1,11 +1,13 @@
 // kiln: the command line. Wiring only: parses arguments, opens the store, calls the engine.
 // The commands and their options are listed in usage() (app/cli/commands.cpp).
 #include "app/cli/commands.h"
+#include "engine/driver/kernel_views_child.h"
 #include "engine/tensor/tensor.h"
 
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <string>
 
 #include <unistd.h>
 
@@ -24,11 +26,23 @@ void passiveOpenMp(char** argv) {
   execv("/proc/self/exe", argv);
 }
 
+// A GPU compile's PTX/SASS views are made by this executable run as `kiln cuda-views`, so that
+// their NVRTC compile never holds up the script's (engine/driver/kernel_views_child.h). The path
+// read now, not /proc/self/exe at each spawn, names the executable in error notes.
+void registerViewsHelper() {
+  std::string path(4096, '\0');
+  const ssize_t n = readlink("/proc/self/exe", path.data(), path.size() - 1);
+  if (n <= 0) return;  // the views are then made in this process, as the engine does by default
+  path.resize(static_cast<size_t>(n));
+  kiln::driver::setKernelViewsHelper(path);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   passiveOpenMp(argv);
   kiln::tensor::keepLargeAllocations();
+  registerViewsHelper();
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     std::cout << kiln::cli::usage();
@@ -66,6 +80,7 @@ int main(int argc, char** argv) {
     if (cmd == "plugins") return kiln::cli::cmdPlugins(args);
     if (cmd == "backends") return kiln::cli::cmdBackends(args);
     if (cmd == "cuda") return kiln::cli::cmdCuda(args);
+    if (cmd == "cuda-views") return kiln::cli::cmdCudaViews(args);
   } catch (const kiln::cli::UsageError& e) {
     std::cerr << "kiln " << cmd << ": " << e.what() << "\n(see kiln " << cmd << " --help)\n";
     return 2;

@@ -2,6 +2,7 @@
 
 #include "engine/codegen/cuda/cuda_views.h"
 #include "engine/driver/kernel_views.h"
+#include "engine/driver/kernel_views_child.h"
 
 #include "engine/ir/sym.h"
 #include "engine/ir/text.h"
@@ -418,9 +419,11 @@ void reportGpuKernels(session::SessionSink& sink, const std::string& cid, const 
   if (background) {
     background->deliverReady();  // earlier compiles' views first, in order
     emit(reported);
-    background->add(sink, reported, [cid, kernels, options, launches = gpu.launches()]() mutable {
+    // In a child process where the CLI registered kiln (kernel_views_child.h): this process's
+    // NVRTC then stays free for the next graph's compile.
+    background->add(sink, reported, [cid, kernels, options, launches = gpu.launches()](std::stop_token stop) mutable {
       options.launches = &launches;
-      return cudaKernelViews(cid, kernels, options);
+      return makeKernelViews(cid, kernels, options, stop);
     });
     return;
   }

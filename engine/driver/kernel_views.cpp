@@ -31,6 +31,7 @@ BackgroundKernelViews::~BackgroundKernelViews() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
+    for (const auto& b : batches_) b->stop.request_stop();  // kills a child making its views
   }
   wake_.notify_all();
   if (worker_.joinable()) worker_.join();
@@ -64,7 +65,7 @@ void BackgroundKernelViews::work() {
     session::KernelViewsEvent made;
     std::string error;
     try {
-      made = b->job();
+      made = b->job(b->stop.get_token());
     } catch (const std::exception& e) {
       error = e.what();
       if (error.empty()) error = "an unnamed error";
@@ -130,6 +131,7 @@ int BackgroundKernelViews::finish(std::chrono::milliseconds limit) {
       continue;
     }
     ++late;
+    b->stop.request_stop();
     b->sink->kernelViews(viewsNotMade(b->reported, std::string("not ready when the session ended (it waits ") + waited +
                                                        " s for them); kiln show --stage ptx|sass makes them on demand"));
   }

@@ -15,8 +15,11 @@
 // through temporary files, and the device's arch and SM count are read before the job is queued
 // (codegen::cuda::resolvedViewOptions). NVRTC is not concurrent, though: one process's compiles
 // run one at a time (two threads compiling at once took twice one compile on the GPU machine),
-// so a graph compiled while a batch of views is being made waits for that NVRTC compile to end
-// (docs/perf.md); views made in a child process would not hold the compile up.
+// so views made on the background thread would hold up the next graph's compile until their
+// NVRTC compile ends (docs/perf.md). The GPU backend's job therefore makes them in a child
+// process, `kiln cuda-views` (kernel_views_child.h: makeKernelViews), where the CLI registered
+// itself as the helper; without one (tests, the studio, plugins) they are made on the thread.
+// Stopping the queue (finish() past its limit, the destructor) kills a child still running.
 #pragma once
 
 #include "engine/codegen/cuda/cuda_views.h"
@@ -29,6 +32,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <stop_token>
 #include <string>
 #include <thread>
 #include <vector>
@@ -48,11 +52,14 @@ session::KernelViewsEvent viewsNotMade(session::KernelViewsEvent reported, const
 
 class BackgroundKernelViews {
  public:
-  // Makes the views of one compile's kernels (runs on the background thread; may throw).
-  using Job = std::function<session::KernelViewsEvent()>;
+  // Makes the views of one compile's kernels (runs on the background thread; may throw). A stop is
+  // requested when the queue no longer wants the batch (finish() gave up on it, the destructor):
+  // a job that runs a child kills it then (childKernelViews).
+  using Job = std::function<session::KernelViewsEvent(std::stop_token)>;
 
   BackgroundKernelViews() = default;
-  // Drops the batches not started; waits for the one being made (NVRTC cannot be stopped midway).
+  // Drops the batches not started and stops the one being made; waits for its job to return
+  // (a child is killed at once; NVRTC in this process cannot be stopped midway).
   ~BackgroundKernelViews();
   BackgroundKernelViews(const BackgroundKernelViews&) = delete;
   BackgroundKernelViews& operator=(const BackgroundKernelViews&) = delete;
@@ -61,13 +68,17 @@ class BackgroundKernelViews {
   // reported them (launch, arch, source), what a batch that fails or is not made in time is
   // reported with, its notes saying why.
   void add(session::SessionSink& sink, session::KernelViewsEvent reported, Job job);
+  // A job that cannot be stopped (one made in this process).
+  void add(session::SessionSink& sink, session::KernelViewsEvent reported, std::function<session::KernelViewsEvent()> job) {
+    add(sink, std::move(reported), Job([j = std::move(job)](std::stop_token) { return j(); }));
+  }
   // Whether some batch is made and not yet reported (any thread: the watchdog asks).
   bool ready() const { return ready_.load(std::memory_order_acquire) > 0; }
   // Reports every batch made so far, in the order they were queued; on the sinks' thread.
   void deliverReady();
   // Waits until every batch is made or `limit` has passed, and reports them all: those not made
-  // by then with a note saying so (the rows then read as made without views). Returns how many
-  // were not made in time.
+  // by then with a note saying so (the rows then read as made without views), their jobs asked to
+  // stop. Returns how many were not made in time.
   int finish(std::chrono::milliseconds limit);
 
   // The queue this thread's compiles use; null: they make their views during the compile.
@@ -91,6 +102,7 @@ class BackgroundKernelViews {
     session::SessionSink* sink = nullptr;
     session::KernelViewsEvent reported;
     Job job;
+    std::stop_source stop;
     bool done = false;
     session::KernelViewsEvent made;
     std::string error;  // what the job threw

@@ -53,6 +53,9 @@ const std::vector<Case> kCases = {
     // kiln itself
     {"no_arguments", {}, 2, {}, "usage:"},
     {"unknown_command", {"frobnicate"}, 2, {"kiln: unknown command 'frobnicate'"}},
+    // kiln cuda-views: kiln run's views child (engine/driver/kernel_views_child.h); stdin is empty here
+    {"cuda_views_arguments", {"cuda-views", "x"}, 2, {"kiln cuda-views: takes no arguments"}},
+    {"cuda_views_no_request", {"cuda-views"}, 1, {"kiln: not a kernel views request", "nothing"}},
     // kiln run: the script
     {"run_directory", {"run", "{work}/", "--db", "{db}"}, 1, {"kiln: can't open file '{work}/': Is a directory"}},
     {"run_missing_script",

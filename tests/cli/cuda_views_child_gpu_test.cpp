@@ -1,0 +1,83 @@
+// On a GPU: `kiln run` makes its compiles' PTX/SASS views in `kiln cuda-views` children
+// (engine/driver/kernel_views_child.h); with KILN_CUDA_VIEWS_IN_PROCESS=1 on its background thread.
+// Both sessions end with the same views for every kernel, none pending or not made. The script
+// prints each graph's cold first call, so the log compares them (the child leaves the script's
+// NVRTC free; in-process views hold the next graph's compile up). Label gpu: skips without a GPU.
+#include "engine/runtime/cuda_runtime.h"
+#include "tests/cli/run_kiln.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iostream>
+
+namespace kiln {
+namespace {
+
+// Three small graphs compiled one after another, as tools/gpu_bench/workloads.py does them.
+const char* kScript = R"(import time
+import torch
+
+def double_cos(x):
+    return torch.cos(torch.cos(x))
+
+def copy_into(x, y):
+    return y.copy_(x)
+
+def softmax_rows(x):
+    return torch.softmax(x, -1)
+
+def relu_affine(x):
+    return torch.relu(x * 2 + 1)
+
+x = torch.randn(1 << 22, device='cuda')
+m = torch.randn(1024, 1024, device='cuda')
+for name, fn, args in [('cos_cos', double_cos, (x,)), ('copy', copy_into, (x, torch.empty_like(x))),
+                       ('softmax', softmax_rows, (m,)), ('relu', relu_affine, (x,))]:
+    f = torch.compile(fn)
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    f(*args)
+    torch.cuda.synchronize()
+    print('cold', name, round((time.perf_counter() - t0) * 1000, 1), 'ms')
+)";
+
+struct Views {
+  test::KilnRun run, ptx, sass;
+};
+
+Views runAndShow(const test::TempDir& d, const std::string& db, const std::map<std::string, std::string>& env) {
+  Views v;
+  v.run = test::runKiln({"run", (d.path / "views.py").string(), "--db", db}, d.path, env);
+  v.ptx = test::runKiln({"show", "1", "--stage", "ptx", "--db", db}, d.path);
+  v.sass = test::runKiln({"show", "1", "--stage", "sass", "--db", db}, d.path);
+  return v;
+}
+
+TEST(KernelViewsChildGpu, ARunsChildrenMakeTheViewsThisProcessWould) {
+  if (!runtime::cuda::isAvailable())
+    GTEST_SKIP() << "no GPU here (" << runtime::CudaDriver::unavailableMessage() << "): run on the GPU machine (ctest -L gpu)";
+  test::TempDir d("/tmp/kiln-views-child-gpu");
+  std::ofstream(d.path / "views.py") << kScript;
+  // A fresh kernel cache each, so both compile cold.
+  const Views child = runAndShow(d, (d.path / "child.db").string(), {{"KILN_CACHE_DIR", (d.path / "cache_child").string()}});
+  const Views here = runAndShow(d, (d.path / "here.db").string(),
+                                {{"KILN_CACHE_DIR", (d.path / "cache_here").string()}, {"KILN_CUDA_VIEWS_IN_PROCESS", "1"}});
+  ASSERT_EQ(child.run.exitCode, 0) << child.run.err;
+  ASSERT_EQ(here.run.exitCode, 0) << here.run.err;
+  std::cout << "[ CHILD    ]\n" << child.run.out << "[ IN-PROC  ]\n" << here.run.out;
+  EXPECT_EQ(child.ptx.exitCode, 0) << child.ptx.err;
+  EXPECT_NE(child.ptx.out.find(".entry"), std::string::npos) << child.ptx.out.substr(0, 500);
+  EXPECT_NE(child.ptx.out.find("(recorded when it ran)"), std::string::npos) << child.ptx.out.substr(0, 500);
+  for (const auto* r : {&child.ptx, &child.sass}) {
+    EXPECT_EQ(r->err.find("not made"), std::string::npos) << r->err;
+    EXPECT_EQ(r->err.find("pending"), std::string::npos) << r->err;
+  }
+  EXPECT_EQ(child.ptx.out, here.ptx.out);
+  EXPECT_EQ(child.sass.exitCode, here.sass.exitCode);
+  EXPECT_EQ(child.sass.out, here.sass.out);
+  EXPECT_EQ(child.sass.err, here.sass.err);
+}
+
+}  // namespace
+}  // namespace kiln
