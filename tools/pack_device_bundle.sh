@@ -49,6 +49,8 @@ for t in "${TARGETS[@]}"; do
     kiln_cuda_codegen_tests) relink tests/codegen "$t" ;;
     kiln_cuda_runtime_tests) relink tests/runtime "$t" ;;
     kiln_distributed_gpu_tests) relink tests/cli "$t" ;;
+    # GPU views made by `kiln cuda-views` children: there nvdisasm makes SASS, so they compare it too.
+    kiln_cuda_views_child_tests | kiln_cuda_views_child_gpu_tests) relink tests/cli "$t" ;;
     *) echo "pack_device_bundle: unknown target $t" >&2; exit 2 ;;
   esac
 done
