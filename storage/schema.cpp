@@ -78,7 +78,7 @@ CREATE TABLE stage_nodes (
   types_json      TEXT NOT NULL,
   args_json       TEXT NOT NULL,
   kwargs_json     TEXT NOT NULL,
-  file            TEXT NOT NULL,
+  file            TEXT NOT NULL,  -- file, function, code, module_path: '' where site_id (schema 12) is set
   line            INTEGER NOT NULL,
   col             INTEGER NOT NULL,
   end_line        INTEGER NOT NULL,
@@ -221,6 +221,10 @@ const std::vector<Migration>& migrations() {
        "rule-table passes keep each rule application (rule, where it is defined, root, consumed and added "
        "nodes, replacement) so the Step tab steps one application at a time; '' for other stages",
        "ALTER TABLE stages ADD COLUMN applications_json TEXT NOT NULL DEFAULT '';"},
+      {12,
+       "nodes' sites (file, function, source line and module path) are stored once per session (node_json, "
+       "stage_nodes.site_id): a 200-layer model's 72,000 node rows share 4,200 sites, 5.9 MB of its 41 MB",
+       "ALTER TABLE stage_nodes ADD COLUMN site_id INTEGER;"},
   };
   return kSteps;
 }

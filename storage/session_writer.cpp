@@ -216,6 +216,16 @@ int64_t SessionWriter::typesJsonId(const std::vector<ir::TensorType>& types) {
   return it->second;
 }
 
+int64_t SessionWriter::siteId(const ir::Node& n) {
+  const auto& loc = n.prov.loc;
+  idKey_.clear();
+  for (const auto* field : {&loc.file, &loc.function, &loc.code, &n.prov.modulePath}) keyOf(idKey_, *field);
+  auto it = siteIds_.find(idKey_);
+  if (it == siteIds_.end())
+    it = siteIds_.emplace(idKey_, jsonId(stringsToJson({loc.file, loc.function, loc.code, n.prov.modulePath}))).first;
+  return it->second;
+}
+
 // intsToJson's compact form, for a node's `from`.
 namespace {
 void fromJson(std::string& out, const std::vector<int>& from) {
@@ -251,6 +261,7 @@ Digest SessionWriter::rowsDigest(const ir::Graph& g) {
   for (const auto& n : g.nodes) {
     const int64_t stackId = userStackId(n.prov.userStack);
     const int64_t typesId = typesJsonId(n.types);
+    siteId(n);  // made in storing's order; the row's digest has the site's fields themselves
     fromJson(from, n.prov.from);
     addRow(d, n, stackId, typesId, argsToJson(n.args), n.kwargs.empty() ? std::string("[]") : kwargsToJson(n.kwargs), from);
   }
@@ -289,27 +300,29 @@ void SessionWriter::stage(const session::StageEvent& s) {
   Stmt node(*db_,
             "INSERT INTO stage_nodes (stage_id, session_id, pos, node_id, name, kind, target, types_json,"
             " args_json, kwargs_json, file, line, col, end_line, end_col, function, code, module_path,"
-            " from_json, user_stack_json, kernel, user_stack_id, types_id)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+            " from_json, user_stack_json, kernel, user_stack_id, types_id, site_id)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   // Node by node, the row bound from the node's fields (the rows of a 17,000-node stage held at
   // once were some 20 MB at the run's peak).
   std::string from, args, kwargs;
   Digest rows;
   int pos = 0;
   for (const auto& n : s.graph.nodes) {
-    // Stacks and types live in node_json (their ids made in this order, stack first, as always).
+    // Stacks, types and sites live in node_json (their ids made in this order, as always: the
+    // digest of the rows made for a repeat check makes them so too).
     const int64_t stackId = userStackId(n.prov.userStack);
     const int64_t typesId = typesJsonId(n.types);
+    const int64_t site = siteId(n);
     const auto& loc = n.prov.loc;
     args = argsToJson(n.args);
     kwargs = n.kwargs.empty() ? std::string("[]") : kwargsToJson(n.kwargs);
     fromJson(from, n.prov.from);
     node.bind(1, stageId).bind(2, sessionId_).bind(3, pos++).bind(4, n.id).bind(5, n.name);
     node.bind(6, nodeKindName(n.kind)).bind(7, n.target).bind(8, "").bind(9, args).bind(10, kwargs);
-    node.bind(11, loc.file).bind(12, loc.line).bind(13, loc.col).bind(14, loc.endLine).bind(15, loc.endCol);
-    node.bind(16, loc.function).bind(17, loc.code).bind(18, n.prov.modulePath).bind(19, from);
-    // Their JSON columns keep '' (NOT NULL since schema 1).
-    node.bind(20, "").bind(21, n.kernel).bind(22, stackId).bind(23, typesId);
+    // The site's columns and the JSON columns keep '' (NOT NULL since schema 1).
+    node.bind(11, "").bind(12, loc.line).bind(13, loc.col).bind(14, loc.endLine).bind(15, loc.endCol);
+    node.bind(16, "").bind(17, "").bind(18, "").bind(19, from);
+    node.bind(20, "").bind(21, n.kernel).bind(22, stackId).bind(23, typesId).bind(24, site);
     node.run();
     addRow(rows, n, stackId, typesId, args, kwargs, from);
   }

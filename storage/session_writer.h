@@ -111,7 +111,11 @@ class SessionWriter : public session::SessionSink {
   // JSON per node, and hashing it, was a third of storing a 17,000-node stage.
   int64_t userStackId(const std::vector<ir::SourceLoc>& stack);
   int64_t typesJsonId(const std::vector<ir::TensorType>& types);
-  std::unordered_map<std::string, int64_t> stackIds_, typeIds_;
+  // The node_json id of a node's site: its file, function, source line and module path (schema
+  // 12), shared by every node a line makes in every stage; per node they were 5.9 MB of a
+  // 200-layer model's 41 MB session.
+  int64_t siteId(const ir::Node& n);
+  std::unordered_map<std::string, int64_t> stackIds_, typeIds_, siteIds_;
   std::string idKey_;
 };
 

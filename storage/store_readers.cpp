@@ -190,19 +190,22 @@ ir::Graph Store::stageGraph(int64_t stageId) {
     nextId = s.integer(1);
     if (!s.isNull(2)) nodesOf = s.int64(2);
   }
-  // The user stack and types are in node_json (schema 9) or, in rows written before, in the row.
+  // The user stack and types are in node_json (schema 9) or, in rows written before, in the row;
+  // so is the site (file, function, code, module path: schema 12).
   Stmt s(impl_->db,
          "SELECT n.node_id, n.name, n.kind, n.target,"
          " CASE WHEN n.types_id IS NULL THEN n.types_json ELSE t.json END, n.args_json, n.kwargs_json, n.file,"
          " n.line, n.col, n.end_line, n.end_col, n.function, n.code, n.module_path, n.from_json,"
          " CASE WHEN n.user_stack_id IS NULL THEN n.user_stack_json ELSE k.json END, n.kernel, n.types_id,"
-         " n.user_stack_id FROM stage_nodes n LEFT JOIN node_json k ON k.id = n.user_stack_id LEFT JOIN node_json t ON t.id = n.types_id"
+         " n.user_stack_id, n.site_id, p.json FROM stage_nodes n LEFT JOIN node_json k ON k.id = n.user_stack_id"
+         " LEFT JOIN node_json t ON t.id = n.types_id LEFT JOIN node_json p ON p.id = n.site_id"
          " WHERE n.stage_id = ? ORDER BY n.pos");
   s.bind(1, nodesOf);
   // node_json values are shared by many nodes: each is parsed once (parsing them per node was
   // most of the studio's read of a 17,000-node stage).
   std::unordered_map<int64_t, std::vector<ir::TensorType>> typesById;
   std::unordered_map<int64_t, std::vector<ir::SourceLoc>> stacksById;
+  std::unordered_map<int64_t, std::vector<std::string>> sitesById;
   while (s.step()) {
     ir::Node n;
     n.id = s.integer(0);
@@ -226,14 +229,34 @@ ir::Graph Store::stageGraph(int64_t stageId) {
     n.args = argsFromJson(s.text(5));
     n.kwargs = kwargsFromJson(s.text(6));
     auto& loc = n.prov.loc;
-    loc.file = s.text(7);
     loc.line = s.integer(8);
     loc.col = s.integer(9);
     loc.endLine = s.integer(10);
     loc.endCol = s.integer(11);
-    loc.function = s.text(12);
-    loc.code = s.text(13);
-    n.prov.modulePath = s.text(14);
+    if (s.isNull(20)) {
+      loc.file = s.text(7);
+      loc.function = s.text(12);
+      loc.code = s.text(13);
+      n.prov.modulePath = s.text(14);
+    } else {
+      auto site = sitesById.find(s.int64(20));
+      if (site == sitesById.end()) {
+        std::string json = s.text(21);  // '' when a repaired store lost the node_json row
+        const std::string where = "node site " + std::to_string(s.int64(20)) + " in '" + impl_->path + "'";
+        std::vector<std::string> fields;
+        try {
+          if (!json.empty()) fields = stringsFromJson(json);
+        } catch (const StoreError& e) { throw StoreError(where + ": " + e.what()); }
+        if (fields.size() != 4 && !json.empty())
+          throw StoreError(where + " has " + std::to_string(fields.size()) + " fields, not 4 (file, function, code, module path)");
+        fields.resize(4);
+        site = sitesById.emplace(s.int64(20), std::move(fields)).first;
+      }
+      loc.file = site->second[0];
+      loc.function = site->second[1];
+      loc.code = site->second[2];
+      n.prov.modulePath = site->second[3];
+    }
     n.prov.from = intsFromJson(s.text(15));
     n.prov.userStack = parsed(stacksById, 16, 19, [](const std::string& j) { return sourceLocsFromJson(j); });
     n.kernel = s.text(17);

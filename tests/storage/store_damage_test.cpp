@@ -124,6 +124,22 @@ TEST(StorageDamage, MalformedJsonColumnIsAStoreError) {
   EXPECT_THROW(store->stageText(999999), StoreError);
 }
 
+// A node's site (schema 12) that is not the four strings it was written as.
+TEST(StorageDamage, MalformedNodeSiteIsAStoreError) {
+  for (const char* json : {"[\"model.py\", \"f\"]", "{\"file\": 1}", "[\"model.py\""}) {
+    TempDir dir;
+    std::string path = makeStore(dir);
+    execSql(path, std::string("UPDATE node_json SET json = '") + json + "' WHERE id IN (SELECT site_id FROM stage_nodes WHERE pos = 3)");
+    auto store = Store::open(path);
+    auto stages = store->stages(store->sessions()[0].id, "0/0");
+    ASSERT_FALSE(stages.empty());
+    try {
+      store->stageGraph(stages[0].id);
+      ADD_FAILURE() << "read a site of " << json;
+    } catch (const StoreError& e) { EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what(); }
+  }
+}
+
 TEST(StorageDamage, UnopenablePathsNameThePath) {
   TempDir dir;
   for (const std::string& path : {dir.file("no/such/dir/s.db"), dir.path()}) {

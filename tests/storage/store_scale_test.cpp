@@ -211,7 +211,7 @@ TEST(StorageScale, AStageRepeatsTheLastWhenItsRowsDoNotOnlyWhenItsNodesDo) {
   expectSameGraph(store->stageGraph(rows[5].id), otherFrom);
 }
 
-TEST(StorageScale, UserStacksAndTypesAreStoredOncePerSession) {
+TEST(StorageScale, UserStacksTypesAndSitesAreStoredOncePerSession) {
   TempDir dir;
   std::string path = dir.file("s.db");
   auto store = Store::open(path);
@@ -224,12 +224,20 @@ TEST(StorageScale, UserStacksAndTypesAreStoredOncePerSession) {
     for (const auto& n : st.graph.nodes) {
       distinct.insert(sourceLocsToJson(n.prov.userStack));
       distinct.insert(typesToJson(n.types));
-      values += 2;
+      const auto& l = n.prov.loc;
+      distinct.insert(stringsToJson({l.file, l.function, l.code, n.prov.modulePath}));
+      values += 3;
     }
   ASSERT_LT(distinct.size(), values);  // the sample repeats them
   EXPECT_EQ(queryInt(path, "SELECT count(*) FROM node_json WHERE session_id = " + std::to_string(id)),
             static_cast<long long>(distinct.size()));
   EXPECT_EQ(queryInt(path, "SELECT count(*) FROM stage_nodes WHERE user_stack_json <> '' OR types_json <> ''"), 0);
+  // Sites (schema 12) too: no row spells its file, function, code or module path.
+  EXPECT_EQ(queryInt(path,
+                     "SELECT count(*) FROM stage_nodes WHERE site_id IS NULL OR file <> '' OR function <> '' OR"
+                     " code <> '' OR module_path <> ''"),
+            0);
+  EXPECT_GT(queryInt(path, "SELECT count(*) FROM stage_nodes WHERE site_id IS NOT NULL"), 0);
   expectSampleStored(*store, id, sample);
 
   // A second session has its own rows: deleting the first leaves it whole.
