@@ -10,6 +10,7 @@
 
 #include <fstream>
 #include <iostream>
+#include <regex>
 
 namespace kiln {
 namespace {
@@ -42,6 +43,16 @@ for name, fn, args in [('cos_cos', double_cos, (x,)), ('copy', copy_into, (x, to
     print('cold', name, round((time.perf_counter() - t0) * 1000, 1), 'ms')
 )";
 
+// `text` with the shared-memory, stack and spill figures of its kernels' headers cut out. In a
+// GPU session ptxas's -v report is at times missing from NVRTC's log (seen on the H100 with NVRTC
+// 13.0, in-process and in the child alike, never in `kiln show` of a CPU session); the views then
+// take cuobjdump -res-usage's figures, which count the reserved shared memory and have no spills.
+// Which compile lacks it varies between runs, so the two sessions are compared without them.
+std::string withoutResources(const std::string& text) {
+  static const std::regex figures(R"( \xC2\xB7 (\d+ B shared|\d+ B stack|spills -?\d+ B stored, -?\d+ B loaded))");
+  return std::regex_replace(text, figures, "");
+}
+
 struct Views {
   test::KilnRun run, ptx, sass;
 };
@@ -73,9 +84,10 @@ TEST(KernelViewsChildGpu, ARunsChildrenMakeTheViewsThisProcessWould) {
     EXPECT_EQ(r->err.find("not made"), std::string::npos) << r->err;
     EXPECT_EQ(r->err.find("pending"), std::string::npos) << r->err;
   }
-  EXPECT_EQ(child.ptx.out, here.ptx.out);
+  EXPECT_EQ(withoutResources(child.ptx.out), withoutResources(here.ptx.out));
+  EXPECT_NE(withoutResources(child.ptx.out), child.ptx.out);  // the figures were there to cut
   EXPECT_EQ(child.sass.exitCode, here.sass.exitCode);
-  EXPECT_EQ(child.sass.out, here.sass.out);
+  EXPECT_EQ(withoutResources(child.sass.out), withoutResources(here.sass.out));
   EXPECT_EQ(child.sass.err, here.sass.err);
 }
 
