@@ -186,7 +186,67 @@ ir::Arg argFromJson(const json& j) {
   throw StoreError("malformed argument JSON in the session store: " + dump(j));
 }
 
+namespace {
+
+// `s` as JSON spells it, where it needs no escape (printable ASCII, no quote or backslash: the
+// names, targets and symbols nodes hold); false otherwise.
+bool appendPlainString(std::string& out, const std::string& s) {
+  for (unsigned char c : s)
+    if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') return false;
+  out += '"';
+  out += s;
+  out += '"';
+  return true;
+}
+
+// Appends dump(argToJson(a)) without building the JSON value: storing a 4,096-node stage built
+// and dumped an nlohmann value per argument, a quarter of storing its rows. False, leaving `out`
+// to be discarded, where a string needs escaping; floats take nlohmann's spelling.
+bool appendArg(std::string& out, const ir::Arg& a) {
+  using K = ir::Arg::Kind;
+  switch (a.kind) {
+    case K::Node:
+      out += "{\"node\":";
+      out += std::to_string(a.node);
+      out += '}';
+      return true;
+    case K::None: out += "null"; return true;
+    case K::Bool: out += a.b ? "true" : "false"; return true;
+    case K::Int: out += std::to_string(a.i); return true;
+    case K::Float: out += dump(argToJson(a)); return true;
+    case K::String: return appendPlainString(out, a.s);
+    case K::DType:
+      out += "{\"dtype\":\"";
+      out += ir::shortName(a.dtype);
+      out += "\"}";
+      return true;
+    case K::Expr:
+      out += "{\"expr\":";
+      if (!appendPlainString(out, a.s)) return false;
+      out += '}';
+      return true;
+    case K::List:
+      out += '[';
+      for (size_t i = 0; i < a.list.size(); ++i) {
+        if (i) out += ',';
+        if (!appendArg(out, a.list[i])) return false;
+      }
+      out += ']';
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 std::string argsToJson(const std::vector<ir::Arg>& args) {
+  std::string out = "[";
+  bool plain = true;
+  for (size_t i = 0; i < args.size() && plain; ++i) {
+    if (i) out += ',';
+    plain = appendArg(out, args[i]);
+  }
+  if (plain) return out + "]";
   json a = json::array();
   for (const auto& x : args) a.push_back(argToJson(x));
   return dump(a);
@@ -201,6 +261,16 @@ std::vector<ir::Arg> argsFromJson(const std::string& text) {
 }
 
 std::string kwargsToJson(const std::vector<std::pair<std::string, ir::Arg>>& kwargs) {
+  std::string out = "[";
+  bool plain = true;
+  for (size_t i = 0; i < kwargs.size() && plain; ++i) {
+    out += i ? ",[" : "[";
+    plain = appendPlainString(out, kwargs[i].first);
+    out += ',';
+    plain = plain && appendArg(out, kwargs[i].second);
+    out += ']';
+  }
+  if (plain) return out + "]";
   json a = json::array();
   for (const auto& [k, v] : kwargs) a.push_back(json::array({k, argToJson(v)}));
   return dump(a);

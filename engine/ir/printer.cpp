@@ -126,7 +126,11 @@ std::string printGraph(const Graph& g, const PrintOptions& opts) {
   std::unordered_map<int, int> lastUse;
   lastUse.reserve(g.nodes.size());
   for (const auto& n : g.nodes) forEachNodeArg(n, [&](int id) { lastUse[id] = n.id; });
-  std::string prevLoc;
+  // The last provenance comment printed: none yet, a source line (`prevLoc`), or FX's "no
+  // stacktrace" line. Compared by fields, not as the comment's text: building that text for
+  // every node was a fifth of printing a 4,096-node stage.
+  enum class Shown { Nothing, Line, NoStack } shown = Shown::Nothing;
+  const SourceLoc* prevLoc = nullptr;
   bool first = true;
   for (const auto& n : g.nodes) {
     if (n.kind == NodeKind::Placeholder) continue;
@@ -137,15 +141,30 @@ std::string printGraph(const Graph& g, const PrintOptions& opts) {
       out += refs.size() == 1 ? ",)\n" : ")\n";
       continue;
     }
-    if (opts.provenanceComments && (n.prov.loc.valid() || !prevLoc.empty())) {
+    if (opts.provenanceComments && (n.prov.loc.valid() || shown != Shown::Nothing)) {
       // FX marks nodes without a stack trace (a grad-mode change) after ones that had one.
-      std::string loc = n.prov.loc.valid() ? "# File: " + n.prov.loc.file + ":" + std::to_string(n.prov.loc.line) + " in " +
-                                                 n.prov.loc.function + ", code: " + n.prov.loc.code
-                                           : "# No stacktrace found for following nodes";
-      if (loc != prevLoc) {
+      const SourceLoc& l = n.prov.loc;
+      const bool same = l.valid() ? shown == Shown::Line && l.line == prevLoc->line && l.file == prevLoc->file &&
+                                        l.function == prevLoc->function && l.code == prevLoc->code
+                                  : shown == Shown::NoStack;
+      if (!same) {
         if (!first || anyRename) out += "\n";
-        out += "        " + loc + "\n";
-        prevLoc = loc;
+        if (l.valid()) {
+          out += "        # File: ";
+          out += l.file;
+          out += ':';
+          out += std::to_string(l.line);
+          out += " in ";
+          out += l.function;
+          out += ", code: ";
+          out += l.code;
+          out += '\n';
+          shown = Shown::Line;
+          prevLoc = &l;
+        } else {
+          out += "        # No stacktrace found for following nodes\n";
+          shown = Shown::NoStack;
+        }
       }
     }
     first = false;
@@ -154,8 +173,10 @@ std::string printGraph(const Graph& g, const PrintOptions& opts) {
       continue;
     }
     std::string expr, augmented;
-    auto infix = kInfix.find(n.target);
-    auto inplace = kAugmented.find(n.target);
+    // Python operators are `_operator.NAME`; other targets skip the two lookups.
+    const bool isOperator = n.target.rfind("_operator.", 0) == 0;
+    auto infix = isOperator ? kInfix.find(n.target) : kInfix.end();
+    auto inplace = isOperator ? kAugmented.find(n.target) : kAugmented.end();
     if (n.kind == NodeKind::CallFunction && inplace != kAugmented.end() && n.args.size() == 2 && n.kwargs.empty()) {
       // FX's form of an in-place operator: `x += 1;  iadd = x`
       expr = printArg(g, n.args[0]);
@@ -184,7 +205,9 @@ std::string printGraph(const Graph& g, const PrintOptions& opts) {
       for (size_t i = 0; i < parts.size(); ++i) expr += (i ? ", " : "") + parts[i];
       expr += ")";
     }
-    out += "        " + augmented + n.name;
+    out += "        ";
+    out += augmented;
+    out += n.name;
     const bool setitem = n.kind == NodeKind::CallFunction && n.target == "_operator.setitem";
     if (n.types.size() == 1 && !setitem) out += ": \"" + n.types[0].str() + "\"";  // tuples print without a type, as in FX
     out += " = " + expr;

@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <random>
 
 namespace kiln::storage {
 namespace {
@@ -36,6 +38,50 @@ TEST(StorageGraphJson, EveryArgKindRoundTrips) {
   EXPECT_EQ(argsFromJson(argsToJson(args)), args);
   EXPECT_EQ(roundTrip(ir::Arg::real(2.0)).kind, ir::Arg::Kind::Float);
   EXPECT_EQ(roundTrip(ir::Arg::integer(2)).kind, ir::Arg::Kind::Int);
+}
+
+// argsToJson / kwargsToJson write most arguments without building nlohmann values; what they write
+// is byte for byte what nlohmann dumps (stored rows and their digests stay as they were).
+TEST(StorageGraphJson, ArgumentsAreSpelledAsNlohmannDumpsThem) {
+  auto slow = [](const std::vector<ir::Arg>& args) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const auto& x : args) a.push_back(argToJson(x));
+    return a.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  };
+  std::mt19937 rng(7);
+  const std::vector<std::string> strings = {"",      "x",    "aten.add.Tensor", "s0*s1 + 2",     "quote\"d",   "back\\slash",
+                                            "tab\t", "\x01", "caf\xC3\xA9",     "bad \xFF utf8", "~ ok {}[]:,"};
+  std::function<ir::Arg(int)> random = [&](int depth) -> ir::Arg {
+    switch (rng() % (depth > 2 ? 9 : 10)) {
+      case 0: return ir::Arg::ref(static_cast<int>(rng() % 100000));
+      case 1: return ir::Arg::none();
+      case 2: return ir::Arg::boolean(rng() % 2);
+      case 3: return ir::Arg::integer(static_cast<int64_t>(rng()) * (rng() % 2 ? 1 : -977));
+      case 4: {
+        const double pick[] = {0.1, 2.0, -0.0, 1e-5, 1e300, 3.14159, std::nan(""), -std::numeric_limits<double>::infinity()};
+        return ir::Arg::real(pick[rng() % 8]);
+      }
+      case 5: return ir::Arg::string(strings[rng() % strings.size()]);
+      case 6: return ir::Arg::dtypeArg(rng() % 2 ? ir::DType::Float32 : ir::DType::Int64);
+      case 7: return ir::Arg::expr(strings[rng() % strings.size()]);
+      case 8: return ir::Arg::integer(static_cast<int64_t>(rng() % 10));
+      default: {
+        std::vector<ir::Arg> l;
+        for (int i = 0, n = static_cast<int>(rng() % 4); i < n; ++i) l.push_back(random(depth + 1));
+        return ir::Arg::listOf(std::move(l));
+      }
+    }
+  };
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::vector<ir::Arg> args;
+    std::vector<std::pair<std::string, ir::Arg>> kwargs;
+    for (int i = 0, n = static_cast<int>(rng() % 5); i < n; ++i) args.push_back(random(0));
+    for (int i = 0, n = static_cast<int>(rng() % 3); i < n; ++i) kwargs.emplace_back(strings[rng() % strings.size()], random(0));
+    ASSERT_EQ(argsToJson(args), slow(args)) << trial;
+    nlohmann::json k = nlohmann::json::array();
+    for (const auto& [name, v] : kwargs) k.push_back(nlohmann::json::array({name, argToJson(v)}));
+    ASSERT_EQ(kwargsToJson(kwargs), k.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) << trial;
+  }
 }
 
 TEST(StorageGraphJson, NanRoundTripsAsNan) {
