@@ -6,7 +6,7 @@
 //
 // kiln cuda-views (internal, not in the help): what `kiln run` starts to make a GPU compile's
 // views outside its own process (engine/driver/kernel_views_child.h), a JSON request on stdin,
-// the views as JSON on stdout.
+// the views as JSON on stdout. main() runs it first, before plugins load; it dies with its parent.
 #include "app/cli/commands.h"
 #include "app/cli/options.h"
 #include "engine/codegen/cuda/cuda_views.h"
@@ -16,9 +16,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
 
 namespace kiln::cli {
 
@@ -89,6 +91,10 @@ int cmdCuda(const std::vector<std::string>& args) {
 }
 
 int cmdCudaViews(const std::vector<std::string>& args) {
+  // Bound to its parent before anything else: a kiln killed abruptly takes its child with it.
+  if (!driver::bindKernelViewsChildToParent())
+    throw std::runtime_error(std::string("its parent (") + driver::kViewsParentEnv + "=" + std::getenv(driver::kViewsParentEnv) +
+                             ") is gone; exiting");
   if (!args.empty()) throw UsageError("takes no arguments: a views request (JSON) on standard input, from kiln run");
   driver::serveKernelViews(std::cin, std::cout);
   return 0;

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include <unistd.h>
 
@@ -27,19 +28,32 @@ void passiveOpenMp(char** argv) {
 }
 
 // A GPU compile's PTX/SASS views are made by this executable run as `kiln cuda-views`, so that
-// their NVRTC compile never holds up the script's (engine/driver/kernel_views_child.h). The path
-// read now, not /proc/self/exe at each spawn, names the executable in error notes.
+// their NVRTC compile never holds up the script's (engine/driver/kernel_views_child.h). Each job
+// spawns /proc/self/exe, this very binary even if the file was replaced or deleted since; the path
+// read now only names it in error notes.
 void registerViewsHelper() {
   std::string path(4096, '\0');
   const ssize_t n = readlink("/proc/self/exe", path.data(), path.size() - 1);
-  if (n <= 0) return;  // the views are then made in this process, as the engine does by default
-  path.resize(static_cast<size_t>(n));
-  kiln::driver::setKernelViewsHelper(path);
+  path.resize(n > 0 ? static_cast<size_t>(n) : 0);
+  kiln::driver::setKernelViewsHelper("/proc/self/exe", path);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The views child first: no plugins (one printing as it loads would corrupt its JSON answer,
+  // and loading them costs start-up), no re-exec for OpenMP (its parent set the policy already).
+  if (argc >= 2 && std::strcmp(argv[1], "cuda-views") == 0) {
+    try {
+      return kiln::cli::cmdCudaViews(std::vector<std::string>(argv + 2, argv + argc));
+    } catch (const kiln::cli::UsageError& e) {
+      std::cerr << "kiln cuda-views: " << e.what() << "\n";
+      return 2;
+    } catch (const std::exception& e) {
+      std::cerr << "kiln: " << e.what() << "\n";
+      return 1;
+    }
+  }
   passiveOpenMp(argv);
   kiln::tensor::keepLargeAllocations();
   registerViewsHelper();
@@ -80,7 +94,6 @@ int main(int argc, char** argv) {
     if (cmd == "plugins") return kiln::cli::cmdPlugins(args);
     if (cmd == "backends") return kiln::cli::cmdBackends(args);
     if (cmd == "cuda") return kiln::cli::cmdCuda(args);
-    if (cmd == "cuda-views") return kiln::cli::cmdCudaViews(args);
   } catch (const kiln::cli::UsageError& e) {
     std::cerr << "kiln " << cmd << ": " << e.what() << "\n(see kiln " << cmd << " --help)\n";
     return 2;

@@ -1,4 +1,5 @@
 #include "engine/driver/kernel_views.h"
+#include "engine/driver/kernel_views_child.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -64,6 +65,7 @@ void BackgroundKernelViews::work() {
     const auto t0 = std::chrono::steady_clock::now();
     session::KernelViewsEvent made;
     std::string error;
+    takeViewsMadeInChild();
     try {
       made = b->job(b->stop.get_token());
     } catch (const std::exception& e) {
@@ -71,11 +73,13 @@ void BackgroundKernelViews::work() {
       if (error.empty()) error = "an unnamed error";
     } catch (...) { error = "an unknown exception"; }
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const bool inChild = takeViewsMadeInChild();
     {
       std::lock_guard<std::mutex> lock(mu_);
       b->made = std::move(made);
       b->error = std::move(error);
       b->ms = ms;
+      b->inChild = inChild;
       b->done = true;
       // finish() gave up on it (and reported it as not made) when it is no longer queued.
       if (!batches_.empty() && std::find(batches_.begin(), batches_.end(), b) != batches_.end())
@@ -95,8 +99,8 @@ void BackgroundKernelViews::report(Batch& b) {
   else b.sink->kernelViews(b.made);
   // Its own phase, after the compile's: the time the views took on the background thread, off
   // the compile's critical path (so not one of session::compilePhases(), which sum to a cold
-  // compile).
-  b.sink->timing(session::TimingEvent{b.reported.compileId, "cuda views", b.ms});
+  // compile). Named apart where a child made them, so a session (and the GPU test) tells which.
+  b.sink->timing(session::TimingEvent{b.reported.compileId, b.inChild ? "cuda views (child)" : "cuda views", b.ms});
 }
 
 void BackgroundKernelViews::deliverReady() {

@@ -5,7 +5,7 @@
 // kernels at once (launch known, PTX and SASS "pending" in their notes) and queues the views
 // here; one background thread makes them, and the thread that owns the session sink reports
 // each batch when it is ready (session::KernelViewsEvent, which updates the kernel rows, and a
-// "cuda views" timing for the compile). runScript installs one per run, reports ready batches
+// "cuda views" timing for the compile, "cuda views (child)" where a child made them). runScript installs one per run, reports ready batches
 // with the printed output (the watchdog's quarter-second flush, on the script's thread) and
 // waits for the rest before the session ends, so a recorded session holds them as before.
 //
@@ -59,7 +59,7 @@ class BackgroundKernelViews {
 
   BackgroundKernelViews() = default;
   // Drops the batches not started and stops the one being made; waits for its job to return
-  // (a child is killed at once; NVRTC in this process cannot be stopped midway).
+  // (a child is ended: SIGTERM, SIGKILL 200 ms later; NVRTC in this process cannot be stopped midway).
   ~BackgroundKernelViews();
   BackgroundKernelViews(const BackgroundKernelViews&) = delete;
   BackgroundKernelViews& operator=(const BackgroundKernelViews&) = delete;
@@ -107,6 +107,7 @@ class BackgroundKernelViews {
     session::KernelViewsEvent made;
     std::string error;  // what the job threw
     double ms = 0.0;
+    bool inChild = false;  // the job ran a child (takeViewsMadeInChild)
   };
   void work();
   // `b` as reported with every kernel's notes saying why its views were not made.

@@ -1,7 +1,9 @@
 // The JSON a parent and its `kiln cuda-views` child exchange (kernel_views_child.h). Every field
 // is written and read back, so the child's views equal those made in-process: kernels as kernel
-// IR text (kir::print / kir::parseKernel, Kiln's one text form), launches field by field (the
-// views show CudaLaunch::str()).
+// IR text (kir::print / kir::parseKernel, Kiln's one text form) plus the hints the text leaves
+// out (where a size expression stands, the text has only the expression and parseKernel sets the
+// hint to 0; the hints follow as "hints", in kir::withoutHints' order), so a kernel read back is
+// operator== to the one sent; launches field by field (the views show CudaLaunch::str()).
 #include "engine/driver/kernel_views.h"
 #include "engine/driver/kernel_views_child.h"
 
@@ -32,6 +34,40 @@ auto readJson(const std::string& text, const char* what, F read) {
     std::string head = text.substr(0, 200);
     throw std::runtime_error(std::string("not ") + what + " (" + e.what() + "): " + (head.empty() ? "nothing" : "'" + head + "'"));
   }
+}
+
+// Calls `f` on every hint of `k` that stands beside a size expression (the ones the text drops),
+// in one fixed order: loop extents, buffer dims, then per instruction its constant and index terms.
+template <class K, class F>
+void forEachHint(K& k, F f) {
+  for (auto& l : k.loops)
+    if (!l.extentSym.empty()) f(l.extent);
+  for (auto& b : k.buffers)
+    for (size_t d = 0; d < b.shapeSym.size() && d < b.shape.size(); ++d)
+      if (!b.shapeSym[d].empty()) f(b.shape[d]);
+  for (auto& i : k.body) {
+    if (!i.constSym.empty()) f(i.constant);
+    for (auto& t : i.index.terms)
+      if (!t.coeffSym.empty()) f(t.coeff);
+  }
+}
+
+json kernelJson(const kir::Kernel& k) {
+  json hints = json::array();
+  forEachHint(k, [&](const auto& h) { hints.push_back(h); });
+  return {{"ir", kir::print(k)}, {"hints", hints}};
+}
+
+kir::Kernel kernelOf(const json& j) {
+  kir::Kernel k = kir::parseKernel(j.at("ir").get<std::string>());
+  const json& hints = j.at("hints");
+  size_t n = 0;
+  forEachHint(k, [&](auto& h) {
+    if (n >= hints.size()) throw std::runtime_error("kernel " + k.name + ": fewer hints than size expressions");
+    hints.at(n++).get_to(h);
+  });
+  if (n != hints.size()) throw std::runtime_error("kernel " + k.name + ": more hints than size expressions");
+  return k;
 }
 
 cuda::CudaSchedule scheduleOf(const std::string& name) {
@@ -102,7 +138,7 @@ cuda::CudaViewOptions KernelViewsRequest::options() const {
 
 std::string requestToJson(const KernelViewsRequest& r) {
   json j{{"compile_id", r.compileId}, {"arch", r.arch}, {"sm_count", r.smCount}, {"kernels", json::array()}};
-  for (const auto& k : r.kernels) j["kernels"].push_back(kir::print(k));
+  for (const auto& k : r.kernels) j["kernels"].push_back(kernelJson(k));
   if (r.hasLaunches) {
     j["launches"] = json::array();
     for (const auto& l : r.launches) j["launches"].push_back(launchJson(l));
@@ -116,7 +152,7 @@ KernelViewsRequest requestFromJson(const std::string& text) {
     j.at("compile_id").get_to(r.compileId);
     j.at("arch").get_to(r.arch);
     j.at("sm_count").get_to(r.smCount);
-    for (const auto& k : j.at("kernels")) r.kernels.push_back(kir::parseKernel(k.get<std::string>()));
+    for (const auto& k : j.at("kernels")) r.kernels.push_back(kernelOf(k));
     r.hasLaunches = j.contains("launches");
     if (r.hasLaunches)
       for (const auto& l : j.at("launches")) r.launches.push_back(launchOf(l));

@@ -1,15 +1,20 @@
 // On a GPU: `kiln run` makes its compiles' PTX/SASS views in `kiln cuda-views` children
 // (engine/driver/kernel_views_child.h); with KILN_CUDA_VIEWS_IN_PROCESS=1 on its background thread.
-// Both sessions end with the same views for every kernel, none pending or not made. The script
-// prints each graph's cold first call, so the log compares them (the child leaves the script's
-// NVRTC free; in-process views hold the next graph's compile up). Label gpu: skips without a GPU.
+// Both sessions end with the same views for every kernel, none pending or not made; the first's
+// were made by children (each compile's timing is "cuda views (child)", with
+// KILN_CUDA_VIEWS_IN_PROCESS cleared for it whatever this process's environment holds), the
+// second's in-process ("cuda views"). The script prints each graph's cold first call, so the log
+// compares them (the child leaves the script's NVRTC free; in-process views hold the next graph's
+// compile up). Label gpu: skips without a GPU.
 #include "engine/runtime/cuda_runtime.h"
+#include "storage/store.h"
 #include "tests/cli/run_kiln.h"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <regex>
 
 namespace kiln {
@@ -65,18 +70,38 @@ Views runAndShow(const test::TempDir& d, const std::string& db, const std::map<s
   return v;
 }
 
+// How many timings of each "cuda views" phase the store's newest session holds.
+std::map<std::string, int> viewsTimings(const std::string& db) {
+  std::map<std::string, int> n;
+  auto store = storage::Store::open(db, storage::Store::Access::ReadOnly);
+  const auto sessions = store->sessions();
+  if (sessions.empty()) return n;
+  for (const auto& t : store->timings(sessions.front().id))
+    if (t.phase.rfind("cuda views", 0) == 0) ++n[t.phase];
+  return n;
+}
+
 TEST(KernelViewsChildGpu, ARunsChildrenMakeTheViewsThisProcessWould) {
   if (!runtime::cuda::isAvailable())
     GTEST_SKIP() << "no GPU here (" << runtime::CudaDriver::unavailableMessage() << "): run on the GPU machine (ctest -L gpu)";
   test::TempDir d("/tmp/kiln-views-child-gpu");
   std::ofstream(d.path / "views.py") << kScript;
   // A fresh kernel cache each, so both compile cold.
-  const Views child = runAndShow(d, (d.path / "child.db").string(), {{"KILN_CACHE_DIR", (d.path / "cache_child").string()}});
+  // "0" whatever this process's environment holds: a leaked 1 would make the views in-process.
+  const Views child = runAndShow(d, (d.path / "child.db").string(),
+                                 {{"KILN_CACHE_DIR", (d.path / "cache_child").string()}, {"KILN_CUDA_VIEWS_IN_PROCESS", "0"}});
   const Views here = runAndShow(d, (d.path / "here.db").string(),
                                 {{"KILN_CACHE_DIR", (d.path / "cache_here").string()}, {"KILN_CUDA_VIEWS_IN_PROCESS", "1"}});
   ASSERT_EQ(child.run.exitCode, 0) << child.run.err;
   ASSERT_EQ(here.run.exitCode, 0) << here.run.err;
   std::cout << "[ CHILD    ]\n" << child.run.out << "[ IN-PROC  ]\n" << here.run.out;
+  // Every compile's views made by a child in the first session, none in the second.
+  const auto childPhases = viewsTimings((d.path / "child.db").string()), herePhases = viewsTimings((d.path / "here.db").string());
+  EXPECT_EQ(childPhases.count("cuda views"), 0u);
+  EXPECT_EQ(herePhases.count("cuda views (child)"), 0u);
+  ASSERT_TRUE(herePhases.count("cuda views"));
+  EXPECT_GT(herePhases.at("cuda views"), 0);
+  EXPECT_EQ(childPhases.count("cuda views (child)") ? childPhases.at("cuda views (child)") : 0, herePhases.at("cuda views"));
   EXPECT_EQ(child.ptx.exitCode, 0) << child.ptx.err;
   EXPECT_NE(child.ptx.out.find(".entry"), std::string::npos) << child.ptx.out.substr(0, 500);
   EXPECT_NE(child.ptx.out.find("(recorded when it ran)"), std::string::npos) << child.ptx.out.substr(0, 500);
