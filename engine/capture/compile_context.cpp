@@ -2241,6 +2241,7 @@ void CompileContext::finishGraph(Capture& c) {
   // only such changes is not compiled), except that a frame returning one tensor (and changing
   // nothing else) always compiles its graph: an empty one, counted, where only those were left.
   c.callsBeforeCleanup = tracer.graph.opCount() + tracer.symbolicCalls;
+  tracer.placeInputsFirst();  // before the grad-mode changes are paired: they must be adjacent
   tracer.dropCancellingGradModes(c.gradBefore);
   tracer.finish(c.outputs);
   tracer.finishDynamicFloats();

@@ -204,6 +204,10 @@ class Tracer : public torchapi::TracerHooks {
 
   // Truncates the graph to its first `n` nodes (a break inside a call discards the callee's ops).
   void truncate(size_t n) override;
+  // Moves the inputs realized during the trace, appended where they were first read, in front of
+  // the computation in the order they were realized (FX's placeholders first). Call once the
+  // trace is over, before anything reads the nodes' order.
+  void placeInputsFirst();
   void finish(const std::vector<int>& outputs);
 
   // Dynamic shapes, as Dynamo's ShapeEnv traces them (tracer_shapes.cpp). When the trace first
