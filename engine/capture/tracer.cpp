@@ -246,7 +246,7 @@ int Tracer::realize(py::TensorObj* t) {
   n.id = graph.nextId();
   graph.reserveIds(n.id + 1);
   n.name = graph.uniqueName(n.name);
-  graph.insert(graph.nodes.size(), n);
+  graph.add(n);
   named_.insert(n.id);
   t->node = n.id;
   realized_[n.id] = {t, it->second};

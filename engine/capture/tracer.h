@@ -202,7 +202,9 @@ class Tracer : public torchapi::TracerHooks {
   bool isInput(int node) const override;
   const Source* inputSource(int node) const;
 
-  // Truncates the graph to its first `n` nodes (a break inside a call discards the callee's ops).
+  // Drops the nodes (and inputs) made since the graph's id counter stood at `n` (a break inside a
+  // call discards the callee's ops); by id, not position: realized inputs sit where they were read
+  // until placeInputsFirst().
   void truncate(size_t n) override;
   // Moves the inputs realized during the trace, appended where they were first read, in front of
   // the computation in the order they were realized (FX's placeholders first). Call once the

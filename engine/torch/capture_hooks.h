@@ -34,7 +34,7 @@ class TracerHooks : public py::TraceHooks {
   virtual std::vector<py::Value> recordMulti(const std::string& target, ir::NodeKind kind, const std::vector<py::Value>& args,
                                              const std::vector<std::pair<std::string, py::Value>>& kwargs,
                                              const std::vector<ir::TensorType>& results) = 0;
-  // Truncates the graph to its first `n` nodes (a speculated backward is dropped again).
+  // Drops the nodes made since the graph's next id was `n` (a speculated backward is dropped again).
   virtual void truncate(size_t n) = 0;
   // The fake tensor standing for `v` in the graph (null for non-tensors), the node a fake
   // tensor stands for (-1 if not fake), whether a node is a graph input.
