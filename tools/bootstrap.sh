@@ -8,7 +8,9 @@ PKGS=(
   llvm-19-dev libz3-dev libzstd-dev zlib1g-dev libedit-dev libffi-dev libxml2-dev libcurl4-openssl-dev
   libgraphviz-dev graphviz libsqlite3-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-14-dev clang-format
-  libopenblas-dev libdnnl-dev nlohmann-json3-dev libfmt-dev libgmp-dev libgloo-dev
+  # ocl-icd-opencl-dev: dnnl-config.cmake finds OpenCL (a Recommends of libdnnl-dev, which
+  # --no-install-recommends leaves out; without it configuring fails on a fresh machine).
+  libopenblas-dev libdnnl-dev ocl-icd-opencl-dev nlohmann-json3-dev libfmt-dev libgmp-dev libgloo-dev
   xvfb x11-apps python3
   chromium-headless-shell
 )
