@@ -256,10 +256,10 @@ float CudaDriver::elapsedMs(void* start, void* end) {
   return ms;
 }
 
-void* CudaDriver::loadModule(const std::string& ptx) {
+void* CudaDriver::loadModule(const std::string& image) {
   makeCurrent();
   void* m = nullptr;
-  f_->check(f_->moduleLoadData(&m, ptx.c_str()), "cuModuleLoadData");
+  f_->check(f_->moduleLoadData(&m, image.c_str()), "cuModuleLoadData");
   return m;
 }
 

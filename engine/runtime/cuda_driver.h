@@ -55,7 +55,7 @@ class CudaDriver {
   bool eventDone(void* ev);
   float elapsedMs(void* start, void* end);
 
-  void* loadModule(const std::string& ptx);  // cuModuleLoadData
+  void* loadModule(const std::string& image);  // cuModuleLoadData: PTX text or a cubin (ELF)
   void* function(void* module, const std::string& symbol);
   void launch(void* fn, unsigned grid, unsigned block, void** args);  // on the stream
   void launch(void* fn, unsigned gridX, unsigned gridY, unsigned block, void** args);

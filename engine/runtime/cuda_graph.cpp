@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -38,8 +39,19 @@ const Module& loadSource(const std::string& source, const std::string& name) {
   if (!nvrtc) throw std::runtime_error("Kiln cannot compile CUDA kernels: " + why);
   const auto t0 = std::chrono::steady_clock::now();
   Module m;
-  m.ptx = nvrtc->compileToPtx(source, name + ".cu", "compute_" + std::to_string(driver().major()) + std::to_string(driver().minor()));
-  m.module = driver().loadModule(m.ptx);
+  // For the device's real architecture ("sm_90"): NVRTC's ptxas makes the cubin, which the kernel
+  // cache keeps beside the PTX, and the driver loads it as it is. Loading PTX instead made the
+  // driver JIT it, 140-190 ms a graph on a fresh machine whose driver cache is empty (docs/perf.md,
+  // issue 15), paid again in every process the driver cache missed. The PTX stays the fallback
+  // where NVRTC gave no cubin, and KILN_CUDA_LOAD=ptx asks for the driver's JIT (to compare the two).
+  static const bool jitPtx = [] {
+    const char* v = std::getenv("KILN_CUDA_LOAD");
+    return v && std::string(v) == "ptx";
+  }();
+  const std::string cc = std::to_string(driver().major()) + std::to_string(driver().minor());
+  const cg::Nvrtc::Output out = nvrtc->compile(source, name + ".cu", (jitPtx ? "compute_" : "sm_") + cc, {});
+  m.ptx = out.ptx;
+  m.module = driver().loadModule(out.cubin.empty() ? out.ptx : out.cubin);
   m.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return cache.emplace(source, std::move(m)).first->second;
 }

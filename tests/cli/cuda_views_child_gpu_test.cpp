@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -114,6 +115,42 @@ TEST(KernelViewsChildGpu, ARunsChildrenMakeTheViewsThisProcessWould) {
   EXPECT_EQ(child.sass.exitCode, here.sass.exitCode);
   EXPECT_EQ(withoutResources(child.sass.out), withoutResources(here.sass.out));
   EXPECT_EQ(child.sass.err, here.sass.err);
+}
+
+// How many files of the CUDA driver's JIT cache at `dir` (CUDA_CACHE_PATH) hold a Kiln kernel:
+// modules the driver assembled from Kiln's PTX.
+int jittedKilnModules(const std::filesystem::path& dir) {
+  int n = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir, ec)) {
+    if (!e.is_regular_file()) continue;
+    std::ifstream f(e.path(), std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    if (bytes.find("kiln_") != std::string::npos) ++n;
+  }
+  return n;
+}
+
+// Compiled graphs load NVRTC's cubin for the device's architecture (runtime/cuda_graph.cpp), and
+// the kernel cache keeps it: a second run of a script finds every module there and the driver
+// assembles none, even with its own JIT cache empty (a new machine, a new driver). Loading the
+// PTX instead (KILN_CUDA_LOAD=ptx, the control) makes the driver assemble Kiln's modules again.
+TEST(KernelCacheGpu, ASecondRunLoadsCubinsTheDriverNeverAssembles) {
+  if (!runtime::cuda::isAvailable())
+    GTEST_SKIP() << "no GPU here (" << runtime::CudaDriver::unavailableMessage() << "): run on the GPU machine (ctest -L gpu)";
+  test::TempDir d("/tmp/kiln-cubin-gpu");
+  std::ofstream(d.path / "views.py") << kScript;
+  const std::string cache = (d.path / "cache").string();
+  auto run = [&](const std::string& name, const std::string& load) {
+    test::KilnRun r = test::runKiln({"run", (d.path / "views.py").string(), "--db", (d.path / (name + ".db")).string()}, d.path,
+                                    {{"KILN_CACHE_DIR", cache}, {"CUDA_CACHE_PATH", (d.path / name).string()}, {"KILN_CUDA_LOAD", load}});
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    std::cout << "[ " << name << " ]\n" << r.out;
+    return jittedKilnModules(d.path / name);
+  };
+  run("first", "");  // fills the kernel cache
+  EXPECT_EQ(run("second", ""), 0) << "the driver assembled Kiln modules though the kernel cache held their cubins";
+  EXPECT_GT(run("ptx", "ptx"), 0) << "loading PTX should have made the driver assemble (is its JIT cache elsewhere?)";
 }
 
 }  // namespace
