@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -202,11 +204,34 @@ std::vector<tensor::Tensor> GpuGraph::run(const std::vector<tensor::Tensor>& inp
   return out;
 }
 
-void copyOnDevice(tensor::Tensor& dst, const tensor::Tensor& src) {
-  if (dst.numel() == 0) return;
-  const tensor::Shape bs = tensor::broadcastStrides(src, dst.sizes());
+namespace {
+
+// A generated helper kernel ready to launch: its function and launch configuration.
+struct HelperKernel {
+  void* fn = nullptr;
+  cg::CudaLaunch launch;
+};
+
+// Eager ops copy and fill on every call (addmm's bias, a relayout, zeros): the kernel for a key
+// (dtypes, sizes, strides, value) is built, its source generated and found among the modules
+// once; later calls with that key launch the function they found. Making it each time (kernel IR,
+// source text, a lookup keyed by that text, cuModuleGetFunction) was host work on every addmm.
+const HelperKernel& helperKernel(const std::vector<int64_t>& key, const char* unit, const std::function<kir::Kernel()>& build) {
+  static std::mutex mu;
+  static std::map<std::vector<int64_t>, HelperKernel> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  const kir::Kernel k = build();
+  const Module& m = loadSource(cg::cudaSource({k}), unit);
+  HelperKernel h;
+  h.fn = driver().function(m.module, cg::cudaSymbol(k));
+  h.launch = cg::cudaLaunch(k);
+  return cache.emplace(key, h).first->second;
+}
+
+kir::Kernel copyKernel(const tensor::Tensor& dst, const tensor::Tensor& src, const tensor::Shape& bs) {
   // One loop per dim: load src at its (broadcast) strides, store dst at its own; the load
-  // converts to dst's dtype. The text is the cache key: one kernel per layout and dtypes.
+  // converts to dst's dtype.
   kir::Kernel k;
   k.name = "copy";
   k.buffers.resize(2);
@@ -229,9 +254,22 @@ void copyOnDevice(tensor::Tensor& dst, const tensor::Tensor& src) {
     store.index.terms.push_back({static_cast<int>(d), dst.strides()[static_cast<size_t>(d)], ""});
   }
   k.body = {load, store};
-  const Module& m = loadSource(cg::cudaSource({k}), "kiln_copy");
-  void* fn = driver().function(m.module, cg::cudaSymbol(k));
-  launch(fn, cg::cudaLaunch(k), {devicePtr(src), devicePtr(dst)}, nullptr, nullptr);
+  return k;
+}
+
+}  // namespace
+
+void copyOnDevice(tensor::Tensor& dst, const tensor::Tensor& src) {
+  if (dst.numel() == 0) return;
+  const tensor::Shape bs = tensor::broadcastStrides(src, dst.sizes());
+  // What the kernel's text depends on: the dtypes and, per dim, the size and both strides.
+  std::vector<int64_t> key = {0, static_cast<int64_t>(src.dtype()), static_cast<int64_t>(dst.dtype())};
+  for (int64_t d = 0; d < dst.dim(); ++d) {
+    const auto i = static_cast<size_t>(d);
+    key.insert(key.end(), {dst.sizes()[i], bs[i], dst.strides()[i]});
+  }
+  const HelperKernel& h = helperKernel(key, "kiln_copy", [&] { return copyKernel(dst, src, bs); });
+  launch(h.fn, h.launch, {devicePtr(src), devicePtr(dst)}, nullptr, nullptr);
 }
 
 kir::Kernel fillKernel(const tensor::Tensor& dst, double value) {
@@ -258,10 +296,14 @@ kir::Kernel fillKernel(const tensor::Tensor& dst, double value) {
 
 void fillOnDevice(tensor::Tensor& dst, double value) {
   if (dst.numel() == 0) return;
-  const kir::Kernel k = fillKernel(dst, value);
-  const Module& m = loadSource(cg::cudaSource({k}), "kiln_fill");
-  void* fn = driver().function(m.module, cg::cudaSymbol(k));
-  launch(fn, cg::cudaLaunch(k), {devicePtr(dst)}, nullptr, nullptr);
+  // The value's bits are part of the key, as the value is part of the kernel's text.
+  int64_t bits = 0;
+  std::memcpy(&bits, &value, sizeof bits);
+  std::vector<int64_t> key = {1, static_cast<int64_t>(dst.dtype()), bits};
+  for (int64_t d = 0; d < dst.dim(); ++d)
+    key.insert(key.end(), {dst.sizes()[static_cast<size_t>(d)], dst.strides()[static_cast<size_t>(d)]});
+  const HelperKernel& h = helperKernel(key, "kiln_fill", [&] { return fillKernel(dst, value); });
+  launch(h.fn, h.launch, {devicePtr(dst)}, nullptr, nullptr);
 }
 
 tensor::Tensor relayoutOnDevice(const tensor::Tensor& t, const std::vector<int64_t>& strides) {
