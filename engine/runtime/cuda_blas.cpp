@@ -1,5 +1,6 @@
 // Matrix products on CUDA tensors through cuBLAS, loaded with dlopen (never linked): mm, addmm,
-// bmm, baddbmm, mv and dot as one (strided-batched) GEMM each, f32 and f64. Row-major operands
+// bmm, baddbmm, mv and dot as one (strided-batched) GEMM each, f32 and f64; a linear layer's addmm
+// (1-d float32 bias) as one cuBLASLt GEMM with the bias in its epilogue (cuda_blas_lt.h). Row-major operands
 // are passed as their column-major transposes (C^T = B^T A^T), so a transposed view (x.t(), the
 // weight of a linear layer) is read in place with the transpose flag; other layouts are made
 // contiguous on the device first. TF32 follows setCublasAllowTf32(), PyTorch's
@@ -7,6 +8,7 @@
 // (LD_LIBRARY_PATH), in $CUDA_HOME/lib64, /usr/local/cuda/lib64 and the nvidia/cublas/lib
 // folder of a Python install's NVIDIA wheels (PyTorch's CUDA wheels bring it there).
 #include "engine/ops/op_table.h"
+#include "engine/runtime/cuda_blas_lt.h"
 #include "engine/runtime/cuda_graph.h"
 #include "engine/runtime/cuda_runtime.h"
 #include "engine/runtime/nvidia_libs.h"
@@ -92,14 +94,18 @@ bool asColumnMajorTranspose(const tensor::Tensor& x, int* op, long long* ld) {
 
 // out[b] = alpha * a[b] @ bm[b] + beta * out[b]; a: [B, m, k], bm: [B, k, n], out contiguous [B, m, n]
 // (B may be absent: 2-d operands). A batch stride of 0 broadcasts an operand.
-void gemm(tensor::Tensor a, tensor::Tensor bm, tensor::Tensor& out, double alpha, double beta) {
+// `bias` (addmm's 1-d float32 input, beta 1): added in cuBLASLt's epilogue where it can be, else
+// copied into out first for the GEMM to add onto.
+void gemm(tensor::Tensor a, tensor::Tensor bm, tensor::Tensor& out, double alpha, double beta, const tensor::Tensor* bias = nullptr) {
   const size_t n = a.sizes().size();
   const int64_t m = a.sizes()[n - 2], k = a.sizes()[n - 1], cols = bm.sizes()[n - 1];
   const int64_t batch = n == 3 ? a.sizes()[0] : 1;
   if (out.numel() == 0) return;
   if (k == 0) {
     // An empty sum: beta * out (out was filled with the bias, or is zeroed here).
-    if (beta == 0) {
+    if (bias) {
+      copyOnDevice(out, *bias);
+    } else if (beta == 0) {
       tensor::Tensor zero = tensor::Tensor::zeros({}, out.dtype()).toDevice(out.device());
       copyOnDevice(out, zero);
     }
@@ -112,6 +118,15 @@ void gemm(tensor::Tensor a, tensor::Tensor bm, tensor::Tensor& out, double alpha
   if (!asColumnMajorTranspose(bm, &opB, &ldb))
     bm = relayoutOnDevice(bm, tensor::Tensor::contiguousStrides(bm.sizes())), asColumnMajorTranspose(bm, &opB, &ldb);
   const long long sa = n == 3 ? a.strides()[0] : 0, sb = n == 3 ? bm.strides()[0] : 0;
+  if (bias) {
+    // One kernel, as PyTorch's addmm on CUDA: no copy of the bias, no read of out.
+    if (out.dtype() == ir::DType::Float32 && n == 2 &&
+        gemmWithBiasEpilogue(reinterpret_cast<const float*>(devicePtr(a)), opA, lda, reinterpret_cast<const float*>(devicePtr(bm)), opB,
+                             ldb, reinterpret_cast<float*>(devicePtr(out)), m, k, cols, reinterpret_cast<const float*>(devicePtr(*bias)),
+                             static_cast<float>(alpha), gCublasAllowTf32.load()))
+      return;
+    copyOnDevice(out, *bias);  // beta is 1: the GEMM adds onto it
+  }
   Blas& b = blas();
   driver().makeCurrent();
   // C^T (cols x m, ld cols) = B^T (cols x k) * A^T (k x m).
@@ -164,9 +179,14 @@ std::optional<ops::Val> blasOnDevice(const ops::OpDef& op, const std::vector<ops
   const size_t first = withInput ? 1 : 0;
   tensor::Tensor a = args.at(first).t, b = args.at(first + 1).t;
   double alpha = 1, beta = 0;
+  const tensor::Tensor* bias = nullptr;
   if (withInput) {
     beta = scalar(args, 3, 1.0), alpha = scalar(args, 4, 1.0);
-    if (beta != 0) copyOnDevice(out, args.at(0).t);  // the bias, broadcast (beta = 0 ignores it, NaNs too)
+    const tensor::Tensor& in = args.at(0).t;
+    if (op.name == "aten.addmm.default" && beta == 1 && rt.dtype == ir::DType::Float32 && in.dtype() == ir::DType::Float32 &&
+        in.dim() == 1 && in.sizes()[0] == shape[1] && (in.strides()[0] == 1 || shape[1] == 1))
+      bias = &in;                               // a linear layer's: gemm adds it in the epilogue
+    else if (beta != 0) copyOnDevice(out, in);  // the bias, broadcast (beta = 0 ignores it, NaNs too)
   }
   if (op.name == "aten.mv.default") {
     tensor::Tensor o2 = out.view({shape[0], 1}, {1, 1}, 0);
@@ -175,7 +195,7 @@ std::optional<ops::Val> blasOnDevice(const ops::OpDef& op, const std::vector<ops
     tensor::Tensor o2 = out.view({1, 1}, {1, 1}, 0);
     gemm(asMatrix(a, false), asMatrix(b, true), o2, 1, 0);
   } else {
-    gemm(a, b, out, alpha, beta);
+    gemm(a, b, out, alpha, beta, bias);
   }
   return ops::Val::of(out);
 }

@@ -188,6 +188,44 @@ print('compiled', close(g(xd, wd, bd), g(x, w, b), 1e-3))
             "grad cuda:0 True\ninplace True\ncompiled True\n");
 }
 
+// A linear layer's addmm adds its 1-d float32 bias in cuBLASLt's epilogue (cuda_blas_lt.h); other
+// biases (2-d, broadcast rows, strided, beta != 1, float64) take the copy-then-GEMM path. Every
+// shape and layout agrees with the CPU, eager and compiled, TF32 off.
+TEST(CudaRuntime, LinearLayersAddTheirBiasInTheGemmEpilogueAsTheCpuDoes) {
+  REQUIRE_GPU();
+  Out o = runPy("cuda_linear_bias", R"(import torch
+import torch.nn.functional as F
+torch.manual_seed(0)
+def close(r, e, tol=1e-3):
+    return r.device.type == 'cuda' and torch.allclose(r.cpu(), e, rtol=tol, atol=tol)
+results = []
+for m, k, n in [(1024, 1024, 1024), (128, 1024, 10), (3, 5, 7), (1, 64, 1), (7, 1, 3), (5, 0, 4)]:
+    x, w, b = torch.randn(m, k), torch.randn(n, k), torch.randn(n)
+    xd, wd, bd = x.cuda(), w.cuda(), b.cuda()
+    results.append(close(F.linear(xd, wd, bd), F.linear(x, w, b)))
+    results.append(close(torch.addmm(bd, xd, wd.t()), torch.addmm(b, x, w.t())))
+    results.append(close(torch.addmm(bd, xd.t().contiguous().t(), wd.t(), alpha=0.5), torch.addmm(b, x, w.t(), alpha=0.5)))
+print('epilogue', all(results), len(results))
+x, w = torch.randn(6, 4), torch.randn(4, 5)
+xd, wd = x.cuda(), w.cuda()
+for name, bias in [('2d', torch.randn(6, 5)), ('row', torch.randn(1, 5)), ('strided', torch.randn(10)[::2])]:
+    print(name, close(torch.addmm(bias.cuda(), xd, wd), torch.addmm(bias, x, w)))
+b = torch.randn(5)
+print('beta', close(torch.addmm(b.cuda(), xd, wd, beta=0.5), torch.addmm(b, x, w, beta=0.5)))
+print('beta0', close(torch.addmm(torch.full((5,), float('nan')).cuda(), xd, wd, beta=0), x @ w))
+print('f64', close(torch.addmm(b.double().cuda(), xd.double(), wd.double()), torch.addmm(b.double(), x.double(), w.double())))
+lin = torch.nn.Linear(256, 64)
+f = torch.compile(lambda a: torch.relu(lin(a)))
+a = torch.randn(32, 256)
+expected = f(a)
+lin.cuda()
+print('compiled', close(f(a.cuda()), expected))
+)",
+                false);
+  ASSERT_EQ(o.exitCode, 0) << o.error;
+  EXPECT_EQ(o.printed, "epilogue True 18\n2d True\nrow True\nstrided True\nbeta True\nbeta0 True\nf64 True\ncompiled True\n");
+}
+
 // Rows held in registers (up to 16 steps of the block: rows of 8192 exactly, 5000 ragged) and
 // rows strided over once per nest (20000), compiled and eager, against the CPU's values.
 TEST(CudaRuntime, RowReductionsInRegistersAndStridedAgreeWithTheCpu) {
