@@ -41,7 +41,12 @@ uint64_t physicalMemory() {
 }
 }  // namespace
 
-uint64_t defaultMemoryLimit() { return physicalMemory() / 10 * 8; }
+// Read once: sysconf(_SC_PHYS_PAGES) is a sysinfo() system call, and memoryLimit() is asked on
+// every CPU allocation of a run that set no limit.
+uint64_t defaultMemoryLimit() {
+  static const uint64_t limit = physicalMemory() / 10 * 8;
+  return limit;
+}
 void setMemoryLimit(uint64_t bytes) { limitBytes = bytes; }
 uint64_t memoryLimit() {
   uint64_t l = limitBytes.load();
