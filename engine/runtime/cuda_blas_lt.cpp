@@ -8,6 +8,7 @@
 #include "engine/runtime/cuda_runtime.h"
 #include "engine/runtime/nvidia_libs.h"
 #include "engine/tensor/current_device.h"
+#include "engine/tensor/tensor.h"
 
 #include <dlfcn.h>
 
@@ -15,7 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
-#include <string>
+#include <type_traits>
 
 namespace kiln::runtime::cuda {
 

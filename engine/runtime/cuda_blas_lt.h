@@ -3,8 +3,6 @@
 // read of the output. Internal to runtime/cuda_blas.cpp.
 #pragma once
 
-#include "engine/tensor/tensor.h"
-
 namespace kiln::runtime::cuda {
 
 // The GEMM in cuda_blas.cpp's column-major terms: out^T (cols x m, leading dimension cols, out

@@ -42,9 +42,10 @@ const Module& loadSource(const std::string& source, const std::string& name) {
   const auto t0 = std::chrono::steady_clock::now();
   Module m;
   // For the device's real architecture ("sm_90"): NVRTC's ptxas makes the cubin, which the kernel
-  // cache keeps beside the PTX, and the driver loads it as it is. Loading PTX instead made the
-  // driver JIT it, 140-190 ms a graph on a fresh machine whose driver cache is empty (docs/perf.md,
-  // issue 15), paid again in every process the driver cache missed. The PTX stays the fallback
+  // cache keeps beside the PTX, and the driver loads it as it is. Loading PTX made the driver JIT
+  // it in every process whose driver cache missed, even when the kernel cache held the PTX: a
+  // second run's graphs took 47-86 ms (cos(cos), layer norm) where the cubin takes 3-5
+  // (docs/perf.md, issue 15). A first compile costs the same either way. The PTX stays the fallback
   // where NVRTC gave no cubin, and KILN_CUDA_LOAD=ptx asks for the driver's JIT (to compare the two).
   static const bool jitPtx = [] {
     const char* v = std::getenv("KILN_CUDA_LOAD");

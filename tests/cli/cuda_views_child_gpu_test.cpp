@@ -9,6 +9,7 @@
 #include "engine/runtime/cuda_runtime.h"
 #include "storage/store.h"
 #include "tests/cli/run_kiln.h"
+#include "tests/runtime/require_gpu.h"
 
 #include <gtest/gtest.h>
 
@@ -83,8 +84,7 @@ std::map<std::string, int> viewsTimings(const std::string& db) {
 }
 
 TEST(KernelViewsChildGpu, ARunsChildrenMakeTheViewsThisProcessWould) {
-  if (!runtime::cuda::isAvailable())
-    GTEST_SKIP() << "no GPU here (" << runtime::CudaDriver::unavailableMessage() << "): run on the GPU machine (ctest -L gpu)";
+  REQUIRE_GPU();
   test::TempDir d("/tmp/kiln-views-child-gpu");
   std::ofstream(d.path / "views.py") << kScript;
   // A fresh kernel cache each, so both compile cold.
@@ -136,8 +136,7 @@ int jittedKilnModules(const std::filesystem::path& dir) {
 // assembles none, even with its own JIT cache empty (a new machine, a new driver). Loading the
 // PTX instead (KILN_CUDA_LOAD=ptx, the control) makes the driver assemble Kiln's modules again.
 TEST(KernelCacheGpu, ASecondRunLoadsCubinsTheDriverNeverAssembles) {
-  if (!runtime::cuda::isAvailable())
-    GTEST_SKIP() << "no GPU here (" << runtime::CudaDriver::unavailableMessage() << "): run on the GPU machine (ctest -L gpu)";
+  REQUIRE_GPU();
   test::TempDir d("/tmp/kiln-cubin-gpu");
   std::ofstream(d.path / "views.py") << kScript;
   const std::string cache = (d.path / "cache").string();

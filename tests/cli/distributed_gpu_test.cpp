@@ -5,6 +5,7 @@
 // and the seed tutorial's compiled DDP training function runs. Label gpu: skips without a GPU.
 #include "engine/runtime/cuda_runtime.h"
 #include "tests/cli/run_kiln.h"
+#include "tests/runtime/require_gpu.h"
 
 #include <gtest/gtest.h>
 
@@ -15,10 +16,6 @@ namespace kiln {
 namespace {
 
 namespace fs = std::filesystem;
-
-#define REQUIRE_GPU()                \
-  if (!runtime::cuda::isAvailable()) \
-    GTEST_SKIP() << "no GPU here (" << runtime::CudaDriver::unavailableMessage() << "): run on the GPU machine (ctest -L gpu)";
 
 fs::path script(const std::string& name) { return fs::path(KILN_SOURCE_DIR) / "tests/cli/distributed" / name; }
 
