@@ -54,6 +54,10 @@ for t in "${TARGETS[@]}"; do
     *) echo "pack_device_bundle: unknown target $t" >&2; exit 2 ;;
   esac
 done
+# KILN_BUNDLE_SYMBOLS=DIR keeps the unstripped binaries there (this machine only): a profile
+# taken on the GPU machine (gperftools' libprofiler, carried beside the bundle) is symbolized
+# against them, since the bundle's binaries are stripped and the relinked ones exist only here.
+if [ -n "${KILN_BUNDLE_SYMBOLS:-}" ]; then mkdir -p "$KILN_BUNDLE_SYMBOLS" && cp "$tmp"/bin/* "$KILN_BUNDLE_SYMBOLS"/; fi
 strip --strip-unneeded "$tmp"/bin/*
 # Libraries a bare Ubuntu 24.04 lacks: not glibc, libstdc++ and the base system's (zlib, xz,
 # zstd, libbsd, libmd, ncurses, libffi, GMP, OpenSSL: same sonames, newer there). libcuda and

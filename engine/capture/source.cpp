@@ -81,32 +81,53 @@ bool sameStep(const Source::Step& a, const Source::Step& b) {
   return a.kind == b.kind && a.cell == b.cell && a.key.get() == b.key.get() && a.name == b.name;
 }
 
-// The prefix hash after one more step.
+// The prefix hash after one more step. A step's own part is made once and kept in it: steps
+// are not changed once made (a source with another step is a copy with one more).
 uint64_t stepHash(uint64_t h, const Source::Step& s) {
-  auto mix = [&](uint64_t x) { h = (h ^ x) * 0x100000001b3ull; };
-  mix(static_cast<uint64_t>(s.kind));
-  mix(std::hash<std::string>{}(s.name));
-  mix(s.cell);
-  mix(reinterpret_cast<uintptr_t>(s.key.get()));
-  return h;
+  if (!s.hash) {
+    uint64_t own = 0xcbf29ce484222325ull;
+    auto mix = [&](uint64_t x) { own = (own ^ x) * 0x100000001b3ull; };
+    mix(static_cast<uint64_t>(s.kind));
+    mix(std::hash<std::string>{}(s.name));
+    mix(s.cell);
+    mix(reinterpret_cast<uintptr_t>(s.key.get()));
+    s.hash = own | 1;  // never 0, which stands for "not made yet"
+  }
+  h = (h ^ s.hash) * 0x100000001b3ull;
+  return h | 1;  // never 0, which stands for an empty slot
 }
 
 }  // namespace
 
 const py::Value* FetchCache::find(uint64_t hash, const std::vector<Source::Step>& steps, size_t n) const {
-  auto [b, e] = byPrefix_.equal_range(hash);
-  for (auto it = b; it != e; ++it) {
-    const Entry& c = it->second;
+  if (hashes_.empty()) return nullptr;
+  const size_t mask = hashes_.size() - 1;
+  for (size_t i = hash & mask; hashes_[i]; i = (i + 1) & mask) {
+    if (hashes_[i] != hash) continue;
+    const Entry& c = slots_[i];
     if (c.n != n) continue;
     bool same = true;
-    for (size_t i = 0; i < n && same; ++i) same = sameStep((*c.steps)[i], steps[i]);
+    for (size_t k = 0; k < n && same; ++k) same = sameStep((*c.steps)[k], steps[k]);
     if (same) return &c.value;
   }
   return nullptr;
 }
 
 void FetchCache::put(uint64_t hash, const std::vector<Source::Step>& steps, size_t n, py::Value v) {
-  byPrefix_.emplace(hash, Entry{&steps, n, std::move(v)});
+  if (2 * (used_ + 1) > hashes_.size()) {  // at most half full: probes stay short
+    std::vector<uint64_t> oldHashes(std::max<size_t>(64, 2 * hashes_.size()), 0);
+    std::vector<Entry> oldSlots(oldHashes.size());
+    oldHashes.swap(hashes_), oldSlots.swap(slots_);
+    used_ = 0;
+    for (size_t i = 0; i < oldHashes.size(); ++i)
+      if (oldHashes[i]) put(oldHashes[i], *oldSlots[i].steps, oldSlots[i].n, std::move(oldSlots[i].value));
+  }
+  const size_t mask = hashes_.size() - 1;
+  size_t i = hash & mask;
+  while (hashes_[i]) i = (i + 1) & mask;
+  hashes_[i] = hash;
+  slots_[i] = Entry{&steps, n, std::move(v)};
+  ++used_;
 }
 
 py::Value Source::fetch(py::Interpreter& in, const std::map<std::string, py::Value>& locals, const py::ModuleObj& globals,

@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <map>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace kiln::capture {
@@ -18,11 +17,12 @@ struct Source {
   // so the short form leaves nothing uninitialized (and -Wmissing-field-initializers quiet).
   struct Step {
     enum class Kind { Local, Global, Attr, Item, Index, Const, ClosureCell, ClassDictItem, TupleIterItem, ValueAt } kind;
-    std::string name;       // local/global/attribute name, str dict key, constant's name, free variable
-    py::Value key{};        // Item with a key that is not a str (an int, a tuple ...): the key itself
-    std::string keyRepr{};  // its repr, as the source prints it
-    size_t cell = 0;        // ClosureCell: the free variable's index in __closure__; ClassDictItem: the class's index in the MRO;
-                            // TupleIterItem: the item's index after the iterator's position; ValueAt: the dict item's position
+    std::string name;           // local/global/attribute name, str dict key, constant's name, free variable
+    py::Value key{};            // Item with a key that is not a str (an int, a tuple ...): the key itself
+    std::string keyRepr{};      // its repr, as the source prints it
+    size_t cell = 0;            // ClosureCell: the free variable's index in __closure__; ClassDictItem: the class's index in the MRO;
+                                // TupleIterItem: the item's index after the iterator's position; ValueAt: the dict item's position
+    mutable uint64_t hash = 0;  // this step's part of FetchCache's prefix hash, made on first use (0: not yet)
   };
   std::vector<Step> steps;
   py::Value value{};  // Const: the value itself (kept alive by the cache entry)
@@ -94,11 +94,16 @@ class FetchCache {
 
  private:
   struct Entry {
-    const std::vector<Source::Step>* steps;
-    size_t n;
+    const std::vector<Source::Step>* steps = nullptr;
+    size_t n = 0;
     py::Value value;
   };
-  std::unordered_multimap<uint64_t, Entry> byPrefix_;
+  // Open addressing over a power-of-two table (hash 0 never occurs: FetchCache's hashes are
+  // FNV-style mixes, and an empty slot has no steps): a call's guard pass fetches a few dozen to a
+  // few thousand prefixes, and a node allocation per prefix was a visible part of every call.
+  std::vector<uint64_t> hashes_;
+  std::vector<Entry> slots_;
+  size_t used_ = 0;
 };
 
 }  // namespace kiln::capture

@@ -183,5 +183,45 @@ TEST(ContainerGuards, TupleIteratorArgumentIsTracedAndAdvanced) {
   EXPECT_EQ(reasons(c, 0), (std::vector<std::string>{"0/0: ___tuple_iterator_len(it) == 5"}));
 }
 
+// A call's guards are fetched through one prefix cache (capture::FetchCache, a table that grows
+// past 64 prefixes): with 80 layers' parameters every prefix must still lead to its own value, so
+// a parameter of layer 57 swapped for another shape is the guard that fails, named as Dynamo names
+// it, and the same tensor bound to two parameters is found by the aliasing guard.
+TEST(ContainerGuards, ManySubmodulesEachGuardTheirOwnParameters) {
+  Counted c;
+  run("many_submodules_guards",
+      "import torch\n"
+      "import torch.nn as nn\n"
+      "class Deep(nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.layers = nn.ModuleList([nn.Linear(4, 4) for _ in range(80)])\n"
+      "    def forward(self, x):\n"
+      "        for l in self.layers:\n"
+      "            x = l(x)\n"
+      "        return x\n"
+      "torch.manual_seed(0)\n"
+      "m = Deep()\n"
+      "f = torch.compile(m)\n"
+      "x = torch.ones(2, 4)\n"
+      "with torch.no_grad():\n"
+      "    print(f(x).sum().item() == m(x).sum().item())\n"
+      "    print(f(x).sum().item() == m(x).sum().item())\n"
+      "    m.layers[57].bias = nn.Parameter(torch.zeros(4, 2)[:, 0])\n"
+      "    print(f(x).sum().item() == m(x).sum().item())\n"
+      "    m.layers[60].weight = m.layers[61].weight\n"
+      "    print(f(x).sum().item() == m(x).sum().item())\n",
+      c);
+  EXPECT_EQ(c.printed, "True\nTrue\nTrue\nTrue\n");
+  ASSERT_EQ(c.rep.recompiles().size(), 2u);
+  EXPECT_EQ(reasons(c, 0), (std::vector<std::string>{"0/0: tensor 'self._modules['layers']._modules['57']._parameters['bias']' "
+                                                     "stride mismatch at index 0. expected 1, actual 2"}));
+  EXPECT_EQ(reasons(c, 1),
+            (std::vector<std::string>{"0/1: Duplicate tensors found: [\"self._modules['layers']._modules['60']._parameters['weight']\", "
+                                      "\"self._modules['layers']._modules['61']._parameters['weight']\"]",
+                                      "0/0: tensor 'self._modules['layers']._modules['57']._parameters['bias']' stride mismatch at "
+                                      "index 0. expected 1, actual 2"}));
+}
+
 }  // namespace
 }  // namespace kiln
