@@ -1,6 +1,10 @@
 #include "engine/capture/source.h"
 
 #include <cctype>
+#include <map>
+#include <mutex>
+#include <string>
+#include <tuple>
 
 namespace kiln::capture {
 
@@ -77,74 +81,48 @@ std::string Source::placeholderName() const {
 
 namespace {
 
-bool sameStep(const Source::Step& a, const Source::Step& b) {
-  return a.kind == b.kind && a.cell == b.cell && a.key.get() == b.key.get() && a.name == b.name;
+// The number of the prefix made of prefix `parent` and one more step: the same for equal steps
+// (a key object by identity, which the step holds alive) after the same prefix, in every source.
+uint32_t internPrefix(uint32_t parent, const Source::Step& s) {
+  using Key = std::tuple<uint32_t, int, std::string, size_t, const void*>;
+  static std::mutex mu;
+  static std::map<Key, uint32_t> ids;
+  std::lock_guard<std::mutex> lock(mu);
+  auto [it, fresh] = ids.try_emplace(Key{parent, static_cast<int>(s.kind), s.name, s.cell, s.key.get()}, 0);
+  if (fresh) it->second = static_cast<uint32_t>(ids.size());  // 1, 2, ...: 0 is the empty prefix
+  return it->second;
 }
 
-// The prefix hash after one more step. A step's own part is made once and kept in it: steps
-// are not changed once made (a source with another step is a copy with one more).
-uint64_t stepHash(uint64_t h, const Source::Step& s) {
-  if (!s.hash) {
-    uint64_t own = 0xcbf29ce484222325ull;
-    auto mix = [&](uint64_t x) { own = (own ^ x) * 0x100000001b3ull; };
-    mix(static_cast<uint64_t>(s.kind));
-    mix(std::hash<std::string>{}(s.name));
-    mix(s.cell);
-    mix(reinterpret_cast<uintptr_t>(s.key.get()));
-    s.hash = own | 1;  // never 0, which stands for "not made yet"
+const std::vector<uint32_t>& prefixIdsOf(const Source& src) {
+  if (src.prefixIds.size() != src.steps.size() || src.prefixIdsFor != src.steps.data()) {
+    src.prefixIds.clear();
+    uint32_t parent = 0;
+    for (const auto& s : src.steps) src.prefixIds.push_back(parent = internPrefix(parent, s));
+    src.prefixIdsFor = src.steps.data();
   }
-  h = (h ^ s.hash) * 0x100000001b3ull;
-  return h | 1;  // never 0, which stands for an empty slot
+  return src.prefixIds;
 }
 
 }  // namespace
-
-const py::Value* FetchCache::find(uint64_t hash, const std::vector<Source::Step>& steps, size_t n) const {
-  if (hashes_.empty()) return nullptr;
-  const size_t mask = hashes_.size() - 1;
-  for (size_t i = hash & mask; hashes_[i]; i = (i + 1) & mask) {
-    if (hashes_[i] != hash) continue;
-    const Entry& c = slots_[i];
-    if (c.n != n) continue;
-    bool same = true;
-    for (size_t k = 0; k < n && same; ++k) same = sameStep((*c.steps)[k], steps[k]);
-    if (same) return &c.value;
-  }
-  return nullptr;
-}
-
-void FetchCache::put(uint64_t hash, const std::vector<Source::Step>& steps, size_t n, py::Value v) {
-  if (2 * (used_ + 1) > hashes_.size()) {  // at most half full: probes stay short
-    std::vector<uint64_t> oldHashes(std::max<size_t>(64, 2 * hashes_.size()), 0);
-    std::vector<Entry> oldSlots(oldHashes.size());
-    oldHashes.swap(hashes_), oldSlots.swap(slots_);
-    used_ = 0;
-    for (size_t i = 0; i < oldHashes.size(); ++i)
-      if (oldHashes[i]) put(oldHashes[i], *oldSlots[i].steps, oldSlots[i].n, std::move(oldSlots[i].value));
-  }
-  const size_t mask = hashes_.size() - 1;
-  size_t i = hash & mask;
-  while (hashes_[i]) i = (i + 1) & mask;
-  hashes_[i] = hash;
-  slots_[i] = Entry{&steps, n, std::move(v)};
-  ++used_;
-}
 
 py::Value Source::fetch(py::Interpreter& in, const std::map<std::string, py::Value>& locals, const py::ModuleObj& globals,
                         FetchCache* cache) const {
   py::Value v;
   // A constant's value is the source's own: not shared through the cache.
   if (!steps.empty() && steps[0].kind == Step::Kind::Const) cache = nullptr;
-  uint64_t hash = 0xcbf29ce484222325ull;
-  for (size_t at = 0; at < steps.size(); ++at) {
-    const Step& s = steps[at];
-    if (cache) {
-      hash = stepHash(hash, s);
-      if (const py::Value* known = cache->find(hash, steps, at + 1)) {
+  const std::vector<uint32_t>* ids = cache ? &prefixIdsOf(*this) : nullptr;
+  // The walk starts after the longest prefix fetched before in this pass (often the whole
+  // source: a tensor's guard, then the entry's input), so each value is copied once.
+  size_t start = 0;
+  if (cache)
+    for (size_t at = steps.size(); at-- > 0;)
+      if (const py::Value* known = cache->find((*ids)[at])) {
         v = *known;
-        continue;
+        start = at + 1;
+        break;
       }
-    }
+  for (size_t at = start; at < steps.size(); ++at) {
+    const Step& s = steps[at];
     switch (s.kind) {
       case Step::Kind::Const: v = value; break;
       case Step::Kind::Local: {
@@ -220,7 +198,7 @@ py::Value Source::fetch(py::Interpreter& in, const std::map<std::string, py::Val
         break;
       }
     }
-    if (cache) cache->put(hash, steps, at + 1, v);
+    if (cache) cache->put((*ids)[at], v);
   }
   return v;
 }

@@ -17,15 +17,19 @@ struct Source {
   // so the short form leaves nothing uninitialized (and -Wmissing-field-initializers quiet).
   struct Step {
     enum class Kind { Local, Global, Attr, Item, Index, Const, ClosureCell, ClassDictItem, TupleIterItem, ValueAt } kind;
-    std::string name;           // local/global/attribute name, str dict key, constant's name, free variable
-    py::Value key{};            // Item with a key that is not a str (an int, a tuple ...): the key itself
-    std::string keyRepr{};      // its repr, as the source prints it
-    size_t cell = 0;            // ClosureCell: the free variable's index in __closure__; ClassDictItem: the class's index in the MRO;
-                                // TupleIterItem: the item's index after the iterator's position; ValueAt: the dict item's position
-    mutable uint64_t hash = 0;  // this step's part of FetchCache's prefix hash, made on first use (0: not yet)
+    std::string name;       // local/global/attribute name, str dict key, constant's name, free variable
+    py::Value key{};        // Item with a key that is not a str (an int, a tuple ...): the key itself
+    std::string keyRepr{};  // its repr, as the source prints it
+    size_t cell = 0;        // ClosureCell: the free variable's index in __closure__; ClassDictItem: the class's index in the MRO;
+                            // TupleIterItem: the item's index after the iterator's position; ValueAt: the dict item's position
   };
   std::vector<Step> steps;
   py::Value value{};  // Const: the value itself (kept alive by the cache entry)
+  // FetchCache's slots for this source's prefixes (prefix i: steps 0..i), made on its first fetch
+  // through a cache; remade when the steps are not the ones they were made for (a copy, a source
+  // changed since).
+  mutable std::vector<uint32_t> prefixIds{};
+  mutable const Step* prefixIdsFor{};
 
   static Source local(const std::string& name) { return Source{{{Step::Kind::Local, name}}}; }
   static Source global(const std::string& name) { return Source{{{Step::Kind::Global, name}}}; }
@@ -85,25 +89,19 @@ struct Source {
 // sources share long prefixes (every parameter of block 3 starts L['self']._modules['blocks']
 // ._modules['3']), and attribute reads through the interpreter are the costly part of checking
 // a call: each prefix is read once per call, as Dynamo's guard manager tree reads each accessor
-// once. Valid while nothing runs between the reads (guard checks, then the entry's inputs); the
-// sources it was filled from must outlive it (their steps are compared on each hit).
+// once. Every distinct prefix (its parent prefix and one more step) is numbered once per process
+// (Source::prefixIds), so a lookup here is an index, not a hash and a comparison of steps. Valid
+// while nothing runs between the reads (guard checks, then the entry's inputs).
 class FetchCache {
  public:
-  const py::Value* find(uint64_t hash, const std::vector<Source::Step>& steps, size_t n) const;
-  void put(uint64_t hash, const std::vector<Source::Step>& steps, size_t n, py::Value v);
+  const py::Value* find(uint32_t prefix) const { return prefix < values_.size() && values_[prefix] ? &values_[prefix] : nullptr; }
+  void put(uint32_t prefix, py::Value v) {
+    if (prefix >= values_.size()) values_.resize(prefix + 1);
+    values_[prefix] = std::move(v);
+  }
 
  private:
-  struct Entry {
-    const std::vector<Source::Step>* steps = nullptr;
-    size_t n = 0;
-    py::Value value;
-  };
-  // Open addressing over a power-of-two table (hash 0 never occurs: FetchCache's hashes are
-  // FNV-style mixes, and an empty slot has no steps): a call's guard pass fetches a few dozen to a
-  // few thousand prefixes, and a node allocation per prefix was a visible part of every call.
-  std::vector<uint64_t> hashes_;
-  std::vector<Entry> slots_;
-  size_t used_ = 0;
+  std::vector<py::Value> values_;  // by prefix number; null: not fetched in this pass
 };
 
 }  // namespace kiln::capture
