@@ -96,8 +96,12 @@ void ProfileCharts::setProfiles(const std::vector<session::ProfileEvent>& profil
   }
   replaceChart(run_, barChart(tr("Run time per compiled graph (ms, median of %1 runs)").arg(repeat), compiles_,
                               {{tr("eager"), eager_}, {tr("compiled"), compiled_}}));
-  replaceChart(kernel_, barChart(ks.empty() ? tr("No generated kernels") : tr("Slowest generated kernels (ms per launch)"), kernels_,
-                                 {{tr("ms"), kernelMs_}}));
+  // A GPU graph's profile lists its extern calls (cuBLAS, cuDNN) beside the generated kernels.
+  const bool externs = std::any_of(ks.begin(), ks.end(), [](const auto& k) { return k.second.contains(QLatin1String("extern_kernels.")); });
+  replaceChart(kernel_, barChart(ks.empty() ? tr("No generated kernels")
+                                 : externs  ? tr("Slowest kernels and extern calls (ms per call)")
+                                            : tr("Slowest generated kernels (ms per launch)"),
+                                 kernels_, {{tr("ms"), kernelMs_}}));
 }
 
 }  // namespace kiln::viewers

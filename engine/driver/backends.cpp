@@ -715,7 +715,7 @@ std::function<std::vector<tensor::Tensor>(const std::vector<tensor::Tensor>&)> f
 capture::GraphRunner compiledRunner(GraphCompile& c) {
   auto run = forwardRun(c);
   if (c.opts.log) {
-    auto frame = std::make_shared<CompiledFrame>(CompiledFrame{c.cid, c.captured, c.graph, {}, false});
+    auto frame = std::make_shared<CompiledFrame>(CompiledFrame{c.cid, c.captured, c.graph, c.gpu, {}, false});
     c.opts.log->frames.push_back(frame);
     return withFunctionalization(
         [run, frame](const std::vector<tensor::Tensor>& in) {
@@ -761,7 +761,7 @@ capture::GraphRunner gpuRunner(GraphCompile& c, std::shared_ptr<DynamicCode>* dy
   if (c.opts.mode == "reduce-overhead") useCudaGraph(c);
   attachBackward(c, backwardCode);
   c.sink.wrapper(session::WrapperEvent{c.cid, c.wrapper});
-  return withFunctionalization(forwardRun(c), std::move(c.functionalized));
+  return compiledRunner(c);
 }
 
 // eager: the captured graph op by op.

@@ -18,7 +18,10 @@
 
 namespace kiln::runtime {
 class CompiledGraph;
+namespace cuda {
+class GpuGraph;
 }
+}  // namespace kiln::runtime
 
 namespace kiln::driver {
 
@@ -27,7 +30,8 @@ namespace kiln::driver {
 struct CompiledFrame {
   std::string compileId;
   ir::Graph captured;
-  std::shared_ptr<runtime::CompiledGraph> compiled;
+  std::shared_ptr<runtime::CompiledGraph> compiled;  // its CPU code, or
+  std::shared_ptr<runtime::cuda::GpuGraph> gpu;      // its GPU code (over CUDA tensors)
   std::vector<tensor::Tensor> firstInputs;
   bool called = false;
 };

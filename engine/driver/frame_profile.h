@@ -1,6 +1,8 @@
 // Times one compiled graph against its eager reference on the inputs of its first call (what
 // `kiln bench` reports per frame): medians of repeated runs after a warm-up, and per kernel the
-// time and the bandwidth it achieved (its buffers' bytes over its time).
+// time and the bandwidth it achieved (its buffers' bytes over its time). A graph on the GPU is
+// timed with CUDA events (host work the GPU waits for included, as torch.cuda.Event timings
+// are), and its extern calls (cuBLAS, cuDNN) are listed beside its kernels.
 #pragma once
 
 #include "engine/driver/backends.h"
@@ -12,7 +14,7 @@ namespace kiln::driver {
 
 struct KernelProfile {
   std::string name;
-  double ms = 0.0;    // median wall time of one launch
+  double ms = 0.0;    // median wall time of one launch (GPU: CUDA events around it)
   int64_t bytes = 0;  // bytes of its input and output buffers
   double gbPerS() const { return ms > 0 ? static_cast<double>(bytes) / (ms * 1e6) : 0.0; }
 };

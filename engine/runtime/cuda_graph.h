@@ -34,7 +34,9 @@ class GpuGraph {
 
   // Inputs in placeholder order, on the device; fresh output tensors on the device, except the
   // new values of mutated inputs written in place (writeMutationsInPlace), which are the inputs.
-  std::vector<tensor::Tensor> run(const std::vector<tensor::Tensor>& inputs) const;
+  // With `stepMs`, each schedule step (a kernel launch or an extern call) is bracketed by CUDA
+  // events and its GPU time in ms left there, one per step; the call then waits for the GPU.
+  std::vector<tensor::Tensor> run(const std::vector<tensor::Tensor>& inputs, std::vector<double>* stepMs = nullptr) const;
 
   // The functional graph's mutations (input index, graph output index): those whose kernel may
   // write the new value straight into the input do so when the input allows it at the call

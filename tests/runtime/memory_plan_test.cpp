@@ -6,6 +6,7 @@
 #include "engine/ir/text.h"
 #include "engine/runtime/compiled_graph.h"
 #include "engine/schedule/kernel_builder.h"
+#include "tests/support/profile_sink.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -75,12 +76,7 @@ TEST(SessionOutputs, BigTensorsAreRecordedWithoutTheirElements) {
 // kiln run --profile N: every compiled graph the script called is timed afterwards, eager
 // against compiled, with its kernels, and reported to the session.
 TEST(RunProfile, EveryCalledGraphIsTimedWithItsKernels) {
-  struct ProfileSink : session::NullSink {
-    std::vector<session::ProfileEvent> profiles;
-    std::vector<std::string> kernels;
-    void profile(const session::ProfileEvent& e) override { profiles.push_back(e); }
-    void kernel(const session::KernelEvent& e) override { kernels.push_back(e.name); }
-  } sink;
+  test::ProfileSink sink;
   std::string path = std::string(KILN_BINARY_DIR) + "/tests/runtime/profiled.py";
   std::ofstream(path) << "import torch\n@torch.compile\ndef f(x):\n    return (x * 2).sin().sum(dim=1)\n"
                          "out = f(torch.ones(64, 64))\n";
