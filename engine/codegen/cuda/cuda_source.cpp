@@ -34,6 +34,14 @@ template <> __device__ __forceinline__ float kiln_max(float a, float b) { return
 template <> __device__ __forceinline__ float kiln_min(float a, float b) { return (a != a || b != b) ? kiln_nanf() : (a < b ? a : b); }
 template <> __device__ __forceinline__ double kiln_max(double a, double b) { return (a != a || b != b) ? kiln_nan() : (a > b ? a : b); }
 template <> __device__ __forceinline__ double kiln_min(double a, double b) { return (a != a || b != b) ? kiln_nan() : (a < b ? a : b); }
+// sin and cos through one out-of-line copy each (static: a unit that calls neither drops them).
+// libdevice's versions carry a long slow path (Payne-Hanek range reduction), and a thread of four
+// points inlined it at every call: cos(cos(x)) was eight copies, most of ptxas's time for the
+// kernel. The call is cheap beside a memory-bound kernel's loads.
+static __device__ __noinline__ float kiln_sinf(float x) { return sinf(x); }
+static __device__ __noinline__ float kiln_cosf(float x) { return cosf(x); }
+static __device__ __noinline__ double kiln_sin(double x) { return sin(x); }
+static __device__ __noinline__ double kiln_cos(double x) { return cos(x); }
 // Python floor division and modulo on integers; / 0 and % 0 give 0, INT_MIN // -1 wraps.
 template <class T> __device__ __forceinline__ T kiln_floordiv(T a, T b) {
   if (b == 0) return 0;
@@ -210,6 +218,15 @@ bool vectorOff() {
     return e && std::string(e) == "0";
   }();
   return off;
+}
+// KILN_CUDA_TRIG_INLINE=1: sin and cos inlined at every call, as before the prelude's
+// out-of-line copies (to compare compile time and speed).
+bool trigInline() {
+  static const bool on = [] {
+    const char* e = std::getenv("KILN_CUDA_TRIG_INLINE");
+    return e && std::string(e) == "1";
+  }();
+  return on;
 }
 constexpr unsigned kSplitBlock = 512;
 
@@ -606,8 +623,8 @@ class KernelWriter {
         case Op::Neg: return "(-" + x + ")";
         case Op::Exp: return fn("expf", "exp");
         case Op::Log: return fn("logf", "log");
-        case Op::Sin: return fn("sinf", "sin");
-        case Op::Cos: return fn("cosf", "cos");
+        case Op::Sin: return trigInline() ? fn("sinf", "sin") : fn("kiln_sinf", "kiln_sin");
+        case Op::Cos: return trigInline() ? fn("cosf", "cos") : fn("kiln_cosf", "kiln_cos");
         case Op::Tanh: return fn("tanhf", "tanh");
         case Op::Erf: return fn("erff", "erf");
         case Op::Sqrt: return fn("sqrtf", "sqrt");
