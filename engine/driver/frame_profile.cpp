@@ -90,9 +90,10 @@ FrameProfile profileGpuFrame(const CompiledFrame& f, int repeat) {
     if (steps[s].kind == schedule::Step::Kind::Kernel) {
       const kir::Kernel& k = f.gpu->schedule().kernels.at(static_cast<size_t>(steps[s].kernel));
       p.kernels.push_back(KernelProfile{k.name, per[s], k.bytes()});
-    } else if (const std::string& target = f.gpu->graph().find(steps[s].node)->target; ops::op(target).kind != ops::OpKind::View) {
-      // A view step launches nothing: its interval is host time, left out.
-      p.kernels.push_back(KernelProfile{"extern_kernels." + target, per[s], 0});
+    } else if (const ir::Node* n = f.gpu->graph().find(steps[s].node); ops::op(n->target).kind != ops::OpKind::View) {
+      // A view step launches nothing: its interval is host time, left out. An extern call is
+      // named by its op and its node (a model's sixteen addmm are sixteen rows, not one).
+      p.kernels.push_back(KernelProfile{"extern_kernels." + n->target + " (" + n->name + ")", per[s], 0});
     }
   }
   return p;

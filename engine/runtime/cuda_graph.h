@@ -47,10 +47,14 @@ class GpuGraph {
   const schedule::ScheduledGraph& schedule() const { return sched_; }
   const std::vector<codegen::cuda::CudaLaunch>& launches() const { return launches_; }  // per kernel
   const std::string& source() const { return source_; }                                 // every kernel's CUDA C++
-  // The PTX NVRTC made: one entry per distinct kernel body; kernel i runs through entry(i).
+  // The PTX NVRTC made: one entry per distinct kernel body; kernel i runs through entry(i). A
+  // graph of many bodies is compiled as several units side by side: their PTX one after another.
   const std::string& ptx() const { return ptx_; }
-  const std::string& entry(size_t i) const { return entries_.at(i); }
-  double compileMs() const { return compileMs_; }
+  const std::string& entry(size_t i) const { return entries_.at(i); }  // "" for a plain copy
+  // Kernel i only copies one contiguous buffer into another of its dtype: it runs as a device
+  // memcpy of this many bytes, compiled by nobody (0: a launch).
+  size_t deviceCopyBytes(size_t i) const { return copyBytes_.at(i); }
+  double compileMs() const { return compileMs_; }  // NVRTC and loading, wall time
 
  private:
   ir::Graph g_;
@@ -58,6 +62,7 @@ class GpuGraph {
   std::string source_, ptx_;
   double compileMs_ = 0;
   std::vector<void*> fns_;
+  std::vector<size_t> copyBytes_;     // per kernel: deviceCopyBytes
   std::vector<std::string> entries_;  // per kernel: the symbol it runs through (its body's first kernel's)
   std::vector<codegen::cuda::CudaLaunch> launches_;
   std::map<int, size_t> writeInto_;  // output node id -> the input it is written into

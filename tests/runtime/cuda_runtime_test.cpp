@@ -337,6 +337,46 @@ print('batchnorm', torch.allclose(yd.cpu(), y, atol=1e-5), torch.allclose(bnd.ru
   EXPECT_EQ(o.printed, "copy True\nsgd True\ntransposed True\nread_later True\ntwice True True\nbatchnorm True True True\n");
 }
 
+// A compiled graph whose kernel only copies one contiguous buffer into another of its dtype
+// (y.copy_(x), x.clone()) runs it as a device memcpy, with no NVRTC compile, and its wrapper says
+// so; a copy that converts or reads through strides still launches its generated kernel.
+TEST(CudaRuntime, PlainCopiesRunAsDeviceMemcpyOthersAsKernels) {
+  REQUIRE_GPU();
+  struct Wrappers : session::NullSink {
+    std::vector<std::string> texts;
+    void wrapper(const session::WrapperEvent& e) override { texts.push_back(e.text); }
+  } sink;
+  const test::ScriptOut o = test::runPy("cuda_plain_copy", R"(import torch
+x = torch.randn(3000, device='cuda')
+y = torch.zeros(3000, device='cuda')
+@torch.compile
+def copy_into(x, y):
+    return y.copy_(x)
+@torch.compile
+def cloned(x):
+    return x.clone()
+@torch.compile
+def to_double(x):
+    return x.to(torch.float64)
+@torch.compile
+def transposed(m):
+    return m.t().contiguous()
+m = torch.randn(40, 30, device='cuda')
+print(torch.equal(copy_into(x, y), x), torch.equal(y, x), torch.equal(cloned(x), x))
+print(torch.equal(to_double(x).cpu(), x.cpu().double()), torch.equal(transposed(m).cpu(), m.cpu().t()))
+)",
+                                        false, sink);
+  ASSERT_EQ(o.exitCode, 0) << o.error;
+  EXPECT_EQ(o.printed, "True True True\nTrue True\n");
+  ASSERT_EQ(sink.texts.size(), 4u);
+  for (size_t i = 0; i < 2; ++i)
+    EXPECT_NE(sink.texts[i].find("a plain copy: cuMemcpyDtoDAsync of 12000 bytes"), std::string::npos) << sink.texts[i];
+  for (size_t i = 2; i < 4; ++i) {
+    EXPECT_EQ(sink.texts[i].find("cuMemcpyDtoDAsync"), std::string::npos) << sink.texts[i];
+    EXPECT_NE(sink.texts[i].find(".run(...)  # grid"), std::string::npos) << sink.texts[i];
+  }
+}
+
 // The public corpus with every tensor on the GPU (kiln run --default-device cuda), compiled:
 // each program gives the oracle's outputs or fails saying why; none gives other numbers.
 TEST(CudaCorpus, EveryPublicProgramOnTheGpuMatchesTheOracleOrRaises) {
