@@ -103,7 +103,30 @@ const std::vector<uint32_t>& prefixIdsOf(const Source& src) {
   return src.prefixIds;
 }
 
+std::vector<FetchCache::Slot>& threadSlots() {
+  thread_local std::vector<FetchCache::Slot> slots;
+  return slots;
+}
+
+uint64_t nextPass() {
+  thread_local uint64_t passes = 0;
+  return ++passes;
+}
+
 }  // namespace
+
+FetchCache::FetchCache() : slots_(&threadSlots()), pass_(nextPass()) {}
+
+FetchCache::~FetchCache() {
+  for (uint32_t p : stored_)
+    if ((*slots_)[p].pass == pass_) (*slots_)[p] = Slot{};
+}
+
+void FetchCache::put(uint32_t prefix, py::Value v) {
+  if (prefix >= slots_->size()) slots_->resize(prefix + 1);
+  (*slots_)[prefix] = Slot{pass_, std::move(v)};
+  stored_.push_back(prefix);
+}
 
 py::Value Source::fetch(py::Interpreter& in, const std::map<std::string, py::Value>& locals, const py::ModuleObj& globals,
                         FetchCache* cache) const {

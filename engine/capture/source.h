@@ -94,14 +94,29 @@ struct Source {
 // while nothing runs between the reads (guard checks, then the entry's inputs).
 class FetchCache {
  public:
-  const py::Value* find(uint32_t prefix) const { return prefix < values_.size() && values_[prefix] ? &values_[prefix] : nullptr; }
-  void put(uint32_t prefix, py::Value v) {
-    if (prefix >= values_.size()) values_.resize(prefix + 1);
-    values_[prefix] = std::move(v);
+  FetchCache();   // a new pass over the calling thread's slots
+  ~FetchCache();  // lets go of the values this pass stored
+  FetchCache(const FetchCache&) = delete;
+  FetchCache& operator=(const FetchCache&) = delete;
+
+  const py::Value* find(uint32_t prefix) const {
+    return prefix < slots_->size() && (*slots_)[prefix].pass == pass_ ? &(*slots_)[prefix].value : nullptr;
   }
+  void put(uint32_t prefix, py::Value v);
+
+  // One per prefix number, kept by each thread across passes (numbers are process-wide, so a
+  // per-pass vector would be as long as every prefix ever numbered, zeroed on every call): a slot
+  // holds a value for the pass whose number it carries. A nested pass (a property a guard reads
+  // calls a compiled function) only makes the outer one fetch again what it overwrote.
+  struct Slot {
+    uint64_t pass = 0;
+    py::Value value;
+  };
 
  private:
-  std::vector<py::Value> values_;  // by prefix number; null: not fetched in this pass
+  std::vector<Slot>* slots_;
+  uint64_t pass_;
+  std::vector<uint32_t> stored_;  // the prefixes this pass put
 };
 
 }  // namespace kiln::capture
