@@ -57,22 +57,15 @@ double medianGpuMs(int repeat, F f) {
   auto& d = runtime::cuda::driver();
   f();
   d.synchronize();
-  void* start = d.createEvent(true);
-  void* end = d.createEvent(true);
+  runtime::TimingEvents ev(d, 2);
   std::vector<double> t;
-  try {
-    for (int i = 0; i < repeat; ++i) {
-      d.recordEvent(start);
-      f();
-      d.recordEvent(end);
-      d.synchronizeEvent(end);
-      t.push_back(d.elapsedMs(start, end));
-    }
-  } catch (...) {
-    d.destroyEvent(start), d.destroyEvent(end);
-    throw;
+  for (int i = 0; i < repeat; ++i) {
+    d.recordEvent(ev[0]);
+    f();
+    d.recordEvent(ev[1]);
+    d.synchronizeEvent(ev[1]);
+    t.push_back(d.elapsedMs(ev[0], ev[1]));
   }
-  d.destroyEvent(start), d.destroyEvent(end);
   return median(std::move(t));
 }
 

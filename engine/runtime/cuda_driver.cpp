@@ -250,6 +250,19 @@ bool CudaDriver::eventDone(void* ev) {
   f_->check(rc, "cuEventQuery");
   return true;
 }
+TimingEvents::TimingEvents(CudaDriver& d, size_t n) : d_(d) {
+  try {
+    for (size_t i = 0; i < n; ++i) events_.push_back(d_.createEvent(true));
+  } catch (...) {
+    for (void* e : events_) d_.destroyEvent(e);
+    throw;
+  }
+}
+
+TimingEvents::~TimingEvents() {
+  for (void* e : events_) d_.destroyEvent(e);
+}
+
 float CudaDriver::elapsedMs(void* start, void* end) {
   float ms = 0;
   f_->check(f_->eventElapsedTime(&ms, start, end), "cuEventElapsedTime");

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace kiln::runtime {
 
@@ -86,6 +87,21 @@ class CudaDriver {
   int major_ = 0, minor_ = 0;
   int sms_ = 1;
   size_t totalMemory_ = 0;
+};
+
+// `n` timing events, owned for a scope (a profiled run, a timed call) and destroyed with it.
+class TimingEvents {
+ public:
+  TimingEvents(CudaDriver& d, size_t n);
+  ~TimingEvents();
+  TimingEvents(const TimingEvents&) = delete;
+  TimingEvents& operator=(const TimingEvents&) = delete;
+  void* operator[](size_t i) const { return events_.at(i); }
+  size_t size() const { return events_.size(); }
+
+ private:
+  CudaDriver& d_;
+  std::vector<void*> events_;
 };
 
 }  // namespace kiln::runtime

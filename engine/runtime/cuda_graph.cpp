@@ -235,35 +235,18 @@ const std::map<int, size_t>& GpuGraph::writeMutationsInPlace(const std::vector<s
   return writeInto_;
 }
 
-namespace {
-
-// Timing events for one profiled run: one before each step and one after the last, destroyed
-// with it.
-struct StepEvents {
-  std::vector<void*> events;
-  explicit StepEvents(size_t n) {
-    for (size_t i = 0; i < n; ++i) events.push_back(driver().createEvent(true));
-  }
-  ~StepEvents() {
-    for (void* e : events) driver().destroyEvent(e);
-  }
-  StepEvents(const StepEvents&) = delete;
-  StepEvents& operator=(const StepEvents&) = delete;
-};
-
-}  // namespace
-
 std::vector<tensor::Tensor> GpuGraph::run(const std::vector<tensor::Tensor>& inputs, std::vector<double>* stepMs) const {
   std::map<int, tensor::Tensor> env;
   auto ph = g_.placeholders();
   if (ph.size() != inputs.size())
     throw std::runtime_error("compiled graph expects " + std::to_string(ph.size()) + " inputs, got " + std::to_string(inputs.size()));
   for (size_t i = 0; i < ph.size(); ++i) env[ph[i]->id] = inputs[i];
-  std::optional<StepEvents> timed;
-  if (stepMs) timed.emplace(sched_.steps.size() + 1), stepMs->clear();
+  // With stepMs: one event before each step and one after the last.
+  std::optional<TimingEvents> timed;
+  if (stepMs) timed.emplace(driver(), sched_.steps.size() + 1), stepMs->clear();
   size_t stepAt = 0;
   for (const auto& st : sched_.steps) {
-    if (timed) driver().recordEvent(timed->events[stepAt++]);
+    if (timed) driver().recordEvent((*timed)[stepAt++]);
     if (st.kind == schedule::Step::Kind::Extern) {
       const ir::Node& n = *g_.find(st.node);
       std::vector<ops::Val> args;
@@ -304,9 +287,10 @@ std::vector<tensor::Tensor> GpuGraph::run(const std::vector<tensor::Tensor>& inp
     else launch(fns_[ki], launches_[ki], std::move(ptrs), &scratch_[ki], &counters_[ki]);
   }
   if (timed) {
-    driver().recordEvent(timed->events.back());
-    driver().synchronizeEvent(timed->events.back());
-    for (size_t i = 0; i + 1 < timed->events.size(); ++i) stepMs->push_back(driver().elapsedMs(timed->events[i], timed->events[i + 1]));
+    void* last = (*timed)[timed->size() - 1];
+    driver().recordEvent(last);
+    driver().synchronizeEvent(last);
+    for (size_t i = 0; i + 1 < timed->size(); ++i) stepMs->push_back(driver().elapsedMs((*timed)[i], (*timed)[i + 1]));
   }
   std::vector<tensor::Tensor> out;
   for (const auto& a : g_.output()->args.at(0).list) out.push_back(env.at(a.node));
