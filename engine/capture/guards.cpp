@@ -1,5 +1,6 @@
 #include "engine/capture/guards.h"
 #include "engine/ir/text.h"
+#include "engine/ops/device_dispatch.h"
 #include "engine/python/pyformat.h"
 
 #include <algorithm>
@@ -7,7 +8,6 @@
 #include <cstdio>
 #include <limits>
 #include <map>
-#include <string_view>
 
 namespace kiln::capture {
 
@@ -150,14 +150,7 @@ bool tensorMatches(const ir::TensorType& want, const tensor::Tensor& t) {
   // The recorded device is "cpu" or "cuda:N" (Tensor::type's spelling).
   const tensor::Device d = t.device();
   if (d.isCpu()) return want.device == "cpu";
-  const std::string_view w = want.device;
-  if (w.substr(0, 5) != "cuda:") return false;
-  int index = 0;
-  for (char c : w.substr(5)) {
-    if (c < '0' || c > '9') return false;
-    index = index * 10 + (c - '0');
-  }
-  return w.size() > 5 && index == d.index;
+  return want.device.rfind("cuda:", 0) == 0 && ops::parseDeviceString(want.device) == d;
 }
 
 }  // namespace
