@@ -54,6 +54,9 @@ class GuardedSessionWriter : public session::SessionSink {
   void profile(const session::ProfileEvent& e) override {
     guard([&] { writer_->profile(e); });
   }
+  void autotune(const session::AutotuneEvent& e) override {
+    guard([&] { writer_->autotune(e); });
+  }
   void verify(const session::VerifyEvent& e) override {
     guard([&] { writer_->verify(e); });
   }

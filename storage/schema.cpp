@@ -227,6 +227,14 @@ const std::vector<Migration>& migrations() {
        "the index of nodes by kernel, which no query read, is dropped (1.2 MB, and a b-tree kept on every row stored)",
        "ALTER TABLE stage_nodes ADD COLUMN site_id INTEGER;"
        "DROP INDEX IF EXISTS stage_nodes_by_kernel;"},
+      {13,
+       "mode='max-autotune': every implementation timed for each matrix product of a compiled graph, with its "
+       "time and whether the graph runs it (one row per candidate, in the order tried)",
+       "CREATE TABLE autotune_choices (id INTEGER PRIMARY KEY,"
+       " session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
+       " compile_id TEXT NOT NULL, node TEXT NOT NULL, op TEXT NOT NULL, problem TEXT NOT NULL, algo TEXT NOT NULL,"
+       " ms REAL NOT NULL, note TEXT NOT NULL, chosen INTEGER NOT NULL, cached INTEGER NOT NULL);"
+       "CREATE INDEX autotune_choices_by_session ON autotune_choices(session_id);"},
   };
   return kSteps;
 }

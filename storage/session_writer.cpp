@@ -425,6 +425,26 @@ void SessionWriter::profile(const session::ProfileEvent& p) {
   endEvent(p.compileId);
 }
 
+void SessionWriter::autotune(const session::AutotuneEvent& a) {
+  beginEvent("autotune");
+  for (const auto& c : a.candidates)
+    Stmt(*db_,
+         "INSERT INTO autotune_choices (session_id, compile_id, node, op, problem, algo, ms, note, chosen, cached)"
+         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        .bind(1, sessionId_)
+        .bind(2, a.compileId)
+        .bind(3, a.node)
+        .bind(4, a.op)
+        .bind(5, a.problem)
+        .bind(6, c.algo)
+        .bind(7, c.ms)
+        .bind(8, c.note)
+        .bind(9, c.chosen ? 1 : 0)
+        .bind(10, a.cached ? 1 : 0)
+        .run();
+  endEvent(a.compileId);
+}
+
 void SessionWriter::verify(const session::VerifyEvent& v) {
   beginEvent("verify");
   Stmt(*db_,

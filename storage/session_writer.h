@@ -47,6 +47,7 @@ class SessionWriter : public session::SessionSink {
   void recompile(const session::RecompileEvent&) override;
   void timing(const session::TimingEvent&) override;
   void profile(const session::ProfileEvent&) override;
+  void autotune(const session::AutotuneEvent&) override;
   void verify(const session::VerifyEvent&) override;
   void artifact(const session::ArtifactEvent&) override;
   void collective(const session::CollectiveEvent&) override;

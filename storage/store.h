@@ -136,7 +136,7 @@ class Store {
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
-  static constexpr int kSchemaVersion = 12;
+  static constexpr int kSchemaVersion = 13;
   int schemaVersion() const;
   const std::string& path() const;
   // Why the store is open read-only ("the file is not writable", ...); "" when writable.
@@ -172,6 +172,8 @@ class Store {
   std::vector<session::TimingEvent> timings(int64_t sessionId);
   // Run profiles (kiln run --profile), in the order recorded; empty when not profiled.
   std::vector<session::ProfileEvent> profiles(int64_t sessionId);
+  // mode="max-autotune": each matrix product's candidates, in the order they were recorded.
+  std::vector<session::AutotuneEvent> autotuneChoices(int64_t sessionId);
   // kiln run --verify results, in the order recorded; empty when not verified.
   std::vector<session::VerifyEvent> verifications(int64_t sessionId);
   // Records kept as they came (imported sessions), in the order they were recorded.

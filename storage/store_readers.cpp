@@ -367,6 +367,27 @@ std::vector<session::ProfileEvent> Store::profiles(int64_t sessionId) {
   return out;
 }
 
+std::vector<session::AutotuneEvent> Store::autotuneChoices(int64_t sessionId) {
+  std::vector<session::AutotuneEvent> out;
+  Stmt s(impl_->db,
+         "SELECT compile_id, node, op, problem, algo, ms, note, chosen, cached FROM autotune_choices WHERE session_id = ? ORDER BY id");
+  s.bind(1, sessionId);
+  while (s.step()) {
+    // A product's rows are consecutive (one event writes them together).
+    if (out.empty() || out.back().compileId != s.text(0) || out.back().node != s.text(1)) {
+      session::AutotuneEvent e;
+      e.compileId = s.text(0);
+      e.node = s.text(1);
+      e.op = s.text(2);
+      e.problem = s.text(3);
+      e.cached = s.integer(8) != 0;
+      out.push_back(std::move(e));
+    }
+    out.back().candidates.push_back({s.text(4), s.real(5), s.text(6), s.integer(7) != 0});
+  }
+  return out;
+}
+
 std::vector<session::VerifyEvent> Store::verifications(int64_t sessionId) {
   std::vector<session::VerifyEvent> out;
   Stmt s(impl_->db,

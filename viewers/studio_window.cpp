@@ -7,6 +7,7 @@
 #include "storage/session_diff.h"
 #include "storage/session_report.h"
 #include "viewers/artifacts_panel.h"
+#include "viewers/autotune_panel.h"
 #include "viewers/breaks_panel.h"
 #include "viewers/collectives_timeline.h"
 #include "viewers/frames_panel.h"
@@ -278,6 +279,8 @@ void StudioWindow::buildDocks() {
   timingTabs_->addTab(verify_, tr("Verify"));
   collectives_ = new CollectivesTimeline(this);
   timingTabs_->addTab(collectives_, tr("Collectives"));
+  autotune_ = new AutotunePanel(this);
+  timingTabs_->addTab(autotune_, tr("Autotune"));
   auto* timingsDock = addDock(tr("Timings"), QStringLiteral("timings"), timingTabs_, Qt::BottomDockWidgetArea);
 
   inspector_ = new QTextBrowser(this);
@@ -478,6 +481,9 @@ void StudioWindow::showSession(qint64 sessionId) {
     timings_->setTimings(store_.timings(sessionId));
     profile_->setProfiles(store_.profiles(sessionId));
     verify_->setResults(store_.verifications(sessionId));
+    autotune_->setChoices(store_.autotuneChoices(sessionId));
+    timingTabs_->setTabText(timingTabs_->indexOf(autotune_),
+                            autotune_->productCount() > 0 ? tr("Autotune (%1)").arg(autotune_->productCount()) : tr("Autotune"));
     collectives_->setCollectives(store_.collectives(sessionId));
     timingTabs_->setTabText(timingTabs_->indexOf(collectives_), collectives_->collectiveCount() > 0
                                                                     ? tr("Collectives (%1)").arg(collectives_->collectiveCount())

@@ -46,6 +46,7 @@ class StageGraphs;
 class TextPane;
 class TimingsChart;
 class VerifyPanel;
+class AutotunePanel;
 class CollectivesTimeline;
 
 class StudioWindow : public QMainWindow {
@@ -103,6 +104,7 @@ class StudioWindow : public QMainWindow {
   TimingsChart* timings() const { return timings_; }
   ProfileCharts* profileCharts() const { return profile_; }
   VerifyPanel* verifyPanel() const { return verify_; }
+  AutotunePanel* autotunePanel() const { return autotune_; }
   CollectivesTimeline* collectivesTimeline() const { return collectives_; }
   QAction* verifyAction() const { return verifyAction_; }
   QToolButton* stopButton() const { return stopButton_; }
@@ -208,6 +210,7 @@ class StudioWindow : public QMainWindow {
   TimingsChart* timings_ = nullptr;
   ProfileCharts* profile_ = nullptr;
   VerifyPanel* verify_ = nullptr;
+  AutotunePanel* autotune_ = nullptr;
   CollectivesTimeline* collectives_ = nullptr;
   QLineEdit* findField_ = nullptr;
   QToolButton* stopButton_ = nullptr;

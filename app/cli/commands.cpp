@@ -374,6 +374,7 @@ int cmdShow(const std::vector<std::string>& args) {
     for (const auto& f : store->frames(id))
       std::cout << "frame " << f.frameId << ": " << f.name << " (" << f.file << ":" << f.firstLine << ")\n";
     const auto profiles = store->profiles(id);
+    const auto autotunes = store->autotuneChoices(id);
     for (const auto& c : compiles) {
       std::cout << "  [" << c.compileId << "] backend=" << c.backend << " status=" << c.status
                 << (c.message.empty() ? "" : " (" + c.message + ")") << "\n";
@@ -392,6 +393,16 @@ int cmdShow(const std::vector<std::string>& args) {
           for (const auto& pk : prof->kernels)
             if (pk.name == k.name) std::cout << "  " << std::setprecision(4) << pk.ms << " ms";
         std::cout << "\n";
+      }
+      // mode="max-autotune": each product's candidates, the chosen one marked with '*'.
+      for (const auto& a : autotunes) {
+        if (a.compileId != c.compileId) continue;
+        std::cout << "    autotune " << a.node << ": " << a.problem << (a.cached ? " (cached)" : "") << "\n";
+        for (const auto& cand : a.candidates) {
+          std::cout << "      " << (cand.chosen ? "* " : "  ") << std::left << std::setw(9) << cand.algo << std::right;
+          if (cand.ms >= 0) std::cout << " " << std::setprecision(4) << cand.ms << " ms\n";
+          else std::cout << " n/a: " << cand.note << "\n";
+        }
       }
     }
     for (const auto& b : store->graphBreaks(id))

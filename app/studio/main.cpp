@@ -402,8 +402,9 @@ int main(int argc, char** argv) {
   }
   if (parser.isSet(tabOption)) {
     static const QStringList names = {"stage", "step", "capture", "kernel", "source", "llvm", "asm", "wrapper", "output", "diff", "side"};
-    // The Timings dock's tabs, in its order: compile phases, run and kernel times, verify, the collectives' timeline.
-    static const QStringList timingNames = {"phases", "times", "verify", "collectives"};
+    // The Timings dock's tabs, in its order: compile phases, run and kernel times, verify, the collectives' timeline,
+    // max-autotune's candidates.
+    static const QStringList timingNames = {"phases", "times", "verify", "collectives", "autotune"};
     // Or a stage view's id (stage_views.h: rules, a studio plugin's): raised when the stage is shown.
     QStringList views;
     for (const auto& v : kiln::viewers::StageViewRegistry::global().entries()) views << QString::fromStdString(v.id);

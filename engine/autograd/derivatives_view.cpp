@@ -8,6 +8,30 @@ namespace {
 int64_t wrapDim(int64_t d, size_t nd) { return d < 0 ? d + static_cast<int64_t>(nd) : d; }
 
 std::vector<Val> sameShape(Dispatcher& d, const GradContext& c) { return {viewAs(d, c.gradOutput, sizesOf(c.inputs[0]))}; }
+
+// A matrix stored column by column, as PyTorch's mm backward tests it (strides (1, rows)): the
+// t(weight) of a linear layer. Its gradient is then made column by column too, so that the
+// gradient of the weight behind it comes out contiguous (AccumulateGrad keeps it as it is
+// instead of copying a transposed matrix).
+bool columnMajor(const Val& m) {
+  ir::TensorType ty = m.tensorType();
+  if (ty.sizes.size() != 2 || ty.strides.size() != 2) return false;
+  for (const auto* d : {&ty.sizes[0], &ty.strides[0], &ty.strides[1]})
+    if (d->symbolic()) return false;
+  return ty.strides[0].value == 1 && ty.strides[1].value == ty.sizes[0].value;
+}
+Val tr(Dispatcher& d, const Val& m) { return d.call("aten.t.default", {m}); }
+
+// d(mat1 @ mat2)/d mat1 = g @ mat2^T, or (mat2 @ g^T)^T when mat1 is column-major.
+Val mmMat1Backward(Dispatcher& d, const Val& g, const Val& mat1, const Val& mat2) {
+  if (columnMajor(mat1)) return tr(d, d.call("aten.mm.default", {mat2, tr(d, g)}));
+  return d.call("aten.mm.default", {g, tr(d, mat2)});
+}
+// d(mat1 @ mat2)/d mat2 = mat1^T @ g, or (g^T @ mat1)^T when mat2 is column-major.
+Val mmMat2Backward(Dispatcher& d, const Val& g, const Val& mat1, const Val& mat2) {
+  if (columnMajor(mat2)) return tr(d, d.call("aten.mm.default", {tr(d, g), mat1}));
+  return d.call("aten.mm.default", {tr(d, mat1), g});
+}
 }  // namespace
 
 void registerViewDerivatives(std::vector<ops::OpDef>& t) {
@@ -120,8 +144,8 @@ void registerViewDerivatives(std::vector<ops::OpDef>& t) {
   // Matrix products (mm_mat1_backward / mm_mat2_backward).
   def(t, "aten.mm.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
     const Val& g = c.gradOutput;
-    return {c.needs(0) ? d.call("aten.mm.default", {g, d.call("aten.t.default", {c.inputs[1]})}) : Val::none(),
-            c.needs(1) ? d.call("aten.mm.default", {d.call("aten.t.default", {c.inputs[0]}), g}) : Val::none()};
+    return {c.needs(0) ? mmMat1Backward(d, g, c.inputs[0], c.inputs[1]) : Val::none(),
+            c.needs(1) ? mmMat2Backward(d, g, c.inputs[0], c.inputs[1]) : Val::none()};
   });
   // addmm(self, mat1, mat2, beta=1, alpha=1)
   def(t, "aten.addmm.default", [](Dispatcher& d, const GradContext& c) -> std::vector<Val> {
@@ -129,8 +153,8 @@ void registerViewDerivatives(std::vector<ops::OpDef>& t) {
     double beta = c.inputs.size() > 3 && c.inputs[3].isScalar() ? c.inputs[3].number() : 1.0;
     double alpha = c.inputs.size() > 4 && c.inputs[4].isScalar() ? c.inputs[4].number() : 1.0;
     Val gs = c.needs(0) ? sumTo(d, beta == 1.0 ? g : mul(d, g, num(beta)), sizesOf(c.inputs[0])) : Val::none();
-    Val g1 = c.needs(1) ? d.call("aten.mm.default", {g, d.call("aten.t.default", {c.inputs[2]})}) : Val::none();
-    Val g2 = c.needs(2) ? d.call("aten.mm.default", {d.call("aten.t.default", {c.inputs[1]}), g}) : Val::none();
+    Val g1 = c.needs(1) ? mmMat1Backward(d, g, c.inputs[1], c.inputs[2]) : Val::none();
+    Val g2 = c.needs(2) ? mmMat2Backward(d, g, c.inputs[1], c.inputs[2]) : Val::none();
     if (alpha != 1.0) {
       if (!g1.isNone()) g1 = mul(d, g1, num(alpha));
       if (!g2.isNone()) g2 = mul(d, g2, num(alpha));

@@ -75,8 +75,15 @@ std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>&& grads) {
   if (!g.defined()) return {};
   Tensor& dst = leaf_->grad;
   if (!dst.defined()) {
-    // A fresh tensor, so later in-place updates of .grad never write into a graph buffer.
-    dst = isGradEnabled() ? g : g.detach().clone();
+    // A fresh tensor, so later in-place updates of .grad never write into a graph buffer. As
+    // PyTorch's AccumulateGrad, a gradient nothing else holds is kept as it is (no copy of a
+    // weight-sized buffer per step): a dense, contiguous tensor over all of its storage, whose
+    // storage only `g` and the incoming list refer to.
+    if (isGradEnabled()) dst = g;
+    else if (const auto& st = g.storage(); st && st.use_count() <= 2 && g.isContiguous() && g.offset() == 0 &&
+                                           st->bytes() == static_cast<size_t>(g.numel()) * ir::itemSize(g.dtype()))
+      dst = g.detach();
+    else dst = g.detach().clone();
     return {};
   }
   if (isGradEnabled()) {  // create_graph: the sum is itself differentiable

@@ -210,6 +210,7 @@ class PieceSink : public session::SessionSink {
   }
   void compiled() { done_ = true; }
   void timing(const session::TimingEvent& e) override { out_.timing(e); }
+  void autotune(const session::AutotuneEvent& e) override { out_.autotune(e); }
   void artifact(const session::ArtifactEvent& e) override { out_.artifact(e); }
   const std::string& wrapperText() const { return wrapper_; }
 

@@ -1,6 +1,7 @@
 #include "engine/driver/backends.h"
 
 #include "engine/codegen/cuda/cuda_views.h"
+#include "engine/driver/autotune.h"
 #include "engine/driver/kernel_views.h"
 #include "engine/driver/kernel_views_child.h"
 
@@ -265,6 +266,7 @@ std::shared_ptr<BackwardCode> lazyBackward(const ir::Graph& aten, size_t userOut
   auto bg = std::make_shared<passes::BackwardGraph>();
   auto forward = std::make_shared<ir::Graph>(aten);
   auto passOpts = opts.passes;
+  const bool autotune = wantsAutotune(opts.mode);
   auto graph = std::make_shared<std::shared_ptr<runtime::CompiledGraph>>();  // on the CPU
   auto gpu = std::make_shared<std::shared_ptr<runtime::cuda::GpuGraph>>();   // or on the GPU
   auto failed = std::make_shared<bool>(false);
@@ -303,6 +305,7 @@ std::shared_ptr<BackwardCode> lazyBackward(const ir::Graph& aten, size_t userOut
             module = cpu->compile(sched.kernels, "graph_" + cid + "_backward");
           }
           emitKernels(sink, cid, fused, sched, module.get());
+          if (autotune) autotuneProducts(fused, sched, cid, sink, "backward");
           *graph = std::make_shared<runtime::CompiledGraph>(std::move(fused), std::move(sched), module);
           code = (*graph)->wrapperText();
         }
@@ -798,7 +801,8 @@ capture::GraphRunner compileInductor(GraphCompile& c, std::shared_ptr<DynamicCod
   runPasses(c, fused);                   // "pass:NAME" ..., "fused"
   scheduleKernels(c, std::move(fused));  // fusion groups -> kernel IR
   if (c.onGpu) return gpuRunner(c, dynamicCode, backwardCode);
-  generateCpuCode(c);               // kernel IR -> LLVM -> one module
+  generateCpuCode(c);                                                                                 // kernel IR -> LLVM -> one module
+  if (wantsAutotune(c.opts.mode)) autotuneProducts(c.planned.fused, c.planned.sched, c.cid, c.sink);  // "autotune"
   buildWrapper(c, dynamicCode);     // the runtime graph and its wrapper text
   attachBackward(c, backwardCode);  // a compiled backward for training graphs
   c.sink.wrapper(session::WrapperEvent{c.cid, c.wrapper});

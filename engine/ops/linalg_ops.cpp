@@ -1,12 +1,14 @@
 // Matrix products (aten.mm, addmm, bmm, mv, dot) and aten.embedding (a row gather from a weight matrix). float32/float64 products run on
 // OpenBLAS, reading strided operands in place when BLAS can (row- or column-major with a leading dimension) and copying them otherwise;
 // integer dtypes use a plain loop, as PyTorch supports integer matmul on the CPU. Errors are worded like PyTorch's meta functions.
+#include "engine/ops/gemm_algos.h"
 #include "engine/ops/op_table.h"
 #include "engine/ops/shape_util.h"
 #include "engine/ops/skinny_gemm.h"
 #include "engine/tensor/half.h"
 
 #include <cblas.h>
+#include <oneapi/dnnl/dnnl.h>
 
 #include <cstring>
 #include <optional>
@@ -101,6 +103,24 @@ void gemmInt(const Mat& a, const Mat& b, T* c, int64_t ldc, double alpha, double
   }
 }
 
+// oneDNN's row-major sgemm over the rows in blocks (a stop check between them, as OpenBLAS's
+// calls below); false when oneDNN refuses the call (nothing written: OpenBLAS then runs it).
+bool oneDnnSgemm(int64_t m, int64_t n, int64_t k, int64_t rowsPerBlock, const Mat& a, const BlasView& va, const Mat& b, const BlasView& vb,
+                 void* c, int64_t ldc, double alpha, double beta) {
+  for (int64_t i0 = 0; i0 < m; i0 += rowsPerBlock) {
+    if (rowsPerBlock < m) tensor::checkStop();
+    const int64_t mb = std::min(rowsPerBlock, m - i0);
+    const float* ap = static_cast<const float*>(a.p) + i0 * a.rs;
+    float* cp = static_cast<float*>(c) + i0 * ldc;
+    if (dnnl_sgemm(va.trans ? 'T' : 'N', vb.trans ? 'T' : 'N', mb, n, k, float(alpha), ap, va.ld, static_cast<const float*>(b.p), vb.ld,
+                   float(beta), cp, ldc) != dnnl_success) {
+      if (i0 == 0) return false;
+      throw std::runtime_error("oneDNN's sgemm failed part of the way through a product");
+    }
+  }
+  return true;
+}
+
 // c[m, n] (row stride ldc) = alpha * a @ b + beta * c. With beta == 0, c is not read (NaN in
 // it does not propagate), as in PyTorch's addmm.
 void gemm(ir::DType dt, const Mat& a, const Mat& b, void* c, int64_t ldc, double alpha, double beta) {
@@ -132,10 +152,11 @@ void gemm(ir::DType dt, const Mat& a, const Mat& b, void* c, int64_t ldc, double
       }
     return;
   }
-  if (beta == 0.0) {
-    for (int64_t i = 0; i < m; ++i) std::memset(static_cast<char*>(c) + i * ldc * ir::itemSize(dt), 0, n * ir::itemSize(dt));
-  }
   if (k == 0) {
+    // No products: c is beta * c, or zeros when beta is 0. (With k > 0 every path below writes
+    // c without reading it when beta is 0: BLAS's beta-0 rule, the skinny kernel, gemmInt.)
+    if (beta == 0.0)
+      for (int64_t i = 0; i < m; ++i) std::memset(static_cast<char*>(c) + i * ldc * ir::itemSize(dt), 0, n * ir::itemSize(dt));
     if (beta != 0.0 && beta != 1.0) {
       for (int64_t i = 0; i < m; ++i)
         for (int64_t j = 0; j < n; ++j) {
@@ -159,12 +180,22 @@ void gemm(ir::DType dt, const Mat& a, const Mat& b, void* c, int64_t ldc, double
     const double work = double(m) * double(n) * double(k);
     const int64_t rowsPerBlock = work <= kBlockWork ? m : std::max<int64_t>(1, int64_t(kBlockWork / (double(n) * double(k))));
     const size_t item = ir::itemSize(dt);
+    // Which implementation (gemm_algos.h): the one max-autotune pinned to this product's step,
+    // else the rule below.
+    const std::string& pinned = pinnedGemmAlgo();
     // A few rows against a row-major weight read transposed (x @ w.t()): dot products, which
     // do not pack the weight as OpenBLAS does (skinny_gemm.h).
-    if (dt == ir::DType::Float32 && !va->trans && vb->trans && skinnyPays(m, k) &&
+    if (dt == ir::DType::Float32 && !va->trans && vb->trans && (pinned == "few_rows" || (pinned.empty() && skinnyPays(m, k))) &&
         skinnySgemmNT(m, n, k, float(alpha), static_cast<const float*>(a.p), va->ld, static_cast<const float*>(b.p), vb->ld, float(beta),
-                      static_cast<float*>(c), ldc))
+                      static_cast<float*>(c), ldc)) {
+      noteGemmAlgo("few_rows");
       return;
+    }
+    if (dt == ir::DType::Float32 && pinned == "onednn" && oneDnnSgemm(m, n, k, rowsPerBlock, a, *va, b, *vb, c, ldc, alpha, beta)) {
+      noteGemmAlgo("onednn");
+      return;
+    }
+    noteGemmAlgo("openblas");
     for (int64_t i0 = 0; i0 < m; i0 += rowsPerBlock) {
       if (rowsPerBlock < m) tensor::checkStop();
       const int64_t mb = std::min(rowsPerBlock, m - i0);

@@ -239,12 +239,28 @@ Tensor binaryKernel(const Binary& b, const Val& xv, const Val& yv, ir::DType out
     auto fn = b.fn;
     const int fx = flatStride(x, xs, sizes), fy = flatStride(y, ys, sizes);
     if (fx >= 0 && fy >= 0) {  // flat: split over the thread pool when big (tensor/parallel.h)
-      tensor::parallelRanges(out.numel(), [&](int64_t b, int64_t e) {
-        if (fx && fy)
-          for (int64_t i = b; i < e; ++i) op[i] = static_cast<float>(fn(xp[i], yp[i]));
-        else
-          for (int64_t i = b; i < e; ++i) op[i] = static_cast<float>(fn(xp[i * fx], yp[i * fy]));
-      });
+      // The four arithmetic ops inline as float arithmetic, which the compiler vectorizes (an
+      // eager optimizer step is mostly these). Same bits as the double path: a float +,-,*,/
+      // rounded once from double is the correctly rounded float result.
+      auto flat = [&](auto f) {
+        tensor::parallelRanges(out.numel(), [&](int64_t b, int64_t e) {
+          if (fx && fy)
+            for (int64_t i = b; i < e; ++i) op[i] = f(xp[i], yp[i]);
+          else if (const float y0 = yp[0]; fx)
+            for (int64_t i = b; i < e; ++i) op[i] = f(xp[i], y0);
+          else if (const float x0 = xp[0]; fy)
+            for (int64_t i = b; i < e; ++i) op[i] = f(x0, yp[i]);
+          else
+            for (int64_t i = b; i < e; ++i) op[i] = f(x0, y0);
+        });
+      };
+      switch (b.op) {
+        case kir::Op::Add: flat([](float p, float q) { return p + q; }); break;
+        case kir::Op::Sub: flat([](float p, float q) { return p - q; }); break;
+        case kir::Op::Mul: flat([](float p, float q) { return p * q; }); break;
+        case kir::Op::Div: flat([](float p, float q) { return p / q; }); break;
+        default: flat([fn](float p, float q) { return static_cast<float>(fn(p, q)); });
+      }
     } else {
       forEachIndex<3>(sizes, {&os, &xs, &ys},
                       [&](const std::array<int64_t, 3>& o) { op[o[0]] = static_cast<float>(fn(xp[o[1]], yp[o[2]])); });

@@ -5,6 +5,7 @@
 #include "engine/ir/sym.h"
 #include "engine/ir/text.h"
 #include "engine/ops/autocast.h"
+#include "engine/ops/gemm_algos.h"
 #include "engine/ops/graph_dispatcher.h"
 #include "engine/ops/index_ops.h"
 #include "engine/passes/torch_level.h"
@@ -108,7 +109,8 @@ std::vector<tensor::Tensor> CompiledGraph::run(const std::vector<tensor::Tensor>
       const ops::OpDef& op = ops::op(n.target);
       std::vector<ops::Val> args;
       for (const auto& a : n.args) args.push_back(argVal(a, env));
-      ops::EagerDispatcher eager;  // runs a decomposition when the op has no kernel of its own
+      ops::EagerDispatcher eager;          // runs a decomposition when the op has no kernel of its own
+      ops::GemmAlgoScope pinned(st.algo);  // max-autotune's choice of GEMM, "" for the default rule
       env[n.id] = eager.call(op, args).t;
       lap();
       continue;
@@ -194,7 +196,7 @@ std::string CompiledGraph::wrapperText() const {
       const ir::Node& n = *g_.find(st.node);
       out += "    " + n.name + " = extern_kernels." + n.target + "(";
       for (size_t i = 0; i < n.args.size(); ++i) out += (i ? ", " : "") + sizeListOrArg(n, i);
-      out += ")  # " + n.types.at(0).str() + ", eager fallback\n";
+      out += ")  # " + n.types.at(0).str() + (st.algo.empty() ? ", eager fallback" : ", " + st.algoNote) + "\n";
       continue;
     }
     const kir::Kernel& k = sched_.kernels[st.kernel];

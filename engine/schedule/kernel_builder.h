@@ -24,6 +24,10 @@ struct Step {
   // Kernel: (output node, input node) pairs where the output overwrites the input's buffer,
   // an `inout` buffer of the kernel (in_place.h); the output is not in outputNodes.
   std::vector<std::pair<int, int>> inPlace;
+  // Extern: the implementation mode="max-autotune" pinned to this matrix product
+  // (ops/gemm_algos.h) and what it measured, for the wrapper; both "" otherwise.
+  std::string algo;
+  std::string algoNote;
 };
 
 struct ScheduledGraph {

@@ -160,6 +160,24 @@ struct TimingEvent {
   double ms = 0.0;
 };
 
+// mode="max-autotune": one matrix product of a compiled graph and every implementation that was
+// timed for it (ops/gemm_algos.h) on inputs of its shapes and strides; the fastest is the one the
+// graph runs. `cached`: the times are an earlier run's, read from the on-disk cache.
+struct AutotuneEvent {
+  std::string compileId;
+  std::string node;     // the product's node in the fused graph: addmm_1, "mm_2 (backward)" ...
+  std::string op;       // aten.addmm.default
+  std::string problem;  // "[64, 1024] @ [1024, 1024] (column-major), float32"
+  struct Candidate {
+    std::string algo;     // openblas | few_rows | onednn
+    double ms = -1.0;     // median time of one product; -1 when it did not run
+    std::string note;     // why it did not run ("does not apply: ..."), or ""
+    bool chosen = false;  // the implementation the graph runs
+  };
+  std::vector<Candidate> candidates;
+  bool cached = false;
+};
+
 // What running a compiled graph costs (kiln run --profile, the studio's runs): on the inputs
 // of its first call, the median of `repeat` runs after a warm-up, eager (the captured graph op
 // by op) against compiled (the wrapper), and per generated kernel one launch's median time and

@@ -26,6 +26,7 @@ class SessionSink {
   virtual void recompile(const RecompileEvent&) {}
   virtual void timing(const TimingEvent&) {}
   virtual void profile(const ProfileEvent&) {}
+  virtual void autotune(const AutotuneEvent&) {}
   virtual void verify(const VerifyEvent&) {}
   virtual void artifact(const ArtifactEvent&) {}
   virtual void collective(const CollectiveEvent&) {}

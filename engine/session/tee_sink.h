@@ -49,6 +49,9 @@ class TeeSink : public SessionSink {
   void profile(const ProfileEvent& e) override {
     for (auto* s : sinks_) s->profile(e);
   }
+  void autotune(const AutotuneEvent& e) override {
+    for (auto* s : sinks_) s->autotune(e);
+  }
   void verify(const VerifyEvent& e) override {
     for (auto* s : sinks_) s->verify(e);
   }

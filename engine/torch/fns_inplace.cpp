@@ -3,6 +3,7 @@
 #include "engine/autograd/grad_mode.h"
 #include "engine/autograd/node.h"
 #include "engine/ops/index_ops.h"
+#include "engine/ops/inplace_kernels.h"
 #include "engine/ops/random.h"
 #include "engine/torch/bindings.h"
 #include "engine/torch/capture_hooks.h"
@@ -109,6 +110,23 @@ Val newValue(py::Interpreter& in, ops::Dispatcher& d, const std::string& name, c
   const TorchFn* fn = findTorchFn(name, ir::NodeKind::CallMethod);
   if (!fn) notSupported(in, "Tensor." + name + "_ is not supported by Kiln yet");
   return fn->impl(d, ta);
+}
+
+// add_ / sub_ of a float32 tensor of self's shape (an optimizer's p.add_(grad, alpha=-lr)),
+// outside autograd: one fused pass into self (ops/inplace_kernels.h); false when the general
+// path must do it (broadcasts, other dtypes, devices, overlaps, unknown keywords).
+bool scaledAddInPlace(const std::string& name, py::TensorObj* self, const TArgs& ta) {
+  if (name != "add" && name != "sub") return false;
+  const Val* other = ta.get(1, "other");
+  if (!other || !other->isTensor()) return false;
+  double alpha = 1.0;
+  for (const auto& [k, v] : ta.kwargs) {
+    if (k == "other") continue;
+    if (k != "alpha" || v.kind == Val::Kind::Bool || !v.isScalar()) return false;
+    alpha = v.number();
+  }
+  if (ta.args.size() > 2) return false;
+  return ops::addScaledInPlace(self->t, other->t, name == "sub" ? -alpha : alpha);
 }
 
 // The random fills write directly (they have no autograd history: PyTorch's are in-place too).
@@ -265,6 +283,7 @@ Value inplaceMethod(const Value& selfValue, const std::string& name) {
         ops::EagerDispatcher c;
         ta.args[0] = c.call("aten.clone.default", {ta.args[0]});
       }
+      if (!tracked && scaledAddInPlace(base, self, ta)) return selfValue;
       ops::EagerDispatcher d;
       bool castAny = false;
       Val r = newValue(in, d, base, ta, castAny);

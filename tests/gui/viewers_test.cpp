@@ -3,6 +3,7 @@
 // runner's handling of the `kiln run` process.
 #include "sample_session.h"
 #include "viewers/artifacts_panel.h"
+#include "viewers/autotune_panel.h"
 #include "viewers/breaks_panel.h"
 #include "viewers/diff_highlighter.h"
 #include "viewers/graph_breadcrumbs.h"
@@ -1273,6 +1274,42 @@ class ViewersTest : public QObject {
     QVERIFY(panel.selectArtifact(QStringLiteral("import problem")));
     QCOMPARE(panel.shownText(), QStringLiteral("text of 1"));
     QVERIFY(!panel.selectArtifact(QStringLiteral("nothing like this")));
+  }
+
+  // The autotune panel says how to get one for a session compiled without max-autotune; else a
+  // row per product with the implementation the graph runs, every candidate under it with its
+  // ratio to the fastest, and the ones that did not run greyed with the reason.
+  void autotunePanelListsEveryCandidate() {
+    AutotunePanel panel;
+    QCOMPARE(panel.topLevelItemCount(), 1);
+    QCOMPARE(panel.topLevelItem(0)->text(0), QStringLiteral("Not autotuned"));
+    session::AutotuneEvent e;
+    e.compileId = "0/0";
+    e.node = "addmm";
+    e.op = "aten.addmm.default";
+    e.problem = "[16, 1024] @ [1024, 1024] (column-major) + bias, float32";
+    e.candidates = {{"openblas", 0.8, "", false}, {"few_rows", 0.5, "", true}, {"onednn", -1.0, "does not apply", false}};
+    session::AutotuneEvent cached = e;
+    cached.node = "mm";
+    cached.cached = true;
+    cached.candidates = {{"openblas", 0.25, "", true}};
+    panel.setChoices({e, cached});
+    QCOMPARE(panel.productCount(), 2);
+    QCOMPARE(panel.topLevelItemCount(), 2);
+    QTreeWidgetItem* item = panel.topLevelItem(0);
+    QCOMPARE(item->text(0), QStringLiteral("[0/0] addmm"));
+    QCOMPARE(item->text(1), QStringLiteral("few_rows"));
+    QCOMPARE(item->text(2), QStringLiteral("0.500 ms"));
+    QCOMPARE(item->childCount(), 3);
+    QCOMPARE(item->child(0)->text(3), QStringLiteral("1.60x"));
+    QCOMPARE(item->child(1)->text(3), QStringLiteral("fastest"));
+    QVERIFY(item->child(1)->font(1).bold());
+    QCOMPARE(item->child(2)->text(2), QStringLiteral("n/a"));
+    QCOMPARE(item->child(2)->text(3), QStringLiteral("does not apply"));
+    QVERIFY(panel.topLevelItem(1)->text(3).endsWith(QStringLiteral("cached from an earlier run")));
+    panel.setChoices({});
+    QCOMPARE(panel.productCount(), 0);
+    QCOMPARE(panel.topLevelItem(0)->text(0), QStringLiteral("Not autotuned"));
   }
 
   // The verify panel says how to turn verification on when a session has none, lists each

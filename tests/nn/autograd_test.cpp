@@ -142,6 +142,74 @@ rep = repr((x * 2).sum())
   EXPECT_EQ(r.in->str(r.var("rep")), "tensor(6., grad_fn=<SumBackward0>)");
 }
 
+// A linear layer's weight gradient comes out contiguous, as PyTorch's (mm's backward computes it
+// column by column when the weight's transpose is what the product read, mm_mat2_backward), so
+// AccumulateGrad keeps the tensor instead of copying a transposed 4 MiB matrix per step; a
+// gradient someone else holds (the user's `gradient=`) is still copied, never aliased.
+TEST(Autograd, LinearWeightGradientsAreContiguousAndTheLeafsOwn) {
+  Script r(R"(import torch
+lin = torch.nn.Linear(3, 2)
+x = torch.tensor([[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]])
+lin(x).sum().backward()
+g = lin.weight.grad
+layout = [g.is_contiguous(), g.stride()[0], g.stride()[1]]
+first = g.flatten().tolist()
+keep = g.clone()
+lin(x).sum().backward()
+second = lin.weight.grad.flatten().tolist()
+kept = keep.flatten().tolist()
+w = torch.randn(4, 5, requires_grad=True)
+(torch.cat([x[:, :2], x[:, :2]], 1) @ w).sum().backward()
+plain = [w.grad.is_contiguous()]
+p = torch.zeros(2, requires_grad=True)
+v = torch.tensor([1.0, 2.0])
+p.backward(v)
+p.grad.add_(1.0)
+user = v.tolist()
+)");
+  ASSERT_EQ(r.error, "");
+  expectNear(r.values("layout"), {1, 3, 1});
+  expectNear(r.values("first"), {1.5, 1, 5, 1.5, 1, 5});
+  expectNear(r.values("second"), {3, 2, 10, 3, 2, 10});
+  expectNear(r.values("kept"), {1.5, 1, 5, 1.5, 1, 5});
+  expectNear(r.values("plain"), {1});
+  expectNear(r.values("user"), {1, 2});  // p.grad is a copy of v
+}
+
+// add_/sub_ with alpha on float32 tensors of one shape run as one pass into self (an eager
+// optimizer step): bit for bit what the out-of-place op computes, and anything else (an
+// overlapping operand, a broadcast, other dtypes) still through the general path.
+TEST(Autograd, InPlaceScaledAddIsTheOutOfPlaceResult) {
+  Script r(R"(import torch
+torch.manual_seed(0)
+a = torch.randn(1000)
+b = torch.randn(1000)
+c = a.clone()
+c.add_(b, alpha=-0.37)
+d = a.clone()
+d.sub_(b, alpha=2.5)
+e = a.clone()
+e.add_(b)
+same = [bool((c == torch.add(a, b, alpha=-0.37)).all()), bool((d == torch.sub(a, b, alpha=2.5)).all()), bool((e == a + b).all())]
+x = torch.arange(4.0)
+x.add_(x, alpha=2)
+y = torch.ones(2, 3)
+y.add_(torch.tensor([1.0, 2.0, 3.0]), alpha=2)
+z = torch.ones(3, dtype=torch.float64)
+z.sub_(torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64), alpha=0.5)
+with torch.no_grad():
+    p = torch.ones(3, requires_grad=True)
+    p.add_(torch.tensor([1.0, 2.0, 3.0]), alpha=-1)
+pv = p.tolist()
+)");
+  ASSERT_EQ(r.error, "");
+  expectNear(r.values("same"), {1, 1, 1});
+  expectNear(r.values("x"), {0, 3, 6, 9});
+  expectNear(r.values("y"), {3, 5, 7, 3, 5, 7});
+  expectNear(r.values("z"), {0.5, 0, -0.5});
+  expectNear(r.values("pv"), {0, -1, -2});
+}
+
 // Tensor.register_post_accumulate_grad_hook (what DDP launches its bucket all-reduces from):
 // called with the leaf after its .grad holds the accumulated sum, in backward's order (the last
 // layer's parameter first), once per backward; refused on non-leaves and tensors without grad.

@@ -282,6 +282,23 @@ inline void expectSampleStored(Store& store, int64_t id, const SampleSession& s)
       EXPECT_EQ(profiles[i].kernels[k].bytes, s.profiles[i].kernels[k].bytes);
     }
   }
+  auto autotunes = store.autotuneChoices(id);
+  ASSERT_EQ(autotunes.size(), s.autotunes.size());
+  for (size_t i = 0; i < autotunes.size(); ++i) {
+    const auto &got = autotunes[i], &want = s.autotunes[i];
+    EXPECT_EQ(got.compileId, want.compileId);
+    EXPECT_EQ(got.node, want.node);
+    EXPECT_EQ(got.op, want.op);
+    EXPECT_EQ(got.problem, want.problem);
+    EXPECT_EQ(got.cached, want.cached);
+    ASSERT_EQ(got.candidates.size(), want.candidates.size());
+    for (size_t k = 0; k < got.candidates.size(); ++k) {
+      EXPECT_EQ(got.candidates[k].algo, want.candidates[k].algo);
+      EXPECT_DOUBLE_EQ(got.candidates[k].ms, want.candidates[k].ms);
+      EXPECT_EQ(got.candidates[k].note, want.candidates[k].note);
+      EXPECT_EQ(got.candidates[k].chosen, want.candidates[k].chosen);
+    }
+  }
 }
 
 }  // namespace kiln::storage::testing

@@ -37,7 +37,7 @@ TEST(StorageEdit, DeleteRemovesEveryRowOfThatSessionOnly) {
   ASSERT_EQ(store->sessions().size(), 1u);
   EXPECT_EQ(store->sessions()[0].id, keep);
   for (const char* table : {"frames", "compiles", "stages", "stage_nodes", "kernels", "wrappers", "graph_breaks", "recompiles", "timings",
-                            "frame_profiles", "kernel_profiles", "verifications", "search_text"}) {
+                            "frame_profiles", "kernel_profiles", "autotune_choices", "verifications", "search_text"}) {
     EXPECT_EQ(queryInt(path, std::string("SELECT count(*) FROM ") + table + " WHERE session_id = " + std::to_string(drop)), 0) << table;
     EXPECT_GT(queryInt(path, std::string("SELECT count(*) FROM ") + table + " WHERE session_id = " + std::to_string(keep)), 0) << table;
   }

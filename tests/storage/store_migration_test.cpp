@@ -21,8 +21,9 @@ std::string errorOf(const std::string& path) {
 void expectCurrentSchema(const std::string& path) {
   EXPECT_EQ(queryInt(path, "PRAGMA user_version"), Store::kSchemaVersion);
   EXPECT_EQ(queryInt(path, "PRAGMA application_id"), kApplicationId);
-  for (const char* table : {"sessions", "frames", "compiles", "stages", "stage_nodes", "kernels", "wrappers", "graph_breaks", "recompiles",
-                            "timings", "frame_profiles", "kernel_profiles", "verifications", "artifacts", "collectives", "search_text"})
+  for (const char* table :
+       {"sessions", "frames", "compiles", "stages", "stage_nodes", "kernels", "wrappers", "graph_breaks", "recompiles", "timings",
+        "frame_profiles", "kernel_profiles", "autotune_choices", "verifications", "artifacts", "collectives", "search_text"})
     EXPECT_EQ(queryInt(path, std::string("SELECT count(*) FROM sqlite_master WHERE name = '") + table + "'"), 1) << table;
 }
 

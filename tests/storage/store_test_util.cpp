@@ -240,6 +240,17 @@ SampleSession sampleSession(const std::string& scriptName) {
   p.repeat = 5;
   p.kernels = {{"cpp_fused_mul_relu_0", 0.125, 8192}, {"cpp_fused_sum_1", 0.0625, 4096}};
   s.profiles = {p};
+  session::AutotuneEvent at;
+  at.compileId = "0/0";
+  at.node = "addmm";
+  at.op = "aten.addmm.default";
+  at.problem = "[16, 1024] @ [1024, 1024] (column-major), float32";
+  at.candidates = {{"openblas", 0.8125, "", false}, {"few_rows", 0.5, "", true}, {"onednn", -1.0, "failed: unsupported", false}};
+  session::AutotuneEvent at2 = at;
+  at2.node = "mm_1";
+  at2.cached = true;
+  at2.candidates = {{"openblas", 0.25, "", true}};
+  s.autotunes = {at, at2};
   session::VerifyEvent ok, bad;
   ok.compileId = "0/0";
   ok.call = 1;
@@ -290,6 +301,8 @@ void writeSample(session::SessionSink& sink, const SampleSession& s, bool end) {
       if (r.compileId == c.compileId) sink.recompile(r);
     for (const auto& t : s.timings)
       if (t.compileId == c.compileId) sink.timing(t);
+    for (const auto& a : s.autotunes)
+      if (a.compileId == c.compileId) sink.autotune(a);
     for (const auto& v : s.verifications)
       if (v.compileId == c.compileId) sink.verify(v);
     for (const auto& a : s.artifacts)

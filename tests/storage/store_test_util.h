@@ -41,6 +41,7 @@ struct SampleSession {
   std::vector<session::RecompileEvent> recompiles;
   std::vector<session::TimingEvent> timings;
   std::vector<session::ProfileEvent> profiles;        // after the script, as kiln run --profile
+  std::vector<session::AutotuneEvent> autotunes;      // mode="max-autotune", with their compile
   std::vector<session::VerifyEvent> verifications;    // kiln run --verify
   std::vector<session::ArtifactEvent> artifacts;      // imported sessions' records kept as they came
   std::vector<session::CollectiveEvent> collectives;  // torch.distributed, in the order reported (not seq order)

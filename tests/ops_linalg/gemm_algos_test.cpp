@@ -1,0 +1,100 @@
+// The GEMM implementations max-autotune chooses among (engine/ops/gemm_algos.h): each, pinned,
+// computes every layout and alpha/beta of aten.mm / addmm / bmm as the reference does, reports
+// itself as the one that ran, and one that cannot run a product leaves it to the default rule.
+#include "engine/ops/gemm_algos.h"
+#include "tests/ops_linalg/linalg_test_util.h"
+
+#include <limits>
+
+namespace kiln::linalg_test {
+namespace {
+
+// a @ b (+ beta * bias) in double, the operands read through their strides.
+std::vector<double> reference(const Tensor& a, const Tensor& b, const Tensor* bias, double beta, double alpha) {
+  const int64_t m = a.sizes()[0], k = a.sizes()[1], n = b.sizes()[1];
+  std::vector<double> out(size_t(m * n));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double s = 0;
+      for (int64_t p = 0; p < k; ++p)
+        s += a.loadAt(i * a.strides()[0] + p * a.strides()[1]) * b.loadAt(p * b.strides()[0] + j * b.strides()[1]);
+      const double bv = bias ? bias->loadAt(bias->dim() == 1 ? j : i * bias->strides()[0] + j * bias->strides()[1]) : 0.0;
+      out[size_t(i * n + j)] = alpha * s + (beta == 0 ? 0.0 : beta * bv);
+    }
+  return out;
+}
+
+// Row-major, or the transpose of a row-major matrix (a linear layer's weight.t()).
+Tensor matrix(int64_t rows, int64_t cols, bool columnMajor, int64_t mod, double scale) {
+  if (!columnMajor) return seq({rows, cols}, mod, scale, mod / 2);
+  return seq({cols, rows}, mod, scale, mod / 2).view({rows, cols}, {1, rows}, 0);
+}
+
+TEST(GemmAlgos, EachPinnedImplementationComputesEveryLayout) {
+  for (const auto& algo : ops::gemmAlgos())
+    for (bool ta : {false, true})
+      for (bool tb : {false, true})
+        for (int64_t m : {1, 3, 16, 70}) {
+          const int64_t k = 37, n = 11;
+          Tensor a = matrix(m, k, ta, 7, 0.25), b = matrix(k, n, tb, 5, 0.5);
+          ops::GemmAlgoScope pin(algo.name);
+          Tensor y = run("aten.mm.default", {Val::of(a), Val::of(b)});
+          expectValues(y, {m, n}, reference(a, b, nullptr, 0, 1), 1e-5);
+        }
+}
+
+TEST(GemmAlgos, AddmmAlphaBetaAndBatchedProducts) {
+  Tensor bias = seq({9}, 5, 1.5, 2), a = matrix(6, 40, false, 7, 0.25), b = matrix(40, 9, true, 5, 0.5);
+  for (const auto& algo : ops::gemmAlgos()) {
+    ops::GemmAlgoScope pin(algo.name);
+    Tensor y = run("aten.addmm.default", {Val::of(bias), Val::of(a), Val::of(b), Val::real(0.5), Val::real(-2.0)});
+    expectValues(y, {6, 9}, reference(a, b, &bias, 0.5, -2.0), 1e-5);
+    Tensor x3 = seq({3, 4, 10}, 7, 0.5, 3), w3 = seq({3, 10, 6}, 5, 0.25, 2);
+    Tensor z = run("aten.bmm.default", {Val::of(x3), Val::of(w3)});
+    for (int64_t i = 0; i < 3; ++i) {
+      Tensor xi = x3.view({4, 10}, {10, 1}, i * 40), wi = w3.view({10, 6}, {6, 1}, i * 60);
+      std::vector<double> want = reference(xi, wi, nullptr, 0, 1), got = z.toDoubles();
+      for (size_t e = 0; e < want.size(); ++e) EXPECT_NEAR(got[size_t(i * 24) + e], want[e], 1e-5) << algo.name << " batch " << i;
+    }
+  }
+}
+
+// addmm with beta 0 ignores its input, NaN included, whichever implementation runs.
+TEST(GemmAlgos, BetaZeroDoesNotReadTheOutputOrTheBias) {
+  Tensor bias = Tensor::empty({2, 3}, ir::DType::Float32);
+  for (int64_t i = 0; i < 6; ++i) bias.storeAt(i, std::numeric_limits<double>::quiet_NaN());
+  Tensor a = seq({2, 4}), b = seq({4, 3});
+  for (const auto& algo : ops::gemmAlgos()) {
+    ops::GemmAlgoScope pin(algo.name);
+    Tensor y = run("aten.addmm.default", {Val::of(bias), Val::of(a), Val::of(b), Val::real(0.0), Val::real(1.0)});
+    for (double v : y.toDoubles()) EXPECT_FALSE(std::isnan(v)) << algo.name;
+  }
+}
+
+TEST(GemmAlgos, ThePinnedImplementationRunsOrTheDefaultRuleSaysWhichDid) {
+  Tensor x = seq({16, 512}, 7, 0.05, 3), w = matrix(512, 64, true, 5, 0.05);          // few rows, weight.t()
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");  // the few-row kernel's
+  for (const char* algo : {"openblas", "few_rows", "onednn"}) {
+    ops::GemmAlgoScope pin(algo);
+    run("aten.mm.default", {Val::of(x), Val::of(w)});
+    EXPECT_EQ(ops::lastGemmAlgo(), std::string(algo) == "few_rows" && !avx2 ? "openblas" : algo);
+  }
+  {
+    // 64 rows: more than the few-row kernel takes; OpenBLAS runs it instead.
+    ops::GemmAlgoScope pin("few_rows");
+    run("aten.mm.default", {Val::of(seq({64, 512}, 7, 0.05, 3)), Val::of(w)});
+    EXPECT_EQ(ops::lastGemmAlgo(), "openblas");
+  }
+  // Scopes nest and restore the pin they replaced.
+  ops::GemmAlgoScope outer("onednn");
+  {
+    ops::GemmAlgoScope inner("");
+    EXPECT_EQ(ops::pinnedGemmAlgo(), "");
+  }
+  EXPECT_EQ(ops::pinnedGemmAlgo(), "onednn");
+  EXPECT_TRUE(ops::isGemmAlgo("few_rows"));
+  EXPECT_FALSE(ops::isGemmAlgo("cublas"));
+}
+
+}  // namespace
+}  // namespace kiln::linalg_test
