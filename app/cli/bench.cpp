@@ -8,6 +8,7 @@
 #include "engine/driver/frame_profile.h"
 #include "engine/driver/script_runner.h"
 #include "engine/ir/text.h"
+#include "engine/ops/blas_core.h"
 
 #include <unistd.h>
 #include <nlohmann/json.hpp>
@@ -225,6 +226,12 @@ int cmdBench(const std::vector<std::string>& args) {
     }
   }
   std::sort(scripts.begin(), scripts.end());
+  // Which GEMM kernels the figures come from (ops/blas_core.h: kiln names them where OpenBLAS
+  // would fall back to generic ones).
+  if (const std::string core = ops::openBlasCore(); !core.empty())
+    std::cout << "OpenBLAS kernels: " << core
+              << (std::getenv("OPENBLAS_CORETYPE") ? std::string(" (OPENBLAS_CORETYPE=") + std::getenv("OPENBLAS_CORETYPE") + ")" : "")
+              << "\n";
   std::cout << std::left << std::setw(34) << "script" << std::right << std::setw(14) << "kiln eager ms";
   if (!eagerOnly) std::cout << std::setw(18) << "kiln compiled ms";
   if (withTorch) std::cout << std::setw(16) << "torch eager ms" << std::setw(14) << "kiln/torch";

@@ -2,6 +2,7 @@
 // The commands and their options are listed in usage() (app/cli/commands.cpp).
 #include "app/cli/commands.h"
 #include "engine/driver/kernel_views_child.h"
+#include "engine/ops/blas_core.h"
 #include "engine/tensor/tensor.h"
 
 #include <cstdlib>
@@ -14,17 +15,28 @@
 
 namespace {
 
-// oneDNN's convolutions (Debian's build, on OpenMP) leave their worker threads spinning after
-// each call, while Kiln's own thread pool runs the next kernel on the same cores. On 16 cores
-// the seed CNN's compiled frame took 68.7 ms with libgomp's default policy and 2.9 ms with
-// OMP_WAIT_POLICY=PASSIVE (docs/perf.md). libgomp reads the variable in its constructor, before
-// main (a setenv from the executable's preinit array is undone when libc initializes its
-// environment), so kiln sets it and executes itself again; a value the user set is kept, and a
-// failed exec goes on with the default policy.
-void passiveOpenMp(char** argv) {
-  if (std::getenv("OMP_WAIT_POLICY")) return;
-  setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
-  execv("/proc/self/exe", argv);
+// Settings the libraries read while they load, before main (a setenv from the executable's
+// preinit array is undone when libc initializes its environment), so kiln sets them and executes
+// itself again; a value the user set is kept, and a failed exec goes on without them.
+// - oneDNN's convolutions (Debian's build, on OpenMP) leave their worker threads spinning after
+//   each call, while Kiln's own thread pool runs the next kernel on the same cores. On 16 cores
+//   the seed CNN's compiled frame took 68.7 ms with libgomp's default policy and 2.9 ms with
+//   OMP_WAIT_POLICY=PASSIVE (docs/perf.md).
+// - OpenBLAS falls back to generic SSE3 kernels on CPUs it does not know (ops/blas_core.h: 61
+//   against 7.0 ms for a 512x1024x1024 product on the GPU machine's Xeon): OPENBLAS_CORETYPE
+//   then names the kernels the CPU can run.
+void libraryEnvironment(char** argv) {
+  bool changed = false;
+  if (!std::getenv("OMP_WAIT_POLICY")) {
+    setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
+    changed = true;
+  }
+  if (!std::getenv("OPENBLAS_CORETYPE"))
+    if (const std::string core = kiln::ops::betterBlasCoreHere(); !core.empty()) {
+      setenv("OPENBLAS_CORETYPE", core.c_str(), 1);
+      changed = true;
+    }
+  if (changed) execv("/proc/self/exe", argv);
 }
 
 // A GPU compile's PTX/SASS views are made by this executable run as `kiln cuda-views`, so that
@@ -54,7 +66,7 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  passiveOpenMp(argv);
+  libraryEnvironment(argv);
   kiln::tensor::keepLargeAllocations();
   registerViewsHelper();
   std::vector<std::string> args(argv + 1, argv + argc);

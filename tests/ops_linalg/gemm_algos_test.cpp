@@ -2,6 +2,7 @@
 // computes every layout and alpha/beta of aten.mm / addmm / bmm as the reference does, reports
 // itself as the one that ran, and one that cannot run a product leaves it to the default rule.
 #include "engine/ops/gemm_algos.h"
+#include "engine/ops/blas_core.h"
 #include "tests/ops_linalg/linalg_test_util.h"
 
 #include <limits>
@@ -94,6 +95,22 @@ TEST(GemmAlgos, ThePinnedImplementationRunsOrTheDefaultRuleSaysWhichDid) {
   EXPECT_EQ(ops::pinnedGemmAlgo(), "onednn");
   EXPECT_TRUE(ops::isGemmAlgo("few_rows"));
   EXPECT_FALSE(ops::isGemmAlgo("cublas"));
+}
+
+// OpenBLAS's generic cores on a CPU with AVX2 or AVX-512 are replaced by the kernels it can run;
+// a core OpenBLAS chose for the CPU itself, or a CPU without either, keeps what it has.
+TEST(BlasCore, AGenericCoreOnAModernCpuNamesItsKernels) {
+  EXPECT_EQ(ops::betterBlasCore("Prescott", true, true), "SkylakeX");
+  EXPECT_EQ(ops::betterBlasCore("Prescott", true, false), "Haswell");
+  EXPECT_EQ(ops::betterBlasCore("Sandybridge", true, false), "Haswell");
+  EXPECT_EQ(ops::betterBlasCore("Prescott", false, false), "");
+  EXPECT_EQ(ops::betterBlasCore("Cooperlake", true, true), "");
+  EXPECT_EQ(ops::betterBlasCore("SkylakeX", true, true), "");
+  EXPECT_EQ(ops::betterBlasCore("Zen", true, false), "");
+  EXPECT_EQ(ops::betterBlasCore("Haswell", true, true), "");
+  EXPECT_EQ(ops::betterBlasCore("", true, true), "");
+  // This process links OpenBLAS (CMake's BLAS): it names a core.
+  EXPECT_FALSE(ops::openBlasCore().empty());
 }
 
 }  // namespace
