@@ -22,6 +22,8 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <dlfcn.h>
+
 #include <array>
 #include <cstdlib>
 #include <cstring>
@@ -191,10 +193,54 @@ std::shared_ptr<const Entry> lookup(Kind kind, const ConvShape& s) {
   return e;
 }
 
+// A small convolution runs on one OpenMP thread. oneDNN's OpenMP team wakes every thread for
+// each primitive (futex wake-ups under OMP_WAIT_POLICY=PASSIVE, which kiln sets): on the GPU
+// machine's 16 cores model_residual_block's 4- and 8-channel 4x4 convolutions made its compiled
+// frame 0.65-0.72 ms, 0.10-0.18 ms with OMP_NUM_THREADS=1 (docs/perf.md). Below kSmallWork
+// multiply-adds (about 40 us on one core) a convolution is worth less than the wake-up. The
+// setting is the calling thread's omp_set_num_threads, found at run time in the OpenMP runtime
+// oneDNN loaded (Kiln itself is not built with OpenMP), around both the primitive's creation
+// (oneDNN splits the work for the threads it sees then) and its run; the shape decides, so a
+// cached primitive always meets the thread count it was made for.
+constexpr double kSmallWork = double(1 << 22);
+
+class OneThreadIfSmall {
+ public:
+  explicit OneThreadIfSmall(const ConvShape& s) {
+    const double work = double(s.N) * double(s.O) * double(s.OH) * double(s.OW) * double(s.C / std::max<int64_t>(1, s.G)) *
+                        double(s.KH) * double(s.KW);
+    if (work >= kSmallWork || !api().set || !api().get) return;
+    previous_ = api().get();
+    if (previous_ > 1) api().set(1);
+  }
+  ~OneThreadIfSmall() {
+    if (previous_ > 1) api().set(previous_);
+  }
+  OneThreadIfSmall(const OneThreadIfSmall&) = delete;
+  OneThreadIfSmall& operator=(const OneThreadIfSmall&) = delete;
+
+ private:
+  struct Api {
+    void (*set)(int) = nullptr;
+    int (*get)() = nullptr;
+  };
+  static const Api& api() {
+    static const Api a = [] {
+      Api r;
+      r.set = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
+      r.get = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "omp_get_max_threads"));
+      return r;
+    }();
+    return a;
+  }
+  int previous_ = 0;
+};
+
 // Runs a cached primitive on user pointers (one per slot, in slot order).
 bool run(Kind kind, const ConvShape& s, const std::vector<void*>& ptrs) {
   if (!enabled()) return false;
   if (s.N <= 0 || s.C <= 0 || s.O <= 0 || s.H <= 0 || s.W <= 0 || s.OH <= 0 || s.OW <= 0 || s.KH <= 0 || s.KW <= 0) return false;
+  OneThreadIfSmall threads(s);
   auto e = lookup(kind, s);
   if (!e) return false;
   auto& eng = cpuEngine();
