@@ -207,8 +207,8 @@ constexpr double kSmallWork = double(1 << 22);
 class OneThreadIfSmall {
  public:
   explicit OneThreadIfSmall(const ConvShape& s) {
-    const double work = double(s.N) * double(s.O) * double(s.OH) * double(s.OW) * double(s.C / std::max<int64_t>(1, s.G)) *
-                        double(s.KH) * double(s.KW);
+    const double work =
+        double(s.N) * double(s.O) * double(s.OH) * double(s.OW) * double(s.C / std::max<int64_t>(1, s.G)) * double(s.KH) * double(s.KW);
     if (work >= kSmallWork || !api().set || !api().get) return;
     previous_ = api().get();
     if (previous_ > 1) api().set(1);
