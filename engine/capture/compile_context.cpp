@@ -1098,10 +1098,18 @@ Value runEntry(py::Interpreter& in, const CacheEntry& e, const std::map<std::str
   return py::None();
 }
 
+// The file a function was defined in: the script's, or a library module's (a prelude module's
+// `<kiln>/torch.nn.py`: nn.Sequential's forward, compiled through torch.compile(model)).
+const std::string& definingFile(const py::Interpreter& in, const py::FunctionObj& fn) {
+  return fn.module && !fn.module->file.empty() ? fn.module->file : in.file();
+}
+
 std::string frameSource(py::Interpreter& in, py::FunctionObj& fn) {
   if (!fn.def) return "";
   if (fn.def->name.rfind("torch_dynamo_resume_in_", 0) == 0) return py::unparse(*fn.def);
-  const std::string& src = in.source();
+  // The lines of the file it was defined in (a library function's are not the script's).
+  auto it = in.sources().find(definingFile(in, fn));
+  const std::string& src = it != in.sources().end() ? it->second : in.source();
   int line = 1;
   size_t p = 0, start = std::string::npos, end = src.size();
   while (p < src.size()) {
@@ -1455,7 +1463,7 @@ Value CompileContext::call(py::Interpreter& in, const std::shared_ptr<Frame>& fr
     session::FrameEvent fe;
     fe.frameId = frame->id;
     fe.name = frame->name;
-    fe.file = file_;
+    fe.file = breakFile(in, file_, definingFile(in, *fn));  // the script's name, or the library module's
     fe.firstLine = fn->def ? fn->def->span.line : fn->lambda->span.line;
     fe.kind = frame->kind;
     fe.source = frameSource(in, *fn);

@@ -91,6 +91,10 @@ TEST(CliAutotune, TheDefaultModeTunesNothing) {
   EXPECT_EQ(run.out.substr(0, run.out.find("session ")), "True (8, 10)\nTrue\n");
   test::KilnRun show = test::runKiln({"show", "1", "--db", db}, dir.path);
   EXPECT_EQ(show.out.find("    autotune "), std::string::npos) << show.out;
+  // The compiled frame is nn.Sequential.forward: named by the library file it is defined in,
+  // not by the script's name with the library's line number.
+  EXPECT_NE(show.out.find("frame 0: forward (torch.nn.py:"), std::string::npos) << show.out;
+  EXPECT_EQ(show.out.find("forward (prog.py:"), std::string::npos) << show.out;
 }
 
 }  // namespace
