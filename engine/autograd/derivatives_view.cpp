@@ -18,6 +18,9 @@ bool columnMajor(const Val& m) {
   if (ty.sizes.size() != 2 || ty.strides.size() != 2) return false;
   for (const auto* d : {&ty.sizes[0], &ty.strides[0], &ty.strides[1]})
     if (d->symbolic()) return false;
+  // A size-1 dim makes a matrix both row- and column-major, and the views' types may drop its
+  // stride: the plain formula then, so eager and compiled backward sum in one order.
+  if (ty.sizes[0].value <= 1 || ty.sizes[1].symbolic() || ty.sizes[1].value <= 1) return false;
   return ty.strides[0].value == 1 && ty.strides[1].value == ty.sizes[0].value;
 }
 Val tr(Dispatcher& d, const Val& m) { return d.call("aten.t.default", {m}); }

@@ -1,6 +1,7 @@
 #include "engine/driver/autotune.h"
 
 #include "engine/codegen/kernel_cache.h"
+#include "engine/ops/blas_core.h"
 #include "engine/ops/gemm_algos.h"
 #include "engine/ops/graph_dispatcher.h"
 #include "engine/ops/op_table.h"
@@ -13,6 +14,11 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+
+#include <oneapi/dnnl/dnnl.h>
+
+// OpenBLAS's build (version, kernels compiled in); weak, as in ops/blas_core.cpp.
+extern "C" char* openblas_get_config(void) __attribute__((weak));
 
 namespace kiln::driver {
 
@@ -42,10 +48,11 @@ bool tunable(const ir::Graph& g, const ir::Node& n) {
   const ir::DType d = n.types[0].dtype;
   if (d != ir::DType::Float32 && !ir::isReducedFloat(d)) return false;
   if (!n.types[0].device.empty() && n.types[0].device != "cpu") return false;
+  if (n.types[0].numel() == 0) return false;  // nothing to time: gemm returns before choosing
   for (const auto& a : n.args)
     if (a.kind == ir::Arg::Kind::Node) {
       const ir::Node* in = g.find(a.node);
-      if (!in || in->types.size() != 1 || !concrete(in->types[0])) return false;
+      if (!in || in->types.size() != 1 || !concrete(in->types[0]) || in->types[0].numel() == 0) return false;
     }
   return true;
 }
@@ -111,8 +118,11 @@ std::string cacheKey(const ir::Graph& g, const ir::Node& n) {
   }
   static const std::string host = [] {
     auto env = [](const char* v) { return std::string(std::getenv(v) ? std::getenv(v) : ""); };
+    const dnnl_version_t* dnnl = dnnl_version();
     return "|cpu " + cpuModel() + "|pool " + std::to_string(runtime::ThreadPool::instance().size()) + "|omp " + env("OMP_NUM_THREADS") +
-           "|openblas " + env("OPENBLAS_NUM_THREADS");
+           " " + env("OMP_WAIT_POLICY") + "|openblas " + env("OPENBLAS_NUM_THREADS") + " " + ops::openBlasCore() + " " +
+           (openblas_get_config ? openblas_get_config() : "") + "|onednn " + std::to_string(dnnl->major) + "." +
+           std::to_string(dnnl->minor) + "." + std::to_string(dnnl->patch) + "|skinny " + env("KILN_SKINNY_GEMM");
   }();
   return key + host + "|" + codegen::KernelCache::buildId();
 }
@@ -147,6 +157,7 @@ double msSince(std::chrono::steady_clock::time_point t0) {
 double timeOne(const ops::OpDef& op, const std::vector<ops::Val>& args, const std::string& algo, std::string& note) {
   ops::GemmAlgoScope pin(algo);
   ops::EagerDispatcher eager;
+  ops::noteGemmAlgo("");  // what the warm-up runs, not an earlier product's
   try {
     eager.call(op, args);  // warm-up: packing buffers, oneDNN's JIT, the pool's threads
   } catch (const tensor::Interrupted&) { throw; } catch (const std::exception& e) {
@@ -208,17 +219,23 @@ int autotuneProducts(const ir::Graph& fused, schedule::ScheduledGraph& sched, co
       ev.candidates = fromCache(*hit);
       ev.cached = true;
     } else {
-      std::vector<ops::Val> args;
-      for (const auto& a : n->args)
-        args.push_back(a.kind == ir::Arg::Kind::Node ? ops::Val::of(operandOf(fused.find(a.node)->types[0]))
-                                                     : ops::GraphDispatcher::fromArg(fused, a));
-      const ops::OpDef& op = ops::op(n->target);
-      for (const auto& algo : ops::gemmAlgos()) {
-        Candidate c{algo.name, -1.0, "", false};
-        c.ms = timeOne(op, args, c.algo, c.note);
-        ev.candidates.push_back(std::move(c));
+      try {
+        std::vector<ops::Val> args;
+        for (const auto& a : n->args)
+          args.push_back(a.kind == ir::Arg::Kind::Node ? ops::Val::of(operandOf(fused.find(a.node)->types[0]))
+                                                       : ops::GraphDispatcher::fromArg(fused, a));
+        const ops::OpDef& op = ops::op(n->target);
+        for (const auto& algo : ops::gemmAlgos()) {
+          Candidate c{algo.name, -1.0, "", false};
+          c.ms = timeOne(op, args, c.algo, c.note);
+          ev.candidates.push_back(std::move(c));
+        }
+        toCache(key, ev.candidates);
+      } catch (const tensor::Interrupted&) { throw; } catch (const std::exception& e) {
+        // Operands that do not fit the memory limit, a failing timed call: the product keeps the
+        // default rule and says why; the compile goes on.
+        ev.candidates = {{"", -1.0, std::string("not tuned: ") + e.what(), false}};
       }
-      toCache(key, ev.candidates);
     }
     size_t best = ev.candidates.size();
     for (size_t i = 0; i < ev.candidates.size(); ++i)

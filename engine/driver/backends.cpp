@@ -20,6 +20,7 @@
 #include "engine/schedule/kernel_builder.h"
 #include "engine/schedule/symbolic_shapes.h"
 #include "engine/tensor/current_device.h"
+#include "engine/tensor/stop.h"
 #include "engine/torch/torch_functions.h"
 
 #include <chrono>
@@ -317,6 +318,9 @@ std::shared_ptr<BackwardCode> lazyBackward(const ir::Graph& aten, size_t userOut
                    " gradients; " + from + ")\n" + code;
         sink.timing(session::TimingEvent{cid, "backward", msSince(t1)});
       } catch (const std::exception& e) {
+        // Ctrl-C or a time limit while it compiled (max-autotune times products here): the
+        // script stops; the compile is tried again if backward is reached again.
+        if (tensor::stopRequested()) throw;
         *failed = true;
         wrapper += "\n# backward: differentiated eagerly (" + std::string(e.what()) + ")\n";
       }

@@ -119,6 +119,8 @@ bool scaledAddInPlace(const std::string& name, py::TensorObj* self, const TArgs&
   if (name != "add" && name != "sub") return false;
   const Val* other = ta.get(1, "other");
   if (!other || !other->isTensor()) return false;
+  // Autograd records the general path's ops; this pass records nothing.
+  if (autograd::isGradEnabled() && (self->t.requiresGrad() || other->t.requiresGrad())) return false;
   double alpha = 1.0;
   for (const auto& [k, v] : ta.kwargs) {
     if (k == "other") continue;
@@ -277,8 +279,10 @@ Value inplaceMethod(const Value& selfValue, const std::string& name) {
       // so the write below does not change what backward reads (PyTorch saves the original
       // self of an in-place op the same way).
       bool tracked = false;
-      if (autograd::isGradEnabled())
+      if (autograd::isGradEnabled()) {
         for (const auto& v : ta.args) tracked = tracked || (v.isTensor() && v.t.requiresGrad());
+        for (const auto& kv : ta.kwargs) tracked = tracked || (kv.second.isTensor() && kv.second.t.requiresGrad());  // x.mul_(other=w)
+      }
       if (tracked) {
         ops::EagerDispatcher c;
         ta.args[0] = c.call("aten.clone.default", {ta.args[0]});

@@ -201,8 +201,14 @@ with torch.no_grad():
     p = torch.ones(3, requires_grad=True)
     p.add_(torch.tensor([1.0, 2.0, 3.0]), alpha=-1)
 pv = p.tolist()
+w = torch.randn(3, requires_grad=True)
+q = torch.zeros(3)
+q.add_(other=w, alpha=2)
+q.sum().backward()
+wg = w.grad.tolist()
 )");
   ASSERT_EQ(r.error, "");
+  expectNear(r.values("wg"), {2, 2, 2});  // `other` by keyword and requiring grad: recorded, not the fast path
   expectNear(r.values("same"), {1, 1, 1});
   expectNear(r.values("x"), {0, 3, 6, 9});
   expectNear(r.values("y"), {3, 5, 7, 3, 5, 7});

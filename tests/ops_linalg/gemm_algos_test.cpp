@@ -3,8 +3,13 @@
 // itself as the one that ran, and one that cannot run a product leaves it to the default rule.
 #include "engine/ops/gemm_algos.h"
 #include "engine/ops/blas_core.h"
+#include "engine/ops/skinny_gemm.h"
 #include "tests/ops_linalg/linalg_test_util.h"
 
+#include <cblas.h>
+#include <oneapi/dnnl/dnnl.h>
+
+#include <algorithm>
 #include <limits>
 
 namespace kiln::linalg_test {
@@ -70,6 +75,31 @@ TEST(GemmAlgos, BetaZeroDoesNotReadTheOutputOrTheBias) {
     Tensor y = run("aten.addmm.default", {Val::of(bias), Val::of(a), Val::of(b), Val::real(0.0), Val::real(1.0)});
     for (double v : y.toDoubles()) EXPECT_FALSE(std::isnan(v)) << algo.name;
   }
+}
+
+// gemm() hands every library a C it never zeroed (recycled memory may hold NaN bit patterns):
+// each must write C without reading it when beta is 0, whatever the sizes.
+TEST(GemmAlgos, LibrariesDoNotReadCWhenBetaIsZero) {
+  for (int64_t m : {1, 3, 64})
+    for (int64_t n : {1, 5, 33})
+      for (int64_t k : {1, 7, 300}) {
+        std::vector<float> a(size_t(m * k), 0.5f), b(size_t(k * n), 0.25f);
+        const float want = 0.125f * float(k);
+        std::vector<float> c(size_t(m * n), std::numeric_limits<float>::quiet_NaN());
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(m), int(n), int(k), 1.0f, a.data(), int(k), b.data(), int(n), 0.0f,
+                    c.data(), int(n));
+        for (float v : c) ASSERT_EQ(v, want) << "OpenBLAS " << m << "x" << n << "x" << k;
+        std::fill(c.begin(), c.end(), std::numeric_limits<float>::quiet_NaN());
+        ASSERT_EQ(dnnl_sgemm('N', 'N', m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f, c.data(), n), dnnl_success);
+        for (float v : c) ASSERT_EQ(v, want) << "oneDNN " << m << "x" << n << "x" << k;
+        if (m <= ops::kSkinnyMaxRows) {  // the few-row kernel: W read row by row (b^T is all 0.25 too)
+          std::fill(c.begin(), c.end(), std::numeric_limits<float>::quiet_NaN());
+          std::vector<float> w(size_t(n * k), 0.25f);
+          if (ops::skinnySgemmNT(m, n, k, 1.0f, a.data(), k, w.data(), k, 0.0f, c.data(), n)) {
+            for (float v : c) ASSERT_NEAR(v, want, 1e-5f) << "few rows " << m << "x" << n << "x" << k;
+          }
+        }
+      }
 }
 
 TEST(GemmAlgos, ThePinnedImplementationRunsOrTheDefaultRuleSaysWhichDid) {
