@@ -63,6 +63,30 @@ Val splitSizes(Dispatcher& d, const Val& x, const std::vector<int64_t>& sizes, i
   return Val::listOf(out);
 }
 
+// x.repeat(*repeats) as PyTorch decomposes it: x viewed with a size-1 dim before each of its dims
+// (padded with leading 1s to len(repeats)), expanded to the repeats, then copied into
+// [r0*s0, r1*s1, ...]. Always a copy, as repeat is, even when every repeat is 1.
+Val repeat(Dispatcher& d, const Val& x, const Shape& reps) {
+  const Shape s = ops::sizesOf(x);
+  if (reps.size() < s.size())
+    throw TorchError("RuntimeError", "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor");
+  const size_t pad = reps.size() - s.size();
+  std::vector<Val> viewShape, expandShape, outShape;
+  Shape out;
+  for (size_t i = 0; i < reps.size(); ++i) {
+    const int64_t si = i < pad ? 1 : s[i - pad];
+    viewShape.push_back(Val::integer(1)), viewShape.push_back(Val::integer(si));
+    expandShape.push_back(Val::integer(reps[i])), expandShape.push_back(Val::integer(si));
+    out.push_back(reps[i] * si);
+  }
+  for (int64_t r : reps)
+    if (r < 0) throw TorchError("RuntimeError", "Trying to create tensor with negative dimension " + std::to_string(r) + ": " + tensor::shapeStr(out));
+  for (int64_t o : out) outShape.push_back(Val::integer(o));
+  const Val v = reshapeTo(d, x, Val::listOf(viewShape));  // size-1 dims inserted: a view
+  const Val e = d.call("aten.expand.default", {v, Val::listOf(expandShape)});
+  return d.call("aten.view.default", {d.call("aten.clone.default", {e}), Val::listOf(outShape)});
+}
+
 Val cat(Dispatcher& d, const Val& tensors, int64_t dim) {
   if (tensors.kind != Val::Kind::List) throw TorchError("TypeError", "cat(): argument 'tensors' must be tuple of Tensors");
   return d.call("aten.cat.default", {tensors, Val::integer(dim)});
@@ -120,6 +144,19 @@ void registerShapeFns(std::vector<TorchFn>& t) {
   t.push_back({"expand", ir::NodeKind::CallMethod, [](Dispatcher& d, const TArgs& a) {
                  return d.call("aten.expand.default", {a.args.at(0), sizeArgs(a, 1, "size")});
                }});
+  t.push_back({"repeat", ir::NodeKind::CallMethod, [](Dispatcher& d, const TArgs& a) {
+                 return repeat(d, tensorArg(a, 0, "input", "repeat"), sizeArgs(a, 1, "repeats").ints());
+               }});
+  // tile: repeat with the dims padded by leading 1s to the tensor's dims.
+  auto tile = [](Dispatcher& d, const TArgs& a) {
+    const Val& x = tensorArg(a, 0, "input", "tile");
+    Shape reps = sizeArgs(a, 1, "dims").ints();
+    const size_t nd = ops::sizesOf(x).size();
+    if (reps.size() < nd) reps.insert(reps.begin(), nd - reps.size(), 1);
+    return repeat(d, x, reps);
+  };
+  t.push_back({"tile", ir::NodeKind::CallMethod, tile});
+  t.push_back({"torch.tile", ir::NodeKind::CallFunction, tile});
   t.push_back({"expand_as", ir::NodeKind::CallMethod, [](Dispatcher& d, const TArgs& a) {
                  Shape s = ops::sizesOf(tensorArg(a, 1, "other", "expand_as"));
                  std::vector<Val> v;

@@ -41,6 +41,41 @@ print(x[2, 1].item())
   EXPECT_EQ(run(src), want);
 }
 
+// Tensor.repeat / torch.tile: the copy PyTorch makes (never a view, even for repeats of 1),
+// leading dims added, zero repeats, too few repeats, and the gradient summed over the copies.
+TEST(ShapeScripts, RepeatAndTile) {
+  const char* src = R"PY(import torch
+x = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+y = x.repeat(2, 3)
+print(tuple(y.shape), y.is_contiguous())
+print(y[3].tolist())
+z = torch.tensor([1, 2, 3]).repeat(2, 2)
+print(z.tolist(), z.dtype)
+c = x.repeat(1, 1)
+c[0, 0] = 9.0
+print(x[0, 0].item())
+print(tuple(x.repeat(2, 1, 1).shape), tuple(torch.tile(x, (2,)).shape), tuple(x.tile(3, 1, 1).shape))
+print(tuple(x.repeat(0, 2).shape))
+try:
+    x.repeat(2)
+except RuntimeError as e:
+    print(e)
+w = torch.tensor([1.0, 2.0], requires_grad=True)
+(w.repeat(3) * torch.arange(6.0)).sum().backward()
+print(w.grad.tolist())
+)PY";
+  const char* want = R"OUT((4, 6) True
+[3.0, 4.0, 3.0, 4.0, 3.0, 4.0]
+[[1, 2, 3, 1, 2, 3], [1, 2, 3, 1, 2, 3]] torch.int64
+1.0
+(2, 2, 2) (2, 4) (3, 2, 2)
+(0, 4)
+Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor
+[6.0, 9.0]
+)OUT";
+  EXPECT_EQ(run(src), want);
+}
+
 TEST(ShapeScripts, ViewErrors) {
   const char* src = R"PY(import torch
 x = torch.arange(12.0).reshape(3, 4).t()
