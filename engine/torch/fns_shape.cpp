@@ -80,7 +80,9 @@ Val repeat(Dispatcher& d, const Val& x, const Shape& reps) {
     out.push_back(reps[i] * si);
   }
   for (int64_t r : reps)
-    if (r < 0) throw TorchError("RuntimeError", "Trying to create tensor with negative dimension " + std::to_string(r) + ": " + tensor::shapeStr(out));
+    if (r < 0)
+      throw TorchError("RuntimeError",
+                       "Trying to create tensor with negative dimension " + std::to_string(r) + ": " + tensor::shapeStr(out));
   for (int64_t o : out) outShape.push_back(Val::integer(o));
   const Val v = reshapeTo(d, x, Val::listOf(viewShape));  // size-1 dims inserted: a view
   const Val e = d.call("aten.expand.default", {v, Val::listOf(expandShape)});
