@@ -1623,7 +1623,7 @@ static bool isDynamoError(const py::PyError& e) {
 std::shared_ptr<DdpSplit> ddpSplitOf(py::Interpreter& in, const py::FunctionObj& fn, const Value& self, const std::string& selfName,
                                      const std::vector<Value>& args, const std::vector<std::string>& names, const CacheEntry& entry,
                                      const ir::Graph& graph, const ir::Graph& shown, const std::string& cid, session::SessionSink& sink,
-                                     Backend& backend) {
+                                     Backend& backend, const std::string& mode) {
   if (Value opt = torchapi::dynamoConfig(in, "optimize_ddp"); opt && !in.truthy(opt)) return nullptr;
   Value ddpClass;
   if (auto m = in.importModule("torch.nn.parallel")) {
@@ -1694,7 +1694,7 @@ std::shared_ptr<DdpSplit> ddpSplitOf(py::Interpreter& in, const py::FunctionObj&
       }
   se.changed = true;
   sink.stage(se);
-  compileDdpPieces(*out, backend, cid, sink);
+  compileDdpPieces(*out, backend, cid, sink, mode);
   return out;
 }
 
@@ -2363,7 +2363,7 @@ void CompileContext::compileCaptured(Capture& c) {
       entry.run = [g](const std::vector<tensor::Tensor>& in) { return runtime::runTorchGraph(g, in); };
     }
     if (!entry.run && !dynamicOf && dynInputs.empty() && !entry.mutates)
-      if (auto split = ddpSplitOf(in, *fn, self, selfName, args, names, entry, graph, shown, cid, sink, backend)) {
+      if (auto split = ddpSplitOf(in, *fn, self, selfName, args, names, entry, graph, shown, cid, sink, backend, frame->opts.mode)) {
         entry.ddpSplit = split;
         entry.run = [split](const std::vector<tensor::Tensor>& x) {
           return runDdpPieces(*split, x, [](const DdpPiece& p, const std::vector<tensor::Tensor>& in) { return p.run(in); });

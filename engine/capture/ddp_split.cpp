@@ -210,7 +210,11 @@ class PieceSink : public session::SessionSink {
   }
   void compiled() { done_ = true; }
   void timing(const session::TimingEvent& e) override { out_.timing(e); }
-  void autotune(const session::AutotuneEvent& e) override { out_.autotune(e); }
+  void autotune(const session::AutotuneEvent& e) override {
+    session::AutotuneEvent c = e;
+    c.node = prefix_ + "_" + e.node;  // as kernel() names the piece's kernels: one compile id for all pieces
+    out_.autotune(c);
+  }
   void artifact(const session::ArtifactEvent& e) override { out_.artifact(e); }
   const std::string& wrapperText() const { return wrapper_; }
 
@@ -224,13 +228,13 @@ class PieceSink : public session::SessionSink {
 
 }  // namespace
 
-void compileDdpPieces(DdpSplit& s, Backend& backend, const std::string& cid, session::SessionSink& sink) {
+void compileDdpPieces(DdpSplit& s, Backend& backend, const std::string& cid, session::SessionSink& sink, const std::string& mode) {
   std::string wrappers;
   for (size_t i = 0; i < s.pieces.size(); ++i) {
     DdpPiece& p = s.pieces[i];
     auto ps = std::make_shared<PieceSink>(sink, p.graph.name, 100 * int(i + 1));
     p.sink = ps;
-    CompileRequest request{&p.graph, nullptr, true};
+    CompileRequest request{&p.graph, nullptr, true, mode};  // torch.compile's mode reaches every piece
     CompiledCode code = backend.compile(p.graph, cid, *ps, request);
     p.run = std::move(code.run);
     p.backward = std::move(code.backward);

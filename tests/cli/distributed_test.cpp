@@ -63,6 +63,13 @@ std::string compiledDdpSplits(const std::string& mode) {
   auto sessions = test::runKiln({"sessions", "--db", db}, d.path);
   std::string explained;
   for (const char* id : {"1", "2"}) {
+    if (mode == "autotune") {
+      // mode="max-autotune" reaches each bucket's subgraph: its products are tuned and named
+      // for their piece (submod_0_addmm ...), one product per row.
+      auto listing = test::runKiln({"show", id, "--db", db}, d.path).out;
+      EXPECT_NE(listing.find("    autotune submod_0_"), std::string::npos) << listing;
+      EXPECT_NE(listing.find("    autotune submod_2_"), std::string::npos) << listing;
+    }
     auto show = test::runKiln({"show", id, "--db", db, "--stage", "ddp_split"}, d.path);
     EXPECT_EQ(show.exitCode, 0) << show.out << show.err << sessions.out;
     EXPECT_NE(show.out.find("DDPOptimizer used bucket cap 1048576 and created 3 buckets"), std::string::npos) << show.out;
@@ -78,6 +85,11 @@ std::string compiledDdpSplits(const std::string& mode) {
 TEST(Distributed, CompiledDdpSplitsTheGraphPerBucketAndEqualsSingleProcess) {
   // DDP(torch.compile(model)): the compiled module's frame runs inside DDP.forward.
   const std::string explained = compiledDdpSplits("1");
+  EXPECT_EQ(explained.find("Graph Break Count: 1"), std::string::npos) << explained;
+}
+
+TEST(Distributed, MaxAutotuneReachesEveryBucketsSubgraph) {
+  const std::string explained = compiledDdpSplits("autotune");
   EXPECT_EQ(explained.find("Graph Break Count: 1"), std::string::npos) << explained;
 }
 

@@ -3,8 +3,8 @@
 # single-process run on the whole batch.
 # Run with: kiln run --nproc-per-node 2 ddp_matches_single_process.py
 # (argv is not available to scripts: the environment switches KILN_TEST_COMPILE=1 for
-# DDP(torch.compile(model)), KILN_TEST_COMPILE=outer for torch.compile(DDP(model)) and
-# KILN_TEST_BACKEND=nccl.)
+# DDP(torch.compile(model)), KILN_TEST_COMPILE=autotune for the same with mode="max-autotune",
+# KILN_TEST_COMPILE=outer for torch.compile(DDP(model)) and KILN_TEST_BACKEND=nccl.)
 import os
 import torch
 import torch.nn as nn
@@ -52,7 +52,8 @@ if COMPILE == "outer":
     ddp = DDP(Net(model), bucket_cap_mb=1)
     net = torch.compile(ddp)
 else:
-    ddp = DDP(torch.compile(model) if COMPILE == "1" else model, bucket_cap_mb=1)
+    compiled = {"1": lambda m: torch.compile(m), "autotune": lambda m: torch.compile(m, mode="max-autotune")}
+    ddp = DDP(compiled[COMPILE](model) if COMPILE in compiled else model, bucket_cap_mb=1)
     net = ddp
 opt = torch.optim.SGD(ddp.parameters(), lr=0.05)
 part = slice(rank * 4, rank * 4 + 4)
