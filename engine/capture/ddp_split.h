@@ -68,7 +68,8 @@ std::optional<DdpSplit> splitForDdp(const ir::Graph& g, const DdpBuckets& bucket
 // Compiles every piece with `backend`. Each piece's stages, kernels and wrapper go to `sink`
 // under the compile id `cid`, named for the piece ("submod_0: captured", ...), so the studio
 // shows one subgraph per bucket next to the whole graph.
-void compileDdpPieces(DdpSplit& s, Backend& backend, const std::string& cid, session::SessionSink& sink, const std::string& mode = "default");
+void compileDdpPieces(DdpSplit& s, Backend& backend, const std::string& cid, session::SessionSink& sink,
+                      const std::string& mode = "default");
 
 // Runs the pieces one after another (no autograd: the caller attaches it per piece).
 std::vector<tensor::Tensor> runDdpPieces(
