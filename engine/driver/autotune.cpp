@@ -1,6 +1,7 @@
 #include "engine/driver/autotune.h"
 
 #include "engine/codegen/kernel_cache.h"
+#include "engine/driver/stopwatch.h"
 #include "engine/ops/blas_core.h"
 #include "engine/ops/gemm_algos.h"
 #include "engine/ops/graph_dispatcher.h"
@@ -149,10 +150,6 @@ void toCache(const std::string& key, const std::vector<Candidate>& cs) {
   cache->store(m);
 }
 
-double msSince(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
 // One implementation's median time on the product, or -1 with `note` saying why it did not run.
 double timeOne(const ops::OpDef& op, const std::vector<ops::Val>& args, const std::string& algo, std::string& note) {
   ops::GemmAlgoScope pin(algo);
@@ -176,8 +173,7 @@ double timeOne(const ops::OpDef& op, const std::vector<ops::Val>& args, const st
     eager.call(op, args);
     runs.push_back(msSince(t0));
   }
-  std::sort(runs.begin(), runs.end());
-  return runs[runs.size() / 2];
+  return median(std::move(runs));
 }
 
 std::string noteFor(const std::vector<Candidate>& cs, size_t chosen) {

@@ -4,6 +4,7 @@
 #include "engine/driver/autotune.h"
 #include "engine/driver/kernel_views.h"
 #include "engine/driver/kernel_views_child.h"
+#include "engine/driver/stopwatch.h"
 
 #include "engine/ir/sym.h"
 #include "engine/ir/text.h"
@@ -35,10 +36,6 @@
 namespace kiln::driver {
 
 namespace {
-
-double msSince(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
 
 // A stage event for a graph the caller owns and keeps: the graph is lent to the event (moved in
 // and back) instead of copied. A copy of a 17,000-node graph and its destruction cost more than

@@ -1,4 +1,5 @@
 #include "engine/driver/frame_profile.h"
+#include "engine/driver/stopwatch.h"
 
 #include "engine/ops/op_table.h"
 #include "engine/runtime/compiled_graph.h"
@@ -14,12 +15,6 @@
 namespace kiln::driver {
 
 namespace {
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 template <class F>
 double medianMs(int repeat, F f) {

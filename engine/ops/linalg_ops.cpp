@@ -103,19 +103,24 @@ void gemmInt(const Mat& a, const Mat& b, T* c, int64_t ldc, double alpha, double
   }
 }
 
-// oneDNN's row-major sgemm over the rows in blocks (a stop check between them, as OpenBLAS's
-// calls below); false when oneDNN refuses the call (nothing written: OpenBLAS then runs it).
-bool oneDnnSgemm(int64_t m, int64_t n, int64_t k, int64_t rowsPerBlock, const Mat& a, const BlasView& va, const Mat& b, const BlasView& vb,
-                 void* c, int64_t ldc, double alpha, double beta) {
+// A big product runs in blocks of rows of about 2^31 multiply-adds (a fraction of a second) with
+// a stop check between them (engine/tensor/stop.h), so Ctrl-C or a time limit stops it. Rows are
+// independent, so the blocks compute what one call would. `block(rows, a's first row, c's first
+// row)` runs one; false from the first block (a library refusing the call, nothing written) is
+// returned, from a later one it is an error.
+template <class Block>
+bool forRowBlocks(int64_t m, int64_t n, int64_t k, const Mat& a, void* c, int64_t ldc, size_t item, Block&& block) {
+  constexpr double kBlockWork = 2147483648.0;
+  const double work = double(m) * double(n) * double(k);
+  const int64_t rowsPerBlock = work <= kBlockWork ? m : std::max<int64_t>(1, int64_t(kBlockWork / (double(n) * double(k))));
   for (int64_t i0 = 0; i0 < m; i0 += rowsPerBlock) {
     if (rowsPerBlock < m) tensor::checkStop();
     const int64_t mb = std::min(rowsPerBlock, m - i0);
-    const float* ap = static_cast<const float*>(a.p) + i0 * a.rs;
-    float* cp = static_cast<float*>(c) + i0 * ldc;
-    if (dnnl_sgemm(va.trans ? 'T' : 'N', vb.trans ? 'T' : 'N', mb, n, k, float(alpha), ap, va.ld, static_cast<const float*>(b.p), vb.ld,
-                   float(beta), cp, ldc) != dnnl_success) {
+    const void* ap = static_cast<const char*>(a.p) + i0 * a.rs * static_cast<int64_t>(item);
+    void* cp = static_cast<char*>(c) + i0 * ldc * static_cast<int64_t>(item);
+    if (!block(mb, ap, cp)) {
       if (i0 == 0) return false;
-      throw std::runtime_error("oneDNN's sgemm failed part of the way through a product");
+      throw std::runtime_error("a GEMM library failed part of the way through a product");
     }
   }
   return true;
@@ -173,12 +178,6 @@ void gemm(ir::DType dt, const Mat& a, const Mat& b, void* c, int64_t ldc, double
     auto vb = blasView(b.rows, b.cols, b.rs, b.cs);
     if (!va || !vb) throw std::logic_error("gemm: operand layout not prepared for BLAS");
     auto ta = va->trans ? CblasTrans : CblasNoTrans, tb = vb->trans ? CblasTrans : CblasNoTrans;
-    // A big product runs in blocks of rows of about 2^31 multiply-adds (a fraction of a second)
-    // with a stop check between them (engine/tensor/stop.h), so Ctrl-C or a time limit stops it.
-    // Rows are independent, so the blocks compute what one call would.
-    constexpr double kBlockWork = 2147483648.0;
-    const double work = double(m) * double(n) * double(k);
-    const int64_t rowsPerBlock = work <= kBlockWork ? m : std::max<int64_t>(1, int64_t(kBlockWork / (double(n) * double(k))));
     const size_t item = ir::itemSize(dt);
     // Which implementation (gemm_algos.h): the one max-autotune pinned to this product's step,
     // else the rule below.
@@ -191,23 +190,24 @@ void gemm(ir::DType dt, const Mat& a, const Mat& b, void* c, int64_t ldc, double
       noteGemmAlgo("few_rows");
       return;
     }
-    if (dt == ir::DType::Float32 && pinned == "onednn" && oneDnnSgemm(m, n, k, rowsPerBlock, a, *va, b, *vb, c, ldc, alpha, beta)) {
+    // oneDNN's row-major sgemm; where it refuses a call, OpenBLAS runs it.
+    if (dt == ir::DType::Float32 && pinned == "onednn" && forRowBlocks(m, n, k, a, c, ldc, item, [&](int64_t mb, const void* ap, void* cp) {
+          return dnnl_sgemm(va->trans ? 'T' : 'N', vb->trans ? 'T' : 'N', mb, n, k, float(alpha), static_cast<const float*>(ap), va->ld,
+                            static_cast<const float*>(b.p), vb->ld, float(beta), static_cast<float*>(cp), ldc) == dnnl_success;
+        })) {
       noteGemmAlgo("onednn");
       return;
     }
     noteGemmAlgo("openblas");
-    for (int64_t i0 = 0; i0 < m; i0 += rowsPerBlock) {
-      if (rowsPerBlock < m) tensor::checkStop();
-      const int64_t mb = std::min(rowsPerBlock, m - i0);
-      const void* ap = static_cast<const char*>(a.p) + i0 * a.rs * static_cast<int64_t>(item);
-      void* cp = static_cast<char*>(c) + i0 * ldc * static_cast<int64_t>(item);
+    forRowBlocks(m, n, k, a, c, ldc, item, [&](int64_t mb, const void* ap, void* cp) {
       if (dt == ir::DType::Float32)
         cblas_sgemm(CblasRowMajor, ta, tb, int(mb), int(n), int(k), float(alpha), static_cast<const float*>(ap), int(va->ld),
                     static_cast<const float*>(b.p), int(vb->ld), float(beta), static_cast<float*>(cp), int(ldc));
       else
         cblas_dgemm(CblasRowMajor, ta, tb, int(mb), int(n), int(k), alpha, static_cast<const double*>(ap), int(va->ld),
                     static_cast<const double*>(b.p), int(vb->ld), beta, static_cast<double*>(cp), int(ldc));
-    }
+      return true;
+    });
     return;
   }
   if (dt == ir::DType::Int64) gemmInt<int64_t>(a, b, static_cast<int64_t*>(c), ldc, alpha, beta);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 namespace kiln::ops {
 
@@ -78,12 +79,33 @@ const Unary kUnary[] = {
     {"aten.atan.default", kir::Op::Const, [](double x) { return std::atan(x); }, true},
 };
 
+// A float32 loop over [b, e) of a flat binary op: each operand's flat stride is 1 (elementwise)
+// or 0 (one value broadcast everywhere).
+using FloatLoop = void (*)(float* o, const float* x, const float* y, int fx, int fy, int64_t b, int64_t e);
+
+// `F` on float32 inlined, which the compiler vectorizes (an eager optimizer step is mostly these).
+template <class F>
+void floatLoop(float* op, const float* xp, const float* yp, int fx, int fy, int64_t b, int64_t e) {
+  const F f;
+  if (fx && fy)
+    for (int64_t i = b; i < e; ++i) op[i] = f(xp[i], yp[i]);
+  else if (const float y0 = yp[0]; fx)
+    for (int64_t i = b; i < e; ++i) op[i] = f(xp[i], y0);
+  else if (const float x0 = xp[0]; fy)
+    for (int64_t i = b; i < e; ++i) op[i] = f(x0, yp[i]);
+  else
+    for (int64_t i = b; i < e; ++i) op[i] = f(x0, y0);
+}
+
 struct Binary {
   const char* name;
   kir::Op op;
   double (*fn)(double, double);
   int64_t (*ifn)(int64_t, int64_t);  // integer path (exact); null: compute in double
   enum Result { Promote, Float, Bool } result;
+  // float32 computed in float32: only where it gives fn's bits (a float +, -, *, / rounded once
+  // from double is the correctly rounded float result); null: through fn, per element.
+  FloatLoop floatFn = nullptr;
 };
 
 int64_t floorDivMod(int64_t a, int64_t b) {
@@ -119,10 +141,11 @@ int64_t ipow(int64_t a, int64_t b) {
 }
 
 const Binary kBinary[] = {
-    {"aten.add.Tensor", kir::Op::Add, [](double a, double b) { return a + b; }, wrapAdd, Binary::Promote},
-    {"aten.sub.Tensor", kir::Op::Sub, [](double a, double b) { return a - b; }, wrapSub, Binary::Promote},
-    {"aten.mul.Tensor", kir::Op::Mul, [](double a, double b) { return a * b; }, wrapMul, Binary::Promote},
-    {"aten.div.Tensor", kir::Op::Div, [](double a, double b) { return a / b; }, nullptr, Binary::Float},
+    {"aten.add.Tensor", kir::Op::Add, [](double a, double b) { return a + b; }, wrapAdd, Binary::Promote, floatLoop<std::plus<float>>},
+    {"aten.sub.Tensor", kir::Op::Sub, [](double a, double b) { return a - b; }, wrapSub, Binary::Promote, floatLoop<std::minus<float>>},
+    {"aten.mul.Tensor", kir::Op::Mul, [](double a, double b) { return a * b; }, wrapMul, Binary::Promote,
+     floatLoop<std::multiplies<float>>},
+    {"aten.div.Tensor", kir::Op::Div, [](double a, double b) { return a / b; }, nullptr, Binary::Float, floatLoop<std::divides<float>>},
     {"aten.remainder.Tensor", kir::Op::Mod, pyFmod, floorDivMod, Binary::Promote},
     {"aten.maximum.default", kir::Op::Max, [](double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b); },
      [](int64_t a, int64_t b) { return std::max(a, b); }, Binary::Promote},
@@ -239,28 +262,10 @@ Tensor binaryKernel(const Binary& b, const Val& xv, const Val& yv, ir::DType out
     auto fn = b.fn;
     const int fx = flatStride(x, xs, sizes), fy = flatStride(y, ys, sizes);
     if (fx >= 0 && fy >= 0) {  // flat: split over the thread pool when big (tensor/parallel.h)
-      // The four arithmetic ops inline as float arithmetic, which the compiler vectorizes (an
-      // eager optimizer step is mostly these). Same bits as the double path: a float +,-,*,/
-      // rounded once from double is the correctly rounded float result.
-      auto flat = [&](auto f) {
-        tensor::parallelRanges(out.numel(), [&](int64_t b, int64_t e) {
-          if (fx && fy)
-            for (int64_t i = b; i < e; ++i) op[i] = f(xp[i], yp[i]);
-          else if (const float y0 = yp[0]; fx)
-            for (int64_t i = b; i < e; ++i) op[i] = f(xp[i], y0);
-          else if (const float x0 = xp[0]; fy)
-            for (int64_t i = b; i < e; ++i) op[i] = f(x0, yp[i]);
-          else
-            for (int64_t i = b; i < e; ++i) op[i] = f(x0, y0);
-        });
-      };
-      switch (b.op) {
-        case kir::Op::Add: flat([](float p, float q) { return p + q; }); break;
-        case kir::Op::Sub: flat([](float p, float q) { return p - q; }); break;
-        case kir::Op::Mul: flat([](float p, float q) { return p * q; }); break;
-        case kir::Op::Div: flat([](float p, float q) { return p / q; }); break;
-        default: flat([fn](float p, float q) { return static_cast<float>(fn(p, q)); });
-      }
+      tensor::parallelRanges(out.numel(), [&](int64_t lo, int64_t hi) {
+        if (b.floatFn) return b.floatFn(op, xp, yp, fx, fy, lo, hi);
+        for (int64_t i = lo; i < hi; ++i) op[i] = static_cast<float>(fn(xp[i * fx], yp[i * fy]));
+      });
     } else {
       forEachIndex<3>(sizes, {&os, &xs, &ys},
                       [&](const std::array<int64_t, 3>& o) { op[o[0]] = static_cast<float>(fn(xp[o[1]], yp[o[2]])); });
